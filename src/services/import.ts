@@ -1,0 +1,220 @@
+/**
+ * Import service: catalog, traces, declared edges, and recording one execution.
+ * One file is one transaction: a bad record rolls the whole file back (nothing already stored is
+ * lost or half-written), or with `skipInvalid` it is skipped and reported. Each write bumps the
+ * project's graph version once.
+ */
+import type { Kysely } from "kysely";
+import {
+  type CatalogInput,
+  type DeclaredEdgeInput,
+  declaredEdgeSchema,
+  type ExecutionInput,
+  executionSchema,
+} from "../formats/schemas.ts";
+import { autoRegisterTools, knownCapabilityIds, knownToolIds, sha256, upsertCapabilities, upsertTools, type UpsertCounts } from "../store/catalog.ts";
+import { upsertDeclaredEdges } from "../store/declared-edges.ts";
+import { insertExecutions } from "../store/executions.ts";
+import { bumpGraphVersion, ensureProject } from "../store/projects.ts";
+import type { Database } from "../store/schema.ts";
+import { duplicateIdErrors, ImportError, type LineError, parseCatalog, parseJsonl } from "./parse.ts";
+
+export interface CatalogImportResult {
+  file: string;
+  tools: UpsertCounts;
+  capabilities: UpsertCounts;
+  graphVersion: number;
+}
+
+export type PatternValidator = (pattern: string) => string | undefined;
+
+/** Checks capability patterns compile and are safe; returns errors. */
+function patternErrors(file: string, catalog: CatalogInput, validate: PatternValidator): LineError[] {
+  const errors: LineError[] = [];
+  catalog.capabilities.forEach((c, i) => {
+    c.patterns.forEach((p, k) => {
+      const problem = validate(p);
+      if (problem) errors.push({ file, line: 1, field: `capabilities[${i}].patterns[${k}]`, message: problem });
+    });
+  });
+  return errors;
+}
+
+export async function importCatalog(
+  db: Kysely<Database>,
+  project: string,
+  text: string,
+  file: string,
+  options: { validatePattern: PatternValidator },
+): Promise<CatalogImportResult> {
+  const catalog = parseCatalog(text, file);
+  const errors = patternErrors(file, catalog, options.validatePattern);
+  return db.transaction().execute(async (trx) => {
+    await ensureProject(trx, project);
+    // Members must be tools of this file or already stored; dependencies, capabilities likewise.
+    const fileTools = new Set(catalog.tools.map((t) => t.id));
+    const memberIds = [...new Set(catalog.capabilities.flatMap((c) => c.tools))].filter((t) => !fileTools.has(t));
+    const stored = await knownToolIds(trx, project, memberIds);
+    const fileCaps = new Set(catalog.capabilities.map((c) => c.id));
+    const depIds = [...new Set(catalog.capabilities.flatMap((c) => c.dependsOn))].filter((c) => !fileCaps.has(c));
+    const storedCaps = await knownCapabilityIds(trx, project, depIds);
+    catalog.capabilities.forEach((c, i) => {
+      c.tools.forEach((t, k) => {
+        if (!fileTools.has(t) && !stored.has(t)) {
+          errors.push({ file, line: 1, field: `capabilities[${i}].tools[${k}]`, message: `unknown tool ${JSON.stringify(t)}` });
+        }
+      });
+      c.dependsOn.forEach((d, k) => {
+        if (!fileCaps.has(d) && !storedCaps.has(d)) {
+          errors.push({ file, line: 1, field: `capabilities[${i}].dependsOn[${k}]`, message: `unknown capability ${JSON.stringify(d)}` });
+        }
+      });
+    });
+    if (errors.length > 0) throw new ImportError(errors);
+    const tools = await upsertTools(trx, project, catalog.tools);
+    const capabilities = await upsertCapabilities(trx, project, catalog.capabilities);
+    const graphVersion = await bumpGraphVersion(trx, project);
+    return { file, tools, capabilities, graphVersion };
+  });
+}
+
+export interface TraceImportOptions {
+  /** Skip (and report) invalid records instead of rolling back the file. Default false. */
+  skipInvalid?: boolean | undefined;
+  /** Register tools and capabilities named by traces but absent from the catalog. Default false. */
+  autoRegister?: boolean | undefined;
+}
+
+export interface TraceImportResult {
+  file: string;
+  inserted: number;
+  skippedExisting: number;
+  invalid: LineError[];
+  steps: number;
+  edgesTouched: number;
+  autoRegistered: string[];
+  graphVersion: number;
+  insertedIds: string[];
+}
+
+export async function importExecutions(
+  db: Kysely<Database>,
+  project: string,
+  records: { line: number; value: ExecutionInput }[],
+  file: string,
+  options: TraceImportOptions & { initialErrors?: LineError[] },
+): Promise<TraceImportResult> {
+  const errors: LineError[] = [...(options.initialErrors ?? []), ...duplicateIdErrors(file, records)];
+  return db.transaction().execute(async (trx) => {
+    await ensureProject(trx, project);
+    const toolIds = [...new Set(records.flatMap((r) => r.value.steps.map((s) => s.tool)))];
+    const known = await knownToolIds(trx, project, toolIds);
+    const capIds = [...new Set(records.flatMap((r) => (r.value.capability ? [r.value.capability] : [])))];
+    const knownCaps = await knownCapabilityIds(trx, project, capIds);
+    const unknownTools = toolIds.filter((t) => !known.has(t));
+    const unknownCaps = capIds.filter((c) => !knownCaps.has(c));
+    if (!options.autoRegister) {
+      for (const r of records) {
+        r.value.steps.forEach((s, i) => {
+          if (!known.has(s.tool)) {
+            errors.push({ file, line: r.line, field: `steps[${i}].tool`, message: `unknown tool ${JSON.stringify(s.tool)} (import it in the catalog first, or pass --auto-register)` });
+          }
+        });
+        if (r.value.capability && !knownCaps.has(r.value.capability)) {
+          errors.push({ file, line: r.line, field: "capability", message: `unknown capability ${JSON.stringify(r.value.capability)} (import it in the catalog first, or pass --auto-register)` });
+        }
+      }
+    }
+    const badLines = new Set(errors.map((e) => e.line));
+    if (errors.length > 0 && !options.skipInvalid) throw new ImportError(errors);
+    const good = records.filter((r) => !badLines.has(r.line)).map((r) => r.value);
+    let autoRegistered: string[] = [];
+    if (options.autoRegister) {
+      autoRegistered = unknownTools;
+      await autoRegisterTools(trx, project, unknownTools);
+      if (unknownCaps.length > 0) {
+        await upsertCapabilities(
+          trx,
+          project,
+          unknownCaps.map((id) => ({ id, name: id, description: "", tools: [], patterns: [], keywords: [], priority: 0, dependsOn: [] })),
+        );
+      }
+    }
+    const res = await insertExecutions(trx, project, good, sha256);
+    const graphVersion = res.inserted.length > 0 || autoRegistered.length > 0 ? await bumpGraphVersion(trx, project) : await currentVersion(trx, project);
+    return {
+      file,
+      inserted: res.inserted.length,
+      skippedExisting: res.skipped.length,
+      invalid: options.skipInvalid ? errors : [],
+      steps: res.steps,
+      edgesTouched: res.edgesTouched,
+      autoRegistered,
+      graphVersion,
+      insertedIds: res.inserted,
+    };
+  });
+}
+
+async function currentVersion(db: Kysely<Database>, project: string): Promise<number> {
+  const row = await db.selectFrom("projects").select("graph_version").where("project", "=", project).executeTakeFirst();
+  return Number(row?.graph_version ?? 0);
+}
+
+export async function importTraces(
+  db: Kysely<Database>,
+  project: string,
+  text: string,
+  file: string,
+  options: TraceImportOptions = {},
+): Promise<TraceImportResult> {
+  const parsed = parseJsonl(text, file, executionSchema);
+  if (parsed.errors.length > 0 && !options.skipInvalid) throw new ImportError(parsed.errors);
+  return importExecutions(db, project, parsed.records, file, { ...options, initialErrors: parsed.errors });
+}
+
+export interface EdgeImportResult {
+  file: string;
+  edges: number;
+  invalid: LineError[];
+  graphVersion: number;
+}
+
+export async function importDeclaredEdges(
+  db: Kysely<Database>,
+  project: string,
+  text: string,
+  file: string,
+  options: { skipInvalid?: boolean | undefined } = {},
+): Promise<EdgeImportResult> {
+  const parsed = parseJsonl(text, file, declaredEdgeSchema);
+  const errors = [...parsed.errors];
+  if (errors.length > 0 && !options.skipInvalid) throw new ImportError(errors);
+  return db.transaction().execute(async (trx) => {
+    await ensureProject(trx, project);
+    const ids = [...new Set(parsed.records.flatMap((r) => [r.value.from, r.value.to]))];
+    const known = await knownToolIds(trx, project, ids);
+    for (const r of parsed.records) {
+      for (const f of ["from", "to"] as const) {
+        if (!known.has(r.value[f])) errors.push({ file, line: r.line, field: f, message: `unknown tool ${JSON.stringify(r.value[f])}` });
+      }
+    }
+    if (errors.length > 0 && !options.skipInvalid) throw new ImportError(errors);
+    const bad = new Set(errors.map((e) => e.line));
+    const good: DeclaredEdgeInput[] = parsed.records.filter((r) => !bad.has(r.line)).map((r) => r.value);
+    const n = await upsertDeclaredEdges(trx, project, good);
+    const graphVersion = await bumpGraphVersion(trx, project);
+    return { file, edges: n, invalid: options.skipInvalid ? errors : [], graphVersion };
+  });
+}
+
+/** Validates one execution given as a JS object (library, HTTP, MCP doors). */
+export function validateExecution(value: unknown, source = "execution"): ExecutionInput {
+  const r = executionSchema.safeParse(value);
+  if (!r.success) {
+    throw new ImportError(
+      r.error.issues.map((i) => ({ file: source, line: 1, field: i.path.map(String).join("."), message: i.message })),
+    );
+  }
+  return r.data;
+}

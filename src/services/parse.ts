@@ -1,0 +1,124 @@
+/**
+ * Parsing and validating import files. Every error names the file, the line and the field.
+ * JSONL: one record per line; blank lines are ignored. With `skipInvalid` bad lines are collected
+ * and reported instead of failing the whole file.
+ */
+import type { z } from "zod";
+import { catalogSchema, type CatalogInput, describeIssue } from "../formats/schemas.ts";
+import { ToolgraphError } from "../store/errors.ts";
+
+export interface LineError {
+  file: string;
+  line: number;
+  field: string;
+  message: string;
+}
+
+export function formatLineError(e: LineError): string {
+  return `${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
+}
+
+export class ImportError extends ToolgraphError {
+  readonly errors: LineError[];
+  constructor(errors: LineError[]) {
+    const head = errors.slice(0, 5).map(formatLineError).join("\n  ");
+    const more = errors.length > 5 ? `\n  … and ${errors.length - 5} more` : "";
+    super("invalid-input", `invalid input (nothing was written):\n  ${head}${more}`, { errors });
+    this.errors = errors;
+  }
+}
+
+export interface ParsedJsonl<T> {
+  records: { line: number; value: T }[];
+  errors: LineError[];
+}
+
+export function parseJsonl<S extends z.ZodType>(text: string, file: string, schema: S): ParsedJsonl<z.output<S>> {
+  const records: { line: number; value: z.output<S> }[] = [];
+  const errors: LineError[] = [];
+  const lines = text.split(/\r?\n/);
+  lines.forEach((raw, i) => {
+    const line = i + 1;
+    if (raw.trim() === "") return;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (err) {
+      errors.push({ file, line, field: "", message: `malformed JSON (${(err as Error).message})` });
+      return;
+    }
+    const r = schema.safeParse(json);
+    if (!r.success) {
+      for (const issue of r.error.issues) {
+        const [field, ...rest] = describeIssue(issue).split(": ");
+        errors.push({ file, line, field: field === "(record)" ? "" : (field ?? ""), message: rest.join(": ") });
+      }
+      return;
+    }
+    records.push({ line, value: r.data });
+  });
+  return { records, errors };
+}
+
+/** Line (1-based) of the n-th occurrence of `"id": "<id>"`-like text, for catalog errors. */
+function lineOfIndex(text: string, index: number): number {
+  let line = 1;
+  for (let i = 0; i < index && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+export function parseCatalog(text: string, file: string): CatalogInput {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    const msg = (err as Error).message;
+    const pos = /position (\d+)/.exec(msg);
+    throw new ImportError([{ file, line: pos ? lineOfIndex(text, Number(pos[1])) : 1, field: "", message: `malformed JSON (${msg})` }]);
+  }
+  const r = catalogSchema.safeParse(json);
+  if (!r.success) {
+    const raw = json as { tools?: { id?: unknown }[]; capabilities?: { id?: unknown }[] };
+    throw new ImportError(
+      r.error.issues.map((issue) => {
+        const [section, idx] = issue.path as (string | number)[];
+        let line = 1;
+        const rec = section === "tools" || section === "capabilities" ? raw[section]?.[idx as number] : undefined;
+        if (rec && typeof rec.id === "string") {
+          const at = text.indexOf(JSON.stringify(rec.id));
+          if (at >= 0) line = lineOfIndex(text, at);
+        }
+        const [field, ...rest] = describeIssue(issue).split(": ");
+        return { file, line, field: field ?? "", message: rest.join(": ") };
+      }),
+    );
+  }
+  // Duplicate ids inside one file.
+  const errors: LineError[] = [];
+  for (const section of ["tools", "capabilities"] as const) {
+    const seen = new Set<string>();
+    r.data[section].forEach((rec, i) => {
+      if (seen.has(rec.id)) {
+        const at = text.indexOf(JSON.stringify(rec.id), text.indexOf(JSON.stringify(rec.id)) + 1);
+        errors.push({ file, line: at >= 0 ? lineOfIndex(text, at) : 1, field: `${section}[${i}].id`, message: `duplicate id ${JSON.stringify(rec.id)} in this file` });
+      }
+      seen.add(rec.id);
+    });
+  }
+  // Members and dependencies must name tools/capabilities of this file or already stored (checked by the service).
+  if (errors.length > 0) throw new ImportError(errors);
+  return r.data;
+}
+
+/** Flags records whose `id` repeats within one JSONL file. */
+export function duplicateIdErrors<T extends { id: string }>(file: string, records: { line: number; value: T }[]): LineError[] {
+  const first = new Map<string, number>();
+  const errors: LineError[] = [];
+  for (const r of records) {
+    const prev = first.get(r.value.id);
+    if (prev !== undefined) {
+      errors.push({ file, line: r.line, field: "id", message: `duplicate id ${JSON.stringify(r.value.id)} (first on line ${prev})` });
+    } else first.set(r.value.id, r.line);
+  }
+  return errors;
+}

@@ -1,0 +1,38 @@
+/** Runs the frozen migrations in migrations/ with kysely's Migrator. */
+import { type Kysely, type Migration, type MigrationResultSet, Migrator } from "kysely";
+import * as m001 from "../../migrations/2026-11-22-001-initial.ts";
+import { ToolgraphError } from "./errors.ts";
+
+const MIGRATIONS: Record<string, Migration> = {
+  "2026-11-22-001-initial": m001,
+};
+
+function migrator(db: Kysely<any>): Migrator {
+  return new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableName: "toolgraph_migrations",
+    migrationLockTableName: "toolgraph_migrations_lock",
+  });
+}
+
+function check(result: MigrationResultSet): MigrationResultSet {
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === "Error");
+    throw new ToolgraphError(
+      "migration-failed",
+      `migration ${failed?.migrationName ?? "?"} failed: ${(result.error as Error).message ?? String(result.error)}`,
+    );
+  }
+  return result;
+}
+
+export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
+  return check(await migrator(db).migrateToLatest());
+}
+
+export async function migrateDown(db: Kysely<any>): Promise<MigrationResultSet> {
+  return check(await migrator(db).migrateDown());
+}
+
+export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -1,0 +1,233 @@
+/** Reads that build the per-project read model (snapshot) and answer stats. */
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { EdgeSource, EdgeType } from "../../algorithms/graph/edge-quality.ts";
+import type { Database } from "./schema.ts";
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface ToolRow {
+  id: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown> | null;
+  tags: string[];
+  examples: string[];
+  antiPatterns: string[];
+  costEstimate: number | null;
+  avgLatencyMs: number | null;
+  safetyTags: string[];
+  server: string | null;
+  autoRegistered: boolean;
+  textHash: string;
+}
+
+export async function loadTools(db: Db, project: string): Promise<ToolRow[]> {
+  const rows = await db.selectFrom("tools").selectAll().where("project", "=", project).orderBy("id").execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    inputSchema: (r.input_schema as Record<string, unknown> | null) ?? null,
+    tags: r.tags as string[],
+    examples: r.examples as string[],
+    antiPatterns: r.anti_patterns as string[],
+    costEstimate: r.cost_estimate,
+    avgLatencyMs: r.avg_latency_ms,
+    safetyTags: r.safety_tags as string[],
+    server: r.server,
+    autoRegistered: r.auto_registered,
+    textHash: r.text_hash,
+  }));
+}
+
+export interface EdgeRow {
+  from: string;
+  to: string;
+  weight: number;
+  type: EdgeType;
+  source: EdgeSource;
+  counts: { dependency: number; contains: number; provides: number; sequence: number };
+  declared: { dependency: number; contains: number; provides: number; sequence: number };
+  firstSeen: Date | null;
+  lastSeen: Date | null;
+}
+
+export async function loadEdges(db: Db, project: string): Promise<EdgeRow[]> {
+  const rows = await db
+    .selectFrom("edges")
+    .selectAll()
+    .where("project", "=", project)
+    .where("weight", ">", 0)
+    .orderBy("from_tool")
+    .orderBy("to_tool")
+    .execute();
+  return rows.map((r) => ({
+    from: r.from_tool,
+    to: r.to_tool,
+    weight: r.weight,
+    type: r.type as EdgeType,
+    source: r.source as EdgeSource,
+    counts: { dependency: r.dep_count, contains: r.con_count, provides: r.prov_count, sequence: r.seq_count },
+    declared: { dependency: r.dep_declared, contains: r.con_declared, provides: r.prov_declared, sequence: r.seq_declared },
+    firstSeen: r.first_seen,
+    lastSeen: r.last_seen,
+  }));
+}
+
+export interface CapabilityRow {
+  id: string;
+  name: string;
+  description: string;
+  patterns: string[];
+  keywords: string[];
+  priority: number;
+  textHash: string;
+  /** Declared or observed member tools, with the observation count. */
+  members: { tool: string; declared: boolean; observations: number }[];
+  dependsOn: { to: string; weight: number }[];
+  executions: number;
+  successes: number;
+}
+
+export async function loadCapabilities(db: Db, project: string): Promise<CapabilityRow[]> {
+  const caps = await db.selectFrom("capabilities").selectAll().where("project", "=", project).orderBy("id").execute();
+  const members = await db
+    .selectFrom("capability_tools")
+    .select(["capability_id", "tool_id", "declared", "observations"])
+    .where("project", "=", project)
+    .orderBy("capability_id")
+    .orderBy("tool_id")
+    .execute();
+  const deps = await db
+    .selectFrom("capability_dependencies")
+    .select(["from_capability", "to_capability", "weight"])
+    .where("project", "=", project)
+    .execute();
+  const stats = await db
+    .selectFrom("executions")
+    .select(["capability_id", sql<string>`count(*)`.as("n"), sql<string>`sum(case when success then 1 else 0 end)`.as("ok")])
+    .where("project", "=", project)
+    .where("capability_id", "is not", null)
+    .groupBy("capability_id")
+    .execute();
+  const byCap = new Map(caps.map((c) => [c.id, { members: [] as CapabilityRow["members"], deps: [] as CapabilityRow["dependsOn"] }]));
+  for (const m of members) byCap.get(m.capability_id)?.members.push({ tool: m.tool_id, declared: m.declared, observations: m.observations });
+  for (const d of deps) byCap.get(d.from_capability)?.deps.push({ to: d.to_capability, weight: d.weight });
+  const statBy = new Map(stats.map((s) => [s.capability_id as string, { n: Number(s.n), ok: Number(s.ok) }]));
+  return caps.map((c) => ({
+    id: c.id,
+    name: c.name,
+    description: c.description,
+    patterns: c.patterns as string[],
+    keywords: c.keywords as string[],
+    priority: c.priority,
+    textHash: c.text_hash,
+    members: byCap.get(c.id)?.members ?? [],
+    dependsOn: byCap.get(c.id)?.deps ?? [],
+    executions: statBy.get(c.id)?.n ?? 0,
+    successes: statBy.get(c.id)?.ok ?? 0,
+  }));
+}
+
+export interface ToolStatRow {
+  tool: string;
+  executions: number;
+  successes: number;
+  totalDurationMs: number;
+  lastUsedAt: Date | null;
+}
+
+export async function loadToolStats(db: Db, project: string): Promise<ToolStatRow[]> {
+  const rows = await db.selectFrom("tool_stats").selectAll().where("project", "=", project).execute();
+  return rows.map((r) => ({
+    tool: r.tool_id,
+    executions: r.executions,
+    successes: r.successes,
+    totalDurationMs: r.total_duration_ms,
+    lastUsedAt: r.last_used_at,
+  }));
+}
+
+export interface ExecutionMemoryRow {
+  id: string;
+  user: string | null;
+  intent: string;
+  intentHash: string;
+  capability: string | null;
+  startedAt: Date;
+  success: boolean;
+  steps: { tool: string; success: boolean }[];
+}
+
+/** Executions with an intent, with their steps, for the intent memory. */
+export async function loadExecutionMemory(db: Db, project: string): Promise<ExecutionMemoryRow[]> {
+  const execs = await db
+    .selectFrom("executions")
+    .select(["id", "user_id", "intent", "intent_hash", "capability_id", "started_at", "success"])
+    .where("project", "=", project)
+    .where("intent", "is not", null)
+    .orderBy("started_at")
+    .orderBy("id")
+    .execute();
+  const steps = await db
+    .selectFrom("execution_steps as s")
+    .innerJoin("executions as e", (j) => j.onRef("e.project", "=", "s.project").onRef("e.id", "=", "s.execution_id"))
+    .select(["s.execution_id", "s.idx", "s.tool_id", "s.success"])
+    .where("s.project", "=", project)
+    .where("e.intent", "is not", null)
+    .orderBy("s.execution_id")
+    .orderBy("s.idx")
+    .execute();
+  const byExec = new Map<string, { tool: string; success: boolean }[]>();
+  for (const s of steps) {
+    let list = byExec.get(s.execution_id);
+    if (!list) {
+      list = [];
+      byExec.set(s.execution_id, list);
+    }
+    list.push({ tool: s.tool_id, success: s.success });
+  }
+  return execs.map((e) => ({
+    id: e.id,
+    user: e.user_id,
+    intent: e.intent as string,
+    intentHash: e.intent_hash as string,
+    capability: e.capability_id,
+    startedAt: e.started_at,
+    success: e.success,
+    steps: byExec.get(e.id) ?? [],
+  }));
+}
+
+export interface ProjectCounts {
+  tools: number;
+  capabilities: number;
+  edges: number;
+  executions: number;
+  steps: number;
+  embeddings: number;
+  users: number;
+  graphVersion: number;
+}
+
+export async function countProject(db: Db, project: string): Promise<ProjectCounts> {
+  const one = async (table: keyof Database): Promise<number> => {
+    const r = await db
+      .selectFrom(table)
+      .select(sql<string>`count(*)`.as("n"))
+      .where("project" as never, "=", project as never)
+      .executeTakeFirst();
+    return Number((r as { n: string } | undefined)?.n ?? 0);
+  };
+  const version = await db.selectFrom("projects").select("graph_version").where("project", "=", project).executeTakeFirst();
+  return {
+    tools: await one("tools"),
+    capabilities: await one("capabilities"),
+    edges: await one("edges"),
+    executions: await one("executions"),
+    steps: await one("execution_steps"),
+    embeddings: await one("embeddings"),
+    users: await one("user_history"),
+    graphVersion: Number(version?.graph_version ?? 0),
+  };
+}
