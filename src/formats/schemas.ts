@@ -67,7 +67,7 @@ export const catalogSchema = z
   .strict();
 
 const isoDate = z
-  .union([z.string(), z.number()])
+  .union([z.string(), z.number(), z.date()])
   .transform((v, ctx) => {
     const d = new Date(v);
     if (Number.isNaN(d.getTime())) {

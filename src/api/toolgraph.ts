@@ -1,0 +1,125 @@
+/**
+ * The library API: `openToolgraph(options)` returns a Toolgraph bound to one project (overridable per
+ * call). The CLI, the HTTP server and the MCP server all call these same methods.
+ */
+import { readFile } from "node:fs/promises";
+import type { ExecutionInput } from "../formats/schemas.ts";
+import { Engine, type EngineOptions } from "../services/engine.ts";
+import {
+  type CatalogImportResult,
+  type EdgeImportResult,
+  importCatalog,
+  importDeclaredEdges,
+  importExecutions,
+  importTraces,
+  type TraceImportOptions,
+  type TraceImportResult,
+  validateExecution,
+} from "../services/import.ts";
+import { countProject, type ProjectCounts } from "../store/reads.ts";
+import { validatePattern } from "../services/patterns.ts";
+
+export interface ToolgraphOptions extends EngineOptions {
+  /** Default project (tenant) for every call. Default "default". */
+  project?: string | undefined;
+}
+
+export interface ProjectScoped {
+  /** The project this call reads or writes. Default: the Toolgraph's project. */
+  project?: string | undefined;
+}
+
+export interface StatsResult extends ProjectCounts {
+  project: string;
+  backend: "postgres" | "pglite";
+  location: string;
+}
+
+export class Toolgraph {
+  readonly engine: Engine;
+  readonly project: string;
+
+  constructor(engine: Engine, project: string) {
+    this.engine = engine;
+    this.project = project;
+  }
+
+  protected p(opts?: ProjectScoped): string {
+    return opts?.project ?? this.project;
+  }
+
+  /** Imports a catalog given as JSON text, a parsed object, or `{ file }`. */
+  async importCatalog(input: string | object | { file: string }, opts: ProjectScoped = {}): Promise<CatalogImportResult> {
+    const { text, file } = await textOf(input, "catalog");
+    const project = this.p(opts);
+    const r = await importCatalog(this.engine.db, project, text, file, { validatePattern });
+    this.engine.invalidate(project);
+    return r;
+  }
+
+  /** Imports traces given as JSONL text, an array of executions, or `{ file }`. */
+  async importTraces(input: string | object[] | { file: string }, opts: ProjectScoped & TraceImportOptions = {}): Promise<TraceImportResult> {
+    const project = this.p(opts);
+    let r: TraceImportResult;
+    if (Array.isArray(input)) {
+      const records = input.map((v, i) => ({ line: i + 1, value: validateExecution(v, `executions[${i}]`) }));
+      r = await importExecutions(this.engine.db, project, records, "executions", opts);
+    } else {
+      const { text, file } = await textOf(input, "traces");
+      r = await importTraces(this.engine.db, project, text, file, opts);
+    }
+    await this.afterExecutions(project, r);
+    return r;
+  }
+
+  /** Records one execution (idempotent by id) and patches the read model in place. */
+  async recordExecution(execution: ExecutionInput | object, opts: ProjectScoped & TraceImportOptions = {}): Promise<TraceImportResult> {
+    const project = this.p(opts);
+    const value = validateExecution(execution);
+    const r = await importExecutions(this.engine.db, project, [{ line: 1, value }], "execution", opts);
+    await this.afterExecutions(project, r, [value]);
+    return r;
+  }
+
+  protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[]): Promise<void> {
+    if (r.autoRegistered.length > 0 || !executions) this.engine.invalidate(project);
+    else if (r.inserted > 0) this.engine.afterRecord(project, executions, r.graphVersion);
+  }
+
+  /** Imports declared edges given as JSONL text or `{ file }`. */
+  async importEdges(input: string | { file: string }, opts: ProjectScoped & { skipInvalid?: boolean } = {}): Promise<EdgeImportResult> {
+    const { text, file } = await textOf(input, "edges");
+    const project = this.p(opts);
+    const r = await importDeclaredEdges(this.engine.db, project, text, file, opts);
+    this.engine.invalidate(project);
+    return r;
+  }
+
+  async stats(opts: ProjectScoped = {}): Promise<StatsResult> {
+    const project = this.p(opts);
+    return {
+      project,
+      backend: this.engine.conn.backend,
+      location: this.engine.conn.location,
+      ...(await countProject(this.engine.db, project)),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.engine.close();
+  }
+}
+
+async function textOf(input: string | object | { file: string }, what: string): Promise<{ text: string; file: string }> {
+  if (typeof input === "string") return { text: input, file: what };
+  if (input && typeof input === "object" && "file" in input && typeof (input as { file: unknown }).file === "string") {
+    const file = (input as { file: string }).file;
+    return { text: await readFile(file, "utf8"), file };
+  }
+  return { text: JSON.stringify(input), file: what };
+}
+
+export async function openToolgraph(options: ToolgraphOptions = {}): Promise<Toolgraph> {
+  const engine = await Engine.open(options);
+  return new Toolgraph(engine, options.project ?? "default");
+}

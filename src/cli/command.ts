@@ -1,0 +1,56 @@
+/** The shape of a CLI command, and the options every command shares. */
+import type { ParseArgsConfig } from "node:util";
+import type { Toolgraph } from "../api/toolgraph.ts";
+
+export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+
+export interface CommandContext {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+  json: boolean;
+  /** Opens the Toolgraph with the global options (database, home, project). */
+  open(): Promise<Toolgraph>;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  examples: string[];
+  options?: OptionSpec;
+  /** Describes each option of this command for --help. */
+  optionHelp?: Record<string, string>;
+  run(ctx: CommandContext): Promise<number>;
+}
+
+export const GLOBAL_OPTIONS: OptionSpec = {
+  json: { type: "boolean", default: false },
+  explain: { type: "boolean", default: false },
+  project: { type: "string" },
+  database: { type: "string" },
+  home: { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+};
+
+export const GLOBAL_HELP: Record<string, string> = {
+  "--json": "print the result as JSON on stdout",
+  "--project NAME": "project (tenant) to read and write (default: TOOLGRAPH_PROJECT or 'default')",
+  "--database URL": "PostgreSQL server URL (default: DATABASE_URL; without one, the embedded database)",
+  "--home DIR": "embedded database directory (default: TOOLGRAPH_HOME or ./.toolgraph)",
+  "--help": "show help for the command",
+};
+
+/** Exit codes, documented in README. */
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  invalidInput: 3,
+  databaseUnavailable: 4,
+} as const;
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}

@@ -1,0 +1,114 @@
+/**
+ * CLI entry: `toolgraph COMMAND [options]`. Every command accepts --json, --project, --database,
+ * --home and --help. Exit codes: 0 ok, 1 failure, 2 usage error, 3 invalid input (nothing written),
+ * 4 database unavailable or locked by another process.
+ */
+import { parseArgs } from "node:util";
+import { openToolgraph, type Toolgraph } from "../api/toolgraph.ts";
+import { ImportError } from "../services/parse.ts";
+import { ToolgraphError } from "../store/errors.ts";
+import { type Command, type CommandContext, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, UsageError } from "./command.ts";
+import { COMMANDS } from "./commands/index.ts";
+
+function commandHelp(c: Command): string {
+  const opts = { ...(c.optionHelp ?? {}), ...GLOBAL_HELP };
+  const w = Math.max(...Object.keys(opts).map((k) => k.length));
+  return [
+    `${c.summary}`,
+    "",
+    `usage: ${c.usage}`,
+    "",
+    "options:",
+    ...Object.entries(opts).map(([k, v]) => `  ${k.padEnd(w)}  ${v}`),
+    "",
+    "examples:",
+    ...c.examples.map((e) => `  ${e}`),
+  ].join("\n");
+}
+
+function mainHelp(): string {
+  const w = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    "toolgraph — a graph-analytics tool recommender",
+    "",
+    "usage: toolgraph COMMAND [options]     (toolgraph COMMAND --help for details)",
+    "",
+    "commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
+    "",
+    "exit codes: 0 ok, 1 failure, 2 usage error, 3 invalid input (nothing written), 4 database unavailable or locked",
+  ].join("\n");
+}
+
+export interface MainIo {
+  out?: (s: string) => void;
+  err?: (s: string) => void;
+}
+
+export async function main(argv: string[], io: MainIo = {}): Promise<number> {
+  const out = io.out ?? ((s: string) => process.stdout.write(`${s}\n`));
+  const err = io.err ?? ((s: string) => process.stderr.write(`${s}\n`));
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    out(mainHelp());
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  if (name === "--version") {
+    out("toolgraph 0.1.0");
+    return EXIT.ok;
+  }
+  const cmd = COMMANDS.find((c) => c.name === name);
+  if (!cmd) {
+    err(`toolgraph: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}`);
+    return EXIT.usage;
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: rest, options: { ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }, allowPositionals: true, strict: true });
+  } catch (e) {
+    err(`toolgraph ${cmd.name}: ${(e as Error).message}\n\nusage: ${cmd.usage}`);
+    return EXIT.usage;
+  }
+  const values = parsed.values as CommandContext["values"];
+  if (values.help) {
+    out(commandHelp(cmd));
+    return EXIT.ok;
+  }
+  const json = Boolean(values.json);
+  const ctx: CommandContext = {
+    values,
+    positionals: parsed.positionals,
+    json,
+    out,
+    err,
+    open: (): Promise<Toolgraph> =>
+      openToolgraph({
+        database: values.database as string | undefined,
+        home: values.home as string | undefined,
+        project: (values.project as string | undefined) ?? process.env.TOOLGRAPH_PROJECT ?? "default",
+      }),
+  };
+  try {
+    return await cmd.run(ctx);
+  } catch (e) {
+    const code =
+      e instanceof UsageError
+        ? EXIT.usage
+        : e instanceof ImportError || (e instanceof ToolgraphError && e.code === "invalid-input")
+          ? EXIT.invalidInput
+          : e instanceof ToolgraphError && (e.code === "database-locked" || e.code === "database-unreachable")
+            ? EXIT.databaseUnavailable
+            : isConnectionError(e)
+              ? EXIT.databaseUnavailable
+              : EXIT.failure;
+    const message = (e as Error).message ?? String(e);
+    if (json) out(JSON.stringify({ error: { code: e instanceof ToolgraphError ? e.code : code === EXIT.usage ? "usage" : "error", message } }));
+    err(`toolgraph ${cmd.name}: ${message}`);
+    return code;
+  }
+}
+
+function isConnectionError(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  return code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "3D000" || code === "28000";
+}

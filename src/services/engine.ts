@@ -1,0 +1,139 @@
+/**
+ * The engine: one open database, the embedding provider, and the per-project read models.
+ * Every front door (library, CLI, HTTP, MCP) calls the services through one Engine.
+ *
+ * Freshness: a read model is reused while the project's graph version is unchanged. Writes made
+ * through this engine patch or invalidate it at once; writes by other processes (several `serve`
+ * processes on one PostgreSQL) are noticed by a version check at most every `versionCheckMs`
+ * (default 250 ms), so they are reflected within one second.
+ */
+import type { Kysely } from "kysely";
+import type { ExecutionInput } from "../formats/schemas.ts";
+import { type Connection, type ConnectionOptions, openConnection } from "../store/connection.ts";
+import { graphVersion } from "../store/projects.ts";
+import type { Database } from "../store/schema.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import { loadGraphSnapshot } from "../snapshot/load.ts";
+
+export interface EngineOptions extends ConnectionOptions {
+  /** How often (ms) a read checks the stored graph version for writes by other processes. Default 250. */
+  versionCheckMs?: number | undefined;
+  /** Clock (epoch ms). Default Date.now. Algorithms never read the clock; services pass `now`. */
+  now?: (() => number) | undefined;
+}
+
+export const ENGINE_DEFAULTS = { versionCheckMs: 250 } as const;
+
+interface CachedSnapshot {
+  snapshot: GraphSnapshot;
+  checkedAt: number;
+}
+
+/** Per-project derived state kept beside the snapshot and dropped when it is rebuilt. */
+export type Derived = Map<string, unknown>;
+
+export class Engine {
+  readonly conn: Connection;
+  readonly now: () => number;
+  private readonly versionCheckMs: number;
+  private readonly snapshots = new Map<string, CachedSnapshot>();
+  private readonly loading = new Map<string, Promise<GraphSnapshot>>();
+  private readonly derived = new Map<string, Derived>();
+  private closed = false;
+
+  private constructor(conn: Connection, options: EngineOptions) {
+    this.conn = conn;
+    this.now = options.now ?? Date.now;
+    this.versionCheckMs = options.versionCheckMs ?? ENGINE_DEFAULTS.versionCheckMs;
+  }
+
+  static async open(options: EngineOptions = {}): Promise<Engine> {
+    const conn = await openConnection(options);
+    return new Engine(conn, options);
+  }
+
+  get db(): Kysely<Database> {
+    return this.conn.db;
+  }
+
+  /** The read model of a project, fresh to within `versionCheckMs` of other processes' writes. */
+  async snapshot(project: string): Promise<GraphSnapshot> {
+    const cached = this.snapshots.get(project);
+    const t = this.now();
+    if (cached && t - cached.checkedAt < this.versionCheckMs) return cached.snapshot;
+    if (cached) {
+      const v = await graphVersion(this.db, project);
+      if (v === cached.snapshot.version) {
+        cached.checkedAt = t;
+        return cached.snapshot;
+      }
+    }
+    return this.reload(project);
+  }
+
+  /** Derived per-project state (search index, analytics, memory) for the current snapshot. */
+  derivedState(project: string): Derived {
+    let d = this.derived.get(project);
+    if (!d) {
+      d = new Map();
+      this.derived.set(project, d);
+    }
+    return d;
+  }
+
+  private reload(project: string): Promise<GraphSnapshot> {
+    let p = this.loading.get(project);
+    if (!p) {
+      p = loadGraphSnapshot(this.db, project)
+        .then((s) => {
+          const prev = this.snapshots.get(project);
+          this.snapshots.set(project, { snapshot: s, checkedAt: this.now() });
+          if (prev) this.onRebuilt(project, prev.snapshot, s);
+          return s;
+        })
+        .finally(() => this.loading.delete(project));
+      this.loading.set(project, p);
+    }
+    return p;
+  }
+
+  private rebuildListeners: ((project: string, prev: GraphSnapshot, next: GraphSnapshot) => void)[] = [];
+
+  /** Called when a project's snapshot is replaced by a fresh load (not on in-place patches). */
+  onSnapshotRebuilt(fn: (project: string, prev: GraphSnapshot, next: GraphSnapshot) => void): void {
+    this.rebuildListeners.push(fn);
+  }
+
+  private onRebuilt(project: string, prev: GraphSnapshot, next: GraphSnapshot): void {
+    for (const fn of this.rebuildListeners) fn(project, prev, next);
+  }
+
+  /** After a write by this engine: patch the cached snapshot in place, or drop it to reload. */
+  afterRecord(project: string, executions: readonly ExecutionInput[], version: number): void {
+    const cached = this.snapshots.get(project);
+    if (!cached) return;
+    if (cached.snapshot.version !== version - 1) {
+      this.invalidate(project);
+      return;
+    }
+    for (const e of executions) {
+      if (!cached.snapshot.patchExecution(e, version)) {
+        this.invalidate(project);
+        return;
+      }
+    }
+    cached.checkedAt = this.now();
+  }
+
+  /** Forgets the cached read model of a project (after a catalog or edge import). */
+  invalidate(project: string): void {
+    this.snapshots.delete(project);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.loading.values().next().value?.catch(() => undefined);
+    await this.conn.close();
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * The per-project read model of the tool graph at one graph version: integer ids, a CSR of edge
+ * qualities for hot loops, a CSR of transition counts (what followed what), a set of direct
+ * `dependency` pairs, per-tool counters, capabilities, and (lazily) a graphology graph for the
+ * library algorithms. Built once per version from the store; a recorded execution in this process is
+ * patched into the edge evidence and tool counters, and the CSR is rebuilt lazily from memory (no
+ * database round trip). See ARCHITECTURE.md "Read model".
+ */
+import Graph from "graphology";
+import { buildCsr, type Csr } from "../../algorithms/graph/csr.ts";
+import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
+import { edgeQuality, type EdgeEvidence, type EdgeSource, type EdgeType } from "../../algorithms/graph/edge-quality.ts";
+import type { ExecutionInput } from "../formats/schemas.ts";
+import type { CapabilityRow, EdgeRow, ToolRow, ToolStatRow } from "../store/reads.ts";
+
+export interface EdgeState {
+  from: string;
+  to: string;
+  counts: Record<EdgeType, number>;
+  declared: Record<EdgeType, number>;
+  weight: number;
+  type: EdgeType | undefined;
+  source: EdgeSource | undefined;
+  lastSeen: number;
+}
+
+export interface GraphSnapshotInput {
+  project: string;
+  version: number;
+  tools: ToolRow[];
+  edges: EdgeRow[];
+  stats: ToolStatRow[];
+  capabilities: CapabilityRow[];
+}
+
+function evidenceOf(e: EdgeState): EdgeEvidence {
+  const ev = (t: EdgeType) => ({ count: e.counts[t], declared: e.declared[t] as 0 | 1 | 2 | 3 });
+  return { dependency: ev("dependency"), contains: ev("contains"), provides: ev("provides"), sequence: ev("sequence") };
+}
+
+export class GraphSnapshot {
+  readonly project: string;
+  version: number;
+  readonly tools: ToolRow[];
+  readonly index: Map<string, number>;
+  readonly capabilities: CapabilityRow[];
+  readonly capabilityIndex: Map<string, number>;
+  /** Real execution counts per tool (one per step). */
+  readonly executions: Uint32Array;
+  readonly successes: Uint32Array;
+  readonly totalDurationMs: Float64Array;
+  /** Epoch ms of last use, NaN when never used. */
+  readonly lastUsedAt: Float64Array;
+  private readonly edgeStates: Map<string, EdgeState>;
+  private csrCache: Csr | undefined;
+  private transitionsCache: Csr | undefined;
+  private dependencyPairs: Set<number> | undefined;
+  private graphCache: Graph | undefined;
+  /** Incremented on every in-place patch; analytics compare it to know they are stale. */
+  patchCount = 0;
+
+  constructor(input: GraphSnapshotInput) {
+    this.project = input.project;
+    this.version = input.version;
+    this.tools = input.tools;
+    this.index = new Map(input.tools.map((t, i) => [t.id, i]));
+    this.capabilities = input.capabilities;
+    this.capabilityIndex = new Map(input.capabilities.map((c, i) => [c.id, i]));
+    const n = input.tools.length;
+    this.executions = new Uint32Array(n);
+    this.successes = new Uint32Array(n);
+    this.totalDurationMs = new Float64Array(n);
+    this.lastUsedAt = new Float64Array(n).fill(Number.NaN);
+    for (const s of input.stats) {
+      const i = this.index.get(s.tool);
+      if (i === undefined) continue;
+      this.executions[i] = s.executions;
+      this.successes[i] = s.successes;
+      this.totalDurationMs[i] = s.totalDurationMs;
+      this.lastUsedAt[i] = s.lastUsedAt ? s.lastUsedAt.getTime() : Number.NaN;
+    }
+    this.edgeStates = new Map();
+    for (const e of input.edges) {
+      this.edgeStates.set(`${e.from}\u0000${e.to}`, {
+        from: e.from,
+        to: e.to,
+        counts: { ...e.counts },
+        declared: { ...e.declared },
+        weight: e.weight,
+        type: e.type,
+        source: e.source,
+        lastSeen: e.lastSeen ? e.lastSeen.getTime() : Number.NaN,
+      });
+    }
+  }
+
+  get n(): number {
+    return this.tools.length;
+  }
+
+  /** Edge states (from, to, per-type evidence, weight), in insertion order. */
+  edges(): IterableIterator<EdgeState> {
+    return this.edgeStates.values();
+  }
+
+  edge(from: string, to: string): EdgeState | undefined {
+    return this.edgeStates.get(`${from}\u0000${to}`);
+  }
+
+  /** CSR of edge qualities (weights in (0,1]). */
+  get csr(): Csr {
+    if (!this.csrCache) {
+      const list: { from: number; to: number; weight: number }[] = [];
+      for (const e of this.edgeStates.values()) {
+        const f = this.index.get(e.from);
+        const t = this.index.get(e.to);
+        if (f === undefined || t === undefined || e.weight <= 0) continue;
+        list.push({ from: f, to: t, weight: e.weight });
+      }
+      this.csrCache = buildCsr(this.n, list);
+    }
+    return this.csrCache;
+  }
+
+  /** CSR of observed successions: weight = sequence + dependency + contains observation counts. */
+  get transitions(): Csr {
+    if (!this.transitionsCache) {
+      const list: { from: number; to: number; weight: number }[] = [];
+      for (const e of this.edgeStates.values()) {
+        const f = this.index.get(e.from);
+        const t = this.index.get(e.to);
+        const w = e.counts.sequence + e.counts.dependency + e.counts.contains;
+        if (f === undefined || t === undefined || w <= 0) continue;
+        list.push({ from: f, to: t, weight: w });
+      }
+      this.transitionsCache = buildCsr(this.n, list);
+    }
+    return this.transitionsCache;
+  }
+
+  /** True when u→v carries `dependency` evidence (declared or learned). */
+  isDependencyEdge(u: number, v: number): boolean {
+    if (!this.dependencyPairs) {
+      const set = new Set<number>();
+      for (const e of this.edgeStates.values()) {
+        if (e.counts.dependency > 0 || e.declared.dependency > 0) {
+          const f = this.index.get(e.from);
+          const t = this.index.get(e.to);
+          if (f !== undefined && t !== undefined) set.add(f * this.n + t);
+        }
+      }
+      this.dependencyPairs = set;
+    }
+    return this.dependencyPairs.has(u * this.n + v);
+  }
+
+  /** A graphology directed graph with the same nodes (tool ids) and `weight` attributes as the CSR. */
+  get graph(): Graph {
+    if (!this.graphCache) {
+      const g = new Graph({ type: "directed", multi: false, allowSelfLoops: false });
+      for (const t of this.tools) g.addNode(t.id);
+      const csr = this.csr;
+      for (let u = 0; u < csr.n; u++) {
+        for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) {
+          g.addDirectedEdge(this.tools[u]!.id, this.tools[csr.targets[k]!]!.id, { weight: csr.weights[k]! });
+        }
+      }
+      this.graphCache = g;
+    }
+    return this.graphCache;
+  }
+
+  /**
+   * Applies one recorded execution in place (its steps were stored by the write path): tool counters
+   * and learned edge counts. Returns false when the execution names a tool unknown to this snapshot
+   * (the caller then reloads from the store).
+   */
+  patchExecution(e: ExecutionInput, version: number): boolean {
+    for (const s of e.steps) if (!this.index.has(s.tool)) return false;
+    for (const s of e.steps) {
+      const i = this.index.get(s.tool)!;
+      this.executions[i]!++;
+      if (s.success) this.successes[i]!++;
+      this.totalDurationMs[i]! += s.durationMs ?? 0;
+      const at = (s.at ?? e.startedAt).getTime();
+      if (!(this.lastUsedAt[i]! >= at)) this.lastUsedAt[i] = at;
+    }
+    const seen = e.steps.reduce((t, s) => (s.at && s.at.getTime() > t ? s.at.getTime() : t), e.startedAt.getTime());
+    for (const ob of learnEdges(e.steps)) {
+      const key = `${ob.from}\u0000${ob.to}`;
+      let st = this.edgeStates.get(key);
+      if (!st) {
+        st = {
+          from: ob.from,
+          to: ob.to,
+          counts: { dependency: 0, contains: 0, provides: 0, sequence: 0 },
+          declared: { dependency: 0, contains: 0, provides: 0, sequence: 0 },
+          weight: 0,
+          type: undefined,
+          source: undefined,
+          lastSeen: seen,
+        };
+        this.edgeStates.set(key, st);
+      }
+      st.counts[ob.type]++;
+      if (!(st.lastSeen >= seen)) st.lastSeen = seen;
+      const q = edgeQuality(evidenceOf(st));
+      st.weight = q.weight;
+      st.type = q.type;
+      st.source = q.source;
+    }
+    this.csrCache = undefined;
+    this.transitionsCache = undefined;
+    this.dependencyPairs = undefined;
+    this.graphCache = undefined;
+    this.version = version;
+    this.patchCount++;
+    return true;
+  }
+}
