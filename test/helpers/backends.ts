@@ -8,13 +8,15 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { type Connection, openConnection } from "../../src/store/connection.ts";
+import { type Connection, type ConnectionOptions, openConnection } from "../../src/store/connection.ts";
 
 export const SERVER_URL = process.env.TOOLGRAPH_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 export const SKIP_SERVER = process.env.TOOLGRAPH_TEST_SKIP_SERVER === "1";
 
 export interface Backend {
   name: "pglite" | "postgres";
+  /** Connection options for this backend (creates the server schema on first use). */
+  options(): Promise<ConnectionOptions>;
   open(opts?: { migrate?: boolean }): Promise<Connection>;
   /** Drops what the backend created (the server schema). */
   dispose(): Promise<void>;
@@ -23,6 +25,7 @@ export interface Backend {
 export function pgliteBackend(): Backend {
   return {
     name: "pglite",
+    options: async () => ({ home: "memory://", database: "" }),
     open: (opts) => openConnection({ home: "memory://", database: "", migrate: opts?.migrate ?? true }),
     dispose: async () => {},
   };
@@ -32,9 +35,9 @@ export function serverBackend(): Backend {
   const schema = `tg_test_${randomBytes(6).toString("hex")}`;
   const url = new URL(SERVER_URL);
   url.searchParams.set("options", `-c search_path=${schema}`);
-  return {
-    name: "postgres",
-    open: async (opts) => {
+  let ready = false;
+  const options = async (): Promise<ConnectionOptions> => {
+    if (!ready) {
       const admin = new pg.Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5000 });
       try {
         await admin.connect();
@@ -46,8 +49,14 @@ export function serverBackend(): Backend {
       }
       await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
       await admin.end();
-      return openConnection({ database: url.toString(), migrate: opts?.migrate ?? true, poolSize: 4 });
-    },
+      ready = true;
+    }
+    return { database: url.toString(), poolSize: 4 };
+  };
+  return {
+    name: "postgres",
+    options,
+    open: async (opts) => openConnection({ ...(await options()), migrate: opts?.migrate ?? true }),
     dispose: async () => {
       const admin = new pg.Client({ connectionString: SERVER_URL });
       await admin.connect();

@@ -1,0 +1,121 @@
+/**
+ * LRU cache in front of a provider, for query embeddings: a query typed twice is embedded once.
+ *
+ * Keys are (provider.model, text), exact strings. Capacity counts vectors; when full, the least recently
+ * used entry (looked up or stored) is evicted. Hits are returned as copies, so a caller that mutates its
+ * vector cannot poison the cache. Within one `embed` call the misses are deduplicated and sent to the
+ * inner provider in one call (it batches). Concurrent calls that miss on the same text both go to the
+ * inner provider (no in-flight sharing: one caller's abort must not fail another's request).
+ * Tool-text embeddings are not meant for this cache: they are persisted by (textHash(text), model).
+ */
+import { EmbeddingError, type EmbedOptions, type EmbeddingProvider } from "./provider.ts";
+
+export interface CachedEmbeddingProviderOptions {
+  /** Maximum number of cached vectors; 0 disables caching. Default: DEFAULTS.capacity (1,000). */
+  readonly capacity?: number;
+}
+
+export const DEFAULTS = {
+  capacity: 1_000,
+} as const;
+
+export interface EmbeddingCacheStats {
+  /** Texts answered from the cache since creation (or the last `clear`). */
+  readonly hits: number;
+  /** Texts sent to the inner provider since creation (or the last `clear`); a text repeated in one call counts once. */
+  readonly misses: number;
+  /** Vectors held now. */
+  readonly size: number;
+  readonly capacity: number;
+}
+
+export class CachedEmbeddingProvider implements EmbeddingProvider {
+  readonly inner: EmbeddingProvider;
+  readonly capacity: number;
+  readonly #entries = new Map<string, Float32Array>();
+  #hits = 0;
+  #misses = 0;
+
+  constructor(inner: EmbeddingProvider, options: CachedEmbeddingProviderOptions = {}) {
+    const capacity = options.capacity ?? DEFAULTS.capacity;
+    if (!Number.isInteger(capacity) || capacity < 0) {
+      throw new EmbeddingError("bad-option", `cache: capacity must be a non-negative integer, got ${capacity}`);
+    }
+    this.inner = inner;
+    this.capacity = capacity;
+  }
+
+  get model(): string {
+    return this.inner.model;
+  }
+
+  get dimensions(): number {
+    return this.inner.dimensions;
+  }
+
+  stats(): EmbeddingCacheStats {
+    return { hits: this.#hits, misses: this.#misses, size: this.#entries.size, capacity: this.capacity };
+  }
+
+  /** Empties the cache and resets the counters. */
+  clear(): void {
+    this.#entries.clear();
+    this.#hits = 0;
+    this.#misses = 0;
+  }
+
+  async embed(texts: readonly string[], opts: EmbedOptions = {}): Promise<Float32Array[]> {
+    const model = this.inner.model;
+    const out: Array<Float32Array | undefined> = new Array(texts.length).fill(undefined);
+    const missing = new Map<string, number[]>(); // text → positions in `texts`
+    texts.forEach((text, i) => {
+      const key = `${model}\u0000${text}`;
+      const hit = this.#entries.get(key);
+      if (hit !== undefined) {
+        this.#entries.delete(key); // re-insert: Map order is recency order
+        this.#entries.set(key, hit);
+        out[i] = hit.slice();
+        this.#hits++;
+        return;
+      }
+      const positions = missing.get(text);
+      if (positions) positions.push(i);
+      else missing.set(text, [i]);
+    });
+    if (missing.size > 0) {
+      const misses = [...missing.keys()];
+      this.#misses += misses.length;
+      const answered = texts.length - [...missing.values()].reduce((s, p) => s + p.length, 0);
+      const onProgress = opts.onProgress;
+      const vectors = await this.inner.embed(misses, {
+        signal: opts.signal,
+        onProgress: onProgress
+          ? (done, total) => onProgress(Math.min(texts.length, answered + Math.round((done / total) * (texts.length - answered))), texts.length)
+          : undefined,
+      });
+      misses.forEach((text, k) => {
+        const v = vectors[k]!;
+        for (const i of missing.get(text)!) out[i] = v.slice();
+        this.#store(`${model}\u0000${text}`, v);
+      });
+    } else if (texts.length > 0) {
+      opts.onProgress?.(texts.length, texts.length);
+    }
+    return out as Float32Array[];
+  }
+
+  async close(): Promise<void> {
+    this.#entries.clear();
+    await this.inner.close?.();
+  }
+
+  #store(key: string, v: Float32Array): void {
+    if (this.capacity === 0) return;
+    this.#entries.delete(key);
+    this.#entries.set(key, v.slice());
+    while (this.#entries.size > this.capacity) {
+      const oldest = this.#entries.keys().next().value as string;
+      this.#entries.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,21 @@
+/** Public surface of src/embeddings: the provider seam, its implementations, the factory and the query cache. */
+export { CachedEmbeddingProvider, type CachedEmbeddingProviderOptions, type EmbeddingCacheStats } from "./cached.ts";
+export {
+  type CreateEmbeddingProviderOptions,
+  createEmbeddingProvider,
+  DEFAULT_EMBEDDING_SPEC,
+  type EmbeddingSpec,
+  parseEmbeddingSpec,
+} from "./create.ts";
+export { HashingEmbedder, type HashingEmbedderOptions } from "./hashing.ts";
+export { OpenAiCompatibleProvider, type OpenAiCompatibleOptions } from "./openai-compatible.ts";
+export {
+  EmbeddingError,
+  type EmbeddingErrorCode,
+  type EmbeddingProvider,
+  type EmbedOptions,
+  isBlank,
+} from "./provider.ts";
+export { textHash } from "./text-hash.ts";
+export { loadUseLiteModel, USE_LITE_DIMENSIONS, UseLiteProvider, type UseLiteOptions } from "./use-lite.ts";
+export { dot, l2Norm, l2Normalised } from "./vector.ts";

@@ -1,0 +1,149 @@
+/**
+ * Whole-graph analytics of a snapshot: PageRank (weighted, damping 0.85, max-normalised to [0,1]),
+ * Louvain communities (seeded), spectral clusters of the tool–capability hypergraph (ADR-042 capability
+ * dependencies included) and hypergraph PageRank of tools and capabilities.
+ *
+ * Lifecycle (issue: never recompute on the write path): analytics are computed for a snapshot state
+ * (version + in-place patch count) and cached. A read uses the last completed analytics; when the graph
+ * has moved since, it returns them flagged stale and schedules one refresh off the request path
+ * (setImmediate, one at a time). Only the very first read of a project computes synchronously.
+ */
+import { hypergraphPagerank } from "../../algorithms/centrality/hypergraph-pagerank.ts";
+import { normalizeToUnit, pagerankDetailed } from "../../algorithms/centrality/pagerank.ts";
+import { louvainDetailed } from "../../algorithms/community/louvain.ts";
+import { mulberry32 } from "../../algorithms/random/rng.ts";
+import { spectralClustering } from "../../algorithms/spectral/spectral-clustering.ts";
+import type { ToolCapabilityInput } from "../../algorithms/spectral/tool-capability-graph.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+
+export interface AnalyticsOptions {
+  /** Seed of Louvain and spectral clustering. Default 1. */
+  seed?: number;
+  /** Weight of tool→tool edges in the hypergraph (spectral, hypergraph PageRank). Default 0.5. */
+  toolEdgeFactor?: number;
+}
+
+export const ANALYTICS_DEFAULTS = { seed: 1, toolEdgeFactor: 0.5 } as const;
+
+export interface Analytics {
+  /** Snapshot state the analytics were computed on. */
+  version: number;
+  patchCount: number;
+  computedAt: number;
+  /** PageRank, raw (sums to 1) and max-normalised to [0,1]. */
+  pagerankRaw: Float64Array;
+  pagerank: Float64Array;
+  /** Louvain community per tool. */
+  community: Int32Array;
+  communityCount: number;
+  modularity: number;
+  /** Spectral cluster per tool and per capability. */
+  toolCluster: Int32Array;
+  capabilityCluster: Int32Array;
+  spectralK: number;
+  spectralKSource: string;
+  /** Hypergraph PageRank per tool and capability (share one distribution). */
+  hyperTools: Float64Array;
+  hyperCapabilities: Float64Array;
+  timingsMs: { pagerank: number; louvain: number; spectral: number; hypergraphPagerank: number; total: number };
+}
+
+export interface AnalyticsView {
+  analytics: Analytics;
+  /** False when the graph moved since they were computed (a refresh is under way). */
+  fresh: boolean;
+  ageMs: number;
+}
+
+export function toolCapabilityInput(s: GraphSnapshot): ToolCapabilityInput {
+  const memberships = s.capabilities.map((c) =>
+    [...new Set(c.members.filter((m) => m.declared || m.observations > 0).map((m) => s.index.get(m.tool)))].filter((x): x is number => x !== undefined),
+  );
+  const capabilityDeps = s.capabilities.flatMap((c, from) =>
+    c.dependsOn.flatMap((d) => {
+      const to = s.capabilityIndex.get(d.to);
+      return to === undefined ? [] : [{ from, to, weight: d.weight }];
+    }),
+  );
+  return { nTools: s.n, memberships, capabilityDeps, toolGraph: s.csr };
+}
+
+export function computeAnalytics(s: GraphSnapshot, now: number, options: AnalyticsOptions = {}): Analytics {
+  const seed = options.seed ?? ANALYTICS_DEFAULTS.seed;
+  const t0 = performance.now();
+  const pr = pagerankDetailed(s.csr);
+  const t1 = performance.now();
+  const lv = louvainDetailed(s.csr, { rng: mulberry32(seed) });
+  const t2 = performance.now();
+  const input = toolCapabilityInput(s);
+  const toolEdgeFactor = options.toolEdgeFactor ?? ANALYTICS_DEFAULTS.toolEdgeFactor;
+  const sp = spectralClustering(input, { rng: mulberry32(seed), toolEdgeFactor });
+  const t3 = performance.now();
+  const hp = hypergraphPagerank(input, { toolEdgeFactor });
+  const t4 = performance.now();
+  return {
+    version: s.version,
+    patchCount: s.patchCount,
+    computedAt: now,
+    pagerankRaw: pr.scores,
+    pagerank: normalizeToUnit(pr.scores),
+    community: lv.communities,
+    communityCount: lv.count,
+    modularity: lv.modularity,
+    toolCluster: sp.toolClusters,
+    capabilityCluster: sp.capabilityClusters,
+    spectralK: sp.k,
+    spectralKSource: sp.kSource,
+    hyperTools: hp.tools,
+    hyperCapabilities: hp.capabilities,
+    timingsMs: { pagerank: t1 - t0, louvain: t2 - t1, spectral: t3 - t2, hypergraphPagerank: t4 - t3, total: t4 - t0 },
+  };
+}
+
+interface Slot {
+  snapshot: GraphSnapshot;
+  analytics: Analytics;
+  refreshing: boolean;
+}
+
+/** Per-engine cache of analytics by project. */
+export class AnalyticsCache {
+  private readonly slots = new Map<string, Slot>();
+  private readonly options: AnalyticsOptions;
+  private readonly now: () => number;
+
+  constructor(now: () => number, options: AnalyticsOptions = {}) {
+    this.now = now;
+    this.options = options;
+  }
+
+  get(s: GraphSnapshot): AnalyticsView {
+    const slot = this.slots.get(s.project);
+    const t = this.now();
+    if (!slot || slot.analytics.pagerank.length !== s.n) {
+      const analytics = computeAnalytics(s, t, this.options);
+      this.slots.set(s.project, { snapshot: s, analytics, refreshing: false });
+      return { analytics, fresh: true, ageMs: 0 };
+    }
+    const fresh = slot.snapshot === s && slot.analytics.version === s.version && slot.analytics.patchCount === s.patchCount;
+    if (!fresh && !slot.refreshing) {
+      slot.refreshing = true;
+      setImmediate(() => {
+        try {
+          const analytics = computeAnalytics(s, this.now(), this.options);
+          this.slots.set(s.project, { snapshot: s, analytics, refreshing: false });
+        } catch {
+          slot.refreshing = false;
+        }
+      });
+    }
+    return { analytics: slot.analytics, fresh, ageMs: t - slot.analytics.computedAt };
+  }
+
+  /** Computes synchronously now (CLI one-shots, benches, tests). */
+  refresh(s: GraphSnapshot): Analytics {
+    const analytics = computeAnalytics(s, this.now(), this.options);
+    this.slots.set(s.project, { snapshot: s, analytics, refreshing: false });
+    return analytics;
+  }
+}
