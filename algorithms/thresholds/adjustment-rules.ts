@@ -1,0 +1,114 @@
+/**
+ * The six threshold adjustment rules of seed 000 ("Adjustment Rules (6 rules)"):
+ *
+ *   rule                   fires on signal        threshold  priority  category
+ *   critical_production    critical_production    0.80       10        up
+ *   error_rate_high        high_error_rate        0.75       10        up
+ *   task_urgency_high      urgent_task            0.62        9        down
+ *   new_user               new_unproven_user      0.75        9        up
+ *   user_history_positive  trusted_user           0.65        8        down
+ *   similar_past_success   similar_success        0.60        7        down
+ *
+ * Selection: only the highest-priority matching rule applies; on equal priority an "up" (strict) rule beats a
+ * "down" (lenient) one; remaining ties go to the earlier rule in the table (so critical_production beats
+ * error_rate_high, as in the seed's scenario 2). No matching rule → the base threshold 0.70.
+ * A custom rule table may fire on any signal name (a resource signal, for instance).
+ */
+
+import { ThresholdError } from "./errors.ts";
+
+const MODULE = "thresholds/adjustment-rules";
+
+export interface ThresholdRule {
+  readonly id: string;
+  /** Name of the signal (from any extractor) that triggers the rule. */
+  readonly signal: string;
+  /** Threshold the rule sets, in [0, 1]. */
+  readonly threshold: number;
+  readonly priority: number;
+  readonly category: "up" | "down";
+  /** One sentence shown after "Reason:" in the adjustment reasoning. */
+  readonly reason: string;
+}
+
+export const RULES: readonly ThresholdRule[] = [
+  {
+    id: "critical_production",
+    signal: "critical_production",
+    threshold: 0.8,
+    priority: 10,
+    category: "up",
+    reason: "Critical production environment - maximum validation required",
+  },
+  {
+    id: "error_rate_high",
+    signal: "high_error_rate",
+    threshold: 0.75,
+    priority: 10,
+    category: "up",
+    reason: "User has a high error rate (≥3 recent errors or <50% success) - stricter validation",
+  },
+  {
+    id: "task_urgency_high",
+    signal: "urgent_task",
+    threshold: 0.62,
+    priority: 9,
+    category: "down",
+    reason: "High urgency task detected - prioritize speed over strictness",
+  },
+  {
+    id: "new_user",
+    signal: "new_unproven_user",
+    threshold: 0.75,
+    priority: 9,
+    category: "up",
+    reason: "New, inactive or unproven user (<5 tasks, <30% reputation or no task for 30 days) - stricter validation",
+  },
+  {
+    id: "user_history_positive",
+    signal: "trusted_user",
+    threshold: 0.65,
+    priority: 8,
+    category: "down",
+    reason: "User has proven track record (≥80% reputation, ≥85% success, ≥10 tasks)",
+  },
+  {
+    id: "similar_past_success",
+    signal: "similar_success",
+    threshold: 0.6,
+    priority: 7,
+    category: "down",
+    reason: "User succeeded on similar tasks (≥80% success in this domain)",
+  },
+];
+
+/** Throws on a rule whose threshold is outside [0, 1] or whose priority is not finite. */
+export function validateRules(rules: readonly ThresholdRule[]): void {
+  for (const r of rules) {
+    if (!Number.isFinite(r.threshold) || r.threshold < 0 || r.threshold > 1) {
+      throw new ThresholdError(MODULE, "bad-rule", `rule ${r.id} threshold must be in [0, 1], got ${r.threshold}`);
+    }
+    if (!Number.isFinite(r.priority)) {
+      throw new ThresholdError(MODULE, "bad-rule", `rule ${r.id} priority must be finite, got ${r.priority}`);
+    }
+  }
+}
+
+/** Rules whose signal fired, in selection order (priority desc, then up before down, then table order). */
+export function matchingRules(signals: ReadonlySet<string>, rules: readonly ThresholdRule[] = RULES): ThresholdRule[] {
+  const hits: { rule: ThresholdRule; index: number }[] = [];
+  rules.forEach((rule, index) => {
+    if (signals.has(rule.signal)) hits.push({ rule, index });
+  });
+  hits.sort((a, b) => {
+    if (a.rule.priority !== b.rule.priority) return b.rule.priority - a.rule.priority;
+    if (a.rule.category !== b.rule.category) return a.rule.category === "up" ? -1 : 1;
+    return a.index - b.index;
+  });
+  return hits.map((h) => h.rule);
+}
+
+/** The rule that applies, or undefined when none fired (the base threshold stands). */
+export function selectRule(signals: ReadonlySet<string>, rules: readonly ThresholdRule[] = RULES): ThresholdRule | undefined {
+  return matchingRules(signals, rules)[0];
+}

@@ -1,0 +1,104 @@
+/**
+ * Decision tiers of the confidence gate (seed 000 step 5, seed 002 "Confidence Gates"):
+ *
+ *   score ≥ max(0.85, threshold)           → accepted, high confidence
+ *   score ≥ adjusted threshold             → accepted-with-caution, medium confidence (caution flag)
+ *   otherwise                              → abstained, low confidence, gap = threshold − score, and the
+ *                                            caller's fallbacks (the project's configured fallback tools)
+ *
+ * With a calibration map (calibration.ts) the high tier also needs calibrated P(success) ≥ 0.80, so that
+ * answers accepted with high confidence succeed at least 80% of the time on the calibration data (seed 002
+ * "High confidence = high success rate (> 0.8)"); an answer failing that test falls to the caution tier.
+ * Scores are compared with a 1e-9 tolerance (0.62 passes a 0.62 threshold).
+ */
+
+import { assertInRange } from "./errors.ts";
+import { stripUndefined } from "./options.ts";
+
+const MODULE = "thresholds/gate-decision";
+
+export interface GateOptions {
+  /** Score at or above which an answer is accepted with high confidence. Default 0.85. */
+  readonly highConfidence?: number;
+  /** Calibrated success probability the high tier needs when `calibrate` is given. Default 0.80. */
+  readonly minHighProbability?: number;
+  /** Monotone map score → P(success); absent = no calibration check. */
+  readonly calibrate?: ((score: number) => number) | undefined;
+}
+
+export const DEFAULTS = { highConfidence: 0.85, minHighProbability: 0.8 } as const;
+
+export type Decision = "accepted" | "accepted-with-caution" | "abstained";
+
+export interface GateDecision<F = string> {
+  readonly decision: Decision;
+  readonly confidence: "high" | "medium" | "low";
+  readonly score: number;
+  readonly threshold: number;
+  /** True for accepted-with-caution (seed: "proceed_with_caution_flag_and_monitoring"). */
+  readonly caution: boolean;
+  /** threshold − score, only when abstained. */
+  readonly gap?: number;
+  /** The caller's fallbacks, only when abstained. */
+  readonly fallbacks?: readonly F[];
+  /** Calibrated P(success), when a calibration map was given. */
+  readonly probability?: number;
+  readonly appliedRules: readonly string[];
+  /** The threshold adjustment's reasoning followed by the decision sentence. */
+  readonly reasoning: string;
+}
+
+/** The part of a ThresholdAdjustment the gate reads. */
+export interface GateThreshold {
+  readonly adjustedThreshold: number;
+  readonly appliedRules: readonly string[];
+  readonly reasoning: string;
+}
+
+const EPS = 1e-9;
+
+export function decide<F = string>(
+  score: number,
+  threshold: GateThreshold,
+  fallbacks?: readonly F[],
+  options?: GateOptions,
+): GateDecision<F> {
+  assertInRange(MODULE, "score", score, 0, 1);
+  const o = { ...DEFAULTS, ...stripUndefined(options) };
+  const t = threshold.adjustedThreshold;
+  const probability = o.calibrate === undefined ? undefined : o.calibrate(score);
+  const f2 = (x: number): string => x.toFixed(2);
+  const base = { score, threshold: t, appliedRules: threshold.appliedRules };
+  const withP = probability === undefined ? {} : { probability };
+  if (score + EPS >= Math.max(o.highConfidence, t) && (probability === undefined || probability + EPS >= o.minHighProbability)) {
+    return {
+      ...base,
+      ...withP,
+      decision: "accepted",
+      confidence: "high",
+      caution: false,
+      reasoning: `${threshold.reasoning}. Score ${f2(score)} ≥ ${f2(o.highConfidence)}: accepted with high confidence`,
+    };
+  }
+  if (score + EPS >= t) {
+    return {
+      ...base,
+      ...withP,
+      decision: "accepted-with-caution",
+      confidence: "medium",
+      caution: true,
+      reasoning: `${threshold.reasoning}. Score ${f2(score)} ≥ threshold ${f2(t)}: accepted with caution`,
+    };
+  }
+  const gap = Math.round((t - score) * 1e6) / 1e6;
+  return {
+    ...base,
+    ...withP,
+    decision: "abstained",
+    confidence: "low",
+    caution: false,
+    gap,
+    fallbacks: fallbacks ?? [],
+    reasoning: `${threshold.reasoning}. Score ${f2(score)} < threshold ${f2(t)} (gap ${f2(gap)}): abstained`,
+  };
+}

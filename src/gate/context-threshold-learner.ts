@@ -1,0 +1,85 @@
+/**
+ * Per-context threshold learning (beyond the seed; see algorithms/thresholds/context-learning.ts for the
+ * update rule): loads and saves the learned offset of each context (project × operation × domain) through a
+ * narrow seam (`ContextThresholdStore`, implemented by the store layer on the database) and keeps the loaded
+ * offsets in memory so the synchronous gate can read them with `peek`. Call `warm(key)` (or
+ * `AdaptiveThresholdManager.warm(task)`) before gating a context the process has not seen. Entries reload
+ * after `cacheTtlMs`, since other processes learn through the same database.
+ */
+
+import {
+  type ContextKey,
+  type ContextLearningOptions,
+  type ContextThresholdState,
+  type GateOutcome,
+  contextKeyString,
+  emptyContextThreshold,
+  updateContextThreshold,
+} from "../../algorithms/thresholds/context-learning.ts";
+
+/** Persistence seam; `load` returns undefined for a context never seen. */
+export interface ContextThresholdStore {
+  load(key: ContextKey): Promise<ContextThresholdState | undefined>;
+  save(key: ContextKey, state: ContextThresholdState): Promise<void>;
+}
+
+export interface ContextThresholdLearnerOptions extends ContextLearningOptions {
+  /** Clock in ms. Default Date.now. */
+  readonly now?: () => number;
+  /** A loaded offset older than this is reloaded by `warm`. Default 60_000 ms. */
+  readonly cacheTtlMs?: number;
+}
+
+export const DEFAULTS = { cacheTtlMs: 60_000 } as const;
+
+export class ContextThresholdLearner {
+  readonly #store: ContextThresholdStore;
+  readonly #learning: ContextLearningOptions;
+  readonly #now: () => number;
+  readonly #ttl: number;
+  readonly #cache = new Map<string, { readonly state: ContextThresholdState; readonly loadedAt: number }>();
+  readonly #writes = new Map<string, Promise<unknown>>();
+
+  constructor(store: ContextThresholdStore, options?: ContextThresholdLearnerOptions) {
+    this.#store = store;
+    this.#now = options?.now ?? Date.now;
+    this.#ttl = options?.cacheTtlMs ?? DEFAULTS.cacheTtlMs;
+    this.#learning = { step: options?.step, base: options?.base, floor: options?.floor, ceiling: options?.ceiling };
+  }
+
+  /** Loads the context's state (unless cached and fresh) and returns its offset. */
+  async warm(key: ContextKey): Promise<number> {
+    const k = contextKeyString(key);
+    const cached = this.#cache.get(k);
+    if (cached !== undefined && this.#now() - cached.loadedAt < this.#ttl) return cached.state.offset;
+    const state = (await this.#store.load(key)) ?? emptyContextThreshold();
+    this.#cache.set(k, { state, loadedAt: this.#now() });
+    return state.offset;
+  }
+
+  /** The loaded offset without I/O; 0 for a context not loaded yet. */
+  peek(key: ContextKey): number {
+    return this.#cache.get(contextKeyString(key))?.state.offset ?? 0;
+  }
+
+  /** Applies one gate outcome: re-reads the stored state, updates it by one bounded step, saves it. */
+  async recordOutcome(key: ContextKey, outcome: GateOutcome): Promise<ContextThresholdState> {
+    const k = contextKeyString(key);
+    const previous = this.#writes.get(k) ?? Promise.resolve();
+    const run = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const stored = (await this.#store.load(key)) ?? emptyContextThreshold();
+        const next = updateContextThreshold(stored, outcome, this.#learning);
+        await this.#store.save(key, next);
+        this.#cache.set(k, { state: next, loadedAt: this.#now() });
+        return next;
+      });
+    this.#writes.set(k, run);
+    try {
+      return await run;
+    } finally {
+      if (this.#writes.get(k) === run) this.#writes.delete(k);
+    }
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Next-step suggestion (seed 003 §2.2): score(B | context) = 0.6·cooc + 0.3·community + 0.1·recency
+ * + 0.1·pagerank over the snapshot, its analytics (Louvain, PageRank) and tool recency. Weight modes:
+ * "seed" (the formula's weights), "learned" (fitted on the project's own traces, see learnNextStepWeights),
+ * "markov" (cooc only: the first-order baseline). Each suggestion lists its four terms.
+ */
+import { buildNextStepModel, type NextStepModel, type NextStepWeights, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import type { AnalyticsView } from "./analytics.ts";
+import { resolveKnownTools, resolveTools } from "./resolve.ts";
+
+export interface SuggestRequest {
+  /** Tools that completed successfully so far, in order (last = most recent). */
+  context: string[];
+  /** Tools that failed or are unavailable: never suggested. */
+  exclude?: string[] | undefined;
+  limit?: number | undefined;
+  /** Weights override (partial). Default: the mode's weights. */
+  weights?: Partial<NextStepWeights> | undefined;
+}
+
+export interface SuggestionTerm {
+  value: number;
+  weight: number;
+  contribution: number;
+}
+
+export interface RawSuggestion {
+  tool: string;
+  name: string;
+  score: number;
+  confidence: number;
+  terms: { cooc: SuggestionTerm; community: SuggestionTerm; recency: SuggestionTerm; pagerank: SuggestionTerm };
+  coocFrom: string | null;
+  explanation: string;
+}
+
+const modelCache = new WeakMap<GraphSnapshot, { key: string; model: NextStepModel }>();
+
+export function nextStepModel(s: GraphSnapshot, a: AnalyticsView): NextStepModel {
+  const key = `${s.version}:${s.patchCount}:${a.analytics.computedAt}:${a.analytics.version}:${a.analytics.patchCount}`;
+  const hit = modelCache.get(s);
+  if (hit && hit.key === key) return hit.model;
+  const model = buildNextStepModel({
+    graph: s.csr,
+    transitions: s.transitions,
+    community: a.analytics.community,
+    pagerank: a.analytics.pagerank,
+    lastUsedAt: s.lastUsedAt,
+  });
+  modelCache.set(s, { key, model });
+  return model;
+}
+
+export function explainSuggestion(sug: Omit<RawSuggestion, "explanation">, last: string | undefined): string {
+  const t = sug.terms;
+  const parts = [
+    `cooc ${t.cooc.value.toFixed(2)}${sug.coocFrom ? ` (after ${sug.coocFrom})` : ""}`,
+    `community ${t.community.value ? `shared with ${last ?? "context"}` : "different"}`,
+    `recency ${t.recency.value.toFixed(2)}`,
+    `pagerank ${t.pagerank.value.toFixed(2)}`,
+  ];
+  return `${sug.tool}: score ${sug.score.toFixed(3)} (confidence ${sug.confidence.toFixed(2)}) = ${parts.join(", ")}`;
+}
+
+export function rawSuggestions(
+  s: GraphSnapshot,
+  a: AnalyticsView,
+  req: SuggestRequest,
+  now: number,
+  weights: Partial<NextStepWeights> | undefined,
+): { suggestions: RawSuggestion[]; candidatesScored: number; reason?: string | undefined } {
+  const context = resolveTools(s, req.context, "context");
+  const excluded = new Set(resolveKnownTools(s, req.exclude));
+  const model = nextStepModel(s, a);
+  const r = suggestNextSteps(
+    model,
+    { context, now },
+    { weights: req.weights ?? weights, limit: req.limit ?? 5, blocked: excluded.size > 0 ? (t) => excluded.has(t) : undefined },
+  );
+  const last = req.context[req.context.length - 1];
+  const suggestions = r.suggestions.map((x) => {
+    const base = {
+      tool: s.tools[x.tool]!.id,
+      name: s.tools[x.tool]!.name,
+      score: x.score,
+      confidence: x.confidence,
+      terms: { cooc: { ...x.terms.cooc }, community: { ...x.terms.community }, recency: { ...x.terms.recency }, pagerank: { ...x.terms.pagerank } },
+      coocFrom: x.coocFrom === null ? null : s.tools[x.coocFrom]!.id,
+    };
+    return { ...base, explanation: explainSuggestion(base, last) };
+  });
+  return { suggestions, candidatesScored: r.candidatesScored, reason: r.reason };
+}
