@@ -64,7 +64,14 @@ const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
 export function extractUserHistorySignals(
   user: UserSignalInput,
-  task?: { readonly domain?: string | undefined },
+  task?: {
+    readonly domain?: string | undefined;
+    /**
+     * Success of similar past executions (intent memory, issue 9): when given with at least
+     * `similarMinTasks` executions it is the similar-task success rate, ahead of the domain counter.
+     */
+    readonly similarPastSuccess?: { readonly rate: number; readonly executions: number } | undefined;
+  },
   options?: UserSignalOptions,
 ): UserSignalReport {
   const o = { ...DEFAULTS, ...stripUndefined(options) };
@@ -91,14 +98,20 @@ export function extractUserHistorySignals(
     );
   }
   let similar: number | undefined;
+  let similarFrom = "";
   const domain = task?.domain;
-  if (domain !== undefined && user.domains !== undefined) {
+  const past = task?.similarPastSuccess;
+  if (past !== undefined && past.executions >= o.similarMinTasks) {
+    similar = past.rate;
+    similarFrom = ` of ${past.executions} similar past executions`;
+  } else if (domain !== undefined && user.domains !== undefined) {
     const c = counterOf(user.domains, domain);
     if (c !== undefined && c.total >= o.similarMinTasks) similar = c.successes / c.total;
+    similarFrom = ` in domain ${domain}`;
   }
   if (similar !== undefined && similar >= o.similarSuccessRate) {
     signals.push("similar_success");
-    reasons.push(`similar_success: ${pct(similar)} success in domain ${domain}`);
+    reasons.push(`similar_success: ${pct(similar)} success${similarFrom}`);
   }
   const first = signals[0];
   const recommendation = first === undefined ? "neutral" : first === "high_error_rate" || first === "new_unproven_user" ? "up" : "down";

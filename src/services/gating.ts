@@ -1,0 +1,159 @@
+/**
+ * Every recommendation passes one AdaptiveThresholdManager (seed 000 Phase 3, seed 003 §4.1).
+ *
+ * prepare(): the user's context (persisted history, cached), context detection over the request text
+ * and the workflow so far (operation, domain, complexity, urgency, health), the environment
+ * (production × critical), the learned per-context offset, and the intent memory's similar-past
+ * success → one ThresholdAdjustment. gate(score): accepted (≥ 0.85, high confidence) / accepted with
+ * caution (≥ threshold) / abstained with the gap and the project's fallback tools.
+ *
+ * Requests without a user get no user rule (they are neither new nor trusted): the anonymous context
+ * below triggers none of the four user signals.
+ */
+import type { ThresholdAdjustment } from "../../algorithms/thresholds/adjust-threshold.ts";
+import type { Calibration } from "../../algorithms/thresholds/calibration.ts";
+import { contextKeyOf, type GateOutcome } from "../../algorithms/thresholds/context-learning.ts";
+import type { DetectedContext, WorkflowContext } from "../../algorithms/thresholds/detector-chain.ts";
+import { toTaskContext } from "../../algorithms/thresholds/detector-chain.ts";
+import type { GateDecision } from "../../algorithms/thresholds/gate-decision.ts";
+import type { ReportAlternative } from "../../algorithms/thresholds/reasoning-report.ts";
+import type { EnvironmentContext, UserContext } from "../../algorithms/thresholds/types.ts";
+import type { UserSignalInput } from "../../algorithms/thresholds/user-history-signals.ts";
+import { AdaptiveThresholdManager } from "../gate/adaptive-threshold-manager.ts";
+import { ContextDetectorChain } from "../gate/context-detector-chain.ts";
+import { ContextThresholdLearner } from "../gate/context-threshold-learner.ts";
+import { UserHistoryTracker } from "../gate/user-history-tracker.ts";
+import type { Kysely } from "kysely";
+import type { Database } from "../store/schema.ts";
+import { DbContextThresholdStore, DbUserHistoryStore } from "../store/user-state.ts";
+
+export const ANONYMOUS_USER: UserSignalInput = { reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 };
+
+export interface GateRequestContext {
+  project: string;
+  /** The user the answer is for; their history moves the threshold. */
+  user?: string | undefined;
+  /** The request text (intent) the detectors read; "" when there is none. */
+  text: string;
+  /** The workflow so far: steps with success, replans. */
+  workflow?: WorkflowContext | undefined;
+  /** Environment: production and critical task (seed: critical_production rule). */
+  environment?: { production?: boolean | undefined; critical?: boolean | undefined } | undefined;
+  /** Explicit urgency; otherwise detected from the text. */
+  urgency?: "low" | "medium" | "high" | undefined;
+  /** Success of similar past executions (intent memory). */
+  similarPastSuccess?: { rate: number; executions: number } | undefined;
+  /** Workflow id for the context timeline. */
+  workflowId?: string | undefined;
+}
+
+export interface PreparedGate {
+  adjustment: ThresholdAdjustment;
+  detected: DetectedContext;
+  user: UserContext | undefined;
+  contextKey: string;
+}
+
+export interface GatedItem {
+  decision: GateDecision<string>["decision"];
+  confidence: GateDecision<string>["confidence"];
+  caution: boolean;
+  threshold: number;
+  gap?: number | undefined;
+  probability?: number | undefined;
+}
+
+export function summarizeAdjustment(a: ThresholdAdjustment) {
+  return {
+    original: a.originalThreshold,
+    adjusted: a.adjustedThreshold,
+    delta: a.delta,
+    appliedRules: [...a.appliedRules],
+    learnedOffset: a.learnedOffset,
+    healthPenalty: a.healthPenalty,
+    confidenceLevel: a.confidenceLevel,
+    reasoning: a.reasoning,
+  };
+}
+
+export interface GatekeeperOptions {
+  now: () => number;
+  /** Turns context detection off (zero cost). Default on. */
+  detection?: boolean;
+  /** Resource monitor on (reads the real process and system). Default on. */
+  resources?: boolean;
+}
+
+export class Gatekeeper {
+  readonly manager: AdaptiveThresholdManager;
+  readonly tracker: UserHistoryTracker;
+  readonly learner: ContextThresholdLearner;
+  readonly detectors: ContextDetectorChain;
+  readonly userStore: DbUserHistoryStore;
+  private readonly calibrations = new Map<string, Calibration>();
+
+  constructor(db: Kysely<Database>, options: GatekeeperOptions) {
+    this.userStore = new DbUserHistoryStore(db);
+    this.tracker = new UserHistoryTracker(this.userStore, { now: options.now });
+    this.learner = new ContextThresholdLearner(new DbContextThresholdStore(db), { now: options.now });
+    this.detectors = new ContextDetectorChain({ now: options.now, enabled: options.detection ?? true });
+    this.manager = new AdaptiveThresholdManager({ now: options.now, learner: this.learner, ...(options.resources === false ? { resources: false as const } : {}) });
+  }
+
+  /** Fits per-kind calibration (e.g. "next-step") used by the high-confidence tier. */
+  setCalibration(kind: string, calibration: Calibration | undefined): void {
+    if (calibration) this.calibrations.set(kind, calibration);
+    else this.calibrations.delete(kind);
+  }
+
+  async prepare(req: GateRequestContext): Promise<PreparedGate> {
+    const user = req.user ? await this.tracker.getUserContext(req.project, req.user) : undefined;
+    const detected = this.detectors.detect({ text: req.text, workflow: req.workflow }, req.workflowId);
+    const base = toTaskContext(detected, req.project);
+    const task = {
+      ...base,
+      urgency: req.urgency ?? base.urgency,
+      similarPastSuccess: req.similarPastSuccess,
+    };
+    await this.manager.warm(task);
+    const env: EnvironmentContext = {
+      isProduction: req.environment?.production ?? false,
+      isCriticalTask: req.environment?.critical ?? detected.critical,
+    };
+    const adjustment = this.manager.adjustThreshold(user ?? ANONYMOUS_USER, env, task);
+    const key = contextKeyOf(task);
+    return { adjustment, detected, user, contextKey: `${key.project}/${key.operation}/${key.domain}` };
+  }
+
+  gate(kind: string, score: number, prepared: PreparedGate, fallbacks: readonly string[] = []): GateDecision<string> {
+    this.manager.setCalibration(this.calibrations.get(kind));
+    return this.manager.gate(Math.max(0, Math.min(1, score)), prepared.adjustment, { fallbacks });
+  }
+
+  report(
+    chosen: { id: string; label?: string },
+    decision: GateDecision<string>,
+    prepared: PreparedGate,
+    scoreBreakdown: Record<string, number>,
+    alternatives: ReportAlternative[],
+    flags: string[] = [],
+  ) {
+    return this.manager.report({ chosen, decision, adjustment: prepared.adjustment, scoreBreakdown, alternatives, flags });
+  }
+
+  /** Feedback: an accepted answer that failed, or an abstention the user followed, moves the context's threshold. */
+  async recordOutcome(project: string, operation: string | undefined, domain: string | undefined, outcome: GateOutcome) {
+    return this.learner.recordOutcome(contextKeyOf({ project, operationType: operation, domain }), outcome);
+  }
+}
+
+export function gatedItem(d: GateDecision<string>): GatedItem {
+  return {
+    decision: d.decision,
+    confidence: d.confidence,
+    caution: d.caution,
+    threshold: d.threshold,
+    ...(d.gap !== undefined ? { gap: d.gap } : {}),
+    ...(d.probability !== undefined ? { probability: d.probability } : {}),
+  };
+}
