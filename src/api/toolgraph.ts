@@ -49,12 +49,21 @@ export class Toolgraph {
   }
 
   /** Imports a catalog given as JSON text, a parsed object, or `{ file }`. */
-  async importCatalog(input: string | object | { file: string }, opts: ProjectScoped = {}): Promise<CatalogImportResult> {
+  async importCatalog(
+    input: string | object | { file: string },
+    opts: ProjectScoped & {
+      /** Embed the new or changed tool texts now (default true); otherwise on the first search. */
+      embed?: boolean;
+      onProgress?: (done: number, total: number) => void;
+    } = {},
+  ): Promise<CatalogImportResult & { embeddedNow: number }> {
     const { text, file } = await textOf(input, "catalog");
     const project = this.p(opts);
     const r = await importCatalog(this.engine.db, project, text, file, { validatePattern });
     this.engine.invalidate(project);
-    return r;
+    let embeddedNow = 0;
+    if (opts.embed ?? true) embeddedNow = (await this.engine.searchIndex(project, opts.onProgress)).embeddedNow;
+    return { ...r, embeddedNow };
   }
 
   /** Imports traces given as JSONL text, an array of executions, or `{ file }`. */

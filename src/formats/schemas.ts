@@ -122,7 +122,11 @@ export const declaredEdgeSchema = z
     from: id,
     to: id,
     type: z.enum(EDGE_TYPE_VALUES),
-    source: z.enum(EDGE_SOURCE_VALUES).default("template"),
+    // "declared" is accepted as an alias of "observed": a known, confirmed dependency.
+    source: z
+      .enum([...EDGE_SOURCE_VALUES, "declared"])
+      .default("template")
+      .transform((v) => (v === "declared" ? "observed" : v)),
   })
   .strict()
   .refine((e) => e.from !== e.to, { message: "from and to must differ (no self-loops)", path: ["to"] });

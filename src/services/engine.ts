@@ -14,12 +14,26 @@ import { graphVersion } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { loadGraphSnapshot } from "../snapshot/load.ts";
+import { CachedEmbeddingProvider } from "../embeddings/cached.ts";
+import { createEmbeddingProvider, type EmbeddingSpec } from "../embeddings/create.ts";
+import type { EmbeddingProvider } from "../embeddings/provider.ts";
+import { AnalyticsCache, type AnalyticsOptions, type AnalyticsView } from "./analytics.ts";
+import { Gatekeeper } from "./gating.ts";
+import { buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
 
 export interface EngineOptions extends ConnectionOptions {
   /** How often (ms) a read checks the stored graph version for writes by other processes. Default 250. */
   versionCheckMs?: number | undefined;
   /** Clock (epoch ms). Default Date.now. Algorithms never read the clock; services pass `now`. */
   now?: (() => number) | undefined;
+  /** Embedding provider or spec ("use-lite" default, "hash:256", "openai:<url>#<model>"). Default TOOLGRAPH_EMBEDDINGS or "use-lite". */
+  embeddings?: EmbeddingProvider | string | EmbeddingSpec | undefined;
+  /** Capacity of the query-embedding LRU cache. Default 1000. */
+  queryCacheSize?: number | undefined;
+  /** Analytics options (seeds, hypergraph weights). */
+  analytics?: AnalyticsOptions | undefined;
+  /** Context detection for the gate. Default true. */
+  detection?: boolean | undefined;
 }
 
 export const ENGINE_DEFAULTS = { versionCheckMs: 250 } as const;
@@ -40,11 +54,41 @@ export class Engine {
   private readonly loading = new Map<string, Promise<GraphSnapshot>>();
   private readonly derived = new Map<string, Derived>();
   private closed = false;
+  readonly embedder: EmbeddingProvider;
+  readonly queryEmbedder: CachedEmbeddingProvider;
+  readonly analyticsCache: AnalyticsCache;
+  readonly gatekeeper: Gatekeeper;
+  private readonly searchIndexes = new Map<string, Promise<SearchIndex>>();
 
   private constructor(conn: Connection, options: EngineOptions) {
     this.conn = conn;
     this.now = options.now ?? Date.now;
     this.versionCheckMs = options.versionCheckMs ?? ENGINE_DEFAULTS.versionCheckMs;
+    const spec = options.embeddings ?? process.env.TOOLGRAPH_EMBEDDINGS ?? "use-lite";
+    this.embedder = typeof spec === "object" && "embed" in spec ? spec : createEmbeddingProvider(spec as string | EmbeddingSpec);
+    this.queryEmbedder = new CachedEmbeddingProvider(this.embedder, { capacity: options.queryCacheSize ?? 1000 });
+    this.analyticsCache = new AnalyticsCache(this.now, options.analytics);
+    this.gatekeeper = new Gatekeeper(conn.db, { now: this.now, detection: options.detection ?? true });
+  }
+
+  /** The project's analytics (last completed; refreshed off the request path when stale). */
+  async analytics(project: string): Promise<AnalyticsView> {
+    return this.analyticsCache.get(await this.snapshot(project));
+  }
+
+  /** The search index of the project's catalog, rebuilt only when tool or capability texts change. */
+  async searchIndex(project: string, onProgress?: (done: number, total: number) => void): Promise<SearchIndex> {
+    const s = await this.snapshot(project);
+    const key = catalogKey(s, this.embedder.model);
+    const cached = this.searchIndexes.get(project);
+    if (cached) {
+      const idx = await cached.catch(() => undefined);
+      if (idx && idx.key === key) return idx;
+    }
+    const p = buildSearchIndex(this.db, s, this.embedder, onProgress);
+    this.searchIndexes.set(project, p);
+    p.catch(() => this.searchIndexes.delete(project));
+    return p;
   }
 
   static async open(options: EngineOptions = {}): Promise<Engine> {
@@ -134,6 +178,8 @@ export class Engine {
     if (this.closed) return;
     this.closed = true;
     await this.loading.values().next().value?.catch(() => undefined);
+    for (const p of this.searchIndexes.values()) await p.catch(() => undefined);
+    await this.queryEmbedder.close?.().catch(() => undefined);
     await this.conn.close();
   }
 }

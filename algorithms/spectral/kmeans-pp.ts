@@ -1,0 +1,202 @@
+/**
+ * k-means (Lloyd's iteration) with k-means++ seeding.
+ *
+ *   minimise  inertia = Σ_i ‖x_i − c_{a(i)}‖²
+ *
+ * Seeding (k-means++): the first centre is a uniformly drawn point; each next centre is point i with
+ * probability D(i)² / Σ_j D(j)², D(i) = distance to the nearest centre chosen so far. Lloyd's iteration then
+ * alternates assignment (nearest centre, lowest index on ties) and update (centre = mean of its points) until
+ * no assignment changes, or maxIterations. An emptied cluster is re-seeded with the point farthest from its
+ * centre (lowest index on ties). With `restarts` > 1 the run with the lowest inertia wins (first on ties).
+ * Deterministic for a given rng sequence.
+ *
+ * Source: Arthur & Vassilvitskii, "k-means++: the advantages of careful seeding" (SODA 2007);
+ * Lloyd, "Least squares quantization in PCM" (1982).
+ */
+import type { Rng } from "../random/rng.ts";
+
+export const DEFAULTS = {
+  maxIterations: 100,
+  restarts: 1,
+} as const;
+
+export interface KmeansOptions {
+  /** Random source for seeding, uniform in [0, 1). Required: algorithms never use Math.random. */
+  readonly rng: Rng;
+  /** Maximum Lloyd iterations per run. Default 100. */
+  readonly maxIterations?: number;
+  /** Independent seedings; the lowest-inertia run is kept. Default 1. */
+  readonly restarts?: number;
+}
+
+export interface KmeansResult {
+  /** Cluster index 0..k−1 per point. */
+  readonly assignments: Int32Array;
+  /** k × dim centres, row-major. A centre may be a duplicate when there are fewer than k distinct points. */
+  readonly centroids: Float64Array;
+  /** Σ of squared distances of points to their centres. */
+  readonly inertia: number;
+  /** Lloyd iterations of the kept run. */
+  readonly iterations: number;
+  /** True when assignments stopped changing before maxIterations. */
+  readonly converged: boolean;
+}
+
+export class KmeansError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(`kmeans-pp: ${message}`);
+    this.code = code;
+    this.name = "KmeansError";
+  }
+}
+
+function sqDist(data: Float64Array, i: number, cents: Float64Array, c: number, dim: number): number {
+  let s = 0;
+  const a = i * dim;
+  const b = c * dim;
+  for (let d = 0; d < dim; d++) {
+    const t = data[a + d]! - cents[b + d]!;
+    s += t * t;
+  }
+  return s;
+}
+
+function seedPlusPlus(data: Float64Array, n: number, dim: number, k: number, rng: Rng): Float64Array {
+  const cents = new Float64Array(k * dim);
+  const first = Math.min(n - 1, Math.floor(rng() * n));
+  cents.set(data.subarray(first * dim, first * dim + dim), 0);
+  const d2 = new Float64Array(n);
+  for (let i = 0; i < n; i++) d2[i] = sqDist(data, i, cents, 0, dim);
+  for (let c = 1; c < k; c++) {
+    let total = 0;
+    for (let i = 0; i < n; i++) total += d2[i]!;
+    let pick = n - 1;
+    if (total > 0) {
+      let r = rng() * total;
+      for (let i = 0; i < n; i++) {
+        r -= d2[i]!;
+        if (r < 0) {
+          pick = i;
+          break;
+        }
+      }
+      // Guard against rounding landing on a zero-weight tail: take the last point with positive weight.
+      while (d2[pick]! === 0 && pick > 0) pick--;
+    } else {
+      pick = Math.min(n - 1, Math.floor(rng() * n));
+    }
+    cents.set(data.subarray(pick * dim, pick * dim + dim), c * dim);
+    for (let i = 0; i < n; i++) {
+      const d = sqDist(data, i, cents, c, dim);
+      if (d < d2[i]!) d2[i] = d;
+    }
+  }
+  return cents;
+}
+
+/** Moves each empty cluster's centre onto the point farthest from its own centre (distinct points, lowest index on ties). */
+function reseedEmpty(
+  data: Float64Array,
+  n: number,
+  dim: number,
+  k: number,
+  cents: Float64Array,
+  counts: Float64Array,
+  assign: Int32Array,
+): void {
+  const dist = new Float64Array(n);
+  for (let i = 0; i < n; i++) dist[i] = sqDist(data, i, cents, assign[i]!, dim);
+  for (let c = 0; c < k; c++) {
+    if (counts[c]! > 0) continue;
+    let far = 0;
+    let farD = -1;
+    for (let i = 0; i < n; i++) {
+      if (dist[i]! > farD) {
+        farD = dist[i]!;
+        far = i;
+      }
+    }
+    dist[far] = -1;
+    cents.set(data.subarray(far * dim, far * dim + dim), c * dim);
+  }
+}
+
+function lloyd(data: Float64Array, n: number, dim: number, k: number, cents: Float64Array, maxIterations: number): KmeansResult {
+  const assign = new Int32Array(n).fill(-1);
+  const counts = new Float64Array(k);
+  let iterations = 0;
+  let converged = false;
+  while (iterations < maxIterations) {
+    iterations++;
+    let changed = false;
+    for (let i = 0; i < n; i++) {
+      let best = 0;
+      let bestD = Number.POSITIVE_INFINITY;
+      for (let c = 0; c < k; c++) {
+        const d = sqDist(data, i, cents, c, dim);
+        if (d < bestD) {
+          bestD = d;
+          best = c;
+        }
+      }
+      if (assign[i] !== best) {
+        assign[i] = best;
+        changed = true;
+      }
+    }
+    if (!changed) {
+      converged = true;
+      break;
+    }
+    // Update step.
+    cents.fill(0);
+    counts.fill(0);
+    for (let i = 0; i < n; i++) {
+      const c = assign[i]!;
+      counts[c]!++;
+      for (let d = 0; d < dim; d++) cents[c * dim + d]! += data[i * dim + d]!;
+    }
+    let empty = false;
+    for (let c = 0; c < k; c++) {
+      const cnt = counts[c]!;
+      if (cnt > 0) for (let d = 0; d < dim; d++) cents[c * dim + d]! /= cnt;
+      else empty = true;
+    }
+    if (empty) reseedEmpty(data, n, dim, k, cents, counts, assign);
+  }
+  let inertia = 0;
+  for (let i = 0; i < n; i++) inertia += sqDist(data, i, cents, assign[i]!, dim);
+  return { assignments: assign, centroids: cents, inertia, iterations, converged };
+}
+
+/**
+ * Clusters the n = data.length / dim points stored row-major in `data` into k groups.
+ * Throws on k outside 1..n, dim < 1, a length not divisible by dim, or non-finite coordinates.
+ */
+export function kmeansPlusPlus(data: Float64Array, dim: number, k: number, options: KmeansOptions): KmeansResult {
+  if (!Number.isInteger(dim) || dim < 1) throw new KmeansError("bad-dim", `dim must be a positive integer, got ${dim}`);
+  if (data.length % dim !== 0) throw new KmeansError("bad-data", `data length ${data.length} is not a multiple of dim ${dim}`);
+  const n = data.length / dim;
+  if (n === 0) {
+    if (k !== 0) throw new KmeansError("bad-k", `k must be 0 for no points, got ${k}`);
+    return { assignments: new Int32Array(0), centroids: new Float64Array(0), inertia: 0, iterations: 0, converged: true };
+  }
+  if (!Number.isInteger(k) || k < 1 || k > n) throw new KmeansError("bad-k", `k must be an integer in 1..${n}, got ${k}`);
+  for (let i = 0; i < data.length; i++) {
+    if (!Number.isFinite(data[i]!)) throw new KmeansError("bad-data", `coordinate ${i} is ${data[i]}`);
+  }
+  const maxIterations = options.maxIterations ?? DEFAULTS.maxIterations;
+  const restarts = options.restarts ?? DEFAULTS.restarts;
+  if (!Number.isInteger(maxIterations) || maxIterations < 1) {
+    throw new KmeansError("bad-max-iterations", `maxIterations must be a positive integer, got ${maxIterations}`);
+  }
+  if (!Number.isInteger(restarts) || restarts < 1) throw new KmeansError("bad-restarts", `restarts must be a positive integer, got ${restarts}`);
+  let best: KmeansResult | null = null;
+  for (let r = 0; r < restarts; r++) {
+    const cents = seedPlusPlus(data, n, dim, k, options.rng);
+    const res = lloyd(data, n, dim, k, cents, maxIterations);
+    if (best === null || res.inertia < best.inertia) best = res;
+  }
+  return best!;
+}

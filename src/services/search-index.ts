@@ -1,0 +1,128 @@
+/**
+ * The search read model of a project's catalog: BM25 over tool fields (weighted by repetition), the
+ * tools' embeddings (stored by (text hash, model), computed once; unchanged tools are never re-embedded)
+ * in a two-stage vector index, and the same two channels for capabilities. Rebuilt only when the
+ * catalog's texts change (a recorded execution does not touch it).
+ */
+import { createHash } from "node:crypto";
+import { buildBm25Index, type Bm25Index } from "../../algorithms/search/bm25.ts";
+import { tokenize, toolText, type ToolTextInput, toolTokens } from "../../algorithms/search/tokenize.ts";
+import { buildVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import type { EmbeddingProvider } from "../embeddings/provider.ts";
+import { textHash } from "../embeddings/text-hash.ts";
+import type { Kysely } from "kysely";
+import { loadEmbeddings, saveEmbeddings } from "../store/embeddings.ts";
+import type { CapabilityRow, ToolRow } from "../store/reads.ts";
+import type { Database } from "../store/schema.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+
+export interface SearchIndex {
+  key: string;
+  model: string;
+  dims: number;
+  toolBm25: Bm25Index;
+  /** Row-major n × dims unit vectors (zero rows for blank texts). */
+  toolVectors: Float32Array;
+  toolVectorIndex: VectorIndex;
+  capBm25: Bm25Index;
+  capVectors: Float32Array;
+  /** Tool ids in index order (same as the snapshot's at build time). */
+  toolIds: string[];
+  capIds: string[];
+  buildMs: number;
+  embeddedNow: number;
+}
+
+export function toolTextInput(t: ToolRow): ToolTextInput {
+  const props = (t.inputSchema?.properties as Record<string, { description?: unknown }> | undefined) ?? {};
+  return {
+    id: t.id,
+    name: t.name,
+    description: t.description,
+    parameters: Object.entries(props).map(([name, v]) => ({ name, description: typeof v?.description === "string" ? v.description : undefined })),
+    tags: t.tags,
+    examples: t.examples,
+  };
+}
+
+export function capabilityText(c: CapabilityRow): string {
+  return [c.name, c.description, c.keywords.join(", ")].filter((s) => s && s.length > 0).join(". ");
+}
+
+export function catalogKey(s: GraphSnapshot, model: string): string {
+  const h = createHash("sha256");
+  h.update(model);
+  for (const t of s.tools) h.update(t.textHash);
+  for (const c of s.capabilities) h.update(c.textHash);
+  return h.digest("hex");
+}
+
+/** Loads stored vectors for the texts, embeds the missing ones (in batches, with progress) and stores them. */
+export async function ensureEmbeddings(
+  db: Kysely<Database>,
+  project: string,
+  provider: EmbeddingProvider,
+  texts: readonly string[],
+  onProgress?: (done: number, total: number) => void,
+): Promise<{ vectors: Float32Array[]; embeddedNow: number }> {
+  const hashes = texts.map(textHash);
+  const stored = await loadEmbeddings(db, project, provider.model, hashes);
+  const missing: number[] = [];
+  const seen = new Set<string>();
+  hashes.forEach((h, i) => {
+    if (!stored.has(h) && !seen.has(h)) {
+      seen.add(h);
+      missing.push(i);
+    }
+  });
+  if (missing.length > 0) {
+    const batch = 256;
+    for (let k = 0; k < missing.length; k += batch) {
+      const part = missing.slice(k, k + batch);
+      const vecs = await provider.embed(part.map((i) => texts[i]!));
+      const items = part.map((i, j) => ({ hash: hashes[i]!, vector: vecs[j]! }));
+      await saveEmbeddings(db, project, provider.model, items);
+      for (const it of items) stored.set(it.hash, it.vector);
+      onProgress?.(Math.min(k + batch, missing.length), missing.length);
+    }
+  }
+  return { vectors: hashes.map((h) => stored.get(h)!), embeddedNow: missing.length };
+}
+
+function pack(vectors: Float32Array[], dims: number): Float32Array {
+  const out = new Float32Array(vectors.length * dims);
+  vectors.forEach((v, i) => {
+    if (v.length === dims) out.set(v, i * dims);
+  });
+  return out;
+}
+
+export async function buildSearchIndex(
+  db: Kysely<Database>,
+  s: GraphSnapshot,
+  provider: EmbeddingProvider,
+  onProgress?: (done: number, total: number) => void,
+): Promise<SearchIndex> {
+  const t0 = performance.now();
+  const inputs = s.tools.map(toolTextInput);
+  const toolTexts = inputs.map(toolText);
+  const capTexts = s.capabilities.map(capabilityText);
+  const tools = await ensureEmbeddings(db, s.project, provider, toolTexts, onProgress);
+  const caps = await ensureEmbeddings(db, s.project, provider, capTexts);
+  const dims = provider.dimensions || tools.vectors.find((v) => v.length > 0)?.length || 1;
+  const toolVectors = pack(tools.vectors, dims);
+  return {
+    key: catalogKey(s, provider.model),
+    model: provider.model,
+    dims,
+    toolBm25: buildBm25Index(inputs.map((t) => toolTokens(t))),
+    toolVectors,
+    toolVectorIndex: buildVectorIndex(toolVectors, dims),
+    capBm25: buildBm25Index(capTexts.map((t) => tokenize(t))),
+    capVectors: pack(caps.vectors, dims),
+    toolIds: s.tools.map((t) => t.id),
+    capIds: s.capabilities.map((c) => c.id),
+    buildMs: performance.now() - t0,
+    embeddedNow: tools.embeddedNow + caps.embeddedNow,
+  };
+}
