@@ -1,0 +1,137 @@
+/**
+ * Execution DAG for selected tools (seed 003 §2.3, ADR-041), in four passes:
+ *
+ *   1. candidates: B depends on A ⇔ cheapest A → B path with ≤ maxHops (3) edges, cost 1/max(w, 0.1);
+ *      strength = (1 / hops) × mean edge weight; a direct `dependency` edge wins   (infer-dependencies.ts)
+ *   2. cycles of any length broken by dropping the weakest edge of each, until acyclic (break-cycles.ts)
+ *   3. transitive reduction (transitive-reduction.ts)
+ *   4. longest-path layers — one layer runs in parallel (topological-layers.ts) — and, with latencies,
+ *      the critical path: wall time = Σ latency on it vs sequential = Σ all latencies (critical-path.ts)
+ *
+ * Every kept edge carries its justifying path, hops, cost, strength and `direct` flag; every dropped
+ * edge its reason and witness; every node why it sits where it is (a tool with no relation to the
+ * others is its own root and says so).
+ */
+
+import type { Csr } from "../graph/csr.ts";
+import type { CriticalPathResult } from "./critical-path.ts";
+import { criticalPath } from "./critical-path.ts";
+import { breakCycles } from "./break-cycles.ts";
+import type { DependencyEdge, DroppedArc } from "./dependency-edge.ts";
+import type { InferDependenciesOptions } from "./infer-dependencies.ts";
+import { DEFAULTS as INFER_DEFAULTS, inferDependencies } from "./infer-dependencies.ts";
+import { topologicalLayers } from "./topological-layers.ts";
+import { transitiveReduction } from "./transitive-reduction.ts";
+
+export interface BuildExecutionDagOptions extends InferDependenciesOptions {
+  /** Latency of a tool in ms (undefined = unknown). Default: none, and `timing` says so. */
+  readonly latencyMs?: (node: number) => number | undefined;
+  /** Latency counted for tools whose latency is unknown. Default `DEFAULTS.unknownLatencyMs` (0). */
+  readonly unknownLatencyMs?: number;
+}
+
+export const DEFAULTS = {
+  ...INFER_DEFAULTS,
+  unknownLatencyMs: 0,
+} as const;
+
+export interface DagNode {
+  readonly node: number;
+  /** Index into `layers`. */
+  readonly layer: number;
+  /** Kept prerequisites (edge tails), in input order. */
+  readonly prerequisites: number[];
+  /** Kept dependents (edge heads), in input order. */
+  readonly dependents: number[];
+  /** True when the node has no kept prerequisite (layer 0). */
+  readonly root: boolean;
+  /** Why the node is where it is. */
+  readonly reason: string;
+}
+
+export interface ExecutionDag {
+  /** One entry per selected tool, in input order. */
+  readonly nodes: DagNode[];
+  /** Kept edges (acyclic, transitively reduced), ordered by input position of from, then to. */
+  readonly edges: DependencyEdge[];
+  /** Edges dropped by cycle breaking (in drop order), then by transitive reduction. */
+  readonly dropped: DroppedArc<DependencyEdge>[];
+  /** Parallel layers of node ids; every kept edge goes from a lower layer to a higher one. */
+  readonly layers: number[][];
+  /** Critical path and wall time; empty with a reason when no latencyMs was given. */
+  readonly timing: CriticalPathResult;
+}
+
+export function buildExecutionDag(
+  csr: Csr,
+  selected: readonly number[],
+  options: BuildExecutionDagOptions = {},
+): ExecutionDag {
+  const maxHops = options.maxHops ?? DEFAULTS.maxHops;
+  const candidates = inferDependencies(csr, selected, options);
+  const acyclic = breakCycles(selected, candidates);
+  const reduced = transitiveReduction(selected, acyclic.kept);
+  const { layers, layerOf } = topologicalLayers(selected, reduced.kept);
+
+  const related = new Set<number>();
+  for (const e of candidates) {
+    related.add(e.from);
+    related.add(e.to);
+  }
+  const cycleDroppedInto = new Map<number, number[]>();
+  for (const d of acyclic.dropped) {
+    const list = cycleDroppedInto.get(d.edge.to) ?? [];
+    list.push(d.edge.from);
+    cycleDroppedInto.set(d.edge.to, list);
+  }
+  const position = new Map<number, number>(selected.map((v, i) => [v, i]));
+  const byPosition = (a: number, b: number) => position.get(a)! - position.get(b)!;
+  const prerequisites = new Map<number, number[]>(selected.map((v) => [v, []]));
+  const dependents = new Map<number, number[]>(selected.map((v) => [v, []]));
+  for (const e of reduced.kept) {
+    prerequisites.get(e.to)!.push(e.from);
+    dependents.get(e.from)!.push(e.to);
+  }
+
+  const nodes: DagNode[] = selected.map((v) => {
+    const pre = prerequisites.get(v)!.sort(byPosition);
+    const dep = dependents.get(v)!.sort(byPosition);
+    const layer = layerOf.get(v)!;
+    const root = pre.length === 0;
+    let reason: string;
+    if (!related.has(v)) {
+      reason = `own root: no path of at most ${maxHops} hops to or from any other selected tool`;
+    } else if (root) {
+      const parts = ["root: no prerequisite among the selected tools"];
+      const cut = cycleDroppedInto.get(v);
+      if (cut !== undefined) parts.push(`incoming edges from ${cut.join(", ")} dropped to break cycles`);
+      if (dep.length > 0) parts.push(`required by ${dep.join(", ")}`);
+      reason = parts.join("; ");
+    } else {
+      reason = `layer ${layer}: runs after ${pre.join(", ")}`;
+    }
+    return { node: v, layer, prerequisites: pre, dependents: dep, root, reason };
+  });
+
+  const timing: CriticalPathResult =
+    options.latencyMs === undefined
+      ? {
+          path: [],
+          wallTimeMs: 0,
+          sequentialMs: 0,
+          speedup: 1,
+          unknownLatency: [],
+          reason: "no latencyMs given",
+        }
+      : criticalPath(selected, reduced.kept, options.latencyMs, {
+          unknownLatencyMs: options.unknownLatencyMs ?? DEFAULTS.unknownLatencyMs,
+        });
+
+  return {
+    nodes,
+    edges: reduced.kept,
+    dropped: [...acyclic.dropped, ...reduced.dropped],
+    layers,
+    timing,
+  };
+}

@@ -1,0 +1,228 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { buildExecutionDag, DEFAULTS } from "../../../algorithms/dag/build-execution-dag.ts";
+import { inferDependencies } from "../../../algorithms/dag/infer-dependencies.ts";
+import type { CsrEdge } from "../../../algorithms/graph/csr.ts";
+import { buildCsr } from "../../../algorithms/graph/csr.ts";
+import { createHopBoundedSearch } from "../../../algorithms/paths/hop-bounded-search.ts";
+
+const pairs = (edges: readonly { from: number; to: number }[]) => edges.map((e) => [e.from, e.to]);
+
+/*
+ * Selected tools 0..4; helpers 5, 6, 7 are not selected.
+ *   0→1 (1.0)            1→5 (0.8), 5→2 (0.6)     2→4 (0.9), 4→2 (0.3)      3→6 (1), 7→3 (1)
+ * Candidates (≤ 3 hops):
+ *   0→1  path 0-1        hops 1  strength 1
+ *   0→2  path 0-1-5-2    hops 3  strength (1 + 0.8 + 0.6)/3/3 = 0.2667
+ *   1→2  path 1-5-2      hops 2  strength (0.8 + 0.6)/2/2 = 0.35
+ *   1→4  path 1-5-2-4    hops 3  strength (0.8 + 0.6 + 0.9)/3/3 = 0.2556
+ *   2→4  path 2-4        hops 1  strength 0.9
+ *   4→2  path 4-2        hops 1  strength 0.3   ← 2-cycle with 2→4: dropped
+ *   0→4 would need 4 hops (0-1-5-2-4): no edge. 3 relates to no selected tool.
+ * Transitive reduction drops 0→2 (via 0-1-2) and 1→4 (via 1-2-4). Layers [0,3] [1] [2] [4].
+ */
+const g = buildCsr(8, [
+  { from: 0, to: 1, weight: 1 },
+  { from: 1, to: 5, weight: 0.8 },
+  { from: 5, to: 2, weight: 0.6 },
+  { from: 2, to: 4, weight: 0.9 },
+  { from: 4, to: 2, weight: 0.3 },
+  { from: 3, to: 6, weight: 1 },
+  { from: 7, to: 3, weight: 1 },
+]);
+const selected = [0, 1, 2, 3, 4];
+
+describe("buildExecutionDag: hand-built graph", () => {
+  const dag = buildExecutionDag(g, selected, { latencyMs: (v) => [100, 50, 200, 300, 10][v] });
+
+  it("exports the documented defaults", () => {
+    expect(DEFAULTS).toEqual({ maxHops: 3, minWeight: 0.1, declaredDependencyWeight: 1, unknownLatencyMs: 0 });
+  });
+
+  it("keeps the reduced, acyclic edges with their evidence", () => {
+    expect(pairs(dag.edges)).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 4],
+    ]);
+    const [e01, e12, e24] = dag.edges;
+    expect(e01).toMatchObject({ path: [0, 1], hops: 1, strength: 1, cost: 1, direct: false });
+    expect(e12).toMatchObject({ path: [1, 5, 2], hops: 2, direct: false });
+    expect(e12!.strength).toBeCloseTo(0.35, 12);
+    expect(e12!.cost).toBeCloseTo(1.25 + 1 / 0.6, 12);
+    expect(e24).toMatchObject({ path: [2, 4], hops: 1, strength: 0.9 });
+  });
+
+  it("reports the cycle drop first, then the transitive drops, each with its witness", () => {
+    expect(dag.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([
+      [4, 2, "cycle", [4, 2, 4]],
+      [0, 2, "transitive", [0, 1, 2]],
+      [1, 4, "transitive", [1, 2, 4]],
+    ]);
+    const e02 = dag.dropped[1]!.edge;
+    expect(e02).toMatchObject({ path: [0, 1, 5, 2], hops: 3 });
+    expect(e02.strength).toBeCloseTo(2.4 / 9, 12);
+    expect(dag.dropped[2]!.edge.strength).toBeCloseTo(2.3 / 9, 12);
+    expect(dag.dropped[0]!.explanation).toContain("weakest edge of cycle 4→2→4");
+    expect(dag.dropped[1]!.explanation).toBe("dropped 0→2: implied by 0→1→2");
+  });
+
+  it("a relation that needs 4 hops gives no edge (0 does not directly precede 4)", () => {
+    expect(inferDependencies(g, selected).some((e) => e.from === 0 && e.to === 4)).toBe(false);
+  });
+
+  it("layers: parallel tools share a layer", () => {
+    expect(dag.layers).toEqual([[0, 3], [1], [2], [4]]);
+  });
+
+  it("explains every node; the unrelated tool is its own root", () => {
+    expect(dag.nodes.map((n) => [n.node, n.layer, n.root, n.prerequisites, n.dependents])).toEqual([
+      [0, 0, true, [], [1]],
+      [1, 1, false, [0], [2]],
+      [2, 2, false, [1], [4]],
+      [3, 0, true, [], []],
+      [4, 3, false, [2], []],
+    ]);
+    expect(dag.nodes[3]!.reason).toBe("own root: no path of at most 3 hops to or from any other selected tool");
+    expect(dag.nodes[0]!.reason).toBe("root: no prerequisite among the selected tools; required by 1");
+    expect(dag.nodes[4]!.reason).toBe("layer 3: runs after 2");
+  });
+
+  it("critical path and wall time versus sequential", () => {
+    // Chain 0-1-2-4: 100 + 50 + 200 + 10 = 360 > tool 3 alone (300). Sequential 660.
+    expect(dag.timing).toEqual({
+      path: [0, 1, 2, 4],
+      wallTimeMs: 360,
+      sequentialMs: 660,
+      speedup: 660 / 360,
+      unknownLatency: [],
+      reason: null,
+    });
+  });
+});
+
+describe("buildExecutionDag: cases", () => {
+  it("without latencies the timing is empty with a reason", () => {
+    expect(buildExecutionDag(g, selected).timing).toMatchObject({ path: [], wallTimeMs: 0, reason: "no latencyMs given" });
+  });
+
+  it("a root whose incoming edges were cut by cycle breaking says so", () => {
+    const h = buildCsr(2, [
+      { from: 0, to: 1, weight: 0.9 },
+      { from: 1, to: 0, weight: 0.5 },
+    ]);
+    const dag = buildExecutionDag(h, [0, 1]);
+    expect(dag.nodes[0]!.reason).toBe("root: no prerequisite among the selected tools; incoming edges from 1 dropped to break cycles; required by 1");
+    expect(dag.layers).toEqual([[0], [1]]);
+  });
+
+  it("a direct dependency edge wins over the cheaper path through another tool", () => {
+    // 0→1 (0.2) is a dependency edge; 0→2→1 (1, 1) is cheaper. Tool 2 is selected too.
+    const h = buildCsr(3, [
+      { from: 0, to: 1, weight: 0.2 },
+      { from: 0, to: 2, weight: 1 },
+      { from: 2, to: 1, weight: 1 },
+    ]);
+    const plain = buildExecutionDag(h, [0, 1, 2]);
+    // Without the predicate 0→1 (via 2) is implied by 0→2→1 and reduced away.
+    expect(pairs(plain.edges)).toEqual([
+      [0, 2],
+      [2, 1],
+    ]);
+    expect(plain.dropped[0]!.edge).toMatchObject({ from: 0, to: 1, path: [0, 2, 1], direct: false });
+    const dep = buildExecutionDag(h, [0, 1], { isDependencyEdge: (u, v) => u === 0 && v === 1 });
+    expect(dep.edges).toEqual([{ from: 0, to: 1, path: [0, 1], hops: 1, cost: 5, meanWeight: 0.2, strength: 0.2, direct: true }]);
+  });
+
+  it("no selected tools: empty DAG", () => {
+    const dag = buildExecutionDag(g, []);
+    expect(dag).toMatchObject({ nodes: [], edges: [], dropped: [], layers: [] });
+  });
+
+  it("a single selected tool is its own root", () => {
+    const dag = buildExecutionDag(g, [2]);
+    expect(dag.layers).toEqual([[2]]);
+    expect(dag.nodes[0]!.reason).toContain("own root");
+  });
+
+  it("maxHops is honoured in the node reasons", () => {
+    expect(buildExecutionDag(g, [0, 3], { maxHops: 2 }).nodes[0]!.reason).toContain("at most 2 hops");
+  });
+});
+
+describe("buildExecutionDag: properties", () => {
+  const input = fc.integer({ min: 1, max: 14 }).chain((n) =>
+    fc.record({
+      n: fc.constant(n),
+      edges: fc.array(
+        fc.record({
+          from: fc.integer({ min: 0, max: n - 1 }),
+          to: fc.integer({ min: 0, max: n - 1 }),
+          weight: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0.5, 1)),
+        }),
+        { maxLength: 45 },
+      ),
+      selected: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i)),
+      deps: fc.array(fc.tuple(fc.integer({ min: 0, max: n - 1 }), fc.integer({ min: 0, max: n - 1 })), { maxLength: 4 }),
+      lat: fc.array(fc.option(fc.integer({ min: 0, max: 500 }), { nil: undefined }), { minLength: n, maxLength: n }),
+    }),
+  );
+
+  it("acyclic, every tool exactly once in the layers, layers respect every kept edge, edges explained", () => {
+    fc.assert(
+      fc.property(input, ({ n, edges, selected, deps, lat }) => {
+        const csr = buildCsr(n, edges as CsrEdge[]);
+        const depSet = new Set(deps.map(([u, v]) => `${u}>${v}`));
+        const isDependencyEdge = (u: number, v: number) => depSet.has(`${u}>${v}`);
+        const dag = buildExecutionDag(csr, selected, { isDependencyEdge, latencyMs: (v) => lat[v], search: createHopBoundedSearch(csr) });
+
+        // Every selected tool exactly once across the layers; no empty layer.
+        expect(dag.layers.flat().sort((a, b) => a - b)).toEqual(selected.slice().sort((a, b) => a - b));
+        for (const layer of dag.layers) expect(layer.length).toBeGreaterThan(0);
+        const layerOf = new Map(dag.layers.flatMap((l, i) => l.map((v) => [v, i] as const)));
+        // Layers respect every kept edge, which also proves acyclicity.
+        for (const e of dag.edges) expect(layerOf.get(e.to)!).toBeGreaterThan(layerOf.get(e.from)!);
+
+        // Kept ∪ dropped = the candidates; each edge carries consistent evidence.
+        const candidates = inferDependencies(csr, selected, { isDependencyEdge });
+        expect(dag.edges.length + dag.dropped.length).toBe(candidates.length);
+        for (const e of [...dag.edges, ...dag.dropped.map((d) => d.edge)]) {
+          expect(e.hops).toBeGreaterThanOrEqual(1);
+          expect(e.hops).toBeLessThanOrEqual(3);
+          expect(e.path.length).toBe(e.hops + 1);
+          expect(e.path[0]).toBe(e.from);
+          expect(e.path[e.hops]).toBe(e.to);
+          expect(e.strength).toBeCloseTo(e.meanWeight / e.hops, 12);
+          expect(e.direct).toBe(isDependencyEdge(e.from, e.to));
+        }
+        for (const d of dag.dropped) expect(["cycle", "transitive"]).toContain(d.reason);
+
+        // Nodes: in input order, root ⇔ layer 0 ⇔ no kept prerequisite.
+        expect(dag.nodes.map((x) => x.node)).toEqual(selected);
+        for (const x of dag.nodes) {
+          expect(x.layer).toBe(layerOf.get(x.node));
+          expect(x.root).toBe(x.layer === 0);
+          expect(x.prerequisites.length === 0).toBe(x.root);
+          expect(x.reason.length).toBeGreaterThan(0);
+        }
+
+        // Timing: the critical path is a kept path; wall ≤ sequential.
+        expect(dag.timing.wallTimeMs).toBeLessThanOrEqual(dag.timing.sequentialMs);
+        for (let i = 1; i < dag.timing.path.length; i++) {
+          expect(dag.edges.some((e) => e.from === dag.timing.path[i - 1] && e.to === dag.timing.path[i])).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("deterministic: the same input gives the same DAG", () => {
+    fc.assert(
+      fc.property(input, ({ n, edges, selected }) => {
+        const csr = buildCsr(n, edges as CsrEdge[]);
+        expect(buildExecutionDag(csr, selected)).toEqual(buildExecutionDag(csr, selected));
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
