@@ -18,6 +18,28 @@ import {
 } from "../services/import.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import { validatePattern } from "../services/patterns.ts";
+import { markMemoryDirty } from "../services/memory.ts";
+import { runSearch } from "../services/recommend-search.ts";
+import { ToolgraphError } from "../store/errors.ts";
+import type { z } from "zod";
+import { type SearchRequest, searchRequest } from "./requests.ts";
+import type { Scoped } from "./contract.ts";
+
+/** Validates a request with its schema; errors name the field and the problem. */
+export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, op: string): z.output<S> {
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    const field = issue.path.map(String).join(".") || "(request)";
+    throw new ToolgraphError("invalid-input", `${op}: ${field}: ${issue.message}`, { field, issues: r.error.issues.map((i) => ({ field: i.path.map(String).join("."), message: i.message })) });
+  }
+  return r.data;
+}
+
+function split<T extends Scoped>(req: T): [string | undefined, Omit<T, "project">] {
+  const { project, ...rest } = req;
+  return [project, rest];
+}
 
 export interface ToolgraphOptions extends EngineOptions {
   /** Default project (tenant) for every call. Default "default". */
@@ -90,7 +112,14 @@ export class Toolgraph {
     return r;
   }
 
+  /** Search tools by intent: hybrid semantic + graph score, gated, each hit explained. */
+  async search(req: SearchRequest & Scoped) {
+    const [project, rest] = split(req);
+    return runSearch(this.engine, project ?? this.project, parseRequest(searchRequest, rest, "search"));
+  }
+
   protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[]): Promise<void> {
+    if (r.inserted > 0) markMemoryDirty(this.engine, project);
     if (r.autoRegistered.length > 0 || !executions) this.engine.invalidate(project);
     else if (r.inserted > 0) this.engine.afterRecord(project, executions, r.graphVersion);
   }

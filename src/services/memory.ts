@@ -1,0 +1,191 @@
+/**
+ * Intent memory (issue 9): what past executions did for similar intents.
+ *
+ * Each recorded execution with an intent keeps its text, its embedding (same provider and store as the
+ * tools, keyed by text hash) and a BM25 entry. recall(intent): the k = 20 most similar past intents of the
+ * same project (optionally of the same user) by fused similarity 0.5·cos⁺ + 0.5·BM25/max (fuse-similarity.ts),
+ * each voting for the tools it used with similarity × outcome × recency decay (knn-vote.ts), votes
+ * normalised to [0,1]. With no past intents the memory is silent and every answer is exactly what it
+ * would be without it.
+ *
+ * Freshness: the memory index is rebuilt lazily when executions were recorded since it was built, at
+ * most once per `rebuildAfterMs` (default 1 s); new executions are visible after that.
+ */
+import { fuseSimilarities } from "../../algorithms/memory/fuse-similarity.ts";
+import { type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
+import { buildBm25Index, type Bm25Index, searchBm25 } from "../../algorithms/search/bm25.ts";
+import { tokenize } from "../../algorithms/search/tokenize.ts";
+import { buildVectorIndex, searchVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import { loadExecutionMemory, type ExecutionMemoryRow } from "../store/reads.ts";
+import type { Engine } from "./engine.ts";
+import { ensureEmbeddings } from "./search-index.ts";
+
+export const MEMORY_DEFAULTS = {
+  k: 20,
+  /** Candidates from each channel before fusion. */
+  channelTopN: 60,
+  rebuildAfterMs: 1000,
+  /** Minimum fused similarity for a past execution to vote. */
+  minSimilarity: 0.05,
+} as const;
+
+export interface MemoryIndex {
+  rows: ExecutionMemoryRow[];
+  bm25: Bm25Index;
+  vectors: Float32Array;
+  dims: number;
+  vindex: VectorIndex | undefined;
+  builtAt: number;
+  executions: number;
+}
+
+export interface RecallResult {
+  /** Tool index → normalised vote in [0,1]. */
+  toolVotes: Map<number, number> | undefined;
+  /** Tool index → "used in 7 similar past requests, 6 succeeded". */
+  explanations: Map<number, string>;
+  capabilityVotes: Map<string, number>;
+  neighbours: number;
+  /** Similar past executions' success (similar_past_success signal of the gate). */
+  similarSuccess: { rate: number; executions: number } | undefined;
+  /** The neighbours, best first (for plan and next-step). */
+  past: PastExecution<string, string>[];
+  reason?: string | undefined;
+}
+
+const SILENT: RecallResult = {
+  toolVotes: undefined,
+  explanations: new Map(),
+  capabilityVotes: new Map(),
+  neighbours: 0,
+  similarSuccess: undefined,
+  past: [],
+  reason: "no similar past executions",
+};
+
+interface Slot {
+  index: Promise<MemoryIndex>;
+  dirty: boolean;
+}
+
+const slots = new WeakMap<Engine, Map<string, Slot>>();
+
+/** Marks a project's memory stale (after recorded executions). */
+export function markMemoryDirty(engine: Engine, project: string): void {
+  const slot = slots.get(engine)?.get(project);
+  if (slot) slot.dirty = true;
+}
+
+async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex> {
+  const rows = await loadExecutionMemory(engine.db, project);
+  const texts = rows.map((r) => r.intent);
+  const bm25 = buildBm25Index(texts.map((t) => tokenize(t)));
+  const { vectors } = await ensureEmbeddings(engine.db, project, engine.embedder, texts);
+  const dims = vectors.find((v) => v.length > 0)?.length ?? 0;
+  const packed = new Float32Array(rows.length * dims);
+  vectors.forEach((v, i) => {
+    if (v.length === dims) packed.set(v, i * dims);
+  });
+  return {
+    rows,
+    bm25,
+    vectors: packed,
+    dims,
+    vindex: dims > 0 && rows.length > 0 ? buildVectorIndex(packed, dims) : undefined,
+    builtAt: engine.now(),
+    executions: rows.length,
+  };
+}
+
+export async function memoryIndex(engine: Engine, project: string): Promise<MemoryIndex> {
+  let m = slots.get(engine);
+  if (!m) {
+    m = new Map();
+    slots.set(engine, m);
+  }
+  let slot = m.get(project);
+  if (slot?.dirty) {
+    const built = await slot.index.catch(() => undefined);
+    if (!built || engine.now() - built.builtAt >= MEMORY_DEFAULTS.rebuildAfterMs) slot = undefined;
+  }
+  if (!slot) {
+    slot = { index: buildMemory(engine, project), dirty: false };
+    m.set(project, slot);
+    const s = slot;
+    s.index.catch(() => m.delete(project));
+  }
+  return slot.index;
+}
+
+export interface RecallOptions {
+  user?: string | undefined;
+  k?: number;
+  /** Executions that must not vote (evaluation leakage guard). */
+  excludeIds?: ReadonlySet<string>;
+}
+
+export async function recallMemory(engine: Engine, project: string, intent: string, qv: Float32Array, options: RecallOptions = {}): Promise<RecallResult> {
+  const mem = await memoryIndex(engine, project);
+  if (mem.rows.length === 0) return SILENT;
+  const s = await engine.snapshot(project);
+  const k = options.k ?? MEMORY_DEFAULTS.k;
+  const tokens = tokenize(intent);
+  const lex = new Map<number, number>();
+  for (const h of searchBm25(mem.bm25, tokens, MEMORY_DEFAULTS.channelTopN)) lex.set(h.id, h.score);
+  const sem = new Map<number, number>();
+  if (mem.vindex && qv.length === mem.dims) {
+    for (const h of searchVectorIndex(mem.vindex, qv, MEMORY_DEFAULTS.channelTopN)) sem.set(h.id, h.score);
+  }
+  const ids = [...new Set([...lex.keys(), ...sem.keys()])].filter((i) => {
+    const r = mem.rows[i]!;
+    return (!options.user || r.user === options.user) && !options.excludeIds?.has(r.id);
+  });
+  if (ids.length === 0) return SILENT;
+  const sims = fuseSimilarities(ids.map((i) => ({ lexical: lex.get(i) ?? 0, semantic: sem.get(i) ?? cosineRow(mem, i, qv) })));
+  const ranked = ids
+    .map((i, j) => ({ i, sim: sims[j]! }))
+    .filter((x) => x.sim >= MEMORY_DEFAULTS.minSimilarity)
+    .sort((a, b) => b.sim - a.sim || a.i - b.i)
+    .slice(0, k);
+  if (ranked.length === 0) return SILENT;
+  const past: PastExecution<string, string>[] = ranked.map(({ i, sim }) => {
+    const r = mem.rows[i]!;
+    return {
+      executionId: r.id,
+      similarity: sim,
+      success: r.success,
+      startedAt: r.startedAt.getTime(),
+      steps: r.steps,
+      ...(r.capability ? { capability: r.capability } : {}),
+      ...(r.user ? { user: r.user } : {}),
+    };
+  });
+  const now = engine.now();
+  const tv = voteTools(past, now, { limit: 50 });
+  const cv = voteCapabilities(past, now, { limit: 20 });
+  const toolVotes = new Map<number, number>();
+  const explanations = new Map<number, string>();
+  for (const v of tv.votes) {
+    const i = s.index.get(v.key);
+    if (i === undefined) continue;
+    toolVotes.set(i, v.vote);
+    explanations.set(i, `memory: used in ${v.executions} similar past request${v.executions === 1 ? "" : "s"}, ${v.succeeded} succeeded`);
+  }
+  const sr = similarSuccessRate(past, now);
+  return {
+    toolVotes,
+    explanations,
+    capabilityVotes: new Map(cv.votes.map((v) => [v.key, v.vote])),
+    neighbours: past.length,
+    similarSuccess: sr.rate === null ? undefined : { rate: sr.rate, executions: past.length },
+    past,
+  };
+}
+
+function cosineRow(mem: MemoryIndex, i: number, q: Float32Array): number {
+  if (q.length !== mem.dims) return 0;
+  let s = 0;
+  const o = i * mem.dims;
+  for (let j = 0; j < mem.dims; j++) s += mem.vectors[o + j]! * q[j]!;
+  return s;
+}

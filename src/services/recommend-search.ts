@@ -1,0 +1,132 @@
+/**
+ * The search job end to end: query embedding (cached), candidates and hybrid scores (search.ts), safety
+ * and exclusion filters, the manual override (`only`), and the gate on every hit.
+ */
+import type { SearchRequest } from "../api/requests.ts";
+import { ToolgraphError } from "../store/errors.ts";
+import type { Engine } from "./engine.ts";
+import { gatedItem, type GatedItem, summarizeAdjustment } from "./gating.ts";
+import { explainHit, type SearchHit, searchCandidates } from "./search.ts";
+import { resolveTools } from "./resolve.ts";
+import { projectFallbacks, safetyFilter } from "./filters.ts";
+import { recallMemory } from "./memory.ts";
+
+export interface SearchResultItem {
+  tool: string;
+  name: string;
+  description: string;
+  score: number;
+  gate: GatedItem;
+  reason?: string | undefined;
+  explanation: string;
+  breakdown: {
+    semantic: number;
+    cosine: number;
+    bm25: number;
+    bm25Norm: number;
+    memory: number;
+    graph: number;
+    graphSource: SearchHit["graphSource"];
+    commonNeighbours: { tool: string; contribution: number }[];
+    alpha: number;
+    alphaRegime: string;
+    executions: number;
+  };
+}
+
+export async function runSearch(engine: Engine, project: string, req: SearchRequest) {
+  const t0 = performance.now();
+  const s = await engine.snapshot(project);
+  if (s.n === 0) throw new ToolgraphError("empty-project", `project ${JSON.stringify(project)} has no tools: import a catalog first`);
+  const [a, idx] = [await engine.analytics(project), await engine.searchIndex(project)];
+  const context = resolveTools(s, req.context, "context");
+  const only = resolveTools(s, req.only, "only");
+  const tEmbed = performance.now();
+  const [qv] = await engine.queryEmbedder.embed([req.intent]);
+  const embedMs = performance.now() - tEmbed;
+  const excluded = new Set(req.exclude ?? []);
+  const unsafe = safetyFilter(s, req.excludeSafetyTags);
+  const memory = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
+  const tSearch = performance.now();
+  const hits = searchCandidates(s, a, idx, req.intent, qv!, {
+    context,
+    exclude: (i) => excluded.has(s.tools[i]!.id) || unsafe(i),
+    memory: memory.toolVotes,
+  });
+  const searchMs = performance.now() - tSearch;
+  const limit = Math.min(req.limit ?? 10, req.maxTools ?? Number.POSITIVE_INFINITY);
+  // Manual override: the named tools first (unless excluded by safety), then the ranking.
+  const forced = only.filter((i) => !unsafe(i));
+  const ranked: { hit: SearchHit | undefined; index: number; forced: boolean }[] = [
+    ...forced.map((i) => ({ hit: hits.find((h) => h.index === i), index: i, forced: true })),
+    ...hits.filter((h) => !forced.includes(h.index)).map((h) => ({ hit: h, index: h.index, forced: false })),
+  ].slice(0, limit);
+  const prepared = await engine.gatekeeper.prepare({
+    project,
+    user: req.user,
+    text: req.intent,
+    workflow: context.length > 0 ? { steps: context.map((i) => ({ tool: s.tools[i]!.id, success: true })), replans: 0 } : undefined,
+    environment: req.environment,
+    urgency: req.urgency,
+    similarPastSuccess: memory.similarSuccess,
+  });
+  const fallbacks = await projectFallbacks(engine, project);
+  const items: SearchResultItem[] = ranked.map(({ hit, index, forced }) => {
+    const tool = s.tools[index]!;
+    const score = forced ? 1 : hit!.final;
+    const d = engine.gatekeeper.gate("search", score, prepared, fallbacks);
+    const h = hit;
+    return {
+      tool: tool.id,
+      name: tool.name,
+      description: tool.description,
+      score,
+      gate: gatedItem(d),
+      ...(forced ? { reason: "manual override (only)" } : {}),
+      explanation: forced ? `${tool.id}: forced by the request (manual override)` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)),
+      breakdown: {
+        semantic: h?.semantic ?? 0,
+        cosine: h?.cosine ?? 0,
+        bm25: h?.bm25 ?? 0,
+        bm25Norm: h?.bm25Norm ?? 0,
+        memory: h?.memory ?? 0,
+        graph: h?.graph ?? 0,
+        graphSource: h?.graphSource ?? "none",
+        commonNeighbours: (h?.commonNeighbours ?? []).map((c) => ({ tool: s.tools[c.via]!.id, contribution: c.contribution })),
+        alpha: h?.alpha ?? 1,
+        alphaRegime: h?.alphaRegime ?? "none",
+        executions: s.executions[index]!,
+      },
+    };
+  });
+  const accepted = items.filter((i) => i.gate.decision !== "abstained");
+  const top = items[0];
+  let report: unknown;
+  if (req.explain && top) {
+    const d = engine.gatekeeper.gate("search", top.score, prepared, fallbacks);
+    report = engine.gatekeeper.report(
+      { id: top.tool, label: top.name },
+      d,
+      prepared,
+      { semantic: top.breakdown.semantic, graph: top.breakdown.graph, alpha: top.breakdown.alpha, memory: top.breakdown.memory },
+      items.slice(1, 4).map((x) => ({ id: x.tool, score: x.score, reason: `scored ${x.score.toFixed(3)} < ${top.score.toFixed(3)}` })),
+    );
+  }
+  return {
+    project,
+    intent: req.intent,
+    results: items,
+    accepted: accepted.map((i) => i.tool),
+    abstained: accepted.length === 0,
+    ...(accepted.length === 0 ? { reason: items.length === 0 ? "no candidate matched the intent" : `no result reached the threshold ${prepared.adjustment.adjustedThreshold.toFixed(2)}`, fallbacks } : {}),
+    threshold: summarizeAdjustment(prepared.adjustment),
+    memory: { neighbours: memory.neighbours, reason: memory.reason },
+    analytics: { fresh: a.fresh, ageMs: a.ageMs },
+    timings: { embedMs, searchMs, totalMs: performance.now() - t0 },
+    ...(report ? { report } : {}),
+  };
+}
+
+function memoryNote(e: string | undefined): string {
+  return e ? `; ${e}` : "";
+}

@@ -1,0 +1,216 @@
+/**
+ * Search by intent (seed 003 §2.1): final = α·semantic + (1−α)·graph, per candidate.
+ *
+ * - semantic: cosine (query embedding vs tool embedding, two-stage vector index) fused with BM25 over the
+ *   tool fields (algorithms/search/fusion.ts: 0.7·cos⁺ + 0.3·BM25 max-normalised with an ideal-match
+ *   floor). Candidates: a generous top-N of each channel (default 100 each), never a hard cut before fusion.
+ * - graph: weighted Adamic–Adar of the candidate to the context tools (1 − exp(−AA), max over the
+ *   context). Without context tools the graph term falls back to a global signal (documented choice):
+ *   global(u) = 0.5·PageRank(u)/max PageRank + 0.5·ln(1+successes(u))/ln(1+max successes), so a tool with
+ *   a successful history is never below an identical-text tool without one (the "lift" combination
+ *   only ever adds graph evidence).
+ * - α: local adaptive α per candidate (ADR-048): cold start (< 5 executions) shrinks toward 1.0; with
+ *   history, active search uses the coherence of the tool's 10 nearest tools by embedding with its graph
+ *   neighbours (cached per tool and graph state).
+ * - intent memory (optional evidence, see memory.ts): the tools of similar past requests, fused into the
+ *   semantic side as semantic' = 1 − (1 − semantic)(1 − μ·vote) with μ = memoryWeight.
+ */
+import { adamicAdarScore, prepareAdamicAdar } from "../../algorithms/search/adamic-adar.ts";
+import { localAlpha } from "../../algorithms/search/adaptive-alpha.ts";
+import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
+import { fuseScores } from "../../algorithms/search/fusion.ts";
+import { hybridScore } from "../../algorithms/search/hybrid-score.ts";
+import { tokenize } from "../../algorithms/search/tokenize.ts";
+import { searchVectorIndex } from "../../algorithms/search/vector-index.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import type { AnalyticsView } from "./analytics.ts";
+import type { SearchIndex } from "./search-index.ts";
+
+export const SEARCH_DEFAULTS = {
+  limit: 10,
+  /** Candidates taken from each channel before fusion. */
+  channelTopN: 100,
+  /** Weight of the cosine channel in the semantic fusion. */
+  beta: 0.7,
+  /** Weight of the intent-memory vote in the semantic side. */
+  memoryWeight: 0.8,
+  /** Nearest tools by embedding for the active-coherence α. */
+  semanticNeighbours: 10,
+} as const;
+
+export type SearchChannel = "hybrid" | "semantic" | "bm25" | "embedding";
+
+export interface SearchOptions {
+  limit?: number;
+  context?: number[];
+  /** Tool indices never returned. */
+  exclude?: (i: number) => boolean;
+  /** Which scores rank: the full hybrid (default) or one channel (baselines, ablations). */
+  channel?: SearchChannel;
+  /** Drop the graph term (ablation). */
+  noGraph?: boolean;
+  /** Drop the adaptive α (use α = 1 − fixedGraphShare; ablation). */
+  fixedAlpha?: number;
+  /** Intent-memory votes per tool index in [0,1] (absent = no memory evidence). */
+  memory?: Map<number, number>;
+  memoryWeight?: number;
+  channelTopN?: number;
+  beta?: number;
+}
+
+export interface SearchHit {
+  index: number;
+  final: number;
+  semantic: number;
+  cosine: number;
+  bm25: number;
+  bm25Norm: number;
+  memory: number;
+  graph: number;
+  graphSource: "adamic-adar" | "global" | "none";
+  commonNeighbours: { via: number; contribution: number }[];
+  alpha: number;
+  alphaRegime: string;
+}
+
+/** Per (search index × graph state) cache of each tool's active-coherence α estimate input. */
+const neighbourCache = new WeakMap<SearchIndex, Map<number, number[]>>();
+
+function semanticNeighbours(idx: SearchIndex, i: number, k: number): number[] {
+  let m = neighbourCache.get(idx);
+  if (!m) {
+    m = new Map();
+    neighbourCache.set(idx, m);
+  }
+  let nb = m.get(i);
+  if (!nb) {
+    const q = idx.toolVectors.subarray(i * idx.dims, (i + 1) * idx.dims);
+    nb = searchVectorIndex(idx.toolVectorIndex, q, k + 1, { shortlist: 64 })
+      .map((h) => h.id)
+      .filter((x) => x !== i)
+      .slice(0, k);
+    m.set(i, nb);
+  }
+  return nb;
+}
+
+const globalCache = new WeakMap<GraphSnapshot, { key: string; values: Float64Array }>();
+
+/** The documented no-context graph signal, in [0,1]. */
+export function globalSignal(s: GraphSnapshot, a: AnalyticsView): Float64Array {
+  const key = `${s.version}:${s.patchCount}:${a.analytics.computedAt}`;
+  const hit = globalCache.get(s);
+  if (hit && hit.key === key) return hit.values;
+  const pr = a.analytics.pagerank;
+  let maxSucc = 0;
+  for (let i = 0; i < s.n; i++) if (s.successes[i]! > maxSucc) maxSucc = s.successes[i]!;
+  const values = new Float64Array(s.n);
+  const denom = Math.log1p(maxSucc);
+  for (let i = 0; i < s.n; i++) {
+    const usage = denom > 0 ? Math.log1p(s.successes[i]!) / denom : 0;
+    values[i] = Math.min(1, 0.5 * (pr[i] ?? 0) + 0.5 * usage);
+  }
+  globalCache.set(s, { key, values });
+  return values;
+}
+
+export function searchCandidates(
+  s: GraphSnapshot,
+  a: AnalyticsView,
+  idx: SearchIndex,
+  queryText: string,
+  queryVector: Float32Array,
+  options: SearchOptions = {},
+): SearchHit[] {
+  const topN = options.channelTopN ?? SEARCH_DEFAULTS.channelTopN;
+  const tokens = tokenize(queryText);
+  const bm = searchBm25(idx.toolBm25, tokens, topN);
+  const vec = queryVector.length === idx.dims ? searchVectorIndex(idx.toolVectorIndex, queryVector, topN) : [];
+  const fused = fuseScores(vec, bm, {
+    beta: options.beta ?? SEARCH_DEFAULTS.beta,
+    bm25Ideal: bm25IdealScore(idx.toolBm25, tokens),
+    cosineOf: (id) => dotRow(idx, id, queryVector),
+  });
+  const byId = new Map(fused.map((f) => [f.id, f]));
+  // Memory votes bring their own candidates.
+  if (options.memory) {
+    for (const id of options.memory.keys()) {
+      if (!byId.has(id)) {
+        const cos = dotRow(idx, id, queryVector);
+        const c = Math.max(0, Math.min(1, cos));
+        byId.set(id, { id, semantic: (options.beta ?? SEARCH_DEFAULTS.beta) * c, cosine: cos, bm25: 0, bm25Norm: 0 });
+      }
+    }
+  }
+  const context = options.context ?? [];
+  const hasContext = context.length > 0 && !options.noGraph;
+  const aa = hasContext ? prepareAdamicAdar(s.csr, context) : undefined;
+  const global = options.noGraph ? undefined : globalSignal(s, a);
+  const mu = options.memoryWeight ?? SEARCH_DEFAULTS.memoryWeight;
+  const channel = options.channel ?? "hybrid";
+  const hits: SearchHit[] = [];
+  for (const f of byId.values()) {
+    const i = f.id;
+    if (options.exclude?.(i)) continue;
+    const vote = options.memory?.get(i) ?? 0;
+    const semantic = vote > 0 ? 1 - (1 - f.semantic) * (1 - mu * vote) : f.semantic;
+    let graph = 0;
+    let graphSource: SearchHit["graphSource"] = "none";
+    let commonNeighbours: SearchHit["commonNeighbours"] = [];
+    if (aa) {
+      const g = adamicAdarScore(aa, i);
+      graph = g.score;
+      graphSource = "adamic-adar";
+      const best = g.pairs.reduce((b, p) => (p.score > (b?.score ?? -1) ? p : b), g.pairs[0]);
+      commonNeighbours = (best?.contributions ?? []).slice(0, 5).map((c) => ({ via: c.via, contribution: c.contribution }));
+    } else if (global) {
+      graph = global[i]!;
+      graphSource = "global";
+    }
+    let alpha = 1;
+    let alphaRegime = "fixed";
+    if (options.fixedAlpha !== undefined) alpha = options.fixedAlpha;
+    else if (!options.noGraph) {
+      const r = localAlpha({
+        mode: "active",
+        graph: s.csr,
+        node: i,
+        observations: s.executions[i]!,
+        semanticNeighbors: s.executions[i]! > 0 ? semanticNeighbours(idx, i, SEARCH_DEFAULTS.semanticNeighbours) : [],
+      });
+      alpha = r.alpha;
+      alphaRegime = r.regime;
+    }
+    const final =
+      channel === "hybrid"
+        ? hybridScore(semantic, graph, alpha)
+        : channel === "semantic"
+          ? semantic
+          : channel === "bm25"
+            ? f.bm25Norm
+            : Math.max(0, Math.min(1, f.cosine));
+    hits.push({ index: i, final, semantic, cosine: f.cosine, bm25: f.bm25, bm25Norm: f.bm25Norm, memory: vote, graph, graphSource, commonNeighbours, alpha, alphaRegime });
+  }
+  hits.sort((x, y) => y.final - x.final || y.graph - x.graph || y.semantic - x.semantic || x.index - y.index);
+  return hits;
+}
+
+function dotRow(idx: SearchIndex, id: number, q: Float32Array): number {
+  if (q.length !== idx.dims) return 0;
+  const o = id * idx.dims;
+  let sum = 0;
+  for (let j = 0; j < idx.dims; j++) sum += idx.toolVectors[o + j]! * q[j]!;
+  return sum;
+}
+
+export function explainHit(s: GraphSnapshot, h: SearchHit): string {
+  const parts = [`semantic ${h.semantic.toFixed(3)} (cosine ${h.cosine.toFixed(3)}, bm25 ${h.bm25Norm.toFixed(3)}${h.memory > 0 ? `, memory ${h.memory.toFixed(2)}` : ""})`];
+  if (h.graphSource === "adamic-adar") {
+    const via = h.commonNeighbours.map((c) => s.tools[c.via]?.id).filter(Boolean);
+    parts.push(`graph ${h.graph.toFixed(3)} (Adamic-Adar to the context${via.length ? ` via ${via.join(", ")}` : ""})`);
+  } else if (h.graphSource === "global") {
+    parts.push(`graph ${h.graph.toFixed(3)} (global: PageRank and successful use, no context given)`);
+  }
+  parts.push(`α ${h.alpha.toFixed(2)} (${h.alphaRegime}, ${s.executions[h.index]} executions)`);
+  return `${s.tools[h.index]!.id}: ${h.final.toFixed(3)} = ${parts.join("; ")}`;
+}
