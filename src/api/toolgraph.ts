@@ -20,9 +20,28 @@ import { countProject, type ProjectCounts } from "../store/reads.ts";
 import { validatePattern } from "../services/patterns.ts";
 import { markMemoryDirty } from "../services/memory.ts";
 import { runSearch } from "../services/recommend-search.ts";
+import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
+import { runDiscoverCapabilities, runMatchCapabilities } from "../services/recommend-capabilities.ts";
+import { runBuildDag, runPlan } from "../services/recommend-dag.ts";
+import { runAlternatives } from "../services/recommend-alternatives.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import type { z } from "zod";
-import { type SearchRequest, searchRequest } from "./requests.ts";
+import {
+  type AlternativesRequest,
+  alternativesRequest,
+  type BuildDagRequest,
+  buildDagRequest,
+  type DiscoverCapabilitiesRequest,
+  discoverCapabilitiesRequest,
+  type MatchCapabilitiesRequest,
+  matchCapabilitiesRequest,
+  type PlanRequest,
+  planRequest,
+  type SearchRequest,
+  searchRequest,
+  type SuggestNextRequest,
+  suggestNextRequest,
+} from "./requests.ts";
 import type { Scoped } from "./contract.ts";
 
 /** Validates a request with its schema; errors name the field and the problem. */
@@ -116,6 +135,49 @@ export class Toolgraph {
   async search(req: SearchRequest & Scoped) {
     const [project, rest] = split(req);
     return runSearch(this.engine, project ?? this.project, parseRequest(searchRequest, rest, "search"));
+  }
+
+  /** Suggest the next tool after the successful tools so far (seed formula, learned or Markov weights). */
+  async suggestNext(req: SuggestNextRequest & Scoped) {
+    const [project, rest] = split(req);
+    return runSuggest(this.engine, project ?? this.project, parseRequest(suggestNextRequest, rest, "suggestNext"));
+  }
+
+  /** Fit the next-step weights on the project's own traces (the `learned` mode) and store them. */
+  async fitNextStepWeights(opts: Scoped & { maxExecutions?: number; seed?: number } = {}) {
+    return fitNextStepWeights(this.engine, this.p(opts), opts);
+  }
+
+  /** Capabilities that answer an explicit intent (semantic × reliability, pattern triggers, memory). */
+  async matchCapabilities(req: MatchCapabilitiesRequest & Scoped) {
+    const [project, rest] = split(req);
+    return runMatchCapabilities(this.engine, project ?? this.project, parseRequest(matchCapabilitiesRequest, rest, "matchCapabilities"));
+  }
+
+  /** Capabilities that fit what the workflow is doing (overlap × spectral-cluster boost). */
+  async discoverCapabilities(req: DiscoverCapabilitiesRequest & Scoped) {
+    const [project, rest] = split(req);
+    return runDiscoverCapabilities(this.engine, project ?? this.project, parseRequest(discoverCapabilitiesRequest, rest, "discoverCapabilities"));
+  }
+
+  /** Order selected tools into an execution DAG with parallel layers, each edge explained. */
+  async buildDag(req: BuildDagRequest & Scoped & { graph?: "history" | "dependency" }) {
+    const { graph, ...r } = req;
+    const [project, rest] = split(r);
+    return runBuildDag(this.engine, project ?? this.project, { ...parseRequest(buildDagRequest, rest, "buildDag"), graph });
+  }
+
+  /** Intent → plan: search, intent memory, dependency closure, then the DAG. */
+  async plan(req: PlanRequest & Scoped & { graph?: "history" | "dependency" }) {
+    const { graph, ...r } = req;
+    const [project, rest] = split(r);
+    return runPlan(this.engine, project ?? this.project, { ...parseRequest(planRequest, rest, "plan"), graph });
+  }
+
+  /** Substitutes for a tool that failed or is unavailable. */
+  async alternatives(req: AlternativesRequest & Scoped) {
+    const [project, rest] = split(req);
+    return runAlternatives(this.engine, project ?? this.project, parseRequest(alternativesRequest, rest, "alternatives"));
   }
 
   protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[]): Promise<void> {

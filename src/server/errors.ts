@@ -1,7 +1,7 @@
 /**
  * HTTP error mapping: every failure becomes `{ error: { code, message, field?, details? } }` with a status.
  * Bad input (zod issues, ToolgraphError "invalid-input"/"unknown-tool", ImportError line errors) is 400 and
- * names the field; "database-locked"/"database-unreachable" is 503; anything else is a real internal error
+ * names the field; "empty-project" (no catalog yet) is 404; "database-locked"/"database-unreachable" is 503; anything else is a real internal error
  * (500, logged by the server, message not leaked).
  */
 import { ZodError, type z } from "zod";
@@ -68,7 +68,9 @@ export function invalidInput(problems: FieldProblem[]): HttpError {
 }
 
 const UNAVAILABLE_CODES = new Set(["database-locked", "database-unreachable"]);
-const BAD_INPUT_CODES = new Set(["invalid-input", "unknown-tool", "unknown-capability", "unknown-project"]);
+const BAD_INPUT_CODES = new Set(["invalid-input", "unknown-tool", "unknown-capability"]);
+/** The project has nothing to answer from (no catalog imported): 404 with the code, not a server fault. */
+const NOT_FOUND_CODES = new Set(["empty-project", "unknown-project"]);
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "ECONNRESET", "57P03", "53300"]);
 
 export interface MappedError {
@@ -102,6 +104,7 @@ export function toHttpError(err: unknown): MappedError {
     if (BAD_INPUT_CODES.has(err.code)) {
       return toHttpError(new HttpError(400, err.code, err.message, field !== undefined ? { field } : {}));
     }
+    if (NOT_FOUND_CODES.has(err.code)) return toHttpError(new HttpError(404, err.code, err.message));
     if (UNAVAILABLE_CODES.has(err.code)) return toHttpError(new HttpError(503, err.code, err.message, { headers: { "retry-after": "1" } }));
   }
   const code = (err as { code?: unknown } | null)?.code;

@@ -63,7 +63,7 @@ export const projectSchema = z
   .string()
   .min(1, "must not be empty")
   .max(256, "must be at most 256 characters")
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must not contain control characters")
+  .refine((s) => ![...s].some((c) => c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127), "must not contain control characters")
   .refine((s) => s.trim() === s, "must not start or end with white space");
 
 const skipInvalid: QueryFlag = { name: "skipInvalid", description: "skip (and report) invalid records instead of rejecting the whole body (default false)" };
@@ -91,7 +91,7 @@ function recommend<S extends z.ZodType>(
     tag: "recommend",
     body: "json",
     schema,
-    handle: (api, input) => call(api, { ...(input.body as z.output<S>), ...p(input) }),
+    handle: (api, input) => call(api, { ...(input.body as object), ...p(input) } as z.output<S> & { project?: string }),
   };
 }
 

@@ -55,6 +55,7 @@ export class GraphSnapshot {
   private csrCache: Csr | undefined;
   private transitionsCache: Csr | undefined;
   private dependencyPairs: Set<number> | undefined;
+  private dependencyCsrCache: Csr | undefined;
   private graphCache: Graph | undefined;
   /** Incremented on every in-place patch; analytics compare it to know they are stale. */
   patchCount = 0;
@@ -138,6 +139,27 @@ export class GraphSnapshot {
     return this.transitionsCache;
   }
 
+  /**
+   * CSR of `dependency` evidence only: weight = 1.0 × multiplier of the dependency type's level
+   * (observed 1.0 at ≥ 3 observations or declared observed, inferred 0.7, template 0.5).
+   */
+  get dependencyCsr(): Csr {
+    if (!this.dependencyCsrCache) {
+      const list: { from: number; to: number; weight: number }[] = [];
+      for (const e of this.edgeStates.values()) {
+        const learned = e.counts.dependency >= 3 ? 3 : e.counts.dependency >= 1 ? 2 : 0;
+        const level = Math.max(learned, e.declared.dependency);
+        if (level === 0) continue;
+        const f = this.index.get(e.from);
+        const t = this.index.get(e.to);
+        if (f === undefined || t === undefined) continue;
+        list.push({ from: f, to: t, weight: level === 3 ? 1 : level === 2 ? 0.7 : 0.5 });
+      }
+      this.dependencyCsrCache = buildCsr(this.n, list);
+    }
+    return this.dependencyCsrCache;
+  }
+
   /** True when u→v carries `dependency` evidence (declared or learned). */
   isDependencyEdge(u: number, v: number): boolean {
     if (!this.dependencyPairs) {
@@ -212,6 +234,7 @@ export class GraphSnapshot {
     this.csrCache = undefined;
     this.transitionsCache = undefined;
     this.dependencyPairs = undefined;
+    this.dependencyCsrCache = undefined;
     this.graphCache = undefined;
     this.version = version;
     this.patchCount++;

@@ -231,3 +231,41 @@ export async function countProject(db: Db, project: string): Promise<ProjectCoun
     graphVersion: Number(version?.graph_version ?? 0),
   };
 }
+
+export interface ExecutionSequenceRow {
+  id: string;
+  success: boolean;
+  startedAt: Date;
+  steps: { tool: string; success: boolean; dependsOn: number[] }[];
+}
+
+/** The most recent `limit` executions with their ordered steps (training data for learned weights). */
+export async function loadExecutionSequences(db: Db, project: string, limit: number): Promise<ExecutionSequenceRow[]> {
+  const execs = await db
+    .selectFrom("executions")
+    .select(["id", "success", "started_at"])
+    .where("project", "=", project)
+    .orderBy("started_at", "desc")
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+  if (execs.length === 0) return [];
+  const steps = await db
+    .selectFrom("execution_steps")
+    .select(["execution_id", "idx", "tool_id", "success", "depends_on"])
+    .where("project", "=", project)
+    .where("execution_id", "=", sql<string>`ANY(${execs.map((e) => e.id)})`)
+    .orderBy("execution_id")
+    .orderBy("idx")
+    .execute();
+  const by = new Map<string, ExecutionSequenceRow["steps"]>();
+  for (const st of steps) {
+    let l = by.get(st.execution_id);
+    if (!l) {
+      l = [];
+      by.set(st.execution_id, l);
+    }
+    l.push({ tool: st.tool_id, success: st.success, dependsOn: st.depends_on as number[] });
+  }
+  return execs.map((e) => ({ id: e.id, success: e.success, startedAt: e.started_at, steps: by.get(e.id) ?? [] })).reverse();
+}

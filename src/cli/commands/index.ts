@@ -2,5 +2,31 @@
 import type { Command } from "../command.ts";
 import { demoCommand } from "./demo.ts";
 import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
+import {
+  alternativesCommand,
+  capabilitiesCommand,
+  dagCommand,
+  discoverCommand,
+  learnWeightsCommand,
+  nextCommand,
+  planCommand,
+  recordCommand,
+  searchCommand,
+} from "./recommend.ts";
 
-export const COMMANDS: Command[] = [initCommand, migrateCommand, importCommand, statsCommand, demoCommand];
+export const COMMANDS: Command[] = [
+  initCommand,
+  migrateCommand,
+  importCommand,
+  recordCommand,
+  searchCommand,
+  nextCommand,
+  capabilitiesCommand,
+  discoverCommand,
+  dagCommand,
+  planCommand,
+  alternativesCommand,
+  learnWeightsCommand,
+  statsCommand,
+  demoCommand,
+];

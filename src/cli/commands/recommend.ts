@@ -1,0 +1,301 @@
+/** search, next, capabilities, discover, dag, plan, alternatives, record, learn-weights. */
+import { existsSync, readFileSync } from "node:fs";
+import { type Command, type CommandContext, EXIT, type OptionSpec, UsageError } from "../command.ts";
+import { fmtNum, table } from "../output.ts";
+
+const list = (v: unknown): string[] | undefined =>
+  typeof v === "string" && v.length > 0
+    ? v
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : undefined;
+
+const num = (v: unknown, name: string): number | undefined => {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got ${JSON.stringify(v)}`);
+  return n;
+};
+
+const GATE_OPTIONS: OptionSpec = {
+  user: { type: "string" },
+  production: { type: "boolean", default: false },
+  critical: { type: "boolean", default: false },
+  urgency: { type: "string" },
+  limit: { type: "string" },
+};
+const GATE_HELP: Record<string, string> = {
+  "--limit N": "number of answers (default 5 or 10)",
+  "--user ID": "the user the answer is for (their history moves the threshold)",
+  "--production, --critical": "production environment / critical task (stricter gate)",
+  "--urgency low|medium|high": "task urgency (high relaxes the gate)",
+  "--explain": "print the reasoning report of the top answer",
+};
+const CAP_OPTIONS: OptionSpec = {
+  "exclude-safety": { type: "string" },
+  "max-tools": { type: "string" },
+  "max-latency-ms": { type: "string" },
+  "max-cost": { type: "string" },
+};
+const CAP_HELP: Record<string, string> = {
+  "--exclude-safety TAGS": "never return tools with these safety tags (comma-separated, e.g. destructive,network)",
+  "--max-tools N, --max-latency-ms MS, --max-cost C": "caps; an answer over budget is trimmed and says what it dropped",
+};
+
+function gateFields(ctx: CommandContext) {
+  const urgency = ctx.values.urgency as string | undefined;
+  if (urgency !== undefined && !["low", "medium", "high"].includes(urgency)) throw new UsageError("--urgency must be low, medium or high");
+  return {
+    user: ctx.values.user as string | undefined,
+    environment: ctx.values.production || ctx.values.critical ? { production: Boolean(ctx.values.production), critical: Boolean(ctx.values.critical) } : undefined,
+    urgency: urgency as "low" | "medium" | "high" | undefined,
+    limit: num(ctx.values.limit, "limit"),
+    explain: Boolean(ctx.values.explain),
+  };
+}
+
+function capFields(ctx: CommandContext) {
+  return {
+    excludeSafetyTags: list(ctx.values["exclude-safety"]),
+    maxTools: num(ctx.values["max-tools"], "max-tools"),
+    maxLatencyMs: num(ctx.values["max-latency-ms"], "max-latency-ms"),
+    maxCost: num(ctx.values["max-cost"], "max-cost"),
+  };
+}
+
+function strip<T extends Record<string, unknown>>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+type Result = { [k: string]: unknown };
+
+function printGated(ctx: CommandContext, r: Result, rows: (string | number)[][], headers: string[]): void {
+  ctx.out(table(headers, rows));
+  const th = r.threshold as { adjusted: number; reasoning: string } | undefined;
+  if (th) ctx.out(`\nthreshold ${th.adjusted.toFixed(2)}: ${th.reasoning}`);
+  if (r.abstained) ctx.out(`abstained: ${r.reason}${(r.fallbacks as string[] | undefined)?.length ? ` — fallbacks: ${(r.fallbacks as string[]).join(", ")}` : ""}`);
+  const report = r.report as { text: string } | undefined;
+  if (ctx.values.explain && report) ctx.out(`\n${report.text}`);
+}
+
+async function withTg(ctx: CommandContext, fn: (tg: Awaited<ReturnType<CommandContext["open"]>>) => Promise<number>): Promise<number> {
+  const tg = await ctx.open();
+  try {
+    return await fn(tg);
+  } finally {
+    await tg.close();
+  }
+}
+
+const decisionMark = (d: string) => (d === "accepted" ? "✓" : d === "accepted-with-caution" ? "~" : "✗");
+
+export const searchCommand: Command = {
+  name: "search",
+  summary: "find tools for an intent (hybrid semantic + graph score, gated and explained)",
+  usage: 'toolgraph search "INTENT" [--context a,b] [--limit N] [--exclude t1,t2] [--only t] [--explain]',
+  examples: ['toolgraph search "open a pull request"', 'toolgraph search "push the branch" --context git.commit --explain', 'toolgraph search "delete old files" --exclude-safety destructive --json'],
+  options: { context: { type: "string" }, exclude: { type: "string" }, only: { type: "string" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
+  optionHelp: { "--context a,b": "tools already in the workflow (graph context)", "--exclude a,b": "tools never returned", "--only a": "manual override: force these tools first", ...GATE_HELP, ...CAP_HELP },
+  async run(ctx) {
+    const intent = ctx.positionals.join(" ").trim();
+    if (!intent) throw new UsageError('search: the intent is missing, e.g. toolgraph search "send an email"');
+    return withTg(ctx, async (tg) => {
+      const r = await tg.search(strip({ intent, context: list(ctx.values.context), exclude: list(ctx.values.exclude), only: list(ctx.values.only), ...gateFields(ctx), ...capFields(ctx) }));
+      if (ctx.json) ctx.out(JSON.stringify(r));
+      else
+        printGated(
+          ctx,
+          r,
+          r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.tool, fmtNum(x.score), fmtNum(x.breakdown.semantic), fmtNum(x.breakdown.graph), fmtNum(x.breakdown.alpha), ctx.values.explain ? x.explanation : x.description.slice(0, 60)]),
+          ["#", "", "tool", "score", "semantic", "graph", "α", ctx.values.explain ? "why" : "description"],
+        );
+      return EXIT.ok;
+    });
+  },
+};
+
+export const nextCommand: Command = {
+  name: "next",
+  summary: "suggest the next tool after the tools run so far (co-occurrence, Louvain, recency, PageRank)",
+  usage: "toolgraph next --context a,b [--intent TEXT] [--mode seed|learned|markov] [--exclude t] [--limit N]",
+  examples: ["toolgraph next --context git.commit", 'toolgraph next --context monitor.get_alerts --intent "payments are failing" --explain', "toolgraph next --context git.status,git.diff --mode learned --json"],
+  options: { context: { type: "string" }, exclude: { type: "string" }, intent: { type: "string" }, mode: { type: "string" }, ...GATE_OPTIONS },
+  optionHelp: { "--context a,b": "successful tools so far, in order (required)", "--intent TEXT": "the workflow's intent (intent memory)", "--mode": "seed (default), learned or markov weights", "--exclude a,b": "failed or unavailable tools", ...GATE_HELP },
+  async run(ctx) {
+    const context = list(ctx.values.context);
+    if (!context) throw new UsageError("next: --context is required (the tools run so far)");
+    const mode = ctx.values.mode as string | undefined;
+    if (mode !== undefined && !["seed", "learned", "markov"].includes(mode)) throw new UsageError("--mode must be seed, learned or markov");
+    return withTg(ctx, async (tg) => {
+      const r = await tg.suggestNext(strip({ context, intent: ctx.values.intent as string | undefined, exclude: list(ctx.values.exclude), mode: mode as "seed" | undefined, ...gateFields(ctx) }));
+      if (ctx.json) ctx.out(JSON.stringify(r));
+      else
+        printGated(
+          ctx,
+          r,
+          r.suggestions.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.tool, fmtNum(x.confidence), fmtNum(x.terms.cooc.value), x.terms.community.value, fmtNum(x.terms.recency.value), fmtNum(x.terms.pagerank.value), fmtNum(x.memory)]),
+          ["#", "", "tool", "confidence", "cooc", "community", "recency", "pagerank", "memory"],
+        );
+      return EXIT.ok;
+    });
+  },
+};
+
+export const capabilitiesCommand: Command = {
+  name: "capabilities",
+  summary: "capabilities (named groups of tools) for an intent: semantic × reliability, pattern triggers, memory",
+  usage: 'toolgraph capabilities "INTENT" [--limit N]',
+  examples: ['toolgraph capabilities "deploy the release to production"', 'toolgraph capabilities "roll back the deploy" --json'],
+  options: { ...GATE_OPTIONS },
+  optionHelp: GATE_HELP,
+  async run(ctx) {
+    const intent = ctx.positionals.join(" ").trim();
+    if (!intent) throw new UsageError("capabilities: the intent is missing");
+    return withTg(ctx, async (tg) => {
+      const r = await tg.matchCapabilities(strip({ intent, ...gateFields(ctx), explain: undefined }));
+      if (ctx.json) ctx.out(JSON.stringify(r));
+      else printGated(ctx, r, r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.capability, fmtNum(x.score), x.explanation]), ["#", "", "capability", "score", "why"]);
+      return EXIT.ok;
+    });
+  },
+};
+
+export const discoverCommand: Command = {
+  name: "discover",
+  summary: "capabilities that fit the tools in use (overlap × spectral-cluster boost)",
+  usage: "toolgraph discover --context a,b [--limit N]",
+  examples: ["toolgraph discover --context git.status,git.diff", "toolgraph discover --context monitor.get_alerts --json"],
+  options: { context: { type: "string" }, ...GATE_OPTIONS },
+  optionHelp: { "--context a,b": "tools in use (required)", ...GATE_HELP },
+  async run(ctx) {
+    const context = list(ctx.values.context);
+    if (!context) throw new UsageError("discover: --context is required");
+    return withTg(ctx, async (tg) => {
+      const r = await tg.discoverCapabilities(strip({ context, ...gateFields(ctx), explain: undefined }));
+      if (ctx.json) ctx.out(JSON.stringify(r));
+      else printGated(ctx, r, r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.capability, fmtNum(x.score), x.explanation]), ["#", "", "capability", "score", "why"]);
+      return EXIT.ok;
+    });
+  },
+};
+
+function printDag(ctx: CommandContext, r: Result): void {
+  const layers = r.layers as string[][];
+  layers.forEach((l, i) => ctx.out(`layer ${i}: ${l.join("  |  ")}`));
+  for (const e of r.edges as { explanation: string }[]) ctx.out(`  ${e.explanation}`);
+  for (const n of r.nodes as { root: boolean; reason: string; tool: string; dependents: string[] }[]) if (n.root && n.dependents.length === 0) ctx.out(`  ${n.tool}: ${n.reason}`);
+  for (const d of (r.dropped as { explanation: string }[]) ?? []) ctx.out(`  ${d.explanation}`);
+  for (const d of (r.removed as { tool: string; reason: string }[]) ?? []) ctx.out(`  removed ${d.tool}: ${d.reason}`);
+  const t = r.timing as { wallTimeMs: number; sequentialMs: number; criticalPath: string[]; reason: string | null };
+  if (t && !t.reason) ctx.out(`critical path ${t.criticalPath.join(" → ")}: ${fmtNum(t.wallTimeMs)} ms in parallel vs ${fmtNum(t.sequentialMs)} ms sequentially`);
+  const g = r.gate as { decision: string; threshold: number };
+  ctx.out(`confidence ${fmtNum(r.confidence as number)}: ${g.decision} (threshold ${g.threshold.toFixed(2)})`);
+}
+
+export const dagCommand: Command = {
+  name: "dag",
+  summary: "order tools into an execution DAG with parallel layers (Dijkstra ≤ 3 hops over the learned graph)",
+  usage: "toolgraph dag TOOL... [--graph history|dependency]",
+  examples: ["toolgraph dag git.commit git.push github.create_pull_request", "toolgraph dag db.backup db.migrate ci.deploy --json"],
+  options: { graph: { type: "string" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
+  optionHelp: { "--graph": "history (all edge types, default) or dependency (dependency evidence only)", ...GATE_HELP, ...CAP_HELP },
+  async run(ctx) {
+    const tools = ctx.positionals.flatMap((p) => p.split(",")).filter(Boolean);
+    if (tools.length === 0) throw new UsageError("dag: name at least one tool");
+    const graph = ctx.values.graph as "history" | "dependency" | undefined;
+    if (graph !== undefined && graph !== "history" && graph !== "dependency") throw new UsageError("--graph must be history or dependency");
+    return withTg(ctx, async (tg) => {
+      const r = await tg.buildDag(strip({ tools, graph, ...gateFields(ctx), ...capFields(ctx), limit: undefined, explain: undefined }));
+      if (ctx.json) ctx.out(JSON.stringify(r));
+      else printDag(ctx, r);
+      return EXIT.ok;
+    });
+  },
+};
+
+export const planCommand: Command = {
+  name: "plan",
+  summary: "intent → plan: search, dependency closure (prerequisites), then the execution DAG",
+  usage: 'toolgraph plan "INTENT" [--limit N] [--max-tools N] [--max-latency-ms MS] [--max-cost C]',
+  examples: ['toolgraph plan "release v2 to production"', 'toolgraph plan "open a pull request" --max-tools 4 --json'],
+  options: { exclude: { type: "string" }, graph: { type: "string" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
+  optionHelp: { "--exclude a,b": "failed or unavailable tools to route around", ...GATE_HELP, ...CAP_HELP },
+  async run(ctx) {
+    const intent = ctx.positionals.join(" ").trim();
+    if (!intent) throw new UsageError("plan: the intent is missing");
+    return withTg(ctx, async (tg) => {
+      const r = await tg.plan(strip({ intent, exclude: list(ctx.values.exclude), graph: ctx.values.graph as "history" | undefined, ...gateFields(ctx), ...capFields(ctx), explain: undefined }));
+      if (ctx.json) ctx.out(JSON.stringify(r));
+      else {
+        for (const t of r.tools) ctx.out(`${t.tool}: ${t.why}`);
+        printDag(ctx, r);
+      }
+      return EXIT.ok;
+    });
+  },
+};
+
+export const alternativesCommand: Command = {
+  name: "alternatives",
+  summary: "substitutes for a tool that failed or is unavailable",
+  usage: "toolgraph alternatives TOOL [--context a,b] [--limit N]",
+  examples: ["toolgraph alternatives email.send", "toolgraph alternatives slack.post_message --exclude-safety network --json"],
+  options: { context: { type: "string" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
+  optionHelp: { "--context a,b": "tools already used (not offered)", ...GATE_HELP, ...CAP_HELP },
+  async run(ctx) {
+    const tool = ctx.positionals[0];
+    if (!tool) throw new UsageError("alternatives: name the tool that failed");
+    return withTg(ctx, async (tg) => {
+      const r = await tg.alternatives(strip({ tool, context: list(ctx.values.context), ...gateFields(ctx), ...capFields(ctx), explain: undefined }));
+      if (ctx.json) ctx.out(JSON.stringify(r));
+      else printGated(ctx, r, r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.tool, fmtNum(x.score), x.explanation]), ["#", "", "tool", "score", "why"]);
+      return EXIT.ok;
+    });
+  },
+};
+
+export const recordCommand: Command = {
+  name: "record",
+  summary: "record executions (a JSON object, or JSONL with one execution per line) and learn from them",
+  usage: "toolgraph record FILE [--auto-register]",
+  examples: ["toolgraph record run.json", "toolgraph record runs.jsonl --auto-register --json"],
+  options: { "auto-register": { type: "boolean", default: false } },
+  optionHelp: { "--auto-register": "register tools the catalog does not have" },
+  async run(ctx) {
+    const file = ctx.positionals[0];
+    if (!file) throw new UsageError("record: FILE is missing");
+    if (!existsSync(file)) throw new UsageError(`record: no such file: ${file}`);
+    const text = readFileSync(file, "utf8").trim();
+    return withTg(ctx, async (tg) => {
+      const autoRegister = Boolean(ctx.values["auto-register"]);
+      let r: { inserted: number; skippedExisting: number; graphVersion: number };
+      if (text.startsWith("{") && !text.includes("\n{")) r = await tg.recordExecution(JSON.parse(text), { autoRegister });
+      else r = await tg.importTraces({ file }, { autoRegister });
+      if (ctx.json) ctx.out(JSON.stringify({ inserted: r.inserted, skippedExisting: r.skippedExisting, graphVersion: r.graphVersion }));
+      else ctx.out(`${r.inserted} execution(s) recorded, ${r.skippedExisting} already present; graph version ${r.graphVersion}`);
+      return EXIT.ok;
+    });
+  },
+};
+
+export const learnWeightsCommand: Command = {
+  name: "learn-weights",
+  summary: "fit the next-step weights on the project's own traces (used by next --mode learned)",
+  usage: "toolgraph learn-weights [--max-executions N]",
+  examples: ["toolgraph learn-weights", "toolgraph learn-weights --max-executions 5000 --json"],
+  options: { "max-executions": { type: "string" } },
+  optionHelp: { "--max-executions N": "most recent executions used for training (default 2000)" },
+  async run(ctx) {
+    return withTg(ctx, async (tg) => {
+      const r = await tg.fitNextStepWeights(strip({ maxExecutions: num(ctx.values["max-executions"], "max-executions") }));
+      if (ctx.json) ctx.out(JSON.stringify(r));
+      else {
+        ctx.out(`fitted on ${r.examples} examples: ${Object.entries(r.weights).map(([k, v]) => `${k} ${fmtNum(v as number)}`).join(", ")}`);
+        const rep = r.report as { validation?: { before: { mrr: number }; after: { mrr: number } } } | undefined;
+        if (rep?.validation) ctx.out(`held-out MRR ${fmtNum(rep.validation.before.mrr)} → ${fmtNum(rep.validation.after.mrr)}`);
+      }
+      return EXIT.ok;
+    });
+  },
+};

@@ -1,0 +1,190 @@
+/**
+ * The MCP front door: an McpServer whose tools call the same RecommenderApi methods as the HTTP server,
+ * with the shared request schemas of src/api/requests.ts as input schemas. Each result is a compact text
+ * summary (one line per item) plus the full JSON as structuredContent. A gated-out answer is a normal
+ * result that says why; `isError` is reserved for real errors (invalid input, unknown tool, no catalog).
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { JsonResult, RecommenderApi } from "../api/contract.ts";
+import {
+  alternativesRequest,
+  buildDagRequest,
+  discoverCapabilitiesRequest,
+  matchCapabilitiesRequest,
+  planRequest,
+  searchRequest,
+  suggestNextRequest,
+} from "../api/requests.ts";
+import { toHttpError } from "../server/errors.ts";
+import { executionArgs } from "./execution-input.ts";
+import { summarize } from "./summary.ts";
+
+export const MCP_SERVER_INFO = { name: "toolgraph", version: "0.1.0" } as const;
+
+export interface McpServerOptions {
+  /** Project every tool reads and writes. Default: the api's own project. */
+  project?: string | undefined;
+  /** Where internal errors are logged (never stdout: stdio carries the protocol). Default stderr. */
+  log?: ((line: string) => void) | undefined;
+}
+
+type Args = Record<string, unknown>;
+
+export interface McpToolSpec {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: z.ZodObject;
+  readOnly: boolean;
+  run(api: RecommenderApi, args: Args, project: { project?: string }): Promise<JsonResult>;
+  /** Headline of the text summary. */
+  what(args: Args): string;
+}
+
+const quoted = (v: unknown) => JSON.stringify(String(v ?? "")).slice(0, 120);
+
+const recordArgs = executionArgs.extend({
+  autoRegister: z.boolean().optional().describe("Register tools absent from the catalog instead of rejecting the record (default false)"),
+});
+
+export const MCP_TOOLS: McpToolSpec[] = [
+  {
+    name: "search_tools",
+    title: "Search tools by intent",
+    description:
+      "Call this before choosing a tool whenever you have more tools available than you can see or compare, or you are unsure which tool fits. " +
+      "Give the task in plain words as `intent` (and the tools already used as `context`); returns the best-matching tools ranked by meaning and by how tools are used together, " +
+      "each with a score, an explanation and a gate decision (accepted / accepted-with-caution / abstained). If every candidate is abstained, say so rather than guessing.",
+    inputSchema: searchRequest,
+    readOnly: true,
+    run: (api, a, p) => api.search({ ...(a as z.infer<typeof searchRequest>), ...p }),
+    what: (a) => `for ${quoted(a.intent)}`,
+  },
+  {
+    name: "suggest_next_tool",
+    title: "Suggest the next tool",
+    description:
+      "Call this after a tool call succeeds and you need to decide what to do next in a multi-step workflow. Pass the tools run so far in order as `context` " +
+      "(and failed ones in `exclude`); returns the tools that most often follow, scored from past executions (co-occurrence, community, recency, PageRank) and gated.",
+    inputSchema: suggestNextRequest,
+    readOnly: true,
+    run: (api, a, p) => api.suggestNext({ ...(a as z.infer<typeof suggestNextRequest>), ...p }),
+    what: (a) => `after ${Array.isArray(a.context) && a.context.length > 0 ? a.context.join(" → ") : "(start)"}`,
+  },
+  {
+    name: "search_capabilities",
+    title: "Match an intent to known capabilities",
+    description:
+      "Call this at the start of a task that probably needs several tools, to find a known, proven workflow (capability) for it instead of assembling one tool by tool. " +
+      "Returns capabilities ranked for the intent with their tools, scores and gate decisions.",
+    inputSchema: matchCapabilitiesRequest,
+    readOnly: true,
+    run: (api, a, p) => api.matchCapabilities({ ...(a as z.infer<typeof matchCapabilitiesRequest>), ...p }),
+    what: (a) => `for ${quoted(a.intent)}`,
+  },
+  {
+    name: "discover_capabilities",
+    title: "Discover capabilities related to the tools in use",
+    description:
+      "Call this when you are already using some tools and want to know which larger workflows they belong to, or what related capabilities exist nearby. " +
+      "Pass the tools in use as `context`.",
+    inputSchema: discoverCapabilitiesRequest,
+    readOnly: true,
+    run: (api, a, p) => api.discoverCapabilities({ ...(a as z.infer<typeof discoverCapabilitiesRequest>), ...p }),
+    what: (a) => `related to ${Array.isArray(a.context) ? a.context.join(", ") : ""}`,
+  },
+  {
+    name: "build_dag",
+    title: "Order tools into an execution DAG",
+    description:
+      "Call this when you know which tools a task needs but not in which order (or which can run in parallel). Pass the tool ids as `tools`; " +
+      "returns their dependencies learned from past executions and declared edges, as parallel layers with the critical path.",
+    inputSchema: buildDagRequest,
+    readOnly: true,
+    run: (api, a, p) => api.buildDag({ ...(a as z.infer<typeof buildDagRequest>), ...p }),
+    what: (a) => `execution DAG of ${Array.isArray(a.tools) ? a.tools.length : 0} tools`,
+  },
+  {
+    name: "plan_workflow",
+    title: "Plan a workflow for an intent",
+    description:
+      "Call this when you have a goal but no plan: it searches the tools for the intent, adds the tools they depend on, and returns an ordered, gated workflow (DAG). " +
+      "Use search_tools instead when you need a single tool.",
+    inputSchema: planRequest,
+    readOnly: true,
+    run: (api, a, p) => api.plan({ ...(a as z.infer<typeof planRequest>), ...p }),
+    what: (a) => `plan for ${quoted(a.intent)}`,
+  },
+  {
+    name: "find_alternatives",
+    title: "Find alternatives to a tool",
+    description:
+      "Call this when a tool failed, is unavailable, or is too slow or costly: returns tools that can replace it (similar purpose, same community or capability), gated.",
+    inputSchema: alternativesRequest,
+    readOnly: true,
+    run: (api, a, p) => api.alternatives({ ...(a as z.infer<typeof alternativesRequest>), ...p }),
+    what: (a) => `alternatives to ${String(a.tool)}`,
+  },
+  {
+    name: "record_execution",
+    title: "Record a finished workflow",
+    description:
+      "Call this once a multi-step workflow has finished (successfully or not) to teach toolgraph what you ran: the tool calls in order with their success. " +
+      "Future recommendations learn from it. Recording the same `id` again is a no-op.",
+    inputSchema: recordArgs,
+    readOnly: false,
+    run: (api, a, p) => {
+      const { autoRegister, ...execution } = a;
+      return api.recordExecution(execution, { ...p, autoRegister: autoRegister === true });
+    },
+    what: (a) => `recorded execution ${String(a.id)}`,
+  },
+];
+
+function stderrLog(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** Runs one tool call: the result as text + structuredContent, or an isError result for real errors. */
+export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Args, options: McpServerOptions = {}): Promise<CallToolResult> {
+  const scope = options.project === undefined ? {} : { project: options.project };
+  try {
+    // Results are plain JSON objects (contract.ts); structuredContent wants an indexable record.
+    const result = (await spec.run(api, args, scope)) as Record<string, unknown>;
+    return { content: [{ type: "text", text: summarize(spec.what(args), result) }], structuredContent: result };
+  } catch (err) {
+    const m = toHttpError(err);
+    if (m.internal) (options.log ?? stderrLog)(`toolgraph mcp: ${spec.name}: internal error: ${(err as Error)?.stack ?? String(err)}`);
+    const e = m.body.error;
+    return {
+      isError: true,
+      content: [{ type: "text", text: `${e.code}: ${e.message}` }],
+      structuredContent: { error: e },
+    };
+  }
+}
+
+/** An McpServer with every toolgraph tool registered, bound to one project. */
+export function createMcpServer(api: RecommenderApi, options: McpServerOptions = {}): McpServer {
+  const server = new McpServer(MCP_SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions:
+      "toolgraph recommends tools from a graph learned from past executions. Use search_tools before picking a tool, suggest_next_tool between steps, " +
+      "plan_workflow or build_dag for multi-step tasks, and record_execution when a workflow ends. Answers marked abstained are not confident: say so.",
+  });
+  for (const spec of MCP_TOOLS) {
+    server.registerTool(
+      spec.name,
+      {
+        title: spec.title,
+        description: spec.description,
+        inputSchema: spec.inputSchema,
+        annotations: { title: spec.title, readOnlyHint: spec.readOnly, idempotentHint: true, openWorldHint: false },
+      },
+      (args: Args) => callTool(api, spec, args, options),
+    );
+  }
+  return server;
+}

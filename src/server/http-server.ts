@@ -1,0 +1,369 @@
+/**
+ * The HTTP front door: plain node:http over a RecommenderApi. JSON endpoints for every operation (the
+ * route table in routes.ts), `GET /health` (no auth), `GET /openapi.json`, and the MCP Streamable HTTP
+ * endpoint at `/mcp`, all behind one optional bearer token (compared in constant time).
+ *
+ * Every input is validated by its schema; bad input is a 400 naming the field, never a 500. The project
+ * comes from the body field `project`, the header `x-toolgraph-project` or the query `?project=` (in that
+ * order; header and body must agree), else the server's default project.
+ *
+ * Shutdown: `close()` stops accepting, answers requests arriving on kept-alive connections with 503, lets
+ * in-flight requests finish (bounded by `shutdownTimeoutMs`), then drops the remaining connections. The
+ * caller closes the api (database) afterwards; `runServer` does both on SIGTERM/SIGINT.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { type IncomingMessage, type Server, type ServerResponse, createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { RecommenderApi } from "../api/contract.ts";
+import { handleMcpHttp } from "../mcp/http.ts";
+import { BODY_DEFAULTS, readBody } from "./body.ts";
+import { HttpError, invalidInput, toHttpError, zodProblems } from "./errors.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
+import { JSON_TYPES, JSONL_TYPES, parseFlags, projectSchema, ROUTES, type Route, type RouteInput } from "./routes.ts";
+
+export const SERVER_DEFAULTS = {
+  host: "127.0.0.1",
+  port: 8787,
+  bodyLimitBytes: BODY_DEFAULTS.limitBytes,
+  shutdownTimeoutMs: 10_000,
+} as const;
+
+export const PROJECT_HEADER = "x-toolgraph-project";
+
+export interface ServerOptions {
+  /** Bearer token every request but /health must carry. Default TOOLGRAPH_TOKEN; unset or "" = no auth. */
+  token?: string | undefined;
+  /** Largest request body in bytes; larger gets 413. Default 10 MiB. */
+  bodyLimitBytes?: number | undefined;
+  /** Project of requests that name none. Default: the api's own project. */
+  defaultProject?: string | undefined;
+  /** How long close() waits for in-flight requests before dropping connections (ms). Default 10 000. */
+  shutdownTimeoutMs?: number | undefined;
+  /** Serve the MCP Streamable HTTP endpoint at /mcp. Default true. */
+  mcp?: boolean | undefined;
+  /** Where internal errors and lifecycle lines go. Default: stderr. */
+  log?: ((line: string) => void) | undefined;
+}
+
+export interface ListeningAddress {
+  port: number;
+  host: string;
+  url: string;
+}
+
+export interface ToolgraphServer {
+  /** The underlying node:http server. */
+  readonly server: Server;
+  /** Starts listening (port 0 = ephemeral). Default host 127.0.0.1. */
+  listen(port?: number, host?: string): Promise<ListeningAddress>;
+  /** Graceful close: stop accepting, finish in-flight requests (bounded wait), drop the rest. Idempotent. */
+  close(): Promise<void>;
+  /** Drops every connection now (a second signal during a graceful close). */
+  forceClose(): void;
+  /** Requests being handled right now. */
+  readonly inFlight: number;
+}
+
+function stderrLog(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function sha256(s: string): Buffer {
+  return createHash("sha256").update(s, "utf8").digest();
+}
+
+/** Constant-time comparison of the presented bearer token with the expected one. */
+export function bearerMatches(header: string | undefined, expected: string): boolean {
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "");
+  const given = m?.[1] ?? "";
+  // Hashing first makes both buffers 32 bytes, so timingSafeEqual never leaks the length.
+  return timingSafeEqual(sha256(given), sha256(expected)) && given.length > 0;
+}
+
+function mediaType(req: IncomingMessage): string {
+  return (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+function isJsonType(t: string): boolean {
+  return JSON_TYPES.includes(t) || t.endsWith("+json");
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify(value);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), "cache-control": "no-store", ...headers });
+  res.end(body);
+}
+
+function parseJson(buf: Buffer, what: string): unknown {
+  const text = buf.toString("utf8");
+  if (text.trim() === "") throw new HttpError(400, "invalid-input", `empty body: expected ${what}`, { field: "" });
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new HttpError(400, "invalid-input", `malformed JSON (${(err as Error).message})`, { field: "" });
+  }
+}
+
+function checkProject(value: unknown, field: string): string {
+  const r = projectSchema.safeParse(value);
+  if (!r.success) throw invalidInput(zodProblems(r.error.issues, field));
+  return r.data;
+}
+
+/** The project named by the request: body field, header, query; header and body must agree. */
+function requestProject(req: IncomingMessage, url: URL, bodyProject: unknown): string | undefined {
+  const rawHeader = req.headers[PROJECT_HEADER];
+  const header = rawHeader === undefined ? undefined : checkProject(Array.isArray(rawHeader) ? rawHeader[0] : rawHeader, PROJECT_HEADER);
+  const body = bodyProject === undefined ? undefined : checkProject(bodyProject, "project");
+  if (header !== undefined && body !== undefined && header !== body) {
+    throw new HttpError(400, "invalid-input", `project: the body names ${JSON.stringify(body)} but the ${PROJECT_HEADER} header names ${JSON.stringify(header)}`, {
+      field: "project",
+    });
+  }
+  const query = url.searchParams.get("project");
+  return body ?? header ?? (query === null ? undefined : checkProject(query, "project"));
+}
+
+export function createServer(api: RecommenderApi, options: ServerOptions = {}): ToolgraphServer {
+  const token = options.token ?? process.env.TOOLGRAPH_TOKEN ?? "";
+  const bodyLimit = options.bodyLimitBytes ?? SERVER_DEFAULTS.bodyLimitBytes;
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? SERVER_DEFAULTS.shutdownTimeoutMs;
+  const log = options.log ?? stderrLog;
+  const mcpEnabled = options.mcp ?? true;
+  const byPath = new Map<string, Route[]>();
+  for (const r of ROUTES) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
+  let openapi: unknown;
+
+  let active = 0;
+  let closing = false;
+  let closePromise: Promise<void> | undefined;
+  const idleWaiters: (() => void)[] = [];
+
+  const server = createHttpServer((req, res) => {
+    active++;
+    res.once("close", () => {
+      active--;
+      if (active === 0) for (const w of idleWaiters.splice(0)) w();
+    });
+    if (closing) res.setHeader("connection", "close");
+    handle(req, res).catch((err) => fail(res, err));
+  });
+
+  function fail(res: ServerResponse, err: unknown): void {
+    const m = toHttpError(err);
+    if (m.internal) log(`toolgraph server: internal error: ${(err as Error)?.stack ?? String(err)}`);
+    sendJson(res, m.status, m.body, m.headers);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? "GET";
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const path = url.pathname;
+    if (closing) throw new HttpError(503, "shutting-down", "the server is shutting down", { headers: { connection: "close" } });
+
+    if (path === "/health") {
+      if (method !== "GET" && method !== "HEAD") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET, HEAD" } });
+      return health(req, res, url);
+    }
+    if (token !== "" && !bearerMatches(req.headers.authorization, token)) {
+      throw new HttpError(401, "unauthorized", "missing or wrong bearer token (send Authorization: Bearer <token>)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
+    }
+    if (path === "/openapi.json") {
+      if (method !== "GET") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET" } });
+      openapi ??= buildOpenApiDocument();
+      return sendJson(res, 200, openapi);
+    }
+    if (path === "/mcp" && mcpEnabled) {
+      if (method !== "POST") throw new HttpError(405, "method-not-allowed", `${method} ${path}: the MCP endpoint is stateless, use POST`, { headers: { allow: "POST" } });
+      const project = requestProject(req, url, undefined) ?? options.defaultProject;
+      const buf = await readBody(req, bodyLimit);
+      let message: unknown;
+      try {
+        message = JSON.parse(buf.toString("utf8"));
+      } catch (err) {
+        return sendJson(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${(err as Error).message}` }, id: null });
+      }
+      return handleMcpHttp(api, req, res, message, { project });
+    }
+
+    const routes = byPath.get(path);
+    if (!routes) throw new HttpError(404, "not-found", `no endpoint ${path} (see /openapi.json)`);
+    const route = routes.find((r) => r.method === method);
+    if (!route) {
+      throw new HttpError(405, "method-not-allowed", `${method} ${path}: use ${routes.map((r) => r.method).join(" or ")}`, {
+        headers: { allow: routes.map((r) => r.method).join(", ") },
+      });
+    }
+    const input = await routeInput(route, req, url);
+    const result = await route.handle(api, input);
+    sendJson(res, 200, result);
+  }
+
+  async function routeInput(route: Route, req: IncomingMessage, url: URL): Promise<RouteInput> {
+    const flags = parseFlags(route, url.searchParams);
+    if (route.body === "none") return { body: undefined, text: undefined, flags, project: requestProject(req, url, undefined) ?? options.defaultProject };
+    const type = mediaType(req);
+    const accepted = route.body === "json" ? ["application/json"] : [...JSONL_TYPES, "application/json"];
+    const jsonl = route.body === "jsonl" && JSONL_TYPES.includes(type);
+    if (!jsonl && !isJsonType(type)) {
+      throw new HttpError(415, "unsupported-media-type", `content type ${JSON.stringify(type || "(none)")} is not accepted here; send ${accepted.join(" or ")}`, {
+        headers: { "accept-post": accepted.join(", ") },
+      });
+    }
+    const buf = await readBody(req, bodyLimit);
+    if (jsonl) return { body: undefined, text: buf.toString("utf8"), flags, project: requestProject(req, url, undefined) ?? options.defaultProject };
+
+    const value = parseJson(buf, route.body === "json" ? "a JSON object" : "a JSON array");
+    if (route.body === "jsonl") {
+      if (!Array.isArray(value)) throw new HttpError(400, "invalid-input", "expected a JSON array of records (or send application/x-ndjson)", { field: "" });
+      return { body: value, text: undefined, flags, project: requestProject(req, url, undefined) ?? options.defaultProject };
+    }
+    let body = value;
+    let bodyProject: unknown;
+    if (value !== null && typeof value === "object" && !Array.isArray(value) && "project" in value) {
+      const { project, ...rest } = value as Record<string, unknown>;
+      bodyProject = project;
+      body = rest;
+    }
+    const project = requestProject(req, url, bodyProject) ?? options.defaultProject;
+    const parsed = route.schema!.safeParse(body);
+    if (!parsed.success) throw invalidInput(zodProblems(parsed.error.issues));
+    // Validated: pass the caller's JSON (the services re-read it; parsed dates would be re-parsed anyway).
+    return { body, text: undefined, flags, project };
+  }
+
+  async function health(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    let project: string | undefined;
+    try {
+      project = requestProject(req, url, undefined) ?? options.defaultProject;
+    } catch {
+      project = options.defaultProject;
+    }
+    try {
+      const s = await api.stats(project === undefined ? {} : { project });
+      sendJson(res, 200, { ok: true, backend: s.backend, project: s.project });
+    } catch (err) {
+      const m = toHttpError(err);
+      if (m.internal) log(`toolgraph server: health check failed: ${(err as Error)?.stack ?? String(err)}`);
+      sendJson(res, 503, { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error });
+    }
+  }
+
+  function waitIdle(ms: number): Promise<void> {
+    if (active === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        log(`toolgraph server: ${active} request(s) still running after ${ms} ms; dropping their connections`);
+        resolve();
+      }, ms);
+      timer.unref();
+      idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  return {
+    server,
+    get inFlight() {
+      return active;
+    },
+    listen(port = SERVER_DEFAULTS.port, host = SERVER_DEFAULTS.host) {
+      return new Promise<ListeningAddress>((resolve, reject) => {
+        const onError = (err: Error) => reject(err);
+        server.once("error", onError);
+        server.listen(port, host, () => {
+          server.off("error", onError);
+          const a = server.address() as AddressInfo;
+          const h = a.family === "IPv6" ? `[${a.address}]` : a.address;
+          resolve({ port: a.port, host: a.address, url: `http://${h}:${a.port}` });
+        });
+      });
+    },
+    close() {
+      closePromise ??= (async () => {
+        closing = true;
+        const stopped = new Promise<void>((resolve) => {
+          if (!server.listening) return resolve();
+          server.close(() => resolve());
+        });
+        server.closeIdleConnections();
+        await waitIdle(shutdownTimeoutMs);
+        server.closeAllConnections();
+        await stopped;
+      })();
+      return closePromise;
+    },
+    forceClose() {
+      closing = true;
+      server.closeAllConnections();
+    },
+  };
+}
+
+export interface StartServerOptions extends ServerOptions {
+  api: RecommenderApi;
+  /** TCP port; 0 = ephemeral. Default 8787. */
+  port?: number | undefined;
+  /** Interface to bind. Default 127.0.0.1 (loopback only). */
+  host?: string | undefined;
+  /** Called once listening, with the address. */
+  onListening?: ((address: ListeningAddress) => void) | undefined;
+}
+
+export interface ServerHandle extends ListeningAddress {
+  server: ToolgraphServer;
+  /** Graceful close of the HTTP server (not of the api). */
+  close(): Promise<void>;
+}
+
+/** Creates the server and listens; resolves once it accepts connections. */
+export async function startServer(options: StartServerOptions): Promise<ServerHandle> {
+  const { api, port, host, onListening, ...rest } = options;
+  const s = createServer(api, rest);
+  const address = await s.listen(port ?? SERVER_DEFAULTS.port, host ?? SERVER_DEFAULTS.host);
+  onListening?.(address);
+  return { ...address, server: s, close: () => s.close() };
+}
+
+export interface RunServerOptions extends StartServerOptions {
+  /** Signals that start the graceful shutdown; a second one drops connections at once. Default SIGTERM, SIGINT. */
+  signals?: NodeJS.Signals[] | undefined;
+  /** Close the api (database) after the server. Default true. */
+  closeApi?: boolean | undefined;
+}
+
+/**
+ * For `toolgraph serve`: starts the server and resolves when a signal has shut it down gracefully (server
+ * closed, in-flight requests done, then the api closed). Rejects only if it cannot listen.
+ */
+export async function runServer(options: RunServerOptions): Promise<void> {
+  const log = options.log ?? stderrLog;
+  const handle = await startServer(options);
+  const signals = options.signals ?? ["SIGTERM", "SIGINT"];
+  await new Promise<void>((resolve, reject) => {
+    let stopping = false;
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (stopping) {
+        log(`toolgraph server: ${sig} again, dropping connections`);
+        handle.server.forceClose();
+        return;
+      }
+      stopping = true;
+      log(`toolgraph server: ${sig}, finishing in-flight requests`);
+      handle
+        .close()
+        .then(() => (options.closeApi ?? true ? options.api.close() : undefined))
+        .then(() => {
+          for (const s of signals) process.off(s, onSignal);
+          resolve();
+        }, reject);
+    };
+    for (const s of signals) process.on(s, onSignal);
+  });
+}

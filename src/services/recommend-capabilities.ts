@@ -1,0 +1,164 @@
+/**
+ * Capabilities (seed 003 §3): active match by intent and passive (strategic) discovery from the context.
+ *
+ * match(intent): semantic = fused cosine + BM25 over the capability texts (name, description, keywords),
+ * lifted by the intent memory's capability votes (semantic' = 1 − (1 − semantic)(1 − 0.8·vote)); score =
+ * semantic × reliability (0.1 below 50 % success, 1.2 above 90 %), clamped to [0,1]; merged with the
+ * pattern triggers (seed 004) into one list: final = max(match score, pattern confidence) when a pattern
+ * capability activates (confidence ≥ 0.4), two activated capabilities within 0.15 resolved by priority.
+ * Hypergraph PageRank breaks ties.
+ *
+ * discover(context): discovery = toolsOverlap × (1 + 0.5 when the capability's own spectral cluster is
+ * one of the clusters holding the most context tools).
+ */
+import { capabilityMatch } from "../../algorithms/search/capability-match.ts";
+import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
+import { fuseScores } from "../../algorithms/search/fusion.ts";
+import { tokenize } from "../../algorithms/search/tokenize.ts";
+import { discoverCapabilities } from "../../algorithms/prediction/capability-discovery.ts";
+import type { DiscoverCapabilitiesRequest, MatchCapabilitiesRequest } from "../api/requests.ts";
+import type { Engine } from "./engine.ts";
+import { projectFallbacks } from "./filters.ts";
+import { gatedItem, summarizeAdjustment } from "./gating.ts";
+import { recallMemory } from "./memory.ts";
+import { resolveTools } from "./resolve.ts";
+import { scorePatterns } from "./patterns.ts";
+
+export const CAPABILITY_MEMORY_WEIGHT = 0.8;
+
+export async function runMatchCapabilities(engine: Engine, project: string, req: MatchCapabilitiesRequest) {
+  const t0 = performance.now();
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const idx = await engine.searchIndex(project);
+  const limit = req.limit ?? 5;
+  const [qv] = await engine.queryEmbedder.embed([req.intent]);
+  const tokens = tokenize(req.intent);
+  const nc = s.capabilities.length;
+  const cos = (c: number) => {
+    if (qv!.length !== idx.dims) return 0;
+    let sum = 0;
+    const o = c * idx.dims;
+    for (let j = 0; j < idx.dims; j++) sum += idx.capVectors[o + j]! * qv![j]!;
+    return sum;
+  };
+  const vecHits = Array.from({ length: nc }, (_, c) => ({ id: c, score: cos(c) }));
+  const bm = searchBm25(idx.capBm25, tokens, Math.max(50, nc));
+  const fused = fuseScores(vecHits, bm, { bm25Ideal: bm25IdealScore(idx.capBm25, tokens), cosineOf: cos });
+  const memory = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
+  const patterns = scorePatterns(s.capabilities, req.intent);
+  const rows = fused.map((f) => {
+    const cap = s.capabilities[f.id]!;
+    const vote = memory.capabilityVotes.get(cap.id) ?? 0;
+    const semantic = vote > 0 ? 1 - (1 - f.semantic) * (1 - CAPABILITY_MEMORY_WEIGHT * vote) : f.semantic;
+    const successRate = cap.executions > 0 ? cap.successes / cap.executions : undefined;
+    const m = capabilityMatch({ id: f.id, semantic, successRate, executions: cap.executions });
+    const p = patterns.get(cap.id);
+    const patternScore = p?.activated ? p.confidence : 0;
+    const score = Math.max(m.score, patternScore);
+    return {
+      capability: cap.id,
+      name: cap.name,
+      description: cap.description,
+      score,
+      tools: cap.members.filter((x) => x.declared || x.observations > 0).map((x) => x.tool),
+      breakdown: {
+        semantic,
+        cosine: f.cosine,
+        bm25Norm: f.bm25Norm,
+        memory: vote,
+        reliability: m.reliability,
+        successRate: successRate ?? null,
+        executions: cap.executions,
+        pattern: p ? { confidence: p.confidence, activated: p.activated, matched: p.matched, keywords: p.keywords } : null,
+        hypergraphPagerank: a.analytics.hyperCapabilities[f.id] ?? 0,
+      },
+      priority: cap.priority,
+      explanation:
+        `${cap.id}: ${score.toFixed(3)} = semantic ${semantic.toFixed(3)} (cosine ${f.cosine.toFixed(3)}, bm25 ${f.bm25Norm.toFixed(3)}` +
+        `${vote > 0 ? `, memory ${vote.toFixed(2)}` : ""}) × reliability ${m.reliability}` +
+        `${successRate !== undefined ? ` (success ${(successRate * 100).toFixed(0)}% of ${cap.executions})` : " (no history)"}` +
+        `${p?.activated ? `; pattern confidence ${p.confidence.toFixed(2)} (${p.matched.length} patterns, ${p.keywords.length} keywords)` : ""}`,
+    };
+  });
+  // One ranked list; activated patterns within 0.15 of each other are ordered by priority; PageRank breaks ties.
+  rows.sort((x, y) => {
+    const px = x.breakdown.pattern?.activated ? 1 : 0;
+    const py = y.breakdown.pattern?.activated ? 1 : 0;
+    if (px && py && Math.abs(x.score - y.score) < 0.15 && x.priority !== y.priority) return y.priority - x.priority;
+    return y.score - x.score || y.breakdown.hypergraphPagerank - x.breakdown.hypergraphPagerank || (x.capability < y.capability ? -1 : 1);
+  });
+  const top = rows.slice(0, limit);
+  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, similarPastSuccess: memory.similarSuccess });
+  const fallbacks = await projectFallbacks(engine, project);
+  const results = top.map((r) => ({ ...r, gate: gatedItem(engine.gatekeeper.gate("capability", r.score, prepared, fallbacks)) }));
+  const accepted = results.filter((r) => r.gate.decision !== "abstained");
+  return {
+    project,
+    intent: req.intent,
+    results,
+    accepted: accepted.map((r) => r.capability),
+    abstained: accepted.length === 0,
+    ...(accepted.length === 0 ? { reason: results.length === 0 ? "the project has no capabilities" : `no capability reached the threshold ${prepared.adjustment.adjustedThreshold.toFixed(2)}`, fallbacks } : {}),
+    threshold: summarizeAdjustment(prepared.adjustment),
+    timings: { totalMs: performance.now() - t0 },
+  };
+}
+
+export async function runDiscoverCapabilities(engine: Engine, project: string, req: DiscoverCapabilitiesRequest) {
+  const t0 = performance.now();
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const context = resolveTools(s, req.context, "context");
+  const caps = s.capabilities.map((c, i) => ({
+    tools: c.members.filter((m) => m.declared || m.observations > 0).flatMap((m) => {
+      const k = s.index.get(m.tool);
+      return k === undefined ? [] : [k];
+    }),
+    cluster: a.analytics.capabilityCluster[i] ?? -1,
+  }));
+  const r = discoverCapabilities(
+    { capabilities: caps, toolCluster: a.analytics.toolCluster, context, tieBreaker: a.analytics.hyperCapabilities },
+    { limit: req.limit ?? 5 },
+  );
+  const prepared = await engine.gatekeeper.prepare({
+    project,
+    user: req.user,
+    text: "",
+    workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
+    environment: req.environment,
+    urgency: req.urgency,
+  });
+  const fallbacks = await projectFallbacks(engine, project);
+  const results = r.capabilities.map((d) => {
+    const cap = s.capabilities[d.capability]!;
+    const score = Math.min(1, d.score);
+    return {
+      capability: cap.id,
+      name: cap.name,
+      score: d.score,
+      overlap: d.overlap,
+      matchedTools: d.matchedTools.map((i) => s.tools[i]!.id),
+      cluster: d.cluster,
+      boost: d.boost,
+      inDominantCluster: d.inDominantCluster,
+      hypergraphPagerank: d.tieBreaker,
+      gate: gatedItem(engine.gatekeeper.gate("discovery", score, prepared, fallbacks)),
+      explanation: `${cap.id}: ${d.score.toFixed(3)} = overlap ${d.overlap.toFixed(2)} (${d.matchedTools.length} of its tools in the context) × (1 + boost ${d.boost})${d.inDominantCluster ? `; in spectral cluster ${d.cluster}, which holds most context tools` : ""}`,
+    };
+  });
+  const accepted = results.filter((x) => x.gate.decision !== "abstained");
+  return {
+    project,
+    context: req.context,
+    results,
+    accepted: accepted.map((x) => x.capability),
+    abstained: accepted.length === 0,
+    ...(accepted.length === 0 ? { reason: r.reason ?? (results.length === 0 ? "no capability shares a tool with the context" : "no capability reached the threshold"), fallbacks } : {}),
+    dominantClusters: r.dominantClusters,
+    spectral: { k: a.analytics.spectralK, source: a.analytics.spectralKSource },
+    threshold: summarizeAdjustment(prepared.adjustment),
+    analytics: { fresh: a.fresh, ageMs: a.ageMs },
+    timings: { totalMs: performance.now() - t0 },
+  };
+}

@@ -1,0 +1,232 @@
+/**
+ * Execution DAGs (seed 003 §2.3) and intent → plan.
+ *
+ * buildDag(tools): for selected tools A, B, B depends on A when the cheapest path A → B in the history
+ * graph (cost 1 / max(w, 0.1)) has ≤ 3 hops; strength = mean edge weight / hops; a direct `dependency`
+ * edge wins. One hop-bounded search per selected tool over the CSR (searcher cached per graph state).
+ * Cycles of any length are broken at their weakest edge, then transitive reduction, then parallel layers;
+ * with latencies known, the critical path and the wall time against sequential execution.
+ * `graph: "history"` (default, the seed's: every edge type) or "dependency" (dependency evidence only).
+ *
+ * plan(intent): search picks the main tools (accepted hits, at most `limit`), the intent memory adds the
+ * tools of the best-matching past executions, the dependency closure adds prerequisites the intent did not
+ * mention (declared and learned dependency edges, depth ≤ 3, each explained), then the DAG above.
+ * Caps (maxTools, maxLatencyMs, maxCost) trim the plan and say what was dropped and why.
+ */
+import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
+import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
+import type { Csr } from "../../algorithms/graph/csr.ts";
+import { createHopBoundedSearch, type HopBoundedSearch } from "../../algorithms/paths/hop-bounded-search.ts";
+import type { BuildDagRequest, PlanRequest } from "../api/requests.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import type { Engine } from "./engine.ts";
+import { projectFallbacks, safetyFilter } from "./filters.ts";
+import { gatedItem, summarizeAdjustment } from "./gating.ts";
+import { runSearch } from "./recommend-search.ts";
+import { badRequest, resolveTools } from "./resolve.ts";
+
+export type DagGraph = "history" | "dependency";
+
+const searchers = new WeakMap<Csr, HopBoundedSearch>();
+function searcherFor(csr: Csr): HopBoundedSearch {
+  let s = searchers.get(csr);
+  if (!s) {
+    s = createHopBoundedSearch(csr);
+    searchers.set(csr, s);
+  }
+  return s;
+}
+
+export function latencyOf(s: GraphSnapshot, i: number): number | undefined {
+  const declared = s.tools[i]!.avgLatencyMs;
+  if (declared !== null && declared !== undefined) return declared;
+  return s.executions[i]! > 0 && s.totalDurationMs[i]! > 0 ? s.totalDurationMs[i]! / s.executions[i]! : undefined;
+}
+
+/** The pure DAG over snapshot indices (also used by the bench). */
+export function dagOver(s: GraphSnapshot, selected: number[], graph: DagGraph = "history"): ExecutionDag {
+  const csr = graph === "dependency" ? s.dependencyCsr : s.csr;
+  return buildExecutionDag(csr, selected, {
+    search: searcherFor(csr),
+    isDependencyEdge: (u, v) => s.isDependencyEdge(u, v),
+    latencyMs: (v) => latencyOf(s, v),
+  });
+}
+
+export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
+  const id = (i: number) => s.tools[i]!.id;
+  const edges = dag.edges.map((e) => ({
+    from: id(e.from),
+    to: id(e.to),
+    hops: e.hops,
+    strength: e.strength,
+    meanWeight: e.meanWeight,
+    direct: e.direct,
+    path: e.path.map(id),
+    explanation: e.direct
+      ? `${id(e.to)} depends on ${id(e.from)}: direct dependency edge (strength ${e.strength.toFixed(2)})`
+      : `${id(e.to)} depends on ${id(e.from)}: path ${e.path.map(id).join(" → ")} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${e.strength.toFixed(2)})`,
+  }));
+  return {
+    nodes: dag.nodes.map((n) => ({
+      tool: id(n.node),
+      layer: n.layer,
+      prerequisites: n.prerequisites.map(id),
+      dependents: n.dependents.map(id),
+      root: n.root,
+      reason: n.reason,
+    })),
+    edges,
+    dropped: dag.dropped.map((d) => ({
+      from: id(d.edge.from),
+      to: id(d.edge.to),
+      reason: d.reason,
+      strength: d.edge.strength,
+      witness: d.witness.map(id),
+      explanation:
+        d.reason === "cycle"
+          ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: weakest edge (strength ${d.edge.strength.toFixed(2)}) of the cycle ${d.witness.map(id).join(" → ")}`
+          : `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: implied by ${d.witness.map(id).join(" → ")}`,
+    })),
+    layers: dag.layers.map((l) => l.map(id)),
+    timing: {
+      criticalPath: dag.timing.path.map(id),
+      wallTimeMs: dag.timing.wallTimeMs,
+      sequentialMs: dag.timing.sequentialMs,
+      speedup: dag.timing.speedup,
+      unknownLatency: dag.timing.unknownLatency.map(id),
+      reason: dag.timing.reason,
+    },
+  };
+}
+
+/** DAG confidence: mean strength of the kept edges (1 for a single tool; 0 when several tools are unrelated). */
+export function dagConfidence(dag: ExecutionDag): number {
+  if (dag.nodes.length <= 1) return 1;
+  if (dag.edges.length === 0) return 0;
+  return dag.edges.reduce((t, e) => t + e.strength, 0) / dag.edges.length;
+}
+
+export interface CapResult {
+  kept: number[];
+  dropped: { tool: string; reason: string }[];
+}
+
+/** Applies maxTools, maxLatencyMs (critical path) and maxCost, dropping the lowest-priority tools last in `order`. */
+export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: number | undefined; maxLatencyMs?: number | undefined; maxCost?: number | undefined }, graph: DagGraph): CapResult {
+  let kept = order.slice();
+  const dropped: CapResult["dropped"] = [];
+  if (caps.maxTools !== undefined && kept.length > caps.maxTools) {
+    for (const i of kept.slice(caps.maxTools)) dropped.push({ tool: s.tools[i]!.id, reason: `maxTools ${caps.maxTools}: lowest-ranked tool dropped` });
+    kept = kept.slice(0, caps.maxTools);
+  }
+  if (caps.maxCost !== undefined) {
+    const cost = (xs: number[]) => xs.reduce((t, i) => t + (s.tools[i]!.costEstimate ?? 0), 0);
+    while (kept.length > 1 && cost(kept) > caps.maxCost) {
+      const i = kept.pop()!;
+      dropped.push({ tool: s.tools[i]!.id, reason: `maxCost ${caps.maxCost}: total cost ${cost([...kept, i]).toFixed(4)} over budget; lowest-ranked tool dropped` });
+    }
+  }
+  if (caps.maxLatencyMs !== undefined) {
+    while (kept.length > 1) {
+      const wall = dagOver(s, kept, graph).timing.wallTimeMs;
+      if (wall <= caps.maxLatencyMs) break;
+      const i = kept.pop()!;
+      dropped.push({ tool: s.tools[i]!.id, reason: `maxLatencyMs ${caps.maxLatencyMs}: critical path ${wall.toFixed(0)} ms over budget; lowest-ranked tool dropped` });
+    }
+  }
+  return { kept, dropped };
+}
+
+export async function runBuildDag(engine: Engine, project: string, req: BuildDagRequest & { graph?: DagGraph }) {
+  const t0 = performance.now();
+  const s = await engine.snapshot(project);
+  const selected = resolveTools(s, req.tools, "tools");
+  if (new Set(selected).size !== selected.length) throw badRequest("tools", "each tool may appear once");
+  const unsafe = safetyFilter(s, req.excludeSafetyTags);
+  const removed = selected.filter(unsafe).map((i) => ({ tool: s.tools[i]!.id, reason: "excluded by safety tag" }));
+  const graph = req.graph ?? "history";
+  const caps = applyCaps(s, selected.filter((i) => !unsafe(i)), req, graph);
+  const dag = dagOver(s, caps.kept, graph);
+  const confidence = dagConfidence(dag);
+  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency });
+  const gate = gatedItem(engine.gatekeeper.gate("dag", confidence, prepared, await projectFallbacks(engine, project)));
+  return {
+    project,
+    graph,
+    ...describeDag(s, dag),
+    removed: [...removed, ...caps.dropped],
+    confidence,
+    gate,
+    threshold: summarizeAdjustment(prepared.adjustment),
+    timings: { totalMs: performance.now() - t0 },
+  };
+}
+
+export async function runPlan(engine: Engine, project: string, req: PlanRequest & { graph?: DagGraph; closureDepth?: number }) {
+  const t0 = performance.now();
+  const s = await engine.snapshot(project);
+  const limit = req.limit ?? 5;
+  const found = await runSearch(engine, project, {
+    intent: req.intent,
+    limit: Math.max(limit, 10),
+    exclude: req.exclude,
+    excludeSafetyTags: req.excludeSafetyTags,
+    user: req.user,
+    environment: req.environment,
+    urgency: req.urgency,
+  });
+  // Main tools: accepted hits, best first, at most `limit`; at least the top hit.
+  const accepted = found.results.filter((r) => r.gate.decision !== "abstained");
+  const main = (accepted.length > 0 ? accepted : found.results.slice(0, 1)).slice(0, limit);
+  const mainIdx = main.map((r) => s.index.get(r.tool)!);
+  const unsafe = safetyFilter(s, req.excludeSafetyTags);
+  const excluded = new Set(req.exclude ?? []);
+  const depCsr = s.dependencyCsr;
+  const closure = dependencyClosure(
+    mainIdx,
+    function* (v: number) {
+      for (let k = depCsr.inOffsets[v]!; k < depCsr.inOffsets[v + 1]!; k++) {
+        const u = depCsr.inSources[k]!;
+        if (unsafe(u) || excluded.has(s.tools[u]!.id)) continue;
+        yield { node: u, weight: depCsr.inWeights[k]! };
+      }
+    },
+    { maxDepth: req.closureDepth ?? 3 },
+  );
+  const graph = req.graph ?? "history";
+  const order = closure.nodes;
+  const caps = applyCaps(s, order, req, graph);
+  const dag = dagOver(s, caps.kept, graph);
+  const id = (i: number) => s.tools[i]!.id;
+  const why = new Map<string, string>();
+  for (const r of main) why.set(r.tool, `chosen by search (score ${r.score.toFixed(3)}, ${r.gate.decision})`);
+  for (const a of closure.added) why.set(id(a.node), `prerequisite of ${id(a.requiredBy)} (depth ${a.depth}, dependency weight ${a.weight.toFixed(2)})`);
+  // Ranked list for retrieval metrics: main tools in search order, each followed by the prerequisites it pulled in.
+  const ranked: string[] = [];
+  const addedBy = new Map<number, number[]>();
+  for (const a of closure.added) addedBy.set(a.requiredBy, [...(addedBy.get(a.requiredBy) ?? []), a.node]);
+  const visit = (i: number) => {
+    if (ranked.includes(id(i))) return;
+    ranked.push(id(i));
+    for (const c of addedBy.get(i) ?? []) visit(c);
+  };
+  for (const i of mainIdx) visit(i);
+  for (const r of found.results) if (!ranked.includes(r.tool)) ranked.push(r.tool);
+  const confidence = main.length > 0 ? main.reduce((t, r) => t + r.score, 0) / main.length : 0;
+  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency });
+  const gate = gatedItem(engine.gatekeeper.gate("plan", confidence, prepared, await projectFallbacks(engine, project)));
+  return {
+    project,
+    intent: req.intent,
+    tools: caps.kept.map((i) => ({ tool: id(i), why: why.get(id(i)) ?? "" })),
+    ranked,
+    ...describeDag(s, dag),
+    removed: caps.dropped,
+    closure: { added: closure.added.length, truncated: closure.truncated, reason: closure.reason },
+    confidence,
+    gate,
+    threshold: summarizeAdjustment(prepared.adjustment),
+    timings: { totalMs: performance.now() - t0 },
+  };
+}

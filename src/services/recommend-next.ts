@@ -1,0 +1,164 @@
+/**
+ * Next-step suggestion end to end: the seed formula (or learned / Markov weights) over the snapshot and its
+ * analytics, the intent memory's "what followed in similar executions" when an intent is given
+ * (confidence' = 1 − (1 − confidence)(1 − μ·vote), μ = 0.8, the same lift as in search), and the gate.
+ */
+import { nextAfter } from "../../algorithms/memory/knn-vote.ts";
+import { learnWeights, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
+import { DEFAULTS as NEXT_DEFAULTS, type NextStepWeights, nextStepTerms, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
+import { mulberry32 } from "../../algorithms/random/rng.ts";
+import type { SuggestNextRequest } from "../api/requests.ts";
+import { projectConfig, setProjectConfig } from "../store/projects.ts";
+import { loadExecutionSequences } from "../store/reads.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import type { AnalyticsView } from "./analytics.ts";
+import type { Engine } from "./engine.ts";
+import { projectFallbacks } from "./filters.ts";
+import { gatedItem, summarizeAdjustment } from "./gating.ts";
+import { recallMemory } from "./memory.ts";
+import { nextStepModel, type RawSuggestion, rawSuggestions } from "./suggest.ts";
+
+export const MARKOV_WEIGHTS: NextStepWeights = { cooc: 1, community: 0, recency: 0, pagerank: 0 };
+export const NEXT_MEMORY_WEIGHT = 0.8;
+
+export async function weightsFor(engine: Engine, project: string, mode: "seed" | "learned" | "markov" | undefined): Promise<NextStepWeights> {
+  if (mode === "markov") return MARKOV_WEIGHTS;
+  if (mode === "learned") {
+    const cfg = await projectConfig(engine.db, project);
+    const w = cfg.nextStepWeights as NextStepWeights | undefined;
+    if (w) return w;
+    return (await fitNextStepWeights(engine, project)).weights;
+  }
+  return NEXT_DEFAULTS.weights;
+}
+
+/** Training examples from executions: each prefix's true next tool vs the other top candidates. */
+export function trainingExamples(
+  s: GraphSnapshot,
+  a: AnalyticsView,
+  sequences: { steps: { tool: string; success: boolean }[]; startedAt: Date }[],
+  negatives = 10,
+): TrainingExample[] {
+  const model = nextStepModel(s, a);
+  const out: TrainingExample[] = [];
+  for (const seq of sequences) {
+    const ctx: number[] = [];
+    const now = seq.startedAt.getTime();
+    for (const st of seq.steps) {
+      const i = s.index.get(st.tool);
+      if (i === undefined) break;
+      if (ctx.length > 0) {
+        const r = suggestNextSteps(model, { context: ctx, now }, { limit: negatives + 1 });
+        const negs = r.suggestions.filter((x) => x.tool !== i).slice(0, negatives).map((x) => ({ ...mapTerms(x.terms) }));
+        if (negs.length > 0) out.push({ positive: nextStepTerms(model, { context: ctx, now }, i), negatives: negs });
+      }
+      if (st.success) ctx.push(i);
+    }
+  }
+  return out;
+}
+
+function mapTerms(t: RawSuggestion["terms"] | { cooc: { value: number }; community: { value: number }; recency: { value: number }; pagerank: { value: number } }) {
+  return { cooc: t.cooc.value, community: t.community.value, recency: t.recency.value, pagerank: t.pagerank.value };
+}
+
+/** Fits the four weights on the project's own recent traces and stores them in the project config. */
+export async function fitNextStepWeights(engine: Engine, project: string, opts: { maxExecutions?: number; seed?: number } = {}) {
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const seqs = await loadExecutionSequences(engine.db, project, opts.maxExecutions ?? 2000);
+  const examples = trainingExamples(s, a, seqs);
+  const r = learnWeights(examples, { rng: mulberry32(opts.seed ?? 1) });
+  const cfg = await projectConfig(engine.db, project);
+  await setProjectConfig(engine.db, project, { ...cfg, nextStepWeights: r.weights });
+  return { weights: r.weights, examples: examples.length, report: r.report, reason: r.reason };
+}
+
+export async function runSuggest(engine: Engine, project: string, req: SuggestNextRequest) {
+  const t0 = performance.now();
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const weights = await weightsFor(engine, project, req.mode);
+  const limit = req.limit ?? 5;
+  const raw = rawSuggestions(s, a, { context: req.context, exclude: req.exclude, limit: limit * 3 }, engine.now(), weights);
+  const excluded = new Set(req.exclude ?? []);
+  // Intent memory: what followed the same tools in similar past executions.
+  let memoryVotes = new Map<string, { vote: number; executions: number; succeeded: number }>();
+  let similarSuccess: { rate: number; executions: number } | undefined;
+  if (req.intent && req.intent.trim().length > 0) {
+    const [qv] = await engine.queryEmbedder.embed([req.intent]);
+    const mem = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
+    similarSuccess = mem.similarSuccess;
+    if (mem.past.length > 0) {
+      const v = nextAfter(mem.past, req.context, engine.now(), { limit: 20 });
+      memoryVotes = new Map(v.votes.map((x) => [x.key, { vote: x.vote, executions: x.executions, succeeded: x.succeeded }]));
+    }
+  }
+  const model = nextStepModel(s, a);
+  const byTool = new Map(raw.suggestions.map((x) => [x.tool, x]));
+  const ctxIdx = req.context.map((id) => s.index.get(id)!);
+  const last = req.context[req.context.length - 1];
+  for (const [tool] of memoryVotes) {
+    if (byTool.has(tool) || excluded.has(tool) || tool === last) continue;
+    const i = s.index.get(tool);
+    if (i === undefined) continue;
+    const t = nextStepTerms(model, { context: ctxIdx, now: engine.now() }, i);
+    const wsum = weights.cooc + weights.community + weights.recency + weights.pagerank;
+    const terms = {
+      cooc: { value: t.cooc, weight: weights.cooc, contribution: t.cooc * weights.cooc },
+      community: { value: t.community, weight: weights.community, contribution: t.community * weights.community },
+      recency: { value: t.recency, weight: weights.recency, contribution: t.recency * weights.recency },
+      pagerank: { value: t.pagerank, weight: weights.pagerank, contribution: t.pagerank * weights.pagerank },
+    };
+    const score = terms.cooc.contribution + terms.community.contribution + terms.recency.contribution + terms.pagerank.contribution;
+    byTool.set(tool, { tool, name: s.tools[i]!.name, score, confidence: wsum > 0 ? score / wsum : 0, terms, coocFrom: null, explanation: `${tool}: from the intent memory` });
+  }
+  const merged = [...byTool.values()]
+    .map((x) => {
+      const m = memoryVotes.get(x.tool);
+      const confidence = m ? 1 - (1 - x.confidence) * (1 - NEXT_MEMORY_WEIGHT * m.vote) : x.confidence;
+      const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
+      return { ...x, confidence, memory: m?.vote ?? 0, explanation: x.explanation + note };
+    })
+    .sort((p, q) => q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1))
+    .slice(0, limit);
+  const prepared = await engine.gatekeeper.prepare({
+    project,
+    user: req.user,
+    text: req.intent ?? "",
+    workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
+    environment: req.environment,
+    urgency: req.urgency,
+    similarPastSuccess: similarSuccess,
+  });
+  const fallbacks = await projectFallbacks(engine, project);
+  const suggestions = merged.map((x) => ({ ...x, gate: gatedItem(engine.gatekeeper.gate("next-step", x.confidence, prepared, fallbacks)) }));
+  const accepted = suggestions.filter((x) => x.gate.decision !== "abstained");
+  let report: unknown;
+  const top = suggestions[0];
+  if (req.explain && top) {
+    report = engine.gatekeeper.report(
+      { id: top.tool, label: top.name },
+      engine.gatekeeper.gate("next-step", top.confidence, prepared, fallbacks),
+      prepared,
+      { cooc: top.terms.cooc.contribution, community: top.terms.community.contribution, recency: top.terms.recency.contribution, pagerank: top.terms.pagerank.contribution, memory: top.memory },
+      suggestions.slice(1, 4).map((x) => ({ id: x.tool, score: x.confidence, reason: `confidence ${x.confidence.toFixed(3)} < ${top.confidence.toFixed(3)}` })),
+    );
+  }
+  return {
+    project,
+    context: req.context,
+    mode: req.mode ?? "seed",
+    weights,
+    suggestions,
+    accepted: accepted.map((x) => x.tool),
+    abstained: accepted.length === 0,
+    ...(accepted.length === 0
+      ? { reason: suggestions.length === 0 ? (raw.reason ?? "no candidate follows this context") : `no suggestion reached the threshold ${prepared.adjustment.adjustedThreshold.toFixed(2)}`, fallbacks }
+      : {}),
+    threshold: summarizeAdjustment(prepared.adjustment),
+    analytics: { fresh: a.fresh, ageMs: a.ageMs, communities: a.analytics.communityCount },
+    timings: { totalMs: performance.now() - t0 },
+    ...(report ? { report } : {}),
+  };
+}
