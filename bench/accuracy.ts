@@ -1,0 +1,123 @@
+/**
+ * `npx tsx bench/accuracy.ts [--dataset seal-tools|toollinkos|nestful|all] [--embeddings use-lite|hash:512]`
+ * `npx tsx bench/accuracy.ts --catalog c.json --traces t.jsonl [--edges e.jsonl] --eval cases.jsonl` (your own data)
+ *
+ * Runs toolgraph beside its baselines on each dataset's own test split (Seal-Tools: test_in_domain and
+ * test_out_domain separately; ToolLinkOS and NESTFUL: a seeded half of the instances, the other half being
+ * the training executions — see bench/convert/README.md). Prints markdown tables and writes
+ * bench/results/accuracy-<dataset>.json and accuracy-gating-<dataset>.svg.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
+import { convertNestful } from "./convert/nestful.ts";
+import { convertSealTools } from "./convert/seal-tools.ts";
+import { convertToolLinkOs } from "./convert/toollinkos.ts";
+import { evalCapability, evalDag, evalNextStep, evalPlan, evalRetrieval, gatingTable, type HarnessInput, openHarnessProject, type Table } from "./harness.ts";
+import { lineChartSvg, machine, markdownTable, writeResult, writeSvg } from "./lib/report.ts";
+import { evalCaseSchema, type EvalCase } from "../src/formats/schemas.ts";
+
+function print(t: Table | undefined): void {
+  if (!t) return;
+  console.log(`\n### ${t.title}\n`);
+  console.log(markdownTable(t.headers, t.rows));
+}
+
+function loadDataset(name: string): HarnessInput & { withEdges: boolean; withPlan: boolean } {
+  if (name === "seal-tools") {
+    const d = convertSealTools();
+    return { name, catalog: d.catalog, traces: d.traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]>, withEdges: false, withPlan: false };
+  }
+  if (name === "toollinkos") {
+    const d = convertToolLinkOs();
+    return { name, catalog: d.catalog, traces: d.traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]>, withEdges: true, withPlan: true };
+  }
+  if (name === "nestful") {
+    const d = convertNestful();
+    return { name, catalog: d.catalog, traces: d.traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]>, withEdges: false, withPlan: false };
+  }
+  throw new Error(`--dataset: unknown dataset ${JSON.stringify(name)} (seal-tools, toollinkos, nestful, all)`);
+}
+
+function loadUserDataset(v: { catalog: string; traces?: string; edges?: string; eval: string }): HarnessInput & { withEdges: boolean; withPlan: boolean } {
+  const jsonl = (p: string | undefined) => (p ? readFileSync(p, "utf8").split(/\r?\n/).filter((l) => l.trim()).map((l) => JSON.parse(l)) : []);
+  const cases = jsonl(v.eval).map((c, i) => {
+    const r = evalCaseSchema.safeParse(c);
+    if (!r.success) throw new Error(`${v.eval}:${i + 1}: ${r.error.issues[0]?.path.join(".")}: ${r.error.issues[0]?.message}`);
+    return r.data;
+  });
+  const bySplit: Record<string, EvalCase[]> = {};
+  for (const c of cases) (bySplit[c.split ?? "eval"] ??= []).push(c);
+  const edges = jsonl(v.edges);
+  return { name: "user", catalog: JSON.parse(readFileSync(v.catalog, "utf8")), traces: jsonl(v.traces), edges, evaluation: bySplit, withEdges: edges.length > 0, withPlan: true };
+}
+
+export async function runAccuracy(opts: { dataset?: string; embeddings: string; home: string; user?: { catalog: string; traces?: string; edges?: string; eval: string } }) {
+  const names = opts.user ? ["user"] : opts.dataset === "all" || !opts.dataset ? ["seal-tools", "toollinkos", "nestful"] : opts.dataset.split(",");
+  console.log(`# toolgraph accuracy\n\nmachine: ${machine()}\nembeddings: ${opts.embeddings}\n`);
+  const all: Record<string, unknown> = {};
+  for (const name of names) {
+    const t0 = Date.now();
+    const data = opts.user ? loadUserDataset(opts.user) : loadDataset(name);
+    const nTrain = data.traces.length;
+    console.log(`\n## ${name}\n\ntraining executions: ${nTrain}; evaluation: ${Object.entries(data.evaluation).map(([s, c]) => `${s} ${c.length} cases`).join(", ")}; declared edges: ${data.edges?.length ?? 0}`);
+    const tables: Table[] = [];
+    const variants = data.withEdges ? ["traces", "traces+edges"] : ["traces"];
+    for (const variant of variants) {
+      const { tg, project } = await openHarnessProject(data, { embeddings: opts.embeddings, home: opts.home }, `${variant}-${opts.embeddings.replace(/[^a-z0-9]/gi, "")}`);
+      try {
+        const now = Math.max(...data.traces.map((t) => Date.parse((t as { startedAt: string }).startedAt))) + 3600_000;
+        for (const [split, cases] of Object.entries(data.evaluation)) {
+          const r = await evalRetrieval(tg, project, split, cases, data.withPlan);
+          if (r) tables.push(r), print(r);
+          const n = await evalNextStep(tg, project, split, cases, now);
+          if (n) {
+            tables.push(n.table);
+            print(n.table);
+            const g = gatingTable(`${project} / ${split} next step`, n.gating);
+            tables.push(g);
+            print(g);
+            writeSvg(
+              `accuracy-gating-${name}-${variant}-${split}`,
+              lineChartSvg(`Gating: precision vs threshold (${name} ${split})`, "threshold", "precision of accepted top-1", [
+                { name: "raw", points: g.rows.filter((r) => r[2] !== null).map((r) => ({ x: r[0] as number, y: r[2] as number })) },
+                { name: "calibrated", points: g.rows.filter((r) => r[4] !== null).map((r) => ({ x: r[0] as number, y: r[4] as number })) },
+              ]),
+            );
+          }
+          const d = await evalDag(tg, project, split, cases);
+          if (d) tables.push(d), print(d);
+          if (data.withPlan) {
+            const p = await evalPlan(tg, project, split, cases);
+            if (p) tables.push(p), print(p);
+          }
+          const c = await evalCapability(tg, project, split, cases);
+          if (c) tables.push(c), print(c);
+        }
+      } finally {
+        await tg.close();
+      }
+    }
+    console.log(`\n(${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    all[name] = { machine: machine(), embeddings: opts.embeddings, tables };
+    writeResult(`accuracy-${name}`, all[name]);
+  }
+  return all;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
+  const { values } = parseArgs({
+    options: {
+      dataset: { type: "string", default: "all" },
+      embeddings: { type: "string", default: "use-lite" },
+      home: { type: "string", default: ".toolgraph-bench" },
+      catalog: { type: "string" },
+      traces: { type: "string" },
+      edges: { type: "string" },
+      eval: { type: "string" },
+    },
+  });
+  const user = values.catalog ? { catalog: values.catalog, traces: values.traces, edges: values.edges, eval: values.eval ?? "" } : undefined;
+  if (user && !user.eval) throw new Error("--eval is required with --catalog");
+  await runAccuracy({ dataset: values.dataset, embeddings: values.embeddings!, home: values.home!, user });
+}

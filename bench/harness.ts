@@ -1,0 +1,312 @@
+/**
+ * The accuracy harness: a project in toolgraph's formats (catalog, training traces, declared edges) plus
+ * evaluation cases (JSONL kinds retrieval / next-step / dag / capability) → metric tables with toolgraph
+ * beside its baselines and ablations, all in one run. Evaluation cases are never added to the history.
+ */
+import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
+import { scoreNextStepCase, summarizeNextStep, type NextStepCaseScore } from "../algorithms/evaluation/next-step.ts";
+import { edgeScores, goldToolEdges, nodeScores, orderConsistency } from "../algorithms/evaluation/dag-metrics.ts";
+import { scoreCapability, summarizeCapability } from "../algorithms/evaluation/capability-metrics.ts";
+import { gatingCurve } from "../algorithms/evaluation/gating-curve.ts";
+import { fitCalibration, calibrate } from "../algorithms/thresholds/calibration.ts";
+import { nextAfter } from "../algorithms/memory/knn-vote.ts";
+import { markovBaseline, type NextStepWeights } from "../algorithms/prediction/next-step.ts";
+import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
+import type { EvalCase } from "../src/formats/schemas.ts";
+import { recallMemory } from "../src/services/memory.ts";
+import { searchCandidates, type SearchOptions } from "../src/services/search.ts";
+import { rawSuggestions } from "../src/services/suggest.ts";
+import { dagOver } from "../src/services/recommend-dag.ts";
+import { MARKOV_WEIGHTS, trainingExamples } from "../src/services/recommend-next.ts";
+import { learnWeights } from "../algorithms/prediction/learned-weights.ts";
+import { mulberry32 } from "../algorithms/random/rng.ts";
+import { runPlan } from "../src/services/recommend-dag.ts";
+import { runMatchCapabilities } from "../src/services/recommend-capabilities.ts";
+import { loadExecutionSequences } from "../src/store/reads.ts";
+import { progress } from "./lib/report.ts";
+
+export interface HarnessInput {
+  name: string;
+  catalog: object;
+  traces: object[];
+  edges?: object[];
+  /** Cases by split name. */
+  evaluation: Record<string, EvalCase[]>;
+}
+
+export interface HarnessOptions {
+  embeddings: string;
+  /** Embedded data directory reused across runs (stored embeddings are not recomputed). */
+  home: string;
+  /** Evaluation time (recency reference): the end of the training history. */
+  now?: number;
+  /** Use declared edges (catalog knowledge) as a separate configuration. */
+  withEdges?: boolean;
+  seed?: number;
+}
+
+type Row = (string | number | null)[];
+export interface Table {
+  title: string;
+  headers: string[];
+  rows: Row[];
+}
+
+const mean = (xs: number[]) => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+export async function openHarnessProject(input: HarnessInput, options: HarnessOptions, variant: string): Promise<{ tg: Toolgraph; project: string }> {
+  const project = `${input.name}-${variant}`;
+  const tg = await openToolgraph({ home: options.home, database: "", project, embeddings: options.embeddings, detection: true, now: options.now ? () => options.now! : undefined });
+  await tg.importCatalog(input.catalog, { onProgress: (d, t) => progress(`${input.name}: embedding tools`, d, t) });
+  if (variant.includes("edges") && input.edges && input.edges.length > 0) await tg.importEdges(input.edges.map((e) => JSON.stringify(e)).join("\n"));
+  await tg.importTraces(input.traces);
+  return { tg, project };
+}
+
+/** Retrieval: toolgraph and its baselines; returns one table per split. */
+export async function evalRetrieval(tg: Toolgraph, project: string, split: string, cases: EvalCase[], withPlan: boolean): Promise<Table | undefined> {
+  const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
+  if (rc.length === 0) return undefined;
+  const engine = tg.engine;
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const idx = await engine.searchIndex(project);
+  const queries = rc.map((c) => c.query);
+  const vectors: Float32Array[] = [];
+  for (let i = 0; i < queries.length; i += 64) {
+    vectors.push(...(await engine.embedder.embed(queries.slice(i, i + 64))));
+    progress(`${project}/${split}: embedding queries`, Math.min(i + 64, queries.length), queries.length);
+  }
+  const popular = Array.from({ length: s.n }, (_, i) => i).sort((x, y) => s.executions[y]! - s.executions[x]! || x - y).slice(0, 10).map((i) => s.tools[i]!.id);
+  const methods: Record<string, (q: string, v: Float32Array) => Promise<string[]>> = {
+    "most-popular": async () => popular,
+    "bm25": async (q, v) => rank(q, v, { channel: "bm25", noGraph: true }),
+    "embedding": async (q, v) => rank(q, v, { channel: "embedding", noGraph: true }),
+    "fused semantic": async (q, v) => rank(q, v, { channel: "semantic", noGraph: true }),
+    "hybrid (graph, no memory)": async (q, v) => rank(q, v, {}),
+    "memory only (kNN-traces)": async (q, v) => {
+      const m = await recallMemory(engine, project, q, v);
+      return [...(m.toolVotes ?? new Map()).entries()].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, 10).map(([i]) => s.tools[i]!.id);
+    },
+    "toolgraph − graph (semantic + memory)": async (q, v) => {
+      const m = await recallMemory(engine, project, q, v);
+      return rank(q, v, { channel: "semantic", noGraph: true, memory: m.toolVotes });
+    },
+    "toolgraph (hybrid + memory)": async (q, v) => {
+      const m = await recallMemory(engine, project, q, v);
+      return rank(q, v, { memory: m.toolVotes });
+    },
+  };
+  if (withPlan) {
+    methods["toolgraph plan (+ prerequisite closure)"] = async (q) => (await runPlan(engine, project, { intent: q, limit: 3 })).ranked.slice(0, 10);
+  }
+  function rank(q: string, v: Float32Array, o: SearchOptions): string[] {
+    return searchCandidates(s, a, idx, q, v, { ...o, channelTopN: 100 })
+      .slice(0, 10)
+      .map((h) => s.tools[h.index]!.id);
+  }
+  const rows: Row[] = [];
+  for (const [name, fn] of Object.entries(methods)) {
+    const per = { r1: [] as number[], r5: [] as number[], r10: [] as number[], ndcg: [] as number[], map: [] as number[], comp: [] as number[] };
+    for (let i = 0; i < rc.length; i++) {
+      const ranked = await fn(rc[i]!.query, vectors[i]!);
+      const sc = retrievalScores(ranked, rc[i]!.relevant, [1, 5, 10]);
+      per.r1.push(sc.recall[1]!);
+      per.r5.push(sc.recall[5]!);
+      per.r10.push(sc.recall[10]!);
+      per.ndcg.push(sc.ndcg[10]!);
+      per.map.push(sc.ap[10]!);
+      per.comp.push(sc.comp[10]!);
+    }
+    rows.push([name, mean(per.r1), mean(per.r5), mean(per.r10), mean(per.ndcg), mean(per.map), mean(per.comp)]);
+  }
+  return { title: `Retrieval — ${project} / ${split} (${rc.length} queries)`, headers: ["method", "Recall@1", "Recall@5", "Recall@10", "NDCG@10", "mAP@10", "COMP@10"], rows };
+}
+
+/** Next step over every prefix of every test workflow: toolgraph, baselines and ablations. */
+export async function evalNextStep(tg: Toolgraph, project: string, split: string, cases: EvalCase[], now: number): Promise<{ table: Table; gating: GatingData } | undefined> {
+  const nc = cases.filter((c): c is Extract<EvalCase, { kind: "next-step" }> => c.kind === "next-step");
+  if (nc.length === 0) return undefined;
+  const engine = tg.engine;
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  // Learned weights: fitted on the training traces only.
+  const seqs = await loadExecutionSequences(engine.db, project, 5000);
+  const learned = learnWeights(trainingExamples(s, a, seqs), { rng: mulberry32(1) }).weights;
+  const W = (w: Partial<NextStepWeights>): NextStepWeights => ({ cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1, ...w });
+  const variants: Record<string, NextStepWeights | "markov" | "popular" | "memory"> = {
+    "most-popular": "popular",
+    "first-order Markov": "markov",
+    "seed formula 0.6/0.3/0.1/0.1": W({}),
+    "− Louvain": W({ community: 0 }),
+    "− recency": W({ recency: 0 }),
+    "− PageRank": W({ pagerank: 0 }),
+    "cooc only (context decay)": MARKOV_WEIGHTS,
+    "learned weights": learned,
+    "learned + intent memory": "memory",
+  };
+  const popular = Array.from({ length: s.n }, (_, i) => i).sort((x, y) => s.executions[y]! - s.executions[x]! || x - y).map((i) => s.tools[i]!.id);
+  const rows: Row[] = [];
+  const gating: GatingData = { pairs: [], trainPairs: [] };
+  const qv = new Map<string, Float32Array>();
+  for (const c of nc) if (c.query && !qv.has(c.query)) qv.set(c.query, (await engine.queryEmbedder.embed([c.query]))[0]!);
+  for (const [name, w] of Object.entries(variants)) {
+    const scores: NextStepCaseScore[] = [];
+    for (const c of nc) {
+      const rankings: string[][] = [];
+      let mem: Awaited<ReturnType<typeof recallMemory>> | undefined;
+      if (w === "memory" && c.query) mem = await recallMemory(engine, project, c.query, qv.get(c.query)!);
+      for (let t = 1; t < c.steps.length; t++) {
+        const ctx = c.steps.slice(0, t).filter((x) => s.index.has(x));
+        if (ctx.length === 0) {
+          rankings.push(popular.slice(0, 5));
+          continue;
+        }
+        if (w === "popular") rankings.push(popular.filter((x) => x !== ctx[ctx.length - 1]).slice(0, 5));
+        else if (w === "markov") {
+          const r = markovBaseline(s.transitions, [s.index.get(ctx[ctx.length - 1]!)!], { limit: 5 });
+          rankings.push(r.suggestions.map((x) => s.tools[x.tool]!.id));
+        } else {
+          const weights = w === "memory" ? learned : w;
+          const r = rawSuggestions(s, a, { context: ctx, limit: 10 }, now, weights);
+          let list = r.suggestions.map((x) => ({ tool: x.tool, conf: x.confidence }));
+          if (mem && mem.past.length > 0) {
+            const votes = new Map(nextAfter(mem.past, ctx, now, { limit: 20 }).votes.map((v) => [v.key, v.vote]));
+            for (const [tool, v] of votes) if (!list.some((x) => x.tool === tool) && tool !== ctx[ctx.length - 1]) list.push({ tool, conf: 0 });
+            list = list.map((x) => ({ tool: x.tool, conf: 1 - (1 - x.conf) * (1 - 0.8 * (votes.get(x.tool) ?? 0)) })).sort((p, q) => q.conf - p.conf);
+          }
+          rankings.push(list.slice(0, 5).map((x) => x.tool));
+          if (name === "seed formula 0.6/0.3/0.1/0.1" && list[0]) {
+            const gold = eligibleNext(c, t);
+            gating.pairs.push({ score: list[0].conf, correct: gold.has(list[0].tool) });
+          }
+        }
+      }
+      scores.push(scoreNextStepCase({ steps: c.steps, edges: c.edges }, rankings, [1, 3, 5]));
+    }
+    const sum = summarizeNextStep(scores);
+    rows.push([name, sum.hitAtK[1] ?? null, sum.hitAtK[3] ?? null, sum.hitAtK[5] ?? null, sum.mrr ?? null]);
+  }
+  // Calibration data: the same top-1 confidences replayed on the training traces.
+  for (const seq of seqs) {
+    for (let t = 1; t < seq.steps.length; t++) {
+      const ctx = seq.steps.slice(0, t).map((x) => x.tool);
+      const r = rawSuggestions(s, a, { context: ctx, limit: 1 }, now, W({}));
+      const top = r.suggestions[0];
+      if (top) gating.trainPairs.push({ score: top.confidence, correct: top.tool === seq.steps[t]!.tool });
+    }
+  }
+  const prefixes = nc.reduce((t, c) => t + c.steps.length - 1, 0);
+  return { table: { title: `Next step — ${project} / ${split} (${nc.length} workflows, ${prefixes} prefixes)`, headers: ["method", "Hit@1", "Hit@3", "Hit@5", "MRR"], rows }, gating };
+}
+
+function eligibleNext(c: { steps: string[]; edges?: [number, number][] | undefined }, t: number): Set<string> {
+  if (!c.edges) return new Set([c.steps[t]!]);
+  const done = new Set(Array.from({ length: t }, (_, i) => i));
+  const out = new Set<string>();
+  for (let j = 0; j < c.steps.length; j++) {
+    if (done.has(j)) continue;
+    if (c.edges.filter(([, b]) => b === j).every(([x]) => done.has(x))) out.add(c.steps[j]!);
+  }
+  return out;
+}
+
+export interface GatingData {
+  pairs: { score: number; correct: boolean }[];
+  trainPairs: { score: number; correct: boolean }[];
+}
+
+/** Precision/coverage of accepted top-1 answers across thresholds; calibration fitted on training traces. */
+export function gatingTable(title: string, g: GatingData): Table {
+  const raw = g.pairs;
+  const cal = fitCalibration(g.trainPairs.map((p) => p.score), g.trainPairs.map((p) => p.correct));
+  const calibrated = raw.map((p) => ({ score: calibrate(cal, p.score), correct: p.correct }));
+  const rows: Row[] = [];
+  const at = (pairs: { score: number; correct: boolean }[], tau: number) => {
+    const kept = pairs.filter((p) => p.score >= tau);
+    return [kept.length / Math.max(1, pairs.length), kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length] as const;
+  };
+  for (const tau of [0.5, 0.6, 0.62, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]) {
+    const [c1, p1] = at(raw, tau);
+    const [c2, p2] = at(calibrated, tau);
+    rows.push([tau, c1, p1, c2, p2]);
+  }
+  void gatingCurve;
+  return { title: `Gating — ${title} (top-1 answers; raw confidence vs calibrated on training traces)`, headers: ["threshold", "coverage (raw)", "precision (raw)", "coverage (calibrated)", "precision (calibrated)"], rows };
+}
+
+/** DAG edges given the gold tool set: toolgraph (history / dependency graph) vs the listed-order chain. */
+export async function evalDag(tg: Toolgraph, project: string, split: string, cases: EvalCase[]): Promise<Table | undefined> {
+  const dc = cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag");
+  if (dc.length === 0) return undefined;
+  const s = await tg.engine.snapshot(project);
+  const methods: Record<string, (tools: string[]) => { edges: [string, string][]; order: string[] }> = {
+    "listed-order chain": (tools) => ({ edges: tools.slice(1).map((t, i) => [tools[i]!, t] as [string, string]), order: tools }),
+    "no edges": (tools) => ({ edges: [], order: tools }),
+    "toolgraph (history graph)": (tools) => viaDag(tools, "history"),
+    "toolgraph (dependency graph)": (tools) => viaDag(tools, "dependency"),
+  };
+  function viaDag(tools: string[], graph: "history" | "dependency") {
+    const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
+    const dag = dagOver(s, uniq.map((t) => s.index.get(t)!), graph);
+    const id = (i: number) => s.tools[i]!.id;
+    return { edges: dag.edges.map((e) => [id(e.from), id(e.to)] as [string, string]), order: dag.layers.flat().map(id) };
+  }
+  const rows: Row[] = [];
+  const withEdges = dc.filter((c) => goldToolEdges(c).length > 0);
+  for (const [name, fn] of Object.entries(methods)) {
+    let tp = 0;
+    let fp = 0;
+    let fn_ = 0;
+    let exact = 0;
+    const oc: number[] = [];
+    let fpOnNoEdge = 0;
+    for (const c of dc) {
+      const p = fn(c.tools);
+      const sc = edgeScores(c, p.edges);
+      tp += sc.tp;
+      fp += sc.fp;
+      fn_ += sc.fn;
+      if (sc.exact) exact++;
+      const o = orderConsistency(c, p.order);
+      if (o.value !== null) oc.push(o.value);
+      if (goldToolEdges(c).length === 0) fpOnNoEdge += sc.fp;
+    }
+    const P = tp + fp === 0 ? 0 : tp / (tp + fp);
+    const R = tp + fn_ === 0 ? 0 : tp / (tp + fn_);
+    rows.push([name, P, R, P + R === 0 ? 0 : (2 * P * R) / (P + R), exact / dc.length, mean(oc), fpOnNoEdge]);
+  }
+  return {
+    title: `DAG edges, gold tool set given — ${project} / ${split} (${dc.length} cases, ${withEdges.length} with gold edges; micro-averaged)`,
+    headers: ["method", "edge P", "edge R", "edge F1", "exact DAG", "order consistency", "false edges on no-edge cases"],
+    rows,
+  };
+}
+
+/** Intent → plan: node F1 and edge F1 with toolgraph picking the tools. */
+export async function evalPlan(tg: Toolgraph, project: string, split: string, cases: EvalCase[], limit = 200): Promise<Table | undefined> {
+  const dc = cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag" && typeof c.query === "string").slice(0, limit);
+  if (dc.length === 0) return undefined;
+  const nodeF: number[] = [];
+  const edgeF: number[] = [];
+  for (const c of dc) {
+    const r = await runPlan(tg.engine, project, { intent: c.query!, limit: 3 });
+    nodeF.push(nodeScores(c.tools, r.tools.map((t) => t.tool)).f1);
+    edgeF.push(edgeScores(c, r.edges.map((e) => [e.from, e.to] as [string, string])).f1);
+  }
+  return { title: `Intent → plan — ${project} / ${split} (${dc.length} cases)`, headers: ["method", "node F1", "edge F1"], rows: [["toolgraph plan", mean(nodeF), mean(edgeF)]] };
+}
+
+export async function evalCapability(tg: Toolgraph, project: string, split: string, cases: EvalCase[]): Promise<Table | undefined> {
+  const cc = cases.filter((c): c is Extract<EvalCase, { kind: "capability" }> => c.kind === "capability");
+  if (cc.length === 0) return undefined;
+  const out: Row[] = [];
+  const scores = [];
+  for (const c of cc) {
+    const r = await runMatchCapabilities(tg.engine, project, { intent: c.query, limit: 10 });
+    scores.push(scoreCapability(r.results.map((x) => x.capability), c.capability, [1, 5, 10]));
+  }
+  const sum = summarizeCapability(scores);
+  out.push(["toolgraph match (semantic × reliability + memory + patterns)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
+  return { title: `Capability match — ${project} / ${split} (${cc.length} queries)`, headers: ["method", "accuracy@1", "MRR", "Hit@5"], rows: out };
+}
