@@ -245,23 +245,28 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
     "no edges": (tools) => ({ edges: [], order: tools }),
     "toolgraph (history graph)": (tools) => viaDag(tools, "history"),
     "toolgraph (dependency graph)": (tools) => viaDag(tools, "dependency"),
+    "toolgraph (dependency graph, 1 hop)": (tools) => viaDag(tools, "dependency", 1),
+    "toolgraph (blended graph)": (tools) => viaDag(tools, "blended"),
   };
-  function viaDag(tools: string[], graph: "history" | "dependency") {
+  function viaDag(tools: string[], graph: "history" | "dependency" | "blended", hops = 3) {
     const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
-    const dag = dagOver(s, uniq.map((t) => s.index.get(t)!), graph);
+    const dag = dagOver(s, uniq.map((t) => s.index.get(t)!), graph, hops);
     const id = (i: number) => s.tools[i]!.id;
     return { edges: dag.edges.map((e) => [id(e.from), id(e.to)] as [string, string]), order: dag.layers.flat().map(id) };
   }
   const rows: Row[] = [];
   const withEdges = dc.filter((c) => goldToolEdges(c).length > 0);
+  const covered = dc.filter((c) => c.tools.every((t) => (s.index.has(t) ? s.executions[s.index.get(t)!]! > 0 : false)));
+  for (const [subset, list] of [["all", dc], ["covered by training", covered]] as const)
   for (const [name, fn] of Object.entries(methods)) {
+    if (list.length === 0) continue;
     let tp = 0;
     let fp = 0;
     let fn_ = 0;
     let exact = 0;
     const oc: number[] = [];
     let fpOnNoEdge = 0;
-    for (const c of dc) {
+    for (const c of list) {
       const p = fn(c.tools);
       const sc = edgeScores(c, p.edges);
       tp += sc.tp;
@@ -274,11 +279,11 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
     }
     const P = tp + fp === 0 ? 0 : tp / (tp + fp);
     const R = tp + fn_ === 0 ? 0 : tp / (tp + fn_);
-    rows.push([name, P, R, P + R === 0 ? 0 : (2 * P * R) / (P + R), exact / dc.length, mean(oc), fpOnNoEdge]);
+    rows.push([`${name} [${subset}]`, list.length, P, R, P + R === 0 ? 0 : (2 * P * R) / (P + R), exact / list.length, mean(oc), fpOnNoEdge]);
   }
   return {
-    title: `DAG edges, gold tool set given — ${project} / ${split} (${dc.length} cases, ${withEdges.length} with gold edges; micro-averaged)`,
-    headers: ["method", "edge P", "edge R", "edge F1", "exact DAG", "order consistency", "false edges on no-edge cases"],
+    title: `DAG edges, gold tool set given — ${project} / ${split} (${dc.length} cases, ${withEdges.length} with gold edges, ${covered.length} whose tools all occur in training; micro-averaged)`,
+    headers: ["method [cases]", "n", "edge P", "edge R", "edge F1", "exact DAG", "order consistency", "false edges on no-edge cases"],
     rows,
   };
 }

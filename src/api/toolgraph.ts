@@ -19,6 +19,7 @@ import {
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import { validatePattern } from "../services/patterns.ts";
 import { markMemoryDirty } from "../services/memory.ts";
+import { applyUserHistory } from "../services/user-history.ts";
 import { runSearch } from "../services/recommend-search.ts";
 import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
 import { runDiscoverCapabilities, runMatchCapabilities } from "../services/recommend-capabilities.ts";
@@ -110,16 +111,17 @@ export class Toolgraph {
   /** Imports traces given as JSONL text, an array of executions, or `{ file }`. */
   async importTraces(input: string | object[] | { file: string }, opts: ProjectScoped & TraceImportOptions = {}): Promise<TraceImportResult> {
     const project = this.p(opts);
-    let r: TraceImportResult;
+    let r: TraceImportResult & { executions?: ExecutionInput[] };
     if (Array.isArray(input)) {
       const records = input.map((v, i) => ({ line: i + 1, value: validateExecution(v, `executions[${i}]`) }));
-      r = await importExecutions(this.engine.db, project, records, "executions", opts);
+      r = { ...(await importExecutions(this.engine.db, project, records, "executions", opts)), executions: records.map((x) => x.value) };
     } else {
       const { text, file } = await textOf(input, "traces");
       r = await importTraces(this.engine.db, project, text, file, opts);
     }
-    await this.afterExecutions(project, r);
-    return r;
+    const { executions, ...result } = r;
+    await this.afterExecutions(project, result, undefined, executions);
+    return result;
   }
 
   /** Records one execution (idempotent by id) and patches the read model in place. */
@@ -161,14 +163,14 @@ export class Toolgraph {
   }
 
   /** Order selected tools into an execution DAG with parallel layers, each edge explained. */
-  async buildDag(req: BuildDagRequest & Scoped & { graph?: "history" | "dependency" }) {
+  async buildDag(req: BuildDagRequest & Scoped & { graph?: "history" | "dependency" | "blended" | "auto" }) {
     const { graph, ...r } = req;
     const [project, rest] = split(r);
     return runBuildDag(this.engine, project ?? this.project, { ...parseRequest(buildDagRequest, rest, "buildDag"), graph });
   }
 
   /** Intent → plan: search, intent memory, dependency closure, then the DAG. */
-  async plan(req: PlanRequest & Scoped & { graph?: "history" | "dependency" }) {
+  async plan(req: PlanRequest & Scoped & { graph?: "history" | "dependency" | "blended" | "auto" }) {
     const { graph, ...r } = req;
     const [project, rest] = split(r);
     return runPlan(this.engine, project ?? this.project, { ...parseRequest(planRequest, rest, "plan"), graph });
@@ -180,8 +182,11 @@ export class Toolgraph {
     return runAlternatives(this.engine, project ?? this.project, parseRequest(alternativesRequest, rest, "alternatives"));
   }
 
-  protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[]): Promise<void> {
+  protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[], all?: ExecutionInput[]): Promise<void> {
     if (r.inserted > 0) markMemoryDirty(this.engine, project);
+    const inserted = new Set(r.insertedIds);
+    const fresh = (executions ?? all ?? []).filter((e) => inserted.has(e.id));
+    if (fresh.length > 0) await applyUserHistory(this.engine, project, fresh);
     if (r.autoRegistered.length > 0 || !executions) this.engine.invalidate(project);
     else if (r.inserted > 0) this.engine.afterRecord(project, executions, r.graphVersion);
   }

@@ -57,7 +57,7 @@ export interface AnalyticsView {
 
 export function toolCapabilityInput(s: GraphSnapshot): ToolCapabilityInput {
   const memberships = s.capabilities.map((c) =>
-    [...new Set(c.members.filter((m) => m.declared || m.observations > 0).map((m) => s.index.get(m.tool)))].filter((x): x is number => x !== undefined),
+    [...new Set(s.capabilityMembers(c).map((t) => s.index.get(t)))].filter((x): x is number => x !== undefined),
   );
   const capabilityDeps = s.capabilities.flatMap((c, from) =>
     c.dependsOn.flatMap((d) => {

@@ -167,10 +167,11 @@ export async function importTraces(
   text: string,
   file: string,
   options: TraceImportOptions = {},
-): Promise<TraceImportResult> {
+): Promise<TraceImportResult & { executions: ExecutionInput[] }> {
   const parsed = parseJsonl(text, file, executionSchema);
   if (parsed.errors.length > 0 && !options.skipInvalid) throw new ImportError(parsed.errors);
-  return importExecutions(db, project, parsed.records, file, { ...options, initialErrors: parsed.errors });
+  const r = await importExecutions(db, project, parsed.records, file, { ...options, initialErrors: parsed.errors });
+  return { ...r, executions: parsed.records.map((x) => x.value) };
 }
 
 export interface EdgeImportResult {

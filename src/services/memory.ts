@@ -3,17 +3,18 @@
  *
  * Each recorded execution with an intent keeps its text, its embedding (same provider and store as the
  * tools, keyed by text hash) and a BM25 entry. recall(intent): the k = 20 most similar past intents of the
- * same project (optionally of the same user) by fused similarity 0.5·cos⁺ + 0.5·BM25/max (fuse-similarity.ts),
- * each voting for the tools it used with similarity × outcome × recency decay (knn-vote.ts), votes
- * normalised to [0,1]. With no past intents the memory is silent and every answer is exactly what it
+ * same project (optionally of the same user) by fused similarity 0.5·cos⁺ + 0.5·BM25/max(best, ideal)
+ * (fuse-similarity.ts), each voting for the tools it used with similarity × outcome × recency decay
+ * (knn-vote.ts); votes normalised to [0,1] by the best tool and scaled by the best neighbour's similarity.
+ * With no past intents the memory is silent and every answer is exactly what it
  * would be without it.
  *
  * Freshness: the memory index is rebuilt lazily when executions were recorded since it was built, at
  * most once per `rebuildAfterMs` (default 1 s); new executions are visible after that.
  */
-import { fuseSimilarities } from "../../algorithms/memory/fuse-similarity.ts";
+import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
 import { type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
-import { buildBm25Index, type Bm25Index, searchBm25 } from "../../algorithms/search/bm25.ts";
+import { buildBm25Index, type Bm25Index, bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { buildVectorIndex, searchVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import { loadExecutionMemory, type ExecutionMemoryRow } from "../store/reads.ts";
@@ -141,7 +142,10 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
     return (!options.user || r.user === options.user) && !options.excludeIds?.has(r.id);
   });
   if (ids.length === 0) return SILENT;
-  const sims = fuseSimilarities(ids.map((i) => ({ lexical: lex.get(i) ?? 0, semantic: sem.get(i) ?? cosineRow(mem, i, qv) })));
+  // BM25 is normalised by max(best score, ideal score of the query) so that a past intent sharing one weak
+  // word gets a low lexical similarity (the same floor as the tool fusion), keeping similarities absolute.
+  const maxLex = Math.max(0, ...lex.values(), bm25IdealScore(mem.bm25, tokens));
+  const sims = ids.map((i) => fuseSimilarity({ lexical: lex.get(i) ?? 0, semantic: sem.get(i) ?? cosineRow(mem, i, qv) }, maxLex));
   const ranked = ids
     .map((i, j) => ({ i, sim: sims[j]! }))
     .filter((x) => x.sim >= MEMORY_DEFAULTS.minSimilarity)
@@ -163,19 +167,22 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   const now = engine.now();
   const tv = voteTools(past, now, { limit: 50 });
   const cv = voteCapabilities(past, now, { limit: 20 });
+  // Votes are normalised to [0,1] by the best tool, then scaled by the best neighbour's similarity, so
+  // weak neighbours cannot cast full-strength votes: memory(t) = vote(t) × max similarity.
+  const strength = ranked[0]!.sim;
   const toolVotes = new Map<number, number>();
   const explanations = new Map<number, string>();
   for (const v of tv.votes) {
     const i = s.index.get(v.key);
     if (i === undefined) continue;
-    toolVotes.set(i, v.vote);
+    toolVotes.set(i, v.vote * strength);
     explanations.set(i, `memory: used in ${v.executions} similar past request${v.executions === 1 ? "" : "s"}, ${v.succeeded} succeeded`);
   }
   const sr = similarSuccessRate(past, now);
   return {
     toolVotes,
     explanations,
-    capabilityVotes: new Map(cv.votes.map((v) => [v.key, v.vote])),
+    capabilityVotes: new Map(cv.votes.map((v) => [v.key, v.vote * strength])),
     neighbours: past.length,
     similarSuccess: sr.rate === null ? undefined : { rate: sr.rate, executions: past.length },
     past,

@@ -61,7 +61,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
       name: cap.name,
       description: cap.description,
       score,
-      tools: cap.members.filter((x) => x.declared || x.observations > 0).map((x) => x.tool),
+      tools: s.capabilityMembers(cap),
       breakdown: {
         semantic,
         cosine: f.cosine,
@@ -111,8 +111,8 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
   const a = await engine.analytics(project);
   const context = resolveTools(s, req.context, "context");
   const caps = s.capabilities.map((c, i) => ({
-    tools: c.members.filter((m) => m.declared || m.observations > 0).flatMap((m) => {
-      const k = s.index.get(m.tool);
+    tools: s.capabilityMembers(c).flatMap((t) => {
+      const k = s.index.get(t);
       return k === undefined ? [] : [k];
     }),
     cluster: a.analytics.capabilityCluster[i] ?? -1,

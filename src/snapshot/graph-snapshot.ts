@@ -56,6 +56,7 @@ export class GraphSnapshot {
   private transitionsCache: Csr | undefined;
   private dependencyPairs: Set<number> | undefined;
   private dependencyCsrCache: Csr | undefined;
+  private blendedCsrCache: Csr | undefined;
   private graphCache: Graph | undefined;
   /** Incremented on every in-place patch; analytics compare it to know they are stale. */
   patchCount = 0;
@@ -160,6 +161,34 @@ export class GraphSnapshot {
     return this.dependencyCsrCache;
   }
 
+  /**
+   * CSR for DAG building that prefers dependency evidence: weight = max(dependency weight,
+   * 0.5 × history quality), so a path over dependency edges is always cheaper than the same path over
+   * weaker history edges, and tools without dependency evidence still relate through history.
+   */
+  get blendedCsr(): Csr {
+    if (!this.blendedCsrCache) {
+      const dep = this.dependencyCsr;
+      const list: { from: number; to: number; weight: number }[] = [];
+      const csr = this.csr;
+      for (let u = 0; u < csr.n; u++) {
+        for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) list.push({ from: u, to: csr.targets[k]!, weight: 0.5 * csr.weights[k]! });
+        for (let k = dep.offsets[u]!; k < dep.offsets[u + 1]!; k++) list.push({ from: u, to: dep.targets[k]!, weight: dep.weights[k]! });
+      }
+      this.blendedCsrCache = buildCsr(this.n, list);
+    }
+    return this.blendedCsrCache;
+  }
+
+  /**
+   * The effective members of a capability: its declared tools, plus tools observed in at least half of
+   * the executions labelled with it (so occasional noise steps do not dilute the capability).
+   */
+  capabilityMembers(c: CapabilityRow): string[] {
+    const minObs = Math.max(1, 0.5 * c.executions);
+    return c.members.filter((m) => m.declared || m.observations >= minObs).map((m) => m.tool);
+  }
+
   /** True when u→v carries `dependency` evidence (declared or learned). */
   isDependencyEdge(u: number, v: number): boolean {
     if (!this.dependencyPairs) {
@@ -235,6 +264,7 @@ export class GraphSnapshot {
     this.transitionsCache = undefined;
     this.dependencyPairs = undefined;
     this.dependencyCsrCache = undefined;
+    this.blendedCsrCache = undefined;
     this.graphCache = undefined;
     this.version = version;
     this.patchCount++;

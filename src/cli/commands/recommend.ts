@@ -196,15 +196,15 @@ function printDag(ctx: CommandContext, r: Result): void {
 export const dagCommand: Command = {
   name: "dag",
   summary: "order tools into an execution DAG with parallel layers (Dijkstra ≤ 3 hops over the learned graph)",
-  usage: "toolgraph dag TOOL... [--graph history|dependency]",
+  usage: "toolgraph dag TOOL... [--graph auto|history|dependency|blended]",
   examples: ["toolgraph dag git.commit git.push github.create_pull_request", "toolgraph dag db.backup db.migrate ci.deploy --json"],
   options: { graph: { type: "string" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
-  optionHelp: { "--graph": "history (all edge types, default) or dependency (dependency evidence only)", ...GATE_HELP, ...CAP_HELP },
+  optionHelp: { "--graph": "auto (default: dependency evidence when the project has some, else history), history, dependency or blended", ...GATE_HELP, ...CAP_HELP },
   async run(ctx) {
     const tools = ctx.positionals.flatMap((p) => p.split(",")).filter(Boolean);
     if (tools.length === 0) throw new UsageError("dag: name at least one tool");
     const graph = ctx.values.graph as "history" | "dependency" | undefined;
-    if (graph !== undefined && graph !== "history" && graph !== "dependency") throw new UsageError("--graph must be history or dependency");
+    if (graph !== undefined && !["history", "dependency", "blended", "auto"].includes(graph)) throw new UsageError("--graph must be auto, history, dependency or blended");
     return withTg(ctx, async (tg) => {
       const r = await tg.buildDag(strip({ tools, graph, ...gateFields(ctx), ...capFields(ctx), limit: undefined, explain: undefined }));
       if (ctx.json) ctx.out(JSON.stringify(r));
