@@ -30,7 +30,11 @@ function loadDataset(name: string): HarnessInput & { withEdges: boolean; withPla
   }
   if (name === "toollinkos") {
     const d = convertToolLinkOs();
-    return { name, catalog: d.catalog, traces: d.traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]>, withEdges: true, withPlan: true };
+    // Training executions carry their instance's capability label (the main tool's bundle), so that past
+    // executions labelled with a capability vote for it (intent memory, issue 9).
+    const capOf = new Map(d.trainInstances.map((i) => [i.id, i.capability]));
+    const traces = d.traces.map((t) => (capOf.get(t.id) ? { ...t, capability: capOf.get(t.id) } : t));
+    return { name, catalog: d.catalog, traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]>, withEdges: true, withPlan: true };
   }
   if (name === "nestful") {
     const d = convertNestful();
@@ -47,7 +51,10 @@ function loadUserDataset(v: { catalog: string; traces?: string; edges?: string; 
     return r.data;
   });
   const bySplit: Record<string, EvalCase[]> = {};
-  for (const c of cases) (bySplit[c.split ?? "eval"] ??= []).push(c);
+  for (const c of cases) {
+    const key = c.split ?? "eval";
+    bySplit[key] = [...(bySplit[key] ?? []), c];
+  }
   const edges = jsonl(v.edges);
   return { name: "user", catalog: JSON.parse(readFileSync(v.catalog, "utf8")), traces: jsonl(v.traces), edges, evaluation: bySplit, withEdges: edges.length > 0, withPlan: true };
 }
@@ -69,7 +76,10 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
         const now = Math.max(...data.traces.map((t) => Date.parse((t as { startedAt: string }).startedAt))) + 3600_000;
         for (const [split, cases] of Object.entries(data.evaluation)) {
           const r = await evalRetrieval(tg, project, split, cases, data.withPlan);
-          if (r) tables.push(r), print(r);
+          if (r) {
+            tables.push(r);
+            print(r);
+          }
           const n = await evalNextStep(tg, project, split, cases, now);
           if (n) {
             tables.push(n.table);
@@ -86,13 +96,22 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
             );
           }
           const d = await evalDag(tg, project, split, cases);
-          if (d) tables.push(d), print(d);
+          if (d) {
+            tables.push(d);
+            print(d);
+          }
           if (data.withPlan) {
             const p = await evalPlan(tg, project, split, cases);
-            if (p) tables.push(p), print(p);
+            if (p) {
+              tables.push(p);
+              print(p);
+            }
           }
           const c = await evalCapability(tg, project, split, cases);
-          if (c) tables.push(c), print(c);
+          if (c) {
+            tables.push(c);
+            print(c);
+          }
         }
       } finally {
         await tg.close();

@@ -172,7 +172,7 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
           let list = r.suggestions.map((x) => ({ tool: x.tool, conf: x.confidence }));
           if (mem && mem.past.length > 0) {
             const votes = new Map(nextAfter(mem.past, ctx, now, { limit: 20 }).votes.map((v) => [v.key, v.vote]));
-            for (const [tool, v] of votes) if (!list.some((x) => x.tool === tool) && tool !== ctx[ctx.length - 1]) list.push({ tool, conf: 0 });
+            for (const tool of votes.keys()) if (!list.some((x) => x.tool === tool) && tool !== ctx[ctx.length - 1]) list.push({ tool, conf: 0 });
             list = list.map((x) => ({ tool: x.tool, conf: 1 - (1 - x.conf) * (1 - 0.8 * (votes.get(x.tool) ?? 0)) })).sort((p, q) => q.conf - p.conf);
           }
           rankings.push(list.slice(0, 5).map((x) => x.tool));

@@ -21,7 +21,7 @@ export interface Scoped {
 }
 
 /** A JSON object result. */
-export type JsonResult = { [key: string]: unknown };
+export type JsonResult = object;
 
 export interface RecommenderApi {
   search(req: SearchRequest & Scoped): Promise<JsonResult>;

@@ -51,7 +51,8 @@ export const suggestNextRequest = z
     /** Optional intent of the workflow (intent memory, detection). */
     intent: z.string().max(4000).optional(),
     limit: limit.optional(),
-    mode: z.enum(["seed", "learned", "markov"]).optional(),
+    /** auto (default: learned when the project has enough traces, else seed), seed, learned or markov. */
+    mode: z.enum(["auto", "seed", "learned", "markov"]).optional(),
     ...gateFields,
   })
   .strict();

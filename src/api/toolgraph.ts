@@ -20,6 +20,7 @@ import { countProject, type ProjectCounts } from "../store/reads.ts";
 import { validatePattern } from "../services/patterns.ts";
 import { markMemoryDirty } from "../services/memory.ts";
 import { applyUserHistory } from "../services/user-history.ts";
+import { calibrateProject, ensureCalibrationLoaded } from "../services/calibrate.ts";
 import { runSearch } from "../services/recommend-search.ts";
 import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
 import { runDiscoverCapabilities, runMatchCapabilities } from "../services/recommend-capabilities.ts";
@@ -136,13 +137,20 @@ export class Toolgraph {
   /** Search tools by intent: hybrid semantic + graph score, gated, each hit explained. */
   async search(req: SearchRequest & Scoped) {
     const [project, rest] = split(req);
+    await ensureCalibrationLoaded(this.engine, project ?? this.project);
     return runSearch(this.engine, project ?? this.project, parseRequest(searchRequest, rest, "search"));
   }
 
   /** Suggest the next tool after the successful tools so far (seed formula, learned or Markov weights). */
   async suggestNext(req: SuggestNextRequest & Scoped) {
     const [project, rest] = split(req);
+    await ensureCalibrationLoaded(this.engine, project ?? this.project);
     return runSuggest(this.engine, project ?? this.project, parseRequest(suggestNextRequest, rest, "suggestNext"));
+  }
+
+  /** Fit the gate's calibration (score → P(success)) on the project's own traces and store it. */
+  async calibrate(opts: Scoped & { maxExecutions?: number } = {}) {
+    return calibrateProject(this.engine, this.p(opts), opts);
   }
 
   /** Fit the next-step weights on the project's own traces (the `learned` mode) and store them. */
@@ -153,12 +161,14 @@ export class Toolgraph {
   /** Capabilities that answer an explicit intent (semantic × reliability, pattern triggers, memory). */
   async matchCapabilities(req: MatchCapabilitiesRequest & Scoped) {
     const [project, rest] = split(req);
+    await ensureCalibrationLoaded(this.engine, project ?? this.project);
     return runMatchCapabilities(this.engine, project ?? this.project, parseRequest(matchCapabilitiesRequest, rest, "matchCapabilities"));
   }
 
   /** Capabilities that fit what the workflow is doing (overlap × spectral-cluster boost). */
   async discoverCapabilities(req: DiscoverCapabilitiesRequest & Scoped) {
     const [project, rest] = split(req);
+    await ensureCalibrationLoaded(this.engine, project ?? this.project);
     return runDiscoverCapabilities(this.engine, project ?? this.project, parseRequest(discoverCapabilitiesRequest, rest, "discoverCapabilities"));
   }
 
@@ -166,6 +176,7 @@ export class Toolgraph {
   async buildDag(req: BuildDagRequest & Scoped & { graph?: "history" | "dependency" | "blended" | "auto" }) {
     const { graph, ...r } = req;
     const [project, rest] = split(r);
+    await ensureCalibrationLoaded(this.engine, project ?? this.project);
     return runBuildDag(this.engine, project ?? this.project, { ...parseRequest(buildDagRequest, rest, "buildDag"), graph });
   }
 
@@ -173,12 +184,14 @@ export class Toolgraph {
   async plan(req: PlanRequest & Scoped & { graph?: "history" | "dependency" | "blended" | "auto" }) {
     const { graph, ...r } = req;
     const [project, rest] = split(r);
+    await ensureCalibrationLoaded(this.engine, project ?? this.project);
     return runPlan(this.engine, project ?? this.project, { ...parseRequest(planRequest, rest, "plan"), graph });
   }
 
   /** Substitutes for a tool that failed or is unavailable. */
   async alternatives(req: AlternativesRequest & Scoped) {
     const [project, rest] = split(req);
+    await ensureCalibrationLoaded(this.engine, project ?? this.project);
     return runAlternatives(this.engine, project ?? this.project, parseRequest(alternativesRequest, rest, "alternatives"));
   }
 

@@ -15,7 +15,7 @@ export function demoTraces(count: number, seed: number, now: number): ExecutionI
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
   const out: ExecutionInput[] = [];
   for (let i = 0; i < count; i++) {
-    const cap = DEMO_CAPABILITIES[Math.floor(Math.pow(rng(), 1.6) * DEMO_CAPABILITIES.length)]!;
+    const cap = DEMO_CAPABILITIES[Math.floor(rng() ** 1.6 * DEMO_CAPABILITIES.length)]!;
     const start = now - Math.floor(rng() * 30 * 24 * 3600 * 1000);
     const steps: ExecutionInput["steps"] = [];
     const map = new Map<number, number>(); // workflow index → step index

@@ -23,7 +23,7 @@ const id = z
   .string()
   .min(1, "must not be empty")
   .max(LIMITS.idLength, `must be at most ${LIMITS.idLength} characters`)
-  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must not contain control characters")
+  .refine((s) => ![...s].some((ch) => ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127), "must not contain control characters")
   .refine((s) => s.trim() === s, "must not start or end with white space");
 
 const shortText = (max: number) => z.string().max(max, `must be at most ${max} characters`);

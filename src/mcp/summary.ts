@@ -6,7 +6,7 @@
 
 type Obj = { [key: string]: unknown };
 
-const ITEM_KEYS = ["results", "suggestions", "capabilities", "alternatives", "items"] as const;
+const ITEM_KEYS = ["results", "suggestions", "capabilities", "alternatives", "items", "tools"] as const;
 const MAX_EXPLANATION = 240;
 
 function isObj(v: unknown): v is Obj {
@@ -53,6 +53,7 @@ export function itemLine(item: Obj, rank: number): string {
   if (score) parts.push(`${isObj(item) && typeof item.confidence === "number" ? "confidence" : "score"} ${score}`);
   const g = gateText(gateOf(item));
   if (g) parts.push(g);
+  if (typeof item.why === "string") parts.push(item.why);
   const line = parts.join(" — ");
   return typeof item.explanation === "string" ? `${line}\n   ${clip(item.explanation)}` : line;
 }
@@ -86,7 +87,18 @@ function gatedOutLine(result: Obj): string {
 
 function dagLines(result: Obj): string[] {
   const out: string[] = [];
-  const layers = result.layers;
+  let layers = result.layers;
+  if (!Array.isArray(layers) && Array.isArray(result.nodes)) {
+    // Nodes carrying a layer number: group them (layer 0 runs first).
+    const byLayer: string[][] = [];
+    for (const n of result.nodes.filter(isObj)) {
+      if (typeof n.layer !== "number" || n.layer < 0) continue;
+      const layer = byLayer[n.layer] ?? [];
+      layer.push(labelOf(n));
+      byLayer[n.layer] = layer;
+    }
+    layers = byLayer.filter((l) => l !== undefined);
+  }
   if (Array.isArray(layers)) {
     layers.forEach((layer, i) => {
       const names = listText(Array.isArray(layer) ? layer : isObj(layer) ? (layer.tools ?? layer.nodes) : undefined);

@@ -149,14 +149,18 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       active--;
       if (active === 0) for (const w of idleWaiters.splice(0)) w();
     });
-    if (closing) res.setHeader("connection", "close");
     handle(req, res).catch((err) => fail(res, err));
   });
+
+  /** Every JSON answer; during shutdown it also asks the client to drop the connection. */
+  function respond(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+    sendJson(res, status, value, closing ? { ...headers, connection: "close" } : headers);
+  }
 
   function fail(res: ServerResponse, err: unknown): void {
     const m = toHttpError(err);
     if (m.internal) log(`toolgraph server: internal error: ${(err as Error)?.stack ?? String(err)}`);
-    sendJson(res, m.status, m.body, m.headers);
+    respond(res, m.status, m.body, m.headers);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -175,7 +179,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     if (path === "/openapi.json") {
       if (method !== "GET") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET" } });
       openapi ??= buildOpenApiDocument();
-      return sendJson(res, 200, openapi);
+      return respond(res, 200, openapi);
     }
     if (path === "/mcp" && mcpEnabled) {
       if (method !== "POST") throw new HttpError(405, "method-not-allowed", `${method} ${path}: the MCP endpoint is stateless, use POST`, { headers: { allow: "POST" } });
@@ -185,7 +189,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       try {
         message = JSON.parse(buf.toString("utf8"));
       } catch (err) {
-        return sendJson(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${(err as Error).message}` }, id: null });
+        return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${(err as Error).message}` }, id: null });
       }
       return handleMcpHttp(api, req, res, message, { project });
     }
@@ -200,7 +204,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     }
     const input = await routeInput(route, req, url);
     const result = await route.handle(api, input);
-    sendJson(res, 200, result);
+    respond(res, 200, result);
   }
 
   async function routeInput(route: Route, req: IncomingMessage, url: URL): Promise<RouteInput> {
@@ -244,12 +248,12 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       project = options.defaultProject;
     }
     try {
-      const s = await api.stats(project === undefined ? {} : { project });
-      sendJson(res, 200, { ok: true, backend: s.backend, project: s.project });
+      const s = (await api.stats(project === undefined ? {} : { project })) as { backend?: unknown; project?: unknown };
+      respond(res, 200, { ok: true, backend: s.backend, project: s.project });
     } catch (err) {
       const m = toHttpError(err);
       if (m.internal) log(`toolgraph server: health check failed: ${(err as Error)?.stack ?? String(err)}`);
-      sendJson(res, 503, { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error });
+      respond(res, 503, { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error });
     }
   }
 

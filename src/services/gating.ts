@@ -11,7 +11,7 @@
  * below triggers none of the four user signals.
  */
 import type { ThresholdAdjustment } from "../../algorithms/thresholds/adjust-threshold.ts";
-import type { Calibration } from "../../algorithms/thresholds/calibration.ts";
+import { type Calibration, calibrate } from "../../algorithms/thresholds/calibration.ts";
 import { contextKeyOf, type GateOutcome } from "../../algorithms/thresholds/context-learning.ts";
 import type { DetectedContext, WorkflowContext } from "../../algorithms/thresholds/detector-chain.ts";
 import { toTaskContext } from "../../algorithms/thresholds/detector-chain.ts";
@@ -48,6 +48,7 @@ export interface GateRequestContext {
 }
 
 export interface PreparedGate {
+  project: string;
   adjustment: ThresholdAdjustment;
   detected: DetectedContext;
   user: UserContext | undefined;
@@ -100,10 +101,19 @@ export class Gatekeeper {
     this.manager = new AdaptiveThresholdManager({ now: options.now, learner: this.learner, ...(options.resources === false ? { resources: false as const } : {}) });
   }
 
-  /** Fits per-kind calibration (e.g. "next-step") used by the high-confidence tier. */
-  setCalibration(kind: string, calibration: Calibration | undefined): void {
-    if (calibration) this.calibrations.set(kind, calibration);
-    else this.calibrations.delete(kind);
+  /**
+   * Sets the calibration of one kind of answer ("search", "next-step", …) for a project: a monotone map
+   * score → P(success) fitted on the project's own traces (services/calibrate.ts). The gate then decides on
+   * the calibrated probability, and the high-confidence tier also needs P ≥ 0.80.
+   */
+  setCalibration(project: string, kind: string, calibration: Calibration | undefined): void {
+    const key = `${project}\u0000${kind}`;
+    if (calibration && calibration.blocks.length > 0) this.calibrations.set(key, calibration);
+    else this.calibrations.delete(key);
+  }
+
+  calibration(project: string, kind: string): Calibration | undefined {
+    return this.calibrations.get(`${project}\u0000${kind}`);
   }
 
   async prepare(req: GateRequestContext): Promise<PreparedGate> {
@@ -122,12 +132,15 @@ export class Gatekeeper {
     };
     const adjustment = this.manager.adjustThreshold(user ?? ANONYMOUS_USER, env, task);
     const key = contextKeyOf(task);
-    return { adjustment, detected, user, contextKey: `${key.project}/${key.operation}/${key.domain}` };
+    return { project: req.project, adjustment, detected, user, contextKey: `${key.project}/${key.operation}/${key.domain}` };
   }
 
   gate(kind: string, score: number, prepared: PreparedGate, fallbacks: readonly string[] = []): GateDecision<string> {
-    this.manager.setCalibration(this.calibrations.get(kind));
-    return this.manager.gate(Math.max(0, Math.min(1, score)), prepared.adjustment, { fallbacks });
+    // With a calibration the gate compares P(success) itself with the thresholds (0.85 high, adjusted
+    // threshold caution), so "high confidence" means an estimated success rate of at least 85 %.
+    const cal = this.calibrations.get(`${prepared.project}\u0000${kind}`);
+    const clamped = Math.max(0, Math.min(1, score));
+    return this.manager.gate(cal ? calibrate(cal, clamped) : clamped, prepared.adjustment, { fallbacks });
   }
 
   report(

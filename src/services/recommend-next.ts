@@ -21,13 +21,28 @@ import { nextStepModel, type RawSuggestion, rawSuggestions } from "./suggest.ts"
 export const MARKOV_WEIGHTS: NextStepWeights = { cooc: 1, community: 0, recency: 0, pagerank: 0 };
 export const NEXT_MEMORY_WEIGHT = 0.8;
 
-export async function weightsFor(engine: Engine, project: string, mode: "seed" | "learned" | "markov" | undefined): Promise<NextStepWeights> {
+/** Recorded steps a project needs before the default mode fits learned weights. */
+export const AUTO_FIT_MIN_STEPS = 200;
+
+/**
+ * Weights per mode. "auto" (the default): the project's learned weights — fitted once on its own traces
+ * when it has at least 200 recorded steps, then reused until `learn-weights` refits them — else the seed's.
+ * Measured on ToolLinkOS (README Results) the seed's fixed weights lose to the first-order Markov
+ * baseline while the learned weights beat it, hence this default.
+ */
+export async function weightsFor(engine: Engine, project: string, mode: "seed" | "learned" | "markov" | "auto" | undefined): Promise<NextStepWeights> {
   if (mode === "markov") return MARKOV_WEIGHTS;
-  if (mode === "learned") {
-    const cfg = await projectConfig(engine.db, project);
-    const w = cfg.nextStepWeights as NextStepWeights | undefined;
-    if (w) return w;
-    return (await fitNextStepWeights(engine, project)).weights;
+  if (mode === "seed") return NEXT_DEFAULTS.weights;
+  const cfg = await projectConfig(engine.db, project);
+  const stored = cfg.nextStepWeights as NextStepWeights | undefined;
+  if (stored) return stored;
+  if (mode === "learned") return (await fitNextStepWeights(engine, project)).weights;
+  const s = await engine.snapshot(project);
+  let executions = 0;
+  for (let i = 0; i < s.n; i++) executions += s.executions[i]!;
+  if (executions >= AUTO_FIT_MIN_STEPS) {
+    const fit = await fitNextStepWeights(engine, project);
+    if (!fit.reason) return fit.weights;
   }
   return NEXT_DEFAULTS.weights;
 }
@@ -148,7 +163,7 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   return {
     project,
     context: req.context,
-    mode: req.mode ?? "seed",
+    mode: req.mode ?? "auto",
     weights,
     suggestions,
     accepted: accepted.map((x) => x.tool),

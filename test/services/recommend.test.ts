@@ -67,7 +67,7 @@ for (const backend of backends()) {
     });
 
     it("next step lists the four terms with the seed weights, excludes failed tools, and gates", async () => {
-      const r = await tg.suggestNext({ context: ["git.status", "git.diff"], limit: 5 });
+      const r = await tg.suggestNext({ context: ["git.status", "git.diff"], limit: 5, mode: "seed" });
       expect(r.weights).toEqual({ cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1 });
       expect(r.suggestions.length).toBeGreaterThan(0);
       for (const sug of r.suggestions) {
@@ -78,7 +78,7 @@ for (const backend of backends()) {
         expect(sug.gate.threshold).toBeGreaterThanOrEqual(0.6);
       }
       const top = r.suggestions[0]!.tool;
-      const again = await tg.suggestNext({ context: ["git.status", "git.diff"], exclude: [top], limit: 5 });
+      const again = await tg.suggestNext({ context: ["git.status", "git.diff"], exclude: [top], limit: 5, mode: "seed" });
       expect(again.suggestions.map((x) => x.tool)).not.toContain(top);
       const markov = await tg.suggestNext({ context: ["git.status", "git.diff"], mode: "markov", limit: 3 });
       for (const sug of markov.suggestions) expect(sug.terms.community.weight).toBe(0);
@@ -91,6 +91,25 @@ for (const backend of backends()) {
       expect(sum).toBeCloseTo(1, 9);
       const r = await tg.suggestNext({ context: ["git.commit"], mode: "learned" });
       expect(r.weights).toEqual(fit.weights);
+      // The default mode uses the stored learned weights.
+      const auto = await tg.suggestNext({ context: ["git.commit"] });
+      expect(auto.mode).toBe("auto");
+      expect(auto.weights).toEqual(fit.weights);
+    });
+
+    it("after calibration the gate decides on the estimated probability of success", async () => {
+      const reports = await tg.calibrate();
+      const next = reports.find((x) => x.kind === "next-step")!;
+      expect(next.pairs).toBeGreaterThan(100);
+      const cal = tg.engine.gatekeeper.calibration(project, "next-step")!;
+      expect(cal.blocks.length).toBeGreaterThan(0);
+      const r = await tg.suggestNext({ context: ["git.status", "git.diff"], limit: 5 });
+      const { calibrate } = await import("../../algorithms/thresholds/calibration.ts");
+      for (const sug of r.suggestions) {
+        const p = calibrate(cal, sug.confidence);
+        if (sug.gate.decision === "accepted") expect(p).toBeGreaterThanOrEqual(0.85);
+        if (sug.gate.decision === "abstained") expect(p).toBeLessThan(sug.gate.threshold);
+      }
     });
 
     it("capability match fires the pattern trigger and explains reliability", async () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { edgeQuality, type EdgeType, type SourceLevel } from "../../algorithms/graph/edge-quality.ts";
+import { edgeQuality, type SourceLevel } from "../../algorithms/graph/edge-quality.ts";
 import { importCatalog, importDeclaredEdges, importTraces } from "../../src/services/import.ts";
 import { ImportError } from "../../src/services/parse.ts";
 import type { Connection } from "../../src/store/connection.ts";

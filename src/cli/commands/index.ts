@@ -4,6 +4,7 @@ import { demoCommand } from "./demo.ts";
 import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
 import {
   alternativesCommand,
+  calibrateCommand,
   capabilitiesCommand,
   dagCommand,
   discoverCommand,
@@ -27,6 +28,7 @@ export const COMMANDS: Command[] = [
   planCommand,
   alternativesCommand,
   learnWeightsCommand,
+  calibrateCommand,
   statsCommand,
   demoCommand,
 ];

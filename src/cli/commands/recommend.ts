@@ -118,15 +118,15 @@ export const searchCommand: Command = {
 export const nextCommand: Command = {
   name: "next",
   summary: "suggest the next tool after the tools run so far (co-occurrence, Louvain, recency, PageRank)",
-  usage: "toolgraph next --context a,b [--intent TEXT] [--mode seed|learned|markov] [--exclude t] [--limit N]",
+  usage: "toolgraph next --context a,b [--intent TEXT] [--mode auto|seed|learned|markov] [--exclude t] [--limit N]",
   examples: ["toolgraph next --context git.commit", 'toolgraph next --context monitor.get_alerts --intent "payments are failing" --explain', "toolgraph next --context git.status,git.diff --mode learned --json"],
   options: { context: { type: "string" }, exclude: { type: "string" }, intent: { type: "string" }, mode: { type: "string" }, ...GATE_OPTIONS },
-  optionHelp: { "--context a,b": "successful tools so far, in order (required)", "--intent TEXT": "the workflow's intent (intent memory)", "--mode": "seed (default), learned or markov weights", "--exclude a,b": "failed or unavailable tools", ...GATE_HELP },
+  optionHelp: { "--context a,b": "successful tools so far, in order (required)", "--intent TEXT": "the workflow's intent (intent memory)", "--mode": "auto (default: learned weights once the project has enough traces), seed, learned or markov", "--exclude a,b": "failed or unavailable tools", ...GATE_HELP },
   async run(ctx) {
     const context = list(ctx.values.context);
     if (!context) throw new UsageError("next: --context is required (the tools run so far)");
     const mode = ctx.values.mode as string | undefined;
-    if (mode !== undefined && !["seed", "learned", "markov"].includes(mode)) throw new UsageError("--mode must be seed, learned or markov");
+    if (mode !== undefined && !["auto", "seed", "learned", "markov"].includes(mode)) throw new UsageError("--mode must be auto, seed, learned or markov");
     return withTg(ctx, async (tg) => {
       const r = await tg.suggestNext(strip({ context, intent: ctx.values.intent as string | undefined, exclude: list(ctx.values.exclude), mode: mode as "seed" | undefined, ...gateFields(ctx) }));
       if (ctx.json) ctx.out(JSON.stringify(r));
@@ -182,9 +182,13 @@ export const discoverCommand: Command = {
 
 function printDag(ctx: CommandContext, r: Result): void {
   const layers = r.layers as string[][];
-  layers.forEach((l, i) => ctx.out(`layer ${i}: ${l.join("  |  ")}`));
+  layers.forEach((l, i) => {
+    ctx.out(`layer ${i}: ${l.join("  |  ")}`);
+  });
   for (const e of r.edges as { explanation: string }[]) ctx.out(`  ${e.explanation}`);
-  for (const n of r.nodes as { root: boolean; reason: string; tool: string; dependents: string[] }[]) if (n.root && n.dependents.length === 0) ctx.out(`  ${n.tool}: ${n.reason}`);
+  for (const n of r.nodes as { root: boolean; reason: string; tool: string; dependents: string[] }[]) {
+    if (n.root && n.dependents.length === 0) ctx.out(`  ${n.tool}: ${n.reason}`);
+  }
   for (const d of (r.dropped as { explanation: string }[]) ?? []) ctx.out(`  ${d.explanation}`);
   for (const d of (r.removed as { tool: string; reason: string }[]) ?? []) ctx.out(`  removed ${d.tool}: ${d.reason}`);
   const t = r.timing as { wallTimeMs: number; sequentialMs: number; criticalPath: string[]; reason: string | null };
@@ -295,6 +299,23 @@ export const learnWeightsCommand: Command = {
         const rep = r.report as { validation?: { before: { mrr: number }; after: { mrr: number } } } | undefined;
         if (rep?.validation) ctx.out(`held-out MRR ${fmtNum(rep.validation.before.mrr)} → ${fmtNum(rep.validation.after.mrr)}`);
       }
+      return EXIT.ok;
+    });
+  },
+};
+
+export const calibrateCommand: Command = {
+  name: "calibrate",
+  summary: "fit the gate's calibration (score → probability of success) on the project's own traces",
+  usage: "toolgraph calibrate [--max-executions N]",
+  examples: ["toolgraph calibrate", "toolgraph calibrate --json"],
+  options: { "max-executions": { type: "string" } },
+  optionHelp: { "--max-executions N": "most recent executions replayed (default 1000)" },
+  async run(ctx) {
+    return withTg(ctx, async (tg) => {
+      const r = await tg.calibrate(strip({ maxExecutions: num(ctx.values["max-executions"], "max-executions") }));
+      if (ctx.json) ctx.out(JSON.stringify(r));
+      else ctx.out(table(["kind", "pairs", "raw precision ≥ 0.85", "blocks"], r.map((x) => [x.kind, x.pairs, x.rawHighPrecision === null ? "–" : fmtNum(x.rawHighPrecision), x.blocks])));
       return EXIT.ok;
     });
   },
