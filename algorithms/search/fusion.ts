@@ -1,0 +1,105 @@
+/**
+ * Fusion of the embedding channel (cosine) and the lexical channel (BM25) into one `semantic` score in [0, 1].
+ *
+ *   cos⁺(c)    = clamp(cosine(c), 0, 1)                                  (absolute scale kept)
+ *   bm25ⁿ(c)   = bm25(c) / max(max_{c'} bm25(c'), ideal(Q))              (per-query max-normalised, floored)
+ *   semantic   = β · cos⁺ + (1 − β) · bm25ⁿ                              β = 0.7 by default
+ *
+ * Choice: a convex combination, not rank fusion, because the result is later compared with absolute
+ * thresholds (the adaptive gate) and mixed with graph scores, so it must keep the cosine's absolute meaning.
+ * BM25 has no absolute scale, so it is max-normalised per query, but with a floor: ideal(Q) is the score of
+ * an average-length document containing every query term once (`bm25IdealScore`), so a query whose best
+ * lexical hit only matches one weak term does not hand that hit a full 1.0. Both parts lie in [0, 1], hence
+ * so does the convex combination (clamped once more against rounding).
+ *
+ * Candidates are the union of both channels' lists (pass a generous top-N of each; nothing is cut before
+ * fusion). A candidate missing from a channel gets that channel's value from `cosineOf` / `bm25Of` when
+ * given, else 0 (a document outside BM25's list shares no query term when the list was complete).
+ * Output: score descending, then id ascending. Deterministic.
+ *
+ * Source: convex combination of normalised scores (Fox & Shaw, "Combination of multiple searches", TREC-2,
+ * 1994, CombSUM; Bruch, Gai & Ingber, "An analysis of fusion functions for hybrid retrieval", TOIS 2023,
+ * which finds a tuned convex combination at least as good as reciprocal rank fusion).
+ */
+import { SearchError } from "./search-error.ts";
+import type { ScoredId } from "./top-k.ts";
+
+export const DEFAULTS = {
+  beta: 0.7,
+} as const;
+
+export interface FusionOptions {
+  /** Weight of the cosine channel, in [0, 1]. Default 0.7. */
+  readonly beta?: number;
+  /** bm25IdealScore of the query: the normalisation floor. Default 0 (plain max-normalisation). */
+  readonly bm25Ideal?: number;
+  /** Cosine of a candidate absent from the cosine list. Default: 0. */
+  readonly cosineOf?: (id: number) => number;
+  /** BM25 score of a candidate absent from the BM25 list. Default: 0. */
+  readonly bm25Of?: (id: number) => number;
+}
+
+export interface FusedHit {
+  readonly id: number;
+  /** The fused score in [0, 1]. */
+  readonly semantic: number;
+  /** Raw cosine (before clamping). */
+  readonly cosine: number;
+  /** Raw BM25 score. */
+  readonly bm25: number;
+  /** Normalised BM25 in [0, 1]. */
+  readonly bm25Norm: number;
+}
+
+const MODULE = "fusion";
+
+function clamp01(x: number): number {
+  return Math.min(1, Math.max(0, x));
+}
+
+function checkFinite(what: string, id: number, x: number): void {
+  if (!Number.isFinite(x)) throw new SearchError(MODULE, "bad-score", `${what} of candidate ${id} is ${x}, not a finite number`);
+}
+
+/** Fuses the two channels; see the header for the formula. */
+export function fuseScores(cosineHits: readonly ScoredId[], bm25Hits: readonly ScoredId[], options: FusionOptions = {}): FusedHit[] {
+  const beta = options.beta ?? DEFAULTS.beta;
+  if (!(beta >= 0 && beta <= 1)) throw new SearchError(MODULE, "bad-beta", `beta must be in [0, 1], got ${beta}`);
+  const ideal = options.bm25Ideal ?? 0;
+  if (!(ideal >= 0) || !Number.isFinite(ideal)) throw new SearchError(MODULE, "bad-ideal", `bm25Ideal must be finite and ≥ 0, got ${ideal}`);
+
+  const cos = new Map<number, number>();
+  for (const h of cosineHits) {
+    checkFinite("cosine", h.id, h.score);
+    cos.set(h.id, h.score);
+  }
+  const lex = new Map<number, number>();
+  for (const h of bm25Hits) {
+    checkFinite("bm25", h.id, h.score);
+    if (h.score < 0) throw new SearchError(MODULE, "bad-score", `bm25 of candidate ${h.id} is ${h.score} < 0`);
+    lex.set(h.id, h.score);
+  }
+  const ids = [...new Set([...cos.keys(), ...lex.keys()])];
+  const cosines = new Map<number, number>();
+  const lexes = new Map<number, number>();
+  let maxBm25 = 0;
+  for (const id of ids) {
+    const c = cos.get(id) ?? options.cosineOf?.(id) ?? 0;
+    const l = lex.get(id) ?? options.bm25Of?.(id) ?? 0;
+    checkFinite("cosine", id, c);
+    checkFinite("bm25", id, l);
+    if (l < 0) throw new SearchError(MODULE, "bad-score", `bm25 of candidate ${id} is ${l} < 0`);
+    cosines.set(id, c);
+    lexes.set(id, l);
+    if (l > maxBm25) maxBm25 = l;
+  }
+  const denom = Math.max(maxBm25, ideal);
+  const out: FusedHit[] = ids.map((id) => {
+    const c = cosines.get(id)!;
+    const l = lexes.get(id)!;
+    const bm25Norm = denom > 0 ? clamp01(l / denom) : 0;
+    const semantic = clamp01(beta * clamp01(c) + (1 - beta) * bm25Norm);
+    return { id, semantic, cosine: c, bm25: l, bm25Norm };
+  });
+  return out.sort((a, b) => (a.semantic !== b.semantic ? b.semantic - a.semantic : a.id - b.id));
+}

@@ -1,0 +1,16 @@
+/**
+ * The one error family of `algorithms/search/`: misuse (bad sizes, out-of-range ids, unsafe patterns) throws
+ * a `SearchError` whose `code` is a stable string and whose message names the module and the offending value.
+ * A missing answer (no hit, no context) is an empty value, never an exception.
+ */
+
+export class SearchError extends Error {
+  readonly code: string;
+  readonly module: string;
+  constructor(module: string, code: string, message: string) {
+    super(`${module}: ${message}`);
+    this.code = code;
+    this.module = module;
+    this.name = "SearchError";
+  }
+}

@@ -1,0 +1,291 @@
+/**
+ * Two-stage top-N cosine search over L2-normalised float32 vectors (n × d, row-major).
+ *
+ * Stage 1 (cheap, over all n): every vector is centred on the corpus mean μ, randomly rotated by a
+ * randomised Hadamard transform R (`rounds` × [random ±1 diagonal, then a normalised fast Walsh–Hadamard
+ * transform], dimension padded to D = next power of two ≥ max(d, 64)) and stored as one sign bit per rotated
+ * coordinate plus one scale s_i = ‖R(x_i − μ)‖₁ / D. The query q is rotated (not centred) and scored
+ * asymmetrically, float query against binary code:
+ *
+ *     approx_i = s_i · Σ_j (Rq)_j · sign_ij           ≈ (Rq)·R(x_i − μ) = q·x_i − q·μ
+ *
+ * (q·μ is the same for every i, so ranking by approx_i ranks by q·x_i). The inner sum is read from per-query
+ * lookup tables, one table of 256 partial sums per byte of code, so a vector costs D/8 table reads
+ * (codes are stored as 32-bit words, so the byte order of the platform does not matter).
+ * Stage 2: the max(shortlist, ⌈shortlistFraction · n⌉) best approximations are re-scored exactly
+ * (float32 dot product = cosine for unit vectors) and the top N returned, score descending, id ascending on ties.
+ *
+ * Centring matters: embeddings share a large mean component, so un-centred sign bits are nearly identical
+ * for every vector. The rotation spreads energy evenly over coordinates so each bit carries information.
+ *
+ * Sources: sign random projections (Charikar, "Similarity estimation techniques from rounding algorithms",
+ * STOC 2002); randomised Hadamard rotations (Ailon & Chazelle, "The fast Johnson–Lindenstrauss transform",
+ * 2009); asymmetric binary scoring with a per-vector scale and exact re-ranking (Gao & Long, "RaBitQ", SIGMOD
+ * 2024, simplified: no error bound); byte lookup tables (Jégou et al., product quantization ADC, 2011).
+ *
+ * Contract: the index keeps a reference to `vectors` for re-ranking; do not mutate it afterwards. Scores are
+ * dot products, i.e. cosines when inputs are unit vectors (not checked, for speed).
+ */
+import { mulberry32, type Rng } from "../random/rng.ts";
+import { SearchError } from "./search-error.ts";
+import { type ScoredId, TopK } from "./top-k.ts";
+
+export const DEFAULTS = {
+  /** Minimum number of vectors re-scored exactly per query. */
+  shortlist: 256,
+  /** Fraction of n re-scored exactly when larger than `shortlist` (keeps recall flat as n grows). */
+  shortlistFraction: 0.01,
+  /** Randomised Hadamard rounds. */
+  rounds: 3,
+  /** Seed of the default rng. */
+  seed: 0x5eed,
+} as const;
+
+export interface VectorIndexOptions {
+  /** Random source for the rotation signs. Default `mulberry32(DEFAULTS.seed)` (deterministic). */
+  readonly rng?: Rng;
+  /** Randomised Hadamard rounds (≥ 1). Default 3. */
+  readonly rounds?: number;
+}
+
+export interface VectorSearchOptions {
+  /** Minimum candidates re-ranked exactly; raised to N when smaller. Default 256. */
+  readonly shortlist?: number;
+  /** Re-rank max(shortlist, ⌈fraction · n⌉) candidates. Default 0.01 (500 at n = 50k). */
+  readonly shortlistFraction?: number;
+}
+
+export interface VectorIndex {
+  /** Number of indexed vectors. */
+  readonly n: number;
+  /** Input dimension. */
+  readonly d: number;
+  /** Padded (power-of-two) rotated dimension = number of code bits. */
+  readonly bits: number;
+  /** The indexed vectors (a reference, row-major n × d). */
+  readonly vectors: Float32Array;
+  /** Corpus mean (length d). */
+  readonly mean: Float64Array;
+  /** Rotation signs, rounds × bits, ±1. */
+  readonly signs: Float64Array;
+  readonly rounds: number;
+  /** Sign codes, n × bits/32 words; bit t of word w is rotated coordinate 32w + t (1 = positive). */
+  readonly codes: Uint32Array;
+  /** Per-vector scale s_i = mean |rotated coordinate|. */
+  readonly scales: Float32Array;
+}
+
+export type VectorHit = ScoredId;
+
+const MODULE = "vector-index";
+
+function checkMatrix(vectors: Float32Array, d: number): number {
+  if (!Number.isInteger(d) || d <= 0) throw new SearchError(MODULE, "bad-dimension", `d must be a positive integer, got ${d}`);
+  if (vectors.length % d !== 0) {
+    throw new SearchError(MODULE, "bad-shape", `vectors.length ${vectors.length} is not a multiple of d = ${d}`);
+  }
+  return vectors.length / d;
+}
+
+function checkQuery(query: ArrayLike<number>, d: number): void {
+  if (query.length !== d) throw new SearchError(MODULE, "bad-query", `query length ${query.length} differs from d = ${d}`);
+  for (let i = 0; i < d; i++) {
+    if (!Number.isFinite(query[i]!)) throw new SearchError(MODULE, "bad-query", `query[${i}] = ${query[i]} is not finite`);
+  }
+}
+
+function checkTopN(topN: number): void {
+  if (!Number.isInteger(topN) || topN < 0) throw new SearchError(MODULE, "bad-top-n", `topN must be a non-negative integer, got ${topN}`);
+}
+
+/** In-place normalised fast Walsh–Hadamard transform (length a power of two); orthogonal. */
+export function fwht(buf: Float64Array): void {
+  const n = buf.length;
+  for (let h = 1; h < n; h <<= 1) {
+    for (let i = 0; i < n; i += h << 1) {
+      for (let j = i; j < i + h; j++) {
+        const a = buf[j]!;
+        const b = buf[j + h]!;
+        buf[j] = a + b;
+        buf[j + h] = a - b;
+      }
+    }
+  }
+  const s = 1 / Math.sqrt(n);
+  for (let i = 0; i < n; i++) buf[i]! *= s;
+}
+
+function rotate(buf: Float64Array, signs: Float64Array, rounds: number): void {
+  const D = buf.length;
+  for (let r = 0; r < rounds; r++) {
+    const o = r * D;
+    for (let i = 0; i < D; i++) buf[i]! *= signs[o + i]!;
+    fwht(buf);
+  }
+}
+
+/** Builds the two-stage index over n × d row-major unit vectors. O(n · D log D). */
+export function buildVectorIndex(vectors: Float32Array, d: number, options: VectorIndexOptions = {}): VectorIndex {
+  const n = checkMatrix(vectors, d);
+  const rounds = options.rounds ?? DEFAULTS.rounds;
+  if (!Number.isInteger(rounds) || rounds < 1) throw new SearchError(MODULE, "bad-rounds", `rounds must be an integer ≥ 1, got ${rounds}`);
+  const rng = options.rng ?? mulberry32(DEFAULTS.seed);
+  let D = 64;
+  while (D < d) D <<= 1;
+  const words = D >> 5;
+
+  const mean = new Float64Array(d);
+  for (let i = 0; i < n; i++) {
+    const o = i * d;
+    for (let j = 0; j < d; j++) mean[j]! += vectors[o + j]!;
+  }
+  if (n > 0) for (let j = 0; j < d; j++) mean[j]! /= n;
+
+  const signs = new Float64Array(rounds * D);
+  for (let i = 0; i < signs.length; i++) signs[i] = rng() < 0.5 ? -1 : 1;
+
+  const codes = new Uint32Array(n * words);
+  const scales = new Float32Array(n);
+  const buf = new Float64Array(D);
+  for (let i = 0; i < n; i++) {
+    const o = i * d;
+    buf.fill(0);
+    for (let j = 0; j < d; j++) buf[j] = vectors[o + j]! - mean[j]!;
+    rotate(buf, signs, rounds);
+    let l1 = 0;
+    const co = i * words;
+    for (let w = 0; w < words; w++) {
+      let word = 0;
+      for (let t = 0; t < 32; t++) {
+        const v = buf[32 * w + t]!;
+        if (v > 0) word |= 1 << t;
+        l1 += v < 0 ? -v : v;
+      }
+      codes[co + w] = word >>> 0;
+    }
+    scales[i] = l1 / D;
+  }
+  return { n, d, bits: D, vectors, mean, signs, rounds, codes, scales };
+}
+
+/** Per-query lookup tables: table[k·256 + c] = Σ_t (bit t of c ? +1 : −1) · (Rq)_{8k+t}, k = code byte. */
+function queryTables(index: VectorIndex, query: ArrayLike<number>): Float64Array {
+  const D = index.bits;
+  const buf = new Float64Array(D);
+  for (let j = 0; j < index.d; j++) buf[j] = query[j]!;
+  rotate(buf, index.signs, index.rounds);
+  const bytes = D >> 3;
+  const table = new Float64Array(bytes * 256);
+  for (let k = 0; k < bytes; k++) {
+    const o = k * 256;
+    let base = 0;
+    for (let t = 0; t < 8; t++) base -= buf[8 * k + t]!;
+    table[o] = base;
+    for (let c = 1; c < 256; c++) {
+      const low = c & -c; // lowest set bit
+      table[o + c] = table[o + (c ^ low)]! + 2 * buf[8 * k + (31 - Math.clz32(low))]!;
+    }
+  }
+  return table;
+}
+
+/**
+ * Stage-1 score of vector i before its scale: Σ over code bytes of the table entry, 4 bytes per 32-bit word,
+ * two words per step into two accumulators (words is even: D ≥ 64).
+ */
+function approxOne(table: Float64Array, codes: Uint32Array, co: number, words: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  for (let w = 0; w < words; w += 2) {
+    const c = codes[co + w]!;
+    const e = codes[co + w + 1]!;
+    const b = w << 10;
+    s0 += table[b | (c & 255)]! + table[b | 256 | ((c >>> 8) & 255)]! + table[b | 512 | ((c >>> 16) & 255)]! + table[b | 768 | (c >>> 24)]!;
+    s1 +=
+      table[b | 1024 | (e & 255)]! + table[b | 1280 | ((e >>> 8) & 255)]! + table[b | 1536 | ((e >>> 16) & 255)]! + table[b | 1792 | (e >>> 24)]!;
+  }
+  return s0 + s1;
+}
+
+/** Stage 1 alone: approximate scores approx_i (rank-equivalent to q·x_i), for diagnostics and tests. */
+export function approximateScores(index: VectorIndex, query: ArrayLike<number>): Float64Array {
+  checkQuery(query, index.d);
+  const table = queryTables(index, query);
+  const words = index.bits >> 5;
+  const out = new Float64Array(index.n);
+  const codes = index.codes;
+  const scales = index.scales;
+  for (let i = 0; i < index.n; i++) out[i] = approxOne(table, codes, i * words, words) * scales[i]!;
+  return out;
+}
+
+function dot(vectors: Float32Array, o: number, query: ArrayLike<number>, d: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < d; j += 4) {
+    s0 += vectors[o + j]! * query[j]!;
+    s1 += vectors[o + j + 1]! * query[j + 1]!;
+    s2 += vectors[o + j + 2]! * query[j + 2]!;
+    s3 += vectors[o + j + 3]! * query[j + 3]!;
+  }
+  for (; j < d; j++) s0 += vectors[o + j]! * query[j]!;
+  return s0 + s1 + (s2 + s3);
+}
+
+/** Top-N by approximate stage-1 score then exact re-ranking of the shortlist. */
+export function searchVectorIndex(
+  index: VectorIndex,
+  query: ArrayLike<number>,
+  topN: number,
+  options: VectorSearchOptions = {},
+): VectorHit[] {
+  checkQuery(query, index.d);
+  checkTopN(topN);
+  if (index.n === 0 || topN === 0) return [];
+  const fraction = options.shortlistFraction ?? DEFAULTS.shortlistFraction;
+  const wanted = Math.max(topN, options.shortlist ?? DEFAULTS.shortlist, Math.ceil(fraction * index.n));
+  const shortlist = Math.min(index.n, wanted);
+  const exact = new TopK(Math.min(topN, index.n));
+  const q = query instanceof Float64Array ? query : Float64Array.from(query as ArrayLike<number>);
+  if (shortlist >= index.n) {
+    for (let i = 0; i < index.n; i++) exact.offer(i, dot(index.vectors, i * index.d, q, index.d));
+    return exact.result();
+  }
+  const table = queryTables(index, q);
+  const words = index.bits >> 5;
+  const codes = index.codes;
+  const scales = index.scales;
+  const n = index.n;
+  const heap = new TopK(shortlist);
+  let bar = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    const s = approxOne(table, codes, i * words, words) * scales[i]!;
+    if (s >= bar) {
+      heap.offer(i, s);
+      bar = heap.threshold;
+    }
+  }
+  for (const h of heap.result()) exact.offer(h.id, dot(index.vectors, h.id * index.d, q, index.d));
+  return exact.result();
+}
+
+/** Exact top-N by a full float32 dot-product scan (the baseline and the ground truth). */
+export function exactTopK(vectors: Float32Array, d: number, query: ArrayLike<number>, topN: number): VectorHit[] {
+  const n = checkMatrix(vectors, d);
+  checkQuery(query, d);
+  checkTopN(topN);
+  const q = query instanceof Float64Array ? query : Float64Array.from(query as ArrayLike<number>);
+  const heap = new TopK(Math.min(topN, n));
+  let bar = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    const s = dot(vectors, i * d, q, d);
+    if (s >= bar) {
+      heap.offer(i, s);
+      bar = heap.threshold;
+    }
+  }
+  return heap.result();
+}
