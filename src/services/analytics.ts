@@ -6,7 +6,9 @@
  * Lifecycle (issue: never recompute on the write path): analytics are computed for a snapshot state
  * (version + in-place patch count) and cached. A read uses the last completed analytics; when the graph
  * has moved since, it returns them flagged stale and schedules one refresh off the request path
- * (setImmediate, one at a time). Only the very first read of a project computes synchronously.
+ * (setImmediate, one at a time, at most once per `minRefreshIntervalMs`, default 5 s: under a stream of
+ * writes the analytics lag by at most that much instead of recomputing after every write). Only the very
+ * first read of a project computes synchronously.
  */
 import { hypergraphPagerank } from "../../algorithms/centrality/hypergraph-pagerank.ts";
 import { normalizeToUnit, pagerankDetailed } from "../../algorithms/centrality/pagerank.ts";
@@ -19,11 +21,13 @@ import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 export interface AnalyticsOptions {
   /** Seed of Louvain and spectral clustering. Default 1. */
   seed?: number;
+  /** Debounce: a stale read schedules a refresh at most once per this many ms. Default 5000. */
+  minRefreshIntervalMs?: number;
   /** Weight of tool→tool edges in the hypergraph (spectral, hypergraph PageRank). Default 0.5. */
   toolEdgeFactor?: number;
 }
 
-export const ANALYTICS_DEFAULTS = { seed: 1, toolEdgeFactor: 0.5 } as const;
+export const ANALYTICS_DEFAULTS = { seed: 1, toolEdgeFactor: 0.5, minRefreshIntervalMs: 5000 } as const;
 
 export interface Analytics {
   /** Snapshot state the analytics were computed on. */
@@ -104,6 +108,8 @@ interface Slot {
   snapshot: GraphSnapshot;
   analytics: Analytics;
   refreshing: boolean;
+  /** performance.now() when computed (monotonic; drives the debounce). */
+  at: number;
 }
 
 /** Per-engine cache of analytics by project. */
@@ -122,16 +128,19 @@ export class AnalyticsCache {
     const t = this.now();
     if (!slot || slot.analytics.pagerank.length !== s.n) {
       const analytics = computeAnalytics(s, t, this.options);
-      this.slots.set(s.project, { snapshot: s, analytics, refreshing: false });
+      this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
       return { analytics, fresh: true, ageMs: 0 };
     }
     const fresh = slot.snapshot === s && slot.analytics.version === s.version && slot.analytics.patchCount === s.patchCount;
+    const interval = this.options.minRefreshIntervalMs ?? ANALYTICS_DEFAULTS.minRefreshIntervalMs;
     if (!fresh && !slot.refreshing) {
       slot.refreshing = true;
-      setImmediate(() => {
+      const wait = Math.max(0, slot.at + interval - performance.now());
+      const schedule = wait > 0 ? (fn: () => void) => setTimeout(fn, wait).unref() : setImmediate;
+      schedule(() => {
         try {
           const analytics = computeAnalytics(s, this.now(), this.options);
-          this.slots.set(s.project, { snapshot: s, analytics, refreshing: false });
+          this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
         } catch {
           slot.refreshing = false;
         }
@@ -143,7 +152,7 @@ export class AnalyticsCache {
   /** Computes synchronously now (CLI one-shots, benches, tests). */
   refresh(s: GraphSnapshot): Analytics {
     const analytics = computeAnalytics(s, this.now(), this.options);
-    this.slots.set(s.project, { snapshot: s, analytics, refreshing: false });
+    this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
     return analytics;
   }
 }

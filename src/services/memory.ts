@@ -9,8 +9,9 @@
  * With no past intents the memory is silent and every answer is exactly what it
  * would be without it.
  *
- * Freshness: the memory index is rebuilt lazily when executions were recorded since it was built, at
- * most once per `rebuildAfterMs` (default 1 s); new executions are visible after that.
+ * Freshness: when executions were recorded since the index was built, the next read triggers a rebuild
+ * in the background (at most once per `rebuildAfterMs`, default 2 s) and keeps answering from the
+ * previous index until the new one is ready (stale-while-revalidate): writes never block reads.
  */
 import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
 import { type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
@@ -25,7 +26,7 @@ export const MEMORY_DEFAULTS = {
   k: 20,
   /** Candidates from each channel before fusion. */
   channelTopN: 60,
-  rebuildAfterMs: 1000,
+  rebuildAfterMs: 2000,
   /** Minimum fused similarity for a past execution to vote. */
   minSimilarity: 0.05,
 } as const;
@@ -36,6 +37,7 @@ export interface MemoryIndex {
   vectors: Float32Array;
   dims: number;
   vindex: VectorIndex | undefined;
+  /** performance.now() at build (monotonic; throttles rebuilds). */
   builtAt: number;
   executions: number;
 }
@@ -67,6 +69,7 @@ const SILENT: RecallResult = {
 interface Slot {
   index: Promise<MemoryIndex>;
   dirty: boolean;
+  rebuilding?: Promise<MemoryIndex> | undefined;
 }
 
 const slots = new WeakMap<Engine, Map<string, Slot>>();
@@ -93,7 +96,7 @@ async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex
     vectors: packed,
     dims,
     vindex: dims > 0 && rows.length > 0 ? buildVectorIndex(packed, dims) : undefined,
-    builtAt: engine.now(),
+    builtAt: performance.now(),
     executions: rows.length,
   };
 }
@@ -104,18 +107,34 @@ export async function memoryIndex(engine: Engine, project: string): Promise<Memo
     m = new Map();
     slots.set(engine, m);
   }
-  let slot = m.get(project);
-  if (slot?.dirty) {
-    const built = await slot.index.catch(() => undefined);
-    if (!built || engine.now() - built.builtAt >= MEMORY_DEFAULTS.rebuildAfterMs) slot = undefined;
-  }
+  const slot = m.get(project);
   if (!slot) {
-    slot = { index: buildMemory(engine, project), dirty: false };
-    m.set(project, slot);
-    const s = slot;
-    s.index.catch(() => m.delete(project));
+    const fresh: Slot = { index: buildMemory(engine, project), dirty: false };
+    m.set(project, fresh);
+    fresh.index.catch(() => m.delete(project));
+    return fresh.index;
   }
-  return slot.index;
+  const built = await slot.index.catch(() => undefined);
+  if (!built) {
+    m.delete(project);
+    return memoryIndex(engine, project);
+  }
+  if (slot.dirty && !slot.rebuilding && performance.now() - built.builtAt >= MEMORY_DEFAULTS.rebuildAfterMs) {
+    slot.dirty = false;
+    const next = buildMemory(engine, project);
+    slot.rebuilding = next;
+    next.then(
+      () => {
+        slot.index = next;
+        slot.rebuilding = undefined;
+      },
+      () => {
+        slot.dirty = true;
+        slot.rebuilding = undefined;
+      },
+    );
+  }
+  return built;
 }
 
 export interface RecallOptions {

@@ -1,29 +1,41 @@
 /**
- * Capability trigger patterns (seed 004): checked at import (they must compile and pass the ReDoS guard)
- * and scored against a request's text.
+ * Capability trigger patterns (seed 004): checked at import (they must parse and pass the ReDoS guard of
+ * algorithms/search/safe-regex.ts, whose matcher runs in time linear in the input) and scored against a
+ * request's text with algorithms/search/pattern-triggers.ts.
  */
-import { checkPattern, type PatternScore, patternConfidence } from "../../algorithms/search/pattern-confidence.ts";
+import { compileTriggers, type CompiledTrigger, scoreTrigger } from "../../algorithms/search/pattern-triggers.ts";
+import { patternProblem } from "../../algorithms/search/safe-regex.ts";
 import type { CapabilityRow } from "../store/reads.ts";
 
 /** Returns a problem description, or undefined when the pattern is acceptable. */
 export function validatePattern(pattern: string): string | undefined {
-  const problem = checkPattern(pattern);
-  return problem ? `pattern ${JSON.stringify(pattern)} rejected: ${problem}` : undefined;
+  const problem = patternProblem(pattern);
+  return problem ? `pattern ${JSON.stringify(pattern)} rejected (${problem.code}): ${problem.message}` : undefined;
 }
 
-const compiled = new WeakMap<CapabilityRow, RegExp[]>();
+export interface PatternResult {
+  confidence: number;
+  activated: boolean;
+  matched: string[];
+  keywords: string[];
+}
+
+const compiled = new WeakMap<readonly CapabilityRow[], CompiledTrigger[]>();
 
 /** Pattern confidence of every capability that declares patterns or keywords. */
-export function scorePatterns(caps: readonly CapabilityRow[], text: string): Map<string, PatternScore> {
-  const out = new Map<string, PatternScore>();
-  for (const c of caps) {
-    if (c.patterns.length === 0 && c.keywords.length === 0) continue;
-    let res = compiled.get(c);
-    if (!res) {
-      res = c.patterns.filter((p) => checkPattern(p) === undefined).map((p) => new RegExp(p, "i"));
-      compiled.set(c, res);
-    }
-    out.set(c.id, patternConfidence(text, res, c.keywords));
+export function scorePatterns(caps: readonly CapabilityRow[], text: string): Map<string, PatternResult> {
+  let triggers = compiled.get(caps);
+  if (!triggers) {
+    const specs = caps
+      .filter((c) => c.patterns.length > 0 || c.keywords.length > 0)
+      .map((c) => ({ id: c.id, patterns: c.patterns.filter((p) => patternProblem(p) === undefined), keywords: c.keywords, priority: c.priority }));
+    triggers = compileTriggers(specs);
+    compiled.set(caps, triggers);
+  }
+  const out = new Map<string, PatternResult>();
+  for (const t of triggers) {
+    const s = scoreTrigger(t, text);
+    out.set(t.id, { confidence: s.confidence, activated: s.activated, matched: [...s.matchedPatterns], keywords: [...s.matchedKeywords] });
   }
   return out;
 }

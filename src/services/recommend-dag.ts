@@ -23,6 +23,10 @@ import type { Engine } from "./engine.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
 import { gatedItem, summarizeAdjustment } from "./gating.ts";
 import { runSearch } from "./recommend-search.ts";
+import { recallMemory } from "./memory.ts";
+
+/** Fused similarity above which the best past execution supplies the plan's main tools. */
+export const PLAN_MEMORY_SIMILARITY = 0.6;
 import { badRequest, resolveTools } from "./resolve.ts";
 
 export type DagGraph = "history" | "dependency" | "blended" | "auto";
@@ -189,12 +193,31 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
     environment: req.environment,
     urgency: req.urgency,
   });
-  // Main tools: accepted hits, best first, at most `limit`; at least the top hit.
-  const accepted = found.results.filter((r) => r.gate.decision !== "abstained");
-  const main = (accepted.length > 0 ? accepted : found.results.slice(0, 1)).slice(0, limit);
-  const mainIdx = main.map((r) => s.index.get(r.tool)!);
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const excluded = new Set(req.exclude ?? []);
+  // Main tools. From the intent memory when a successful past execution matches the intent closely
+  // (fused similarity ≥ PLAN_MEMORY_SIMILARITY): its tools, in its order. Otherwise from search: the top
+  // hit, plus further hits scoring within 5 % of it (at most `limit`).
+  const [qv] = await engine.queryEmbedder.embed([req.intent]);
+  const mem = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
+  const best = mem.past.find((p) => p.success);
+  let main: { tool: string; score: number; why: string }[];
+  if (best && best.similarity >= PLAN_MEMORY_SIMILARITY) {
+    const seen = new Set<string>();
+    main = best.steps
+      .filter((st) => st.success && s.index.has(st.tool) && !excluded.has(st.tool) && !unsafe(s.index.get(st.tool)!) && !seen.has(st.tool) && seen.add(st.tool))
+      .map((st) => ({ tool: st.tool, score: best.similarity, why: `used by the most similar past request ${best.executionId} (similarity ${best.similarity.toFixed(2)}, succeeded)` }));
+  } else main = [];
+  if (main.length === 0) {
+    const top = found.results[0];
+    main = top
+      ? found.results
+          .filter((r) => r.score >= 0.95 * top.score)
+          .slice(0, limit)
+          .map((r) => ({ tool: r.tool, score: r.score, why: `chosen by search (score ${r.score.toFixed(3)}, ${r.gate.decision})` }))
+      : [];
+  }
+  const mainIdx = main.map((r) => s.index.get(r.tool)!);
   const depCsr = s.dependencyCsr;
   const closure = dependencyClosure(
     mainIdx,
@@ -213,7 +236,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const dag = dagOver(s, caps.kept, graph);
   const id = (i: number) => s.tools[i]!.id;
   const why = new Map<string, string>();
-  for (const r of main) why.set(r.tool, `chosen by search (score ${r.score.toFixed(3)}, ${r.gate.decision})`);
+  for (const r of main) why.set(r.tool, r.why);
   for (const a of closure.added) why.set(id(a.node), `prerequisite of ${id(a.requiredBy)} (depth ${a.depth}, dependency weight ${a.weight.toFixed(2)})`);
   // Ranked list for retrieval metrics: main tools in search order, each followed by the prerequisites it pulled in.
   const ranked: string[] = [];

@@ -139,12 +139,13 @@ for (const backend of backends()) {
       expect(lone.reason).toMatch(/no relation|unrelated|own root/i);
     });
 
-    it("a plan adds the prerequisites the intent did not mention, each explained", async () => {
-      const r = await tg.plan({ intent: "apply the pending database migrations", limit: 1 });
+    it("a plan takes its main tools from the most similar successful past request and orders them", async () => {
+      const r = await tg.plan({ intent: "deploy the new version to production", limit: 3 });
       const names = r.tools.map((t) => t.tool);
-      expect(names[0]).toBe("db.migrate");
+      expect(names).toContain("db.migrate");
       expect(names).toContain("db.backup");
-      expect(r.tools.find((t) => t.tool === "db.backup")!.why).toMatch(/prerequisite of db.migrate/);
+      for (const t of r.tools) expect(t.why.length).toBeGreaterThan(0);
+      expect(r.tools[0]!.why).toMatch(/most similar past request/);
       const layerOf = new Map(r.layers.flatMap((l, i) => l.map((t) => [t, i] as const)));
       expect(layerOf.get("db.backup")!).toBeLessThan(layerOf.get("db.migrate")!);
     });
@@ -186,6 +187,23 @@ for (const backend of backends()) {
 }
 
 describe("history and cold start", () => {
+  it("without intent memory a plan adds the prerequisites the intent did not mention, each explained", async () => {
+    const tg = await openToolgraph({ home: "memory://", database: "", project: "closure", embeddings: "hash:256", now: () => NOW });
+    try {
+      await tg.importCatalog(demoCatalog());
+      await tg.importTraces(demoTraces(300, 3, NOW).map(({ intent: _intent, ...e }) => e));
+      const r = await tg.plan({ intent: "apply the pending database migrations", limit: 1 });
+      const names = r.tools.map((t) => t.tool);
+      expect(names[0]).toBe("db.migrate");
+      expect(names).toContain("db.backup");
+      expect(r.tools.find((t) => t.tool === "db.backup")!.why).toMatch(/prerequisite of db.migrate/);
+      const layerOf = new Map(r.layers.flatMap((l, i) => l.map((t) => [t, i] as const)));
+      expect(layerOf.get("db.backup")!).toBeLessThan(layerOf.get("db.migrate")!);
+    } finally {
+      await tg.close();
+    }
+  });
+
   it("a tool with a successful history never ranks below an identical-text tool without one", async () => {
     const tg = await openToolgraph({ home: "memory://", database: "", project: "twins", embeddings: "hash:128", now: () => NOW });
     try {

@@ -1,6 +1,7 @@
 /** The CLI's commands, in the order --help lists them. */
 import type { Command } from "../command.ts";
 import { demoCommand } from "./demo.ts";
+import { mcpCommand, serveCommand } from "./serve.ts";
 import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
 import {
   alternativesCommand,
@@ -30,5 +31,7 @@ export const COMMANDS: Command[] = [
   learnWeightsCommand,
   calibrateCommand,
   statsCommand,
+  serveCommand,
+  mcpCommand,
   demoCommand,
 ];

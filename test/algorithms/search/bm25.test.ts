@@ -1,0 +1,129 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { bm25IdealScore, bm25Scores, buildBm25Index, searchBm25 } from "../../../algorithms/search/bm25.ts";
+
+// Corpus: D0 = read file, D1 = write file file, D2 = read url.   N = 3, |D| = 2, 3, 2, avgdl = 7/3.
+const corpus = [["read", "file"], ["write", "file", "file"], ["read", "url"]];
+
+describe("buildBm25Index / searchBm25 (hand-computed)", () => {
+  const index = buildBm25Index(corpus);
+
+  it("idf = ln(1 + (N − df + 0.5)/(df + 0.5))", () => {
+    // read: df 2 → ln(1 + 1.5/2.5) = ln 1.6 = 0.4700036292
+    expect(index.idf[index.vocabulary.get("read")!]).toBeCloseTo(Math.log(1.6), 12);
+    expect(index.idf[index.vocabulary.get("read")!]).toBeCloseTo(0.4700036292, 9);
+    // write: df 1 → ln(1 + 2.5/1.5) = ln(8/3) = 0.9808292530
+    expect(index.idf[index.vocabulary.get("write")!]).toBeCloseTo(0.980829253, 9);
+    expect(index.avgdl).toBeCloseTo(7 / 3, 12);
+  });
+
+  it("query [read, file] ranks D0 > D1 > D2 with the hand-computed scores", () => {
+    // D0: norm = 1 − 0.75 + 0.75·2/(7/3) = 25/28; tf 1 → 1·2.2/(1 + 1.2·25/28) = 61.6/58 = 1.0620689655
+    //     score = (idf_read + idf_file)·1.0620689655 = 2·0.4700036292·1.0620689655 = 0.9983525
+    // D1: norm = 0.25 + 0.75·3/(7/3) = 17/14; file tf 2 → 4.4/(2 + 1.2·17/14) = 61.6/48.4 = 1.2727272727
+    //     score = 0.4700036292·1.2727272727 = 0.5981864
+    // D2: read tf 1, norm 25/28 → 0.4700036292·1.0620689655 = 0.4991763
+    const hits = searchBm25(index, ["read", "file"], 10);
+    expect(hits.map((h) => h.id)).toEqual([0, 1, 2]);
+    expect(hits[0]!.score).toBeCloseTo(0.9983525, 6);
+    expect(hits[1]!.score).toBeCloseTo(0.5981864, 6);
+    expect(hits[2]!.score).toBeCloseTo(0.4991763, 6);
+  });
+
+  it("repeated query terms count once", () => {
+    expect(searchBm25(index, ["read", "read", "file"], 10)).toEqual(searchBm25(index, ["read", "file"], 10));
+  });
+
+  it("topN truncates", () => {
+    expect(searchBm25(index, ["read", "file"], 1).map((h) => h.id)).toEqual([0]);
+  });
+
+  it("unknown terms and empty queries give []", () => {
+    expect(searchBm25(index, ["zebra"])).toEqual([]);
+    expect(searchBm25(index, [])).toEqual([]);
+  });
+
+  it("bm25IdealScore sums the idf of known distinct query terms", () => {
+    // idf_read + idf_write = 0.4700036292 + 0.9808292530 = 1.4508328822 (zebra unknown → 0)
+    expect(bm25IdealScore(index, ["read", "write", "write", "zebra"])).toBeCloseTo(1.4508328822, 9);
+  });
+});
+
+describe("edge cases", () => {
+  it("empty corpus", () => {
+    const index = buildBm25Index([]);
+    expect(index.n).toBe(0);
+    expect(searchBm25(index, ["a"])).toEqual([]);
+  });
+
+  it("all documents empty", () => {
+    const index = buildBm25Index([[], []]);
+    expect(index.avgdl).toBe(0);
+    expect(searchBm25(index, ["a"])).toEqual([]);
+  });
+
+  it("identical documents tie and are ordered by document index", () => {
+    const hits = searchBm25(buildBm25Index([["x"], ["y"], ["x"]]), ["x"]);
+    expect(hits.map((h) => h.id)).toEqual([0, 2]);
+    expect(hits[0]!.score).toBe(hits[1]!.score);
+  });
+
+  it("b = 0 ignores document length", () => {
+    const index = buildBm25Index([["a"], ["a", "b", "c", "d"]], { b: 0 });
+    const [h0, h1] = searchBm25(index, ["a"]);
+    expect(h0!.score).toBe(h1!.score);
+  });
+
+  it("rejects bad parameters with a code", () => {
+    expect(() => buildBm25Index([], { b: 2 })).toThrow(expect.objectContaining({ code: "bad-b" }));
+    expect(() => buildBm25Index([], { k1: -1 })).toThrow(expect.objectContaining({ code: "bad-k1" }));
+    expect(() => searchBm25(buildBm25Index([]), ["a"], -1)).toThrow(expect.objectContaining({ code: "bad-top-n" }));
+  });
+});
+
+describe("properties", () => {
+  const vocab = ["a", "b", "c", "d", "e"];
+  const doc = fc.array(fc.constantFrom(...vocab), { maxLength: 8 });
+
+  it("matches a naive implementation of the formula", () => {
+    fc.assert(
+      fc.property(fc.array(doc, { minLength: 1, maxLength: 12 }), fc.array(fc.constantFrom(...vocab), { maxLength: 4 }), (docs, q) => {
+        const N = docs.length;
+        const avgdl = docs.reduce((s, d) => s + d.length, 0) / N;
+        const naive = docs.map((d) => {
+          let s = 0;
+          for (const t of new Set(q)) {
+            const tf = d.filter((x) => x === t).length;
+            if (tf === 0) continue;
+            const df = docs.filter((x) => x.includes(t)).length;
+            const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
+            s += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * d.length) / avgdl));
+          }
+          return s;
+        });
+        const got = bm25Scores(buildBm25Index(docs), q);
+        naive.forEach((s, i) => {
+          expect(got[i]).toBeCloseTo(s, 10);
+        });
+      }),
+    );
+  });
+
+  it("results are sorted, positive and deterministic", () => {
+    fc.assert(
+      fc.property(fc.array(doc, { maxLength: 12 }), fc.array(fc.constantFrom(...vocab), { maxLength: 4 }), (docs, q) => {
+        const index = buildBm25Index(docs);
+        const hits = searchBm25(index, q, 100);
+        for (let i = 0; i < hits.length; i++) {
+          expect(hits[i]!.score).toBeGreaterThan(0);
+          if (i > 0) {
+            const a = hits[i - 1]!;
+            const b = hits[i]!;
+            expect(a.score > b.score || (a.score === b.score && a.id < b.id)).toBe(true);
+          }
+        }
+        expect(searchBm25(buildBm25Index(docs), q, 100)).toEqual(hits);
+      }),
+    );
+  });
+});

@@ -1,0 +1,187 @@
+import fc from "fast-check";
+import { Matrix } from "ml-matrix";
+import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../../../algorithms/random/rng.ts";
+import { syntheticEmbeddings } from "../../../algorithms/search/synthetic-embeddings.ts";
+import { approximateScores, buildVectorIndex, exactTopK, fwht, searchVectorIndex } from "../../../algorithms/search/vector-index.ts";
+
+function unitRows(rows: number[][]): Float32Array {
+  const d = rows[0]!.length;
+  const out = new Float32Array(rows.length * d);
+  rows.forEach((r, i) => {
+    const n = Math.hypot(...r);
+    r.forEach((x, j) => {
+      out[i * d + j] = x / n;
+    });
+  });
+  return out;
+}
+
+function recallAt10(truth: { id: number }[], got: { id: number }[]): number {
+  const ids = new Set(truth.map((h) => h.id));
+  return got.filter((h) => ids.has(h.id)).length / truth.length;
+}
+
+describe("fwht", () => {
+  it("hand-computed on length 4: H·[1, 0, 0, 0] = [½, ½, ½, ½]; H·[1, 2, 3, 4] = [5, −1, −2, 0]", () => {
+    // Unnormalised H4·[1,2,3,4] = [10, −2, −4, 0]; divided by √4 = 2.
+    const a = Float64Array.from([1, 0, 0, 0]);
+    fwht(a);
+    expect(Array.from(a)).toEqual([0.5, 0.5, 0.5, 0.5]);
+    const b = Float64Array.from([1, 2, 3, 4]);
+    fwht(b);
+    expect(Array.from(b)).toEqual([5, -1, -2, 0]);
+  });
+
+  it("property: orthogonal and an involution (norm kept, applying twice is the identity)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 16, maxLength: 16 }), (xs) => {
+        const v = Float64Array.from(xs);
+        fwht(v);
+        expect(Math.hypot(...v)).toBeCloseTo(Math.hypot(...xs), 9);
+        fwht(v);
+        v.forEach((x, i) => {
+          expect(x).toBeCloseTo(xs[i]!, 9);
+        });
+      }),
+    );
+  });
+});
+
+describe("exactTopK", () => {
+  it("hand-computed on 3 vectors of d = 2", () => {
+    // rows: [1,0], [0,1], [√½,√½]; query [1,0] → dots 1, 0, 0.7071
+    const X = unitRows([
+      [1, 0],
+      [0, 1],
+      [1, 1],
+    ]);
+    const r = exactTopK(X, 2, [1, 0], 2);
+    expect(r.map((h) => h.id)).toEqual([0, 2]);
+    expect(r[1]!.score).toBeCloseTo(Math.SQRT1_2, 6);
+  });
+
+  it("agrees with ml-matrix X·q", () => {
+    const gen = syntheticEmbeddings(16, mulberry32(3), { clusters: 4 });
+    const X = gen.sample(50);
+    const q = gen.sample(1);
+    const scores = new Matrix(Array.from({ length: 50 }, (_, i) => Array.from(X.subarray(i * 16, (i + 1) * 16)))).mmul(
+      Matrix.columnVector(Array.from(q)),
+    );
+    const expected = Array.from({ length: 50 }, (_, i) => ({ id: i, score: scores.get(i, 0) }))
+      .sort((a, b) => b.score - a.score || a.id - b.id)
+      .slice(0, 5);
+    const got = exactTopK(X, 16, q, 5);
+    expect(got.map((h) => h.id)).toEqual(expected.map((h) => h.id));
+    got.forEach((h, i) => {
+      expect(h.score).toBeCloseTo(expected[i]!.score, 6);
+    });
+  });
+
+  it("ties are ordered by id", () => {
+    const X = unitRows([
+      [0, 1],
+      [1, 0],
+      [1, 0],
+    ]);
+    expect(exactTopK(X, 2, [1, 0], 2).map((h) => h.id)).toEqual([1, 2]);
+  });
+});
+
+describe("searchVectorIndex", () => {
+  it("recall@10 ≥ 0.99 on clustered anisotropic vectors (d = 512, n = 4000)", () => {
+    const gen = syntheticEmbeddings(512, mulberry32(11), { clusters: 120, noise: 1.2, meanWeight: 1.5, spectrumDecay: 1 });
+    const X = gen.sample(4000);
+    const Q = gen.sample(40);
+    const index = buildVectorIndex(X, 512, { rng: mulberry32(5) });
+    let recall = 0;
+    for (let r = 0; r < 40; r++) {
+      const q = Q.subarray(r * 512, (r + 1) * 512);
+      const got = searchVectorIndex(index, q, 10);
+      const truth = exactTopK(X, 512, q, 10);
+      recall += recallAt10(truth, got);
+      // re-ranked scores are exact dot products
+      for (const h of got) expect(h.score).toBeCloseTo(truth.find((t) => t.id === h.id)?.score ?? h.score, 6);
+    }
+    expect(recall / 40).toBeGreaterThanOrEqual(0.99);
+  });
+
+  it("stage 1 alone keeps the true top-10 in its top-50 with a strong shared mean component (centring)", () => {
+    // Without centring every sign bit would follow the shared mean and stage 1 would rank at random.
+    const gen = syntheticEmbeddings(128, mulberry32(2), { clusters: 20, meanWeight: 3 });
+    const X = gen.sample(500);
+    const index = buildVectorIndex(X, 128);
+    const Q = gen.sample(10);
+    let kept = 0;
+    for (let r = 0; r < 10; r++) {
+      const q = Q.subarray(r * 128, (r + 1) * 128);
+      const approx = approximateScores(index, q);
+      const top50 = new Set(
+        Array.from(approx, (score, id) => ({ id, score }))
+          .sort((a, b) => b.score - a.score || a.id - b.id)
+          .slice(0, 50)
+          .map((h) => h.id),
+      );
+      kept += exactTopK(X, 128, q, 10).filter((h) => top50.has(h.id)).length;
+    }
+    expect(kept / 100).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it("is deterministic for a fixed seed", () => {
+    const gen = syntheticEmbeddings(64, mulberry32(1));
+    const X = gen.sample(300);
+    const q = gen.sample(1);
+    const a = buildVectorIndex(X, 64, { rng: mulberry32(9) });
+    const b = buildVectorIndex(X, 64, { rng: mulberry32(9) });
+    expect(Array.from(a.codes)).toEqual(Array.from(b.codes));
+    expect(searchVectorIndex(a, q, 10, { shortlist: 20 })).toEqual(searchVectorIndex(b, q, 10, { shortlist: 20 }));
+  });
+
+  it("a shortlist covering all of n is the exact scan", () => {
+    const gen = syntheticEmbeddings(32, mulberry32(4));
+    const X = gen.sample(100);
+    const q = gen.sample(1);
+    expect(searchVectorIndex(buildVectorIndex(X, 32), q, 7, { shortlist: 100 })).toEqual(exactTopK(X, 32, q, 7));
+  });
+
+  it("pads a non-power-of-two dimension (d = 384 → 512 bits; d = 3 → 64)", () => {
+    expect(buildVectorIndex(new Float32Array(384), 384).bits).toBe(512);
+    expect(buildVectorIndex(unitRows([[1, 2, 3]]), 3).bits).toBe(64);
+  });
+
+  it("empty index, topN = 0 and topN > n", () => {
+    const empty = buildVectorIndex(new Float32Array(0), 8);
+    expect(searchVectorIndex(empty, new Float32Array(8), 5)).toEqual([]);
+    const X = unitRows([
+      [1, 0],
+      [0, 1],
+    ]);
+    const index = buildVectorIndex(X, 2);
+    expect(searchVectorIndex(index, [1, 0], 0)).toEqual([]);
+    expect(searchVectorIndex(index, [1, 0], 10).map((h) => h.id)).toEqual([0, 1]);
+  });
+
+  it("misuse throws with a code", () => {
+    expect(() => buildVectorIndex(new Float32Array(5), 2)).toThrow(expect.objectContaining({ code: "bad-shape" }));
+    expect(() => buildVectorIndex(new Float32Array(4), 0)).toThrow(expect.objectContaining({ code: "bad-dimension" }));
+    const index = buildVectorIndex(new Float32Array(4), 2);
+    expect(() => searchVectorIndex(index, [1], 1)).toThrow(expect.objectContaining({ code: "bad-query" }));
+    expect(() => searchVectorIndex(index, [1, Number.NaN], 1)).toThrow(expect.objectContaining({ code: "bad-query" }));
+    expect(() => searchVectorIndex(index, [1, 0], -1)).toThrow(expect.objectContaining({ code: "bad-top-n" }));
+  });
+});
+
+describe("syntheticEmbeddings", () => {
+  it("rows are unit vectors and the generator is deterministic", () => {
+    const a = syntheticEmbeddings(32, mulberry32(8), { meanWeight: 1, spectrumDecay: 1 }).sample(20);
+    const b = syntheticEmbeddings(32, mulberry32(8), { meanWeight: 1, spectrumDecay: 1 }).sample(20);
+    expect(Array.from(a)).toEqual(Array.from(b));
+    for (let i = 0; i < 20; i++) expect(Math.hypot(...a.subarray(i * 32, (i + 1) * 32))).toBeCloseTo(1, 5);
+  });
+
+  it("a shared mean component makes all cosines positive and large", () => {
+    const X = syntheticEmbeddings(64, mulberry32(1), { meanWeight: 3 }).sample(10);
+    const dot = (i: number, j: number) => X.subarray(i * 64, (i + 1) * 64).reduce((s, x, k) => s + x * X[j * 64 + k]!, 0);
+    for (let j = 1; j < 10; j++) expect(dot(0, j)).toBeGreaterThan(0.5);
+  });
+});
