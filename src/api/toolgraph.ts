@@ -21,6 +21,7 @@ import { validatePattern } from "../services/patterns.ts";
 import { markMemoryDirty } from "../services/memory.ts";
 import { applyUserHistory } from "../services/user-history.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../services/calibrate.ts";
+import { ResultCache } from "../services/result-cache.ts";
 import { runSearch } from "../services/recommend-search.ts";
 import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
 import { runDiscoverCapabilities, runMatchCapabilities } from "../services/recommend-capabilities.ts";
@@ -65,6 +66,8 @@ function split<T extends Scoped>(req: T): [string | undefined, Omit<T, "project"
 export interface ToolgraphOptions extends EngineOptions {
   /** Default project (tenant) for every call. Default "default". */
   project?: string | undefined;
+  /** Capacity of the result cache for repeated identical requests (0 turns it off). Default 1000. */
+  resultCacheSize?: number | undefined;
 }
 
 export interface ProjectScoped {
@@ -76,15 +79,27 @@ export interface StatsResult extends ProjectCounts {
   project: string;
   backend: "postgres" | "pglite";
   location: string;
+  caches: { results: ReturnType<ResultCache["stats"]>; queryEmbeddings: ReturnType<Engine["queryEmbedder"]["stats"]> };
 }
 
 export class Toolgraph {
   readonly engine: Engine;
   readonly project: string;
+  readonly results: ResultCache;
 
-  constructor(engine: Engine, project: string) {
+  constructor(engine: Engine, project: string, resultCacheSize = 1000) {
     this.engine = engine;
     this.project = project;
+    this.results = new ResultCache(resultCacheSize);
+  }
+
+  /** Answers from the result cache when the same request was answered at the same graph state. */
+  protected async cached<T>(op: string, project: string, req: unknown, compute: () => Promise<T>): Promise<T> {
+    await ensureCalibrationLoaded(this.engine, project);
+    const s = await this.engine.snapshot(project);
+    const a = await this.engine.analytics(project);
+    const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(req)}`;
+    return this.results.get(key, compute);
   }
 
   protected p(opts?: ProjectScoped): string {
@@ -137,15 +152,17 @@ export class Toolgraph {
   /** Search tools by intent: hybrid semantic + graph score, gated, each hit explained. */
   async search(req: SearchRequest & Scoped) {
     const [project, rest] = split(req);
-    await ensureCalibrationLoaded(this.engine, project ?? this.project);
-    return runSearch(this.engine, project ?? this.project, parseRequest(searchRequest, rest, "search"));
+    const p = project ?? this.project;
+    const r = parseRequest(searchRequest, rest, "search");
+    return this.cached("runSearch", p, r, () => runSearch(this.engine, p, r));
   }
 
   /** Suggest the next tool after the successful tools so far (seed formula, learned or Markov weights). */
   async suggestNext(req: SuggestNextRequest & Scoped) {
     const [project, rest] = split(req);
-    await ensureCalibrationLoaded(this.engine, project ?? this.project);
-    return runSuggest(this.engine, project ?? this.project, parseRequest(suggestNextRequest, rest, "suggestNext"));
+    const p = project ?? this.project;
+    const r = parseRequest(suggestNextRequest, rest, "suggestNext");
+    return this.cached("runSuggest", p, r, () => runSuggest(this.engine, p, r));
   }
 
   /** Fit the gate's calibration (score → P(success)) on the project's own traces and store it. */
@@ -161,38 +178,43 @@ export class Toolgraph {
   /** Capabilities that answer an explicit intent (semantic × reliability, pattern triggers, memory). */
   async matchCapabilities(req: MatchCapabilitiesRequest & Scoped) {
     const [project, rest] = split(req);
-    await ensureCalibrationLoaded(this.engine, project ?? this.project);
-    return runMatchCapabilities(this.engine, project ?? this.project, parseRequest(matchCapabilitiesRequest, rest, "matchCapabilities"));
+    const p = project ?? this.project;
+    const r = parseRequest(matchCapabilitiesRequest, rest, "matchCapabilities");
+    return this.cached("runMatchCapabilities", p, r, () => runMatchCapabilities(this.engine, p, r));
   }
 
   /** Capabilities that fit what the workflow is doing (overlap × spectral-cluster boost). */
   async discoverCapabilities(req: DiscoverCapabilitiesRequest & Scoped) {
     const [project, rest] = split(req);
-    await ensureCalibrationLoaded(this.engine, project ?? this.project);
-    return runDiscoverCapabilities(this.engine, project ?? this.project, parseRequest(discoverCapabilitiesRequest, rest, "discoverCapabilities"));
+    const p = project ?? this.project;
+    const r = parseRequest(discoverCapabilitiesRequest, rest, "discoverCapabilities");
+    return this.cached("runDiscoverCapabilities", p, r, () => runDiscoverCapabilities(this.engine, p, r));
   }
 
   /** Order selected tools into an execution DAG with parallel layers, each edge explained. */
   async buildDag(req: BuildDagRequest & Scoped & { graph?: "history" | "dependency" | "blended" | "auto" }) {
-    const { graph, ...r } = req;
-    const [project, rest] = split(r);
-    await ensureCalibrationLoaded(this.engine, project ?? this.project);
-    return runBuildDag(this.engine, project ?? this.project, { ...parseRequest(buildDagRequest, rest, "buildDag"), graph });
+    const { graph, ...input } = req;
+    const [project, rest] = split(input);
+    const p = project ?? this.project;
+    const r = { ...parseRequest(buildDagRequest, rest, "buildDag"), graph };
+    return this.cached("runBuildDag", p, r, () => runBuildDag(this.engine, p, r));
   }
 
   /** Intent → plan: search, intent memory, dependency closure, then the DAG. */
   async plan(req: PlanRequest & Scoped & { graph?: "history" | "dependency" | "blended" | "auto" }) {
-    const { graph, ...r } = req;
-    const [project, rest] = split(r);
-    await ensureCalibrationLoaded(this.engine, project ?? this.project);
-    return runPlan(this.engine, project ?? this.project, { ...parseRequest(planRequest, rest, "plan"), graph });
+    const { graph, ...input } = req;
+    const [project, rest] = split(input);
+    const p = project ?? this.project;
+    const r = { ...parseRequest(planRequest, rest, "plan"), graph };
+    return this.cached("runPlan", p, r, () => runPlan(this.engine, p, r));
   }
 
   /** Substitutes for a tool that failed or is unavailable. */
   async alternatives(req: AlternativesRequest & Scoped) {
     const [project, rest] = split(req);
-    await ensureCalibrationLoaded(this.engine, project ?? this.project);
-    return runAlternatives(this.engine, project ?? this.project, parseRequest(alternativesRequest, rest, "alternatives"));
+    const p = project ?? this.project;
+    const r = parseRequest(alternativesRequest, rest, "alternatives");
+    return this.cached("runAlternatives", p, r, () => runAlternatives(this.engine, p, r));
   }
 
   protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[], all?: ExecutionInput[]): Promise<void> {
@@ -220,6 +242,7 @@ export class Toolgraph {
       backend: this.engine.conn.backend,
       location: this.engine.conn.location,
       ...(await countProject(this.engine.db, project)),
+      caches: { results: this.results.stats(), queryEmbeddings: this.engine.queryEmbedder.stats() },
     };
   }
 
@@ -239,5 +262,5 @@ async function textOf(input: string | object | { file: string }, what: string): 
 
 export async function openToolgraph(options: ToolgraphOptions = {}): Promise<Toolgraph> {
   const engine = await Engine.open(options);
-  return new Toolgraph(engine, options.project ?? "default");
+  return new Toolgraph(engine, options.project ?? "default", options.resultCacheSize ?? 1000);
 }

@@ -10,6 +10,18 @@ import { explainHit, type SearchHit, searchCandidates } from "./search.ts";
 import { resolveTools } from "./resolve.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
 import { recallMemory } from "./memory.ts";
+import { buildMentionIndex, findMentions, type MentionIndex } from "../../algorithms/search/explicit-mentions.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+
+const mentionIndexes = new WeakMap<GraphSnapshot["tools"], MentionIndex>();
+function mentionIndex(s: GraphSnapshot): MentionIndex {
+  let m = mentionIndexes.get(s.tools);
+  if (!m) {
+    m = buildMentionIndex(s.tools.map((t, index) => ({ index, id: t.id, name: t.name })));
+    mentionIndexes.set(s.tools, m);
+  }
+  return m;
+}
 
 export interface SearchResultItem {
   tool: string;
@@ -55,11 +67,16 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
   });
   const searchMs = performance.now() - tSearch;
   const limit = Math.min(req.limit ?? 10, req.maxTools ?? Number.POSITIVE_INFINITY);
-  // Manual override: the named tools first (unless excluded by safety), then the ranking.
-  const forced = only.filter((i) => !unsafe(i));
+  // Manual override (`only`) first, then tools the request names explicitly (id, code-like name or a close
+  // spelling of one), then the ranking. Tools excluded by safety tag or by `exclude` never appear, even named.
+  const mentions = findMentions(req.intent, mentionIndex(s)).filter((m) => !unsafe(m.index) && !excluded.has(s.tools[m.index]!.id));
+  const forcedReason = new Map<number, string>();
+  for (const i of only) if (!unsafe(i)) forcedReason.set(i, "manual override (only)");
+  for (const m of mentions) if (!forcedReason.has(m.index)) forcedReason.set(m.index, `named in the request ("${m.word}", ${m.match})`);
+  const forced = [...forcedReason.keys()];
   const ranked: { hit: SearchHit | undefined; index: number; forced: boolean }[] = [
     ...forced.map((i) => ({ hit: hits.find((h) => h.index === i), index: i, forced: true })),
-    ...hits.filter((h) => !forced.includes(h.index)).map((h) => ({ hit: h, index: h.index, forced: false })),
+    ...hits.filter((h) => !forcedReason.has(h.index)).map((h) => ({ hit: h, index: h.index, forced: false })),
   ].slice(0, limit);
   const prepared = await engine.gatekeeper.prepare({
     project,
@@ -82,8 +99,8 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
       description: tool.description,
       score,
       gate: gatedItem(d),
-      ...(forced ? { reason: "manual override (only)" } : {}),
-      explanation: forced ? `${tool.id}: forced by the request (manual override)` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)),
+      ...(forced ? { reason: forcedReason.get(index) } : {}),
+      explanation: forced ? `${tool.id}: ranked first, ${forcedReason.get(index)}` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)),
       breakdown: {
         semantic: h?.semantic ?? 0,
         cosine: h?.cosine ?? 0,

@@ -60,6 +60,29 @@ for (const backend of backends()) {
       expect(o.results[0]!.reason).toBe("manual override (only)");
     });
 
+    it("a tool named in the request is ranked first with the reason, unless a safety tag excludes it", async () => {
+      const r = await tg.search({ intent: "run ci.run_linter on the branch", limit: 3 });
+      expect(r.results[0]!.tool).toBe("ci.run_linter");
+      expect(r.results[0]!.reason).toMatch(/named in the request/);
+      const typo = await tg.search({ intent: "use github.create_pull_requst please", limit: 3 });
+      expect(typo.results[0]!.tool).toBe("github.create_pull_request");
+      expect(typo.results[0]!.reason).toMatch(/close-spelling/);
+      const safe = await tg.search({ intent: "call fs.delete_file on it", excludeSafetyTags: ["destructive"], limit: 10 });
+      expect(safe.results.map((x) => x.tool)).not.toContain("fs.delete_file");
+    });
+
+    it("repeated identical requests at the same graph version come from the cache; a write misses it", async () => {
+      const req = { intent: "summarise a web page", limit: 4 };
+      const before = tg.results.stats().hits;
+      const a = await tg.search(req);
+      const b = await tg.search(req);
+      expect(b).toEqual(a);
+      expect(tg.results.stats().hits).toBe(before + 1);
+      await tg.recordExecution({ id: "cache-bust", startedAt: NOW, success: true, steps: [{ tool: "web.search" }, { tool: "web.summarize_page" }] });
+      await tg.search(req);
+      expect(tg.results.stats().hits).toBe(before + 1);
+    });
+
     it("bad requests name the field", async () => {
       await expect(tg.search({ intent: "" })).rejects.toThrow(/intent/);
       await expect(tg.search({ intent: "x", context: ["no.such.tool"] })).rejects.toThrow(/context\[0\]: unknown tool "no.such.tool"/);
