@@ -27,28 +27,26 @@ export async function insertExecutions(
   executions: readonly ExecutionInput[],
   intentHash: (intent: string) => string,
 ): Promise<InsertExecutionsResult> {
+  // Bulk inserts pass one array per column and unnest them server-side: one parameter per column instead
+  // of one per cell, which keeps statements small and fast on both backends.
   const insertedIds = new Set<string>();
-  for (const part of chunks(executions, 1000)) {
-    const rows = await db
-      .insertInto("executions")
-      .values(
-        part.map((e) => ({
-          project,
-          id: e.id,
-          user_id: e.user ?? null,
-          intent: e.intent ?? null,
-          intent_hash: e.intent ? intentHash(e.intent) : null,
-          capability_id: e.capability ?? null,
-          started_at: e.startedAt,
-          success: e.success,
-          duration_ms: e.steps.reduce((s, st) => s + (st.durationMs ?? 0), 0),
-          step_count: e.steps.length,
-        })),
+  for (const part of chunks(executions, 5000)) {
+    const rows = await sql<{ id: string }>`
+      INSERT INTO executions (project, id, user_id, intent, intent_hash, capability_id, started_at, success, duration_ms, step_count)
+      SELECT ${project}, * FROM unnest(
+        ${part.map((e) => e.id)}::text[],
+        ${part.map((e) => e.user ?? null)}::text[],
+        ${part.map((e) => e.intent ?? null)}::text[],
+        ${part.map((e) => (e.intent ? intentHash(e.intent) : null))}::text[],
+        ${part.map((e) => e.capability ?? null)}::text[],
+        ${part.map((e) => e.startedAt.toISOString())}::timestamptz[],
+        ${part.map((e) => e.success)}::boolean[],
+        ${part.map((e) => e.steps.reduce((t, st) => t + (st.durationMs ?? 0), 0))}::float8[],
+        ${part.map((e) => e.steps.length)}::int[]
       )
-      .onConflict((oc) => oc.columns(["project", "id"]).doNothing())
-      .returning("id")
-      .execute();
-    for (const r of rows) insertedIds.add(r.id);
+      ON CONFLICT (project, id) DO NOTHING
+      RETURNING id`.execute(db);
+    for (const r of rows.rows) insertedIds.add(r.id);
   }
   const fresh = executions.filter((e) => insertedIds.has(e.id));
   const skipped = executions.filter((e) => !insertedIds.has(e.id)).map((e) => e.id);
@@ -67,7 +65,20 @@ export async function insertExecutions(
       at: s.at ?? null,
     })),
   );
-  for (const part of chunks(stepRows, 5000)) await db.insertInto("execution_steps").values(part).execute();
+  for (const part of chunks(stepRows, 20000)) {
+    await sql`
+      INSERT INTO execution_steps (project, execution_id, idx, tool_id, parent_idx, depends_on, success, duration_ms, at)
+      SELECT ${project}, * FROM unnest(
+        ${part.map((r) => r.execution_id)}::text[],
+        ${part.map((r) => r.idx)}::int[],
+        ${part.map((r) => r.tool_id)}::text[],
+        ${part.map((r) => r.parent_idx)}::int[],
+        ${part.map((r) => r.depends_on)}::jsonb[],
+        ${part.map((r) => r.success)}::boolean[],
+        ${part.map((r) => r.duration_ms)}::float8[],
+        ${part.map((r) => (r.at ? r.at.toISOString() : null))}::timestamptz[]
+      )`.execute(db);
+  }
 
   // Learned edges, aggregated over the batch: one upsert per distinct (from, to).
   interface Agg {
