@@ -120,7 +120,11 @@ export class Toolgraph {
     const r = await importCatalog(this.engine.db, project, text, file, { validatePattern });
     this.engine.invalidate(project);
     let embeddedNow = 0;
-    if (opts.embed ?? true) embeddedNow = (await this.engine.searchIndex(project, opts.onProgress)).embeddedNow;
+    if (opts.embed ?? true) {
+      const previous = await this.engine.cachedSearchIndex(project);
+      const idx = await this.engine.searchIndex(project, opts.onProgress);
+      embeddedNow = idx === previous ? 0 : idx.embeddedNow;
+    }
     return { ...r, embeddedNow };
   }
 

@@ -76,6 +76,11 @@ export class Engine {
     return this.analyticsCache.get(await this.snapshot(project));
   }
 
+  /** The search index currently cached for a project, if one was built. */
+  async cachedSearchIndex(project: string): Promise<SearchIndex | undefined> {
+    return this.searchIndexes.get(project)?.catch(() => undefined);
+  }
+
   /** The search index of the project's catalog, rebuilt only when tool or capability texts change. */
   async searchIndex(project: string, onProgress?: (done: number, total: number) => void): Promise<SearchIndex> {
     const s = await this.snapshot(project);

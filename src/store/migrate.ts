@@ -1,5 +1,5 @@
 /** Runs the frozen migrations in migrations/ with kysely's Migrator. */
-import { type Kysely, type Migration, type MigrationResultSet, Migrator } from "kysely";
+import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from "kysely";
 import * as m001 from "../../migrations/2026-11-22-001-initial.ts";
 import { ToolgraphError } from "./errors.ts";
 
@@ -7,12 +7,18 @@ const MIGRATIONS: Record<string, Migration> = {
   "2026-11-22-001-initial": m001,
 };
 
-function migrator(db: Kysely<any>): Migrator {
+/**
+ * The migration tables live in the connection's current schema (explicitly: kysely would otherwise look
+ * them up in any schema, and a second toolgraph schema on the same server would confuse it).
+ */
+async function migrator(db: Kysely<any>): Promise<Migrator> {
+  const r = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
   return new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },
     migrationTableName: "toolgraph_migrations",
     migrationLockTableName: "toolgraph_migrations_lock",
+    migrationTableSchema: r.rows[0]?.schema ?? "public",
   });
 }
 
@@ -28,11 +34,11 @@ function check(result: MigrationResultSet): MigrationResultSet {
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
-  return check(await migrator(db).migrateToLatest());
+  return check(await (await migrator(db)).migrateToLatest());
 }
 
 export async function migrateDown(db: Kysely<any>): Promise<MigrationResultSet> {
-  return check(await migrator(db).migrateDown());
+  return check(await (await migrator(db)).migrateDown());
 }
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);

@@ -224,3 +224,28 @@ describe("embedded data directory lock", () => {
     }
   });
 });
+
+describe("the Seal-Tools catalog (4,076 tools) on both backends", () => {
+  for (const backend of backends()) {
+    it(`imports with counts checked, and re-imports without change or re-embedding on ${backend.name}`, async () => {
+      const { convertSealTools } = await import("../../bench/convert/seal-tools.ts");
+      const { openToolgraph } = await import("../../src/api/toolgraph.ts");
+      const ds = convertSealTools({ limit: 1 });
+      const tg = await openToolgraph({ ...(await backend.options()), project: freshProject("seal"), embeddings: "hash:64" });
+      try {
+        const first = await tg.importCatalog(ds.catalog);
+        expect(first.tools).toEqual({ inserted: 4076, updated: 0, unchanged: 0 });
+        expect(first.embeddedNow).toBe(4076);
+        const s = await tg.stats();
+        expect(s.tools).toBe(4076);
+        expect(s.embeddings).toBe(4076);
+        const again = await tg.importCatalog(ds.catalog);
+        expect(again.tools).toEqual({ inserted: 0, updated: 0, unchanged: 4076 });
+        expect(again.embeddedNow).toBe(0);
+        expect((await tg.stats()).embeddings).toBe(4076);
+      } finally {
+        await tg.close();
+      }
+    }, 180_000);
+  }
+});
