@@ -137,6 +137,14 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
     },
   });
   const user = values.catalog ? { catalog: values.catalog, traces: values.traces, edges: values.edges, eval: values.eval ?? "" } : undefined;
-  if (user && !user.eval) throw new Error("--eval is required with --catalog");
-  await runAccuracy({ dataset: values.dataset, embeddings: values.embeddings!, home: values.home!, user });
+  if (user && !user.eval) {
+    console.error("bench accuracy: --eval is required with --catalog");
+    process.exit(2);
+  }
+  try {
+    await runAccuracy({ dataset: values.dataset, embeddings: values.embeddings!, home: values.home!, user });
+  } catch (err) {
+    console.error(`bench accuracy: ${(err as Error).message}`);
+    process.exit(2);
+  }
 }

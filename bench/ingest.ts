@@ -117,8 +117,8 @@ export function statementKey(text: string): string {
 
 type QueryFn = (...args: unknown[]) => unknown;
 
-/** Times every pg.Client#query whose promise resolves while `active` is true. */
-class StatementTimer {
+/** Times every pg.Client#query (call to settle) while `active` is true, grouped by statementKey. */
+export class StatementTimer {
   active = false;
   readonly byKey = new Map<string, { calls: number; ms: number }>();
   private original: QueryFn | undefined;

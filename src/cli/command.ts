@@ -22,6 +22,8 @@ export interface Command {
   options?: OptionSpec;
   /** Describes each option of this command for --help. */
   optionHelp?: Record<string, string>;
+  /** Options unknown to the CLI are passed to the command untouched (bench). Default false. */
+  passThrough?: boolean;
   run(ctx: CommandContext): Promise<number>;
 }
 

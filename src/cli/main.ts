@@ -64,7 +64,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: rest, options: { ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: rest, options: { ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }, allowPositionals: true, strict: !cmd.passThrough });
   } catch (e) {
     err(`toolgraph ${cmd.name}: ${(e as Error).message}\n\nusage: ${cmd.usage}`);
     return EXIT.usage;

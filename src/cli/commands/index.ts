@@ -1,5 +1,6 @@
 /** The CLI's commands, in the order --help lists them. */
 import type { Command } from "../command.ts";
+import { benchCommand } from "./bench.ts";
 import { demoCommand } from "./demo.ts";
 import { mcpCommand, serveCommand } from "./serve.ts";
 import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
@@ -33,5 +34,6 @@ export const COMMANDS: Command[] = [
   statsCommand,
   serveCommand,
   mcpCommand,
+  benchCommand,
   demoCommand,
 ];
