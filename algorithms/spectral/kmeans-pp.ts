@@ -21,6 +21,8 @@ export const DEFAULTS = {
 } as const;
 
 export interface KmeansOptions {
+  /** Stop when at most this fraction of the points changed cluster in an iteration. Default 0 (no change). */
+  readonly changeTolerance?: number;
   /** Random source for seeding, uniform in [0, 1). Required: algorithms never use Math.random. */
   readonly rng: Rng;
   /** Maximum Lloyd iterations per run. Default 100. */
@@ -122,14 +124,15 @@ function reseedEmpty(
   }
 }
 
-function lloyd(data: Float64Array, n: number, dim: number, k: number, cents: Float64Array, maxIterations: number): KmeansResult {
+function lloyd(data: Float64Array, n: number, dim: number, k: number, cents: Float64Array, maxIterations: number, changeTolerance = 0): KmeansResult {
+  const allowed = Math.floor(changeTolerance * n);
   const assign = new Int32Array(n).fill(-1);
   const counts = new Float64Array(k);
   let iterations = 0;
   let converged = false;
   while (iterations < maxIterations) {
     iterations++;
-    let changed = false;
+    let changed = 0;
     for (let i = 0; i < n; i++) {
       let best = 0;
       let bestD = Number.POSITIVE_INFINITY;
@@ -142,10 +145,10 @@ function lloyd(data: Float64Array, n: number, dim: number, k: number, cents: Flo
       }
       if (assign[i] !== best) {
         assign[i] = best;
-        changed = true;
+        changed++;
       }
     }
-    if (!changed) {
+    if (changed <= allowed) {
       converged = true;
       break;
     }
@@ -195,7 +198,7 @@ export function kmeansPlusPlus(data: Float64Array, dim: number, k: number, optio
   let best: KmeansResult | null = null;
   for (let r = 0; r < restarts; r++) {
     const cents = seedPlusPlus(data, n, dim, k, options.rng);
-    const res = lloyd(data, n, dim, k, cents, maxIterations);
+    const res = lloyd(data, n, dim, k, cents, maxIterations, options.changeTolerance ?? 0);
     if (best === null || res.inertia < best.inertia) best = res;
   }
   return best!;

@@ -148,8 +148,11 @@ export class Toolgraph {
   async recordExecution(execution: ExecutionInput | object, opts: ProjectScoped & TraceImportOptions = {}): Promise<TraceImportResult> {
     const project = this.p(opts);
     const value = validateExecution(execution);
-    const r = await importExecutions(this.engine.db, project, [{ line: 1, value }], "execution", opts);
-    await this.afterExecutions(project, r, [value]);
+    const r = await importExecutions(this.engine.db, project, [{ line: 1, value }], "execution", {
+      ...opts,
+      withinTransaction: (trx, inserted) => applyUserHistory(this.engine, project, inserted, trx).then(() => undefined),
+    });
+    await this.afterExecutions(project, r, [value], undefined, true);
     return r;
   }
 
@@ -221,11 +224,13 @@ export class Toolgraph {
     return this.cached("runAlternatives", p, r, () => runAlternatives(this.engine, p, r));
   }
 
-  protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[], all?: ExecutionInput[]): Promise<void> {
+  protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[], all?: ExecutionInput[], historyDone = false): Promise<void> {
     if (r.inserted > 0) markMemoryDirty(this.engine, project);
     const inserted = new Set(r.insertedIds);
     const fresh = (executions ?? all ?? []).filter((e) => inserted.has(e.id));
-    if (fresh.length > 0) await applyUserHistory(this.engine, project, fresh);
+    if (historyDone) {
+      for (const e of fresh) if (e.user) this.engine.gatekeeper.tracker.invalidate(project, e.user);
+    } else if (fresh.length > 0) await applyUserHistory(this.engine, project, fresh);
     if (r.autoRegistered.length > 0 || !executions) this.engine.invalidate(project);
     else if (r.inserted > 0) this.engine.afterRecord(project, executions, r.graphVersion);
   }

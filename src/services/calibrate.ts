@@ -13,6 +13,7 @@ import { projectConfig, setProjectConfig } from "../store/projects.ts";
 import { loadExecutionMemory, loadExecutionSequences } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { weightsFor } from "./recommend-next.ts";
+import { forgetProjectConfig } from "./filters.ts";
 import { searchCandidates } from "./search.ts";
 import { rawSuggestions } from "./suggest.ts";
 
@@ -67,6 +68,7 @@ export async function calibrateProject(engine: Engine, project: string, opts: { 
   }
   const cfg = await projectConfig(engine.db, project);
   await setProjectConfig(engine.db, project, { ...cfg, calibration: stored });
+  forgetProjectConfig(engine, project);
   return out;
 }
 

@@ -1,5 +1,5 @@
 /** Request filters shared by the jobs: safety tags, and the project's configured fallback tools. */
-import { projectConfig } from "../store/projects.ts";
+import { type ProjectConfig, projectConfig } from "../store/projects.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { Engine } from "./engine.ts";
 
@@ -10,8 +10,29 @@ export function safetyFilter(s: GraphSnapshot, tags: readonly string[] | undefin
   return (i) => s.tools[i]!.safetyTags.some((t) => bad.has(t.toLowerCase()));
 }
 
+const configCache = new WeakMap<Engine, Map<string, { at: number; config: ProjectConfig }>>();
+
+/** The project's configuration, re-read at most once per second (configuration, not graph data). */
+export async function cachedProjectConfig(engine: Engine, project: string): Promise<ProjectConfig> {
+  let m = configCache.get(engine);
+  if (!m) {
+    m = new Map();
+    configCache.set(engine, m);
+  }
+  const hit = m.get(project);
+  if (hit && performance.now() - hit.at < 1000) return hit.config;
+  const config = await projectConfig(engine.db, project);
+  m.set(project, { at: performance.now(), config });
+  return config;
+}
+
+/** Forgets the cached configuration after this engine changed it. */
+export function forgetProjectConfig(engine: Engine, project: string): void {
+  configCache.get(engine)?.delete(project);
+}
+
 /** The tools offered instead when the gate abstains (seed 002 fallbacks): project config `fallbackTools`. */
 export async function projectFallbacks(engine: Engine, project: string): Promise<string[]> {
-  const cfg = await projectConfig(engine.db, project);
+  const cfg = await cachedProjectConfig(engine, project);
   return Array.isArray(cfg.fallbackTools) ? cfg.fallbackTools.filter((t): t is string => typeof t === "string") : [];
 }

@@ -4,7 +4,7 @@
  * lost or half-written), or with `skipInvalid` it is skipped and reported. Each write bumps the
  * project's graph version once.
  */
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import {
   type CatalogInput,
   type DeclaredEdgeInput,
@@ -102,7 +102,11 @@ export async function importExecutions(
   project: string,
   records: { line: number; value: ExecutionInput }[],
   file: string,
-  options: TraceImportOptions & { initialErrors?: LineError[] },
+  options: TraceImportOptions & {
+    initialErrors?: LineError[];
+    /** Runs inside the import's transaction with the executions actually inserted (e.g. user history). */
+    withinTransaction?: (trx: Transaction<Database>, inserted: ExecutionInput[]) => Promise<void>;
+  },
 ): Promise<TraceImportResult> {
   const errors: LineError[] = [...(options.initialErrors ?? []), ...duplicateIdErrors(file, records)];
   return db.transaction().execute(async (trx) => {
@@ -141,6 +145,10 @@ export async function importExecutions(
       }
     }
     const res = await insertExecutions(trx, project, good, sha256);
+    if (options.withinTransaction && res.inserted.length > 0) {
+      const ids = new Set(res.inserted);
+      await options.withinTransaction(trx, good.filter((e) => ids.has(e.id)));
+    }
     const graphVersion = res.inserted.length > 0 || autoRegistered.length > 0 ? await bumpGraphVersion(trx, project) : await currentVersion(trx, project);
     return {
       file,

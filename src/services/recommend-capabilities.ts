@@ -26,6 +26,9 @@ import { scorePatterns } from "./patterns.ts";
 
 export const CAPABILITY_MEMORY_WEIGHT = 0.8;
 
+/** Capability member lists per snapshot state (discovery reads them on every call). */
+const discoveryInputs = new WeakMap<object, { key: string; caps: { tools: number[]; cluster: number }[] }>();
+
 export async function runMatchCapabilities(engine: Engine, project: string, req: MatchCapabilitiesRequest) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
@@ -110,13 +113,18 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const context = resolveTools(s, req.context, "context");
-  const caps = s.capabilities.map((c, i) => ({
-    tools: s.capabilityMembers(c).flatMap((t) => {
-      const k = s.index.get(t);
-      return k === undefined ? [] : [k];
-    }),
-    cluster: a.analytics.capabilityCluster[i] ?? -1,
-  }));
+  const key = `${s.version}:${s.patchCount}:${a.analytics.computedAt}`;
+  let caps = discoveryInputs.get(s)?.key === key ? discoveryInputs.get(s)!.caps : undefined;
+  if (!caps) {
+    caps = s.capabilities.map((c, i) => ({
+      tools: s.capabilityMembers(c).flatMap((t) => {
+        const k = s.index.get(t);
+        return k === undefined ? [] : [k];
+      }),
+      cluster: a.analytics.capabilityCluster[i] ?? -1,
+    }));
+    discoveryInputs.set(s, { key, caps });
+  }
   const r = discoverCapabilities(
     { capabilities: caps, toolCluster: a.analytics.toolCluster, context, tieBreaker: a.analytics.hyperCapabilities },
     { limit: req.limit ?? 5 },

@@ -13,7 +13,7 @@ import { loadExecutionSequences } from "../store/reads.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { AnalyticsView } from "./analytics.ts";
 import type { Engine } from "./engine.ts";
-import { projectFallbacks } from "./filters.ts";
+import { cachedProjectConfig, forgetProjectConfig, projectFallbacks } from "./filters.ts";
 import { gatedItem, summarizeAdjustment } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { nextStepModel, type RawSuggestion, rawSuggestions } from "./suggest.ts";
@@ -33,7 +33,7 @@ export const AUTO_FIT_MIN_STEPS = 200;
 export async function weightsFor(engine: Engine, project: string, mode: "seed" | "learned" | "markov" | "auto" | undefined): Promise<NextStepWeights> {
   if (mode === "markov") return MARKOV_WEIGHTS;
   if (mode === "seed") return NEXT_DEFAULTS.weights;
-  const cfg = await projectConfig(engine.db, project);
+  const cfg = await cachedProjectConfig(engine, project);
   const stored = cfg.nextStepWeights as NextStepWeights | undefined;
   if (stored) return stored;
   if (mode === "learned") return (await fitNextStepWeights(engine, project)).weights;
@@ -86,6 +86,7 @@ export async function fitNextStepWeights(engine: Engine, project: string, opts: 
   const r = learnWeights(examples, { rng: mulberry32(opts.seed ?? 1) });
   const cfg = await projectConfig(engine.db, project);
   await setProjectConfig(engine.db, project, { ...cfg, nextStepWeights: r.weights });
+  forgetProjectConfig(engine, project);
   return { weights: r.weights, examples: examples.length, report: r.report, reason: r.reason };
 }
 

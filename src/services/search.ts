@@ -9,14 +9,18 @@
  *   global(u) = 0.5·PageRank(u)/max PageRank + 0.5·ln(1+successes(u))/ln(1+max successes), so a tool with
  *   a successful history is never below an identical-text tool without one (the "lift" combination
  *   only ever adds graph evidence).
- * - α: local adaptive α per candidate (ADR-048): cold start (< 5 executions) shrinks toward 1.0; with
- *   history, active search uses the coherence of the tool's 10 nearest tools by embedding with its graph
- *   neighbours (cached per tool and graph state).
+ * - α: local adaptive α per candidate (ADR-048): with history, active search uses the coherence of the
+ *   tool's semantic and graph neighbourhoods, measured as the quality-weighted mean cosine between the
+ *   tool's embedding and its graph neighbours' (coherence = Σ_v w(u,v)·cos⁺(u,v) / Σ_v w(u,v); α_est =
+ *   1 − 0.5·coherence), computed for every tool once per graph state and search index (≈ m dot
+ *   products, off the per-query path); cold start (< 5 executions) shrinks α_est toward the prior 1.0
+ *   with coldStartAlpha.
  * - intent memory (optional evidence, see memory.ts): the tools of similar past requests, fused into the
  *   semantic side as semantic' = 1 − (1 − semantic)(1 − μ·vote) with μ = memoryWeight.
  */
 import { adamicAdarScore, prepareAdamicAdar } from "../../algorithms/search/adamic-adar.ts";
-import { localAlpha } from "../../algorithms/search/adaptive-alpha.ts";
+import { coldStartAlpha, DEFAULTS as ALPHA_DEFAULTS } from "../../algorithms/search/adaptive-alpha.ts";
+import { undirectedNeighbors } from "../../algorithms/graph/csr.ts";
 import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { fuseScores } from "../../algorithms/search/fusion.ts";
 import { hybridScore } from "../../algorithms/search/hybrid-score.ts";
@@ -34,8 +38,6 @@ export const SEARCH_DEFAULTS = {
   beta: 0.7,
   /** Weight of the intent-memory vote in the semantic side. */
   memoryWeight: 0.8,
-  /** Nearest tools by embedding for the active-coherence α. */
-  semanticNeighbours: 10,
 } as const;
 
 export type SearchChannel = "hybrid" | "semantic" | "bm25" | "embedding";
@@ -73,25 +75,31 @@ export interface SearchHit {
   alphaRegime: string;
 }
 
-/** Per (search index × graph state) cache of each tool's active-coherence α estimate input. */
-const neighbourCache = new WeakMap<SearchIndex, Map<number, number[]>>();
+/** Coherence per tool, cached per (search index, graph state); refreshed with the analytics (debounced). */
+const coherenceCache = new WeakMap<SearchIndex, { key: string; values: Float64Array }>();
 
-function semanticNeighbours(idx: SearchIndex, i: number, k: number): number[] {
-  let m = neighbourCache.get(idx);
-  if (!m) {
-    m = new Map();
-    neighbourCache.set(idx, m);
+export function toolCoherence(s: GraphSnapshot, a: AnalyticsView, idx: SearchIndex): Float64Array {
+  const key = `${s.project}:${a.analytics.version}:${a.analytics.patchCount}:${a.analytics.computedAt}:${s.n}`;
+  const hit = coherenceCache.get(idx);
+  if (hit && hit.key === key) return hit.values;
+  const g = s.csr;
+  const d = idx.dims;
+  const values = new Float64Array(s.n);
+  for (let u = 0; u < s.n; u++) {
+    const { ids, weights } = undirectedNeighbors(g, u);
+    let num = 0;
+    let den = 0;
+    for (let k = 0; k < ids.length; k++) {
+      const v = ids[k]!;
+      let dot = 0;
+      for (let j = 0, ou = u * d, ov = v * d; j < d; j++) dot += idx.toolVectors[ou + j]! * idx.toolVectors[ov + j]!;
+      num += weights[k]! * Math.max(0, Math.min(1, dot));
+      den += weights[k]!;
+    }
+    values[u] = den > 0 ? num / den : 0;
   }
-  let nb = m.get(i);
-  if (!nb) {
-    const q = idx.toolVectors.subarray(i * idx.dims, (i + 1) * idx.dims);
-    nb = searchVectorIndex(idx.toolVectorIndex, q, k + 1, { shortlist: 64 })
-      .map((h) => h.id)
-      .filter((x) => x !== i)
-      .slice(0, k);
-    m.set(i, nb);
-  }
-  return nb;
+  coherenceCache.set(idx, { key, values });
+  return values;
 }
 
 const globalCache = new WeakMap<GraphSnapshot, { key: string; values: Float64Array }>();
@@ -148,6 +156,7 @@ export function searchCandidates(
   const global = options.noGraph ? undefined : globalSignal(s, a);
   const mu = options.memoryWeight ?? SEARCH_DEFAULTS.memoryWeight;
   const channel = options.channel ?? "hybrid";
+  const coherence = options.noGraph || options.fixedAlpha !== undefined ? undefined : toolCoherence(s, a, idx);
   const hits: SearchHit[] = [];
   for (const f of byId.values()) {
     const i = f.id;
@@ -170,16 +179,16 @@ export function searchCandidates(
     let alpha = 1;
     let alphaRegime = "fixed";
     if (options.fixedAlpha !== undefined) alpha = options.fixedAlpha;
-    else if (!options.noGraph) {
-      const r = localAlpha({
-        mode: "active",
-        graph: s.csr,
-        node: i,
-        observations: s.executions[i]!,
-        semanticNeighbors: s.executions[i]! > 0 ? semanticNeighbours(idx, i, SEARCH_DEFAULTS.semanticNeighbours) : [],
-      });
-      alpha = r.alpha;
-      alphaRegime = r.regime;
+    else if (coherence) {
+      const estimate = 1 - 0.5 * coherence[i]!;
+      const n = s.executions[i]!;
+      if (n < ALPHA_DEFAULTS.coldStartObservations) {
+        alpha = coldStartAlpha(n, estimate);
+        alphaRegime = "cold-start";
+      } else {
+        alpha = estimate;
+        alphaRegime = "active-coherence";
+      }
     }
     const final =
       channel === "hybrid"
