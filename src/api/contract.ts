@@ -9,6 +9,7 @@ import type {
   AlternativesRequest,
   BuildDagRequest,
   DiscoverCapabilitiesRequest,
+  FeedbackRequest,
   MatchCapabilitiesRequest,
   PlanRequest,
   SearchRequest,
@@ -31,6 +32,7 @@ export interface RecommenderApi {
   buildDag(req: BuildDagRequest & Scoped): Promise<JsonResult>;
   plan(req: PlanRequest & Scoped): Promise<JsonResult>;
   alternatives(req: AlternativesRequest & Scoped): Promise<JsonResult>;
+  feedback(req: FeedbackRequest & Scoped): Promise<JsonResult>;
   recordExecution(execution: ExecutionInput | object, opts?: Scoped & { autoRegister?: boolean }): Promise<JsonResult>;
   importCatalog(input: string | object, opts?: Scoped): Promise<JsonResult>;
   importTraces(input: string | object[], opts?: Scoped & { skipInvalid?: boolean; autoRegister?: boolean }): Promise<JsonResult>;

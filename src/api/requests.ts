@@ -90,3 +90,20 @@ export type DiscoverCapabilitiesRequest = z.input<typeof discoverCapabilitiesReq
 export type BuildDagRequest = z.input<typeof buildDagRequest>;
 export type PlanRequest = z.input<typeof planRequest>;
 export type AlternativesRequest = z.input<typeof alternativesRequest>;
+
+/**
+ * Feedback on a gated answer (issue 7, learning the threshold per context): was an accepted answer
+ * right, or did the user follow an answer the gate had abstained on, and did it work?
+ */
+export const feedbackRequest = z
+  .object({
+    /** The request text of the answer (its operation and domain key the learned threshold). */
+    intent: z.string().max(4000),
+    decision: z.enum(["accepted", "accepted-with-caution", "abstained"]),
+    /** For an abstention: did the user use the answer anyway? */
+    followed: z.boolean().optional(),
+    success: z.boolean(),
+    user: z.string().min(1).max(256).optional(),
+  })
+  .strict();
+export type FeedbackRequest = z.input<typeof feedbackRequest>;

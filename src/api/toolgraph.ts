@@ -44,6 +44,8 @@ import {
   searchRequest,
   type SuggestNextRequest,
   suggestNextRequest,
+  type FeedbackRequest,
+  feedbackRequest,
 } from "./requests.ts";
 import type { Scoped } from "./contract.ts";
 
@@ -170,6 +172,30 @@ export class Toolgraph {
     const p = project ?? this.project;
     const r = parseRequest(suggestNextRequest, rest, "suggestNext");
     return this.cached("runSuggest", p, r, () => runSuggest(this.engine, p, r));
+  }
+
+  /**
+   * Feedback on a gated answer: an accepted answer that failed pushes the threshold of its context
+   * (project × operation × domain) up by 0.01, an abstention that the user followed successfully pushes
+   * it down by 0.01 (bounded, persisted).
+   */
+  async feedback(req: FeedbackRequest & Scoped) {
+    const [project, rest] = split(req);
+    const r = parseRequest(feedbackRequest, rest, "feedback");
+    const p = project ?? this.project;
+    const detected = this.engine.gatekeeper.detectors.detect({ text: r.intent });
+    const outcome =
+      r.decision === "abstained"
+        ? r.followed
+          ? r.success
+            ? "abstained-followed-succeeded"
+            : "abstained-followed-failed"
+          : "abstained-not-followed"
+        : r.success
+          ? "accepted-succeeded"
+          : "accepted-failed";
+    const state = await this.engine.gatekeeper.recordOutcome(p, detected.operationType, detected.domain, outcome);
+    return { project: p, context: { operation: detected.operationType ?? null, domain: detected.domain ?? null }, outcome, offset: state.offset, counts: state.counts };
   }
 
   /** Fit the gate's calibration (score → P(success)) on the project's own traces and store it. */

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { JsonResult, RecommenderApi } from "../api/contract.ts";
 import {
   alternativesRequest,
+  feedbackRequest,
   buildDagRequest,
   discoverCapabilitiesRequest,
   matchCapabilitiesRequest,
@@ -157,6 +158,14 @@ export const ROUTES: Route[] = [
     "Tools that can replace the given one (similar description, same community, same capability); gated.",
     alternativesRequest,
     (api, req) => api.alternatives(req),
+  ),
+  recommend(
+    "/v1/feedback",
+    "feedback",
+    "Report the outcome of a gated answer",
+    "An accepted answer that failed raises the learned threshold of its context (project × operation × domain); an abstention the user followed successfully lowers it.",
+    feedbackRequest,
+    (api, req) => api.feedback(req),
   ),
   {
     method: "POST",

@@ -193,6 +193,20 @@ for (const backend of backends()) {
       expect(r.threshold.appliedRules).toEqual(["critical_production"]);
     });
 
+    it("feedback moves the learned threshold of the request's context, persisted, within bounds", async () => {
+      const intent = "deploy the release to staging";
+      const before = (await tg.search({ intent, limit: 1 })).threshold;
+      for (let i = 0; i < 3; i++) await tg.feedback({ intent, decision: "accepted", success: false });
+      const up = await tg.feedback({ intent, decision: "accepted", success: false });
+      expect(up.outcome).toBe("accepted-failed");
+      expect(up.offset).toBeCloseTo(0.04, 12);
+      const after = (await tg.search({ intent, limit: 2 })).threshold;
+      expect(after.learnedOffset).toBeCloseTo(0.04, 12);
+      expect(after.adjusted).toBeCloseTo(Math.min(0.8, before.adjusted + 0.04), 9);
+      const down = await tg.feedback({ intent, decision: "abstained", followed: true, success: true });
+      expect(down.offset).toBeCloseTo(0.03, 12);
+    });
+
     it("recorded executions update the user's persisted history", async () => {
       const user = "zoe";
       const before = await tg.engine.gatekeeper.tracker.getUserContext(project, user);
