@@ -13,7 +13,20 @@ import { pathToFileURL } from "node:url";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
-import { evalCapability, evalDag, evalNextStep, evalPlan, evalRetrieval, gatingTable, type HarnessInput, openHarnessProject, type Table } from "./harness.ts";
+import {
+  evalCapability,
+  evalDag,
+  evalDiscovery,
+  evalNextStep,
+  evalPlan,
+  evalRetrieval,
+  type GatingData,
+  gatingTable,
+  type HarnessInput,
+  openHarnessProject,
+  type Table,
+  trainSearchPairs,
+} from "./harness.ts";
 import { lineChartSvg, machine, markdownTable, writeResult, writeSvg } from "./lib/report.ts";
 import { evalCaseSchema, type EvalCase } from "../src/formats/schemas.ts";
 
@@ -75,7 +88,8 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
       try {
         const now = Math.max(...data.traces.map((t) => Date.parse((t as { startedAt: string }).startedAt))) + 3600_000;
         for (const [split, cases] of Object.entries(data.evaluation)) {
-          const r = await evalRetrieval(tg, project, split, cases, data.withPlan);
+          const searchGating: GatingData = { pairs: [], trainPairs: [] };
+          const r = await evalRetrieval(tg, project, split, cases, data.withPlan, searchGating);
           if (r) {
             tables.push(r);
             print(r);
@@ -106,6 +120,18 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
               tables.push(p);
               print(p);
             }
+          }
+          if (searchGating.pairs.length > 0) {
+            // Calibration data for search: top-1 hits of the training intents against the tools they used.
+            searchGating.trainPairs = await trainSearchPairs(tg, project);
+            const g = gatingTable(`${project} / ${split} search`, searchGating);
+            tables.push(g);
+            print(g);
+          }
+          const disc = await evalDiscovery(tg, project, split, cases);
+          if (disc) {
+            tables.push(disc);
+            print(disc);
           }
           const c = await evalCapability(tg, project, split, cases);
           if (c) {

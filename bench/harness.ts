@@ -64,7 +64,7 @@ export async function openHarnessProject(input: HarnessInput, options: HarnessOp
 }
 
 /** Retrieval: toolgraph and its baselines; returns one table per split. */
-export async function evalRetrieval(tg: Toolgraph, project: string, split: string, cases: EvalCase[], withPlan: boolean): Promise<Table | undefined> {
+export async function evalRetrieval(tg: Toolgraph, project: string, split: string, cases: EvalCase[], withPlan: boolean, gating?: GatingData): Promise<Table | undefined> {
   const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   if (rc.length === 0) return undefined;
   const engine = tg.engine;
@@ -94,7 +94,9 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     },
     "toolgraph (hybrid + memory)": async (q, v) => {
       const m = await recallMemory(engine, project, q, v);
-      return rank(q, v, { memory: m.toolVotes });
+      const hits = searchCandidates(s, a, idx, q, v, { memory: m.toolVotes, channelTopN: 100 });
+      if (gating && hits[0]) gating.pairs.push({ score: hits[0].final, correct: currentRelevant.has(s.tools[hits[0].index]!.id) });
+      return hits.slice(0, 10).map((h) => s.tools[h.index]!.id);
     },
   };
   if (withPlan) {
@@ -105,10 +107,12 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
       .slice(0, 10)
       .map((h) => s.tools[h.index]!.id);
   }
+  let currentRelevant = new Set<string>();
   const rows: Row[] = [];
   for (const [name, fn] of Object.entries(methods)) {
     const per = { r1: [] as number[], r5: [] as number[], r10: [] as number[], ndcg: [] as number[], map: [] as number[], comp: [] as number[] };
     for (let i = 0; i < rc.length; i++) {
+      currentRelevant = new Set(rc[i]!.relevant);
       const ranked = await fn(rc[i]!.query, vectors[i]!);
       const sc = retrievalScores(ranked, rc[i]!.relevant, [1, 5, 10]);
       per.r1.push(sc.recall[1]!);
@@ -314,4 +318,51 @@ export async function evalCapability(tg: Toolgraph, project: string, split: stri
   const sum = summarizeCapability(scores);
   out.push(["toolgraph match (semantic × reliability + memory + patterns)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
   return { title: `Capability match — ${project} / ${split} (${cc.length} queries)`, headers: ["method", "accuracy@1", "MRR", "Hit@5"], rows: out };
+}
+
+/**
+ * Capability discovery on workflows: given the first two tools of a test workflow as the context, rank
+ * capabilities by overlap × spectral boost; the gold capability is the workflow's (ToolLinkOS bundles).
+ */
+export async function evalDiscovery(tg: Toolgraph, project: string, split: string, cases: EvalCase[]): Promise<Table | undefined> {
+  const caps = new Map(cases.filter((c): c is Extract<EvalCase, { kind: "capability" }> => c.kind === "capability").map((c) => [c.id, c.capability]));
+  const wf = cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag" && caps.has(c.id) && c.tools.length >= 3);
+  if (wf.length === 0) return undefined;
+  const s = await tg.engine.snapshot(project);
+  const rows: Row[] = [];
+  for (const boost of [0.5, 0]) {
+    const scores = [];
+    for (const c of wf) {
+      const context = [...new Set(c.tools)].filter((t) => s.index.has(t)).slice(0, 2);
+      if (context.length === 0) continue;
+      const { runDiscoverCapabilities } = await import("../src/services/recommend-capabilities.ts");
+      const r = await runDiscoverCapabilities(tg.engine, project, { context, limit: 10, ...(boost === 0 ? { noBoost: true } : {}) } as never);
+      scores.push(scoreCapability(r.results.map((x) => x.capability), caps.get(c.id)!, [1, 5, 10]));
+    }
+    const sum = summarizeCapability(scores);
+    rows.push([boost === 0.5 ? "overlap × (1 + 0.5 spectral boost)" : "overlap only (no spectral boost)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
+  }
+  return { title: `Capability discovery from the first two tools — ${project} / ${split} (${wf.length} workflows)`, headers: ["method", "accuracy@1", "MRR", "Hit@5"], rows };
+}
+
+/** Top-1 search hit of each training intent (memory excluding the execution itself) vs the tools it used. */
+export async function trainSearchPairs(tg: Toolgraph, project: string, max = 400): Promise<{ score: number; correct: boolean }[]> {
+  const engine = tg.engine;
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const idx = await engine.searchIndex(project);
+  const { loadExecutionMemory } = await import("../src/store/reads.ts");
+  const rows = (await loadExecutionMemory(engine.db, project)).slice(0, max);
+  const out: { score: number; correct: boolean }[] = [];
+  for (let i = 0; i < rows.length; i += 64) {
+    const batch = rows.slice(i, i + 64);
+    const vs = await engine.embedder.embed(batch.map((r) => r.intent));
+    for (let j = 0; j < batch.length; j++) {
+      const r = batch[j]!;
+      const m = await recallMemory(engine, project, r.intent, vs[j]!, { excludeIds: new Set([r.id]) });
+      const top = searchCandidates(s, a, idx, r.intent, vs[j]!, { memory: m.toolVotes })[0];
+      if (top) out.push({ score: top.final, correct: r.steps.some((st) => st.tool === s.tools[top.index]!.id) });
+    }
+  }
+  return out;
 }

@@ -127,7 +127,7 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
   }
   const r = discoverCapabilities(
     { capabilities: caps, toolCluster: a.analytics.toolCluster, context, tieBreaker: a.analytics.hyperCapabilities },
-    { limit: req.limit ?? 5 },
+    { limit: req.limit ?? 5, ...((req as { noBoost?: boolean }).noBoost ? { clusterBoost: 0 } : {}) },
   );
   const prepared = await engine.gatekeeper.prepare({
     project,
