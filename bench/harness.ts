@@ -78,23 +78,30 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     progress(`${project}/${split}: embedding queries`, Math.min(i + 64, queries.length), queries.length);
   }
   const popular = Array.from({ length: s.n }, (_, i) => i).sort((x, y) => s.executions[y]! - s.executions[x]! || x - y).slice(0, 10).map((i) => s.tools[i]!.id);
+  const { searchWeightsFor } = await import("../src/services/search-weights.ts");
+  const w = await searchWeightsFor(engine, project);
   const methods: Record<string, (q: string, v: Float32Array) => Promise<string[]>> = {
     "most-popular": async () => popular,
     "bm25": async (q, v) => rank(q, v, { channel: "bm25", noGraph: true }),
     "embedding": async (q, v) => rank(q, v, { channel: "embedding", noGraph: true }),
-    "fused semantic": async (q, v) => rank(q, v, { channel: "semantic", noGraph: true }),
-    "hybrid (graph, no memory)": async (q, v) => rank(q, v, {}),
+    "fused semantic (β 0.5)": async (q, v) => rank(q, v, { channel: "semantic", noGraph: true }),
+    [`fused semantic (fitted β ${w.beta})`]: async (q, v) => rank(q, v, { channel: "semantic", noGraph: true, beta: w.beta }),
+    "hybrid (graph, no memory)": async (q, v) => rank(q, v, { beta: w.beta }),
     "memory only (kNN-traces)": async (q, v) => {
       const m = await recallMemory(engine, project, q, v);
       return [...(m.toolVotes ?? new Map()).entries()].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, 10).map(([i]) => s.tools[i]!.id);
     },
     "toolgraph − graph (semantic + memory)": async (q, v) => {
       const m = await recallMemory(engine, project, q, v);
-      return rank(q, v, { channel: "semantic", noGraph: true, memory: m.toolVotes });
+      return rank(q, v, { channel: "semantic", noGraph: true, memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight });
     },
-    "toolgraph (hybrid + memory)": async (q, v) => {
+    "toolgraph with fixed weights (β 0.7, μ 0.8)": async (q, v) => {
       const m = await recallMemory(engine, project, q, v);
-      const hits = searchCandidates(s, a, idx, q, v, { memory: m.toolVotes, channelTopN: 100 });
+      return rank(q, v, { memory: m.toolVotes, beta: 0.7, memoryWeight: 0.8 });
+    },
+    [`toolgraph (hybrid + memory, fitted β ${w.beta} μ ${w.memoryWeight})`]: async (q, v) => {
+      const m = await recallMemory(engine, project, q, v);
+      const hits = searchCandidates(s, a, idx, q, v, { memory: m.toolVotes, channelTopN: 100, beta: w.beta, memoryWeight: w.memoryWeight });
       if (gating && hits[0]) gating.pairs.push({ score: hits[0].final, correct: currentRelevant.has(s.tools[hits[0].index]!.id) });
       return hits.slice(0, 10).map((h) => s.tools[h.index]!.id);
     },
@@ -360,7 +367,9 @@ export async function trainSearchPairs(tg: Toolgraph, project: string, max = 400
     for (let j = 0; j < batch.length; j++) {
       const r = batch[j]!;
       const m = await recallMemory(engine, project, r.intent, vs[j]!, { excludeIds: new Set([r.id]) });
-      const top = searchCandidates(s, a, idx, r.intent, vs[j]!, { memory: m.toolVotes })[0];
+      const { searchWeightsFor } = await import("../src/services/search-weights.ts");
+      const w = await searchWeightsFor(engine, project);
+      const top = searchCandidates(s, a, idx, r.intent, vs[j]!, { memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight })[0];
       if (top) out.push({ score: top.final, correct: r.steps.some((st) => st.tool === s.tools[top.index]!.id) });
     }
   }

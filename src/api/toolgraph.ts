@@ -22,6 +22,7 @@ import { markMemoryDirty } from "../services/memory.ts";
 import { applyUserHistory } from "../services/user-history.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../services/calibrate.ts";
 import { ResultCache } from "../services/result-cache.ts";
+import { fitSearchWeights } from "../services/search-weights.ts";
 import { runSearch } from "../services/recommend-search.ts";
 import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
 import { runDiscoverCapabilities, runMatchCapabilities } from "../services/recommend-capabilities.ts";
@@ -206,6 +207,11 @@ export class Toolgraph {
   /** Fit the next-step weights on the project's own traces (the `learned` mode) and store them. */
   async fitNextStepWeights(opts: Scoped & { maxExecutions?: number; seed?: number } = {}) {
     return fitNextStepWeights(this.engine, this.p(opts), opts);
+  }
+
+  /** Fit the search weights (fusion β, memory weight μ) on the project's own past intents and store them. */
+  async fitSearchWeights(opts: Scoped & { maxIntents?: number; seed?: number } = {}) {
+    return fitSearchWeights(this.engine, this.p(opts), opts);
   }
 
   /** Capabilities that answer an explicit intent (semantic × reliability, pattern triggers, memory). */

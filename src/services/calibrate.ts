@@ -14,6 +14,7 @@ import { loadExecutionMemory, loadExecutionSequences } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { weightsFor } from "./recommend-next.ts";
 import { forgetProjectConfig } from "./filters.ts";
+import { searchWeightsFor } from "./search-weights.ts";
 import { searchCandidates } from "./search.ts";
 import { rawSuggestions } from "./suggest.ts";
 
@@ -46,11 +47,12 @@ export async function calibrateProject(engine: Engine, project: string, opts: { 
   const mem = (await loadExecutionMemory(engine.db, project)).slice(-(opts.maxExecutions ?? 1000));
   if (mem.length > 0) {
     const idx = await engine.searchIndex(project);
+    const w = await searchWeightsFor(engine, project);
     for (let i = 0; i < mem.length; i += 64) {
       const batch = mem.slice(i, i + 64);
       const vs = await engine.embedder.embed(batch.map((m) => m.intent));
       batch.forEach((m, j) => {
-        const top = searchCandidates(s, a, idx, m.intent, vs[j]!, {})[0];
+        const top = searchCandidates(s, a, idx, m.intent, vs[j]!, { beta: w.beta })[0];
         if (top) search.push({ score: top.final, ok: m.steps.some((st) => st.tool === s.tools[top.index]!.id) });
       });
     }

@@ -10,6 +10,7 @@ import { explainHit, type SearchHit, searchCandidates } from "./search.ts";
 import { resolveTools } from "./resolve.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
 import { recallMemory } from "./memory.ts";
+import { searchWeightsFor } from "./search-weights.ts";
 import { buildMentionIndex, findMentions, type MentionIndex } from "../../algorithms/search/explicit-mentions.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 
@@ -60,10 +61,13 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const memory = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
   const tSearch = performance.now();
+  const weights = await searchWeightsFor(engine, project);
   const hits = searchCandidates(s, a, idx, req.intent, qv!, {
     context,
     exclude: (i) => excluded.has(s.tools[i]!.id) || unsafe(i),
-    memory: memory.toolVotes,
+    memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined,
+    beta: weights.beta,
+    memoryWeight: weights.memoryWeight,
   });
   const searchMs = performance.now() - tSearch;
   const limit = Math.min(req.limit ?? 10, req.maxTools ?? Number.POSITIVE_INFINITY);
@@ -138,6 +142,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     ...(accepted.length === 0 ? { reason: items.length === 0 ? "no candidate matched the intent" : `no result reached the threshold ${prepared.adjustment.adjustedThreshold.toFixed(2)}`, fallbacks } : {}),
     threshold: summarizeAdjustment(prepared.adjustment),
     memory: { neighbours: memory.neighbours, reason: memory.reason },
+    weights,
     analytics: { fresh: a.fresh, ageMs: a.ageMs },
     timings: { embedMs, searchMs, totalMs: performance.now() - t0 },
     ...(report ? { report } : {}),

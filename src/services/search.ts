@@ -34,8 +34,8 @@ export const SEARCH_DEFAULTS = {
   limit: 10,
   /** Candidates taken from each channel before fusion. */
   channelTopN: 100,
-  /** Weight of the cosine channel in the semantic fusion. */
-  beta: 0.7,
+  /** Weight of the cosine channel in the semantic fusion (projects fit their own: search-weights.ts). */
+  beta: 0.5,
   /** Weight of the intent-memory vote in the semantic side. */
   memoryWeight: 0.8,
 } as const;

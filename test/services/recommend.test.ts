@@ -246,20 +246,22 @@ describe("history and cold start", () => {
     try {
       await tg.importCatalog({
         tools: [
-          { id: "a.fetch_weather", name: "fetch_weather", description: "Fetch the weather forecast for a city" },
-          { id: "b.fetch_weather", name: "fetch_weather", description: "Fetch the weather forecast for a city" },
+          { id: "east.fetch_weather", name: "fetch_weather", description: "Fetch the weather forecast for a city" },
+          { id: "west.fetch_weather", name: "fetch_weather", description: "Fetch the weather forecast for a city" },
           { id: "c.send_sms", name: "send_sms", description: "Send a text message" },
         ],
       });
       await tg.importTraces(
-        Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, startedAt: NOW - i * 60_000, success: true, steps: [{ tool: "b.fetch_weather" }, { tool: "c.send_sms" }] })),
+        Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, startedAt: NOW - i * 60_000, success: true, steps: [{ tool: "west.fetch_weather" }, { tool: "c.send_sms" }] })),
       );
       const r = await tg.search({ intent: "weather forecast for Paris", limit: 3 });
       const ids = r.results.map((x) => x.tool);
-      expect(ids.indexOf("b.fetch_weather")).toBeLessThan(ids.indexOf("a.fetch_weather"));
+      expect(ids.indexOf("west.fetch_weather")).toBeLessThan(ids.indexOf("east.fetch_weather"));
+      // Same text: the same semantic score; the used tool's graph evidence only adds.
+      expect(r.results[0]!.breakdown.semantic).toBeCloseTo(r.results[1]!.breakdown.semantic, 12);
       const withCtx = await tg.search({ intent: "weather forecast for Paris", context: ["c.send_sms"], limit: 3 });
       const ids2 = withCtx.results.map((x) => x.tool);
-      expect(ids2.indexOf("b.fetch_weather")).toBeLessThan(ids2.indexOf("a.fetch_weather"));
+      expect(ids2.indexOf("west.fetch_weather")).toBeLessThan(ids2.indexOf("east.fetch_weather"));
     } finally {
       await tg.close();
     }

@@ -285,7 +285,7 @@ export const recordCommand: Command = {
 
 export const learnWeightsCommand: Command = {
   name: "learn-weights",
-  summary: "fit the next-step weights on the project's own traces (used by next --mode learned)",
+  summary: "fit the next-step weights and the search weights (fusion β, memory μ) on the project's own traces",
   usage: "toolgraph learn-weights [--max-executions N]",
   examples: ["toolgraph learn-weights", "toolgraph learn-weights --max-executions 5000 --json"],
   options: { "max-executions": { type: "string" } },
@@ -293,8 +293,10 @@ export const learnWeightsCommand: Command = {
   async run(ctx) {
     return withTg(ctx, async (tg) => {
       const r = await tg.fitNextStepWeights(strip({ maxExecutions: num(ctx.values["max-executions"], "max-executions") }));
-      if (ctx.json) ctx.out(JSON.stringify(r));
+      const sw = await tg.fitSearchWeights();
+      if (ctx.json) ctx.out(JSON.stringify({ ...r, search: sw }));
       else {
+        ctx.out(`search: fusion β ${sw.beta}, memory weight μ ${sw.memoryWeight} (fitted on ${sw.intents} past intents${sw.reason ? `; ${sw.reason}` : ""})`);
         ctx.out(`fitted on ${r.examples} examples: ${Object.entries(r.weights).map(([k, v]) => `${k} ${fmtNum(v as number)}`).join(", ")}`);
         const rep = r.report as { validation?: { before: { mrr: number }; after: { mrr: number } } } | undefined;
         if (rep?.validation) ctx.out(`held-out MRR ${fmtNum(rep.validation.before.mrr)} → ${fmtNum(rep.validation.after.mrr)}`);
