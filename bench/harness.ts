@@ -60,6 +60,8 @@ export async function openHarnessProject(input: HarnessInput, options: HarnessOp
   await tg.importCatalog(input.catalog, { onProgress: (d, t) => progress(`${input.name}: embedding tools`, d, t) });
   if (variant.includes("edges") && input.edges && input.edges.length > 0) await tg.importEdges(input.edges.map((e) => JSON.stringify(e)).join("\n"));
   await tg.importTraces(input.traces);
+  // Fit the project's search weights on its training executions (leave-one-out), as `learn-weights` does.
+  await tg.fitSearchWeights();
   return { tg, project };
 }
 
@@ -86,7 +88,7 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     "embedding": async (q, v) => rank(q, v, { channel: "embedding", noGraph: true }),
     "fused semantic (β 0.5)": async (q, v) => rank(q, v, { channel: "semantic", noGraph: true }),
     [`fused semantic (fitted β ${w.beta})`]: async (q, v) => rank(q, v, { channel: "semantic", noGraph: true, beta: w.beta }),
-    "hybrid (graph, no memory)": async (q, v) => rank(q, v, { beta: w.beta }),
+    "hybrid (graph weight 1, no memory)": async (q, v) => rank(q, v, { beta: w.beta }),
     "memory only (kNN-traces)": async (q, v) => {
       const m = await recallMemory(engine, project, q, v);
       return [...(m.toolVotes ?? new Map()).entries()].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, 10).map(([i]) => s.tools[i]!.id);
@@ -99,9 +101,9 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
       const m = await recallMemory(engine, project, q, v);
       return rank(q, v, { memory: m.toolVotes, beta: 0.7, memoryWeight: 0.8 });
     },
-    [`toolgraph (hybrid + memory, fitted β ${w.beta} μ ${w.memoryWeight})`]: async (q, v) => {
+    [`toolgraph (fitted β ${w.beta}, μ ${w.memoryWeight}, graph ${w.graphWeight})`]: async (q, v) => {
       const m = await recallMemory(engine, project, q, v);
-      const hits = searchCandidates(s, a, idx, q, v, { memory: m.toolVotes, channelTopN: 100, beta: w.beta, memoryWeight: w.memoryWeight });
+      const hits = searchCandidates(s, a, idx, q, v, { memory: m.toolVotes, channelTopN: 100, beta: w.beta, memoryWeight: w.memoryWeight, graphWeight: w.graphWeight });
       if (gating && hits[0]) gating.pairs.push({ score: hits[0].final, correct: currentRelevant.has(s.tools[hits[0].index]!.id) });
       return hits.slice(0, 10).map((h) => s.tools[h.index]!.id);
     },
@@ -369,7 +371,7 @@ export async function trainSearchPairs(tg: Toolgraph, project: string, max = 400
       const m = await recallMemory(engine, project, r.intent, vs[j]!, { excludeIds: new Set([r.id]) });
       const { searchWeightsFor } = await import("../src/services/search-weights.ts");
       const w = await searchWeightsFor(engine, project);
-      const top = searchCandidates(s, a, idx, r.intent, vs[j]!, { memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight })[0];
+      const top = searchCandidates(s, a, idx, r.intent, vs[j]!, { memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight, graphWeight: w.graphWeight })[0];
       if (top) out.push({ score: top.final, correct: r.steps.some((st) => st.tool === s.tools[top.index]!.id) });
     }
   }

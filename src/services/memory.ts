@@ -17,7 +17,9 @@ import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
 import { type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
 import { buildBm25Index, type Bm25Index, bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
-import { buildVectorIndex, searchVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import { approximateScores, buildVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import { dotInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search/int8-vectors.ts";
+import { TopK } from "../../algorithms/search/top-k.ts";
 import { loadExecutionMemory, type ExecutionMemoryRow } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { ensureEmbeddings } from "./search-index.ts";
@@ -34,8 +36,10 @@ export const MEMORY_DEFAULTS = {
 export interface MemoryIndex {
   rows: ExecutionMemoryRow[];
   bm25: Bm25Index;
-  vectors: Float32Array;
+  /** Intent vectors, int8-quantised (the float vectors are dropped after the build). */
+  vectors: Int8Vectors;
   dims: number;
+  /** Sign-code first stage (its float reference dropped: only codes, scales and the rotation are kept). */
   vindex: VectorIndex | undefined;
   /** performance.now() at build (monotonic; throttles rebuilds). */
   builtAt: number;
@@ -90,12 +94,15 @@ async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex
   vectors.forEach((v, i) => {
     if (v.length === dims) packed.set(v, i * dims);
   });
+  // Memory budget (100k past executions ≤ 200 MB): keep 1-bit codes for the first stage and int8 vectors
+  // for re-ranking, not the float32 matrix (2 KiB per 512-d vector).
+  const vindex = dims > 0 && rows.length > 0 ? { ...buildVectorIndex(packed, dims), vectors: new Float32Array(0) } : undefined;
   return {
     rows,
     bm25,
-    vectors: packed,
+    vectors: quantizeInt8(packed, dims),
     dims,
-    vindex: dims > 0 && rows.length > 0 ? buildVectorIndex(packed, dims) : undefined,
+    vindex,
     builtAt: performance.now(),
     executions: rows.length,
   };
@@ -154,7 +161,13 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   for (const h of searchBm25(mem.bm25, tokens, MEMORY_DEFAULTS.channelTopN)) lex.set(h.id, h.score);
   const sem = new Map<number, number>();
   if (mem.vindex && qv.length === mem.dims) {
-    for (const h of searchVectorIndex(mem.vindex, qv, MEMORY_DEFAULTS.channelTopN)) sem.set(h.id, h.score);
+    // Stage 1 over all past intents by sign codes, then int8 re-ranking of max(256, 1 % of n).
+    const approx = approximateScores(mem.vindex, qv);
+    const shortlist = new TopK(Math.min(mem.rows.length, Math.max(256, Math.ceil(0.01 * mem.rows.length))));
+    for (let i = 0; i < approx.length; i++) shortlist.offer(i, approx[i]!);
+    const exact = new TopK(Math.min(mem.rows.length, MEMORY_DEFAULTS.channelTopN));
+    for (const h of shortlist.result()) exact.offer(h.id, dotInt8(mem.vectors, h.id, qv));
+    for (const h of exact.result()) sem.set(h.id, h.score);
   }
   const ids = [...new Set([...lex.keys(), ...sem.keys()])].filter((i) => {
     const r = mem.rows[i]!;
@@ -209,9 +222,6 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
 }
 
 function cosineRow(mem: MemoryIndex, i: number, q: Float32Array): number {
-  if (q.length !== mem.dims) return 0;
-  let s = 0;
-  const o = i * mem.dims;
-  for (let j = 0; j < mem.dims; j++) s += mem.vectors[o + j]! * q[j]!;
-  return s;
+  if (q.length !== mem.dims || mem.dims === 0) return 0;
+  return dotInt8(mem.vectors, i, q);
 }

@@ -68,6 +68,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined,
     beta: weights.beta,
     memoryWeight: weights.memoryWeight,
+    graphWeight: weights.graphWeight,
   });
   const searchMs = performance.now() - tSearch;
   const limit = Math.min(req.limit ?? 10, req.maxTools ?? Number.POSITIVE_INFINITY);

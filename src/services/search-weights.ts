@@ -3,9 +3,10 @@
  * BM25 in the semantic score, and the weight μ of the intent memory. Which channel carries the signal
  * depends on the catalog (tool names in the requests favour BM25, paraphrases favour embeddings) and on how
  * often requests repeat (memory), so both are chosen per project by maximising mAP@10 of the tools that
- * past executions used, for up to 200 past intents: β on a grid 0, 0.1, …, 1 with μ = 0, then μ on
- * 0, 0.2, …, 1 with that β. Each past execution is scored with the memory of the OTHER executions only
- * (leave-one-out), so the fit never sees its own answer. Without enough intents (< 30) the defaults stay:
+ * past executions used, for up to 200 past intents: β on a grid 0, 0.1, …, 1 with μ = 0 and no graph,
+ * then μ on 0, 0.2, …, 1, then the graph term's weight on 0, 0.25, 0.5, 1. Each past execution is
+ * scored with the memory of the OTHER executions and usage counts without its own steps (leave-one-out),
+ * so the fit never sees its own answer. Without enough intents (< 30) the defaults stay:
  * β = 0.5, μ = 0.8.
  */
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
@@ -20,9 +21,11 @@ import { projectConfig, setProjectConfig } from "../store/projects.ts";
 export interface SearchWeights {
   beta: number;
   memoryWeight: number;
+  /** Multiplier of the graph term (0 turns it off). */
+  graphWeight: number;
 }
 
-export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = { beta: 0.5, memoryWeight: 0.8 };
+export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = { beta: 0.5, memoryWeight: 0.8, graphWeight: 1 };
 export const SEARCH_FIT_MIN_INTENTS = 30;
 
 export interface SearchWeightsFit extends SearchWeights {
@@ -30,32 +33,52 @@ export interface SearchWeightsFit extends SearchWeights {
   /** mAP@10 on the fitting intents: per β (μ = 0), then per μ. */
   betaCurve: { beta: number; map: number }[];
   memoryCurve: { memoryWeight: number; map: number }[];
+  graphCurve: { graphWeight: number; map: number }[];
   reason?: string;
 }
 
 export async function fitSearchWeights(engine: Engine, project: string, opts: { maxIntents?: number; seed?: number } = {}): Promise<SearchWeightsFit> {
   const rows = (await loadExecutionMemory(engine.db, project)).filter((r) => r.steps.some((st) => st.success));
   if (rows.length < SEARCH_FIT_MIN_INTENTS) {
-    return { ...DEFAULT_SEARCH_WEIGHTS, intents: rows.length, betaCurve: [], memoryCurve: [], reason: `fewer than ${SEARCH_FIT_MIN_INTENTS} past executions with an intent` };
+    return { ...DEFAULT_SEARCH_WEIGHTS, intents: rows.length, betaCurve: [], memoryCurve: [], graphCurve: [], reason: `fewer than ${SEARCH_FIT_MIN_INTENTS} past executions with an intent` };
   }
   const sample = shuffled(rows, mulberry32(opts.seed ?? 1)).slice(0, opts.maxIntents ?? 200);
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const idx = await engine.searchIndex(project);
-  const cases: { intent: string; v: Float32Array; relevant: Set<string>; memory: Map<number, number> | undefined }[] = [];
+  const cases: { intent: string; v: Float32Array; relevant: Set<string>; memory: Map<number, number> | undefined; global: Float64Array }[] = [];
+  // Leave-one-out for the no-context graph signal too: the execution's own successful steps are removed
+  // from the usage counts it is scored with.
+  const pr = a.analytics.pagerank;
+  let maxSucc = 0;
+  for (let i = 0; i < s.n; i++) maxSucc = Math.max(maxSucc, s.successes[i]!);
+  const globalWithout = (own: Map<number, number>): Float64Array => {
+    const g = new Float64Array(s.n);
+    const denom = Math.log1p(maxSucc);
+    for (let i = 0; i < s.n; i++) {
+      const succ = Math.max(0, s.successes[i]! - (own.get(i) ?? 0));
+      g[i] = Math.min(1, 0.5 * (pr[i] ?? 0) + 0.5 * (denom > 0 ? Math.log1p(succ) / denom : 0));
+    }
+    return g;
+  };
   for (let i = 0; i < sample.length; i += 64) {
     const batch = sample.slice(i, i + 64);
     const vs = await engine.embedder.embed(batch.map((r) => r.intent));
     for (let j = 0; j < batch.length; j++) {
       const r = batch[j]!;
       const mem = await recallMemory(engine, project, r.intent, vs[j]!, { excludeIds: new Set([r.id]) });
-      cases.push({ intent: r.intent, v: vs[j]!, relevant: new Set(r.steps.filter((st) => st.success).map((st) => st.tool)), memory: mem.toolVotes });
+      const own = new Map<number, number>();
+      for (const st of r.steps) {
+        const k = s.index.get(st.tool);
+        if (st.success && k !== undefined) own.set(k, (own.get(k) ?? 0) + 1);
+      }
+      cases.push({ intent: r.intent, v: vs[j]!, relevant: new Set(r.steps.filter((st) => st.success).map((st) => st.tool)), memory: mem.toolVotes, global: globalWithout(own) });
     }
   }
-  const mapOf = (beta: number, memoryWeight: number): number => {
+  const mapOf = (beta: number, memoryWeight: number, graphWeight = 0): number => {
     let sum = 0;
     for (const c of cases) {
-      const ranked = searchCandidates(s, a, idx, c.intent, c.v, { beta, memoryWeight, memory: memoryWeight > 0 ? c.memory : undefined })
+      const ranked = searchCandidates(s, a, idx, c.intent, c.v, { beta, memoryWeight, memory: memoryWeight > 0 ? c.memory : undefined, graphWeight, global: c.global })
         .slice(0, 10)
         .map((h) => s.tools[h.index]!.id);
       sum += averagePrecisionAtK(ranked, c.relevant, 10);
@@ -66,10 +89,12 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
   const beta = betaCurve.reduce((b, x) => (x.map > b.map + 1e-12 ? x : b)).beta;
   const memoryCurve = [0, 0.2, 0.4, 0.6, 0.8, 1].map((m) => ({ memoryWeight: m, map: mapOf(beta, m) }));
   const memoryWeight = memoryCurve.reduce((b, x) => (x.map > b.map + 1e-12 ? x : b)).memoryWeight;
+  const graphCurve = [0, 0.25, 0.5, 1].map((g) => ({ graphWeight: g, map: mapOf(beta, memoryWeight, g) }));
+  const graphWeight = graphCurve.reduce((b, x) => (x.map > b.map + 1e-12 ? x : b)).graphWeight;
   const cfg = await projectConfig(engine.db, project);
-  await setProjectConfig(engine.db, project, { ...cfg, searchWeights: { beta, memoryWeight } });
+  await setProjectConfig(engine.db, project, { ...cfg, searchWeights: { beta, memoryWeight, graphWeight } });
   forgetProjectConfig(engine, project);
-  return { beta, memoryWeight, intents: cases.length, betaCurve, memoryCurve };
+  return { beta, memoryWeight, graphWeight, intents: cases.length, betaCurve, memoryCurve, graphCurve };
 }
 
 const fitting = new WeakMap<Engine, Map<string, Promise<SearchWeights>>>();
@@ -78,7 +103,7 @@ const fitting = new WeakMap<Engine, Map<string, Promise<SearchWeights>>>();
 export async function searchWeightsFor(engine: Engine, project: string): Promise<SearchWeights> {
   const cfg = await cachedProjectConfig(engine, project);
   const stored = cfg.searchWeights as SearchWeights | undefined;
-  if (stored) return stored;
+  if (stored) return { ...DEFAULT_SEARCH_WEIGHTS, ...stored };
   let m = fitting.get(engine);
   if (!m) {
     m = new Map();
@@ -86,7 +111,7 @@ export async function searchWeightsFor(engine: Engine, project: string): Promise
   }
   let p = m.get(project);
   if (!p) {
-    p = fitSearchWeights(engine, project).then((f) => ({ beta: f.beta, memoryWeight: f.memoryWeight }));
+    p = fitSearchWeights(engine, project).then((f) => ({ beta: f.beta, memoryWeight: f.memoryWeight, graphWeight: f.graphWeight }));
     m.set(project, p);
     p.finally(() => m.delete(project)).catch(() => undefined);
   }

@@ -58,6 +58,10 @@ export interface SearchOptions {
   memoryWeight?: number;
   channelTopN?: number;
   beta?: number;
+  /** Multiplier of the graph term in [0, 1] (fitted per project, search-weights.ts). Default 1. */
+  graphWeight?: number;
+  /** Replaces the no-context global signal (used by the leave-one-out fit). */
+  global?: Float64Array;
 }
 
 export interface SearchHit {
@@ -153,7 +157,8 @@ export function searchCandidates(
   const context = options.context ?? [];
   const hasContext = context.length > 0 && !options.noGraph;
   const aa = hasContext ? prepareAdamicAdar(s.csr, context) : undefined;
-  const global = options.noGraph ? undefined : globalSignal(s, a);
+  const global = options.noGraph ? undefined : (options.global ?? globalSignal(s, a));
+  const gw = options.graphWeight ?? 1;
   const mu = options.memoryWeight ?? SEARCH_DEFAULTS.memoryWeight;
   const channel = options.channel ?? "hybrid";
   const coherence = options.noGraph || options.fixedAlpha !== undefined ? undefined : toolCoherence(s, a, idx);
@@ -176,6 +181,7 @@ export function searchCandidates(
       graph = global[i]!;
       graphSource = "global";
     }
+    graph *= gw;
     let alpha = 1;
     let alphaRegime = "fixed";
     if (options.fixedAlpha !== undefined) alpha = options.fixedAlpha;
