@@ -4,7 +4,8 @@
  * match(intent): semantic = fused cosine + BM25 over the capability texts (name, description, keywords),
  * lifted by the intent memory's capability votes (semantic' = 1 − (1 − semantic)(1 − 0.8·vote)); score =
  * semantic × reliability (0.1 below 50 % success, 1.2 above 90 %), clamped to [0,1]; merged with the
- * pattern triggers (seed 004) into one list: final = max(match score, pattern confidence) when a pattern
+ * tool evidence (the search score of the capability's most distinctive member tool: semantic'' = 1 −
+ * (1 − semantic')(1 − 0.8·evidence)), and the pattern triggers (seed 004) into one list: final = max(match score, pattern confidence) when a pattern
  * capability activates (confidence ≥ 0.4), two activated capabilities within 0.15 resolved by priority.
  * Hypergraph PageRank breaks ties.
  *
@@ -23,8 +24,31 @@ import { gatedItem, summarizeAdjustment } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { resolveTools } from "./resolve.ts";
 import { scorePatterns } from "./patterns.ts";
+import { searchCandidates } from "./search.ts";
+import { searchWeightsFor } from "./search-weights.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 
 export const CAPABILITY_MEMORY_WEIGHT = 0.8;
+/** Weight of the tool evidence (search score of the capability's most distinctive member). */
+export const CAPABILITY_TOOL_WEIGHT = 0.8;
+
+const distinctiveCache = new WeakMap<object, Map<string, string>>();
+/** Per capability, its member shared by the fewest capabilities (ties: the first declared). */
+function distinctiveMembers(s: GraphSnapshot): Map<string, string> {
+  let m = distinctiveCache.get(s.capabilities);
+  if (m) return m;
+  const freq = new Map<string, number>();
+  const members = s.capabilities.map((c) => s.capabilityMembers(c));
+  for (const ms of members) for (const t of new Set(ms)) freq.set(t, (freq.get(t) ?? 0) + 1);
+  m = new Map();
+  s.capabilities.forEach((c, i) => {
+    let best: string | undefined;
+    for (const t of members[i]!) if (best === undefined || freq.get(t)! < freq.get(best)!) best = t;
+    if (best !== undefined) m!.set(c.id, best);
+  });
+  distinctiveCache.set(s.capabilities, m);
+  return m;
+}
 
 /** Capability member lists per snapshot state (discovery reads them on every call). */
 const discoveryInputs = new WeakMap<object, { key: string; caps: { tools: number[]; cluster: number }[] }>();
@@ -49,11 +73,19 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   const bm = searchBm25(idx.capBm25, tokens, Math.max(50, nc));
   const fused = fuseScores(vecHits, bm, { bm25Ideal: bm25IdealScore(idx.capBm25, tokens), cosineOf: cos });
   const memory = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
+  // Tool evidence: the search score of each capability's most distinctive member (the member shared by the
+  // fewest capabilities — for a bundle named after its main tool, that tool), from one tool search.
+  const weights = await searchWeightsFor(engine, project);
+  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight });
+  const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
+  const distinctive = distinctiveMembers(s);
   const patterns = scorePatterns(s.capabilities, req.intent);
   const rows = fused.map((f) => {
     const cap = s.capabilities[f.id]!;
     const vote = memory.capabilityVotes.get(cap.id) ?? 0;
-    const semantic = vote > 0 ? 1 - (1 - f.semantic) * (1 - CAPABILITY_MEMORY_WEIGHT * vote) : f.semantic;
+    const evidence = toolScore.get(distinctive.get(cap.id) ?? "") ?? 0;
+    const withTools = 1 - (1 - f.semantic) * (1 - CAPABILITY_TOOL_WEIGHT * evidence);
+    const semantic = vote > 0 ? 1 - (1 - withTools) * (1 - CAPABILITY_MEMORY_WEIGHT * vote) : withTools;
     const successRate = cap.executions > 0 ? cap.successes / cap.executions : undefined;
     const m = capabilityMatch({ id: f.id, semantic, successRate, executions: cap.executions });
     const p = patterns.get(cap.id);
@@ -70,6 +102,8 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
         cosine: f.cosine,
         bm25Norm: f.bm25Norm,
         memory: vote,
+        toolEvidence: evidence,
+        distinctiveTool: distinctive.get(cap.id) ?? null,
         reliability: m.reliability,
         successRate: successRate ?? null,
         executions: cap.executions,
