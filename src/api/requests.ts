@@ -37,6 +37,8 @@ export const searchRequest = z
     exclude: z.array(toolId).max(1000).optional(),
     /** Manual override: force these tools first, still explained. */
     only: z.array(toolId).max(100).optional(),
+    /** active (default: an explicit request) or passive (suggesting during a workflow: α by heat diffusion from the context). */
+    mode: z.enum(["active", "passive"]).optional(),
     ...caps,
     ...gateFields,
   })

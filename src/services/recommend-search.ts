@@ -69,6 +69,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     beta: weights.beta,
     memoryWeight: weights.memoryWeight,
     graphWeight: weights.graphWeight,
+    alphaMode: req.mode,
   });
   const searchMs = performance.now() - tSearch;
   const limit = Math.min(req.limit ?? 10, req.maxTools ?? Number.POSITIVE_INFINITY);

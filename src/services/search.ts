@@ -19,7 +19,7 @@
  *   semantic side as semantic' = 1 − (1 − semantic)(1 − μ·vote) with μ = memoryWeight.
  */
 import { adamicAdarScore, prepareAdamicAdar } from "../../algorithms/search/adamic-adar.ts";
-import { coldStartAlpha, DEFAULTS as ALPHA_DEFAULTS } from "../../algorithms/search/adaptive-alpha.ts";
+import { coldStartAlpha, DEFAULTS as ALPHA_DEFAULTS, heatField, localAlpha } from "../../algorithms/search/adaptive-alpha.ts";
 import { undirectedNeighbors } from "../../algorithms/graph/csr.ts";
 import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { fuseScores } from "../../algorithms/search/fusion.ts";
@@ -53,6 +53,11 @@ export interface SearchOptions {
   noGraph?: boolean;
   /** Drop the adaptive α (use α = 1 − fixedGraphShare; ablation). */
   fixedAlpha?: number;
+  /**
+   * "active" (default: a user's intent; α from embedding/graph coherence) or "passive" (suggestions
+   * while a workflow runs; α from heat diffused from the context tools, ADR-048). Passive needs context.
+   */
+  alphaMode?: "active" | "passive";
   /** Intent-memory votes per tool index in [0,1] (absent = no memory evidence). */
   memory?: Map<number, number>;
   memoryWeight?: number;
@@ -161,7 +166,9 @@ export function searchCandidates(
   const gw = options.graphWeight ?? 1;
   const mu = options.memoryWeight ?? SEARCH_DEFAULTS.memoryWeight;
   const channel = options.channel ?? "hybrid";
-  const coherence = options.noGraph || options.fixedAlpha !== undefined ? undefined : toolCoherence(s, a, idx);
+  const passive = options.alphaMode === "passive" && context.length > 0 && !options.noGraph && options.fixedAlpha === undefined;
+  const heat = passive ? heatField(s.csr, context) : undefined;
+  const coherence = options.noGraph || options.fixedAlpha !== undefined || passive ? undefined : toolCoherence(s, a, idx);
   const hits: SearchHit[] = [];
   for (const f of byId.values()) {
     const i = f.id;
@@ -185,7 +192,11 @@ export function searchCandidates(
     let alpha = 1;
     let alphaRegime = "fixed";
     if (options.fixedAlpha !== undefined) alpha = options.fixedAlpha;
-    else if (coherence) {
+    else if (heat) {
+      const r = localAlpha({ mode: "passive", node: i, observations: s.executions[i]!, heat });
+      alpha = r.alpha;
+      alphaRegime = r.regime;
+    } else if (coherence) {
       const estimate = 1 - 0.5 * coherence[i]!;
       const n = s.executions[i]!;
       if (n < ALPHA_DEFAULTS.coldStartObservations) {

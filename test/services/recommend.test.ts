@@ -52,6 +52,14 @@ for (const backend of backends()) {
       expect(push!.breakdown.commonNeighbours.length).toBeGreaterThan(0);
     });
 
+    it("passive mode takes α from heat diffused from the context tools", async () => {
+      const r = await tg.search({ intent: "push the branch to the remote", context: ["git.commit"], mode: "passive", limit: 5 });
+      const regimes = new Set(r.results.map((x) => x.breakdown.alphaRegime));
+      expect([...regimes].every((x) => x === "passive-heat" || x === "cold-start")).toBe(true);
+      expect(regimes.has("passive-heat")).toBe(true);
+      for (const x of r.results) expect(x.breakdown.alpha).toBeGreaterThanOrEqual(0.5);
+    });
+
     it("safety tags exclude tools even when named with --only; manual override puts a named tool first", async () => {
       const r = await tg.search({ intent: "delete a file", only: ["fs.delete_file"], excludeSafetyTags: ["destructive"], limit: 10 });
       expect(r.results.map((x) => x.tool)).not.toContain("fs.delete_file");
