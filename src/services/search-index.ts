@@ -49,12 +49,24 @@ export function capabilityText(c: CapabilityRow): string {
   return [c.name, c.description, c.keywords.join(", ")].filter((s) => s && s.length > 0).join(". ");
 }
 
+const catalogKeys = new WeakMap<object, Map<string, string>>();
+
+/** Hash of the catalog's texts and the model (cached per snapshot catalog: computed once, not per search). */
 export function catalogKey(s: GraphSnapshot, model: string): string {
+  let byModel = catalogKeys.get(s.tools);
+  const hit = byModel?.get(model);
+  if (hit) return hit;
   const h = createHash("sha256");
   h.update(model);
   for (const t of s.tools) h.update(t.textHash);
   for (const c of s.capabilities) h.update(c.textHash);
-  return h.digest("hex");
+  const key = h.digest("hex");
+  if (!byModel) {
+    byModel = new Map();
+    catalogKeys.set(s.tools, byModel);
+  }
+  byModel.set(model, key);
+  return key;
 }
 
 /** Loads stored vectors for the texts, embeds the missing ones (in batches, with progress) and stores them. */
