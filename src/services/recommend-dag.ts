@@ -8,9 +8,10 @@
  * with latencies known, the critical path and the wall time against sequential execution.
  * `graph: "history"` (default, the seed's: every edge type) or "dependency" (dependency evidence only).
  *
- * plan(intent): search picks the main tools (accepted hits, at most `limit`), the intent memory adds the
- * tools of the best-matching past executions, the dependency closure adds prerequisites the intent did not
- * mention (declared and learned dependency edges, depth ≤ 3, each explained), then the DAG above.
+ * plan(intent): the main tools come from the best-matching successful past execution (intent memory) or
+ * from search; the dependency closure adds prerequisites the intent did not mention (declared dependency
+ * edges, and learned ones that held in at least half of the dependent tool's executions; depth ≤ 3, each
+ * explained), then the DAG above.
  * Caps (maxTools, maxLatencyMs, maxCost) trim the plan and say what was dropped and why.
  */
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
@@ -50,6 +51,18 @@ function searcherFor(csr: Csr): HopBoundedSearch {
     searchers.set(csr, s);
   }
   return s;
+}
+
+/**
+ * A dependency edge u → v makes u a *required* prerequisite of v when it is declared, or when v depended on
+ * u in at least half of v's executions: a tool used in several workflows (e.g. "post a message" after a
+ * deploy, a rollback or a ticket) has alternative predecessors, not all of them required.
+ */
+export function requiredPrerequisite(s: GraphSnapshot, u: number, v: number): boolean {
+  const e = s.edge(s.tools[u]!.id, s.tools[v]!.id);
+  if (!e) return false;
+  if (e.declared.dependency > 0) return true;
+  return e.counts.dependency >= Math.max(1, 0.5 * s.executions[v]!);
 }
 
 export function latencyOf(s: GraphSnapshot, i: number): number | undefined {
@@ -225,6 +238,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
       for (let k = depCsr.inOffsets[v]!; k < depCsr.inOffsets[v + 1]!; k++) {
         const u = depCsr.inSources[k]!;
         if (unsafe(u) || excluded.has(s.tools[u]!.id)) continue;
+        if (!requiredPrerequisite(s, u, v)) continue;
         yield { node: u, weight: depCsr.inWeights[k]! };
       }
     },
