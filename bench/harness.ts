@@ -82,6 +82,16 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
   const popular = Array.from({ length: s.n }, (_, i) => i).sort((x, y) => s.executions[y]! - s.executions[x]! || x - y).slice(0, 10).map((i) => s.tools[i]!.id);
   const { searchWeightsFor } = await import("../src/services/search-weights.ts");
   const w = await searchWeightsFor(engine, project);
+  // The intent memory's answer for a query is the same for every method: compute it once.
+  const memo = new Map<string, Awaited<ReturnType<typeof recallMemory>>>();
+  const recalled = async (q: string, v: Float32Array) => {
+    let m = memo.get(q);
+    if (!m) {
+      m = await recallMemory(engine, project, q, v);
+      memo.set(q, m);
+    }
+    return m;
+  };
   const methods: Record<string, (q: string, v: Float32Array) => Promise<string[]>> = {
     "most-popular": async () => popular,
     "bm25": async (q, v) => rank(q, v, { channel: "bm25", noGraph: true }),
@@ -90,19 +100,19 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     [`fused semantic (fitted β ${w.beta})`]: async (q, v) => rank(q, v, { channel: "semantic", noGraph: true, beta: w.beta }),
     "hybrid (graph weight 1, no memory)": async (q, v) => rank(q, v, { beta: w.beta }),
     "memory only (kNN-traces)": async (q, v) => {
-      const m = await recallMemory(engine, project, q, v);
+      const m = await recalled(q, v);
       return [...(m.toolVotes ?? new Map()).entries()].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, 10).map(([i]) => s.tools[i]!.id);
     },
     "toolgraph − graph (semantic + memory)": async (q, v) => {
-      const m = await recallMemory(engine, project, q, v);
+      const m = await recalled(q, v);
       return rank(q, v, { channel: "semantic", noGraph: true, memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight });
     },
     "toolgraph with fixed weights (β 0.7, μ 0.8)": async (q, v) => {
-      const m = await recallMemory(engine, project, q, v);
+      const m = await recalled(q, v);
       return rank(q, v, { memory: m.toolVotes, beta: 0.7, memoryWeight: 0.8 });
     },
     [`toolgraph (fitted β ${w.beta}, μ ${w.memoryWeight}, graph ${w.graphWeight})`]: async (q, v) => {
-      const m = await recallMemory(engine, project, q, v);
+      const m = await recalled(q, v);
       const hits = searchCandidates(s, a, idx, q, v, { memory: m.toolVotes, channelTopN: 100, beta: w.beta, memoryWeight: w.memoryWeight, graphWeight: w.graphWeight });
       if (gating && hits[0]) gating.pairs.push({ score: hits[0].final, correct: currentRelevant.has(s.tools[hits[0].index]!.id) });
       return hits.slice(0, 10).map((h) => s.tools[h.index]!.id);
