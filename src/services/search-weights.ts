@@ -97,23 +97,27 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
   return { beta, memoryWeight, graphWeight, intents: cases.length, betaCurve, memoryCurve, graphCurve };
 }
 
-const fitting = new WeakMap<Engine, Map<string, Promise<SearchWeights>>>();
+const fitting = new WeakMap<Engine, Set<string>>();
 
-/** The project's search weights: stored ones, else fitted once (≥ 30 past intents), else the defaults. */
+/**
+ * The project's search weights: the stored ones, else the defaults while a fit runs in the background
+ * (started at most once per engine and project; it needs ≥ 30 past intents). The first searches are never
+ * delayed by the fit (it takes seconds on a large catalog).
+ */
 export async function searchWeightsFor(engine: Engine, project: string): Promise<SearchWeights> {
   const cfg = await cachedProjectConfig(engine, project);
   const stored = cfg.searchWeights as SearchWeights | undefined;
   if (stored) return { ...DEFAULT_SEARCH_WEIGHTS, ...stored };
-  let m = fitting.get(engine);
-  if (!m) {
-    m = new Map();
-    fitting.set(engine, m);
+  let started = fitting.get(engine);
+  if (!started) {
+    started = new Set();
+    fitting.set(engine, started);
   }
-  let p = m.get(project);
-  if (!p) {
-    p = fitSearchWeights(engine, project).then((f) => ({ beta: f.beta, memoryWeight: f.memoryWeight, graphWeight: f.graphWeight }));
-    m.set(project, p);
-    p.finally(() => m.delete(project)).catch(() => undefined);
+  if (!started.has(project)) {
+    started.add(project);
+    setImmediate(() => {
+      fitSearchWeights(engine, project).catch(() => undefined);
+    });
   }
-  return p;
+  return DEFAULT_SEARCH_WEIGHTS;
 }
