@@ -110,7 +110,6 @@ export async function importExecutions(
 ): Promise<TraceImportResult> {
   const errors: LineError[] = [...(options.initialErrors ?? []), ...duplicateIdErrors(file, records)];
   return db.transaction().execute(async (trx) => {
-    await ensureProject(trx, project);
     const toolIds = [...new Set(records.flatMap((r) => r.value.steps.map((s) => s.tool)))];
     const known = await knownToolIds(trx, project, toolIds);
     const capIds = [...new Set(records.flatMap((r) => (r.value.capability ? [r.value.capability] : [])))];
@@ -149,7 +148,15 @@ export async function importExecutions(
       const ids = new Set(res.inserted);
       await options.withinTransaction(trx, good.filter((e) => ids.has(e.id)));
     }
-    const graphVersion = res.inserted.length > 0 || autoRegistered.length > 0 ? await bumpGraphVersion(trx, project) : await currentVersion(trx, project);
+    // The project row is created on the first write only (one round trip less on every recorded execution).
+    let graphVersion = 0;
+    if (res.inserted.length > 0 || autoRegistered.length > 0) {
+      graphVersion = await bumpGraphVersion(trx, project);
+      if (graphVersion === 0) {
+        await ensureProject(trx, project);
+        graphVersion = await bumpGraphVersion(trx, project);
+      }
+    } else graphVersion = await currentVersion(trx, project);
     return {
       file,
       inserted: res.inserted.length,
