@@ -2,22 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { breakCycles, defaultWeaker } from "../../../algorithms/dag/break-cycles.ts";
 import { DagError } from "../../../algorithms/dag/dag-error.ts";
+import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { StrengthArc } from "../../../algorithms/dag/dependency-edge.ts";
 
 const arc = (from: number, to: number, strength: number, direct = false): StrengthArc => ({ from, to, strength, direct });
 const pairs = (edges: readonly StrengthArc[]) => edges.map((e) => [e.from, e.to]);
 
-function expectDagError(fn: () => unknown, code: string): void {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(DagError);
-    expect((err as DagError).code).toBe(code);
-    expect((err as Error).message).toContain("dag/break-cycles");
-    return;
-  }
-  throw new Error(`expected DagError ${code}`);
-}
+const expectDagError = expectDagErrorOf("dag/break-cycles");
 
 /** Independent acyclicity check: repeatedly remove nodes without in-edges. */
 function isAcyclic(nodes: readonly number[], edges: readonly StrengthArc[]): boolean {

@@ -2,22 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { criticalPath, DEFAULTS } from "../../../algorithms/dag/critical-path.ts";
 import { DagError } from "../../../algorithms/dag/dag-error.ts";
+import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { Arc } from "../../../algorithms/dag/dependency-edge.ts";
 
 const a = (from: number, to: number): Arc => ({ from, to });
 const table = (ms: Record<number, number>) => (v: number) => ms[v];
 
-function expectDagError(fn: () => unknown, code: string): void {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(DagError);
-    expect((err as DagError).code).toBe(code);
-    expect((err as Error).message).toContain("dag/critical-path");
-    return;
-  }
-  throw new Error(`expected DagError ${code}`);
-}
+const expectDagError = expectDagErrorOf("dag/critical-path");
 
 const diamond = [a(0, 1), a(0, 2), a(1, 3), a(2, 3)];
 

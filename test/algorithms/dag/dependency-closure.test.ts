@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DagError } from "../../../algorithms/dag/dag-error.ts";
+import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { Prerequisite } from "../../../algorithms/dag/dependency-closure.ts";
 import { DEFAULTS, dependencyClosure } from "../../../algorithms/dag/dependency-closure.ts";
 
@@ -9,17 +10,7 @@ function fromEdges<T>(edges: ReadonlyArray<[T, T, number]>): (v: T) => Prerequis
   return (v) => edges.filter(([, to]) => to === v).map(([from, , weight]) => ({ node: from, weight }));
 }
 
-function expectDagError(fn: () => unknown, code: string): void {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(DagError);
-    expect((err as DagError).code).toBe(code);
-    expect((err as Error).message).toContain("dag/dependency-closure");
-    return;
-  }
-  throw new Error(`expected DagError ${code}`);
-}
+const expectDagError = expectDagErrorOf("dag/dependency-closure");
 
 // deploy ← build (0.9), deploy ← test (0.5), build ← fetch (0.8), fetch ← auth (0.7), auth ← vault (0.6)
 const pipeline = fromEdges<string>([

@@ -1,23 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DagError } from "../../../algorithms/dag/dag-error.ts";
+import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { Arc } from "../../../algorithms/dag/dependency-edge.ts";
 import { transitiveReduction } from "../../../algorithms/dag/transitive-reduction.ts";
 
 const a = (from: number, to: number): Arc => ({ from, to });
 const pairs = (edges: readonly Arc[]) => edges.map((e) => [e.from, e.to]);
 
-function expectDagError(fn: () => unknown, code: string): void {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(DagError);
-    expect((err as DagError).code).toBe(code);
-    expect((err as Error).message).toContain("dag/transitive-reduction");
-    return;
-  }
-  throw new Error(`expected DagError ${code}`);
-}
+const expectDagError = expectDagErrorOf("dag/transitive-reduction");
 
 /** Independent reachability: DFS from every node. */
 function reachability(n: number, edges: readonly Arc[]): Set<string> {
