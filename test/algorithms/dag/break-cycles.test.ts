@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { breakCycles, defaultWeaker } from "../../../algorithms/dag/break-cycles.ts";
-import { DagError } from "../../../algorithms/dag/dag-error.ts";
 import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { StrengthArc } from "../../../algorithms/dag/dependency-edge.ts";
 

@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { criticalPath, DEFAULTS } from "../../../algorithms/dag/critical-path.ts";
-import { DagError } from "../../../algorithms/dag/dag-error.ts";
 import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { Arc } from "../../../algorithms/dag/dependency-edge.ts";
 

@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DagError } from "../../../algorithms/dag/dag-error.ts";
 import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { Prerequisite } from "../../../algorithms/dag/dependency-closure.ts";
 import { DEFAULTS, dependencyClosure } from "../../../algorithms/dag/dependency-closure.ts";

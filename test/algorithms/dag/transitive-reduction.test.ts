@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DagError } from "../../../algorithms/dag/dag-error.ts";
 import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { Arc } from "../../../algorithms/dag/dependency-edge.ts";
 import { transitiveReduction } from "../../../algorithms/dag/transitive-reduction.ts";
