@@ -30,8 +30,12 @@ import {
 import { lineChartSvg, machine, markdownTable, writeResult, writeSvg } from "./lib/report.ts";
 import { evalCaseSchema, type EvalCase } from "../src/formats/schemas.ts";
 
+let lastPrint = Date.now();
 function print(t: Table | undefined): void {
   if (!t) return;
+  const now = Date.now();
+  console.error(`[${((now - lastPrint) / 1000).toFixed(1)} s] ${t.title}`);
+  lastPrint = now;
   console.log(`\n### ${t.title}\n`);
   console.log(markdownTable(t.headers, t.rows));
 }

@@ -56,7 +56,7 @@ const mean = (xs: number[]) => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) 
 
 export async function openHarnessProject(input: HarnessInput, options: HarnessOptions, variant: string): Promise<{ tg: Toolgraph; project: string }> {
   const project = `${input.name}-${variant}`;
-  const tg = await openToolgraph({ home: options.home, database: "", project, embeddings: options.embeddings, detection: true, now: options.now ? () => options.now! : undefined });
+  const tg = await openToolgraph({ home: options.home, database: "", project, embeddings: options.embeddings, detection: true, queryCacheSize: 5000, now: options.now ? () => options.now! : undefined });
   await tg.importCatalog(input.catalog, { onProgress: (d, t) => progress(`${input.name}: embedding tools`, d, t) });
   if (variant.includes("edges") && input.edges && input.edges.length > 0) await tg.importEdges(input.edges.map((e) => JSON.stringify(e)).join("\n"));
   await tg.importTraces(input.traces);
@@ -76,7 +76,7 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
   const queries = rc.map((c) => c.query);
   const vectors: Float32Array[] = [];
   for (let i = 0; i < queries.length; i += 64) {
-    vectors.push(...(await engine.embedder.embed(queries.slice(i, i + 64))));
+    vectors.push(...(await engine.queryEmbedder.embed(queries.slice(i, i + 64))));
     progress(`${project}/${split}: embedding queries`, Math.min(i + 64, queries.length), queries.length);
   }
   const popular = Array.from({ length: s.n }, (_, i) => i).sort((x, y) => s.executions[y]! - s.executions[x]! || x - y).slice(0, 10).map((i) => s.tools[i]!.id);
@@ -155,7 +155,12 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
   const a = await engine.analytics(project);
   // Learned weights: fitted on the training traces only.
   const seqs = await loadExecutionSequences(engine.db, project, 5000);
-  const learned = learnWeights(trainingExamples(s, a, seqs), { rng: mulberry32(1) }).weights;
+  // Fitted once per project (the training history is the same for every split).
+  let learned = learnedCache.get(project);
+  if (!learned) {
+    learned = learnWeights(trainingExamples(s, a, seqs), { rng: mulberry32(1) }).weights;
+    learnedCache.set(project, learned);
+  }
   const W = (w: Partial<NextStepWeights>): NextStepWeights => ({ cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1, ...w });
   const variants: Record<string, NextStepWeights | "markov" | "popular" | "memory"> = {
     "most-popular": "popular",
@@ -172,7 +177,12 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
   const rows: Row[] = [];
   const gating: GatingData = { pairs: [], trainPairs: [] };
   const qv = new Map<string, Float32Array>();
-  for (const c of nc) if (c.query && !qv.has(c.query)) qv.set(c.query, (await engine.queryEmbedder.embed([c.query]))[0]!);
+  const distinctQueries = [...new Set(nc.map((c) => c.query).filter((q): q is string => typeof q === "string"))];
+  for (let i = 0; i < distinctQueries.length; i += 64) {
+    const batch = distinctQueries.slice(i, i + 64);
+    const vs = await engine.queryEmbedder.embed(batch);
+    for (let j = 0; j < batch.length; j++) qv.set(batch[j]!, vs[j]!);
+  }
   for (const [name, w] of Object.entries(variants)) {
     const scores: NextStepCaseScore[] = [];
     for (const c of nc) {
@@ -365,7 +375,18 @@ export async function evalDiscovery(tg: Toolgraph, project: string, split: strin
 }
 
 /** Top-1 search hit of each training intent (memory excluding the execution itself) vs the tools it used. */
+const learnedCache = new Map<string, NextStepWeights>();
+const trainPairsCache = new Map<string, { score: number; correct: boolean }[]>();
+
 export async function trainSearchPairs(tg: Toolgraph, project: string, max = 400): Promise<{ score: number; correct: boolean }[]> {
+  const cached = trainPairsCache.get(project);
+  if (cached) return cached;
+  const pairs = await computeTrainSearchPairs(tg, project, max);
+  trainPairsCache.set(project, pairs);
+  return pairs;
+}
+
+async function computeTrainSearchPairs(tg: Toolgraph, project: string, max: number): Promise<{ score: number; correct: boolean }[]> {
   const engine = tg.engine;
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
