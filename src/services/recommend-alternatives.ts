@@ -11,6 +11,7 @@ import type { Engine } from "./engine.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
 import { gatedItem, summarizeAdjustment } from "./gating.ts";
 import { resolveTools } from "./resolve.ts";
+import { rowDot } from "./search-index.ts";
 
 function params(schema: Record<string, unknown> | null): Set<string> {
   const props = schema?.properties;
@@ -37,8 +38,7 @@ export async function runAlternatives(engine: Engine, project: string, req: Alte
   const rows = [...candidates]
     .filter((i) => i !== tool && !context.has(i) && !unsafe(i))
     .map((i) => {
-      let cos = 0;
-      for (let j = 0; j < idx.dims; j++) cos += idx.toolVectors[i * idx.dims + j]! * q[j]!;
+      const cos = rowDot(idx.toolVectors, idx.dims, i, q);
       const sameCommunity = community >= 0 && a.analytics.community[i] === community ? 1 : 0;
       const shared = [...(capsOf.get(s.tools[i]!.id) ?? [])].filter((c) => myCaps.has(c));
       const theirs = params(s.tools[i]!.inputSchema);

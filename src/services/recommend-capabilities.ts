@@ -25,6 +25,7 @@ import { recallMemory } from "./memory.ts";
 import { resolveTools } from "./resolve.ts";
 import { scorePatterns } from "./patterns.ts";
 import { searchCandidates } from "./search.ts";
+import { rowDot } from "./search-index.ts";
 import { searchWeightsFor } from "./search-weights.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 
@@ -62,13 +63,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   const [qv] = await engine.queryEmbedder.embed([req.intent]);
   const tokens = tokenize(req.intent);
   const nc = s.capabilities.length;
-  const cos = (c: number) => {
-    if (qv!.length !== idx.dims) return 0;
-    let sum = 0;
-    const o = c * idx.dims;
-    for (let j = 0; j < idx.dims; j++) sum += idx.capVectors[o + j]! * qv![j]!;
-    return sum;
-  };
+  const cos = (c: number) => rowDot(idx.capVectors, idx.dims, c, qv!);
   const vecHits = Array.from({ length: nc }, (_, c) => ({ id: c, score: cos(c) }));
   const bm = searchBm25(idx.capBm25, tokens, Math.max(50, nc));
   const fused = fuseScores(vecHits, bm, { bm25Ideal: bm25IdealScore(idx.capBm25, tokens), cosineOf: cos });

@@ -101,6 +101,15 @@ export async function ensureEmbeddings(
   return { vectors: hashes.map((h) => stored.get(h)!), embeddedNow: missing.length };
 }
 
+/** Dot product of row `i` of a row-major matrix of `dims` columns with `q` (cosine for unit vectors); 0 on a dimension mismatch. */
+export function rowDot(matrix: Float32Array, dims: number, i: number, q: ArrayLike<number>): number {
+  if (q.length !== dims) return 0;
+  const o = i * dims;
+  let sum = 0;
+  for (let j = 0; j < dims; j++) sum += matrix[o + j]! * q[j]!;
+  return sum;
+}
+
 function pack(vectors: Float32Array[], dims: number): Float32Array {
   const out = new Float32Array(vectors.length * dims);
   vectors.forEach((v, i) => {

@@ -28,7 +28,7 @@ import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { searchVectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { AnalyticsView } from "./analytics.ts";
-import type { SearchIndex } from "./search-index.ts";
+import { rowDot, type SearchIndex } from "./search-index.ts";
 
 export const SEARCH_DEFAULTS = {
   limit: 10,
@@ -100,8 +100,7 @@ export function toolCoherence(s: GraphSnapshot, a: AnalyticsView, idx: SearchInd
     let den = 0;
     for (let k = 0; k < ids.length; k++) {
       const v = ids[k]!;
-      let dot = 0;
-      for (let j = 0, ou = u * d, ov = v * d; j < d; j++) dot += idx.toolVectors[ou + j]! * idx.toolVectors[ov + j]!;
+      const dot = rowDot(idx.toolVectors, d, u, idx.toolVectors.subarray(v * d, (v + 1) * d));
       num += weights[k]! * Math.max(0, Math.min(1, dot));
       den += weights[k]!;
     }
@@ -222,11 +221,7 @@ export function searchCandidates(
 }
 
 function dotRow(idx: SearchIndex, id: number, q: Float32Array): number {
-  if (q.length !== idx.dims) return 0;
-  const o = id * idx.dims;
-  let sum = 0;
-  for (let j = 0; j < idx.dims; j++) sum += idx.toolVectors[o + j]! * q[j]!;
-  return sum;
+  return rowDot(idx.toolVectors, idx.dims, id, q);
 }
 
 export function explainHit(s: GraphSnapshot, h: SearchHit): string {
