@@ -170,3 +170,25 @@ export function gatedItem(d: GateDecision<string>): GatedItem {
     ...(d.probability !== undefined ? { probability: d.probability } : {}),
   };
 }
+
+/**
+ * The tail every gated answer shares: the ids accepted by the gate, whether the whole answer abstained
+ * (then why, and the project's fallback tools), and the threshold adjustment with its reasoning.
+ */
+export function gatedSummary<T extends { gate: { decision: string } }>(
+  items: readonly T[],
+  idOf: (item: T) => string,
+  prepared: PreparedGate,
+  fallbacks: readonly string[],
+  why: { empty: string; belowThreshold?: string },
+) {
+  const accepted = items.filter((x) => x.gate.decision !== "abstained").map(idOf);
+  const abstained = accepted.length === 0;
+  const reason = items.length === 0 ? why.empty : (why.belowThreshold ?? `nothing reached the threshold ${prepared.adjustment.adjustedThreshold.toFixed(2)}`);
+  return {
+    accepted,
+    abstained,
+    ...(abstained ? { reason, fallbacks: [...fallbacks] } : {}),
+    threshold: summarizeAdjustment(prepared.adjustment),
+  };
+}

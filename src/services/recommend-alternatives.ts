@@ -9,7 +9,7 @@ import { searchVectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { AlternativesRequest } from "../api/requests.ts";
 import type { Engine } from "./engine.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
-import { gatedItem, summarizeAdjustment } from "./gating.ts";
+import { gatedItem, gatedSummary } from "./gating.ts";
 import { resolveTools } from "./resolve.ts";
 import { rowDot } from "./search-index.ts";
 
@@ -58,15 +58,11 @@ export async function runAlternatives(engine: Engine, project: string, req: Alte
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency });
   const fallbacks = await projectFallbacks(engine, project);
   const results = rows.map((r) => ({ ...r, gate: gatedItem(engine.gatekeeper.gate("alternatives", r.score, prepared, fallbacks)) }));
-  const accepted = results.filter((r) => r.gate.decision !== "abstained");
   return {
     project,
     tool: req.tool,
     results,
-    accepted: accepted.map((r) => r.tool),
-    abstained: accepted.length === 0,
-    ...(accepted.length === 0 ? { reason: results.length === 0 ? "no substitute found" : "no substitute reached the threshold", fallbacks } : {}),
-    threshold: summarizeAdjustment(prepared.adjustment),
+    ...gatedSummary(results, (r) => r.tool, prepared, fallbacks, { empty: "no substitute found" }),
     timings: { totalMs: performance.now() - t0 },
   };
 }

@@ -20,7 +20,7 @@ import { discoverCapabilities } from "../../algorithms/prediction/capability-dis
 import type { DiscoverCapabilitiesRequest, MatchCapabilitiesRequest } from "../api/requests.ts";
 import type { Engine } from "./engine.ts";
 import { projectFallbacks } from "./filters.ts";
-import { gatedItem, summarizeAdjustment } from "./gating.ts";
+import { gatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { resolveTools } from "./resolve.ts";
 import { scorePatterns } from "./patterns.ts";
@@ -124,15 +124,11 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, similarPastSuccess: memory.similarSuccess });
   const fallbacks = await projectFallbacks(engine, project);
   const results = top.map((r) => ({ ...r, gate: gatedItem(engine.gatekeeper.gate("capability", r.score, prepared, fallbacks)) }));
-  const accepted = results.filter((r) => r.gate.decision !== "abstained");
   return {
     project,
     intent: req.intent,
     results,
-    accepted: accepted.map((r) => r.capability),
-    abstained: accepted.length === 0,
-    ...(accepted.length === 0 ? { reason: results.length === 0 ? "the project has no capabilities" : `no capability reached the threshold ${prepared.adjustment.adjustedThreshold.toFixed(2)}`, fallbacks } : {}),
-    threshold: summarizeAdjustment(prepared.adjustment),
+    ...gatedSummary(results, (r) => r.capability, prepared, fallbacks, { empty: "the project has no capabilities" }),
     timings: { totalMs: performance.now() - t0 },
   };
 }
@@ -184,17 +180,13 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
       explanation: `${cap.id}: ${d.score.toFixed(3)} = overlap ${d.overlap.toFixed(2)} (${d.matchedTools.length} of its tools in the context) × (1 + boost ${d.boost})${d.inDominantCluster ? `; in spectral cluster ${d.cluster}, which holds most context tools` : ""}`,
     };
   });
-  const accepted = results.filter((x) => x.gate.decision !== "abstained");
   return {
     project,
     context: req.context,
     results,
-    accepted: accepted.map((x) => x.capability),
-    abstained: accepted.length === 0,
-    ...(accepted.length === 0 ? { reason: r.reason ?? (results.length === 0 ? "no capability shares a tool with the context" : "no capability reached the threshold"), fallbacks } : {}),
+    ...gatedSummary(results, (x) => x.capability, prepared, fallbacks, { empty: r.reason ?? "no capability shares a tool with the context" }),
     dominantClusters: r.dominantClusters,
     spectral: { k: a.analytics.spectralK, source: a.analytics.spectralKSource },
-    threshold: summarizeAdjustment(prepared.adjustment),
     analytics: { fresh: a.fresh, ageMs: a.ageMs },
     timings: { totalMs: performance.now() - t0 },
   };

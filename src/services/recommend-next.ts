@@ -14,7 +14,7 @@ import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { AnalyticsView } from "./analytics.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, forgetProjectConfig, projectFallbacks } from "./filters.ts";
-import { gatedItem, summarizeAdjustment } from "./gating.ts";
+import { gatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { nextStepModel, type RawSuggestion, rawSuggestions } from "./suggest.ts";
 
@@ -149,7 +149,6 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   });
   const fallbacks = await projectFallbacks(engine, project);
   const suggestions = merged.map((x) => ({ ...x, gate: gatedItem(engine.gatekeeper.gate("next-step", x.confidence, prepared, fallbacks)) }));
-  const accepted = suggestions.filter((x) => x.gate.decision !== "abstained");
   let report: unknown;
   const top = suggestions[0];
   if (req.explain && top) {
@@ -167,12 +166,7 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     mode: req.mode ?? "auto",
     weights,
     suggestions,
-    accepted: accepted.map((x) => x.tool),
-    abstained: accepted.length === 0,
-    ...(accepted.length === 0
-      ? { reason: suggestions.length === 0 ? (raw.reason ?? "no candidate follows this context") : `no suggestion reached the threshold ${prepared.adjustment.adjustedThreshold.toFixed(2)}`, fallbacks }
-      : {}),
-    threshold: summarizeAdjustment(prepared.adjustment),
+    ...gatedSummary(suggestions, (x) => x.tool, prepared, fallbacks, { empty: raw.reason ?? "no candidate follows this context" }),
     analytics: { fresh: a.fresh, ageMs: a.ageMs, communities: a.analytics.communityCount },
     timings: { totalMs: performance.now() - t0 },
     ...(report ? { report } : {}),

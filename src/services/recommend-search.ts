@@ -5,7 +5,7 @@
 import type { SearchRequest } from "../api/requests.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import type { Engine } from "./engine.ts";
-import { gatedItem, type GatedItem, summarizeAdjustment } from "./gating.ts";
+import { gatedItem, type GatedItem, gatedSummary } from "./gating.ts";
 import { explainHit, type SearchHit, searchCandidates } from "./search.ts";
 import { resolveTools } from "./resolve.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
@@ -122,7 +122,6 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
       },
     };
   });
-  const accepted = items.filter((i) => i.gate.decision !== "abstained");
   const top = items[0];
   let report: unknown;
   if (req.explain && top) {
@@ -139,10 +138,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     project,
     intent: req.intent,
     results: items,
-    accepted: accepted.map((i) => i.tool),
-    abstained: accepted.length === 0,
-    ...(accepted.length === 0 ? { reason: items.length === 0 ? "no candidate matched the intent" : `no result reached the threshold ${prepared.adjustment.adjustedThreshold.toFixed(2)}`, fallbacks } : {}),
-    threshold: summarizeAdjustment(prepared.adjustment),
+    ...gatedSummary(items, (i) => i.tool, prepared, fallbacks, { empty: "no candidate matched the intent" }),
     memory: { neighbours: memory.neighbours, reason: memory.reason },
     weights,
     analytics: { fresh: a.fresh, ageMs: a.ageMs },

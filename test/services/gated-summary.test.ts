@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { adjustThreshold } from "../../algorithms/thresholds/adjust-threshold.ts";
+import { NEUTRAL_CONTEXT } from "../../algorithms/thresholds/detector-chain.ts";
+import { gatedSummary, type PreparedGate } from "../../src/services/gating.ts";
+
+const adjustment = adjustThreshold({
+  user: { reputation: 0.5, successRate: 0.7, taskCount: 5 },
+  environment: { isProduction: false, isCriticalTask: false },
+  task: { urgency: "medium", complexity: 0.5 },
+});
+const prepared = { project: "p", adjustment, detected: NEUTRAL_CONTEXT, user: undefined, contextKey: "p/-/-" } as unknown as PreparedGate;
+
+describe("gatedSummary", () => {
+  it("lists the accepted ids and no abstention when one item passes", () => {
+    const s = gatedSummary([{ id: "a", gate: { decision: "abstained" } }, { id: "b", gate: { decision: "accepted-with-caution" } }], (x) => x.id, prepared, ["f"], { empty: "none" });
+    expect(s.accepted).toEqual(["b"]);
+    expect(s.abstained).toBe(false);
+    expect("reason" in s).toBe(false);
+    expect(s.threshold.adjusted).toBeCloseTo(0.7, 12);
+  });
+
+  it("abstains with the threshold reason and the fallbacks when nothing passes", () => {
+    const s = gatedSummary([{ id: "a", gate: { decision: "abstained" } }], (x) => x.id, prepared, ["f"], { empty: "none" });
+    expect(s).toMatchObject({ accepted: [], abstained: true, reason: "nothing reached the threshold 0.70", fallbacks: ["f"] });
+  });
+
+  it("says why an empty answer is empty", () => {
+    const s = gatedSummary([] as { id: string; gate: { decision: string } }[], (x) => x.id, prepared, [], { empty: "the project has no capabilities" });
+    expect(s).toMatchObject({ abstained: true, reason: "the project has no capabilities", fallbacks: [] });
+  });
+});
