@@ -39,6 +39,11 @@ export const searchRequest = z
     only: z.array(toolId).max(100).optional(),
     /** active (default: an explicit request) or passive (suggesting during a workflow: α by heat diffusion from the context). */
     mode: z.enum(["active", "passive"]).optional(),
+    /**
+     * flat (search every tool), two-hop (rank the namespaces — catalog `server` or id prefix — then search
+     * the tools of the best few) or auto (default: two-hop for large catalogs with many namespaces).
+     */
+    routing: z.enum(["flat", "two-hop", "auto"]).optional(),
     ...caps,
     ...gateFields,
   })

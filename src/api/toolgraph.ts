@@ -3,7 +3,9 @@
  * call). The CLI, the HTTP server and the MCP server all call these same methods.
  */
 import { readFile } from "node:fs/promises";
+import type { z } from "zod";
 import type { ExecutionInput } from "../formats/schemas.ts";
+import { calibrateProject, ensureCalibrationLoaded } from "../services/calibrate.ts";
 import { Engine, type EngineOptions } from "../services/engine.ts";
 import {
   type CatalogImportResult,
@@ -16,20 +18,20 @@ import {
   type TraceImportResult,
   validateExecution,
 } from "../services/import.ts";
-import { countProject, type ProjectCounts } from "../store/reads.ts";
-import { validatePattern } from "../services/patterns.ts";
 import { markMemoryDirty } from "../services/memory.ts";
-import { applyUserHistory } from "../services/user-history.ts";
-import { calibrateProject, ensureCalibrationLoaded } from "../services/calibrate.ts";
-import { ResultCache } from "../services/result-cache.ts";
-import { fitSearchWeights } from "../services/search-weights.ts";
-import { runSearch } from "../services/recommend-search.ts";
-import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
+import { chooseRouting, namespaceIndexFor } from "../services/namespace-index.ts";
+import { validatePattern } from "../services/patterns.ts";
+import { runAlternatives } from "../services/recommend-alternatives.ts";
 import { runDiscoverCapabilities, runMatchCapabilities } from "../services/recommend-capabilities.ts";
 import { runBuildDag, runPlan } from "../services/recommend-dag.ts";
-import { runAlternatives } from "../services/recommend-alternatives.ts";
+import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
+import { runSearch } from "../services/recommend-search.ts";
+import { ResultCache } from "../services/result-cache.ts";
+import { fitSearchWeights } from "../services/search-weights.ts";
+import { applyUserHistory } from "../services/user-history.ts";
 import { ToolgraphError } from "../store/errors.ts";
-import type { z } from "zod";
+import { countProject, type ProjectCounts } from "../store/reads.ts";
+import type { Scoped } from "./contract.ts";
 import {
   type AlternativesRequest,
   alternativesRequest,
@@ -37,18 +39,17 @@ import {
   buildDagRequest,
   type DiscoverCapabilitiesRequest,
   discoverCapabilitiesRequest,
+  type FeedbackRequest,
+  feedbackRequest,
   type MatchCapabilitiesRequest,
   matchCapabilitiesRequest,
   type PlanRequest,
   planRequest,
   type SearchRequest,
-  searchRequest,
   type SuggestNextRequest,
+  searchRequest,
   suggestNextRequest,
-  type FeedbackRequest,
-  feedbackRequest,
 } from "./requests.ts";
-import type { Scoped } from "./contract.ts";
 
 /** Validates a request with its schema; errors name the field and the problem. */
 export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, op: string): z.output<S> {
@@ -127,6 +128,9 @@ export class Toolgraph {
       const previous = await this.engine.cachedSearchIndex(project);
       const idx = await this.engine.searchIndex(project, opts.onProgress);
       embeddedNow = idx === previous ? 0 : idx.embeddedNow;
+      // A catalog large enough for two-hop routing gets its namespace index now, not on the first search.
+      const s = await this.engine.snapshot(project);
+      if (chooseRouting("auto", s, idx).mode === "two-hop") namespaceIndexFor(s, idx);
     }
     return { ...r, embeddedNow };
   }

@@ -1,18 +1,21 @@
 /**
- * The search job end to end: query embedding (cached), candidates and hybrid scores (search.ts), safety
- * and exclusion filters, the manual override (`only`), and the gate on every hit.
+ * The search job end to end: query embedding (cached), the routing decision (flat, or two-hop through the
+ * best namespaces: namespace-index.ts), candidates and hybrid scores (search.ts), safety and exclusion
+ * filters, the manual override (`only`), and the gate on every hit.
  */
+
+import { buildMentionIndex, findMentions, type MentionIndex } from "../../algorithms/search/explicit-mentions.ts";
 import type { SearchRequest } from "../api/requests.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import type { Engine } from "./engine.ts";
-import { gatedItem, type GatedItem, gatedSummary } from "./gating.ts";
-import { explainHit, type SearchHit, searchCandidates } from "./search.ts";
-import { resolveTools } from "./resolve.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
+import { type GatedItem, gatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
+import { chooseRouting, explainRoute, namespaceIndexFor, type RoutedNamespace, routeQuery } from "./namespace-index.ts";
+import { resolveTools } from "./resolve.ts";
+import { explainHit, type SearchHit, searchCandidates } from "./search.ts";
 import { searchWeightsFor } from "./search-weights.ts";
-import { buildMentionIndex, findMentions, type MentionIndex } from "../../algorithms/search/explicit-mentions.ts";
-import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 
 const mentionIndexes = new WeakMap<GraphSnapshot["tools"], MentionIndex>();
 function mentionIndex(s: GraphSnapshot): MentionIndex {
@@ -47,6 +50,19 @@ export interface SearchResultItem {
   };
 }
 
+/** How the candidates were found: every tool (flat) or the tools of the best namespaces (two-hop). */
+export interface SearchRouting {
+  requested: "flat" | "two-hop" | "auto";
+  mode: "flat" | "two-hop";
+  /** Why this mode (auto: the catalog's size and namespace count). */
+  reason: string;
+  /** "routed via namespaces a (0.71), b (0.52), c (0.50) — 3 of 400 namespaces, 212 candidate tools (…)". */
+  explanation: string;
+  namespaces?: RoutedNamespace[];
+  totalNamespaces?: number;
+  candidates?: number;
+}
+
 export async function runSearch(engine: Engine, project: string, req: SearchRequest) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
@@ -62,10 +78,31 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
   const memory = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
   const tSearch = performance.now();
   const weights = await searchWeightsFor(engine, project);
+  const choice = chooseRouting(req.routing ?? "auto", s, idx);
+  const memoryVotes = weights.memoryWeight > 0 ? memory.toolVotes : undefined;
+  const route =
+    choice.mode === "two-hop"
+      ? routeQuery(s, namespaceIndexFor(s, idx), req.intent, qv!, memoryVotes, { context, beta: weights.beta, memoryWeight: weights.memoryWeight })
+      : undefined;
+  const routing: SearchRouting = {
+    requested: choice.requested,
+    mode: choice.mode,
+    reason: choice.reason,
+    explanation: route ? explainRoute(route) : "searched every tool (flat)",
+    ...(route ? { namespaces: route.namespaces, totalNamespaces: route.totalNamespaces, candidates: route.restrictTo.length } : {}),
+  };
+  const nsIndex = route ? namespaceIndexFor(s, idx) : undefined;
+  const routedNames = new Set(route?.namespaces.map((n) => n.namespace));
+  const routeNote = (i: number) => {
+    if (!nsIndex) return "";
+    const name = nsIndex.groups.names[nsIndex.groups.toolNamespace[i]!]!;
+    return routedNames.has(name) ? `; found via namespace ${name} (two-hop routing)` : `; namespace ${name} not routed: candidate from the intent memory or the context's graph neighbours`;
+  };
   const hits = searchCandidates(s, a, idx, req.intent, qv!, {
+    ...(route ? { restrictTo: route.restrictTo } : {}),
     context,
     exclude: (i) => excluded.has(s.tools[i]!.id) || unsafe(i),
-    memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined,
+    memory: memoryVotes,
     beta: weights.beta,
     memoryWeight: weights.memoryWeight,
     graphWeight: weights.graphWeight,
@@ -106,7 +143,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
       score,
       gate: gatedItem(d),
       ...(forced ? { reason: forcedReason.get(index) } : {}),
-      explanation: forced ? `${tool.id}: ranked first, ${forcedReason.get(index)}` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)),
+      explanation: forced ? `${tool.id}: ranked first, ${forcedReason.get(index)}` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)) + routeNote(index),
       breakdown: {
         semantic: h?.semantic ?? 0,
         cosine: h?.cosine ?? 0,
@@ -140,6 +177,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     results: items,
     ...gatedSummary(items, (i) => i.tool, prepared, fallbacks, { empty: "no candidate matched the intent" }),
     memory: { neighbours: memory.neighbours, reason: memory.reason },
+    routing,
     weights,
     analytics: { fresh: a.fresh, ageMs: a.ageMs },
     timings: { embedMs, searchMs, totalMs: performance.now() - t0 },

@@ -17,14 +17,18 @@
  *   with coldStartAlpha.
  * - intent memory (optional evidence, see memory.ts): the tools of similar past requests, fused into the
  *   semantic side as semantic' = 1 − (1 − semantic)(1 − μ·vote) with μ = memoryWeight.
+ * - two-hop routing (optional, `restrictTo`): the candidates come from a subset of the tools chosen by
+ *   namespace (namespace-index.ts); scoring inside the subset is unchanged.
  */
-import { adamicAdarScore, prepareAdamicAdar } from "../../algorithms/search/adamic-adar.ts";
-import { coldStartAlpha, DEFAULTS as ALPHA_DEFAULTS, heatField, localAlpha } from "../../algorithms/search/adaptive-alpha.ts";
+
 import { undirectedNeighbors } from "../../algorithms/graph/csr.ts";
-import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
+import { adamicAdarScore, prepareAdamicAdar } from "../../algorithms/search/adamic-adar.ts";
+import { DEFAULTS as ALPHA_DEFAULTS, coldStartAlpha, heatField, localAlpha } from "../../algorithms/search/adaptive-alpha.ts";
+import { bm25IdealScore, bm25Scores, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { fuseScores } from "../../algorithms/search/fusion.ts";
 import { hybridScore } from "../../algorithms/search/hybrid-score.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
+import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
 import { searchVectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { AnalyticsView } from "./analytics.ts";
@@ -67,6 +71,12 @@ export interface SearchOptions {
   graphWeight?: number;
   /** Replaces the no-context global signal (used by the leave-one-out fit). */
   global?: Float64Array;
+  /**
+   * Two-hop routing (namespace-index.ts): search only these tool indices (ascending). Both channels are
+   * then exact over the subset (BM25 scores of the subset, cosine by dot product), fused as usual; memory
+   * votes still bring their own candidates. Absent = every tool (flat).
+   */
+  restrictTo?: Int32Array;
 }
 
 export interface SearchHit {
@@ -140,8 +150,12 @@ export function searchCandidates(
 ): SearchHit[] {
   const topN = options.channelTopN ?? SEARCH_DEFAULTS.channelTopN;
   const tokens = tokenize(queryText);
-  const bm = searchBm25(idx.toolBm25, tokens, topN);
-  const vec = queryVector.length === idx.dims ? searchVectorIndex(idx.toolVectorIndex, queryVector, topN) : [];
+  const { bm, vec } = options.restrictTo
+    ? restrictedChannels(idx, tokens, queryVector, options.restrictTo, topN)
+    : {
+        bm: searchBm25(idx.toolBm25, tokens, topN),
+        vec: queryVector.length === idx.dims ? searchVectorIndex(idx.toolVectorIndex, queryVector, topN) : [],
+      };
   const fused = fuseScores(vec, bm, {
     beta: options.beta ?? SEARCH_DEFAULTS.beta,
     bm25Ideal: bm25IdealScore(idx.toolBm25, tokens),
@@ -218,6 +232,17 @@ export function searchCandidates(
   }
   hits.sort((x, y) => y.final - x.final || y.graph - x.graph || y.semantic - x.semantic || x.index - y.index);
   return hits;
+}
+
+/** Top-N of each channel over a subset of the tools: BM25 from the full postings, exact cosines. */
+function restrictedChannels(idx: SearchIndex, tokens: string[], q: Float32Array, subset: Int32Array, topN: number): { bm: ScoredId[]; vec: ScoredId[] } {
+  const scores = bm25Scores(idx.toolBm25, tokens);
+  const bmTop = new TopK(Math.min(topN, subset.length));
+  for (const t of subset) if (scores[t]! > 0) bmTop.offer(t, scores[t]!);
+  if (q.length !== idx.dims) return { bm: bmTop.result(), vec: [] };
+  const vecTop = new TopK(Math.min(topN, subset.length));
+  for (const t of subset) vecTop.offer(t, rowDot(idx.toolVectors, idx.dims, t, q));
+  return { bm: bmTop.result(), vec: vecTop.result() };
 }
 
 function dotRow(idx: SearchIndex, id: number, q: Float32Array): number {
