@@ -1,7 +1,7 @@
 /**
  * Vector index benchmark: exact float32 scan vs the two-stage index (sign codes + exact re-ranking).
  *
- *   npx tsx bench/vector-index-bench.ts [--queries 200] [--shortlist 256]
+ *   npx tsx bench/vector-index-bench.ts [--queries 200] [--shortlist 256] [--prefilter-words 2] [--prefilter-factor 8]
  *
  * Data: seeded synthetic unit vectors, d = 512 (the USE-lite dimension), two mixtures:
  *   - "clustered": 100 gaussian topics, noise 0.7, isotropic;
@@ -13,7 +13,7 @@
  */
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { type SyntheticEmbeddingOptions, syntheticEmbeddings } from "../algorithms/search/synthetic-embeddings.ts";
-import { buildVectorIndex, exactTopK, searchVectorIndex, DEFAULTS } from "../algorithms/search/vector-index.ts";
+import { buildVectorIndex, DEFAULTS, exactTopK, searchVectorIndex } from "../algorithms/search/vector-index.ts";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,6 +23,8 @@ function arg(name: string, fallback: number): number {
 const d = 512;
 const queries = arg("queries", 200);
 const shortlist = arg("shortlist", DEFAULTS.shortlist);
+const prefilterWords = arg("prefilter-words", DEFAULTS.prefilterWords);
+const prefilterFactor = arg("prefilter-factor", DEFAULTS.prefilterFactor);
 const sizes = [1_000, 10_000, 50_000];
 const datasets: { name: string; options: SyntheticEmbeddingOptions }[] = [
   { name: "clustered", options: { clusters: 100, noise: 0.7 } },
@@ -52,7 +54,7 @@ for (const ds of datasets) {
     for (let r = 0; r < Math.min(20, queries); r++) {
       const q = Q.subarray(r * d, (r + 1) * d);
       exactTopK(X, d, q, 10);
-      searchVectorIndex(index, q, 10, { shortlist });
+      searchVectorIndex(index, q, 10, { shortlist, prefilterWords, prefilterFactor });
     }
     const exactMs: number[] = [];
     const indexMs: number[] = [];
@@ -63,7 +65,7 @@ for (const ds of datasets) {
       const truth = exactTopK(X, d, q, 10);
       exactMs.push(performance.now() - t);
       t = performance.now();
-      const got = searchVectorIndex(index, q, 10, { shortlist });
+      const got = searchVectorIndex(index, q, 10, { shortlist, prefilterWords, prefilterFactor });
       indexMs.push(performance.now() - t);
       const ids = new Set(truth.map((h) => h.id));
       recall += got.filter((h) => ids.has(h.id)).length / truth.length;
@@ -74,7 +76,7 @@ for (const ds of datasets) {
     const line = (method: string, ms: number[], build: string, rec: string) =>
       `| ${ds.name} | ${n.toLocaleString("en")} | ${method} | ${build} | ${fmt(percentile(ms, 0.5))} | ${fmt(percentile(ms, 0.95))} | ${fmt(percentile(ms, 0.99))} | ${speedUp(ms)}× | ${rec} |`;
     rows.push(line("exact scan", exactMs, "–", "1.000"));
-    rows.push(line(`index (shortlist ${shortlist})`, indexMs, buildMs.toFixed(0), (recall / queries).toFixed(4)));
+    rows.push(line(`index (shortlist ${shortlist}, prefilter ${32 * prefilterWords} bits × ${prefilterFactor})`, indexMs, buildMs.toFixed(0), (recall / queries).toFixed(4)));
   }
 }
 console.log(`Vector index, d = ${d}, top-10, ${queries} queries per row, Node ${process.version}\n`);

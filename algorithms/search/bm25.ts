@@ -11,11 +11,17 @@
  * Only documents sharing at least one term with the query are returned (score > 0), score descending, then
  * document index ascending.
  *
+ * Top-N with MaxScore pruning (Turtle & Flood, "Query evaluation: strategies and optimizations", IP&M 1995):
+ * query terms are summed in decreasing order of their largest posting impact; once the N-th best partial score
+ * exceeds the sum of the remaining terms' largest impacts, no document outside the current candidates can reach
+ * the top N, so the remaining (low-idf, long) posting lists only update candidates. Exact: the same top N as a
+ * full evaluation. Terms are summed in this same order everywhere (bm25Scores too), so scores agree bit for bit.
+ *
  * Source: Robertson & Zaragoza, "The probabilistic relevance framework: BM25 and beyond" (2009), §3;
  * idf as in Apache Lucene `BM25Similarity`.
  */
 import { SearchError } from "./search-error.ts";
-import { type ScoredId, TopK } from "./top-k.ts";
+import { kthLargestInPlace, type ScoredId, TopK } from "./top-k.ts";
 
 export const DEFAULTS = {
   k1: 1.2,
@@ -48,6 +54,8 @@ export interface Bm25Index {
   readonly postingTf: Uint32Array;
   /** Precomputed impact per posting (the summand of the score). */
   readonly postingImpact: Float64Array;
+  /** Largest posting impact per term (MaxScore's upper bound). */
+  readonly maxImpact: Float64Array;
   /** Token count per document. */
   readonly docLength: Uint32Array;
 }
@@ -101,6 +109,7 @@ export function buildBm25Index(docs: readonly (readonly string[])[], options: Bm
   const postingDocs = new Uint32Array(m);
   const postingTf = new Uint32Array(m);
   const postingImpact = new Float64Array(m);
+  const maxImpact = new Float64Array(V);
   const fill = postingOffsets.slice(0, V);
   // Documents are visited in ascending order, so each term's postings come out sorted by document.
   for (let d = 0; d < n; d++) {
@@ -109,10 +118,12 @@ export function buildBm25Index(docs: readonly (readonly string[])[], options: Bm
       const p = fill[t]!++;
       postingDocs[p] = d;
       postingTf[p] = tf;
-      postingImpact[p] = (idf[t]! * (tf * (k1 + 1))) / (tf + k1 * norm);
+      const impact = (idf[t]! * (tf * (k1 + 1))) / (tf + k1 * norm);
+      postingImpact[p] = impact;
+      if (impact > maxImpact[t]!) maxImpact[t] = impact;
     }
   }
-  return { k1, b, n, avgdl, vocabulary, idf, postingOffsets, postingDocs, postingTf, postingImpact, docLength };
+  return { k1, b, n, avgdl, vocabulary, idf, postingOffsets, postingDocs, postingTf, postingImpact, maxImpact, docLength };
 }
 
 function distinctTermIds(index: Bm25Index, query: readonly string[]): number[] {
@@ -121,7 +132,8 @@ function distinctTermIds(index: Bm25Index, query: readonly string[]): number[] {
     const t = index.vocabulary.get(tok);
     if (t !== undefined) ids.add(t);
   }
-  return [...ids].sort((a, b) => a - b);
+  // Largest impact first (MaxScore order), then term id: one fixed summation order for every function.
+  return [...ids].sort((a, b) => index.maxImpact[b]! - index.maxImpact[a]! || a - b);
 }
 
 /** Full score array (index = document), 0 for documents that share no term with the query. */
@@ -140,18 +152,42 @@ export function searchBm25(index: Bm25Index, query: readonly string[], topN: num
   if (!Number.isInteger(topN) || topN < 0) throw new SearchError(MODULE, "bad-top-n", `topN must be a non-negative integer, got ${topN}`);
   const terms = distinctTermIds(index, query);
   if (terms.length === 0 || topN === 0) return [];
-  const scores = new Float64Array(index.n);
+  // remaining[j] = Σ_{l ≥ j} maxImpact(term l): the most a document not yet touched can still gain.
+  const remaining = new Float64Array(terms.length + 1);
+  for (let j = terms.length - 1; j >= 0; j--) remaining[j] = remaining[j + 1]! + index.maxImpact[terms[j]!]!;
+  const scores = scoreBuffer(index.n);
   const touched: number[] = [];
-  for (const t of terms) {
-    for (let p = index.postingOffsets[t]!; p < index.postingOffsets[t + 1]!; p++) {
+  let pruning = false;
+  for (let j = 0; j < terms.length; j++) {
+    if (!pruning && j > 0 && touched.length >= topN) {
+      const partial = new Float64Array(touched.length);
+      for (let i = 0; i < touched.length; i++) partial[i] = scores[touched[i]!]!;
+      pruning = kthLargestInPlace(partial, partial.length, topN) > remaining[j]!;
+    }
+    const t = terms[j]!;
+    const end = index.postingOffsets[t + 1]!;
+    for (let p = index.postingOffsets[t]!; p < end; p++) {
       const d = index.postingDocs[p]!;
-      if (scores[d] === 0) touched.push(d);
+      if (scores[d] === 0) {
+        if (pruning) continue;
+        touched.push(d);
+      }
       scores[d]! += index.postingImpact[p]!;
     }
   }
   const heap = new TopK(Math.min(topN, touched.length));
-  for (const d of touched) if (scores[d]! > 0) heap.offer(d, scores[d]!);
+  for (const d of touched) {
+    heap.offer(d, scores[d]!);
+    scores[d] = 0; // leave the shared buffer zeroed
+  }
   return heap.result();
+}
+
+/** A zeroed score buffer reused across queries (searches are synchronous; every touched entry is reset). */
+let shared = new Float64Array(0);
+function scoreBuffer(n: number): Float64Array {
+  if (shared.length < n) shared = new Float64Array(Math.max(n, 2 * shared.length));
+  return shared;
 }
 
 /**

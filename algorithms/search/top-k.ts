@@ -78,6 +78,11 @@ export class TopK {
     this.scores[i] = score;
   }
 
+  /** The kept ids in heap order (unsorted; a copy) — for callers that re-score them anyway. */
+  keptIds(): Int32Array {
+    return this.ids.slice(0, this.size);
+  }
+
   /** Kept entries sorted by score descending, then id ascending. */
   result(): ScoredId[] {
     const out: ScoredId[] = [];
@@ -91,4 +96,67 @@ export function topKOfArray(scores: ArrayLike<number>, k: number): ScoredId[] {
   const heap = new TopK(Math.min(k, scores.length));
   for (let i = 0; i < scores.length; i++) heap.offer(i, scores[i]!);
   return heap.result();
+}
+
+/**
+ * The ids of the k largest of scores[0..n) (ties: smaller id first), in ascending id order — the same set a
+ * TopK(k) would keep, found by selection instead of a heap: the k-th largest value t by quickselect (Hoare
+ * partition, median-of-three pivot; expected O(n); Hoare, "Algorithm 65: Find", CACM 1961) on a copy, then one
+ * pass taking every score > t and the smallest ids scoring exactly t. When k is a sizeable fraction of n, a
+ * heap inserts O(k log(n/k)) entries at O(log k) each; this is O(n) whatever k. Scores must not be NaN.
+ * `scratch` (length ≥ n) may be passed to avoid an allocation; its content is overwritten.
+ */
+export function topKIds(scores: Float64Array, n: number, k: number, scratch?: Float64Array): Int32Array {
+  const want = Math.min(Math.max(0, Math.floor(k)), n);
+  const out = new Int32Array(want);
+  if (want === 0) return out;
+  const a = scratch && scratch.length >= n ? scratch : new Float64Array(n);
+  a.set(scores.subarray(0, n));
+  const t = kthLargestInPlace(a, n, want);
+  // After the selection a[0..want) holds the want largest values (t among them), so the count strictly above
+  // t is read there, not over all n.
+  let above = 0;
+  for (let i = 0; i < want; i++) if (a[i]! > t) above++;
+  let ties = want - above;
+  let o = 0;
+  for (let i = 0; i < n && o < want; i++) {
+    const v = scores[i]!;
+    if (v > t) out[o++] = i;
+    else if (v === t && ties > 0) {
+      out[o++] = i;
+      ties--;
+    }
+  }
+  return out;
+}
+
+/** The k-th largest (1-based) of a[0..len), reordering a. Requires 1 ≤ k ≤ len and no NaN. */
+export function kthLargestInPlace(a: Float64Array, len: number, k: number): number {
+  const target = k - 1; // position in descending order
+  let lo = 0;
+  let hi = len - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = a[lo]!;
+    const y = a[mid]!;
+    const z = a[hi]!;
+    const pivot = x > y ? (y > z ? y : x > z ? z : x) : x > z ? x : y > z ? z : y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! > pivot) i++;
+      while (a[j]! < pivot) j--;
+      if (i <= j) {
+        const tmp = a[i]!;
+        a[i] = a[j]!;
+        a[j] = tmp;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return a[target]!;
+  }
+  return a[target]!;
 }

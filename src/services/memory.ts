@@ -2,7 +2,9 @@
  * Intent memory (issue 9): what past executions did for similar intents.
  *
  * Each recorded execution with an intent keeps its text, its embedding (same provider and store as the
- * tools, keyed by text hash) and a BM25 entry. recall(intent): the k = 20 most similar past intents of the
+ * tools, keyed by text hash) and a BM25 entry. Identical intent texts are indexed once (agents repeat their
+ * requests: the 100k-execution synthetic bench has 1.6k distinct intents) and the executions behind a text are
+ * expanded after the similarity ranking, most recent first. recall(intent): the k = 20 most similar past intents of the
  * same project (optionally of the same user) by fused similarity 0.5·cos⁺ + 0.5·BM25/max(best, ideal)
  * (fuse-similarity.ts), each voting for the tools it used with similarity × outcome × recency decay
  * (knn-vote.ts); votes normalised to [0,1] by the best tool and scaled by the best neighbour's similarity.
@@ -15,12 +17,12 @@
  */
 import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
 import { type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
-import { buildBm25Index, type Bm25Index, bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
-import { tokenize } from "../../algorithms/search/tokenize.ts";
-import { approximateScores, buildVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import { type Bm25Index, bm25IdealScore, buildBm25Index, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { dotInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search/int8-vectors.ts";
-import { TopK } from "../../algorithms/search/top-k.ts";
-import { loadExecutionMemory, type ExecutionMemoryRow } from "../store/reads.ts";
+import { tokenize } from "../../algorithms/search/tokenize.ts";
+import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
+import { buildVectorIndex, codeShortlist, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import { type ExecutionMemoryRow, loadExecutionMemory } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { ensureEmbeddings } from "./search-index.ts";
 
@@ -35,6 +37,11 @@ export const MEMORY_DEFAULTS = {
 
 export interface MemoryIndex {
   rows: ExecutionMemoryRow[];
+  /** Distinct intent texts; BM25 documents, vectors and codes are indexed by text, not by row. */
+  texts: string[];
+  /** Rows of text t: members[memberOffsets[t] .. memberOffsets[t + 1]), most recent first. */
+  memberOffsets: Int32Array;
+  members: Int32Array;
   bm25: Bm25Index;
   /** Intent vectors, int8-quantised (the float vectors are dropped after the build). */
   vectors: Int8Vectors;
@@ -86,19 +93,22 @@ export function markMemoryDirty(engine: Engine, project: string): void {
 
 async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex> {
   const rows = await loadExecutionMemory(engine.db, project);
-  const texts = rows.map((r) => r.intent);
+  const { texts, memberOffsets, members } = groupByText(rows.map((r) => r.intent));
   const bm25 = buildBm25Index(texts.map((t) => tokenize(t)));
   const { vectors } = await ensureEmbeddings(engine.db, project, engine.embedder, texts);
   const dims = vectors.find((v) => v.length > 0)?.length ?? 0;
-  const packed = new Float32Array(rows.length * dims);
+  const packed = new Float32Array(texts.length * dims);
   vectors.forEach((v, i) => {
     if (v.length === dims) packed.set(v, i * dims);
   });
   // Memory budget (100k past executions ≤ 200 MB): keep 1-bit codes for the first stage and int8 vectors
   // for re-ranking, not the float32 matrix (2 KiB per 512-d vector).
-  const vindex = dims > 0 && rows.length > 0 ? { ...buildVectorIndex(packed, dims), vectors: new Float32Array(0) } : undefined;
+  const vindex = dims > 0 && texts.length > 0 ? { ...buildVectorIndex(packed, dims), vectors: new Float32Array(0) } : undefined;
   return {
     rows,
+    texts,
+    memberOffsets,
+    members,
     bm25,
     vectors: quantizeInt8(packed, dims),
     dims,
@@ -160,29 +170,27 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   const lex = new Map<number, number>();
   for (const h of searchBm25(mem.bm25, tokens, MEMORY_DEFAULTS.channelTopN)) lex.set(h.id, h.score);
   const sem = new Map<number, number>();
-  if (mem.vindex && qv.length === mem.dims) {
-    // Stage 1 over all past intents by sign codes, then int8 re-ranking of max(256, 1 % of n).
-    const approx = approximateScores(mem.vindex, qv);
-    const shortlist = new TopK(Math.min(mem.rows.length, Math.max(256, Math.ceil(0.01 * mem.rows.length))));
-    for (let i = 0; i < approx.length; i++) shortlist.offer(i, approx[i]!);
-    const exact = new TopK(Math.min(mem.rows.length, MEMORY_DEFAULTS.channelTopN));
-    for (const h of shortlist.result()) exact.offer(h.id, dotInt8(mem.vectors, h.id, qv));
-    for (const h of exact.result()) sem.set(h.id, h.score);
-  }
-  const ids = [...new Set([...lex.keys(), ...sem.keys()])].filter((i) => {
-    const r = mem.rows[i]!;
-    return (!options.user || r.user === options.user) && !options.excludeIds?.has(r.id);
-  });
-  if (ids.length === 0) return SILENT;
+  for (const h of semanticNeighbours(mem, qv, MEMORY_DEFAULTS.channelTopN)) sem.set(h.id, h.score);
+  const textIds = [...new Set([...lex.keys(), ...sem.keys()])];
+  if (textIds.length === 0) return SILENT;
   // BM25 is normalised by max(best score, ideal score of the query) so that a past intent sharing one weak
   // word gets a low lexical similarity (the same floor as the tool fusion), keeping similarities absolute.
   const maxLex = Math.max(0, ...lex.values(), bm25IdealScore(mem.bm25, tokens));
-  const sims = ids.map((i) => fuseSimilarity({ lexical: lex.get(i) ?? 0, semantic: sem.get(i) ?? cosineRow(mem, i, qv) }, maxLex));
-  const ranked = ids
-    .map((i, j) => ({ i, sim: sims[j]! }))
+  const byText = textIds
+    .map((t) => ({ t, sim: fuseSimilarity({ lexical: lex.get(t) ?? 0, semantic: sem.get(t) ?? cosineRow(mem, t, qv) }, maxLex) }))
     .filter((x) => x.sim >= MEMORY_DEFAULTS.minSimilarity)
-    .sort((a, b) => b.sim - a.sim || a.i - b.i)
-    .slice(0, k);
+    .sort((a, b) => b.sim - a.sim || a.t - b.t);
+  // Expand texts into their executions (most recent first), skipping other users' and excluded ones.
+  const ranked: { i: number; sim: number }[] = [];
+  for (const { t, sim } of byText) {
+    for (let m = mem.memberOffsets[t]!; m < mem.memberOffsets[t + 1]! && ranked.length < k; m++) {
+      const i = mem.members[m]!;
+      const r = mem.rows[i]!;
+      if ((options.user && r.user !== options.user) || options.excludeIds?.has(r.id)) continue;
+      ranked.push({ i, sim });
+    }
+    if (ranked.length >= k) break;
+  }
   if (ranked.length === 0) return SILENT;
   const past: PastExecution<string, string>[] = ranked.map(({ i, sim }) => {
     const r = mem.rows[i]!;
@@ -221,7 +229,44 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   };
 }
 
+/**
+ * The topN distinct past intents by cosine to qv: sign-code stages over all of them (a 128-bit prefix first
+ * when there are many), then int8 re-ranking of a shortlist of max(256, 1 % of n). Empty when the memory has
+ * no vectors or qv has another dimension.
+ */
+export function semanticNeighbours(mem: MemoryIndex, qv: Float32Array, topN: number): ScoredId[] {
+  const n = mem.texts.length;
+  if (!mem.vindex || qv.length !== mem.dims || n === 0) return [];
+  const shortlist = codeShortlist(mem.vindex, qv, Math.min(n, Math.max(256, Math.ceil(0.01 * n))));
+  const exact = new TopK(Math.min(n, topN));
+  for (const id of shortlist) exact.offer(id, dotInt8(mem.vectors, id, qv));
+  return exact.result();
+}
+
 function cosineRow(mem: MemoryIndex, i: number, q: Float32Array): number {
   if (q.length !== mem.dims || mem.dims === 0) return 0;
   return dotInt8(mem.vectors, i, q);
+}
+
+/** Distinct texts in first-seen order, and for each the rows carrying it, most recent (last) first. */
+export function groupByText(intents: readonly string[]): { texts: string[]; memberOffsets: Int32Array; members: Int32Array } {
+  const index = new Map<string, number>();
+  const textOf = new Int32Array(intents.length);
+  const texts: string[] = [];
+  intents.forEach((t, i) => {
+    let id = index.get(t);
+    if (id === undefined) {
+      id = texts.length;
+      index.set(t, id);
+      texts.push(t);
+    }
+    textOf[i] = id;
+  });
+  const memberOffsets = new Int32Array(texts.length + 1);
+  for (const id of textOf) memberOffsets[id + 1]!++;
+  for (let t = 0; t < texts.length; t++) memberOffsets[t + 1]! += memberOffsets[t]!;
+  const fill = memberOffsets.slice(0, texts.length);
+  const members = new Int32Array(intents.length);
+  for (let i = intents.length - 1; i >= 0; i--) members[fill[textOf[i]!]!++] = i;
+  return { texts, memberOffsets, members };
 }

@@ -126,4 +126,23 @@ describe("properties", () => {
       }),
     );
   });
+
+  it("MaxScore pruning is exact: top-N equals the top N of the full score array, for every N", () => {
+    // A skewed vocabulary (one term in most documents, rare terms elsewhere) so that pruning really triggers.
+    const skewed = fc.array(fc.oneof({ weight: 6, arbitrary: fc.constant("common") }, { weight: 1, arbitrary: fc.constantFrom("r1", "r2", "r3", "r4", "r5", "r6") }), {
+      minLength: 1,
+      maxLength: 6,
+    });
+    fc.assert(
+      fc.property(fc.array(skewed, { minLength: 1, maxLength: 60 }), fc.subarray(["common", "r1", "r2", "r3", "r4"], { minLength: 1 }), fc.integer({ min: 1, max: 20 }), (docs, q, topN) => {
+        const index = buildBm25Index(docs);
+        const full = Array.from(bm25Scores(index, q), (score, id) => ({ id, score }))
+          .filter((h) => h.score > 0)
+          .sort((a, b) => b.score - a.score || a.id - b.id)
+          .slice(0, topN);
+        expect(searchBm25(index, q, topN)).toEqual(full);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
