@@ -32,7 +32,20 @@ export function quantizeInt8(vectors: Float32Array, d: number): Int8Vectors {
 /** Approximate dot product of stored vector i with a float query. */
 export function dotInt8(v: Int8Vectors, i: number, query: ArrayLike<number>): number {
   const o = i * v.d;
-  let s = 0;
-  for (let j = 0; j < v.d; j++) s += v.data[o + j]! * query[j]!;
-  return s * v.scales[i]!;
+  const d = v.d;
+  const data = v.data;
+  // Four independent accumulators (no loop-carried dependency on one sum).
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < d; j += 4) {
+    s0 += data[o + j]! * query[j]!;
+    s1 += data[o + j + 1]! * query[j + 1]!;
+    s2 += data[o + j + 2]! * query[j + 2]!;
+    s3 += data[o + j + 3]! * query[j + 3]!;
+  }
+  for (; j < d; j++) s0 += data[o + j]! * query[j]!;
+  return (s0 + s1 + (s2 + s3)) * v.scales[i]!;
 }
