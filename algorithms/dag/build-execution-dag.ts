@@ -2,7 +2,9 @@
  * Execution DAG for selected tools (seed 003 §2.3, ADR-041), in four passes:
  *
  *   1. candidates: B depends on A ⇔ cheapest A → B path with ≤ maxHops (3) edges, cost 1/max(w, 0.1);
- *      strength = (1 / hops) × mean edge weight; a direct `dependency` edge wins   (infer-dependencies.ts)
+ *      strength = (1 / hops) × mean edge weight; a direct `dependency` edge wins; multi-hop paths run
+ *      over `pathCsr` only (the learned edges), an edge only in `csr` (declared) is a 1-hop relation
+ *      on its own, never a hop of a longer path                                  (infer-dependencies.ts)
  *   2. cycles of any length broken by dropping the weakest edge of each, until acyclic (break-cycles.ts)
  *   3. transitive reduction (transitive-reduction.ts)
  *   4. longest-path layers — one layer runs in parallel (topological-layers.ts) — and, with latencies,
@@ -14,9 +16,9 @@
  */
 
 import type { Csr } from "../graph/csr.ts";
+import { breakCycles } from "./break-cycles.ts";
 import type { CriticalPathResult } from "./critical-path.ts";
 import { criticalPath } from "./critical-path.ts";
-import { breakCycles } from "./break-cycles.ts";
 import type { DependencyEdge, DroppedArc } from "./dependency-edge.ts";
 import type { InferDependenciesOptions } from "./infer-dependencies.ts";
 import { DEFAULTS as INFER_DEFAULTS, inferDependencies } from "./infer-dependencies.ts";

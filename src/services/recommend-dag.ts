@@ -7,6 +7,9 @@
  * Cycles of any length are broken at their weakest edge, then transitive reduction, then parallel layers;
  * with latencies known, the critical path and the wall time against sequential execution.
  * `graph: "history"` (default, the seed's: every edge type) or "dependency" (dependency evidence only).
+ * Edge provenance (issue 6, algorithms/dag/infer-dependencies.ts): multi-hop paths run over the learned
+ * edges only (observed in traces, weighted from that evidence alone by the seed's type × source rule); a
+ * declared-only edge relates its two ends directly (1 hop) but is never a hop of a longer path.
  *
  * plan(intent): the main tools come from the best-matching successful past execution (intent memory) or
  * from search; the dependency closure adds prerequisites the intent did not mention (declared dependency
@@ -16,19 +19,20 @@
  */
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
 import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
-import type { Csr } from "../../algorithms/graph/csr.ts";
+import { buildCsr, type Csr, edgeWeight } from "../../algorithms/graph/csr.ts";
+import { EDGE_TYPES, type EdgeType, edgeQuality, NO_EVIDENCE } from "../../algorithms/graph/edge-quality.ts";
 import { createHopBoundedSearch, type HopBoundedSearch } from "../../algorithms/paths/hop-bounded-search.ts";
 import type { BuildDagRequest, PlanRequest } from "../api/requests.ts";
-import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import type { EdgeState, GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { Engine } from "./engine.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
 import { gatedItem, summarizeAdjustment } from "./gating.ts";
-import { runSearch } from "./recommend-search.ts";
 import { recallMemory } from "./memory.ts";
+import { runSearch } from "./recommend-search.ts";
+import { badRequest, resolveTools } from "./resolve.ts";
 
 /** Fused similarity above which the best past execution supplies the plan's main tools. */
 export const PLAN_MEMORY_SIMILARITY = 0.6;
-import { badRequest, resolveTools } from "./resolve.ts";
 
 export type DagGraph = "history" | "dependency" | "blended" | "auto";
 
@@ -53,6 +57,46 @@ function searcherFor(csr: Csr): HopBoundedSearch {
   return s;
 }
 
+/** Quality of an edge from its learned counts of `types` alone (declared levels ignored); 0 = never observed. */
+function learnedQuality(e: EdgeState, types: readonly EdgeType[]): number {
+  const ev = { ...NO_EVIDENCE };
+  for (const t of types) ev[t] = { count: e.counts[t], declared: 0 };
+  return edgeQuality(ev).weight;
+}
+
+const pathCsrs = new WeakMap<Csr, Csr>();
+
+/**
+ * The edges of `csr` (the snapshot's graph `graph`) that may be hops of a multi-hop path: those with
+ * learned evidence, weighted from it alone — dependency: the dependency type's quality; history: the
+ * best type's; blended: max(dependency, 0.5 × history), as the snapshot blends them. An edge without
+ * declared evidence keeps its weight as is, so without declared edges this is `csr` itself. Cached per
+ * CSR object, which the snapshot replaces whenever its edges change.
+ */
+export function pathCsrFor(s: GraphSnapshot, graph: Exclude<DagGraph, "auto">, csr: Csr): Csr {
+  let out = pathCsrs.get(csr);
+  if (out) return out;
+  const list: { from: number; to: number; weight: number }[] = [];
+  let same = true;
+  for (const e of s.edges()) {
+    const f = s.index.get(e.from);
+    const t = s.index.get(e.to);
+    if (f === undefined || t === undefined) continue;
+    const full = edgeWeight(csr, f, t);
+    if (full <= 0) continue;
+    let w = full; // an edge without declared evidence keeps its weight exactly (stored precision)
+    if (EDGE_TYPES.some((type) => e.declared[type] > 0)) {
+      const dep = learnedQuality(e, ["dependency"]);
+      w = graph === "dependency" ? dep : graph === "history" ? learnedQuality(e, EDGE_TYPES) : Math.max(dep, 0.5 * learnedQuality(e, EDGE_TYPES));
+      same = false;
+    }
+    if (w > 0) list.push({ from: f, to: t, weight: w });
+  }
+  out = same && list.length === csr.m ? csr : buildCsr(s.n, list);
+  pathCsrs.set(csr, out);
+  return out;
+}
+
 /**
  * A dependency edge u → v makes u a *required* prerequisite of v when it is declared, or when v depended on
  * u in at least half of v's executions: a tool used in several workflows (e.g. "post a message" after a
@@ -75,9 +119,11 @@ export function latencyOf(s: GraphSnapshot, i: number): number | undefined {
 export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGraph = "auto", maxHops = 3): ExecutionDag {
   const graph = resolveDagGraph(s, requested);
   const csr = graph === "dependency" ? s.dependencyCsr : graph === "blended" ? s.blendedCsr : s.csr;
+  const pathCsr = pathCsrFor(s, graph, csr);
   return buildExecutionDag(csr, selected, {
     maxHops,
-    search: searcherFor(csr),
+    pathCsr,
+    search: searcherFor(pathCsr),
     isDependencyEdge: (u, v) => s.isDependencyEdge(u, v),
     latencyMs: (v) => latencyOf(s, v),
   });

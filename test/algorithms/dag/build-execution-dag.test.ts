@@ -134,6 +134,40 @@ describe("buildExecutionDag: cases", () => {
     expect(dep.edges).toEqual([{ from: 0, to: 1, path: [0, 1], hops: 1, cost: 5, meanWeight: 0.2, strength: 0.2, direct: true }]);
   });
 
+  it("declared-only edges are never hops of a longer path: no false A→C, so the true A→D survives reduction", () => {
+    // Declared (template 0.5) A→B→C, C→D, A→D; A = 0, B = 1 (not selected), C = 2, D = 3; nothing learned.
+    const declared = buildCsr(4, [
+      { from: 0, to: 1, weight: 0.5 },
+      { from: 1, to: 2, weight: 0.5 },
+      { from: 2, to: 3, weight: 0.5 },
+      { from: 0, to: 3, weight: 0.5 },
+    ]);
+    const isDependencyEdge = (u: number, v: number) => declared.targets.subarray(declared.offsets[u]!, declared.offsets[u + 1]!).includes(v);
+    // Every edge a hop (the old rule): A→C through B (strength (1/2) × 0.5 = 0.25) makes A→D look implied.
+    const old = buildExecutionDag(declared, [0, 2, 3], { isDependencyEdge });
+    expect(pairs(old.edges)).toEqual([
+      [0, 2],
+      [2, 3],
+    ]);
+    expect(old.edges[0]).toMatchObject({ path: [0, 1, 2], hops: 2, strength: 0.25, direct: false });
+    expect(old.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([[0, 3, "transitive", [0, 2, 3]]]);
+    // Declared edges direct only: A→D and C→D, both direct with strength 0.5; A and C run in parallel.
+    const dag = buildExecutionDag(declared, [0, 2, 3], { isDependencyEdge, pathCsr: buildCsr(4, []) });
+    expect(dag.edges.map((e) => [e.from, e.to, e.hops, e.strength, e.direct])).toEqual([
+      [0, 3, 1, 0.5, true],
+      [2, 3, 1, 0.5, true],
+    ]);
+    expect(dag.dropped).toEqual([]);
+    expect(dag.layers).toEqual([[0, 2], [3]]);
+    // A and C alone: unrelated, each its own root.
+    const pair = buildExecutionDag(declared, [0, 2], { isDependencyEdge, pathCsr: buildCsr(4, []) });
+    expect(pair.edges).toEqual([]);
+    expect(pair.nodes.map((x) => x.reason)).toEqual([
+      "own root: no path of at most 3 hops to or from any other selected tool",
+      "own root: no path of at most 3 hops to or from any other selected tool",
+    ]);
+  });
+
   it("no selected tools: empty DAG", () => {
     const dag = buildExecutionDag(g, []);
     expect(dag).toMatchObject({ nodes: [], edges: [], dropped: [], layers: [] });
@@ -213,6 +247,27 @@ describe("buildExecutionDag: properties", () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("with multi-hop paths over a learned subset: acyclic, every tool once, longer paths use learned edges only", () => {
+    fc.assert(
+      fc.property(input, fc.array(fc.boolean(), { minLength: 45, maxLength: 45 }), ({ n, edges, selected, deps }, learnedFlags) => {
+        const csr = buildCsr(n, edges as CsrEdge[]);
+        const learned = edges.filter((_, i) => learnedFlags[i]);
+        const pathCsr = buildCsr(n, learned as CsrEdge[]);
+        const depSet = new Set(deps.map(([u, v]) => `${u}>${v}`));
+        const isDependencyEdge = (u: number, v: number) => depSet.has(`${u}>${v}`);
+        const dag = buildExecutionDag(csr, selected, { isDependencyEdge, pathCsr, search: createHopBoundedSearch(pathCsr) });
+        expect(dag.layers.flat().sort((a, b) => a - b)).toEqual(selected.slice().sort((a, b) => a - b));
+        const layerOf = new Map(dag.layers.flatMap((l, i) => l.map((v) => [v, i] as const)));
+        for (const e of dag.edges) expect(layerOf.get(e.to)!).toBeGreaterThan(layerOf.get(e.from)!);
+        const learnedPairs = new Set(learned.map((e) => `${e.from}>${e.to}`));
+        for (const e of [...dag.edges, ...dag.dropped.map((d) => d.edge)]) {
+          if (e.hops > 1) for (let i = 1; i <= e.hops; i++) expect(learnedPairs.has(`${e.path[i - 1]}>${e.path[i]}`)).toBe(true);
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 
