@@ -1,6 +1,13 @@
 /**
  * `npx tsx bench/accuracy.ts [--dataset seal-tools|toollinkos|nestful|all] [--embeddings use-lite|hash:512]`
  * `npx tsx bench/accuracy.ts --catalog c.json --traces t.jsonl [--edges e.jsonl] --eval cases.jsonl` (your own data)
+ * `--gating-only` prints only the calibration and gating tables (skips retrieval baselines, DAG, plan, capabilities).
+ *
+ * Gating: each project is calibrated first with the library's `calibrate` (out of sample: a rolling time split
+ * of the training executions, services/calibrate.ts); then every held-out top-1 answer (next step, search)
+ * goes through the real gate for its own request, which gives its calibrated probability and its adaptive
+ * threshold. The tables compare thresholds, the adaptive threshold per answer against a fixed 0.70, and the
+ * success rate of high-confidence answers (≥ 0.85) against seed 002's 0.80.
  *
  * Runs toolgraph beside its baselines on each dataset's own test split (Seal-Tools: test_in_domain and
  * test_out_domain separately; ToolLinkOS and NESTFUL: a seeded half of the instances, the other half being
@@ -8,8 +15,9 @@
  * bench/results/accuracy-<dataset>.json and accuracy-gating-<dataset>.svg.
  */
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { type EvalCase, evalCaseSchema } from "../src/formats/schemas.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
@@ -20,15 +28,13 @@ import {
   evalNextStep,
   evalPlan,
   evalRetrieval,
-  type GatingData,
+  evalSearchGating,
   gatingTable,
   type HarnessInput,
   openHarnessProject,
   type Table,
-  trainSearchPairs,
 } from "./harness.ts";
 import { lineChartSvg, machine, markdownTable, writeResult, writeSvg } from "./lib/report.ts";
-import { evalCaseSchema, type EvalCase } from "../src/formats/schemas.ts";
 
 let lastPrint = Date.now();
 function print(t: Table | undefined): void {
@@ -76,7 +82,7 @@ function loadUserDataset(v: { catalog: string; traces?: string; edges?: string; 
   return { name: "user", catalog: JSON.parse(readFileSync(v.catalog, "utf8")), traces: jsonl(v.traces), edges, evaluation: bySplit, withEdges: edges.length > 0, withPlan: true };
 }
 
-export async function runAccuracy(opts: { dataset?: string; embeddings: string; home: string; user?: { catalog: string; traces?: string; edges?: string; eval: string } }) {
+export async function runAccuracy(opts: { dataset?: string; embeddings: string; home: string; gatingOnly?: boolean; user?: { catalog: string; traces?: string; edges?: string; eval: string } }) {
   const names = opts.user ? ["user"] : opts.dataset === "all" || !opts.dataset ? ["seal-tools", "toollinkos", "nestful"] : opts.dataset.split(",");
   console.log(`# toolgraph accuracy\n\nmachine: ${machine()}\nembeddings: ${opts.embeddings}\n`);
   const all: Record<string, unknown> = {};
@@ -91,13 +97,22 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
       const { tg, project } = await openHarnessProject(data, { embeddings: opts.embeddings, home: opts.home }, `${variant}-${opts.embeddings.replace(/[^a-z0-9]/gi, "")}`);
       try {
         const now = Math.max(...data.traces.map((t) => Date.parse((t as { startedAt: string }).startedAt))) + 3600_000;
+        // The library's calibration (out of sample), loaded into the gate every gated answer below goes through.
+        const cal = await tg.calibrate();
+        const ct: Table = {
+          title: `Calibration — ${project} (tg.calibrate(): out of sample, isotonic + Wilson lower bound)`,
+          headers: ["kind", "pairs", "method", "success ≥ 0.85 raw", "success ≥ 0.85 calibrated", "blocks"],
+          rows: cal.map((c) => [c.kind, String(c.pairs), c.method, c.rawHighPrecision, c.calibratedHighPrecision, String(c.blocks)]),
+        };
+        tables.push(ct);
+        print(ct);
         for (const [split, cases] of Object.entries(data.evaluation)) {
-          const searchGating: GatingData = { pairs: [], trainPairs: [] };
-          const r = await evalRetrieval(tg, project, split, cases, data.withPlan, searchGating);
+          const r = opts.gatingOnly ? undefined : await evalRetrieval(tg, project, split, cases, data.withPlan);
           if (r) {
             tables.push(r);
             print(r);
           }
+          const searchGating = await evalSearchGating(tg, project, cases);
           const n = await evalNextStep(tg, project, split, cases, now);
           if (n) {
             tables.push(n.table);
@@ -108,36 +123,34 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
             writeSvg(
               `accuracy-gating-${name}-${variant}-${split}`,
               lineChartSvg(`Gating: precision vs threshold (${name} ${split})`, "threshold", "precision of accepted top-1", [
-                { name: "raw", points: g.rows.filter((r) => r[2] !== null).map((r) => ({ x: r[0] as number, y: r[2] as number })) },
-                { name: "calibrated", points: g.rows.filter((r) => r[4] !== null).map((r) => ({ x: r[0] as number, y: r[4] as number })) },
+                { name: "raw", points: g.rows.filter((r) => typeof r[0] === "number" && r[2] !== null).map((r) => ({ x: r[0] as number, y: r[2] as number })) },
+                { name: "calibrated", points: g.rows.filter((r) => typeof r[0] === "number" && r[4] !== null).map((r) => ({ x: r[0] as number, y: r[4] as number })) },
               ]),
             );
           }
-          const d = await evalDag(tg, project, split, cases);
+          const d = opts.gatingOnly ? undefined : await evalDag(tg, project, split, cases);
           if (d) {
             tables.push(d);
             print(d);
           }
-          if (data.withPlan) {
+          if (data.withPlan && !opts.gatingOnly) {
             const p = await evalPlan(tg, project, split, cases);
             if (p) {
               tables.push(p);
               print(p);
             }
           }
-          if (searchGating.pairs.length > 0) {
-            // Calibration data for search: top-1 hits of the training intents against the tools they used.
-            searchGating.trainPairs = await trainSearchPairs(tg, project);
+          if (searchGating && searchGating.pairs.length > 0) {
             const g = gatingTable(`${project} / ${split} search`, searchGating);
             tables.push(g);
             print(g);
           }
-          const disc = await evalDiscovery(tg, project, split, cases);
+          const disc = opts.gatingOnly ? undefined : await evalDiscovery(tg, project, split, cases);
           if (disc) {
             tables.push(disc);
             print(disc);
           }
-          const c = await evalCapability(tg, project, split, cases);
+          const c = opts.gatingOnly ? undefined : await evalCapability(tg, project, split, cases);
           if (c) {
             tables.push(c);
             print(c);
@@ -149,7 +162,7 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
     }
     console.log(`\n(${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
     all[name] = { machine: machine(), embeddings: opts.embeddings, tables };
-    writeResult(`accuracy-${name}`, all[name]);
+    writeResult(`accuracy-${name}${opts.gatingOnly ? "-gating" : ""}`, all[name]);
   }
   return all;
 }
@@ -157,6 +170,8 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const { values } = parseArgs({
     options: {
+      help: { type: "boolean", default: false },
+      "gating-only": { type: "boolean", default: false },
       dataset: { type: "string", default: "all" },
       embeddings: { type: "string", default: "use-lite" },
       home: { type: "string", default: ".toolgraph-bench" },
@@ -166,13 +181,28 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
       eval: { type: "string" },
     },
   });
+  if (values.help) {
+    console.log(`Usage: npx tsx bench/accuracy.ts [options]
+
+  --dataset NAME      seal-tools, toollinkos, nestful, a comma list, or all (default all)
+  --embeddings SPEC   use-lite (default) or hash:512
+  --home DIR          embedded data directory reused across runs: tool embeddings are stored there
+                      (default .toolgraph-bench)
+  --gating-only       only the calibration and gating tables (next step and search)
+  --catalog FILE --traces FILE [--edges FILE] --eval FILE   your own data instead of a dataset
+  --help              this text
+
+Prints markdown tables; writes bench/results/accuracy-<dataset>.json (-gating.json with --gating-only) and
+accuracy-gating-<dataset>-<variant>-<split>.svg.`);
+    process.exit(0);
+  }
   const user = values.catalog ? { catalog: values.catalog, traces: values.traces, edges: values.edges, eval: values.eval ?? "" } : undefined;
   if (user && !user.eval) {
     console.error("bench accuracy: --eval is required with --catalog");
     process.exit(2);
   }
   try {
-    await runAccuracy({ dataset: values.dataset, embeddings: values.embeddings!, home: values.home!, user });
+    await runAccuracy({ dataset: values.dataset, embeddings: values.embeddings!, home: values.home!, gatingOnly: values["gating-only"], user });
   } catch (err) {
     console.error(`bench accuracy: ${(err as Error).message}`);
     process.exit(2);

@@ -7,6 +7,20 @@
  * fitting data, the answers whose calibrated probability is ≥ p succeed at a rate ≥ p (a union of blocks each
  * with mean ≥ p).
  *
+ * Conservative where data are thin: a block's calibrated value is not its empirical rate k/n but a Wilson
+ * score lower bound (Wilson, JASA 1927; Brown, Cai & DasGupta, Stat. Sci. 2001)
+ *
+ *   L(k, n) = (p̂ + z²/2n − z·√(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n),   p̂ = k/n,   default z = 1.96,
+ *
+ * of the evidence at or below it: p_j = max_{i ≤ j} L(k_i + … + k_j, n_i + … + n_j). Under the isotonic
+ * assumption that P(success) does not decrease with the score, P at block j is at least the mean P over the
+ * observations of blocks i..j, so each L(i..j) bounds it from below; pooling lets several small adjacent
+ * blocks (PAV splits a well-observed high-score region into many) add up their evidence. p_j is
+ * non-decreasing in j (adding a block of higher rate raises both the pooled rate and n) and ≤ the block's
+ * empirical rate; a score reaches 0.85 only when the evidence does: 9 of 10 → 0.60, 90 of 100 → 0.83,
+ * 900 of 1000 → 0.88. Each L is a 97.5 % one-sided bound; the maximum over the nested windows i..j is a
+ * little less (a scan over one parameter). `z: 0` gives the plain isotonic fit (p = empirical rate).
+ *
  * Evaluation: the value of the last block starting at or below the score (the lower, conservative block
  * between two blocks); below the first block, the first block's value. An empty fit has no blocks and
  * `reason: "no-data"`; its calibrator is the identity (scores are used uncalibrated).
@@ -20,8 +34,10 @@ export interface CalibrationBlock {
   /** Lowest and highest score pooled into the block. */
   readonly lo: number;
   readonly hi: number;
-  /** Empirical success rate of the block (the calibrated probability). */
+  /** Calibrated probability: best Wilson lower bound of the blocks ending here (= rate when z = 0). */
   readonly p: number;
+  /** Empirical success rate of the block (its pooled mean; the plain isotonic value). */
+  readonly rate: number;
   /** Number of observations pooled. */
   readonly n: number;
 }
@@ -32,8 +48,32 @@ export interface Calibration {
   readonly reason?: "no-data";
 }
 
-/** Fits the isotonic map from parallel arrays of scores and outcomes (true/1 = success, false/0 = failure). */
-export function fitCalibration(scores: readonly number[], outcomes: readonly (boolean | number)[]): Calibration {
+export interface CalibrationOptions {
+  /** Normal quantile of the Wilson lower bound per block. Default 1.96 (95 % two-sided); 0 = empirical rate. */
+  readonly z?: number;
+}
+
+export const DEFAULTS = { z: 1.96 } as const;
+
+/** Wilson score lower bound of a success rate with k successes in n trials (0 when n = 0). */
+export function wilsonLowerBound(k: number, n: number, z: number = DEFAULTS.z): number {
+  if (!(n >= 0) || !(k >= 0) || k > n) throw new ThresholdError(MODULE, "bad-count", `wilsonLowerBound needs 0 ≤ k ≤ n, got k=${k}, n=${n}`);
+  if (!(z >= 0) || !Number.isFinite(z)) throw new ThresholdError(MODULE, "bad-z", `z must be a finite number ≥ 0, got ${z}`);
+  if (n === 0) return 0;
+  const p = k / n;
+  if (z === 0) return p;
+  const z2 = z * z;
+  const lb = (p + z2 / (2 * n) - z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n);
+  return Math.max(0, Math.min(p, lb));
+}
+
+/**
+ * Fits the isotonic map from parallel arrays of scores and outcomes (true/1 = success, false/0 = failure),
+ * each block valued at the best Wilson lower bound of the pooled blocks ending at it. O(blocks²).
+ */
+export function fitCalibration(scores: readonly number[], outcomes: readonly (boolean | number)[], options: CalibrationOptions = {}): Calibration {
+  const z = options.z ?? DEFAULTS.z;
+  if (!(z >= 0) || !Number.isFinite(z)) throw new ThresholdError(MODULE, "bad-z", `options.z must be a finite number ≥ 0, got ${z}`);
   if (scores.length !== outcomes.length) {
     throw new ThresholdError(MODULE, "length-mismatch", `${scores.length} scores but ${outcomes.length} outcomes`);
   }
@@ -80,7 +120,20 @@ export function fitCalibration(scores: readonly number[], outcomes: readonly (bo
       cnt.pop();
     }
   }
-  return { blocks: lo.map((l, k) => ({ lo: l, hi: hi[k]!, p: sum[k]! / cnt[k]!, n: cnt[k]! })) };
+  let floor = 0;
+  return {
+    blocks: lo.map((l, j) => {
+      // Best lower bound over the windows of blocks i..j (i = j, j − 1, …, 0).
+      let ks = 0;
+      let ns = 0;
+      for (let i = j; i >= 0; i--) {
+        ks += sum[i]!;
+        ns += cnt[i]!;
+        floor = Math.max(floor, wilsonLowerBound(ks, ns, z));
+      }
+      return { lo: l, hi: hi[j]!, p: floor, rate: sum[j]! / cnt[j]!, n: cnt[j]! };
+    }),
+  };
 }
 
 /** Calibrated probability of `score` (identity for an empty calibration). */

@@ -99,7 +99,7 @@ describe("AdaptiveThresholdManager", () => {
 
   it("calibration: a high score whose calibrated success rate is below 0.80 is not high confidence", () => {
     // Scores ≥ 0.85 succeeded only half the time in the calibration data.
-    const cal = fitCalibration([0.5, 0.6, 0.9, 0.9, 0.95, 0.95], [0, 1, 1, 0, 1, 0]);
+    const cal = fitCalibration([0.5, 0.6, 0.9, 0.9, 0.95, 0.95], [0, 1, 1, 0, 1, 0], { z: 0 }); // plain isotonic fit (no Wilson bound)
     const m = new AdaptiveThresholdManager({ resources: false, calibration: cal });
     const adj = m.adjustThreshold({ reputation: 0.6, successRate: 0.6, taskCount: 8 }, dev, { urgency: "medium", complexity: 0.5 });
     const d = m.gate(0.92, adj);
