@@ -6,19 +6,27 @@
  * ".", ":", "/" or "__" (`fs.read_file` → fs, `mcp__github__create_issue` → mcp); a tool whose id has no
  * such prefix is a namespace of its own (so it is always reachable on its own score).
  *
- * Namespace index (built once per catalog): for namespace g with member tools T(g)
- *   centroid ĉ_g = Σ_{t∈T(g)} v_t / ‖Σ_{t∈T(g)} v_t‖        (unit; zero when every member vector is zero)
- *   doc_g        = the concatenation of the members' BM25 documents (term frequencies summed), so the
- *                  namespace is one BM25 document over the collection of namespaces.
+ * Namespace index (built once per catalog): for namespace g with member tools T(g), the unit centroid
+ *   ĉ_g = Σ_{t∈T(g)} v_t / ‖Σ_{t∈T(g)} v_t‖        (zero when every member vector is zero)
+ * and a reference to the tools' BM25 index.
  *
  * Score of namespace g for a query q (every part in [0, 1], so the score is too):
- *   sem_g   = β · cos⁺(q, ĉ_g) + (1 − β) · BM25(q, doc_g) / max(max_g' BM25(q, doc_g'), ideal(q))
+ *   lex_g   = max_{t∈T(g)} BM25(q, t) / max(max_t' BM25(q, t'), ideal(q))   (its best member, fusion.ts norm)
+ *   sem_g   = β · cos⁺(q, ĉ_g) + (1 − β) · lex_g
  *   mem_g   = max_{t∈T(g)} vote_t                                (intent-memory votes of the tools)
  *   sem'_g  = 1 − (1 − sem_g)(1 − μ · mem_g)                     (same noisy-or as the tool search)
  *   use_g   = ln(1 + Σ_{t∈T(g)} successes_t) / ln(1 + max_g' …)  (usage prior; 0 without history)
  *   score_g = (1 − λ) · sem'_g + λ · use_g                       λ = usageWeight = 0.1
- * The semantic part is the tool search's own fusion (fusion.ts) applied to the namespace as one document,
- * so a namespace of one tool scores exactly like that tool's flat semantic score (property-tested).
+ * Documented choices: the dense part is the centroid (N dot products replace the scan of every tool's
+ * vector, which is where the latency goes); the lexical part is the best member's BM25, not BM25 over the
+ * namespace as one big document — a postings walk touches only the tools sharing a query term, so it is
+ * cheap, and a big document dilutes one strongly matching tool among its siblings (on Seal-Tools the
+ * big-document variant kept 80 % of the gold tools inside the routed namespaces, see bench/routing.ts).
+ * A namespace of one tool scores exactly like that tool's flat semantic score (property-tested).
+ * Large catalogs (≥ centroidIndexFrom = 1024 namespaces): the centroid cosines come from a two-stage vector
+ * index over the centroids (top centroidShortlist = 256 scored exactly); a namespace outside that list gets
+ * its exact centroid cosine when it has lexical or memory evidence, else cos 0 — as a tool outside the flat
+ * vector channel's top-N (fusion.ts).
  *
  * Selection (adaptive B): namespaces by score descending (ties: smaller index). B is the smallest prefix
  * holding at least `minNamespaces` namespaces and at least `minTools` tools, widened to every namespace
@@ -28,11 +36,12 @@
  * Sources: hierarchical / cluster-based retrieval (Jardine & van Rijsbergen, "The use of hierarchic
  * clustering in information retrieval", 1971; Voorhees, "The cluster hypothesis revisited", SIGIR 1985),
  * centroid scoring as in IVF indexes (Jégou, Douze & Schmid, "Product quantization for nearest neighbor
- * search", TPAMI 2011, §IV.A), and "big document" resource selection (Callan, Lu & Croft, "Searching
- * distributed collections with inference networks" (CORI), SIGIR 1995).
+ * search", TPAMI 2011, §IV.A); resource selection by a collection's best documents rather than one big
+ * document (Shokouhi & Si, "Federated search", FnTIR 2011, §4.2).
  */
-import { type Bm25Index, bm25IdealScore, bm25Scores, buildBm25Index } from "./bm25.ts";
+import { type Bm25Index, bm25IdealScore, bm25Scores } from "./bm25.ts";
 import { SearchError } from "./search-error.ts";
+import { buildVectorIndex, searchVectorIndex, type VectorIndex } from "./vector-index.ts";
 
 export const DEFAULTS = {
   /** Weight of the centroid cosine in the namespace's semantic score (the rest is BM25). */
@@ -49,6 +58,10 @@ export const DEFAULTS = {
   closeRatio: 0.95,
   /** Never more than this many namespaces. */
   maxNamespaces: 64,
+  /** From this many namespaces on, centroid cosines come from a two-stage vector index (vector-index.ts). */
+  centroidIndexFrom: 1024,
+  /** Centroids scored exactly through that index (the others: see the header). */
+  centroidShortlist: 256,
 } as const;
 
 const MODULE = "namespace-routing";
@@ -99,21 +112,26 @@ export function groupNamespaces(namespaces: readonly string[]): NamespaceGroups 
   return { names, toolNamespace, offsets, members };
 }
 
-/** The read model of two-hop routing: groups, unit centroids and the namespace-level BM25 index. */
+/** The read model of two-hop routing: groups, unit centroids and the tools' BM25 index. */
 export interface NamespaceIndex {
   readonly groups: NamespaceGroups;
   readonly dims: number;
   /** Row-major N × dims unit centroids (zero rows for namespaces without vectors). */
   readonly centroids: Float32Array;
-  /** BM25 over the namespaces' concatenated documents. */
-  readonly bm25: Bm25Index;
+  /** The tools' BM25 index (the lexical part scores each namespace by its best member). */
+  readonly toolBm25: Bm25Index;
+  /** Two-stage index over the centroids (only from `centroidIndexFrom` namespaces on). */
+  readonly centroidIndex?: VectorIndex | undefined;
 }
 
-/**
- * Builds the namespace index from the tools' vectors (row-major n × dims) and the tools' BM25 index (its
- * postings give each tool's term frequencies, so tools are not tokenised again).
- */
-export function buildNamespaceIndex(groups: NamespaceGroups, vectors: Float32Array, dims: number, toolBm25: Bm25Index): NamespaceIndex {
+/** Builds the namespace index from the tools' vectors (row-major n × dims) and the tools' BM25 index. O(n · dims). */
+export function buildNamespaceIndex(
+  groups: NamespaceGroups,
+  vectors: Float32Array,
+  dims: number,
+  toolBm25: Bm25Index,
+  options: { readonly centroidIndexFrom?: number } = {},
+): NamespaceIndex {
   const n = groups.toolNamespace.length;
   if (!Number.isInteger(dims) || dims < 1) throw new SearchError(MODULE, "bad-dims", `dims must be a positive integer, got ${dims}`);
   if (vectors.length !== n * dims) throw new SearchError(MODULE, "bad-vectors", `vectors has ${vectors.length} values, expected ${n} tools × ${dims}`);
@@ -132,17 +150,8 @@ export function buildNamespaceIndex(groups: NamespaceGroups, vectors: Float32Arr
     norm = Math.sqrt(norm);
     if (norm > 0) for (let j = 0; j < dims; j++) centroids[g * dims + j] = sums[g * dims + j]! / norm;
   }
-  // Namespace documents from the tool postings: term t appears tf times in tool d → tf times in doc_{ns(d)}.
-  const terms: string[] = [];
-  for (const [term, id] of toolBm25.vocabulary) terms[id] = term;
-  const docs: string[][] = Array.from({ length: N }, () => []);
-  for (let id = 0; id < terms.length; id++) {
-    for (let p = toolBm25.postingOffsets[id]!; p < toolBm25.postingOffsets[id + 1]!; p++) {
-      const doc = docs[groups.toolNamespace[toolBm25.postingDocs[p]!]!]!;
-      for (let r = 0; r < toolBm25.postingTf[p]!; r++) doc.push(terms[id]!);
-    }
-  }
-  return { groups, dims, centroids, bm25: buildBm25Index(docs, { k1: toolBm25.k1, b: toolBm25.b }) };
+  const from = options.centroidIndexFrom ?? DEFAULTS.centroidIndexFrom;
+  return { groups, dims, centroids, toolBm25, centroidIndex: N >= from && N > 0 ? buildVectorIndex(centroids, dims) : undefined };
 }
 
 export interface NamespaceQuery {
@@ -157,6 +166,8 @@ export interface NamespaceQuery {
 }
 
 export interface NamespaceScoreOptions {
+  /** Centroids scored exactly through the centroid index. Default 256. */
+  readonly centroidShortlist?: number;
   /** Centroid-cosine weight in [0, 1]. Default 0.5. */
   readonly beta?: number;
   /** Memory weight μ in [0, 1]. Default 0.8. */
@@ -180,7 +191,7 @@ function checkUnit(name: string, x: number): void {
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 
-/** Scores every namespace for the query; see the header for the formula. O(N · dims + postings). */
+/** Scores every namespace for the query; see the header for the formula. O(N · dims + n). */
 export function scoreNamespaces(index: NamespaceIndex, query: NamespaceQuery, options: NamespaceScoreOptions = {}): NamespaceScores {
   const beta = options.beta ?? DEFAULTS.beta;
   const mu = options.memoryWeight ?? DEFAULTS.memoryWeight;
@@ -191,20 +202,36 @@ export function scoreNamespaces(index: NamespaceIndex, query: NamespaceQuery, op
   const { groups, dims, centroids } = index;
   const N = groups.names.length;
   const cosine = new Float64Array(N);
-  if (query.vector.length === dims) {
-    const q = query.vector;
-    for (let g = 0; g < N; g++) {
-      let s = 0;
-      const o = g * dims;
-      for (let j = 0; j < dims; j++) s += centroids[o + j]! * q[j]!;
-      cosine[g] = s;
+  const q = query.vector;
+  const centroidCosine = (g: number) => {
+    let x = 0;
+    const o = g * dims;
+    for (let j = 0; j < dims; j++) x += centroids[o + j]! * q[j]!;
+    return x;
+  };
+  const hasVector = q.length === dims;
+  // Centroids outside the index's shortlist keep cos 0 unless another part scores them (filled below).
+  const scored = new Uint8Array(N);
+  if (hasVector && index.centroidIndex) {
+    for (const h of searchVectorIndex(index.centroidIndex, q, Math.min(N, options.centroidShortlist ?? DEFAULTS.centroidShortlist))) {
+      cosine[h.id] = h.score;
+      scored[h.id] = 1;
+    }
+  } else if (hasVector) for (let g = 0; g < N; g++) cosine[g] = centroidCosine(g);
+  // Lexical: the best member's BM25, normalised like fusion.ts (max over all tools, floored by the ideal).
+  const raw = bm25Scores(index.toolBm25, query.tokens);
+  let maxBm = bm25IdealScore(index.toolBm25, query.tokens);
+  const best = new Float64Array(N);
+  for (let t = 0; t < raw.length; t++) {
+    const x = raw[t]!;
+    if (x > 0) {
+      if (x > maxBm) maxBm = x;
+      const g = groups.toolNamespace[t]!;
+      if (x > best[g]!) best[g] = x;
     }
   }
-  const raw = bm25Scores(index.bm25, query.tokens);
-  let maxBm = bm25IdealScore(index.bm25, query.tokens);
-  for (let g = 0; g < N; g++) if (raw[g]! > maxBm) maxBm = raw[g]!;
   const bm25Norm = new Float64Array(N);
-  if (maxBm > 0) for (let g = 0; g < N; g++) bm25Norm[g] = clamp01(raw[g]! / maxBm);
+  if (maxBm > 0) for (let g = 0; g < N; g++) bm25Norm[g] = clamp01(best[g]! / maxBm);
   const memory = new Float64Array(N);
   if (query.toolVotes) {
     for (const [t, vote] of query.toolVotes) {
@@ -225,6 +252,10 @@ export function scoreNamespaces(index: NamespaceIndex, query: NamespaceQuery, op
     }
     const denom = Math.log1p(max);
     for (let g = 0; g < N; g++) usage[g] = denom > 0 ? Math.log1p(usage[g]!) / denom : 0;
+  }
+  if (hasVector && index.centroidIndex) {
+    // As fusion.ts's cosineOf: a namespace with lexical or memory evidence gets its exact centroid cosine.
+    for (let g = 0; g < N; g++) if (!scored[g] && (bm25Norm[g]! > 0 || memory[g]! > 0)) cosine[g] = centroidCosine(g);
   }
   const score = new Float64Array(N);
   for (let g = 0; g < N; g++) {
