@@ -36,6 +36,8 @@ export const toolSchema = z
     name: shortText(LIMITS.nameLength).optional(),
     description: shortText(LIMITS.descriptionLength).default(""),
     inputSchema: z.record(z.string(), z.unknown()).optional(),
+    /** What the tool returns, same shape as inputSchema ({type:"object", properties:{field:{type?, description?}}}). */
+    outputSchema: z.record(z.string(), z.unknown()).optional(),
     tags: textList.default([]),
     examples: textList.default([]),
     antiPatterns: textList.default([]),

@@ -10,6 +10,8 @@ export interface ToolRow {
   name: string;
   description: string;
   inputSchema: Record<string, unknown> | null;
+  /** What the tool returns (catalog `outputSchema`), or null. */
+  outputSchema: Record<string, unknown> | null;
   tags: string[];
   examples: string[];
   antiPatterns: string[];
@@ -28,6 +30,7 @@ export async function loadTools(db: Db, project: string): Promise<ToolRow[]> {
     name: r.name,
     description: r.description,
     inputSchema: (r.input_schema as Record<string, unknown> | null) ?? null,
+    outputSchema: (r.output_schema as Record<string, unknown> | null) ?? null,
     tags: r.tags as string[],
     examples: r.examples as string[],
     antiPatterns: r.anti_patterns as string[],

@@ -19,6 +19,8 @@ export interface ToolsTable {
   name: string;
   description: string;
   input_schema: ColumnType<Json | null, string | null, string | null>;
+  /** Added by migration 002 (tool output schemas). */
+  output_schema: ColumnType<Json | null, string | null | undefined, string | null>;
   tags: ColumnType<Json, string, string>;
   examples: ColumnType<Json, string, string>;
   anti_patterns: ColumnType<Json, string, string>;

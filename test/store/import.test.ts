@@ -10,7 +10,7 @@ import { importCatalog, importDeclaredEdges, importTraces } from "../../src/serv
 import { ImportError } from "../../src/services/parse.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { openConnection } from "../../src/store/connection.ts";
-import { migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
+import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
 import { countProject, loadEdges } from "../../src/store/reads.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
@@ -40,7 +40,7 @@ for (const backend of backends()) {
     });
 
     it("migrates down and up again", async () => {
-      await migrateDown(conn.db);
+      for (const _ of MIGRATION_NAMES) await migrateDown(conn.db);
       const gone = await sql<{ n: string }>`select count(*) as n from information_schema.tables where table_name = 'tools' and table_schema = current_schema()`.execute(conn.db);
       expect(Number(gone.rows[0]!.n)).toBe(0);
       await migrateToLatest(conn.db);
