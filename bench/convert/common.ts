@@ -31,11 +31,25 @@ export interface InputSchema {
   required: string[];
 }
 
+/** A returned field: JSON-Schema-like, nested objects and array items kept (outputs are trees). */
+export interface OutputSchemaProperty extends JsonSchemaProperty {
+  properties?: Record<string, OutputSchemaProperty>;
+  items?: OutputSchemaProperty;
+}
+
+/** What a tool returns: `{type:"object", properties}` (no `required`: every field is returned). */
+export interface OutputSchema {
+  type: "object";
+  properties: Record<string, OutputSchemaProperty>;
+}
+
 export interface CatalogTool {
   id: string;
   name: string;
   description: string;
   inputSchema: InputSchema;
+  /** What the tool returns (NESTFUL `output_parameters`); absent when the source does not say. */
+  outputSchema?: OutputSchema;
   tags?: string[];
   examples?: string[];
   server?: string;
@@ -288,6 +302,43 @@ export function buildInputSchema(params: readonly ParamSpec[]): InputSchema {
     if (p.required === true) required.push(p.name);
   }
   return { type: "object", properties, required };
+}
+
+/** Nesting kept in an output schema (deeper levels are cut). */
+export const OUTPUT_SCHEMA_DEPTH = 4;
+
+function outputProperty(raw: Record<string, unknown>, depth: number): OutputSchemaProperty {
+  const prop: OutputSchemaProperty = {};
+  const type = toJsonSchemaType(raw.type);
+  if (type !== undefined) prop.type = type;
+  if (typeof raw.description === "string" && raw.description !== "") prop.description = raw.description;
+  const values = Array.isArray(raw.enum) ? raw.enum : Array.isArray(raw.possible_values) ? raw.possible_values : undefined;
+  if (values !== undefined && values.length > 0) prop.enum = values.slice();
+  if (depth < OUTPUT_SCHEMA_DEPTH && isRecord(raw.properties)) {
+    const nested = outputProperties(raw.properties, depth + 1);
+    if (Object.keys(nested).length > 0) prop.properties = nested;
+  }
+  if (depth < OUTPUT_SCHEMA_DEPTH && isRecord(raw.items)) prop.items = outputProperty(raw.items, depth + 1);
+  return prop;
+}
+
+function outputProperties(fields: Record<string, unknown>, depth: number): Record<string, OutputSchemaProperty> {
+  const out: Record<string, OutputSchemaProperty> = {};
+  for (const [name, raw] of Object.entries(fields)) if (isRecord(raw)) out[name] = outputProperty(raw, depth);
+  return out;
+}
+
+/**
+ * Builds `{type:"object", properties}` from a spec's output field map (`{field: {type?, description?,
+ * possible_values?|enum?, properties?, items?}}`, or a JSON-Schema object whose `properties` hold it).
+ * Types are normalised like inputs, non-empty `possible_values` become `enum`, nesting is kept to
+ * OUTPUT_SCHEMA_DEPTH levels. Undefined when there is no field (nothing known about the output).
+ */
+export function buildOutputSchema(fields: unknown): OutputSchema | undefined {
+  if (!isRecord(fields)) return undefined;
+  const container = isRecord(fields.properties) && fields.type === "object" ? fields.properties : fields;
+  const properties = outputProperties(container, 1);
+  return Object.keys(properties).length === 0 ? undefined : { type: "object", properties };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,6 +6,8 @@
  *   subset name; tags = [subset]. Parameters are read from every spelling found in the specs:
  *   `query_parameters` and `path_parameters` (executable), `query_parameters` or `parameters` (Glaive),
  *   `arguments` (SGD, with `allowed_values` → `enum`). Identical duplicate specs are kept once.
+ *   `output_parameters` → `outputSchema` (`buildOutputSchema`: types normalised, non-empty
+ *   `possible_values` → `enum`, nested `properties`/`items` kept); an empty map gives no outputSchema.
  *   Tools called in samples but absent from every spec (7 Glaive names) get a stub entry tagged `stub`
  *   whose description is the name in words and whose properties are the argument names of the call.
  * - Instances ← `*-data.json`: steps = `output[*].name` without the `var_result` sink; edge `[i, j]`
@@ -19,9 +21,10 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { CatalogTool, ConvertedDataset, IndexEdge, Instance, ParamSpec } from "./common.ts";
 import {
+  buildInputSchema,
+  buildOutputSchema,
   ConvertError,
   DATA_ROOT,
-  buildInputSchema,
   forEachString,
   forwardOrder,
   instanceToEvalCases,
@@ -86,11 +89,13 @@ export function nestfulServer(name: string, subset: string): string {
 export function nestfulSpecToTool(raw: unknown, subset: string): CatalogTool {
   const p = Spec.safeParse(raw);
   if (!p.success || !isRecord(raw)) throw new ConvertError("bad-record", `nestful ${subset} spec: ${p.success ? "not an object" : p.error.issues.map((x) => x.message).join("; ")}`);
+  const outputSchema = buildOutputSchema(raw.output_parameters);
   return {
     id: NESTFUL_PREFIX + p.data.name,
     name: p.data.name,
     description: p.data.description,
     inputSchema: buildInputSchema(specParams(raw)),
+    ...(outputSchema ? { outputSchema } : {}),
     tags: [subset],
     server: nestfulServer(p.data.name, subset),
   };

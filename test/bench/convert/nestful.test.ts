@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DATA_ROOT, readJsonFile } from "../../../bench/convert/common.ts";
 import { convertNestful, humanizeName, nestfulCallEdges, nestfulSpecToTool, parseNestfulSample } from "../../../bench/convert/nestful.ts";
+import { catalogSchema } from "../../../src/formats/schemas.ts";
 
 const firstSample = (path: string) => (readJsonFile(join(DATA_ROOT, "nestful", path)) as unknown[])[0];
 
@@ -89,6 +90,37 @@ describe("NESTFUL spec spellings", () => {
     expect(e.inputSchema).toEqual({ type: "object", properties: { location: { type: "string" } }, required: ["location"] });
   });
 
+  it("output_parameters → outputSchema: types normalised, possible_values → enum, nesting kept; empty → none", () => {
+    const t = nestfulSpecToTool(
+      {
+        name: "SkyScrapperSearchAirport",
+        description: "",
+        query_parameters: {},
+        output_parameters: {
+          skyId: { type: "string", description: "The unique identifier of the airport." },
+          latitude: { type: "float" },
+          group_size: { description: "Size of group", possible_values: ["1", "2"] },
+          origin: { description: "Origin city", possible_values: [] },
+          presentation: { type: "object", properties: { title: { type: "string", description: "The name of the airport." } } },
+          junk: "not a field",
+        },
+      },
+      "executable",
+    );
+    expect(t.outputSchema).toEqual({
+      type: "object",
+      properties: {
+        skyId: { type: "string", description: "The unique identifier of the airport." },
+        latitude: { type: "number" },
+        group_size: { description: "Size of group", enum: ["1", "2"] },
+        origin: { description: "Origin city" },
+        presentation: { type: "object", properties: { title: { type: "string", description: "The name of the airport." } } },
+      },
+    });
+    expect(nestfulSpecToTool({ name: "x", description: "", output_parameters: {} }, "glaive")).not.toHaveProperty("outputSchema");
+    expect(nestfulSpecToTool({ name: "x", description: "" }, "glaive")).not.toHaveProperty("outputSchema");
+  });
+
   it("humanizeName", () => {
     expect(humanizeName("get_news_headlines")).toBe("get news headlines");
     expect(humanizeName("RentalCars.GetCarsAvailable")).toBe("rental cars get cars available");
@@ -113,5 +145,9 @@ describe("convertNestful", () => {
     expect(ds.catalog.tools).toHaveLength(140);
     expect(ds.catalog.tools.filter((t) => t.tags?.includes("stub"))).toHaveLength(7);
     expect(ds.splitSizes).toEqual({ train: 150, test: 150, groups: 300 });
+    // Every spec declares output_parameters (none empty); stubs have no spec, hence no output schema.
+    expect(ds.catalog.tools.filter((t) => t.outputSchema !== undefined)).toHaveLength(133);
+    expect(ds.catalog.tools.filter((t) => t.tags?.includes("stub")).every((t) => t.outputSchema === undefined)).toBe(true);
+    expect(catalogSchema.safeParse(ds.catalog).success).toBe(true);
   });
 });
