@@ -253,8 +253,8 @@ export function formatRouting(r: { latency: LatencyRow[]; recall: RecallRow[] })
         ["tools", "namespaces", "routing", "search p50", "p95", "p99", "scoring p50", "p95", "p99", "candidates", "Recall@10", "mAP@10", "n"],
         r.latency.flatMap((x) =>
           (["flat", "two-hop"] as const).map((m) => [
-            x.tools,
-            x.namespaces,
+            String(x.tools),
+            String(x.namespaces),
             m,
             ms(x.modes[m].service.p50),
             ms(x.modes[m].service.p95),
@@ -262,10 +262,10 @@ export function formatRouting(r: { latency: LatencyRow[]; recall: RecallRow[] })
             ms(x.modes[m].scoring.p50),
             ms(x.modes[m].scoring.p95),
             ms(x.modes[m].scoring.p99),
-            m === "flat" ? x.tools : Math.round(x.meanCandidates),
+            m === "flat" ? "all" : String(Math.round(x.meanCandidates)),
             r3(x.modes[m].recall10),
             r3(x.modes[m].map10),
-            x.queries,
+            String(x.queries),
           ]),
         ),
       ),
@@ -278,7 +278,7 @@ export function formatRouting(r: { latency: LatencyRow[]; recall: RecallRow[] })
       markdownTable(
         ["dataset / split", "tools", "namespaces", "queries", "method", "Recall@1", "Recall@10", "mAP@10", "routed recall", "candidates"],
         r.recall.flatMap((x) =>
-          x.methods.map((m) => [`${x.dataset} / ${x.split}`, x.tools, x.namespaces, x.queries, m.method, r3(m.recall1), r3(m.recall10), r3(m.map10), m.routedRecall === null ? "—" : r3(m.routedRecall), m.candidates === null ? "all" : Math.round(m.candidates)]),
+          x.methods.map((m) => [`${x.dataset} / ${x.split}`, String(x.tools), String(x.namespaces), String(x.queries), m.method, r3(m.recall1), r3(m.recall10), r3(m.map10), m.routedRecall === null ? "—" : r3(m.routedRecall), m.candidates === null ? "all" : String(Math.round(m.candidates))]),
         ),
       ),
     );

@@ -84,19 +84,26 @@ for (const backend of backends()) {
       expect(r.results[0]!.tool).toBe(`${DOMAINS[17]}.archive_report`);
     });
 
-    it("auto (the default) stays flat below the measured catalog size", async () => {
+    it("auto (the default) answers flat: two-hop won at no measured catalog size", async () => {
       const r = await tg.search({ intent: `list tickets in ${DOMAINS[3]}`, limit: 3 });
       expect(r.routing.requested).toBe("auto");
       expect(r.routing.mode).toBe("flat");
-      expect(r.routing.reason).toBe(`auto: flat, the catalog has 1000 tools (two-hop from ${ROUTING_DEFAULTS.autoMinTools})`);
+      expect(r.routing.reason).toMatch(/^auto: flat \(two-hop was measured no faster/);
+      expect(ROUTING_DEFAULTS.autoMinTools).toBe(Number.POSITIVE_INFINITY);
     });
 
-    it("auto picks two-hop from autoMinTools tools in enough namespaces", async () => {
+    it("with finite thresholds, auto picks two-hop from autoMinTools tools in enough namespaces", async () => {
       const s = await tg.engine.snapshot(project);
       const idx = await tg.engine.searchIndex(project);
-      const big = Object.create(s, { n: { value: ROUTING_DEFAULTS.autoMinTools } });
-      expect(chooseRouting("auto", big, idx)).toEqual({ requested: "auto", mode: "two-hop", reason: `auto: two-hop, ${ROUTING_DEFAULTS.autoMinTools} tools in 50 namespaces (from ${ROUTING_DEFAULTS.autoMinTools} tools)` });
-      expect(chooseRouting("flat", big, idx).mode).toBe("flat");
+      expect(chooseRouting("auto", s, idx, { autoMinTools: 1000, autoMinNamespaces: 50 })).toEqual({
+        requested: "auto",
+        mode: "two-hop",
+        reason: "auto: two-hop, 1000 tools in 50 namespaces (from 1000 tools)",
+      });
+      expect(chooseRouting("auto", s, idx, { autoMinTools: 1001, autoMinNamespaces: 50 }).reason).toBe("auto: flat, the catalog has 1000 tools (two-hop from 1001)");
+      expect(chooseRouting("auto", s, idx, { autoMinTools: 1000, autoMinNamespaces: 51 }).reason).toBe("auto: flat, 1000 tools but only 50 namespaces (two-hop from 51)");
+      expect(chooseRouting("flat", s, idx, { autoMinTools: 1, autoMinNamespaces: 1 }).mode).toBe("flat");
+      expect(chooseRouting("two-hop", s, idx).mode).toBe("two-hop");
     });
 
     it("the context tools and their graph neighbours join the candidates", async () => {
