@@ -202,7 +202,8 @@ export function scoreNamespaces(index: NamespaceIndex, query: NamespaceQuery, op
   const { groups, dims, centroids } = index;
   const N = groups.names.length;
   const cosine = new Float64Array(N);
-  const q = query.vector;
+  // One monomorphic typed array for the hot loop (callers pass Float32Array or number[]).
+  const q = query.vector instanceof Float64Array ? query.vector : Float64Array.from(query.vector);
   const centroidCosine = (g: number) => {
     let x = 0;
     const o = g * dims;
@@ -217,7 +218,13 @@ export function scoreNamespaces(index: NamespaceIndex, query: NamespaceQuery, op
       cosine[h.id] = h.score;
       scored[h.id] = 1;
     }
-  } else if (hasVector) for (let g = 0; g < N; g++) cosine[g] = centroidCosine(g);
+  } else if (hasVector) {
+    for (let g = 0, o = 0; g < N; g++, o += dims) {
+      let x = 0;
+      for (let j = 0; j < dims; j++) x += centroids[o + j]! * q[j]!;
+      cosine[g] = x;
+    }
+  }
   // Lexical: the best member's BM25, normalised like fusion.ts (max over all tools, floored by the ideal).
   const raw = bm25Scores(index.toolBm25, query.tokens);
   let maxBm = bm25IdealScore(index.toolBm25, query.tokens);
