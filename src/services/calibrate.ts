@@ -29,7 +29,7 @@
 import { buildCsr } from "../../algorithms/graph/csr.ts";
 import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
 import { nextAfter, type PastExecution } from "../../algorithms/memory/knn-vote.ts";
-import { buildNextStepModel, type NextStepModel, type NextStepWeights, nextStepTerms, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
+import { buildNextStepModel, type NextStepModel, type NextStepWeights, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
 import { type Calibration, calibrate, fitCalibration } from "../../algorithms/thresholds/calibration.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { projectConfig, setProjectConfig } from "../store/projects.ts";
@@ -37,7 +37,7 @@ import { type ExecutionSequenceRow, loadExecutionMemory, loadExecutionSequences 
 import type { Engine } from "./engine.ts";
 import { forgetProjectConfig } from "./filters.ts";
 import { recallMemory } from "./memory.ts";
-import { NEXT_MEMORY_WEIGHT, weightsFor } from "./recommend-next.ts";
+import { memoryCandidate, weightsFor, withMemoryVote } from "./recommend-next.ts";
 import { searchCandidates } from "./search.ts";
 import { searchWeightsFor } from "./search-weights.ts";
 
@@ -103,20 +103,18 @@ export function topNextStep(
   let votes = new Map<string, number>();
   if (past && past.length > 0) {
     votes = new Map(nextAfter(past, [...context], now, { limit: 20 }).votes.map((v) => [v.key, v.vote]));
-    const wsum = weights.cooc + weights.community + weights.recency + weights.pagerank;
     const last = context[context.length - 1];
     for (const tool of votes.keys()) {
       const i = s.index.get(tool);
       if (list.has(tool) || tool === last || i === undefined) continue;
-      const t = nextStepTerms(model, { context: ctx, now }, i);
-      const score = t.cooc * weights.cooc + t.community * weights.community + t.recency * weights.recency + t.pagerank * weights.pagerank;
-      list.set(tool, { score, confidence: wsum > 0 ? score / wsum : 0 });
+      const { score, confidence } = memoryCandidate(model, ctx, now, i, weights);
+      list.set(tool, { score, confidence });
     }
   }
   let best: { tool: string; confidence: number; score: number } | undefined;
   for (const [tool, x] of list) {
     const v = votes.get(tool);
-    const confidence = v === undefined ? x.confidence : 1 - (1 - x.confidence) * (1 - NEXT_MEMORY_WEIGHT * v);
+    const confidence = withMemoryVote(x.confidence, v);
     if (!best || confidence > best.confidence || (confidence === best.confidence && (x.score > best.score || (x.score === best.score && tool < best.tool)))) {
       best = { tool, confidence, score: x.score };
     }

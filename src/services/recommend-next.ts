@@ -5,12 +5,12 @@
  */
 import { nextAfter } from "../../algorithms/memory/knn-vote.ts";
 import { learnWeights, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
-import { DEFAULTS as NEXT_DEFAULTS, type NextStepWeights, nextStepTerms, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
+import { DEFAULTS as NEXT_DEFAULTS, type NextStepModel, type NextStepWeights, nextStepTerms, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import type { SuggestNextRequest } from "../api/requests.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { projectConfig, setProjectConfig } from "../store/projects.ts";
 import { loadExecutionSequences } from "../store/reads.ts";
-import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { AnalyticsView } from "./analytics.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, forgetProjectConfig, projectFallbacks } from "./filters.ts";
@@ -20,6 +20,28 @@ import { nextStepModel, type RawSuggestion, rawSuggestions } from "./suggest.ts"
 
 export const MARKOV_WEIGHTS: NextStepWeights = { cooc: 1, community: 0, recency: 0, pagerank: 0 };
 export const NEXT_MEMORY_WEIGHT = 0.8;
+
+/** Next-step confidence lifted by the intent memory's vote v ∈ [0,1]: 1 − (1 − c)·(1 − 0.8·v). */
+export function withMemoryVote(confidence: number, vote: number | undefined): number {
+  return vote === undefined ? confidence : 1 - (1 - confidence) * (1 - NEXT_MEMORY_WEIGHT * vote);
+}
+
+/**
+ * A tool only the intent memory proposed (not among the model's candidates), scored by the same four
+ * weighted terms: score = Σ weight·term, confidence = score / Σ weights.
+ */
+export function memoryCandidate(model: NextStepModel, context: number[], now: number, tool: number, weights: NextStepWeights) {
+  const t = nextStepTerms(model, { context, now }, tool);
+  const wsum = weights.cooc + weights.community + weights.recency + weights.pagerank;
+  const terms = {
+    cooc: { value: t.cooc, weight: weights.cooc, contribution: t.cooc * weights.cooc },
+    community: { value: t.community, weight: weights.community, contribution: t.community * weights.community },
+    recency: { value: t.recency, weight: weights.recency, contribution: t.recency * weights.recency },
+    pagerank: { value: t.pagerank, weight: weights.pagerank, contribution: t.pagerank * weights.pagerank },
+  };
+  const score = terms.cooc.contribution + terms.community.contribution + terms.recency.contribution + terms.pagerank.contribution;
+  return { score, confidence: wsum > 0 ? score / wsum : 0, terms };
+}
 
 /** Recorded steps a project needs before the default mode fits learned weights. */
 export const AUTO_FIT_MIN_STEPS = 200;
@@ -118,21 +140,13 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     if (byTool.has(tool) || excluded.has(tool) || tool === last) continue;
     const i = s.index.get(tool);
     if (i === undefined) continue;
-    const t = nextStepTerms(model, { context: ctxIdx, now: engine.now() }, i);
-    const wsum = weights.cooc + weights.community + weights.recency + weights.pagerank;
-    const terms = {
-      cooc: { value: t.cooc, weight: weights.cooc, contribution: t.cooc * weights.cooc },
-      community: { value: t.community, weight: weights.community, contribution: t.community * weights.community },
-      recency: { value: t.recency, weight: weights.recency, contribution: t.recency * weights.recency },
-      pagerank: { value: t.pagerank, weight: weights.pagerank, contribution: t.pagerank * weights.pagerank },
-    };
-    const score = terms.cooc.contribution + terms.community.contribution + terms.recency.contribution + terms.pagerank.contribution;
-    byTool.set(tool, { tool, name: s.tools[i]!.name, score, confidence: wsum > 0 ? score / wsum : 0, terms, coocFrom: null, explanation: `${tool}: from the intent memory` });
+    const c = memoryCandidate(model, ctxIdx, engine.now(), i, weights);
+    byTool.set(tool, { tool, name: s.tools[i]!.name, ...c, coocFrom: null, explanation: `${tool}: from the intent memory` });
   }
   const merged = [...byTool.values()]
     .map((x) => {
       const m = memoryVotes.get(x.tool);
-      const confidence = m ? 1 - (1 - x.confidence) * (1 - NEXT_MEMORY_WEIGHT * m.vote) : x.confidence;
+      const confidence = withMemoryVote(x.confidence, m?.vote);
       const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
       return { ...x, confidence, memory: m?.vote ?? 0, explanation: x.explanation + note };
     })
