@@ -2,12 +2,13 @@
  * Two-hop namespace routing vs flat search (issue 10): latency on the synthetic catalogs and recall on the
  * shared datasets.
  *
- *   npx tsx bench/routing.ts [--tools 10000,50000] [--queries 100] [--warmup 10] [--seed 1]
+ *   npx tsx bench/routing.ts [--tools 10000,50000] [--traces N] [--queries 100] [--warmup 10] [--seed 1]
  *                            [--embeddings hash:512] [--datasets seal-tools,toollinkos,nestful]
  *                            [--dataset-embeddings use-lite] [--home .toolgraph-bench/routing]
  *                            [--skip-latency] [--skip-datasets]
  *
- * Latency (per synthetic size, bench/synthetic/generate.ts, 25 tools per server): the project is imported
+ * Latency (per synthetic size, bench/synthetic/generate.ts, 25 tools per server; traces 2 × tools below
+ * 50k tools, else 1 × tools, or --traces N for every size): the project is imported
  * into the embedded database (memory://) with all its traces but the last `queries`, whose intents are the
  * queries (held out, so the intent memory does not simply replay them); analytics and search weights are
  * computed before timing. Each query is sent through
@@ -71,8 +72,8 @@ export interface LatencyRow {
   overlapAt10: number;
 }
 
-async function latencyAt(tools: number, o: { queries: number; warmup: number; seed: number; embeddings: string }): Promise<LatencyRow> {
-  const traces = tools < 50_000 ? 2 * tools : tools;
+async function latencyAt(tools: number, o: { queries: number; warmup: number; seed: number; embeddings: string; traces?: number | undefined }): Promise<LatencyRow> {
+  const traces = o.traces ?? (tools < 50_000 ? 2 * tools : tools);
   const p = generateSyntheticProject({ tools, traces, seed: o.seed });
   const held = p.traces.slice(-(o.queries + o.warmup));
   const train = p.traces.slice(0, p.traces.length - held.length);
@@ -290,6 +291,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       tools: { type: "string" },
+      traces: { type: "string" },
       queries: { type: "string" },
       warmup: { type: "string" },
       seed: { type: "string" },
@@ -314,6 +316,7 @@ async function main(): Promise<void> {
     warmup: int(values.warmup, "warmup", ROUTING_BENCH_DEFAULTS.warmup),
     seed: int(values.seed, "seed", ROUTING_BENCH_DEFAULTS.seed),
     embeddings: values.embeddings ?? ROUTING_BENCH_DEFAULTS.embeddings,
+    traces: values.traces === undefined ? undefined : int(values.traces, "traces", 0),
   };
   const datasets = values.datasets ? values.datasets.split(",").map((x) => x.trim()) : [...ROUTING_BENCH_DEFAULTS.datasets];
   const latency: LatencyRow[] = [];

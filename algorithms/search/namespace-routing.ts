@@ -24,9 +24,9 @@
  * big-document variant kept 80 % of the gold tools inside the routed namespaces, see bench/routing.ts).
  * A namespace of one tool scores exactly like that tool's flat semantic score (property-tested).
  * Large catalogs (≥ centroidIndexFrom = 1024 namespaces): the centroid cosines come from a two-stage vector
- * index over the centroids (top centroidShortlist = 256 scored exactly); a namespace outside that list gets
- * its exact centroid cosine when it has lexical or memory evidence, else cos 0 — as a tool outside the flat
- * vector channel's top-N (fusion.ts).
+ * index over the centroids (top centroidShortlist = 256 scored exactly); the top 256 namespaces of the
+ * lexical part and those with a memory vote get their exact centroid cosine too; any other namespace has
+ * cos 0 — as fusion.ts unites the two channels' top-N lists and fills the missing channel.
  *
  * Selection (adaptive B): namespaces by score descending (ties: smaller index). B is the smallest prefix
  * holding at least `minNamespaces` namespaces and at least `minTools` tools, widened to every namespace
@@ -41,6 +41,7 @@
  */
 import { type Bm25Index, bm25IdealScore, bm25Scores } from "./bm25.ts";
 import { SearchError } from "./search-error.ts";
+import { TopK } from "./top-k.ts";
 import { buildVectorIndex, searchVectorIndex, type VectorIndex } from "./vector-index.ts";
 
 export const DEFAULTS = {
@@ -204,17 +205,12 @@ export function scoreNamespaces(index: NamespaceIndex, query: NamespaceQuery, op
   const cosine = new Float64Array(N);
   // One monomorphic typed array for the hot loop (callers pass Float32Array or number[]).
   const q = query.vector instanceof Float64Array ? query.vector : Float64Array.from(query.vector);
-  const centroidCosine = (g: number) => {
-    let x = 0;
-    const o = g * dims;
-    for (let j = 0; j < dims; j++) x += centroids[o + j]! * q[j]!;
-    return x;
-  };
   const hasVector = q.length === dims;
+  const shortlist = options.centroidShortlist ?? DEFAULTS.centroidShortlist;
   // Centroids outside the index's shortlist keep cos 0 unless another part scores them (filled below).
   const scored = new Uint8Array(N);
   if (hasVector && index.centroidIndex) {
-    for (const h of searchVectorIndex(index.centroidIndex, q, Math.min(N, options.centroidShortlist ?? DEFAULTS.centroidShortlist))) {
+    for (const h of searchVectorIndex(index.centroidIndex, q, Math.min(N, shortlist))) {
       cosine[h.id] = h.score;
       scored[h.id] = 1;
     }
@@ -261,8 +257,19 @@ export function scoreNamespaces(index: NamespaceIndex, query: NamespaceQuery, op
     for (let g = 0; g < N; g++) usage[g] = denom > 0 ? Math.log1p(usage[g]!) / denom : 0;
   }
   if (hasVector && index.centroidIndex) {
-    // As fusion.ts's cosineOf: a namespace with lexical or memory evidence gets its exact centroid cosine.
-    for (let g = 0; g < N; g++) if (!scored[g] && (bm25Norm[g]! > 0 || memory[g]! > 0)) cosine[g] = centroidCosine(g);
+    // As fusion.ts's cosineOf: the top centroidShortlist namespaces of the lexical channel, and those with a
+    // memory vote, get their exact centroid cosine (the two channels' top lists, united, then filled).
+    const lexTop = new TopK(shortlist);
+    for (let g = 0; g < N; g++) if (bm25Norm[g]! > 0 && !scored[g]) lexTop.offer(g, bm25Norm[g]!);
+    const fill = lexTop.result().map((h) => h.id);
+    for (let g = 0; g < N; g++) if (memory[g]! > 0 && !scored[g]) fill.push(g);
+    for (const g of fill) {
+      if (scored[g]) continue;
+      scored[g] = 1;
+      let x = 0;
+      for (let j = 0, o = g * dims; j < dims; j++) x += centroids[o + j]! * q[j]!;
+      cosine[g] = x;
+    }
   }
   const score = new Float64Array(N);
   for (let g = 0; g < N; g++) {
