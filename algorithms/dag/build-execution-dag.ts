@@ -5,6 +5,8 @@
  *      strength = (1 / hops) × mean edge weight; a direct `dependency` edge wins; multi-hop paths run
  *      over `pathCsr` only (the learned edges), an edge only in `csr` (declared) is a 1-hop relation
  *      on its own, never a hop of a longer path                                  (infer-dependencies.ts)
+ *      plus, optionally, edges `propose`d for the rest (schema-dependencies.ts: unrelated pairs whose
+ *      output and input fields match, weaker than any learned edge)
  *   2. cycles of any length broken by dropping the weakest edge of each, until acyclic (break-cycles.ts)
  *   3. transitive reduction (transitive-reduction.ts)
  *   4. longest-path layers — one layer runs in parallel (topological-layers.ts) — and, with latencies,
@@ -30,6 +32,11 @@ export interface BuildExecutionDagOptions extends InferDependenciesOptions {
   readonly latencyMs?: (node: number) => number | undefined;
   /** Latency counted for tools whose latency is unknown. Default `DEFAULTS.unknownLatencyMs` (0). */
   readonly unknownLatencyMs?: number;
+  /**
+   * Further candidate edges given the inferred ones (e.g. schema-dependencies.ts for unrelated pairs); they
+   * go through cycle breaking and transitive reduction with the rest. Default: none.
+   */
+  readonly propose?: (inferred: readonly DependencyEdge[]) => readonly DependencyEdge[];
 }
 
 export const DEFAULTS = {
@@ -70,7 +77,11 @@ export function buildExecutionDag(
   options: BuildExecutionDagOptions = {},
 ): ExecutionDag {
   const maxHops = options.maxHops ?? DEFAULTS.maxHops;
-  const candidates = inferDependencies(csr, selected, options);
+  const inferred = inferDependencies(csr, selected, options);
+  const position = new Map<number, number>(selected.map((v, i) => [v, i]));
+  const candidates = options.propose
+    ? [...inferred, ...options.propose(inferred)].sort((x, y) => position.get(x.from)! - position.get(y.from)! || position.get(x.to)! - position.get(y.to)!)
+    : inferred;
   const acyclic = breakCycles(selected, candidates);
   const reduced = transitiveReduction(selected, acyclic.kept);
   const { layers, layerOf } = topologicalLayers(selected, reduced.kept);
@@ -86,7 +97,6 @@ export function buildExecutionDag(
     list.push(d.edge.from);
     cycleDroppedInto.set(d.edge.to, list);
   }
-  const position = new Map<number, number>(selected.map((v, i) => [v, i]));
   const byPosition = (a: number, b: number) => position.get(a)! - position.get(b)!;
   const prerequisites = new Map<number, number[]>(selected.map((v) => [v, []]));
   const dependents = new Map<number, number[]>(selected.map((v) => [v, []]));
