@@ -1,0 +1,79 @@
+/**
+ * Schema proposals in buildDag (issue 6) through the library on both real backends.
+ *
+ * Catalog: route (in: locations array, required; out: distance number), pace (in: distance number, required;
+ * out: pace number), sms (in: message string, required; out: status string), x (no schemas).
+ * Project "plain": 2 traces x → sms (dependsOn) ⇒ consumerRate(sms) = 2/2 = 1; pace never ran (rate 0).
+ *   buildDag [route, pace, sms]: no learned relation among them.
+ *     pace (rate 0 → needs ≥ 0.4): route.distance → distance = (1 + 1 + 1)/3 = 1 → route→pace, strength 0.3
+ *     sms  (rate 1 → needs ≥ 0.1): route and pace both ½ × 1/3 = 1/6 (number into a string); tie → route
+ *     route: nothing fits an array input.
+ * Project "learned": also 3 traces pace → sms ⇒ pace→sms learned (weight 1); sms has a prerequisite, so no
+ *   schema edge into it; route→pace still proposed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { backends, freshProject } from "../helpers/backends.ts";
+
+const obj = (properties: Record<string, unknown>, required?: string[]) => ({ type: "object", properties, ...(required ? { required } : {}) });
+const TOOLS = [
+  { id: "route", description: "plan a route", inputSchema: obj({ locations: { type: "array" } }, ["locations"]), outputSchema: obj({ distance: { type: "number" } }) },
+  { id: "pace", description: "running pace", inputSchema: obj({ distance: { type: "number" } }, ["distance"]), outputSchema: obj({ pace: { type: "number" } }) },
+  { id: "sms", description: "send a text", inputSchema: obj({ message: { type: "string" } }, ["message"]), outputSchema: obj({ status: { type: "string" } }) },
+  { id: "x", description: "something else" },
+];
+
+const trace = (id: string, k: number, steps: unknown[]) => ({ id, startedAt: new Date(Date.UTC(2026, 9, 1, 0, k)).toISOString(), success: true, steps });
+
+for (const backend of backends()) {
+  describe(`buildDag schema proposals on ${backend.name}`, () => {
+    let tg: Toolgraph;
+    let plain: string;
+    let learned: string;
+    beforeAll(async () => {
+      plain = freshProject("dagschema");
+      learned = freshProject("dagschemalearned");
+      tg = await openToolgraph({ ...(await backend.options()), project: plain, embeddings: "hash:64", now: () => Date.parse("2026-11-01T12:00:00Z") });
+      const xs = [0, 1].map((k) => trace(`x${k}`, k, [{ tool: "x" }, { tool: "sms", dependsOn: [0] }]));
+      const ps = [0, 1, 2].map((k) => trace(`p${k}`, 10 + k, [{ tool: "pace" }, { tool: "sms", dependsOn: [0] }]));
+      for (const p of [plain, learned]) {
+        await tg.importCatalog({ tools: TOOLS }, { project: p });
+        await tg.importTraces(xs, { project: p });
+      }
+      await tg.importTraces(ps, { project: learned });
+    });
+    afterAll(async () => {
+      await tg?.close();
+      await backend.dispose();
+    });
+
+    it("unrelated tools get schema edges, weaker than learned ones, each explained", async () => {
+      const r = await tg.buildDag({ tools: ["route", "pace", "sms"], project: plain });
+      expect(r.graph).toBe("dependency");
+      expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.schema?.output, e.schema?.input])).toEqual([
+        ["route", "pace", "schema", "distance", "distance"],
+        ["route", "sms", "schema", "distance", "message"],
+      ]);
+      expect(r.edges[0]!.strength).toBeCloseTo(0.3, 12);
+      expect(r.edges[1]!.schema!.score).toBeCloseTo(1 / 6, 12);
+      expect(r.edges[1]!.strength).toBeCloseTo(0.05, 12);
+      expect(r.edges[0]!.explanation).toContain("output distance of route fits required input distance of pace");
+      expect(r.layers).toEqual([["route"], ["pace", "sms"]]);
+    });
+
+    it("learned evidence keeps priority: sms keeps its learned prerequisite and gets no schema edge", async () => {
+      const r = await tg.buildDag({ tools: ["route", "pace", "sms"], project: learned });
+      expect(r.edges.map((e) => [e.from, e.to, e.evidence])).toEqual([
+        ["route", "pace", "schema"],
+        ["pace", "sms", "dependency"],
+      ]);
+      expect(r.edges[1]!.strength).toBe(1);
+      expect(r.layers).toEqual([["route"], ["pace"], ["sms"]]);
+    });
+
+    it("tools without output schemas get no proposal", async () => {
+      const r = await tg.buildDag({ tools: ["x", "pace"], project: plain });
+      expect(r.edges).toEqual([]);
+    });
+  });
+}
