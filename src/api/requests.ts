@@ -73,8 +73,11 @@ export const discoverCapabilitiesRequest = z
   .object({ context: z.array(toolId).min(1).max(200), limit: limit.optional(), ...gateFields })
   .strict();
 
+/** Schema-matched dependencies (outputSchema → required inputs) for tools with no learned relation; off by default. */
+const schemaEdges = z.boolean().optional();
+
 export const buildDagRequest = z
-  .object({ tools: z.array(toolId).min(1).max(200), ...caps, ...gateFields })
+  .object({ tools: z.array(toolId).min(1).max(200), schemaEdges, ...caps, ...gateFields })
   .strict();
 
 export const planRequest = z
@@ -82,6 +85,7 @@ export const planRequest = z
     intent: text,
     limit: limit.optional(),
     exclude: z.array(toolId).max(1000).optional(),
+    schemaEdges,
     ...caps,
     ...gateFields,
   })

@@ -48,7 +48,7 @@ for (const backend of backends()) {
     });
 
     it("unrelated tools get schema edges, weaker than learned ones, each explained", async () => {
-      const r = await tg.buildDag({ tools: ["route", "pace", "sms"], project: plain });
+      const r = await tg.buildDag({ tools: ["route", "pace", "sms"], schemaEdges: true, project: plain });
       expect(r.graph).toBe("dependency");
       expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.schema?.output, e.schema?.input])).toEqual([
         ["route", "pace", "schema", "distance", "distance"],
@@ -62,7 +62,7 @@ for (const backend of backends()) {
     });
 
     it("learned evidence keeps priority: sms keeps its learned prerequisite and gets no schema edge", async () => {
-      const r = await tg.buildDag({ tools: ["route", "pace", "sms"], project: learned });
+      const r = await tg.buildDag({ tools: ["route", "pace", "sms"], schemaEdges: true, project: learned });
       expect(r.edges.map((e) => [e.from, e.to, e.evidence])).toEqual([
         ["route", "pace", "schema"],
         ["pace", "sms", "dependency"],
@@ -71,8 +71,15 @@ for (const backend of backends()) {
       expect(r.layers).toEqual([["route"], ["pace"], ["sms"]]);
     });
 
+    it("schema edges are off unless asked for (schemaEdges), and then the tools stay unrelated roots", async () => {
+      const r = await tg.buildDag({ tools: ["route", "pace", "sms"], project: plain });
+      expect(r.edges).toEqual([]);
+      expect(r.layers).toEqual([["route", "pace", "sms"]]);
+      await expect(tg.buildDag({ tools: ["route"], schemaEdges: "yes" as unknown as boolean, project: plain })).rejects.toThrow(/schemaEdges/);
+    });
+
     it("tools without output schemas get no proposal", async () => {
-      const r = await tg.buildDag({ tools: ["x", "pace"], project: plain });
+      const r = await tg.buildDag({ tools: ["x", "pace"], schemaEdges: true, project: plain });
       expect(r.edges).toEqual([]);
     });
   });

@@ -223,20 +223,31 @@ function printDag(ctx: CommandContext, r: Result): void {
   ctx.out(`confidence ${fmtNum(r.confidence as number)}: ${g.decision} (threshold ${g.threshold.toFixed(2)})`);
 }
 
+const SCHEMA_EDGES_HELP = "also relate tools with no learned relation when one's outputSchema fits the other's required inputs (off by default)";
+
+function schemaEdgesFlag(ctx: { values: Record<string, unknown> }): boolean | undefined {
+  return ctx.values["schema-edges"] === true ? true : undefined;
+}
+
 export const dagCommand: Command = {
   name: "dag",
   summary: "order tools into an execution DAG with parallel layers (Dijkstra ≤ 3 hops over the learned graph)",
-  usage: "toolgraph dag TOOL... [--graph auto|history|dependency|blended]",
+  usage: "toolgraph dag TOOL... [--graph auto|history|dependency|blended] [--schema-edges]",
   examples: ["toolgraph dag git.commit git.push github.create_pull_request", "toolgraph dag db.backup db.migrate ci.deploy --json"],
-  options: { graph: { type: "string" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
-  optionHelp: { "--graph": "auto (default: dependency evidence when the project has some, else history), history, dependency or blended", ...GATE_HELP, ...CAP_HELP },
+  options: { graph: { type: "string" }, "schema-edges": { type: "boolean" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
+  optionHelp: {
+    "--graph": "auto (default: dependency evidence when the project has some, else history), history, dependency or blended",
+    "--schema-edges": SCHEMA_EDGES_HELP,
+    ...GATE_HELP,
+    ...CAP_HELP,
+  },
   async run(ctx) {
     const tools = ctx.positionals.flatMap((p) => p.split(",")).filter(Boolean);
     if (tools.length === 0) throw new UsageError("dag: name at least one tool");
     const graph = ctx.values.graph as "history" | "dependency" | undefined;
     if (graph !== undefined && !["history", "dependency", "blended", "auto"].includes(graph)) throw new UsageError("--graph must be auto, history, dependency or blended");
     return withTg(ctx, async (tg) => {
-      const r = await tg.buildDag(strip({ tools, graph, ...gateFields(ctx), ...capFields(ctx), limit: undefined, explain: undefined }));
+      const r = await tg.buildDag(strip({ tools, graph, schemaEdges: schemaEdgesFlag(ctx), ...gateFields(ctx), ...capFields(ctx), limit: undefined, explain: undefined }));
       if (ctx.json) ctx.out(JSON.stringify(r));
       else printDag(ctx, r);
       return EXIT.ok;
@@ -249,13 +260,13 @@ export const planCommand: Command = {
   summary: "intent → plan: search, dependency closure (prerequisites), then the execution DAG",
   usage: 'toolgraph plan "INTENT" [--limit N] [--max-tools N] [--max-latency-ms MS] [--max-cost C]',
   examples: ['toolgraph plan "release v2 to production"', 'toolgraph plan "open a pull request" --max-tools 4 --json'],
-  options: { exclude: { type: "string" }, graph: { type: "string" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
-  optionHelp: { "--exclude a,b": "failed or unavailable tools to route around", ...GATE_HELP, ...CAP_HELP },
+  options: { exclude: { type: "string" }, graph: { type: "string" }, "schema-edges": { type: "boolean" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
+  optionHelp: { "--exclude a,b": "failed or unavailable tools to route around", "--schema-edges": SCHEMA_EDGES_HELP, ...GATE_HELP, ...CAP_HELP },
   async run(ctx) {
     const intent = ctx.positionals.join(" ").trim();
     if (!intent) throw new UsageError("plan: the intent is missing");
     return withTg(ctx, async (tg) => {
-      const r = await tg.plan(strip({ intent, exclude: list(ctx.values.exclude), graph: ctx.values.graph as "history" | undefined, ...gateFields(ctx), ...capFields(ctx), explain: undefined }));
+      const r = await tg.plan(strip({ intent, exclude: list(ctx.values.exclude), graph: ctx.values.graph as "history" | undefined, schemaEdges: schemaEdgesFlag(ctx), ...gateFields(ctx), ...capFields(ctx), explain: undefined }));
       if (ctx.json) ctx.out(JSON.stringify(r));
       else {
         for (const t of r.tools) ctx.out(`${t.tool}: ${t.why}`);
