@@ -188,6 +188,8 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
   return { n, d, bits: D, vectors, mean, signs, rounds, codes, scales };
 }
 
+let tableScratch = new Float64Array(0);
+
 /** Per-query lookup tables: table[k·256 + c] = Σ_t (bit t of c ? +1 : −1) · (Rq)_{8k+t}, k = code byte. */
 function queryTables(index: VectorIndex, query: ArrayLike<number>): Float64Array {
   const D = index.bits;
@@ -195,7 +197,9 @@ function queryTables(index: VectorIndex, query: ArrayLike<number>): Float64Array
   for (let j = 0; j < index.d; j++) buf[j] = query[j]!;
   rotate(buf, index.signs, index.rounds);
   const bytes = D >> 3;
-  const table = new Float64Array(bytes * 256);
+  // Every entry is written below, so one buffer is reused across queries (searches are synchronous).
+  if (tableScratch.length < bytes * 256) tableScratch = new Float64Array(bytes * 256);
+  const table = tableScratch;
   for (let k = 0; k < bytes; k++) {
     const o = k * 256;
     let base = 0;
