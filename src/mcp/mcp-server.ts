@@ -57,7 +57,7 @@ export const MCP_TOOLS: McpToolSpec[] = [
       "Call this before choosing a tool whenever you have more tools available than you can see or compare, or you are unsure which tool fits. " +
       "Give the task in plain words as `intent` (and the tools already used as `context`); returns the best-matching tools ranked by meaning and by how tools are used together, " +
       "each with a score, an explanation and a gate decision (accepted / accepted-with-caution / abstained). If every candidate is abstained, say so rather than guessing. " +
-      "`routing: \"two-hop\"` searches namespace first (ranks the namespaces, then searches the tools of the best few) and says which; the default (auto) searches every tool.",
+      "`routing: \"two-hop\"` searches namespace first (ranks the namespaces, then searches the tools of the best few) and says which; the default (auto) does so for catalogs of 50,000+ tools.",
     inputSchema: searchRequest,
     readOnly: true,
     run: (api, a, p) => api.search({ ...(a as z.infer<typeof searchRequest>), ...p }),

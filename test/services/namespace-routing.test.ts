@@ -84,15 +84,15 @@ for (const backend of backends()) {
       expect(r.results[0]!.tool).toBe(`${DOMAINS[17]}.archive_report`);
     });
 
-    it("auto (the default) answers flat: two-hop won at no measured catalog size", async () => {
+    it("auto (the default) stays flat below the measured catalog size", async () => {
       const r = await tg.search({ intent: `list tickets in ${DOMAINS[3]}`, limit: 3 });
       expect(r.routing.requested).toBe("auto");
       expect(r.routing.mode).toBe("flat");
-      expect(r.routing.reason).toMatch(/^auto: flat \(two-hop was measured no faster/);
-      expect(ROUTING_DEFAULTS.autoMinTools).toBe(Number.POSITIVE_INFINITY);
+      expect(r.routing.reason).toBe("auto: flat, the catalog has 1000 tools (two-hop from 50000)");
+      expect(ROUTING_DEFAULTS).toMatchObject({ autoMinTools: 50_000, autoMinNamespaces: 100 });
     });
 
-    it("with finite thresholds, auto picks two-hop from autoMinTools tools in enough namespaces", async () => {
+    it("auto picks two-hop from autoMinTools tools in enough namespaces", async () => {
       const s = await tg.engine.snapshot(project);
       const idx = await tg.engine.searchIndex(project);
       expect(chooseRouting("auto", s, idx, { autoMinTools: 1000, autoMinNamespaces: 50 })).toEqual({
