@@ -28,7 +28,7 @@ import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
 import { runSearch } from "../services/recommend-search.ts";
 import { ResultCache } from "../services/result-cache.ts";
 import { fitSearchWeights } from "../services/search-weights.ts";
-import { applyUserHistory } from "../services/user-history.ts";
+import { applyUserHistory, userHistoryUpdate } from "../services/user-history.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import type { Scoped } from "./contract.ts";
@@ -157,7 +157,7 @@ export class Toolgraph {
     const value = validateExecution(execution);
     const r = await importExecutions(this.engine.db, project, [{ line: 1, value }], "execution", {
       ...opts,
-      withinTransaction: (trx, inserted) => applyUserHistory(this.engine, project, inserted, trx).then(() => undefined),
+      userHistory: userHistoryUpdate(this.engine),
     });
     await this.afterExecutions(project, r, [value], undefined, true);
     return r;

@@ -3,8 +3,14 @@
  * One file is one transaction: a bad record rolls the whole file back (nothing already stored is
  * lost or half-written), or with `skipInvalid` it is skipped and reported. Each write bumps the
  * project's graph version once.
+ *
+ * One execution (a recorded one, or a file of one) takes a short path with the same guarantees: one
+ * transaction of two statements — `checkExecution` (known tools and capability, graph version, and the
+ * user's history row locked) then `insertExecution` (everything else, the new history and the version
+ * bump included, gated on the execution row being new) — where a batch takes five to eight.
  */
 import type { Kysely, Transaction } from "kysely";
+import { emptyUserHistory, type UserHistory } from "../../algorithms/thresholds/user-history.ts";
 import {
   type CatalogInput,
   type DeclaredEdgeInput,
@@ -12,11 +18,12 @@ import {
   type ExecutionInput,
   executionSchema,
 } from "../formats/schemas.ts";
-import { autoRegisterTools, knownCapabilityIds, knownToolIds, sha256, upsertCapabilities, upsertTools, type UpsertCounts } from "../store/catalog.ts";
+import { autoRegisterTools, knownCapabilityIds, knownToolIds, sha256, type UpsertCounts, upsertCapabilities, upsertTools } from "../store/catalog.ts";
 import { upsertDeclaredEdges } from "../store/declared-edges.ts";
-import { insertExecutions } from "../store/executions.ts";
+import { checkExecution, insertExecution, insertExecutions } from "../store/executions.ts";
 import { bumpGraphVersion, ensureProject } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
+import { DbUserHistoryStore } from "../store/user-state.ts";
 import { duplicateIdErrors, ImportError, type LineError, parseCatalog, parseJsonl } from "./parse.ts";
 
 export interface CatalogImportResult {
@@ -97,18 +104,58 @@ export interface TraceImportResult {
   insertedIds: string[];
 }
 
+/**
+ * The users' new histories from their stored ones and the executions actually inserted (see
+ * services/user-history.ts `userHistoryUpdate`). Users absent from the result keep their history.
+ */
+export type UserHistoryUpdate = (stored: ReadonlyMap<string, UserHistory>, inserted: readonly ExecutionInput[]) => (readonly [string, UserHistory])[];
+
+export interface ExecutionImportOptions extends TraceImportOptions {
+  initialErrors?: LineError[];
+  /** Updates the users' histories in the import's transaction, for the executions actually inserted. */
+  userHistory?: UserHistoryUpdate | undefined;
+  /** Runs inside the import's transaction with the executions actually inserted (after `userHistory`). */
+  withinTransaction?: (trx: Transaction<Database>, inserted: ExecutionInput[]) => Promise<void>;
+}
+
+/** `unknown tool` / `unknown capability` errors of these records, naming the field. */
+function unknownReferenceErrors(file: string, records: readonly { line: number; value: ExecutionInput }[], known: Set<string>, knownCaps: Set<string>): LineError[] {
+  const errors: LineError[] = [];
+  for (const r of records) {
+    r.value.steps.forEach((s, i) => {
+      if (!known.has(s.tool)) {
+        errors.push({ file, line: r.line, field: `steps[${i}].tool`, message: `unknown tool ${JSON.stringify(s.tool)} (import it in the catalog first, or pass --auto-register)` });
+      }
+    });
+    if (r.value.capability && !knownCaps.has(r.value.capability)) {
+      errors.push({ file, line: r.line, field: "capability", message: `unknown capability ${JSON.stringify(r.value.capability)} (import it in the catalog first, or pass --auto-register)` });
+    }
+  }
+  return errors;
+}
+
+/** Registers unknown tools and capabilities (autoRegister); returns the tools registered. */
+async function registerUnknown(trx: Transaction<Database>, project: string, unknownTools: string[], unknownCaps: string[]): Promise<string[]> {
+  await autoRegisterTools(trx, project, unknownTools);
+  if (unknownCaps.length > 0) {
+    await upsertCapabilities(
+      trx,
+      project,
+      unknownCaps.map((id) => ({ id, name: id, description: "", tools: [], patterns: [], keywords: [], priority: 0, dependsOn: [] })),
+    );
+  }
+  return unknownTools;
+}
+
 export async function importExecutions(
   db: Kysely<Database>,
   project: string,
   records: { line: number; value: ExecutionInput }[],
   file: string,
-  options: TraceImportOptions & {
-    initialErrors?: LineError[];
-    /** Runs inside the import's transaction with the executions actually inserted (e.g. user history). */
-    withinTransaction?: (trx: Transaction<Database>, inserted: ExecutionInput[]) => Promise<void>;
-  },
+  options: ExecutionImportOptions,
 ): Promise<TraceImportResult> {
   const errors: LineError[] = [...(options.initialErrors ?? []), ...duplicateIdErrors(file, records)];
+  if (records.length === 1 && errors.length === 0) return importOne(db, project, records[0]!, file, options);
   return db.transaction().execute(async (trx) => {
     const toolIds = [...new Set(records.flatMap((r) => r.value.steps.map((s) => s.tool)))];
     const known = await knownToolIds(trx, project, toolIds);
@@ -116,39 +163,32 @@ export async function importExecutions(
     const knownCaps = await knownCapabilityIds(trx, project, capIds);
     const unknownTools = toolIds.filter((t) => !known.has(t));
     const unknownCaps = capIds.filter((c) => !knownCaps.has(c));
-    if (!options.autoRegister) {
-      for (const r of records) {
-        r.value.steps.forEach((s, i) => {
-          if (!known.has(s.tool)) {
-            errors.push({ file, line: r.line, field: `steps[${i}].tool`, message: `unknown tool ${JSON.stringify(s.tool)} (import it in the catalog first, or pass --auto-register)` });
-          }
-        });
-        if (r.value.capability && !knownCaps.has(r.value.capability)) {
-          errors.push({ file, line: r.line, field: "capability", message: `unknown capability ${JSON.stringify(r.value.capability)} (import it in the catalog first, or pass --auto-register)` });
-        }
-      }
-    }
+    if (!options.autoRegister) errors.push(...unknownReferenceErrors(file, records, known, knownCaps));
     const badLines = new Set(errors.map((e) => e.line));
     if (errors.length > 0 && !options.skipInvalid) throw new ImportError(errors);
     const good = records.filter((r) => !badLines.has(r.line)).map((r) => r.value);
-    let autoRegistered: string[] = [];
-    if (options.autoRegister) {
-      autoRegistered = unknownTools;
-      await autoRegisterTools(trx, project, unknownTools);
-      if (unknownCaps.length > 0) {
-        await upsertCapabilities(
-          trx,
-          project,
-          unknownCaps.map((id) => ({ id, name: id, description: "", tools: [], patterns: [], keywords: [], priority: 0, dependsOn: [] })),
-        );
-      }
-    }
+    const autoRegistered = options.autoRegister ? await registerUnknown(trx, project, unknownTools, unknownCaps) : [];
+    // The users' history rows are locked before any other row is written, as for a recorded execution
+    // (new users' rows created as empty placeholders), so the two paths never wait on each other in a cycle.
+    const histories = options.userHistory ? new DbUserHistoryStore(trx) : undefined;
+    const users = histories ? [...new Set(good.flatMap((e) => (e.user ? [e.user] : [])))] : [];
+    const placeholder = emptyUserHistory();
+    const stored = histories && users.length > 0 ? await histories.lockMany(project, users, placeholder) : new Map<string, UserHistory>();
     const res = await insertExecutions(trx, project, good, sha256);
-    if (options.withinTransaction && res.inserted.length > 0) {
-      const ids = new Set(res.inserted);
-      await options.withinTransaction(trx, good.filter((e) => ids.has(e.id)));
+    const ids = new Set(res.inserted);
+    const fresh = good.filter((e) => ids.has(e.id));
+    if (histories && users.length > 0) {
+      const updated = options.userHistory!(stored, fresh);
+      if (updated.length > 0) await histories.saveMany(project, updated);
+      const written = new Set(updated.map(([u]) => u));
+      await histories.dropPlaceholders(
+        project,
+        users.filter((u) => !written.has(u)),
+        placeholder,
+      );
     }
-    // The project row is created on the first write only (one round trip less on every recorded execution).
+    if (options.withinTransaction && fresh.length > 0) await options.withinTransaction(trx, fresh);
+    // The project row is created on the first write only.
     let graphVersion = 0;
     if (res.inserted.length > 0 || autoRegistered.length > 0) {
       graphVersion = await bumpGraphVersion(trx, project);
@@ -167,6 +207,56 @@ export async function importExecutions(
       autoRegistered,
       graphVersion,
       insertedIds: res.inserted,
+    };
+  });
+}
+
+/** One execution: one transaction, two statements (more only to auto-register or for `withinTransaction`). */
+async function importOne(
+  db: Kysely<Database>,
+  project: string,
+  record: { line: number; value: ExecutionInput },
+  file: string,
+  options: ExecutionImportOptions,
+): Promise<TraceImportResult> {
+  const e = record.value;
+  const toolIds = [...new Set(e.steps.map((s) => s.tool))];
+  const capIds = e.capability ? [e.capability] : [];
+  const placeholder = emptyUserHistory();
+  const user = options.userHistory && e.user ? { id: e.user, placeholder } : undefined;
+  return db.transaction().execute(async (trx): Promise<TraceImportResult> => {
+    const check = await checkExecution(trx, project, toolIds, capIds, { user, autoRegister: options.autoRegister });
+    const errors = options.autoRegister ? [] : unknownReferenceErrors(file, [record], check.tools, check.capabilities);
+    if (errors.length > 0) {
+      if (!options.skipInvalid) throw new ImportError(errors);
+      return { file, inserted: 0, skippedExisting: 0, invalid: errors, steps: 0, edgesTouched: 0, autoRegistered: [], graphVersion: check.graphVersion, insertedIds: [] };
+    }
+    const autoRegistered = options.autoRegister
+      ? await registerUnknown(
+          trx,
+          project,
+          toolIds.filter((t) => !check.tools.has(t)),
+          capIds.filter((c) => !check.capabilities.has(c)),
+        )
+      : [];
+    let history: { user: string; history: UserHistory; placeholder: UserHistory } | undefined;
+    if (user) {
+      // The locked row: the user's latest history, or the placeholder (= a new user's empty history).
+      const next = options.userHistory!(new Map([[user.id, check.history ?? placeholder]]), [e]).find(([u]) => u === user.id);
+      history = { user: user.id, history: next ? next[1] : (check.history ?? placeholder), placeholder };
+    }
+    const r = await insertExecution(trx, project, e, sha256, { history, bumpIfSkipped: autoRegistered.length > 0 });
+    if (r.inserted && options.withinTransaction) await options.withinTransaction(trx, [e]);
+    return {
+      file,
+      inserted: r.inserted ? 1 : 0,
+      skippedExisting: r.inserted ? 0 : 1,
+      invalid: [],
+      steps: r.steps,
+      edgesTouched: r.edgesTouched,
+      autoRegistered,
+      graphVersion: r.graphVersion,
+      insertedIds: r.inserted ? [e.id] : [],
     };
   });
 }

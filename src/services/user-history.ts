@@ -4,19 +4,17 @@
  * success rates (domain and operation detected from the execution's intent), error and task counts — and
  * drops the user's cached context. Executions are applied in start-time order, one batch per user.
  */
-import { emptyUserHistory, updateUserHistory } from "../../algorithms/thresholds/user-history.ts";
-import type { Kysely, Transaction } from "kysely";
+
+import { emptyUserHistory, type UserHistory, updateUserHistory } from "../../algorithms/thresholds/user-history.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
-import type { Database } from "../store/schema.ts";
-import { DbUserHistoryStore } from "../store/user-state.ts";
 import type { Engine } from "./engine.ts";
+import type { UserHistoryUpdate } from "./import.ts";
 
 /**
- * Applies the executions to their users' histories. With `db` (the import's transaction) the histories
- * are written in the same transaction as the executions, so a recorded execution costs one commit.
- * Context detection runs once per distinct intent.
+ * The histories of the executions' users after them, from their `stored` histories (absent: a new user).
+ * No I/O; context detection runs once per distinct intent.
  */
-export async function applyUserHistory(engine: Engine, project: string, executions: readonly ExecutionInput[], db?: Kysely<Database> | Transaction<Database>): Promise<number> {
+export function updatedUserHistories(engine: Engine, stored: ReadonlyMap<string, UserHistory>, executions: readonly ExecutionInput[]): [string, UserHistory][] {
   const byUser = new Map<string, ExecutionInput[]>();
   for (const e of executions) {
     if (!e.user) continue;
@@ -24,8 +22,6 @@ export async function applyUserHistory(engine: Engine, project: string, executio
     list.push(e);
     byUser.set(e.user, list);
   }
-  if (byUser.size === 0) return 0;
-  const store = db ? new DbUserHistoryStore(db as Kysely<Database>) : engine.gatekeeper.userStore;
   const detectedByIntent = new Map<string, ReturnType<typeof engine.gatekeeper.detectors.detect>>();
   const detect = (intent: string) => {
     let d = detectedByIntent.get(intent);
@@ -35,8 +31,7 @@ export async function applyUserHistory(engine: Engine, project: string, executio
     }
     return d;
   };
-  const stored = await store.loadMany(project, [...byUser.keys()]);
-  const updated: [string, ReturnType<typeof emptyUserHistory>][] = [];
+  const updated: [string, UserHistory][] = [];
   for (const [user, list] of byUser) {
     let h = stored.get(user) ?? emptyUserHistory();
     for (const e of list.slice().sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime())) {
@@ -52,6 +47,28 @@ export async function applyUserHistory(engine: Engine, project: string, executio
     }
     updated.push([user, h]);
   }
+  return updated;
+}
+
+/**
+ * The user-history step for `importExecutions({ userHistory })`: the import reads the stored histories
+ * in its transaction (a recorded execution: with its validation query) and writes these updates with
+ * its inserts, only for executions actually inserted. The caller drops the users' cached contexts after.
+ */
+export function userHistoryUpdate(engine: Engine): UserHistoryUpdate {
+  return (stored, executions) => updatedUserHistories(engine, stored, executions);
+}
+
+/**
+ * Applies the executions to their users' histories through the gate's user store (read, update, write)
+ * and drops the users' cached contexts: the path of a trace import, after its transaction. A recorded
+ * execution instead passes `userHistoryUpdate` to the import, which writes in its own transaction.
+ */
+export async function applyUserHistory(engine: Engine, project: string, executions: readonly ExecutionInput[]): Promise<number> {
+  const users = [...new Set(executions.flatMap((e) => (e.user ? [e.user] : [])))];
+  if (users.length === 0) return 0;
+  const store = engine.gatekeeper.userStore;
+  const updated = updatedUserHistories(engine, await store.loadMany(project, users), executions);
   await store.saveMany(project, updated);
   for (const [user] of updated) engine.gatekeeper.tracker.invalidate(project, user);
   return updated.length;

@@ -1,14 +1,29 @@
 /**
  * The write path for executions: rows, steps, learned edge counts, tool counters and capability
- * observations, all batched. Callers wrap it in one transaction and bump the graph version.
- * Idempotent: an execution id already stored is skipped (INSERT … ON CONFLICT DO NOTHING RETURNING),
- * so re-importing the same traces never counts twice, even from two processes at once.
+ * observations. Two entry points share one SQL generator, so they store exactly the same rows:
+ *
+ * - `insertExecutions` (a batch: an import file): the executions' rows first (INSERT … ON CONFLICT DO
+ *   NOTHING RETURNING id, chunked), then one statement that writes what the fresh ones add. The caller
+ *   wraps it in a transaction and bumps the graph version.
+ * - `insertExecution` (one recorded execution): ONE statement of data-modifying CTEs — the execution row
+ *   (ON CONFLICT DO NOTHING), then, gated on that insert, its steps, edge / tool / capability increments,
+ *   the user's new history, and the graph version bump, so the bump happens exactly once and only when
+ *   the row was inserted. `checkExecution` is the statement before it: which tools and capability exist,
+ *   the graph version, and the user's history row, locked (created empty for a new user) only when the
+ *   references are valid.
+ *
+ * Idempotent: an execution id already stored is skipped, so re-recording never counts twice, even from
+ * two processes at once (the second INSERT waits for the first to commit, then conflicts).
+ * Increments are aggregated per key and sorted, so concurrent writers lock rows of each table in one
+ * order; in the single statement the project row (graph version) is locked last, as in the batch path.
  */
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
 import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
+import type { UserHistory } from "../../algorithms/thresholds/user-history.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { chunks } from "./catalog.ts";
 import type { Database } from "./schema.ts";
+import { lockUserHistoryCte, writeUserHistoryCtes } from "./user-state.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -21,77 +36,60 @@ export interface InsertExecutionsResult {
   edgesTouched: number;
 }
 
-export async function insertExecutions(
-  db: Db,
-  project: string,
-  executions: readonly ExecutionInput[],
-  intentHash: (intent: string) => string,
-): Promise<InsertExecutionsResult> {
-  // Bulk inserts pass one array per column and unnest them server-side: one parameter per column instead
-  // of one per cell, which keeps statements small and fast on both backends.
-  const insertedIds = new Set<string>();
-  for (const part of chunks(executions, 5000)) {
-    const rows = await sql<{ id: string }>`
-      INSERT INTO executions (project, id, user_id, intent, intent_hash, capability_id, started_at, success, duration_ms, step_count)
-      SELECT ${project}, * FROM unnest(
-        ${part.map((e) => e.id)}::text[],
-        ${part.map((e) => e.user ?? null)}::text[],
-        ${part.map((e) => e.intent ?? null)}::text[],
-        ${part.map((e) => (e.intent ? intentHash(e.intent) : null))}::text[],
-        ${part.map((e) => e.capability ?? null)}::text[],
-        ${part.map((e) => e.startedAt.toISOString())}::timestamptz[],
-        ${part.map((e) => e.success)}::boolean[],
-        ${part.map((e) => e.steps.reduce((t, st) => t + (st.durationMs ?? 0), 0))}::float8[],
-        ${part.map((e) => e.steps.length)}::int[]
-      )
-      ON CONFLICT (project, id) DO NOTHING
-      RETURNING id`.execute(db);
-    for (const r of rows.rows) insertedIds.add(r.id);
-  }
-  const fresh = executions.filter((e) => insertedIds.has(e.id));
-  const skipped = executions.filter((e) => !insertedIds.has(e.id)).map((e) => e.id);
+interface EdgeIncrement {
+  from: string;
+  to: string;
+  dep: number;
+  con: number;
+  prov: number;
+  seq: number;
+  first: Date;
+  last: Date;
+}
 
-  // Steps.
-  const stepRows = fresh.flatMap((e) =>
+interface ToolIncrement {
+  tool: string;
+  n: number;
+  ok: number;
+  dur: number;
+  last: Date;
+}
+
+interface CapabilityIncrement {
+  cap: string;
+  tool: string;
+  n: number;
+}
+
+/** What fresh executions add besides their own rows: their steps and increments aggregated per key. */
+export interface ExecutionIncrements {
+  steps: { execution: string; idx: number; tool: string; parent: number | null; dependsOn: string; success: boolean; durationMs: number | null; at: Date | null }[];
+  /** One per distinct (from, to), sorted. */
+  edges: EdgeIncrement[];
+  /** One per distinct tool, sorted: one execution per step. */
+  tools: ToolIncrement[];
+  /** One per distinct (capability, tool), sorted: each labelled execution observes each of its tools once. */
+  capabilities: CapabilityIncrement[];
+}
+
+const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The steps and aggregated increments of these executions (no I/O). */
+export function executionIncrements(fresh: readonly ExecutionInput[]): ExecutionIncrements {
+  const steps = fresh.flatMap((e) =>
     e.steps.map((s, idx) => ({
-      project,
-      execution_id: e.id,
+      execution: e.id,
       idx,
-      tool_id: s.tool,
-      parent_idx: s.parent ?? null,
-      depends_on: JSON.stringify(s.dependsOn),
+      tool: s.tool,
+      parent: s.parent ?? null,
+      dependsOn: JSON.stringify(s.dependsOn),
       success: s.success,
-      duration_ms: s.durationMs ?? null,
+      durationMs: s.durationMs ?? null,
       at: s.at ?? null,
     })),
   );
-  for (const part of chunks(stepRows, 20000)) {
-    await sql`
-      INSERT INTO execution_steps (project, execution_id, idx, tool_id, parent_idx, depends_on, success, duration_ms, at)
-      SELECT ${project}, * FROM unnest(
-        ${part.map((r) => r.execution_id)}::text[],
-        ${part.map((r) => r.idx)}::int[],
-        ${part.map((r) => r.tool_id)}::text[],
-        ${part.map((r) => r.parent_idx)}::int[],
-        ${part.map((r) => r.depends_on)}::jsonb[],
-        ${part.map((r) => r.success)}::boolean[],
-        ${part.map((r) => r.duration_ms)}::float8[],
-        ${part.map((r) => (r.at ? r.at.toISOString() : null))}::timestamptz[]
-      )`.execute(db);
-  }
 
-  // Learned edges, aggregated over the batch: one upsert per distinct (from, to).
-  interface Agg {
-    from: string;
-    to: string;
-    dep: number;
-    con: number;
-    prov: number;
-    seq: number;
-    first: Date;
-    last: Date;
-  }
-  const edges = new Map<string, Agg>();
+  const edges = new Map<string, EdgeIncrement>();
   for (const e of fresh) {
     const seen = e.steps.reduce((t, s) => (s.at && s.at > t ? s.at : t), e.startedAt);
     for (const ob of learnEdges(e.steps)) {
@@ -106,50 +104,14 @@ export async function insertExecutions(
       if (seen > a.last) a.last = seen;
     }
   }
-  const edgeRows = [...edges.values()].sort((x, y) => (x.from === y.from ? (x.to < y.to ? -1 : 1) : x.from < y.from ? -1 : 1));
-  for (const part of chunks(edgeRows, 3000)) {
-    await db
-      .insertInto("edges")
-      .values(
-        part.map((a) => ({
-          project,
-          from_tool: a.from,
-          to_tool: a.to,
-          dep_count: a.dep,
-          con_count: a.con,
-          prov_count: a.prov,
-          seq_count: a.seq,
-          first_seen: a.first,
-          last_seen: a.last,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(["project", "from_tool", "to_tool"]).doUpdateSet({
-          dep_count: sql`edges.dep_count + excluded.dep_count`,
-          con_count: sql`edges.con_count + excluded.con_count`,
-          prov_count: sql`edges.prov_count + excluded.prov_count`,
-          seq_count: sql`edges.seq_count + excluded.seq_count`,
-          first_seen: sql`LEAST(COALESCE(edges.first_seen, excluded.first_seen), excluded.first_seen)`,
-          last_seen: sql`GREATEST(COALESCE(edges.last_seen, excluded.last_seen), excluded.last_seen)`,
-        }),
-      )
-      .execute();
-  }
 
-  // Per-tool counters: real counts of executions of each tool (one per step).
-  interface ToolAgg {
-    n: number;
-    ok: number;
-    dur: number;
-    last: Date;
-  }
-  const tools = new Map<string, ToolAgg>();
+  const tools = new Map<string, ToolIncrement>();
   for (const e of fresh) {
     for (const s of e.steps) {
       const at = s.at ?? e.startedAt;
       let t = tools.get(s.tool);
       if (!t) {
-        t = { n: 0, ok: 0, dur: 0, last: at };
+        t = { tool: s.tool, n: 0, ok: 0, dur: 0, last: at };
         tools.set(s.tool, t);
       }
       t.n++;
@@ -158,43 +120,260 @@ export async function insertExecutions(
       if (at > t.last) t.last = at;
     }
   }
-  const toolRows = [...tools.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-  for (const part of chunks(toolRows, 3000)) {
-    await db
-      .insertInto("tool_stats")
-      .values(part.map(([id, t]) => ({ project, tool_id: id, executions: t.n, successes: t.ok, total_duration_ms: t.dur, last_used_at: t.last })))
-      .onConflict((oc) =>
-        oc.columns(["project", "tool_id"]).doUpdateSet({
-          executions: sql`tool_stats.executions + excluded.executions`,
-          successes: sql`tool_stats.successes + excluded.successes`,
-          total_duration_ms: sql`tool_stats.total_duration_ms + excluded.total_duration_ms`,
-          last_used_at: sql`GREATEST(tool_stats.last_used_at, excluded.last_used_at)`,
-        }),
-      )
-      .execute();
-  }
 
-  // Capability → member tool observations (the bipartite hypergraph's `contains` evidence).
-  const capObs = new Map<string, { cap: string; tool: string; n: number }>();
+  const caps = new Map<string, CapabilityIncrement>();
   for (const e of fresh) {
     if (!e.capability) continue;
     for (const tool of new Set(e.steps.map((s) => s.tool))) {
       const key = `${e.capability}\u0000${tool}`;
-      const c = capObs.get(key) ?? { cap: e.capability, tool, n: 0 };
+      const c = caps.get(key) ?? { cap: e.capability, tool, n: 0 };
       c.n++;
-      capObs.set(key, c);
+      caps.set(key, c);
     }
   }
-  const capRows = [...capObs.values()].sort((a, b) => (a.cap === b.cap ? (a.tool < b.tool ? -1 : 1) : a.cap < b.cap ? -1 : 1));
-  for (const part of chunks(capRows, 3000)) {
-    await db
-      .insertInto("capability_tools")
-      .values(part.map((c) => ({ project, capability_id: c.cap, tool_id: c.tool, declared: false, observations: c.n })))
-      .onConflict((oc) =>
-        oc.columns(["project", "capability_id", "tool_id"]).doUpdateSet({ observations: sql`capability_tools.observations + excluded.observations` }),
-      )
-      .execute();
-  }
 
-  return { inserted: fresh.map((e) => e.id), skipped, steps: stepRows.length, edgesTouched: edgeRows.length };
+  return {
+    steps,
+    edges: [...edges.values()].sort((x, y) => byKey(x.from, y.from) || byKey(x.to, y.to)),
+    tools: [...tools.values()].sort((x, y) => byKey(x.tool, y.tool)),
+    capabilities: [...caps.values()].sort((x, y) => byKey(x.cap, y.cap) || byKey(x.tool, y.tool)),
+  };
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/**
+ * The data-modifying CTEs writing `inc` (one per non-empty part, each `RETURNING 1`), every row filtered
+ * by `gate`. Arrays are passed one per column and unnested server-side: one parameter per column.
+ */
+function incrementCtes(project: string, inc: ExecutionIncrements, gate: RawBuilder<unknown>): { name: string; cte: RawBuilder<unknown> }[] {
+  const out: { name: string; cte: RawBuilder<unknown> }[] = [];
+  const s = inc.steps;
+  if (s.length > 0) {
+    out.push({
+      name: "ins_steps",
+      cte: sql`ins_steps AS (
+        INSERT INTO execution_steps (project, execution_id, idx, tool_id, parent_idx, depends_on, success, duration_ms, at)
+        SELECT ${project}, r.* FROM unnest(
+          ${s.map((r) => r.execution)}::text[], ${s.map((r) => r.idx)}::int[], ${s.map((r) => r.tool)}::text[],
+          ${s.map((r) => r.parent)}::int[], ${s.map((r) => r.dependsOn)}::jsonb[], ${s.map((r) => r.success)}::boolean[],
+          ${s.map((r) => r.durationMs)}::float8[], ${s.map((r) => iso(r.at))}::timestamptz[]
+        ) AS r WHERE ${gate}
+        RETURNING 1)`,
+    });
+  }
+  const e = inc.edges;
+  if (e.length > 0) {
+    out.push({
+      name: "up_edges",
+      cte: sql`up_edges AS (
+        INSERT INTO edges (project, from_tool, to_tool, dep_count, con_count, prov_count, seq_count, first_seen, last_seen)
+        SELECT ${project}, r.* FROM unnest(
+          ${e.map((a) => a.from)}::text[], ${e.map((a) => a.to)}::text[], ${e.map((a) => a.dep)}::int[], ${e.map((a) => a.con)}::int[],
+          ${e.map((a) => a.prov)}::int[], ${e.map((a) => a.seq)}::int[], ${e.map((a) => iso(a.first))}::timestamptz[],
+          ${e.map((a) => iso(a.last))}::timestamptz[]
+        ) AS r WHERE ${gate}
+        ON CONFLICT (project, from_tool, to_tool) DO UPDATE SET
+          dep_count = edges.dep_count + excluded.dep_count,
+          con_count = edges.con_count + excluded.con_count,
+          prov_count = edges.prov_count + excluded.prov_count,
+          seq_count = edges.seq_count + excluded.seq_count,
+          first_seen = LEAST(COALESCE(edges.first_seen, excluded.first_seen), excluded.first_seen),
+          last_seen = GREATEST(COALESCE(edges.last_seen, excluded.last_seen), excluded.last_seen)
+        RETURNING 1)`,
+    });
+  }
+  const t = inc.tools;
+  if (t.length > 0) {
+    out.push({
+      name: "up_tool_stats",
+      cte: sql`up_tool_stats AS (
+        INSERT INTO tool_stats (project, tool_id, executions, successes, total_duration_ms, last_used_at)
+        SELECT ${project}, r.* FROM unnest(
+          ${t.map((x) => x.tool)}::text[], ${t.map((x) => x.n)}::int[], ${t.map((x) => x.ok)}::int[],
+          ${t.map((x) => x.dur)}::float8[], ${t.map((x) => iso(x.last))}::timestamptz[]
+        ) AS r WHERE ${gate}
+        ON CONFLICT (project, tool_id) DO UPDATE SET
+          executions = tool_stats.executions + excluded.executions,
+          successes = tool_stats.successes + excluded.successes,
+          total_duration_ms = tool_stats.total_duration_ms + excluded.total_duration_ms,
+          last_used_at = GREATEST(tool_stats.last_used_at, excluded.last_used_at)
+        RETURNING 1)`,
+    });
+  }
+  const c = inc.capabilities;
+  if (c.length > 0) {
+    out.push({
+      name: "up_capability_tools",
+      cte: sql`up_capability_tools AS (
+        INSERT INTO capability_tools (project, capability_id, tool_id, declared, observations)
+        SELECT ${project}, r.cap, r.tool, false, r.n FROM unnest(
+          ${c.map((x) => x.cap)}::text[], ${c.map((x) => x.tool)}::text[], ${c.map((x) => x.n)}::int[]
+        ) AS r(cap, tool, n) WHERE ${gate}
+        ON CONFLICT (project, capability_id, tool_id) DO UPDATE SET observations = capability_tools.observations + excluded.observations
+        RETURNING 1)`,
+    });
+  }
+  return out;
+}
+
+const durationOf = (e: ExecutionInput) => e.steps.reduce((t, st) => t + (st.durationMs ?? 0), 0);
+
+export async function insertExecutions(
+  db: Db,
+  project: string,
+  executions: readonly ExecutionInput[],
+  intentHash: (intent: string) => string,
+): Promise<InsertExecutionsResult> {
+  const insertedIds = new Set<string>();
+  for (const part of chunks(executions, 5000)) {
+    const rows = await sql<{ id: string }>`
+      INSERT INTO executions (project, id, user_id, intent, intent_hash, capability_id, started_at, success, duration_ms, step_count)
+      SELECT ${project}, * FROM unnest(
+        ${part.map((e) => e.id)}::text[],
+        ${part.map((e) => e.user ?? null)}::text[],
+        ${part.map((e) => e.intent ?? null)}::text[],
+        ${part.map((e) => (e.intent ? intentHash(e.intent) : null))}::text[],
+        ${part.map((e) => e.capability ?? null)}::text[],
+        ${part.map((e) => e.startedAt.toISOString())}::timestamptz[],
+        ${part.map((e) => e.success)}::boolean[],
+        ${part.map(durationOf)}::float8[],
+        ${part.map((e) => e.steps.length)}::int[]
+      )
+      ON CONFLICT (project, id) DO NOTHING
+      RETURNING id`.execute(db);
+    for (const r of rows.rows) insertedIds.add(r.id);
+  }
+  const fresh = executions.filter((e) => insertedIds.has(e.id));
+  const skipped = executions.filter((e) => !insertedIds.has(e.id)).map((e) => e.id);
+  const inc = executionIncrements(fresh);
+  // Everything the fresh executions add, in one statement (aggregated over the whole batch, so each
+  // table's rows are locked in one sorted order).
+  const ctes = incrementCtes(project, inc, sql`true`);
+  if (ctes.length > 0) {
+    await sql`WITH ${sql.join(
+      ctes.map((c) => c.cte),
+      sql`, `,
+    )} SELECT 1`.execute(db);
+  }
+  return { inserted: fresh.map((e) => e.id), skipped, steps: inc.steps.length, edgesTouched: inc.edges.length };
+}
+
+export interface ExecutionCheck {
+  /** The execution's tools that exist in the project. */
+  tools: Set<string>;
+  /** Its capability, if it exists. */
+  capabilities: Set<string>;
+  /** The user's history, locked (the placeholder for a new user); undefined without `user` or when
+   * validation failed (then nothing was locked or written). */
+  history: UserHistory | undefined;
+  /** The project's graph version (0 before its first write). */
+  graphVersion: number;
+}
+
+export interface CheckExecutionOptions {
+  /** Lock this user's history row until the transaction ends and return it (see `lockUserHistoryCte`);
+   * `placeholder` is the history of a new user (an empty one). Only when every tool and the capability
+   * exist, or `autoRegister`. */
+  user?: { id: string; placeholder: UserHistory } | undefined;
+  autoRegister?: boolean | undefined;
+}
+
+/**
+ * The one statement before recording one execution: which of `tools` and `capabilities` exist, the graph
+ * version, and, with `user`, that user's history, locked first (every recorder of one user takes this
+ * lock before any other, so they queue instead of deadlocking, and each reads the last one's result).
+ */
+export async function checkExecution(
+  db: Db,
+  project: string,
+  tools: readonly string[],
+  capabilities: readonly string[],
+  options: CheckExecutionOptions = {},
+): Promise<ExecutionCheck> {
+  const user = options.user;
+  const valid = sql`(SELECT count(*) FROM known_tools) = ${tools.length} AND (SELECT count(*) FROM known_caps) = ${capabilities.length}`;
+  const row = (
+    await sql<{ tools: string[]; capabilities: string[]; history: UserHistory | null; graph_version: string | number | null }>`
+      WITH known_tools AS (SELECT id FROM tools WHERE project = ${project} AND id = ANY(${[...tools]}::text[])),
+      known_caps AS (SELECT id FROM capabilities WHERE project = ${project} AND id = ANY(${[...capabilities]}::text[]))
+      ${user ? sql`, locked AS (${lockUserHistoryCte(project, user.id, user.placeholder, options.autoRegister ? sql`true` : valid)})` : sql``}
+      SELECT
+        ARRAY(SELECT id FROM known_tools) AS tools,
+        ARRAY(SELECT id FROM known_caps) AS capabilities,
+        ${user ? sql`(SELECT history FROM locked)` : sql`NULL::jsonb`} AS history,
+        (SELECT graph_version FROM projects WHERE project = ${project}) AS graph_version`.execute(db)
+  ).rows[0]!;
+  return {
+    tools: new Set(row.tools),
+    capabilities: new Set(row.capabilities),
+    history: row.history ?? undefined,
+    graphVersion: Number(row.graph_version ?? 0),
+  };
+}
+
+export interface InsertExecutionOptions {
+  /** The user's new history (written if the execution is inserted) and the placeholder `checkExecution`
+   * locked the row with (removed again if it created the row and nothing was inserted). */
+  history?: { user: string; history: UserHistory; placeholder: UserHistory } | undefined;
+  /** Bump the graph version even if the execution was already stored (tools were just registered). */
+  bumpIfSkipped?: boolean | undefined;
+}
+
+export interface InsertExecutionResult {
+  inserted: boolean;
+  steps: number;
+  edgesTouched: number;
+  /** The bumped version if something was bumped, else the current one. */
+  graphVersion: number;
+}
+
+/** Records one execution in ONE statement (see the file header). */
+export async function insertExecution(
+  db: Db,
+  project: string,
+  e: ExecutionInput,
+  intentHash: (intent: string) => string,
+  options: InsertExecutionOptions = {},
+): Promise<InsertExecutionResult> {
+  const inc = executionIncrements([e]);
+  const inserted = sql`EXISTS (SELECT 1 FROM ins_exec)`;
+  const parts = incrementCtes(project, inc, inserted);
+  if (options.history) {
+    const h = options.history;
+    const w = writeUserHistoryCtes(project, h.user, h.history, h.placeholder, inserted);
+    parts.push({ name: "up_user_history", cte: sql`up_user_history AS (${w.write})` }, { name: "drop_placeholder", cte: sql`drop_placeholder AS (${w.dropPlaceholder})` });
+  }
+  // `written` reads every other CTE to the end, and the bump reads `written`: the project row is locked last.
+  const written = parts.length > 0 ? sql.join(parts.map((p) => sql`(SELECT count(*) FROM ${sql.table(p.name)})`), sql` + `) : sql`0`;
+  const ctes = [
+    sql`ins_exec AS (
+      INSERT INTO executions (project, id, user_id, intent, intent_hash, capability_id, started_at, success, duration_ms, step_count)
+      VALUES (${project}, ${e.id}, ${e.user ?? null}, ${e.intent ?? null}, ${e.intent ? intentHash(e.intent) : null}, ${e.capability ?? null},
+        ${e.startedAt.toISOString()}::timestamptz, ${e.success}, ${durationOf(e)}::float8, ${e.steps.length}::int)
+      ON CONFLICT (project, id) DO NOTHING
+      RETURNING id)`,
+    ...parts.map((p) => p.cte),
+    sql`written AS MATERIALIZED (SELECT ${written} AS n)`,
+    sql`bump AS (
+      INSERT INTO projects (project, graph_version)
+      SELECT ${project}, 1 FROM written WHERE written.n >= 0 AND (${inserted} OR ${options.bumpIfSkipped ?? false}::boolean)
+      ON CONFLICT (project) DO UPDATE SET graph_version = projects.graph_version + 1, updated_at = now()
+      RETURNING graph_version)`,
+  ];
+  const row = (
+    await sql<{ inserted: number; bumped: string | number | null; current: string | number | null }>`
+      WITH ${sql.join(ctes, sql`, `)}
+      SELECT
+        (SELECT count(*) FROM ins_exec)::int AS inserted,
+        (SELECT graph_version FROM bump) AS bumped,
+        (SELECT graph_version FROM projects WHERE project = ${project}) AS current`.execute(db)
+  ).rows[0]!;
+  const ok = row.inserted > 0;
+  return {
+    inserted: ok,
+    steps: ok ? inc.steps.length : 0,
+    edgesTouched: ok ? inc.edges.length : 0,
+    graphVersion: Number(row.bumped ?? row.current ?? 0),
+  };
 }
