@@ -41,11 +41,11 @@ import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
-import { mulberry32, shuffled } from "../algorithms/random/rng.ts";
 import { DEFAULTS as NEXT_DEFAULTS } from "../algorithms/prediction/next-step.ts";
+import { mulberry32, shuffled } from "../algorithms/random/rng.ts";
 import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
-import { createEmbeddingProvider } from "../src/embeddings/create.ts";
 import type { EmbeddingCacheStats } from "../src/embeddings/cached.ts";
+import { createEmbeddingProvider } from "../src/embeddings/create.ts";
 import { recallMemory } from "../src/services/memory.ts";
 import { dagOver } from "../src/services/recommend-dag.ts";
 import { rawSuggestions } from "../src/services/suggest.ts";
@@ -272,7 +272,7 @@ function freshExecutions(traces: readonly TraceRecord[], count: number, tag: str
 
 async function serverToolgraph(url: string, embeddings: string): Promise<{ tg: Toolgraph; drop: () => Promise<void> }> {
   const schema = `tg_bench_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 120_000 });
   await admin.connect();
   try {
     await admin.query(`CREATE SCHEMA ${schema}`);

@@ -11,6 +11,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
 import { migrateToLatest } from "./migrate.ts";
+import { preparingPool } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
 export interface ConnectionOptions {
@@ -60,7 +61,7 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
   let conn: Connection;
   if (url) {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
     conn = { db, backend: "postgres", location: redact(url), close: () => db.destroy() };
   } else {
     const home = resolveHome(options.home);
@@ -70,7 +71,7 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
       const pglite = new PGlite(home === "memory://" ? undefined : home);
       await pglite.waitReady;
       const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
-      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
       let closed = false;
       conn = {
         db,

@@ -22,6 +22,7 @@ import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
 import type { UserHistory } from "../../algorithms/thresholds/user-history.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { chunks } from "./catalog.ts";
+import { PREPARE_MARK } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 import { lockUserHistoryCte, writeUserHistoryCtes } from "./user-state.ts";
 
@@ -294,7 +295,7 @@ export async function checkExecution(
   const user = options.user;
   const valid = sql`(SELECT count(*) FROM known_tools) = ${tools.length} AND (SELECT count(*) FROM known_caps) = ${capabilities.length}`;
   const row = (
-    await sql<{ tools: string[]; capabilities: string[]; history: UserHistory | null; graph_version: string | number | null }>`
+    await sql<{ tools: string[]; capabilities: string[]; history: UserHistory | null; graph_version: string | number | null }>`${sql.raw(PREPARE_MARK)}
       WITH known_tools AS (SELECT id FROM tools WHERE project = ${project} AND id = ANY(${[...tools]}::text[])),
       known_caps AS (SELECT id FROM capabilities WHERE project = ${project} AND id = ANY(${[...capabilities]}::text[]))
       ${user ? sql`, locked AS (${lockUserHistoryCte(project, user.id, user.placeholder, options.autoRegister ? sql`true` : valid)})` : sql``}
@@ -362,7 +363,7 @@ export async function insertExecution(
       RETURNING graph_version)`,
   ];
   const row = (
-    await sql<{ inserted: number; bumped: string | number | null; current: string | number | null }>`
+    await sql<{ inserted: number; bumped: string | number | null; current: string | number | null }>`${sql.raw(PREPARE_MARK)}
       WITH ${sql.join(ctes, sql`, `)}
       SELECT
         (SELECT count(*) FROM ins_exec)::int AS inserted,
