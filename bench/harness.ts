@@ -176,7 +176,7 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
   const popular = Array.from({ length: s.n }, (_, i) => i).sort((x, y) => s.executions[y]! - s.executions[x]! || x - y).map((i) => s.tools[i]!.id);
   const rows: Row[] = [];
   const gating: GatingData = { pairs: [], trainPairs: [] };
-  const libraryWeights = await weightsFor(engine, project, "auto");
+  const libraryWeights = await weightsFor(engine, project, "auto", { awaitFit: true });
   const qv = new Map<string, Float32Array>();
   const distinctQueries = [...new Set(nc.map((c) => c.query).filter((q): q is string => typeof q === "string"))];
   for (let i = 0; i < distinctQueries.length; i += 64) {

@@ -146,7 +146,7 @@ export async function calibrationPairs(engine: Engine, project: string, opts: Ca
   if (H === 0 || s.n === 0) return out;
   const start = Math.max(0, H - maxExecutions);
   const cuts = Array.from({ length: folds + 1 }, (_, b) => start + Math.floor((b * (H - start)) / folds));
-  const weights = await weightsFor(engine, project, "auto");
+  const weights = await weightsFor(engine, project, "auto", { awaitFit: true });
   const sw = await searchWeightsFor(engine, project);
   const idx = await engine.searchIndex(project);
   const intents = new Map((await loadExecutionMemory(engine.db, project)).map((m) => [m.id, m.intent]));

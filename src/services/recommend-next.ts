@@ -49,10 +49,17 @@ export const AUTO_FIT_MIN_STEPS = 200;
 /**
  * Weights per mode. "auto" (the default): the project's learned weights — fitted once on its own traces
  * when it has at least 200 recorded steps, then reused until `learn-weights` refits them — else the seed's.
+ * A request never waits for that fit: it runs in the background and the seed's weights answer meanwhile
+ * (`awaitFit` waits instead, for batch callers such as calibration and the bench).
  * Measured on ToolLinkOS (README Results) the seed's fixed weights lose to the first-order Markov
  * baseline while the learned weights beat it, hence this default.
  */
-export async function weightsFor(engine: Engine, project: string, mode: "seed" | "learned" | "markov" | "auto" | undefined): Promise<NextStepWeights> {
+export async function weightsFor(
+  engine: Engine,
+  project: string,
+  mode: "seed" | "learned" | "markov" | "auto" | undefined,
+  opts: { awaitFit?: boolean } = {},
+): Promise<NextStepWeights> {
   if (mode === "markov") return MARKOV_WEIGHTS;
   if (mode === "seed") return NEXT_DEFAULTS.weights;
   const cfg = await cachedProjectConfig(engine, project);
@@ -62,12 +69,28 @@ export async function weightsFor(engine: Engine, project: string, mode: "seed" |
   const s = await engine.snapshot(project);
   let executions = 0;
   for (let i = 0; i < s.n; i++) executions += s.executions[i]!;
-  if (executions >= AUTO_FIT_MIN_STEPS) {
+  if (executions >= AUTO_FIT_MIN_STEPS && opts.awaitFit) {
     const fit = await fitNextStepWeights(engine, project);
     if (!fit.reason) return fit.weights;
+  } else if (executions >= AUTO_FIT_MIN_STEPS) {
+    // Fitted off the request path, once per engine and project: a request never waits seconds for it; the
+    // seed's weights answer until the learned ones are stored.
+    let started = autoFits.get(engine);
+    if (!started) {
+      started = new Set();
+      autoFits.set(engine, started);
+    }
+    if (!started.has(project)) {
+      started.add(project);
+      setImmediate(() => {
+        fitNextStepWeights(engine, project).catch(() => started.delete(project));
+      });
+    }
   }
   return NEXT_DEFAULTS.weights;
 }
+
+const autoFits = new WeakMap<Engine, Set<string>>();
 
 /** Training examples from executions: each prefix's true next tool vs the other top candidates. */
 export function trainingExamples(

@@ -11,12 +11,12 @@
  */
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { mulberry32, shuffled } from "../../algorithms/random/rng.ts";
+import { projectConfig, setProjectConfig } from "../store/projects.ts";
 import { loadExecutionMemory } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, forgetProjectConfig } from "./filters.ts";
 import { recallMemory } from "./memory.ts";
 import { searchCandidates } from "./search.ts";
-import { projectConfig, setProjectConfig } from "../store/projects.ts";
 
 export interface SearchWeights {
   beta: number;
@@ -75,21 +75,29 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
       cases.push({ intent: r.intent, v: vs[j]!, relevant: new Set(r.steps.filter((st) => st.success).map((st) => st.tool)), memory: mem.toolVotes, global: globalWithout(own) });
     }
   }
-  const mapOf = (beta: number, memoryWeight: number, graphWeight = 0): number => {
+  // The fit runs beside live requests: it yields to the event loop after every case, so a search never waits
+  // behind more than one case's scoring (one grid point over 200 cases is ~0.4 s of work at 10k tools).
+  const mapOf = async (beta: number, memoryWeight: number, graphWeight = 0): Promise<number> => {
     let sum = 0;
     for (const c of cases) {
       const ranked = searchCandidates(s, a, idx, c.intent, c.v, { beta, memoryWeight, memory: memoryWeight > 0 ? c.memory : undefined, graphWeight, global: c.global })
         .slice(0, 10)
         .map((h) => s.tools[h.index]!.id);
       sum += averagePrecisionAtK(ranked, c.relevant, 10);
+      await yieldToEventLoop();
     }
     return sum / cases.length;
   };
-  const betaCurve = Array.from({ length: 11 }, (_, k) => ({ beta: k / 10, map: mapOf(k / 10, 0) }));
+  const curve = async <T>(grid: readonly number[], f: (x: number) => Promise<number>, make: (x: number, map: number) => T): Promise<T[]> => {
+    const out: T[] = [];
+    for (const x of grid) out.push(make(x, await f(x)));
+    return out;
+  };
+  const betaCurve = await curve(Array.from({ length: 11 }, (_, k) => k / 10), (b) => mapOf(b, 0), (beta, map) => ({ beta, map }));
   const beta = betaCurve.reduce((b, x) => (x.map > b.map + 1e-12 ? x : b)).beta;
-  const memoryCurve = [0, 0.2, 0.4, 0.6, 0.8, 1].map((m) => ({ memoryWeight: m, map: mapOf(beta, m) }));
+  const memoryCurve = await curve([0, 0.2, 0.4, 0.6, 0.8, 1], (m) => mapOf(beta, m), (memoryWeight, map) => ({ memoryWeight, map }));
   const memoryWeight = memoryCurve.reduce((b, x) => (x.map > b.map + 1e-12 ? x : b)).memoryWeight;
-  const graphCurve = [0, 0.25, 0.5, 1].map((g) => ({ graphWeight: g, map: mapOf(beta, memoryWeight, g) }));
+  const graphCurve = await curve([0, 0.25, 0.5, 1], (g) => mapOf(beta, memoryWeight, g), (graphWeight, map) => ({ graphWeight, map }));
   const graphWeight = graphCurve.reduce((b, x) => (x.map > b.map + 1e-12 ? x : b)).graphWeight;
   const cfg = await projectConfig(engine.db, project);
   await setProjectConfig(engine.db, project, { ...cfg, searchWeights: { beta, memoryWeight, graphWeight } });
@@ -98,6 +106,10 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
 }
 
 const fitting = new WeakMap<Engine, Set<string>>();
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /**
  * The project's search weights: the stored ones, else the defaults while a fit runs in the background
