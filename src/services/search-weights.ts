@@ -12,10 +12,9 @@
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { mulberry32, shuffled } from "../../algorithms/random/rng.ts";
 import { projectConfig, setProjectConfig } from "../store/projects.ts";
-import { loadExecutionMemory } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, forgetProjectConfig } from "./filters.ts";
-import { recallMemory } from "./memory.ts";
+import { memoryIndex, recallMemory } from "./memory.ts";
 import { searchCandidates } from "./search.ts";
 
 export interface SearchWeights {
@@ -38,7 +37,9 @@ export interface SearchWeightsFit extends SearchWeights {
 }
 
 export async function fitSearchWeights(engine: Engine, project: string, opts: { maxIntents?: number; seed?: number } = {}): Promise<SearchWeightsFit> {
-  const rows = (await loadExecutionMemory(engine.db, project)).filter((r) => r.steps.some((st) => st.success));
+  // The memory index already holds every execution with an intent: reuse its rows rather than reading them
+  // again (on the embedded database a read of 100k steps runs on the event loop's thread).
+  const rows = (await memoryIndex(engine, project)).rows.filter((r) => r.steps.some((st) => st.success));
   if (rows.length < SEARCH_FIT_MIN_INTENTS) {
     return { ...DEFAULT_SEARCH_WEIGHTS, intents: rows.length, betaCurve: [], memoryCurve: [], graphCurve: [], reason: `fewer than ${SEARCH_FIT_MIN_INTENTS} past executions with an intent` };
   }

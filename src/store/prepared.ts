@@ -30,7 +30,7 @@ export function preparingPool(pool: pg.Pool): pg.Pool {
     let w = wrapped.get(client);
     if (!w) {
       const query = (config: unknown, values?: unknown, callback?: unknown) => {
-        if (typeof config === "string" && config.startsWith(PREPARE_MARK)) {
+        if (typeof config === "string" && config.startsWith(PREPARE_MARK) && process.env.TG_NO_PREPARE !== "1") {
           return (client.query as (c: pg.QueryConfig, cb?: unknown) => unknown)({ name: nameOf(config), text: config, values: values as unknown[] }, callback);
         }
         return (client.query as (c: unknown, v?: unknown, cb?: unknown) => unknown)(config, values, callback);
