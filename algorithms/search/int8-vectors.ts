@@ -7,6 +7,8 @@
  * search", 2011, §I; the symmetric int8 scheme of common vector databases).
  */
 
+import { dotAt } from "../linalg/dot.ts";
+
 export interface Int8Vectors {
   readonly n: number;
   readonly d: number;
@@ -31,21 +33,5 @@ export function quantizeInt8(vectors: Float32Array, d: number): Int8Vectors {
 
 /** Approximate dot product of stored vector i with a float query. */
 export function dotInt8(v: Int8Vectors, i: number, query: ArrayLike<number>): number {
-  const o = i * v.d;
-  const d = v.d;
-  const data = v.data;
-  // Four independent accumulators (no loop-carried dependency on one sum).
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let j = 0;
-  for (; j + 3 < d; j += 4) {
-    s0 += data[o + j]! * query[j]!;
-    s1 += data[o + j + 1]! * query[j + 1]!;
-    s2 += data[o + j + 2]! * query[j + 2]!;
-    s3 += data[o + j + 3]! * query[j + 3]!;
-  }
-  for (; j < d; j++) s0 += data[o + j]! * query[j]!;
-  return (s0 + s1 + (s2 + s3)) * v.scales[i]!;
+  return dotAt(v.data, i * v.d, query, v.d) * v.scales[i]!;
 }

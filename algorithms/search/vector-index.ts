@@ -35,6 +35,7 @@
  * Contract: the index keeps a reference to `vectors` for re-ranking; do not mutate it afterwards. Scores are
  * dot products, i.e. cosines when inputs are unit vectors (not checked, for speed).
  */
+import { dotAt } from "../linalg/dot.ts";
 import { mulberry32, type Rng } from "../random/rng.ts";
 import { SearchError } from "./search-error.ts";
 import { type ScoredId, TopK, topKIds } from "./top-k.ts";
@@ -243,21 +244,6 @@ export function approximateScores(index: VectorIndex, query: ArrayLike<number>):
   return out;
 }
 
-function dot(vectors: Float32Array, o: number, query: ArrayLike<number>, d: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let j = 0;
-  for (; j + 3 < d; j += 4) {
-    s0 += vectors[o + j]! * query[j]!;
-    s1 += vectors[o + j + 1]! * query[j + 1]!;
-    s2 += vectors[o + j + 2]! * query[j + 2]!;
-    s3 += vectors[o + j + 3]! * query[j + 3]!;
-  }
-  for (; j < d; j++) s0 += vectors[o + j]! * query[j]!;
-  return s0 + s1 + (s2 + s3);
-}
 
 /**
  * The `size` ids with the best stage-1 approximate scores (ties: smaller id), in no particular order, through
@@ -319,10 +305,10 @@ export function searchVectorIndex(
   const exact = new TopK(Math.min(topN, index.n));
   const q = query instanceof Float64Array ? query : Float64Array.from(query as ArrayLike<number>);
   if (shortlist >= index.n) {
-    for (let i = 0; i < index.n; i++) exact.offer(i, dot(index.vectors, i * index.d, q, index.d));
+    for (let i = 0; i < index.n; i++) exact.offer(i, dotAt(index.vectors, i * index.d, q, index.d));
     return exact.result();
   }
-  for (const id of codeShortlist(index, q, shortlist, options)) exact.offer(id, dot(index.vectors, id * index.d, q, index.d));
+  for (const id of codeShortlist(index, q, shortlist, options)) exact.offer(id, dotAt(index.vectors, id * index.d, q, index.d));
   return exact.result();
 }
 
@@ -335,7 +321,7 @@ export function exactTopK(vectors: Float32Array, d: number, query: ArrayLike<num
   const heap = new TopK(Math.min(topN, n));
   let bar = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < n; i++) {
-    const s = dot(vectors, i * d, q, d);
+    const s = dotAt(vectors, i * d, q, d);
     if (s >= bar) {
       heap.offer(i, s);
       bar = heap.threshold;

@@ -12,6 +12,7 @@ import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { projectConfig, setProjectConfig } from "../store/projects.ts";
 import { loadExecutionSequences } from "../store/reads.ts";
 import type { AnalyticsView } from "./analytics.ts";
+import { startOnce } from "./background.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, forgetProjectConfig, projectFallbacks } from "./filters.ts";
 import { gatedItem, gatedSummary } from "./gating.ts";
@@ -75,22 +76,11 @@ export async function weightsFor(
   } else if (executions >= AUTO_FIT_MIN_STEPS) {
     // Fitted off the request path, once per engine and project: a request never waits seconds for it; the
     // seed's weights answer until the learned ones are stored.
-    let started = autoFits.get(engine);
-    if (!started) {
-      started = new Set();
-      autoFits.set(engine, started);
-    }
-    if (!started.has(project)) {
-      started.add(project);
-      setImmediate(() => {
-        fitNextStepWeights(engine, project).catch(() => started.delete(project));
-      });
-    }
+    startOnce(engine, "fit-next-step-weights", project, () => fitNextStepWeights(engine, project));
   }
   return NEXT_DEFAULTS.weights;
 }
 
-const autoFits = new WeakMap<Engine, Set<string>>();
 
 /** Training examples from executions: each prefix's true next tool vs the other top candidates. */
 export function trainingExamples(

@@ -4,17 +4,19 @@
  * in a two-stage vector index, and the same two channels for capabilities. Rebuilt only when the
  * catalog's texts change (a recorded execution does not touch it).
  */
+
 import { createHash } from "node:crypto";
-import { buildBm25Index, type Bm25Index } from "../../algorithms/search/bm25.ts";
-import { tokenize, toolText, type ToolTextInput, toolTokens } from "../../algorithms/search/tokenize.ts";
+import type { Kysely } from "kysely";
+import { dotAt } from "../../algorithms/linalg/dot.ts";
+import { type Bm25Index, buildBm25Index } from "../../algorithms/search/bm25.ts";
+import { type ToolTextInput, tokenize, toolText, toolTokens } from "../../algorithms/search/tokenize.ts";
 import { buildVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { EmbeddingProvider } from "../embeddings/provider.ts";
 import { textHash } from "../embeddings/text-hash.ts";
-import type { Kysely } from "kysely";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { loadEmbeddings, saveEmbeddings } from "../store/embeddings.ts";
 import type { CapabilityRow, ToolRow } from "../store/reads.ts";
 import type { Database } from "../store/schema.ts";
-import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 
 export interface SearchIndex {
   key: string;
@@ -103,11 +105,7 @@ export async function ensureEmbeddings(
 
 /** Dot product of row `i` of a row-major matrix of `dims` columns with `q` (cosine for unit vectors); 0 on a dimension mismatch. */
 export function rowDot(matrix: Float32Array, dims: number, i: number, q: ArrayLike<number>): number {
-  if (q.length !== dims) return 0;
-  const o = i * dims;
-  let sum = 0;
-  for (let j = 0; j < dims; j++) sum += matrix[o + j]! * q[j]!;
-  return sum;
+  return q.length === dims ? dotAt(matrix, i * dims, q, dims) : 0;
 }
 
 function pack(vectors: Float32Array[], dims: number): Float32Array {

@@ -12,6 +12,7 @@
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { mulberry32, shuffled } from "../../algorithms/random/rng.ts";
 import { projectConfig, setProjectConfig } from "../store/projects.ts";
+import { startOnce, yieldToEventLoop } from "./background.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, forgetProjectConfig } from "./filters.ts";
 import { memoryIndex, recallMemory } from "./memory.ts";
@@ -106,11 +107,6 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
   return { beta, memoryWeight, graphWeight, intents: cases.length, betaCurve, memoryCurve, graphCurve };
 }
 
-const fitting = new WeakMap<Engine, Set<string>>();
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /**
  * The project's search weights: the stored ones, else the defaults while a fit runs in the background
@@ -121,16 +117,6 @@ export async function searchWeightsFor(engine: Engine, project: string): Promise
   const cfg = await cachedProjectConfig(engine, project);
   const stored = cfg.searchWeights as SearchWeights | undefined;
   if (stored) return { ...DEFAULT_SEARCH_WEIGHTS, ...stored };
-  let started = fitting.get(engine);
-  if (!started) {
-    started = new Set();
-    fitting.set(engine, started);
-  }
-  if (!started.has(project)) {
-    started.add(project);
-    setImmediate(() => {
-      fitSearchWeights(engine, project).catch(() => undefined);
-    });
-  }
+  startOnce(engine, "fit-search-weights", project, () => fitSearchWeights(engine, project));
   return DEFAULT_SEARCH_WEIGHTS;
 }
