@@ -9,14 +9,20 @@
  * (setImmediate, one at a time, at most once per `minRefreshIntervalMs`, default 5 s: under a stream of
  * writes the analytics lag by at most that much instead of recomputing after every write). Only the very
  * first read of a project computes synchronously.
+ * The background refresh runs in a worker thread (analytics-worker.ts; ≈ 1 s of spectral clustering at 10k
+ * tools would otherwise hold the event loop and every request behind it): the snapshot's CSR and the
+ * tool–capability memberships are copied to the worker, which runs the same computeAnalyticsFrom. When a
+ * worker cannot start (or `offThread: false`), the refresh runs on the event loop as before.
  */
 import { hypergraphPagerank } from "../../algorithms/centrality/hypergraph-pagerank.ts";
 import { normalizeToUnit, pagerankDetailed } from "../../algorithms/centrality/pagerank.ts";
 import { louvainDetailed } from "../../algorithms/community/louvain.ts";
+import type { Csr } from "../../algorithms/graph/csr.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import { spectralClustering } from "../../algorithms/spectral/spectral-clustering.ts";
 import type { ToolCapabilityInput } from "../../algorithms/spectral/tool-capability-graph.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import { AnalyticsWorker } from "./analytics-worker-client.ts";
 
 export interface AnalyticsOptions {
   /** Seed of Louvain and spectral clustering. Default 1. */
@@ -25,6 +31,16 @@ export interface AnalyticsOptions {
   minRefreshIntervalMs?: number;
   /** Weight of tool→tool edges in the hypergraph (spectral, hypergraph PageRank). Default 0.5. */
   toolEdgeFactor?: number;
+  /** Background refreshes in a worker thread. Default true. */
+  offThread?: boolean;
+}
+
+/** What the analytics are computed from: plain data, so it can be sent to a worker thread. */
+export interface AnalyticsJob {
+  version: number;
+  patchCount: number;
+  csr: Csr;
+  input: ToolCapabilityInput;
 }
 
 export const ANALYTICS_DEFAULTS = { seed: 1, toolEdgeFactor: 0.5, minRefreshIntervalMs: 5000 } as const;
@@ -72,22 +88,30 @@ export function toolCapabilityInput(s: GraphSnapshot): ToolCapabilityInput {
   return { nTools: s.n, memberships, capabilityDeps, toolGraph: s.csr };
 }
 
+export function analyticsJob(s: GraphSnapshot): AnalyticsJob {
+  return { version: s.version, patchCount: s.patchCount, csr: s.csr, input: toolCapabilityInput(s) };
+}
+
 export function computeAnalytics(s: GraphSnapshot, now: number, options: AnalyticsOptions = {}): Analytics {
+  return computeAnalyticsFrom(analyticsJob(s), now, options);
+}
+
+export function computeAnalyticsFrom(job: AnalyticsJob, now: number, options: AnalyticsOptions = {}): Analytics {
   const seed = options.seed ?? ANALYTICS_DEFAULTS.seed;
   const t0 = performance.now();
-  const pr = pagerankDetailed(s.csr);
+  const pr = pagerankDetailed(job.csr);
   const t1 = performance.now();
-  const lv = louvainDetailed(s.csr, { rng: mulberry32(seed) });
+  const lv = louvainDetailed(job.csr, { rng: mulberry32(seed) });
   const t2 = performance.now();
-  const input = toolCapabilityInput(s);
+  const input = job.input;
   const toolEdgeFactor = options.toolEdgeFactor ?? ANALYTICS_DEFAULTS.toolEdgeFactor;
   const sp = spectralClustering(input, { rng: mulberry32(seed), toolEdgeFactor });
   const t3 = performance.now();
   const hp = hypergraphPagerank(input, { toolEdgeFactor });
   const t4 = performance.now();
   return {
-    version: s.version,
-    patchCount: s.patchCount,
+    version: job.version,
+    patchCount: job.patchCount,
     computedAt: now,
     pagerankRaw: pr.scores,
     pagerank: normalizeToUnit(pr.scores),
@@ -138,15 +162,52 @@ export class AnalyticsCache {
       const wait = Math.max(0, slot.at + interval - performance.now());
       const schedule = wait > 0 ? (fn: () => void) => setTimeout(fn, wait).unref() : setImmediate;
       schedule(() => {
-        try {
-          const analytics = computeAnalytics(s, this.now(), this.options);
-          this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
-        } catch {
-          slot.refreshing = false;
-        }
+        this.computeInBackground(s).then(
+          (analytics) => this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() }),
+          () => {
+            slot.refreshing = false;
+          },
+        );
       });
     }
     return { analytics: slot.analytics, fresh, ageMs: t - slot.analytics.computedAt };
+  }
+
+  /** The refresh of a stale read: in the worker thread when one runs, else here. */
+  private async computeInBackground(s: GraphSnapshot): Promise<Analytics> {
+    const job = analyticsJob(s);
+    const worker = this.offThread();
+    if (worker) {
+      try {
+        const analytics = await worker.compute(job, this.now(), { seed: this.options.seed, toolEdgeFactor: this.options.toolEdgeFactor });
+        this.refreshes.worker++;
+        return analytics;
+      } catch {
+        // A worker that failed (could not load, crashed) is dropped; this and later refreshes run here.
+        this.worker = null;
+      }
+    }
+    const analytics = computeAnalyticsFrom(job, this.now(), this.options);
+    this.refreshes.inThread++;
+    return analytics;
+  }
+
+  private worker: AnalyticsWorker | null | undefined;
+
+  /** Background refreshes completed in the worker thread and on the event loop. */
+  readonly refreshes = { worker: 0, inThread: 0 };
+
+  private offThread(): AnalyticsWorker | null {
+    if (this.options.offThread === false) return null;
+    if (this.worker === undefined) this.worker = AnalyticsWorker.start();
+    return this.worker;
+  }
+
+  /** Stops the worker thread (Engine.close). */
+  async dispose(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    await w?.stop();
   }
 
   /** Computes synchronously now (CLI one-shots, benches, tests). */

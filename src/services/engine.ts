@@ -8,15 +8,15 @@
  * (default 250 ms), so they are reflected within one second.
  */
 import type { Kysely } from "kysely";
-import type { ExecutionInput } from "../formats/schemas.ts";
-import { type Connection, type ConnectionOptions, openConnection } from "../store/connection.ts";
-import { graphVersion } from "../store/projects.ts";
-import type { Database } from "../store/schema.ts";
-import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
-import { loadGraphSnapshot } from "../snapshot/load.ts";
 import { CachedEmbeddingProvider } from "../embeddings/cached.ts";
 import { createEmbeddingProvider, type EmbeddingSpec } from "../embeddings/create.ts";
 import type { EmbeddingProvider } from "../embeddings/provider.ts";
+import type { ExecutionInput } from "../formats/schemas.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import { loadGraphSnapshot } from "../snapshot/load.ts";
+import { type Connection, type ConnectionOptions, openConnection } from "../store/connection.ts";
+import { graphVersion } from "../store/projects.ts";
+import type { Database } from "../store/schema.ts";
 import { AnalyticsCache, type AnalyticsOptions, type AnalyticsView } from "./analytics.ts";
 import { Gatekeeper } from "./gating.ts";
 import { buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
@@ -185,6 +185,7 @@ export class Engine {
     await this.loading.values().next().value?.catch(() => undefined);
     for (const p of this.searchIndexes.values()) await p.catch(() => undefined);
     await this.queryEmbedder.close?.().catch(() => undefined);
+    await this.analyticsCache.dispose().catch(() => undefined);
     await this.conn.close();
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * Background analytics refreshes run in a worker thread and give exactly what the main thread computes.
+ */
+import { describe, expect, it } from "vitest";
+import { openToolgraph } from "../../src/api/toolgraph.ts";
+import { demoCatalog } from "../../src/demo/catalog.ts";
+import { demoTraces } from "../../src/demo/traces.ts";
+import { computeAnalytics } from "../../src/services/analytics.ts";
+
+const NOW = Date.parse("2026-11-01T12:00:00Z");
+
+async function waitFresh(get: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await get()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("analytics never became fresh");
+}
+
+for (const offThread of [true, false]) {
+  describe(`stale analytics refresh ${offThread ? "in the worker thread" : "on the event loop"}`, () => {
+    it("a stale read answers at once, then the refresh lands and equals the main thread's computation", async () => {
+      const tg = await openToolgraph({ home: "memory://", database: "", project: "aw", embeddings: "hash:64", now: () => NOW, analytics: { minRefreshIntervalMs: 0, offThread } });
+      try {
+        await tg.importCatalog(demoCatalog(), { embed: false });
+        await tg.importTraces(demoTraces(120, 3, NOW));
+        const first = await tg.engine.analytics("aw");
+        expect(first.fresh).toBe(true);
+        await tg.importTraces(demoTraces(60, 9, NOW).map((t) => ({ ...t, id: `more-${t.id}` })));
+        const stale = await tg.engine.analytics("aw");
+        expect(stale.fresh).toBe(false);
+        expect(stale.analytics).toBe(first.analytics);
+        await waitFresh(async () => (await tg.engine.analytics("aw")).fresh);
+        const cache = tg.engine.analyticsCache;
+        expect(cache.refreshes).toEqual(offThread ? { worker: 1, inThread: 0 } : { worker: 0, inThread: 1 });
+        const got = (await tg.engine.analytics("aw")).analytics;
+        const s = await tg.engine.snapshot("aw");
+        const want = computeAnalytics(s, NOW);
+        const strip = (a: typeof got) => ({ ...a, timingsMs: undefined, computedAt: undefined });
+        expect(strip(got)).toEqual(strip(want));
+        expect(got.version).toBe(s.version);
+      } finally {
+        await tg.close();
+      }
+    });
+  });
+}
