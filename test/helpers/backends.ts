@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import { type Connection, type ConnectionOptions, openConnection } from "../../src/store/connection.ts";
 
 export const SERVER_URL = process.env.TOOLGRAPH_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -76,4 +77,20 @@ let counter = 0;
 export function freshProject(prefix = "p"): string {
   counter++;
   return `${prefix}-${process.pid}-${counter}-${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * Opens one migrated connection on `backend` for the enclosing describe block (beforeAll) and closes it and
+ * drops the backend's schema afterwards (afterAll); `use` receives the connection once it is open.
+ */
+export function connectionPerSuite(backend: Backend, use: (conn: Connection) => void): void {
+  let conn: Connection | undefined;
+  beforeAll(async () => {
+    conn = await backend.open();
+    use(conn);
+  });
+  afterAll(async () => {
+    await conn?.close();
+    await backend.dispose();
+  });
 }

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { type Kysely, sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { emptyUserHistory, type UserHistory, updateUserHistory } from "../../algorithms/thresholds/user-history.ts";
 import type { ExecutionInput } from "../../src/formats/schemas.ts";
 import { importCatalog, importExecutions, type UserHistoryUpdate, validateExecution } from "../../src/services/import.ts";
@@ -17,7 +17,7 @@ import type { Connection } from "../../src/store/connection.ts";
 import { insertExecution, insertExecutions } from "../../src/store/executions.ts";
 import { bumpGraphVersion, graphVersion } from "../../src/store/projects.ts";
 import type { Database } from "../../src/store/schema.ts";
-import { backends, freshProject } from "../helpers/backends.ts";
+import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
 
 const catalog = JSON.stringify({
   tools: ["a", "b", "c", "d"].map((id) => ({ id, description: `tool ${id}` })),
@@ -92,12 +92,8 @@ for (const backend of backends()) {
       await importCatalog(conn.db, p, catalog, "catalog.json", { validatePattern: () => undefined });
       return p;
     };
-    beforeAll(async () => {
-      conn = await backend.open();
-    });
-    afterAll(async () => {
-      await conn?.close();
-      await backend.dispose();
+    connectionPerSuite(backend, (c) => {
+      conn = c;
     });
 
     it("the single statement stores exactly what the batch path stores (hand-checked rows)", async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { edgeQuality, type SourceLevel } from "../../algorithms/graph/edge-quality.ts";
 import { importCatalog, importDeclaredEdges, importTraces } from "../../src/services/import.ts";
 import { ImportError } from "../../src/services/parse.ts";
@@ -12,7 +12,7 @@ import type { Connection } from "../../src/store/connection.ts";
 import { openConnection } from "../../src/store/connection.ts";
 import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
 import { countProject, loadEdges } from "../../src/store/reads.ts";
-import { backends, freshProject } from "../helpers/backends.ts";
+import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
 
 const okPattern = () => undefined;
 
@@ -31,12 +31,8 @@ const t = (id: string, steps: unknown[], extra: Record<string, unknown> = {}) =>
 for (const backend of backends()) {
   describe(`store and import on ${backend.name}`, () => {
     let conn: Connection;
-    beforeAll(async () => {
-      conn = await backend.open();
-    });
-    afterAll(async () => {
-      await conn?.close();
-      await backend.dispose();
+    connectionPerSuite(backend, (c) => {
+      conn = c;
     });
 
     it("migrates down and up again", async () => {

@@ -1,11 +1,11 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { importCatalog } from "../../src/services/import.ts";
 import { ImportError } from "../../src/services/parse.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
 import { loadTools } from "../../src/store/reads.ts";
-import { backends, freshProject } from "../helpers/backends.ts";
+import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
 
 const okPattern = () => undefined;
 const out = { type: "object", properties: { distance: { type: "number", description: "Distance in km" } } };
@@ -22,12 +22,8 @@ async function outputColumns(conn: Connection): Promise<number> {
 for (const backend of backends()) {
   describe(`tool output schemas on ${backend.name}`, () => {
     let conn: Connection;
-    beforeAll(async () => {
-      conn = await backend.open();
-    });
-    afterAll(async () => {
-      await conn?.close();
-      await backend.dispose();
+    connectionPerSuite(backend, (c) => {
+      conn = c;
     });
 
     it("stores outputSchema and reads it back into the tool rows; absent = null", async () => {
