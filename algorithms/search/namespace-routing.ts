@@ -39,6 +39,8 @@
  * search", TPAMI 2011, §IV.A); resource selection by a collection's best documents rather than one big
  * document (Shokouhi & Si, "Federated search", FnTIR 2011, §4.2).
  */
+
+import { groupByKey } from "../graph/group-by-key.ts";
 import { type Bm25Index, bm25IdealScore, bm25Scores } from "./bm25.ts";
 import { SearchError } from "./search-error.ts";
 import { TopK } from "./top-k.ts";
@@ -90,27 +92,8 @@ export interface NamespaceGroups {
 
 /** Groups tools (given their namespace names, one per tool) into namespaces. O(n). */
 export function groupNamespaces(namespaces: readonly string[]): NamespaceGroups {
-  const byName = new Map<string, number>();
-  const names: string[] = [];
-  const toolNamespace = new Int32Array(namespaces.length);
-  const counts: number[] = [];
-  namespaces.forEach((name, t) => {
-    let g = byName.get(name);
-    if (g === undefined) {
-      g = names.length;
-      byName.set(name, g);
-      names.push(name);
-      counts.push(0);
-    }
-    toolNamespace[t] = g;
-    counts[g]!++;
-  });
-  const offsets = new Int32Array(names.length + 1);
-  for (let g = 0; g < names.length; g++) offsets[g + 1] = offsets[g]! + counts[g]!;
-  const fill = offsets.slice(0, names.length);
-  const members = new Int32Array(namespaces.length);
-  for (let t = 0; t < namespaces.length; t++) members[fill[toolNamespace[t]!]!++] = t;
-  return { names, toolNamespace, offsets, members };
+  const g = groupByKey(namespaces);
+  return { names: g.keys, toolNamespace: g.groupOf, offsets: g.offsets, members: g.members };
 }
 
 /** The read model of two-hop routing: groups, unit centroids and the tools' BM25 index. */

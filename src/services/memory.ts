@@ -15,6 +15,7 @@
  * in the background (at most once per `rebuildAfterMs`, default 2 s) and keeps answering from the
  * previous index until the new one is ready (stale-while-revalidate): writes never block reads.
  */
+import { groupByKey } from "../../algorithms/graph/group-by-key.ts";
 import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
 import { type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
 import { type Bm25Index, bm25IdealScore, buildBm25Index, searchBm25 } from "../../algorithms/search/bm25.ts";
@@ -250,23 +251,6 @@ function cosineRow(mem: MemoryIndex, i: number, q: Float32Array): number {
 
 /** Distinct texts in first-seen order, and for each the rows carrying it, most recent (last) first. */
 export function groupByText(intents: readonly string[]): { texts: string[]; memberOffsets: Int32Array; members: Int32Array } {
-  const index = new Map<string, number>();
-  const textOf = new Int32Array(intents.length);
-  const texts: string[] = [];
-  intents.forEach((t, i) => {
-    let id = index.get(t);
-    if (id === undefined) {
-      id = texts.length;
-      index.set(t, id);
-      texts.push(t);
-    }
-    textOf[i] = id;
-  });
-  const memberOffsets = new Int32Array(texts.length + 1);
-  for (const id of textOf) memberOffsets[id + 1]!++;
-  for (let t = 0; t < texts.length; t++) memberOffsets[t + 1]! += memberOffsets[t]!;
-  const fill = memberOffsets.slice(0, texts.length);
-  const members = new Int32Array(intents.length);
-  for (let i = intents.length - 1; i >= 0; i--) members[fill[textOf[i]!]!++] = i;
-  return { texts, memberOffsets, members };
+  const g = groupByKey(intents, "descending");
+  return { texts: g.keys, memberOffsets: g.offsets, members: g.members };
 }
