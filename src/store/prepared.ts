@@ -16,6 +16,8 @@ import type pg from "pg";
 export const PREPARE_MARK = "/* tg:prepare */";
 
 export function preparingPool(pool: pg.Pool): pg.Pool {
+  // TG_NO_PREPARE=1 sends marked statements unnamed (A/B measurements); read once, not per query.
+  const enabled = process.env.TG_NO_PREPARE !== "1";
   const names = new Map<string, string>();
   const nameOf = (text: string): string => {
     let name = names.get(text);
@@ -30,7 +32,7 @@ export function preparingPool(pool: pg.Pool): pg.Pool {
     let w = wrapped.get(client);
     if (!w) {
       const query = (config: unknown, values?: unknown, callback?: unknown) => {
-        if (typeof config === "string" && config.startsWith(PREPARE_MARK) && process.env.TG_NO_PREPARE !== "1") {
+        if (typeof config === "string" && enabled && config.startsWith(PREPARE_MARK)) {
           return (client.query as (c: pg.QueryConfig, cb?: unknown) => unknown)({ name: nameOf(config), text: config, values: values as unknown[] }, callback);
         }
         return (client.query as (c: unknown, v?: unknown, cb?: unknown) => unknown)(config, values, callback);

@@ -26,5 +26,21 @@ for (const backend of backends()) {
         await conn.close();
       }
     });
+
+    it("TG_NO_PREPARE=1 at open sends marked statements unnamed", async () => {
+      process.env.TG_NO_PREPARE = "1";
+      const conn = await backend.open().finally(() => {
+        delete process.env.TG_NO_PREPARE;
+      });
+      try {
+        await conn.db.connection().execute(async (db) => {
+          expect((await sql<{ n: number }>`${sql.raw(PREPARE_MARK)} SELECT ${2}::int * 3 AS n`.execute(db)).rows[0]!.n).toBe(6);
+          const prepared = (await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(db)).rows;
+          expect(prepared.filter((p) => p.name.startsWith("tg_"))).toEqual([]);
+        });
+      } finally {
+        await conn.close();
+      }
+    });
   });
 }

@@ -1,22 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DagError } from "../../../algorithms/dag/dag-error.ts";
 import { DEFAULTS, inferDependencies } from "../../../algorithms/dag/infer-dependencies.ts";
 import type { Csr, CsrEdge } from "../../../algorithms/graph/csr.ts";
 import { buildCsr } from "../../../algorithms/graph/csr.ts";
 import { createHopBoundedSearch } from "../../../algorithms/paths/hop-bounded-search.ts";
+import { expectDagErrorOf } from "./expect-dag-error.ts";
 
-function expectDagError(fn: () => unknown, code: string, module = "dag/infer-dependencies"): void {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(DagError);
-    expect((err as DagError).code).toBe(code);
-    expect((err as Error).message).toContain(module);
-    return;
-  }
-  throw new Error(`expected DagError ${code}`);
-}
+const expectDagError = expectDagErrorOf("dag/infer-dependencies");
 
 // Chain 0→1→2→3→4, weights 0.8, 0.6, 0.4, 1.
 const chain = buildCsr(5, [
