@@ -366,13 +366,15 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
     "no edges": (tools) => ({ edges: [], order: tools }),
     "toolgraph (history graph)": (tools) => viaDag(tools, "history"),
     "toolgraph (dependency graph)": (tools) => viaDag(tools, "dependency"),
+    "toolgraph (dependency graph, no data-flow prior)": (tools) => viaDag(tools, "dependency", 3, false, false),
     "toolgraph (dependency graph, 1 hop)": (tools) => viaDag(tools, "dependency", 1),
     "toolgraph (blended graph)": (tools) => viaDag(tools, "blended"),
     "toolgraph (dependency graph + schema edges)": (tools) => viaDag(tools, "dependency", 3, true),
   };
-  function viaDag(tools: string[], graph: "history" | "dependency" | "blended", hops = 3, schemaEdges = false) {
+  // Default rows include the data-flow prior (dagOver's default); "no data-flow prior" is the ablation.
+  function viaDag(tools: string[], graph: "history" | "dependency" | "blended", hops = 3, schemaEdges = false, dataFlowPrior = true) {
     const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
-    const dag = dagOver(s, uniq.map((t) => s.index.get(t)!), graph, hops, schemaEdges);
+    const dag = dagOver(s, uniq.map((t) => s.index.get(t)!), graph, hops, schemaEdges, { dataFlowPrior });
     const id = (i: number) => s.tools[i]!.id;
     return { edges: dag.edges.map((e) => [id(e.from), id(e.to)] as [string, string]), order: dag.layers.flat().map(id) };
   }

@@ -172,6 +172,26 @@ export function schemaScore(a: ToolIo, b: ToolIo): { score: number; output: stri
   return preparedScore(prepareIo(a), prepareIo(b));
 }
 
+/**
+ * score(A → B) over node ids, each tool's fields prepared once (`io` may return undefined: no match).
+ * Same value as `schemaScore(io(a), io(b))`.
+ */
+export function createSchemaScorer(io: (node: number) => ToolIo | undefined): (a: number, b: number) => { score: number; output: string; input: string } | undefined {
+  const prepared = new Map<number, PreparedIo | undefined>();
+  const ioOf = (v: number): PreparedIo | undefined => {
+    if (!prepared.has(v)) {
+      const x = io(v);
+      prepared.set(v, x === undefined ? undefined : prepareIo(x));
+    }
+    return prepared.get(v);
+  };
+  return (a, b) => {
+    const x = ioOf(a);
+    const y = ioOf(b);
+    return x === undefined || y === undefined ? undefined : preparedScore(x, y);
+  };
+}
+
 function check(name: string, v: number, max: number): void {
   if (!(v >= 0 && v <= max)) throw new DagError(MODULE, "bad-option", `${name} must be in [0, ${max}], got ${v}`);
 }

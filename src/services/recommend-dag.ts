@@ -17,6 +17,10 @@
  * Measured (bench/tmp/dag-eval.ts, gold tool set, dependency graph, NESTFUL test split): edge F1 all
  * 0.662 → 0.686, covered by training 0.742 → 0.733 (proposal precision 1/3 on the test split against
  * 0.6 in the training leave-one-out); ToolLinkOS and Seal-Tools declare no outputs: unchanged.
+ * Data-flow prior (issue 6, algorithms/dag/data-flow-prior.ts; on by default, `dataFlowPrior: false` turns it
+ * off): when nothing relates any of ≥ 2 selected tools, the single most plausible edge (best output → input
+ * fit, then the learned consumer/producer rates and succession order) is proposed if the history shows B
+ * consuming or A producing (rate ≥ 0.2); explained as "prior".
  *
  * plan(intent): the main tools come from the best-matching successful past execution (intent memory) or
  * from search; the dependency closure adds prerequisites the intent did not mention (declared dependency
@@ -27,7 +31,8 @@
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
 import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
-import { inputFields, outputFields, type SchemaDependency, schemaDependencies, type ToolIo } from "../../algorithms/dag/schema-dependencies.ts";
+import { dataFlowPrior, type PriorDependency } from "../../algorithms/dag/data-flow-prior.ts";
+import { createSchemaScorer, inputFields, outputFields, type SchemaDependency, schemaDependencies, type ToolIo } from "../../algorithms/dag/schema-dependencies.ts";
 import { buildCsr, type Csr, edgeWeight } from "../../algorithms/graph/csr.ts";
 import { EDGE_TYPES, type EdgeType, edgeQuality, NO_EVIDENCE } from "../../algorithms/graph/edge-quality.ts";
 import { createHopBoundedSearch, type HopBoundedSearch } from "../../algorithms/paths/hop-bounded-search.ts";
@@ -154,6 +159,44 @@ export function consumerRate(s: GraphSnapshot, v: number): number {
 }
 
 /**
+ * Share of u's executions whose output another tool read: min(1, Σ_v learned dependency count(u → v) /
+ * executions(u)); 0 for a tool never executed. Reads u's outgoing dependency edges only.
+ */
+export function producerRate(s: GraphSnapshot, u: number): number {
+  const runs = s.executions[u]!;
+  if (runs === 0) return 0;
+  const dep = s.dependencyCsr;
+  const from = s.tools[u]!.id;
+  let n = 0;
+  for (let k = dep.offsets[u]!; k < dep.offsets[u + 1]!; k++) n += s.edge(from, s.tools[dep.targets[k]!]!.id)?.counts.dependency ?? 0;
+  return Math.min(1, n / runs);
+}
+
+/**
+ * Share of u's learned successions in which u came first: out / (out + in) over the transitions CSR
+ * (sequence + dependency + contains counts); ½ when u has none.
+ */
+export function firstShare(s: GraphSnapshot, u: number): number {
+  const t = s.transitions;
+  let out = 0;
+  for (let k = t.offsets[u]!; k < t.offsets[u + 1]!; k++) out += t.weights[k]!;
+  let inn = 0;
+  for (let k = t.inOffsets[u]!; k < t.inOffsets[u + 1]!; k++) inn += t.inWeights[k]!;
+  return out + inn === 0 ? 0.5 : out / (out + inn);
+}
+
+/** The data-flow prior's proposal (algorithms/dag/data-flow-prior.ts) when `candidates` is empty. */
+export function priorProposal(s: GraphSnapshot, selected: readonly number[], candidates: readonly DependencyEdge[]): PriorDependency[] {
+  if (candidates.length > 0 || selected.length < 2) return [];
+  return dataFlowPrior(selected, candidates, {
+    schemaMatch: createSchemaScorer((v) => toolIoOf(s, v)),
+    consumerRate: (v) => consumerRate(s, v),
+    producerRate: (u) => producerRate(s, u),
+    firstShare: (u) => firstShare(s, u),
+  });
+}
+
+/**
  * Schema proposals (algorithms/dag/schema-dependencies.ts) for the selected pairs the inferred edges leave
  * unrelated; learned and declared evidence keep priority (a tool with an inferred prerequisite gets none).
  */
@@ -173,27 +216,48 @@ export function schemaProposals(s: GraphSnapshot, selected: readonly number[], i
   });
 }
 
+export interface DagOverOptions {
+  /**
+   * The data-flow prior (priorProposal): one proposed edge when no evidence relates any selected tool.
+   * Default true. Measured (bench/tmp/dag-eval.ts, gold tool set, dependency graph, NESTFUL test split):
+   * see algorithms/dag/data-flow-prior.ts and the issue 6 report.
+   */
+  readonly dataFlowPrior?: boolean;
+}
+
 /**
  * The pure DAG over snapshot indices (also used by the bench). `schemaEdges` turns the schema proposals on:
  * off by default, because on the one dataset with output schemas (NESTFUL) they raise edge F1 over all
  * cases (0.662 → 0.686) but lower it on the cases whose tools the traces cover (0.742 → 0.733).
  */
-export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGraph = "auto", maxHops = 3, schemaEdges = false): ExecutionDag {
+export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGraph = "auto", maxHops = 3, schemaEdges = false, options: DagOverOptions = {}): ExecutionDag {
   const graph = resolveDagGraph(s, requested);
   const csr = graph === "dependency" ? s.dependencyCsr : graph === "blended" ? s.blendedCsr : s.csr;
   const pathCsr = pathCsrFor(s, graph, csr);
+  const prior = options.dataFlowPrior ?? true;
+  const propose =
+    schemaEdges || prior
+      ? (inferred: readonly DependencyEdge[]): DependencyEdge[] => {
+          const schema = schemaEdges ? schemaProposals(s, selected, inferred) : [];
+          return prior && schema.length === 0 ? priorProposal(s, selected, inferred) : schema;
+        }
+      : undefined;
   return buildExecutionDag(csr, selected, {
     maxHops,
     pathCsr,
     search: searcherFor(pathCsr),
     isDependencyEdge: (u, v) => s.isDependencyEdge(u, v),
     latencyMs: (v) => latencyOf(s, v),
-    ...(schemaEdges ? { propose: (inferred: readonly DependencyEdge[]) => schemaProposals(s, selected, inferred) } : {}),
+    ...(propose ? { propose } : {}),
   });
 }
 
 function isSchema(e: DependencyEdge): e is SchemaDependency {
   return (e as Partial<SchemaDependency>).schema !== undefined;
+}
+
+function isPrior(e: DependencyEdge): e is PriorDependency {
+  return (e as Partial<PriorDependency>).prior !== undefined;
 }
 
 export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
@@ -206,10 +270,13 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
     meanWeight: e.meanWeight,
     direct: e.direct,
     path: e.path.map(id),
-    evidence: e.direct ? ("dependency" as const) : isSchema(e) ? ("schema" as const) : ("path" as const),
+    evidence: e.direct ? ("dependency" as const) : isSchema(e) ? ("schema" as const) : isPrior(e) ? ("prior" as const) : ("path" as const),
     ...(isSchema(e) ? { schema: e.schema } : {}),
+    ...(isPrior(e) ? { prior: e.prior } : {}),
     explanation: e.direct
       ? `${id(e.to)} depends on ${id(e.from)}: direct dependency edge (strength ${e.strength.toFixed(2)})`
+      : isPrior(e)
+        ? `${id(e.to)} may depend on ${id(e.from)}: no evidence relates the selected tools; data-flow prior (${id(e.to)} consumed another tool's output in ${(100 * e.prior.consumer).toFixed(0)} % of its runs, ${id(e.from)}'s output was consumed in ${(100 * e.prior.producer).toFixed(0)} %${e.prior.schema.output === "" ? "" : `; output ${e.prior.schema.output} fits input ${e.prior.schema.input}, schema match ${e.prior.schema.score.toFixed(2)}`}; strength ${e.strength.toFixed(2)})`
       : isSchema(e)
         ? `${id(e.to)} may depend on ${id(e.from)}: no learned or declared relation; output ${e.schema.output} of ${id(e.from)} fits required input ${e.schema.input} of ${id(e.to)} (schema match ${e.schema.score.toFixed(2)}, strength ${e.strength.toFixed(2)})`
         : `${id(e.to)} depends on ${id(e.from)}: path ${e.path.map(id).join(" → ")} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${e.strength.toFixed(2)})`,

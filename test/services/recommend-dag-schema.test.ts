@@ -8,11 +8,13 @@
  *     pace (rate 0 → needs ≥ 0.4): route.distance → distance = (1 + 1 + 1)/3 = 1 → route→pace, strength 0.3
  *     sms  (rate 1 → needs ≥ 0.1): route and pace both ½ × 1/3 = 1/6 (number into a string); tie → route
  *     route: nothing fits an array input.
+ * Data-flow prior (default on): an edgeless pair gets its best edge when role = max(consumer(B), producer(A)) ≥ 0.2.
  * Project "learned": also 3 traces pace → sms ⇒ pace→sms learned (weight 1); sms has a prerequisite, so no
  *   schema edge into it; route→pace still proposed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { dagOver } from "../../src/services/recommend-dag.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const obj = (properties: Record<string, unknown>, required?: string[]) => ({ type: "object", properties, ...(required ? { required } : {}) });
@@ -78,9 +80,28 @@ for (const backend of backends()) {
       await expect(tg.buildDag({ tools: ["route"], schemaEdges: "yes" as unknown as boolean, project: plain })).rejects.toThrow(/schemaEdges/);
     });
 
-    it("tools without output schemas get no proposal", async () => {
+    it("tools without output schemas get no schema proposal; the data-flow prior then links x → pace", async () => {
       const r = await tg.buildDag({ tools: ["x", "pace"], schemaEdges: true, project: plain });
-      expect(r.edges).toEqual([]);
+      // producer(x) = 2 consumed outputs / 2 runs = 1; consumer(x) = consumer(pace) = 0; no schema for x.
+      expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.strength])).toEqual([["x", "pace", "prior", 0.3]]);
+      expect(r.edges[0]!.prior).toEqual({ role: 1, consumer: 0, producer: 1, schema: { output: "", input: "", score: 0 } });
+    });
+
+    it("data-flow prior (default): an unrelated pair gets its best edge, whatever the input order; off with dataFlowPrior false", async () => {
+      // pace → sms: schema ½ × 1/3 = 1/6 (pace number into message string), sms → pace 0 (string into number);
+      // role = max(consumer(sms) = 2/2, producer(pace) = 0) = 1 → strength 0.3.
+      for (const tools of [["pace", "sms"], ["sms", "pace"]]) {
+        const r = await tg.buildDag({ tools, project: plain });
+        expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.strength, e.prior?.schema.output, e.prior?.schema.input])).toEqual([["pace", "sms", "prior", 0.3, "pace", "message"]]);
+        expect(r.edges[0]!.prior!.schema.score).toBeCloseTo(1 / 6, 12);
+        expect(r.edges[0]!.explanation).toContain("data-flow prior");
+        expect(r.layers).toEqual([["pace"], ["sms"]]);
+      }
+      const s = await tg.engine.snapshot(plain);
+      const i = (t: string) => s.index.get(t)!;
+      expect(dagOver(s, [i("pace"), i("sms")], "auto", 3, false, { dataFlowPrior: false }).edges).toEqual([]);
+      // route and pace never ran (role 0): the best pair route → pace (schema 1) is not proposed.
+      expect((await tg.buildDag({ tools: ["route", "pace"], project: plain })).edges).toEqual([]);
     });
   });
 }

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edgeWeight } from "../../algorithms/graph/csr.ts";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
-import { pathCsrFor } from "../../src/services/recommend-dag.ts";
+import { dagOver, pathCsrFor } from "../../src/services/recommend-dag.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const TOOLS = ["a", "b", "c", "d", "x", "y", "z"];
@@ -68,8 +68,14 @@ for (const backend of backends()) {
     });
 
     it("a path whose last hop is declared only (y→z learned, z→d declared) relates no y→d", async () => {
-      expect((await tg.buildDag({ tools: ["y", "d"], project })).edges).toEqual([]);
-      // The history graph follows the same rule.
+      const s = await tg.engine.snapshot(project);
+      const i = (t: string) => s.index.get(t)!;
+      expect(dagOver(s, [i("y"), i("d")], "auto", 3, false, { dataFlowPrior: false }).edges).toEqual([]);
+      // With the data-flow prior (default) the unrelated pair gets one weak edge into y, which consumed
+      // x's output in 3 of its 3 runs (consumer rate 1; d never ran): d → y, strength 0.3 × 1, "prior".
+      const r = await tg.buildDag({ tools: ["y", "d"], project });
+      expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.strength])).toEqual([["d", "y", "prior", 0.3]]);
+      // The history graph follows the same rule (a and c never ran: no prior either).
       expect((await tg.buildDag({ tools: ["a", "c"], project, graph: "history" })).edges).toEqual([]);
     });
 

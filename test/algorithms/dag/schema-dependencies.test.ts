@@ -7,6 +7,7 @@ import {
   inputFields,
   outputFields,
   schemaDependencies,
+  createSchemaScorer,
   schemaScore,
   type ToolIo,
   typeFit,
@@ -128,6 +129,13 @@ describe("schemaDependencies", () => {
 
   const field = fc.record({ name: fc.constantFrom("distance", "time", "amount", "text", "data", "total_amount", "id"), type: fc.option(fc.constantFrom("number", "integer", "string", "array"), { nil: undefined }) });
   const ioArb = fc.record({ inputs: fc.array(fc.record({ name: field.map((f) => f.name), type: field.map((f) => f.type), required: fc.boolean() }), { maxLength: 3 }), outputs: fc.array(field, { maxLength: 3 }) });
+
+  it("createSchemaScorer: schemaScore over node ids (undefined without io); hand value route→pace = 1", () => {
+    const score = createSchemaScorer((v) => IO[v]);
+    expect(score(0, 1)).toEqual({ score: 1, output: "distance", input: "distance" });
+    expect(score(0, 99)).toBeUndefined();
+    for (let a = 0; a < IO.length; a++) for (let b = 0; b < IO.length; b++) expect(score(a, b)).toEqual(schemaScore(IO[a]!, IO[b]!));
+  });
 
   it("property: at most one proposal per consumer, scores in [0, 1], strength = 0.3 × score ≤ 0.3, never into a tool with a prerequisite or across a related pair", () => {
     fc.assert(
