@@ -2,7 +2,7 @@
  * Latency and scale bench: per-operation p50/p95/p99 in process at catalog sizes 1k / 10k / 50k tools
  * (synthetic projects from bench/synthetic/generate.ts), against the latency budgets.
  *
- *   npx tsx bench/latency.ts [--tools 1000,10000,50000] [--reps 200] [--seed 1] [--embeddings hash:512]
+ *   node --expose-gc --import tsx bench/latency.ts [--tools 1000,10000,50000] [--reps 200] [--seed 1] [--embeddings hash:512]
  *                            [--server-sizes 10000] [--use-lite-queries 50] [--analytics-reps 3] [--op-seconds 30]
  *
  * Setup per size: generate the project (traces = 2 × tools below 50k tools, 1 × tools from 50k on, to keep
@@ -97,6 +97,8 @@ export const LATENCY_DEFAULTS = {
   tracesFileSize: 5_000,
   dagTools: 20,
   contextTools: 2,
+  /** Searches of the sustained row (distinct intents permitting). */
+  sustainedSearches: 2_000,
 } as const;
 
 export function defaultTracesFor(tools: number): number {
@@ -144,7 +146,7 @@ export interface LatencyResult {
   startedAt: string;
   /** os.loadavg() at the start and the end (the machine may be shared). */
   loadAverage: { start: number[]; end: number[] };
-  options: { sizes: number[]; reps: number; warmup: number; seed: number; embeddings: string; serverSizes: number[]; traces: number[] };
+  options: { sizes: number[]; reps: number; warmup: number; seed: number; embeddings: string; serverSizes: number[]; traces: number[]; gcBetweenOperations: boolean };
   useLite?: { loadMs: number; p50: number; p95: number; p99: number; mean: number; n: number; error?: string };
   sizes: SizeResult[];
   budgets: BudgetRow[];
@@ -188,6 +190,7 @@ class RssPeak {
  * reported n can be below reps at large sizes.
  */
 async function timeAsync<T>(inputs: readonly T[], warmup: number, reps: number, capMs: number, fn: (x: T) => Promise<number | undefined>): Promise<number[]> {
+  settleHeap();
   const start = performance.now();
   for (let k = 0; k < warmup && performance.now() - start < capMs / 4; k++) await fn(inputs[k % inputs.length]!);
   const t1 = performance.now();
@@ -201,6 +204,18 @@ async function timeAsync<T>(inputs: readonly T[], warmup: number, reps: number, 
   }
   return out;
 }
+
+/**
+ * Operation isolation: with `--expose-gc`, a full collection before each operation, so that an operation's
+ * tail is its own and not the major GC owed by the setup or the previous operation (the analytics refresh
+ * and the weight fits allocate hundreds of MiB). The sustained search row measures what a long run of
+ * searches costs in garbage collection, with no such help.
+ */
+function settleHeap(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+export const GC_EXPOSED = typeof (globalThis as { gc?: unknown }).gc === "function";
 
 function op(name: string, what: string, values: number[]): OperationResult {
   const p = percentiles(values);
@@ -346,10 +361,9 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
     operations.push(op("analytics refresh", "engine.analyticsCache.refresh(snapshot).timingsMs.total (PageRank + Louvain + spectral + hypergraph PageRank)", parts.total!));
 
     // --- inputs ---------------------------------------------------------------------------------------
-    const intents = shuffled(
-      project.traces.map((t) => t.intent).filter((x): x is string => typeof x === "string" && x.length > 0),
-      rng,
-    ).slice(0, o.warmup + o.reps);
+    // Distinct intents: a repeated one would be answered by the result cache (timed in its own row).
+    const distinctIntents = shuffled([...new Set(project.traces.map((t) => t.intent).filter((x): x is string => typeof x === "string" && x.length > 0))], rng);
+    const intents = distinctIntents.slice(0, o.warmup + o.reps);
     const ctxs = contexts(project.traces, o.warmup + o.reps, rng);
     const searchCtx = ctxs.map((c, k) => ({ intent: intents[k % intents.length]!, context: c.slice(-LATENCY_DEFAULTS.contextTools) }));
     const dagSets = relatedToolSets(a.analytics.community, Math.min(LATENCY_DEFAULTS.dagTools, s.n), o.warmup + o.reps, rng);
@@ -379,6 +393,19 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
       return r.timings.totalMs - r.timings.embedMs;
     });
     operations.push(op("search with context", `as search, with ${LATENCY_DEFAULTS.contextTools} context tools from a trace prefix (Adamic-Adar graph term)`, withCtx));
+    // Sustained: the intents not used above, one search after another with no collection in between
+    // (minor and major GC pauses included), up to sustainedSearches calls.
+    const sustainedInputs = distinctIntents.slice(o.warmup + o.reps, o.warmup + o.reps + LATENCY_DEFAULTS.sustainedSearches);
+    if (sustainedInputs.length >= 10) {
+      const sustained: number[] = [];
+      const tS = performance.now();
+      for (const intent of sustainedInputs) {
+        if (performance.now() - tS > o.capMs) break;
+        const r = await tg.search({ intent });
+        sustained.push(r.timings.totalMs - r.timings.embedMs);
+      }
+      operations.push(op("search, sustained", `tg.search({intent}) over ${sustained.length} further distinct intents in a row, no collection before: as search, GC pauses included`, sustained));
+    }
     const vectors = await engine.queryEmbedder.embed(intents);
     const recallInputs = intents.map((intent, k) => ({ intent, qv: vectors[k]! }));
     const recall = await timeAsync(recallInputs, o.warmup, o.reps, o.capMs, async (q) => {
@@ -555,7 +582,7 @@ export async function runLatency(options: LatencyOptions = {}): Promise<LatencyR
     machine: machine(),
     startedAt,
     loadAverage: { start: loadStart, end: loadavg() },
-    options: { sizes, reps: o.reps, warmup: o.warmup, seed: o.seed, embeddings: o.embeddings, serverSizes: o.serverSizes, traces: sizes.map(o.tracesFor) },
+    options: { sizes, reps: o.reps, warmup: o.warmup, seed: o.seed, embeddings: o.embeddings, serverSizes: o.serverSizes, traces: sizes.map(o.tracesFor), gcBetweenOperations: GC_EXPOSED },
     ...(useLite ? { useLite } : {}),
     sizes: results,
     budgets: budgetRows(results),
@@ -565,7 +592,7 @@ export async function runLatency(options: LatencyOptions = {}): Promise<LatencyR
 /** The markdown report: one table per size, the analytics parts, the budgets. */
 export function formatLatency(r: LatencyResult): string {
   const la = (x: number[]) => x.map((v) => v.toFixed(2)).join(" / ");
-  const out: string[] = [`Machine: ${r.machine}; load average ${la(r.loadAverage.start)} at start, ${la(r.loadAverage.end)} at end`, `Embeddings: ${r.options.embeddings}; ${r.options.reps} timed calls per operation after ${r.options.warmup} warm-up calls; seed ${r.options.seed}.`, ""];
+  const out: string[] = [`Machine: ${r.machine}; load average ${la(r.loadAverage.start)} at start, ${la(r.loadAverage.end)} at end`, `Embeddings: ${r.options.embeddings}; ${r.options.reps} timed calls per operation after ${r.options.warmup} warm-up calls; seed ${r.options.seed}; ${r.options.gcBetweenOperations ? "a full GC before each operation (--expose-gc)" : "no GC between operations (run node with --expose-gc to isolate them)"}.`, ""];
   if (r.useLite) {
     out.push(
       r.useLite.error

@@ -31,7 +31,7 @@ export const benchCommand: Command = {
     if (!existsSync(file)) throw new UsageError(`bench: ${file} is missing (the bench programs ship with the repository)`);
     const at = process.argv.indexOf(kind);
     const passThrough = at >= 0 ? process.argv.slice(at + 1) : [];
-    const r = spawnSync(process.execPath, ["--import", "tsx", file, ...passThrough], { stdio: "inherit" });
+    const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", file, ...passThrough], { stdio: "inherit" });
     return r.status === 0 ? EXIT.ok : EXIT.failure;
   },
 };
