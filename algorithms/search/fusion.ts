@@ -68,38 +68,64 @@ export function fuseScores(cosineHits: readonly ScoredId[], bm25Hits: readonly S
   const ideal = options.bm25Ideal ?? 0;
   if (!(ideal >= 0) || !Number.isFinite(ideal)) throw new SearchError(MODULE, "bad-ideal", `bm25Ideal must be finite and ≥ 0, got ${ideal}`);
 
-  const cos = new Map<number, number>();
+  // One slot per distinct candidate (cosine list first, then BM25-only ids), in first-seen order.
+  const slot = new Map<number, number>();
+  const ids: number[] = [];
+  const cosines: number[] = [];
+  const lexes: number[] = [];
+  const hasCos: boolean[] = [];
+  const hasLex: boolean[] = [];
   for (const h of cosineHits) {
     checkFinite("cosine", h.id, h.score);
-    cos.set(h.id, h.score);
+    let k = slot.get(h.id);
+    if (k === undefined) {
+      k = ids.length;
+      slot.set(h.id, k);
+      ids.push(h.id);
+      cosines.push(0);
+      lexes.push(0);
+      hasCos.push(false);
+      hasLex.push(false);
+    }
+    cosines[k] = h.score;
+    hasCos[k] = true;
   }
-  const lex = new Map<number, number>();
   for (const h of bm25Hits) {
     checkFinite("bm25", h.id, h.score);
     if (h.score < 0) throw new SearchError(MODULE, "bad-score", `bm25 of candidate ${h.id} is ${h.score} < 0`);
-    lex.set(h.id, h.score);
+    let k = slot.get(h.id);
+    if (k === undefined) {
+      k = ids.length;
+      slot.set(h.id, k);
+      ids.push(h.id);
+      cosines.push(0);
+      lexes.push(0);
+      hasCos.push(false);
+      hasLex.push(false);
+    }
+    lexes[k] = h.score;
+    hasLex[k] = true;
   }
-  const ids = [...new Set([...cos.keys(), ...lex.keys()])];
-  const cosines = new Map<number, number>();
-  const lexes = new Map<number, number>();
   let maxBm25 = 0;
-  for (const id of ids) {
-    const c = cos.get(id) ?? options.cosineOf?.(id) ?? 0;
-    const l = lex.get(id) ?? options.bm25Of?.(id) ?? 0;
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k]!;
+    const c = hasCos[k] ? cosines[k]! : (options.cosineOf?.(id) ?? 0);
+    const l = hasLex[k] ? lexes[k]! : (options.bm25Of?.(id) ?? 0);
     checkFinite("cosine", id, c);
     checkFinite("bm25", id, l);
     if (l < 0) throw new SearchError(MODULE, "bad-score", `bm25 of candidate ${id} is ${l} < 0`);
-    cosines.set(id, c);
-    lexes.set(id, l);
+    cosines[k] = c;
+    lexes[k] = l;
     if (l > maxBm25) maxBm25 = l;
   }
   const denom = Math.max(maxBm25, ideal);
-  const out: FusedHit[] = ids.map((id) => {
-    const c = cosines.get(id)!;
-    const l = lexes.get(id)!;
+  const out: FusedHit[] = new Array(ids.length);
+  for (let k = 0; k < ids.length; k++) {
+    const c = cosines[k]!;
+    const l = lexes[k]!;
     const bm25Norm = denom > 0 ? clamp01(l / denom) : 0;
     const semantic = clamp01(beta * clamp01(c) + (1 - beta) * bm25Norm);
-    return { id, semantic, cosine: c, bm25: l, bm25Norm };
-  });
+    out[k] = { id: ids[k]!, semantic, cosine: c, bm25: l, bm25Norm };
+  }
   return out.sort((a, b) => (a.semantic !== b.semantic ? b.semantic - a.semantic : a.id - b.id));
 }
