@@ -10,10 +10,14 @@
  *                  consumer(B) − consumer(A),              B reads other tools' output more often than A
  *                  producer(A) − producer(B),              A's output feeds other tools more often than B's
  *                  first(A) − first(B) )                   A tends to come earlier in learned successions
- *   (remaining ties → earlier in `selected`; with distinct keys the answer does not depend on the input order)
+ *   (remaining ties → the smaller node id pair (from, then to): the answer never depends on the input order)
  *
- *   consumer(v) = min(1, Σ_u learned dependency count(u → v) / executions(v))
- *   producer(u) = min(1, Σ_v learned dependency count(u → v) / executions(u))
+ *   consumer(v) = shrunk(Σ_u learned dependency count(u → v), executions(v))
+ *   producer(u) = shrunk(Σ_v learned dependency count(u → v), executions(u))
+ *   shrunk(k, n) = min(1, (k + w·base) / (n + w)),  base = Σ all dependency counts / Σ all executions
+ *                  (the project's share of steps that read another step's output), w = priorWeight (5)
+ *   — an empirical-Bayes estimate: a tool seen once keeps mostly the project's base rate, so one nested call
+ *   in a project where data rarely flows (Seal-Tools: base 34 / 1,804 = 0.019) does not make a "consumer".
  *   first(u)    = out / (out + in) of u's learned successions (sequence + dependency + contains counts; ½ if none)
  *
  * and kept only when the history shows the roles the edge needs: role = max(consumer(B), producer(A)) ≥
@@ -21,15 +25,17 @@
  * no dependency) has rates near 0 and gets no proposal. Strength = strengthScale (0.3) × role ≤ 0.3, below the
  * weakest learned edge (0.5).
  *
- * Chosen on NESTFUL's 150 TRAINING traces only (leave-one-out: each multi-step trace's DAG built from the other
- * 149, gold tool set given, dependency graph; edge F1 on the 128 traces whose tools all occur in the others):
- *   no prior 0.772; this rule 0.804 (the same with `selected` reversed or sorted);
- *   minRoleRate 0 → 0.805, 0.1 → 0.804, 0.2 → 0.804, 0.3 → 0.802 (0.2 kept: a role the history must show);
- *   ranking by schema(A → B) alone 0.817, but 0.787 with the selected tools reversed (its many ties fall to
- *   the input order, which in a benchmark is the gold order); schema then consumer difference only: 0.811 / 0.799;
- *   linking every unrelated component instead of only edgeless sets 0.782 (NESTFUL keeps 14 % of tools isolated);
- *   linking isolated tools of partly related sets when schema ≥ 0.4 … 0.8: 0.793 … 0.805 (no gain).
- * (The grid ran on per-pair features dumped from the same leave-one-out snapshots, bench/tmp.)
+ * Chosen on TRAINING traces only (leave-one-out: each multi-step trace's DAG built from the others, gold tool
+ * set given, dependency graph; edge F1 on the traces whose tools all occur in the others). NESTFUL (150 traces,
+ * 128 covered): no prior 0.772; raw rates (w = 0) 0.804; w = 2, 5 or 10 → 0.805 (all traces 0.777), the same with
+ * `selected` reversed or sorted; minRoleRate 0 / 0.1 / 0.2 / 0.3 (w = 0) → 0.805 / 0.804 / 0.804 / 0.802.
+ * Seal-Tools (700 dev traces, 500 multi-call): w = 2 proposes edges at precision 0.054 (edge F1 0 → 0.056 but
+ * false edges on no-edge traces); w = 5 proposes none — hence w = 5. Rejected on NESTFUL's training traces:
+ * ranking by schema(A → B) alone 0.817, but 0.787 with the selected tools reversed (its many ties fell to the
+ * input order, which in a benchmark is the gold order); linking every unrelated component instead of only
+ * edgeless sets 0.782 (NESTFUL keeps 14 % of tools isolated); also linking isolated tools of partly related
+ * sets when schema ≥ 0.4 … 0.8: 0.793 … 0.805 (no gain). (Grids on per-pair features dumped from the same
+ * leave-one-out snapshots, bench/tmp.)
  *
  * Source: the "one connected data flow" assumption of nested function calling benchmarks (NESTFUL, Basu et al.
  * 2024, arXiv 2409.03797; TaskBench's tool graphs, Shen et al. 2023) made conditional on learned tool roles;
@@ -59,7 +65,16 @@ export interface DataFlowPriorOptions {
 export const DEFAULTS = {
   minRoleRate: 0.2,
   strengthScale: 0.3,
+  priorWeight: 5,
 } as const;
+
+/**
+ * shrunk(k, n) of the header: min(1, (k + w·base) / (n + w)); base when n = 0 (and w > 0); 0 when n = w = 0.
+ */
+export function shrunkRate(count: number, runs: number, base: number, weight: number = DEFAULTS.priorWeight): number {
+  const d = runs + weight;
+  return d <= 0 ? 0 : Math.min(1, (count + weight * base) / d);
+}
 
 /** The proposed edge: one hop, with what ranked it. */
 export interface PriorDependency extends DependencyEdge {
@@ -100,7 +115,11 @@ export function dataFlowPrior(selected: readonly number[], candidates: readonly 
       const m = options.schemaMatch?.(selected[i]!, selected[j]!);
       const schema = m === undefined || m.output === "" ? { output: "", input: "", score: 0 } : m;
       const key = [schema.score, c[j]! - c[i]!, p[i]! - p[j]!, f[i]! - f[j]!];
-      if (best === undefined || greater(key, best.key)) best = { i, j, key, schema };
+      const a = selected[i]!;
+      const b = selected[j]!;
+      if (best === undefined || greater(key, best.key) || (!greater(best.key, key) && (a < selected[best.i]! || (a === selected[best.i]! && b < selected[best.j]!)))) {
+        best = { i, j, key, schema };
+      }
     }
   }
   if (best === undefined) return [];
@@ -124,7 +143,7 @@ export function dataFlowPrior(selected: readonly number[], candidates: readonly 
   ];
 }
 
-/** Lexicographic x > y (equal keys are not greater: the earlier pair stays). */
+/** Lexicographic x > y. */
 function greater(x: readonly number[], y: readonly number[]): boolean {
   for (let k = 0; k < x.length; k++) {
     if (x[k]! > y[k]!) return true;

@@ -8,7 +8,8 @@
  *     pace (rate 0 → needs ≥ 0.4): route.distance → distance = (1 + 1 + 1)/3 = 1 → route→pace, strength 0.3
  *     sms  (rate 1 → needs ≥ 0.1): route and pace both ½ × 1/3 = 1/6 (number into a string); tie → route
  *     route: nothing fits an array input.
- * Data-flow prior (default on): an edgeless pair gets its best edge when role = max(consumer(B), producer(A)) ≥ 0.2.
+ * Data-flow prior (default on): an edgeless set gets its best edge when role = max(consumer(B), producer(A)) ≥ 0.2,
+ * rates shrunk to the project's base rate (Σ dependency counts / Σ runs; plain: 2 / 4 = ½) with weight 5.
  * Project "learned": also 3 traces pace → sms ⇒ pace→sms learned (weight 1); sms has a prerequisite, so no
  *   schema edge into it; route→pace still proposed.
  */
@@ -74,25 +75,38 @@ for (const backend of backends()) {
     });
 
     it("schema edges are off unless asked for (schemaEdges), and then the tools stay unrelated roots", async () => {
+      const s = await tg.engine.snapshot(plain);
+      const i = (t: string) => s.index.get(t)!;
+      const dag = dagOver(s, ["route", "pace", "sms"].map(i), "auto", 3, false, { dataFlowPrior: false });
+      expect(dag.edges).toEqual([]);
+      expect(dag.layers).toEqual([["route", "pace", "sms"].map(i)]);
+      // With the data-flow prior (default): one edge, the best schema fit route → pace (score 1); base = 2
+      // dependency observations / 4 runs = ½, route and pace never ran → role ½, strength 0.15.
       const r = await tg.buildDag({ tools: ["route", "pace", "sms"], project: plain });
-      expect(r.edges).toEqual([]);
-      expect(r.layers).toEqual([["route", "pace", "sms"]]);
+      expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.prior?.schema.score])).toEqual([["route", "pace", "prior", 1]]);
+      expect(r.edges[0]!.strength).toBeCloseTo(0.15, 12);
       await expect(tg.buildDag({ tools: ["route"], schemaEdges: "yes" as unknown as boolean, project: plain })).rejects.toThrow(/schemaEdges/);
     });
 
     it("tools without output schemas get no schema proposal; the data-flow prior then links x → pace", async () => {
       const r = await tg.buildDag({ tools: ["x", "pace"], schemaEdges: true, project: plain });
-      // producer(x) = 2 consumed outputs / 2 runs = 1; consumer(x) = consumer(pace) = 0; no schema for x.
-      expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.strength])).toEqual([["x", "pace", "prior", 0.3]]);
-      expect(r.edges[0]!.prior).toEqual({ role: 1, consumer: 0, producer: 1, schema: { output: "", input: "", score: 0 } });
+      // Base ½, w 5: producer(x) = (2 + 2.5) / 7 = 9/14, consumer(x) = 2.5 / 7 = 5/14; pace never ran → ½ each;
+      // no schema for x. x → pace: consumer diff ½ − 5/14 > 0 → x → pace; role = max(½, 9/14) = 9/14.
+      expect(r.edges.map((e) => [e.from, e.to, e.evidence])).toEqual([["x", "pace", "prior"]]);
+      expect(r.edges[0]!.prior!.role).toBeCloseTo(9 / 14, 12);
+      expect(r.edges[0]!.prior!.consumer).toBeCloseTo(0.5, 12);
+      expect(r.edges[0]!.prior!.producer).toBeCloseTo(9 / 14, 12);
+      expect(r.edges[0]!.prior!.schema).toEqual({ output: "", input: "", score: 0 });
+      expect(r.edges[0]!.strength).toBeCloseTo((0.3 * 9) / 14, 12);
     });
 
     it("data-flow prior (default): an unrelated pair gets its best edge, whatever the input order; off with dataFlowPrior false", async () => {
       // pace → sms: schema ½ × 1/3 = 1/6 (pace number into message string), sms → pace 0 (string into number);
-      // role = max(consumer(sms) = 2/2, producer(pace) = 0) = 1 → strength 0.3.
+      // role = max(consumer(sms) = (2 + 2.5) / 7 = 9/14, producer(pace) = ½) = 9/14 → strength 0.3 × 9/14.
       for (const tools of [["pace", "sms"], ["sms", "pace"]]) {
         const r = await tg.buildDag({ tools, project: plain });
-        expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.strength, e.prior?.schema.output, e.prior?.schema.input])).toEqual([["pace", "sms", "prior", 0.3, "pace", "message"]]);
+        expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.prior?.schema.output, e.prior?.schema.input])).toEqual([["pace", "sms", "prior", "pace", "message"]]);
+        expect(r.edges[0]!.strength).toBeCloseTo((0.3 * 9) / 14, 12);
         expect(r.edges[0]!.prior!.schema.score).toBeCloseTo(1 / 6, 12);
         expect(r.edges[0]!.explanation).toContain("data-flow prior");
         expect(r.layers).toEqual([["pace"], ["sms"]]);
@@ -100,8 +114,6 @@ for (const backend of backends()) {
       const s = await tg.engine.snapshot(plain);
       const i = (t: string) => s.index.get(t)!;
       expect(dagOver(s, [i("pace"), i("sms")], "auto", 3, false, { dataFlowPrior: false }).edges).toEqual([]);
-      // route and pace never ran (role 0): the best pair route → pace (schema 1) is not proposed.
-      expect((await tg.buildDag({ tools: ["route", "pace"], project: plain })).edges).toEqual([]);
     });
   });
 }

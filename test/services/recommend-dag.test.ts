@@ -46,10 +46,18 @@ for (const backend of backends()) {
     });
 
     it("a declared chain a→b→c: c does not depend on a through b", async () => {
-      const r = await tg.buildDag({ tools: ["a", "c"], project });
+      const s = await tg.engine.snapshot(project);
+      const i = (t: string) => s.index.get(t)!;
+      const dag = dagOver(s, [i("a"), i("c")], "auto", 3, false, { dataFlowPrior: false });
+      expect(dag.edges).toEqual([]);
+      for (const n of dag.nodes) expect(n.reason).toMatch(/own root/);
+      // The data-flow prior (default) still links the edgeless pair, as a weak "prior" edge: base rate =
+      // 6 dependency observations / 9 runs = 2/3; a and c never ran, so both rates are 2/3 and every key ties
+      // → the smaller ids a → c; role 2/3, strength 0.3 × 2/3 = 0.2.
+      const r = await tg.buildDag({ tools: ["c", "a"], project });
       expect(r.graph).toBe("dependency");
-      expect(r.edges).toEqual([]);
-      for (const n of r.nodes) expect(n.reason).toMatch(/own root/);
+      expect(r.edges.map((e) => [e.from, e.to, e.evidence])).toEqual([["a", "c", "prior"]]);
+      expect(r.edges[0]!.strength).toBeCloseTo(0.2, 12);
     });
 
     it("each declared edge relates its own ends: a→b and b→c, direct, strength 0.5", async () => {
@@ -71,12 +79,14 @@ for (const backend of backends()) {
       const s = await tg.engine.snapshot(project);
       const i = (t: string) => s.index.get(t)!;
       expect(dagOver(s, [i("y"), i("d")], "auto", 3, false, { dataFlowPrior: false }).edges).toEqual([]);
-      // With the data-flow prior (default) the unrelated pair gets one weak edge into y, which consumed
-      // x's output in 3 of its 3 runs (consumer rate 1; d never ran): d → y, strength 0.3 × 1, "prior".
+      // With the data-flow prior (default) the unrelated pair gets one weak edge. Base 2/3, w 5:
+      // consumer(y) = producer(y) = (3 + 10/3) / 8 = 19/24, d never ran → 2/3 each; d → y wins on
+      // consumer(y) − consumer(d) = +1/8; role = 19/24, strength 0.3 × 19/24.
       const r = await tg.buildDag({ tools: ["y", "d"], project });
-      expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.strength])).toEqual([["d", "y", "prior", 0.3]]);
-      // The history graph follows the same rule (a and c never ran: no prior either).
-      expect((await tg.buildDag({ tools: ["a", "c"], project, graph: "history" })).edges).toEqual([]);
+      expect(r.edges.map((e) => [e.from, e.to, e.evidence])).toEqual([["d", "y", "prior"]]);
+      expect(r.edges[0]!.strength).toBeCloseTo((0.3 * 19) / 24, 12);
+      // The history graph follows the same rule.
+      expect(dagOver(s, [i("a"), i("c")], "history", 3, false, { dataFlowPrior: false }).edges).toEqual([]);
     });
 
     it("the path CSR holds the learned edges only, and is the graph itself without declared edges", async () => {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildExecutionDag } from "../../../algorithms/dag/build-execution-dag.ts";
-import { DEFAULTS, type DataFlowPriorOptions, dataFlowPrior } from "../../../algorithms/dag/data-flow-prior.ts";
+import { DEFAULTS, type DataFlowPriorOptions, dataFlowPrior, shrunkRate } from "../../../algorithms/dag/data-flow-prior.ts";
 import type { DependencyEdge } from "../../../algorithms/dag/dependency-edge.ts";
 import { buildCsr } from "../../../algorithms/graph/csr.ts";
 import { expectDagErrorOf } from "./expect-dag-error.ts";
@@ -73,13 +73,28 @@ describe("dataFlowPrior: lexicographic key (schema, consumer diff, producer diff
     expect(dataFlowPrior([0, 1], [], opts)).toHaveLength(1);
   });
 
-  it("exact ties everywhere: the earlier pair in `selected` (first → second)", () => {
-    expect(dataFlowPrior([5, 3], [], { consumerRate: () => 1 }).map((e) => [e.from, e.to])).toEqual([[5, 3]]);
+  it("exact ties everywhere: the smallest node ids (3 → 5), whatever the input order", () => {
+    expect(dataFlowPrior([5, 3], [], { consumerRate: () => 1 }).map((e) => [e.from, e.to])).toEqual([[3, 5]]);
+    expect(dataFlowPrior([3, 5, 9], [], { consumerRate: () => 1 }).map((e) => [e.from, e.to])).toEqual([[3, 5]]);
+    expect(dataFlowPrior([9, 5, 3], [], { consumerRate: () => 1 }).map((e) => [e.from, e.to])).toEqual([[3, 5]]);
+  });
+
+  it("shrunkRate = min(1, (k + w·base) / (n + w)), hand-computed", () => {
+    // one consuming run out of one, Seal-Tools base 0.019, w 5: (1 + 0.095) / 6 = 0.1825
+    expect(shrunkRate(1, 1, 0.019)).toBeCloseTo(1.095 / 6, 12);
+    // never run: the base rate itself
+    expect(shrunkRate(0, 0, 0.45)).toBeCloseTo(0.45, 12);
+    // w = 0: the raw share; capped at 1 (a run may read two outputs)
+    expect(shrunkRate(3, 4, 0.5, 0)).toBe(0.75);
+    expect(shrunkRate(6, 4, 0.5, 0)).toBe(1);
+    expect(shrunkRate(0, 0, 0.5, 0)).toBe(0);
+    // 10 of 10 with base 0.2, w 5: (10 + 1) / 15
+    expect(shrunkRate(10, 10, 0.2)).toBeCloseTo(11 / 15, 12);
   });
 
   it("strengthScale scales the strength; bad options throw", () => {
     expect(dataFlowPrior([0, 1], [], { consumerRate: () => 1, strengthScale: 0.5 })[0]!.strength).toBe(0.5);
-    expect(DEFAULTS).toEqual({ minRoleRate: 0.2, strengthScale: 0.3 });
+    expect(DEFAULTS).toEqual({ minRoleRate: 0.2, strengthScale: 0.3, priorWeight: 5 });
     expectDagError(() => dataFlowPrior([0, 1], [], { minRoleRate: 1.5 }), "bad-option");
     expectDagError(() => dataFlowPrior([0, 1], [], { strengthScale: -0.1 }), "bad-option");
     expectDagError(() => dataFlowPrior([0, 1], [], { minRoleRate: Number.NaN }), "bad-option");
@@ -88,7 +103,7 @@ describe("dataFlowPrior: lexicographic key (schema, consumer diff, producer diff
   it("through buildExecutionDag as `propose`: the one edge is kept and layers follow it", () => {
     const csr = buildCsr(3, []);
     const dag = buildExecutionDag(csr, [0, 1, 2], { propose: (inferred) => dataFlowPrior([0, 1, 2], inferred, { consumerRate: rates([0, 0, 1]) }) });
-    // best: consumer diff 1 into 2, from the earlier of 0 and 1 → 0→2
+    // best: consumer diff 1 into 2, from the smaller of 0 and 1 → 0→2
     expect(dag.edges.map((e) => [e.from, e.to])).toEqual([[0, 2]]);
     expect(dag.layers).toEqual([[0, 1], [2]]);
   });
