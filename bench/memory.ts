@@ -53,7 +53,7 @@ async function runOne(o: { executions: number; queries: number; embeddings: stri
     const typed =
       mem.vectors.data.byteLength +
       mem.vectors.scales.byteLength +
-      (mem.vindex ? mem.vindex.codes.byteLength + mem.vindex.scales.byteLength + mem.vindex.mean.byteLength + mem.vindex.signs.byteLength : 0) +
+      (mem.vindex ? mem.vindex.codes.byteLength + (mem.vindex.prefixCodes?.byteLength ?? 0) + mem.vindex.scales.byteLength + mem.vindex.mean.byteLength + mem.vindex.signs.byteLength : 0) +
       b.idf.byteLength + b.postingOffsets.byteLength + b.postingDocs.byteLength + b.postingTf.byteLength + b.postingImpact.byteLength + b.maxImpact.byteLength + b.docLength.byteLength +
       mem.memberOffsets.byteLength + mem.members.byteLength;
     // Queries: held-out paraphrases of past intents ("… please").

@@ -11,11 +11,17 @@
  * Only documents sharing at least one term with the query are returned (score > 0), score descending, then
  * document index ascending.
  *
- * Top-N with MaxScore pruning (Turtle & Flood, "Query evaluation: strategies and optimizations", IP&M 1995):
- * query terms are summed in decreasing order of their largest posting impact; once the N-th best partial score
- * exceeds the sum of the remaining terms' largest impacts, no document outside the current candidates can reach
- * the top N, so the remaining (low-idf, long) posting lists only update candidates. Exact: the same top N as a
- * full evaluation. Terms are summed in this same order everywhere (bm25Scores too), so scores agree bit for bit.
+ * Top-N with exact MaxScore-style pruning (Turtle & Flood, "Query evaluation: strategies and optimizations",
+ * IP&M 1995), term at a time with the accumulator "continue" strategy (Moffat & Zobel, "Self-indexing inverted
+ * files for fast text retrieval", TOIS 1996). Query terms are summed shortest posting list first. θ is a lower
+ * bound of the final N-th best score: the smallest complete score of N candidates among the best partial
+ * scores (completed by binary search in the remaining lists). Phase 1 reads whole lists until θ exceeds the sum
+ * of the remaining terms' largest impacts — no document not yet seen can then reach the top N. Phase 2 keeps
+ * only the candidates whose partial score plus that sum still reaches θ (re-checked after every term) and adds
+ * the remaining terms to them: by reading a list while it is short next to the candidates, otherwise by
+ * galloping search of the sorted candidates in it (a list of a word in every document costs O(candidates ·
+ * log), not its length). Exact: the same top N as a full evaluation (bounds carry a 1e-12 relative margin against
+ * rounding). Terms are summed in this same order everywhere (bm25Scores too), so scores agree bit for bit.
  *
  * Source: Robertson & Zaragoza, "The probabilistic relevance framework: BM25 and beyond" (2009), §3;
  * idf as in Apache Lucene `BM25Similarity`.
@@ -132,8 +138,10 @@ function distinctTermIds(index: Bm25Index, query: readonly string[]): number[] {
     const t = index.vocabulary.get(tok);
     if (t !== undefined) ids.add(t);
   }
-  // Largest impact first (MaxScore order), then term id: one fixed summation order for every function.
-  return [...ids].sort((a, b) => index.maxImpact[b]! - index.maxImpact[a]! || a - b);
+  // Shortest posting list first (rarest term), then largest impact, then term id: one fixed summation order
+  // for every function. Short lists first gather the high-scoring candidates for the fewest postings read.
+  const off = index.postingOffsets;
+  return [...ids].sort((a, b) => off[a + 1]! - off[a]! - (off[b + 1]! - off[b]!) || index.maxImpact[b]! - index.maxImpact[a]! || a - b);
 }
 
 /** Full score array (index = document), 0 for documents that share no term with the query. */
@@ -152,42 +160,182 @@ export function searchBm25(index: Bm25Index, query: readonly string[], topN: num
   if (!Number.isInteger(topN) || topN < 0) throw new SearchError(MODULE, "bad-top-n", `topN must be a non-negative integer, got ${topN}`);
   const terms = distinctTermIds(index, query);
   if (terms.length === 0 || topN === 0) return [];
-  // remaining[j] = Σ_{l ≥ j} maxImpact(term l): the most a document not yet touched can still gain.
-  const remaining = new Float64Array(terms.length + 1);
-  for (let j = terms.length - 1; j >= 0; j--) remaining[j] = remaining[j + 1]! + index.maxImpact[terms[j]!]!;
+  const m = terms.length;
+  // remaining[j] = Σ_{l ≥ j} maxImpact(term l): the most a document can still gain from term j on.
+  const remaining = new Float64Array(m + 1);
+  for (let j = m - 1; j >= 0; j--) remaining[j] = remaining[j + 1]! + index.maxImpact[terms[j]!]!;
+  const { postingOffsets: offsets, postingDocs: docs, postingImpact: impact } = index;
   const scores = scoreBuffer(index.n);
-  const touched: number[] = [];
-  let pruning = false;
-  for (let j = 0; j < terms.length; j++) {
-    if (!pruning && j > 0 && touched.length >= topN) {
-      const partial = new Float64Array(touched.length);
-      for (let i = 0; i < touched.length; i++) partial[i] = scores[touched[i]!]!;
-      pruning = kthLargestInPlace(partial, partial.length, topN) > remaining[j]!;
+  let touched = touchedBuffer(0);
+  let count = 0;
+  let theta = 0;
+  // Phase 1 (term at a time): every posting is added and new documents enter the candidates until θ, a lower
+  // bound of the final N-th best score, exceeds everything a document not yet seen could still score. θ is the
+  // smallest complete score of N candidates (those with the best partial scores, completed by binary search in
+  // the remaining lists): N documents score at least θ, so a document bounded below θ cannot enter the top N.
+  let j = 0;
+  for (; j < m; j++) {
+    if (j > 0 && count >= topN) {
+      theta = Math.max(theta, completedNth(index, terms, j, scores, touched, count, topN));
+      if (below(remaining[j]!, theta)) break;
     }
-    const t = terms[j]!;
-    const end = index.postingOffsets[t + 1]!;
-    for (let p = index.postingOffsets[t]!; p < end; p++) {
-      const d = index.postingDocs[p]!;
+    const end = offsets[terms[j]! + 1]!;
+    for (let p = offsets[terms[j]!]!; p < end; p++) {
+      const d = docs[p]!;
       if (scores[d] === 0) {
-        if (pruning) continue;
-        touched.push(d);
+        if (count === touched.length) touched = touchedBuffer(count + 1);
+        touched[count++] = d;
       }
-      scores[d]! += index.postingImpact[p]!;
+      scores[d]! += impact[p]!;
     }
   }
-  const heap = new TopK(Math.min(topN, touched.length));
-  for (const d of touched) {
+  // Phase 2 (candidates closed): drop the candidates that cannot reach θ even with every remaining term at its
+  // largest impact (their score is reset to 0, so score ≠ 0 ⇔ live candidate), then add the remaining terms to
+  // the live candidates only: by reading the posting list while it is short next to the candidates, and by
+  // galloping search of the (then sorted) candidates in it once it is long — a long low-idf list then costs
+  // O(candidates · log(list / candidates)), not its length.
+  if (j < m) {
+    const cand = candidateBuffer(count);
+    cand.set(touched.subarray(0, count));
+    let live = count;
+    let sorted = false;
+    for (let first = true; j < m; j++, first = false) {
+      // The N-th best partial is a lower bound too (partials only grow).
+      if (!first) theta = Math.max(theta, nthPartial(scores, cand, live, topN));
+      let kept = 0;
+      for (let i = 0; i < live; i++) {
+        const d = cand[i]!;
+        if (below(scores[d]! + remaining[j]!, theta)) scores[d] = 0;
+        else cand[kept++] = d;
+      }
+      live = kept;
+      const t = terms[j]!;
+      let p = offsets[t]!;
+      const end = offsets[t + 1]!;
+      if (!sorted && 8 * live >= end - p) {
+        for (; p < end; p++) {
+          const d = docs[p]!;
+          if (scores[d] !== 0) scores[d]! += impact[p]!;
+        }
+        continue;
+      }
+      if (!sorted) {
+        cand.subarray(0, live).sort(); // the filter keeps the order afterwards
+        sorted = true;
+      }
+      for (let i = 0; i < live && p < end; i++) {
+        const d = cand[i]!;
+        p = gallop(docs, p, end, d);
+        if (p < end && docs[p] === d) scores[d]! += impact[p]!;
+      }
+    }
+    const heap = new TopK(Math.min(topN, live));
+    for (let i = 0; i < live; i++) {
+      heap.offer(cand[i]!, scores[cand[i]!]!);
+      scores[cand[i]!] = 0; // leave the shared buffer zeroed (dropped candidates were reset already)
+    }
+    return heap.result();
+  }
+  const heap = new TopK(Math.min(topN, count));
+  for (let i = 0; i < count; i++) {
+    const d = touched[i]!;
     heap.offer(d, scores[d]!);
     scores[d] = 0; // leave the shared buffer zeroed
   }
   return heap.result();
 }
 
-/** A zeroed score buffer reused across queries (searches are synchronous; every touched entry is reset). */
+/**
+ * bound < θ with a relative margin of 1e-12: bounds and scores are sums of the same impacts in different orders,
+ * so they may differ in the last bits; the margin keeps the pruning exact (it only prunes a little less).
+ */
+function below(bound: number, theta: number): boolean {
+  return bound * (1 + 1e-12) < theta;
+}
+
+/**
+ * The smallest complete score of N candidates with the best partial scores (terms before j already summed):
+ * each is completed by binary search in the posting lists of terms j.., adding in the same order as the full
+ * evaluation, so the value is exactly their final score.
+ */
+function completedNth(index: Bm25Index, terms: readonly number[], j: number, scores: Float64Array, ids: Int32Array, count: number, nth: number): number {
+  const cut = nthPartial(scores, ids, count, nth);
+  const { postingOffsets: offsets, postingDocs: docs, postingImpact: impact } = index;
+  let min = Number.POSITIVE_INFINITY;
+  let taken = 0;
+  for (let i = 0; i < count && taken < nth; i++) {
+    const d = ids[i]!;
+    let s = scores[d]!;
+    if (s < cut) continue;
+    taken++;
+    for (let l = j; l < terms.length; l++) {
+      const t = terms[l]!;
+      const end = offsets[t + 1]!;
+      const p = gallop(docs, offsets[t]!, end, d);
+      if (p < end && docs[p] === d) s += impact[p]!;
+    }
+    if (s < min) min = s;
+  }
+  return min;
+}
+
+/** The N-th largest partial score among the first `count` candidates (count ≥ N ≥ 1). */
+function nthPartial(scores: Float64Array, ids: Int32Array, count: number, nth: number): number {
+  const partial = partialBuffer(count);
+  for (let i = 0; i < count; i++) partial[i] = scores[ids[i]!]!;
+  return kthLargestInPlace(partial, count, nth);
+}
+
+/** The first position in [p, end) whose document is ≥ d (end when none): exponential then binary search. */
+function gallop(docs: Uint32Array, p: number, end: number, d: number): number {
+  if (p >= end || docs[p]! >= d) return p;
+  let lo = p; // docs[lo] < d
+  let step = 1;
+  let hi = p + 1;
+  while (hi < end && docs[hi]! < d) {
+    lo = hi;
+    step <<= 1;
+    hi = lo + step;
+  }
+  if (hi > end) hi = end;
+  // docs[lo] < d, and hi = end or docs[hi] ≥ d.
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (docs[mid]! < d) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/**
+ * Scratch buffers reused across queries (searches are synchronous, so they are never shared in flight): a zeroed
+ * score per document (every touched entry is reset before returning), the touched documents, the phase-2
+ * candidates and the partial scores of a selection.
+ */
 let shared = new Float64Array(0);
 function scoreBuffer(n: number): Float64Array {
   if (shared.length < n) shared = new Float64Array(Math.max(n, 2 * shared.length));
   return shared;
+}
+let touchedScratch = new Int32Array(1024);
+/** The touched buffer with room for `size` entries; grows by doubling, keeping its content. */
+function touchedBuffer(size: number): Int32Array {
+  if (touchedScratch.length < size) {
+    const grown = new Int32Array(Math.max(size, 2 * touchedScratch.length));
+    grown.set(touchedScratch);
+    touchedScratch = grown;
+  }
+  return touchedScratch;
+}
+let candidateScratch = new Int32Array(1024);
+function candidateBuffer(size: number): Int32Array {
+  if (candidateScratch.length < size) candidateScratch = new Int32Array(Math.max(size, 2 * candidateScratch.length));
+  return candidateScratch;
+}
+let partialScratch = new Float64Array(1024);
+function partialBuffer(size: number): Float64Array {
+  if (partialScratch.length < size) partialScratch = new Float64Array(Math.max(size, 2 * partialScratch.length));
+  return partialScratch;
 }
 
 /**

@@ -35,3 +35,31 @@ export function quantizeInt8(vectors: Float32Array, d: number): Int8Vectors {
 export function dotInt8(v: Int8Vectors, i: number, query: ArrayLike<number>): number {
   return dotAt(v.data, i * v.d, query, v.d) * v.scales[i]!;
 }
+
+/**
+ * dotInt8 of the stored vectors `ids` with one query, into `out` (same values bit for bit: the same four
+ * accumulators as dotAt). The query is copied to a Float64Array once, so the inner loop sees one pair of
+ * array types (Int8Array × Float64Array) whatever the caller passes — the re-ranking loop of a shortlist.
+ */
+export function dotsInt8(v: Int8Vectors, ids: ArrayLike<number>, query: ArrayLike<number>, out: Float64Array = new Float64Array(ids.length)): Float64Array {
+  const d = v.d;
+  const q = Float64Array.from(query as ArrayLike<number>);
+  for (let k = 0; k < ids.length; k++) out[k] = int8Row(v.data, ids[k]! * d, q, d) * v.scales[ids[k]!]!;
+  return out;
+}
+
+function int8Row(a: Int8Array, offset: number, b: Float64Array, d: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < d; j += 4) {
+    s0 += a[offset + j]! * b[j]!;
+    s1 += a[offset + j + 1]! * b[j + 1]!;
+    s2 += a[offset + j + 2]! * b[j + 2]!;
+    s3 += a[offset + j + 3]! * b[j + 3]!;
+  }
+  for (; j < d; j++) s0 += a[offset + j]! * b[j]!;
+  return s0 + s1 + (s2 + s3);
+}

@@ -21,7 +21,11 @@
  * is itself a random projection of dimension 128) and keeps prefilterFactor × shortlist of them (8 × by default)
  * for the full-code stage — a cascade of ever more exact scorers, as in multi-stage binary-code search
  * (Norouzi, Punjani & Fleet, "Fast search in Hamming space with multi-index hashing", CVPR 2012, use code
- * substrings the same way). The recall of the cascade against the exact scan is measured in
+ * substrings the same way). The prefixes are also stored contiguously (16 bytes a vector, read sequentially),
+ * and the stage-0 selection does not write n scores: every ⌈n/4096⌉-th vector is scored first, the keep/n
+ * quantile of that sample (lowered by a margin) is a cut, and the scan keeps only the vectors at or above it
+ * before the exact selection — the same set as selecting over all n (checked: when fewer than `keep` pass,
+ * every score is selected). The recall of the cascade against the exact scan is measured in
  * bench/vector-index-bench.ts and bench/memory.ts.
  *
  * Centring matters: embeddings share a large mean component, so un-centred sign bits are nearly identical
@@ -38,7 +42,7 @@
 import { dotAt } from "../linalg/dot.ts";
 import { mulberry32, type Rng } from "../random/rng.ts";
 import { SearchError } from "./search-error.ts";
-import { type ScoredId, TopK, topKIds } from "./top-k.ts";
+import { kthLargestInPlace, type ScoredId, TopK, topKIds } from "./top-k.ts";
 
 export const DEFAULTS = {
   /** Minimum number of vectors re-scored exactly per query. */
@@ -94,6 +98,13 @@ export interface VectorIndex {
   readonly codes: Uint32Array;
   /** Per-vector scale s_i = mean |rotated coordinate|. */
   readonly scales: Float32Array;
+  /**
+   * The first `prefixWords` words of every code again, contiguous (n × prefixWords): the stage-0 prefilter reads
+   * them sequentially, 16 bytes a vector instead of one 16-byte piece of every 64-byte code. Optional (an index
+   * without it is scanned in `codes`).
+   */
+  readonly prefixCodes?: Uint32Array;
+  readonly prefixWords?: number;
 }
 
 export type VectorHit = ScoredId;
@@ -186,7 +197,10 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
     }
     scales[i] = l1 / D;
   }
-  return { n, d, bits: D, vectors, mean, signs, rounds, codes, scales };
+  const prefixWords = Math.min(DEFAULTS.prefilterWords, words);
+  const prefixCodes = new Uint32Array(n * prefixWords);
+  for (let i = 0; i < n; i++) prefixCodes.set(codes.subarray(i * words, i * words + prefixWords), i * prefixWords);
+  return { n, d, bits: D, vectors, mean, signs, rounds, codes, scales, prefixCodes, prefixWords };
 }
 
 let tableScratch = new Float64Array(0);
@@ -232,6 +246,19 @@ function approxOne(table: Float64Array, codes: Uint32Array, co: number, words: n
   return s0 + s1;
 }
 
+/** approxOne(table, codes, o, 4) unrolled, summed in the same order (bit-identical): the prefilter's inner loop. */
+function approx128(T: Float64Array, codes: Uint32Array, o: number): number {
+  const a = codes[o]!;
+  const b = codes[o + 1]!;
+  const c = codes[o + 2]!;
+  const e = codes[o + 3]!;
+  const A = T[a & 255]! + T[256 | ((a >>> 8) & 255)]! + T[512 | ((a >>> 16) & 255)]! + T[768 | (a >>> 24)]!;
+  const B = T[1024 | (b & 255)]! + T[1280 | ((b >>> 8) & 255)]! + T[1536 | ((b >>> 16) & 255)]! + T[1792 | (b >>> 24)]!;
+  const C = T[2048 | (c & 255)]! + T[2304 | ((c >>> 8) & 255)]! + T[2560 | ((c >>> 16) & 255)]! + T[2816 | (c >>> 24)]!;
+  const E = T[3072 | (e & 255)]! + T[3328 | ((e >>> 8) & 255)]! + T[3584 | ((e >>> 16) & 255)]! + T[3840 | (e >>> 24)]!;
+  return A + C + (B + E);
+}
+
 /** Stage 1 alone: approximate scores approx_i (rank-equivalent to q·x_i), for diagnostics and tests. */
 export function approximateScores(index: VectorIndex, query: ArrayLike<number>): Float64Array {
   checkQuery(query, index.d);
@@ -244,6 +271,19 @@ export function approximateScores(index: VectorIndex, query: ArrayLike<number>):
   return out;
 }
 
+
+/** Stage-0 scores alone: the first `words` code words of every vector, times its scale (diagnostics, tests). */
+export function prefixScores(index: VectorIndex, query: ArrayLike<number>, words: number): Float64Array {
+  checkQuery(query, index.d);
+  if (!Number.isInteger(words) || words <= 0 || words % 2 !== 0 || words > index.bits >> 5) {
+    throw new SearchError(MODULE, "bad-prefilter", `words must be an even integer in [2, ${index.bits >> 5}], got ${words}`);
+  }
+  const table = queryTables(index, query);
+  const stride = index.bits >> 5;
+  const out = new Float64Array(index.n);
+  for (let i = 0; i < index.n; i++) out[i] = approxOne(table, index.codes, i * stride, words) * index.scales[i]!;
+  return out;
+}
 
 /**
  * The `size` ids with the best stage-1 approximate scores (ties: smaller id), in no particular order, through
@@ -266,11 +306,12 @@ export function codeShortlist(index: VectorIndex, query: ArrayLike<number>, size
   const codes = index.codes;
   const scales = index.scales;
   const keep = Math.ceil(factor * size);
-  const prefilter = pw > 0 && pw < words && n > 2 * keep;
-  const scores = scratchOf(n);
-  for (let i = 0; i < n; i++) scores[i] = approxOne(table, codes, i * words, prefilter ? pw : words) * scales[i]!;
-  const first = topKIds(scores, n, prefilter ? keep : size, scratchOf(n, 1));
-  if (!prefilter) return first;
+  if (!(pw > 0 && pw < words && n > 2 * keep)) {
+    const scores = scratchOf(n);
+    for (let i = 0; i < n; i++) scores[i] = approxOne(table, codes, i * words, words) * scales[i]!;
+    return topKIds(scores, n, size, scratchOf(n, 1));
+  }
+  const first = prefixShortlist(index, table, pw, keep);
   const refined = scratchOf(first.length);
   for (let j = 0; j < first.length; j++) {
     const id = first[j]!;
@@ -280,6 +321,79 @@ export function codeShortlist(index: VectorIndex, query: ArrayLike<number>, size
   const out = new Int32Array(chosen.length);
   for (let j = 0; j < chosen.length; j++) out[j] = first[chosen[j]!]!;
   return out;
+}
+
+/** Stage-0 samples: every ⌈n / PREFIX_SAMPLES⌉-th vector estimates the cut before the scan. */
+const PREFIX_SAMPLES = 4096;
+
+/**
+ * The ids of the `keep` best prefix scores (ties: smaller id), ascending — the same set as topKIds over all n
+ * prefix scores, without writing them all: a regular sample of the vectors is scored first and its cut at the
+ * keep/n quantile, lowered by a margin (+20 % and three binomial standard deviations), bounds the scan, which
+ * keeps only the vectors scoring at least that cut; the exact selection then runs on those. Every vector of
+ * the true top `keep` (and every tie of its last score) scores ≥ the true cut ≥ the sampled one, so when at
+ * least `keep` vectors pass, the result is exact; otherwise (improbable) all n are scored and selected.
+ */
+function prefixShortlist(index: VectorIndex, table: Float64Array, pw: number, keep: number): Int32Array {
+  const n = index.n;
+  const scales = index.scales;
+  const contiguous = index.prefixCodes !== undefined && index.prefixWords === pw;
+  const codes = contiguous ? index.prefixCodes! : index.codes;
+  const stride = contiguous ? pw : index.bits >> 5;
+  const step = Math.ceil(n / PREFIX_SAMPLES);
+  const samples = Math.ceil(n / step);
+  const sampled = scratchOf(samples, 1);
+  for (let s = 0; s < samples; s++) {
+    const i = s * step;
+    sampled[s] = approxOne(table, codes, i * stride, pw) * scales[i]!;
+  }
+  const expected = (keep * samples) / n;
+  const rank = Math.min(samples, Math.ceil(1.2 * expected + 3 * Math.sqrt(expected)) + 1);
+  const cut = kthLargestInPlace(sampled, samples, rank);
+  let ids = idScratch(keep + (keep >> 1));
+  let vals = scratchOf(ids.length);
+  let c = 0;
+  const unrolled = contiguous && pw === 4;
+  for (let i = 0, o = 0; i < n; i++, o += stride) {
+    const v = (unrolled ? approx128(table, codes, o) : approxOne(table, codes, o, pw)) * scales[i]!;
+    if (v >= cut) {
+      if (c === ids.length) {
+        ids = idScratch(2 * c, c);
+        vals = growScratch(2 * c, c);
+      }
+      ids[c] = i;
+      vals[c++] = v;
+    }
+  }
+  if (c < keep) {
+    const all = scratchOf(n);
+    for (let i = 0; i < n; i++) all[i] = approxOne(table, codes, i * stride, pw) * scales[i]!;
+    return topKIds(all, n, keep, scratchOf(n, 1));
+  }
+  const chosen = topKIds(vals, c, keep, scratchOf(c, 1));
+  for (let j = 0; j < chosen.length; j++) chosen[j] = ids[chosen[j]!]!;
+  return chosen;
+}
+
+let idBuffer = new Int32Array(0);
+/** A reusable id buffer of at least `size` entries, keeping its first `keepFirst` entries when it grows. */
+function idScratch(size: number, keepFirst = 0): Int32Array {
+  if (idBuffer.length < size) {
+    const grown = new Int32Array(Math.max(size, 2 * idBuffer.length));
+    grown.set(idBuffer.subarray(0, keepFirst));
+    idBuffer = grown;
+  }
+  return idBuffer;
+}
+
+/** scratch[0] with room for `size` entries, keeping its first `keepFirst` values. */
+function growScratch(size: number, keepFirst: number): Float64Array {
+  const old = scratch[0];
+  if (old.length < size) {
+    scratch[0] = new Float64Array(Math.max(size, 2 * old.length));
+    scratch[0].set(old.subarray(0, keepFirst));
+  }
+  return scratch[0];
 }
 
 /** Two reusable score buffers per module (the search is synchronous, so they are never shared in flight). */

@@ -127,6 +127,47 @@ describe("properties", () => {
     );
   });
 
+  it("pruned top-N (both phases, list reads and galloping look-ups) equals the exhaustive top N on random Zipf-like corpora", () => {
+    // Term w_r drawn with probability ∝ 1/(r+1): a few terms are in most documents (long lists looked up by
+    // galloping once few candidates remain), many are rare (short lists read first); repeated words give tf > 1.
+    const vocab = Array.from({ length: 40 }, (_, r) => `w${r}`);
+    const weights = vocab.map((_, r) => 1 / (r + 1));
+    const total = weights.reduce((a, b) => a + b, 0);
+    const word = fc.double({ min: 0, max: total, noNaN: true }).map((x) => {
+      let r = 0;
+      for (let acc = weights[0]!; acc < x && r < vocab.length - 1; acc += weights[++r]!);
+      return vocab[r]!;
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(word, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 400 }),
+        fc.array(fc.constantFrom(...vocab), { minLength: 1, maxLength: 10 }),
+        fc.integer({ min: 1, max: 40 }),
+        (docs, q, topN) => {
+          const index = buildBm25Index(docs);
+          const full = Array.from(bm25Scores(index, q), (score, id) => ({ id, score }))
+            .filter((h) => h.score > 0)
+            .sort((a, b) => b.score - a.score || a.id - b.id)
+            .slice(0, topN);
+          expect(searchBm25(index, q, topN)).toEqual(full);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("exact when many documents tie at the N-th score (identical documents around the cut)", () => {
+    const docs = [...Array.from({ length: 50 }, () => ["common", "rare"]), ...Array.from({ length: 300 }, () => ["common"]), ["rare", "rare", "common"]];
+    const index = buildBm25Index(docs);
+    for (const topN of [1, 10, 50, 51, 60, 400]) {
+      const full = Array.from(bm25Scores(index, ["rare", "common"]), (score, id) => ({ id, score }))
+        .filter((h) => h.score > 0)
+        .sort((a, b) => b.score - a.score || a.id - b.id)
+        .slice(0, topN);
+      expect(searchBm25(index, ["common", "rare"], topN)).toEqual(full);
+    }
+  });
+
   it("MaxScore pruning is exact: top-N equals the top N of the full score array, for every N", () => {
     // A skewed vocabulary (one term in most documents, rare terms elsewhere) so that pruning really triggers.
     const skewed = fc.array(fc.oneof({ weight: 6, arbitrary: fc.constant("common") }, { weight: 1, arbitrary: fc.constantFrom("r1", "r2", "r3", "r4", "r5", "r6") }), {

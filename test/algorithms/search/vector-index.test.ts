@@ -3,7 +3,7 @@ import { Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import { syntheticEmbeddings } from "../../../algorithms/search/synthetic-embeddings.ts";
-import { approximateScores, buildVectorIndex, codeShortlist, exactTopK, fwht, searchVectorIndex } from "../../../algorithms/search/vector-index.ts";
+import { approximateScores, buildVectorIndex, codeShortlist, exactTopK, fwht, prefixScores, searchVectorIndex } from "../../../algorithms/search/vector-index.ts";
 
 function unitRows(rows: number[][]): Float32Array {
   const d = rows[0]!.length;
@@ -230,5 +230,55 @@ describe("codeShortlist (stage 0 prefix prefilter + stage 1 full codes)", () => 
     expect(codeShortlist(index, q, 0).length).toBe(0);
     expect(() => codeShortlist(index, q, 10, { prefilterWords: 3 })).toThrow(/prefilterWords must be an even integer/);
     expect(() => codeShortlist(index, q, 10, { prefilterFactor: 0.5 })).toThrow(/prefilterFactor must be ≥ 1/);
+  });
+});
+
+describe("codeShortlist prefilter selection (sampled cut)", () => {
+  // d = 256 → 256-bit codes (8 words): the default 128-bit prefix (4 words) is stored contiguously.
+  const gen = syntheticEmbeddings(256, mulberry32(5), { clusters: 40, noise: 1.2, meanWeight: 1.5, spectrumDecay: 1 });
+  const X = gen.sample(3000);
+  const index = buildVectorIndex(X, 256, { rng: mulberry32(2) });
+
+  /** The reference cascade: top keep by prefix score over all n (topKIds order), then top size by the full code. */
+  function reference(q: Float32Array, size: number, words: number, factor: number): number[] {
+    const keep = Math.ceil(factor * size);
+    const pre = prefixScores(index, q, words);
+    const first = Array.from(pre, (s, id) => ({ id, s }))
+      .sort((a, b) => b.s - a.s || a.id - b.id)
+      .slice(0, keep);
+    const full = approximateScores(index, q);
+    return first
+      .map((x) => ({ id: x.id, s: full[x.id]! }))
+      .sort((a, b) => b.s - a.s || a.id - b.id)
+      .slice(0, size)
+      .map((x) => x.id)
+      .sort((a, b) => a - b);
+  }
+
+  it("stores the 128-bit prefix of every code contiguously", () => {
+    expect(index.prefixWords).toBe(4);
+    expect(index.prefixCodes!.length).toBe(3000 * 4);
+    expect(Array.from(index.prefixCodes!.subarray(7 * 4, 8 * 4))).toEqual(Array.from(index.codes.subarray(7 * 8, 7 * 8 + 4)));
+  });
+
+  it("property: equals the exhaustive cascade (every prefix score selected exactly), contiguous or strided prefix", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 120 }), fc.constantFrom(1, 2, 4, 8), fc.integer({ min: 0, max: 1000 }), (size, factor, seed) => {
+        fc.pre(2 * Math.ceil(factor * size) < 3000); // the prefilter runs
+        const q = syntheticEmbeddings(256, mulberry32(seed), { clusters: 40, noise: 1.2, meanWeight: 1.5, spectrumDecay: 1 }).sample(1);
+        const want = reference(q, size, 4, factor);
+        expect(Array.from(codeShortlist(index, q, size, { prefilterFactor: factor })).sort((a, b) => a - b)).toEqual(want);
+        const { prefixCodes: _, ...strided } = index;
+        expect(Array.from(codeShortlist(strided, q, size, { prefilterFactor: factor })).sort((a, b) => a - b)).toEqual(want);
+        expect(Array.from(codeShortlist(index, q, size, { prefilterWords: 2, prefilterFactor: factor })).sort((a, b) => a - b)).toEqual(reference(q, size, 2, factor));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("a query whose prefix scores all tie falls back correctly (the cut admits every vector)", () => {
+    const zero = new Float32Array(256);
+    const got = Array.from(codeShortlist(index, zero, 10, { prefilterFactor: 2 })).sort((a, b) => a - b);
+    expect(got).toEqual(reference(zero, 10, 4, 2));
   });
 });
