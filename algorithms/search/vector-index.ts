@@ -36,10 +36,20 @@
  * 2009); asymmetric binary scoring with a per-vector scale and exact re-ranking (Gao & Long, "RaBitQ", SIGMOD
  * 2024, simplified: no error bound); byte lookup tables (Jégou et al., product quantization ADC, 2011).
  *
- * Contract: the index keeps a reference to `vectors` for re-ranking; do not mutate it afterwards. Scores are
- * dot products, i.e. cosines when inputs are unit vectors (not checked, for speed).
+ * Stage 2 with WebAssembly SIMD (simd/row-dots.ts, on by default where available): the shortlist is scored by the
+ * float32 SIMD kernel, whose error against the float64 dotAt is at most ε = dotErrorFactor(d) · max_i ‖x_i‖ · ‖q‖
+ * (Cauchy–Schwarz on Σ_j |x_ij q_j|) + dotUnderflowBound; with T the N-th best SIMD score, every vector of the JS top N has a SIMD
+ * score ≥ T − 2ε (N candidates have JS scores ≥ T − ε), so exactly those are re-scored with dotAt and the top N
+ * taken from them: the result equals the JS path's, scores bit for bit. The kernel copies the vectors into its
+ * own WebAssembly.Memory on the first search that re-ranks (not at build: the memory service keeps an index
+ * without its float32 vectors and never re-ranks through it) and is freed with the index object.
+ *
+ * Contract: the index keeps a reference to `vectors` for re-ranking; do not mutate it afterwards (the SIMD copy
+ * would not see the change). Scores are dot products, i.e. cosines when inputs are unit vectors (not checked,
+ * for speed).
  */
 import { dotAt } from "../linalg/dot.ts";
+import { dotErrorFactor, dotUnderflowBound, type F32RowDots, f32RowDots, MAX_QUERY_ABS, simdByDefault } from "../simd/row-dots.ts";
 import { mulberry32, type Rng } from "../random/rng.ts";
 import { SearchError } from "./search-error.ts";
 import { kthLargestInPlace, type ScoredId, TopK, topKIds } from "./top-k.ts";
@@ -78,7 +88,16 @@ export interface VectorSearchOptions extends PrefilterOptions {
   readonly shortlist?: number;
   /** Re-rank max(shortlist, ⌈fraction · n⌉) candidates. Default 0.01 (500 at n = 50k). */
   readonly shortlistFraction?: number;
+  /**
+   * Score the shortlist with the WebAssembly SIMD kernel (same result, see the header). Default: when available,
+   * not turned off by TOOLGRAPH_NO_SIMD=1, and the index holds at least SIMD_MIN_VALUES floats; true forces it
+   * wherever available; false runs the JS loop.
+   */
+  readonly simd?: boolean;
 }
+
+/** Indexes smaller than this many floats (n · d) re-rank in JS by default: a kernel memory is not worth it. */
+export const SIMD_MIN_VALUES = 32_768;
 
 export interface VectorIndex {
   /** Number of indexed vectors. */
@@ -416,13 +435,90 @@ export function searchVectorIndex(
   const fraction = options.shortlistFraction ?? DEFAULTS.shortlistFraction;
   const wanted = Math.max(topN, options.shortlist ?? DEFAULTS.shortlist, Math.ceil(fraction * index.n));
   const shortlist = Math.min(index.n, wanted);
-  const exact = new TopK(Math.min(topN, index.n));
   const q = query instanceof Float64Array ? query : Float64Array.from(query as ArrayLike<number>);
+  const useSimd = options.simd ?? (index.n * index.d >= SIMD_MIN_VALUES && simdByDefault());
+  const kernel = useSimd ? rowKernel(index) : undefined;
+  if (kernel) {
+    const ids = shortlist >= index.n ? Int32Array.from({ length: index.n }, (_, i) => i) : codeShortlist(index, q, shortlist, options);
+    const hits = simdRerank(index, kernel, ids, q, topN);
+    if (hits) return hits;
+    return rerank(index, ids, q, topN);
+  }
   if (shortlist >= index.n) {
+    const exact = new TopK(Math.min(topN, index.n));
     for (let i = 0; i < index.n; i++) exact.offer(i, dotAt(index.vectors, i * index.d, q, index.d));
     return exact.result();
   }
-  for (const id of codeShortlist(index, q, shortlist, options)) exact.offer(id, dotAt(index.vectors, id * index.d, q, index.d));
+  return rerank(index, codeShortlist(index, q, shortlist, options), q, topN);
+}
+
+/** Exact top-N of `ids` by dotAt (the JS stage 2). */
+function rerank(index: VectorIndex, ids: Int32Array, q: Float64Array, topN: number): VectorHit[] {
+  const exact = new TopK(Math.min(topN, ids.length));
+  for (const id of ids) exact.offer(id, dotAt(index.vectors, id * index.d, q, index.d));
+  return exact.result();
+}
+
+interface RowKernel {
+  readonly dots: F32RowDots;
+  /** The array copied into the kernel (re-ranking uses the kernel only while index.vectors is still it). */
+  readonly source: Float32Array;
+  /** max_i ‖x_i‖₂, rounded up. */
+  readonly maxNorm: number;
+}
+
+/** SIMD kernels by index object: created on the first SIMD re-rank, collected with the index. */
+const rowKernels = new WeakMap<VectorIndex, RowKernel | null>();
+
+function rowKernel(index: VectorIndex): RowKernel | undefined {
+  let k = rowKernels.get(index);
+  if (k === undefined) {
+    k = null;
+    const { vectors, n, d } = index;
+    if (vectors.length === n * d && n > 0) {
+      let max = 0;
+      for (let i = 0; i < n; i++) {
+        let s = 0;
+        for (let j = i * d; j < (i + 1) * d; j++) s += vectors[j]! * vectors[j]!;
+        if (!(s <= max)) max = s; // NaN propagates
+      }
+      const maxNorm = Math.sqrt(max) * (1 + 1e-9);
+      const dots = Number.isFinite(maxNorm) && maxNorm < 1e18 ? f32RowDots(vectors, d) : undefined;
+      if (dots) k = { dots, source: vectors, maxNorm };
+    }
+    rowKernels.set(index, k);
+  }
+  return k !== null && k.source === index.vectors ? k : undefined;
+}
+
+let simdScores = new Float32Array(0);
+let simdSelect = new Float64Array(0);
+
+/**
+ * Top-N of `ids` equal to rerank's: SIMD scores, then dotAt on every id within 2ε of the N-th best SIMD score
+ * (see the header). Undefined when the bound is not finite (the caller then runs the JS re-rank).
+ */
+function simdRerank(index: VectorIndex, kernel: RowKernel, ids: Int32Array, q: Float64Array, topN: number): VectorHit[] | undefined {
+  const m = ids.length;
+  const top = Math.min(topN, m);
+  let qq = 0;
+  for (let j = 0; j < index.d; j++) qq += q[j]! * q[j]!;
+  const qNorm = Math.sqrt(qq);
+  if (!(qNorm < MAX_QUERY_ABS)) return undefined;
+  const eps = (dotErrorFactor(index.d) * kernel.maxNorm * qNorm + dotUnderflowBound(index.d, kernel.maxNorm)) * (1 + 1e-9);
+  if (simdScores.length < m) {
+    simdScores = new Float32Array(Math.max(m, 2 * simdScores.length));
+    simdSelect = new Float64Array(simdScores.length);
+  }
+  const scores = kernel.dots.dots(ids, q, simdScores.subarray(0, m));
+  for (let k = 0; k < m; k++) simdSelect[k] = scores[k]!;
+  const t = kthLargestInPlace(simdSelect, m, top);
+  if (!Number.isFinite(t)) return undefined;
+  const cut = t - 2 * eps;
+  const exact = new TopK(top);
+  for (let k = 0; k < m; k++) {
+    if (scores[k]! >= cut) exact.offer(ids[k]!, dotAt(index.vectors, ids[k]! * index.d, q, index.d));
+  }
   return exact.result();
 }
 

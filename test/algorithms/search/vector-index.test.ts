@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import { syntheticEmbeddings } from "../../../algorithms/search/synthetic-embeddings.ts";
 import { approximateScores, buildVectorIndex, codeShortlist, exactTopK, fwht, prefixScores, searchVectorIndex } from "../../../algorithms/search/vector-index.ts";
+import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 
 function unitRows(rows: number[][]): Float32Array {
   const d = rows[0]!.length;
@@ -280,5 +281,39 @@ describe("codeShortlist prefilter selection (sampled cut)", () => {
     const zero = new Float32Array(256);
     const got = Array.from(codeShortlist(index, zero, 10, { prefilterFactor: 2 })).sort((a, b) => a - b);
     expect(got).toEqual(reference(zero, 10, 4, 2));
+  });
+});
+
+describe("vector index: SIMD re-ranking", () => {
+  // The SIMD path re-scores every candidate within 2ε of the N-th SIMD score with dotAt, so it returns the JS
+  // path's hits exactly (ids, order and scores), near-ties and duplicates included.
+  it.runIf(simdAvailable())("returns the same hits as the JS re-rank, bit for bit, on random data with duplicates", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 20, max: 70 }), (seed, topN, d) => {
+        const rng = mulberry32(seed);
+        const n = 300;
+        const X = new Float32Array(n * d);
+        for (let i = 0; i < n; i++) {
+          const src = i >= 200 ? (i * 7) % 200 : i; // rows 200.. repeat earlier rows: exact ties
+          for (let j = 0; j < d; j++) X[i * d + j] = i >= 200 ? X[src * d + j]! : rng() * 2 - 1;
+        }
+        const index = buildVectorIndex(X, d, { rng: mulberry32(seed ^ 1) });
+        const q = Float64Array.from({ length: d }, () => rng() * 2 - 1);
+        for (const shortlist of [50, 400]) {
+          const js = searchVectorIndex(index, q, topN, { shortlist, simd: false });
+          expect(searchVectorIndex(index, q, topN, { shortlist, simd: true })).toEqual(js);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it.runIf(simdAvailable())("an index whose vectors were replaced re-ranks in JS against the new vectors", () => {
+    const X = unitRows(Array.from({ length: 50 }, (_, i) => [Math.cos(i), Math.sin(i), 0.1 * i]));
+    const index = buildVectorIndex(X, 3);
+    const q = [1, 0, 0];
+    expect(searchVectorIndex(index, q, 3, { simd: true })).toEqual(searchVectorIndex(index, q, 3, { simd: false }));
+    const swapped = { ...index, vectors: unitRows(Array.from({ length: 50 }, (_, i) => [i === 7 ? 1 : 0, 1, 0])) };
+    expect(searchVectorIndex(swapped, q, 1, { simd: true })[0]!.id).toBe(7);
   });
 });

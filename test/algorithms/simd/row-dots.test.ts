@@ -1,0 +1,100 @@
+import { readFileSync } from "node:fs";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { dotAt } from "../../../algorithms/linalg/dot.ts";
+import { mulberry32 } from "../../../algorithms/random/rng.ts";
+import { assembleKernels } from "../../../algorithms/simd/build-kernels.ts";
+import { KERNELS_WASM_BASE64 } from "../../../algorithms/simd/kernels-wasm.ts";
+import { CHUNK, dotErrorFactor, dotUnderflowBound, f32RowDots, int8RowDots, simdAvailable, simdByDefault } from "../../../algorithms/simd/row-dots.ts";
+
+function lcg(seed: number): () => number {
+  const rng = mulberry32(seed);
+  return () => rng() * 2 - 1;
+}
+
+describe("SIMD kernels: build", () => {
+  it("the committed bytes are kernels.wat assembled (npx tsx algorithms/simd/build-kernels.ts)", async () => {
+    const wat = readFileSync(new URL("../../../algorithms/simd/kernels.wat", import.meta.url), "utf8");
+    const bytes = await assembleKernels(wat);
+    expect(Buffer.from(bytes).toString("base64")).toBe(KERNELS_WASM_BASE64);
+  });
+
+  it("Node 20 runs them (WebAssembly SIMD is on by default)", () => {
+    expect(simdAvailable()).toBe(true);
+  });
+});
+
+describe("SIMD kernels: environment switch", () => {
+  const saved = process.env.TOOLGRAPH_NO_SIMD;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.TOOLGRAPH_NO_SIMD;
+    else process.env.TOOLGRAPH_NO_SIMD = saved;
+  });
+  it("TOOLGRAPH_NO_SIMD=1 turns the default off", () => {
+    process.env.TOOLGRAPH_NO_SIMD = "1";
+    expect(simdByDefault()).toBe(false);
+    process.env.TOOLGRAPH_NO_SIMD = "0";
+    expect(simdByDefault()).toBe(simdAvailable());
+  });
+});
+
+describe.runIf(simdAvailable())("SIMD kernels: float32 rows", () => {
+  it("by hand: [1..5]·[1,1,1,1,1] = 15, [1..5]·[2,0,0,0,-1] = −3 (a scalar tail after one 4-block)", () => {
+    const k = f32RowDots(new Float32Array([1, 2, 3, 4, 5, 0, 0, 0, 0, 1]), 5)!;
+    expect(Array.from(k.dots([0, 1, 0], [1, 1, 1, 1, 1]))).toEqual([15, 1, 15]);
+    expect(Array.from(k.dots([0], [2, 0, 0, 0, -1]))).toEqual([-3]);
+  });
+
+  it("the error bound is about 2.6e-6 of Σ|x_j q_j| at d = 512", () => {
+    expect(dotErrorFactor(512)).toBeGreaterThan(2.5e-6);
+    expect(dotErrorFactor(512)).toBeLessThan(2.7e-6);
+  });
+
+  it("equals dotAt within dotErrorFactor(d) · Σ_j |x_j q_j| + underflow, for every d (16-blocks, 4-blocks, tails)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.double({ min: -8, max: 8, noNaN: true }), (d, n, seed, e) => {
+        const r = lcg(seed);
+        const rows = Float32Array.from({ length: n * d }, () => r() * 2 ** e);
+        const q = Float64Array.from({ length: d }, () => r());
+        const ids = Int32Array.from({ length: 3 * n }, (_, k) => (k * 5 + 1) % n);
+        const got = f32RowDots(rows, d)!.dots(ids, q);
+        for (let k = 0; k < ids.length; k++) {
+          const o = ids[k]! * d;
+          let abs = 0;
+          let maxAbs = 0;
+          for (let j = 0; j < d; j++) {
+            abs += Math.abs(rows[o + j]! * q[j]!);
+            maxAbs = Math.max(maxAbs, Math.abs(rows[o + j]!));
+          }
+          expect(Math.abs(got[k]! - dotAt(rows, o, q, d))).toBeLessThanOrEqual(dotErrorFactor(d) * abs + dotUnderflowBound(d, maxAbs));
+        }
+      }),
+    );
+  });
+
+  it("scores more ids than one chunk, in order", () => {
+    const d = 3;
+    const n = 10;
+    const rows = Float32Array.from({ length: n * d }, (_, i) => Math.floor(i / d)); // row i = [i, i, i]
+    const ids = Int32Array.from({ length: CHUNK + 5 }, (_, k) => k % n);
+    const got = f32RowDots(rows, d)!.dots(ids, [1, 1, 1]);
+    expect(got.length).toBe(CHUNK + 5);
+    for (let k = 0; k < ids.length; k++) expect(got[k]).toBe(3 * (k % n));
+  });
+
+  it("rejects an id outside [0, n)", () => {
+    const k = f32RowDots(new Float32Array(8), 4)!;
+    expect(() => k.dots([2], [0, 0, 0, 0])).toThrow(/row-dots: id 2/);
+    expect(() => k.dots([-1], [0, 0, 0, 0])).toThrow(RangeError);
+  });
+});
+
+describe.runIf(simdAvailable())("SIMD kernels: int8 rows", () => {
+  it("by hand: scale · Σ a_j y_j with negative codes and a tail", () => {
+    const k = int8RowDots(2, 5)!;
+    k.data.set([127, -128, 3, -4, 5, 1, 1, 1, 1, 1]);
+    k.scales.set([0.5, 2]);
+    // row 0: 127 + 128·2 + 3·0 − 4·1 + 5·(−1) = 374 → ·0.5 = 187; row 1: 1 − 2 + 0 + 1 − 1 = −1 → ·2 = −2
+    expect(Array.from(k.dots([0, 1], [1, -2, 0, 1, -1]))).toEqual([187, -2]);
+  });
+});
