@@ -436,13 +436,10 @@ export function searchVectorIndex(
   const wanted = Math.max(topN, options.shortlist ?? DEFAULTS.shortlist, Math.ceil(fraction * index.n));
   const shortlist = Math.min(index.n, wanted);
   const q = query instanceof Float64Array ? query : Float64Array.from(query as ArrayLike<number>);
-  const useSimd = options.simd ?? (index.n * index.d >= SIMD_MIN_VALUES && simdByDefault());
-  const kernel = useSimd ? rowKernel(index) : undefined;
+  const kernel = wantSimd(index, options) ? rowKernel(index) : undefined;
   if (kernel) {
     const ids = shortlist >= index.n ? Int32Array.from({ length: index.n }, (_, i) => i) : codeShortlist(index, q, shortlist, options);
-    const hits = simdRerank(index, kernel, ids, q, topN);
-    if (hits) return hits;
-    return rerank(index, ids, q, topN);
+    return simdRerank(index, kernel, ids, q, topN) ?? rerank(index, ids, q, topN);
   }
   if (shortlist >= index.n) {
     const exact = new TopK(Math.min(topN, index.n));
@@ -450,6 +447,20 @@ export function searchVectorIndex(
     return exact.result();
   }
   return rerank(index, codeShortlist(index, q, shortlist, options), q, topN);
+}
+
+function wantSimd(index: VectorIndex, options: { readonly simd?: boolean }): boolean {
+  return options.simd ?? (index.n * index.d >= SIMD_MIN_VALUES && simdByDefault());
+}
+
+/** Stage 2 alone: the exact top-N of the given ids (as searchVectorIndex re-ranks its shortlist; benchmarks). */
+export function rerankIds(index: VectorIndex, ids: Int32Array, query: ArrayLike<number>, topN: number, options: { readonly simd?: boolean } = {}): VectorHit[] {
+  checkQuery(query, index.d);
+  checkTopN(topN);
+  if (ids.length === 0 || topN === 0) return [];
+  const q = query instanceof Float64Array ? query : Float64Array.from(query as ArrayLike<number>);
+  const kernel = wantSimd(index, options) ? rowKernel(index) : undefined;
+  return (kernel && simdRerank(index, kernel, ids, q, topN)) ?? rerank(index, ids, q, topN);
 }
 
 /** Exact top-N of `ids` by dotAt (the JS stage 2). */
