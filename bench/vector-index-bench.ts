@@ -10,9 +10,11 @@
  *   - "anisotropic": 300 topics, noise 1.2, a shared mean component (weight 1.5) and a power-law spectrum,
  *     the shape of real sentence embeddings.
  * Queries are fresh draws from the same mixture. Prints two markdown tables of per-query latency (ms, top-10):
- *   1. whole searches: the exact scan, the index with the JS re-rank and with the SIMD re-rank (p50/p95/p99,
- *      the p50 speed-up over the exact scan, recall@10 against the exact scan);
- *   2. the stages alone, p50: the code scan (codeShortlist), the float32 re-rank of its shortlist (rerankIds,
+ *   1. whole searches: the exact scan, the index with the JS code scan and the JS re-rank, the JS scan and the
+ *      SIMD re-rank, and the SIMD code scan (4-bit query) and the SIMD re-rank (p50/p95/p99, the p50 speed-up
+ *      over the exact scan, recall@10 against the exact scan);
+ *   2. the stages alone, p50: the code scan (codeShortlist, JS tables vs SIMD 4-bit query, with the share of the
+ *      JS shortlist the SIMD shortlist keeps), the float32 re-rank of the JS shortlist (rerankIds,
  *      JS vs SIMD) and the int8 re-rank of the same ids (dotsInt8, JS vs SIMD), with the share of queries whose
  *      SIMD top-10 equals the JS top-10 (ids) for each.
  */
@@ -61,8 +63,8 @@ const search: string[] = [
   "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
 ];
 const stages: string[] = [
-  "| data | n | shortlist | code scan | f32 re-rank JS | f32 re-rank SIMD | speed-up | same top-10 | int8 re-rank JS | int8 re-rank SIMD | speed-up | same top-10 |",
-  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  "| data | n | shortlist | code scan JS | code scan SIMD | speed-up | shortlist overlap | f32 re-rank JS | f32 re-rank SIMD | speed-up | same top-10 | int8 re-rank JS | int8 re-rank SIMD | speed-up | same top-10 |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
 ];
 for (const ds of datasets) {
   for (const n of sizes) {
@@ -73,23 +75,27 @@ for (const ds of datasets) {
     const i8js = quantizeInt8(X, d, { simd: false });
     const i8simd = quantizeInt8(X, d, { simd: true });
     const opts = { shortlist, prefilterWords, prefilterFactor };
-    const ms = { exact: [] as number[], js: [] as number[], simd: [] as number[], scan: [] as number[] };
+    const ms = { exact: [] as number[], js: [] as number[], simd: [] as number[], both: [] as number[], scan: [] as number[], scanSimd: [] as number[] };
     const st = { fJs: [] as number[], fSimd: [] as number[], iJs: [] as number[], iSimd: [] as number[] };
     let recallJs = 0;
     let recallSimd = 0;
+    let recallBoth = 0;
+    let overlap = 0;
     let sameF = 0;
     let sameI = 0;
     let listSize = 0;
     for (let r = -Math.min(10, queries); r < queries; r++) {
       const warm = r < 0; // the first rounds warm the JIT (and create the SIMD kernel) untimed
       const q = Q.subarray((warm ? r + queries : r) * d, ((warm ? r + queries : r) + 1) * d);
-      const sink = { exact: [] as number[], js: [] as number[], simd: [] as number[], scan: [] as number[] };
+      const sink = { exact: [] as number[], js: [] as number[], simd: [] as number[], both: [] as number[], scan: [] as number[], scanSimd: [] as number[] };
       const m = warm ? sink : ms;
       const truth = time(m.exact, () => exactTopK(X, d, q, 10));
-      const js = time(m.js, () => searchVectorIndex(index, q, 10, { ...opts, simd: false }));
-      const simd = time(m.simd, () => searchVectorIndex(index, q, 10, { ...opts, simd: true }));
+      const js = time(m.js, () => searchVectorIndex(index, q, 10, { ...opts, simd: false, scanSimd: false }));
+      const simd = time(m.simd, () => searchVectorIndex(index, q, 10, { ...opts, simd: true, scanSimd: false }));
+      const both = time(m.both, () => searchVectorIndex(index, q, 10, { ...opts, simd: true, scanSimd: true }));
       const size = Math.min(n, Math.max(shortlist, Math.ceil(DEFAULTS.shortlistFraction * n)));
-      const ids = time(m.scan, () => codeShortlist(index, q, size, opts));
+      const ids = time(m.scan, () => codeShortlist(index, q, size, { ...opts, scanSimd: false }));
+      const idsSimd = time(m.scanSimd, () => codeShortlist(index, q, size, { ...opts, scanSimd: true }));
       listSize = ids.length;
       const s = warm ? { fJs: [], fSimd: [], iJs: [], iSimd: [] } : st;
       const fj = time(s.fJs, () => rerankIds(index, ids, q, 10, { simd: false }));
@@ -100,6 +106,9 @@ for (const ds of datasets) {
       const set = new Set(truth.map((h) => h.id));
       recallJs += js.filter((h) => set.has(h.id)).length / truth.length;
       recallSimd += simd.filter((h) => set.has(h.id)).length / truth.length;
+      recallBoth += both.filter((h) => set.has(h.id)).length / truth.length;
+      const jsIds = new Set(ids);
+      overlap += idsSimd.filter((id) => jsIds.has(id)).length / ids.length;
       if (sameIds(fj, fs)) sameF++;
       if (sameIds(topKOfArray(ij, 10), topKOfArray(is, 10))) sameI++;
     }
@@ -109,10 +118,11 @@ for (const ds of datasets) {
       return `| ${ds.name} | ${n.toLocaleString("en")} | ${method} | ${fmt(percentile(sorted, 0.5))} | ${fmt(percentile(sorted, 0.95))} | ${fmt(percentile(sorted, 0.99))} | ${(exactP50 / percentile(sorted, 0.5)).toFixed(1)}× | ${rec} |`;
     };
     search.push(line("exact scan", ms.exact, "1.000"));
-    search.push(line("index, JS re-rank", ms.js, (recallJs / queries).toFixed(4)));
-    search.push(line("index, SIMD re-rank", ms.simd, (recallSimd / queries).toFixed(4)));
+    search.push(line("index, JS scan + re-rank", ms.js, (recallJs / queries).toFixed(4)));
+    search.push(line("index, JS scan, SIMD re-rank", ms.simd, (recallSimd / queries).toFixed(4)));
+    search.push(line("index, SIMD scan + re-rank", ms.both, (recallBoth / queries).toFixed(4)));
     stages.push(
-      `| ${ds.name} | ${n.toLocaleString("en")} | ${listSize} | ${fmt(p50(ms.scan))} | ${fmt(p50(st.fJs))} | ${fmt(p50(st.fSimd))} | ${(p50(st.fJs) / p50(st.fSimd)).toFixed(1)}× | ${sameF}/${queries} | ${fmt(p50(st.iJs))} | ${fmt(p50(st.iSimd))} | ${(p50(st.iJs) / p50(st.iSimd)).toFixed(1)}× | ${sameI}/${queries} |`,
+      `| ${ds.name} | ${n.toLocaleString("en")} | ${listSize} | ${fmt(p50(ms.scan))} | ${fmt(p50(ms.scanSimd))} | ${(p50(ms.scan) / p50(ms.scanSimd)).toFixed(1)}× | ${(overlap / queries).toFixed(3)} | ${fmt(p50(st.fJs))} | ${fmt(p50(st.fSimd))} | ${(p50(st.fJs) / p50(st.fSimd)).toFixed(1)}× | ${sameF}/${queries} | ${fmt(p50(st.iJs))} | ${fmt(p50(st.iSimd))} | ${(p50(st.iJs) / p50(st.iSimd)).toFixed(1)}× | ${sameI}/${queries} |`,
     );
   }
 }

@@ -1,4 +1,4 @@
-;; toolgraph's WebAssembly SIMD (v128) kernels for the vector re-rank hot paths.
+;; toolgraph's WebAssembly SIMD (v128) kernels for the vector re-rank and sign-code scan hot paths.
 ;; Assembled by algorithms/simd/build-kernels.ts into kernels-wasm.ts (committed; a test re-assembles and compares).
 ;; The memory is imported: each index owns one WebAssembly.Memory holding its rows, ids, query and output.
 ;; Both kernels sum in float32: four f32x4 accumulators (16 lanes) over blocks of 16 elements, then blocks of 4
@@ -119,6 +119,59 @@
         (f64.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 3)))
           (f64.mul (f64.promote_f32 (local.get $s))
             (f64.promote_f32 (f32.load (i32.add (local.get $scales) (i32.shl (local.get $id) (i32.const 2)))))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $rowLoop))))
+
+  ;; out[k] (f64) = scales[id] · (a·S + b·P + c), id = ids[k] (or k when ids < 0), over 128-bit blocks of the
+  ;; sign code at codes + id·stride: S = Σ_p 2^p · popcount(plane_p AND code), p < 4 (planes: 4 × 16 bytes per block),
+  ;; P = popcount(code). Per byte of a block the weighted count is ≤ 8·15 = 120 (i8), widened pairwise into i16
+  ;; lanes (≤ 240 a block) and the code's byte popcounts summed in i8 (≤ 8 a block): exact for blocks ≤ 31; the
+  ;; caller allows ≤ 16. At the end S (≤ 1920·blocks < 2^16) and P are packed as S + 2^16·P into one i32 sum.
+  (func (export "scan_codes")
+    (param $codes i32) (param $stride i32) (param $blocks i32) (param $ids i32) (param $count i32)
+    (param $planes i32) (param $scales i32) (param $a f64) (param $b f64) (param $c f64) (param $out i32)
+    (local $k i32) (local $id i32) (local $p i32) (local $pl i32) (local $bl i32) (local $t i32)
+    (local $v v128) (local $w v128) (local $acc v128) (local $pop v128)
+    (block $done
+      (loop $rowLoop
+        (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
+        (local.set $id (if (result i32) (i32.lt_s (local.get $ids) (i32.const 0))
+          (then (local.get $k))
+          (else (i32.load (i32.add (local.get $ids) (i32.shl (local.get $k) (i32.const 2)))))))
+        (local.set $p (i32.add (local.get $codes) (i32.mul (local.get $id) (local.get $stride))))
+        (local.set $pl (local.get $planes))
+        (local.set $acc (v128.const i32x4 0 0 0 0))
+        (local.set $pop (v128.const i32x4 0 0 0 0))
+        (local.set $bl (i32.const 0))
+        (block $bDone
+          (loop $bLoop
+            (br_if $bDone (i32.ge_u (local.get $bl) (local.get $blocks)))
+            (local.set $v (v128.load (local.get $p)))
+            ;; Horner: w = ((c3·2 + c2)·2 + c1)·2 + c0
+            (local.set $w (i8x16.popcnt (v128.and (local.get $v) (v128.load offset=48 (local.get $pl)))))
+            (local.set $w (i8x16.add (i8x16.add (local.get $w) (local.get $w))
+              (i8x16.popcnt (v128.and (local.get $v) (v128.load offset=32 (local.get $pl))))))
+            (local.set $w (i8x16.add (i8x16.add (local.get $w) (local.get $w))
+              (i8x16.popcnt (v128.and (local.get $v) (v128.load offset=16 (local.get $pl))))))
+            (local.set $w (i8x16.add (i8x16.add (local.get $w) (local.get $w))
+              (i8x16.popcnt (v128.and (local.get $v) (v128.load (local.get $pl))))))
+            (local.set $acc (i16x8.add (local.get $acc) (i16x8.extadd_pairwise_i8x16_u (local.get $w))))
+            (local.set $pop (i8x16.add (local.get $pop) (i8x16.popcnt (local.get $v))))
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (local.set $pl (i32.add (local.get $pl) (i32.const 64)))
+            (local.set $bl (i32.add (local.get $bl) (i32.const 1)))
+            (br $bLoop)))
+        (local.set $acc (i32x4.add (i32x4.extadd_pairwise_i16x8_u (local.get $acc))
+          (i32x4.shl (i32x4.extadd_pairwise_i16x8_u (i16x8.extadd_pairwise_i8x16_u (local.get $pop))) (i32.const 16))))
+        (local.set $t (i32.add
+          (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
+          (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
+        (f64.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 3)))
+          (f64.mul (f64.promote_f32 (f32.load (i32.add (local.get $scales) (i32.shl (local.get $id) (i32.const 2)))))
+            (f64.add (f64.add
+              (f64.mul (local.get $a) (f64.convert_i32_u (i32.and (local.get $t) (i32.const 0xffff))))
+              (f64.mul (local.get $b) (f64.convert_i32_u (i32.shr_u (local.get $t) (i32.const 16)))))
+              (local.get $c))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $rowLoop))))
 )

@@ -32,7 +32,7 @@ const PAGE = 65536;
 const MAX_BYTES = 2 ** 31 - PAGE;
 
 /** The part of the WebAssembly JS API used here (the project's lib, ES2023 without DOM, does not declare it). */
-interface WasmMemory {
+export interface WasmMemory {
   readonly buffer: ArrayBuffer;
 }
 interface WasmApi {
@@ -96,25 +96,29 @@ interface Layout {
   readonly out: number;
 }
 
-const align = (x: number) => Math.ceil(x / 16) * 16;
+export const align = (x: number) => Math.ceil(x / 16) * 16;
 
-/** A memory of rowBytes + the query (d floats) + CHUNK ids + CHUNK f64 outputs, and an instance on it. */
-function allocate(rowBytes: number, d: number): Layout | undefined {
+/** A kernel instance on its own memory of at least `totalBytes` (never grown); undefined when unavailable. */
+export function kernelInstance(totalBytes: number): { readonly memory: WasmMemory; readonly exports: Record<string, (...args: number[]) => void> } | undefined {
   const k = kernels();
-  if (k === null) return undefined;
-  const query = align(rowBytes);
-  const ids = query + align(4 * d);
-  const out = ids + 4 * CHUNK;
-  const total = out + 8 * CHUNK;
-  if (total > MAX_BYTES) return undefined;
+  if (k === null || !(totalBytes <= MAX_BYTES)) return undefined;
   let memory: WasmMemory;
   try {
-    memory = new k.wasm.Memory({ initial: Math.ceil(total / PAGE), maximum: Math.ceil(total / PAGE) });
+    memory = new k.wasm.Memory({ initial: Math.max(1, Math.ceil(totalBytes / PAGE)), maximum: Math.max(1, Math.ceil(totalBytes / PAGE)) });
   } catch {
     return undefined;
   }
   const exports = new k.wasm.Instance(k.module, { env: { memory } }).exports as Layout["exports"];
-  return { memory, exports, query, ids, out };
+  return { memory, exports };
+}
+
+/** A memory of rowBytes + the query (d floats) + CHUNK ids + CHUNK f64 outputs, and an instance on it. */
+function allocate(rowBytes: number, d: number): Layout | undefined {
+  const query = align(rowBytes);
+  const ids = query + align(4 * d);
+  const out = ids + 4 * CHUNK;
+  const at = kernelInstance(out + 8 * CHUNK);
+  return at && { ...at, query, ids, out };
 }
 
 function checkIds(ids: ArrayLike<number>, n: number): void {

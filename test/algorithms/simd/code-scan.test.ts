@@ -1,0 +1,113 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../../../algorithms/random/rng.ts";
+import { codeScan, quantizedErrorBound, quantizeQuery } from "../../../algorithms/simd/code-scan.ts";
+import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
+
+/** Σ_j r_j · (bit j of code ? +1 : −1) over the first 128·blocks bits of the code at `o` (the exact inner sum). */
+function signDot(r: ArrayLike<number>, codes: Uint32Array, o: number, blocks: number): number {
+  let s = 0;
+  for (let j = 0; j < 128 * blocks; j++) s += ((codes[o + (j >> 5)]! >>> (j & 31)) & 1 ? 1 : -1) * r[j]!;
+  return s;
+}
+
+/** The quantised query's u_j read back from its planes. */
+function levels(q: ReturnType<typeof quantizeQuery>, j: number): number {
+  let u = 0;
+  for (let p = 0; p < 4; p++) u |= ((q.planes[(4 * (j >> 7) + p) * 4 + ((j >> 5) & 3)]! >>> (j & 31)) & 1) << p;
+  return u;
+}
+
+describe("quantizeQuery (4 bit planes)", () => {
+  it("by hand: r = [−2, 13, 3.4, −2 …] → lo = −2, Δ = 1, u = [0, 15, 5, 0 …] (15 in every plane, 5 = 0101 in planes 0 and 2)", () => {
+    const r = new Float64Array(128).fill(-2);
+    r[1] = 13;
+    r[2] = 3.4;
+    const q = quantizeQuery(r, 1);
+    expect([q.lo, q.delta, q.sumU]).toEqual([-2, 1, 20]);
+    expect(Array.from(q.planes)).toEqual([0b110, 0, 0, 0, 0b010, 0, 0, 0, 0b110, 0, 0, 0, 0b010, 0, 0, 0]);
+    expect(quantizedErrorBound(q)).toBe(64);
+  });
+
+  it("a constant query has Δ = 0 and all levels 0", () => {
+    const q = quantizeQuery(new Float64Array(256).fill(0.5), 2);
+    expect([q.lo, q.delta, q.sumU]).toEqual([0.5, 0, 0]);
+    expect(q.planes.every((w) => w === 0)).toBe(true);
+  });
+
+  it("property: every level is in [0, 15] and lo + Δ·u_j is within Δ/2 of r_j", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 4 }), (seed, blocks) => {
+        const rng = mulberry32(seed);
+        const r = Float64Array.from({ length: 128 * blocks }, () => (rng() - 0.3) * 3);
+        const q = quantizeQuery(r, blocks);
+        let sum = 0;
+        for (let j = 0; j < r.length; j++) {
+          const u = levels(q, j);
+          sum += u;
+          expect(Math.abs(q.lo + q.delta * u - r[j]!)).toBeLessThanOrEqual((q.delta / 2) * (1 + 1e-9));
+        }
+        expect(sum).toBe(q.sumU);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe.runIf(simdAvailable())("codeScan (SIMD popcount kernel)", () => {
+  it("by hand: bits 1 and 2 set, scale 2: S = 15 + 5 = 20, P = 2 → 2 · (1·(2·20 − 20) + (−2)·(2·2 − 128)) = 536 (exact 2 · 268.4)", () => {
+    const r = new Float64Array(128).fill(-2);
+    r[1] = 13;
+    r[2] = 3.4;
+    const codes = new Uint32Array([0b110, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff]);
+    const scan = codeScan(codes, 4, new Float32Array([2, 0.5]))!;
+    const q = quantizeQuery(r, 1);
+    // all ones: S = U = 20, P = 128 → 0.5 · (20 − 2·128) = −118 (exact 0.5 · (Σ r) = 0.5 · (−250 + 16.4) = −116.8)
+    expect(Array.from(scan.scanAll(q))).toEqual([536, -118]);
+    expect(Array.from(scan.scanIds(q, [1, 0, 1], 3, new Float64Array(3)))).toEqual([-118, 536, -118]);
+    expect(signDot(r, codes, 0, 1)).toBeCloseTo(268.4, 12);
+  });
+
+  it("property: equals scale_i · (Δ(2S − U) + lo(2P − D)) computed in JS, and is within scale_i · D·Δ/2 of the exact Σ r_j s_j; prefix, full codes and id lists", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.constantFrom(1, 2, 4, 16), fc.integer({ min: 1, max: 40 }), (seed, blocks, n) => {
+        const rng = mulberry32(seed);
+        const words = 4 * blocks;
+        const codes = Uint32Array.from({ length: n * words }, () => (rng() * 2 ** 32) >>> 0);
+        if (n > 1) codes.fill(0xffffffff, 0, words); // extremes: all ones, all zeros
+        if (n > 2) codes.fill(0, words, 2 * words);
+        const scales = Float32Array.from({ length: n }, () => rng() * 2);
+        const prefix = new Uint32Array(n * 4);
+        for (let i = 0; i < n; i++) prefix.set(codes.subarray(i * words, i * words + 4), i * 4);
+        const scan = codeScan(codes, words, scales, prefix, 4)!;
+        const r = Float64Array.from({ length: 128 * blocks }, () => (rng() - 0.4) * 2);
+        for (const b of blocks === 1 ? [1] : [1, blocks]) {
+          const q = quantizeQuery(r, b);
+          const all = Float64Array.from(scan.scanAll(q));
+          const ids = Array.from({ length: 2 * n }, (_, k) => (k * 7 + 3) % n);
+          const listed = scan.scanIds(q, ids, ids.length, new Float64Array(ids.length));
+          for (let i = 0; i < n; i++) {
+            let S = 0;
+            let P = 0;
+            for (let j = 0; j < 128 * b; j++) {
+              const bit = (codes[i * words + (j >> 5)]! >>> (j & 31)) & 1;
+              S += bit * levels(q, j);
+              P += bit;
+            }
+            const want = scales[i]! * (2 * q.delta * S + 2 * q.lo * P + (-q.delta * q.sumU - q.lo * 128 * b));
+            expect(all[i]).toBe(want);
+            const exact = scales[i]! * signDot(r, codes, i * words, b);
+            expect(Math.abs(all[i]! - exact)).toBeLessThanOrEqual(scales[i]! * quantizedErrorBound(q) * (1 + 1e-9) + 1e-12);
+          }
+          for (let k = 0; k < ids.length; k++) expect(listed[k]).toBe(all[ids[k]!]);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("codes longer than 16 blocks (2048 bits) or not a multiple of 128 bits are refused (JS fallback)", () => {
+    expect(codeScan(new Uint32Array(68), 68, new Float32Array(1))).toBeUndefined();
+    expect(codeScan(new Uint32Array(2), 2, new Float32Array(1))).toBeUndefined();
+  });
+});
