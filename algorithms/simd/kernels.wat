@@ -1,5 +1,5 @@
 ;; toolgraph's WebAssembly SIMD (v128) kernels for the vector re-rank and sign-code scan hot paths.
-;; Assembled by algorithms/simd/build-kernels.ts into kernels-wasm.ts (committed; a test re-assembles and compares).
+;; Assembled by bench/build-simd-kernels.ts into kernels-wasm.ts (committed; a test re-assembles and compares).
 ;; The memory is imported: each index owns one WebAssembly.Memory holding its rows, ids, query and output.
 ;; Both kernels sum in float32: four f32x4 accumulators (16 lanes) over blocks of 16 elements, then blocks of 4
 ;; into the first, then (a0 + a1) + (a2 + a3), then lanes (l0 + l1) + (l2 + l3), then a scalar tail.

@@ -21,7 +21,7 @@
  *
  * Availability: none when WebAssembly is missing or rejects the SIMD module (`WebAssembly.validate`), or when
  * the memory cannot be allocated; callers then run the JS kernels. `simdByDefault()` is also false when the
- * environment sets TOOLGRAPH_NO_SIMD=1.
+ * process switched SIMD off (setSimdEnabled(false); the engine does so when TOOLGRAPH_NO_SIMD=1).
  */
 import { KERNELS_WASM_BASE64 } from "./kernels-wasm.ts";
 
@@ -64,9 +64,19 @@ export function simdAvailable(): boolean {
   return kernels() !== null;
 }
 
-/** The default of every `simd` option: available, and not turned off by TOOLGRAPH_NO_SIMD=1. */
+let simdSwitch = true;
+
+/**
+ * Turns the SIMD default of every kernel user on or off for the process (a switch, not I/O: the services read
+ * TOOLGRAPH_NO_SIMD=1 at engine start and call this). Explicit `simd` / `scanSimd` options still win.
+ */
+export function setSimdEnabled(enabled: boolean): void {
+  simdSwitch = enabled;
+}
+
+/** The default of every `simd` option: available, and not switched off (setSimdEnabled(false)). */
 export function simdByDefault(): boolean {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.TOOLGRAPH_NO_SIMD !== "1" && simdAvailable();
+  return simdSwitch && simdAvailable();
 }
 
 /** Bound on |simd − js| / Σ_j |x_j q_j| for a d-term dot product (see the header). */

@@ -7,6 +7,7 @@
  * processes on one PostgreSQL) are noticed by a version check at most every `versionCheckMs`
  * (default 250 ms), so they are reflected within one second.
  */
+import { setSimdEnabled } from "../../algorithms/simd/row-dots.ts";
 import type { Kysely } from "kysely";
 import { CachedEmbeddingProvider } from "../embeddings/cached.ts";
 import { createEmbeddingProvider, type EmbeddingSpec } from "../embeddings/create.ts";
@@ -37,6 +38,11 @@ export interface EngineOptions extends ConnectionOptions {
 }
 
 export const ENGINE_DEFAULTS = { versionCheckMs: 250 } as const;
+
+/** TOOLGRAPH_NO_SIMD=1 runs every vector kernel in plain JS (the WebAssembly SIMD kernels stay unused). */
+function applySimdEnvironment(): void {
+  if (process.env.TOOLGRAPH_NO_SIMD === "1") setSimdEnabled(false);
+}
 
 interface CachedSnapshot {
   snapshot: GraphSnapshot;
@@ -97,6 +103,7 @@ export class Engine {
   }
 
   static async open(options: EngineOptions = {}): Promise<Engine> {
+    applySimdEnvironment();
     const conn = await openConnection(options);
     return new Engine(conn, options);
   }

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import { syntheticEmbeddings } from "../../../algorithms/search/synthetic-embeddings.ts";
 import { approximateScores, buildVectorIndex, codeShortlist, exactTopK, prefixScores, simdScanScores } from "../../../algorithms/search/vector-index.ts";
-import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
+import { setSimdEnabled, simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 
 const sorted = (ids: ArrayLike<number>) => Array.from(ids).sort((a, b) => a - b);
 
@@ -91,12 +91,8 @@ describe.runIf(simdAvailable())("vector index: SIMD code scan (4-bit query)", ()
   });
 
   describe("default", () => {
-    const saved = process.env.TOOLGRAPH_NO_SIMD;
-    afterEach(() => {
-      if (saved === undefined) delete process.env.TOOLGRAPH_NO_SIMD;
-      else process.env.TOOLGRAPH_NO_SIMD = saved;
-    });
-    it("on from n = SCAN_SIMD_MIN_N, off below it and with TOOLGRAPH_NO_SIMD=1", () => {
+    afterEach(() => setSimdEnabled(true));
+    it("on from n = SCAN_SIMD_MIN_N, off below it and when switched off (setSimdEnabled(false))", () => {
       const big = syntheticEmbeddings(128, mulberry32(8), { clusters: 40, noise: 1.2 });
       const Y = big.sample(5000);
       const bigIndex = buildVectorIndex(Y, 128);
@@ -109,9 +105,9 @@ describe.runIf(simdAvailable())("vector index: SIMD code scan (4-bit query)", ()
         if (JSON.stringify(simd) !== JSON.stringify(js)) bigDiffers++;
         expect(sorted(codeShortlist(bigIndex, q, 60))).toEqual(simd);
         expect(sorted(codeShortlist(small, q, 60))).toEqual(sorted(codeShortlist(small, q, 60, { scanSimd: false })));
-        process.env.TOOLGRAPH_NO_SIMD = "1";
+        setSimdEnabled(false);
         expect(sorted(codeShortlist(bigIndex, q, 60))).toEqual(js);
-        delete process.env.TOOLGRAPH_NO_SIMD;
+        setSimdEnabled(true);
       }
       expect(bigDiffers).toBeGreaterThan(0); // the two scans really differ somewhere (else this test shows nothing)
     });

@@ -3,9 +3,9 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { dotAt } from "../../../algorithms/linalg/dot.ts";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
-import { assembleKernels } from "../../../algorithms/simd/build-kernels.ts";
+import { assembleKernels } from "../../../bench/build-simd-kernels.ts";
 import { KERNELS_WASM_BASE64 } from "../../../algorithms/simd/kernels-wasm.ts";
-import { CHUNK, dotErrorFactor, dotUnderflowBound, f32RowDots, int8RowDots, simdAvailable, simdByDefault } from "../../../algorithms/simd/row-dots.ts";
+import { CHUNK, dotErrorFactor, dotUnderflowBound, f32RowDots, int8RowDots, setSimdEnabled, simdAvailable, simdByDefault } from "../../../algorithms/simd/row-dots.ts";
 
 function lcg(seed: number): () => number {
   const rng = mulberry32(seed);
@@ -13,7 +13,7 @@ function lcg(seed: number): () => number {
 }
 
 describe("SIMD kernels: build", () => {
-  it("the committed bytes are kernels.wat assembled (npx tsx algorithms/simd/build-kernels.ts)", async () => {
+  it("the committed bytes are kernels.wat assembled (npx tsx bench/build-simd-kernels.ts)", async () => {
     const wat = readFileSync(new URL("../../../algorithms/simd/kernels.wat", import.meta.url), "utf8");
     const bytes = await assembleKernels(wat);
     expect(Buffer.from(bytes).toString("base64")).toBe(KERNELS_WASM_BASE64);
@@ -24,16 +24,12 @@ describe("SIMD kernels: build", () => {
   });
 });
 
-describe("SIMD kernels: environment switch", () => {
-  const saved = process.env.TOOLGRAPH_NO_SIMD;
-  afterEach(() => {
-    if (saved === undefined) delete process.env.TOOLGRAPH_NO_SIMD;
-    else process.env.TOOLGRAPH_NO_SIMD = saved;
-  });
-  it("TOOLGRAPH_NO_SIMD=1 turns the default off", () => {
-    process.env.TOOLGRAPH_NO_SIMD = "1";
+describe("SIMD kernels: process switch", () => {
+  afterEach(() => setSimdEnabled(true));
+  it("setSimdEnabled(false) turns the default off, true restores it", () => {
+    setSimdEnabled(false);
     expect(simdByDefault()).toBe(false);
-    process.env.TOOLGRAPH_NO_SIMD = "0";
+    setSimdEnabled(true);
     expect(simdByDefault()).toBe(simdAvailable());
   });
 });

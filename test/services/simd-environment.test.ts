@@ -1,0 +1,23 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { setSimdEnabled, simdAvailable, simdByDefault } from "../../algorithms/simd/row-dots.ts";
+import { openToolgraph } from "../../src/api/toolgraph.ts";
+
+describe("TOOLGRAPH_NO_SIMD", () => {
+  const saved = process.env.TOOLGRAPH_NO_SIMD;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.TOOLGRAPH_NO_SIMD;
+    else process.env.TOOLGRAPH_NO_SIMD = saved;
+    setSimdEnabled(true);
+  });
+
+  it("an engine opened with TOOLGRAPH_NO_SIMD=1 switches the SIMD kernels off for the process; without it they stay as they were", async () => {
+    delete process.env.TOOLGRAPH_NO_SIMD;
+    const a = await openToolgraph({ home: "memory://", database: "", project: "simd", embeddings: "hash:64" });
+    await a.close();
+    expect(simdByDefault()).toBe(simdAvailable());
+    process.env.TOOLGRAPH_NO_SIMD = "1";
+    const b = await openToolgraph({ home: "memory://", database: "", project: "simd", embeddings: "hash:64" });
+    await b.close();
+    expect(simdByDefault()).toBe(false);
+  });
+});
