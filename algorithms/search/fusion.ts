@@ -75,34 +75,29 @@ export function fuseScores(cosineHits: readonly ScoredId[], bm25Hits: readonly S
   const lexes: number[] = [];
   const hasCos: boolean[] = [];
   const hasLex: boolean[] = [];
-  for (const h of cosineHits) {
-    checkFinite("cosine", h.id, h.score);
-    let k = slot.get(h.id);
+  const slotOf = (id: number): number => {
+    let k = slot.get(id);
     if (k === undefined) {
       k = ids.length;
-      slot.set(h.id, k);
-      ids.push(h.id);
+      slot.set(id, k);
+      ids.push(id);
       cosines.push(0);
       lexes.push(0);
       hasCos.push(false);
       hasLex.push(false);
     }
+    return k;
+  };
+  for (const h of cosineHits) {
+    checkFinite("cosine", h.id, h.score);
+    const k = slotOf(h.id);
     cosines[k] = h.score;
     hasCos[k] = true;
   }
   for (const h of bm25Hits) {
     checkFinite("bm25", h.id, h.score);
     if (h.score < 0) throw new SearchError(MODULE, "bad-score", `bm25 of candidate ${h.id} is ${h.score} < 0`);
-    let k = slot.get(h.id);
-    if (k === undefined) {
-      k = ids.length;
-      slot.set(h.id, k);
-      ids.push(h.id);
-      cosines.push(0);
-      lexes.push(0);
-      hasCos.push(false);
-      hasLex.push(false);
-    }
+    const k = slotOf(h.id);
     lexes[k] = h.score;
     hasLex[k] = true;
   }

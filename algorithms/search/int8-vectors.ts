@@ -66,6 +66,11 @@ export function dotsInt8(v: Int8Vectors, ids: ArrayLike<number>, query: ArrayLik
   return out;
 }
 
+/**
+ * dotAt (algorithms/linalg/dot.ts) specialised to (Int8Array, Float64Array): the same four-accumulator sum,
+ * kept separate on purpose so this hot loop stays monomorphic (dotAt also sees float32 rows, and a polymorphic
+ * element access costs here ~2× on 100k-row re-ranks).
+ */
 function int8Row(a: Int8Array, offset: number, b: Float64Array, d: number): number {
   let s0 = 0;
   let s1 = 0;
