@@ -13,6 +13,8 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { openToolgraph } from "../src/api/toolgraph.ts";
+import { SCAN_SIMD_MIN_N } from "../algorithms/search/vector-index.ts";
+import { simdByDefault } from "../algorithms/simd/row-dots.ts";
 import { memoryIndex, recallMemory, semanticNeighbours } from "../src/services/memory.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject } from "./synthetic/generate.ts";
@@ -50,12 +52,17 @@ async function runOne(o: { executions: number; queries: number; embeddings: stri
     global.gc?.();
     const heapAfter = process.memoryUsage();
     const b = mem.bm25;
+    const r = mem.rows;
     const typed =
       mem.vectors.data.byteLength +
       mem.vectors.scales.byteLength +
       (mem.vindex ? mem.vindex.codes.byteLength + (mem.vindex.prefixCodes?.byteLength ?? 0) + mem.vindex.scales.byteLength + mem.vindex.mean.byteLength + mem.vindex.signs.byteLength : 0) +
       b.idf.byteLength + b.postingOffsets.byteLength + b.postingDocs.byteLength + b.postingTf.byteLength + b.postingImpact.byteLength + b.maxImpact.byteLength + b.docLength.byteLength +
-      mem.memberOffsets.byteLength + mem.members.byteLength;
+      mem.memberOffsets.byteLength + mem.members.byteLength + mem.textOf.byteLength +
+      // the executions' columns
+      r.startedAt.byteLength + r.success.byteLength + r.userOf.byteLength + r.capabilityOf.byteLength + r.stepOffsets.byteLength + r.stepTool.byteLength + r.stepSuccess.byteLength +
+      // the SIMD code-scan kernel keeps its own copy of the codes, prefixes and scales (WebAssembly memory)
+      (mem.vindex && mem.vindex.n >= SCAN_SIMD_MIN_N && simdByDefault() ? mem.vindex.codes.byteLength + (mem.vindex.prefixCodes?.byteLength ?? 0) + mem.vindex.scales.byteLength : 0);
     // Queries: held-out paraphrases of past intents ("… please").
     const queries = gen.traces.slice(0, o.queries).map((t) => `${(t as { intent?: string }).intent ?? ""} please`);
     const vectors = await tg.engine.embedder.embed(queries);
@@ -124,7 +131,7 @@ export async function runMemoryBench(o: { executions: number; queries: number; e
     ),
   );
   for (const r of results) {
-    console.log(`\n${r.workload}: recall p50 ≤ 3 ms → ${r.recallMs.p50 <= 3 ? "PASS" : "FAIL"}; index memory ≤ 200 MB → ${r.indexMiB <= 200 ? "PASS" : "FAIL"}`);
+    console.log(`\n${r.workload}: recall p50 ≤ 3 ms → ${r.recallMs.p50 <= 3 ? "PASS" : "FAIL"}; index memory ≤ 200 MB (${((r.indexMiB * 2 ** 20) / 1e6).toFixed(1)} MB) → ${r.indexMiB * 2 ** 20 <= 200e6 ? "PASS" : "FAIL"}`);
   }
   writeResult("memory", { machine: machine(), results });
   return results;

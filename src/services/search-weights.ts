@@ -15,7 +15,7 @@ import { projectConfig, setProjectConfig } from "../store/projects.ts";
 import { startOnce, yieldToEventLoop } from "./background.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, forgetProjectConfig } from "./filters.ts";
-import { memoryIndex, recallMemory } from "./memory.ts";
+import { memoryIndex, memoryRow, recallMemory } from "./memory.ts";
 import { searchCandidates } from "./search.ts";
 
 export interface SearchWeights {
@@ -40,11 +40,20 @@ export interface SearchWeightsFit extends SearchWeights {
 export async function fitSearchWeights(engine: Engine, project: string, opts: { maxIntents?: number; seed?: number } = {}): Promise<SearchWeightsFit> {
   // The memory index already holds every execution with an intent: reuse its rows rather than reading them
   // again (on the embedded database a read of 100k steps runs on the event loop's thread).
-  const rows = (await memoryIndex(engine, project)).rows.filter((r) => r.steps.some((st) => st.success));
+  const mem = await memoryIndex(engine, project);
+  // Executions with at least one successful step (row indices; rows are built for the sample only).
+  const rows: number[] = [];
+  for (let i = 0; i < mem.rows.length; i++) {
+    let anySuccess = false;
+    for (let k = mem.rows.stepOffsets[i]!; k < mem.rows.stepOffsets[i + 1]! && !anySuccess; k++) anySuccess = mem.rows.stepSuccess[k] === 1;
+    if (anySuccess) rows.push(i);
+  }
   if (rows.length < SEARCH_FIT_MIN_INTENTS) {
     return { ...DEFAULT_SEARCH_WEIGHTS, intents: rows.length, betaCurve: [], memoryCurve: [], graphCurve: [], reason: `fewer than ${SEARCH_FIT_MIN_INTENTS} past executions with an intent` };
   }
-  const sample = shuffled(rows, mulberry32(opts.seed ?? 1)).slice(0, opts.maxIntents ?? 200);
+  const sample = shuffled(rows, mulberry32(opts.seed ?? 1))
+    .slice(0, opts.maxIntents ?? 200)
+    .map((i) => memoryRow(mem, i));
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const idx = await engine.searchIndex(project);
