@@ -430,14 +430,24 @@ interface ScanKernel {
 /** SIMD code-scan kernels by index object: created on the first SIMD scan, collected with the index. */
 const scanKernels = new WeakMap<VectorIndex, ScanKernel | null>();
 
-function scanKernel(index: VectorIndex): CodeScan | undefined {
-  let k = scanKernels.get(index);
+/**
+ * The SIMD kernel of an index, created once by `create` (null remembered when it cannot be) and used only while
+ * the array it copied (`source`) is still the index's `current` one.
+ */
+function cachedKernel<K extends { readonly source: object }>(cache: WeakMap<VectorIndex, K | null>, index: VectorIndex, current: object, create: () => K | undefined): K | undefined {
+  let k = cache.get(index);
   if (k === undefined) {
-    const scan = index.n > 0 ? codeScan(index.codes, index.bits >> 5, index.scales, index.prefixCodes, index.prefixWords ?? 0) : undefined;
-    k = scan ? { scan, source: index.codes } : null;
-    scanKernels.set(index, k);
+    k = create() ?? null;
+    cache.set(index, k);
   }
-  return k !== null && k.source === index.codes ? k.scan : undefined;
+  return k !== null && k.source === current ? k : undefined;
+}
+
+function scanKernel(index: VectorIndex): CodeScan | undefined {
+  return cachedKernel(scanKernels, index, index.codes, () => {
+    const scan = index.n > 0 ? codeScan(index.codes, index.bits >> 5, index.scales, index.prefixCodes, index.prefixWords ?? 0) : undefined;
+    return scan ? { scan, source: index.codes } : undefined;
+  })?.scan;
 }
 
 /**
@@ -595,24 +605,19 @@ interface RowKernel {
 const rowKernels = new WeakMap<VectorIndex, RowKernel | null>();
 
 function rowKernel(index: VectorIndex): RowKernel | undefined {
-  let k = rowKernels.get(index);
-  if (k === undefined) {
-    k = null;
+  return cachedKernel(rowKernels, index, index.vectors, () => {
     const { vectors, n, d } = index;
-    if (vectors.length === n * d && n > 0) {
-      let max = 0;
-      for (let i = 0; i < n; i++) {
-        let s = 0;
-        for (let j = i * d; j < (i + 1) * d; j++) s += vectors[j]! * vectors[j]!;
-        if (!(s <= max)) max = s; // NaN propagates
-      }
-      const maxNorm = Math.sqrt(max) * (1 + 1e-9);
-      const dots = Number.isFinite(maxNorm) && maxNorm < 1e18 ? f32RowDots(vectors, d) : undefined;
-      if (dots) k = { dots, source: vectors, maxNorm };
+    if (!(vectors.length === n * d && n > 0)) return undefined;
+    let max = 0;
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      for (let j = i * d; j < (i + 1) * d; j++) s += vectors[j]! * vectors[j]!;
+      if (!(s <= max)) max = s; // NaN propagates
     }
-    rowKernels.set(index, k);
-  }
-  return k !== null && k.source === index.vectors ? k : undefined;
+    const maxNorm = Math.sqrt(max) * (1 + 1e-9);
+    const dots = Number.isFinite(maxNorm) && maxNorm < 1e18 ? f32RowDots(vectors, d) : undefined;
+    return dots ? { dots, source: vectors, maxNorm } : undefined;
+  });
 }
 
 let simdScores = new Float32Array(0);
