@@ -172,19 +172,24 @@ export function schemaScore(a: ToolIo, b: ToolIo): { score: number; output: stri
   return preparedScore(prepareIo(a), prepareIo(b));
 }
 
-/**
- * score(A → B) over node ids, each tool's fields prepared once (`io` may return undefined: no match).
- * Same value as `schemaScore(io(a), io(b))`.
- */
-export function createSchemaScorer(io: (node: number) => ToolIo | undefined): (a: number, b: number) => { score: number; output: string; input: string } | undefined {
+/** `io` with each tool's fields prepared once, on first use (undefined stays undefined). */
+function preparedIoOf(io: (node: number) => ToolIo | undefined): (node: number) => PreparedIo | undefined {
   const prepared = new Map<number, PreparedIo | undefined>();
-  const ioOf = (v: number): PreparedIo | undefined => {
+  return (v) => {
     if (!prepared.has(v)) {
       const x = io(v);
       prepared.set(v, x === undefined ? undefined : prepareIo(x));
     }
     return prepared.get(v);
   };
+}
+
+/**
+ * score(A → B) over node ids, each tool's fields prepared once (`io` may return undefined: no match).
+ * Same value as `schemaScore(io(a), io(b))`.
+ */
+export function createSchemaScorer(io: (node: number) => ToolIo | undefined): (a: number, b: number) => { score: number; output: string; input: string } | undefined {
+  const ioOf = preparedIoOf(io);
   return (a, b) => {
     const x = ioOf(a);
     const y = ioOf(b);
@@ -216,14 +221,7 @@ export function schemaDependencies(
   const related = options.related ?? (() => false);
   const hasPrerequisite = options.hasPrerequisite ?? (() => false);
   const consumerRate = options.consumerRate ?? (() => 1);
-  const prepared = new Map<number, PreparedIo | undefined>();
-  const ioOf = (v: number): PreparedIo | undefined => {
-    if (!prepared.has(v)) {
-      const x = io(v);
-      prepared.set(v, x === undefined ? undefined : prepareIo(x));
-    }
-    return prepared.get(v);
-  };
+  const ioOf = preparedIoOf(io);
   const out: SchemaDependency[] = [];
   for (const b of selected) {
     if (hasPrerequisite(b)) continue;
