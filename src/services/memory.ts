@@ -21,7 +21,6 @@ import { type PastExecution, similarSuccessRate, voteCapabilities, voteTools } f
 import { type Bm25Index, bm25IdealScore, buildBm25Index, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { dotInt8, dotsInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
-import { simdByDefault } from "../../algorithms/simd/row-dots.ts";
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
 import { buildVectorIndex, codeShortlist, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import { type ExecutionMemoryRow, loadExecutionMemory } from "../store/reads.ts";
@@ -41,12 +40,6 @@ export const MEMORY_DEFAULTS = {
    * did) for half the re-ranking; below 25.6k intents the 256 floor decides.
    */
   shortlistFraction: 0.005,
-  /**
-   * The SIMD code scan (4-bit query × 1-bit codes) from this many distinct intents, below the vector index's
-   * own default (4,096): on the 10k-tool latency project's 3,780 intents it cut the shortlist from 0.59–0.97 ms
-   * to 0.43–0.47 ms with top-60 recall vs exact 0.9821 against 0.9823 (bench/tmp measurement, this session).
-   */
-  simdScanMinIntents: 1024,
 } as const;
 
 /**
@@ -355,9 +348,7 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
 export function semanticNeighbours(mem: MemoryIndex, qv: Float32Array, topN: number): ScoredId[] {
   const n = mem.texts.length;
   if (!mem.vindex || qv.length !== mem.dims || n === 0) return [];
-  const shortlist = codeShortlist(mem.vindex, qv, Math.min(n, Math.max(256, Math.ceil(MEMORY_DEFAULTS.shortlistFraction * n))), {
-    scanSimd: n >= MEMORY_DEFAULTS.simdScanMinIntents && simdByDefault(),
-  });
+  const shortlist = codeShortlist(mem.vindex, qv, Math.min(n, Math.max(256, Math.ceil(MEMORY_DEFAULTS.shortlistFraction * n))));
   const scores = dotsInt8(mem.vectors, shortlist, qv);
   const exact = new TopK(Math.min(n, topN));
   for (let j = 0; j < shortlist.length; j++) exact.offer(shortlist[j]!, scores[j]!);

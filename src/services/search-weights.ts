@@ -40,12 +40,13 @@ export interface SearchWeightsFit extends SearchWeights {
 export async function fitSearchWeights(engine: Engine, project: string, opts: { maxIntents?: number; seed?: number } = {}): Promise<SearchWeightsFit> {
   // The memory index already holds every execution with an intent: reuse its rows rather than reading them
   // again (on the embedded database a read of 100k steps runs on the event loop's thread).
-  const mem = await memoryIndex(engine, project);
+  const memory = await memoryIndex(engine, project);
   // Executions with at least one successful step (row indices; rows are built for the sample only).
+  const { stepOffsets, stepSuccess } = memory.rows;
   const rows: number[] = [];
-  for (let i = 0; i < mem.rows.length; i++) {
+  for (let i = 0; i < memory.rows.length; i++) {
     let anySuccess = false;
-    for (let k = mem.rows.stepOffsets[i]!; k < mem.rows.stepOffsets[i + 1]! && !anySuccess; k++) anySuccess = mem.rows.stepSuccess[k] === 1;
+    for (let k = stepOffsets[i]!; k < stepOffsets[i + 1]! && !anySuccess; k++) anySuccess = stepSuccess[k] === 1;
     if (anySuccess) rows.push(i);
   }
   if (rows.length < SEARCH_FIT_MIN_INTENTS) {
@@ -53,7 +54,7 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
   }
   const sample = shuffled(rows, mulberry32(opts.seed ?? 1))
     .slice(0, opts.maxIntents ?? 200)
-    .map((i) => memoryRow(mem, i));
+    .map((i) => memoryRow(memory, i));
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const idx = await engine.searchIndex(project);

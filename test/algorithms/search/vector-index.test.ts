@@ -192,6 +192,8 @@ describe("codeShortlist (stage 0 prefix prefilter + stage 1 full codes)", () => 
   const X = gen.sample(3000);
   const index = buildVectorIndex(X, 128, { rng: mulberry32(9) });
 
+  // These codeShortlist tests pin the JS table path (scanSimd: false); the SIMD scan is tested against them in
+  // vector-index-simd-scan.test.ts.
   it("without the prefilter, returns exactly the ids of the best stage-1 approximate scores", () => {
     const q = gen.sample(1);
     const approx = approximateScores(index, q);
@@ -200,7 +202,7 @@ describe("codeShortlist (stage 0 prefix prefilter + stage 1 full codes)", () => 
       .slice(0, 40)
       .map((x) => x.id)
       .sort((a, b) => a - b);
-    expect(Array.from(codeShortlist(index, q, 40, { prefilterWords: 0 })).sort((a, b) => a - b)).toEqual(expected);
+    expect(Array.from(codeShortlist(index, q, 40, { prefilterWords: 0, scanSimd: false })).sort((a, b) => a - b)).toEqual(expected);
   });
 
   it("with the prefilter (first 64 of 128 bits, keeping 4 × size), returns size distinct ids and loses at most 3 points of top-10 recall against reading every bit", () => {
@@ -209,8 +211,8 @@ describe("codeShortlist (stage 0 prefix prefilter + stage 1 full codes)", () => 
     let differs = 0;
     for (let t = 0; t < 20; t++) {
       const q = gen.sample(1);
-      const full = codeShortlist(index, q, 100, { prefilterWords: 0 });
-      const pre = codeShortlist(index, q, 100, { prefilterWords: 2, prefilterFactor: 4 });
+      const full = codeShortlist(index, q, 100, { prefilterWords: 0, scanSimd: false });
+      const pre = codeShortlist(index, q, 100, { prefilterWords: 2, prefilterFactor: 4, scanSimd: false });
       expect(pre.length).toBe(100);
       expect(new Set(pre).size).toBe(100);
       const fullSet = new Set(full);
@@ -268,10 +270,10 @@ describe("codeShortlist prefilter selection (sampled cut)", () => {
         fc.pre(2 * Math.ceil(factor * size) < 3000); // the prefilter runs
         const q = syntheticEmbeddings(256, mulberry32(seed), { clusters: 40, noise: 1.2, meanWeight: 1.5, spectrumDecay: 1 }).sample(1);
         const want = reference(q, size, 4, factor);
-        expect(Array.from(codeShortlist(index, q, size, { prefilterFactor: factor })).sort((a, b) => a - b)).toEqual(want);
+        expect(Array.from(codeShortlist(index, q, size, { prefilterFactor: factor, scanSimd: false })).sort((a, b) => a - b)).toEqual(want);
         const { prefixCodes: _, ...strided } = index;
-        expect(Array.from(codeShortlist(strided, q, size, { prefilterFactor: factor })).sort((a, b) => a - b)).toEqual(want);
-        expect(Array.from(codeShortlist(index, q, size, { prefilterWords: 2, prefilterFactor: factor })).sort((a, b) => a - b)).toEqual(reference(q, size, 2, factor));
+        expect(Array.from(codeShortlist(strided, q, size, { prefilterFactor: factor, scanSimd: false })).sort((a, b) => a - b)).toEqual(want);
+        expect(Array.from(codeShortlist(index, q, size, { prefilterWords: 2, prefilterFactor: factor, scanSimd: false })).sort((a, b) => a - b)).toEqual(reference(q, size, 2, factor));
       }),
       { numRuns: 40 },
     );
@@ -279,7 +281,7 @@ describe("codeShortlist prefilter selection (sampled cut)", () => {
 
   it("a query whose prefix scores all tie falls back correctly (the cut admits every vector)", () => {
     const zero = new Float32Array(256);
-    const got = Array.from(codeShortlist(index, zero, 10, { prefilterFactor: 2 })).sort((a, b) => a - b);
+    const got = Array.from(codeShortlist(index, zero, 10, { prefilterFactor: 2, scanSimd: false })).sort((a, b) => a - b);
     expect(got).toEqual(reference(zero, 10, 4, 2));
   });
 });
