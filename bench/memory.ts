@@ -13,8 +13,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { openToolgraph } from "../src/api/toolgraph.ts";
-import { SCAN_SIMD_MIN_N } from "../algorithms/search/vector-index.ts";
-import { simdByDefault } from "../algorithms/simd/row-dots.ts";
+import { simdScanBytes } from "../algorithms/search/vector-index.ts";
 import { memoryIndex, recallMemory, semanticNeighbours } from "../src/services/memory.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject } from "./synthetic/generate.ts";
@@ -53,20 +52,21 @@ async function runOne(o: { executions: number; queries: number; embeddings: stri
     const heapAfter = process.memoryUsage();
     const b = mem.bm25;
     const r = mem.rows;
-    const typed =
+    let typed =
       mem.vectors.data.byteLength +
       mem.vectors.scales.byteLength +
       (mem.vindex ? mem.vindex.codes.byteLength + (mem.vindex.prefixCodes?.byteLength ?? 0) + mem.vindex.scales.byteLength + mem.vindex.mean.byteLength + mem.vindex.signs.byteLength : 0) +
       b.idf.byteLength + b.postingOffsets.byteLength + b.postingDocs.byteLength + b.postingTf.byteLength + b.postingImpact.byteLength + b.maxImpact.byteLength + b.docLength.byteLength +
       mem.memberOffsets.byteLength + mem.members.byteLength + mem.textOf.byteLength +
       // the executions' columns
-      r.startedAt.byteLength + r.success.byteLength + r.userOf.byteLength + r.capabilityOf.byteLength + r.stepOffsets.byteLength + r.stepTool.byteLength + r.stepSuccess.byteLength +
-      // the SIMD code-scan kernel keeps its own copy of the codes, prefixes and scales (WebAssembly memory)
-      (mem.vindex && mem.vindex.n >= SCAN_SIMD_MIN_N && simdByDefault() ? mem.vindex.codes.byteLength + (mem.vindex.prefixCodes?.byteLength ?? 0) + mem.vindex.scales.byteLength : 0);
+      r.startedAt.byteLength + r.success.byteLength + r.userOf.byteLength + r.capabilityOf.byteLength + r.stepOffsets.byteLength + r.stepTool.byteLength + r.stepSuccess.byteLength;
     // Queries: held-out paraphrases of past intents ("… please").
     const queries = gen.traces.slice(0, o.queries).map((t) => `${(t as { intent?: string }).intent ?? ""} please`);
     const vectors = await tg.engine.embedder.embed(queries);
     for (let i = 0; i < 20; i++) await recallMemory(tg.engine, "mem", queries[i]!, vectors[i]!);
+    // the SIMD code-scan kernel's WebAssembly memory (made by the first recall): its copies of the codes, blocked
+    // prefixes and scales, and its buffers
+    typed += mem.vindex ? simdScanBytes(mem.vindex) : 0;
     const times: number[] = [];
     for (let i = 0; i < queries.length; i++) {
       const t = performance.now();

@@ -173,14 +173,23 @@ export function searchBm25(index: Bm25Index, query: readonly string[], topN: num
   // bound of the final N-th best score, exceeds everything a document not yet seen could still score. θ is the
   // smallest complete score of N candidates (those with the best partial scores, completed by binary search in
   // the remaining lists): N documents score at least θ, so a document bounded below θ cannot enter the top N.
+  // Completing N candidates costs about count + N·(m − j) galloping searches; it is repeated only once the
+  // postings read since the last completion outweigh that (amortised: at most about as much work as the scan
+  // itself). The schedule decides only when to stop early, never what is returned.
   let j = 0;
+  let sinceCheck = 0;
+  let checkCost = 0;
   for (; j < m; j++) {
-    if (j > 0 && count >= topN) {
+    if (j > 0 && count >= topN && sinceCheck >= checkCost) {
       theta = Math.max(theta, completedNth(index, terms, j, scores, touched, count, topN));
       if (below(remaining[j]!, theta)) break;
+      checkCost = count + 8 * topN * (m - j);
+      sinceCheck = 0;
     }
+    const start = offsets[terms[j]!]!;
     const end = offsets[terms[j]! + 1]!;
-    for (let p = offsets[terms[j]!]!; p < end; p++) {
+    sinceCheck += end - start;
+    for (let p = start; p < end; p++) {
       const d = docs[p]!;
       if (scores[d] === 0) {
         if (count === touched.length) touched = touchedBuffer(count + 1);

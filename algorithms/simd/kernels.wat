@@ -174,4 +174,104 @@
               (local.get $c))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $rowLoop))))
+
+  ;; FastScan-style scan of 128-bit code prefixes (André, Kermarrec & Le Scouarnec, "Cache locality is not
+  ;; enough: high-performance nearest neighbor search with product quantization fast scan", VLDB 2015; Faiss
+  ;; IndexPQFastScan), on 1-bit codes: the prefixes are stored in blocks of 32 vectors, 512 bytes a block; byte
+  ;; 16g + t of block B holds nibble g (code bits 4g .. 4g + 3) of vector 32B + t in its low half and of vector
+  ;; 32B + 16 + t in its high half. lut[16g + c] (u8) = Σ_{bit t of c} u_{4g+t}, u the 4-bit query (≤ 60), so
+  ;; S_i = Σ_g lut[16g + nibble_g(i)] = Σ_j u_j b_ij is the same integer as scan_codes' (≤ 1920: four nibbles
+  ;; are summed in u8 lanes, ≤ 240, then widened to u16). Score (float32):
+  ;;   scores[i] = scales[i] · (a·S_i + c) + b · scaleP[i],   scaleP[i] = scales[i] · popcount(prefix_i).
+  ;; Blocks first, first + step, … below nBlocks are scored (step > 1 samples). With ids ≥ 0, every vector
+  ;; i < n scoring ≥ cut is appended to ids (i32) and vals (f32); returns how many. tmp: 64 bytes of scratch.
+  (func (export "scan_blocked")
+    (param $codes i32) (param $lut i32) (param $scales i32) (param $scaleP i32)
+    (param $a f32) (param $b f32) (param $c f32)
+    (param $first i32) (param $step i32) (param $nBlocks i32) (param $n i32)
+    (param $tmp i32) (param $scores i32) (param $cut f32) (param $ids i32) (param $vals i32)
+    (result i32)
+    (local $blk i32) (local $base i32) (local $g i32) (local $q i32) (local $at i32) (local $id i32)
+    (local $mask i32) (local $count i32)
+    (local $x v128) (local $l v128) (local $sl v128) (local $sh v128) (local $s v128)
+    (local $acc0 v128) (local $acc1 v128) (local $acc2 v128) (local $acc3 v128)
+    (local $av v128) (local $bv v128) (local $cv v128) (local $cutv v128) (local $m0f v128)
+    (local.set $av (f32x4.splat (local.get $a)))
+    (local.set $bv (f32x4.splat (local.get $b)))
+    (local.set $cv (f32x4.splat (local.get $c)))
+    (local.set $cutv (f32x4.splat (local.get $cut)))
+    (local.set $m0f (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))
+    (local.set $blk (local.get $first))
+    (block $done
+      (loop $blockLoop
+        (br_if $done (i32.ge_u (local.get $blk) (local.get $nBlocks)))
+        (local.set $base (i32.add (local.get $codes) (i32.shl (local.get $blk) (i32.const 9))))
+        (local.set $acc0 (v128.const i32x4 0 0 0 0))
+        (local.set $acc1 (v128.const i32x4 0 0 0 0))
+        (local.set $acc2 (v128.const i32x4 0 0 0 0))
+        (local.set $acc3 (v128.const i32x4 0 0 0 0))
+        (local.set $g (i32.const 0))
+        (block $gDone
+          (loop $gLoop
+            (br_if $gDone (i32.ge_u (local.get $g) (i32.const 512)))
+            (local.set $x (v128.load (i32.add (local.get $base) (local.get $g))))
+            (local.set $l (v128.load (i32.add (local.get $lut) (local.get $g))))
+            (local.set $sl (i8x16.swizzle (local.get $l) (v128.and (local.get $x) (local.get $m0f))))
+            (local.set $sh (i8x16.swizzle (local.get $l) (i8x16.shr_u (local.get $x) (i32.const 4))))
+            (local.set $x (v128.load offset=16 (i32.add (local.get $base) (local.get $g))))
+            (local.set $l (v128.load offset=16 (i32.add (local.get $lut) (local.get $g))))
+            (local.set $sl (i8x16.add (local.get $sl) (i8x16.swizzle (local.get $l) (v128.and (local.get $x) (local.get $m0f)))))
+            (local.set $sh (i8x16.add (local.get $sh) (i8x16.swizzle (local.get $l) (i8x16.shr_u (local.get $x) (i32.const 4)))))
+            (local.set $x (v128.load offset=32 (i32.add (local.get $base) (local.get $g))))
+            (local.set $l (v128.load offset=32 (i32.add (local.get $lut) (local.get $g))))
+            (local.set $sl (i8x16.add (local.get $sl) (i8x16.swizzle (local.get $l) (v128.and (local.get $x) (local.get $m0f)))))
+            (local.set $sh (i8x16.add (local.get $sh) (i8x16.swizzle (local.get $l) (i8x16.shr_u (local.get $x) (i32.const 4)))))
+            (local.set $x (v128.load offset=48 (i32.add (local.get $base) (local.get $g))))
+            (local.set $l (v128.load offset=48 (i32.add (local.get $lut) (local.get $g))))
+            (local.set $sl (i8x16.add (local.get $sl) (i8x16.swizzle (local.get $l) (v128.and (local.get $x) (local.get $m0f)))))
+            (local.set $sh (i8x16.add (local.get $sh) (i8x16.swizzle (local.get $l) (i8x16.shr_u (local.get $x) (i32.const 4)))))
+            (local.set $acc0 (i16x8.add (local.get $acc0) (i16x8.extend_low_i8x16_u (local.get $sl))))
+            (local.set $acc1 (i16x8.add (local.get $acc1) (i16x8.extend_high_i8x16_u (local.get $sl))))
+            (local.set $acc2 (i16x8.add (local.get $acc2) (i16x8.extend_low_i8x16_u (local.get $sh))))
+            (local.set $acc3 (i16x8.add (local.get $acc3) (i16x8.extend_high_i8x16_u (local.get $sh))))
+            (local.set $g (i32.add (local.get $g) (i32.const 64)))
+            (br $gLoop)))
+        ;; S of vectors 32B + 0 .. 31, in order, as u16
+        (v128.store (local.get $tmp) (local.get $acc0))
+        (v128.store offset=16 (local.get $tmp) (local.get $acc1))
+        (v128.store offset=32 (local.get $tmp) (local.get $acc2))
+        (v128.store offset=48 (local.get $tmp) (local.get $acc3))
+        (local.set $q (i32.const 0))
+        (block $qDone
+          (loop $qLoop
+            (br_if $qDone (i32.ge_u (local.get $q) (i32.const 8)))
+            ;; byte offset of vectors 32B + 4q .. + 3 in the f32 arrays
+            (local.set $at (i32.shl (i32.add (i32.shl (local.get $blk) (i32.const 5)) (i32.shl (local.get $q) (i32.const 2))) (i32.const 2)))
+            (local.set $s (f32x4.add
+              (f32x4.mul (v128.load (i32.add (local.get $scales) (local.get $at)))
+                (f32x4.add (f32x4.mul (local.get $av)
+                  (f32x4.convert_i32x4_s (v128.load16x4_u (i32.add (local.get $tmp) (i32.shl (local.get $q) (i32.const 3))))))
+                  (local.get $cv)))
+              (f32x4.mul (local.get $bv) (v128.load (i32.add (local.get $scaleP) (local.get $at))))))
+            (v128.store (i32.add (local.get $scores) (local.get $at)) (local.get $s))
+            (if (i32.ge_s (local.get $ids) (i32.const 0))
+              (then
+                (local.set $mask (i32x4.bitmask (f32x4.ge (local.get $s) (local.get $cutv))))
+                (block $mDone
+                  (loop $mLoop
+                    (br_if $mDone (i32.eqz (local.get $mask)))
+                    (local.set $id (i32.add (i32.shr_u (local.get $at) (i32.const 2)) (i32.ctz (local.get $mask))))
+                    (if (i32.lt_u (local.get $id) (local.get $n))
+                      (then
+                        (i32.store (i32.add (local.get $ids) (i32.shl (local.get $count) (i32.const 2))) (local.get $id))
+                        (f32.store (i32.add (local.get $vals) (i32.shl (local.get $count) (i32.const 2)))
+                          (f32.load (i32.add (local.get $scores) (i32.shl (local.get $id) (i32.const 2)))))
+                        (local.set $count (i32.add (local.get $count) (i32.const 1)))))
+                    (local.set $mask (i32.and (local.get $mask) (i32.sub (local.get $mask) (i32.const 1))))
+                    (br $mLoop)))))
+            (local.set $q (i32.add (local.get $q) (i32.const 1)))
+            (br $qLoop)))
+        (local.set $blk (i32.add (local.get $blk) (local.get $step)))
+        (br $blockLoop)))
+    (local.get $count))
 )

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
-import { codeScan, quantizedErrorBound, quantizeQuery } from "../../../algorithms/simd/code-scan.ts";
+import { blockPrefixes, codeScan, nibbleTables, quantizedErrorBound, quantizeQuery } from "../../../algorithms/simd/code-scan.ts";
 import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 
 /** Σ_j r_j · (bit j of code ? +1 : −1) over the first 128·blocks bits of the code at `o` (the exact inner sum). */
@@ -54,6 +54,44 @@ describe("quantizeQuery (4 bit planes)", () => {
   });
 });
 
+/**
+ * The float32 rounding of the blocked kernel's scale·(a·S + c) + b·(scale·P): six roundings (scaleP, a·S, + c,
+ * × scale, b·scaleP, +) of at most 2^-24 relative each, on terms no larger than their absolute sum.
+ */
+function float32Slack(scale: number, q: ReturnType<typeof quantizeQuery>, S: number, P: number): number {
+  const a = 2 * q.delta;
+  const c = -q.delta * q.sumU - q.lo * 128;
+  return 8 * 2 ** -24 * (Math.abs(scale) * (Math.abs(a * S) + Math.abs(c)) + Math.abs(2 * q.lo * scale * P));
+}
+
+describe("blocked prefixes and nibble tables (FastScan layout)", () => {
+  it("by hand: nibble g of vector t in the low half of byte 16g + t, of vector 16 + t in the high half; 33 vectors → 2 blocks", () => {
+    const n = 33;
+    const prefix = new Uint32Array(n * 4);
+    prefix[0] = 0x21; // vector 0: nibble 0 = 1, nibble 1 = 2
+    prefix[16 * 4] = 0x3; // vector 16: nibble 0 = 3
+    prefix[5 * 4 + 3] = 0xf0000000; // vector 5: nibble 31 (bits 124..127) = 15
+    prefix[32 * 4 + 1] = 0x9; // vector 32 (block 1, t = 0): nibble 8 = 9
+    const out = blockPrefixes(prefix, n);
+    expect(out.length).toBe(1024);
+    expect(out[0]).toBe(0x31);
+    expect(out[16]).toBe(0x02);
+    expect(out[16 * 31 + 5]).toBe(0x0f);
+    expect(out[512 + 16 * 8]).toBe(0x09);
+    expect(out.reduce((a, v) => a + (v !== 0 ? 1 : 0), 0)).toBe(4);
+  });
+
+  it("by hand: u = [0, 15, 5, 0, …] → table 0 = partial sums of (0, 15, 5, 0): c = 2 → 15, 4 → 5, 6 → 20, 15 → 20, 1 → 0", () => {
+    const r = new Float64Array(128).fill(-2);
+    r[1] = 13;
+    r[2] = 3.4;
+    const lut = nibbleTables(quantizeQuery(r, 1));
+    expect([lut[2], lut[4], lut[6], lut[15], lut[1]]).toEqual([15, 5, 20, 20, 0]);
+    expect(lut.subarray(16).every((v) => v === 0)).toBe(true);
+    expect(() => nibbleTables(quantizeQuery(new Float64Array(256), 2))).toThrow(/one-block/);
+  });
+});
+
 describe.runIf(simdAvailable())("codeScan (SIMD popcount kernel)", () => {
   it("by hand: bits 1 and 2 set, scale 2: S = 15 + 5 = 20, P = 2 → 2 · (1·(2·20 − 20) + (−2)·(2·2 − 128)) = 536 (exact 2 · 268.4)", () => {
     const r = new Float64Array(128).fill(-2);
@@ -86,6 +124,7 @@ describe.runIf(simdAvailable())("codeScan (SIMD popcount kernel)", () => {
           const all = Float64Array.from(scan.scanAll(q));
           const ids = Array.from({ length: 2 * n }, (_, k) => (k * 7 + 3) % n);
           const listed = scan.scanIds(q, ids, ids.length, new Float64Array(ids.length));
+          const wants = new Float64Array(n);
           for (let i = 0; i < n; i++) {
             let S = 0;
             let P = 0;
@@ -95,11 +134,41 @@ describe.runIf(simdAvailable())("codeScan (SIMD popcount kernel)", () => {
               P += bit;
             }
             const want = scales[i]! * (2 * q.delta * S + 2 * q.lo * P + (-q.delta * q.sumU - q.lo * 128 * b));
-            expect(all[i]).toBe(want);
+            // One block with prefixes: the blocked FastScan kernel, in float32 (float32Slack); else float64, exact.
+            const slack = b === 1 ? float32Slack(scales[i]!, q, S, P) : 0;
+            if (b === 1) expect(Math.abs(all[i]! - want)).toBeLessThanOrEqual(slack);
+            else expect(all[i]).toBe(want);
+            wants[i] = want;
             const exact = scales[i]! * signDot(r, codes, i * words, b);
-            expect(Math.abs(all[i]! - exact)).toBeLessThanOrEqual(scales[i]! * quantizedErrorBound(q) * (1 + 1e-9) + 1e-12);
+            expect(Math.abs(all[i]! - exact)).toBeLessThanOrEqual(scales[i]! * quantizedErrorBound(q) * (1 + 1e-9) + slack + 1e-12);
           }
-          for (let k = 0; k < ids.length; k++) expect(listed[k]).toBe(all[ids[k]!]);
+          for (let k = 0; k < ids.length; k++) expect(listed[k]).toBe(wants[ids[k]!]);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("property: prefixAbove(cut) returns exactly the vectors scoring ≥ cut, ascending, with their scores; prefixSample(q, step) scores the sampled blocks as the full pass does; padding never appears", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 5 }), (seed, n, step) => {
+        const rng = mulberry32(seed);
+        const codes = Uint32Array.from({ length: n * 8 }, () => (rng() * 2 ** 32) >>> 0);
+        const prefix = new Uint32Array(n * 4);
+        for (let i = 0; i < n; i++) prefix.set(codes.subarray(i * 8, i * 8 + 4), i * 4);
+        const scales = Float32Array.from({ length: n }, () => rng());
+        const scan = codeScan(codes, 8, scales, prefix, 4)!;
+        expect(scan.blockedPrefix).toBe(true);
+        const q = quantizeQuery(Float64Array.from({ length: 128 }, () => rng() - 0.5), 1);
+        const all = Float64Array.from(scan.scanAll(q));
+        const sample = Float64Array.from(scan.prefixSample(q, step));
+        for (let i = 0; i < n; i++) if ((i >> 5) % step === 0) expect(sample[i]).toBe(all[i]);
+        const sortedScores = Array.from(all).sort((a, b) => a - b);
+        for (const cut of [Number.NEGATIVE_INFINITY, sortedScores[Math.floor(n / 2)]!, sortedScores[n - 1]!, Number.POSITIVE_INFINITY]) {
+          const hits = scan.prefixAbove(q, cut);
+          const want = Array.from(all.keys()).filter((i) => all[i]! >= cut);
+          expect(Array.from(hits.ids.subarray(0, hits.count))).toEqual(want);
+          expect(Array.from(hits.vals.subarray(0, hits.count))).toEqual(want.map((i) => all[i]!));
         }
       }),
       { numRuns: 60 },
