@@ -181,9 +181,10 @@ export function searchBm25(index: Bm25Index, query: readonly string[], topN: num
   let checkCost = 0;
   for (; j < m; j++) {
     if (j > 0 && count >= topN && sinceCheck >= checkCost) {
-      theta = Math.max(theta, completedNth(index, terms, j, scores, touched, count, topN));
+      const considered = Math.min(count, Math.max(COMPLETION_POOL, 8 * topN));
+      theta = Math.max(theta, completedNth(index, terms, j, scores, touched, considered, topN, remaining[j]!));
       if (below(remaining[j]!, theta)) break;
-      checkCost = count + 8 * topN * (m - j);
+      checkCost = considered + 8 * topN * (m - j);
       sinceCheck = 0;
     }
     const start = offsets[terms[j]!]!;
@@ -254,6 +255,9 @@ export function searchBm25(index: Bm25Index, query: readonly string[], topN: num
   return heap.result();
 }
 
+/** Touched documents (first met first) among which completedNth picks its N candidates. */
+const COMPLETION_POOL = 4096;
+
 /**
  * bound < θ with a relative margin of 1e-12: bounds and scores are sums of the same impacts in different orders,
  * so they may differ in the last bits; the margin keeps the pruning exact (it only prunes a little less).
@@ -263,29 +267,49 @@ function below(bound: number, theta: number): boolean {
 }
 
 /**
- * The smallest complete score of N candidates with the best partial scores (terms before j already summed):
- * each is completed by binary search in the posting lists of terms j.., adding in the same order as the full
- * evaluation, so the value is exactly their final score.
+ * A lower bound of the N-th best final score, from N candidates: among the first `count` touched documents
+ * (the caller caps count: documents first met in the rarest lists, where the best partial scores are; any N
+ * documents give a valid bound, the cap only trades how high it is for how long it takes), the N with the best
+ * partial scores (terms before j already summed) are completed, in ascending document order, by galloping
+ * forward through the posting lists of terms j.. in the order of the full evaluation. Terms whose largest impact
+ * is below 1 % of what terms j.. can add at most are skipped (a long low-idf list costs the most and changes θ
+ * the least). Adding a non-negative number never lowers a float sum and rounding is monotone, so each completed
+ * value is at most that document's final score: N documents score at least the minimum.
  */
-function completedNth(index: Bm25Index, terms: readonly number[], j: number, scores: Float64Array, ids: Int32Array, count: number, nth: number): number {
+function completedNth(index: Bm25Index, terms: readonly number[], j: number, scores: Float64Array, ids: Int32Array, count: number, nth: number, remaining: number): number {
   const cut = nthPartial(scores, ids, count, nth);
   const { postingOffsets: offsets, postingDocs: docs, postingImpact: impact } = index;
-  let min = Number.POSITIVE_INFINITY;
+  const chosen = completionBuffer(nth);
   let taken = 0;
-  for (let i = 0; i < count && taken < nth; i++) {
-    const d = ids[i]!;
-    let s = scores[d]!;
-    if (s < cut) continue;
-    taken++;
-    for (let l = j; l < terms.length; l++) {
-      const t = terms[l]!;
-      const end = offsets[t + 1]!;
-      const p = gallop(docs, offsets[t]!, end, d);
-      if (p < end && docs[p] === d) s += impact[p]!;
+  for (let i = 0; i < count && taken < nth; i++) if (scores[ids[i]!]! >= cut) chosen[taken++] = ids[i]!;
+  const docsOf = chosen.subarray(0, taken).sort();
+  const sums = completionSums(taken);
+  for (let k = 0; k < taken; k++) sums[k] = scores[docsOf[k]!]!;
+  for (let l = j; l < terms.length; l++) {
+    const t = terms[l]!;
+    if (index.maxImpact[t]! < 0.01 * remaining) continue;
+    const end = offsets[t + 1]!;
+    let p = offsets[t]!;
+    for (let k = 0; k < taken && p < end; k++) {
+      const d = docsOf[k]!;
+      p = gallop(docs, p, end, d);
+      if (p < end && docs[p] === d) sums[k]! += impact[p]!;
     }
-    if (s < min) min = s;
   }
+  let min = Number.POSITIVE_INFINITY;
+  for (let k = 0; k < taken; k++) if (sums[k]! < min) min = sums[k]!;
   return min;
+}
+
+let completionIds = new Uint32Array(0);
+function completionBuffer(n: number): Uint32Array {
+  if (completionIds.length < n) completionIds = new Uint32Array(n);
+  return completionIds;
+}
+let completionScores = new Float64Array(0);
+function completionSums(n: number): Float64Array {
+  if (completionScores.length < n) completionScores = new Float64Array(n);
+  return completionScores;
 }
 
 /** The N-th largest partial score among the first `count` candidates (count ≥ N ≥ 1). */

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import { bm25IdealScore, bm25Scores, buildBm25Index, searchBm25 } from "../../../algorithms/search/bm25.ts";
 
 // Corpus: D0 = read file, D1 = write file file, D2 = read url.   N = 3, |D| = 2, 3, 2, avgdl = 7/3.
@@ -185,5 +186,23 @@ describe("properties", () => {
       }),
       { numRuns: 300 },
     );
+  });
+  it("exact on a 12,000-document corpus shaped like the unique-intent memory (thousands of candidates before θ closes; one query term in every document, skipped by the completion)", () => {
+    const rng = mulberry32(3);
+    const base = Array.from({ length: 60 }, (_, i) => [`verb${i % 7}`, `object${i % 13}`, `thing${i}`]);
+    const qualifiers = Array.from({ length: 45 }, (_, i) => `q${i}`);
+    const pick = () => qualifiers[Math.floor(rng() * qualifiers.length)]!;
+    const docs = Array.from({ length: 12_000 }, (_, d) => [...base[d % base.length]!, pick(), pick(), "batch", `n${d}`]);
+    const index = buildBm25Index(docs);
+    for (let k = 0; k < 25; k++) {
+      const q = [...docs[Math.floor(rng() * docs.length)]!, pick(), "please"];
+      for (const topN of [1, 20, 60]) {
+        const full = Array.from(bm25Scores(index, q), (score, id) => ({ id, score }))
+          .filter((h) => h.score > 0)
+          .sort((a, b) => b.score - a.score || a.id - b.id)
+          .slice(0, topN);
+        expect(searchBm25(index, q, topN)).toEqual(full);
+      }
+    }
   });
 });
