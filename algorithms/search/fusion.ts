@@ -37,6 +37,11 @@ export interface FusionOptions {
   readonly cosineOf?: (id: number) => number;
   /** BM25 score of a candidate absent from the BM25 list. Default: 0. */
   readonly bm25Of?: (id: number) => number;
+  /**
+   * Sort the output (score descending, then id ascending). Default true; false returns the candidates in
+   * first-seen order (cosine list, then BM25-only ids), for a caller that ranks them again by its own order.
+   */
+  readonly sorted?: boolean;
 }
 
 export interface FusedHit {
@@ -69,22 +74,20 @@ export function fuseScores(cosineHits: readonly ScoredId[], bm25Hits: readonly S
   if (!(ideal >= 0) || !Number.isFinite(ideal)) throw new SearchError(MODULE, "bad-ideal", `bm25Ideal must be finite and ≥ 0, got ${ideal}`);
 
   // One slot per distinct candidate (cosine list first, then BM25-only ids), in first-seen order.
+  const cap = cosineHits.length + bm25Hits.length;
   const slot = new Map<number, number>();
-  const ids: number[] = [];
-  const cosines: number[] = [];
-  const lexes: number[] = [];
-  const hasCos: boolean[] = [];
-  const hasLex: boolean[] = [];
+  const ids = new Float64Array(cap);
+  const cosines = new Float64Array(cap);
+  const lexes = new Float64Array(cap);
+  // Bit 1: the cosine list gave a value; bit 2: the BM25 list did.
+  const has = new Uint8Array(cap);
+  let count = 0;
   const slotOf = (id: number): number => {
     let k = slot.get(id);
     if (k === undefined) {
-      k = ids.length;
+      k = count++;
       slot.set(id, k);
-      ids.push(id);
-      cosines.push(0);
-      lexes.push(0);
-      hasCos.push(false);
-      hasLex.push(false);
+      ids[k] = id;
     }
     return k;
   };
@@ -92,20 +95,20 @@ export function fuseScores(cosineHits: readonly ScoredId[], bm25Hits: readonly S
     checkFinite("cosine", h.id, h.score);
     const k = slotOf(h.id);
     cosines[k] = h.score;
-    hasCos[k] = true;
+    has[k] = has[k]! | 1;
   }
   for (const h of bm25Hits) {
     checkFinite("bm25", h.id, h.score);
     if (h.score < 0) throw new SearchError(MODULE, "bad-score", `bm25 of candidate ${h.id} is ${h.score} < 0`);
     const k = slotOf(h.id);
     lexes[k] = h.score;
-    hasLex[k] = true;
+    has[k] = has[k]! | 2;
   }
   let maxBm25 = 0;
-  for (let k = 0; k < ids.length; k++) {
+  for (let k = 0; k < count; k++) {
     const id = ids[k]!;
-    const c = hasCos[k] ? cosines[k]! : (options.cosineOf?.(id) ?? 0);
-    const l = hasLex[k] ? lexes[k]! : (options.bm25Of?.(id) ?? 0);
+    const c = has[k]! & 1 ? cosines[k]! : (options.cosineOf?.(id) ?? 0);
+    const l = has[k]! & 2 ? lexes[k]! : (options.bm25Of?.(id) ?? 0);
     checkFinite("cosine", id, c);
     checkFinite("bm25", id, l);
     if (l < 0) throw new SearchError(MODULE, "bad-score", `bm25 of candidate ${id} is ${l} < 0`);
@@ -114,13 +117,14 @@ export function fuseScores(cosineHits: readonly ScoredId[], bm25Hits: readonly S
     if (l > maxBm25) maxBm25 = l;
   }
   const denom = Math.max(maxBm25, ideal);
-  const out: FusedHit[] = new Array(ids.length);
-  for (let k = 0; k < ids.length; k++) {
+  const out: FusedHit[] = new Array(count);
+  for (let k = 0; k < count; k++) {
     const c = cosines[k]!;
     const l = lexes[k]!;
     const bm25Norm = denom > 0 ? clamp01(l / denom) : 0;
     const semantic = clamp01(beta * clamp01(c) + (1 - beta) * bm25Norm);
     out[k] = { id: ids[k]!, semantic, cosine: c, bm25: l, bm25Norm };
   }
+  if (options.sorted === false) return out;
   return out.sort((a, b) => (a.semantic !== b.semantic ? b.semantic - a.semantic : a.id - b.id));
 }

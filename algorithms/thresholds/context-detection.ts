@@ -20,8 +20,8 @@
  *                   (seed 001 RuleBasedDetector heuristics)
  */
 
-import { ThresholdError } from "./errors.ts";
 import type { ContextDetector, DetectedContext, DetectionInput, TaskHealth, WorkflowContext } from "./detector-chain.ts";
+import { ThresholdError } from "./errors.ts";
 import { stripUndefined } from "./options.ts";
 import type { Urgency } from "./types.ts";
 
@@ -112,20 +112,60 @@ export function phraseMatcher(phrase: string): RegExp {
   return new RegExp(`(?:^|[^a-z0-9])${escapeRegex(phrase.toLowerCase())}(?:s|es|d|ed|ing)?(?=$|[^a-z0-9])`);
 }
 
+/**
+ * A phrase matcher with the lower-cased phrase itself: every match of `re` contains `literal`, so a text
+ * without it is rejected by one substring search instead of a regex scan (most phrases are absent from most
+ * requests; detection runs on every request).
+ */
+interface Matcher {
+  readonly literal: string;
+  readonly re: RegExp;
+}
+
+function matcher(phrase: string): Matcher {
+  return { literal: phrase.toLowerCase(), re: phraseMatcher(phrase) };
+}
+
+function matches(m: Matcher, lower: string): boolean {
+  return lower.includes(m.literal) && m.re.test(lower);
+}
+
 interface Compiled {
-  readonly matchers: readonly { readonly name: string; readonly res: readonly RegExp[] }[];
+  readonly matchers: readonly { readonly name: string; readonly res: readonly Matcher[] }[];
 }
 
 function compile(groups: Readonly<Record<string, readonly string[]>>): Compiled {
   return {
-    matchers: Object.entries(groups).map(([name, words]) => ({ name, res: words.map(phraseMatcher) })),
+    matchers: Object.entries(groups).map(([name, words]) => ({ name, res: words.map(matcher) })),
   };
 }
 
-function hits(res: readonly RegExp[], lower: string): number {
+function hits(res: readonly Matcher[], lower: string): number {
   let n = 0;
-  for (const re of res) if (re.test(lower)) n++;
+  for (const m of res) if (matches(m, lower)) n++;
   return n;
+}
+
+/** Operation verbs with their stems and tie order, computed once per detector. */
+type CompiledVerbs = readonly { readonly name: string; readonly stems: readonly string[]; readonly order: number }[];
+
+function compileVerbs(verbs: Readonly<Record<string, readonly string[]>>): CompiledVerbs {
+  return Object.entries(verbs).map(([name, list]) => {
+    const tie = OPERATION_TIE_ORDER.indexOf(name);
+    return { name, stems: list.map(stem), order: tie === -1 ? OPERATION_TIE_ORDER.length : tie };
+  });
+}
+
+function rankCompiled(text: string, verbs: CompiledVerbs): string[] {
+  const stems = new Set((text.toLowerCase().match(/[a-z]+/g) ?? []).map(stem));
+  const scored: { name: string; n: number; order: number }[] = [];
+  for (const v of verbs) {
+    let n = 0;
+    for (const st of v.stems) if (stems.has(st)) n++;
+    if (n > 0) scored.push({ name: v.name, n, order: v.order });
+  }
+  scored.sort((a, b) => b.n - a.n || a.order - b.order);
+  return scored.map((s) => s.name);
 }
 
 /** Operation types ranked by distinct verb hits (stems of the text's words against stems of the verbs). */
@@ -133,16 +173,7 @@ export function rankOperationTypes(
   text: string,
   verbs: Readonly<Record<string, readonly string[]>> = OPERATION_VERBS,
 ): string[] {
-  const stems = new Set((text.toLowerCase().match(/[a-z]+/g) ?? []).map(stem));
-  const scored: { name: string; n: number; order: number }[] = [];
-  for (const [name, list] of Object.entries(verbs)) {
-    let n = 0;
-    for (const v of list) if (stems.has(stem(v))) n++;
-    const tie = OPERATION_TIE_ORDER.indexOf(name);
-    if (n > 0) scored.push({ name, n, order: tie === -1 ? OPERATION_TIE_ORDER.length : tie });
-  }
-  scored.sort((a, b) => b.n - a.n || a.order - b.order);
-  return scored.map((s) => s.name);
+  return rankCompiled(text, compileVerbs(verbs));
 }
 
 export interface ComplexityInput {
@@ -177,10 +208,10 @@ export function assessWorkflowHealth(
   workflow: WorkflowContext | undefined,
   options?: Pick<RuleBasedDetectorOptions, "maxReplans" | "maxConsecutiveFailures" | "minSuccessRate">,
 ): WorkflowHealth {
-  const o = { ...DEFAULTS, ...stripUndefined(options) };
   if (workflow === undefined) {
     return { taskHealth: "OnTrack", atRisk: false, offTrack: false, workflowSuccessRate: undefined, consecutiveFailures: 0, userStates: [] };
   }
+  const o = { ...DEFAULTS, ...stripUndefined(options) };
   if (!Number.isInteger(workflow.replans) || workflow.replans < 0) {
     throw new ThresholdError(MODULE, "bad-replans", `workflow.replans must be a non-negative integer, got ${workflow.replans}`);
   }
@@ -205,14 +236,14 @@ export function assessWorkflowHealth(
 /** Builds the rule-based detector; patterns are compiled once here. */
 export function createRuleBasedDetector(options?: RuleBasedDetectorOptions): ContextDetector {
   const o = { ...DEFAULTS, ...stripUndefined(options) };
-  const verbs = options?.operationVerbs ?? OPERATION_VERBS;
+  const verbs = compileVerbs(options?.operationVerbs ?? OPERATION_VERBS);
   const domains = compile({ ...DOMAIN_KEYWORDS, ...(options?.domains ?? {}) });
   const domainOrder = domains.matchers.map((m) => m.name);
-  const urgent = o.urgentKeywords.map((w) => ({ w, re: phraseMatcher(w) }));
-  const low = o.lowUrgencyKeywords.map(phraseMatcher);
-  const critical = o.criticalKeywords.map(phraseMatcher);
-  const complexRes = o.complexIndicators.map(phraseMatcher);
-  const simpleRes = o.simpleIndicators.map(phraseMatcher);
+  const urgent = o.urgentKeywords.map((w) => ({ w, m: matcher(w) }));
+  const low = o.lowUrgencyKeywords.map(matcher);
+  const critical = o.criticalKeywords.map(matcher);
+  const complexRes = o.complexIndicators.map(matcher);
+  const simpleRes = o.simpleIndicators.map(matcher);
 
   return {
     name: o.name,
@@ -220,7 +251,7 @@ export function createRuleBasedDetector(options?: RuleBasedDetectorOptions): Con
       const lower = input.text.toLowerCase();
       const wf = input.workflow;
 
-      const operationTypes = rankOperationTypes(lower, verbs);
+      const operationTypes = rankCompiled(lower, verbs);
 
       const wfDomains = new Set(wf?.domains ?? []);
       const scored: { name: string; n: number; order: number }[] = [];
@@ -234,7 +265,7 @@ export function createRuleBasedDetector(options?: RuleBasedDetectorOptions): Con
       scored.sort((a, b) => b.n - a.n || a.order - b.order);
       const domainList = scored.map((s) => s.name);
 
-      const urgentKeywords = urgent.filter((u) => u.re.test(lower)).map((u) => u.w);
+      const urgentKeywords = urgent.filter((u) => matches(u.m, lower)).map((u) => u.w);
       const urgency: Urgency = urgentKeywords.length > 0 ? "high" : hits(low, lower) > 0 ? "low" : "medium";
 
       const tools = new Set<string>(wf?.tools ?? []);

@@ -103,7 +103,10 @@ export function runDetectorChain(detectors: readonly ContextDetector[], input: D
   for (const d of detectors) {
     const out = d.detect(input, partial);
     const defined: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(out)) if (v !== undefined) defined[k] = v;
+    for (const k of Object.keys(out)) {
+      const v = (out as Record<string, unknown>)[k];
+      if (v !== undefined) defined[k] = v;
+    }
     partial = {
       ...partial,
       ...(defined as Partial<DetectedContext>),

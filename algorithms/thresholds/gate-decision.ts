@@ -13,7 +13,6 @@
  */
 
 import { assertInRange } from "./errors.ts";
-import { stripUndefined } from "./options.ts";
 
 const MODULE = "thresholds/gate-decision";
 
@@ -64,41 +63,35 @@ export function decide<F = string>(
   options?: GateOptions,
 ): GateDecision<F> {
   assertInRange(MODULE, "score", score, 0, 1);
-  const o = { ...DEFAULTS, ...stripUndefined(options) };
+  // Every answer of every request passes here (ten per search): the options are read field by field (the
+  // `{ ...DEFAULTS, ...stripUndefined(options) }` rule, without its two objects) and each decision is built
+  // as one literal, its fields in the order the spread form gave them (score, threshold, appliedRules,
+  // probability?, decision, confidence, caution, gap?, fallbacks?, reasoning).
+  const highConfidence = options?.highConfidence ?? DEFAULTS.highConfidence;
+  const minHighProbability = options?.minHighProbability ?? DEFAULTS.minHighProbability;
   const t = threshold.adjustedThreshold;
-  const probability = o.calibrate === undefined ? undefined : o.calibrate(score);
-  const f2 = (x: number): string => x.toFixed(2);
-  const base = { score, threshold: t, appliedRules: threshold.appliedRules };
-  const withP = probability === undefined ? {} : { probability };
-  if (score + EPS >= Math.max(o.highConfidence, t) && (probability === undefined || probability + EPS >= o.minHighProbability)) {
-    return {
-      ...base,
-      ...withP,
-      decision: "accepted",
-      confidence: "high",
-      caution: false,
-      reasoning: `${threshold.reasoning}. Score ${f2(score)} ≥ ${f2(o.highConfidence)}: accepted with high confidence`,
-    };
+  const probability = options?.calibrate === undefined ? undefined : options.calibrate(score);
+  const appliedRules = threshold.appliedRules;
+  if (score + EPS >= Math.max(highConfidence, t) && (probability === undefined || probability + EPS >= minHighProbability)) {
+    const reasoning = `${threshold.reasoning}. Score ${f2(score)} ≥ ${f2(highConfidence)}: accepted with high confidence`;
+    return probability === undefined
+      ? { score, threshold: t, appliedRules, decision: "accepted", confidence: "high", caution: false, reasoning }
+      : { score, threshold: t, appliedRules, probability, decision: "accepted", confidence: "high", caution: false, reasoning };
   }
   if (score + EPS >= t) {
-    return {
-      ...base,
-      ...withP,
-      decision: "accepted-with-caution",
-      confidence: "medium",
-      caution: true,
-      reasoning: `${threshold.reasoning}. Score ${f2(score)} ≥ threshold ${f2(t)}: accepted with caution`,
-    };
+    const reasoning = `${threshold.reasoning}. Score ${f2(score)} ≥ threshold ${f2(t)}: accepted with caution`;
+    return probability === undefined
+      ? { score, threshold: t, appliedRules, decision: "accepted-with-caution", confidence: "medium", caution: true, reasoning }
+      : { score, threshold: t, appliedRules, probability, decision: "accepted-with-caution", confidence: "medium", caution: true, reasoning };
   }
   const gap = Math.round((t - score) * 1e6) / 1e6;
-  return {
-    ...base,
-    ...withP,
-    decision: "abstained",
-    confidence: "low",
-    caution: false,
-    gap,
-    fallbacks: fallbacks ?? [],
-    reasoning: `${threshold.reasoning}. Score ${f2(score)} < threshold ${f2(t)} (gap ${f2(gap)}): abstained`,
-  };
+  const reasoning = `${threshold.reasoning}. Score ${f2(score)} < threshold ${f2(t)} (gap ${f2(gap)}): abstained`;
+  const offered = fallbacks ?? [];
+  return probability === undefined
+    ? { score, threshold: t, appliedRules, decision: "abstained", confidence: "low", caution: false, gap, fallbacks: offered, reasoning }
+    : { score, threshold: t, appliedRules, probability, decision: "abstained", confidence: "low", caution: false, gap, fallbacks: offered, reasoning };
+}
+
+function f2(x: number): string {
+  return x.toFixed(2);
 }

@@ -10,6 +10,8 @@
  * Requests without a user get no user rule (they are neither new nor trusted): the anonymous context
  * below triggers none of the four user signals.
  */
+
+import type { Kysely } from "kysely";
 import type { ThresholdAdjustment } from "../../algorithms/thresholds/adjust-threshold.ts";
 import { type Calibration, calibrate } from "../../algorithms/thresholds/calibration.ts";
 import { contextKeyOf, type GateOutcome } from "../../algorithms/thresholds/context-learning.ts";
@@ -23,7 +25,6 @@ import { AdaptiveThresholdManager } from "../gate/adaptive-threshold-manager.ts"
 import { ContextDetectorChain } from "../gate/context-detector-chain.ts";
 import { ContextThresholdLearner } from "../gate/context-threshold-learner.ts";
 import { UserHistoryTracker } from "../gate/user-history-tracker.ts";
-import type { Kysely } from "kysely";
 import type { Database } from "../store/schema.ts";
 import { DbContextThresholdStore, DbUserHistoryStore } from "../store/user-state.ts";
 
@@ -161,14 +162,12 @@ export class Gatekeeper {
 }
 
 export function gatedItem(d: GateDecision<string>): GatedItem {
-  return {
-    decision: d.decision,
-    confidence: d.confidence,
-    caution: d.caution,
-    threshold: d.threshold,
-    ...(d.gap !== undefined ? { gap: d.gap } : {}),
-    ...(d.probability !== undefined ? { probability: d.probability } : {}),
-  };
+  // One literal per case (no spreads: every gated answer passes here), fields in the same order.
+  const { decision, confidence, caution, threshold, gap, probability } = d;
+  if (gap === undefined) {
+    return probability === undefined ? { decision, confidence, caution, threshold } : { decision, confidence, caution, threshold, probability };
+  }
+  return probability === undefined ? { decision, confidence, caution, threshold, gap } : { decision, confidence, caution, threshold, gap, probability };
 }
 
 /**

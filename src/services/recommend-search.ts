@@ -76,6 +76,13 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
   const excluded = new Set(req.exclude ?? []);
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const memory = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
+  const limit = Math.min(req.limit ?? 10, req.maxTools ?? Number.POSITIVE_INFINITY);
+  // Manual override (`only`) first, then tools the request names explicitly (id, code-like name or a close
+  // spelling of one), then the ranking. Tools excluded by safety tag or by `exclude` never appear, even named.
+  const mentions = findMentions(req.intent, mentionIndex(s)).filter((m) => !unsafe(m.index) && !excluded.has(s.tools[m.index]!.id));
+  const forcedReason = new Map<number, string>();
+  for (const i of only) if (!unsafe(i)) forcedReason.set(i, "manual override (only)");
+  for (const m of mentions) if (!forcedReason.has(m.index)) forcedReason.set(m.index, `named in the request ("${m.word}", ${m.match})`);
   const tSearch = performance.now();
   const weights = await searchWeightsFor(engine, project);
   const choice = chooseRouting(req.routing ?? "auto", s, idx);
@@ -101,7 +108,10 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
   const hits = searchCandidates(s, a, idx, req.intent, qv!, {
     ...(route ? { restrictTo: route.restrictTo } : {}),
     context,
-    exclude: (i) => excluded.has(s.tools[i]!.id) || unsafe(i),
+    // No predicate when nothing is excluded (it would run on every candidate).
+    ...(excluded.size > 0 || (req.excludeSafetyTags?.length ?? 0) > 0 ? { exclude: (i: number) => excluded.has(s.tools[i]!.id) || unsafe(i) } : {}),
+    // Without forced tools only the first `limit` hits are shown: the rest need no sort.
+    ...(forcedReason.size === 0 && Number.isFinite(limit) ? { top: limit } : {}),
     memory: memoryVotes,
     beta: weights.beta,
     memoryWeight: weights.memoryWeight,
@@ -109,18 +119,15 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     alphaMode: req.mode,
   });
   const searchMs = performance.now() - tSearch;
-  const limit = Math.min(req.limit ?? 10, req.maxTools ?? Number.POSITIVE_INFINITY);
-  // Manual override (`only`) first, then tools the request names explicitly (id, code-like name or a close
-  // spelling of one), then the ranking. Tools excluded by safety tag or by `exclude` never appear, even named.
-  const mentions = findMentions(req.intent, mentionIndex(s)).filter((m) => !unsafe(m.index) && !excluded.has(s.tools[m.index]!.id));
-  const forcedReason = new Map<number, string>();
-  for (const i of only) if (!unsafe(i)) forcedReason.set(i, "manual override (only)");
-  for (const m of mentions) if (!forcedReason.has(m.index)) forcedReason.set(m.index, `named in the request ("${m.word}", ${m.match})`);
-  const forced = [...forcedReason.keys()];
-  const ranked: { hit: SearchHit | undefined; index: number; forced: boolean }[] = [
-    ...forced.map((i) => ({ hit: hits.find((h) => h.index === i), index: i, forced: true })),
-    ...hits.filter((h) => !forcedReason.has(h.index)).map((h) => ({ hit: h, index: h.index, forced: false })),
-  ].slice(0, limit);
+  const ranked: { hit: SearchHit | undefined; index: number; forced: boolean }[] = [];
+  for (const i of forcedReason.keys()) {
+    if (ranked.length >= limit) break;
+    ranked.push({ hit: hits.find((h) => h.index === i), index: i, forced: true });
+  }
+  for (const h of hits) {
+    if (ranked.length >= limit) break;
+    if (!forcedReason.has(h.index)) ranked.push({ hit: h, index: h.index, forced: false });
+  }
   const prepared = await engine.gatekeeper.prepare({
     project,
     user: req.user,

@@ -25,7 +25,7 @@ import { undirectedNeighbors } from "../../algorithms/graph/csr.ts";
 import { adamicAdarScore, prepareAdamicAdar } from "../../algorithms/search/adamic-adar.ts";
 import { DEFAULTS as ALPHA_DEFAULTS, coldStartAlpha, heatField, localAlpha } from "../../algorithms/search/adaptive-alpha.ts";
 import { bm25IdealScore, bm25Scores, searchBm25 } from "../../algorithms/search/bm25.ts";
-import { fuseScores } from "../../algorithms/search/fusion.ts";
+import { type FusedHit, fuseScores } from "../../algorithms/search/fusion.ts";
 import { hybridScore } from "../../algorithms/search/hybrid-score.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
@@ -77,6 +77,11 @@ export interface SearchOptions {
    * votes still bring their own candidates. Absent = every tool (flat).
    */
   restrictTo?: Int32Array;
+  /**
+   * Return only the best `top` hits: exactly the first `top` of the full ranking, in the same order (every
+   * candidate is still scored; only the sort of the rest is skipped). Absent = every hit.
+   */
+  top?: number;
 }
 
 export interface SearchHit {
@@ -93,6 +98,9 @@ export interface SearchHit {
   alpha: number;
   alphaRegime: string;
 }
+
+/** The commonNeighbours of every hit without an Adamic–Adar term (shared, never written to). */
+const NO_NEIGHBOURS = Object.freeze([]) as unknown as SearchHit["commonNeighbours"];
 
 /** Coherence per tool, cached per (search index, graph state); refreshed with the analytics (debounced). */
 const coherenceCache = new WeakMap<SearchIndex, { key: string; values: Float64Array }>();
@@ -156,19 +164,24 @@ export function searchCandidates(
         bm: searchBm25(idx.toolBm25, tokens, topN),
         vec: queryVector.length === idx.dims ? searchVectorIndex(idx.toolVectorIndex, queryVector, topN) : [],
       };
+  // Unsorted: the hits are sorted below by a total order, so the fused order would be thrown away.
   const fused = fuseScores(vec, bm, {
     beta: options.beta ?? SEARCH_DEFAULTS.beta,
     bm25Ideal: bm25IdealScore(idx.toolBm25, tokens),
     cosineOf: (id) => dotRow(idx, id, queryVector),
+    sorted: false,
   });
-  const byId = new Map(fused.map((f) => [f.id, f]));
+  const candidates: FusedHit[] = fused;
   // Memory votes bring their own candidates.
-  if (options.memory) {
+  if (options.memory && options.memory.size > 0) {
+    const seen = new Set<number>();
+    for (const f of fused) seen.add(f.id);
     for (const id of options.memory.keys()) {
-      if (!byId.has(id)) {
+      if (!seen.has(id)) {
+        seen.add(id);
         const cos = dotRow(idx, id, queryVector);
         const c = Math.max(0, Math.min(1, cos));
-        byId.set(id, { id, semantic: (options.beta ?? SEARCH_DEFAULTS.beta) * c, cosine: cos, bm25: 0, bm25Norm: 0 });
+        candidates.push({ id, semantic: (options.beta ?? SEARCH_DEFAULTS.beta) * c, cosine: cos, bm25: 0, bm25Norm: 0 });
       }
     }
   }
@@ -183,14 +196,16 @@ export function searchCandidates(
   const heat = passive ? heatField(s.csr, context) : undefined;
   const coherence = options.noGraph || options.fixedAlpha !== undefined || passive ? undefined : toolCoherence(s, a, idx);
   const hits: SearchHit[] = [];
-  for (const f of byId.values()) {
+  const exclude = options.exclude;
+  const memory = options.memory;
+  for (const f of candidates) {
     const i = f.id;
-    if (options.exclude?.(i)) continue;
-    const vote = options.memory?.get(i) ?? 0;
+    if (exclude?.(i)) continue;
+    const vote = memory?.get(i) ?? 0;
     const semantic = vote > 0 ? 1 - (1 - f.semantic) * (1 - mu * vote) : f.semantic;
     let graph = 0;
     let graphSource: SearchHit["graphSource"] = "none";
-    let commonNeighbours: SearchHit["commonNeighbours"] = [];
+    let commonNeighbours: SearchHit["commonNeighbours"] = NO_NEIGHBOURS;
     if (aa) {
       const g = adamicAdarScore(aa, i);
       graph = g.score;
@@ -230,8 +245,39 @@ export function searchCandidates(
             : Math.max(0, Math.min(1, f.cosine));
     hits.push({ index: i, final, semantic, cosine: f.cosine, bm25: f.bm25, bm25Norm: f.bm25Norm, memory: vote, graph, graphSource, commonNeighbours, alpha, alphaRegime });
   }
-  hits.sort((x, y) => y.final - x.final || y.graph - x.graph || y.semantic - x.semantic || x.index - y.index);
+  const top = options.top;
+  if (top !== undefined && top < hits.length) return bestHits(hits, Math.max(0, top));
+  hits.sort(compareHits);
   return hits;
+}
+
+/** The ranking: final descending, then graph descending, semantic descending, index ascending (a total order). */
+function compareHits(x: SearchHit, y: SearchHit): number {
+  return y.final - x.final || y.graph - x.graph || y.semantic - x.semantic || x.index - y.index;
+}
+
+/**
+ * The first k hits of `hits.sort(compareHits)`, in that order, by insertion into a sorted buffer of k: most
+ * candidates fall below the k-th best after one comparison. compareHits is a total order (indices are
+ * distinct), so the result does not depend on the input order.
+ */
+function bestHits(hits: readonly SearchHit[], k: number): SearchHit[] {
+  const best: SearchHit[] = [];
+  if (k === 0) return best;
+  for (const h of hits) {
+    if (best.length === k) {
+      if (compareHits(h, best[k - 1]!) >= 0) continue;
+      best.pop();
+    }
+    let j = best.length;
+    best.push(h);
+    while (j > 0 && compareHits(h, best[j - 1]!) < 0) {
+      best[j] = best[j - 1]!;
+      j--;
+    }
+    best[j] = h;
+  }
+  return best;
 }
 
 /** Top-N of each channel over a subset of the tools: BM25 from the full postings, exact cosines. */
@@ -245,8 +291,30 @@ function restrictedChannels(idx: SearchIndex, tokens: string[], q: Float32Array,
   return { bm: bmTop.result(), vec: vecTop.result() };
 }
 
+/**
+ * rowDot(idx.toolVectors, dims, id, q), the same arithmetic as linalg/dot.ts `dotAt` (four float64 accumulators,
+ * tail into the first, (s0 + s1) + (s2 + s3)), so the value is bit for bit the same; a copy of its own because
+ * dotAt is shared with int8 and float64 callers, and this one only ever sees two Float32Arrays (the per-query
+ * cosines of the BM25-only and memory candidates: ~100 rows of 512 per search).
+ */
 function dotRow(idx: SearchIndex, id: number, q: Float32Array): number {
-  return rowDot(idx.toolVectors, idx.dims, id, q);
+  const d = idx.dims;
+  if (q.length !== d) return 0;
+  // A view of the row: indexing from 0 (no offset arithmetic in the loop) measured ~20 % faster than dotAt.
+  const a = idx.toolVectors.subarray(id * d, (id + 1) * d);
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < d; j += 4) {
+    s0 += a[j]! * q[j]!;
+    s1 += a[j + 1]! * q[j + 1]!;
+    s2 += a[j + 2]! * q[j + 2]!;
+    s3 += a[j + 3]! * q[j + 3]!;
+  }
+  for (; j < d; j++) s0 += a[j]! * q[j]!;
+  return s0 + s1 + (s2 + s3);
 }
 
 export function explainHit(s: GraphSnapshot, h: SearchHit): string {

@@ -288,6 +288,12 @@ describe("history and cold start", () => {
       const [qv] = await tg.engine.queryEmbedder.embed(["schedule a meeting with the design team"]);
       const plain = searchCandidates(s, a, idx, "schedule a meeting with the design team", qv!, {}).slice(0, 8);
       expect(r.results.map((x) => [x.tool, x.score])).toEqual(plain.map((h) => [s.tools[h.index]!.id, h.final]));
+      // `top: k` is the first k of the full ranking, in order (the search job asks for its limit only).
+      const all = searchCandidates(s, a, idx, "schedule a meeting with the design team", qv!, {});
+      expect(all.length).toBeGreaterThan(8);
+      for (const k of [0, 1, 3, 8, all.length, all.length + 5]) {
+        expect(searchCandidates(s, a, idx, "schedule a meeting with the design team", qv!, { top: k })).toEqual(all.slice(0, k));
+      }
     } finally {
       await tg.close();
     }

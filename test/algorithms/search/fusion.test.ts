@@ -92,4 +92,20 @@ describe("properties", () => {
       ),
     );
   });
+
+  it("sorted: false gives the same hits in first-seen order (cosine list, then BM25-only ids)", () => {
+    fc.assert(
+      fc.property(
+        hits(fc.double({ min: -1, max: 1, noNaN: true })),
+        hits(fc.double({ min: 0, max: 1e6, noNaN: true })),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (c, l, beta) => {
+          const sorted = fuseScores(c, l, { beta, cosineOf: (id) => id / 31 });
+          const unsorted = fuseScores(c, l, { beta, cosineOf: (id) => id / 31, sorted: false });
+          expect(unsorted.map((h) => h.id)).toEqual([...new Set([...c, ...l].map((h) => h.id))]);
+          expect([...unsorted].sort((a, b) => b.semantic - a.semantic || a.id - b.id)).toEqual(sorted);
+        },
+      ),
+    );
+  });
 });
