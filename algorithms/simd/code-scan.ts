@@ -210,7 +210,7 @@ export function codeScan(codes: Uint32Array, words: number, scales: Float32Array
         return outView.subarray(0, n);
       }
       const [a, b, c] = coefficients(q);
-      kernel(codesAt, 4 * words, q.blocks, -1, n, planesAt, scalesAt, a, b, c, outAt);
+      kernel(codesAt, 4 * words, q.blocks, -1, n, planesAt, scalesAt, a, b, c, outAt, tmpAt);
       return outView.subarray(0, n);
     },
     scanIds(q, ids, count, out) {
@@ -222,7 +222,7 @@ export function codeScan(codes: Uint32Array, words: number, scales: Float32Array
           if (!(id >= 0 && id < n && Number.isInteger(id))) throw new RangeError(`code-scan: id ${id} is not in [0, ${n})`);
           idView[k] = id;
         }
-        kernel(codesAt, 4 * words, q.blocks, idsAt, m, planesAt, scalesAt, a, b, c, outAt);
+        kernel(codesAt, 4 * words, q.blocks, idsAt, m, planesAt, scalesAt, a, b, c, outAt, tmpAt);
         out.set(outView.subarray(0, m), start);
       }
       return out;

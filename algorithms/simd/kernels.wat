@@ -130,14 +130,21 @@
   (func (export "scan_codes")
     (param $codes i32) (param $stride i32) (param $blocks i32) (param $ids i32) (param $count i32)
     (param $planes i32) (param $scales i32) (param $a f64) (param $b f64) (param $c f64) (param $out i32)
+    (param $sinkAt i32)
     (local $k i32) (local $id i32) (local $p i32) (local $pl i32) (local $bl i32) (local $t i32)
-    (local $v v128) (local $w v128) (local $acc v128) (local $pop v128)
+    (local $v v128) (local $w v128) (local $acc v128) (local $pop v128) (local $sink v128)
     (block $done
       (loop $rowLoop
         (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
         (local.set $id (if (result i32) (i32.lt_s (local.get $ids) (i32.const 0))
           (then (local.get $k))
-          (else (i32.load (i32.add (local.get $ids) (i32.shl (local.get $k) (i32.const 2)))))))
+          (else
+            ;; With an id list the codes are gathered at random: touch the code 8 ids ahead now (a load whose
+            ;; value only feeds $sink, stored at the end), so its cache miss overlaps this row's work.
+            (if (i32.lt_u (i32.add (local.get $k) (i32.const 8)) (local.get $count))
+              (then (local.set $sink (v128.xor (local.get $sink) (v128.load (i32.add (local.get $codes)
+                (i32.mul (i32.load offset=32 (i32.add (local.get $ids) (i32.shl (local.get $k) (i32.const 2)))) (local.get $stride))))))))
+            (i32.load (i32.add (local.get $ids) (i32.shl (local.get $k) (i32.const 2)))))))
         (local.set $p (i32.add (local.get $codes) (i32.mul (local.get $id) (local.get $stride))))
         (local.set $pl (local.get $planes))
         (local.set $acc (v128.const i32x4 0 0 0 0))
@@ -173,7 +180,8 @@
               (f64.mul (local.get $b) (f64.convert_i32_u (i32.shr_u (local.get $t) (i32.const 16)))))
               (local.get $c))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
-        (br $rowLoop))))
+        (br $rowLoop)))
+    (v128.store (local.get $sinkAt) (local.get $sink)))
 
   ;; FastScan-style scan of 128-bit code prefixes (André, Kermarrec & Le Scouarnec, "Cache locality is not
   ;; enough: high-performance nearest neighbor search with product quantization fast scan", VLDB 2015; Faiss
