@@ -56,10 +56,14 @@
  * scale_i · D · Δ/2 from the table score (worst case; about scale_i · Δ · √(D/12) for independent rounding
  * errors), so the shortlist may differ from the JS one; `simdScanScores` returns the scores with that bound
  * (property-tested). Measured with bench/vector-index-bench.ts: recall@10 of the whole search changes by
- * ≤ 0.003 (d = 512, n = 10k and 100k). With 128-bit prefixes (the default) stage 0 runs FastScan-style
- * (code-scan.ts `scan_blocked`: prefixes in blocks of 32 vectors, nibble lookup tables through i8x16.swizzle,
- * the same integer S as the popcount kernel, the score in float32) and keeps the vectors at or above the sampled
- * cut inside the kernel; at n = 100k this stage takes ~0.2 ms against ~1 ms for the popcount kernel and its JS cut. The kernel copies codes, prefixes and scales into its own memory on the
+ * ≤ 0.003 (d = 512, n = 10k and 100k). Whole scans run FastScan-style (code-scan.ts `scan_blocked`: codes in
+ * blocks of 32 vectors, nibble lookup tables through i8x16.swizzle, the same integer S as the popcount kernel,
+ * the score in float32 in the same operation order as the row kernel, so both give the same bits) and keep the
+ * vectors at or above a sampled cut inside the kernel: at n = 100k the 128-bit prefix pass takes ~0.2 ms against
+ * ~1 ms for the popcount kernel and its JS cut. When the cascade would keep a tenth of n or more for the
+ * full-code stage (n < FULL_SCAN_RATIO · keep: 10k tools keep 2,048), one blocked pass over the full codes
+ * replaces it (cheaper than the random reads, and exact on the full-code scores): codeShortlist at 10k × 512
+ * 0.29 → 0.18 ms (random data). The kernel copies codes, prefixes and scales into its own memory on the
  * first SIMD scan (kept by index object in a WeakMap, used only while index.codes is the copied array).
  *
  * Contract: the index keeps a reference to `vectors` for re-ranking; do not mutate it afterwards (the SIMD copy
@@ -67,7 +71,7 @@
  * for speed).
  */
 import { dotAt } from "../linalg/dot.ts";
-import { type CodeScan, codeScan, PREFIX_BLOCK, type QuantizedQuery, quantizedErrorBound, quantizeQuery } from "../simd/code-scan.ts";
+import { type CodeScan, codeScan, type QuantizedQuery, quantizedErrorBound, quantizeQuery, SCAN_BLOCK } from "../simd/code-scan.ts";
 import { dotErrorFactor, dotUnderflowBound, type F32RowDots, f32RowDots, MAX_QUERY_ABS, simdByDefault } from "../simd/row-dots.ts";
 import { mulberry32, type Rng } from "../random/rng.ts";
 import { SearchError } from "./search-error.ts";
@@ -385,83 +389,60 @@ export function codeShortlist(index: VectorIndex, query: ArrayLike<number>, size
   return out;
 }
 
-/** codeShortlist with the SIMD scan (pw a multiple of 4): the same cascade on 4-bit query scores. */
+/**
+ * codeShortlist with the SIMD scans (pw a multiple of 4). When the prefix cascade would gather at least a tenth
+ * of the vectors for its full-code stage (n < FULL_SCAN_RATIO · keep, e.g. 10k tools keeping 2,048), one blocked
+ * pass over the full codes is cheaper than the prefix pass plus those random reads, and exact on the full-code
+ * scores: it is used instead. Otherwise the cascade: the `keep` best prefix scores, re-scored on the full codes by
+ * the row kernel (same formula, same bits), the `size` best of those.
+ */
 function simdShortlist(index: VectorIndex, scan: CodeScan, r: Float64Array, size: number, pw: number, keep: number): Int32Array {
   const n = index.n;
-  const blocks = index.bits >> 7;
-  if (!(pw > 0 && pw < index.bits >> 5 && n > 2 * keep)) {
-    const all = scan.scanAll(quantizeQuery(r, blocks));
-    return topKIds(all, n, size, scratchOf(n, 1));
-  }
-  if (scan.blockedPrefix && pw === 4 && index.prefixWords === 4) return blockedShortlist(scan, quantizeQuery(r, blocks), quantizeQuery(r, 1), n, size, keep);
-  const pre = scan.scanAll(quantizeQuery(r, pw >> 2));
-  const step = Math.ceil(n / PREFIX_SAMPLES);
-  const samples = Math.ceil(n / step);
-  const sampled = scratchOf(samples, 1);
-  for (let s = 0; s < samples; s++) sampled[s] = pre[s * step]!;
-  const expected = (keep * samples) / n;
-  const rank = Math.min(samples, Math.ceil(1.2 * expected + 3 * Math.sqrt(expected)) + 1);
-  const cut = kthLargestInPlace(sampled, samples, rank);
-  let ids = idScratch(keep + (keep >> 1));
-  let vals = scratchOf(ids.length);
-  let c = 0;
-  for (let i = 0; i < n; i++) {
-    const v = pre[i]!;
-    if (v >= cut) {
-      if (c === ids.length) {
-        ids = idScratch(2 * c, c);
-        vals = growScratch(2 * c, c);
-      }
-      ids[c] = i;
-      vals[c++] = v;
-    }
-  }
-  let first: Int32Array;
-  if (c < keep) first = topKIds(pre, n, keep, scratchOf(n, 1));
-  else {
-    first = topKIds(vals, c, keep, scratchOf(c, 1));
-    for (let j = 0; j < first.length; j++) first[j] = ids[first[j]!]!;
-  }
-  const refined = scan.scanIds(quantizeQuery(r, blocks), first, first.length, scratchOf(first.length));
+  const full = quantizeQuery(r, index.bits >> 7);
+  if (!(pw > 0 && pw < index.bits >> 5 && n > 2 * keep && n >= FULL_SCAN_RATIO * keep)) return blockedTop(scan, full, n, size);
+  const first = blockedTop(scan, quantizeQuery(r, pw >> 2), n, keep);
+  const refined = scan.scanIds(full, first, first.length, scratchOf(first.length));
   const chosen = topKIds(refined, first.length, size, scratchOf(first.length, 1));
   const out = new Int32Array(chosen.length);
   for (let j = 0; j < chosen.length; j++) out[j] = first[chosen[j]!]!;
   return out;
 }
 
+/** The cascade is used from n ≥ FULL_SCAN_RATIO · keep (see simdShortlist). */
+export const FULL_SCAN_RATIO = 10;
+
 /**
- * simdShortlist's cascade on the blocked prefixes (code-scan.ts `scan_blocked`, FastScan-style): every
- * ⌈blocks / (PREFIX_SAMPLES/32)⌉-th block of 32 vectors is scored first, the keep/n quantile of those scores
- * (lowered by the same margin as prefixShortlist) is the cut, and one pass scores every vector and keeps those at
- * or above the cut inside the kernel; when fewer than `keep` pass, all n prefix scores are selected from.
+ * The k ids with the best blocked-kernel scores on q's bits (ties: smaller id), ascending — the same set as
+ * topKIds over all n scores, without returning them to JS: every ⌈blocks / (PREFIX_SAMPLES/32)⌉-th block of 32
+ * vectors is scored first, the k/n quantile of those scores lowered by the margin of prefixShortlist is the cut,
+ * and one pass scores every vector and keeps those at or above it inside the kernel. When fewer than k pass
+ * (improbable), all n scores are selected from.
  */
-function blockedShortlist(scan: CodeScan, full: QuantizedQuery, prefix: QuantizedQuery, n: number, size: number, keep: number): Int32Array {
-  const nBlocks = Math.ceil(n / PREFIX_BLOCK);
-  const step = Math.max(1, Math.ceil(nBlocks / (PREFIX_SAMPLES / PREFIX_BLOCK)));
-  const sample = scan.prefixSample(prefix, step);
-  const sampled = scratchOf(Math.ceil(nBlocks / step) * PREFIX_BLOCK, 1);
+function blockedTop(scan: CodeScan, q: QuantizedQuery, n: number, k: number): Int32Array {
+  const nBlocks = Math.ceil(n / SCAN_BLOCK);
+  const step = Math.ceil(nBlocks / (PREFIX_SAMPLES / SCAN_BLOCK));
+  if (step <= 1) return sortedTop(scan.sampleBlocks(q, 1), n, k);
+  const sample = scan.sampleBlocks(q, step);
+  const sampled = scratchOf(Math.ceil(nBlocks / step) * SCAN_BLOCK, 1);
   let samples = 0;
-  for (let b = 0; b < nBlocks; b += step) for (let i = b * PREFIX_BLOCK, end = Math.min(n, i + PREFIX_BLOCK); i < end; i++) sampled[samples++] = sample[i]!;
-  const expected = (keep * samples) / n;
+  for (let b = 0; b < nBlocks; b += step) for (let i = b * SCAN_BLOCK, end = Math.min(n, i + SCAN_BLOCK); i < end; i++) sampled[samples++] = sample[i]!;
+  const expected = (k * samples) / n;
   const rank = Math.min(samples, Math.ceil(1.2 * expected + 3 * Math.sqrt(expected)) + 1);
   const cut = kthLargestInPlace(sampled, samples, rank);
-  const hits = scan.prefixAbove(prefix, cut);
-  let first: Int32Array;
-  if (hits.count < keep) {
-    const all = scratchOf(n);
-    for (let i = 0; i < n; i++) all[i] = hits.scores[i]!;
-    first = topKIds(all, n, keep, scratchOf(n, 1));
-  } else {
-    const vals = scratchOf(hits.count);
-    for (let j = 0; j < hits.count; j++) vals[j] = hits.vals[j]!;
-    first = topKIds(vals, hits.count, keep, scratchOf(hits.count, 1));
-    for (let j = 0; j < first.length; j++) first[j] = hits.ids[first[j]!]!;
-  }
-  const refined = scan.scanIds(full, first, first.length, scratchOf(first.length));
-  const chosen = topKIds(refined, first.length, size, scratchOf(first.length, 1));
-  const out = new Int32Array(chosen.length);
-  for (let j = 0; j < chosen.length; j++) out[j] = first[chosen[j]!]!;
-  return out;
+  const hits = scan.above(q, cut);
+  if (hits.count < k) return sortedTop(hits.scores, n, k);
+  const vals = scratchOf(hits.count);
+  for (let j = 0; j < hits.count; j++) vals[j] = hits.vals[j]!;
+  const first = topKIds(vals, hits.count, k, scratchOf(hits.count, 1));
+  for (let j = 0; j < first.length; j++) first[j] = hits.ids[first[j]!]!;
+  return first;
+}
+
+/** topKIds over n float32 scores. */
+function sortedTop(scores: Float32Array, n: number, k: number): Int32Array {
+  const all = scratchOf(n);
+  for (let i = 0; i < n; i++) all[i] = scores[i]!;
+  return topKIds(all, n, k, scratchOf(n, 1));
 }
 
 interface ScanKernel {
@@ -494,7 +475,7 @@ export function simdScanBytes(index: VectorIndex): number {
 
 function scanKernel(index: VectorIndex): CodeScan | undefined {
   return cachedKernel(scanKernels, index, index.codes, () => {
-    const scan = index.n > 0 ? codeScan(index.codes, index.bits >> 5, index.scales, index.prefixCodes, index.prefixWords ?? 0) : undefined;
+    const scan = index.n > 0 ? codeScan(index.codes, index.bits >> 5, index.scales) : undefined;
     return scan ? { scan, source: index.codes } : undefined;
   })?.scan;
 }

@@ -1,6 +1,6 @@
 /**
- * WebAssembly SIMD scan of 1-bit sign codes against a 4-bit quantised query (RaBitQ's query quantisation:
- * Gao & Long, "RaBitQ", SIGMOD 2024, §3.3), the kernel `scan_codes` of kernels.wat.
+ * WebAssembly SIMD scans of 1-bit sign codes against a 4-bit quantised query (RaBitQ's query quantisation:
+ * Gao & Long, "RaBitQ", SIGMOD 2024, §3.3), the kernels `scan_codes` and `scan_blocked` of kernels.wat.
  *
  * A code b ∈ {0,1}^D stands for the signs s_j = 2b_j − 1; the JS scan computes Σ_j r_j · s_j for the rotated
  * query r through byte tables. Here r is quantised to B = 4 unsigned bit planes: with lo = min_j r_j,
@@ -10,21 +10,28 @@
  *               = Δ·(2·S − U) + lo·(2·P − D) + E,        S = Σ_j u_j b_j,  U = Σ_j u_j,  P = popcount(b),
  *
  * with |E| ≤ D·Δ/2 (worst case: every e_j at ±Δ/2 with the sign of s_j; for independent rounding errors it is
- * about Δ·√(D/12)). S = Σ_{p<4} 2^p · popcount(plane_p AND b) is computed exactly in integers (v128.and,
- * i8x16.popcnt, widening pairwise adds); the kernel returns scale_i · (a·S + b·P + c) in float64 with a = 2Δ,
- * b = 2·lo, c = −Δ·U − lo·D. So for vector i the SIMD score differs from the JS table score by at most
+ * about Δ·√(D/12)). Both kernels compute S exactly in integers and return, in float32 with a, b, c, scale_i
+ * and scaleP_i = scale_i·P rounded to float32,
  *
- *   scale_i · D · Δ / 2      (+ float64 rounding, ~1e-15 relative),
+ *   scale_i · (a·S + c) + b · scaleP_i,     a = 2Δ, b = 2·lo, c = −Δ·U − lo·D,
+ *
+ * in the same operation order, so the two give the same bits for the same vector and query. The SIMD score
+ * differs from the JS table score by at most
+ *
+ *   scale_i · D · Δ / 2      (+ float32 rounding: eight roundings of at most 2⁻²⁴ relative on terms no larger
+ *                             than |scale_i·a·S| + |scale_i·c| + |b·scale_i·P|),
  *
  * `quantizedErrorBound(q)` = D·Δ/2. D is the number of code bits scanned (128 for the prefix stage), and lo, Δ
  * are taken over those coordinates only.
  *
- * 128-bit prefixes are scanned by a second kernel, `scan_blocked`, FastScan-style (André, Kermarrec & Le
- * Scouarnec, VLDB 2015; Faiss IndexPQFastScan): the prefixes of 32 vectors are transposed into one 512-byte
- * block (`blockPrefixes`), and per group g of 4 code bits a 16-entry table of Σ_{bit t of c} u_{4g+t}
- * (`nibbleTables`, ≤ 60, one byte) is looked up for 16 vectors at once with i8x16.swizzle. It computes the same
- * integer S, then the score in float32 (six roundings, ≤ 8·2⁻²⁴ of the terms' magnitude more), and can keep
- * the vectors at or above a cut inside the kernel (`prefixAbove`), so JS never loops over n scores.
+ * `scan_codes` scores the codes of listed ids, read row by row (S = Σ_{p<4} 2^p · popcount(plane_p AND b):
+ * v128.and, i8x16.popcnt, widening pairwise adds; it touches the code 8 ids ahead so gathered cache misses
+ * overlap). Whole scans (of a prefix or of the full codes) run `scan_blocked`, FastScan-style (André, Kermarrec
+ * & Le Scouarnec, VLDB 2015; Faiss IndexPQFastScan): the codes of 32 vectors are transposed into one block
+ * (`blockCodes`; its first 512 bytes are the 128-bit prefixes), and per group g of 4 code bits a 16-entry table
+ * of Σ_{bit t of c} u_{4g+t} (`nibbleTables`, ≤ 60, one byte) is looked up for 16 vectors at once with
+ * i8x16.swizzle; it can keep the vectors at or above a cut inside the kernel (`above`), so JS never loops over
+ * n scores.
  */
 import { align, CHUNK, kernelInstance } from "./row-dots.ts";
 
@@ -80,59 +87,56 @@ export interface CodeScan {
   /** Size of the kernel's memory (the copies and buffers). */
   readonly bytes: number;
   /**
-   * Scores of all n vectors on their first q.blocks·128 bits, read from `prefix` when it has exactly that
-   * many words a vector, else from the full codes. The result is a view into the kernel's memory, valid until
-   * the next call.
+   * Scores of all n vectors on their first q.blocks·128 code bits (the blocked kernel, float32 arithmetic). The
+   * result is a view into the kernel's memory, valid until the next call.
    */
   scanAll(q: QuantizedQuery): Float64Array;
-  /** Scores of the given vectors on their first q.blocks·128 code bits (full codes); out[k] for ids[k]. */
+  /** Scores of the given vectors on their first q.blocks·128 code bits (row kernel, float64); out[k] for ids[k]. */
   scanIds(q: QuantizedQuery, ids: ArrayLike<number>, count: number, out: Float64Array): Float64Array;
-  /** Whether the prefixes are held in the blocked layout of `prefixSample` / `prefixAbove` (128-bit prefixes). */
-  readonly blockedPrefix: boolean;
   /**
-   * Blocked-prefix scores (float32) of the vectors of blocks 0, step, 2·step, … (32 vectors a block: vector i is
-   * in block ⌊i/32⌋); entries of other blocks are stale. A view into the kernel's memory, valid until the next call.
-   * q must have one block (128 bits).
+   * Blocked-kernel scores (float32) on the first q.blocks·128 code bits of the vectors of blocks 0, step,
+   * 2·step, … (32 vectors a block: vector i is in block ⌊i/32⌋); entries of other blocks are stale. A view into the
+   * kernel's memory, valid until the next call.
    */
-  prefixSample(q: QuantizedQuery, step: number): Float32Array;
+  sampleBlocks(q: QuantizedQuery, step: number): Float32Array;
   /**
-   * The vectors whose blocked-prefix score is ≥ cut, ascending: ids[0 .. count) and their scores vals[0 .. count)
-   * (views into the kernel's memory, valid until the next call). Also leaves every score in `prefixSample(q, 1)`'s
-   * array.
+   * The vectors whose blocked-kernel score (first q.blocks·128 bits) is ≥ cut, ascending: ids[0 .. count) and
+   * their scores vals[0 .. count), plus every vector's score in `scores` (views into the kernel's memory, valid
+   * until the next call).
    */
-  prefixAbove(q: QuantizedQuery, cut: number): { ids: Int32Array; vals: Float32Array; count: number; scores: Float32Array };
+  above(q: QuantizedQuery, cut: number): { ids: Int32Array; vals: Float32Array; count: number; scores: Float32Array };
 }
 
-/** Vectors per block of the blocked prefix layout. */
-export const PREFIX_BLOCK = 32;
+/** Vectors per block of the blocked layout. */
+export const SCAN_BLOCK = 32;
 
 /**
- * The 128-bit prefixes (4 words a vector, n vectors) in the blocked layout of the kernel `scan_blocked`: byte
- * 512B + 16g + t holds nibble g (bits 4g .. 4g + 3) of vector 32B + t in its low half and of vector 32B + 16 + t
- * in its high half; vectors past n are zero.
+ * n codes of `words` 32-bit words in the blocked layout of the kernel `scan_blocked`: block B takes 16·8·words
+ * bytes; its byte 16g + t holds nibble g (code bits 4g .. 4g + 3, bit t of word w = code bit 32w + t) of vector
+ * 32B + t in its low half and of vector 32B + 16 + t in its high half; vectors past n are zero. The first 512
+ * bytes of a block are the 128-bit prefixes.
  */
-export function blockPrefixes(prefix: Uint32Array, n: number): Uint8Array {
-  const blocks = Math.ceil(n / PREFIX_BLOCK);
-  const out = new Uint8Array(blocks * 512);
+export function blockCodes(codes: Uint32Array, words: number, n: number): Uint8Array {
+  const stride = 128 * words;
+  const out = new Uint8Array(Math.ceil(n / SCAN_BLOCK) * stride);
   for (let i = 0; i < n; i++) {
-    const at = (i >> 5) * 512 + (i & 15);
-    const high = (i & 16) !== 0;
-    for (let g = 0; g < 32; g++) {
-      const nib = (prefix[i * 4 + (g >> 3)]! >>> ((g & 7) * 4)) & 15;
-      out[at + 16 * g]! |= high ? nib << 4 : nib;
-    }
+    const at = (i >> 5) * stride + (i & 15);
+    const shift = (i & 16) !== 0 ? 4 : 0;
+    for (let g = 0; g < 8 * words; g++) out[at + 16 * g]! |= ((codes[i * words + (g >> 3)]! >>> ((g & 7) * 4)) & 15) << shift;
   }
   return out;
 }
 
-/** lut[16g + c] = Σ_{bit t of c} u_{4g+t} for the 4-bit query u of a one-block (128-bit) quantised query. */
-export function nibbleTables(q: QuantizedQuery, out: Uint8Array = new Uint8Array(512)): Uint8Array {
-  if (q.blocks !== 1) throw new RangeError(`code-scan: nibble tables need a one-block query, got ${q.blocks}`);
-  for (let g = 0; g < 32; g++) {
-    const u = [0, 0, 0, 0];
+/** lut[16g + c] = Σ_{bit t of c} u_{4g+t} (g < 32·blocks) for the 4-bit levels u of a quantised query. */
+export function nibbleTables(q: QuantizedQuery, out: Uint8Array = new Uint8Array(512 * q.blocks)): Uint8Array {
+  if (out.length < 512 * q.blocks) throw new RangeError(`code-scan: a table of ${out.length} bytes for ${q.blocks} blocks`);
+  const u = [0, 0, 0, 0];
+  for (let g = 0; g < 32 * q.blocks; g++) {
     for (let t = 0; t < 4; t++) {
       const j = 4 * g + t;
-      for (let p = 0; p < QUERY_BITS; p++) if ((q.planes[p * 4 + (j >> 5)]! >>> (j & 31)) & 1) u[t]! += 1 << p;
+      let level = 0;
+      for (let p = 0; p < QUERY_BITS; p++) level |= ((q.planes[(4 * (j >> 7) + p) * 4 + ((j >> 5) & 3)]! >>> (j & 31)) & 1) << p;
+      u[t] = level;
     }
     for (let c = 0; c < 16; c++) out[16 * g + c] = (c & 1 ? u[0]! : 0) + (c & 2 ? u[1]! : 0) + (c & 4 ? u[2]! : 0) + (c & 8 ? u[3]! : 0);
   }
@@ -140,27 +144,32 @@ export function nibbleTables(q: QuantizedQuery, out: Uint8Array = new Uint8Array
 }
 
 /**
- * A kernel over copies of n codes of `words` 32-bit words, optional contiguous prefixes of `prefixWords`
- * words, and the scales; undefined when SIMD or the memory is unavailable or the codes are too long.
+ * A kernel over copies of n codes of `words` 32-bit words (row by row for gathers by id, and blocked for scans)
+ * and the scales; undefined when SIMD or the memory is unavailable or the codes are too long.
  */
-export function codeScan(codes: Uint32Array, words: number, scales: Float32Array, prefix?: Uint32Array, prefixWords = 0): CodeScan | undefined {
+export function codeScan(codes: Uint32Array, words: number, scales: Float32Array): CodeScan | undefined {
   const n = scales.length;
   if (words % 4 !== 0 || words / 4 > MAX_SCAN_BLOCKS || codes.length !== n * words) return undefined;
-  // 128-bit prefixes are kept in the blocked layout of scan_blocked only (not row by row as well).
-  const blocked = prefix !== undefined && prefixWords === 4 && prefix.length === n * 4 && n > 0;
-  const nBlocks = blocked ? Math.ceil(n / PREFIX_BLOCK) : 0;
-  const padded = nBlocks * PREFIX_BLOCK;
+  const codeBlocks = words / 4;
+  const nBlocks = Math.ceil(n / SCAN_BLOCK);
+  const padded = nBlocks * SCAN_BLOCK;
+  const stride = 128 * words;
   const codesAt = 0;
   const blockedAt = align(4 * n * words);
-  const scalesAt = blockedAt + align(512 * nBlocks);
+  // The 128-bit prefixes again, blocked contiguously (512 bytes a block): a prefix scan then reads memory in
+  // order instead of the first quarter of every 2 KiB block (measured 0.21 against ~0.3 ms at 100k × 512 bits).
+  const prefixAt = blockedAt + align(stride * nBlocks);
+  const hasPrefix = codeBlocks > 1;
+  const scalesAt = prefixAt + (hasPrefix ? align(512 * nBlocks) : 0);
   const paddedScalesAt = scalesAt + align(4 * n);
+  // scale_i · popcount of the first 128·k bits of code i, k = 1 .. codeBlocks (one padded array per k)
   const scalePAt = paddedScalesAt + align(4 * padded);
-  const lutAt = scalePAt + align(4 * padded);
-  const tmpAt = lutAt + 512;
+  const lutAt = scalePAt + codeBlocks * align(4 * padded);
+  const tmpAt = lutAt + 512 * MAX_SCAN_BLOCKS;
   const blockScoresAt = tmpAt + 64;
   const hitIdsAt = blockScoresAt + align(4 * padded);
   const hitValsAt = hitIdsAt + align(4 * n);
-  const planesAt = hitValsAt + align(blocked ? 4 * n : 0);
+  const planesAt = hitValsAt + align(4 * n);
   const idsAt = planesAt + 64 * MAX_SCAN_BLOCKS;
   const outAt = idsAt + 4 * CHUNK;
   const at = kernelInstance(outAt + 8 * Math.max(n, CHUNK));
@@ -168,49 +177,55 @@ export function codeScan(codes: Uint32Array, words: number, scales: Float32Array
   const buffer = at.memory.buffer;
   new Uint32Array(buffer, codesAt, n * words).set(codes);
   new Float32Array(buffer, scalesAt, n).set(scales);
-  if (blocked) {
-    new Uint8Array(buffer, blockedAt, 512 * nBlocks).set(blockPrefixes(prefix, n));
-    new Float32Array(buffer, paddedScalesAt, n).set(scales);
-    const scaleP = new Float32Array(buffer, scalePAt, n);
+  const blockedCodes = blockCodes(codes, words, n);
+  new Uint8Array(buffer, blockedAt, stride * nBlocks).set(blockedCodes);
+  if (hasPrefix) {
+    const prefixes = new Uint8Array(buffer, prefixAt, 512 * nBlocks);
+    for (let b = 0; b < nBlocks; b++) prefixes.set(blockedCodes.subarray(b * stride, b * stride + 512), b * 512);
+  }
+  new Float32Array(buffer, paddedScalesAt, n).set(scales);
+  for (let k = 1; k <= codeBlocks; k++) {
+    const scaleP = new Float32Array(buffer, scalePAt + (k - 1) * align(4 * padded), n);
     for (let i = 0; i < n; i++) {
       let pop = 0;
-      for (let w = 0; w < 4; w++) pop += popcount32(prefix[i * 4 + w]!);
+      for (let w = 0; w < 4 * k; w++) pop += popcount32(codes[i * words + w]!);
       scaleP[i] = scales[i]! * pop;
     }
   }
   const planes = new Uint32Array(buffer, planesAt, 16 * MAX_SCAN_BLOCKS);
   const idView = new Int32Array(buffer, idsAt, CHUNK);
   const outView = new Float64Array(buffer, outAt, Math.max(n, CHUNK));
-  const lut = new Uint8Array(buffer, lutAt, 512);
+  const lut = new Uint8Array(buffer, lutAt, 512 * MAX_SCAN_BLOCKS);
   const blockScores = new Float32Array(buffer, blockScoresAt, padded);
-  const hitIds = new Int32Array(buffer, hitIdsAt, blocked ? n : 0);
-  const hitVals = new Float32Array(buffer, hitValsAt, blocked ? n : 0);
+  const hitIds = new Int32Array(buffer, hitIdsAt, n);
+  const hitVals = new Float32Array(buffer, hitValsAt, n);
   const kernel = at.exports.scan_codes!;
   const blockKernel = at.exports.scan_blocked as unknown as (...args: number[]) => number;
+  const scalePOf = (q: QuantizedQuery) => scalePAt + (q.blocks - 1) * align(4 * padded);
+  const checkBlocks = (q: QuantizedQuery) => {
+    if (q.blocks < 1 || q.blocks > codeBlocks) throw new RangeError(`code-scan: ${q.blocks} blocks, codes have ${codeBlocks}`);
+  };
   const coefficients = (q: QuantizedQuery) => {
-    if (q.blocks < 1 || q.blocks > words / 4) throw new RangeError(`code-scan: ${q.blocks} blocks, codes have ${words / 4}`);
+    checkBlocks(q);
     planes.set(q.planes);
     return [2 * q.delta, 2 * q.lo, -q.delta * q.sumU - q.lo * 128 * q.blocks] as const;
   };
   const runBlocked = (q: QuantizedQuery, step: number, cut: number, collect: boolean): number => {
-    if (!blocked) throw new RangeError("code-scan: no blocked prefixes (they need 4 prefix words a vector)");
+    checkBlocks(q);
     if (!(Number.isInteger(step) && step >= 1)) throw new RangeError(`code-scan: step must be an integer ≥ 1, got ${step}`);
+    if (Number.isNaN(cut)) throw new RangeError("code-scan: cut is NaN");
+    if (n === 0) return 0;
     nibbleTables(q, lut);
-    const [a, b, c] = [2 * q.delta, 2 * q.lo, -q.delta * q.sumU - q.lo * 128];
-    return blockKernel(blockedAt, lutAt, paddedScalesAt, scalePAt, a, b, c, 0, step, nBlocks, n, tmpAt, blockScoresAt, cut, collect ? hitIdsAt : -1, hitValsAt);
+    const [a, b, c] = [2 * q.delta, 2 * q.lo, -q.delta * q.sumU - q.lo * 128 * q.blocks];
+    const prefixOnly = hasPrefix && q.blocks === 1;
+    return blockKernel(prefixOnly ? prefixAt : blockedAt, prefixOnly ? 512 : stride, 512 * q.blocks, lutAt, paddedScalesAt, scalePOf(q), a, b, c, 0, step, nBlocks, n, tmpAt, blockScoresAt, cut, collect ? hitIdsAt : -1, hitValsAt);
   };
   return {
     n,
     bytes: buffer.byteLength,
-    blockedPrefix: blocked,
     scanAll(q) {
-      if (blocked && q.blocks === 1) {
-        runBlocked(q, 1, 0, false);
-        for (let i = 0; i < n; i++) outView[i] = blockScores[i]!;
-        return outView.subarray(0, n);
-      }
-      const [a, b, c] = coefficients(q);
-      kernel(codesAt, 4 * words, q.blocks, -1, n, planesAt, scalesAt, a, b, c, outAt, tmpAt);
+      runBlocked(q, 1, 0, false);
+      for (let i = 0; i < n; i++) outView[i] = blockScores[i]!;
       return outView.subarray(0, n);
     },
     scanIds(q, ids, count, out) {
@@ -222,17 +237,16 @@ export function codeScan(codes: Uint32Array, words: number, scales: Float32Array
           if (!(id >= 0 && id < n && Number.isInteger(id))) throw new RangeError(`code-scan: id ${id} is not in [0, ${n})`);
           idView[k] = id;
         }
-        kernel(codesAt, 4 * words, q.blocks, idsAt, m, planesAt, scalesAt, a, b, c, outAt, tmpAt);
+        kernel(codesAt, 4 * words, q.blocks, idsAt, m, planesAt, scalesAt, scalePOf(q), a, b, c, outAt, tmpAt);
         out.set(outView.subarray(0, m), start);
       }
       return out;
     },
-    prefixSample(q, step) {
+    sampleBlocks(q, step) {
       runBlocked(q, step, 0, false);
       return blockScores.subarray(0, n);
     },
-    prefixAbove(q, cut) {
-      if (Number.isNaN(cut)) throw new RangeError("code-scan: cut is NaN");
+    above(q, cut) {
       const count = runBlocked(q, 1, cut, true);
       return { ids: hitIds, vals: hitVals, count, scores: blockScores.subarray(0, n) };
     },

@@ -122,17 +122,18 @@
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $rowLoop))))
 
-  ;; out[k] (f64) = scales[id] · (a·S + b·P + c), id = ids[k] (or k when ids < 0), over 128-bit blocks of the
-  ;; sign code at codes + id·stride: S = Σ_p 2^p · popcount(plane_p AND code), p < 4 (planes: 4 × 16 bytes per block),
-  ;; P = popcount(code). Per byte of a block the weighted count is ≤ 8·15 = 120 (i8), widened pairwise into i16
-  ;; lanes (≤ 240 a block) and the code's byte popcounts summed in i8 (≤ 8 a block): exact for blocks ≤ 31; the
-  ;; caller allows ≤ 16. At the end S (≤ 1920·blocks < 2^16) and P are packed as S + 2^16·P into one i32 sum.
+  ;; out[k] (f64, holding a float32 value) = scales[id] · (a·S + c) + b · scaleP[id] in float32 (the formula and
+  ;; operation order of scan_blocked, so both give the same bits), id = ids[k] (or k when ids < 0), over 128-bit
+  ;; blocks of the sign code at codes + id·stride: S = Σ_p 2^p · popcount(plane_p AND code), p < 4 (planes: 4 × 16
+  ;; bytes per block); scaleP[id] = scales[id] · popcount of the bits scanned (precomputed). Per byte of a block the
+  ;; weighted count is ≤ 8·15 = 120 (i8), widened pairwise into i16 lanes (≤ 240 a block): exact for blocks ≤ 31
+  ;; (S ≤ 1920·blocks); the caller allows ≤ 16.
   (func (export "scan_codes")
     (param $codes i32) (param $stride i32) (param $blocks i32) (param $ids i32) (param $count i32)
-    (param $planes i32) (param $scales i32) (param $a f64) (param $b f64) (param $c f64) (param $out i32)
+    (param $planes i32) (param $scales i32) (param $scaleP i32) (param $a f32) (param $b f32) (param $c f32) (param $out i32)
     (param $sinkAt i32)
     (local $k i32) (local $id i32) (local $p i32) (local $pl i32) (local $bl i32) (local $t i32)
-    (local $v v128) (local $w v128) (local $acc v128) (local $pop v128) (local $sink v128)
+    (local $v v128) (local $w v128) (local $acc v128) (local $sink v128)
     (block $done
       (loop $rowLoop
         (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
@@ -148,7 +149,6 @@
         (local.set $p (i32.add (local.get $codes) (i32.mul (local.get $id) (local.get $stride))))
         (local.set $pl (local.get $planes))
         (local.set $acc (v128.const i32x4 0 0 0 0))
-        (local.set $pop (v128.const i32x4 0 0 0 0))
         (local.set $bl (i32.const 0))
         (block $bDone
           (loop $bLoop
@@ -163,38 +163,36 @@
             (local.set $w (i8x16.add (i8x16.add (local.get $w) (local.get $w))
               (i8x16.popcnt (v128.and (local.get $v) (v128.load (local.get $pl))))))
             (local.set $acc (i16x8.add (local.get $acc) (i16x8.extadd_pairwise_i8x16_u (local.get $w))))
-            (local.set $pop (i8x16.add (local.get $pop) (i8x16.popcnt (local.get $v))))
             (local.set $p (i32.add (local.get $p) (i32.const 16)))
             (local.set $pl (i32.add (local.get $pl) (i32.const 64)))
             (local.set $bl (i32.add (local.get $bl) (i32.const 1)))
             (br $bLoop)))
-        (local.set $acc (i32x4.add (i32x4.extadd_pairwise_i16x8_u (local.get $acc))
-          (i32x4.shl (i32x4.extadd_pairwise_i16x8_u (i16x8.extadd_pairwise_i8x16_u (local.get $pop))) (i32.const 16))))
+        (local.set $acc (i32x4.extadd_pairwise_i16x8_u (local.get $acc)))
         (local.set $t (i32.add
           (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
           (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
         (f64.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 3)))
-          (f64.mul (f64.promote_f32 (f32.load (i32.add (local.get $scales) (i32.shl (local.get $id) (i32.const 2)))))
-            (f64.add (f64.add
-              (f64.mul (local.get $a) (f64.convert_i32_u (i32.and (local.get $t) (i32.const 0xffff))))
-              (f64.mul (local.get $b) (f64.convert_i32_u (i32.shr_u (local.get $t) (i32.const 16)))))
-              (local.get $c))))
+          (f64.promote_f32 (f32.add
+            (f32.mul (f32.load (i32.add (local.get $scales) (i32.shl (local.get $id) (i32.const 2))))
+              (f32.add (f32.mul (local.get $a) (f32.convert_i32_s (local.get $t))) (local.get $c)))
+            (f32.mul (local.get $b) (f32.load (i32.add (local.get $scaleP) (i32.shl (local.get $id) (i32.const 2))))))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $rowLoop)))
     (v128.store (local.get $sinkAt) (local.get $sink)))
 
-  ;; FastScan-style scan of 128-bit code prefixes (André, Kermarrec & Le Scouarnec, "Cache locality is not
-  ;; enough: high-performance nearest neighbor search with product quantization fast scan", VLDB 2015; Faiss
-  ;; IndexPQFastScan), on 1-bit codes: the prefixes are stored in blocks of 32 vectors, 512 bytes a block; byte
-  ;; 16g + t of block B holds nibble g (code bits 4g .. 4g + 3) of vector 32B + t in its low half and of vector
-  ;; 32B + 16 + t in its high half. lut[16g + c] (u8) = Σ_{bit t of c} u_{4g+t}, u the 4-bit query (≤ 60), so
-  ;; S_i = Σ_g lut[16g + nibble_g(i)] = Σ_j u_j b_ij is the same integer as scan_codes' (≤ 1920: four nibbles
-  ;; are summed in u8 lanes, ≤ 240, then widened to u16). Score (float32):
-  ;;   scores[i] = scales[i] · (a·S_i + c) + b · scaleP[i],   scaleP[i] = scales[i] · popcount(prefix_i).
+  ;; FastScan-style scan of 1-bit codes (André, Kermarrec & Le Scouarnec, "Cache locality is not enough:
+  ;; high-performance nearest neighbor search with product quantization fast scan", VLDB 2015; Faiss
+  ;; IndexPQFastScan): the codes are stored in blocks of 32 vectors, $stride bytes a block (16 bytes per 4 code
+  ;; bits); byte 16g + t of block B holds nibble g (code bits 4g .. 4g + 3) of vector 32B + t in its low half and
+  ;; of vector 32B + 16 + t in its high half. The first $bytes bytes of each block are scanned (512 per 128 bits:
+  ;; a prefix or the whole code). lut[16g + c] (u8) = Σ_{bit t of c} u_{4g+t}, u the 4-bit query (≤ 60), so
+  ;; S_i = Σ_g lut[16g + nibble_g(i)] = Σ_j u_j b_ij is the same integer as scan_codes' (four nibbles are summed
+  ;; in u8 lanes, ≤ 240, then widened into u16 lanes: exact up to 1,092 nibbles, 4,368 bits). Score (float32):
+  ;;   scores[i] = scales[i] · (a·S_i + c) + b · scaleP[i],   scaleP[i] = scales[i] · popcount(scanned bits of i).
   ;; Blocks first, first + step, … below nBlocks are scored (step > 1 samples). With ids ≥ 0, every vector
   ;; i < n scoring ≥ cut is appended to ids (i32) and vals (f32); returns how many. tmp: 64 bytes of scratch.
   (func (export "scan_blocked")
-    (param $codes i32) (param $lut i32) (param $scales i32) (param $scaleP i32)
+    (param $codes i32) (param $stride i32) (param $bytes i32) (param $lut i32) (param $scales i32) (param $scaleP i32)
     (param $a f32) (param $b f32) (param $c f32)
     (param $first i32) (param $step i32) (param $nBlocks i32) (param $n i32)
     (param $tmp i32) (param $scores i32) (param $cut f32) (param $ids i32) (param $vals i32)
@@ -213,7 +211,7 @@
     (block $done
       (loop $blockLoop
         (br_if $done (i32.ge_u (local.get $blk) (local.get $nBlocks)))
-        (local.set $base (i32.add (local.get $codes) (i32.shl (local.get $blk) (i32.const 9))))
+        (local.set $base (i32.add (local.get $codes) (i32.mul (local.get $blk) (local.get $stride))))
         (local.set $acc0 (v128.const i32x4 0 0 0 0))
         (local.set $acc1 (v128.const i32x4 0 0 0 0))
         (local.set $acc2 (v128.const i32x4 0 0 0 0))
@@ -221,7 +219,7 @@
         (local.set $g (i32.const 0))
         (block $gDone
           (loop $gLoop
-            (br_if $gDone (i32.ge_u (local.get $g) (i32.const 512)))
+            (br_if $gDone (i32.ge_u (local.get $g) (local.get $bytes)))
             (local.set $x (v128.load (i32.add (local.get $base) (local.get $g))))
             (local.set $l (v128.load (i32.add (local.get $lut) (local.get $g))))
             (local.set $sl (i8x16.swizzle (local.get $l) (v128.and (local.get $x) (local.get $m0f))))

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
-import { blockPrefixes, codeScan, nibbleTables, quantizedErrorBound, quantizeQuery } from "../../../algorithms/simd/code-scan.ts";
+import { blockCodes, codeScan, nibbleTables, quantizedErrorBound, quantizeQuery } from "../../../algorithms/simd/code-scan.ts";
 import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 
 /** Σ_j r_j · (bit j of code ? +1 : −1) over the first 128·blocks bits of the code at `o` (the exact inner sum). */
@@ -55,40 +55,55 @@ describe("quantizeQuery (4 bit planes)", () => {
 });
 
 /**
- * The float32 rounding of the blocked kernel's scale·(a·S + c) + b·(scale·P): six roundings (scaleP, a·S, + c,
- * × scale, b·scaleP, +) of at most 2^-24 relative each, on terms no larger than their absolute sum.
+ * The float32 rounding of the kernels' scale·(a·S + c) + b·(scale·P) over 128·blocks bits: eight roundings
+ * (a, b, c and scaleP to float32, then a·S, + c, × scale, b·scaleP, +) of at most 2^-24 relative each, on terms no
+ * larger than their absolute sum.
  */
 function float32Slack(scale: number, q: ReturnType<typeof quantizeQuery>, S: number, P: number): number {
   const a = 2 * q.delta;
-  const c = -q.delta * q.sumU - q.lo * 128;
-  return 8 * 2 ** -24 * (Math.abs(scale) * (Math.abs(a * S) + Math.abs(c)) + Math.abs(2 * q.lo * scale * P));
+  const c = -q.delta * q.sumU - q.lo * 128 * q.blocks;
+  return 10 * 2 ** -24 * (Math.abs(scale) * (Math.abs(a * S) + Math.abs(c)) + Math.abs(2 * q.lo * scale * P));
 }
 
-describe("blocked prefixes and nibble tables (FastScan layout)", () => {
+describe("blocked codes and nibble tables (FastScan layout)", () => {
   it("by hand: nibble g of vector t in the low half of byte 16g + t, of vector 16 + t in the high half; 33 vectors → 2 blocks", () => {
     const n = 33;
-    const prefix = new Uint32Array(n * 4);
-    prefix[0] = 0x21; // vector 0: nibble 0 = 1, nibble 1 = 2
-    prefix[16 * 4] = 0x3; // vector 16: nibble 0 = 3
-    prefix[5 * 4 + 3] = 0xf0000000; // vector 5: nibble 31 (bits 124..127) = 15
-    prefix[32 * 4 + 1] = 0x9; // vector 32 (block 1, t = 0): nibble 8 = 9
-    const out = blockPrefixes(prefix, n);
+    const codes = new Uint32Array(n * 4);
+    codes[0] = 0x21; // vector 0: nibble 0 = 1, nibble 1 = 2
+    codes[16 * 4] = 0x3; // vector 16: nibble 0 = 3
+    codes[5 * 4 + 3] = 0xf0000000; // vector 5: nibble 31 (bits 124..127) = 15
+    codes[32 * 4 + 1] = 0x9; // vector 32 (block 1, t = 0): nibble 8 = 9
+    const out = blockCodes(codes, 4, n);
     expect(out.length).toBe(1024);
     expect(out[0]).toBe(0x31);
     expect(out[16]).toBe(0x02);
     expect(out[16 * 31 + 5]).toBe(0x0f);
     expect(out[512 + 16 * 8]).toBe(0x09);
-    expect(out.reduce((a, v) => a + (v !== 0 ? 1 : 0), 0)).toBe(4);
+    expect(out.reduce((a: number, v: number) => a + (v !== 0 ? 1 : 0), 0)).toBe(4);
   });
 
-  it("by hand: u = [0, 15, 5, 0, …] → table 0 = partial sums of (0, 15, 5, 0): c = 2 → 15, 4 → 5, 6 → 20, 15 → 20, 1 → 0", () => {
-    const r = new Float64Array(128).fill(-2);
+  it("by hand, 256-bit codes: a block takes 1,024 bytes and nibble 32 (bits 128..131, word 4) sits at byte 512 + t", () => {
+    const codes = new Uint32Array(2 * 8);
+    codes[4] = 0x7; // vector 0, word 4: nibble 32 = 7
+    codes[8 + 4] = 0x5; // vector 1, word 4: nibble 32 = 5
+    const out = blockCodes(codes, 8, 2);
+    expect(out.length).toBe(1024);
+    expect([out[512], out[513]]).toEqual([7, 5]);
+    expect(out.reduce((a: number, v: number) => a + (v !== 0 ? 1 : 0), 0)).toBe(2);
+  });
+
+  it("by hand: u = [0, 15, 5, 0, …] → table 0 = partial sums of (0, 15, 5, 0): c = 2 → 15, 4 → 5, 6 → 20, 15 → 20, 1 → 0; a two-block query fills 1,024 bytes", () => {
+    const r = new Float64Array(256).fill(-2);
     r[1] = 13;
     r[2] = 3.4;
-    const lut = nibbleTables(quantizeQuery(r, 1));
+    r[129] = 13; // block 1, nibble 32, bit 1
+    const lut = nibbleTables(quantizeQuery(r.subarray(0, 128), 1));
     expect([lut[2], lut[4], lut[6], lut[15], lut[1]]).toEqual([15, 5, 20, 20, 0]);
     expect(lut.subarray(16).every((v) => v === 0)).toBe(true);
-    expect(() => nibbleTables(quantizeQuery(new Float64Array(256), 2))).toThrow(/one-block/);
+    const two = nibbleTables(quantizeQuery(r, 2));
+    expect(two.length).toBe(1024);
+    expect([two[16 * 32 + 2], two[16 * 32 + 3], two[16 * 32 + 1]]).toEqual([15, 15, 0]);
+    expect(() => nibbleTables(quantizeQuery(r, 2), new Uint8Array(512))).toThrow(/512 bytes for 2 blocks/);
   });
 });
 
@@ -106,7 +121,7 @@ describe.runIf(simdAvailable())("codeScan (SIMD popcount kernel)", () => {
     expect(signDot(r, codes, 0, 1)).toBeCloseTo(268.4, 12);
   });
 
-  it("property: equals scale_i · (Δ(2S − U) + lo(2P − D)) computed in JS, and is within scale_i · D·Δ/2 of the exact Σ r_j s_j; prefix, full codes and id lists", () => {
+  it("property: within float32 rounding of scale_i · (Δ(2S − U) + lo(2P − D)) computed in JS, within scale_i · D·Δ/2 of the exact Σ r_j s_j; prefix and full codes; id lists give the same bits", () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.constantFrom(1, 2, 4, 16), fc.integer({ min: 1, max: 40 }), (seed, blocks, n) => {
         const rng = mulberry32(seed);
@@ -115,16 +130,13 @@ describe.runIf(simdAvailable())("codeScan (SIMD popcount kernel)", () => {
         if (n > 1) codes.fill(0xffffffff, 0, words); // extremes: all ones, all zeros
         if (n > 2) codes.fill(0, words, 2 * words);
         const scales = Float32Array.from({ length: n }, () => rng() * 2);
-        const prefix = new Uint32Array(n * 4);
-        for (let i = 0; i < n; i++) prefix.set(codes.subarray(i * words, i * words + 4), i * 4);
-        const scan = codeScan(codes, words, scales, prefix, 4)!;
+        const scan = codeScan(codes, words, scales)!;
         const r = Float64Array.from({ length: 128 * blocks }, () => (rng() - 0.4) * 2);
         for (const b of blocks === 1 ? [1] : [1, blocks]) {
           const q = quantizeQuery(r, b);
           const all = Float64Array.from(scan.scanAll(q));
           const ids = Array.from({ length: 2 * n }, (_, k) => (k * 7 + 3) % n);
           const listed = scan.scanIds(q, ids, ids.length, new Float64Array(ids.length));
-          const wants = new Float64Array(n);
           for (let i = 0; i < n; i++) {
             let S = 0;
             let P = 0;
@@ -134,38 +146,34 @@ describe.runIf(simdAvailable())("codeScan (SIMD popcount kernel)", () => {
               P += bit;
             }
             const want = scales[i]! * (2 * q.delta * S + 2 * q.lo * P + (-q.delta * q.sumU - q.lo * 128 * b));
-            // One block with prefixes: the blocked FastScan kernel, in float32 (float32Slack); else float64, exact.
-            const slack = b === 1 ? float32Slack(scales[i]!, q, S, P) : 0;
-            if (b === 1) expect(Math.abs(all[i]! - want)).toBeLessThanOrEqual(slack);
-            else expect(all[i]).toBe(want);
-            wants[i] = want;
+            const slack = float32Slack(scales[i]!, q, S, P);
+            expect(Math.abs(all[i]! - want)).toBeLessThanOrEqual(slack);
+            expect(Math.fround(all[i]!)).toBe(all[i]); // a float32 value
             const exact = scales[i]! * signDot(r, codes, i * words, b);
             expect(Math.abs(all[i]! - exact)).toBeLessThanOrEqual(scales[i]! * quantizedErrorBound(q) * (1 + 1e-9) + slack + 1e-12);
           }
-          for (let k = 0; k < ids.length; k++) expect(listed[k]).toBe(wants[ids[k]!]);
+          // the row kernel (gathers by id) and the blocked kernel give the same bits
+          for (let k = 0; k < ids.length; k++) expect(listed[k]).toBe(all[ids[k]!]);
         }
       }),
       { numRuns: 60 },
     );
   });
 
-  it("property: prefixAbove(cut) returns exactly the vectors scoring ≥ cut, ascending, with their scores; prefixSample(q, step) scores the sampled blocks as the full pass does; padding never appears", () => {
+  it("property: above(q, cut) returns exactly the vectors scoring ≥ cut, ascending, with their scores; sampleBlocks(q, step) scores the sampled blocks as the full pass does; padding never appears; prefix and full codes", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 5 }), (seed, n, step) => {
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 5 }), fc.constantFrom(1, 2), (seed, n, step, blocks) => {
         const rng = mulberry32(seed);
         const codes = Uint32Array.from({ length: n * 8 }, () => (rng() * 2 ** 32) >>> 0);
-        const prefix = new Uint32Array(n * 4);
-        for (let i = 0; i < n; i++) prefix.set(codes.subarray(i * 8, i * 8 + 4), i * 4);
         const scales = Float32Array.from({ length: n }, () => rng());
-        const scan = codeScan(codes, 8, scales, prefix, 4)!;
-        expect(scan.blockedPrefix).toBe(true);
-        const q = quantizeQuery(Float64Array.from({ length: 128 }, () => rng() - 0.5), 1);
+        const scan = codeScan(codes, 8, scales)!;
+        const q = quantizeQuery(Float64Array.from({ length: 128 * blocks }, () => rng() - 0.5), blocks);
         const all = Float64Array.from(scan.scanAll(q));
-        const sample = Float64Array.from(scan.prefixSample(q, step));
+        const sample = Float64Array.from(scan.sampleBlocks(q, step));
         for (let i = 0; i < n; i++) if ((i >> 5) % step === 0) expect(sample[i]).toBe(all[i]);
         const sortedScores = Array.from(all).sort((a, b) => a - b);
         for (const cut of [Number.NEGATIVE_INFINITY, sortedScores[Math.floor(n / 2)]!, sortedScores[n - 1]!, Number.POSITIVE_INFINITY]) {
-          const hits = scan.prefixAbove(q, cut);
+          const hits = scan.above(q, cut);
           const want = Array.from(all.keys()).filter((i) => all[i]! >= cut);
           expect(Array.from(hits.ids.subarray(0, hits.count))).toEqual(want);
           expect(Array.from(hits.vals.subarray(0, hits.count))).toEqual(want.map((i) => all[i]!));
