@@ -280,4 +280,45 @@
         (local.set $blk (i32.add (local.get $blk) (local.get $step)))
         (br $blockLoop)))
     (local.get $count))
+
+  ;; out[k] (f64) = dotAt(rows, ids[k]·d, q, d) of algorithms/linalg/dot.ts bit for bit: rows f32 (promoted
+  ;; exactly), q f64, products and sums in float64 (wasm never fuses a multiply-add), four accumulators s_{j mod 4}
+  ;; held as f64x2 lanes [s0, s1] and [s2, s3], the tail (d mod 4) added to s0, then (s0 + s1) + (s2 + s3).
+  (func (export "dots_f64")
+    (param $rows i32) (param $d i32) (param $ids i32) (param $count i32) (param $q i32) (param $out i32)
+    (local $k i32) (local $p i32) (local $j i32) (local $end4 i32) (local $a01 v128) (local $a23 v128) (local $s0 f64)
+    (local.set $end4 (i32.and (local.get $d) (i32.const -4)))
+    (block $done
+      (loop $rowLoop
+        (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
+        (local.set $p (i32.add (local.get $rows)
+          (i32.mul (i32.load (i32.add (local.get $ids) (i32.shl (local.get $k) (i32.const 2)))) (i32.shl (local.get $d) (i32.const 2)))))
+        (local.set $a01 (v128.const i32x4 0 0 0 0))
+        (local.set $a23 (v128.const i32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (block $b4
+          (loop $l4
+            (br_if $b4 (i32.ge_u (local.get $j) (local.get $end4)))
+            (local.set $a01 (f64x2.add (local.get $a01) (f64x2.mul
+              (f64x2.promote_low_f32x4 (v128.load64_zero (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
+              (v128.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 3)))))))
+            (local.set $a23 (f64x2.add (local.get $a23) (f64x2.mul
+              (f64x2.promote_low_f32x4 (v128.load64_zero offset=8 (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
+              (v128.load offset=16 (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 3)))))))
+            (local.set $j (i32.add (local.get $j) (i32.const 4)))
+            (br $l4)))
+        (local.set $s0 (f64x2.extract_lane 0 (local.get $a01)))
+        (block $bt
+          (loop $lt
+            (br_if $bt (i32.ge_u (local.get $j) (local.get $d)))
+            (local.set $s0 (f64.add (local.get $s0) (f64.mul
+              (f64.promote_f32 (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))))
+              (f64.load (i32.add (local.get $q) (i32.shl (local.get $j) (i32.const 3)))))))
+            (local.set $j (i32.add (local.get $j) (i32.const 1)))
+            (br $lt)))
+        (f64.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 3)))
+          (f64.add (f64.add (local.get $s0) (f64x2.extract_lane 1 (local.get $a01)))
+            (f64.add (f64x2.extract_lane 0 (local.get $a23)) (f64x2.extract_lane 1 (local.get $a23)))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $rowLoop))))
 )

@@ -102,6 +102,7 @@ interface Layout {
   readonly memory: WasmMemory;
   readonly exports: Record<string, (...args: number[]) => void>;
   readonly query: number;
+  readonly query64: number;
   readonly ids: number;
   readonly out: number;
 }
@@ -122,13 +123,14 @@ export function kernelInstance(totalBytes: number): { readonly memory: WasmMemor
   return { memory, exports };
 }
 
-/** A memory of rowBytes + the query (d floats) + CHUNK ids + CHUNK f64 outputs, and an instance on it. */
+/** A memory of rowBytes + the query (d float32, then d float64) + CHUNK ids + CHUNK f64 outputs, and an instance on it. */
 function allocate(rowBytes: number, d: number): Layout | undefined {
   const query = align(rowBytes);
-  const ids = query + align(4 * d);
+  const query64 = query + align(4 * d);
+  const ids = query64 + align(8 * d);
   const out = ids + 4 * CHUNK;
   const at = kernelInstance(out + 8 * CHUNK);
-  return at && { ...at, query, ids, out };
+  return at && { ...at, query, query64, ids, out };
 }
 
 function checkIds(ids: ArrayLike<number>, n: number): void {
@@ -144,6 +146,8 @@ export interface F32RowDots {
   readonly d: number;
   /** out[k] = Σ_j rows[ids[k]·d + j] · query[j] in float32 (see the header), for k < ids.length. */
   dots(ids: ArrayLike<number>, query: ArrayLike<number>, out?: Float32Array): Float32Array;
+  /** out[k] = dotAt(rows, ids[k]·d, query, d) bit for bit (float64, dotAt's accumulators), for k < count. */
+  exactDots(ids: ArrayLike<number>, count: number, query: ArrayLike<number>, out?: Float64Array): Float64Array;
 }
 
 /** A kernel over a copy of the n × d row-major `rows`; undefined when SIMD or the memory is unavailable. */
@@ -157,9 +161,26 @@ export function f32RowDots(rows: Float32Array, d: number): F32RowDots | undefine
   const idView = new Int32Array(buffer, at.ids, CHUNK);
   const outView = new Float32Array(buffer, at.out, CHUNK);
   const kernel = at.exports.dots_f32!;
+  const q64 = new Float64Array(buffer, at.query64, d);
+  const out64 = new Float64Array(buffer, at.out, CHUNK);
+  const exact = at.exports.dots_f64!;
   return {
     n,
     d,
+    exactDots(ids, count, query, out = new Float64Array(count)) {
+      for (let k = 0; k < count; k++) {
+        const id = ids[k]!;
+        if (!(id >= 0 && id < n && Number.isInteger(id))) throw new RangeError(`row-dots: id ${id} at ${k} is not a row index in [0, ${n})`);
+      }
+      for (let j = 0; j < d; j++) q64[j] = query[j]!;
+      for (let start = 0; start < count; start += CHUNK) {
+        const m = Math.min(CHUNK, count - start);
+        for (let k = 0; k < m; k++) idView[k] = ids[start + k]!;
+        exact(0, d, at.ids, m, at.query64, at.out);
+        out.set(out64.subarray(0, m), start);
+      }
+      return out;
+    },
     dots(ids, query, out = new Float32Array(ids.length)) {
       checkIds(ids, n);
       for (let j = 0; j < d; j++) q[j] = query[j]!;

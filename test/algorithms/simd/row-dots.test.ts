@@ -78,6 +78,30 @@ describe.runIf(simdAvailable())("SIMD kernels: float32 rows", () => {
     for (let k = 0; k < ids.length; k++) expect(got[k]).toBe(3 * (k % n));
   });
 
+  it("exactDots equals dotAt bit for bit (float64, four accumulators, tail into the first), for every d, more ids than one chunk", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 70 }), (seed, d) => {
+        const r = lcg(seed);
+        const n = 9;
+        const rows = Float32Array.from({ length: n * d }, () => r() * 10 ** Math.floor(3 * r()));
+        rows[0] = -0;
+        const q = Float64Array.from({ length: d }, () => r() * 1e3);
+        const k = f32RowDots(rows, d)!;
+        const ids = Array.from({ length: CHUNK + 5 }, (_, t) => (t * 5) % n);
+        const got = k.exactDots(ids, ids.length, q);
+        for (let t = 0; t < ids.length; t++) expect(Object.is(got[t], dotAt(rows, ids[t]! * d, q, d))).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("by hand: exactDots of [1, 2, 3, 4, 5] · [0.1, 0.2, 0.3, 0.4, 0.5] sums as dotAt: ((0.1 + 5·0.5) + 2·0.2) + (3·0.3 + 4·0.4)", () => {
+    const k = f32RowDots(Float32Array.from([1, 2, 3, 4, 5]), 5)!;
+    const q = [0.1, 0.2, 0.3, 0.4, 0.5];
+    expect(k.exactDots([0], 1, q)[0]).toBe(0.1 + 5 * 0.5 + 2 * 0.2 + (3 * 0.3 + 4 * 0.4));
+    expect(() => k.exactDots([1], 1, q)).toThrow(/not a row index/);
+  });
+
   it("rejects an id outside [0, n)", () => {
     const k = f32RowDots(new Float32Array(8), 4)!;
     expect(() => k.dots([2], [0, 0, 0, 0])).toThrow(/row-dots: id 2/);
