@@ -195,15 +195,41 @@ export function voteTools<T extends Key>(
   const acc = new Map<T, Acc>();
   for (const e of neighbours) {
     const base = e.similarity * recencyDecay(e.startedAt, now, r.halfLife);
-    const best = new Map<T, number>();
-    for (const s of e.steps) {
-      const f = stepOutcome(e.success, s.success, r);
-      const prev = best.get(s.tool);
-      if (prev === undefined || f > prev) best.set(s.tool, f);
+    const steps = e.steps;
+    if (steps.length > SHORT_EXECUTION) {
+      const best = new Map<T, number>();
+      for (const s of steps) {
+        const f = stepOutcome(e.success, s.success, r);
+        const prev = best.get(s.tool);
+        if (prev === undefined || f > prev) best.set(s.tool, f);
+      }
+      for (const [tool, f] of best) addVote(acc, tool, base * f, e);
+      continue;
     }
-    for (const [tool, f] of best) addVote(acc, tool, base * f, e);
+    // Short executions: each tool's best step by scanning the steps (no Map), tools in order of first use.
+    for (let a = 0; a < steps.length; a++) {
+      const tool = steps[a]!.tool;
+      let seen = false;
+      for (let b = 0; b < a && !seen; b++) seen = sameKey(steps[b]!.tool, tool);
+      if (seen) continue;
+      let f = stepOutcome(e.success, steps[a]!.success, r);
+      for (let b = a + 1; b < steps.length; b++) {
+        if (!sameKey(steps[b]!.tool, tool)) continue;
+        const g = stepOutcome(e.success, steps[b]!.success, r);
+        if (g > f) f = g;
+      }
+      addVote(acc, tool, base * f, e);
+    }
   }
   return finish(acc, neighbours.length, r.limit, "no similar execution has a positive vote");
+}
+
+/** Executions of at most this many steps find their tools' best steps by a quadratic scan instead of a Map. */
+const SHORT_EXECUTION = 16;
+
+/** Map key equality (SameValueZero). */
+function sameKey(a: Key, b: Key): boolean {
+  return a === b || (typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b));
 }
 
 /** Capabilities voted by labelled neighbours. */

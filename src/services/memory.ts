@@ -283,67 +283,232 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   const s = await engine.snapshot(project);
   const k = options.k ?? MEMORY_DEFAULTS.k;
   const tokens = tokenize(intent);
-  const lex = new Map<number, number>();
-  for (const h of searchBm25(mem.bm25, tokens, MEMORY_DEFAULTS.channelTopN)) lex.set(h.id, h.score);
-  const sem = new Map<number, number>();
-  for (const h of semanticNeighbours(mem, qv, MEMORY_DEFAULTS.channelTopN)) sem.set(h.id, h.score);
-  const textIds = [...new Set([...lex.keys(), ...sem.keys()])];
-  if (textIds.length === 0) return SILENT;
+  const lex = searchBm25(mem.bm25, tokens, MEMORY_DEFAULTS.channelTopN);
+  const sem = semanticNeighbours(mem, qv, MEMORY_DEFAULTS.channelTopN);
+  if (lex.length + sem.length === 0) return SILENT;
   // BM25 is normalised by max(best score, ideal score of the query) so that a past intent sharing one weak
   // word gets a low lexical similarity (the same floor as the tool fusion), keeping similarities absolute.
-  const maxLex = Math.max(0, ...lex.values(), bm25IdealScore(mem.bm25, tokens));
-  const byText = textIds
-    .map((t) => ({ t, sim: fuseSimilarity({ lexical: lex.get(t) ?? 0, semantic: sem.get(t) ?? cosineRow(mem, t, qv) }, maxLex) }))
-    .filter((x) => x.sim >= MEMORY_DEFAULTS.minSimilarity)
-    .sort((a, b) => b.sim - a.sim || a.t - b.t);
-  // Expand texts into their executions (most recent first), skipping other users' and excluded ones.
-  const ranked: { i: number; sim: number }[] = [];
-  for (const { t, sim } of byText) {
-    for (let m = mem.memberOffsets[t]!; m < mem.memberOffsets[t + 1]! && ranked.length < k; m++) {
-      const i = mem.members[m]!;
-      const rows = mem.rows;
+  let maxLex = 0;
+  for (let j = 0; j < lex.length; j++) maxLex = Math.max(maxLex, lex[j]!.score);
+  maxLex = Math.max(maxLex, bm25IdealScore(mem.bm25, tokens));
+  // Candidate texts (each hit list holds distinct ids): the semantic hits' scores by text through a stamped
+  // scratch column (membership without a Map), then the BM25 hits fused with theirs, then the semantic-only
+  // hits. A BM25 hit the semantic channel missed is fused with its exact int8 cosine, computed only when it
+  // reaches the top of the heap: it enters with the bound fuse(bm25, cos = 1) (fusion is monotone in the
+  // cosine), so texts come out in the order of a full sort (similarity desc, text asc) while those never
+  // reached (once k executions are found) need no cosine.
+  const scratch = scratchOf(mem);
+  const stamp = ++scratch.epoch;
+  for (let j = 0; j < sem.length; j++) {
+    scratch.seen[sem[j]!.id] = stamp;
+    scratch.semScore[sem[j]!.id] = sem[j]!.score;
+  }
+  const hasCosine = qv.length === mem.dims && mem.dims > 0;
+  const cand = new CandidateHeap(lex.length + sem.length);
+  for (let j = 0; j < lex.length; j++) {
+    const t = lex[j]!.id;
+    const lexical = lex[j]!.score;
+    if (scratch.seen[t] === stamp) cand.push(t, fuseSimilarity({ lexical, semantic: scratch.semScore[t]! }, maxLex), lexical, true);
+    else if (hasCosine) cand.push(t, fuseSimilarity({ lexical, semantic: 1 }, maxLex), lexical, false);
+    else cand.push(t, fuseSimilarity({ lexical, semantic: 0 }, maxLex), lexical, true);
+    scratch.seen[t] = stamp + 1;
+  }
+  for (let j = 0; j < sem.length; j++) {
+    const t = sem[j]!.id;
+    if (scratch.seen[t] === stamp) cand.push(t, fuseSimilarity({ lexical: 0, semantic: sem[j]!.score }, maxLex), 0, true);
+  }
+  scratch.epoch++;
+  // Expand texts, best first, into their executions (most recent first), skipping other users' and excluded
+  // ones, until k.
+  cand.heapify();
+  const rows = mem.rows;
+  const ranked: number[] = [];
+  const sims: number[] = [];
+  while (ranked.length < k && cand.size > 0) {
+    const t = cand.topId();
+    if (!cand.topExact()) {
+      cand.settleTop(fuseSimilarity({ lexical: cand.topLexical(), semantic: dotInt8(mem.vectors, t, qv) }, maxLex));
+      continue;
+    }
+    const sim = cand.topScore();
+    cand.pop();
+    for (let j = mem.memberOffsets[t]!; j < mem.memberOffsets[t + 1]! && ranked.length < k; j++) {
+      const i = mem.members[j]!;
       const u = rows.userOf[i]!;
       if ((options.user && (u < 0 || rows.users[u] !== options.user)) || options.excludeIds?.has(rows.ids[i]!)) continue;
-      ranked.push({ i, sim });
+      ranked.push(i);
+      sims.push(sim);
     }
-    if (ranked.length >= k) break;
   }
   if (ranked.length === 0) return SILENT;
-  const past: PastExecution<string, string>[] = ranked.map(({ i, sim }) => {
-    const r = memoryRow(mem, i);
-    return {
-      executionId: r.id,
-      similarity: sim,
-      success: r.success,
-      startedAt: r.startedAt,
-      steps: r.steps,
-      ...(r.capability !== null ? { capability: r.capability } : {}),
-      ...(r.user !== null ? { user: r.user } : {}),
-    };
-  });
+  const past: PastExecution<string, string>[] = new Array(ranked.length);
+  for (let r = 0; r < ranked.length; r++) past[r] = pastExecution(mem, ranked[r]!, sims[r]!);
   const now = engine.now();
   const tv = voteTools(past, now, { limit: 50 });
   const cv = voteCapabilities(past, now, { limit: 20 });
   // Votes are normalised to [0,1] by the best tool, then scaled by the best neighbour's similarity, so
   // weak neighbours cannot cast full-strength votes: memory(t) = vote(t) × max similarity.
-  const strength = ranked[0]!.sim;
+  const strength = sims[0]!;
   const toolVotes = new Map<number, number>();
   const explanations = new Map<number, string>();
   for (const v of tv.votes) {
     const i = s.index.get(v.key);
     if (i === undefined) continue;
     toolVotes.set(i, v.vote * strength);
-    explanations.set(i, `memory: used in ${v.executions} similar past request${v.executions === 1 ? "" : "s"}, ${v.succeeded} succeeded`);
+    explanations.set(i, explanation(v.executions, v.succeeded));
   }
+  const capabilityVotes = new Map<string, number>();
+  for (const v of cv.votes) capabilityVotes.set(v.key, v.vote * strength);
   const sr = similarSuccessRate(past, now);
   return {
     toolVotes,
     explanations,
-    capabilityVotes: new Map(cv.votes.map((v) => [v.key, v.vote * strength])),
+    capabilityVotes,
     neighbours: past.length,
     similarSuccess: sr.rate === null ? undefined : { rate: sr.rate, executions: past.length },
     past,
   };
+}
+
+/** Execution i as a neighbour of similarity sim (the fields of memoryRow, without the intent). */
+function pastExecution(mem: MemoryIndex, i: number, similarity: number): PastExecution<string, string> {
+  const rows = mem.rows;
+  const end = rows.stepOffsets[i + 1]!;
+  const steps: { tool: string; success: boolean }[] = [];
+  for (let j = rows.stepOffsets[i]!; j < end; j++) steps.push({ tool: rows.stepTools[rows.stepTool[j]!]!, success: rows.stepSuccess[j] === 1 });
+  const e: { executionId: string; similarity: number; success: boolean; startedAt: number; steps: typeof steps; capability?: string; user?: string } = {
+    executionId: rows.ids[i]!,
+    similarity,
+    success: rows.success[i] === 1,
+    startedAt: rows.startedAt[i]!,
+    steps,
+  };
+  const cap = rows.capabilityOf[i]!;
+  if (cap >= 0) e.capability = rows.capabilities[cap]!;
+  const user = rows.userOf[i]!;
+  if (user >= 0) e.user = rows.users[user]!;
+  return e;
+}
+
+/** "memory: used in 7 similar past requests, 6 succeeded", built once per (executions, succeeded). */
+const explanationCache = new Map<number, string>();
+function explanation(executions: number, succeeded: number): string {
+  const key = executions * 4096 + succeeded;
+  let text = explanationCache.get(key);
+  if (text === undefined) {
+    text = `memory: used in ${executions} similar past request${executions === 1 ? "" : "s"}, ${succeeded} succeeded`;
+    if (executions < 4096 && succeeded < 4096) explanationCache.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * Per-index scratch of recallMemory (used synchronously, between awaits): semantic score of each text and the
+ * recall stamp that wrote it, so membership needs no Map.
+ */
+interface RecallScratch {
+  epoch: number;
+  seen: Uint32Array;
+  semScore: Float64Array;
+}
+
+const scratches = new WeakMap<MemoryIndex, RecallScratch>();
+function scratchOf(mem: MemoryIndex): RecallScratch {
+  let s = scratches.get(mem);
+  if (s === undefined || s.epoch > 0xfffffff0) {
+    const n = mem.texts.length;
+    s = { epoch: 0, seen: new Uint32Array(n), semScore: new Float64Array(n) };
+    scratches.set(mem, s);
+  }
+  return s;
+}
+
+/**
+ * Binary max-heap of candidate texts by (fused similarity desc, text asc). An entry is exact or a bound (an upper
+ * bound of its similarity, with the BM25 score it was fused from, to be settled by the caller when on top).
+ */
+class CandidateHeap {
+  private readonly ids: Int32Array;
+  private readonly scores: Float64Array;
+  private readonly lexical: Float64Array;
+  private readonly exact: Uint8Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.ids = new Int32Array(capacity);
+    this.scores = new Float64Array(capacity);
+    this.lexical = new Float64Array(capacity);
+    this.exact = new Uint8Array(capacity);
+  }
+  /** Appends (unordered until heapify); similarities below the memory's minimum do not vote and are dropped. */
+  push(id: number, score: number, lexical: number, exact: boolean): void {
+    if (!(score >= MEMORY_DEFAULTS.minSimilarity)) return;
+    const n = this.size++;
+    this.ids[n] = id;
+    this.scores[n] = score;
+    this.lexical[n] = lexical;
+    this.exact[n] = exact ? 1 : 0;
+  }
+  heapify(): void {
+    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
+  }
+  topId(): number {
+    return this.ids[0]!;
+  }
+  topScore(): number {
+    return this.scores[0]!;
+  }
+  topLexical(): number {
+    return this.lexical[0]!;
+  }
+  topExact(): boolean {
+    return this.exact[0] === 1;
+  }
+  /** The top bound's exact similarity (≤ the bound, so it can only sink); dropped below the minimum. */
+  settleTop(score: number): void {
+    if (!(score >= MEMORY_DEFAULTS.minSimilarity)) {
+      this.pop();
+      return;
+    }
+    this.scores[0] = score;
+    this.exact[0] = 1;
+    this.down(0);
+  }
+  pop(): void {
+    const last = --this.size;
+    this.move(last, 0);
+    this.down(0);
+  }
+  private move(from: number, to: number): void {
+    this.ids[to] = this.ids[from]!;
+    this.scores[to] = this.scores[from]!;
+    this.lexical[to] = this.lexical[from]!;
+    this.exact[to] = this.exact[from]!;
+  }
+  private before(a: number, b: number): boolean {
+    const sa = this.scores[a]!;
+    const sb = this.scores[b]!;
+    return sa > sb || (sa === sb && this.ids[a]! < this.ids[b]!);
+  }
+  private down(i: number): void {
+    const n = this.size;
+    const id = this.ids[i]!;
+    const score = this.scores[i]!;
+    const lexical = this.lexical[i]!;
+    const exact = this.exact[i]!;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const c = l + 1 < n && this.before(l + 1, l) ? l + 1 : l;
+      const sc = this.scores[c]!;
+      if (!(sc > score || (sc === score && this.ids[c]! < id))) break;
+      this.move(c, i);
+      i = c;
+    }
+    this.ids[i] = id;
+    this.scores[i] = score;
+    this.lexical[i] = lexical;
+    this.exact[i] = exact;
+  }
 }
 
 /**
@@ -361,11 +526,6 @@ export function semanticNeighbours(mem: MemoryIndex, qv: Float32Array, topN: num
   const exact = new TopK(Math.min(n, topN));
   for (let j = 0; j < shortlist.length; j++) exact.offer(shortlist[j]!, scores[j]!);
   return exact.result();
-}
-
-function cosineRow(mem: MemoryIndex, i: number, q: Float32Array): number {
-  if (q.length !== mem.dims || mem.dims === 0) return 0;
-  return dotInt8(mem.vectors, i, q);
 }
 
 /** Distinct texts in first-seen order, and for each the rows carrying it, most recent (last) first. */

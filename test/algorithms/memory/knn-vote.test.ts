@@ -281,3 +281,48 @@ describe("properties", () => {
     );
   });
 });
+
+describe("voteTools: short executions (a step scan) and long ones (a Map) vote alike", () => {
+  // Appending 17 failing steps of a tool the execution already used changes no vote (a failing step's outcome
+  // is 0, below or equal to any step of that tool; the tool is already counted) but takes the Map path.
+  const long = <T extends string | number>(e: PastExecution<T, string>): PastExecution<T, string> =>
+    e.steps.length === 0 ? e : { ...e, steps: [...e.steps, ...Array.from({ length: 17 }, () => ({ tool: e.steps[0]!.tool, success: false }))] };
+
+  it("string tools: the same votes, bit for bit", () => {
+    fc.assert(
+      fc.property(fc.array(arbExecution, { maxLength: 12 }), fc.double({ min: 0, max: 1, noNaN: true }), (ns, stepFactor) => {
+        const o = { failedExecutionStepFactor: stepFactor, limit: 50 };
+        expect(voteTools(ns.map(long), NOW, o)).toStrictEqual(voteTools(ns, NOW, o));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("numeric tools, NaN and ±0 among them (Map key equality): the same votes", () => {
+    const arbNumeric = arbExecution.chain((e) =>
+      fc
+        .array(fc.record({ tool: fc.constantFrom(1, 2, 0, -0, Number.NaN), success: fc.boolean() }), { maxLength: 6 })
+        .map((steps) => ({ ...e, steps }) as PastExecution<number, string>),
+    );
+    fc.assert(
+      fc.property(fc.array(arbNumeric, { maxLength: 10 }), (ns) => {
+        expect(voteTools(ns.map(long), NOW)).toStrictEqual(voteTools(ns, NOW));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("a tool used twice in one execution votes once, with its best step (hand-computed)", () => {
+    const r = voteTools(
+      [
+        { executionId: "e", similarity: 0.5, success: false, startedAt: NOW, steps: [{ tool: "a", success: false }, { tool: "b", success: true }, { tool: "a", success: true }] },
+      ],
+      NOW,
+    );
+    // a: max(0, 0.5) = 0.5 × 0.5 = 0.25; b: 0.5 × 0.5 = 0.25; tie → key order
+    expect(r.votes.map((v) => [v.key, v.rawVote, v.executions])).toEqual([
+      ["a", 0.25, 1],
+      ["b", 0.25, 1],
+    ]);
+  });
+});
