@@ -618,6 +618,23 @@ export function rerankIds(index: VectorIndex, ids: Int32Array, query: ArrayLike<
   return (kernel && simdRerank(index, kernel, ids, q, topN)) ?? rerank(index, ids, q, topN);
 }
 
+/**
+ * dotAt(index.vectors, ids[k]·d, q, d) for k < count, bit for bit: through the index's SIMD row kernel (dots_f64)
+ * when re-ranking would use it (default: SIMD on and the index large enough), else dotAt itself. For callers that
+ * need exact cosines of rows outside the vector channel's hits (the BM25-only and memory candidates of a search).
+ */
+export function exactRowDots(index: VectorIndex, ids: ArrayLike<number>, count: number, q: ArrayLike<number>, out: Float64Array = new Float64Array(count)): Float64Array {
+  checkQuery(q, index.d);
+  for (let k = 0; k < count; k++) {
+    const id = ids[k]!;
+    if (!(Number.isInteger(id) && id >= 0 && id < index.n)) throw new SearchError(MODULE, "bad-id", `id ${id} is not a row of the index (n = ${index.n})`);
+  }
+  const kernel = count > 0 && wantSimd(index, {}) ? rowKernel(index) : undefined;
+  if (kernel) return kernel.dots.exactDots(ids, count, q, out);
+  for (let k = 0; k < count; k++) out[k] = dotAt(index.vectors, ids[k]! * index.d, q, index.d);
+  return out;
+}
+
 /** Exact top-N of `ids` by dotAt (the JS stage 2). */
 function rerank(index: VectorIndex, ids: Int32Array, q: Float64Array, topN: number): VectorHit[] {
   const exact = new TopK(Math.min(topN, ids.length));

@@ -275,6 +275,8 @@ export interface RecallOptions {
   k?: number;
   /** Executions that must not vote (evaluation leakage guard). */
   excludeIds?: ReadonlySet<string>;
+  /** tokenize(intent), when the caller has it already. */
+  tokens?: readonly string[];
 }
 
 export async function recallMemory(engine: Engine, project: string, intent: string, qv: Float32Array, options: RecallOptions = {}): Promise<RecallResult> {
@@ -282,7 +284,7 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   if (mem.rows.length === 0) return SILENT;
   const s = await engine.snapshot(project);
   const k = options.k ?? MEMORY_DEFAULTS.k;
-  const tokens = tokenize(intent);
+  const tokens = options.tokens ?? tokenize(intent);
   const lex = searchBm25(mem.bm25, tokens, MEMORY_DEFAULTS.channelTopN);
   const sem = semanticNeighbours(mem, qv, MEMORY_DEFAULTS.channelTopN);
   if (lex.length + sem.length === 0) return SILENT;

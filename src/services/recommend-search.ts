@@ -5,6 +5,7 @@
  */
 
 import { buildMentionIndex, findMentions, type MentionIndex } from "../../algorithms/search/explicit-mentions.ts";
+import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { SearchRequest } from "../api/requests.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { ToolgraphError } from "../store/errors.ts";
@@ -75,7 +76,8 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
   const embedMs = performance.now() - tEmbed;
   const excluded = new Set(req.exclude ?? []);
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
-  const memory = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
+  const tokens = tokenize(req.intent);
+  const memory = await recallMemory(engine, project, req.intent, qv!, { user: req.user, tokens });
   const limit = Math.min(req.limit ?? 10, req.maxTools ?? Number.POSITIVE_INFINITY);
   // Manual override (`only`) first, then tools the request names explicitly (id, code-like name or a close
   // spelling of one), then the ranking. Tools excluded by safety tag or by `exclude` never appear, even named.
@@ -113,6 +115,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     // Without forced tools only the first `limit` hits are shown: the rest need no sort.
     ...(forcedReason.size === 0 && Number.isFinite(limit) ? { top: limit } : {}),
     memory: memoryVotes,
+    tokens,
     beta: weights.beta,
     memoryWeight: weights.memoryWeight,
     graphWeight: weights.graphWeight,

@@ -29,7 +29,7 @@ import { type FusedHit, fuseScores } from "../../algorithms/search/fusion.ts";
 import { hybridScore } from "../../algorithms/search/hybrid-score.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
-import { searchVectorIndex } from "../../algorithms/search/vector-index.ts";
+import { exactRowDots, searchVectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { AnalyticsView } from "./analytics.ts";
 import { rowDot, type SearchIndex } from "./search-index.ts";
@@ -64,6 +64,8 @@ export interface SearchOptions {
   alphaMode?: "active" | "passive";
   /** Intent-memory votes per tool index in [0,1] (absent = no memory evidence). */
   memory?: Map<number, number>;
+  /** tokenize(queryText), when the caller has it already. */
+  tokens?: readonly string[];
   memoryWeight?: number;
   channelTopN?: number;
   beta?: number;
@@ -157,18 +159,21 @@ export function searchCandidates(
   options: SearchOptions = {},
 ): SearchHit[] {
   const topN = options.channelTopN ?? SEARCH_DEFAULTS.channelTopN;
-  const tokens = tokenize(queryText);
+  const tokens = options.tokens ?? tokenize(queryText);
   const { bm, vec } = options.restrictTo
     ? restrictedChannels(idx, tokens, queryVector, options.restrictTo, topN)
     : {
         bm: searchBm25(idx.toolBm25, tokens, topN),
         vec: queryVector.length === idx.dims ? searchVectorIndex(idx.toolVectorIndex, queryVector, topN) : [],
       };
+  // The exact cosines of the candidates outside the vector hits (BM25-only and memory ones), in one batch through
+  // the index's SIMD row kernel (the same bits as dotRow).
+  const extraCosine = outsideCosines(idx, vec, bm, options.memory, queryVector);
   // Unsorted: the hits are sorted below by a total order, so the fused order would be thrown away.
   const fused = fuseScores(vec, bm, {
     beta: options.beta ?? SEARCH_DEFAULTS.beta,
     bm25Ideal: bm25IdealScore(idx.toolBm25, tokens),
-    cosineOf: (id) => dotRow(idx, id, queryVector),
+    cosineOf: (id) => extraCosine.get(id) ?? dotRow(idx, id, queryVector),
     sorted: false,
   });
   const candidates: FusedHit[] = fused;
@@ -179,7 +184,7 @@ export function searchCandidates(
     for (const id of options.memory.keys()) {
       if (!seen.has(id)) {
         seen.add(id);
-        const cos = dotRow(idx, id, queryVector);
+        const cos = extraCosine.get(id) ?? dotRow(idx, id, queryVector);
         const c = Math.max(0, Math.min(1, cos));
         candidates.push({ id, semantic: (options.beta ?? SEARCH_DEFAULTS.beta) * c, cosine: cos, bm25: 0, bm25Norm: 0 });
       }
@@ -281,7 +286,7 @@ function bestHits(hits: readonly SearchHit[], k: number): SearchHit[] {
 }
 
 /** Top-N of each channel over a subset of the tools: BM25 from the full postings, exact cosines. */
-function restrictedChannels(idx: SearchIndex, tokens: string[], q: Float32Array, subset: Int32Array, topN: number): { bm: ScoredId[]; vec: ScoredId[] } {
+function restrictedChannels(idx: SearchIndex, tokens: readonly string[], q: Float32Array, subset: Int32Array, topN: number): { bm: ScoredId[]; vec: ScoredId[] } {
   const scores = bm25Scores(idx.toolBm25, tokens);
   const bmTop = new TopK(Math.min(topN, subset.length));
   for (const t of subset) if (scores[t]! > 0) bmTop.offer(t, scores[t]!);
@@ -289,6 +294,29 @@ function restrictedChannels(idx: SearchIndex, tokens: string[], q: Float32Array,
   const vecTop = new TopK(Math.min(topN, subset.length));
   for (const t of subset) vecTop.offer(t, rowDot(idx.toolVectors, idx.dims, t, q));
   return { bm: bmTop.result(), vec: vecTop.result() };
+}
+
+const NO_COSINES: ReadonlyMap<number, number> = new Map();
+
+/** Exact cosines (dotRow's bits, exactRowDots) of the BM25 and memory candidates the vector channel did not return. */
+function outsideCosines(idx: SearchIndex, vec: readonly { id: number }[], bm: readonly { id: number }[], memory: ReadonlyMap<number, number> | undefined, q: Float32Array): ReadonlyMap<number, number> {
+  if (q.length !== idx.dims || idx.dims === 0) return NO_COSINES;
+  const inVec = new Set<number>();
+  for (const h of vec) inVec.add(h.id);
+  const ids: number[] = [];
+  const add = (id: number) => {
+    if (!inVec.has(id)) {
+      inVec.add(id);
+      ids.push(id);
+    }
+  };
+  for (const h of bm) add(h.id);
+  if (memory) for (const id of memory.keys()) add(id);
+  if (ids.length === 0) return NO_COSINES;
+  const values = exactRowDots(idx.toolVectorIndex, ids, ids.length, q);
+  const out = new Map<number, number>();
+  for (let k = 0; k < ids.length; k++) out.set(ids[k]!, values[k]!);
+  return out;
 }
 
 /**

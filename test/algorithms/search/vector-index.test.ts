@@ -1,9 +1,10 @@
 import fc from "fast-check";
 import { Matrix } from "ml-matrix";
 import { describe, expect, it } from "vitest";
+import { dotAt } from "../../../algorithms/linalg/dot.ts";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import { syntheticEmbeddings } from "../../../algorithms/search/synthetic-embeddings.ts";
-import { approximateScores, buildVectorIndex, codeShortlist, exactTopK, fwht, prefixScores, searchVectorIndex } from "../../../algorithms/search/vector-index.ts";
+import { approximateScores, buildVectorIndex, codeShortlist, exactRowDots, exactTopK, fwht, prefixScores, searchVectorIndex } from "../../../algorithms/search/vector-index.ts";
 import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 
 function unitRows(rows: number[][]): Float32Array {
@@ -308,6 +309,20 @@ describe("vector index: SIMD re-ranking", () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it("exactRowDots equals dotAt bit for bit, with the SIMD kernel (large index) and without (small index), and rejects rows outside the index", () => {
+    const rng = mulberry32(77);
+    for (const n of [5, 200]) {
+      const d = 203; // 50 four-blocks and a tail of 3
+      const X = Float32Array.from({ length: n * d }, () => rng() * 2 - 1);
+      const index = buildVectorIndex(X, d);
+      const q = Float32Array.from({ length: d }, () => rng() * 2 - 1);
+      const ids = Array.from({ length: 40 }, (_, k) => (k * 13) % n);
+      const got = exactRowDots(index, ids, ids.length, q);
+      for (let k = 0; k < ids.length; k++) expect(Object.is(got[k], dotAt(X, ids[k]! * d, q, d))).toBe(true);
+      expect(() => exactRowDots(index, [n], 1, q)).toThrow(/not a row of the index/);
+    }
   });
 
   it.runIf(simdAvailable())("an index whose vectors were replaced re-ranks in JS against the new vectors", () => {
