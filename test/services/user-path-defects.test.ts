@@ -82,3 +82,29 @@ describe("defect 2: trigger ambiguity resolves priority only inside the 0.15 ban
     expect(r.trigger).toMatchObject({ winner: "cap.b", reason: "priority", contenders: ["cap.b", "cap.a"] });
   });
 });
+
+describe("defect 8: α is a mixing weight, not evidence", () => {
+  it("the report's key factors share out semantic, graph and memory only; α stays in the breakdown", async () => {
+    const tg = await fresh();
+    await tg.importCatalog({
+      tools: [
+        { id: "git.commit", description: "commit staged changes" },
+        { id: "git.push", description: "push the branch to the remote" },
+      ],
+    });
+    await tg.importTraces(
+      Array.from({ length: 4 }, (_, i) => ({ id: `e${i}`, startedAt: NOW - 3_600_000, success: true, steps: [{ tool: "git.commit" }, { tool: "git.push" }] })),
+    );
+    const r = await tg.search({ intent: "push the branch to the remote", context: ["git.commit"], explain: true, limit: 2 });
+    const top = r.results[0]!;
+    expect(top.tool).toBe("git.push");
+    const report = (r as { report?: { json: { keyFactors: { name: string; weight: number }[]; scoreBreakdown: { name: string; value: number }[] } } }).report!.json;
+    expect(report.scoreBreakdown.map((b) => b.name)).toEqual(["semantic", "graph", "memory", "alpha"]);
+    expect(report.keyFactors.map((f) => f.name)).not.toContain("alpha");
+    // Shares: value / (semantic + graph + memory), over the positive evidence terms only.
+    const b = top.breakdown;
+    const total = [b.semantic, b.graph, b.memory].filter((x) => x > 0).reduce((s, x) => s + x, 0);
+    for (const f of report.keyFactors) expect(f.weight).toBeCloseTo((b as unknown as Record<string, number>)[f.name]! / total, 12);
+    expect(report.keyFactors.reduce((s, f) => s + f.weight, 0)).toBeCloseTo(1, 12);
+  });
+});
