@@ -2,8 +2,11 @@
  * Issue 16: the answers users get through `openToolgraph(...)` follow the seeds, checked on small catalogs
  * whose expected numbers are computed by hand (one `describe` per defect found on the user path).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+
+// Each case opens an embedded database and embeds a catalog: slow on a loaded machine, never a timing test.
+vi.setConfig({ testTimeout: 300_000 });
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 const open: Toolgraph[] = [];
@@ -106,5 +109,21 @@ describe("defect 8: α is a mixing weight, not evidence", () => {
     const total = [b.semantic, b.graph, b.memory].filter((x) => x > 0).reduce((s, x) => s + x, 0);
     for (const f of report.keyFactors) expect(f.weight).toBeCloseTo((b as unknown as Record<string, number>)[f.name]! / total, 12);
     expect(report.keyFactors.reduce((s, f) => s + f.weight, 0)).toBeCloseTo(1, 12);
+  });
+});
+
+describe("defect 6: co-occurrence counts each observed succession once", () => {
+  it("three a → b (b dependsOn a) and three a → c give P(b|a) = P(c|a) = 3/6 = 0.5", async () => {
+    const tg = await fresh();
+    await tg.importCatalog({ tools: [{ id: "a" }, { id: "b" }, { id: "c" }] });
+    const ex = (id: string, steps: { tool: string; dependsOn?: number[] }[]) => ({ id, startedAt: NOW - 3_600_000, success: true, steps });
+    await tg.importTraces([
+      ...[0, 1, 2].map((i) => ex(`ab${i}`, [{ tool: "a" }, { tool: "b", dependsOn: [0] }])),
+      ...[0, 1, 2].map((i) => ex(`ac${i}`, [{ tool: "a" }, { tool: "c" }])),
+    ]);
+    const r = await tg.suggestNext({ context: ["a"], mode: "markov", limit: 5 });
+    const cooc = Object.fromEntries(r.suggestions.map((x) => [x.tool, x.terms.cooc.value]));
+    expect(cooc.b).toBeCloseTo(0.5, 12);
+    expect(cooc.c).toBeCloseTo(0.5, 12);
   });
 });
