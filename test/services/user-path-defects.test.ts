@@ -127,3 +127,25 @@ describe("defect 6: co-occurrence counts each observed succession once", () => {
     expect(cooc.c).toBeCloseTo(0.5, 12);
   });
 });
+
+describe("defect 5: fallback tools are set by the catalog's project settings", () => {
+  it("an abstention offers the configured fallbacks; an unknown fallback is rejected naming the field", async () => {
+    const tg = await fresh();
+    const tools = [
+      { id: "general.ask", description: "ask a general assistant anything" },
+      { id: "git.push", description: "push the branch to the remote" },
+    ];
+    await expect(tg.importCatalog({ tools, settings: { fallbackTools: ["nope"] } })).rejects.toThrow(/settings\.fallbackTools\[0\].*unknown tool "nope"/);
+    const imported = await tg.importCatalog({ tools, settings: { fallbackTools: ["general.ask"] } });
+    expect(imported.settings).toEqual({ fallbackTools: ["general.ask"] });
+    // An intent sharing no word with any tool: everything scores below the 0.70 threshold → abstained.
+    const r = await tg.search({ intent: "zzyzx qwv", limit: 2 });
+    expect(r.abstained).toBe(true);
+    expect(r.fallbacks).toEqual(["general.ask"]);
+    // A later catalog without settings keeps them; an empty list clears them.
+    await tg.importCatalog({ tools });
+    expect((await tg.search({ intent: "zzyzx qwv", limit: 2 })).fallbacks).toEqual(["general.ask"]);
+    await tg.importCatalog({ tools, settings: { fallbackTools: [] } });
+    expect((await tg.search({ intent: "zzyzx qwv", limit: 2 })).fallbacks).toEqual([]);
+  });
+});
