@@ -149,3 +149,29 @@ describe("defect 5: fallback tools are set by the catalog's project settings", (
     expect((await tg.search({ intent: "zzyzx qwv", limit: 2 })).fallbacks).toEqual([]);
   });
 });
+
+describe("defect 3: similar-task success is a property of the task, computed per user when one is given", () => {
+  it("anonymous: similar_task_success from everyone's executions; alice: her own 3, new_user wins", async () => {
+    const tg = await fresh();
+    await tg.importCatalog({ tools: [{ id: "git.push", description: "push the branch to the remote" }] });
+    const run = (id: string, user: string) => ({ id, user, intent: "push the branch to the remote", startedAt: NOW - 3_600_000, success: true, steps: [{ tool: "git.push" }] });
+    await tg.importTraces([...[0, 1, 2].map((i) => run(`a${i}`, "alice")), ...[0, 1, 2, 3, 4].map((i) => run(`c${i}`, "carol"))]);
+    // Anonymous: 8 similar executions (3 alice + 5 carol), all succeeded: 100 % ≥ 80 % → rule 0.60.
+    const anon = await tg.search({ intent: "push the branch to the remote", limit: 1 });
+    expect(anon.threshold.appliedRules).toEqual(["similar_task_success"]);
+    expect(anon.threshold.adjusted).toBe(0.6);
+    expect(anon.threshold.reasoning).toContain("Similar tasks succeeded before");
+    expect(anon.threshold.reasoning).not.toMatch(/User succeeded/);
+    expect(anon.threshold.signals.user).toContain("100% success of 8 similar past executions");
+    // alice: her own 3 similar executions (carol's do not count), but 3 tasks < 5 → new_user (9) beats 7.
+    const alice = await tg.search({ intent: "push the branch to the remote", user: "alice", limit: 1 });
+    expect(alice.threshold.appliedRules).toEqual(["new_user"]);
+    expect(alice.threshold.adjusted).toBe(0.75);
+    expect(alice.threshold.matchedRules).toEqual(["new_user", "similar_task_success"]);
+    expect(alice.threshold.signals.user).toContain("100% success of 3 similar past executions");
+    // carol: 5 own tasks (not new), 5 similar → similar_task_success.
+    const carol = await tg.search({ intent: "push the branch to the remote", user: "carol", limit: 1 });
+    expect(carol.threshold.appliedRules).toEqual(["similar_task_success"]);
+    expect(carol.threshold.signals.user).toContain("100% success of 5 similar past executions");
+  });
+});
