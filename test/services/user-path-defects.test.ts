@@ -175,3 +175,20 @@ describe("defect 3: similar-task success is a property of the task, computed per
     expect(carol.threshold.signals.user).toContain("100% success of 5 similar past executions");
   });
 });
+
+describe("defect 7: complexity moves the threshold (seed 000 context signals)", () => {
+  it("a lone intent is simple (→ 0.65); 11 context steps over 5 tools are complex (→ 0.72)", async () => {
+    const tg = await fresh();
+    const ids = ["t1", "t2", "t3", "t4", "t5"];
+    await tg.importCatalog({ tools: [...ids.map((id) => ({ id, description: `tool ${id}` })), { id: "git.push", description: "push the branch to the remote" }] });
+    // No workflow: complexity = 0.5·0 + 0.25·0 + 0.25·(≤ 1 domain / 3) ≤ 0.083 < 0.3 → simple_task 0.65 (priority 7).
+    const simple = await tg.search({ intent: "push the branch to the remote", limit: 1 });
+    expect(simple.threshold.appliedRules).toEqual(["simple_task"]);
+    expect(simple.threshold.adjusted).toBe(0.65);
+    // 11 steps, 5 distinct tools: 0.5·min(11/10, 1) + 0.25·min(5/5, 1) = 0.75 (+ domains) > 0.7 → complex_task 0.72.
+    const context = [...ids, ...ids, "t1"];
+    const complex = await tg.search({ intent: "push the branch to the remote", context, limit: 1 });
+    expect(complex.threshold.appliedRules).toEqual(["complex_task"]);
+    expect(complex.threshold.adjusted).toBe(0.72);
+  });
+});
