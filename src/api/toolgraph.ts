@@ -101,6 +101,8 @@ export class Toolgraph {
   /** Answers from the result cache when the same request was answered at the same graph state. */
   protected async cached<T>(op: string, project: string, req: unknown, compute: () => Promise<T>): Promise<T> {
     await ensureCalibrationLoaded(this.engine, project);
+    // A request naming a workflow appends to its detection timeline: its answer depends on the calls before.
+    if ((req as { workflow?: { id?: string } }).workflow?.id !== undefined) return compute();
     const s = await this.engine.snapshot(project);
     const a = await this.engine.analytics(project);
     const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(req)}`;

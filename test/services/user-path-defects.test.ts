@@ -192,3 +192,39 @@ describe("defect 7: complexity moves the threshold (seed 000 context signals)", 
     expect(complex.threshold.adjusted).toBe(0.72);
   });
 });
+
+describe("defect 4: a caller describes the running workflow; the answer shows its detected health", () => {
+  it("1 of 5 steps succeeded, 3 replans: OffTrack + AtRisk (+0.10), frustrated, on a timeline", async () => {
+    const tg = await fresh();
+    const ids = ["a", "b", "c", "d", "e"];
+    await tg.importCatalog({ tools: [...ids.map((id) => ({ id, description: `tool ${id}` })), { id: "git.push", description: "push the branch to the remote" }] });
+    // success 1/5 = 0.2 < 0.5 → OffTrack; replans 3 > 2 → AtRisk; 4 failures in a row > 3 → frustrated.
+    // complexity = 0.5·(5/10) + 0.25·(5/5) + 0.25·domains/3 ∈ [0.5, 0.58]: no complexity rule → 0.70 + 2 × 0.05.
+    const workflow = { id: "w1", steps: ids.map((tool, i) => ({ tool, success: i === 0 })), replans: 3 };
+    const r = await tg.search({ intent: "push the branch to the remote", workflow, explain: true, limit: 1 });
+    expect(r.health).toMatchObject({ taskHealth: "OffTrack", atRisk: true, offTrack: true, userStates: ["frustrated"], workflowSuccessRate: 0.2, consecutiveFailures: 4, workflowId: "w1" });
+    expect(r.threshold.appliedRules).toEqual([]);
+    expect(r.threshold.healthPenalty).toBeCloseTo(0.1, 12);
+    expect(r.threshold.adjusted).toBeCloseTo(0.8, 12);
+    expect(r.health.timeline).toHaveLength(1);
+    const report = (r as { report?: { json: { flags: string[] }; text: string } }).report!;
+    expect(report.json.flags).toEqual(expect.arrayContaining(["AtRisk", "OffTrack", "frustrated"]));
+    // The same workflow asked again (next step, then capabilities, then plan): its timeline grows.
+    const n = await tg.suggestNext({ context: ["a"], workflow, limit: 1 });
+    expect(n.health.timeline).toHaveLength(2);
+    const m = await tg.matchCapabilities({ intent: "push", workflow, limit: 1 });
+    expect(m.health.timeline).toHaveLength(3);
+    const p = await tg.plan({ intent: "push the branch to the remote", workflow });
+    expect((p as { health?: { timeline?: unknown[] } }).health?.timeline).toHaveLength(4);
+    // A healthy workflow: no penalty, OnTrack.
+    const ok = await tg.search({ intent: "push the branch to the remote", workflow: { steps: [{ tool: "a", success: true }] }, limit: 1 });
+    expect(ok.health).toMatchObject({ taskHealth: "OnTrack", atRisk: false, offTrack: false, userStates: [] });
+    expect(ok.threshold.healthPenalty).toBe(0);
+  });
+
+  it("a malformed workflow is rejected naming the field", async () => {
+    const tg = await fresh();
+    await tg.importCatalog({ tools: [{ id: "a" }] });
+    await expect(tg.search({ intent: "x", workflow: { steps: [{ tool: "a" }], replans: -1 } })).rejects.toThrow(/workflow\.replans/);
+  });
+});
