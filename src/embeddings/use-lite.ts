@@ -69,7 +69,9 @@ export async function withoutForeignProcessHandlers<T>(load: () => Promise<T>): 
     }
   };
   try {
-    return { value: await load(), removed: (clean(), removed) };
+    const value = await load();
+    clean();
+    return { value, removed };
   } finally {
     clean();
   }
