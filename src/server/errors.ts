@@ -6,6 +6,7 @@
  */
 import { ZodError, type z } from "zod";
 import { ImportError } from "../services/parse.ts";
+import { isConnectionError } from "../store/connection.ts";
 import { ToolgraphError } from "../store/errors.ts";
 
 export interface ErrorBody {
@@ -71,7 +72,6 @@ const UNAVAILABLE_CODES = new Set(["database-locked", "database-unreachable"]);
 const BAD_INPUT_CODES = new Set(["invalid-input", "unknown-tool", "unknown-capability"]);
 /** The project has nothing to answer from (no catalog imported): 404 with the code, not a server fault. */
 const NOT_FOUND_CODES = new Set(["empty-project", "unknown-project"]);
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "ECONNRESET", "57P03", "53300"]);
 
 export interface MappedError {
   status: number;
@@ -107,8 +107,8 @@ export function toHttpError(err: unknown): MappedError {
     if (NOT_FOUND_CODES.has(err.code)) return toHttpError(new HttpError(404, err.code, err.message));
     if (UNAVAILABLE_CODES.has(err.code)) return toHttpError(new HttpError(503, err.code, err.message, { headers: { "retry-after": "1" } }));
   }
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && NETWORK_CODES.has(code)) {
+  // A raw driver error that escaped the store's translation (src/store/connection.ts) still means "retry later".
+  if (isConnectionError(err)) {
     return toHttpError(new HttpError(503, "database-unreachable", "the database is unreachable; retry later", { headers: { "retry-after": "1" } }));
   }
   return { status: 500, headers: {}, internal: true, body: { error: { code: "internal", message: "internal error (logged by the server)" } } };
