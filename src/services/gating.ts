@@ -151,8 +151,9 @@ export class Gatekeeper {
     scoreBreakdown: Record<string, number>,
     alternatives: ReportAlternative[],
     flags: string[] = [],
+    mixingWeights?: Record<string, number>,
   ) {
-    return this.manager.report({ chosen, decision, adjustment: prepared.adjustment, scoreBreakdown, alternatives, flags });
+    return this.manager.report({ chosen, decision, adjustment: prepared.adjustment, scoreBreakdown, mixingWeights, alternatives, flags });
   }
 
   /** Feedback: an accepted answer that failed, or an abstention the user followed, moves the context's threshold. */
