@@ -3,6 +3,7 @@
  * call). The CLI, the HTTP server and the MCP server all call these same methods.
  */
 import { readFile } from "node:fs/promises";
+import { sql } from "kysely";
 import type { z } from "zod";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../services/calibrate.ts";
@@ -306,6 +307,12 @@ export class Toolgraph {
       ...(await countProject(this.engine.db, project)),
       caches: { results: this.results.stats(), queryEmbeddings: this.engine.queryEmbedder.stats() },
     };
+  }
+
+  /** One `SELECT 1` round trip: cheap liveness for `/health` (rejects with database-unreachable when down). */
+  async ping(): Promise<{ backend: "postgres" | "pglite" }> {
+    await sql`SELECT 1`.execute(this.engine.db);
+    return { backend: this.engine.conn.backend };
   }
 
   async close(): Promise<void> {

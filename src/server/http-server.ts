@@ -240,7 +240,16 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     return { body, text: undefined, flags, project };
   }
 
+  /**
+   * `GET /health`: liveness, open to everyone and cheap (one `SELECT 1`, no counts). `?details=1` adds the
+   * project's counts (the stats) and needs the bearer token when one is set.
+   */
   async function health(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const details = url.searchParams.get("details");
+    const wantDetails = details !== null && details !== "0" && details !== "false";
+    if (wantDetails && token !== "" && !bearerMatches(req.headers.authorization, token)) {
+      throw new HttpError(401, "unauthorized", "/health?details needs the bearer token (plain /health does not)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
+    }
     let project: string | undefined;
     try {
       project = requestProject(req, url, undefined) ?? options.defaultProject;
@@ -248,12 +257,17 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       project = options.defaultProject;
     }
     try {
-      const s = (await api.stats(project === undefined ? {} : { project })) as { backend?: unknown; project?: unknown };
-      respond(res, 200, { ok: true, backend: s.backend, project: s.project });
+      if (wantDetails || !api.ping) {
+        const s = (await api.stats(project === undefined ? {} : { project })) as Record<string, unknown>;
+        respond(res, 200, wantDetails ? { ok: true, ...s } : { ok: true, backend: s.backend, project: s.project });
+      } else {
+        const p = await api.ping();
+        respond(res, 200, { ok: true, backend: p.backend });
+      }
     } catch (err) {
       const m = toHttpError(err);
       if (m.internal) log(`toolgraph server: health check failed: ${(err as Error)?.stack ?? String(err)}`);
-      respond(res, 503, { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error });
+      respond(res, 503, { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error }, { "retry-after": "1" });
     }
   }
 

@@ -9,7 +9,13 @@
  * absent or complete; the edge counters equal those of a clean import of exactly the stored executions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "kysely";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { main } from "../../src/cli/main.ts";
+import { callTool, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
+import { importExecutions, validateExecution } from "../../src/services/import.ts";
+import { isConnectionError } from "../../src/store/connection.ts";
+import { ToolgraphError } from "../../src/store/errors.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { faultCatalog, faultExecution, runFaultLoad, summarize } from "../helpers/fault-load.ts";
 import { type PgCluster, startCluster } from "../helpers/pg-cluster.ts";
@@ -116,4 +122,86 @@ describe("fault injection on a throwaway PostgreSQL cluster", () => {
     // The library's own process handlers were never (re)installed by the load.
     expect(process.listeners("uncaughtException").length).toBe(errorsBefore.uncaught);
   }, 45_000);
+
+  it("a transaction cut mid-way is rolled back and reported as database-unreachable; the next one succeeds", async () => {
+    const ex = faultExecution(99, 1, "2026-11-01T12:00:00Z");
+    const cut = importExecutions(tg.engine.db, PROJECT, [
+        { line: 1, value: validateExecution({ ...ex, id: "cut-1" }) },
+        { line: 2, value: validateExecution({ ...ex, id: "cut-2" }) },
+      ], "cut", {
+      // Runs inside the import's transaction after its rows are written: the backend is killed before COMMIT.
+      withinTransaction: async (trx) => {
+        await sql`SELECT pg_terminate_backend(pg_backend_pid())`.execute(trx);
+      },
+    });
+    const err = await cut.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ToolgraphError);
+    expect((err as ToolgraphError).code).toBe("database-unreachable");
+    const rows = await cluster.query("SELECT id FROM executions WHERE project = $1 AND id LIKE 'cut-%'", [PROJECT]);
+    expect(rows).toEqual([]);
+    const steps = await cluster.query("SELECT 1 FROM execution_steps WHERE project = $1 AND execution_id LIKE 'cut-%'", [PROJECT]);
+    expect(steps).toEqual([]);
+    // The same engine writes again at once (a new pooled connection).
+    const ok = await tg.recordExecution({ ...ex, id: "cut-after" });
+    expect((ok as { inserted: number }).inserted).toBe(1);
+  }, 30_000);
+
+  it("while the cluster is down: HTTP 503 + Retry-After, MCP isError, CLI exit 4; back without a restart of the process", async () => {
+    await cluster.stop();
+    try {
+      const h = await fetch(`${server.url}/health`);
+      expect(h.status).toBe(503);
+      expect(h.headers.get("retry-after")).toBe("1");
+      const r = await fetch(`${server.url}/v1/executions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(faultExecution(98, 1, "2026-11-01T12:00:00Z")) });
+      expect(r.status).toBe(503);
+      expect(r.headers.get("retry-after")).toBe("1");
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe("database-unreachable");
+
+      const spec = MCP_TOOLS.find((t) => t.name === "record_execution")!;
+      const m = await callTool(tg, spec, faultExecution(98, 2, "2026-11-01T12:00:00Z") as never);
+      expect(m.isError).toBe(true);
+      expect((m.structuredContent as { error: { code: string } }).error.code).toBe("database-unreachable");
+
+      const lines: string[] = [];
+      const code = await main(["stats", "--database", cluster.url, "--json"], { out: (l) => lines.push(l), err: () => {} });
+      expect(code).toBe(4);
+      expect(JSON.parse(lines.at(-1)!).error.code).toBe("database-unreachable");
+    } finally {
+      await cluster.start();
+    }
+    // Recovers by itself: poll /health (bounded) until it answers 200.
+    let status = 0;
+    for (let i = 0; i < 100 && status !== 200; i++) {
+      status = (await fetch(`${server.url}/health`)).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(200);
+    const s = await fetch(`${server.url}/v1/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ intent: "fetch a page" }) });
+    expect(s.status).toBe(200);
+  }, 30_000);
+});
+
+describe("isConnectionError", () => {
+  const e = (code: string | undefined, message = "x") => Object.assign(new Error(message), code ? { code } : {});
+  it.each([
+    ["ECONNREFUSED", true, e("ECONNREFUSED")],
+    ["ECONNRESET", true, e("ECONNRESET")],
+    ["57P01 admin_shutdown", true, e("57P01", "terminating connection due to administrator command")],
+    ["57P03 starting up", true, e("57P03")],
+    ["08006 connection failure", true, e("08006")],
+    ["Connection terminated unexpectedly", true, e(undefined, "Connection terminated unexpectedly")],
+    ["not queryable", true, e(undefined, "Client has encountered a connection error and is not queryable")],
+    ["pool connect timeout", true, e(undefined, "timeout exceeded when trying to connect")],
+    ["AggregateError of refusals", true, Object.assign(new AggregateError([e("ECONNREFUSED"), e("ECONNREFUSED")], ""), {})],
+    ["23505 unique violation", false, e("23505")],
+    ["42601 syntax error", false, e("42601")],
+    ["22P05 untranslatable character", false, e("22P05")],
+    ["plain error", false, new Error("boom")],
+    ["ToolgraphError invalid-input", false, new ToolgraphError("invalid-input", "x")],
+  ])("%s → %s", (_name, expected, err) => {
+    expect(isConnectionError(err)).toBe(expected);
+  });
 });
