@@ -8,6 +8,7 @@ import type { z } from "zod";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../services/calibrate.ts";
 import { Engine, type EngineOptions } from "../services/engine.ts";
+import { forgetProjectConfig } from "../services/filters.ts";
 import {
   type CatalogImportResult,
   type EdgeImportResult,
@@ -136,6 +137,7 @@ export class Toolgraph {
     const project = this.p(opts);
     const r = await importCatalog(this.engine.db, project, text, file, { validatePattern });
     this.engine.invalidate(project);
+    if (r.settings) forgetProjectConfig(this.engine, project);
     let embeddedNow = 0;
     if (opts.embed ?? true) {
       const previous = await this.engine.cachedSearchIndex(project);

@@ -2,8 +2,11 @@
  * Issue 16: the answers users get through `openToolgraph(...)` follow the seeds, checked on small catalogs
  * whose expected numbers are computed by hand (one `describe` per defect found on the user path).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+
+// Each case opens an embedded database and embeds a catalog: slow on a loaded machine, never a timing test.
+vi.setConfig({ testTimeout: 300_000 });
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 const open: Toolgraph[] = [];
@@ -106,5 +109,69 @@ describe("defect 8: α is a mixing weight, not evidence", () => {
     const total = [b.semantic, b.graph, b.memory].filter((x) => x > 0).reduce((s, x) => s + x, 0);
     for (const f of report.keyFactors) expect(f.weight).toBeCloseTo((b as unknown as Record<string, number>)[f.name]! / total, 12);
     expect(report.keyFactors.reduce((s, f) => s + f.weight, 0)).toBeCloseTo(1, 12);
+  });
+});
+
+describe("defect 6: co-occurrence counts each observed succession once", () => {
+  it("three a → b (b dependsOn a) and three a → c give P(b|a) = P(c|a) = 3/6 = 0.5", async () => {
+    const tg = await fresh();
+    await tg.importCatalog({ tools: [{ id: "a" }, { id: "b" }, { id: "c" }] });
+    const ex = (id: string, steps: { tool: string; dependsOn?: number[] }[]) => ({ id, startedAt: NOW - 3_600_000, success: true, steps });
+    await tg.importTraces([
+      ...[0, 1, 2].map((i) => ex(`ab${i}`, [{ tool: "a" }, { tool: "b", dependsOn: [0] }])),
+      ...[0, 1, 2].map((i) => ex(`ac${i}`, [{ tool: "a" }, { tool: "c" }])),
+    ]);
+    const r = await tg.suggestNext({ context: ["a"], mode: "markov", limit: 5 });
+    const cooc = Object.fromEntries(r.suggestions.map((x) => [x.tool, x.terms.cooc.value]));
+    expect(cooc.b).toBeCloseTo(0.5, 12);
+    expect(cooc.c).toBeCloseTo(0.5, 12);
+  });
+});
+
+describe("defect 5: fallback tools are set by the catalog's project settings", () => {
+  it("an abstention offers the configured fallbacks; an unknown fallback is rejected naming the field", async () => {
+    const tg = await fresh();
+    const tools = [
+      { id: "general.ask", description: "ask a general assistant anything" },
+      { id: "git.push", description: "push the branch to the remote" },
+    ];
+    await expect(tg.importCatalog({ tools, settings: { fallbackTools: ["nope"] } })).rejects.toThrow(/settings\.fallbackTools\[0\].*unknown tool "nope"/);
+    const imported = await tg.importCatalog({ tools, settings: { fallbackTools: ["general.ask"] } });
+    expect(imported.settings).toEqual({ fallbackTools: ["general.ask"] });
+    // An intent sharing no word with any tool: everything scores below the 0.70 threshold → abstained.
+    const r = await tg.search({ intent: "zzyzx qwv", limit: 2 });
+    expect(r.abstained).toBe(true);
+    expect(r.fallbacks).toEqual(["general.ask"]);
+    // A later catalog without settings keeps them; an empty list clears them.
+    await tg.importCatalog({ tools });
+    expect((await tg.search({ intent: "zzyzx qwv", limit: 2 })).fallbacks).toEqual(["general.ask"]);
+    await tg.importCatalog({ tools, settings: { fallbackTools: [] } });
+    expect((await tg.search({ intent: "zzyzx qwv", limit: 2 })).fallbacks).toEqual([]);
+  });
+});
+
+describe("defect 3: similar-task success is a property of the task, computed per user when one is given", () => {
+  it("anonymous: similar_task_success from everyone's executions; alice: her own 3, new_user wins", async () => {
+    const tg = await fresh();
+    await tg.importCatalog({ tools: [{ id: "git.push", description: "push the branch to the remote" }] });
+    const run = (id: string, user: string) => ({ id, user, intent: "push the branch to the remote", startedAt: NOW - 3_600_000, success: true, steps: [{ tool: "git.push" }] });
+    await tg.importTraces([...[0, 1, 2].map((i) => run(`a${i}`, "alice")), ...[0, 1, 2, 3, 4].map((i) => run(`c${i}`, "carol"))]);
+    // Anonymous: 8 similar executions (3 alice + 5 carol), all succeeded: 100 % ≥ 80 % → rule 0.60.
+    const anon = await tg.search({ intent: "push the branch to the remote", limit: 1 });
+    expect(anon.threshold.appliedRules).toEqual(["similar_task_success"]);
+    expect(anon.threshold.adjusted).toBe(0.6);
+    expect(anon.threshold.reasoning).toContain("Similar tasks succeeded before");
+    expect(anon.threshold.reasoning).not.toMatch(/User succeeded/);
+    expect(anon.threshold.signals.user).toContain("100% success of 8 similar past executions");
+    // alice: her own 3 similar executions (carol's do not count), but 3 tasks < 5 → new_user (9) beats 7.
+    const alice = await tg.search({ intent: "push the branch to the remote", user: "alice", limit: 1 });
+    expect(alice.threshold.appliedRules).toEqual(["new_user"]);
+    expect(alice.threshold.adjusted).toBe(0.75);
+    expect(alice.threshold.matchedRules).toEqual(["new_user", "similar_task_success"]);
+    expect(alice.threshold.signals.user).toContain("100% success of 3 similar past executions");
+    // carol: 5 own tasks (not new), 5 similar → similar_task_success.
+    const carol = await tg.search({ intent: "push the branch to the remote", user: "carol", limit: 1 });
+    expect(carol.threshold.appliedRules).toEqual(["similar_task_success"]);
+    expect(carol.threshold.signals.user).toContain("100% success of 5 similar past executions");
   });
 });
