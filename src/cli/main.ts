@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { openToolgraph, type Toolgraph } from "../api/toolgraph.ts";
 import { ImportError } from "../services/parse.ts";
 import { ToolgraphError } from "../store/errors.ts";
+import { VERSION } from "../version.ts";
 import { type Command, type CommandContext, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, UsageError } from "./command.ts";
 import { COMMANDS } from "./commands/index.ts";
 
@@ -53,8 +54,8 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     out(mainHelp());
     return name ? EXIT.ok : EXIT.usage;
   }
-  if (name === "--version") {
-    out("toolgraph 0.1.0");
+  if (name === "--version" || name === "-v" || name === "version") {
+    out(`toolgraph ${VERSION}`);
     return EXIT.ok;
   }
   const cmd = COMMANDS.find((c) => c.name === name);
