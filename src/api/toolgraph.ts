@@ -34,7 +34,7 @@ import { fitSearchWeights } from "../services/search-weights.ts";
 import { applyUserHistory, userHistoryUpdate } from "../services/user-history.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
-import type { Scoped } from "./contract.ts";
+import type { RecommenderApi, Scoped } from "./contract.ts";
 import {
   type AlternativesRequest,
   alternativesRequest,
@@ -91,7 +91,7 @@ export interface StatsResult extends ProjectCounts {
   caches: { results: ReturnType<ResultCache["stats"]>; queryEmbeddings: ReturnType<Engine["queryEmbedder"]["stats"]> };
 }
 
-export class Toolgraph {
+export class Toolgraph implements RecommenderApi {
   readonly engine: Engine;
   readonly project: string;
   readonly results: ResultCache;
