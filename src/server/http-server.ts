@@ -12,10 +12,11 @@
  * caller closes the api (database) afterwards; `runServer` does both on SIGTERM/SIGINT.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { type IncomingMessage, type Server, type ServerResponse, createServer as createHttpServer } from "node:http";
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RecommenderApi } from "../api/contract.ts";
 import { handleMcpHttp } from "../mcp/http.ts";
+import { type OriginPolicy, originProblem } from "../mcp/origin.ts";
 import { BODY_DEFAULTS, readBody } from "./body.ts";
 import { HttpError, invalidInput, toHttpError, zodProblems } from "./errors.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -43,6 +44,15 @@ export interface ServerOptions {
   mcp?: boolean | undefined;
   /** Where internal errors and lifecycle lines go. Default: stderr. */
   log?: ((line: string) => void) | undefined;
+  /** Origins and Host names /mcp accepts besides the server's own (DNS-rebinding protection, src/mcp/origin.ts). */
+  originPolicy?: OriginPolicy | undefined;
+  /**
+   * Serves /mcp instead of the stateless endpoint (the gateway's Streamable HTTP sessions): every method;
+   * the body is parsed JSON for POST, undefined otherwise. Token and Origin rules apply before it.
+   */
+  mcpHandler?: ((req: IncomingMessage, res: ServerResponse, body: unknown, project: string | undefined) => Promise<void>) | undefined;
+  /** Extra fields of the /health answer (the gateway's servers); `ok: false` among them answers 503. */
+  healthExtra?: (() => Record<string, unknown>) | undefined;
 }
 
 export interface ListeningAddress {
@@ -182,6 +192,21 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       return respond(res, 200, openapi);
     }
     if (path === "/mcp" && mcpEnabled) {
+      const refused = originProblem(req, (server.address() as AddressInfo | null)?.address, options.originPolicy);
+      if (refused) throw new HttpError(403, "forbidden", `/mcp: ${refused}`);
+      if (options.mcpHandler) {
+        const project = requestProject(req, url, undefined) ?? options.defaultProject;
+        let message: unknown;
+        if (method === "POST") {
+          const buf = await readBody(req, bodyLimit);
+          try {
+            message = JSON.parse(buf.toString("utf8"));
+          } catch (err) {
+            return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${(err as Error).message}` }, id: null });
+          }
+        }
+        return options.mcpHandler(req, res, message, project);
+      }
       if (method !== "POST") throw new HttpError(405, "method-not-allowed", `${method} ${path}: the MCP endpoint is stateless, use POST`, { headers: { allow: "POST" } });
       const project = requestProject(req, url, undefined) ?? options.defaultProject;
       const buf = await readBody(req, bodyLimit);
@@ -249,7 +274,8 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     }
     try {
       const s = (await api.stats(project === undefined ? {} : { project })) as { backend?: unknown; project?: unknown };
-      respond(res, 200, { ok: true, backend: s.backend, project: s.project });
+      const extra = options.healthExtra?.() ?? {};
+      respond(res, extra.ok === false ? 503 : 200, { ok: true, backend: s.backend, project: s.project, ...extra });
     } catch (err) {
       const m = toHttpError(err);
       if (m.internal) log(`toolgraph server: health check failed: ${(err as Error)?.stack ?? String(err)}`);

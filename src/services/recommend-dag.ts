@@ -29,9 +29,9 @@
  * Caps (maxTools, maxLatencyMs, maxCost) trim the plan and say what was dropped and why.
  */
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
+import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
-import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import { createSchemaScorer, inputFields, outputFields, type SchemaDependency, schemaDependencies, type ToolIo } from "../../algorithms/dag/schema-dependencies.ts";
 import { buildCsr, type Csr, edgeWeight } from "../../algorithms/graph/csr.ts";
 import { EDGE_TYPES, type EdgeType, edgeQuality, NO_EVIDENCE } from "../../algorithms/graph/edge-quality.ts";
@@ -381,7 +381,7 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   const selected = resolveTools(s, req.tools, "tools");
   if (new Set(selected).size !== selected.length) throw badRequest("tools", "each tool may appear once");
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
-  const removed = selected.filter(unsafe).map((i) => ({ tool: s.tools[i]!.id, reason: "excluded by safety tag" }));
+  const removed = selected.filter(unsafe).map((i) => ({ tool: s.tools[i]!.id, reason: s.tools[i]!.available ? "excluded by safety tag" : "unavailable (its server no longer lists it)" }));
   const graph = resolveDagGraph(s, req.graph);
   const caps = applyCaps(s, selected.filter((i) => !unsafe(i)), req, graph);
   const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false);

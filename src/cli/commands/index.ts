@@ -2,8 +2,8 @@
 import type { Command } from "../command.ts";
 import { benchCommand } from "./bench.ts";
 import { demoCommand } from "./demo.ts";
-import { mcpCommand, serveCommand } from "./serve.ts";
 import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
+import { gatewayCommand } from "./gateway.ts";
 import {
   alternativesCommand,
   calibrateCommand,
@@ -16,6 +16,7 @@ import {
   recordCommand,
   searchCommand,
 } from "./recommend.ts";
+import { mcpCommand, serveCommand } from "./serve.ts";
 
 export const COMMANDS: Command[] = [
   initCommand,
@@ -34,6 +35,7 @@ export const COMMANDS: Command[] = [
   statsCommand,
   serveCommand,
   mcpCommand,
+  gatewayCommand,
   benchCommand,
   demoCommand,
 ];
