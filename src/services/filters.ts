@@ -1,7 +1,6 @@
 /** Request filters shared by the jobs: safety tags, and the project's configured fallback tools. */
-
-import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { type ProjectConfig, projectConfig } from "../store/projects.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { Engine } from "./engine.ts";
 
 /**

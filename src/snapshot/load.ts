@@ -1,7 +1,7 @@
 /** Loads a GraphSnapshot for one project from the store. */
 import type { Kysely } from "kysely";
 import { graphVersion } from "../store/projects.ts";
-import { loadCapabilities, loadEdges, loadToolStats, loadTools } from "../store/reads.ts";
+import { loadCapabilities, loadEdges, loadTools, loadToolStats } from "../store/reads.ts";
 import type { Database } from "../store/schema.ts";
 import { GraphSnapshot } from "./graph-snapshot.ts";
 

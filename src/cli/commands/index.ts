@@ -2,8 +2,9 @@
 import type { Command } from "../command.ts";
 import { benchCommand } from "./bench.ts";
 import { demoCommand } from "./demo.ts";
-import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
 import { gatewayCommand } from "./gateway.ts";
+import { mcpCommand, serveCommand } from "./serve.ts";
+import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
 import {
   alternativesCommand,
   calibrateCommand,
@@ -16,7 +17,6 @@ import {
   recordCommand,
   searchCommand,
 } from "./recommend.ts";
-import { mcpCommand, serveCommand } from "./serve.ts";
 
 export const COMMANDS: Command[] = [
   initCommand,
