@@ -49,7 +49,7 @@ export const remoteServerSchema = z
     url: z
       .string()
       .url("must be an absolute URL")
-      .refine((u) => /^https?:$/.test(new URL(u).protocol), "must be an http or https URL"),
+      .refine((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), "must be an http or https URL"),
     headers: z.record(z.string(), z.string()).default({}),
     ...common,
   })
