@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { type InFlight, trackInFlight } from "../mcp/in-flight.ts";
 import type { Gateway, GatewaySession } from "./gateway.ts";
 
 export interface GatewayStdioOptions {
@@ -23,6 +24,7 @@ export async function runGatewayStdio(gateway: Gateway, options: GatewayStdioOpt
   const session = gateway.createSession();
   const transport = new StdioServerTransport(stdin, stdout);
   const signals = options.signals ?? ["SIGTERM", "SIGINT"];
+  let inFlight: InFlight | undefined;
   await new Promise<void>((resolve, reject) => {
     let done = false;
     const finish = () => {
@@ -32,13 +34,20 @@ export async function runGatewayStdio(gateway: Gateway, options: GatewayStdioOpt
       stdin.off("end", finish);
       stdin.off("close", finish);
       // session.close() waits for the running calls; their answers still go out on stdout.
-      session.close().then(() => resolve(), reject);
+      (inFlight?.drain() ?? Promise.resolve())
+        .then(() => session.close())
+        .then(() => resolve(), reject);
     };
     session.server.onclose = finish;
     stdin.once("end", finish);
     stdin.once("close", finish);
     for (const s of signals) process.once(s, finish);
-    session.server.connect(transport).catch(reject);
+    session.server
+      .connect(transport)
+      .then(() => {
+        inFlight = trackInFlight(transport);
+      })
+      .catch(reject);
   });
 }
 
