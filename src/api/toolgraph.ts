@@ -31,6 +31,7 @@ import { runSearch } from "../services/recommend-search.ts";
 import { RecommendationLog, type RecommendationLogOptions } from "../services/recommendation-log.ts";
 import { ResultCache } from "../services/result-cache.ts";
 import { fitSearchWeights } from "../services/search-weights.ts";
+import { type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
 import { applyUserHistory, userHistoryUpdate } from "../services/user-history.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
@@ -148,6 +149,19 @@ export class Toolgraph implements RecommenderApi {
       if (chooseRouting("auto", s, idx).mode === "two-hop") namespaceIndexFor(s, idx);
     }
     return { ...r, embeddedNow };
+  }
+
+  /**
+   * Replaces what the catalog knows of one upstream MCP server's tools (the gateway): upserts the listed
+   * tools (each validated like a catalog tool; invalid ones are reported in `rejected`), marks the server's
+   * tools no longer listed unavailable, and embeds new texts now unless `embed` is false.
+   */
+  async syncServerTools(server: string, tools: readonly unknown[], opts: ProjectScoped & { embed?: boolean } = {}): Promise<ServerToolsSyncResult> {
+    const project = this.p(opts);
+    const r = await syncServerTools(this.engine.db, project, server, tools);
+    this.engine.invalidate(project);
+    if (opts.embed ?? true) await this.engine.searchIndex(project);
+    return r;
   }
 
   /** Imports traces given as JSONL text, an array of executions, or `{ file }`. */

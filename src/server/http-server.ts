@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net";
 import type { RecommenderApi } from "../api/contract.ts";
 import { Toolgraph } from "../api/toolgraph.ts";
 import { handleMcpHttp } from "../mcp/http.ts";
+import { type OriginPolicy, originProblem } from "../mcp/origin.ts";
 import { BODY_DEFAULTS, readBody } from "./body.ts";
 import { HttpError, invalidInput, toHttpError, zodProblems } from "./errors.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -47,6 +48,15 @@ export interface ServerOptions {
   console?: boolean | undefined;
   /** Where internal errors and lifecycle lines go. Default: stderr. */
   log?: ((line: string) => void) | undefined;
+  /** Origins and Host names /mcp accepts besides the server's own (DNS-rebinding protection, src/mcp/origin.ts). */
+  originPolicy?: OriginPolicy | undefined;
+  /**
+   * Serves /mcp instead of the stateless endpoint (the gateway's Streamable HTTP sessions): every method;
+   * the body is parsed JSON for POST, undefined otherwise. Token and Origin rules apply before it.
+   */
+  mcpHandler?: ((req: IncomingMessage, res: ServerResponse, body: unknown, project: string | undefined) => Promise<void>) | undefined;
+  /** Extra fields of the /health answer (the gateway's servers); `ok: false` among them answers 503. */
+  healthExtra?: (() => Record<string, unknown>) | undefined;
 }
 
 export interface ListeningAddress {
@@ -188,6 +198,21 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       return respond(res, 200, openapi);
     }
     if (path === "/mcp" && mcpEnabled) {
+      const refused = originProblem(req, (server.address() as AddressInfo | null)?.address, options.originPolicy);
+      if (refused) throw new HttpError(403, "forbidden", `/mcp: ${refused}`);
+      if (options.mcpHandler) {
+        const project = requestProject(req, url, undefined) ?? options.defaultProject;
+        let message: unknown;
+        if (method === "POST") {
+          const buf = await readBody(req, bodyLimit);
+          try {
+            message = JSON.parse(buf.toString("utf8"));
+          } catch (err) {
+            return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${(err as Error).message}` }, id: null });
+          }
+        }
+        return options.mcpHandler(req, res, message, project);
+      }
       if (method !== "POST") throw new HttpError(405, "method-not-allowed", `${method} ${path}: the MCP endpoint is stateless, use POST`, { headers: { allow: "POST" } });
       const project = requestProject(req, url, undefined) ?? options.defaultProject;
       const buf = await readBody(req, bodyLimit);
@@ -286,12 +311,14 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       project = options.defaultProject;
     }
     try {
+      const extra = options.healthExtra?.() ?? {};
+      const status = extra.ok === false ? 503 : 200;
       if (wantDetails || !api.ping) {
         const s = (await api.stats(project === undefined ? {} : { project })) as Record<string, unknown>;
-        respond(res, 200, wantDetails ? { ok: true, ...s } : { ok: true, backend: s.backend, project: s.project });
+        respond(res, status, wantDetails ? { ok: true, ...s, ...extra } : { ok: true, backend: s.backend, project: s.project, ...extra });
       } else {
         const p = await api.ping();
-        respond(res, 200, { ok: true, backend: p.backend });
+        respond(res, status, { ok: true, backend: p.backend, ...extra });
       }
     } catch (err) {
       const m = toHttpError(err);

@@ -403,7 +403,7 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   const selected = resolveTools(s, req.tools, "tools");
   if (new Set(selected).size !== selected.length) throw badRequest("tools", "each tool may appear once");
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
-  const removed = selected.filter(unsafe).map((i) => ({ tool: s.tools[i]!.id, reason: "excluded by safety tag" }));
+  const removed = selected.filter(unsafe).map((i) => ({ tool: s.tools[i]!.id, reason: s.tools[i]!.available ? "excluded by safety tag" : "unavailable (its server no longer lists it)" }));
   const graph = resolveDagGraph(s, req.graph);
   const caps = applyCaps(s, selected.filter((i) => !unsafe(i)), req, graph);
   const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false);
