@@ -107,6 +107,8 @@ export const executionSchema = z
     user: id.optional(),
     intent: shortText(LIMITS.descriptionLength).optional(),
     capability: id.optional(),
+    /** The answer this execution followed (its `recommendationId`); the execution's id also joins answers of that session. */
+    recommendationId: id.optional(),
     startedAt: isoDate,
     success: z.boolean(),
     steps: z.array(stepSchema).min(1, "must have at least one step").max(LIMITS.stepsPerExecution),

@@ -256,7 +256,14 @@ export async function ensureCalibrationLoaded(engine: Engine, project: string): 
   }
   if (set.has(project)) return;
   set.add(project);
-  const cfg = await projectConfig(engine.db, project);
+  let cfg: Awaited<ReturnType<typeof projectConfig>>;
+  try {
+    cfg = await projectConfig(engine.db, project);
+  } catch (err) {
+    // Not loaded (the database did not answer): try again on the next request instead of never.
+    set.delete(project);
+    throw err;
+  }
   const cal = cfg.calibration as Record<string, Calibration> | undefined;
   for (const [kind, c] of Object.entries(cal ?? {})) engine.gatekeeper.setCalibration(project, kind, c);
 }

@@ -42,6 +42,8 @@ export class GraphSnapshot {
   readonly project: string;
   version: number;
   readonly tools: ToolRow[];
+  /** How many tools are unavailable (their upstream server stopped listing them): the jobs skip them. */
+  readonly unavailable: number;
   readonly index: Map<string, number>;
   readonly capabilities: CapabilityRow[];
   readonly capabilityIndex: Map<string, number>;
@@ -65,6 +67,7 @@ export class GraphSnapshot {
     this.project = input.project;
     this.version = input.version;
     this.tools = input.tools;
+    this.unavailable = input.tools.reduce((n, t) => n + (t.available === false ? 1 : 0), 0);
     this.index = new Map(input.tools.map((t, i) => [t.id, i]));
     this.capabilities = input.capabilities;
     this.capabilityIndex = new Map(input.capabilities.map((c, i) => [c.id, i]));
