@@ -113,13 +113,13 @@ export class Toolgraph implements RecommenderApi {
   protected async cached<T>(op: string, project: string, req: unknown, compute: () => Promise<T>): Promise<T & { recommendationId?: string }> {
     const started = performance.now();
     await ensureCalibrationLoaded(this.engine, project);
-    // A request naming a workflow appends to its detection timeline: its answer depends on the calls before.
-    if ((req as { workflow?: { id?: string } }).workflow?.id !== undefined) return compute();
     const s = await this.engine.snapshot(project);
     const a = await this.engine.analytics(project);
     const { session: _session, ...keyed } = (req ?? {}) as { session?: unknown };
     const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(keyed)}`;
-    const result = await this.results.get(key, compute);
+    // A request naming a workflow appends to its detection timeline: its answer depends on the calls before.
+    const fresh = (req as { workflow?: { id?: string } }).workflow?.id !== undefined;
+    const result = fresh ? await compute() : await this.results.get(key, compute);
     return this.recommendations.answer(op, project, req, s.version, result, performance.now() - started);
   }
 
