@@ -167,7 +167,7 @@ describe("defect 3: similar-task success is a property of the task, computed per
     const alice = await tg.search({ intent: "push the branch to the remote", user: "alice", limit: 1 });
     expect(alice.threshold.appliedRules).toEqual(["new_user"]);
     expect(alice.threshold.adjusted).toBe(0.75);
-    expect(alice.threshold.matchedRules).toEqual(["new_user", "similar_task_success"]);
+    expect(alice.threshold.matchedRules).toEqual(["new_user", "similar_task_success", "simple_task"]);
     expect(alice.threshold.signals.user).toContain("100% success of 3 similar past executions");
     // carol: 5 own tasks (not new), 5 similar → similar_task_success.
     const carol = await tg.search({ intent: "push the branch to the remote", user: "carol", limit: 1 });
@@ -226,5 +226,7 @@ describe("defect 4: a caller describes the running workflow; the answer shows it
     const tg = await fresh();
     await tg.importCatalog({ tools: [{ id: "a" }] });
     await expect(tg.search({ intent: "x", workflow: { steps: [{ tool: "a" }], replans: -1 } })).rejects.toThrow(/workflow\.replans/);
+    // One formatter for every door: steps[0].tool, never steps.0.tool.
+    await expect(tg.search({ intent: "x", workflow: { steps: [{ tool: "" }] } })).rejects.toMatchObject({ details: { field: "workflow.steps[0].tool" } });
   });
 });
