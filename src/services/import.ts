@@ -15,6 +15,7 @@ import {
   type CatalogInput,
   type DeclaredEdgeInput,
   declaredEdgeSchema,
+  dependencyCycle,
   type ExecutionInput,
   executionSchema,
 } from "../formats/schemas.ts";
@@ -77,10 +78,26 @@ export async function importCatalog(
         }
       });
     });
+    if (errors.length === 0 && catalog.capabilities.length > 0) {
+      // A cycle through stored capabilities (the file's own cycles are refused by the schema): the file's
+      // capabilities replace their stored dependencies.
+      const stored = await trx.selectFrom("capability_dependencies").select(["from_capability", "to_capability"]).where("project", "=", project).execute();
+      const deps = new Map<string, string[]>();
+      for (const r of stored) if (!fileCaps.has(r.from_capability)) deps.set(r.from_capability, [...(deps.get(r.from_capability) ?? []), r.to_capability]);
+      for (const c of catalog.capabilities) deps.set(c.id, c.dependsOn);
+      const cycle = dependencyCycle(deps);
+      if (cycle) {
+        const i = catalog.capabilities.findIndex((c) => cycle.includes(c.id) && c.dependsOn.includes(cycle[cycle.indexOf(c.id) + 1]!));
+        const k = i >= 0 ? catalog.capabilities[i]!.dependsOn.indexOf(cycle[cycle.indexOf(catalog.capabilities[i]!.id) + 1]!) : 0;
+        errors.push({ file, line: 1, field: `capabilities[${Math.max(i, 0)}].dependsOn[${k}]`, message: `closes a dependsOn cycle: ${cycle.join(" → ")}` });
+      }
+    }
     if (errors.length > 0) throw new ImportError(errors);
     const tools = await upsertTools(trx, project, catalog.tools);
     const capabilities = await upsertCapabilities(trx, project, catalog.capabilities);
-    const graphVersion = await bumpGraphVersion(trx, project);
+    // An import that changes nothing leaves the graph version (and every cache keyed by it) alone.
+    const changed = tools.inserted + tools.updated > 0 || capabilities.inserted + capabilities.updated > 0;
+    const graphVersion = changed ? await bumpGraphVersion(trx, project) : await currentVersion(trx, project);
     return { file, tools, capabilities, graphVersion };
   });
 }
@@ -309,7 +326,7 @@ export async function importDeclaredEdges(
     const bad = new Set(errors.map((e) => e.line));
     const good: DeclaredEdgeInput[] = parsed.records.filter((r) => !bad.has(r.line)).map((r) => r.value);
     const n = await upsertDeclaredEdges(trx, project, good);
-    const graphVersion = await bumpGraphVersion(trx, project);
+    const graphVersion = n > 0 ? await bumpGraphVersion(trx, project) : await currentVersion(trx, project);
     return { file, edges: n, invalid: options.skipInvalid ? errors : [], graphVersion };
   });
 }
