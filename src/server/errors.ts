@@ -1,7 +1,8 @@
 /**
  * HTTP error mapping: every failure becomes `{ error: { code, message, field?, details? } }` with a status.
  * Bad input (zod issues, ToolgraphError "invalid-input"/"unknown-tool", ImportError line errors) is 400 and
- * names the field; "empty-project" (no catalog yet) is 404; "database-locked"/"database-unreachable" is 503; anything else is a real internal error
+ * names the field; "empty-project" (no catalog yet) is 404; "database-locked"/"database-unreachable" is 503; the gateway's
+ * upstream failures are 502 ("upstream-error"), 503 ("upstream-unavailable") and 504 ("upstream-timeout"); anything else is a real internal error
  * (500, logged by the server, message not leaked).
  */
 import { ZodError, type z } from "zod";
@@ -72,6 +73,8 @@ const UNAVAILABLE_CODES = new Set(["database-locked", "database-unreachable"]);
 const BAD_INPUT_CODES = new Set(["invalid-input", "unknown-tool", "unknown-capability"]);
 /** The project has nothing to answer from (no catalog imported): 404 with the code, not a server fault. */
 const NOT_FOUND_CODES = new Set(["empty-project", "unknown-project"]);
+/** The gateway's upstream MCP servers: the message names the server. */
+const UPSTREAM_STATUS: Record<string, number> = { "upstream-error": 502, "upstream-unavailable": 503, "upstream-timeout": 504 };
 
 export interface MappedError {
   status: number;
@@ -106,6 +109,8 @@ export function toHttpError(err: unknown): MappedError {
     }
     if (NOT_FOUND_CODES.has(err.code)) return toHttpError(new HttpError(404, err.code, err.message));
     if (UNAVAILABLE_CODES.has(err.code)) return toHttpError(new HttpError(503, err.code, err.message, { headers: { "retry-after": "1" } }));
+    const upstream = UPSTREAM_STATUS[err.code];
+    if (upstream !== undefined) return toHttpError(new HttpError(upstream, err.code, err.message));
   }
   // A raw driver error that escaped the store's translation (src/store/connection.ts) still means "retry later".
   if (isConnectionError(err)) {

@@ -3,7 +3,9 @@
  * with zod 4's `z.toJSONSchema` (draft 2020-12, which OpenAPI 3.1 uses): every path, its request body
  * schema, query flags, the project header, the error responses and the bearer security scheme.
  */
+
 import { z } from "zod";
+import { VERSION } from "../version.ts";
 import { JSONL_TYPES, ROUTES, type Route } from "./routes.ts";
 
 type Json = { [key: string]: unknown };
@@ -90,7 +92,7 @@ function operation(route: Route): Json {
   };
 }
 
-export function buildOpenApiDocument(version = "0.1.0"): Json {
+export function buildOpenApiDocument(version = VERSION): Json {
   const paths: Json = {};
   for (const r of ROUTES) {
     paths[r.path] = { ...(paths[r.path] as Json | undefined), [r.method.toLowerCase()]: operation(r) };

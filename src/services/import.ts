@@ -22,7 +22,7 @@ import {
 import { autoRegisterTools, knownCapabilityIds, knownToolIds, sha256, type UpsertCounts, upsertCapabilities, upsertTools } from "../store/catalog.ts";
 import { upsertDeclaredEdges } from "../store/declared-edges.ts";
 import { checkExecution, insertExecution, insertExecutions } from "../store/executions.ts";
-import { bumpGraphVersion, ensureProject } from "../store/projects.ts";
+import { bumpGraphVersion, ensureProject, projectConfig, setProjectConfig } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 import { DbUserHistoryStore } from "../store/user-state.ts";
 import { duplicateIdErrors, ImportError, type LineError, parseCatalog, parseJsonl } from "./parse.ts";
@@ -32,6 +32,8 @@ export interface CatalogImportResult {
   tools: UpsertCounts;
   capabilities: UpsertCounts;
   graphVersion: number;
+  /** The project settings the catalog set (absent when it carried none). */
+  settings?: { fallbackTools?: string[] | undefined } | undefined;
 }
 
 export type PatternValidator = (pattern: string) => string | undefined;
@@ -78,6 +80,13 @@ export async function importCatalog(
         }
       });
     });
+    const fallbacks = catalog.settings?.fallbackTools ?? [];
+    const storedFallbacks = await knownToolIds(trx, project, fallbacks.filter((t) => !fileTools.has(t)));
+    fallbacks.forEach((t, k) => {
+      if (!fileTools.has(t) && !storedFallbacks.has(t)) {
+        errors.push({ file, line: 1, field: `settings.fallbackTools[${k}]`, message: `unknown tool ${JSON.stringify(t)}` });
+      }
+    });
     if (errors.length === 0 && catalog.capabilities.length > 0) {
       // A cycle through stored capabilities (the file's own cycles are refused by the schema): the file's
       // capabilities replace their stored dependencies.
@@ -95,10 +104,16 @@ export async function importCatalog(
     if (errors.length > 0) throw new ImportError(errors);
     const tools = await upsertTools(trx, project, catalog.tools);
     const capabilities = await upsertCapabilities(trx, project, catalog.capabilities);
+    let settingsChanged = false;
+    if (catalog.settings?.fallbackTools !== undefined) {
+      const cfg = await projectConfig(trx, project);
+      settingsChanged = JSON.stringify(cfg.fallbackTools ?? null) !== JSON.stringify(catalog.settings.fallbackTools);
+      if (settingsChanged) await setProjectConfig(trx, project, { ...cfg, fallbackTools: catalog.settings.fallbackTools });
+    }
     // An import that changes nothing leaves the graph version (and every cache keyed by it) alone.
-    const changed = tools.inserted + tools.updated > 0 || capabilities.inserted + capabilities.updated > 0;
+    const changed = settingsChanged || tools.inserted + tools.updated > 0 || capabilities.inserted + capabilities.updated > 0;
     const graphVersion = changed ? await bumpGraphVersion(trx, project) : await currentVersion(trx, project);
-    return { file, tools, capabilities, graphVersion };
+    return { file, tools, capabilities, graphVersion, ...(catalog.settings ? { settings: catalog.settings } : {}) };
   });
 }
 
