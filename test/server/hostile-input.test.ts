@@ -104,7 +104,7 @@ for (const backend of backends()) {
       await tg.importCatalog(CATALOG);
       await tg.importTraces([exec("seed-1"), exec("seed-2", { steps: [{ tool: "fetch" }, { tool: "store" }] })]);
       server = await startServer({ api: tg, port: 0, log: (l) => internal.push(l) });
-    }, 60_000);
+    }, 180_000);
 
     afterAll(async () => {
       await server?.close();
@@ -248,6 +248,6 @@ for (const backend of backends()) {
       expect(seen.ok).toBeGreaterThan(10);
       expect(seen.bad).toBeGreaterThan(10);
       expect(internal.filter((l) => l.includes("internal error"))).toEqual([]);
-    }, 120_000);
+    }, 240_000);
   });
 }
