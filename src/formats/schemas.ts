@@ -17,6 +17,8 @@ export const LIMITS = {
   stepsPerExecution: 10_000,
   patternLength: 200,
   patternsPerCapability: 50,
+  /** Trigger patterns in one project (all capabilities): bounds compile time and each request's match work. */
+  patternsPerProject: 2_000,
   /** Nesting depth of a JSON value (inputSchema, outputSchema): PostgreSQL's jsonb fails far deeper, JSON Schemas are shallow. */
   jsonDepth: 64,
   /** Largest duration or latency: one year in ms (a sum over 100k executions stays far inside float8). */
@@ -195,6 +197,10 @@ export const catalogSchema = z
   })
   .strict()
   .superRefine((cat, ctx) => {
+    const total = cat.capabilities.reduce((n, c) => n + c.patterns.length, 0);
+    if (total > LIMITS.patternsPerProject) {
+      ctx.addIssue({ code: "custom", path: ["capabilities"], message: `declares ${total} trigger patterns; at most ${LIMITS.patternsPerProject} per project` });
+    }
     const cycle = dependencyCycle(new Map(cat.capabilities.map((c) => [c.id, c.dependsOn])));
     if (cycle) {
       const i = cat.capabilities.findIndex((c) => c.id === cycle[cycle.length - 2]);

@@ -17,6 +17,7 @@ import {
   declaredEdgeSchema,
   dependencyCycle,
   type ExecutionInput,
+  LIMITS,
   executionSchema,
 } from "../formats/schemas.ts";
 import { autoRegisterTools, knownCapabilityIds, knownToolIds, sha256, type UpsertCounts, upsertCapabilities, upsertTools } from "../store/catalog.ts";
@@ -87,6 +88,15 @@ export async function importCatalog(
         errors.push({ file, line: 1, field: `settings.fallbackTools[${k}]`, message: `unknown tool ${JSON.stringify(t)}` });
       }
     });
+    if (errors.length === 0 && catalog.capabilities.some((c) => c.patterns.length > 0)) {
+      // The project's total of trigger patterns after this import (the file's capabilities replace theirs).
+      const rows = await trx.selectFrom("capabilities").select(["id", "patterns"]).where("project", "=", project).execute();
+      const stored = rows.filter((r) => !fileCaps.has(r.id)).reduce((n, r) => n + (Array.isArray(r.patterns) ? r.patterns.length : 0), 0);
+      const total = stored + catalog.capabilities.reduce((n, c) => n + c.patterns.length, 0);
+      if (total > LIMITS.patternsPerProject) {
+        errors.push({ file, line: 1, field: "capabilities", message: `the project would hold ${total} trigger patterns (${stored} stored); at most ${LIMITS.patternsPerProject}` });
+      }
+    }
     if (errors.length === 0 && catalog.capabilities.length > 0) {
       // A cycle through stored capabilities (the file's own cycles are refused by the schema): the file's
       // capabilities replace their stored dependencies.
