@@ -39,15 +39,20 @@ export interface CatalogImportResult {
 
 export type PatternValidator = (pattern: string) => string | undefined;
 
-/** Checks capability patterns compile and are safe; returns errors. */
-function patternErrors(file: string, catalog: CatalogInput, validate: PatternValidator): LineError[] {
+/** Checks capability patterns compile and are safe; returns errors. Yields to the event loop every few ms (2,000 patterns take seconds on a loaded core). */
+async function patternErrors(file: string, catalog: CatalogInput, validate: PatternValidator): Promise<LineError[]> {
   const errors: LineError[] = [];
-  catalog.capabilities.forEach((c, i) => {
-    c.patterns.forEach((p, k) => {
+  let t = performance.now();
+  for (const [i, c] of catalog.capabilities.entries()) {
+    for (const [k, p] of c.patterns.entries()) {
       const problem = validate(p);
       if (problem) errors.push({ file, line: 1, field: `capabilities[${i}].patterns[${k}]`, message: problem });
-    });
-  });
+      if (performance.now() - t > 5) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        t = performance.now();
+      }
+    }
+  }
   return errors;
 }
 
@@ -59,7 +64,7 @@ export async function importCatalog(
   options: { validatePattern: PatternValidator },
 ): Promise<CatalogImportResult> {
   const catalog = parseCatalog(text, file);
-  const errors = patternErrors(file, catalog, options.validatePattern);
+  const errors = await patternErrors(file, catalog, options.validatePattern);
   return db.transaction().execute(async (trx) => {
     await ensureProject(trx, project);
     // Members must be tools of this file or already stored; dependencies, capabilities likewise.

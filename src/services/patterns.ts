@@ -29,7 +29,16 @@ function triggersOf(caps: readonly CapabilityRow[]): Promise<CompiledTrigger[]> 
       let t = performance.now();
       for (const c of caps) {
         if (c.patterns.length === 0 && c.keywords.length === 0) continue;
-        out.push(...compileTriggers([{ id: c.id, patterns: c.patterns.filter((x) => patternProblem(x) === undefined), keywords: c.keywords, priority: c.priority }]));
+        // Stored patterns passed the guard at import; the check stays as a safety net, one pattern at a time.
+        const ok: string[] = [];
+        for (const x of c.patterns) {
+          if (patternProblem(x) === undefined) ok.push(x);
+          if (performance.now() - t > SLICE_MS) {
+            await yieldToLoop();
+            t = performance.now();
+          }
+        }
+        out.push(...compileTriggers([{ id: c.id, patterns: ok, keywords: c.keywords, priority: c.priority }]));
         if (performance.now() - t > SLICE_MS) {
           await yieldToLoop();
           t = performance.now();
