@@ -13,6 +13,7 @@
  * Source: Arthur & Vassilvitskii, "k-means++: the advantages of careful seeding" (SODA 2007);
  * Lloyd, "Least squares quantization in PCM" (1982).
  */
+import { AlgorithmError } from "../errors.ts";
 import type { Rng } from "../random/rng.ts";
 
 export const DEFAULTS = {
@@ -44,11 +45,9 @@ export interface KmeansResult {
   readonly converged: boolean;
 }
 
-export class KmeansError extends Error {
-  readonly code: string;
+export class KmeansError extends AlgorithmError {
   constructor(code: string, message: string) {
-    super(`kmeans-pp: ${message}`);
-    this.code = code;
+    super("kmeans-pp", code, message);
     this.name = "KmeansError";
   }
 }

@@ -137,7 +137,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     text: req.intent,
     workflow: context.length > 0 ? { steps: context.map((i) => ({ tool: s.tools[i]!.id, success: true })), replans: 0 } : undefined,
     environment: req.environment,
-    urgency: req.urgency,
+    urgency: req.urgency, requestWorkflow: req.workflow,
     similarPastSuccess: memory.similarSuccess,
   });
   const fallbacks = await projectFallbacks(engine, project);
