@@ -2,7 +2,7 @@
 import type { Command } from "../command.ts";
 import { benchCommand } from "./bench.ts";
 import { demoCommand } from "./demo.ts";
-import { mcpCommand, serveCommand } from "./serve.ts";
+import { exportCommand } from "./export.ts";
 import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
 import {
   alternativesCommand,
@@ -16,6 +16,7 @@ import {
   recordCommand,
   searchCommand,
 } from "./recommend.ts";
+import { mcpCommand, serveCommand } from "./serve.ts";
 
 export const COMMANDS: Command[] = [
   initCommand,
@@ -32,6 +33,7 @@ export const COMMANDS: Command[] = [
   learnWeightsCommand,
   calibrateCommand,
   statsCommand,
+  exportCommand,
   serveCommand,
   mcpCommand,
   benchCommand,
