@@ -3,10 +3,12 @@
  * call). The CLI, the HTTP server and the MCP server all call these same methods.
  */
 import { readFile } from "node:fs/promises";
+import { sql } from "kysely";
 import type { z } from "zod";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../services/calibrate.ts";
 import { Engine, type EngineOptions } from "../services/engine.ts";
+import { forgetProjectConfig } from "../services/filters.ts";
 import {
   type CatalogImportResult,
   type EdgeImportResult,
@@ -29,10 +31,11 @@ import { runSearch } from "../services/recommend-search.ts";
 import { RecommendationLog, type RecommendationLogOptions } from "../services/recommendation-log.ts";
 import { ResultCache } from "../services/result-cache.ts";
 import { fitSearchWeights } from "../services/search-weights.ts";
+import { type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
 import { applyUserHistory, userHistoryUpdate } from "../services/user-history.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
-import type { Scoped } from "./contract.ts";
+import type { RecommenderApi, Scoped } from "./contract.ts";
 import {
   type AlternativesRequest,
   alternativesRequest,
@@ -89,7 +92,7 @@ export interface StatsResult extends ProjectCounts {
   caches: { results: ReturnType<ResultCache["stats"]>; queryEmbeddings: ReturnType<Engine["queryEmbedder"]["stats"]> };
 }
 
-export class Toolgraph {
+export class Toolgraph implements RecommenderApi {
   readonly engine: Engine;
   readonly project: string;
   readonly results: ResultCache;
@@ -135,6 +138,7 @@ export class Toolgraph {
     const project = this.p(opts);
     const r = await importCatalog(this.engine.db, project, text, file, { validatePattern });
     this.engine.invalidate(project);
+    if (r.settings) forgetProjectConfig(this.engine, project);
     let embeddedNow = 0;
     if (opts.embed ?? true) {
       const previous = await this.engine.cachedSearchIndex(project);
@@ -145,6 +149,19 @@ export class Toolgraph {
       if (chooseRouting("auto", s, idx).mode === "two-hop") namespaceIndexFor(s, idx);
     }
     return { ...r, embeddedNow };
+  }
+
+  /**
+   * Replaces what the catalog knows of one upstream MCP server's tools (the gateway): upserts the listed
+   * tools (each validated like a catalog tool; invalid ones are reported in `rejected`), marks the server's
+   * tools no longer listed unavailable, and embeds new texts now unless `embed` is false.
+   */
+  async syncServerTools(server: string, tools: readonly unknown[], opts: ProjectScoped & { embed?: boolean } = {}): Promise<ServerToolsSyncResult> {
+    const project = this.p(opts);
+    const r = await syncServerTools(this.engine.db, project, server, tools);
+    this.engine.invalidate(project);
+    if (opts.embed ?? true) await this.engine.searchIndex(project);
+    return r;
   }
 
   /** Imports traces given as JSONL text, an array of executions, or `{ file }`. */
@@ -306,6 +323,12 @@ export class Toolgraph {
       ...(await countProject(this.engine.db, project)),
       caches: { results: this.results.stats(), queryEmbeddings: this.engine.queryEmbedder.stats() },
     };
+  }
+
+  /** One `SELECT 1` round trip: cheap liveness for `/health` (rejects with database-unreachable when down). */
+  async ping(): Promise<{ backend: "postgres" | "pglite" }> {
+    await sql`SELECT 1`.execute(this.engine.db);
+    return { backend: this.engine.conn.backend };
   }
 
   async close(): Promise<void> {

@@ -61,10 +61,19 @@ export const capabilitySchema = z
   })
   .strict();
 
+/** Project settings a catalog may carry (stored with the project; absent fields keep their stored value). */
+export const projectSettingsSchema = z
+  .object({
+    /** Tools offered instead when the gate abstains (seed 002 "fallback to a general tool"); [] clears them. */
+    fallbackTools: z.array(id).max(100).optional(),
+  })
+  .strict();
+
 export const catalogSchema = z
   .object({
     tools: z.array(toolSchema),
     capabilities: z.array(capabilitySchema).default([]),
+    settings: projectSettingsSchema.optional(),
   })
   .strict();
 

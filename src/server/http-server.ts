@@ -21,6 +21,7 @@ import { createReadiness, type Readiness } from "../ops/health.ts";
 import { createLogger, type Logger } from "../ops/logger.ts";
 import { METRICS_CONTENT_TYPE, MetricsRegistry } from "../ops/metrics.ts";
 import { summarizeAnswer } from "../services/recommendation-log.ts";
+import { type OriginPolicy, originProblem } from "../mcp/origin.ts";
 import { BODY_DEFAULTS, readBody } from "./body.ts";
 import { HttpError, invalidInput, toHttpError, zodProblems } from "./errors.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -55,6 +56,15 @@ export interface ServerOptions {
   logger?: Logger | undefined;
   /** Start the warm-up (model, search index, analytics) that /ready waits for when listening. Default true. */
   warmUp?: boolean | undefined;
+  /** Origins and Host names /mcp accepts besides the server's own (DNS-rebinding protection, src/mcp/origin.ts). */
+  originPolicy?: OriginPolicy | undefined;
+  /**
+   * Serves /mcp instead of the stateless endpoint (the gateway's Streamable HTTP sessions): every method;
+   * the body is parsed JSON for POST, undefined otherwise. Token and Origin rules apply before it.
+   */
+  mcpHandler?: ((req: IncomingMessage, res: ServerResponse, body: unknown, project: string | undefined) => Promise<void>) | undefined;
+  /** Extra fields of the /health answer (the gateway's servers); `ok: false` among them answers 503. */
+  healthExtra?: (() => Record<string, unknown>) | undefined;
 }
 
 export interface ListeningAddress {
@@ -289,6 +299,21 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     }
     if (path === "/mcp" && mcpEnabled) {
       jobOf.set(res, "mcp");
+      const refused = originProblem(req, (server.address() as AddressInfo | null)?.address, options.originPolicy);
+      if (refused) throw new HttpError(403, "forbidden", `/mcp: ${refused}`);
+      if (options.mcpHandler) {
+        const project = requestProject(req, url, undefined) ?? options.defaultProject;
+        let message: unknown;
+        if (method === "POST") {
+          const buf = await readBody(req, bodyLimit);
+          try {
+            message = JSON.parse(buf.toString("utf8"));
+          } catch (err) {
+            return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${(err as Error).message}` }, id: null });
+          }
+        }
+        return options.mcpHandler(req, res, message, project);
+      }
       if (method !== "POST") throw new HttpError(405, "method-not-allowed", `${method} ${path}: the MCP endpoint is stateless, use POST`, { headers: { allow: "POST" } });
       const project = requestProject(req, url, undefined) ?? options.defaultProject;
       const buf = await readBody(req, bodyLimit);
@@ -373,24 +398,36 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     return { body, text: undefined, flags, project };
   }
 
+  /**
+   * `GET /health`: liveness, open to everyone and cheap (one `SELECT 1`, no counts). `?details=1` adds the
+   * project's counts (the stats) and needs the bearer token when one is set.
+   */
   async function health(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const details = url.searchParams.get("details");
+    const wantDetails = details !== null && details !== "0" && details !== "false";
+    if (wantDetails && token !== "" && !bearerMatches(req.headers.authorization, token)) {
+      throw new HttpError(401, "unauthorized", "/health?details needs the bearer token (plain /health does not)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
+    }
     let project: string | undefined;
     try {
       project = requestProject(req, url, undefined) ?? options.defaultProject;
     } catch {
       project = options.defaultProject;
     }
-    if (api instanceof Toolgraph) {
-      // Cheap liveness: no database round trip (readiness, /ready, checks the database).
-      return respond(res, 200, { ok: true, backend: api.engine.conn.backend, project: project ?? api.project });
-    }
     try {
-      const s = (await api.stats(project === undefined ? {} : { project })) as { backend?: unknown; project?: unknown };
-      respond(res, 200, { ok: true, backend: s.backend, project: s.project });
+      const extra = options.healthExtra?.() ?? {};
+      const status = extra.ok === false ? 503 : 200;
+      if (wantDetails || !api.ping) {
+        const s = (await api.stats(project === undefined ? {} : { project })) as Record<string, unknown>;
+        respond(res, status, wantDetails ? { ok: true, ...s, ...extra } : { ok: true, backend: s.backend, project: s.project, ...extra });
+      } else {
+        const p = await api.ping();
+        respond(res, status, { ok: true, backend: p.backend, ...extra });
+      }
     } catch (err) {
       const m = toHttpError(err);
       if (m.internal) log(`toolgraph server: health check failed: ${(err as Error)?.stack ?? String(err)}`);
-      respond(res, 503, { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error });
+      respond(res, 503, { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error }, { "retry-after": "1" });
     }
   }
 

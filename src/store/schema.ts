@@ -29,6 +29,8 @@ export interface ToolsTable {
   safety_tags: ColumnType<Json, string, string>;
   server: string | null;
   auto_registered: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Added by migration 018: false once the tool's upstream MCP server stopped listing it (gateway). */
+  available: ColumnType<boolean, boolean | undefined, boolean>;
   text_hash: string;
   created_at: Generated<Date>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;

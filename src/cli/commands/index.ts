@@ -3,6 +3,8 @@ import type { Command } from "../command.ts";
 import { benchCommand } from "./bench.ts";
 import { demoCommand } from "./demo.ts";
 import { exportCommand } from "./export.ts";
+import { gatewayCommand } from "./gateway.ts";
+import { mcpCommand, serveCommand } from "./serve.ts";
 import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
 import {
   alternativesCommand,
@@ -16,7 +18,6 @@ import {
   recordCommand,
   searchCommand,
 } from "./recommend.ts";
-import { mcpCommand, serveCommand } from "./serve.ts";
 
 export const COMMANDS: Command[] = [
   initCommand,
@@ -36,6 +37,7 @@ export const COMMANDS: Command[] = [
   exportCommand,
   serveCommand,
   mcpCommand,
+  gatewayCommand,
   benchCommand,
   demoCommand,
 ];

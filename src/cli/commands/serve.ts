@@ -1,7 +1,5 @@
 /** serve (HTTP JSON API + OpenAPI + MCP endpoint) and mcp (MCP over stdio). */
-import { runStdio } from "../../mcp/stdio.ts";
-import { createLogger, parseLogFormat, parseLogLevel } from "../../ops/logger.ts";
-import { runServer } from "../../server/http-server.ts";
+// The servers are imported when the command runs, so `toolgraph --help` does not load them.
 import { type Command, EXIT, UsageError } from "../command.ts";
 
 export const serveCommand: Command = {
@@ -23,6 +21,7 @@ export const serveCommand: Command = {
   async run(ctx) {
     const port = Number(ctx.values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${ctx.values.port}`);
+    const { createLogger, parseLogFormat, parseLogLevel } = await import("../../ops/logger.ts");
     let format: ReturnType<typeof parseLogFormat> | undefined;
     let level: ReturnType<typeof parseLogLevel> | undefined;
     try {
@@ -31,6 +30,7 @@ export const serveCommand: Command = {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
+    const { runServer } = await import("../../server/http-server.ts");
     const tg = await ctx.open();
     await runServer({
       api: tg,
@@ -50,6 +50,7 @@ export const mcpCommand: Command = {
   usage: "toolgraph mcp [--project NAME]",
   examples: ["toolgraph mcp --project demo", 'claude mcp add toolgraph -- npx toolgraph mcp --project demo'],
   async run(ctx) {
+    const { runStdio } = await import("../../mcp/stdio.ts");
     const tg = await ctx.open();
     await runStdio(tg, { project: tg.project });
     return EXIT.ok;
