@@ -51,8 +51,9 @@ import { createEmbeddingProvider } from "../src/embeddings/create.ts";
 import { recallMemory } from "../src/services/memory.ts";
 import { dagOver } from "../src/services/recommend-dag.ts";
 import { rawSuggestions } from "../src/services/suggest.ts";
+import { latencyCharts, writeCharts } from "./charts.ts";
 import type { TraceRecord } from "./convert/common.ts";
-import { lineChartSvg, machine, markdownTable, percentiles, progress, writeResult, writeSvg } from "./lib/report.ts";
+import { machine, markdownTable, percentiles, progress, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject, type SyntheticProject } from "./synthetic/generate.ts";
 
 export const SERVER_URL = process.env.TOOLGRAPH_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -631,17 +632,9 @@ export function formatLatency(r: LatencyResult): string {
   return out.join("\n");
 }
 
-/** SVG: p50 latency (ms) vs catalog size, one series per operation (analytics refresh excluded: seconds). */
+/** SVG: p50 and p99 of every request-path operation at the largest catalog size (bench/charts.ts). */
 export function latencySvg(r: LatencyResult): string {
-  const names = [...new Set(r.sizes.flatMap((s) => s.operations.map((o) => o.name)))].filter((n) => n !== "analytics refresh");
-  const series = names.map((name) => ({
-    name,
-    points: r.sizes.flatMap((s) => {
-      const o = s.operations.find((x) => x.name === name);
-      return o && Number.isFinite(o.p50) ? [{ x: s.tools, y: o.p50 }] : [];
-    }),
-  }));
-  return lineChartSvg("p50 latency vs catalog size", "tools (log scale)", "p50 ms", series.filter((s) => s.points.length > 0), { logX: true });
+  return latencyCharts(r).at(-1)?.svg ?? "";
 }
 
 function arg(name: string): string | undefined {
@@ -680,7 +673,7 @@ async function main(): Promise<void> {
   });
   process.stdout.write(`${formatLatency(r)}\n\n`);
   process.stdout.write(`wrote ${writeResult("latency", r)}\n`);
-  process.stdout.write(`wrote ${writeSvg("latency", latencySvg(r))}\n`);
+  for (const path of writeCharts(latencyCharts(r))) process.stdout.write(`wrote ${path}\n`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
