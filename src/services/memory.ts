@@ -172,7 +172,7 @@ export interface RecallResult {
   explanations: Map<number, string>;
   capabilityVotes: Map<string, number>;
   neighbours: number;
-  /** Similar past executions' success (similar_past_success signal of the gate). */
+  /** Similar past executions' success (similar_task_success signal of the gate). */
   similarSuccess: { rate: number; executions: number } | undefined;
   /** The neighbours, best first (for plan and next-step). */
   past: PastExecution<string, string>[];
