@@ -65,8 +65,9 @@ export const searchRequest = z
     mode: z.enum(["active", "passive"]).optional(),
     /**
      * flat (search every tool), two-hop (rank the namespaces — catalog `server` or id prefix — then search
-     * the tools of the best few) or auto (default: the measured winner per catalog size — two-hop from 50,000
-     * tools in at least 100 namespaces, else flat; see src/services/namespace-index.ts).
+     * the tools of the best few) or auto (default: flat below 20,000 tools or 100 namespaces; above, both routes
+     * are timed on the catalog's first 8 queries and the faster at equal top 10 is kept; see
+     * src/services/namespace-index.ts).
      */
     routing: z.enum(["flat", "two-hop", "auto"]).optional(),
     ...caps,
