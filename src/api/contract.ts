@@ -60,5 +60,7 @@ export interface RecommenderApi {
   importTraces(input: string | object[], opts?: Scoped & { skipInvalid?: boolean; autoRegister?: boolean }): Promise<TraceImportResult>;
   importEdges(input: string, opts?: Scoped & { skipInvalid?: boolean }): Promise<EdgeImportResult>;
   stats(opts?: Scoped): Promise<JsonResult>;
+  /** Liveness: one trivial round trip to the database (no counts). Used by the HTTP `/health`. */
+  ping?(): Promise<{ backend: string }>;
   close(): Promise<void>;
 }

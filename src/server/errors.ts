@@ -1,11 +1,13 @@
 /**
  * HTTP error mapping: every failure becomes `{ error: { code, message, field?, details? } }` with a status.
  * Bad input (zod issues, ToolgraphError "invalid-input"/"unknown-tool", ImportError line errors) is 400 and
- * names the field; "empty-project" (no catalog yet) is 404; "database-locked"/"database-unreachable" is 503; anything else is a real internal error
+ * names the field; "empty-project" (no catalog yet) is 404; "database-locked"/"database-unreachable" is 503; the gateway's
+ * upstream failures are 502 ("upstream-error"), 503 ("upstream-unavailable") and 504 ("upstream-timeout"); anything else is a real internal error
  * (500, logged by the server, message not leaked).
  */
 import { ZodError, type z } from "zod";
 import { ImportError } from "../services/parse.ts";
+import { isConnectionError } from "../store/connection.ts";
 import { ToolgraphError } from "../store/errors.ts";
 
 export interface ErrorBody {
@@ -71,7 +73,8 @@ const UNAVAILABLE_CODES = new Set(["database-locked", "database-unreachable"]);
 const BAD_INPUT_CODES = new Set(["invalid-input", "unknown-tool", "unknown-capability"]);
 /** The project has nothing to answer from (no catalog imported): 404 with the code, not a server fault. */
 const NOT_FOUND_CODES = new Set(["empty-project", "unknown-project"]);
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "ECONNRESET", "57P03", "53300"]);
+/** The gateway's upstream MCP servers: the message names the server. */
+const UPSTREAM_STATUS: Record<string, number> = { "upstream-error": 502, "upstream-unavailable": 503, "upstream-timeout": 504 };
 
 export interface MappedError {
   status: number;
@@ -106,9 +109,11 @@ export function toHttpError(err: unknown): MappedError {
     }
     if (NOT_FOUND_CODES.has(err.code)) return toHttpError(new HttpError(404, err.code, err.message));
     if (UNAVAILABLE_CODES.has(err.code)) return toHttpError(new HttpError(503, err.code, err.message, { headers: { "retry-after": "1" } }));
+    const upstream = UPSTREAM_STATUS[err.code];
+    if (upstream !== undefined) return toHttpError(new HttpError(upstream, err.code, err.message));
   }
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && NETWORK_CODES.has(code)) {
+  // A raw driver error that escaped the store's translation (src/store/connection.ts) still means "retry later".
+  if (isConnectionError(err)) {
     return toHttpError(new HttpError(503, "database-unreachable", "the database is unreachable; retry later", { headers: { "retry-after": "1" } }));
   }
   return { status: 500, headers: {}, internal: true, body: { error: { code: "internal", message: "internal error (logged by the server)" } } };

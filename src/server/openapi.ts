@@ -100,13 +100,15 @@ export function buildOpenApiDocument(version = VERSION): Json {
   paths["/health"] = {
     get: {
       operationId: "health",
-      summary: "Liveness and database check (no auth)",
+      summary: "Liveness and database check (no auth; one SELECT 1, no counts)",
+      description: "`?details=1` adds the project's counts (the stats) and needs the bearer token when one is set.",
       security: [],
       responses: {
         "200": {
           description: "Up",
           content: { "application/json": { schema: { type: "object", properties: { ok: { const: true }, backend: { type: "string" }, project: { type: "string" } } } } },
         },
+        "401": errorResponse("`details` asked without the bearer token"),
         "503": { description: "The database did not answer", content: { "application/json": { schema: { type: "object", properties: { ok: { const: false }, error: {} } } } } },
       },
     },

@@ -10,7 +10,7 @@ import type { SearchRequest } from "../api/requests.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { emptyProjectError } from "../store/empty-project.ts";
 import type { Engine } from "./engine.ts";
-import { projectFallbacks, safetyFilter } from "./filters.ts";
+import { filtersAnything, projectFallbacks, safetyFilter } from "./filters.ts";
 import { type GatedItem, gatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { chooseRouting, explainRoute, namespaceIndexFor, type RoutedNamespace, routeQuery } from "./namespace-index.ts";
@@ -111,7 +111,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     ...(route ? { restrictTo: route.restrictTo } : {}),
     context,
     // No predicate when nothing is excluded (it would run on every candidate).
-    ...(excluded.size > 0 || (req.excludeSafetyTags?.length ?? 0) > 0 ? { exclude: (i: number) => excluded.has(s.tools[i]!.id) || unsafe(i) } : {}),
+    ...(excluded.size > 0 || filtersAnything(s, req.excludeSafetyTags) ? { exclude: (i: number) => excluded.has(s.tools[i]!.id) || unsafe(i) } : {}),
     // Without forced tools only the first `limit` hits are shown: the rest need no sort.
     ...(forcedReason.size === 0 && Number.isFinite(limit) ? { top: limit } : {}),
     memory: memoryVotes,
@@ -177,8 +177,10 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
       { id: top.tool, label: top.name },
       d,
       prepared,
-      { semantic: top.breakdown.semantic, graph: top.breakdown.graph, alpha: top.breakdown.alpha, memory: top.breakdown.memory },
+      { semantic: top.breakdown.semantic, graph: top.breakdown.graph, memory: top.breakdown.memory },
       items.slice(1, 4).map((x) => ({ id: x.tool, score: x.score, reason: `scored ${x.score.toFixed(3)} < ${top.score.toFixed(3)}` })),
+      [],
+      { alpha: top.breakdown.alpha },
     );
   }
   return {

@@ -8,8 +8,8 @@
  */
 import Graph from "graphology";
 import { buildCsr, type Csr } from "../../algorithms/graph/csr.ts";
-import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
-import { edgeQuality, type EdgeEvidence, type EdgeSource, type EdgeType } from "../../algorithms/graph/edge-quality.ts";
+import { learnEdges, successionCount } from "../../algorithms/graph/edge-learning.ts";
+import { type EdgeEvidence, type EdgeSource, type EdgeType, edgeQuality } from "../../algorithms/graph/edge-quality.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import type { CapabilityRow, EdgeRow, ToolRow, ToolStatRow } from "../store/reads.ts";
 
@@ -42,6 +42,8 @@ export class GraphSnapshot {
   readonly project: string;
   version: number;
   readonly tools: ToolRow[];
+  /** How many tools are unavailable (their upstream server stopped listing them): the jobs skip them. */
+  readonly unavailable: number;
   readonly index: Map<string, number>;
   readonly capabilities: CapabilityRow[];
   readonly capabilityIndex: Map<string, number>;
@@ -65,6 +67,7 @@ export class GraphSnapshot {
     this.project = input.project;
     this.version = input.version;
     this.tools = input.tools;
+    this.unavailable = input.tools.reduce((n, t) => n + (t.available === false ? 1 : 0), 0);
     this.index = new Map(input.tools.map((t, i) => [t.id, i]));
     this.capabilities = input.capabilities;
     this.capabilityIndex = new Map(input.capabilities.map((c, i) => [c.id, i]));
@@ -124,14 +127,14 @@ export class GraphSnapshot {
     return this.csrCache;
   }
 
-  /** CSR of observed successions: weight = sequence + dependency + contains observation counts. */
+  /** CSR of observed successions: weight = successionCount (each succession once, edge-learning.ts). */
   get transitions(): Csr {
     if (!this.transitionsCache) {
       const list: { from: number; to: number; weight: number }[] = [];
       for (const e of this.edgeStates.values()) {
         const f = this.index.get(e.from);
         const t = this.index.get(e.to);
-        const w = e.counts.sequence + e.counts.dependency + e.counts.contains;
+        const w = successionCount(e.counts);
         if (f === undefined || t === undefined || w <= 0) continue;
         list.push({ from: f, to: t, weight: w });
       }

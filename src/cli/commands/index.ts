@@ -2,6 +2,7 @@
 import type { Command } from "../command.ts";
 import { benchCommand } from "./bench.ts";
 import { demoCommand } from "./demo.ts";
+import { gatewayCommand } from "./gateway.ts";
 import { mcpCommand, serveCommand } from "./serve.ts";
 import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
 import {
@@ -34,6 +35,7 @@ export const COMMANDS: Command[] = [
   statsCommand,
   serveCommand,
   mcpCommand,
+  gatewayCommand,
   benchCommand,
   demoCommand,
 ];
