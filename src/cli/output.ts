@@ -57,6 +57,15 @@ export function wrap(text: string, width: number): string[] {
   return lines;
 }
 
+/** "120.5/s, ETA 0:42" from `done` of `total` items after `elapsedMs` (no ETA before the first item). */
+export function rateAndEta(done: number, total: number, elapsedMs: number): string {
+  if (done <= 0 || elapsedMs <= 0) return "";
+  const rate = (done * 1000) / elapsedMs;
+  const left = Math.max(0, Math.round((total - done) / rate));
+  const eta = left >= 3600 ? `${Math.floor(left / 3600)}:${String(Math.floor((left % 3600) / 60)).padStart(2, "0")}:${String(left % 60).padStart(2, "0")}` : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  return `${rate >= 100 ? rate.toFixed(0) : rate.toFixed(1)}/s, ETA ${eta}`;
+}
+
 export function fmtNum(x: number): string {
   if (Number.isInteger(x)) return String(x);
   return x.toFixed(Math.abs(x) >= 100 ? 1 : 3);
@@ -89,7 +98,7 @@ export class Progress {
     const width = 30;
     const frac = total > 0 ? Math.min(1, done / total) : 0;
     const bar = "█".repeat(Math.round(frac * width)).padEnd(width, "░");
-    process.stderr.write(`\r${this.label} ${bar} ${done}/${total} (${Math.round(frac * 100)}%)`);
+    process.stderr.write(`\r${this.label} ${bar} ${done}/${total} (${Math.round(frac * 100)}%) ${rateAndEta(done, total, t - this.start)}`);
   }
 
   done(): void {

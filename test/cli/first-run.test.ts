@@ -11,7 +11,7 @@ import { nextCommands } from "../../src/cli/commands/demo.ts";
 import { closestNames, didYouMean } from "../../src/cli/did-you-mean.ts";
 import { inputSource } from "../../src/cli/input.ts";
 import { main } from "../../src/cli/main.ts";
-import { table, wrap } from "../../src/cli/output.ts";
+import { rateAndEta, table, wrap } from "../../src/cli/output.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
@@ -93,6 +93,15 @@ describe("tables", () => {
     expect(wrap("aaa bbb ccc", 7)).toEqual(["aaa bbb", "ccc"]);
     expect(wrap("abcdefghij", 4)).toEqual(["abcd", "efgh", "ij"]);
     expect(wrap("short", 10)).toEqual(["short"]);
+  });
+});
+
+describe("progress", () => {
+  it("shows the rate and the time left", () => {
+    expect(rateAndEta(0, 100, 1000)).toBe("");
+    expect(rateAndEta(50, 4076, 10_000)).toBe("5.0/s, ETA 13:25"); // (4076 - 50) / 5 = 805.2 s
+    expect(rateAndEta(1000, 4076, 2_000)).toBe("500/s, ETA 0:06"); // 3076 / 500 = 6.15 s
+    expect(rateAndEta(1, 10_000, 1_000)).toBe("1.0/s, ETA 2:46:39"); // 9,999 s
   });
 });
 

@@ -88,7 +88,12 @@ export const importCommand: Command = {
         const r = await tg.importCatalog(input, { onProgress: (d: number, t: number) => progress.update(d, t) });
         progress.done();
         if (ctx.json) ctx.out(JSON.stringify(r));
-        else
+        else if (r.embeddedNow > 0 || r.tools.inserted + r.tools.updated > 0) {
+          // Embeddings are stored batch by batch, so an interrupted import resumes where it stopped.
+          const total = r.tools.inserted + r.tools.updated + r.tools.unchanged;
+          ctx.err(`embedded ${r.embeddedNow} tool texts now; ${Math.max(0, total - r.embeddedNow)} were stored already (an interrupted import resumes)`);
+        }
+        if (!ctx.json)
           ctx.out(
             table(
               ["", "inserted", "updated", "unchanged"],
