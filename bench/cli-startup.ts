@@ -9,11 +9,12 @@
  *
  *   npx tsx bench/cli-startup.ts [--runs 20] [--search-runs 10] [--before-ref 7c0c407] [--variants before,tsx,dist]
  *
- * The demo project is built once (dist, default embeddings) in bench/tmp/cli-startup-home. Writes
+ * The demo project is built once (by the first variant, default embeddings) in bench/tmp/cli-startup-home and
+ * copied for each variant. Writes
  * bench/results/cli-startup.json and prints a markdown table (p50/p95/p99 ms per variant and command).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -56,16 +57,25 @@ const ENTRY: Record<string, () => string> = {
 };
 const entries = Object.fromEntries(variants.map((v) => [v, ENTRY[v]!()]));
 
-const home = join(TMP, "cli-startup-home");
+// The demo project, built once by the first variant, then one copy per variant: each variant migrates its
+// own copy (an older variant cannot open a database migrated by a newer one).
+const seedHome = join(TMP, "cli-startup-home");
 const env = { ...process.env, DATABASE_URL: "", TOOLGRAPH_PROJECT: "" };
-if (!existsSync(home)) {
-  const r = spawnSync(process.execPath, [entries.dist ?? entries.tsx!, "demo", "--home", home, "--traces", "600"], { env, encoding: "utf8" });
+if (!existsSync(join(seedHome, "PG_VERSION"))) {
+  rmSync(seedHome, { recursive: true, force: true });
+  const r = spawnSync(process.execPath, [entries[variants[0]!]!, "demo", "--home", seedHome, "--traces", "600"], { env, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`demo failed: ${r.stderr}`);
 }
+const homes: Record<string, string> = {};
+for (const v of variants) {
+  homes[v] = join(TMP, `cli-startup-home-${v}`);
+  rmSync(homes[v]!, { recursive: true, force: true });
+  cpSync(seedHome, homes[v]!, { recursive: true });
+}
 
-const COMMANDS: Record<string, { args: string[]; runs: number }> = {
-  help: { args: ["--help"], runs },
-  search: { args: ["search", "the payments service is throwing errors, find out why", "--project", "demo", "--home", home, "--json"], runs: searchRuns },
+const COMMANDS: Record<string, { args: (v: string) => string[]; runs: number }> = {
+  help: { args: () => ["--help"], runs },
+  search: { args: (v) => ["search", "the payments service is throwing errors, find out why", "--project", "demo", "--home", homes[v]!, "--json"], runs: searchRuns },
 };
 
 function once(entry: string, args: string[]): number {
@@ -80,10 +90,10 @@ const loadStart = loadavg();
 const samples: Record<string, Record<string, number[]>> = {};
 for (const [cmd, spec] of Object.entries(COMMANDS)) {
   samples[cmd] = Object.fromEntries(variants.map((v) => [v, []]));
-  for (const v of variants) once(entries[v]!, spec.args); // warm the file cache once per variant
+  for (const v of variants) once(entries[v]!, spec.args(v)); // warm the file cache (and migrate) once per variant
   for (let round = 0; round < spec.runs; round++) {
     const order = variants.map((_, i) => variants[(i + round) % variants.length]!);
-    for (const v of order) samples[cmd]![v]!.push(once(entries[v]!, spec.args));
+    for (const v of order) samples[cmd]![v]!.push(once(entries[v]!, spec.args(v)));
     process.stderr.write(`\r${cmd} ${round + 1}/${spec.runs}`);
   }
   process.stderr.write("\n");
@@ -91,7 +101,7 @@ for (const [cmd, spec] of Object.entries(COMMANDS)) {
 const loadEnd = loadavg();
 
 const results = Object.entries(samples).flatMap(([cmd, byVariant]) =>
-  Object.entries(byVariant).map(([variant, ms]) => ({ command: `toolgraph ${COMMANDS[cmd]!.args[0]}`, variant, ...percentiles(ms), samplesMs: ms.map((x) => Math.round(x)) })),
+  Object.entries(byVariant).map(([variant, ms]) => ({ command: `toolgraph ${COMMANDS[cmd]!.args("")[0]}`, variant, ...percentiles(ms), samplesMs: ms.map((x) => Math.round(x)) })),
 );
 const file = writeResult("cli-startup", {
   bench: "cli-startup",
