@@ -149,7 +149,8 @@ export class Toolgraph implements RecommenderApi {
       embeddedNow = idx === previous ? 0 : idx.embeddedNow;
       // A catalog large enough for two-hop routing gets its namespace index now, not on the first search.
       const s = await this.engine.snapshot(project);
-      if (chooseRouting("auto", s, idx).mode === "two-hop") namespaceIndexFor(s, idx);
+      const auto = chooseRouting("auto", s, idx);
+      if (auto.mode === "two-hop" || auto.trial) namespaceIndexFor(s, idx);
     }
     return { ...r, embeddedNow };
   }

@@ -73,7 +73,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight });
   const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
   const distinctive = distinctiveMembers(s);
-  const patterns = scorePatterns(s.capabilities, req.intent);
+  const { scores: patterns, work: patternWork } = await scorePatterns(s.capabilities, req.intent);
   const evidence = fused.map((f) => {
     const cap = s.capabilities[f.id]!;
     const vote = memory.capabilityVotes.get(cap.id) ?? 0;
@@ -138,6 +138,8 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
       winner: ranking.trigger.winner,
       reason: ranking.trigger.reason,
       contenders: ranking.trigger.contenders.map((c) => c.id),
+      /** Patterns declared, rejected by their literals, run, and skipped because the request's match budget was spent. */
+      patternWork,
     },
     timings: { totalMs: performance.now() - t0 },
   };
