@@ -59,6 +59,13 @@ export const gatewayCommand: Command = {
       user: ctx.values.user as string | undefined,
       log: ctx.err,
     });
+    // Signals end the session (stdio) or the server (--http) through their own handlers; this one keeps a
+    // signal that arrives while the gateway writes its last executions from killing the process.
+    let stopping = false;
+    const hold = (sig: NodeJS.Signals) => {
+      if (stopping) ctx.err(`toolgraph gateway: ${sig}: finishing the last writes`);
+    };
+    for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, hold);
     try {
       await gateway.start();
       if (ctx.values.http === true) {
@@ -81,9 +88,12 @@ export const gatewayCommand: Command = {
       } else {
         await runGatewayStdio(gateway);
       }
+      stopping = true;
     } finally {
+      stopping = true;
       await gateway.close();
       await tg.close();
+      for (const sig of ["SIGTERM", "SIGINT"] as const) process.off(sig, hold);
     }
     return EXIT.ok;
   },
