@@ -128,7 +128,7 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
               ]),
             );
           }
-          const d = opts.gatingOnly ? undefined : await evalDag(tg, project, split, cases);
+          const d = opts.gatingOnly ? undefined : await evalDag(tg, project, split, cases, data.traces as { steps: { tool: string }[] }[]);
           if (d) {
             tables.push(d);
             print(d);

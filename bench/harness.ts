@@ -5,8 +5,9 @@
  */
 
 import { scoreCapability, summarizeCapability } from "../algorithms/evaluation/capability-metrics.ts";
-import { edgeScores, goldToolEdges, nodeScores, orderConsistency } from "../algorithms/evaluation/dag-metrics.ts";
+import { edgeScores, goldToolEdges, kendallTau, nodeScores, orderConsistency } from "../algorithms/evaluation/dag-metrics.ts";
 import { type NextStepCaseScore, scoreNextStepCase, summarizeNextStep } from "../algorithms/evaluation/next-step.ts";
+import { precedenceChain, precedenceCounts } from "../algorithms/evaluation/precedence-chain.ts";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
 import { nextAfter } from "../algorithms/memory/knn-vote.ts";
 import { learnWeights } from "../algorithms/prediction/learned-weights.ts";
@@ -357,26 +358,45 @@ export async function evalSearchGating(tg: Toolgraph, project: string, cases: Ev
 }
 
 /** DAG edges given the gold tool set: toolgraph (history / dependency graph) vs the listed-order chain. */
-export async function evalDag(tg: Toolgraph, project: string, split: string, cases: EvalCase[]): Promise<Table | undefined> {
+export async function evalDag(tg: Toolgraph, project: string, split: string, cases: EvalCase[], traces?: readonly { steps: readonly { tool: string }[] }[]): Promise<Table | undefined> {
   const dc = cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag");
   if (dc.length === 0) return undefined;
   const s = await tg.engine.snapshot(project);
-  const methods: Record<string, (tools: string[]) => { edges: [string, string][]; order: string[] }> = {
-    "listed-order chain": (tools) => ({ edges: tools.slice(1).map((t, i) => [tools[i]!, t] as [string, string]), order: tools }),
-    "no edges": (tools) => ({ edges: [], order: tools }),
+  type Predicted = { edges: [string, string][]; order: string[]; rank: Map<string, number> };
+  const chain = (order: string[]): Predicted => ({ edges: order.slice(1).map((t, i) => [order[i]!, t] as [string, string]), order, rank: new Map(order.map((t, i) => [t, i])) });
+  // Full within-execution precedence of the training executions (issue 20 baseline).
+  const before = traces ? precedenceCounts(traces.map((t) => t.steps.map((st) => st.tool))) : undefined;
+  const rng = mulberry32(20);
+  const methods: Record<string, (tools: string[]) => Predicted> = {
+    "listed-order chain": (tools) => chain(tools),
+    ...(before ? { "precedence-sorted chain (training order)": (tools: string[]) => chain(precedenceChain(tools, before).order) } : {}),
+    "no edges": (tools) => ({ edges: [], order: tools, rank: new Map() }),
     "toolgraph (history graph)": (tools) => viaDag(tools, "history"),
     "toolgraph (dependency graph)": (tools) => viaDag(tools, "dependency"),
+    "toolgraph (dependency graph), tools given shuffled": (tools) => {
+      const u = tools.slice();
+      for (let i = u.length - 1; i > 0; i--) {
+        const j = Math.floor(rng() * (i + 1));
+        [u[i], u[j]] = [u[j]!, u[i]!];
+      }
+      return viaDag(u, "dependency");
+    },
+    "toolgraph (dependency graph, no precedence)": (tools) => viaDag(tools, "dependency", 3, false, true, false),
     "toolgraph (dependency graph, no data-flow prior)": (tools) => viaDag(tools, "dependency", 3, false, false),
     "toolgraph (dependency graph, 1 hop)": (tools) => viaDag(tools, "dependency", 1),
     "toolgraph (blended graph)": (tools) => viaDag(tools, "blended"),
     "toolgraph (dependency graph + schema edges)": (tools) => viaDag(tools, "dependency", 3, true),
   };
-  // Default rows include the data-flow prior (dagOver's default); "no data-flow prior" is the ablation.
-  function viaDag(tools: string[], graph: "history" | "dependency" | "blended", hops = 3, schemaEdges = false, dataFlowPrior = true) {
+  // Default rows include the data-flow prior and the precedence order (dagOver's defaults); the others are ablations.
+  function viaDag(tools: string[], graph: "history" | "dependency" | "blended", hops = 3, schemaEdges = false, dataFlowPrior = true, precedence = true): Predicted {
     const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
-    const dag = dagOver(s, uniq.map((t) => s.index.get(t)!), graph, hops, schemaEdges, { dataFlowPrior });
+    const dag = dagOver(s, uniq.map((t) => s.index.get(t)!), graph, hops, schemaEdges, { dataFlowPrior, precedence });
     const id = (i: number) => s.tools[i]!.id;
-    return { edges: dag.edges.map((e) => [id(e.from), id(e.to)] as [string, string]), order: dag.layers.flat().map(id) };
+    const rank = new Map<string, number>();
+    dag.layers.forEach((l, k) => {
+      for (const v of l) rank.set(id(v), k);
+    });
+    return { edges: dag.edges.map((e) => [id(e.from), id(e.to)] as [string, string]), order: dag.layers.flat().map(id), rank };
   }
   const rows: Row[] = [];
   const withEdges = dc.filter((c) => goldToolEdges(c).length > 0);
@@ -389,6 +409,7 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
     let fn_ = 0;
     let exact = 0;
     const oc: number[] = [];
+    const tau: number[] = [];
     let fpOnNoEdge = 0;
     for (const c of list) {
       const p = fn(c.tools);
@@ -399,15 +420,17 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
       if (sc.exact) exact++;
       const o = orderConsistency(c, p.order);
       if (o.value !== null) oc.push(o.value);
+      const k = kendallTau(c, p.rank);
+      if (k.value !== null) tau.push(k.value);
       if (goldToolEdges(c).length === 0) fpOnNoEdge += sc.fp;
     }
     const P = tp + fp === 0 ? 0 : tp / (tp + fp);
     const R = tp + fn_ === 0 ? 0 : tp / (tp + fn_);
-    rows.push([`${name} [${subset}]`, list.length, P, R, P + R === 0 ? 0 : (2 * P * R) / (P + R), exact / list.length, mean(oc), fpOnNoEdge]);
+    rows.push([`${name} [${subset}]`, list.length, P, R, P + R === 0 ? 0 : (2 * P * R) / (P + R), exact / list.length, mean(oc), mean(tau), fpOnNoEdge]);
   }
   return {
     title: `DAG edges, gold tool set given — ${project} / ${split} (${dc.length} cases, ${withEdges.length} with gold edges, ${covered.length} whose tools all occur in training; micro-averaged)`,
-    headers: ["method [cases]", "n", "edge P", "edge R", "edge F1", "exact DAG", "order consistency", "false edges on no-edge cases"],
+    headers: ["method [cases]", "n", "edge P", "edge R", "edge F1", "exact DAG", "order consistency", "Kendall τ-b (gold layers)", "false edges on no-edge cases"],
     rows,
   };
 }

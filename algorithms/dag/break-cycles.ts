@@ -11,9 +11,13 @@
  * first, dropping each edge whose head still reaches its tail (BFS): an edge off every cycle stays
  * off, since removing edges creates no cycle, so the scan drops exactly the sequence above.
  *
- * Cycles of any length (including 2-cycles and self-loops) are handled. Weakest = lowest strength;
- * ties: a non-direct edge before a direct one, then lower `from`, then lower `to` (deterministic);
- * the order is replaceable with `weaker`.
+ * Cycles of any length (including 2-cycles and self-loops) are handled. Weakest = lowest order weight
+ * (`orderWeight`, default the strength; the service passes strength × observed precedence share,
+ * precedence.ts, so of two equally strong edges the direction seen less often goes); ties: a non-direct
+ * edge before a direct one. Edges still tied (equal weight and kind) are never told apart by node id or
+ * input position (issue 20): every edge of such a tie group that lies on a cycle when the group is reached
+ * is dropped together — with no evidence for either direction, neither is asserted. So the result does not
+ * depend on the order of `nodes` or `edges`, nor on the node ids. The order is replaceable with `weaker`.
  */
 
 import { DagError } from "./dag-error.ts";
@@ -24,8 +28,10 @@ import { indexNodes } from "./small-graph.ts";
 const MODULE = "dag/break-cycles";
 
 export interface BreakCyclesOptions<E extends StrengthArc> {
-  /** Negative when `a` is weaker (dropped first). Default `defaultWeaker`. */
+  /** Negative when `a` is weaker (dropped first); 0 = tied (dropped together). Default: by `orderWeight`, then `defaultWeaker`. */
   readonly weaker?: (a: E, b: E) => number;
+  /** The weight compared first (lower = dropped first). Default: the edge's strength. */
+  readonly orderWeight?: (e: E) => number;
 }
 
 export const DEFAULTS = {} as const;
@@ -37,14 +43,12 @@ export interface BreakCyclesResult<E extends StrengthArc> {
   readonly dropped: DroppedArc<E>[];
 }
 
-/** Default weakness order: strength asc, non-direct first, from asc, to asc. */
+/** Default weakness order: strength asc, then non-direct first; 0 (a tie) otherwise. */
 export function defaultWeaker(a: StrengthArc, b: StrengthArc): number {
   if (a.strength !== b.strength) return a.strength - b.strength;
   const da = a.direct === true ? 1 : 0;
   const db = b.direct === true ? 1 : 0;
-  if (da !== db) return da - db;
-  if (a.from !== b.from) return a.from - b.from;
-  return a.to - b.to;
+  return da - db;
 }
 
 /** Returns the acyclic remainder of `edges` and the dropped edges with the cycle each one broke. */
@@ -53,12 +57,23 @@ export function breakCycles<E extends StrengthArc>(
   edges: readonly E[],
   options: BreakCyclesOptions<E> = {},
 ): BreakCyclesResult<E> {
-  const weaker = options.weaker ?? defaultWeaker;
-  for (const e of edges) {
+  const orderWeight = options.orderWeight;
+  const weights = edges.map((e) => (orderWeight ? orderWeight(e) : e.strength));
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i]!;
     if (!Number.isFinite(e.strength)) {
       throw new DagError(MODULE, "bad-strength", `edge ${e.from}->${e.to} strength ${e.strength} is not finite`);
     }
+    if (!Number.isFinite(weights[i]!)) {
+      throw new DagError(MODULE, "bad-strength", `edge ${e.from}->${e.to} order weight ${weights[i]} is not finite`);
+    }
   }
+  const weaker =
+    options.weaker ??
+    ((a: E, b: E, ia: number, ib: number): number => {
+      const d = weights[ia]! - weights[ib]!;
+      return d !== 0 ? d : defaultWeaker(a, b);
+    });
   const index = indexNodes(nodes, edges, MODULE);
   const k = nodes.length;
   const head = edges.map((e) => index.get(e.to)!);
@@ -75,25 +90,38 @@ export function breakCycles<E extends StrengthArc>(
   edges.forEach((_, i) => {
     if (comp[tail[i]!] === comp[head[i]!]) candidates.push(i);
   });
-  candidates.sort((a, b) => weaker(edges[a]!, edges[b]!) || a - b);
+  const cmp = (a: number, b: number) => weaker(edges[a]!, edges[b]!, a, b);
+  // Stable sort: within a tie group the input order stays, but only for listing the drops (a group is
+  // decided as a whole, before any of its edges is dropped).
+  candidates.sort(cmp);
   const visited = new Int32Array(k).fill(-1);
   const parentEdge = new Int32Array(k);
   const dropped: DroppedArc<E>[] = [];
-  for (let c = 0; c < candidates.length; c++) {
-    const i = candidates[c]!;
-    const back = pathBack(head[i]!, tail[i]!, c);
-    if (back === null) continue;
-    alive[i] = 0;
-    const e = edges[i]!;
-    const cycle = [e.from, ...back.map((v) => nodes[v]!)];
-    dropped.push({
-      edge: e,
-      reason: "cycle",
-      witness: cycle,
-      explanation:
-        `dropped ${e.from}→${e.to} (strength ${e.strength.toFixed(4)}${e.direct === true ? ", direct" : ""}): ` +
-        `weakest edge of cycle ${formatPath(cycle)}`,
-    });
+  let stamp = 0;
+  for (let g = 0; g < candidates.length; ) {
+    let end = g + 1;
+    while (end < candidates.length && cmp(candidates[g]!, candidates[end]!) === 0) end++;
+    const onCycle: { i: number; back: number[] }[] = [];
+    for (let c = g; c < end; c++) {
+      const i = candidates[c]!;
+      const back = pathBack(head[i]!, tail[i]!, stamp++);
+      if (back !== null) onCycle.push({ i, back });
+    }
+    for (const { i } of onCycle) alive[i] = 0;
+    for (const { i, back } of onCycle) {
+      const e = edges[i]!;
+      const cycle = [e.from, ...back.map((v) => nodes[v]!)];
+      const tied = onCycle.length > 1 ? `; tied with ${onCycle.length - 1} other edge${onCycle.length > 2 ? "s" : ""} of equal weight, dropped together` : "";
+      dropped.push({
+        edge: e,
+        reason: "cycle",
+        witness: cycle,
+        explanation:
+          `dropped ${e.from}→${e.to} (strength ${e.strength.toFixed(4)}${orderWeight ? `, order weight ${weights[i]!.toFixed(4)}` : ""}${e.direct === true ? ", direct" : ""}): ` +
+          `weakest edge of cycle ${formatPath(cycle)}${tied}`,
+      });
+    }
+    g = end;
   }
   return { kept: edges.filter((_, i) => alive[i] === 1), dropped };
 

@@ -7,7 +7,10 @@
  *      on its own, never a hop of a longer path                                  (infer-dependencies.ts)
  *      plus, optionally, edges `propose`d for the rest (schema-dependencies.ts: unrelated pairs whose
  *      output and input fields match, weaker than any learned edge)
- *   2. cycles of any length broken by dropping the weakest edge of each, until acyclic (break-cycles.ts)
+ *   2. cycles of any length broken by dropping the weakest edge of each, until acyclic (break-cycles.ts);
+ *      weakest = lowest strength × observed precedence share when `precedence` counts are given
+ *      (precedence.ts: the direction seen less often goes first), exact ties dropped together — never
+ *      decided by node id or input order
  *   3. transitive reduction (transitive-reduction.ts)
  *   4. longest-path layers — one layer runs in parallel (topological-layers.ts) — and, with latencies,
  *      the critical path: wall time = Σ latency on it vs sequential = Σ all latencies (critical-path.ts)
@@ -24,6 +27,7 @@ import { criticalPath } from "./critical-path.ts";
 import type { DependencyEdge, DroppedArc } from "./dependency-edge.ts";
 import type { InferDependenciesOptions } from "./infer-dependencies.ts";
 import { DEFAULTS as INFER_DEFAULTS, inferDependencies } from "./infer-dependencies.ts";
+import { DEFAULTS as PRECEDENCE_DEFAULTS, type Precedence, precedenceShare } from "./precedence.ts";
 import { topologicalLayers } from "./topological-layers.ts";
 import { transitiveReduction } from "./transitive-reduction.ts";
 
@@ -37,7 +41,18 @@ export interface BuildExecutionDagOptions extends InferDependenciesOptions {
    * go through cycle breaking and transitive reduction with the rest. Default: none.
    */
   readonly propose?: (inferred: readonly DependencyEdge[]) => readonly DependencyEdge[];
+  /**
+   * Times `from` was observed before `to` (e.g. learned succession counts of the edge from→to). When given,
+   * every candidate carries its `precedence` and cycles are broken by strength × share (precedence.ts).
+   * Default: none (strength alone).
+   */
+  readonly precedence?: (from: number, to: number) => number;
+  /** Pseudo-observations of the "either order" prior. Default `precedence.ts` DEFAULTS.priorWeight (2). */
+  readonly precedencePrior?: number;
 }
+
+/** A candidate edge with the observed order of its two ends (when `precedence` counts were given). */
+export type OrderedEdge = DependencyEdge & { readonly precedence?: Precedence };
 
 export const DEFAULTS = {
   ...INFER_DEFAULTS,
@@ -62,9 +77,9 @@ export interface ExecutionDag {
   /** One entry per selected tool, in input order. */
   readonly nodes: DagNode[];
   /** Kept edges (acyclic, transitively reduced), ordered by input position of from, then to. */
-  readonly edges: DependencyEdge[];
+  readonly edges: OrderedEdge[];
   /** Edges dropped by cycle breaking (in drop order), then by transitive reduction. */
-  readonly dropped: DroppedArc<DependencyEdge>[];
+  readonly dropped: DroppedArc<OrderedEdge>[];
   /** Parallel layers of node ids; every kept edge goes from a lower layer to a higher one. */
   readonly layers: number[][];
   /** Critical path and wall time; empty with a reason when no latencyMs was given. */
@@ -79,10 +94,19 @@ export function buildExecutionDag(
   const maxHops = options.maxHops ?? DEFAULTS.maxHops;
   const inferred = inferDependencies(csr, selected, options);
   const position = new Map<number, number>(selected.map((v, i) => [v, i]));
-  const candidates = options.propose
+  const proposed = options.propose
     ? [...inferred, ...options.propose(inferred)].sort((x, y) => position.get(x.from)! - position.get(y.from)! || position.get(x.to)! - position.get(y.to)!)
     : inferred;
-  const acyclic = breakCycles(selected, candidates);
+  const count = options.precedence;
+  const prior = options.precedencePrior ?? PRECEDENCE_DEFAULTS.priorWeight;
+  const candidates: OrderedEdge[] = count
+    ? proposed.map((e) => {
+        const before = count(e.from, e.to);
+        const after = count(e.to, e.from);
+        return { ...e, precedence: { before, after, share: precedenceShare(before, after, prior) } };
+      })
+    : proposed;
+  const acyclic = breakCycles(selected, candidates, count ? { orderWeight: (e: OrderedEdge) => e.strength * e.precedence!.share } : {});
   const reduced = transitiveReduction(selected, acyclic.kept);
   const { layers, layerOf } = topologicalLayers(selected, reduced.kept);
 

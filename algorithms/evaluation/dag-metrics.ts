@@ -13,6 +13,13 @@
  *   the predicted order, pos = first occurrence; a tool missing from the order makes its edges
  *   inconsistent; no such gold edge ⇒ value null with reason "no-gold-edges".
  *   node P/R/F1 over distinct tool sets, same empty-set conventions as edges.
+ *   Kendall τ-b between the gold and predicted orders (issue 20; SkillGraph reports τ between predicted and
+ *   gold tool orders): over the pairs of distinct gold tools, gold rank = longest-path layer of the gold tool
+ *   DAG (tools no gold edge orders share a rank), predicted rank = the caller's (a DAG's layer, a chain's
+ *   position; tools in one layer tie, so the order of the input never counts);
+ *     τ_b = (C − D) / √((P − T_gold)(P − T_pred)),  P = pairs, C / D = concordant / discordant pairs,
+ *     T = pairs tied on that side; a tool missing from the prediction ranks after every predicted one.
+ *   null (reason) when the gold orders no pair or its tool edges form a cycle; 0 when the prediction orders none.
  */
 
 import { EvaluationError } from "./errors.ts";
@@ -142,4 +149,69 @@ export function orderConsistency(gold: GoldDag, predictedOrder: readonly string[
 /** Node precision / recall / F1 over distinct tools. */
 export function nodeScores(goldTools: Iterable<string>, predictedTools: Iterable<string>): SetScores {
   return setScores(new Set(goldTools), new Set(predictedTools));
+}
+
+export interface KendallTau {
+  value: number | null;
+  concordant: number;
+  discordant: number;
+  pairs: number;
+  reason?: "no-gold-order" | "gold-cycle";
+}
+
+/** Longest-path layer of each distinct gold tool over the gold tool edges, or null when they form a cycle. */
+export function goldLayers(gold: GoldDag): Map<string, number> | null {
+  const tools = [...new Set(gold.tools)];
+  const preds = new Map<string, string[]>(tools.map((t) => [t, []]));
+  for (const [a, b] of goldToolEdges(gold)) preds.get(b)!.push(a);
+  const layer = new Map<string, number>();
+  const state = new Map<string, 1 | 2>();
+  const visit = (t: string): number | null => {
+    const st = state.get(t);
+    if (st === 2) return layer.get(t)!;
+    if (st === 1) return null;
+    state.set(t, 1);
+    let l = 0;
+    for (const p of preds.get(t)!) {
+      const lp = visit(p);
+      if (lp === null) return null;
+      l = Math.max(l, lp + 1);
+    }
+    state.set(t, 2);
+    layer.set(t, l);
+    return l;
+  };
+  for (const t of tools) if (visit(t) === null) return null;
+  return layer;
+}
+
+/** Kendall τ-b of the header between the gold DAG's layers and `predictedRank` (tool → rank, lower = earlier). */
+export function kendallTau(gold: GoldDag, predictedRank: ReadonlyMap<string, number>): KendallTau {
+  const g = goldLayers(gold);
+  if (g === null) return { value: null, concordant: 0, discordant: 0, pairs: 0, reason: "gold-cycle" };
+  const tools = [...g.keys()];
+  let missing = 0;
+  for (const r of predictedRank.values()) missing = Math.max(missing, r + 1);
+  const pr = (t: string) => predictedRank.get(t) ?? missing;
+  let c = 0;
+  let d = 0;
+  let tg = 0;
+  let tp = 0;
+  let n = 0;
+  for (let i = 0; i < tools.length; i++) {
+    for (let j = i + 1; j < tools.length; j++) {
+      n++;
+      const sg = Math.sign(g.get(tools[i]!)! - g.get(tools[j]!)!);
+      const sp = Math.sign(pr(tools[i]!) - pr(tools[j]!));
+      if (sg === 0) tg++;
+      if (sp === 0) tp++;
+      if (sg !== 0 && sp !== 0) {
+        if (sg === sp) c++;
+        else d++;
+      }
+    }
+  }
+  if (n - tg === 0) return { value: null, concordant: c, discordant: d, pairs: n, reason: "no-gold-order" };
+  if (n - tp === 0) return { value: 0, concordant: c, discordant: d, pairs: n };
+  return { value: (c - d) / Math.sqrt((n - tg) * (n - tp)), concordant: c, discordant: d, pairs: n };
 }

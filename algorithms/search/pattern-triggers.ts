@@ -157,10 +157,16 @@ export function scoreTrigger(trigger: CompiledTrigger, message: string, options:
 
 /** Scores every capability and picks the winner (see the header for the tie rules). */
 export function selectTrigger(triggers: readonly CompiledTrigger[], message: string, options: TriggerOptions = {}): TriggerDecision {
+  return pickTrigger(
+    triggers.map((t) => scoreTrigger(t, message, options)),
+    options,
+  );
+}
+
+/** Picks the winner among already computed scores (the same rules as selectTrigger). */
+export function pickTrigger(triggerScores: readonly TriggerScore[], options: Pick<TriggerOptions, "ambiguityBand"> = {}): TriggerDecision {
   const band = options.ambiguityBand ?? DEFAULTS.ambiguityBand;
-  const scores = triggers
-    .map((t) => scoreTrigger(t, message, options))
-    .sort((a, b) => (a.confidence !== b.confidence ? b.confidence - a.confidence : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const scores = [...triggerScores].sort((a, b) => (a.confidence !== b.confidence ? b.confidence - a.confidence : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (scores.length === 0) return { winner: null, reason: "no-capabilities", contenders: [], scores };
   const active = scores.filter((s) => s.activated);
   if (active.length === 0) return { winner: null, reason: "below-threshold", contenders: [], scores };

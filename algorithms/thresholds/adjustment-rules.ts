@@ -7,11 +7,14 @@
  *   task_urgency_high      urgent_task            0.62        9        down
  *   new_user               new_unproven_user      0.75        9        up
  *   user_history_positive  trusted_user           0.65        8        down
- *   similar_past_success   similar_success        0.60        7        down
+ *   similar_task_success   similar_success        0.60        7        down
  *
  * Selection: only the highest-priority matching rule applies; on equal priority an "up" (strict) rule beats a
  * "down" (lenient) one; remaining ties go to the earlier rule in the table (so critical_production beats
  * error_rate_high, as in the seed's scenario 2). No matching rule → the base threshold 0.70.
+ * The seed's similar_past_success is named similar_task_success: the success of similar past tasks is a
+ * property of the task (computed over every user's executions for an anonymous request, over the user's own
+ * when a user is given), not a claim about a user.
  * A custom rule table may fire on any signal name (a resource signal, for instance).
  */
 
@@ -73,12 +76,12 @@ export const RULES: readonly ThresholdRule[] = [
     reason: "User has proven track record (≥80% reputation, ≥85% success, ≥10 tasks)",
   },
   {
-    id: "similar_past_success",
+    id: "similar_task_success",
     signal: "similar_success",
     threshold: 0.6,
     priority: 7,
     category: "down",
-    reason: "User succeeded on similar tasks (≥80% success in this domain)",
+    reason: "Similar tasks succeeded before (≥80% success of similar past executions — the user's own when a user is given)",
   },
 ];
 

@@ -17,6 +17,11 @@ export const gateFields = {
   urgency: z.enum(["low", "medium", "high"]).optional(),
   /** Include the reasoning report of the top answer. */
   explain: z.boolean().optional(),
+  /**
+   * The session (workflow) this answer belongs to: a recorded execution whose id equals it, and feedback
+   * naming it, are joined to the answer in the recommendation log. Not part of the answer's cache key.
+   */
+  session: z.string().min(1).max(256).optional(),
 };
 
 const caps = {
@@ -116,6 +121,10 @@ export const feedbackRequest = z
     followed: z.boolean().optional(),
     success: z.boolean(),
     user: z.string().min(1).max(256).optional(),
+    /** The `recommendationId` of the answer this feedback is about (joins it in the recommendation log). */
+    recommendationId: z.string().min(1).max(256).optional(),
+    /** The session of the answer(s) this feedback is about, when no id is given. */
+    session: z.string().min(1).max(256).optional(),
   })
   .strict();
 export type FeedbackRequest = z.input<typeof feedbackRequest>;

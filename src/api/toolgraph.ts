@@ -3,10 +3,12 @@
  * call). The CLI, the HTTP server and the MCP server all call these same methods.
  */
 import { readFile } from "node:fs/promises";
+import { sql } from "kysely";
 import type { z } from "zod";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../services/calibrate.ts";
 import { Engine, type EngineOptions } from "../services/engine.ts";
+import { forgetProjectConfig } from "../services/filters.ts";
 import {
   type CatalogImportResult,
   type EdgeImportResult,
@@ -26,13 +28,14 @@ import { runDiscoverCapabilities, runMatchCapabilities } from "../services/recom
 import { runBuildDag, runPlan } from "../services/recommend-dag.ts";
 import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
 import { runSearch } from "../services/recommend-search.ts";
+import { RecommendationLog, type RecommendationLogOptions } from "../services/recommendation-log.ts";
 import { ResultCache } from "../services/result-cache.ts";
 import { fitSearchWeights } from "../services/search-weights.ts";
 import { type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
 import { applyUserHistory, userHistoryUpdate } from "../services/user-history.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
-import type { Scoped } from "./contract.ts";
+import type { RecommenderApi, Scoped } from "./contract.ts";
 import {
   type AlternativesRequest,
   alternativesRequest,
@@ -73,6 +76,8 @@ export interface ToolgraphOptions extends EngineOptions {
   project?: string | undefined;
   /** Capacity of the result cache for repeated identical requests (0 turns it off). Default 1000. */
   resultCacheSize?: number | undefined;
+  /** The recommendation log (every answer stored with its id; retention bounds). Default: on, see RECOMMENDATION_LOG_DEFAULTS. */
+  recommendationLog?: RecommendationLogOptions | undefined;
 }
 
 export interface ProjectScoped {
@@ -87,24 +92,33 @@ export interface StatsResult extends ProjectCounts {
   caches: { results: ReturnType<ResultCache["stats"]>; queryEmbeddings: ReturnType<Engine["queryEmbedder"]["stats"]> };
 }
 
-export class Toolgraph {
+export class Toolgraph implements RecommenderApi {
   readonly engine: Engine;
   readonly project: string;
   readonly results: ResultCache;
+  /** Every answer of the jobs below, with the feedback and executions that follow it (written in the background). */
+  readonly recommendations: RecommendationLog;
 
-  constructor(engine: Engine, project: string, resultCacheSize = 1000) {
+  constructor(engine: Engine, project: string, resultCacheSize = 1000, recommendationLog: RecommendationLogOptions = {}) {
     this.engine = engine;
     this.project = project;
     this.results = new ResultCache(resultCacheSize);
+    this.recommendations = new RecommendationLog(engine.db, recommendationLog);
   }
 
-  /** Answers from the result cache when the same request was answered at the same graph state. */
-  protected async cached<T>(op: string, project: string, req: unknown, compute: () => Promise<T>): Promise<T> {
+  /**
+   * Answers from the result cache when the same request was answered at the same graph state, and logs
+   * the answer (its `recommendationId` is added to the returned copy; the session is not part of the key).
+   */
+  protected async cached<T>(op: string, project: string, req: unknown, compute: () => Promise<T>): Promise<T & { recommendationId?: string }> {
+    const started = performance.now();
     await ensureCalibrationLoaded(this.engine, project);
     const s = await this.engine.snapshot(project);
     const a = await this.engine.analytics(project);
-    const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(req)}`;
-    return this.results.get(key, compute);
+    const { session: _session, ...keyed } = (req ?? {}) as { session?: unknown };
+    const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(keyed)}`;
+    const result = await this.results.get(key, compute);
+    return this.recommendations.answer(op, project, req, s.version, result, performance.now() - started);
   }
 
   protected p(opts?: ProjectScoped): string {
@@ -124,6 +138,7 @@ export class Toolgraph {
     const project = this.p(opts);
     const r = await importCatalog(this.engine.db, project, text, file, { validatePattern });
     this.engine.invalidate(project);
+    if (r.settings) forgetProjectConfig(this.engine, project);
     let embeddedNow = 0;
     if (opts.embed ?? true) {
       const previous = await this.engine.cachedSearchIndex(project);
@@ -174,6 +189,10 @@ export class Toolgraph {
       userHistory: userHistoryUpdate(this.engine),
     });
     await this.afterExecutions(project, r, [value], undefined, true);
+    if (r.inserted > 0) {
+      const v = value as ExecutionInput & { recommendationId?: string };
+      this.recommendations.outcome({ project, recommendationId: v.recommendationId ?? null, session: v.id, kind: "execution", success: v.success, followed: null, executionId: v.id, tools: v.steps.map((st) => st.tool) });
+    }
     return r;
   }
 
@@ -214,6 +233,7 @@ export class Toolgraph {
           ? "accepted-succeeded"
           : "accepted-failed";
     const state = await this.engine.gatekeeper.recordOutcome(p, detected.operationType, detected.domain, outcome);
+    this.recommendations.outcome({ project: p, recommendationId: r.recommendationId ?? null, session: r.session ?? null, kind: "feedback", success: r.success, followed: r.decision === "abstained" ? (r.followed ?? false) : true, executionId: null, tools: [] });
     return { project: p, context: { operation: detected.operationType ?? null, domain: detected.domain ?? null }, outcome, offset: state.offset, counts: state.counts };
   }
 
@@ -305,7 +325,14 @@ export class Toolgraph {
     };
   }
 
+  /** One `SELECT 1` round trip: cheap liveness for `/health` (rejects with database-unreachable when down). */
+  async ping(): Promise<{ backend: "postgres" | "pglite" }> {
+    await sql`SELECT 1`.execute(this.engine.db);
+    return { backend: this.engine.conn.backend };
+  }
+
   async close(): Promise<void> {
+    await this.recommendations.close();
     await this.engine.close();
   }
 }
@@ -321,5 +348,5 @@ async function textOf(input: string | object | { file: string }, what: string): 
 
 export async function openToolgraph(options: ToolgraphOptions = {}): Promise<Toolgraph> {
   const engine = await Engine.open(options);
-  return new Toolgraph(engine, options.project ?? "default", options.resultCacheSize ?? 1000);
+  return new Toolgraph(engine, options.project ?? "default", options.resultCacheSize ?? 1000, options.recommendationLog);
 }

@@ -4,9 +4,8 @@
  * 4 database unavailable or locked by another process.
  */
 import { parseArgs } from "node:util";
-import { openToolgraph, type Toolgraph } from "../api/toolgraph.ts";
-import { ImportError } from "../services/parse.ts";
-import { ToolgraphError } from "../store/errors.ts";
+import type { Toolgraph } from "../api/toolgraph.ts";
+import { VERSION } from "../version.ts";
 import { type Command, type CommandContext, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, UsageError } from "./command.ts";
 import { COMMANDS } from "./commands/index.ts";
 
@@ -53,8 +52,8 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     out(mainHelp());
     return name ? EXIT.ok : EXIT.usage;
   }
-  if (name === "--version") {
-    out("toolgraph 0.1.0");
+  if (name === "--version" || name === "-v" || name === "version") {
+    out(`toolgraph ${VERSION}`);
     return EXIT.ok;
   }
   const cmd = COMMANDS.find((c) => c.name === name);
@@ -81,8 +80,9 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     json,
     out,
     err,
-    open: (): Promise<Toolgraph> =>
-      openToolgraph({
+    // The library is imported on first open, so `--help`, `--version` and usage errors start fast.
+    open: async (): Promise<Toolgraph> =>
+      (await import("../api/toolgraph.ts")).openToolgraph({
         database: values.database as string | undefined,
         home: values.home as string | undefined,
         project: (values.project as string | undefined) ?? process.env.TOOLGRAPH_PROJECT ?? "default",
@@ -91,6 +91,8 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
   try {
     return await cmd.run(ctx);
   } catch (e) {
+    const { ImportError } = await import("../services/parse.ts");
+    const { ToolgraphError } = await import("../store/errors.ts");
     const code =
       e instanceof UsageError
         ? EXIT.usage

@@ -61,10 +61,19 @@ export const capabilitySchema = z
   })
   .strict();
 
+/** Project settings a catalog may carry (stored with the project; absent fields keep their stored value). */
+export const projectSettingsSchema = z
+  .object({
+    /** Tools offered instead when the gate abstains (seed 002 "fallback to a general tool"); [] clears them. */
+    fallbackTools: z.array(id).max(100).optional(),
+  })
+  .strict();
+
 export const catalogSchema = z
   .object({
     tools: z.array(toolSchema),
     capabilities: z.array(capabilitySchema).default([]),
+    settings: projectSettingsSchema.optional(),
   })
   .strict();
 
@@ -98,6 +107,8 @@ export const executionSchema = z
     user: id.optional(),
     intent: shortText(LIMITS.descriptionLength).optional(),
     capability: id.optional(),
+    /** The answer this execution followed (its `recommendationId`); the execution's id also joins answers of that session. */
+    recommendationId: id.optional(),
     startedAt: isoDate,
     success: z.boolean(),
     steps: z.array(stepSchema).min(1, "must have at least one step").max(LIMITS.stepsPerExecution),

@@ -4,6 +4,7 @@
  * summary (one line per item) plus the full JSON as structuredContent. A gated-out answer is a normal
  * result that says why; `isError` is reserved for real errors (invalid input, unknown tool, no catalog).
  */
+
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -18,10 +19,11 @@ import {
   suggestNextRequest,
 } from "../api/requests.ts";
 import { toHttpError } from "../server/errors.ts";
+import { VERSION } from "../version.ts";
 import { executionArgs } from "./execution-input.ts";
 import { summarize } from "./summary.ts";
 
-export const MCP_SERVER_INFO = { name: "toolgraph", version: "0.1.0" } as const;
+export const MCP_SERVER_INFO = { name: "toolgraph", version: VERSION } as const;
 
 export interface McpServerOptions {
   /** Project every tool reads and writes. Default: the api's own project. */

@@ -7,6 +7,7 @@
  */
 import { ZodError, type z } from "zod";
 import { ImportError } from "../services/parse.ts";
+import { isConnectionError } from "../store/connection.ts";
 import { ToolgraphError } from "../store/errors.ts";
 
 export interface ErrorBody {
@@ -74,7 +75,6 @@ const BAD_INPUT_CODES = new Set(["invalid-input", "unknown-tool", "unknown-capab
 const NOT_FOUND_CODES = new Set(["empty-project", "unknown-project"]);
 /** The gateway's upstream MCP servers: the message names the server. */
 const UPSTREAM_STATUS: Record<string, number> = { "upstream-error": 502, "upstream-unavailable": 503, "upstream-timeout": 504 };
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "ECONNRESET", "57P03", "53300"]);
 
 export interface MappedError {
   status: number;
@@ -112,8 +112,8 @@ export function toHttpError(err: unknown): MappedError {
     const upstream = UPSTREAM_STATUS[err.code];
     if (upstream !== undefined) return toHttpError(new HttpError(upstream, err.code, err.message));
   }
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && NETWORK_CODES.has(code)) {
+  // A raw driver error that escaped the store's translation (src/store/connection.ts) still means "retry later".
+  if (isConnectionError(err)) {
     return toHttpError(new HttpError(503, "database-unreachable", "the database is unreachable; retry later", { headers: { "retry-after": "1" } }));
   }
   return { status: 500, headers: {}, internal: true, body: { error: { code: "internal", message: "internal error (logged by the server)" } } };

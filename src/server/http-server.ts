@@ -15,12 +15,14 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RecommenderApi } from "../api/contract.ts";
+import { Toolgraph } from "../api/toolgraph.ts";
 import { handleMcpHttp } from "../mcp/http.ts";
 import { type OriginPolicy, originProblem } from "../mcp/origin.ts";
 import { BODY_DEFAULTS, readBody } from "./body.ts";
 import { HttpError, invalidInput, toHttpError, zodProblems } from "./errors.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { JSON_TYPES, JSONL_TYPES, parseFlags, projectSchema, ROUTES, type Route, type RouteInput } from "./routes.ts";
+import { cookieToken, createConsole, TOKEN_COOKIE } from "./ui/console.ts";
 
 export const SERVER_DEFAULTS = {
   host: "127.0.0.1",
@@ -42,6 +44,8 @@ export interface ServerOptions {
   shutdownTimeoutMs?: number | undefined;
   /** Serve the MCP Streamable HTTP endpoint at /mcp. Default true. */
   mcp?: boolean | undefined;
+  /** Serve the web console at /ui (and its JSON under /v1/console/*) when the api is a Toolgraph. Default true. */
+  console?: boolean | undefined;
   /** Where internal errors and lifecycle lines go. Default: stderr. */
   log?: ((line: string) => void) | undefined;
   /** Origins and Host names /mcp accepts besides the server's own (DNS-rebinding protection, src/mcp/origin.ts). */
@@ -147,6 +151,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
   const byPath = new Map<string, Route[]>();
   for (const r of ROUTES) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
   let openapi: unknown;
+  const ui = (options.console ?? true) && api instanceof Toolgraph ? createConsole(api, { defaultProject: options.defaultProject ?? api.project }) : undefined;
 
   let active = 0;
   let closing = false;
@@ -183,7 +188,8 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       if (method !== "GET" && method !== "HEAD") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET, HEAD" } });
       return health(req, res, url);
     }
-    if (token !== "" && !bearerMatches(req.headers.authorization, token)) {
+    if (ui && path === "/ui" && url.searchParams.has("token")) return consoleLogin(res, url);
+    if (token !== "" && !bearerMatches(req.headers.authorization, token) && !cookieMatches(req)) {
       throw new HttpError(401, "unauthorized", "missing or wrong bearer token (send Authorization: Bearer <token>)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
     }
     if (path === "/openapi.json") {
@@ -219,6 +225,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       return handleMcpHttp(api, req, res, message, { project });
     }
 
+    if (ui && (await ui.handle(req, res, url, requestProject(req, url, undefined)))) return;
     const routes = byPath.get(path);
     if (!routes) throw new HttpError(404, "not-found", `no endpoint ${path} (see /openapi.json)`);
     const route = routes.find((r) => r.method === method);
@@ -230,6 +237,28 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     const input = await routeInput(route, req, url);
     const result = await route.handle(api, input);
     respond(res, 200, result);
+  }
+
+  function cookieMatches(req: IncomingMessage): boolean {
+    const given = cookieToken(req);
+    return given !== undefined && bearerMatches(`Bearer ${given}`, token);
+  }
+
+  /** `/ui?token=…`: the right token becomes an HttpOnly SameSite=Strict cookie (a browser cannot send the header). */
+  function consoleLogin(res: ServerResponse, url: URL): void {
+    const given = url.searchParams.get("token") ?? "";
+    if (token !== "" && !bearerMatches(`Bearer ${given}`, token)) {
+      throw new HttpError(401, "unauthorized", "wrong token in /ui?token=…", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
+    }
+    url.searchParams.delete("token");
+    const rest = url.searchParams.toString();
+    res.writeHead(303, {
+      location: `/ui${rest ? `?${rest}` : ""}`,
+      "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(given)}; Path=/; HttpOnly; SameSite=Strict`,
+      "cache-control": "no-store",
+      "content-length": 0,
+    });
+    res.end();
   }
 
   async function routeInput(route: Route, req: IncomingMessage, url: URL): Promise<RouteInput> {
@@ -265,7 +294,16 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     return { body, text: undefined, flags, project };
   }
 
+  /**
+   * `GET /health`: liveness, open to everyone and cheap (one `SELECT 1`, no counts). `?details=1` adds the
+   * project's counts (the stats) and needs the bearer token when one is set.
+   */
   async function health(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const details = url.searchParams.get("details");
+    const wantDetails = details !== null && details !== "0" && details !== "false";
+    if (wantDetails && token !== "" && !bearerMatches(req.headers.authorization, token)) {
+      throw new HttpError(401, "unauthorized", "/health?details needs the bearer token (plain /health does not)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
+    }
     let project: string | undefined;
     try {
       project = requestProject(req, url, undefined) ?? options.defaultProject;
@@ -273,13 +311,19 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       project = options.defaultProject;
     }
     try {
-      const s = (await api.stats(project === undefined ? {} : { project })) as { backend?: unknown; project?: unknown };
       const extra = options.healthExtra?.() ?? {};
-      respond(res, extra.ok === false ? 503 : 200, { ok: true, backend: s.backend, project: s.project, ...extra });
+      const status = extra.ok === false ? 503 : 200;
+      if (wantDetails || !api.ping) {
+        const s = (await api.stats(project === undefined ? {} : { project })) as Record<string, unknown>;
+        respond(res, status, wantDetails ? { ok: true, ...s, ...extra } : { ok: true, backend: s.backend, project: s.project, ...extra });
+      } else {
+        const p = await api.ping();
+        respond(res, status, { ok: true, backend: p.backend, ...extra });
+      }
     } catch (err) {
       const m = toHttpError(err);
       if (m.internal) log(`toolgraph server: health check failed: ${(err as Error)?.stack ?? String(err)}`);
-      respond(res, 503, { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error });
+      respond(res, 503, { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error }, { "retry-after": "1" });
     }
   }
 

@@ -8,7 +8,9 @@
  * caution (≥ threshold) / abstained with the gap and the project's fallback tools.
  *
  * Requests without a user get no user rule (they are neither new nor trusted): the anonymous context
- * below triggers none of the four user signals.
+ * below triggers none of the three user signals. Similar-task success (rule similar_task_success) is a
+ * property of the task: the intent memory's similar past executions — every user's for an anonymous
+ * request, the user's own when a user is given (recallMemory's `user` filter).
  */
 
 import type { Kysely } from "kysely";
@@ -71,6 +73,9 @@ export function summarizeAdjustment(a: ThresholdAdjustment) {
     adjusted: a.adjustedThreshold,
     delta: a.delta,
     appliedRules: [...a.appliedRules],
+    /** Every rule whose signal fired, in selection order (the first applied). */
+    matchedRules: a.matchedRules.map((r) => r.id),
+    signals: { user: a.signals.user.reasoning, context: a.signals.context.reasoning },
     learnedOffset: a.learnedOffset,
     healthPenalty: a.healthPenalty,
     confidenceLevel: a.confidenceLevel,
@@ -151,8 +156,9 @@ export class Gatekeeper {
     scoreBreakdown: Record<string, number>,
     alternatives: ReportAlternative[],
     flags: string[] = [],
+    mixingWeights?: Record<string, number>,
   ) {
-    return this.manager.report({ chosen, decision, adjustment: prepared.adjustment, scoreBreakdown, alternatives, flags });
+    return this.manager.report({ chosen, decision, adjustment: prepared.adjustment, scoreBreakdown, mixingWeights, alternatives, flags });
   }
 
   /** Feedback: an accepted answer that failed, or an abstention the user followed, moves the context's threshold. */

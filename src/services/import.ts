@@ -21,7 +21,7 @@ import {
 import { autoRegisterTools, knownCapabilityIds, knownToolIds, sha256, type UpsertCounts, upsertCapabilities, upsertTools } from "../store/catalog.ts";
 import { upsertDeclaredEdges } from "../store/declared-edges.ts";
 import { checkExecution, insertExecution, insertExecutions } from "../store/executions.ts";
-import { bumpGraphVersion, ensureProject } from "../store/projects.ts";
+import { bumpGraphVersion, ensureProject, projectConfig, setProjectConfig } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 import { DbUserHistoryStore } from "../store/user-state.ts";
 import { duplicateIdErrors, ImportError, type LineError, parseCatalog, parseJsonl } from "./parse.ts";
@@ -31,6 +31,8 @@ export interface CatalogImportResult {
   tools: UpsertCounts;
   capabilities: UpsertCounts;
   graphVersion: number;
+  /** The project settings the catalog set (absent when it carried none). */
+  settings?: { fallbackTools?: string[] | undefined } | undefined;
 }
 
 export type PatternValidator = (pattern: string) => string | undefined;
@@ -77,11 +79,21 @@ export async function importCatalog(
         }
       });
     });
+    const fallbacks = catalog.settings?.fallbackTools ?? [];
+    const storedFallbacks = await knownToolIds(trx, project, fallbacks.filter((t) => !fileTools.has(t)));
+    fallbacks.forEach((t, k) => {
+      if (!fileTools.has(t) && !storedFallbacks.has(t)) {
+        errors.push({ file, line: 1, field: `settings.fallbackTools[${k}]`, message: `unknown tool ${JSON.stringify(t)}` });
+      }
+    });
     if (errors.length > 0) throw new ImportError(errors);
     const tools = await upsertTools(trx, project, catalog.tools);
     const capabilities = await upsertCapabilities(trx, project, catalog.capabilities);
+    if (catalog.settings?.fallbackTools !== undefined) {
+      await setProjectConfig(trx, project, { ...(await projectConfig(trx, project)), fallbackTools: catalog.settings.fallbackTools });
+    }
     const graphVersion = await bumpGraphVersion(trx, project);
-    return { file, tools, capabilities, graphVersion };
+    return { file, tools, capabilities, graphVersion, ...(catalog.settings ? { settings: catalog.settings } : {}) };
   });
 }
 

@@ -3,7 +3,7 @@
  * algorithms/search/safe-regex.ts, whose matcher runs in time linear in the input) and scored against a
  * request's text with algorithms/search/pattern-triggers.ts.
  */
-import { compileTriggers, type CompiledTrigger, scoreTrigger } from "../../algorithms/search/pattern-triggers.ts";
+import { type CompiledTrigger, compileTriggers, scoreTrigger, type TriggerScore } from "../../algorithms/search/pattern-triggers.ts";
 import { patternProblem } from "../../algorithms/search/safe-regex.ts";
 import type { CapabilityRow } from "../store/reads.ts";
 
@@ -13,17 +13,10 @@ export function validatePattern(pattern: string): string | undefined {
   return problem ? `pattern ${JSON.stringify(pattern)} rejected (${problem.code}): ${problem.message}` : undefined;
 }
 
-export interface PatternResult {
-  confidence: number;
-  activated: boolean;
-  matched: string[];
-  keywords: string[];
-}
-
 const compiled = new WeakMap<readonly CapabilityRow[], CompiledTrigger[]>();
 
 /** Pattern confidence of every capability that declares patterns or keywords. */
-export function scorePatterns(caps: readonly CapabilityRow[], text: string): Map<string, PatternResult> {
+export function scorePatterns(caps: readonly CapabilityRow[], text: string): Map<string, TriggerScore> {
   let triggers = compiled.get(caps);
   if (!triggers) {
     const specs = caps
@@ -32,10 +25,7 @@ export function scorePatterns(caps: readonly CapabilityRow[], text: string): Map
     triggers = compileTriggers(specs);
     compiled.set(caps, triggers);
   }
-  const out = new Map<string, PatternResult>();
-  for (const t of triggers) {
-    const s = scoreTrigger(t, text);
-    out.set(t.id, { confidence: s.confidence, activated: s.activated, matched: [...s.matchedPatterns], keywords: [...s.matchedKeywords] });
-  }
+  const out = new Map<string, TriggerScore>();
+  for (const t of triggers) out.set(t.id, scoreTrigger(t, text));
   return out;
 }

@@ -29,9 +29,9 @@
  * Caps (maxTools, maxLatencyMs, maxCost) trim the plan and say what was dropped and why.
  */
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
+import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
-import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import { createSchemaScorer, inputFields, outputFields, type SchemaDependency, schemaDependencies, type ToolIo } from "../../algorithms/dag/schema-dependencies.ts";
 import { buildCsr, type Csr, edgeWeight } from "../../algorithms/graph/csr.ts";
 import { EDGE_TYPES, type EdgeType, edgeQuality, NO_EVIDENCE } from "../../algorithms/graph/edge-quality.ts";
@@ -195,7 +195,7 @@ export function dependencyBaseRate(s: GraphSnapshot): number {
 
 /**
  * Share of u's learned successions in which u came first: out / (out + in) over the transitions CSR
- * (sequence + dependency + contains counts); ½ when u has none.
+ * (each succession counted once: successionCount); ½ when u has none.
  */
 export function firstShare(s: GraphSnapshot, u: number): number {
   const t = s.transitions;
@@ -238,6 +238,16 @@ export function schemaProposals(s: GraphSnapshot, selected: readonly number[], i
   });
 }
 
+/**
+ * Times u was observed right before v (or feeding v, or containing v): the largest of the learned sequence,
+ * dependency and contains counts of the edge u → v — one succession is often recorded as both a sequence and
+ * a dependency observation, so the counts are not added.
+ */
+export function observedBefore(s: GraphSnapshot, u: number, v: number): number {
+  const e = s.edge(s.tools[u]!.id, s.tools[v]!.id);
+  return e ? Math.max(e.counts.sequence, e.counts.dependency, e.counts.contains) : 0;
+}
+
 export interface DagOverOptions {
   /**
    * The data-flow prior (priorProposal): one proposed edge when no evidence relates any selected tool.
@@ -246,6 +256,13 @@ export interface DagOverOptions {
    * Seal-Tools (in domain): no proposal. Rules chosen on training traces: algorithms/dag/data-flow-prior.ts.
    */
   readonly dataFlowPrior?: boolean;
+  /**
+   * Observed precedence (issue 20, algorithms/dag/precedence.ts): cycles are broken by strength × the shrunk
+   * share of runs in which `from` came before `to` (learned successions, observedBefore), so a pair seen
+   * both ways keeps the direction seen more often; never by tool index or input order. Default true;
+   * false = the seed's strength alone (ties then dropped together).
+   */
+  readonly precedence?: boolean;
 }
 
 /**
@@ -272,6 +289,7 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
     isDependencyEdge: (u, v) => s.isDependencyEdge(u, v),
     latencyMs: (v) => latencyOf(s, v),
     ...(propose ? { propose } : {}),
+    ...((options.precedence ?? true) ? { precedence: (u: number, v: number) => observedBefore(s, u, v) } : {}),
   });
 }
 
@@ -303,7 +321,11 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
       : isSchema(e)
         ? `${id(e.to)} may depend on ${id(e.from)}: no learned or declared relation; output ${e.schema.output} of ${id(e.from)} fits required input ${e.schema.input} of ${id(e.to)} (schema match ${e.schema.score.toFixed(2)}, strength ${e.strength.toFixed(2)})`
         : `${id(e.to)} depends on ${id(e.from)}: path ${e.path.map(id).join(" → ")} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${e.strength.toFixed(2)})`,
-  }));
+  })).map((d, k) => {
+    const p = dag.edges[k]!.precedence;
+    if (!p || p.before + p.after === 0) return d;
+    return { ...d, explanation: `${d.explanation}; observed ${d.from} before ${d.to} ${p.before}×, after ${p.after}×` };
+  });
   return {
     nodes: dag.nodes.map((n) => ({
       tool: id(n.node),
@@ -322,7 +344,7 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
       witness: d.witness.map(id),
       explanation:
         d.reason === "cycle"
-          ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: weakest edge (strength ${d.edge.strength.toFixed(2)}) of the cycle ${d.witness.map(id).join(" → ")}`
+          ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: weakest edge (strength ${d.edge.strength.toFixed(2)}${d.edge.precedence ? `, observed in this order ${d.edge.precedence.before}× against ${d.edge.precedence.after}× the other way, order share ${d.edge.precedence.share.toFixed(2)}` : ""}) of the cycle ${d.witness.map(id).join(" → ")}`
           : `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: implied by ${d.witness.map(id).join(" → ")}`,
     })),
     layers: dag.layers.map((l) => l.map(id)),

@@ -177,8 +177,10 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
       { id: top.tool, label: top.name },
       d,
       prepared,
-      { semantic: top.breakdown.semantic, graph: top.breakdown.graph, alpha: top.breakdown.alpha, memory: top.breakdown.memory },
+      { semantic: top.breakdown.semantic, graph: top.breakdown.graph, memory: top.breakdown.memory },
       items.slice(1, 4).map((x) => ({ id: x.tool, score: x.score, reason: `scored ${x.score.toFixed(3)} < ${top.score.toFixed(3)}` })),
+      [],
+      { alpha: top.breakdown.alpha },
     );
   }
   return {

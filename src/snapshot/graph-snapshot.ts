@@ -8,7 +8,7 @@
  */
 import Graph from "graphology";
 import { buildCsr, type Csr } from "../../algorithms/graph/csr.ts";
-import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
+import { learnEdges, successionCount } from "../../algorithms/graph/edge-learning.ts";
 import { type EdgeEvidence, type EdgeSource, type EdgeType, edgeQuality } from "../../algorithms/graph/edge-quality.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import type { CapabilityRow, EdgeRow, ToolRow, ToolStatRow } from "../store/reads.ts";
@@ -127,14 +127,14 @@ export class GraphSnapshot {
     return this.csrCache;
   }
 
-  /** CSR of observed successions: weight = sequence + dependency + contains observation counts. */
+  /** CSR of observed successions: weight = successionCount (each succession once, edge-learning.ts). */
   get transitions(): Csr {
     if (!this.transitionsCache) {
       const list: { from: number; to: number; weight: number }[] = [];
       for (const e of this.edgeStates.values()) {
         const f = this.index.get(e.from);
         const t = this.index.get(e.to);
-        const w = e.counts.sequence + e.counts.dependency + e.counts.contains;
+        const w = successionCount(e.counts);
         if (f === undefined || t === undefined || w <= 0) continue;
         list.push({ from: f, to: t, weight: w });
       }

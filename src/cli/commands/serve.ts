@@ -1,6 +1,5 @@
 /** serve (HTTP JSON API + OpenAPI + MCP endpoint) and mcp (MCP over stdio). */
-import { runStdio } from "../../mcp/stdio.ts";
-import { runServer } from "../../server/http-server.ts";
+// The servers are imported when the command runs, so `toolgraph --help` does not load them.
 import { type Command, EXIT, UsageError } from "../command.ts";
 
 export const serveCommand: Command = {
@@ -20,6 +19,7 @@ export const serveCommand: Command = {
   async run(ctx) {
     const port = Number(ctx.values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${ctx.values.port}`);
+    const { runServer } = await import("../../server/http-server.ts");
     const tg = await ctx.open();
     await runServer({
       api: tg,
@@ -38,6 +38,7 @@ export const mcpCommand: Command = {
   usage: "toolgraph mcp [--project NAME]",
   examples: ["toolgraph mcp --project demo", 'claude mcp add toolgraph -- npx toolgraph mcp --project demo'],
   async run(ctx) {
+    const { runStdio } = await import("../../mcp/stdio.ts");
     const tg = await ctx.open();
     await runStdio(tg, { project: tg.project });
     return EXIT.ok;

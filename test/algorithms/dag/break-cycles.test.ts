@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { breakCycles, defaultWeaker } from "../../../algorithms/dag/break-cycles.ts";
-import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { StrengthArc } from "../../../algorithms/dag/dependency-edge.ts";
+import { expectDagErrorOf } from "./expect-dag-error.ts";
 
 const arc = (from: number, to: number, strength: number, direct = false): StrengthArc => ({ from, to, strength, direct });
 const pairs = (edges: readonly StrengthArc[]) => edges.map((e) => [e.from, e.to]);
@@ -83,9 +83,24 @@ describe("breakCycles", () => {
     expect(r.dropped[0]!.edge).toMatchObject({ from: 1, to: 0 });
   });
 
-  it("tie-break: equal strength and kind → the lower from id is dropped", () => {
-    const r = breakCycles([5, 3], [arc(5, 3, 0.5), arc(3, 5, 0.5)]);
-    expect(r.dropped[0]!.edge).toMatchObject({ from: 3, to: 5 });
+  it("tie: equal strength and kind → both directions dropped together, never one chosen by id or order", () => {
+    for (const edges of [[arc(5, 3, 0.5), arc(3, 5, 0.5)], [arc(3, 5, 0.5), arc(5, 3, 0.5)]]) {
+      const r = breakCycles([5, 3], edges);
+      expect(r.kept).toEqual([]);
+      expect(r.dropped.map((d) => `${d.edge.from}>${d.edge.to}`).sort()).toEqual(["3>5", "5>3"]);
+      expect(r.dropped[0]!.explanation).toContain("dropped together");
+    }
+  });
+
+  it("orderWeight decides before strength: 50 vs 10 observations at strength 1 drop the rarer direction", () => {
+    // share(0 before 1) = (50 + 1) / (60 + 2) = 0.8226; share(1 before 0) = 11 / 62 = 0.1774.
+    const count = (a: number, b: number) => (a === 0 && b === 1 ? 50 : 10);
+    const ow = (e: { from: number; to: number; strength: number }) => e.strength * ((count(e.from, e.to) + 1) / 62);
+    for (const edges of [[arc(0, 1, 1), arc(1, 0, 1)], [arc(1, 0, 1), arc(0, 1, 1)]]) {
+      const r = breakCycles([1, 0], edges, { orderWeight: ow });
+      expect(r.kept).toEqual([arc(0, 1, 1)]);
+      expect(r.dropped[0]!.explanation).toContain("order weight 0.1774");
+    }
   });
 
   it("drops a self-loop as a cycle of length 1", () => {
@@ -147,7 +162,39 @@ describe("breakCycles", () => {
           }
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 300, seed: 20 },
+    );
+  });
+
+  it("property: permuting the edges or relabelling the nodes never changes which edges are kept", () => {
+    const graph = fc.integer({ min: 1, max: 7 }).chain((n) =>
+      fc.record({
+        n: fc.constant(n),
+        edges: fc.uniqueArray(
+          fc.record({
+            from: fc.integer({ min: 0, max: n - 1 }),
+            to: fc.integer({ min: 0, max: n - 1 }),
+            strength: fc.constantFrom(0.3, 0.5, 1),
+            direct: fc.boolean(),
+          }),
+          { selector: (e) => `${e.from}>${e.to}`, maxLength: 20 },
+        ),
+        perm: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i), { minLength: n, maxLength: n }),
+        seed: fc.integer(),
+      }),
+    );
+    fc.assert(
+      fc.property(graph, ({ n, edges, perm, seed }) => {
+        const nodes = Array.from({ length: n }, (_, i) => i);
+        const key = (e: { from: number; to: number }) => `${e.from}>${e.to}`;
+        const base = new Set(breakCycles(nodes, edges).kept.map(key));
+        // Relabel node i as perm[i] and shuffle the edge list: the kept set maps over exactly.
+        const relabelled = edges.map((e) => ({ ...e, from: perm[e.from]!, to: perm[e.to]! }));
+        const shuffled = relabelled.map((e, i) => ({ e, r: Math.sin(seed + i) })).sort((a, b) => a.r - b.r).map((x) => x.e);
+        const other = new Set(breakCycles(perm.slice().reverse(), shuffled).kept.map(key));
+        expect(other).toEqual(new Set(edges.filter((e) => base.has(key(e))).map((e) => `${perm[e.from]}>${perm[e.to]}`)));
+      }),
+      { numRuns: 300, seed: 20 },
     );
   });
 });

@@ -281,3 +281,78 @@ describe("buildExecutionDag: properties", () => {
     );
   });
 });
+
+describe("buildExecutionDag: direction from observed precedence (issue 20)", () => {
+  // flight_search → flight_ticket_changing seen 50 times, the reverse 10 times; both edges saturate at 1.
+  // share = (50 + 1) / (60 + 2) = 0.8226 against 11 / 62 = 0.1774: the reverse edge is dropped.
+  for (const [search, change] of [
+    [0, 1],
+    [1, 0],
+  ] as const) {
+    const csr = buildCsr(2, [
+      { from: search, to: change, weight: 1 },
+      { from: change, to: search, weight: 1 },
+    ]);
+    const counts = (a: number, b: number) => (a === search && b === change ? 50 : a === change && b === search ? 10 : 0);
+    for (const order of [
+      [search, change],
+      [change, search],
+    ]) {
+      it(`orients flight_search (node ${search}) → flight_ticket_changing, input order [${order}]`, () => {
+        const dag = buildExecutionDag(csr, order, { precedence: counts });
+        expect(pairs(dag.edges)).toEqual([[search, change]]);
+        expect(dag.edges[0]!.precedence).toEqual({ before: 50, after: 10, share: 51 / 62 });
+        expect(dag.dropped.map((d) => [d.edge.from, d.edge.to])).toEqual([[change, search]]);
+        expect(dag.dropped[0]!.edge.precedence!.share).toBeCloseTo(11 / 62, 12);
+      });
+    }
+  }
+
+  it("without counts, a saturated 2-cycle keeps neither direction (no index tie-break)", () => {
+    const csr = buildCsr(2, [
+      { from: 0, to: 1, weight: 1 },
+      { from: 1, to: 0, weight: 1 },
+    ]);
+    expect(buildExecutionDag(csr, [0, 1]).edges).toEqual([]);
+    expect(buildExecutionDag(csr, [1, 0]).edges).toEqual([]);
+  });
+
+  it("a strong direction seen less often can still win: strength × share, not share alone", () => {
+    // 0→1 weight 1 seen 4 times before, 1→0 weight 0.5 (a sequence edge) seen 6 times:
+    // 1 × 5/12 = 0.4167 > 0.5 × 7/12 = 0.2917 → 1→0 is dropped.
+    const csr = buildCsr(2, [
+      { from: 0, to: 1, weight: 1 },
+      { from: 1, to: 0, weight: 0.5 },
+    ]);
+    const dag = buildExecutionDag(csr, [1, 0], { precedence: (a) => (a === 0 ? 4 : 6) });
+    expect(pairs(dag.edges)).toEqual([[0, 1]]);
+  });
+
+  it("property: permuting the selected tools never changes the DAG", () => {
+    const arb = fc.integer({ min: 2, max: 7 }).chain((n) =>
+      fc.record({
+        n: fc.constant(n),
+        edges: fc.uniqueArray(
+          fc.record({ from: fc.integer({ min: 0, max: n - 1 }), to: fc.integer({ min: 0, max: n - 1 }), weight: fc.constantFrom(0.35, 0.5, 0.7, 1) }),
+          { selector: (e) => `${e.from}>${e.to}`, maxLength: 24 },
+        ),
+        counts: fc.array(fc.integer({ min: 0, max: 4 }), { minLength: n * n, maxLength: n * n }),
+        perm: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i), { minLength: n, maxLength: n }),
+        withCounts: fc.boolean(),
+      }),
+    );
+    fc.assert(
+      fc.property(arb, ({ n, edges, counts, perm, withCounts }) => {
+        const csr = buildCsr(n, edges.filter((e) => e.from !== e.to));
+        const opts = withCounts ? { precedence: (a: number, b: number) => counts[a * n + b]! } : {};
+        const selected = Array.from({ length: n }, (_, i) => i);
+        const a = buildExecutionDag(csr, selected, opts);
+        const b = buildExecutionDag(csr, perm, opts);
+        const set = (d: typeof a) => new Set(d.edges.map((e) => `${e.from}>${e.to}`));
+        expect(set(b)).toEqual(set(a));
+        expect(b.layers.map((l) => l.slice().sort())).toEqual(a.layers.map((l) => l.slice().sort()));
+      }),
+      { numRuns: 300, seed: 20 },
+    );
+  });
+});

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { edgeScores, goldToolEdges, nodeScores, orderConsistency } from "../../../algorithms/evaluation/dag-metrics.ts";
+import { edgeScores, goldLayers, goldToolEdges, kendallTau, nodeScores, orderConsistency } from "../../../algorithms/evaluation/dag-metrics.ts";
 
 // Gold: A→B, B→C, A→C over tools [A, B, C, D].
 const gold = { tools: ["A", "B", "C", "D"], edges: [[0, 1], [1, 2], [0, 2]] as [number, number][] };
@@ -98,5 +98,36 @@ describe("nodeScores", () => {
 
   it("empty prediction against a non-empty gold", () => {
     expect(nodeScores(["A"], [])).toMatchObject({ precision: 1, recall: 0, f1: 0 });
+  });
+});
+
+describe("kendallTau (τ-b over gold layers)", () => {
+  // Gold a→b→c, a→d: layers a 0, b 1, d 1, c 2. Pairs (6): ab, ac, ad, bc, bd (tie), cd.
+  const gold = { tools: ["a", "b", "c", "d"], edges: [[0, 1], [1, 2], [0, 3]] as [number, number][] };
+
+  it("gold layers by longest path", () => {
+    expect(goldLayers(gold)).toEqual(new Map([["a", 0], ["b", 1], ["c", 2], ["d", 1]]));
+    expect(goldLayers({ tools: ["a", "b"], edges: [[0, 1], [1, 0]] })).toBeNull();
+  });
+
+  it("the gold layers themselves give τ = 1; the reversed chain gives −1 on the ordered pairs", () => {
+    expect(kendallTau(gold, new Map([["a", 0], ["b", 1], ["d", 1], ["c", 2]])).value).toBeCloseTo(1, 12);
+    // Reversed order c 0, b 1, d 1, a 2: every gold-ordered pair discordant (5), the b/d tie tied on both sides.
+    expect(kendallTau(gold, new Map([["c", 0], ["b", 1], ["d", 1], ["a", 2]])).value).toBeCloseTo(-1, 12);
+  });
+
+  it("a chain a, b, c, d: C = 4 (ab ac ad bc), D = 1 (cd), T_gold = 1 (bd), T_pred = 0 → τ = 3/√(5·6)", () => {
+    const r = kendallTau(gold, new Map([["a", 0], ["b", 1], ["c", 2], ["d", 3]]));
+    expect(r).toMatchObject({ concordant: 4, discordant: 1, pairs: 6 });
+    expect(r.value).toBeCloseTo(3 / Math.sqrt(30), 12);
+  });
+
+  it("no predicted order → 0; no gold order → null; a missing tool ranks last", () => {
+    expect(kendallTau(gold, new Map()).value).toBe(0);
+    expect(kendallTau({ tools: ["a", "b"], edges: [] }, new Map([["a", 0], ["b", 1]]))).toMatchObject({ value: null, reason: "no-gold-order" });
+    // Only a predicted (rank 0): b, c, d missing share rank 1 → ab ac ad concordant, the rest tied in pred.
+    const r = kendallTau(gold, new Map([["a", 0]]));
+    expect(r).toMatchObject({ concordant: 3, discordant: 0 });
+    expect(r.value).toBeCloseTo(3 / Math.sqrt(5 * 3), 12);
   });
 });

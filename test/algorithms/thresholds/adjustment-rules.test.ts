@@ -18,7 +18,7 @@ describe("RULES table", () => {
       ["task_urgency_high", 0.62, 9, "down"],
       ["new_user", 0.75, 9, "up"],
       ["user_history_positive", 0.65, 8, "down"],
-      ["similar_past_success", 0.6, 7, "down"],
+      ["similar_task_success", 0.6, 7, "down"],
     ]);
   });
 });
@@ -30,7 +30,7 @@ describe("selectRule: each rule alone", () => {
     ["urgent_task", "task_urgency_high", 0.62],
     ["new_unproven_user", "new_user", 0.75],
     ["trusted_user", "user_history_positive", 0.65],
-    ["similar_success", "similar_past_success", 0.6],
+    ["similar_success", "similar_task_success", 0.6],
   ];
   for (const [signal, id, threshold] of cases) {
     it(`${signal} → ${id} (${threshold})`, () => {
@@ -84,7 +84,7 @@ describe("selectRule: priority and tie-breaking", () => {
       "new_user",
       "task_urgency_high",
       "user_history_positive",
-      "similar_past_success",
+      "similar_task_success",
     ]);
   });
 });
