@@ -14,7 +14,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Toolgraph } from "../api/toolgraph.ts";
-import { callTool, MCP_TOOLS, type McpToolSpec } from "../mcp/mcp-server.ts";
+import { callTool, ERROR_META_KEY, MCP_TOOLS, type McpToolSpec } from "../mcp/mcp-server.ts";
 import { toHttpError } from "../server/errors.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import type { GatewayConfig } from "./config.ts";
@@ -77,7 +77,7 @@ function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
 function errorResult(err: unknown): CallToolResult {
   const m = toHttpError(err);
   const e = m.body.error as { code: string; message: string };
-  return { isError: true, content: [{ type: "text", text: `${e.code}: ${e.message}` }], structuredContent: { error: e } };
+  return { isError: true, content: [{ type: "text", text: `${e.code}: ${e.message}` }], _meta: { [ERROR_META_KEY]: e } };
 }
 
 export class Gateway {
@@ -102,7 +102,8 @@ export class Gateway {
         title: s.title,
         description: s.description,
         inputSchema: jsonSchema(s.inputSchema),
-        annotations: { title: s.title, readOnlyHint: s.readOnly, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        outputSchema: z.toJSONSchema(s.outputSchema, { io: "output", target: "draft-7" }) as Tool["outputSchema"],
+        annotations: { title: s.title, readOnlyHint: s.readOnly, destructiveHint: false, idempotentHint: s.idempotent ?? s.readOnly, openWorldHint: false },
       })),
       {
         name: "call_tool",
