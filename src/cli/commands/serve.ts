@@ -20,12 +20,17 @@ export const serveCommand: Command = {
     const port = Number(ctx.values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${ctx.values.port}`);
     const { runServer } = await import("../../server/http-server.ts");
+    const { warmUp } = await import("../../mcp/warm.ts");
     const tg = await ctx.open();
+    // Load the embedding model and the read model now, not on the first search; /health says when done.
+    const warmth = warmUp(tg);
+    void warmth.done.then(() => ctx.err(`toolgraph: warm in ${Math.round(warmth.ms ?? 0)} ms${warmth.note ? ` (${warmth.note})` : ""}`));
     await runServer({
       api: tg,
       port,
       host: ctx.values.host as string,
       defaultProject: tg.project,
+      healthExtra: () => ({ warm: warmth.warm }),
       onListening: (a) => (ctx.json ? ctx.out(JSON.stringify({ listening: a.url, pid: process.pid })) : ctx.err(`toolgraph: listening on ${a.url} (project ${tg.project}, ${tg.engine.conn.backend})`)),
     });
     return EXIT.ok;
@@ -39,8 +44,13 @@ export const mcpCommand: Command = {
   examples: ["toolgraph mcp --project demo", 'claude mcp add toolgraph -- npx toolgraph mcp --project demo'],
   async run(ctx) {
     const { runStdio } = await import("../../mcp/stdio.ts");
+    const { warmUp } = await import("../../mcp/warm.ts");
     const tg = await ctx.open();
+    // Warm in the background while the client connects; the first search waits for the same work.
+    const warmth = warmUp(tg);
+    void warmth.done.then(() => ctx.err(`toolgraph mcp: warm in ${Math.round(warmth.ms ?? 0)} ms${warmth.note ? ` (${warmth.note})` : ""}`));
     await runStdio(tg, { project: tg.project });
+    await warmth.done;
     return EXIT.ok;
   },
 };
