@@ -254,6 +254,25 @@ export class Gateway {
   }
 }
 
+/**
+ * The api the gateway's HTTP server serves: the library's, with `stats` also naming the upstream servers
+ * and which are down (GET /v1/stats), like `gateway_status` and /health.
+ */
+export function gatewayApi<T extends object & { stats(opts?: { project?: string | undefined }): Promise<object> }>(api: T, gateway: Gateway): T {
+  return new Proxy(api, {
+    get(target, prop, receiver) {
+      if (prop === "stats") {
+        return async (opts?: { project?: string | undefined }) => {
+          const st = gateway.status();
+          return { ...(await target.stats(opts)), gateway: { servers: st.servers, down: st.down, sessions: st.sessions, learning: st.learning, recorded: st.recorded } };
+        };
+      }
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+}
+
 type Args = Record<string, unknown>;
 
 export class GatewaySession {

@@ -1,7 +1,7 @@
 /** `toolgraph gateway --config FILE`: toolgraph in front of real MCP servers, learning from every call. */
 
 import { loadGatewayConfig } from "../../gateway/config.ts";
-import { Gateway } from "../../gateway/gateway.ts";
+import { Gateway, gatewayApi } from "../../gateway/gateway.ts";
 import { gatewayHttpHandler, runGatewayStdio } from "../../gateway/transports.ts";
 import { warmUp } from "../../mcp/warm.ts";
 import { runServer } from "../../server/http-server.ts";
@@ -74,7 +74,7 @@ export const gatewayCommand: Command = {
       if (ctx.values.http === true) {
         const mcp = gatewayHttpHandler(gateway);
         await runServer({
-          api: tg,
+          api: gatewayApi(tg, gateway),
           port,
           host: ctx.values.host as string,
           defaultProject: tg.project,
