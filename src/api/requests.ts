@@ -4,14 +4,43 @@
  * field gives the same error ("field: problem") through every door.
  */
 import { z } from "zod";
+import { safeId, safeText } from "../formats/schemas.ts";
 
-const toolId = z.string().min(1).max(256);
-const text = z.string().min(1, "must not be empty").max(4000, "must be at most 4000 characters");
+// Ids and texts refuse what the database cannot hold (NUL) or an id must not carry (controls, U+2028 …).
+const toolId = safeId(256);
+const text = safeText(4000).min(1, "must not be empty");
 const limit = z.number().int().min(1).max(100);
 
+/**
+ * The running workflow (seed 001 task health): its steps so far with their outcome, how often it was
+ * replanned, and an id under which the detected contexts form a timeline. Detection reads it: AtRisk
+ * (replans > 2) and OffTrack (success < 0.5) each add 0.05 to the threshold; > 3 failures in a row at the
+ * end mark the user "frustrated".
+ */
+export const workflowField = z
+  .object({
+    id: z.string().min(1).max(256).optional().describe("An id for this workflow (its detected contexts form a timeline)"),
+    steps: z
+      .array(
+        z
+          .object({
+            tool: toolId.describe("Tool id of the step"),
+            success: z.boolean().default(true).describe("Whether the step succeeded (default true)"),
+          })
+          .strict(),
+      )
+      .max(1000)
+      .describe("The workflow's steps so far, in order, with their outcome"),
+    replans: z.number().int().min(0).max(1_000_000).optional().describe("How often the workflow was replanned"),
+  })
+  .strict();
+export type WorkflowInput = z.input<typeof workflowField>;
+
 export const gateFields = {
+  /** The running workflow (steps with outcome, replans, id); the gate detects its health. */
+  workflow: workflowField.optional().describe("The running workflow (steps with outcomes, replans): a struggling workflow needs more confidence"),
   /** The user the answer is for (their history moves the threshold). */
-  user: z.string().min(1).max(256).optional().describe("Who the answer is for: their past successes and failures move the confidence threshold"),
+  user: safeId(256).optional().describe("Who the answer is for: their past successes and failures move the confidence threshold"),
   /** Production environment and critical task (the critical_production rule). */
   environment: z
     .object({
@@ -33,7 +62,7 @@ export const gateFields = {
 
 const caps = {
   /** Drop tools carrying any of these safety tags (e.g. destructive, network). */
-  excludeSafetyTags: z.array(z.string().min(1)).max(50).optional().describe("Never return tools carrying any of these safety tags (e.g. destructive, network)"),
+  excludeSafetyTags: z.array(safeText(2000).min(1)).max(50).optional().describe("Never return tools carrying any of these safety tags (e.g. destructive, network)"),
   maxTools: z.number().int().min(1).max(1000).optional().describe("Return at most this many tools"),
   maxLatencyMs: z.number().positive().optional().describe("Drop tools whose average latency (ms) exceeds this"),
   maxCost: z.number().nonnegative().optional().describe("Drop tools whose cost estimate exceeds this"),
@@ -56,8 +85,9 @@ export const searchRequest = z
       .describe("active (default): an explicit request; passive: suggesting during a workflow, weighting the context more"),
     /**
      * flat (search every tool), two-hop (rank the namespaces — catalog `server` or id prefix — then search
-     * the tools of the best few) or auto (default: the measured winner per catalog size — two-hop from 50,000
-     * tools in at least 100 namespaces, else flat; see src/services/namespace-index.ts).
+     * the tools of the best few) or auto (default: flat below 20,000 tools or 100 namespaces; above, both routes
+     * are timed on the catalog's first 8 queries and the faster at equal top 10 is kept; see
+     * src/services/namespace-index.ts).
      */
     routing: z
       .enum(["flat", "two-hop", "auto"])
@@ -75,7 +105,7 @@ export const suggestNextRequest = z
     /** Tools that failed or are unavailable: never suggested. */
     exclude: z.array(toolId).max(1000).optional().describe("Tool ids that failed or are unavailable: never suggested"),
     /** Optional intent of the workflow (intent memory, detection). */
-    intent: z.string().max(4000).optional().describe("The workflow's goal in plain words (similar past workflows then count more)"),
+    intent: safeText(4000).optional().describe("The workflow's goal in plain words (similar past workflows then count more)"),
     limit: limit.optional().describe("How many suggestions to return (1-100, default 5)"),
     /** auto (default: learned when the project has enough traces, else seed), seed, learned or markov. */
     mode: z
@@ -153,16 +183,16 @@ export type AlternativesRequest = z.input<typeof alternativesRequest>;
 export const feedbackRequest = z
   .object({
     /** The request text of the answer (its operation and domain key the learned threshold). */
-    intent: z.string().max(4000).describe("The intent (request text) of the answer this feedback is about"),
+    intent: safeText(4000).describe("The intent (request text) of the answer this feedback is about"),
     decision: z.enum(["accepted", "accepted-with-caution", "abstained"]).describe("The gate decision the answer carried"),
     /** For an abstention: did the user use the answer anyway? */
     followed: z.boolean().optional().describe("For an abstained answer: was it used anyway?"),
     success: z.boolean().describe("Did acting on the answer work?"),
-    user: z.string().min(1).max(256).optional().describe("Who acted on the answer"),
+    user: safeId(256).optional().describe("Who acted on the answer"),
     /** The `recommendationId` of the answer this feedback is about (joins it in the recommendation log). */
-    recommendationId: z.string().min(1).max(256).optional().describe("The recommendationId of the answer, if it carried one"),
+    recommendationId: safeId(256).optional().describe("The recommendationId of the answer, if it carried one"),
     /** The session of the answer(s) this feedback is about, when no id is given. */
-    session: z.string().min(1).max(256).optional().describe("The session of the answer(s), when no recommendationId is given"),
+    session: safeId(256).optional().describe("The session of the answer(s), when no recommendationId is given"),
   })
   .strict();
 export type FeedbackRequest = z.input<typeof feedbackRequest>;

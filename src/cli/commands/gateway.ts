@@ -3,7 +3,7 @@
 import { loadGatewayConfig } from "../../gateway/config.ts";
 import { Gateway, gatewayApi } from "../../gateway/gateway.ts";
 import { gatewayHttpHandler, runGatewayStdio } from "../../gateway/transports.ts";
-import { warmUp } from "../../mcp/warm.ts";
+import { createReadiness } from "../../ops/health.ts";
 import { runServer } from "../../server/http-server.ts";
 import { type Command, EXIT, UsageError } from "../command.ts";
 
@@ -69,8 +69,6 @@ export const gatewayCommand: Command = {
     for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, hold);
     try {
       await gateway.start();
-      const warmth = warmUp(tg);
-      void warmth.done.then(() => ctx.err(`toolgraph gateway: warm in ${Math.round(warmth.ms ?? 0)} ms${warmth.note ? ` (${warmth.note})` : ""}`));
       if (ctx.values.http === true) {
         const mcp = gatewayHttpHandler(gateway);
         await runServer({
@@ -82,14 +80,19 @@ export const gatewayCommand: Command = {
           mcpHandler: (req, res, body) => mcp.handle(req, res, body),
           healthExtra: () => {
             const st = gateway.status();
-            return { warm: warmth.warm, gateway: { servers: st.servers, down: st.down } };
+            return { gateway: { servers: st.servers, down: st.down } };
           },
           onListening: (a) =>
             ctx.json ? ctx.out(JSON.stringify({ listening: a.url, pid: process.pid })) : ctx.err(`toolgraph gateway: MCP at ${a.url}/mcp (project ${tg.project})`),
         });
         await mcp.close();
       } else {
+        // (--http warms through the HTTP server's readiness; /ready says when.)
+        const t0 = performance.now();
+        const warm = createReadiness(tg, { project: tg.project }).start();
+        void warm.then(() => ctx.err(`toolgraph gateway: warm in ${Math.round(performance.now() - t0)} ms`));
         await runGatewayStdio(gateway);
+        await warm;
       }
       stopping = true;
     } finally {
