@@ -187,36 +187,40 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
   }
   for (const [name, w] of Object.entries(variants)) {
     const scores: NextStepCaseScore[] = [];
+    const scoresAt5: NextStepCaseScore[] = [];
     for (const c of nc) {
       const rankings: string[][] = [];
       let mem: Awaited<ReturnType<typeof recallMemory>> | undefined;
       if (w === "memory" && c.query) mem = await recallMemory(engine, project, c.query, qv.get(c.query)!);
       for (let t = 1; t < c.steps.length; t++) {
         const ctx = c.steps.slice(0, t).filter((x) => s.index.has(x));
+        // Full rankings (every tool the method scores), so MRR is over the whole ranking; MRR@5 cuts them.
         if (ctx.length === 0) {
-          rankings.push(popular.slice(0, 5));
+          rankings.push(popular);
           continue;
         }
-        if (w === "popular") rankings.push(popular.filter((x) => x !== ctx[ctx.length - 1]).slice(0, 5));
+        if (w === "popular") rankings.push(popular.filter((x) => x !== ctx[ctx.length - 1]));
         else if (w === "markov") {
-          const r = markovBaseline(s.transitions, [s.index.get(ctx[ctx.length - 1]!)!], { limit: 5 });
+          const r = markovBaseline(s.transitions, [s.index.get(ctx[ctx.length - 1]!)!], { limit: s.n });
           rankings.push(r.suggestions.map((x) => s.tools[x.tool]!.id));
         } else {
           const weights = w === "memory" ? learned : w;
-          const r = rawSuggestions(s, a, { context: ctx, limit: 10 }, now, weights);
+          const r = rawSuggestions(s, a, { context: ctx, limit: s.n }, now, weights);
           let list = r.suggestions.map((x) => ({ tool: x.tool, conf: x.confidence }));
           if (mem && mem.past.length > 0) {
             const votes = new Map(nextAfter(mem.past, ctx, now, { limit: 20 }).votes.map((v) => [v.key, v.vote]));
             for (const tool of votes.keys()) if (!list.some((x) => x.tool === tool) && tool !== ctx[ctx.length - 1]) list.push({ tool, conf: 0 });
             list = list.map((x) => ({ tool: x.tool, conf: 1 - (1 - x.conf) * (1 - 0.8 * (votes.get(x.tool) ?? 0)) })).sort((p, q) => q.conf - p.conf);
           }
-          rankings.push(list.slice(0, 5).map((x) => x.tool));
+          rankings.push(list.map((x) => x.tool));
         }
       }
       scores.push(scoreNextStepCase({ steps: c.steps, edges: c.edges }, rankings, [1, 3, 5]));
+      scoresAt5.push(scoreNextStepCase({ steps: c.steps, edges: c.edges }, rankings.map((r) => r.slice(0, 5)), [1, 3, 5]));
     }
     const sum = summarizeNextStep(scores);
-    rows.push([name, sum.hitAtK[1] ?? null, sum.hitAtK[3] ?? null, sum.hitAtK[5] ?? null, sum.mrr ?? null]);
+    const at5 = summarizeNextStep(scoresAt5);
+    rows.push([name, sum.hitAtK[1] ?? null, sum.hitAtK[3] ?? null, sum.hitAtK[5] ?? null, at5.mrr ?? null, sum.mrr ?? null]);
   }
   // Gating: the library's top-1 answer for each prefix (default `auto` weights, the intent memory's lift when
   // the case has a request) and the real gate's decision for that request (calibration, adaptive threshold).
@@ -240,7 +244,7 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
   }
   gating.trainPairs = (await trainPairs(tg, project)).nextStep;
   const prefixes = nc.reduce((t, c) => t + c.steps.length - 1, 0);
-  return { table: { title: `Next step — ${project} / ${split} (${nc.length} workflows, ${prefixes} prefixes)`, headers: ["method", "Hit@1", "Hit@3", "Hit@5", "MRR"], rows }, gating };
+  return { table: { title: `Next step — ${project} / ${split} (${nc.length} workflows, ${prefixes} prefixes)`, headers: ["method", "acc@1 (P@1)", "Hit@3", "Hit@5", "MRR@5", "MRR (full ranking)"], rows }, gating };
 }
 
 function eligibleNext(c: { steps: string[]; edges?: [number, number][] | undefined }, t: number): Set<string> {
@@ -436,7 +440,7 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
 }
 
 /** Intent → plan: node F1 and edge F1 with toolgraph picking the tools. */
-export async function evalPlan(tg: Toolgraph, project: string, split: string, cases: EvalCase[], limit = 200): Promise<Table | undefined> {
+export async function evalPlan(tg: Toolgraph, project: string, split: string, cases: EvalCase[], limit = Number.POSITIVE_INFINITY): Promise<Table | undefined> {
   const dc = cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag" && typeof c.query === "string").slice(0, limit);
   if (dc.length === 0) return undefined;
   const nodeF: number[] = [];
@@ -460,7 +464,7 @@ export async function evalCapability(tg: Toolgraph, project: string, split: stri
   }
   const sum = summarizeCapability(scores);
   out.push(["toolgraph match (semantic × reliability + memory + patterns)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
-  return { title: `Capability match — ${project} / ${split} (${cc.length} queries)`, headers: ["method", "accuracy@1", "MRR", "Hit@5"], rows: out };
+  return { title: `Capability match — ${project} / ${split} (${cc.length} queries)`, headers: ["method", "accuracy@1 (P@1)", "MRR@10", "Hit@5"], rows: out };
 }
 
 /**
@@ -485,7 +489,7 @@ export async function evalDiscovery(tg: Toolgraph, project: string, split: strin
     const sum = summarizeCapability(scores);
     rows.push([boost === 0.5 ? "overlap × (1 + 0.5 spectral boost)" : "overlap only (no spectral boost)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
   }
-  return { title: `Capability discovery from the first two tools — ${project} / ${split} (${wf.length} workflows)`, headers: ["method", "accuracy@1", "MRR", "Hit@5"], rows };
+  return { title: `Capability discovery from the first two tools — ${project} / ${split} (${wf.length} workflows)`, headers: ["method", "accuracy@1 (P@1)", "MRR@10", "Hit@5"], rows };
 }
 
 const learnedCache = new Map<string, NextStepWeights>();
