@@ -33,9 +33,13 @@ import {
   evalPlan,
   evalRetrieval,
   evalSearchGating,
+  type GatedPair,
+  gateDecisionTable,
   gatingTable,
   type HarnessInput,
+  nextStepGatedPairs,
   openHarnessProject,
+  type Row,
   type Table,
 } from "./harness.ts";
 import { lineChartSvg, machine, markdownTable, writeResult, writeSvg } from "./lib/report.ts";
@@ -148,6 +152,8 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
     console.log(`\n## ${name}\n\n${userData ? `project: ${userData.name} (its own, named after the inputs' contents)\n` : ""}training executions: ${nTrain}; evaluation: ${Object.entries(data.evaluation).map(([s, c]) => `${s} ${c.length} cases`).join(", ")}; declared edges: ${data.edges?.length ?? 0}`);
     const tables: Table[] = [];
     const variants = data.withEdges ? ["traces", "traces+edges"] : ["traces"];
+    // Gate decisions of the time-ordered history, per split and job, for the order stress rows below.
+    const baseline = new Map<string, GatedPair[]>();
     for (const variant of variants) {
       const { tg, project } = await openHarnessProject(data, { embeddings: opts.embeddings, home: opts.home }, `${variant}-${opts.embeddings.replace(/[^a-z0-9]/gi, "")}`);
       try {
@@ -172,11 +178,15 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
           const searchGating = await evalSearchGating(tg, project, cases);
           const n = await evalNextStep(tg, project, split, cases, now);
           if (n) {
+            if (variant === "traces") baseline.set(`${split}\u0000next step`, n.gating.pairs);
             tables.push(n.table);
             print(n.table);
             const g = gatingTable(`${project} / ${split} next step`, n.gating);
             tables.push(g);
             print(g);
+            const gd = gateDecisionTable(`${project} / ${split} next step`, n.gating);
+            tables.push(gd);
+            print(gd);
             writeSvg(
               `accuracy-gating-${name}-${variant}-${split}`,
               lineChartSvg(`Gating: precision vs threshold (${name} ${split})`, "threshold", "precision of accepted top-1", [
@@ -201,6 +211,10 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
             const g = gatingTable(`${project} / ${split} search`, searchGating);
             tables.push(g);
             print(g);
+            const gd = gateDecisionTable(`${project} / ${split} search`, searchGating);
+            tables.push(gd);
+            print(gd);
+            if (variant === "traces") baseline.set(`${split}\u0000search`, searchGating.pairs);
           }
           const disc = opts.gatingOnly ? undefined : await evalDiscovery(tg, project, split, cases);
           if (disc) {
@@ -217,11 +231,69 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
         await tg.close();
       }
     }
+    if (name === "toollinkos" && !opts.user) {
+      const st = await orderStress(data, opts, baseline);
+      tables.push(st);
+      print(st);
+    }
     console.log(`\n(${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
     all[name] = { machine: machine(), embeddings: opts.embeddings, tables };
     writeResult(`accuracy-${name}${opts.gatingOnly ? "-gating" : ""}`, all[name]);
   }
   return all;
+}
+
+/**
+ * Order stress rows (issue 20): the same training traces collected grouped by capability (sorted by it, the
+ * original start times reassigned in that order), calibrated with the old rolling time split and with the
+ * default cross-fit; each gate's decisions on the same held-out answers are compared with the time-ordered
+ * history's (default calibration): coverage of accepted and of accepted-with-caution, and the share of answers
+ * given the same decision. Target: within ±5 % of the time order.
+ */
+async function orderStress(data: HarnessInput, opts: { embeddings: string; home: string }, baseline: Map<string, GatedPair[]>): Promise<Table> {
+  const traces = data.traces as { id: string; startedAt: string; capability?: string }[];
+  const times = traces.map((t) => t.startedAt).sort((x, y) => Date.parse(x) - Date.parse(y));
+  const sorted = traces.slice().sort((x, y) => (x.capability ?? "").localeCompare(y.capability ?? "") || x.id.localeCompare(y.id));
+  const grouped = sorted.map((t, i) => ({ ...t, startedAt: times[i]! }));
+  const { tg, project } = await openHarnessProject({ ...data, traces: grouped }, { embeddings: opts.embeddings, home: opts.home }, `traces-grouped-${opts.embeddings.replace(/[^a-z0-9]/gi, "")}`);
+  const rows: Row[] = [];
+  try {
+    const now = Math.max(...grouped.map((t) => Date.parse(t.startedAt))) + 3600_000;
+    const share = (ps: GatedPair[], d: string) => ps.filter((p) => p.decision === d).length / Math.max(1, ps.length);
+    for (const split of ["time", "cross-fit"] as const) {
+      await tg.calibrate({ split });
+      for (const [splitName, cases] of Object.entries(data.evaluation)) {
+        const jobs: [string, GatedPair[]][] = [
+          ["next step", await nextStepGatedPairs(tg, project, cases, now)],
+          ["search", (await evalSearchGating(tg, project, cases))?.pairs ?? []],
+        ];
+        for (const [job, pairs] of jobs) {
+          const base = baseline.get(`${splitName}\u0000${job}`) ?? [];
+          if (pairs.length === 0 || base.length !== pairs.length) continue;
+          const same = pairs.filter((p, i) => p.decision === base[i]!.decision).length / pairs.length;
+          const dA = share(pairs, "accepted") - share(base, "accepted");
+          const dC = share(pairs, "accepted-with-caution") - share(base, "accepted-with-caution");
+          const ok = Math.abs(dA) <= 0.05 && Math.abs(dC) <= 0.05 && same >= 0.95;
+          rows.push([
+            `grouped by capability, ${split === "time" ? "rolling time split (old)" : "cross-fit (default)"} — ${splitName} ${job}`,
+            share(pairs, "accepted"),
+            share(base, "accepted"),
+            share(pairs, "accepted-with-caution"),
+            share(base, "accepted-with-caution"),
+            same,
+            ok ? "PASS (±5 %)" : "FAIL (±5 %)",
+          ]);
+        }
+      }
+    }
+  } finally {
+    await tg.close();
+  }
+  return {
+    title: `Gate decisions vs history order — ${data.name}: training traces grouped by capability against time order (default calibration)`,
+    headers: ["history / calibration — split job", "accepted (grouped)", "accepted (time order)", "with caution (grouped)", "with caution (time order)", "same decision", "verdict"],
+    rows,
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {

@@ -6,6 +6,7 @@
 
 import { scoreCapability, summarizeCapability } from "../algorithms/evaluation/capability-metrics.ts";
 import { edgeScores, goldToolEdges, kendallTau, nodeScores, orderConsistency } from "../algorithms/evaluation/dag-metrics.ts";
+import { gatingCurve } from "../algorithms/evaluation/gating-curve.ts";
 import { type NextStepCaseScore, scoreNextStepCase, summarizeNextStep } from "../algorithms/evaluation/next-step.ts";
 import { precedenceChain, precedenceCounts } from "../algorithms/evaluation/precedence-chain.ts";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
@@ -46,7 +47,7 @@ export interface HarnessOptions {
   seed?: number;
 }
 
-type Row = (string | number | null)[];
+export type Row = (string | number | null)[];
 export interface Table {
   title: string;
   headers: string[];
@@ -222,9 +223,39 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
     const at5 = summarizeNextStep(scoresAt5);
     rows.push([name, sum.hitAtK[1] ?? null, sum.hitAtK[3] ?? null, sum.hitAtK[5] ?? null, at5.mrr ?? null, sum.mrr ?? null]);
   }
-  // Gating: the library's top-1 answer for each prefix (default `auto` weights, the intent memory's lift when
-  // the case has a request) and the real gate's decision for that request (calibration, adaptive threshold).
+  gating.pairs = await nextStepGatedPairs(tg, project, nc, now, libraryWeights, qv);
+  gating.trainPairs = (await trainPairs(tg, project)).nextStep;
+  const prefixes = nc.reduce((t, c) => t + c.steps.length - 1, 0);
+  return { table: { title: `Next step — ${project} / ${split} (${nc.length} workflows, ${prefixes} prefixes)`, headers: ["method", "acc@1 (P@1)", "Hit@3", "Hit@5", "MRR@5", "MRR (full ranking)"], rows }, gating };
+}
+
+/**
+ * Next-step gating: the library's top-1 answer for each prefix (default `auto` weights, the intent memory's
+ * lift when the case has a request) and the real gate's decision for that request (calibration, adaptive
+ * threshold). Also used alone by the order stress rows (bench/accuracy.ts).
+ */
+export async function nextStepGatedPairs(
+  tg: Toolgraph,
+  project: string,
+  cases: EvalCase[],
+  now: number,
+  weights?: NextStepWeights,
+  vectors?: Map<string, Float32Array>,
+): Promise<GatedPair[]> {
+  const engine = tg.engine;
+  const nc = cases.filter((c): c is Extract<EvalCase, { kind: "next-step" }> => c.kind === "next-step");
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const libraryWeights = weights ?? (await weightsFor(engine, project, "auto", { awaitFit: true }));
+  const qv = vectors ?? new Map<string, Float32Array>();
+  const missing = [...new Set(nc.map((c) => c.query).filter((q): q is string => typeof q === "string" && !qv.has(q)))];
+  for (let i = 0; i < missing.length; i += 64) {
+    const batch = missing.slice(i, i + 64);
+    const vs = await engine.queryEmbedder.embed(batch);
+    for (let j = 0; j < batch.length; j++) qv.set(batch[j]!, vs[j]!);
+  }
   const model = nextStepModel(s, a);
+  const out: GatedPair[] = [];
   for (const c of nc) {
     const mem = c.query ? await recallMemory(engine, project, c.query, qv.get(c.query)!) : undefined;
     for (let t = 1; t < c.steps.length; t++) {
@@ -239,12 +270,10 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
         workflowId: c.id,
       });
       const d = engine.gatekeeper.gate("next-step", top.confidence, prepared);
-      gating.pairs.push({ score: top.confidence, correct: eligibleNext(c, t).has(top.tool), probability: d.score, threshold: d.threshold, rules: d.appliedRules });
+      out.push({ score: top.confidence, correct: eligibleNext(c, t).has(top.tool), probability: d.score, threshold: d.threshold, rules: d.appliedRules, decision: d.decision });
     }
   }
-  gating.trainPairs = (await trainPairs(tg, project)).nextStep;
-  const prefixes = nc.reduce((t, c) => t + c.steps.length - 1, 0);
-  return { table: { title: `Next step — ${project} / ${split} (${nc.length} workflows, ${prefixes} prefixes)`, headers: ["method", "acc@1 (P@1)", "Hit@3", "Hit@5", "MRR@5", "MRR (full ranking)"], rows }, gating };
+  return out;
 }
 
 function eligibleNext(c: { steps: string[]; edges?: [number, number][] | undefined }, t: number): Set<string> {
@@ -267,6 +296,8 @@ export interface GatedPair {
   /** The adjusted threshold the AdaptiveThresholdManager set for this request. */
   threshold?: number | undefined;
   rules?: readonly string[] | undefined;
+  /** The gate's decision for the answer. */
+  decision?: "accepted" | "accepted-with-caution" | "abstained" | undefined;
 }
 
 export interface GatingData {
@@ -325,10 +356,41 @@ export function gatingTable(title: string, g: GatingData): Table {
   const [hc2, hp2, hn2] = at((p) => prob(p) >= HIGH_CONFIDENCE - 1e-9);
   rows.push([`high confidence ≥ ${HIGH_CONFIDENCE}`, hc1, hp1, hc2, hp2, `raw: ${verdict(hp1, hn1)}; calibrated: ${verdict(hp2, hn2)}`]);
   return {
-    title: `Gating — ${title} (top-1 answers, ${g.pairs.length} held out; calibration out of sample on ${g.trainPairs.length} training answers, rolling time split, Wilson bound)`,
+    title: `Gating — ${title} (top-1 answers, ${g.pairs.length} held out; calibration out of sample on ${g.trainPairs.length} training answers, tg.calibrate(), Wilson bound)`,
     headers: ["threshold", "coverage (raw)", "precision (raw)", "coverage (calibrated)", "precision (calibrated)", "note"],
     rows,
   };
+}
+
+/**
+ * The gate's own decisions on held-out answers (issue 20): coverage (share of all answers) and precision (share
+ * of those correct) of `accepted` and `accepted-with-caution`, the abstention rate, then the risk–coverage
+ * curve of the probability the gate compared (answers sorted by it, best first; risk = 1 − precision of the
+ * answers kept, at 10 %, 20 %, …, 100 % coverage; Geifman & El-Yaniv 2017, algorithms/evaluation/gating-curve.ts).
+ */
+export function gateDecisionTable(title: string, g: GatingData): Table {
+  const n = g.pairs.length;
+  const rows: Row[] = [];
+  const tier = (d: string) => {
+    const kept = g.pairs.filter((p) => p.decision === d);
+    return [kept.length / Math.max(1, n), kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length, kept.length] as const;
+  };
+  for (const d of ["accepted", "accepted-with-caution", "abstained"] as const) {
+    const [c, p, k] = tier(d);
+    rows.push([d, c, p, k]);
+  }
+  const [ca, pa, ka] = (() => {
+    const kept = g.pairs.filter((p) => p.decision === "accepted" || p.decision === "accepted-with-caution");
+    return [kept.length / Math.max(1, n), kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length, kept.length] as const;
+  })();
+  rows.push(["accepted or with caution", ca, pa, ka]);
+  const curve = gatingCurve(g.pairs.map((p) => ({ score: p.probability ?? p.score, correct: p.correct })));
+  for (let q = 1; q <= 10; q++) {
+    const point = curve.find((x) => x.coverage >= q / 10 - 1e-9);
+    if (!point) continue;
+    rows.push([`risk at coverage ≥ ${(q / 10).toFixed(1)} (P ≥ ${point.threshold.toFixed(3)})`, point.coverage, point.precision === null ? null : 1 - point.precision, point.kept]);
+  }
+  return { title: `Gate decisions — ${title} (${n} held-out top-1 answers; then the risk–coverage curve)`, headers: ["decision / point", "coverage", "precision (risk on curve rows)", "answers"], rows };
 }
 
 /**
@@ -355,7 +417,7 @@ export async function evalSearchGating(tg: Toolgraph, project: string, cases: Ev
       if (!top) continue;
       const prepared = await engine.gatekeeper.prepare({ project, text: c.query, similarPastSuccess: m.similarSuccess });
       const d = engine.gatekeeper.gate("search", top.final, prepared);
-      out.pairs.push({ score: top.final, correct: c.relevant.includes(s.tools[top.index]!.id), probability: d.score, threshold: d.threshold, rules: d.appliedRules });
+      out.pairs.push({ score: top.final, correct: c.relevant.includes(s.tools[top.index]!.id), probability: d.score, threshold: d.threshold, rules: d.appliedRules, decision: d.decision });
     }
   }
   return out;
