@@ -3,7 +3,21 @@
  * server with `database`) and returns a Toolgraph whose methods are the four jobs: search, suggestNext,
  * matchCapabilities / discoverCapabilities, buildDag / plan, plus imports, recording and stats.
  */
-export { openToolgraph, Toolgraph, type ToolgraphOptions, type StatsResult, parseRequest } from "./api/toolgraph.ts";
+
+export type {
+  AlternativesResult,
+  BuildDagResult,
+  CatalogImportResult,
+  DiscoverCapabilitiesResult,
+  EdgeImportResult,
+  MatchCapabilitiesResult,
+  PlanResult,
+  RecommenderApi,
+  Scoped,
+  SearchResult,
+  SuggestNextResult,
+  TraceImportResult,
+} from "./api/contract.ts";
 export type {
   AlternativesRequest,
   BuildDagRequest,
@@ -13,12 +27,12 @@ export type {
   SearchRequest,
   SuggestNextRequest,
 } from "./api/requests.ts";
-export type { RecommenderApi, Scoped } from "./api/contract.ts";
-export type { CatalogInput, ExecutionInput, DeclaredEdgeInput, EvalCase } from "./formats/schemas.ts";
-export type { EmbeddingProvider } from "./embeddings/provider.ts";
+export { openToolgraph, parseRequest, type StatsResult, Toolgraph, type ToolgraphOptions } from "./api/toolgraph.ts";
 export { createEmbeddingProvider } from "./embeddings/create.ts";
-export { ToolgraphError } from "./store/errors.ts";
-export { ImportError } from "./services/parse.ts";
-export { startServer, runServer, createServer } from "./server/http-server.ts";
+export type { EmbeddingProvider } from "./embeddings/provider.ts";
+export type { CatalogInput, DeclaredEdgeInput, EvalCase, ExecutionInput } from "./formats/schemas.ts";
 export { createMcpServer } from "./mcp/mcp-server.ts";
 export { runStdio } from "./mcp/stdio.ts";
+export { createServer, runServer, startServer } from "./server/http-server.ts";
+export { ImportError } from "./services/parse.ts";
+export { ToolgraphError } from "./store/errors.ts";

@@ -1,7 +1,11 @@
-/** The README's library example, run as written (the package resolves itself by name through "exports"). */
+/**
+ * The README's library example, run as written on the sources: `from "toolgraph"` is pointed at src/index.ts
+ * (the package's "exports" name the built dist/, which test/package/consumer-check.sh covers).
+ */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -14,7 +18,7 @@ describe("README example", () => {
     const dir = mkdtempSync(join(ROOT, ".readme-example-"));
     try {
       const file = join(dir, "example.ts");
-      writeFileSync(file, block!);
+      writeFileSync(file, block!.replaceAll('from "toolgraph"', `from ${JSON.stringify(pathToFileURL(join(ROOT, "src/index.ts")).href)}`));
       const out = execFileSync(process.execPath, ["--import", "tsx", file], {
         cwd: ROOT,
         encoding: "utf8",

@@ -10,6 +10,13 @@
  * observation at most once, so a loop repeating a pair does not count it twice; counts grow across
  * executions. Capability → member tool `contains` relations live in the bipartite membership
  * (capability_tools), not in this tool → tool graph.
+ *
+ * Successions (what followed what, the next-step co-occurrence): a pair observed in one execution as a
+ * sequence, a dependency and/or a containment is ONE succession — `learnSuccessions` yields each (from, to)
+ * once per execution. Over stored per-type counts (one execution can add 1 to several types of one pair)
+ * `successionCount` = max(sequence, dependency, contains): exact when the types of a pair occur together
+ * (a `dependsOn` on the previous sibling), a lower bound when some executions saw the pair only as one type
+ * and others only as another.
  */
 import type { EdgeType } from "./edge-quality.ts";
 
@@ -52,4 +59,23 @@ export function learnEdges(steps: readonly StepLike[]): EdgeObservation[] {
     }
   });
   return out;
+}
+
+/** Distinct (from, to) successions of one execution: sequence, dependency and contains observations merged. */
+export function learnSuccessions(steps: readonly StepLike[]): { readonly from: string; readonly to: string }[] {
+  const seen = new Set<string>();
+  const out: { from: string; to: string }[] = [];
+  for (const ob of learnEdges(steps)) {
+    if (ob.type === "provides") continue;
+    const key = `${ob.from}\u0000${ob.to}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ from: ob.from, to: ob.to });
+  }
+  return out;
+}
+
+/** Succession count of a pair from its per-type observation counts: max(sequence, dependency, contains). */
+export function successionCount(counts: Readonly<Record<EdgeType, number>>): number {
+  return Math.max(counts.sequence, counts.dependency, counts.contains);
 }

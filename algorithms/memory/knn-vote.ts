@@ -18,7 +18,7 @@
  * - nextAfter(prefix): each neighbour is aligned on an occurrence of the last prefix tool — the one
  *   whose preceding steps match the longest suffix of the prefix (ties → earliest occurrence) — and its
  *   following step votes with the step outcome above. Empty prefix → each neighbour's first step votes.
- * - similarSuccessRate = Σ sim·decay·[success] / Σ sim·decay (the gate's `similar_past_success`).
+ * - similarSuccessRate = Σ sim·decay·[success] / Σ sim·decay (the gate's `similar_task_success`).
  *
  * The caller computes the fused similarity (see fuse-similarity.ts) and passes the top-k neighbours.
  * Source: distance-weighted k-NN voting (Dudani, IEEE SMC 1976) with exponential time decay of case

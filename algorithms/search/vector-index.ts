@@ -60,20 +60,43 @@
  * blocks of 32 vectors, nibble lookup tables through i8x16.swizzle, the same integer S as the popcount kernel,
  * the score in float32 in the same operation order as the row kernel, so both give the same bits) and keep the
  * vectors at or above a sampled cut inside the kernel: at n = 100k the 128-bit prefix pass takes ~0.2 ms against
- * ~1 ms for the popcount kernel and its JS cut. When the cascade would keep a tenth of n or more for the
- * full-code stage (n < FULL_SCAN_RATIO · keep: 10k tools keep 2,048), one blocked pass over the full codes
- * replaces it (cheaper than the random reads, and exact on the full-code scores): codeShortlist at 10k × 512
- * 0.29 → 0.18 ms (random data). The kernel copies codes, prefixes and scales into its own memory on the
+ * ~1 ms for the popcount kernel and its JS cut. Below n = FULL_SCAN_RATIO · keep one blocked pass over the full
+ * codes replaces the cascade (cheaper than the random reads, and exact on the full-code scores; see "Full-code
+ * scan" below): codeShortlist at 10k × 512 0.29 → 0.18 ms (random data). The kernel copies codes, prefixes and scales into its own memory on the
  * first SIMD scan (kept by index object in a WeakMap, used only while index.codes is the copied array).
  *
- * Contract: the index keeps a reference to `vectors` for re-ranking; do not mutate it afterwards (the SIMD copy
+ * IVF stage (n ≥ ivfFrom = 20,000, SIMD available): an inverted-file coarse quantizer before the code scan
+ * (Jégou, Douze & Schmid, "Product quantization for nearest neighbor search", TPAMI 2011, §IV: IVFADC; Sivic &
+ * Zisserman, "Video Google", 2003). L = ⌈0.5·√n⌉ lists from k-means (spectral/kmeans-pp.ts, seeded `rng`, drawn
+ * after the rotation signs) on a sample of 32·L vectors in the first 64 coordinates of R(x − μ) (a random
+ * projection); every vector joins its nearest centre. A query ranks the lists by ‖c_l‖² − 2 q·c_l (c_l the mean of
+ * list l in the input space, i.e. by ‖q − c_l‖), scores every vector of the nearest lists on its full code (the
+ * blocked SIMD kernel over a list-ordered copy of the codes, code-scan.ts `listScan`) until they hold
+ * probeFraction · n vectors (at least 2 lists), and re-ranks the shortlist exactly as stage 2 does. probeFraction
+ * is measured at build: for 32 sampled indexed vectors, the share of n in the nearest lists up to the farthest one
+ * holding one of the vector's exact top-10 (float32 row kernel), the largest share × 1.25. When that exceeds 0.4
+ * (data whose neighbours spread over most lists) the index keeps no IVF stage. Measured with
+ * bench/vector-index-bench.ts (results in bench/results/vector-index.json).
+ *
+ * Full-code scan instead of the prefix cascade: with the SIMD kernels the cascade is used only from
+ * n ≥ FULL_SCAN_RATIO · keep (200 × 8 × shortlist, ~400k vectors); below, one blocked pass over the full codes
+ * selects the shortlist. At 100k × 512 (anisotropic data, a loaded machine) the full pass took 1.2 ms p50 at
+ * recall@10 1.000 against 7.5 ms at 0.983 for the cascade, whose gathers of 8 × shortlist codes and prefix
+ * selection cost more than the sequential 6.4 MB read they save.
+ *
+ * Vectors held once (`vectorStore: "kernel"`, the default with SIMD from SIMD_MIN_VALUES floats): the build copies
+ * the vectors into the re-rank kernel's WebAssembly memory and `index.vectors` is a view of that copy, so a caller
+ * that keeps index.vectors instead of its own array holds them once. "reference" keeps the caller's array.
+ *
+ * Contract: the index reads `vectors` (or its kernel copy) for re-ranking; do not mutate it afterwards (the SIMD copy
  * would not see the change). Scores are dot products, i.e. cosines when inputs are unit vectors (not checked,
  * for speed).
  */
 import { dotAt } from "../linalg/dot.ts";
-import { type CodeScan, codeScan, type QuantizedQuery, quantizedErrorBound, quantizeQuery, SCAN_BLOCK } from "../simd/code-scan.ts";
-import { dotErrorFactor, dotUnderflowBound, type F32RowDots, f32RowDots, MAX_QUERY_ABS, simdByDefault } from "../simd/row-dots.ts";
 import { mulberry32, type Rng } from "../random/rng.ts";
+import { type CodeScan, codeScan, type ListScan, listScan, type QuantizedQuery, quantizedErrorBound, quantizeQuery, SCAN_BLOCK } from "../simd/code-scan.ts";
+import { dotErrorFactor, dotUnderflowBound, type F32RowDots, f32RowDots, MAX_QUERY_ABS, simdByDefault } from "../simd/row-dots.ts";
+import { kmeansPlusPlus } from "../spectral/kmeans-pp.ts";
 import { SearchError } from "./search-error.ts";
 import { kthLargestInPlace, type ScoredId, TopK, topKIds } from "./top-k.ts";
 
@@ -90,6 +113,26 @@ export const DEFAULTS = {
   prefilterWords: 4,
   /** Stage-0 prefilter keeps this many × the shortlist. */
   prefilterFactor: 8,
+  /** IVF stage from this many vectors on (0 turns it off). */
+  ivfFrom: 20_000,
+  /** Inverted lists: ⌈ivfListsPerSqrtN · √n⌉. */
+  ivfListsPerSqrtN: 0.5,
+  /** Coordinates of the rotated, centred vectors the coarse k-means runs on. */
+  ivfDims: 64,
+  /** k-means training points per list (a seeded sample). */
+  ivfTrainPerList: 32,
+  /** Lloyd iterations of the coarse k-means. */
+  ivfIterations: 8,
+  /** Indexed vectors whose exact neighbours calibrate the probe fraction at build. */
+  ivfCalibrationQueries: 32,
+  /** Their neighbours: the probe must reach each one's top ivfCalibrationK. */
+  ivfCalibrationK: 10,
+  /** The calibrated fraction is the largest one the calibration queries needed, times this margin. */
+  ivfProbeMargin: 1.25,
+  /** When the calibrated fraction exceeds this, the index keeps no IVF stage (a full scan costs about as much). */
+  ivfMaxProbeFraction: 0.4,
+  /** At least this many lists are probed. */
+  ivfMinProbes: 2,
 } as const;
 
 export interface VectorIndexOptions {
@@ -97,6 +140,22 @@ export interface VectorIndexOptions {
   readonly rng?: Rng;
   /** Randomised Hadamard rounds (≥ 1). Default 3. */
   readonly rounds?: number;
+  /**
+   * Build the IVF stage (coarse k-means lists, see the header) when n ≥ this. Default 20,000; 0 or Infinity: never.
+   * The k-means draws from `rng` after the rotation signs, so the codes do not depend on it.
+   */
+  readonly ivfFrom?: number;
+  /** Number of inverted lists. Default ⌈0.5 · √n⌉. */
+  readonly ivfLists?: number;
+  /** Rotated coordinates the coarse k-means runs on (≤ the code bits). Default 64. */
+  readonly ivfDims?: number;
+  /**
+   * Where the float32 vectors live: "kernel" copies them once into the SIMD re-rank kernel's WebAssembly memory
+   * and `index.vectors` is a view of that copy (drop your own array to keep one copy); "reference" keeps a
+   * reference to the input (the kernel copies it on the first SIMD re-rank, as before). Default "kernel" when
+   * SIMD is on by default and n · d ≥ SIMD_MIN_VALUES, else "reference".
+   */
+  readonly vectorStore?: "kernel" | "reference";
 }
 
 export interface PrefilterOptions {
@@ -123,6 +182,12 @@ export interface VectorSearchOptions extends PrefilterOptions {
    * wherever available; false runs the JS loop.
    */
   readonly simd?: boolean;
+  /** Search through the IVF stage when the index has one (see the header). Default true; false runs the cascade. */
+  readonly ivf?: boolean;
+  /** The probed lists hold at least this fraction of n (in (0, 1]). Default: the index's calibrated fraction. */
+  readonly ivfProbeFraction?: number;
+  /** At least this many lists are probed. Default 2. */
+  readonly ivfMinProbes?: number;
 }
 
 /**
@@ -160,6 +225,24 @@ export interface VectorIndex {
    */
   readonly prefixCodes?: Uint32Array;
   readonly prefixWords?: number;
+  /** The IVF stage (n ≥ ivfFrom). */
+  readonly ivf?: IvfLists;
+}
+
+/** Inverted lists of the IVF stage: list l holds the vectors order[starts[l] .. starts[l] + sizes[l]). */
+export interface IvfLists {
+  readonly lists: number;
+  /** lists × d list centroids in the input space (the mean of each list's vectors; zero for an empty list). */
+  readonly centroids: Float32Array;
+  /** ‖centroid_l‖². */
+  readonly centroidNorms: Float64Array;
+  /** First position of each list, a multiple of SCAN_BLOCK (length lists + 1). */
+  readonly starts: Int32Array;
+  readonly sizes: Int32Array;
+  /** Vector id at each position (ascending within a list), −1 for padding. */
+  readonly order: Int32Array;
+  /** Share of n the probed lists hold by default, calibrated at build (see the header). */
+  readonly probeFraction: number;
 }
 
 export type VectorHit = ScoredId;
@@ -234,11 +317,19 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
   const codes = new Uint32Array(n * words);
   const scales = new Float32Array(n);
   const buf = new Float64Array(D);
+  const store = options.vectorStore ?? (n * d >= SIMD_MIN_VALUES && simdByDefault() ? "kernel" : "reference");
+  const kernel = store === "kernel" ? makeRowKernel(vectors, n, d) : undefined;
+  const ivfFrom = options.ivfFrom ?? DEFAULTS.ivfFrom;
+  // The IVF stage searches through the SIMD kernels only, and calibrates with the row kernel.
+  const withIvf = kernel !== undefined && ivfFrom > 0 && n >= ivfFrom && D >= 128;
+  const P = Math.min(options.ivfDims ?? DEFAULTS.ivfDims, D);
+  const projected = withIvf ? new Float64Array(n * P) : undefined;
   for (let i = 0; i < n; i++) {
     const o = i * d;
     buf.fill(0);
     for (let j = 0; j < d; j++) buf[j] = vectors[o + j]! - mean[j]!;
     rotate(buf, signs, rounds);
+    if (projected) projected.set(buf.subarray(0, P), i * P);
     let l1 = 0;
     const co = i * words;
     for (let w = 0; w < words; w++) {
@@ -255,7 +346,134 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
   const prefixWords = Math.min(DEFAULTS.prefilterWords, words);
   const prefixCodes = new Uint32Array(n * prefixWords);
   for (let i = 0; i < n; i++) prefixCodes.set(codes.subarray(i * words, i * words + prefixWords), i * prefixWords);
-  return { n, d, bits: D, vectors, mean, signs, rounds, codes, scales, prefixCodes, prefixWords };
+  const ivf = projected && kernel ? buildIvf(kernel.dots, projected, P, options.ivfLists ?? Math.ceil(DEFAULTS.ivfListsPerSqrtN * Math.sqrt(n)), rng) : undefined;
+  const base = { n, d, bits: D, vectors, mean, signs, rounds, codes, scales, prefixCodes, prefixWords, ...(ivf ? { ivf } : {}) };
+  if (!kernel) return base;
+  // One copy: the index reads the kernel's rows (the kernel is used while index.vectors is that copy).
+  const index = { ...base, vectors: kernel.dots.rows };
+  rowKernels.set(index, { ...kernel, source: kernel.dots.rows });
+  return index;
+}
+
+/**
+ * The coarse quantizer of the IVF stage: k-means (kmeans-pp.ts, k-means++ seeding, `DEFAULTS.ivfIterations` Lloyd
+ * iterations) on a seeded sample of ivfTrainPerList · lists vectors, in the first P coordinates of the rotated
+ * centred vectors (a random projection: the rotation spreads every direction evenly, so distances shrink by about
+ * √(P/D) alike); every vector then joins its nearest centre (lowest index on ties). The list centroids used at
+ * query time are the means of the lists' vectors in the input space.
+ */
+function buildIvf(rows: F32RowDots, projected: Float64Array, P: number, wantedLists: number, rng: Rng): IvfLists | undefined {
+  const n = projected.length / P;
+  const d = rows.d;
+  const vectors = rows.rows;
+  if (!(Number.isInteger(wantedLists) && wantedLists >= 1)) throw new SearchError(MODULE, "bad-ivf-lists", `ivfLists must be an integer ≥ 1, got ${wantedLists}`);
+  const lists = Math.min(wantedLists, n);
+  const train = Math.min(n, DEFAULTS.ivfTrainPerList * lists);
+  // A seeded sample without repetition: a partial Fisher–Yates shuffle of the ids.
+  const ids = Int32Array.from({ length: n }, (_, i) => i);
+  for (let k = 0; k < train; k++) {
+    const j = k + Math.floor(rng() * (n - k));
+    const t = ids[k]!;
+    ids[k] = ids[j]!;
+    ids[j] = t;
+  }
+  const sample = new Float64Array(train * P);
+  for (let k = 0; k < train; k++) sample.set(projected.subarray(ids[k]! * P, (ids[k]! + 1) * P), k * P);
+  // Stop when fewer than 0.5 % of the sample change list: the lists only bound the probe, exactness is the re-rank's.
+  const centres = kmeansPlusPlus(sample, P, lists, { rng, maxIterations: DEFAULTS.ivfIterations, changeTolerance: 0.005 }).centroids;
+  const half = new Float64Array(lists);
+  for (let l = 0; l < lists; l++) {
+    let s = 0;
+    for (let j = 0; j < P; j++) s += centres[l * P + j]! ** 2;
+    half[l] = s / 2;
+  }
+  // Nearest centre: argmax x·c − ‖c‖²/2 (= argmin ‖x − c‖²).
+  const assign = new Int32Array(n);
+  const sizes = new Int32Array(lists);
+  for (let i = 0; i < n; i++) {
+    const o = i * P;
+    let best = 0;
+    let bestScore = Number.NEGATIVE_INFINITY;
+    for (let l = 0; l < lists; l++) {
+      const c = l * P;
+      let s0 = 0;
+      let s1 = 0;
+      for (let j = 0; j < P; j += 2) {
+        s0 += projected[o + j]! * centres[c + j]!;
+        s1 += projected[o + j + 1]! * centres[c + j + 1]!;
+      }
+      const score = s0 + s1 - half[l]!;
+      if (score > bestScore) {
+        bestScore = score;
+        best = l;
+      }
+    }
+    assign[i] = best;
+    sizes[best]!++;
+  }
+  const starts = new Int32Array(lists + 1);
+  for (let l = 0; l < lists; l++) starts[l + 1] = starts[l]! + Math.ceil(sizes[l]! / SCAN_BLOCK) * SCAN_BLOCK;
+  const order = new Int32Array(starts[lists]!).fill(-1);
+  const fill = starts.slice(0, lists);
+  const sums = new Float64Array(lists * d);
+  for (let i = 0; i < n; i++) {
+    const l = assign[i]!;
+    order[fill[l]!++] = i;
+    for (let j = 0, o = i * d, c = l * d; j < d; j++) sums[c + j]! += vectors[o + j]!;
+  }
+  const centroids = new Float32Array(lists * d);
+  const centroidNorms = new Float64Array(lists);
+  for (let l = 0; l < lists; l++) {
+    if (sizes[l] === 0) continue;
+    let norm = 0;
+    for (let j = 0; j < d; j++) {
+      const v = Math.fround(sums[l * d + j]! / sizes[l]!);
+      centroids[l * d + j] = v;
+      norm += v * v;
+    }
+    centroidNorms[l] = norm;
+  }
+  const probeFraction = calibrateProbe(rows, ids.subarray(0, Math.min(n, DEFAULTS.ivfCalibrationQueries)), assign, centroids, centroidNorms, sizes);
+  if (probeFraction > DEFAULTS.ivfMaxProbeFraction) return undefined;
+  return { lists, centroids, centroidNorms, starts, sizes, order, probeFraction };
+}
+
+/**
+ * The probe fraction of the IVF stage, measured on the data: for each calibration query (an indexed vector of the
+ * seeded training sample), its exact top-K among the other vectors (the float32 row kernel) and the share of n held
+ * by the nearest lists up to the farthest-ranked list holding one of them; the largest share times the margin,
+ * at most 1. Data with little locality (neighbours spread over many lists) needs a large share, and then the index
+ * keeps no IVF stage (buildIvf).
+ */
+function calibrateProbe(rows: F32RowDots, queries: Int32Array, assign: Int32Array, centroids: Float32Array, norms: Float64Array, sizes: Int32Array): number {
+  const { n, d } = rows;
+  const L = sizes.length;
+  const all = Int32Array.from({ length: n }, (_, i) => i);
+  const scores = new Float32Array(n);
+  const dist = new Float64Array(L);
+  const rank = new Int32Array(L);
+  let worst = 0;
+  for (const s of queries) {
+    const q = rows.rows.subarray(s * d, (s + 1) * d);
+    rows.dots(all, q, scores);
+    scores[s] = Number.NEGATIVE_INFINITY;
+    const top = topKIds(Float64Array.from(scores), n, DEFAULTS.ivfCalibrationK, new Float64Array(n));
+    for (let l = 0; l < L; l++) {
+      let x = 0;
+      for (let j = 0; j < d; j++) x += centroids[l * d + j]! * q[j]!;
+      dist[l] = sizes[l]! > 0 ? norms[l]! - 2 * x : Number.POSITIVE_INFINITY;
+    }
+    const byDistance = Array.from({ length: L }, (_, l) => l).sort((a, b) => dist[a]! - dist[b]! || a - b);
+    byDistance.forEach((l, r) => {
+      rank[l] = r;
+    });
+    let last = 0;
+    for (const id of top) last = Math.max(last, rank[assign[id]!]!);
+    let covered = 0;
+    for (let r = 0; r <= last; r++) covered += sizes[byDistance[r]!]!;
+    worst = Math.max(worst, covered / n);
+  }
+  return Math.min(1, worst * DEFAULTS.ivfProbeMargin);
 }
 
 let tableScratch = new Float64Array(0);
@@ -390,10 +608,9 @@ export function codeShortlist(index: VectorIndex, query: ArrayLike<number>, size
 }
 
 /**
- * codeShortlist with the SIMD scans (pw a multiple of 4). When the prefix cascade would gather at least a tenth
- * of the vectors for its full-code stage (n < FULL_SCAN_RATIO · keep, e.g. 10k tools keeping 2,048), one blocked
- * pass over the full codes is cheaper than the prefix pass plus those random reads, and exact on the full-code
- * scores: it is used instead. Otherwise the cascade: the `keep` best prefix scores, re-scored on the full codes by
+ * codeShortlist with the SIMD scans (pw a multiple of 4). Below n = FULL_SCAN_RATIO · keep (see the header), one
+ * blocked pass over the full codes is cheaper than the prefix pass plus the random reads of the cascade, and exact
+ * on the full-code scores: it is used instead. Otherwise the cascade: the `keep` best prefix scores, re-scored on the full codes by
  * the row kernel (same formula, same bits), the `size` best of those.
  */
 function simdShortlist(index: VectorIndex, scan: CodeScan, r: Float64Array, size: number, pw: number, keep: number): Int32Array {
@@ -409,7 +626,7 @@ function simdShortlist(index: VectorIndex, scan: CodeScan, r: Float64Array, size
 }
 
 /** The cascade is used from n ≥ FULL_SCAN_RATIO · keep (see simdShortlist). */
-export const FULL_SCAN_RATIO = 10;
+export const FULL_SCAN_RATIO = 200;
 
 /**
  * The k ids with the best blocked-kernel scores on q's bits (ties: smaller id), ascending — the same set as
@@ -467,6 +684,69 @@ function cachedKernel<K extends { readonly source: object }>(cache: WeakMap<Vect
     cache.set(index, k);
   }
   return k !== null && k.source === current ? k : undefined;
+}
+
+interface ListKernel {
+  readonly scan: ListScan;
+  /** q · centroid_l for every list. */
+  readonly centroidDots: F32RowDots;
+  readonly allLists: Int32Array;
+  /** The codes the list layout was made from (used only while index.codes is still it). */
+  readonly source: Uint32Array;
+}
+
+/** The IVF stage's kernels by index object: created on the first IVF search, collected with the index. */
+const listKernels = new WeakMap<VectorIndex, ListKernel | null>();
+
+function listKernel(index: VectorIndex): ListKernel | undefined {
+  return cachedKernel(listKernels, index, index.codes, () => {
+    const ivf = index.ivf;
+    if (!ivf) return undefined;
+    const scan = listScan(index.codes, index.bits >> 5, index.scales, ivf.order);
+    const centroidDots = scan ? f32RowDots(ivf.centroids, index.d) : undefined;
+    return scan && centroidDots ? { scan, centroidDots, allLists: Int32Array.from({ length: ivf.lists }, (_, l) => l), source: index.codes } : undefined;
+  });
+}
+
+let probeOrder = new Float64Array(0);
+let probeRanges = new Int32Array(0);
+
+/**
+ * The IVF stage (see the header): the lists whose centroids are nearest the query (‖c_l‖² − 2 q·c_l ascending,
+ * lower index on ties) until they hold ivfProbeFraction · n vectors and number at least ivfMinProbes; every vector
+ * of those lists scored on its full code (the blocked SIMD kernel, 4-bit query); the `size` best of them.
+ */
+function ivfShortlist(index: VectorIndex, k: ListKernel, q: Float64Array, size: number, options: VectorSearchOptions): Int32Array {
+  const ivf = index.ivf!;
+  const fraction = options.ivfProbeFraction ?? ivf.probeFraction;
+  const minProbes = options.ivfMinProbes ?? DEFAULTS.ivfMinProbes;
+  if (!(fraction > 0 && fraction <= 1)) throw new SearchError(MODULE, "bad-ivf-probe", `ivfProbeFraction must be in (0, 1], got ${fraction}`);
+  if (!(Number.isInteger(minProbes) && minProbes >= 1)) throw new SearchError(MODULE, "bad-ivf-probe", `ivfMinProbes must be an integer ≥ 1, got ${minProbes}`);
+  const L = ivf.lists;
+  const cd = k.centroidDots.dots(k.allLists, q);
+  if (probeOrder.length < L) probeOrder = new Float64Array(Math.max(L, 2 * probeOrder.length));
+  const dist = probeOrder;
+  for (let l = 0; l < L; l++) dist[l] = ivf.sizes[l]! > 0 ? ivf.centroidNorms[l]! - 2 * cd[l]! : Number.POSITIVE_INFINITY;
+  const order = Array.from(k.allLists).sort((a, b) => dist[a]! - dist[b]! || a - b);
+  const target = Math.max(size, Math.ceil(fraction * index.n));
+  if (probeRanges.length < 2 * L) probeRanges = new Int32Array(2 * L);
+  let covered = 0;
+  let probes = 0;
+  while (probes < L && (covered < target || probes < minProbes)) {
+    const l = order[probes]!;
+    if (ivf.sizes[l] === 0) break; // the rest are empty too (infinite distance)
+    probeRanges[2 * probes] = ivf.starts[l]! / SCAN_BLOCK;
+    probeRanges[2 * probes + 1] = ivf.starts[l + 1]! / SCAN_BLOCK;
+    covered += ivf.sizes[l]!;
+    probes++;
+  }
+  const hits = k.scan.scanRanges(quantizeQuery(rotatedQuery(index, q), index.bits >> 7), probeRanges, probes);
+  if (hits.count <= size) return hits.ids.slice(0, hits.count);
+  const vals = scratchOf(hits.count);
+  for (let j = 0; j < hits.count; j++) vals[j] = hits.vals[j]!;
+  const chosen = topKIds(vals, hits.count, size, scratchOf(hits.count, 1));
+  for (let j = 0; j < chosen.length; j++) chosen[j] = hits.ids[chosen[j]!]!;
+  return chosen;
 }
 
 /** Bytes of the SIMD code-scan kernel's memory (its copies of codes, prefixes and scales, and buffers), 0 when none was made. */
@@ -593,7 +873,9 @@ export function searchVectorIndex(
   const q = query instanceof Float64Array ? query : Float64Array.from(query as ArrayLike<number>);
   const kernel = wantSimd(index, options) ? rowKernel(index) : undefined;
   if (kernel) {
-    const ids = shortlist >= index.n ? Int32Array.from({ length: index.n }, (_, i) => i) : codeShortlist(index, q, shortlist, options);
+    const lists = shortlist < index.n && index.ivf && options.ivf !== false && (options.scanSimd ?? simdByDefault()) ? listKernel(index) : undefined;
+    const ids =
+      shortlist >= index.n ? Int32Array.from({ length: index.n }, (_, i) => i) : lists ? ivfShortlist(index, lists, q, shortlist, options) : codeShortlist(index, q, shortlist, options);
     return simdRerank(index, kernel, ids, q, topN) ?? rerank(index, ids, q, topN);
   }
   if (shortlist >= index.n) {
@@ -654,8 +936,12 @@ interface RowKernel {
 const rowKernels = new WeakMap<VectorIndex, RowKernel | null>();
 
 function rowKernel(index: VectorIndex): RowKernel | undefined {
-  return cachedKernel(rowKernels, index, index.vectors, () => {
-    const { vectors, n, d } = index;
+  return cachedKernel(rowKernels, index, index.vectors, () => makeRowKernel(index.vectors, index.n, index.d));
+}
+
+/** A SIMD row kernel over a copy of the n × d vectors (its `source` is the copy); undefined when unavailable. */
+function makeRowKernel(vectors: Float32Array, n: number, d: number): RowKernel | undefined {
+  {
     if (!(vectors.length === n * d && n > 0)) return undefined;
     let max = 0;
     for (let i = 0; i < n; i++) {
@@ -666,7 +952,7 @@ function rowKernel(index: VectorIndex): RowKernel | undefined {
     const maxNorm = Math.sqrt(max) * (1 + 1e-9);
     const dots = Number.isFinite(maxNorm) && maxNorm < 1e18 ? f32RowDots(vectors, d) : undefined;
     return dots ? { dots, source: vectors, maxNorm } : undefined;
-  });
+  }
 }
 
 let simdScores = new Float32Array(0);
@@ -703,6 +989,22 @@ function simdRerank(index: VectorIndex, kernel: RowKernel, ids: Int32Array, q: F
   const exact = new TopK(top);
   for (let k = 0; k < c; k++) exact.offer(candidateIds[k]!, values[k]!);
   return exact.result();
+}
+
+/**
+ * Bytes the index holds: its typed arrays (the vectors counted once, also when the caller keeps a reference) and
+ * the WebAssembly memories of the kernels created so far (benchmarks; the memory report).
+ */
+export function vectorIndexBytes(index: VectorIndex): number {
+  let bytes = index.vectors.byteLength + index.mean.byteLength + index.signs.byteLength + index.codes.byteLength + index.scales.byteLength;
+  bytes += index.prefixCodes?.byteLength ?? 0;
+  bytes += simdScanBytes(index);
+  if (index.ivf) bytes += index.ivf.centroids.byteLength + index.ivf.centroidNorms.byteLength + index.ivf.starts.byteLength + index.ivf.sizes.byteLength + index.ivf.order.byteLength;
+  const lists = listKernels.get(index);
+  if (lists) bytes += lists.scan.bytes + lists.centroidDots.bytes;
+  const row = rowKernels.get(index);
+  if (row) bytes += row.dots.bytes - (index.vectors.buffer === row.dots.rows.buffer ? index.vectors.byteLength : 0);
+  return bytes;
 }
 
 /** Exact top-N by a full float32 dot-product scan (the baseline and the ground truth). */

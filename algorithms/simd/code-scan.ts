@@ -258,3 +258,85 @@ function popcount32(x: number): number {
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
+
+/**
+ * A blocked scan of the full codes in a given order (the inverted lists of an IVF stage): position p of the layout
+ * holds vector `order[p]`, or nothing when order[p] = −1 (padding, so that every list starts a block of
+ * SCAN_BLOCK). A range of blocks is scored by `scan_blocked` with the same formula and bits as `CodeScan`; a
+ * padding position has a NaN scale, so it never passes a cut.
+ */
+export interface ListScan {
+  /** Positions (padded). */
+  readonly positions: number;
+  /** Size of the kernel's memory. */
+  readonly bytes: number;
+  /**
+   * Scores every position of blocks [ranges[2k], ranges[2k + 1]) for k < rangeCount on all code bits of q (q.blocks
+   * must be the codes' 128-bit blocks) and returns the vectors (ids, not positions) with their scores, in scan
+   * order: ids[0 .. count), vals[0 .. count) (views into the kernel's memory, valid until the next call).
+   */
+  scanRanges(q: QuantizedQuery, ranges: Int32Array, rangeCount: number): { ids: Int32Array; vals: Float32Array; count: number };
+}
+
+/** A ListScan over n codes of `words` words laid out in `order` (length a multiple of SCAN_BLOCK); undefined when unavailable. */
+export function listScan(codes: Uint32Array, words: number, scales: Float32Array, order: Int32Array): ListScan | undefined {
+  const n = scales.length;
+  const P = order.length;
+  if (words % 4 !== 0 || words / 4 > MAX_SCAN_BLOCKS || codes.length !== n * words || P % SCAN_BLOCK !== 0) return undefined;
+  const codeBlocks = words / 4;
+  const nBlocks = P / SCAN_BLOCK;
+  const stride = 128 * words;
+  const blockedAt = 0;
+  const scalesAt = align(stride * nBlocks);
+  const scalePAt = scalesAt + align(4 * P);
+  const lutAt = scalePAt + align(4 * P);
+  const tmpAt = lutAt + 512 * MAX_SCAN_BLOCKS;
+  const scoresAt = tmpAt + 64;
+  const hitIdsAt = scoresAt + align(4 * P);
+  const hitValsAt = hitIdsAt + align(4 * P);
+  const at = kernelInstance(hitValsAt + align(4 * P));
+  if (!at) return undefined;
+  const buffer = at.memory.buffer;
+  const ordered = new Uint32Array(P * words);
+  const sc = new Float32Array(buffer, scalesAt, P);
+  const scP = new Float32Array(buffer, scalePAt, P);
+  for (let p = 0; p < P; p++) {
+    const id = order[p]!;
+    if (id < 0) {
+      sc[p] = Number.NaN;
+      scP[p] = Number.NaN;
+      continue;
+    }
+    if (!(id < n)) throw new RangeError(`code-scan: order[${p}] = ${id} is not a vector in [0, ${n})`);
+    ordered.set(codes.subarray(id * words, (id + 1) * words), p * words);
+    let pop = 0;
+    for (let w = 0; w < words; w++) pop += popcount32(codes[id * words + w]!);
+    sc[p] = scales[id]!;
+    scP[p] = scales[id]! * pop;
+  }
+  new Uint8Array(buffer, blockedAt, stride * nBlocks).set(blockCodes(ordered, words, P));
+  const lut = new Uint8Array(buffer, lutAt, 512 * MAX_SCAN_BLOCKS);
+  const hitPositions = new Int32Array(buffer, hitIdsAt, P);
+  const hitVals = new Float32Array(buffer, hitValsAt, P);
+  const blockKernel = at.exports.scan_blocked as unknown as (...args: number[]) => number;
+  return {
+    positions: P,
+    bytes: buffer.byteLength,
+    scanRanges(q, ranges, rangeCount) {
+      if (q.blocks !== codeBlocks) throw new RangeError(`code-scan: a list scan reads all ${codeBlocks} blocks, got ${q.blocks}`);
+      nibbleTables(q, lut);
+      const a = 2 * q.delta;
+      const b = 2 * q.lo;
+      const c = -q.delta * q.sumU - q.lo * 128 * q.blocks;
+      let count = 0;
+      for (let k = 0; k < rangeCount; k++) {
+        const first = ranges[2 * k]!;
+        const end = ranges[2 * k + 1]!;
+        if (!(Number.isInteger(first) && Number.isInteger(end) && first >= 0 && end <= nBlocks && first <= end)) throw new RangeError(`code-scan: block range [${first}, ${end}) outside [0, ${nBlocks})`);
+        count += blockKernel(blockedAt, stride, stride, lutAt, scalesAt, scalePAt, a, b, c, first, 1, end, P, tmpAt, scoresAt, Number.NEGATIVE_INFINITY, hitIdsAt + 4 * count, hitValsAt + 4 * count);
+      }
+      for (let k = 0; k < count; k++) hitPositions[k] = order[hitPositions[k]!]!;
+      return { ids: hitPositions, vals: hitVals, count };
+    },
+  };
+}

@@ -144,6 +144,10 @@ function checkIds(ids: ArrayLike<number>, n: number): void {
 export interface F32RowDots {
   readonly n: number;
   readonly d: number;
+  /** Size of the kernel's memory. */
+  readonly bytes: number;
+  /** The kernel's copy of the rows (a view into its memory, valid as long as the kernel): read it, do not write it. */
+  readonly rows: Float32Array;
   /** out[k] = Σ_j rows[ids[k]·d + j] · query[j] in float32 (see the header), for k < ids.length. */
   dots(ids: ArrayLike<number>, query: ArrayLike<number>, out?: Float32Array): Float32Array;
   /** out[k] = dotAt(rows, ids[k]·d, query, d) bit for bit (float64, dotAt's accumulators), for k < count. */
@@ -156,7 +160,8 @@ export function f32RowDots(rows: Float32Array, d: number): F32RowDots | undefine
   const at = allocate(4 * n * d, d);
   if (!at) return undefined;
   const buffer = at.memory.buffer;
-  new Float32Array(buffer, 0, n * d).set(rows.subarray(0, n * d));
+  const copy = new Float32Array(buffer, 0, n * d);
+  copy.set(rows.subarray(0, n * d));
   const q = new Float32Array(buffer, at.query, d);
   const idView = new Int32Array(buffer, at.ids, CHUNK);
   const outView = new Float32Array(buffer, at.out, CHUNK);
@@ -167,6 +172,8 @@ export function f32RowDots(rows: Float32Array, d: number): F32RowDots | undefine
   return {
     n,
     d,
+    bytes: buffer.byteLength,
+    rows: copy,
     exactDots(ids, count, query, out = new Float64Array(count)) {
       for (let k = 0; k < count; k++) {
         const id = ids[k]!;

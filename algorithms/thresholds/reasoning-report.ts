@@ -11,7 +11,9 @@
  *                orange / red zones); disk > 0.90 raises low to medium; no snapshot → "unknown"
  *   uncertainty  score ≥ 0.85 low, score ≥ threshold medium, below threshold high; an alternative within
  *                0.05 of the chosen score raises low to medium (an ambiguous choice)
- * Key factors, when not given, are the breakdown's non-negative values normalised to sum 1, top 3.
+ * Key factors, when not given, are the breakdown's non-negative values normalised to sum 1, top 3. Mixing
+ * weights (α of the hybrid score) are listed in the breakdown but are not evidence: they never enter the
+ * factor shares.
  */
 
 import type { ThresholdAdjustment } from "./adjust-threshold.ts";
@@ -56,8 +58,10 @@ export interface ReportInput {
     ThresholdAdjustment,
     "originalThreshold" | "adjustedThreshold" | "delta" | "appliedRules" | "reasoning" | "confidenceLevel" | "complexity"
   > & { readonly resources?: ResourceUsage | undefined };
-  /** Score breakdown from the producing algorithm, name → value. */
+  /** Score breakdown from the producing algorithm, name → value (evidence: these make the key factors). */
   readonly scoreBreakdown?: Readonly<Record<string, number>> | undefined;
+  /** Mixing weights (e.g. α), name → value: shown after the breakdown, never counted as a key factor. */
+  readonly mixingWeights?: Readonly<Record<string, number>> | undefined;
   /** Key factors with weights in [0, 1]; derived from the breakdown when absent. */
   readonly keyFactors?: readonly { readonly name: string; readonly weight: number }[] | undefined;
   readonly alternatives?: readonly ReportAlternative[] | undefined;
@@ -120,10 +124,11 @@ const pct = (x: number): string => `${Math.round(x * 100)}%`;
 export function buildReasoningReport(input: ReportInput, options?: ReportOptions): ReasoningReport {
   const o = { ...DEFAULTS, ...stripUndefined(options) };
   const { decision, adjustment } = input;
-  const breakdown = Object.entries(input.scoreBreakdown ?? {}).map(([name, value]) => ({ name, value }));
+  const evidence = Object.entries(input.scoreBreakdown ?? {}).map(([name, value]) => ({ name, value }));
+  const breakdown = [...evidence, ...Object.entries(input.mixingWeights ?? {}).map(([name, value]) => ({ name, value }))];
   let keyFactors = input.keyFactors?.map((f) => ({ name: f.name, weight: f.weight }));
   if (keyFactors === undefined) {
-    const positive = breakdown.filter((b) => Number.isFinite(b.value) && b.value > 0);
+    const positive = evidence.filter((b) => Number.isFinite(b.value) && b.value > 0);
     const total = positive.reduce((s, b) => s + b.value, 0);
     keyFactors =
       total > 0

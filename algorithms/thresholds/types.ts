@@ -62,7 +62,7 @@ export interface TaskContext {
   /** Workflow health flags from context detection: each makes the gate stricter by `healthPenalty`. */
   readonly atRisk?: boolean | undefined;
   readonly offTrack?: boolean | undefined;
-  /** Success of similar past executions from the intent memory (similar_past_success rule). */
+  /** Success of similar past executions from the intent memory (similar_task_success rule). */
   readonly similarPastSuccess?: { readonly rate: number; readonly executions: number } | undefined;
 }
 

@@ -5,6 +5,12 @@
  * objects (every answer carries its explanation and its gate decision).
  */
 import type { ExecutionInput } from "../formats/schemas.ts";
+import type { CatalogImportResult, EdgeImportResult, TraceImportResult } from "../services/import.ts";
+import type { runAlternatives } from "../services/recommend-alternatives.ts";
+import type { runDiscoverCapabilities, runMatchCapabilities } from "../services/recommend-capabilities.ts";
+import type { runBuildDag, runPlan } from "../services/recommend-dag.ts";
+import type { runSuggest } from "../services/recommend-next.ts";
+import type { runSearch } from "../services/recommend-search.ts";
 import type {
   AlternativesRequest,
   BuildDagRequest,
@@ -24,19 +30,37 @@ export interface Scoped {
 /** A JSON object result. */
 export type JsonResult = object;
 
+/** `search`: ranked tools, each with its score terms, gate decision and explanation. */
+export type SearchResult = Awaited<ReturnType<typeof runSearch>>;
+/** `suggestNext`: next-tool suggestions with their terms. */
+export type SuggestNextResult = Awaited<ReturnType<typeof runSuggest>>;
+/** `matchCapabilities`: capabilities answering an intent. */
+export type MatchCapabilitiesResult = Awaited<ReturnType<typeof runMatchCapabilities>>;
+/** `discoverCapabilities`: capabilities fitting the workflow so far. */
+export type DiscoverCapabilitiesResult = Awaited<ReturnType<typeof runDiscoverCapabilities>>;
+/** `buildDag`: the execution DAG (layers, edges, critical path). */
+export type BuildDagResult = Awaited<ReturnType<typeof runBuildDag>>;
+/** `plan`: intent → tools with their reasons, and the DAG. */
+export type PlanResult = Awaited<ReturnType<typeof runPlan>>;
+/** `alternatives`: substitutes for a failed or unavailable tool. */
+export type AlternativesResult = Awaited<ReturnType<typeof runAlternatives>>;
+export type { CatalogImportResult, EdgeImportResult, TraceImportResult };
+
 export interface RecommenderApi {
-  search(req: SearchRequest & Scoped): Promise<JsonResult>;
-  suggestNext(req: SuggestNextRequest & Scoped): Promise<JsonResult>;
-  matchCapabilities(req: MatchCapabilitiesRequest & Scoped): Promise<JsonResult>;
-  discoverCapabilities(req: DiscoverCapabilitiesRequest & Scoped): Promise<JsonResult>;
-  buildDag(req: BuildDagRequest & Scoped): Promise<JsonResult>;
-  plan(req: PlanRequest & Scoped): Promise<JsonResult>;
-  alternatives(req: AlternativesRequest & Scoped): Promise<JsonResult>;
+  search(req: SearchRequest & Scoped): Promise<SearchResult>;
+  suggestNext(req: SuggestNextRequest & Scoped): Promise<SuggestNextResult>;
+  matchCapabilities(req: MatchCapabilitiesRequest & Scoped): Promise<MatchCapabilitiesResult>;
+  discoverCapabilities(req: DiscoverCapabilitiesRequest & Scoped): Promise<DiscoverCapabilitiesResult>;
+  buildDag(req: BuildDagRequest & Scoped): Promise<BuildDagResult>;
+  plan(req: PlanRequest & Scoped): Promise<PlanResult>;
+  alternatives(req: AlternativesRequest & Scoped): Promise<AlternativesResult>;
   feedback(req: FeedbackRequest & Scoped): Promise<JsonResult>;
-  recordExecution(execution: ExecutionInput | object, opts?: Scoped & { autoRegister?: boolean }): Promise<JsonResult>;
-  importCatalog(input: string | object, opts?: Scoped): Promise<JsonResult>;
-  importTraces(input: string | object[], opts?: Scoped & { skipInvalid?: boolean; autoRegister?: boolean }): Promise<JsonResult>;
-  importEdges(input: string, opts?: Scoped & { skipInvalid?: boolean }): Promise<JsonResult>;
+  recordExecution(execution: ExecutionInput | object, opts?: Scoped & { autoRegister?: boolean }): Promise<TraceImportResult>;
+  importCatalog(input: string | object, opts?: Scoped): Promise<CatalogImportResult>;
+  importTraces(input: string | object[], opts?: Scoped & { skipInvalid?: boolean; autoRegister?: boolean }): Promise<TraceImportResult>;
+  importEdges(input: string, opts?: Scoped & { skipInvalid?: boolean }): Promise<EdgeImportResult>;
   stats(opts?: Scoped): Promise<JsonResult>;
+  /** Liveness: one trivial round trip to the database (no counts). Used by the HTTP `/health`. */
+  ping?(): Promise<{ backend: string }>;
   close(): Promise<void>;
 }

@@ -3,10 +3,12 @@
  * call). The CLI, the HTTP server and the MCP server all call these same methods.
  */
 import { readFile } from "node:fs/promises";
+import { sql } from "kysely";
 import type { z } from "zod";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../services/calibrate.ts";
 import { Engine, type EngineOptions } from "../services/engine.ts";
+import { forgetProjectConfig } from "../services/filters.ts";
 import {
   type CatalogImportResult,
   type EdgeImportResult,
@@ -26,12 +28,15 @@ import { runDiscoverCapabilities, runMatchCapabilities } from "../services/recom
 import { runBuildDag, runPlan } from "../services/recommend-dag.ts";
 import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
 import { runSearch } from "../services/recommend-search.ts";
+import { RecommendationLog, type RecommendationLogOptions } from "../services/recommendation-log.ts";
 import { ResultCache } from "../services/result-cache.ts";
 import { fitSearchWeights } from "../services/search-weights.ts";
+import { type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
 import { applyUserHistory, userHistoryUpdate } from "../services/user-history.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
-import type { Scoped } from "./contract.ts";
+import type { RecommenderApi, Scoped } from "./contract.ts";
+import { zodProblems } from "./error-mapping.ts";
 import {
   type AlternativesRequest,
   alternativesRequest,
@@ -55,9 +60,9 @@ import {
 export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, op: string): z.output<S> {
   const r = schema.safeParse(value);
   if (!r.success) {
-    const issue = r.error.issues[0]!;
-    const field = issue.path.map(String).join(".") || "(request)";
-    throw new ToolgraphError("invalid-input", `${op}: ${field}: ${issue.message}`, { field, issues: r.error.issues.map((i) => ({ field: i.path.map(String).join("."), message: i.message })) });
+    const problems = zodProblems(r.error.issues);
+    const field = problems[0]!.field;
+    throw new ToolgraphError("invalid-input", `${op}: ${field || "(request)"}: ${problems[0]!.message}`, { field, issues: problems });
   }
   return r.data;
 }
@@ -72,6 +77,8 @@ export interface ToolgraphOptions extends EngineOptions {
   project?: string | undefined;
   /** Capacity of the result cache for repeated identical requests (0 turns it off). Default 1000. */
   resultCacheSize?: number | undefined;
+  /** The recommendation log (every answer stored with its id; retention bounds). Default: on, see RECOMMENDATION_LOG_DEFAULTS. */
+  recommendationLog?: RecommendationLogOptions | undefined;
 }
 
 export interface ProjectScoped {
@@ -86,24 +93,35 @@ export interface StatsResult extends ProjectCounts {
   caches: { results: ReturnType<ResultCache["stats"]>; queryEmbeddings: ReturnType<Engine["queryEmbedder"]["stats"]> };
 }
 
-export class Toolgraph {
+export class Toolgraph implements RecommenderApi {
   readonly engine: Engine;
   readonly project: string;
   readonly results: ResultCache;
+  /** Every answer of the jobs below, with the feedback and executions that follow it (written in the background). */
+  readonly recommendations: RecommendationLog;
 
-  constructor(engine: Engine, project: string, resultCacheSize = 1000) {
+  constructor(engine: Engine, project: string, resultCacheSize = 1000, recommendationLog: RecommendationLogOptions = {}) {
     this.engine = engine;
     this.project = project;
     this.results = new ResultCache(resultCacheSize);
+    this.recommendations = new RecommendationLog(engine.db, recommendationLog);
   }
 
-  /** Answers from the result cache when the same request was answered at the same graph state. */
-  protected async cached<T>(op: string, project: string, req: unknown, compute: () => Promise<T>): Promise<T> {
+  /**
+   * Answers from the result cache when the same request was answered at the same graph state, and logs
+   * the answer (its `recommendationId` is added to the returned copy; the session is not part of the key).
+   */
+  protected async cached<T>(op: string, project: string, req: unknown, compute: () => Promise<T>): Promise<T & { recommendationId?: string }> {
+    const started = performance.now();
     await ensureCalibrationLoaded(this.engine, project);
     const s = await this.engine.snapshot(project);
     const a = await this.engine.analytics(project);
-    const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(req)}`;
-    return this.results.get(key, compute);
+    const { session: _session, ...keyed } = (req ?? {}) as { session?: unknown };
+    const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(keyed)}`;
+    // A request naming a workflow appends to its detection timeline: its answer depends on the calls before.
+    const fresh = (req as { workflow?: { id?: string } }).workflow?.id !== undefined;
+    const result = fresh ? await compute() : await this.results.get(key, compute);
+    return this.recommendations.answer(op, project, req, s.version, result, performance.now() - started);
   }
 
   protected p(opts?: ProjectScoped): string {
@@ -123,6 +141,7 @@ export class Toolgraph {
     const project = this.p(opts);
     const r = await importCatalog(this.engine.db, project, text, file, { validatePattern });
     this.engine.invalidate(project);
+    if (r.settings) forgetProjectConfig(this.engine, project);
     let embeddedNow = 0;
     if (opts.embed ?? true) {
       const previous = await this.engine.cachedSearchIndex(project);
@@ -130,9 +149,23 @@ export class Toolgraph {
       embeddedNow = idx === previous ? 0 : idx.embeddedNow;
       // A catalog large enough for two-hop routing gets its namespace index now, not on the first search.
       const s = await this.engine.snapshot(project);
-      if (chooseRouting("auto", s, idx).mode === "two-hop") namespaceIndexFor(s, idx);
+      const auto = chooseRouting("auto", s, idx);
+      if (auto.mode === "two-hop" || auto.trial) namespaceIndexFor(s, idx);
     }
     return { ...r, embeddedNow };
+  }
+
+  /**
+   * Replaces what the catalog knows of one upstream MCP server's tools (the gateway): upserts the listed
+   * tools (each validated like a catalog tool; invalid ones are reported in `rejected`), marks the server's
+   * tools no longer listed unavailable, and embeds new texts now unless `embed` is false.
+   */
+  async syncServerTools(server: string, tools: readonly unknown[], opts: ProjectScoped & { embed?: boolean } = {}): Promise<ServerToolsSyncResult> {
+    const project = this.p(opts);
+    const r = await syncServerTools(this.engine.db, project, server, tools);
+    this.engine.invalidate(project);
+    if (opts.embed ?? true) await this.engine.searchIndex(project);
+    return r;
   }
 
   /** Imports traces given as JSONL text, an array of executions, or `{ file }`. */
@@ -160,6 +193,10 @@ export class Toolgraph {
       userHistory: userHistoryUpdate(this.engine),
     });
     await this.afterExecutions(project, r, [value], undefined, true);
+    if (r.inserted > 0) {
+      const v = value as ExecutionInput & { recommendationId?: string };
+      this.recommendations.outcome({ project, recommendationId: v.recommendationId ?? null, session: v.id, kind: "execution", success: v.success, followed: null, executionId: v.id, tools: v.steps.map((st) => st.tool) });
+    }
     return r;
   }
 
@@ -200,6 +237,7 @@ export class Toolgraph {
           ? "accepted-succeeded"
           : "accepted-failed";
     const state = await this.engine.gatekeeper.recordOutcome(p, detected.operationType, detected.domain, outcome);
+    this.recommendations.outcome({ project: p, recommendationId: r.recommendationId ?? null, session: r.session ?? null, kind: "feedback", success: r.success, followed: r.decision === "abstained" ? (r.followed ?? false) : true, executionId: null, tools: [] });
     return { project: p, context: { operation: detected.operationType ?? null, domain: detected.domain ?? null }, outcome, offset: state.offset, counts: state.counts };
   }
 
@@ -291,7 +329,14 @@ export class Toolgraph {
     };
   }
 
+  /** One `SELECT 1` round trip: cheap liveness for `/health` (rejects with database-unreachable when down). */
+  async ping(): Promise<{ backend: "postgres" | "pglite" }> {
+    await sql`SELECT 1`.execute(this.engine.db);
+    return { backend: this.engine.conn.backend };
+  }
+
   async close(): Promise<void> {
+    await this.recommendations.close();
     await this.engine.close();
   }
 }
@@ -307,5 +352,5 @@ async function textOf(input: string | object | { file: string }, what: string): 
 
 export async function openToolgraph(options: ToolgraphOptions = {}): Promise<Toolgraph> {
   const engine = await Engine.open(options);
-  return new Toolgraph(engine, options.project ?? "default", options.resultCacheSize ?? 1000);
+  return new Toolgraph(engine, options.project ?? "default", options.resultCacheSize ?? 1000, options.recommendationLog);
 }

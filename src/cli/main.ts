@@ -4,9 +4,8 @@
  * 4 database unavailable or locked by another process.
  */
 import { parseArgs } from "node:util";
-import { openToolgraph, type Toolgraph } from "../api/toolgraph.ts";
-import { ImportError } from "../services/parse.ts";
-import { ToolgraphError } from "../store/errors.ts";
+import type { Toolgraph } from "../api/toolgraph.ts";
+import { VERSION } from "../version.ts";
 import { type Command, type CommandContext, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, UsageError } from "./command.ts";
 import { COMMANDS } from "./commands/index.ts";
 
@@ -53,8 +52,8 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     out(mainHelp());
     return name ? EXIT.ok : EXIT.usage;
   }
-  if (name === "--version") {
-    out("toolgraph 0.1.0");
+  if (name === "--version" || name === "-v" || name === "version") {
+    out(`toolgraph ${VERSION}`);
     return EXIT.ok;
   }
   const cmd = COMMANDS.find((c) => c.name === name);
@@ -82,8 +81,9 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     json,
     out,
     err,
-    open: (): Promise<Toolgraph> =>
-      openToolgraph({
+    // The library is imported on first open, so `--help`, `--version` and usage errors start fast.
+    open: async (): Promise<Toolgraph> =>
+      (await import("../api/toolgraph.ts")).openToolgraph({
         database: values.database as string | undefined,
         home: values.home as string | undefined,
         project: (values.project as string | undefined) ?? process.env.TOOLGRAPH_PROJECT ?? "default",
@@ -92,24 +92,17 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
   try {
     return await cmd.run(ctx);
   } catch (e) {
-    const code =
-      e instanceof UsageError
-        ? EXIT.usage
-        : e instanceof ImportError || (e instanceof ToolgraphError && e.code === "invalid-input")
-          ? EXIT.invalidInput
-          : e instanceof ToolgraphError && (e.code === "database-locked" || e.code === "database-unreachable")
-            ? EXIT.databaseUnavailable
-            : isConnectionError(e)
-              ? EXIT.databaseUnavailable
-              : EXIT.failure;
     const message = (e as Error).message ?? String(e);
-    if (json) out(JSON.stringify({ error: { code: e instanceof ToolgraphError ? e.code : code === EXIT.usage ? "usage" : "error", message } }));
+    let code: number = EXIT.usage;
+    let errorCode = "usage";
+    if (!(e instanceof UsageError)) {
+      // The one mapping every door shares (HTTP status, exit code, MCP isError); loaded only on failure.
+      const o = (await import("../api/error-mapping.ts")).errorOutcome(e);
+      code = o.exitCode;
+      errorCode = o.internal ? "error" : o.code;
+    }
+    if (json) out(JSON.stringify({ error: { code: errorCode, message } }));
     err(`toolgraph ${cmd.name}: ${message}`);
     return code;
   }
-}
-
-function isConnectionError(e: unknown): boolean {
-  const code = (e as NodeJS.ErrnoException)?.code;
-  return code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "3D000" || code === "28000";
 }

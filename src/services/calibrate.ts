@@ -14,8 +14,8 @@
  *
  * The last `maxExecutions` executions (default 1,000) are cut by start time into `folds` consecutive blocks
  * (default 10). Each block is scored by a model that only knows the executions that started before the
- * block: the next-step transition counts (learnEdges over those executions: sequence + dependency
- * observations, as the snapshot counts them) and the tools' last use are rebuilt from them, and the intent
+ * block: the next-step transition counts (learnSuccessions over those executions: each succession once
+ * per execution, as the snapshot counts them) and the tools' last use are rebuilt from them, and the intent
  * memory excludes every execution from the block's start on. When the project has no history older than the
  * window, the first block is only training data (it is never scored). So each calibration pair is an answer
  * the gate would have given at that time, to a request it had never seen — what the map is used for: new
@@ -37,7 +37,7 @@
  * execution with an intent, one CSR build per fold.
  */
 import { buildCsr } from "../../algorithms/graph/csr.ts";
-import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
+import { learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
 import { nextAfter, type PastExecution } from "../../algorithms/memory/knn-vote.ts";
 import { buildNextStepModel, type NextStepModel, type NextStepWeights, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
 import { type Calibration, calibrate, fitCalibration } from "../../algorithms/thresholds/calibration.ts";
@@ -173,11 +173,10 @@ export async function calibrationPairs(engine: Engine, project: string, opts: Ca
   return split === "time" ? timeSplitPairs(engine, project, maxExecutions, folds) : crossFitPairs(engine, project, maxExecutions, folds);
 }
 
-/** Transition counts (from·n + to → count) an execution adds, as the snapshot counts them (no `provides`). */
+/** Transition counts (from·n + to → count) an execution adds, as the time split counts them (learnSuccessions). */
 function transitionsOf(s: GraphSnapshot, e: ExecutionSequenceRow): Map<number, number> {
   const out = new Map<number, number>();
-  for (const ob of learnEdges(e.steps.map((st) => ({ tool: st.tool, dependsOn: st.dependsOn })))) {
-    if (ob.type === "provides") continue;
+  for (const ob of learnSuccessions(e.steps.map((st) => ({ tool: st.tool, dependsOn: st.dependsOn })))) {
     const f = s.index.get(ob.from);
     const t = s.index.get(ob.to);
     if (f === undefined || t === undefined) continue;
@@ -305,8 +304,7 @@ async function timeSplitPairs(engine: Engine, project: string, maxExecutions: nu
   const counts = new Map<number, number>(); // from·n + to → count
   const lastUsedAt = new Float64Array(s.n).fill(Number.NaN);
   const absorb = (e: ExecutionSequenceRow) => {
-    for (const ob of learnEdges(e.steps.map((st) => ({ tool: st.tool, dependsOn: st.dependsOn })))) {
-      if (ob.type === "provides") continue;
+    for (const ob of learnSuccessions(e.steps.map((st) => ({ tool: st.tool, dependsOn: st.dependsOn })))) {
       const f = s.index.get(ob.from);
       const t = s.index.get(ob.to);
       if (f === undefined || t === undefined) continue;
@@ -391,7 +389,14 @@ export async function ensureCalibrationLoaded(engine: Engine, project: string): 
   }
   if (set.has(project)) return;
   set.add(project);
-  const cfg = await projectConfig(engine.db, project);
+  let cfg: Awaited<ReturnType<typeof projectConfig>>;
+  try {
+    cfg = await projectConfig(engine.db, project);
+  } catch (err) {
+    // Not loaded (the database did not answer): try again on the next request instead of never.
+    set.delete(project);
+    throw err;
+  }
   const cal = cfg.calibration as Record<string, Calibration> | undefined;
   for (const [kind, c] of Object.entries(cal ?? {})) engine.gatekeeper.setCalibration(project, kind, c);
 }

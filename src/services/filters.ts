@@ -3,11 +3,20 @@ import { type ProjectConfig, projectConfig } from "../store/projects.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { Engine } from "./engine.ts";
 
-/** A predicate that is true for tools carrying any of the excluded safety tags (never returned, even named). */
+/**
+ * A predicate that is true for tools carrying any of the excluded safety tags, and for unavailable tools
+ * (their upstream MCP server stopped listing them): never returned, even named.
+ */
 export function safetyFilter(s: GraphSnapshot, tags: readonly string[] | undefined): (i: number) => boolean {
-  if (!tags || tags.length === 0) return () => false;
+  const gone = s.unavailable > 0;
+  if (!tags || tags.length === 0) return gone ? (i) => !s.tools[i]!.available : () => false;
   const bad = new Set(tags.map((t) => t.toLowerCase()));
-  return (i) => s.tools[i]!.safetyTags.some((t) => bad.has(t.toLowerCase()));
+  return (i) => (gone && !s.tools[i]!.available) || s.tools[i]!.safetyTags.some((t) => bad.has(t.toLowerCase()));
+}
+
+/** True when `safetyFilter` can exclude anything for these tags (so a search can skip the predicate). */
+export function filtersAnything(s: GraphSnapshot, tags: readonly string[] | undefined): boolean {
+  return s.unavailable > 0 || (tags?.length ?? 0) > 0;
 }
 
 const configCache = new WeakMap<Engine, Map<string, { at: number; config: ProjectConfig }>>();

@@ -8,7 +8,9 @@
  * caution (≥ threshold) / abstained with the gap and the project's fallback tools.
  *
  * Requests without a user get no user rule (they are neither new nor trusted): the anonymous context
- * below triggers none of the four user signals.
+ * below triggers none of the three user signals. Similar-task success (rule similar_task_success) is a
+ * property of the task: the intent memory's similar past executions — every user's for an anonymous
+ * request, the user's own when a user is given (recallMemory's `user` filter).
  */
 
 import type { Kysely } from "kysely";
@@ -46,6 +48,8 @@ export interface GateRequestContext {
   similarPastSuccess?: { rate: number; executions: number } | undefined;
   /** Workflow id for the context timeline. */
   workflowId?: string | undefined;
+  /** The running workflow as the caller described it (request `workflow`): replaces `workflow`/`workflowId`. */
+  requestWorkflow?: { id?: string | undefined; steps: { tool: string; success?: boolean | undefined }[]; replans?: number | undefined } | undefined;
 }
 
 export interface PreparedGate {
@@ -54,6 +58,30 @@ export interface PreparedGate {
   detected: DetectedContext;
   user: UserContext | undefined;
   contextKey: string;
+  /** The workflow's detection timeline (oldest first) when the request named a workflow id. */
+  workflowId?: string | undefined;
+  timeline?: { at: number; taskHealth: string; userStates: string[]; workflowSuccessRate: number | null }[] | undefined;
+}
+
+/** The detected workflow health an answer shows (seed 001). */
+export function summarizeHealth(p: PreparedGate) {
+  const d = p.detected;
+  return {
+    taskHealth: d.taskHealth,
+    atRisk: d.atRisk,
+    offTrack: d.offTrack,
+    userStates: [...d.userStates],
+    workflowSuccessRate: d.workflowSuccessRate ?? null,
+    consecutiveFailures: d.consecutiveFailures,
+    complexity: d.complexity,
+    ...(p.workflowId !== undefined ? { workflowId: p.workflowId, timeline: p.timeline ?? [] } : {}),
+  };
+}
+
+/** The report flags of the detected health: AtRisk, OffTrack and user states such as frustrated. */
+export function healthFlags(p: PreparedGate): string[] {
+  const d = p.detected;
+  return [...(d.atRisk ? ["AtRisk"] : []), ...(d.offTrack ? ["OffTrack"] : []), ...d.userStates];
 }
 
 export interface GatedItem {
@@ -71,6 +99,9 @@ export function summarizeAdjustment(a: ThresholdAdjustment) {
     adjusted: a.adjustedThreshold,
     delta: a.delta,
     appliedRules: [...a.appliedRules],
+    /** Every rule whose signal fired, in selection order (the first applied). */
+    matchedRules: a.matchedRules.map((r) => r.id),
+    signals: { user: a.signals.user.reasoning, context: a.signals.context.reasoning },
     learnedOffset: a.learnedOffset,
     healthPenalty: a.healthPenalty,
     confidenceLevel: a.confidenceLevel,
@@ -119,7 +150,19 @@ export class Gatekeeper {
 
   async prepare(req: GateRequestContext): Promise<PreparedGate> {
     const user = req.user ? await this.tracker.getUserContext(req.project, req.user) : undefined;
-    const detected = this.detectors.detect({ text: req.text, workflow: req.workflow }, req.workflowId);
+    const rw = req.requestWorkflow;
+    const workflow = rw ? { steps: rw.steps.map((x) => ({ tool: x.tool, success: x.success ?? true })), replans: rw.replans ?? 0 } : req.workflow;
+    const workflowId = rw ? rw.id : req.workflowId;
+    const detected = this.detectors.detect({ text: req.text, workflow }, workflowId);
+    const timeline =
+      workflowId === undefined
+        ? undefined
+        : this.detectors.timeline(workflowId).map((e) => ({
+            at: e.at,
+            taskHealth: e.detected.taskHealth,
+            userStates: [...e.detected.userStates],
+            workflowSuccessRate: e.detected.workflowSuccessRate ?? null,
+          }));
     const base = toTaskContext(detected, req.project);
     const task = {
       ...base,
@@ -133,7 +176,7 @@ export class Gatekeeper {
     };
     const adjustment = this.manager.adjustThreshold(user ?? ANONYMOUS_USER, env, task);
     const key = contextKeyOf(task);
-    return { project: req.project, adjustment, detected, user, contextKey: `${key.project}/${key.operation}/${key.domain}` };
+    return { project: req.project, adjustment, detected, user, contextKey: `${key.project}/${key.operation}/${key.domain}`, workflowId, timeline };
   }
 
   gate(kind: string, score: number, prepared: PreparedGate, fallbacks: readonly string[] = []): GateDecision<string> {
@@ -151,8 +194,10 @@ export class Gatekeeper {
     scoreBreakdown: Record<string, number>,
     alternatives: ReportAlternative[],
     flags: string[] = [],
+    mixingWeights?: Record<string, number>,
   ) {
-    return this.manager.report({ chosen, decision, adjustment: prepared.adjustment, scoreBreakdown, alternatives, flags });
+    const all = [...flags, ...healthFlags(prepared).filter((f) => !flags.includes(f))];
+    return this.manager.report({ chosen, decision, adjustment: prepared.adjustment, scoreBreakdown, mixingWeights, alternatives, flags: all });
   }
 
   /** Feedback: an accepted answer that failed, or an abstention the user followed, moves the context's threshold. */
@@ -189,5 +234,6 @@ export function gatedSummary<T extends { gate: { decision: string } }>(
     abstained,
     ...(abstained ? { reason, fallbacks: [...fallbacks] } : {}),
     threshold: summarizeAdjustment(prepared.adjustment),
+    health: summarizeHealth(prepared),
   };
 }

@@ -172,7 +172,7 @@ export interface RecallResult {
   explanations: Map<number, string>;
   capabilityVotes: Map<string, number>;
   neighbours: number;
-  /** Similar past executions' success (similar_past_success signal of the gate). */
+  /** Similar past executions' success (similar_task_success signal of the gate). */
   similarSuccess: { rate: number; executions: number } | undefined;
   /** The neighbours, best first (for plan and next-step). */
   past: PastExecution<string, string>[];
@@ -218,7 +218,7 @@ async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex
   });
   // Memory budget (100k past executions ≤ 200 MB): keep 1-bit codes for the first stage and int8 vectors
   // for re-ranking, not the float32 matrix (2 KiB per 512-d vector).
-  const vindex = dims > 0 && texts.length > 0 ? { ...buildVectorIndex(packed, dims), vectors: new Float32Array(0) } : undefined;
+  const vindex = dims > 0 && texts.length > 0 ? { ...buildVectorIndex(packed, dims, { vectorStore: "reference", ivfFrom: 0 }), vectors: new Float32Array(0) } : undefined;
   return {
     rows,
     textOf,

@@ -2,32 +2,31 @@
  * Capabilities (seed 003 §3): active match by intent and passive (strategic) discovery from the context.
  *
  * match(intent): semantic = fused cosine + BM25 over the capability texts (name, description, keywords),
- * lifted by the intent memory's capability votes (semantic' = 1 − (1 − semantic)(1 − 0.8·vote)); score =
- * semantic × reliability (0.1 below 50 % success, 1.2 above 90 %), clamped to [0,1]; merged with the
- * tool evidence (the search score of the capability's most distinctive member tool: semantic'' = 1 −
- * (1 − semantic')(1 − 0.8·evidence)), and the pattern triggers (seed 004) into one list: final = max(match score, pattern confidence) when a pattern
- * capability activates (confidence ≥ 0.4), two activated capabilities within 0.15 resolved by priority.
- * Hypergraph PageRank breaks ties.
+ * lifted (noisy-OR, algorithms/memory/noisy-or.ts) by the tool evidence (the search score of the
+ * capability's most distinctive member tool, weight 0.8) and by the intent memory's capability votes
+ * (weight 0.8); the ranking with reliability and the pattern triggers is
+ * algorithms/search/capability-ranking.ts (score = max(semantic, activated pattern) × reliability).
  *
  * discover(context): discovery = toolsOverlap × (1 + 0.5 when the capability's own spectral cluster is
  * one of the clusters holding the most context tools).
  */
-import { capabilityMatch } from "../../algorithms/search/capability-match.ts";
+import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
+import { discoverCapabilities } from "../../algorithms/prediction/capability-discovery.ts";
 import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
+import { rankCapabilityMatches } from "../../algorithms/search/capability-ranking.ts";
 import { fuseScores } from "../../algorithms/search/fusion.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
-import { discoverCapabilities } from "../../algorithms/prediction/capability-discovery.ts";
 import type { DiscoverCapabilitiesRequest, MatchCapabilitiesRequest } from "../api/requests.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { Engine } from "./engine.ts";
 import { projectFallbacks } from "./filters.ts";
 import { gatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
-import { resolveTools } from "./resolve.ts";
 import { scorePatterns } from "./patterns.ts";
+import { resolveTools } from "./resolve.ts";
 import { searchCandidates } from "./search.ts";
 import { rowDot } from "./search-index.ts";
 import { searchWeightsFor } from "./search-weights.ts";
-import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 
 export const CAPABILITY_MEMORY_WEIGHT = 0.8;
 /** Weight of the tool evidence (search score of the capability's most distinctive member). */
@@ -74,54 +73,60 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight });
   const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
   const distinctive = distinctiveMembers(s);
-  const patterns = scorePatterns(s.capabilities, req.intent);
-  const rows = fused.map((f) => {
+  const { scores: patterns, work: patternWork } = await scorePatterns(s.capabilities, req.intent);
+  const evidence = fused.map((f) => {
     const cap = s.capabilities[f.id]!;
     const vote = memory.capabilityVotes.get(cap.id) ?? 0;
-    const evidence = toolScore.get(distinctive.get(cap.id) ?? "") ?? 0;
-    const withTools = 1 - (1 - f.semantic) * (1 - CAPABILITY_TOOL_WEIGHT * evidence);
-    const semantic = vote > 0 ? 1 - (1 - withTools) * (1 - CAPABILITY_MEMORY_WEIGHT * vote) : withTools;
-    const successRate = cap.executions > 0 ? cap.successes / cap.executions : undefined;
-    const m = capabilityMatch({ id: f.id, semantic, successRate, executions: cap.executions });
+    const toolEvidence = toolScore.get(distinctive.get(cap.id) ?? "") ?? 0;
+    const semantic = noisyOr(noisyOr(f.semantic, CAPABILITY_TOOL_WEIGHT, toolEvidence), CAPABILITY_MEMORY_WEIGHT, vote);
+    return { f, cap, vote, toolEvidence, semantic, successRate: cap.executions > 0 ? cap.successes / cap.executions : undefined };
+  });
+  const ranking = rankCapabilityMatches(
+    evidence.map((e) => ({
+      id: e.cap.id,
+      semantic: e.semantic,
+      successRate: e.successRate,
+      executions: e.cap.executions,
+      trigger: patterns.get(e.cap.id),
+      tieBreaker: a.analytics.hyperCapabilities[e.f.id] ?? 0,
+    })),
+  );
+  const rows = ranking.ranked.map((m) => {
+    const { f, cap, vote, toolEvidence, semantic, successRate } = evidence[m.index]!;
     const p = patterns.get(cap.id);
-    const patternScore = p?.activated ? p.confidence : 0;
-    const score = Math.max(m.score, patternScore);
+    const selectedBy = m.evidenceSource === "pattern" ? `pattern confidence ${m.evidence.toFixed(3)}` : `semantic ${semantic.toFixed(3)}`;
     return {
       capability: cap.id,
       name: cap.name,
       description: cap.description,
-      score,
+      score: m.score,
       tools: s.capabilityMembers(cap),
       breakdown: {
         semantic,
         cosine: f.cosine,
         bm25Norm: f.bm25Norm,
         memory: vote,
-        toolEvidence: evidence,
+        toolEvidence,
         distinctiveTool: distinctive.get(cap.id) ?? null,
+        evidence: m.evidence,
+        evidenceSource: m.evidenceSource,
         reliability: m.reliability,
         successRate: successRate ?? null,
         executions: cap.executions,
-        pattern: p ? { confidence: p.confidence, activated: p.activated, matched: p.matched, keywords: p.keywords } : null,
+        pattern: p ? { confidence: p.confidence, activated: p.activated, matched: [...p.matchedPatterns], keywords: [...p.matchedKeywords] } : null,
         hypergraphPagerank: a.analytics.hyperCapabilities[f.id] ?? 0,
       },
       priority: cap.priority,
       explanation:
-        `${cap.id}: ${score.toFixed(3)} = semantic ${semantic.toFixed(3)} (cosine ${f.cosine.toFixed(3)}, bm25 ${f.bm25Norm.toFixed(3)}` +
-        `${vote > 0 ? `, memory ${vote.toFixed(2)}` : ""}) × reliability ${m.reliability}` +
-        `${successRate !== undefined ? ` (success ${(successRate * 100).toFixed(0)}% of ${cap.executions})` : " (no history)"}` +
-        `${p?.activated ? `; pattern confidence ${p.confidence.toFixed(2)} (${p.matched.length} patterns, ${p.keywords.length} keywords)` : ""}`,
+        `${cap.id}: ${m.score.toFixed(3)} = ${selectedBy} × reliability ${m.reliability}` +
+        `${successRate !== undefined ? ` (success ${(successRate * 100).toFixed(0)}% of ${cap.executions})` : " (no history)"}; ` +
+        `semantic ${semantic.toFixed(3)} (cosine ${f.cosine.toFixed(3)}, bm25 ${f.bm25Norm.toFixed(3)}${vote > 0 ? `, memory ${vote.toFixed(2)}` : ""})` +
+        `${p?.activated ? `; pattern confidence ${p.confidence.toFixed(2)} (${p.matchedPatterns.length} patterns, ${p.matchedKeywords.length} keywords)` : ""}` +
+        `${ranking.trigger.winner === cap.id && ranking.trigger.contenders.length > 1 ? `; trigger winner by ${ranking.trigger.reason} among ${ranking.trigger.contenders.length} within 0.15` : ""}`,
     };
   });
-  // One ranked list; activated patterns within 0.15 of each other are ordered by priority; PageRank breaks ties.
-  rows.sort((x, y) => {
-    const px = x.breakdown.pattern?.activated ? 1 : 0;
-    const py = y.breakdown.pattern?.activated ? 1 : 0;
-    if (px && py && Math.abs(x.score - y.score) < 0.15 && x.priority !== y.priority) return y.priority - x.priority;
-    return y.score - x.score || y.breakdown.hypergraphPagerank - x.breakdown.hypergraphPagerank || (x.capability < y.capability ? -1 : 1);
-  });
   const top = rows.slice(0, limit);
-  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, similarPastSuccess: memory.similarSuccess });
+  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow, similarPastSuccess: memory.similarSuccess });
   const fallbacks = await projectFallbacks(engine, project);
   const results = top.map((r) => ({ ...r, gate: gatedItem(engine.gatekeeper.gate("capability", r.score, prepared, fallbacks)) }));
   return {
@@ -129,6 +134,13 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
     intent: req.intent,
     results,
     ...gatedSummary(results, (r) => r.capability, prepared, fallbacks, { empty: "the project has no capabilities" }),
+    trigger: {
+      winner: ranking.trigger.winner,
+      reason: ranking.trigger.reason,
+      contenders: ranking.trigger.contenders.map((c) => c.id),
+      /** Patterns declared, rejected by their literals, run, and skipped because the request's match budget was spent. */
+      patternWork,
+    },
     timings: { totalMs: performance.now() - t0 },
   };
 }
@@ -160,7 +172,7 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
     text: "",
     workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
     environment: req.environment,
-    urgency: req.urgency,
+    urgency: req.urgency, requestWorkflow: req.workflow,
   });
   const fallbacks = await projectFallbacks(engine, project);
   const results = r.capabilities.map((d) => {

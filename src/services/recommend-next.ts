@@ -4,6 +4,7 @@
  * (confidence' = 1 − (1 − confidence)(1 − μ·vote), μ = 0.8, the same lift as in search), and the gate.
  */
 import { nextAfter } from "../../algorithms/memory/knn-vote.ts";
+import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { learnWeights, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
 import { DEFAULTS as NEXT_DEFAULTS, type NextStepModel, type NextStepWeights, nextStepTerms, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
@@ -24,7 +25,7 @@ export const NEXT_MEMORY_WEIGHT = 0.8;
 
 /** Next-step confidence lifted by the intent memory's vote v ∈ [0,1]: 1 − (1 − c)·(1 − 0.8·v). */
 export function withMemoryVote(confidence: number, vote: number | undefined): number {
-  return vote === undefined ? confidence : 1 - (1 - confidence) * (1 - NEXT_MEMORY_WEIGHT * vote);
+  return noisyOr(confidence, NEXT_MEMORY_WEIGHT, vote);
 }
 
 /**
@@ -171,7 +172,7 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     text: req.intent ?? "",
     workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
     environment: req.environment,
-    urgency: req.urgency,
+    urgency: req.urgency, requestWorkflow: req.workflow,
     similarPastSuccess: similarSuccess,
   });
   const fallbacks = await projectFallbacks(engine, project);

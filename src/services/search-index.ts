@@ -129,14 +129,16 @@ export async function buildSearchIndex(
   const tools = await ensureEmbeddings(db, s.project, provider, toolTexts, onProgress);
   const caps = await ensureEmbeddings(db, s.project, provider, capTexts);
   const dims = provider.dimensions || tools.vectors.find((v) => v.length > 0)?.length || 1;
-  const toolVectors = pack(tools.vectors, dims);
+  // The vector index keeps the vectors once (in its SIMD kernel's memory when available): read them through it.
+  const toolVectorIndex = buildVectorIndex(pack(tools.vectors, dims), dims);
+  const toolVectors = toolVectorIndex.vectors;
   return {
     key: catalogKey(s, provider.model),
     model: provider.model,
     dims,
     toolBm25: buildBm25Index(inputs.map((t) => toolTokens(t))),
     toolVectors,
-    toolVectorIndex: buildVectorIndex(toolVectors, dims),
+    toolVectorIndex,
     capBm25: buildBm25Index(capTexts.map((t) => tokenize(t))),
     capVectors: pack(caps.vectors, dims),
     toolIds: s.tools.map((t) => t.id),

@@ -22,6 +22,7 @@
  */
 
 import { undirectedNeighbors } from "../../algorithms/graph/csr.ts";
+import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { adamicAdarScore, prepareAdamicAdar } from "../../algorithms/search/adamic-adar.ts";
 import { DEFAULTS as ALPHA_DEFAULTS, coldStartAlpha, heatField, localAlpha } from "../../algorithms/search/adaptive-alpha.ts";
 import { bm25IdealScore, bm25Scores, searchBm25 } from "../../algorithms/search/bm25.ts";
@@ -207,7 +208,7 @@ export function searchCandidates(
     const i = f.id;
     if (exclude?.(i)) continue;
     const vote = memory?.get(i) ?? 0;
-    const semantic = vote > 0 ? 1 - (1 - f.semantic) * (1 - mu * vote) : f.semantic;
+    const semantic = noisyOr(f.semantic, mu, vote);
     let graph = 0;
     let graphSource: SearchHit["graphSource"] = "none";
     let commonNeighbours: SearchHit["commonNeighbours"] = NO_NEIGHBOURS;

@@ -1,15 +1,13 @@
 /**
  * The per-project read model of the tool graph at one graph version: integer ids, a CSR of edge
  * qualities for hot loops, a CSR of transition counts (what followed what), a set of direct
- * `dependency` pairs, per-tool counters, capabilities, and (lazily) a graphology graph for the
- * library algorithms. Built once per version from the store; a recorded execution in this process is
+ * `dependency` pairs, per-tool counters and capabilities. Built once per version from the store; a recorded execution in this process is
  * patched into the edge evidence and tool counters, and the CSR is rebuilt lazily from memory (no
  * database round trip). See ARCHITECTURE.md "Read model".
  */
-import Graph from "graphology";
 import { buildCsr, type Csr } from "../../algorithms/graph/csr.ts";
-import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
-import { edgeQuality, type EdgeEvidence, type EdgeSource, type EdgeType } from "../../algorithms/graph/edge-quality.ts";
+import { learnEdges, successionCount } from "../../algorithms/graph/edge-learning.ts";
+import { type EdgeEvidence, type EdgeSource, type EdgeType, edgeQuality } from "../../algorithms/graph/edge-quality.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import type { CapabilityRow, EdgeRow, ToolRow, ToolStatRow } from "../store/reads.ts";
 
@@ -42,6 +40,8 @@ export class GraphSnapshot {
   readonly project: string;
   version: number;
   readonly tools: ToolRow[];
+  /** How many tools are unavailable (their upstream server stopped listing them): the jobs skip them. */
+  readonly unavailable: number;
   readonly index: Map<string, number>;
   readonly capabilities: CapabilityRow[];
   readonly capabilityIndex: Map<string, number>;
@@ -57,7 +57,6 @@ export class GraphSnapshot {
   private dependencyPairs: Set<number> | undefined;
   private dependencyCsrCache: Csr | undefined;
   private blendedCsrCache: Csr | undefined;
-  private graphCache: Graph | undefined;
   /** Incremented on every in-place patch; analytics compare it to know they are stale. */
   patchCount = 0;
 
@@ -65,6 +64,7 @@ export class GraphSnapshot {
     this.project = input.project;
     this.version = input.version;
     this.tools = input.tools;
+    this.unavailable = input.tools.reduce((n, t) => n + (t.available === false ? 1 : 0), 0);
     this.index = new Map(input.tools.map((t, i) => [t.id, i]));
     this.capabilities = input.capabilities;
     this.capabilityIndex = new Map(input.capabilities.map((c, i) => [c.id, i]));
@@ -124,14 +124,14 @@ export class GraphSnapshot {
     return this.csrCache;
   }
 
-  /** CSR of observed successions: weight = sequence + dependency + contains observation counts. */
+  /** CSR of observed successions: weight = successionCount (each succession once, edge-learning.ts). */
   get transitions(): Csr {
     if (!this.transitionsCache) {
       const list: { from: number; to: number; weight: number }[] = [];
       for (const e of this.edgeStates.values()) {
         const f = this.index.get(e.from);
         const t = this.index.get(e.to);
-        const w = e.counts.sequence + e.counts.dependency + e.counts.contains;
+        const w = successionCount(e.counts);
         if (f === undefined || t === undefined || w <= 0) continue;
         list.push({ from: f, to: t, weight: w });
       }
@@ -205,21 +205,6 @@ export class GraphSnapshot {
     return this.dependencyPairs.has(u * this.n + v);
   }
 
-  /** A graphology directed graph with the same nodes (tool ids) and `weight` attributes as the CSR. */
-  get graph(): Graph {
-    if (!this.graphCache) {
-      const g = new Graph({ type: "directed", multi: false, allowSelfLoops: false });
-      for (const t of this.tools) g.addNode(t.id);
-      const csr = this.csr;
-      for (let u = 0; u < csr.n; u++) {
-        for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) {
-          g.addDirectedEdge(this.tools[u]!.id, this.tools[csr.targets[k]!]!.id, { weight: csr.weights[k]! });
-        }
-      }
-      this.graphCache = g;
-    }
-    return this.graphCache;
-  }
 
   /**
    * Applies one recorded execution in place (its steps were stored by the write path): tool counters
@@ -265,7 +250,6 @@ export class GraphSnapshot {
     this.dependencyPairs = undefined;
     this.dependencyCsrCache = undefined;
     this.blendedCsrCache = undefined;
-    this.graphCache = undefined;
     this.version = version;
     this.patchCount++;
     return true;

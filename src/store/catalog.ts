@@ -93,6 +93,7 @@ export async function upsertTools(db: Db, project: string, tools: readonly ToolI
           safety_tags: sql`excluded.safety_tags`,
           server: sql`excluded.server`,
           auto_registered: false,
+          available: true,
           text_hash: sql`excluded.text_hash`,
           updated_at: sql`now()`,
         }),
@@ -101,6 +102,23 @@ export async function upsertTools(db: Db, project: string, tools: readonly ToolI
   }
   const unchanged = tools.filter((t) => before.get(t.id) === toolTextHash(t)).length;
   return { inserted, updated: updated - unchanged, unchanged };
+}
+
+/**
+ * Marks the tools of one upstream `server` that are not in `listed` unavailable (kept with their history),
+ * and returns their ids. Tools in `listed` were made available again by `upsertTools`.
+ */
+export async function markUnlistedUnavailable(db: Db, project: string, server: string, listed: readonly string[]): Promise<string[]> {
+  const rows = await db
+    .updateTable("tools")
+    .set({ available: false, updated_at: sql`now()` })
+    .where("project", "=", project)
+    .where("server", "=", server)
+    .where("available", "=", true)
+    .where("id", "<>", sql<string>`ALL(${[...listed]})`)
+    .returning("id")
+    .execute();
+  return rows.map((r) => r.id).sort();
 }
 
 /** Registers tools named by traces but absent from the catalog (`--auto-register`). */

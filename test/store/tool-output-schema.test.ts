@@ -65,7 +65,9 @@ for (const backend of backends()) {
 
     it("migration 002 adds the column and its down step drops only it", async () => {
       expect(await outputColumns(conn)).toBe(1);
-      await migrateDown(conn.db);
+      await migrateDown(conn.db); // 2026-11-24-018 (tool availability), the later migration
+      expect(await outputColumns(conn)).toBe(1);
+      await migrateDown(conn.db); // 002
       expect(await outputColumns(conn)).toBe(0);
       const tools = await sql<{ n: string }>`select count(*) as n from information_schema.tables where table_name = 'tools' and table_schema = current_schema()`.execute(conn.db);
       expect(Number(tools.rows[0]!.n)).toBe(1);

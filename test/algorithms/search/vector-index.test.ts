@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { dotAt } from "../../../algorithms/linalg/dot.ts";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import { syntheticEmbeddings } from "../../../algorithms/search/synthetic-embeddings.ts";
-import { approximateScores, buildVectorIndex, codeShortlist, exactRowDots, exactTopK, fwht, prefixScores, searchVectorIndex } from "../../../algorithms/search/vector-index.ts";
+import { approximateScores, buildVectorIndex, codeShortlist, exactRowDots, exactTopK, fwht, prefixScores, searchVectorIndex, vectorIndexBytes } from "../../../algorithms/search/vector-index.ts";
 import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 
 function unitRows(rows: number[][]): Float32Array {
@@ -332,5 +332,74 @@ describe("vector index: SIMD re-ranking", () => {
     expect(searchVectorIndex(index, q, 3, { simd: true })).toEqual(searchVectorIndex(index, q, 3, { simd: false }));
     const swapped = { ...index, vectors: unitRows(Array.from({ length: 50 }, (_, i) => [i === 7 ? 1 : 0, 1, 0])) };
     expect(searchVectorIndex(swapped, q, 1, { simd: true })[0]!.id).toBe(7);
+  });
+});
+
+describe.runIf(simdAvailable())("vector index: IVF stage and one copy of the vectors", () => {
+  const d = 128;
+  const gen = syntheticEmbeddings(d, mulberry32(21), { clusters: 40, noise: 0.7 });
+  const X = gen.sample(6000);
+  const Q = gen.sample(30);
+  const build = () => buildVectorIndex(X, d, { rng: mulberry32(3), ivfFrom: 5000 });
+  const index = build();
+
+  it("keeps the vectors once, in the re-rank kernel: index.vectors is a copy of the input, and the index holds < 1.2 × the raw vectors", () => {
+    expect(index.vectors).not.toBe(X);
+    expect(index.vectors.length).toBe(X.length);
+    let differing = 0;
+    for (let i = 0; i < X.length; i++) if (!Object.is(index.vectors[i], X[i])) differing++;
+    expect(differing).toBe(0);
+    searchVectorIndex(index, Q.subarray(0, d), 10); // creates the scan kernels
+    expect(vectorIndexBytes(index)).toBeLessThan(1.2 * X.byteLength + 2 ** 20); // + the kernels' fixed buffers (≈ 100 KiB)
+    // "reference" keeps the caller's array (the kernel copies it on the first SIMD re-rank)
+    expect(buildVectorIndex(X, d, { vectorStore: "reference", ivfFrom: 0 }).vectors).toBe(X);
+  });
+
+  it("lists: every vector exactly once, ascending within its list, lists starting on blocks of 32, deterministic for a seed", () => {
+    const ivf = index.ivf!;
+    expect(ivf.lists).toBe(Math.ceil(0.5 * Math.sqrt(6000)));
+    const seen = new Uint8Array(6000);
+    for (let l = 0; l < ivf.lists; l++) {
+      expect(ivf.starts[l]! % 32).toBe(0);
+      const members = Array.from(ivf.order.subarray(ivf.starts[l]!, ivf.starts[l]! + ivf.sizes[l]!));
+      expect(members).toEqual([...members].sort((a, b) => a - b));
+      for (const id of members) seen[id]!++;
+      expect(Array.from(ivf.order.subarray(ivf.starts[l]! + ivf.sizes[l]!, ivf.starts[l + 1]!)).every((x) => x === -1)).toBe(true);
+    }
+    expect(seen.every((c) => c === 1)).toBe(true);
+    expect(ivf.probeFraction).toBeGreaterThan(0);
+    expect(ivf.probeFraction).toBeLessThanOrEqual(0.4);
+    const again = build();
+    expect(Array.from(again.ivf!.order)).toEqual(Array.from(ivf.order));
+    expect(again.ivf!.probeFraction).toBe(ivf.probeFraction);
+    for (let r = 0; r < 5; r++) {
+      const q = Q.subarray(r * d, (r + 1) * d);
+      expect(searchVectorIndex(again, q, 10)).toEqual(searchVectorIndex(index, q, 10));
+    }
+  });
+
+  it("answers are exact dot products (dotAt, bit for bit) with recall@10 ≥ 0.99; probing every list equals the full-code scan without IVF", () => {
+    let recall = 0;
+    for (let r = 0; r < 30; r++) {
+      const q = Q.subarray(r * d, (r + 1) * d);
+      const got = searchVectorIndex(index, q, 10);
+      for (const h of got) expect(Object.is(h.score, dotAt(X, h.id * d, q, d))).toBe(true);
+      recall += recallAt10(exactTopK(X, d, q, 10), got);
+      expect(searchVectorIndex(index, q, 10, { ivfProbeFraction: 1 })).toEqual(searchVectorIndex(index, q, 10, { ivf: false }));
+    }
+    expect(recall / 30).toBeGreaterThanOrEqual(0.99);
+  });
+
+  it("data without locality (uniform random directions) keeps no IVF stage: the calibrated probe would cover most lists", () => {
+    const rng = mulberry32(8);
+    const U = Float32Array.from({ length: 6000 * d }, () => rng() * 2 - 1);
+    expect(buildVectorIndex(U, d, { ivfFrom: 5000 }).ivf).toBeUndefined();
+  });
+
+  it("bad IVF options are rejected with a code", () => {
+    const q = Q.subarray(0, d);
+    expect(() => searchVectorIndex(index, q, 10, { ivfProbeFraction: 0 })).toThrow(expect.objectContaining({ code: "bad-ivf-probe" }));
+    expect(() => searchVectorIndex(index, q, 10, { ivfMinProbes: 0.5 })).toThrow(expect.objectContaining({ code: "bad-ivf-probe" }));
+    expect(() => buildVectorIndex(X, d, { ivfFrom: 5000, ivfLists: 0 })).toThrow(expect.objectContaining({ code: "bad-ivf-lists" }));
   });
 });

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
-import { blockCodes, codeScan, nibbleTables, quantizedErrorBound, quantizeQuery } from "../../../algorithms/simd/code-scan.ts";
+import { blockCodes, codeScan, listScan, nibbleTables, quantizedErrorBound, quantizeQuery } from "../../../algorithms/simd/code-scan.ts";
 import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 
 /** Σ_j r_j · (bit j of code ? +1 : −1) over the first 128·blocks bits of the code at `o` (the exact inner sum). */
@@ -186,5 +186,36 @@ describe.runIf(simdAvailable())("codeScan (SIMD popcount kernel)", () => {
   it("codes longer than 16 blocks (2048 bits) or not a multiple of 128 bits are refused (JS fallback)", () => {
     expect(codeScan(new Uint32Array(68), 68, new Float32Array(1))).toBeUndefined();
     expect(codeScan(new Uint32Array(2), 2, new Float32Array(1))).toBeUndefined();
+  });
+
+  it("property: listScan scores the vectors of the chosen block ranges of its order with the bits of codeScan, skips padding, and returns ids in scan order", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 150 }), fc.integer({ min: 1, max: 6 }), (seed, n, lists) => {
+        const rng = mulberry32(seed);
+        const codes = Uint32Array.from({ length: n * 8 }, () => (rng() * 2 ** 32) >>> 0);
+        const scales = Float32Array.from({ length: n }, () => rng());
+        // a random list of each vector, lists padded to blocks of 32 (as the IVF layout)
+        const listOf = Array.from({ length: n }, () => Math.floor(rng() * lists));
+        const order: number[] = [];
+        const firstBlock: number[] = [];
+        for (let l = 0; l < lists; l++) {
+          firstBlock.push(order.length / 32);
+          for (let i = 0; i < n; i++) if (listOf[i] === l) order.push(i);
+          while (order.length % 32 !== 0) order.push(-1);
+        }
+        firstBlock.push(order.length / 32);
+        const ls = listScan(codes, 8, scales, Int32Array.from(order))!;
+        const full = codeScan(codes, 8, scales)!;
+        const q = quantizeQuery(Float64Array.from({ length: 256 }, () => rng() - 0.5), 2);
+        const want = Float64Array.from(full.scanAll(q));
+        const chosen = Array.from({ length: lists }, (_, l) => l).filter(() => rng() < 0.6);
+        const ranges = Int32Array.from(chosen.flatMap((l) => [firstBlock[l]!, firstBlock[l + 1]!]));
+        const hits = ls.scanRanges(q, ranges, chosen.length);
+        const expectedIds = chosen.flatMap((l) => order.slice(32 * firstBlock[l]!, 32 * firstBlock[l + 1]!).filter((id) => id >= 0));
+        expect(Array.from(hits.ids.subarray(0, hits.count))).toEqual(expectedIds);
+        expect(Array.from(hits.vals.subarray(0, hits.count))).toEqual(expectedIds.map((id) => want[id]!));
+      }),
+      { numRuns: 60 },
+    );
   });
 });

@@ -114,14 +114,14 @@ describe("adjustThreshold", () => {
     expect(adj.reasoning).toMatch(/Clamped to \[0\.60, 0\.80\]$/);
   });
 
-  it("clamps at the bottom: similar_past_success 0.60 − 0.05 learned → 0.60", () => {
+  it("clamps at the bottom: similar_task_success 0.60 − 0.05 learned → 0.60", () => {
     const adj = adjustThreshold({
       user: { reputation: 0.7, successRate: 0.7, taskCount: 20, domains: { backend: { total: 10, successes: 9 } } },
       task: { ...plainTask, domain: "backend" },
       environment: dev,
       learnedOffset: -0.05,
     });
-    expect(adj.appliedRules).toEqual(["similar_past_success"]);
+    expect(adj.appliedRules).toEqual(["similar_task_success"]);
     expect(adj.adjustedThreshold).toBe(0.6);
     expect(adj.clamped).toBe(true);
   });

@@ -1,0 +1,157 @@
+/**
+ * Fault injection under load (issue 21): the HTTP server with `--clients` clients recording executions
+ * (unique ids) and searching for `--duration` ms, on both backends, alternating which runs first per round.
+ *
+ *   npx tsx bench/fault-injection.ts [--rounds 1] [--clients 10] [--duration 9000]
+ *
+ * PostgreSQL: a throwaway cluster (test/helpers/pg-cluster.ts: initdb + pg_ctl on a free port, never the
+ * shared server). Faults: every client connection terminated (pg_terminate_backend) at 1.5 s, then the
+ * cluster stopped (fast), down 1 s, and started again at 3 s.
+ * PGlite: the embedded database runs inside the server process: there is no connection to drop and no
+ * server to restart (its failure mode is the process dying, covered by the kill -9 import tests), so the
+ * same load runs without a fault as the peer measurement of the same run.
+ *
+ * Reported per run: requests and answers by status, errors during the outage (non-2xx answers from the
+ * first fault until the first 2xx after the last one), recovery time (end of the last fault → first 2xx
+ * answer sent after it), acknowledged writes vs executions stored (and acknowledged ones missing: must be
+ * 0), p50/p95/p99 latency of the 2xx answers. Raw results: bench/results/fault-injection.json (+ .md).
+ */
+import { uptime as osUptime, loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
+import { startServer } from "../src/server/http-server.ts";
+import { type Fault, faultCatalog, type LoadRecord, runFaultLoad, summarize } from "../test/helpers/fault-load.ts";
+import { startCluster } from "../test/helpers/pg-cluster.ts";
+import { machine, markdownTable, writeResult } from "./lib/report.ts";
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "1" },
+    clients: { type: "string", default: "10" },
+    duration: { type: "string", default: "9000" },
+  },
+});
+const rounds = Number(values.rounds);
+const clients = Number(values.clients);
+const durationMs = Number(values.duration);
+
+function pct(xs: number[], p: number): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+function latency(records: LoadRecord[], kind: LoadRecord["kind"]) {
+  const d = records.filter((r) => r.kind === kind && r.status >= 200 && r.status < 300).map((r) => r.doneAt - r.sentAt);
+  return { n: d.length, p50: pct(d, 50), p95: pct(d, 95), p99: pct(d, 99) };
+}
+
+async function storedIds(tg: Toolgraph, project: string): Promise<string[]> {
+  const rows = await tg.engine.db.selectFrom("executions").select("id").where("project", "=", project).execute();
+  return rows.map((r) => r.id);
+}
+
+async function runOne(backend: "postgres" | "pglite") {
+  const cluster = backend === "postgres" ? await startCluster() : undefined;
+  const project = `faults-${backend}`;
+  const tg = await openToolgraph(
+    cluster
+      ? { database: cluster.url, project, embeddings: "hash:256", poolSize: 6, connectTimeoutMs: 2000, onConnectionError: () => {} }
+      : { home: "memory://", database: "", project, embeddings: "hash:256" },
+  );
+  const logged: string[] = [];
+  try {
+    await tg.importCatalog(faultCatalog());
+    const server = await startServer({ api: tg, port: 0, log: (l) => logged.push(l) });
+    const faults: Fault[] = cluster
+      ? [
+          { atMs: 1_500, name: "pg_terminate_backend", run: () => cluster.terminateConnections() },
+          {
+            atMs: 3_000,
+            name: "stop + 1 s + start",
+            run: async () => {
+              await cluster.stop();
+              await new Promise((r) => setTimeout(r, 1_000));
+              await cluster.start();
+            },
+          },
+        ]
+      : [];
+    const load = await runFaultLoad({ baseUrl: server.url, clients, durationMs, faults, requestTimeoutMs: 8_000 });
+    await server.close();
+    const s = faults.length > 0 ? summarize(load) : { ...summarize({ ...load, faults: [{ name: "none", startedAt: Number.POSITIVE_INFINITY, endedAt: 0 }] }), errorsDuringOutage: 0, recoveryMs: null };
+    const stored = new Set(await storedIds(tg, project));
+    const missing = s.acknowledged.filter((id) => !stored.has(id));
+    return {
+      backend,
+      faults: load.faults,
+      requests: s.requests,
+      byStatus: s.byStatus,
+      byCode: s.byCode,
+      unexpectedAnswers: s.unexpected,
+      unavailableWithoutRetryAfter: s.unavailableWithoutRetryAfter,
+      errorsDuringOutage: s.errorsDuringOutage,
+      recoveryMs: s.recoveryMs,
+      acknowledgedWrites: s.acknowledged.length,
+      storedExecutions: stored.size,
+      acknowledgedMissing: missing.length,
+      unacknowledgedButStored: s.unacknowledged.filter((id) => stored.has(id)).length,
+      internalErrorsLogged: logged.filter((l) => l.includes("internal error")).length,
+      latencyMs: { record: latency(load.records, "record"), search: latency(load.records, "search") },
+    };
+  } finally {
+    await tg.close();
+    await cluster?.dispose();
+  }
+}
+
+const loadBefore = loadavg();
+const runs: Awaited<ReturnType<typeof runOne>>[] = [];
+for (let r = 0; r < rounds; r++) {
+  const order: ("postgres" | "pglite")[] = r % 2 === 0 ? ["postgres", "pglite"] : ["pglite", "postgres"];
+  for (const b of order) {
+    const res = await runOne(b);
+    runs.push({ ...res, round: r } as typeof res);
+    process.stderr.write(`round ${r} ${b}: ${res.requests} requests, ${res.errorsDuringOutage} errors during the outage, recovery ${res.recoveryMs?.toFixed(0) ?? "–"} ms, acknowledged ${res.acknowledgedWrites} / stored ${res.storedExecutions}\n`);
+  }
+}
+const result = {
+  bench: "fault-injection",
+  machine: machine(),
+  at: new Date().toISOString(),
+  loadavg: { before: loadBefore, after: loadavg() },
+  uptimeS: osUptime(),
+  options: { rounds, clients, durationMs },
+  note:
+    "PostgreSQL: throwaway cluster, pg_terminate_backend at 1.5 s, stop + 1 s down + start at 3 s. PGlite runs in-process: no connection to drop or server to restart, so it is the same load without a fault (the peer measurement of the same run).",
+  runs,
+};
+const path = writeResult("fault-injection", result);
+const table = markdownTable(
+  ["round", "backend", "requests", "2xx", "503", "other", "errors during outage", "recovery ms", "acknowledged", "stored", "ack. missing", "record p50/p95/p99 ms", "search p50/p95/p99 ms"],
+  runs.map((r) => {
+    const ok = Object.entries(r.byStatus)
+      .filter(([k]) => k.startsWith("2"))
+      .reduce((a, [, v]) => a + v, 0);
+    const l = (x: { p50: number | null; p95: number | null; p99: number | null }) => [x.p50, x.p95, x.p99].map((v) => (v === null ? "–" : v.toFixed(1))).join(" / ");
+    return [
+      (r as { round?: number }).round ?? 0,
+      r.backend,
+      r.requests,
+      ok,
+      r.byStatus["503"] ?? 0,
+      r.unexpectedAnswers,
+      r.errorsDuringOutage,
+      r.recoveryMs === null ? "–" : r.recoveryMs.toFixed(0),
+      r.acknowledgedWrites,
+      r.storedExecutions,
+      r.acknowledgedMissing,
+      l(r.latencyMs.record),
+      l(r.latencyMs.search),
+    ].map(String);
+  }),
+);
+const md = `# Fault injection\n\n${result.note}\n\n${result.machine}; load average ${loadBefore.map((x) => x.toFixed(2)).join(", ")} before.\n\n${table}\n`;
+const { writeFileSync } = await import("node:fs");
+writeFileSync(path.replace(/\.json$/, ".md"), md);
+process.stdout.write(md);

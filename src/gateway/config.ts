@@ -1,0 +1,111 @@
+/**
+ * The gateway's configuration file: the `mcpServers` shape MCP clients already use.
+ *
+ *   { "mcpServers": {
+ *       "fs":     { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"], "env": { "K": "v" } },
+ *       "remote": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer …" } } } }
+ *
+ * An entry with `command` is a stdio server (spawned by the gateway), one with `url` a Streamable HTTP
+ * server. Server names become the prefix of their tools' ids (`fs.read_file`), so they may not contain a
+ * dot. Errors name the file and the field (`mcpServers.fs.args[1]: expected string`).
+ */
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { describeIssue } from "../formats/schemas.ts";
+import { ToolgraphError } from "../store/errors.ts";
+
+export const GATEWAY_CONFIG_DEFAULTS = {
+  /** How long one upstream tools/call may take before it fails as a timeout (ms). */
+  callTimeoutMs: 60_000,
+  /** How long connecting and listing tools may take (ms). */
+  connectTimeoutMs: 30_000,
+} as const;
+
+const serverName = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, '_' or '-' (no dots: the name prefixes tool ids as <server>.<tool>)");
+
+const common = {
+  /** Set true to leave the server out without deleting its entry. Default false. */
+  disabled: z.boolean().optional(),
+  /** Per-call timeout (ms). Default GATEWAY_CONFIG_DEFAULTS.callTimeoutMs. */
+  timeoutMs: z.number().int().positive().max(3_600_000).optional(),
+};
+
+export const stdioServerSchema = z
+  .object({
+    type: z.literal("stdio").optional(),
+    command: z.string().min(1, "must not be empty"),
+    args: z.array(z.string()).max(1000).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().min(1).optional(),
+    ...common,
+  })
+  .strict();
+
+export const remoteServerSchema = z
+  .object({
+    type: z.enum(["http", "streamable-http", "streamableHttp"]).optional(),
+    url: z
+      .string()
+      .url("must be an absolute URL")
+      .refine((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), "must be an http or https URL"),
+    headers: z.record(z.string(), z.string()).default({}),
+    ...common,
+  })
+  .strict();
+
+export type StdioServerConfig = z.output<typeof stdioServerSchema>;
+export type RemoteServerConfig = z.output<typeof remoteServerSchema>;
+export type UpstreamConfig = ({ kind: "stdio" } & StdioServerConfig) | ({ kind: "remote" } & RemoteServerConfig);
+
+export interface GatewayConfig {
+  servers: Map<string, UpstreamConfig>;
+}
+
+function problem(field: string, message: string, file: string): ToolgraphError {
+  return new ToolgraphError("invalid-input", `${file}: ${field}: ${message}`, { field, file });
+}
+
+/** Validates a parsed configuration object; `file` only names the source in errors. */
+export function parseGatewayConfig(value: unknown, file = "gateway config"): GatewayConfig {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw problem("(file)", "must be a JSON object with an mcpServers object", file);
+  const servers = (value as { mcpServers?: unknown }).mcpServers;
+  if (servers === undefined) throw problem("mcpServers", "is required (an object of server name → { command, args, env } or { url, headers })", file);
+  if (servers === null || typeof servers !== "object" || Array.isArray(servers)) throw problem("mcpServers", "must be an object of server name → server", file);
+  const out = new Map<string, UpstreamConfig>();
+  for (const [name, entry] of Object.entries(servers)) {
+    const n = serverName.safeParse(name);
+    if (!n.success) throw problem(`mcpServers.${name}`, `server name ${n.error.issues[0]!.message}`, file);
+    if (entry === null || typeof entry !== "object" || Array.isArray(entry)) throw problem(`mcpServers.${name}`, "must be an object with command (stdio) or url (remote)", file);
+    const e = entry as Record<string, unknown>;
+    if ("command" in e && "url" in e) throw problem(`mcpServers.${name}`, "has both command and url: give command (stdio) or url (remote)", file);
+    const isRemote = "url" in e;
+    if (!isRemote && !("command" in e)) throw problem(`mcpServers.${name}`, "needs command (a stdio server) or url (a remote Streamable HTTP server)", file);
+    const r = (isRemote ? remoteServerSchema : stdioServerSchema).safeParse(e);
+    if (!r.success) {
+      const [field, ...rest] = describeIssue(r.error.issues[0]!).split(": ");
+      throw problem(`mcpServers.${name}${field === "(record)" ? "" : field!.startsWith("[") ? field : `.${field}`}`, rest.join(": "), file);
+    }
+    if (r.data.disabled) continue;
+    out.set(name, isRemote ? { kind: "remote", ...(r.data as RemoteServerConfig) } : { kind: "stdio", ...(r.data as StdioServerConfig) });
+  }
+  if (out.size === 0) throw problem("mcpServers", "names no (enabled) server", file);
+  return { servers: out };
+}
+
+export async function loadGatewayConfig(file: string): Promise<GatewayConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new ToolgraphError("invalid-input", `${file}: cannot read the gateway config: ${(err as Error).message}`, { field: "config", file });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw problem("(file)", `malformed JSON (${(err as Error).message})`, file);
+  }
+  return parseGatewayConfig(value, file);
+}

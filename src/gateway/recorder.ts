@@ -1,0 +1,145 @@
+/**
+ * Turns one MCP session's forwarded calls into executions (the gateway's learning).
+ *
+ * - A step per forwarded call: the tool id (`<server>.<tool>`), success (false for an `isError` result, an
+ *   exception or a timeout), the duration and the start time, and `dependsOn` from data-flow evidence
+ *   (data-flow.ts: an argument value that an earlier step of the same execution returned).
+ * - The intent is the session's latest `search_tools` / `plan_workflow` intent (and the user its latest
+ *   declared user). A new, different intent closes the open execution first.
+ * - An execution closes on a new intent, after `idleMs` without a call, or when the session ends; it
+ *   succeeded when its last step did (earlier failures that the caller recovered from do not fail it).
+ * - Closing hands the execution to `write` (the gateway sends it through the library's recordExecution);
+ *   everything here runs after the call has been answered, never on its latency path.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type DataFlowOptions, dataFlowDependencies, type StepOutput, stepOutput } from "./data-flow.ts";
+
+export const RECORDER_DEFAULTS = {
+  /** An execution with no call for this long is closed (ms). */
+  idleMs: 300_000,
+  /** An execution is closed once it has this many steps (a new one starts). */
+  maxSteps: 1000,
+} as const;
+
+export interface RecordedStep {
+  tool: string;
+  success: boolean;
+  durationMs: number;
+  at: string;
+  dependsOn: number[];
+}
+
+export interface RecordedExecution {
+  id: string;
+  user?: string;
+  intent?: string;
+  startedAt: string;
+  success: boolean;
+  steps: RecordedStep[];
+}
+
+export interface RecorderOptions {
+  /** Unique per session: execution ids are `<sessionId>-<n>`. */
+  sessionId: string;
+  write: (execution: RecordedExecution) => void;
+  idleMs?: number | undefined;
+  maxSteps?: number | undefined;
+  dataFlow?: DataFlowOptions | undefined;
+}
+
+export interface CallRecord {
+  tool: string;
+  args: Record<string, unknown> | undefined;
+  /** The result returned to the caller (an error result for exceptions and timeouts). */
+  result: CallToolResult | undefined;
+  /** False for isError, exceptions and timeouts. */
+  success: boolean;
+  durationMs: number;
+  at: Date;
+}
+
+export class SessionRecorder {
+  private readonly options: RecorderOptions;
+  private intent: string | undefined;
+  private user: string | undefined;
+  private steps: RecordedStep[] = [];
+  private outputs: (StepOutput | undefined)[] = [];
+  private executionIntent: string | undefined;
+  private executionUser: string | undefined;
+  private count = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private ended = false;
+
+  constructor(options: RecorderOptions) {
+    this.options = options;
+  }
+
+  /** The session's latest intent (search_tools / plan_workflow): a different one closes the open execution. */
+  setIntent(intent: string): void {
+    const t = intent.trim();
+    if (t === "" || t === this.intent) return;
+    this.close();
+    this.intent = t;
+  }
+
+  /** The session's declared user (from a toolgraph tool's `user` argument, or the gateway's default). */
+  setUser(user: string | undefined): void {
+    if (user && user !== this.user) {
+      if (this.steps.length > 0 && this.executionUser !== undefined && this.executionUser !== user) this.close();
+      this.user = user;
+    }
+  }
+
+  get currentIntent(): string | undefined {
+    return this.intent;
+  }
+
+  /** The tools of the open execution's successful steps, in order (context for suggestions). */
+  successfulTools(): string[] {
+    return this.steps.filter((s) => s.success).map((s) => s.tool);
+  }
+
+  step(call: CallRecord): void {
+    if (this.ended) return;
+    if (this.steps.length === 0) {
+      this.executionIntent = this.intent;
+      this.executionUser = this.user;
+    }
+    const dependsOn = dataFlowDependencies(call.args, this.outputs, this.options.dataFlow);
+    this.steps.push({ tool: call.tool, success: call.success, durationMs: Math.max(0, call.durationMs), at: call.at.toISOString(), dependsOn });
+    this.outputs.push(call.success ? stepOutput(call.args, call.result, this.options.dataFlow) : undefined);
+    if (this.steps.length >= (this.options.maxSteps ?? RECORDER_DEFAULTS.maxSteps)) {
+      this.close();
+      return;
+    }
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.close(), this.options.idleMs ?? RECORDER_DEFAULTS.idleMs);
+    this.idleTimer.unref();
+  }
+
+  /** Closes the open execution (if it has steps) and hands it to `write`. */
+  close(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (this.steps.length === 0) return;
+    const steps = this.steps;
+    this.steps = [];
+    this.outputs = [];
+    this.count++;
+    const execution: RecordedExecution = {
+      id: `${this.options.sessionId}-${this.count}`,
+      ...(this.executionUser ? { user: this.executionUser } : {}),
+      ...(this.executionIntent ? { intent: this.executionIntent } : {}),
+      startedAt: steps[0]!.at,
+      success: steps[steps.length - 1]!.success,
+      steps,
+    };
+    this.options.write(execution);
+  }
+
+  /** Session end: closes the open execution; later steps are ignored. */
+  end(): void {
+    this.close();
+    this.ended = true;
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * One upstream MCP server as the gateway sees it: an SDK `Client` over stdio (a spawned process) or
+ * Streamable HTTP, its current tool list (every page), and its health. A server that fails to start,
+ * crashes or drops the connection is marked down and reconnected with exponential backoff; calls to it
+ * meanwhile fail at once with an error naming the server. `notifications/tools/list_changed` re-lists the
+ * tools and reports them through `onTools`.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ToolgraphError } from "../store/errors.ts";
+import { GATEWAY_CONFIG_DEFAULTS, type UpstreamConfig } from "./config.ts";
+
+export const UPSTREAM_DEFAULTS = {
+  /** First reconnect delay (ms); doubles per failed attempt up to `maxBackoffMs`. */
+  minBackoffMs: 500,
+  maxBackoffMs: 30_000,
+  /** Pages of tools/list read at most (a server that pages forever is cut off). */
+  maxPages: 100,
+  /** Lines of a stdio server's stderr kept to explain why it failed. */
+  stderrLines: 20,
+} as const;
+
+export type UpstreamState = "connecting" | "up" | "down" | "closed";
+
+export interface UpstreamStatus {
+  server: string;
+  state: UpstreamState;
+  transport: "stdio" | "remote";
+  tools: number;
+  /** Why it is down (the last error), if it is. */
+  error?: string | undefined;
+  /** Failed connection attempts since it was last up. */
+  attempts: number;
+  /** When the next reconnect attempt is due (ISO), while down. */
+  retryAt?: string | undefined;
+  /** The stdio server's process id while it runs. */
+  pid?: number | undefined;
+}
+
+export interface UpstreamOptions {
+  /** Called with the full tool list after each (re)connection and each list_changed. */
+  onTools?: ((server: string, tools: Tool[]) => void) | undefined;
+  /** Called when the server goes down (crash, failed start, closed connection). */
+  onDown?: ((server: string, error: string) => void) | undefined;
+  log?: ((line: string) => void) | undefined;
+  minBackoffMs?: number | undefined;
+  maxBackoffMs?: number | undefined;
+  connectTimeoutMs?: number | undefined;
+}
+
+export const CLIENT_INFO = { name: "toolgraph-gateway", version: "0.1.0" } as const;
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class Upstream {
+  readonly name: string;
+  readonly config: UpstreamConfig;
+  private readonly options: UpstreamOptions;
+  private client: Client | undefined;
+  private transport: Transport | undefined;
+  private state: UpstreamState = "down";
+  private lastError: string | undefined;
+  private attempts = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryAt: number | undefined;
+  private toolList: Tool[] = [];
+  private stderrTail: string[] = [];
+  private connecting: Promise<void> | undefined;
+  /** Bumped on each connection so that a stale connection's close is ignored. */
+  private generation = 0;
+
+  constructor(name: string, config: UpstreamConfig, options: UpstreamOptions = {}) {
+    this.name = name;
+    this.config = config;
+    this.options = options;
+  }
+
+  get tools(): readonly Tool[] {
+    return this.toolList;
+  }
+
+  get isUp(): boolean {
+    return this.state === "up";
+  }
+
+  status(): UpstreamStatus {
+    const pid = this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
+    return {
+      server: this.name,
+      state: this.state,
+      transport: this.config.kind,
+      tools: this.toolList.length,
+      ...(this.state !== "up" && this.lastError ? { error: this.lastError } : {}),
+      attempts: this.attempts,
+      ...(this.retryAt !== undefined && this.state === "down" ? { retryAt: new Date(this.retryAt).toISOString() } : {}),
+      ...(pid !== undefined && this.state === "up" ? { pid } : {}),
+    };
+  }
+
+  /** Connects (and lists the tools); resolves either way — a failure leaves it down with a retry scheduled. */
+  start(): Promise<void> {
+    if (this.state === "closed") return Promise.resolve();
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private makeTransport(): Transport {
+    const c = this.config;
+    if (c.kind === "remote") return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
+    const t = new StdioClientTransport({ command: c.command, args: c.args, env: { ...getDefaultEnvironment(), ...c.env }, ...(c.cwd ? { cwd: c.cwd } : {}), stderr: "pipe" });
+    return t;
+  }
+
+  private async connect(): Promise<void> {
+    const gen = ++this.generation;
+    this.state = "connecting";
+    this.stderrTail = [];
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const transport = this.makeTransport();
+    if (transport instanceof StdioClientTransport) {
+      transport.stderr?.on("data", (chunk: Buffer) => {
+        for (const line of chunk.toString("utf8").split(/\r?\n/)) {
+          if (line.trim() === "") continue;
+          this.stderrTail.push(line.slice(0, 500));
+          if (this.stderrTail.length > UPSTREAM_DEFAULTS.stderrLines) this.stderrTail.shift();
+        }
+      });
+    }
+    client.onclose = () => {
+      if (gen !== this.generation || this.state === "closed") return;
+      const tail = this.stderrTail.at(-1);
+      this.down(`connection closed${this.config.kind === "stdio" ? " (the server process exited)" : ""}${tail ? `; last stderr line: ${tail}` : ""}`);
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (gen !== this.generation) return;
+      this.refreshTools(client).catch((err) => this.log(`toolgraph gateway: ${this.name}: re-listing tools failed: ${message(err)}`));
+    });
+    const timeout = this.options.connectTimeoutMs ?? GATEWAY_CONFIG_DEFAULTS.connectTimeoutMs;
+    try {
+      await client.connect(transport, { timeout });
+      if (gen !== this.generation || (this.state as UpstreamState) === "closed") {
+        await client.close().catch(() => undefined);
+        return;
+      }
+      this.client = client;
+      this.transport = transport;
+      await this.refreshTools(client, timeout);
+      this.state = "up";
+      this.attempts = 0;
+      this.lastError = undefined;
+      this.retryAt = undefined;
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      if (gen !== this.generation || (this.state as UpstreamState) === "closed") return;
+      const tail = this.stderrTail.slice(-3).join(" | ");
+      this.down(`failed to start: ${message(err)}${tail ? ` (stderr: ${tail})` : ""}`);
+    }
+  }
+
+  /** Lists every page of tools and reports the list. */
+  private async refreshTools(client: Client, timeout?: number): Promise<void> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < UPSTREAM_DEFAULTS.maxPages; page++) {
+      const r = await client.listTools(cursor === undefined ? {} : { cursor }, timeout === undefined ? undefined : { timeout });
+      tools.push(...r.tools);
+      cursor = r.nextCursor;
+      if (!cursor) break;
+    }
+    this.toolList = tools;
+    this.options.onTools?.(this.name, tools);
+  }
+
+  private down(error: string): void {
+    if (this.state === "closed") return;
+    this.state = "down";
+    this.lastError = error;
+    this.attempts++;
+    const old = this.client;
+    this.client = undefined;
+    this.transport = undefined;
+    if (old) void old.close().catch(() => undefined);
+    this.log(`toolgraph gateway: ${this.name} is down: ${error}`);
+    this.options.onDown?.(this.name, error);
+    const min = this.options.minBackoffMs ?? UPSTREAM_DEFAULTS.minBackoffMs;
+    const max = this.options.maxBackoffMs ?? UPSTREAM_DEFAULTS.maxBackoffMs;
+    const delay = Math.min(max, min * 2 ** Math.min(20, this.attempts - 1));
+    this.retryAt = Date.now() + delay;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.start();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  /**
+   * Forwards one tools/call and returns the server's result unchanged. Throws a ToolgraphError naming the
+   * server when it is down (`upstream-unavailable`), the call times out (`upstream-timeout`) or the
+   * connection fails during the call (`upstream-error`).
+   */
+  async call(tool: string, args: Record<string, unknown> | undefined, timeoutMs?: number): Promise<CallToolResult> {
+    const client = this.client;
+    if (!client || this.state !== "up") {
+      const why = this.lastError ? `: ${this.lastError}` : "";
+      const retry = this.retryAt !== undefined ? `; retrying in ${Math.max(0, Math.round((this.retryAt - Date.now()) / 1000))} s` : "";
+      throw new ToolgraphError("upstream-unavailable", `server ${this.name} is ${this.state}${why}${retry}`, { server: this.name });
+    }
+    const timeout = timeoutMs ?? this.config.timeoutMs ?? GATEWAY_CONFIG_DEFAULTS.callTimeoutMs;
+    try {
+      return (await client.request({ method: "tools/call", params: { name: tool, ...(args === undefined ? {} : { arguments: args }) } }, CallToolResultSchema, { timeout })) as CallToolResult;
+    } catch (err) {
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+        throw new ToolgraphError("upstream-timeout", `server ${this.name}: ${tool} timed out after ${timeout} ms`, { server: this.name, tool });
+      }
+      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+        throw new ToolgraphError("upstream-error", `server ${this.name}: the connection closed during ${tool} (${err.message})`, { server: this.name, tool });
+      }
+      // A JSON-RPC error from the server (unknown tool, invalid params): the server's own words.
+      throw new ToolgraphError("upstream-error", `server ${this.name}: ${tool}: ${message(err)}`, { server: this.name, tool });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.state = "closed";
+    this.generation++;
+    clearTimeout(this.retryTimer);
+    const c = this.client;
+    this.client = undefined;
+    if (c) await c.close().catch(() => undefined);
+  }
+
+  private log(line: string): void {
+    (this.options.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(line);
+  }
+}

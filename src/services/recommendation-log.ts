@@ -1,0 +1,280 @@
+/**
+ * The recommendation log's writer: every answer of a recommending job (search, next, capabilities,
+ * discover, dag, plan, alternatives) gets an id (`recommendationId`, returned in the answer) and a row
+ * (job, request summary, ranked items with scores and gate decisions, user, session, graph version).
+ * Feedback and recorded executions that follow an answer are stored as outcomes and joined to it by that
+ * id or by the session (src/store/recommendations.ts).
+ *
+ * Written off the request path: rows go into an in-memory queue that a background flush writes in batches
+ * (every `flushMs`, or at once when `batchSize` rows wait); `close()` flushes what is left. A failed write
+ * is logged and dropped (bounded: at most `maxQueue` rows wait), never failing the request.
+ *
+ * Retention (defaults): the newest 100,000 answers per project and at most 30 days, applied to a project
+ * after every 50th flush that wrote to it and on close.
+ */
+import { randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import {
+  insertOutcomes,
+  insertRecommendations,
+  type OutcomeRow,
+  pruneRecommendations,
+  type RecommendationItem,
+  type RecommendationRow,
+} from "../store/recommendations.ts";
+import type { Database } from "../store/schema.ts";
+
+export const RECOMMENDATION_LOG_DEFAULTS = {
+  enabled: true,
+  batchSize: 200,
+  flushMs: 500,
+  maxQueue: 50_000,
+  maxPerProject: 100_000,
+  maxAgeDays: 30,
+  pruneEveryFlushes: 50,
+  maxItems: 20,
+} as const;
+
+export interface RecommendationLogOptions {
+  /** Log answers at all. Default true (env TOOLGRAPH_RECOMMENDATION_LOG=0 turns it off). */
+  enabled?: boolean | undefined;
+  /** Rows that trigger an immediate flush. Default 200. */
+  batchSize?: number | undefined;
+  /** Longest a row waits before it is written (ms). Default 500. */
+  flushMs?: number | undefined;
+  /** Rows kept waiting at most; beyond that new rows are dropped (and counted). Default 50,000. */
+  maxQueue?: number | undefined;
+  /** Retention: newest answers kept per project. Default 100,000. */
+  maxPerProject?: number | undefined;
+  /** Retention: days an answer or outcome is kept. Default 30. */
+  maxAgeDays?: number | undefined;
+  /** Apply retention to a project after this many flushes that wrote to it. Default 50. */
+  pruneEveryFlushes?: number | undefined;
+  /** Ranked items stored per answer. Default 20. */
+  maxItems?: number | undefined;
+  /** Where write errors go. Default: a line on stderr. */
+  onError?: ((message: string, err: unknown) => void) | undefined;
+  /** The clock (ms). Default Date.now. */
+  now?: (() => number) | undefined;
+}
+
+/** The job name of each facade operation. */
+export const JOB_OF_OPERATION: Record<string, string> = {
+  runSearch: "search",
+  runSuggest: "next",
+  runMatchCapabilities: "capabilities",
+  runDiscoverCapabilities: "discover",
+  runBuildDag: "dag",
+  runPlan: "plan",
+  runAlternatives: "alternatives",
+};
+
+export interface AnswerSummary {
+  items: RecommendationItem[];
+  /** The answer's gate decision: accepted, accepted-with-caution or abstained; "none" when it has no gate. */
+  decision: string;
+  topScore: number | null;
+}
+
+type Obj = Record<string, unknown>;
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+const decisionOf = (v: unknown): string | null => str((v as Obj | undefined)?.decision);
+
+/** The ranked items of an answer, in the shape every job returns (results, suggestions, DAG nodes, plan tools). */
+export function summarizeAnswer(job: string, result: unknown, maxItems: number = RECOMMENDATION_LOG_DEFAULTS.maxItems): AnswerSummary {
+  const r = (result ?? {}) as Obj;
+  let items: RecommendationItem[] = [];
+  const list = (Array.isArray(r.results) ? r.results : Array.isArray(r.suggestions) ? r.suggestions : undefined) as Obj[] | undefined;
+  if (list) {
+    items = list.map((x) => ({
+      id: str(x.tool) ?? str(x.capability) ?? str(x.id) ?? "?",
+      score: num(x.score),
+      decision: decisionOf(x.gate),
+    }));
+  } else if (job === "plan" || job === "dag") {
+    const overall = decisionOf(r.gate);
+    const tools = (Array.isArray(r.tools) ? r.tools : Array.isArray(r.nodes) ? r.nodes : []) as Obj[];
+    items = tools.map((x) => ({ id: str(x.tool) ?? "?", score: null, decision: overall }));
+  }
+  items = items.slice(0, maxItems);
+  let decision = decisionOf(r.gate);
+  if (decision === null && list) {
+    const ds = items.map((i) => i.decision);
+    decision = ds.includes("accepted") ? "accepted" : ds.includes("accepted-with-caution") ? "accepted-with-caution" : ds.length > 0 && ds.every((d) => d === "abstained") ? "abstained" : null;
+  }
+  const topScore = items.length > 0 && items[0]!.score !== null ? items[0]!.score : num(r.confidence) ?? num((r.confidence as Obj | undefined)?.score);
+  return { items, decision: decision ?? "none", topScore };
+}
+
+const REQUEST_FIELDS = ["intent", "context", "tools", "tool", "limit", "mode", "routing", "graph", "exclude", "only", "urgency", "environment"] as const;
+
+/** The request fields worth keeping (lists cut to 20 entries, texts to 500 characters). */
+export function summarizeRequest(req: unknown): Record<string, unknown> {
+  const r = (req ?? {}) as Obj;
+  const out: Record<string, unknown> = {};
+  for (const k of REQUEST_FIELDS) {
+    const v = r[k];
+    if (v === undefined) continue;
+    if (typeof v === "string") out[k] = v.slice(0, 500);
+    else if (Array.isArray(v)) out[k] = v.slice(0, 20);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** A new answer id: time-ordered (base-36 ms) plus 48 random bits. */
+export function newRecommendationId(now: number): string {
+  return `rec_${now.toString(36)}${randomBytes(6).toString("hex")}`;
+}
+
+export class RecommendationLog {
+  readonly enabled: boolean;
+  private readonly o: Required<Omit<RecommendationLogOptions, "onError" | "now" | "enabled">>;
+  private readonly onError: (message: string, err: unknown) => void;
+  private readonly now: () => number;
+  private answers: RecommendationRow[] = [];
+  private outcomes: OutcomeRow[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  private readonly flushesSincePrune = new Map<string, number>();
+  private closed = false;
+  /** Rows dropped because the queue was full or a write failed. */
+  dropped = 0;
+  /** Rows written so far. */
+  written = 0;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    options: RecommendationLogOptions = {},
+  ) {
+    const d = RECOMMENDATION_LOG_DEFAULTS;
+    this.enabled = options.enabled ?? (process.env.TOOLGRAPH_RECOMMENDATION_LOG === "0" ? false : d.enabled);
+    this.o = {
+      batchSize: options.batchSize ?? d.batchSize,
+      flushMs: options.flushMs ?? d.flushMs,
+      maxQueue: options.maxQueue ?? d.maxQueue,
+      maxPerProject: options.maxPerProject ?? d.maxPerProject,
+      maxAgeDays: options.maxAgeDays ?? d.maxAgeDays,
+      pruneEveryFlushes: options.pruneEveryFlushes ?? d.pruneEveryFlushes,
+      maxItems: options.maxItems ?? d.maxItems,
+    };
+    this.onError = options.onError ?? ((m, err) => process.stderr.write(`toolgraph: recommendation log: ${m}: ${(err as Error)?.message ?? String(err)}\n`));
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Logs an answer and returns it with its `recommendationId` (a shallow copy: cached answers stay untouched). */
+  answer<T>(
+    operation: string,
+    project: string,
+    request: unknown,
+    graphVersion: number,
+    result: T,
+    latencyMs: number | null,
+  ): T & { recommendationId?: string } {
+    if (!this.enabled || this.closed || result === null || typeof result !== "object") return result as T & { recommendationId?: string };
+    const job = JOB_OF_OPERATION[operation] ?? operation;
+    const at = this.now();
+    const id = newRecommendationId(at);
+    const s = summarizeAnswer(job, result, this.o.maxItems);
+    const req = (request ?? {}) as Obj;
+    this.push("answers", {
+      project,
+      id,
+      job,
+      createdAt: new Date(at),
+      user: str(req.user),
+      session: str(req.session),
+      graphVersion,
+      request: summarizeRequest(request),
+      items: s.items,
+      decision: s.decision,
+      topScore: s.topScore,
+      latencyMs,
+    });
+    return { ...result, recommendationId: id };
+  }
+
+  /** Logs an outcome (feedback or a recorded execution) that follows an answer. */
+  outcome(row: Omit<OutcomeRow, "at"> & { at?: Date }): void {
+    if (!this.enabled || this.closed) return;
+    if (row.recommendationId === null && row.session === null) return;
+    this.push("outcomes", { ...row, at: row.at ?? new Date(this.now()) });
+  }
+
+  private push(kind: "answers", row: RecommendationRow): void;
+  private push(kind: "outcomes", row: OutcomeRow): void;
+  private push(kind: "answers" | "outcomes", row: RecommendationRow | OutcomeRow): void {
+    if (this.answers.length + this.outcomes.length >= this.o.maxQueue) {
+      this.dropped++;
+      return;
+    }
+    if (kind === "answers") this.answers.push(row as RecommendationRow);
+    else this.outcomes.push(row as OutcomeRow);
+    if (this.answers.length + this.outcomes.length >= this.o.batchSize) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        void this.flush();
+      }, this.o.flushMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes what waits (one flush at a time); resolves when the queue is empty. Never rejects. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.answers.length === 0 && this.outcomes.length === 0) return;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const answers = this.answers;
+    const outcomes = this.outcomes;
+    this.answers = [];
+    this.outcomes = [];
+    this.flushing = (async () => {
+      try {
+        // Answers first: an outcome of the same batch joins an answer that is already there.
+        await insertRecommendations(this.db, answers);
+        await insertOutcomes(this.db, outcomes);
+        this.written += answers.length + outcomes.length;
+      } catch (err) {
+        this.dropped += answers.length + outcomes.length;
+        this.onError(`could not write ${answers.length} answer(s) and ${outcomes.length} outcome(s)`, err);
+        return;
+      }
+      for (const project of new Set(answers.map((a) => a.project))) {
+        const n = (this.flushesSincePrune.get(project) ?? 0) + 1;
+        this.flushesSincePrune.set(project, n);
+        if (n >= this.o.pruneEveryFlushes) await this.prune(project);
+      }
+    })();
+    try {
+      await this.flushing;
+    } finally {
+      this.flushing = undefined;
+    }
+    if (this.answers.length + this.outcomes.length > 0) await this.flush();
+  }
+
+  /** Applies the retention bounds to a project now. Never rejects (errors are reported). */
+  async prune(project: string): Promise<{ recommendations: number; outcomes: number }> {
+    this.flushesSincePrune.set(project, 0);
+    try {
+      return await pruneRecommendations(this.db, project, { maxPerProject: this.o.maxPerProject, maxAgeDays: this.o.maxAgeDays, now: this.now() });
+    } catch (err) {
+      this.onError(`could not apply retention to project ${JSON.stringify(project)}`, err);
+      return { recommendations: 0, outcomes: 0 };
+    }
+  }
+
+  /** Flushes what waits and applies retention to the projects written since the last pruning; later rows are ignored. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    for (const [project, n] of this.flushesSincePrune) if (n > 0) await this.prune(project);
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Keeps the catalog in step with one upstream MCP server (the gateway, issue 18): the tools it lists now
+ * are upserted as `<server>.<tool>` (validated like a catalog import: `toolSchema`, the same size caps and
+ * id rules), the tools of that server it no longer lists are marked unavailable (kept with their history),
+ * and the project's graph version is bumped once, all in one transaction. Upstream descriptions are text to
+ * embed and show, nothing more: no capability and no pattern is ever created from them.
+ */
+import type { Kysely } from "kysely";
+import { describeIssue, type ToolInput, toolSchema } from "../formats/schemas.ts";
+import { markUnlistedUnavailable, type UpsertCounts, upsertTools } from "../store/catalog.ts";
+import { bumpGraphVersion, ensureProject } from "../store/projects.ts";
+import type { Database } from "../store/schema.ts";
+
+export interface ServerToolsSyncResult {
+  server: string;
+  tools: UpsertCounts;
+  /** Tools of this server marked unavailable by this sync (no longer listed). */
+  unavailable: string[];
+  /** Listed tools that failed validation and were left out of the catalog: id (or index) and the problem. */
+  rejected: { tool: string; problem: string }[];
+  graphVersion: number;
+}
+
+/** Validates each candidate tool on its own: one bad upstream tool never blocks the others. */
+export function validateServerTools(server: string, candidates: readonly unknown[]): { tools: ToolInput[]; rejected: ServerToolsSyncResult["rejected"] } {
+  const tools: ToolInput[] = [];
+  const rejected: ServerToolsSyncResult["rejected"] = [];
+  candidates.forEach((c, i) => {
+    const r = toolSchema.safeParse(c);
+    const id = typeof (c as { id?: unknown })?.id === "string" ? (c as { id: string }).id : `${server}[${i}]`;
+    if (!r.success) rejected.push({ tool: id, problem: describeIssue(r.error.issues[0]!) });
+    else if (r.data.server !== server) rejected.push({ tool: id, problem: `server: must be ${JSON.stringify(server)}` });
+    else tools.push(r.data);
+  });
+  return { tools, rejected };
+}
+
+export async function syncServerTools(db: Kysely<Database>, project: string, server: string, candidates: readonly unknown[]): Promise<ServerToolsSyncResult> {
+  const { tools, rejected } = validateServerTools(server, candidates);
+  return db.transaction().execute(async (trx) => {
+    await ensureProject(trx, project);
+    const counts = tools.length > 0 ? await upsertTools(trx, project, tools) : { inserted: 0, updated: 0, unchanged: 0 };
+    const unavailable = await markUnlistedUnavailable(
+      trx,
+      project,
+      server,
+      tools.map((t) => t.id),
+    );
+    const graphVersion = await bumpGraphVersion(trx, project);
+    return { server, tools: counts, unavailable, rejected, graphVersion };
+  });
+}

@@ -1,0 +1,114 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { demoCatalog } from "../../src/demo/catalog.ts";
+import { demoTraces } from "../../src/demo/traces.ts";
+import { liveMetrics } from "../../src/services/live-metrics.ts";
+import { RecommendationLog, summarizeAnswer } from "../../src/services/recommendation-log.ts";
+import { countRecommendations, joinedRecommendations } from "../../src/store/recommendations.ts";
+import type { Database } from "../../src/store/schema.ts";
+
+const NOW = Date.parse("2026-11-01T12:00:00Z");
+let tg: Toolgraph;
+
+beforeAll(async () => {
+  // flushMs large: the test decides when the log is written (flush), so nothing races.
+  tg = await openToolgraph({ home: "memory://", database: "", project: "demo", embeddings: "hash:256", recommendationLog: { flushMs: 60_000 } });
+  await tg.importCatalog(demoCatalog());
+  await tg.importTraces(demoTraces(300, 42, NOW));
+});
+
+afterAll(async () => {
+  await tg?.close();
+});
+
+describe("recommendation log through the facade", () => {
+  it("every job's answer carries a fresh recommendationId and is stored with its items, decision and graph version", async () => {
+    const s = await tg.search({ intent: "open a pull request with my changes", limit: 3, session: "wf-search", user: "ann" });
+    const hits = tg.results.stats().hits;
+    const again = await tg.search({ intent: "open a pull request with my changes", limit: 3, session: "wf-other", user: "ann" });
+    const n = await tg.suggestNext({ context: ["git.status"], limit: 2 });
+    const c = await tg.matchCapabilities({ intent: "roll back the production deploy", limit: 2 });
+    const d = await tg.discoverCapabilities({ context: ["monitor.get_alerts"], limit: 2 });
+    const g = await tg.buildDag({ tools: ["git.commit", "git.push"] });
+    const p = await tg.plan({ intent: "open a pull request with my changes", limit: 4 });
+    const a = await tg.alternatives({ tool: "git.push", limit: 2 });
+    const ids = [s, again, n, c, d, g, p, a].map((x) => x.recommendationId);
+    for (const id of ids) expect(id).toMatch(/^rec_[0-9a-z]+[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The second search came from the result cache (the session is not part of the key) yet got its own id.
+    expect(tg.results.stats().hits).toBe(hits + 1);
+    expect(again.results).toEqual(s.results);
+    await tg.recommendations.flush();
+    const rows = await joinedRecommendations(tg.engine.db, "demo");
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(rows.map((r) => r.job).sort()).toEqual(["alternatives", "capabilities", "dag", "discover", "next", "plan", "search", "search"].sort());
+    const logged = byId.get(s.recommendationId!)!;
+    const version = (await tg.engine.snapshot("demo")).version;
+    expect(logged).toMatchObject({ job: "search", user: "ann", session: "wf-search", graphVersion: version, request: { intent: "open a pull request with my changes", limit: 3 } });
+    expect(logged.items).toEqual(s.results.map((r) => ({ id: r.tool, score: r.score, decision: r.gate.decision })));
+    expect(logged.topScore).toBe(s.results[0]!.score);
+    expect(byId.get(p.recommendationId!)!.items.map((i) => i.id)).toEqual(p.tools.map((t: { tool: string }) => t.tool));
+    expect(byId.get(p.recommendationId!)!.decision).toBe(p.gate.decision);
+  });
+
+  it("an execution of the session and feedback naming the id are joined; precision counts them", async () => {
+    const s = await tg.search({ intent: "roll back the production deploy", limit: 3, session: "wf-roll" });
+    const top = s.results[0]!.tool;
+    await tg.recordExecution({ id: "wf-roll", startedAt: "2026-11-01T12:00:00Z", success: true, steps: [{ tool: top }, { tool: "slack.post_message" }] });
+    const n = await tg.suggestNext({ context: ["git.status"], limit: 1 });
+    await tg.feedback({ intent: "after git.status", decision: "accepted", success: false, recommendationId: n.recommendationId });
+    await tg.recommendations.flush();
+    const rows = await joinedRecommendations(tg.engine.db, "demo");
+    const rs = rows.find((r) => r.id === s.recommendationId)!;
+    const rn = rows.find((r) => r.id === n.recommendationId)!;
+    expect(rs.outcome).toMatchObject({ kind: "execution", success: true, tools: [top, "slack.post_message"] });
+    expect(rn.outcome).toMatchObject({ kind: "feedback", success: false, followed: true });
+    const m = liveMetrics(rows);
+    expect(m.judged).toBe(2);
+  });
+
+  it("a write error is reported, counted and never fails the request", async () => {
+    // A real driver error: a PostgreSQL pool pointed at a port nothing listens on.
+    const errors: string[] = [];
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 2000 }) }) });
+    try {
+      const log = new RecommendationLog(db, { onError: (m) => errors.push(m), flushMs: 60_000 });
+      const out = log.answer("runSearch", "x", { intent: "q" }, 1, { results: [] }, 1);
+      expect(out.recommendationId).toMatch(/^rec_/);
+      await log.flush();
+      expect(errors).toEqual(["could not write 1 answer(s) and 0 outcome(s)"]);
+      expect(log.dropped).toBe(1);
+      expect(log.written).toBe(0);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it("close() flushes what waits; later answers are not logged", async () => {
+    const project = "close-test";
+    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000 });
+    log.answer("runSearch", project, { intent: "read a file" }, 1, { results: [] }, 1);
+    log.answer("runSuggest", project, { context: ["a"] }, 1, { suggestions: [] }, 1);
+    expect(await countRecommendations(tg.engine.db, project)).toEqual({ recommendations: 0, outcomes: 0 });
+    await log.close();
+    expect(await countRecommendations(tg.engine.db, project)).toEqual({ recommendations: 2, outcomes: 0 });
+    expect(log.answer("runSearch", project, { intent: "late" }, 1, { results: [] }, 1).recommendationId).toBeUndefined();
+    await log.flush();
+    expect((await countRecommendations(tg.engine.db, project)).recommendations).toBe(2);
+  });
+
+  it("summarizeAnswer: a list answer without an overall gate takes the best item decision", () => {
+    const r = { results: [{ tool: "a", score: 0.4, gate: { decision: "abstained" } }, { tool: "b", score: 0.3, gate: { decision: "accepted-with-caution" } }] };
+    expect(summarizeAnswer("search", r)).toEqual({
+      items: [
+        { id: "a", score: 0.4, decision: "abstained" },
+        { id: "b", score: 0.3, decision: "accepted-with-caution" },
+      ],
+      decision: "accepted-with-caution",
+      topScore: 0.4,
+    });
+    expect(summarizeAnswer("search", { results: [] })).toEqual({ items: [], decision: "none", topScore: null });
+  });
+});

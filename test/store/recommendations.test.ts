@@ -1,0 +1,150 @@
+import { describe, expect, it } from "vitest";
+import { liveMetrics } from "../../src/services/live-metrics.ts";
+import type { Connection } from "../../src/store/connection.ts";
+import {
+  countRecommendations,
+  insertOutcomes,
+  insertRecommendations,
+  joinedRecommendations,
+  type OutcomeRow,
+  pruneRecommendations,
+  type RecommendationRow,
+} from "../../src/store/recommendations.ts";
+import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
+
+const T0 = Date.parse("2026-11-20T10:00:00Z");
+const min = 60_000;
+
+function answer(project: string, id: string, at: number, over: Partial<RecommendationRow> = {}): RecommendationRow {
+  return {
+    project,
+    id,
+    job: "search",
+    createdAt: new Date(at),
+    user: null,
+    session: null,
+    graphVersion: 3,
+    request: { intent: `intent ${id}` },
+    items: [
+      { id: "a", score: 0.9, decision: "accepted" },
+      { id: "b", score: 0.5, decision: "abstained" },
+    ],
+    decision: "accepted",
+    topScore: 0.9,
+    latencyMs: 2,
+    ...over,
+  };
+}
+
+function outcome(project: string, at: number, over: Partial<OutcomeRow>): OutcomeRow {
+  return { project, recommendationId: null, session: null, kind: "execution", at: new Date(at), success: true, followed: null, executionId: null, tools: [], ...over };
+}
+
+for (const backend of backends()) {
+  describe(`recommendation log store on ${backend.name}`, () => {
+    let conn: Connection;
+    connectionPerSuite(backend, (c) => {
+      conn = c;
+    });
+
+    it("round-trips an answer: every field comes back as written", async () => {
+      const p = freshProject();
+      const row = answer(p, "r1", T0, { user: "ann", session: "s1", graphVersion: 17, latencyMs: 1.25 });
+      await insertRecommendations(conn.db, [row]);
+      const [got] = await joinedRecommendations(conn.db, p);
+      expect(got).toEqual({
+        id: "r1",
+        job: "search",
+        createdAt: new Date(T0),
+        user: "ann",
+        session: "s1",
+        graphVersion: 17,
+        request: { intent: "intent r1" },
+        items: row.items,
+        decision: "accepted",
+        topScore: 0.9,
+        latencyMs: 1.25,
+        outcome: null,
+      });
+    });
+
+    it("joins an outcome by id, or by session when it came after the answer; the latest outcome wins", async () => {
+      const p = freshProject();
+      await insertRecommendations(conn.db, [
+        answer(p, "by-id", T0),
+        answer(p, "by-session", T0 + min, { session: "wf-1" }),
+        answer(p, "session-later", T0 + 10 * min, { session: "wf-1" }),
+        answer(p, "none", T0 + 2 * min),
+      ]);
+      await insertOutcomes(conn.db, [
+        outcome(p, T0 + 3 * min, { recommendationId: "by-id", kind: "feedback", success: false, followed: true }),
+        outcome(p, T0 + 4 * min, { recommendationId: "by-id", kind: "feedback", success: true, followed: true }),
+        // The session's execution came at +5 min: it follows by-session (+1) but not session-later (+10).
+        outcome(p, T0 + 5 * min, { session: "wf-1", executionId: "wf-1", tools: ["a", "c"] }),
+      ]);
+      const rows = await joinedRecommendations(conn.db, p);
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      expect(rows.map((r) => r.id)).toEqual(["by-id", "by-session", "none", "session-later"]);
+      expect(byId.get("by-id")!.outcome).toMatchObject({ kind: "feedback", success: true });
+      expect(byId.get("by-session")!.outcome).toMatchObject({ kind: "execution", success: true, tools: ["a", "c"] });
+      expect(byId.get("session-later")!.outcome).toBeNull();
+      expect(byId.get("none")!.outcome).toBeNull();
+      // Another project sees none of it.
+      expect(await joinedRecommendations(conn.db, freshProject())).toEqual([]);
+    });
+
+    it("retention keeps the newest N and drops what is older than D days", async () => {
+      const p = freshProject();
+      const day = 86_400_000;
+      const now = T0 + 100 * day;
+      // 6 answers: two older than 30 days, four recent.
+      await insertRecommendations(conn.db, [
+        answer(p, "old1", now - 40 * day),
+        answer(p, "old2", now - 31 * day),
+        answer(p, "n1", now - 4 * day),
+        answer(p, "n2", now - 3 * day),
+        answer(p, "n3", now - 2 * day),
+        answer(p, "n4", now - 1 * day),
+      ]);
+      await insertOutcomes(conn.db, [outcome(p, now - 35 * day, { recommendationId: "old1" }), outcome(p, now - day, { recommendationId: "n4" })]);
+      const r = await pruneRecommendations(conn.db, p, { maxPerProject: 3, maxAgeDays: 30, now });
+      expect(r).toEqual({ recommendations: 3, outcomes: 1 });
+      expect((await joinedRecommendations(conn.db, p)).map((x) => x.id)).toEqual(["n2", "n3", "n4"]);
+      expect(await countRecommendations(conn.db, p)).toEqual({ recommendations: 3, outcomes: 1 });
+    });
+
+    it("live metrics over joined rows: acceptance and precision of accepted answers by hand", async () => {
+      const p = freshProject();
+      await insertRecommendations(conn.db, [
+        answer(p, "acc-right", T0, { session: "w1" }), // accepted; w1 ran a → correct
+        answer(p, "acc-wrong", T0 + min, { session: "w2" }), // accepted; w2 ran only b (not accepted) → wrong
+        answer(p, "acc-failed", T0 + 2 * min, { session: "w3" }), // accepted; w3 ran a but failed → wrong
+        answer(p, "abst", T0 + 3 * min, { decision: "abstained", topScore: 0.4, items: [{ id: "z", score: 0.4, decision: "abstained" }] }),
+        answer(p, "acc-unjudged", T0 + 4 * min),
+        answer(p, "next", T0 + 5 * min, { job: "next", decision: "abstained", topScore: 0.3 }),
+      ]);
+      await insertOutcomes(conn.db, [
+        outcome(p, T0 + 10 * min, { session: "w1", tools: ["x", "a"] }),
+        outcome(p, T0 + 10 * min, { session: "w2", tools: ["b"] }),
+        outcome(p, T0 + 10 * min, { session: "w3", tools: ["a"], success: false }),
+        outcome(p, T0 + 10 * min, { recommendationId: "abst", kind: "feedback", success: true, followed: false }),
+      ]);
+      const m = liveMetrics(await joinedRecommendations(conn.db, p));
+      expect(m.answers).toBe(6);
+      expect(m.judged).toBe(4);
+      const search = m.perJob.find((j) => j.job === "search")!;
+      // search: 5 answers, 4 accepted → acceptance 0.8; 3 accepted judged, 1 correct → precision 1/3.
+      expect(search).toMatchObject({ answers: 5, accepted: 4, judged: 4, acceptedJudged: 3, acceptedCorrect: 1 });
+      expect(search.acceptance).toBeCloseTo(0.8, 12);
+      expect(search.precisionAccepted).toBeCloseTo(1 / 3, 12);
+      expect(m.perJob.find((j) => j.job === "next")).toMatchObject({ answers: 1, accepted: 0, acceptance: 0, precisionAccepted: null });
+      // Risk–coverage over the 4 judged answers: scores 0.9 ×3 (1 correct), 0.4 (abstention not followed → wrong).
+      expect(m.riskCoverage.map((pt) => [pt.threshold, pt.coverage, pt.precision])).toEqual([
+        [0.9, 0.75, 1 / 3],
+        [0.4, 1, 0.25],
+      ]);
+      expect(m.timeline).toHaveLength(1);
+      expect(m.timeline[0]).toMatchObject({ start: "2026-11-20T10:00:00.000Z", answers: 6, accepted: 4, acceptedJudged: 3 });
+    });
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * Syncing one upstream MCP server's tools into the catalog (src/services/server-sync.ts, migration
+ * 2026-11-24-018): upsert of the listed tools, the server's unlisted tools marked unavailable (kept), other
+ * servers untouched, invalid candidates rejected one by one with the field, and the migration's down step.
+ */
+import { sql } from "kysely";
+import { describe, expect, it } from "vitest";
+import { syncServerTools } from "../../src/services/server-sync.ts";
+import type { Connection } from "../../src/store/connection.ts";
+import { migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
+import { loadTools } from "../../src/store/reads.ts";
+import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
+
+const t = (server: string, name: string, extra: Record<string, unknown> = {}) => ({ id: `${server}.${name}`, server, description: `${name} things`, ...extra });
+
+for (const backend of backends()) {
+  describe(`server tool sync on ${backend.name}`, () => {
+    let conn: Connection;
+    connectionPerSuite(backend, (c) => {
+      conn = c;
+    });
+
+    it("upserts listed tools, marks the server's unlisted ones unavailable, leaves other servers alone", async () => {
+      const p = freshProject();
+      const r1 = await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "write", { safetyTags: ["destructive"] })]);
+      expect(r1).toMatchObject({ server: "fs", tools: { inserted: 2, updated: 0, unchanged: 0 }, unavailable: [], rejected: [] });
+      await syncServerTools(conn.db, p, "mem", [t("mem", "read")]);
+      const r2 = await syncServerTools(conn.db, p, "fs", [t("fs", "read")]);
+      expect(r2.unavailable).toEqual(["fs.write"]);
+      expect(r2.graphVersion).toBe(r1.graphVersion + 2);
+      const rows = await loadTools(conn.db, p);
+      expect(rows.map((x) => [x.id, x.available, x.safetyTags])).toEqual([
+        ["fs.read", true, []],
+        ["fs.write", false, ["destructive"]],
+        ["mem.read", true, []],
+      ]);
+      // Listed again: available again; a second sync with the same list marks nothing.
+      const r3 = await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "write")]);
+      expect(r3.unavailable).toEqual([]);
+      expect((await loadTools(conn.db, p)).every((x) => x.available)).toBe(true);
+    });
+
+    it("rejects invalid candidates one by one, naming the field, and stores the rest", async () => {
+      const p = freshProject();
+      const r = await syncServerTools(conn.db, p, "up", [
+        t("up", "ok"),
+        { id: "up.bad\u0001id", server: "up" },
+        t("up", "huge", { description: "x".repeat(40_000) }),
+        t("other", "wrong-server"),
+        "not an object",
+      ]);
+      expect(r.rejected).toEqual([
+        { tool: "up.bad\u0001id", problem: "id: must not contain control characters" },
+        { tool: "up.huge", problem: "description: must be at most 32768 characters" },
+        { tool: "other.wrong-server", problem: 'server: must be "up"' },
+        { tool: "up[4]", problem: "(record): Invalid input: expected object, received string" },
+      ]);
+      expect((await loadTools(conn.db, p)).map((x) => x.id)).toEqual(["up.ok"]);
+    });
+
+    it("migration 018's down step drops only the availability column", async () => {
+      const cols = async () =>
+        Number(
+          (
+            await sql<{ n: string }>`select count(*) as n from information_schema.columns
+            where table_name = 'tools' and column_name = 'available' and table_schema = current_schema()`.execute(conn.db)
+          ).rows[0]!.n,
+        );
+      expect(await cols()).toBe(1);
+      await migrateDown(conn.db);
+      expect(await cols()).toBe(0);
+      await migrateToLatest(conn.db);
+      expect(await cols()).toBe(1);
+    });
+  });
+}
