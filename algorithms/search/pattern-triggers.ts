@@ -15,11 +15,18 @@
  * characters, with the linear-time matcher of `safe-regex.ts`; unsafe or invalid patterns are rejected by
  * `compileTriggers` (at import time) with an error naming the capability and the pattern.
  *
+ * Work bound (issue 21): the matcher is linear, but nothing bounded the total over all patterns. Each pattern
+ * is first checked against its required literals (`mayMatch`: free of NFA work); a pattern that passes costs
+ * (L + 1) × program size NFA steps, charged to a per-request `MatchBudget` (default `maxMatchWork` = 2·10⁷
+ * steps, ≈ 0.1–0.2 s on one loaded core). A pattern whose cost exceeds what is left is not run and counts as
+ * not matched; the budget reports how many were skipped. Patterns are visited in declaration order, so the
+ * outcome is deterministic for a given catalog and message.
+ *
  * Source: seed 004 ("Framework Triggering Mechanics": base 0.3, length/100 specificity, normalisation by
  * 0.3·|patterns|, +0.1 per keyword, 0.4 activation, 15 % ambiguity band with a priority order). The seed's
  * worked examples do not follow from its own formula (see the tests); we implement the formula.
  */
-import { compileSafeRegex, type SafeRegex, type SafeRegexOptions, safeTest } from "./safe-regex.ts";
+import { compileSafeRegex, matchCost, mayMatch, type SafeRegex, type SafeRegexOptions, safeTest } from "./safe-regex.ts";
 import { SearchError } from "./search-error.ts";
 
 export const DEFAULTS = {
@@ -31,7 +38,25 @@ export const DEFAULTS = {
   ambiguityBand: 0.15,
   maxInputLength: 2000,
   priority: 0,
+  /** NFA steps (Σ (L + 1) × program size) one request may spend on patterns. */
+  maxMatchWork: 20_000_000,
 } as const;
+
+/** What one request may still spend on pattern matching, and what it did (mutated by scoreTrigger). */
+export interface MatchBudget {
+  /** NFA steps left. */
+  remaining: number;
+  /** Patterns rejected by their required literals (no NFA run). */
+  prefiltered: number;
+  /** Patterns run on the NFA. */
+  evaluated: number;
+  /** Patterns not run because the budget was spent (counted as not matched). */
+  skipped: number;
+}
+
+export function matchBudget(steps: number = DEFAULTS.maxMatchWork): MatchBudget {
+  return { remaining: steps, prefiltered: 0, evaluated: 0, skipped: 0 };
+}
 
 const EPS = 1e-9;
 
@@ -129,13 +154,26 @@ export function keywordFound(text: string, keyword: string): boolean {
 }
 
 /** Confidence of one capability for a message (see the header). */
-export function scoreTrigger(trigger: CompiledTrigger, message: string, options: TriggerOptions = {}): TriggerScore {
+export function scoreTrigger(trigger: CompiledTrigger, message: string, options: TriggerOptions = {}, budget?: MatchBudget): TriggerScore {
   const maxLen = options.maxInputLength ?? DEFAULTS.maxInputLength;
   const activation = options.activation ?? DEFAULTS.activation;
   const text = message.slice(0, maxLen).toLowerCase();
   const matchedPatterns: string[] = [];
   let sum = 0;
   for (const p of trigger.patterns) {
+    if (budget) {
+      if (!mayMatch(p.regex, text)) {
+        budget.prefiltered++;
+        continue;
+      }
+      const cost = matchCost(p.regex, text.length);
+      if (cost > budget.remaining) {
+        budget.skipped++;
+        continue;
+      }
+      budget.remaining -= cost;
+      budget.evaluated++;
+    }
     if (safeTest(p.regex, text)) {
       matchedPatterns.push(p.source);
       sum += p.weight;

@@ -68,6 +68,11 @@ export interface SafeRegex {
    * prefilter: when the lowercased input lacks it, the NFA is not run.
    */
   readonly required: string;
+  /**
+   * Strings of which every match contains at least one (lowercase), or undefined when none is known — a
+   * second prefilter that also covers alternations: `(deploy|release) now` needs "deploy" or "release".
+   */
+  readonly requiredAny: readonly string[] | undefined;
 }
 
 const MODULE = "safe-regex";
@@ -447,6 +452,68 @@ function compile(root: Node, maxProgram: number): Inst[] {
   return prog;
 }
 
+/** Most alternatives kept in a `requiredAny` set (more makes the prefilter slower than it is useful). */
+const MAX_REQUIRED_ANY = 64;
+
+/** Better prefilter: the longer shortest string, then fewer strings. */
+function betterFactor(a: string[] | undefined, b: string[] | undefined): string[] | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  const ma = Math.min(...a.map((x) => x.length));
+  const mb = Math.min(...b.map((x) => x.length));
+  if (ma !== mb) return ma > mb ? a : b;
+  return a.length <= b.length ? a : b;
+}
+
+/** Strings of which every match of `n` contains one (see SafeRegex.requiredAny), or undefined. */
+function requiredAny(n: Node): string[] | undefined {
+  switch (n.t) {
+    case "char":
+      return n.lit !== undefined ? [n.lit] : undefined;
+    case "assert":
+      return undefined;
+    case "repeat":
+      return n.min >= 1 ? requiredAny(n.body) : undefined;
+    case "alt": {
+      const out = new Set<string>();
+      for (const b of n.alts) {
+        const f = requiredAny(b);
+        if (!f) return undefined;
+        for (const x of f) out.add(x);
+        if (out.size > MAX_REQUIRED_ANY) return undefined;
+      }
+      return [...out];
+    }
+    case "seq": {
+      let best: string[] | undefined;
+      let run = "";
+      for (const it of n.items) {
+        if (it.t === "char" && it.lit !== undefined) {
+          run += it.lit;
+          continue;
+        }
+        if (run) best = betterFactor(best, [run]);
+        run = "";
+        best = betterFactor(best, requiredAny(it));
+      }
+      if (run) best = betterFactor(best, [run]);
+      return best;
+    }
+  }
+}
+
+/** True when the lowercased input passes both literal prefilters (the NFA may still find no match). */
+export function mayMatch(re: SafeRegex, lowerInput: string): boolean {
+  if (re.required.length > 0 && !lowerInput.includes(re.required)) return false;
+  if (re.requiredAny !== undefined && !re.requiredAny.some((x) => lowerInput.includes(x))) return false;
+  return true;
+}
+
+/** Work of one NFA run on an input of `length` characters: length × program size (the matcher's bound). */
+export function matchCost(re: SafeRegex, length: number): number {
+  return (length + 1) * re.program.length;
+}
+
 /** Longest run of consecutive unquantified ASCII literals in the top-level sequence (all matches contain it). */
 function requiredLiteral(root: Node): string {
   const items = root.t === "seq" ? root.items : [root];
@@ -489,7 +556,7 @@ export function compileSafeRegex(source: string, options: SafeRegexOptions = {})
   try {
     const ast = new Parser(source).parse();
     checkNode(ast);
-    return { source, program: compile(ast, maxProgram), required: requiredLiteral(ast) };
+    return { source, program: compile(ast, maxProgram), required: requiredLiteral(ast), requiredAny: requiredAny(ast) };
   } catch (e) {
     if (e instanceof Reject) return fail(e.code, e.message);
     throw e;
@@ -497,12 +564,12 @@ export function compileSafeRegex(source: string, options: SafeRegexOptions = {})
 }
 
 /**
- * True when the pattern matches somewhere in `input` (case-insensitive). A required-literal prefilter
- * (`includes` on the lowercased input), then a Thompson NFA set simulation: O(input length × program size),
+ * True when the pattern matches somewhere in `input` (case-insensitive). Required-literal prefilters
+ * (`mayMatch`: `includes` on the lowercased input), then a Thompson NFA set simulation: O(input length × program size),
  * no backtracking.
  */
 export function safeTest(re: SafeRegex, input: string): boolean {
-  if (re.required.length > 0 && !input.toLowerCase().includes(re.required)) return false;
+  if (!mayMatch(re, input.toLowerCase())) return false;
   const prog = re.program;
   const P = prog.length;
   const L = input.length;

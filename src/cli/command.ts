@@ -46,14 +46,8 @@ export const GLOBAL_HELP: Record<string, string> = {
   "--help": "show help for the command",
 };
 
-/** Exit codes, documented in README. */
-export const EXIT = {
-  ok: 0,
-  failure: 1,
-  usage: 2,
-  invalidInput: 3,
-  databaseUnavailable: 4,
-} as const;
+/** Exit codes, documented in README (defined with the one error mapping of every door). */
+export { EXIT } from "../api/exit-codes.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";

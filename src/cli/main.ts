@@ -75,7 +75,8 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     return EXIT.usage;
   }
   const values = parsed.values as CommandContext["values"];
-  if (values.help) {
+  // A pass-through command with a sub-command (`bench accuracy --help`) lets the program print its own options.
+  if (values.help && !(cmd.passThrough && parsed.positionals.length > 0)) {
     out(commandHelp(cmd));
     return EXIT.ok;
   }
@@ -99,20 +100,16 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
   try {
     return await cmd.run(ctx);
   } catch (e) {
-    const { ImportError } = await import("../services/parse.ts");
-    const { ToolgraphError } = await import("../store/errors.ts");
-    const code =
-      e instanceof UsageError
-        ? EXIT.usage
-        : e instanceof ImportError || (e instanceof ToolgraphError && e.code === "invalid-input")
-          ? EXIT.invalidInput
-          : e instanceof ToolgraphError && (e.code === "database-locked" || e.code === "database-unreachable")
-            ? EXIT.databaseUnavailable
-            : isConnectionError(e)
-              ? EXIT.databaseUnavailable
-              : EXIT.failure;
     const message = (e as Error).message ?? String(e);
-    if (json) out(JSON.stringify({ error: { code: e instanceof ToolgraphError ? e.code : code === EXIT.usage ? "usage" : "error", message } }));
+    let code: number = EXIT.usage;
+    let errorCode = "usage";
+    if (!(e instanceof UsageError)) {
+      // The one mapping every door shares (HTTP status, exit code, MCP isError); loaded only on failure.
+      const o = (await import("../api/error-mapping.ts")).errorOutcome(e);
+      code = o.exitCode;
+      errorCode = o.internal ? "error" : o.code;
+    }
+    if (json) out(JSON.stringify({ error: { code: errorCode, message } }));
     err(`toolgraph ${cmd.name}: ${message}`);
     return code;
   }
@@ -138,7 +135,3 @@ function optionHint(typed: string, cmd: Command): string {
   return didYouMean(typed, known);
 }
 
-function isConnectionError(e: unknown): boolean {
-  const code = (e as NodeJS.ErrnoException)?.code;
-  return code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "3D000" || code === "28000";
-}

@@ -17,32 +17,112 @@ export const LIMITS = {
   stepsPerExecution: 10_000,
   patternLength: 200,
   patternsPerCapability: 50,
+  /** Trigger patterns in one project (all capabilities): bounds compile time and each request's match work. */
+  patternsPerProject: 2_000,
+  /** Nesting depth of a JSON value (inputSchema, outputSchema): PostgreSQL's jsonb fails far deeper, JSON Schemas are shallow. */
+  jsonDepth: 64,
+  /** Largest duration or latency: one year in ms (a sum over 100k executions stays far inside float8). */
+  maxDurationMs: 365 * 24 * 3600 * 1000,
+  /** Largest cost estimate (any unit). */
+  maxCost: 1e12,
+  /** Dates: ISO 8601 four-digit years, 0001-01-01 .. 9999-12-31 (PostgreSQL has no year 0 and reads no `+275760`). */
+  minDateMs: Date.parse("0001-01-01T00:00:00Z"),
+  maxDateMs: Date.UTC(9999, 11, 31, 23, 59, 59, 999),
 } as const;
 
-const id = z
-  .string()
-  .min(1, "must not be empty")
-  .max(LIMITS.idLength, `must be at most ${LIMITS.idLength} characters`)
-  .refine((s) => ![...s].some((ch) => ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127), "must not contain control characters")
-  .refine((s) => s.trim() === s, "must not start or end with white space");
+/** PostgreSQL `integer` (int4) bounds. */
+export const INT4 = { min: -(2 ** 31), max: 2 ** 31 - 1 } as const;
 
-const shortText = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+/**
+ * Characters an id must not contain: C0/C1 controls (incl. NUL and U+0085 NEXT LINE), format characters
+ * (zero-width, bidi overrides, BOM) and the line/paragraph separators U+2028/U+2029.
+ */
+const ID_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why an id is unusable, or undefined. */
+export function idProblem(s: string): string | undefined {
+  const bad = ID_FORBIDDEN.exec(s);
+  if (bad) return `must not contain control, format or line-separator characters (found U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")} at index ${bad.index})`;
+  if (LONE_SURROGATE.test(s)) return "must be well-formed Unicode (found a lone surrogate)";
+  return undefined;
+}
+
+/** An id: 1..256 characters, no control/format/line-separator characters, no surrounding white space. */
+export const safeId = (max: number = LIMITS.idLength) =>
+  z
+    .string()
+    .min(1, "must not be empty")
+    .max(max, `must be at most ${max} characters`)
+    .superRefine((s, ctx) => {
+      const problem = idProblem(s);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .refine((s) => s.trim() === s, "must not start or end with white space");
+
+const NUL_MESSAGE = "must not contain the NUL character (U+0000)";
+
+/** Free text up to `max` characters; any character but NUL (PostgreSQL text cannot hold it). */
+export const safeText = (max: number) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => !s.includes("\u0000"), NUL_MESSAGE);
+
+/** Why a JSON value cannot be stored (depth, NUL in a key or string), with the path inside it, or undefined. */
+export function jsonProblem(value: unknown, maxDepth: number = LIMITS.jsonDepth): { path: (string | number)[]; message: string } | undefined {
+  // Iterative, so a 100k-deep value does not overflow the stack while being checked.
+  const stack: { v: unknown; path: (string | number)[]; depth: number }[] = [{ v: value, path: [], depth: 1 }];
+  while (stack.length > 0) {
+    const { v, path, depth } = stack.pop()!;
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) return { path, message: NUL_MESSAGE };
+      continue;
+    }
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return { path, message: "must be a finite number" };
+      continue;
+    }
+    if (v === null || typeof v !== "object") continue;
+    if (depth > maxDepth) return { path, message: `is nested deeper than ${maxDepth} levels` };
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push({ v: v[i], path: [...path, i], depth: depth + 1 });
+    } else {
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes("\u0000")) return { path: [...path, k], message: `key ${NUL_MESSAGE}` };
+        stack.push({ v: x, path: [...path, k], depth: depth + 1 });
+      }
+    }
+  }
+  return undefined;
+}
+
+/** A JSON object storable as jsonb: at most LIMITS.jsonDepth levels, no NUL anywhere. */
+const jsonObject = z.record(z.string(), z.unknown()).superRefine((v, ctx) => {
+  const p = jsonProblem(v);
+  if (p) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
+});
+
+const id = safeId();
+
+const shortText = (max: number) => safeText(max);
 const textList = z.array(shortText(LIMITS.textItemLength)).max(LIMITS.textListItems);
-const nonNegative = z.number().finite().nonnegative();
+const boundedNumber = (max: number) => z.number().finite().nonnegative().max(max, `must be at most ${max}`);
+const duration = boundedNumber(LIMITS.maxDurationMs);
 
 export const toolSchema = z
   .object({
     id,
     name: shortText(LIMITS.nameLength).optional(),
     description: shortText(LIMITS.descriptionLength).default(""),
-    inputSchema: z.record(z.string(), z.unknown()).optional(),
+    inputSchema: jsonObject.optional(),
     /** What the tool returns, same shape as inputSchema ({type:"object", properties:{field:{type?, description?}}}). */
-    outputSchema: z.record(z.string(), z.unknown()).optional(),
+    outputSchema: jsonObject.optional(),
     tags: textList.default([]),
     examples: textList.default([]),
     antiPatterns: textList.default([]),
-    costEstimate: nonNegative.optional(),
-    avgLatencyMs: nonNegative.optional(),
+    costEstimate: boundedNumber(LIMITS.maxCost).optional(),
+    avgLatencyMs: duration.optional(),
     safetyTags: textList.default([]),
     server: shortText(LIMITS.nameLength).optional(),
   })
@@ -56,10 +136,50 @@ export const capabilitySchema = z
     tools: z.array(id).default([]),
     patterns: z.array(shortText(LIMITS.patternLength)).max(LIMITS.patternsPerCapability).default([]),
     keywords: textList.default([]),
-    priority: z.number().int().default(0),
+    priority: z.number().int().min(INT4.min).max(INT4.max).default(0),
     dependsOn: z.array(id).default([]),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    c.dependsOn.forEach((d, k) => {
+      if (d === c.id) ctx.addIssue({ code: "custom", path: ["dependsOn", k], message: `a capability cannot depend on itself (${JSON.stringify(d)})` });
+    });
+  });
+
+/**
+ * The first dependsOn cycle among `deps` (capability → the capabilities it depends on), as the list of ids
+ * around it (`[a, b, a]`), or undefined. Iterative DFS, O(V + E).
+ */
+export function dependencyCycle(deps: ReadonlyMap<string, readonly string[]>): string[] | undefined {
+  const state = new Map<string, 1 | 2>(); // 1 = on the current path, 2 = done
+  for (const start of deps.keys()) {
+    if (state.has(start)) continue;
+    const path: string[] = [start];
+    const iters: number[] = [0];
+    state.set(start, 1);
+    while (path.length > 0) {
+      const node = path[path.length - 1]!;
+      const next = deps.get(node) ?? [];
+      const i = iters[iters.length - 1]!;
+      if (i >= next.length) {
+        state.set(node, 2);
+        path.pop();
+        iters.pop();
+        continue;
+      }
+      iters[iters.length - 1] = i + 1;
+      const to = next[i]!;
+      const st = state.get(to);
+      if (st === 1) return [...path.slice(path.indexOf(to)), to];
+      if (st === undefined) {
+        state.set(to, 1);
+        path.push(to);
+        iters.push(0);
+      }
+    }
+  }
+  return undefined;
+}
 
 /** Project settings a catalog may carry (stored with the project; absent fields keep their stored value). */
 export const projectSettingsSchema = z
@@ -75,14 +195,31 @@ export const catalogSchema = z
     capabilities: z.array(capabilitySchema).default([]),
     settings: projectSettingsSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((cat, ctx) => {
+    const total = cat.capabilities.reduce((n, c) => n + c.patterns.length, 0);
+    if (total > LIMITS.patternsPerProject) {
+      ctx.addIssue({ code: "custom", path: ["capabilities"], message: `declares ${total} trigger patterns; at most ${LIMITS.patternsPerProject} per project` });
+    }
+    const cycle = dependencyCycle(new Map(cat.capabilities.map((c) => [c.id, c.dependsOn])));
+    if (cycle) {
+      const i = cat.capabilities.findIndex((c) => c.id === cycle[cycle.length - 2]);
+      const k = cat.capabilities[i]!.dependsOn.indexOf(cycle[cycle.length - 1]!);
+      ctx.addIssue({ code: "custom", path: ["capabilities", i, "dependsOn", k], message: `closes a dependsOn cycle: ${cycle.join(" → ")}` });
+    }
+  });
 
 const isoDate = z
   .union([z.string(), z.number(), z.date()])
   .transform((v, ctx) => {
     const d = new Date(v);
-    if (Number.isNaN(d.getTime())) {
+    const t = d.getTime();
+    if (Number.isNaN(t)) {
       ctx.addIssue({ code: "custom", message: `is not a valid date: ${JSON.stringify(v).slice(0, 60)}` });
+      return z.NEVER;
+    }
+    if (t < LIMITS.minDateMs || t > LIMITS.maxDateMs) {
+      ctx.addIssue({ code: "custom", message: `is outside the supported range 0001-01-01 .. 9999-12-31: ${JSON.stringify(v).slice(0, 60)}` });
       return z.NEVER;
     }
     return d;
@@ -96,7 +233,7 @@ export const stepSchema = z
     parent: stepIndex.optional(),
     dependsOn: z.array(stepIndex).default([]),
     success: z.boolean().default(true),
-    durationMs: nonNegative.optional(),
+    durationMs: duration.optional(),
     at: isoDate.optional(),
   })
   .strict();
@@ -161,10 +298,19 @@ export type ExecutionInput = z.infer<typeof executionSchema>;
 export type DeclaredEdgeInput = z.infer<typeof declaredEdgeSchema>;
 export type EvalCase = z.infer<typeof evalCaseSchema>;
 
-/** Formats a zod issue as `field.path: message`. */
+/** True when the issue only says that the field is absent (every union branch received undefined). */
+function isMissing(issue: z.core.$ZodIssue): boolean {
+  if (issue.code === "invalid_type") return / received undefined$/.test(issue.message);
+  if (issue.code === "invalid_union") {
+    return issue.errors.length > 0 && issue.errors.every((branch) => branch.length > 0 && branch.every((b) => b.path.length === 0 && isMissing(b)));
+  }
+  return false;
+}
+
+/** Formats a zod issue as `field.path: message` ("required" when the field is absent). */
 export function describeIssue(issue: z.core.$ZodIssue): string {
   const path = issue.path
     .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
     .join("");
-  return `${path || "(record)"}: ${issue.message}`;
+  return `${path || "(record)"}: ${isMissing(issue) ? "required" : issue.message}`;
 }

@@ -4,7 +4,7 @@
  * its query flags, and the call it makes. The server (http-server.ts) and the OpenAPI document (openapi.ts)
  * both read this table, so the document cannot drift from what the server does.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import type { JsonResult, RecommenderApi } from "../api/contract.ts";
 import {
   alternativesRequest,
@@ -16,7 +16,7 @@ import {
   searchRequest,
   suggestNextRequest,
 } from "../api/requests.ts";
-import { catalogSchema, declaredEdgeSchema, executionSchema } from "../formats/schemas.ts";
+import { catalogSchema, declaredEdgeSchema, executionSchema, safeId } from "../formats/schemas.ts";
 import { HttpError } from "./errors.ts";
 
 export type BodyKind =
@@ -60,12 +60,7 @@ export const JSON_TYPES = ["application/json"];
 export const JSONL_TYPES = ["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"];
 
 /** A project key: what every read and write is scoped by. */
-export const projectSchema = z
-  .string()
-  .min(1, "must not be empty")
-  .max(256, "must be at most 256 characters")
-  .refine((s) => ![...s].some((c) => c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127), "must not contain control characters")
-  .refine((s) => s.trim() === s, "must not start or end with white space");
+export const projectSchema = safeId(256);
 
 const skipInvalid: QueryFlag = { name: "skipInvalid", description: "skip (and report) invalid records instead of rejecting the whole body (default false)" };
 const autoRegister: QueryFlag = {

@@ -10,21 +10,28 @@
  * bump included, gated on the execution row being new) — where a batch takes five to eight.
  */
 import type { Kysely, Transaction } from "kysely";
+import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
+import { LEVEL_OF } from "../../algorithms/graph/edge-quality.ts";
 import { emptyUserHistory, type UserHistory } from "../../algorithms/thresholds/user-history.ts";
 import {
   type CatalogInput,
   type DeclaredEdgeInput,
   declaredEdgeSchema,
+  dependencyCycle,
   type ExecutionInput,
+  LIMITS,
   executionSchema,
 } from "../formats/schemas.ts";
 import { autoRegisterTools, knownCapabilityIds, knownToolIds, sha256, type UpsertCounts, upsertCapabilities, upsertTools } from "../store/catalog.ts";
 import { upsertDeclaredEdges } from "../store/declared-edges.ts";
-import { checkExecution, insertExecution, insertExecutions } from "../store/executions.ts";
+import { checkExecution, type EdgesOf, insertExecution, insertExecutions } from "../store/executions.ts";
 import { bumpGraphVersion, ensureProject, projectConfig, setProjectConfig } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 import { DbUserHistoryStore } from "../store/user-state.ts";
 import { duplicateIdErrors, ImportError, type LineError, parseCatalog, parseJsonl } from "./parse.ts";
+
+/** The edge observations a stored execution adds (the store counts them; it knows no algorithm). */
+const edgesOf: EdgesOf = (e) => learnEdges(e.steps);
 
 export interface CatalogImportResult {
   file: string;
@@ -37,15 +44,20 @@ export interface CatalogImportResult {
 
 export type PatternValidator = (pattern: string) => string | undefined;
 
-/** Checks capability patterns compile and are safe; returns errors. */
-function patternErrors(file: string, catalog: CatalogInput, validate: PatternValidator): LineError[] {
+/** Checks capability patterns compile and are safe; returns errors. Yields to the event loop every few ms (2,000 patterns take seconds on a loaded core). */
+async function patternErrors(file: string, catalog: CatalogInput, validate: PatternValidator): Promise<LineError[]> {
   const errors: LineError[] = [];
-  catalog.capabilities.forEach((c, i) => {
-    c.patterns.forEach((p, k) => {
+  let t = performance.now();
+  for (const [i, c] of catalog.capabilities.entries()) {
+    for (const [k, p] of c.patterns.entries()) {
       const problem = validate(p);
       if (problem) errors.push({ file, line: 1, field: `capabilities[${i}].patterns[${k}]`, message: problem });
-    });
-  });
+      if (performance.now() - t > 5) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        t = performance.now();
+      }
+    }
+  }
   return errors;
 }
 
@@ -57,7 +69,7 @@ export async function importCatalog(
   options: { validatePattern: PatternValidator },
 ): Promise<CatalogImportResult> {
   const catalog = parseCatalog(text, file);
-  const errors = patternErrors(file, catalog, options.validatePattern);
+  const errors = await patternErrors(file, catalog, options.validatePattern);
   return db.transaction().execute(async (trx) => {
     await ensureProject(trx, project);
     // Members must be tools of this file or already stored; dependencies, capabilities likewise.
@@ -86,13 +98,41 @@ export async function importCatalog(
         errors.push({ file, line: 1, field: `settings.fallbackTools[${k}]`, message: `unknown tool ${JSON.stringify(t)}` });
       }
     });
+    if (errors.length === 0 && catalog.capabilities.some((c) => c.patterns.length > 0)) {
+      // The project's total of trigger patterns after this import (the file's capabilities replace theirs).
+      const rows = await trx.selectFrom("capabilities").select(["id", "patterns"]).where("project", "=", project).execute();
+      const stored = rows.filter((r) => !fileCaps.has(r.id)).reduce((n, r) => n + (Array.isArray(r.patterns) ? r.patterns.length : 0), 0);
+      const total = stored + catalog.capabilities.reduce((n, c) => n + c.patterns.length, 0);
+      if (total > LIMITS.patternsPerProject) {
+        errors.push({ file, line: 1, field: "capabilities", message: `the project would hold ${total} trigger patterns (${stored} stored); at most ${LIMITS.patternsPerProject}` });
+      }
+    }
+    if (errors.length === 0 && catalog.capabilities.length > 0) {
+      // A cycle through stored capabilities (the file's own cycles are refused by the schema): the file's
+      // capabilities replace their stored dependencies.
+      const stored = await trx.selectFrom("capability_dependencies").select(["from_capability", "to_capability"]).where("project", "=", project).execute();
+      const deps = new Map<string, string[]>();
+      for (const r of stored) if (!fileCaps.has(r.from_capability)) deps.set(r.from_capability, [...(deps.get(r.from_capability) ?? []), r.to_capability]);
+      for (const c of catalog.capabilities) deps.set(c.id, c.dependsOn);
+      const cycle = dependencyCycle(deps);
+      if (cycle) {
+        const i = catalog.capabilities.findIndex((c) => cycle.includes(c.id) && c.dependsOn.includes(cycle[cycle.indexOf(c.id) + 1]!));
+        const k = i >= 0 ? catalog.capabilities[i]!.dependsOn.indexOf(cycle[cycle.indexOf(catalog.capabilities[i]!.id) + 1]!) : 0;
+        errors.push({ file, line: 1, field: `capabilities[${Math.max(i, 0)}].dependsOn[${k}]`, message: `closes a dependsOn cycle: ${cycle.join(" → ")}` });
+      }
+    }
     if (errors.length > 0) throw new ImportError(errors);
     const tools = await upsertTools(trx, project, catalog.tools);
     const capabilities = await upsertCapabilities(trx, project, catalog.capabilities);
+    let settingsChanged = false;
     if (catalog.settings?.fallbackTools !== undefined) {
-      await setProjectConfig(trx, project, { ...(await projectConfig(trx, project)), fallbackTools: catalog.settings.fallbackTools });
+      const cfg = await projectConfig(trx, project);
+      settingsChanged = JSON.stringify(cfg.fallbackTools ?? null) !== JSON.stringify(catalog.settings.fallbackTools);
+      if (settingsChanged) await setProjectConfig(trx, project, { ...cfg, fallbackTools: catalog.settings.fallbackTools });
     }
-    const graphVersion = await bumpGraphVersion(trx, project);
+    // An import that changes nothing leaves the graph version (and every cache keyed by it) alone.
+    const changed = settingsChanged || tools.inserted + tools.updated > 0 || capabilities.inserted + capabilities.updated > 0;
+    const graphVersion = changed ? await bumpGraphVersion(trx, project) : await currentVersion(trx, project);
     return { file, tools, capabilities, graphVersion, ...(catalog.settings ? { settings: catalog.settings } : {}) };
   });
 }
@@ -186,7 +226,7 @@ export async function importExecutions(
     const users = histories ? [...new Set(good.flatMap((e) => (e.user ? [e.user] : [])))] : [];
     const placeholder = emptyUserHistory();
     const stored = histories && users.length > 0 ? await histories.lockMany(project, users, placeholder) : new Map<string, UserHistory>();
-    const res = await insertExecutions(trx, project, good, sha256);
+    const res = await insertExecutions(trx, project, good, sha256, edgesOf);
     const ids = new Set(res.inserted);
     const fresh = good.filter((e) => ids.has(e.id));
     if (histories && users.length > 0) {
@@ -257,7 +297,7 @@ async function importOne(
       const next = options.userHistory!(new Map([[user.id, check.history ?? placeholder]]), [e]).find(([u]) => u === user.id);
       history = { user: user.id, history: next ? next[1] : (check.history ?? placeholder), placeholder };
     }
-    const r = await insertExecution(trx, project, e, sha256, { history, bumpIfSkipped: autoRegistered.length > 0 });
+    const r = await insertExecution(trx, project, e, sha256, edgesOf, { history, bumpIfSkipped: autoRegistered.length > 0 });
     if (r.inserted && options.withinTransaction) await options.withinTransaction(trx, [e]);
     return {
       file,
@@ -320,8 +360,8 @@ export async function importDeclaredEdges(
     if (errors.length > 0 && !options.skipInvalid) throw new ImportError(errors);
     const bad = new Set(errors.map((e) => e.line));
     const good: DeclaredEdgeInput[] = parsed.records.filter((r) => !bad.has(r.line)).map((r) => r.value);
-    const n = await upsertDeclaredEdges(trx, project, good);
-    const graphVersion = await bumpGraphVersion(trx, project);
+    const n = await upsertDeclaredEdges(trx, project, good, (source) => LEVEL_OF[source]);
+    const graphVersion = n > 0 ? await bumpGraphVersion(trx, project) : await currentVersion(trx, project);
     return { file, edges: n, invalid: options.skipInvalid ? errors : [], graphVersion };
   });
 }

@@ -3,7 +3,7 @@
  * algorithms/search/safe-regex.ts, whose matcher runs in time linear in the input) and scored against a
  * request's text with algorithms/search/pattern-triggers.ts.
  */
-import { type CompiledTrigger, compileTriggers, scoreTrigger, type TriggerScore } from "../../algorithms/search/pattern-triggers.ts";
+import { type CompiledTrigger, compileTriggers, type MatchBudget, matchBudget, scoreTrigger, type TriggerScore } from "../../algorithms/search/pattern-triggers.ts";
 import { patternProblem } from "../../algorithms/search/safe-regex.ts";
 import type { CapabilityRow } from "../store/reads.ts";
 
@@ -13,19 +13,69 @@ export function validatePattern(pattern: string): string | undefined {
   return problem ? `pattern ${JSON.stringify(pattern)} rejected (${problem.code}): ${problem.message}` : undefined;
 }
 
-const compiled = new WeakMap<readonly CapabilityRow[], CompiledTrigger[]>();
+const compiled = new WeakMap<readonly CapabilityRow[], Promise<CompiledTrigger[]>>();
 
-/** Pattern confidence of every capability that declares patterns or keywords. */
-export function scorePatterns(caps: readonly CapabilityRow[], text: string): Map<string, TriggerScore> {
-  let triggers = compiled.get(caps);
-  if (!triggers) {
-    const specs = caps
-      .filter((c) => c.patterns.length > 0 || c.keywords.length > 0)
-      .map((c) => ({ id: c.id, patterns: c.patterns.filter((p) => patternProblem(p) === undefined), keywords: c.keywords, priority: c.priority }));
-    triggers = compileTriggers(specs);
-    compiled.set(caps, triggers);
+/** How long pattern work runs before it lets other requests in (ms). */
+const SLICE_MS = 5;
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Compiles the triggers of a snapshot's capabilities once, yielding to the event loop between slices. */
+function triggersOf(caps: readonly CapabilityRow[]): Promise<CompiledTrigger[]> {
+  let p = compiled.get(caps);
+  if (!p) {
+    p = (async () => {
+      const out: CompiledTrigger[] = [];
+      let t = performance.now();
+      for (const c of caps) {
+        if (c.patterns.length === 0 && c.keywords.length === 0) continue;
+        // Stored patterns passed the guard at import; the check stays as a safety net, one pattern at a time.
+        const ok: string[] = [];
+        for (const x of c.patterns) {
+          if (patternProblem(x) === undefined) ok.push(x);
+          if (performance.now() - t > SLICE_MS) {
+            await yieldToLoop();
+            t = performance.now();
+          }
+        }
+        out.push(...compileTriggers([{ id: c.id, patterns: ok, keywords: c.keywords, priority: c.priority }]));
+        if (performance.now() - t > SLICE_MS) {
+          await yieldToLoop();
+          t = performance.now();
+        }
+      }
+      return out;
+    })();
+    compiled.set(caps, p);
+    p.catch(() => compiled.delete(caps));
   }
-  const out = new Map<string, TriggerScore>();
-  for (const t of triggers) out.set(t.id, scoreTrigger(t, text));
-  return out;
+  return p;
+}
+
+export interface PatternWork {
+  patterns: number;
+  prefiltered: number;
+  evaluated: number;
+  skipped: number;
+}
+
+/**
+ * Pattern confidence of every capability that declares patterns or keywords, within one request's match
+ * budget (algorithms/search/pattern-triggers.ts), yielding to the event loop every few ms so that a long
+ * match never stalls other requests.
+ */
+export async function scorePatterns(caps: readonly CapabilityRow[], text: string, budget: MatchBudget = matchBudget()): Promise<{ scores: Map<string, TriggerScore>; work: PatternWork }> {
+  const triggers = await triggersOf(caps);
+  const scores = new Map<string, TriggerScore>();
+  let patterns = 0;
+  let t = performance.now();
+  for (const tr of triggers) {
+    scores.set(tr.id, scoreTrigger(tr, text, {}, budget));
+    patterns += tr.patterns.length;
+    if (performance.now() - t > SLICE_MS) {
+      await yieldToLoop();
+      t = performance.now();
+    }
+  }
+  return { scores, work: { patterns, prefiltered: budget.prefiltered, evaluated: budget.evaluated, skipped: budget.skipped } };
 }

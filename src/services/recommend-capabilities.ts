@@ -73,7 +73,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight });
   const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
   const distinctive = distinctiveMembers(s);
-  const patterns = scorePatterns(s.capabilities, req.intent);
+  const { scores: patterns, work: patternWork } = await scorePatterns(s.capabilities, req.intent);
   const evidence = fused.map((f) => {
     const cap = s.capabilities[f.id]!;
     const vote = memory.capabilityVotes.get(cap.id) ?? 0;
@@ -126,7 +126,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
     };
   });
   const top = rows.slice(0, limit);
-  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, similarPastSuccess: memory.similarSuccess });
+  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow, similarPastSuccess: memory.similarSuccess });
   const fallbacks = await projectFallbacks(engine, project);
   const results = top.map((r) => ({ ...r, gate: gatedItem(engine.gatekeeper.gate("capability", r.score, prepared, fallbacks)) }));
   return {
@@ -138,6 +138,8 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
       winner: ranking.trigger.winner,
       reason: ranking.trigger.reason,
       contenders: ranking.trigger.contenders.map((c) => c.id),
+      /** Patterns declared, rejected by their literals, run, and skipped because the request's match budget was spent. */
+      patternWork,
     },
     timings: { totalMs: performance.now() - t0 },
   };
@@ -170,7 +172,7 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
     text: "",
     workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
     environment: req.environment,
-    urgency: req.urgency,
+    urgency: req.urgency, requestWorkflow: req.workflow,
   });
   const fallbacks = await projectFallbacks(engine, project);
   const results = r.capabilities.map((d) => {

@@ -60,6 +60,8 @@ export interface FaultLoadOptions {
   clients: number;
   durationMs: number;
   faults: Fault[];
+  /** The load also runs at least this long after the last fault has ended (ms). Default 3 000. */
+  tailMs?: number;
   /** Per-request timeout (ms). Default 10 000. */
   requestTimeoutMs?: number;
   startedAt?: string;
@@ -90,6 +92,8 @@ export async function runFaultLoad(o: FaultLoadOptions): Promise<FaultLoadResult
   }
 
   const faults: FaultLoadResult["faults"] = [];
+  let faultsDoneAt = o.faults.length === 0 ? 0 : Number.POSITIVE_INFINITY;
+  const tail = o.tailMs ?? 3_000;
   const faultRuns = o.faults.map(async (f) => {
     const wait = f.atMs - now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
@@ -102,8 +106,12 @@ export async function runFaultLoad(o: FaultLoadOptions): Promise<FaultLoadResult
     }
   });
 
+  void Promise.all(faultRuns).then(() => {
+    faultsDoneAt = now();
+  });
+  const running = () => now() < o.durationMs || now() < faultsDoneAt + tail;
   const workers = Array.from({ length: o.clients }, async (_, w) => {
-    for (let n = 0; now() < o.durationMs; n++) {
+    for (let n = 0; running(); n++) {
       const ex = faultExecution(w, n, startedAt);
       const sent = now();
       const r = await call("/v1/executions", ex);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileTriggers, keywordFound, patternWeight, scoreTrigger, selectTrigger } from "../../../algorithms/search/pattern-triggers.ts";
+import { compileTriggers, keywordFound, matchBudget, patternWeight, scoreTrigger, selectTrigger } from "../../../algorithms/search/pattern-triggers.ts";
 
 const S = String.raw;
 // The three capabilities of seed 004, patterns and keywords verbatim; priority order surgical > interstitial > circuitous.
@@ -245,5 +245,26 @@ describe("properties", () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe("match budget (issue 21)", () => {
+  it("charges (L + 1) × program size per NFA run, skips what does not fit, and never runs a prefiltered pattern", () => {
+    const [t] = compileTriggers([{ id: "c", patterns: ["(deploy|release)\\s+it", "\\w+\\s\\w+", "zzz"] }]);
+    const text = "please deploy it now"; // 20 characters
+    const p0 = t!.patterns[0]!.regex.program.length;
+    const p1 = t!.patterns[1]!.regex.program.length;
+    // Enough for both NFA runs: both match, "zzz" is prefiltered.
+    const full = matchBudget(21 * (p0 + p1));
+    const a = scoreTrigger(t!, text, {}, full);
+    expect(a.matchedPatterns).toEqual(["(deploy|release)\\s+it", "\\w+\\s\\w+"]);
+    expect(full).toEqual({ remaining: 0, prefiltered: 1, evaluated: 2, skipped: 0 });
+    // One step short: the second run does not fit and counts as not matched.
+    const short = matchBudget(21 * (p0 + p1) - 1);
+    const b = scoreTrigger(t!, text, {}, short);
+    expect(b.matchedPatterns).toEqual(["(deploy|release)\\s+it"]);
+    expect(short).toEqual({ remaining: 21 * p1 - 1, prefiltered: 1, evaluated: 1, skipped: 1 });
+    // Without a budget: the same answer as with an ample one.
+    expect(scoreTrigger(t!, text).matchedPatterns).toEqual(a.matchedPatterns);
   });
 });

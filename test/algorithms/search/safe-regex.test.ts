@@ -106,3 +106,28 @@ describe("safeTest (linear-time matcher)", () => {
     );
   });
 });
+
+describe("requiredAny prefilter (issue 21)", () => {
+  it.each([
+    ["(deploy|release) now", ["deploy", "release"]],
+    ["(deploy|release)\\s+it", ["deploy", "release"]],
+    ["^(ab|cd)x*$", ["ab", "cd"]],
+    ["(foo)+bar?", ["foo"]],
+    ["\\w+\\s\\w+", undefined],
+    ["(a|\\d)x", ["x"]],
+    ["(ab|)c", ["c"]],
+  ] as const)("%s needs one of %j", (src, expected) => {
+    const re = compileSafeRegex(src);
+    if (expected === undefined) expect(re.requiredAny).toBeUndefined();
+    else expect(re.requiredAny).toEqual(expected);
+  });
+  it("property: the prefilter never drops a real match (same answers as RegExp)", () => {
+    const pats = ["(deploy|release)\\s+it", "(ab|cd)e+f", "x(yz|w)*q", "(fix|repair).*(bug|issue)", "^(a|b)c"];
+    fc.assert(
+      fc.property(fc.constantFrom(...pats), fc.string({ unit: fc.constantFrom(..."abcdefqwxyz it deploy release fix bug repair issue".split("")), maxLength: 40 }), (p, s) => {
+        expect(safeTest(compileSafeRegex(p), s)).toBe(new RegExp(p, "i").test(s));
+      }),
+      { seed: 21, numRuns: 2000 },
+    );
+  });
+});
