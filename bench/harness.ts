@@ -377,18 +377,18 @@ export function gateDecisionTable(title: string, g: GatingData): Table {
   };
   for (const d of ["accepted", "accepted-with-caution", "abstained"] as const) {
     const [c, p, k] = tier(d);
-    rows.push([d, c, p, k]);
+    rows.push([d, c, p, String(k)]);
   }
   const [ca, pa, ka] = (() => {
     const kept = g.pairs.filter((p) => p.decision === "accepted" || p.decision === "accepted-with-caution");
     return [kept.length / Math.max(1, n), kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length, kept.length] as const;
   })();
-  rows.push(["accepted or with caution", ca, pa, ka]);
+  rows.push(["accepted or with caution", ca, pa, String(ka)]);
   const curve = gatingCurve(g.pairs.map((p) => ({ score: p.probability ?? p.score, correct: p.correct })));
   for (let q = 1; q <= 10; q++) {
     const point = curve.find((x) => x.coverage >= q / 10 - 1e-9);
     if (!point) continue;
-    rows.push([`risk at coverage ≥ ${(q / 10).toFixed(1)} (P ≥ ${point.threshold.toFixed(3)})`, point.coverage, point.precision === null ? null : 1 - point.precision, point.kept]);
+    rows.push([`risk at coverage ≥ ${(q / 10).toFixed(1)} (P ≥ ${point.threshold.toFixed(3)})`, point.coverage, point.precision === null ? null : 1 - point.precision, String(point.kept)]);
   }
   return { title: `Gate decisions — ${title} (${n} held-out top-1 answers; then the risk–coverage curve)`, headers: ["decision / point", "coverage", "precision (risk on curve rows)", "answers"], rows };
 }
