@@ -377,18 +377,18 @@ export function gateDecisionTable(title: string, g: GatingData): Table {
   };
   for (const d of ["accepted", "accepted-with-caution", "abstained"] as const) {
     const [c, p, k] = tier(d);
-    rows.push([d, c, p, k]);
+    rows.push([d, c, p, String(k)]);
   }
   const [ca, pa, ka] = (() => {
     const kept = g.pairs.filter((p) => p.decision === "accepted" || p.decision === "accepted-with-caution");
     return [kept.length / Math.max(1, n), kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length, kept.length] as const;
   })();
-  rows.push(["accepted or with caution", ca, pa, ka]);
+  rows.push(["accepted or with caution", ca, pa, String(ka)]);
   const curve = gatingCurve(g.pairs.map((p) => ({ score: p.probability ?? p.score, correct: p.correct })));
   for (let q = 1; q <= 10; q++) {
     const point = curve.find((x) => x.coverage >= q / 10 - 1e-9);
     if (!point) continue;
-    rows.push([`risk at coverage ≥ ${(q / 10).toFixed(1)} (P ≥ ${point.threshold.toFixed(3)})`, point.coverage, point.precision === null ? null : 1 - point.precision, point.kept]);
+    rows.push([`risk at coverage ≥ ${(q / 10).toFixed(1)} (P ≥ ${point.threshold.toFixed(3)})`, point.coverage, point.precision === null ? null : 1 - point.precision, String(point.kept)]);
   }
   return { title: `Gate decisions — ${title} (${n} held-out top-1 answers; then the risk–coverage curve)`, headers: ["decision / point", "coverage", "precision (risk on curve rows)", "answers"], rows };
 }
@@ -526,6 +526,20 @@ export async function evalCapability(tg: Toolgraph, project: string, split: stri
   }
   const sum = summarizeCapability(scores);
   out.push(["toolgraph match (semantic × reliability + memory + patterns)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
+  // Baseline (issue 20): the capability vote of the nearest past requests alone (intent memory, 20 neighbours,
+  // similarity × outcome × recency), ties by capability id.
+  const nearest = [];
+  for (let i = 0; i < cc.length; i += 64) {
+    const batch = cc.slice(i, i + 64);
+    const vs = await tg.engine.queryEmbedder.embed(batch.map((c) => c.query));
+    for (let j = 0; j < batch.length; j++) {
+      const m = await recallMemory(tg.engine, project, batch[j]!.query, vs[j]!);
+      const ranked = [...m.capabilityVotes].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([cap]) => cap);
+      nearest.push(scoreCapability(ranked.slice(0, 10), batch[j]!.capability, [1, 5, 10]));
+    }
+  }
+  const ns = summarizeCapability(nearest);
+  out.push(["capability of the nearest past requests (memory vote only)", ns.accuracyAt1, ns.mrr, ns.hitAtK[5] ?? null]);
   return { title: `Capability match — ${project} / ${split} (${cc.length} queries)`, headers: ["method", "accuracy@1 (P@1)", "MRR@10", "Hit@5"], rows: out };
 }
 
