@@ -12,12 +12,13 @@
  * Runs toolgraph beside its baselines on each dataset's own test split (Seal-Tools: test_in_domain and
  * test_out_domain separately; ToolLinkOS and NESTFUL: a seeded half of the instances, the other half being
  * the training executions — see bench/convert/README.md). Prints markdown tables and writes
- * bench/results/accuracy-<dataset>.json and accuracy-gating-<dataset>.svg.
+ * bench/results/accuracy-<dataset>.json and gating-next-step-<project>-<split>.svg (bench/charts.ts).
  */
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { type EvalCase, evalCaseSchema } from "../src/formats/schemas.ts";
+import { gatingCharts, writeCharts } from "./charts.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
@@ -34,7 +35,7 @@ import {
   openHarnessProject,
   type Table,
 } from "./harness.ts";
-import { lineChartSvg, machine, markdownTable, writeResult, writeSvg } from "./lib/report.ts";
+import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
 let lastPrint = Date.now();
 function print(t: Table | undefined): void {
@@ -120,13 +121,7 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
             const g = gatingTable(`${project} / ${split} next step`, n.gating);
             tables.push(g);
             print(g);
-            writeSvg(
-              `accuracy-gating-${name}-${variant}-${split}`,
-              lineChartSvg(`Gating: precision vs threshold (${name} ${split})`, "threshold", "precision of accepted top-1", [
-                { name: "raw", points: g.rows.filter((r) => typeof r[0] === "number" && r[2] !== null).map((r) => ({ x: r[0] as number, y: r[2] as number })) },
-                { name: "calibrated", points: g.rows.filter((r) => typeof r[0] === "number" && r[4] !== null).map((r) => ({ x: r[0] as number, y: r[4] as number })) },
-              ]),
-            );
+            writeCharts(gatingCharts({ tables: [g] }));
           }
           const d = opts.gatingOnly ? undefined : await evalDag(tg, project, split, cases, data.traces as { steps: { tool: string }[] }[]);
           if (d) {
@@ -193,7 +188,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   --help              this text
 
 Prints markdown tables; writes bench/results/accuracy-<dataset>.json (-gating.json with --gating-only) and
-accuracy-gating-<dataset>-<variant>-<split>.svg.`);
+gating-next-step-<project>-<split>.svg.`);
     process.exit(0);
   }
   const user = values.catalog ? { catalog: values.catalog, traces: values.traces, edges: values.edges, eval: values.eval ?? "" } : undefined;

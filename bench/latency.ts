@@ -30,6 +30,12 @@
  * - record one execution: wall time of `await tg.recordExecution(exec)` (fresh id; one transaction, graph
  *   version bump, in-place snapshot patch) on the embedded database and, at `serverSizes`, on PostgreSQL.
  * - analytics refresh: `engine.analyticsCache.refresh(snapshot)` (synchronous), each part reported.
+ * - search under a CPU-bound process / search, quiet peer: a second process spinning one core (spawned, paused
+ *   and resumed with SIGSTOP / SIGCONT, killed at the end) is running during every other block of 10 searches
+ *   on fresh distinct intents: the two rows are those blocks with and without it (real servers share cores).
+ * Every row names its peer measured in the same run (the scoring core of a job, the quiet blocks of the load
+ * row, the embedded record of the server record, the budget of the analytics refresh) and reports p50 and p99
+ * as a ratio to it: compare ratios, not absolute times, on a shared machine.
  * Steady state: after the import, the search and next-step weights are fitted once (untimed; a fresh
  * project fits them in the background on first use, which would otherwise land inside the timed calls).
  * Query intents are the synthetic traces' intents (user requests), never tool descriptions.
@@ -39,6 +45,7 @@
  * PostgreSQL: TOOLGRAPH_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), a fresh
  * schema per run (search_path), dropped afterwards.
  */
+import { execSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -51,8 +58,9 @@ import { createEmbeddingProvider } from "../src/embeddings/create.ts";
 import { recallMemory } from "../src/services/memory.ts";
 import { dagOver } from "../src/services/recommend-dag.ts";
 import { rawSuggestions } from "../src/services/suggest.ts";
+import { latencyCharts, writeCharts } from "./charts.ts";
 import type { TraceRecord } from "./convert/common.ts";
-import { lineChartSvg, machine, markdownTable, percentiles, progress, writeResult, writeSvg } from "./lib/report.ts";
+import { machine, markdownTable, percentiles, progress, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject, type SyntheticProject } from "./synthetic/generate.ts";
 
 export const SERVER_URL = process.env.TOOLGRAPH_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -99,6 +107,8 @@ export const LATENCY_DEFAULTS = {
   contextTools: 2,
   /** Searches of the sustained row (distinct intents permitting). */
   sustainedSearches: 2_000,
+  /** Searches per block of the CPU-load row (blocks alternate without / with the spinning process). */
+  loadBlock: 10,
 } as const;
 
 export function defaultTracesFor(tools: number): number {
@@ -109,6 +119,9 @@ export interface OperationResult {
   name: string;
   /** What exactly is timed. */
   what: string;
+  /** The row this one is compared with (same run), and p50 / p99 as a ratio to it. */
+  peer?: string;
+  ratioToPeer?: { p50: number; p99: number };
   p50: number;
   p95: number;
   p99: number;
@@ -146,6 +159,8 @@ export interface LatencyResult {
   startedAt: string;
   /** os.loadavg() at the start and the end (the machine may be shared). */
   loadAverage: { start: number[]; end: number[] };
+  /** `uptime` at the start and the end. */
+  uptime: string[];
   options: { sizes: number[]; reps: number; warmup: number; seed: number; embeddings: string; serverSizes: number[]; traces: number[]; gcBetweenOperations: boolean };
   useLite?: { loadMs: number; p50: number; p95: number; p99: number; mean: number; n: number; error?: string };
   sizes: SizeResult[];
@@ -220,6 +235,50 @@ export const GC_EXPOSED = typeof (globalThis as { gc?: unknown }).gc === "functi
 function op(name: string, what: string, values: number[]): OperationResult {
   const p = percentiles(values);
   return { name, what, ...p };
+}
+
+/** Each row's peer from the same run (see the header); the analytics refresh is compared with its budget. */
+export const PEERS: Record<string, string> = {
+  search: "search scoring",
+  "search, repeated queries": "search",
+  "search with context": "search",
+  "search, sustained": "search",
+  "search under a CPU-bound process": "search, quiet peer",
+  "intent memory recall": "search",
+  "next step": "next step scoring",
+  "DAG of 20 tools (service)": "DAG of 20 tools",
+  "record one execution (server)": "record one execution (embedded)",
+};
+
+/** Adds peer and ratioToPeer to the rows with a peer in the same size (the analytics refresh: its 2 s budget). */
+export function withPeers(operations: OperationResult[]): OperationResult[] {
+  return operations.map((x) => {
+    if (x.name === "analytics refresh") return { ...x, peer: "budget 2,000 ms", ratioToPeer: { p50: x.p50 / 2000, p99: x.p99 / 2000 } };
+    const peer = operations.find((y) => y.name === PEERS[x.name]);
+    return peer ? { ...x, peer: peer.name, ratioToPeer: { p50: x.p50 / peer.p50, p99: x.p99 / peer.p99 } } : x;
+  });
+}
+
+/**
+ * Times `fn` over `inputs` in blocks of `block`, with a second process spinning one core during every other block
+ * (SIGSTOP / SIGCONT): [quiet, loaded] times. The spinner is killed before returning.
+ */
+async function underCpuLoad<T>(inputs: readonly T[], block: number, fn: (x: T) => Promise<number>): Promise<{ quiet: number[]; loaded: number[] }> {
+  const spinner = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
+  const quiet: number[] = [];
+  const loaded: number[] = [];
+  try {
+    spinner.kill("SIGSTOP");
+    for (let start = 0, b = 0; start < inputs.length; start += block, b++) {
+      const load = b % 2 === 1;
+      spinner.kill(load ? "SIGCONT" : "SIGSTOP");
+      if (load) await new Promise((r) => setTimeout(r, 20)); // let it get scheduled
+      for (const x of inputs.slice(start, start + block)) (load ? loaded : quiet).push(await fn(x));
+    }
+  } finally {
+    spinner.kill("SIGKILL");
+  }
+  return { quiet, loaded };
 }
 
 /** Unique successful tools of a trace's first k steps (the context a caller would pass). */
@@ -406,6 +465,17 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
       }
       operations.push(op("search, sustained", `tg.search({intent}) over ${sustained.length} further distinct intents in a row, no collection before: as search, GC pauses included`, sustained));
     }
+    // Under a concurrent CPU-bound process: fresh distinct intents (a repeated one would be a result-cache hit),
+    // taken after the sustained ones; when too few remain, earlier ones with a block tag (a new token).
+    const loadFrom = o.warmup + o.reps + sustainedInputs.length;
+    const loadIntents = distinctIntents.slice(loadFrom, loadFrom + 2 * o.reps);
+    for (let k = 0; loadIntents.length < Math.min(2 * o.reps, 2 * distinctIntents.length); k++) loadIntents.push(`${distinctIntents[k % distinctIntents.length]!} batch${Math.floor(k / distinctIntents.length)}`);
+    const loadRun = await underCpuLoad(loadIntents, Math.min(LATENCY_DEFAULTS.loadBlock, o.reps), async (intent) => {
+      const r = await tg.search({ intent });
+      return r.timings.totalMs - r.timings.embedMs;
+    });
+    operations.push(op("search, quiet peer", `as search, fresh intents, the blocks of ${LATENCY_DEFAULTS.loadBlock} without the spinning process (peer of the next row)`, loadRun.quiet));
+    operations.push(op("search under a CPU-bound process", `as search, fresh intents, the blocks of ${LATENCY_DEFAULTS.loadBlock} while a second process spins one core`, loadRun.loaded));
     const vectors = await engine.queryEmbedder.embed(intents);
     const recallInputs = intents.map((intent, k) => ({ intent, qv: vectors[k]! }));
     const recall = await timeAsync(recallInputs, o.warmup, o.reps, o.capMs, async (q) => {
@@ -495,7 +565,7 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
       steps: project.meta.steps,
       capabilities: project.meta.capabilities,
       setupMs,
-      operations,
+      operations: withPeers(operations),
       analytics: {
         parts: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, summarize(v)])),
         reps: o.analyticsReps,
@@ -565,6 +635,7 @@ export async function runLatency(options: LatencyOptions = {}): Promise<LatencyR
   };
   const startedAt = new Date().toISOString();
   const loadStart = loadavg();
+  const uptimeStart = execSync("uptime").toString().trim();
   const results: SizeResult[] = [];
   let useLite: LatencyResult["useLite"];
   if (o.useLiteQueries > 0) {
@@ -582,6 +653,7 @@ export async function runLatency(options: LatencyOptions = {}): Promise<LatencyR
     machine: machine(),
     startedAt,
     loadAverage: { start: loadStart, end: loadavg() },
+    uptime: [uptimeStart, execSync("uptime").toString().trim()],
     options: { sizes, reps: o.reps, warmup: o.warmup, seed: o.seed, embeddings: o.embeddings, serverSizes: o.serverSizes, traces: sizes.map(o.tracesFor), gcBetweenOperations: GC_EXPOSED },
     ...(useLite ? { useLite } : {}),
     sizes: results,
@@ -603,7 +675,12 @@ export function formatLatency(r: LatencyResult): string {
   }
   for (const s of r.sizes) {
     out.push(`### ${s.tools.toLocaleString("en")} tools, ${s.capabilities.toLocaleString("en")} capabilities, ${s.traces.toLocaleString("en")} traces, ${s.steps.toLocaleString("en")} steps`, "");
-    out.push(markdownTable(["operation", "p50 ms", "p95 ms", "p99 ms", "mean ms", "n"], s.operations.map((x) => [x.name, x.p50, x.p95, x.p99, x.mean, String(x.n)])));
+    out.push(
+      markdownTable(
+        ["operation", "p50 ms", "p95 ms", "p99 ms", "mean ms", "n", "peer (same run)", "p50 ×", "p99 ×"],
+        s.operations.map((x) => [x.name, x.p50, x.p95, x.p99, x.mean, String(x.n), x.peer ?? "–", x.ratioToPeer ? `${x.ratioToPeer.p50.toFixed(2)}×` : "–", x.ratioToPeer ? `${x.ratioToPeer.p99.toFixed(2)}×` : "–"]),
+      ),
+    );
     out.push("");
     out.push(
       markdownTable(
@@ -631,17 +708,9 @@ export function formatLatency(r: LatencyResult): string {
   return out.join("\n");
 }
 
-/** SVG: p50 latency (ms) vs catalog size, one series per operation (analytics refresh excluded: seconds). */
+/** SVG: p50 and p99 of every request-path operation at the largest catalog size (bench/charts.ts). */
 export function latencySvg(r: LatencyResult): string {
-  const names = [...new Set(r.sizes.flatMap((s) => s.operations.map((o) => o.name)))].filter((n) => n !== "analytics refresh");
-  const series = names.map((name) => ({
-    name,
-    points: r.sizes.flatMap((s) => {
-      const o = s.operations.find((x) => x.name === name);
-      return o && Number.isFinite(o.p50) ? [{ x: s.tools, y: o.p50 }] : [];
-    }),
-  }));
-  return lineChartSvg("p50 latency vs catalog size", "tools (log scale)", "p50 ms", series.filter((s) => s.points.length > 0), { logX: true });
+  return latencyCharts(r).at(-1)?.svg ?? "";
 }
 
 function arg(name: string): string | undefined {
@@ -680,7 +749,7 @@ async function main(): Promise<void> {
   });
   process.stdout.write(`${formatLatency(r)}\n\n`);
   process.stdout.write(`wrote ${writeResult("latency", r)}\n`);
-  process.stdout.write(`wrote ${writeSvg("latency", latencySvg(r))}\n`);
+  for (const path of writeCharts(latencyCharts(r))) process.stdout.write(`wrote ${path}\n`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -2,13 +2,14 @@
  * Two-hop namespace routing vs flat search (issue 10): latency on the synthetic catalogs and recall on the
  * shared datasets.
  *
- *   npx tsx bench/routing.ts [--tools 10000,50000] [--traces N] [--queries 100] [--warmup 10] [--seed 1]
+ *   npx tsx bench/routing.ts [--tools 50000,100000] [--traces 10000,50000] [--queries 100] [--warmup 10] [--seed 1]
  *                            [--embeddings hash:512] [--datasets seal-tools,toollinkos,nestful]
  *                            [--dataset-embeddings use-lite] [--home .toolgraph-bench/routing]
  *                            [--skip-latency] [--skip-datasets]
  *
- * Latency (per synthetic size, bench/synthetic/generate.ts, 25 tools per server; traces 2 × tools below
- * 50k tools, else 1 × tools, or --traces N for every size): the project is imported
+ * Latency (per synthetic size and trace count, bench/synthetic/generate.ts, 25 tools per server; every size
+ * with every --traces count, or 2 × tools below 50k tools and 1 × tools above when --traces is not given): the
+ * project is imported
  * into the embedded database (memory://) with all its traces but the last `queries`, whose intents are the
  * queries (held out, so the intent memory does not simply replay them); analytics and search weights are
  * computed before timing. Each query is sent through
@@ -16,7 +17,8 @@
  * reported: the service time without the query embedding (timings.totalMs − embedMs, as bench/latency.ts
  * "search") and the scoring time (timings.searchMs: weights, routing and candidate scoring). Recall@10 and
  * mAP@10 of each query's own trace tools are computed on the same answers. The namespace index build is
- * timed once (cold).
+ * timed once (cold). Then `auto` answers the first trialQueries queries again: its trial (both routes timed in the
+ * service, src/services/namespace-index.ts) and the route it kept are reported beside the two measured ones.
  *
  * Recall (per dataset, bench/convert/*, its test splits): the harness project (bench/harness.ts, fitted
  * weights) and the toolgraph ranking of `searchCandidates` with the fitted β, μ and graph weight and the
@@ -27,13 +29,14 @@
  * indicative, compare the two columns of one run rather than runs.
  */
 
+import { execSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
 import { openToolgraph } from "../src/api/toolgraph.ts";
 import type { EvalCase } from "../src/formats/schemas.ts";
 import { recallMemory } from "../src/services/memory.ts";
-import { namespaceIndexFor, routeQuery } from "../src/services/namespace-index.ts";
+import { namespaceIndexFor, ROUTING_DEFAULTS, routeDecision, routeQuery } from "../src/services/namespace-index.ts";
 import { searchCandidates } from "../src/services/search.ts";
 import { searchWeightsFor } from "../src/services/search-weights.ts";
 import { convertNestful } from "./convert/nestful.ts";
@@ -44,7 +47,7 @@ import { machine, markdownTable, percentiles, progress, writeResult } from "./li
 import { generateSyntheticProject } from "./synthetic/generate.ts";
 
 export const ROUTING_BENCH_DEFAULTS = {
-  tools: [10_000, 50_000],
+  tools: [50_000, 100_000],
   queries: 100,
   warmup: 10,
   seed: 1,
@@ -70,10 +73,17 @@ export interface LatencyRow {
   meanCandidates: number;
   modes: Record<Mode, { service: ReturnType<typeof percentiles>; scoring: ReturnType<typeof percentiles>; recall10: number; map10: number }>;
   overlapAt10: number;
+  /** The route `auto` kept after its trial on the first queries, and the trial's medians. */
+  auto: { mode: string; reason: string; flatMs: number; twoHopMs: number; overlap: number } | null;
+  /** Which measured route was faster at p50 (service time) in this run, and the ratio two-hop / flat. */
+  fasterAtP50: Mode;
+  twoHopOverFlatP50: number;
+  uptime: string;
 }
 
 async function latencyAt(tools: number, o: { queries: number; warmup: number; seed: number; embeddings: string; traces?: number | undefined }): Promise<LatencyRow> {
   const traces = o.traces ?? (tools < 50_000 ? 2 * tools : tools);
+  const uptime = execSync("uptime").toString().trim();
   const p = generateSyntheticProject({ tools, traces, seed: o.seed });
   const held = p.traces.slice(-(o.queries + o.warmup));
   const train = p.traces.slice(0, p.traces.length - held.length);
@@ -124,7 +134,11 @@ async function latencyAt(tools: number, o: { queries: number; warmup: number; se
       overlap.push(top["two-hop"]!.filter((x) => f.has(x)).length / Math.max(1, f.size));
       progress(`${tools} tools: queries`, i + 1, timed.length);
     }
+    // auto: the trial runs on the catalog's first trialQueries auto searches (the timed ones above were explicit).
+    for (const c of timed.slice(0, ROUTING_DEFAULTS.trialQueries)) await tg.search({ intent: c.intent, routing: "auto", limit: 10 });
+    const decided = routeDecision(idx);
     const mode = (m: Mode) => ({ service: percentiles(acc[m].service), scoring: percentiles(acc[m].scoring), recall10: mean(acc[m].r), map10: mean(acc[m].m) });
+    const ratio = percentiles(acc["two-hop"].service).p50 / percentiles(acc.flat.service).p50;
     return {
       tools,
       namespaces: ns.groups.names.length,
@@ -134,6 +148,10 @@ async function latencyAt(tools: number, o: { queries: number; warmup: number; se
       meanCandidates: mean(candidates),
       modes: { flat: mode("flat"), "two-hop": mode("two-hop") },
       overlapAt10: mean(overlap),
+      auto: decided ? { mode: decided.mode, reason: decided.reason, flatMs: decided.flatMs, twoHopMs: decided.twoHopMs, overlap: decided.overlap } : null,
+      fasterAtP50: ratio < 1 ? "two-hop" : "flat",
+      twoHopOverFlatP50: ratio,
+      uptime: `${uptime} | ${execSync("uptime").toString().trim()}`,
     };
   } finally {
     await tg.close();
@@ -251,10 +269,11 @@ export function formatRouting(r: { latency: LatencyRow[]; recall: RecallRow[] })
     out.push("### Latency: flat vs two-hop (synthetic catalogs, ms, service time without the query embedding)\n");
     out.push(
       markdownTable(
-        ["tools", "namespaces", "routing", "search p50", "p95", "p99", "scoring p50", "p95", "p99", "candidates", "Recall@10", "mAP@10", "n"],
+        ["tools", "traces", "namespaces", "routing", "search p50", "p95", "p99", "scoring p50", "p95", "p99", "candidates", "Recall@10", "mAP@10", "n"],
         r.latency.flatMap((x) =>
           (["flat", "two-hop"] as const).map((m) => [
             String(x.tools),
+            String(x.traces),
             String(x.namespaces),
             m,
             ms(x.modes[m].service.p50),
@@ -270,6 +289,9 @@ export function formatRouting(r: { latency: LatencyRow[]; recall: RecallRow[] })
           ]),
         ),
       ),
+    );
+    out.push(
+      `\nauto (trial on the first ${ROUTING_DEFAULTS.trialQueries} queries, then kept): ${r.latency.map((x) => `${x.tools} tools / ${x.traces} traces → ${x.auto ? x.auto.reason : "no decision"}; measured two-hop / flat p50 ${x.twoHopOverFlatP50.toFixed(2)}×`).join("; ")}.`,
     );
     out.push(`\nNamespace index build (cold, once per catalog): ${r.latency.map((x) => `${x.tools} tools ${ms(x.namespaceIndexBuildMs)} ms`).join(", ")}. Top-10 overlap two-hop vs flat: ${r.latency.map((x) => `${x.tools} tools ${r3(x.overlapAt10)}`).join(", ")}.`);
   }
@@ -316,26 +338,28 @@ async function main(): Promise<void> {
     warmup: int(values.warmup, "warmup", ROUTING_BENCH_DEFAULTS.warmup),
     seed: int(values.seed, "seed", ROUTING_BENCH_DEFAULTS.seed),
     embeddings: values.embeddings ?? ROUTING_BENCH_DEFAULTS.embeddings,
-    traces: values.traces === undefined ? undefined : int(values.traces, "traces", 0),
   };
+  const traceCounts = values.traces === undefined ? [undefined] : values.traces.split(",").map((x) => int(x.trim(), "traces", 0));
   const datasets = values.datasets ? values.datasets.split(",").map((x) => x.trim()) : [...ROUTING_BENCH_DEFAULTS.datasets];
   const latency: LatencyRow[] = [];
   const recall: RecallRow[] = [];
   console.log(`# toolgraph routing bench\n\nmachine: ${machine()} (shared with other jobs: latency is indicative)\n`);
   if (!values["skip-latency"]) {
     for (const tools of sizes) {
-      latency.push(await latencyAt(tools, o));
-      writeResult(values.out ?? "routing", { machine: machine(), options: { sizes, ...o, datasets }, latency, recall });
+      for (const traces of traceCounts) {
+        latency.push(await latencyAt(tools, { ...o, traces }));
+        writeResult(values.out ?? "routing", { machine: machine(), options: { sizes, traceCounts, ...o, datasets }, latency, recall });
+      }
     }
   }
   if (!values["skip-datasets"]) {
     for (const name of datasets) {
       recall.push(...(await recallOn(name, { embeddings: values["dataset-embeddings"] ?? ROUTING_BENCH_DEFAULTS.datasetEmbeddings, home: values.home ?? ROUTING_BENCH_DEFAULTS.home })));
-      writeResult(values.out ?? "routing", { machine: machine(), options: { sizes, ...o, datasets }, latency, recall });
+      writeResult(values.out ?? "routing", { machine: machine(), options: { sizes, traceCounts, ...o, datasets }, latency, recall });
     }
   }
   console.log(formatRouting({ latency, recall }));
-  writeResult(values.out ?? "routing", { machine: machine(), options: { sizes, ...o, datasets, datasetEmbeddings: values["dataset-embeddings"] ?? ROUTING_BENCH_DEFAULTS.datasetEmbeddings }, latency, recall });
+  writeResult(values.out ?? "routing", { machine: machine(), options: { sizes, traceCounts, ...o, datasets, datasetEmbeddings: values["dataset-embeddings"] ?? ROUTING_BENCH_DEFAULTS.datasetEmbeddings }, latency, recall });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {

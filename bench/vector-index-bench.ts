@@ -1,132 +1,292 @@
 /**
- * Vector index benchmark: exact float32 scan vs the two-stage index (sign codes + exact re-ranking), and the
- * re-rank kernels in JS vs WebAssembly SIMD (algorithms/simd).
+ * Vector index benchmark: toolgraph's staged index beside two native HNSW indexes (hnswlib-node, usearch; bench-only
+ * devDependencies) and the exact float32 scan, on the same data and the same queries, contenders alternating.
  *
- *   nice -n 10 npx tsx bench/vector-index-bench.ts [--queries 100] [--sizes 10000,100000] [--data anisotropic]
- *       [--shortlist 256] [--prefilter-words 4] [--prefilter-factor 8]
+ *   nice -n 10 npx tsx bench/vector-index-bench.ts [--queries 200] [--sizes 100000] [--data clustered,anisotropic]
+ *       [--contenders exact,toolgraph,toolgraph-cascade,hnswlib,usearch] [--ef 64] [--M 16] [--ef-construction 200]
+ *       [--stages] [--repeats 1] [--out vector-index]
  *
  * Data: seeded synthetic unit vectors, d = 512 (the USE-lite dimension), two mixtures:
  *   - "clustered": 100 gaussian topics, noise 0.7, isotropic;
  *   - "anisotropic": 300 topics, noise 1.2, a shared mean component (weight 1.5) and a power-law spectrum,
  *     the shape of real sentence embeddings.
- * Queries are fresh draws from the same mixture. Prints two markdown tables of per-query latency (ms, top-10):
- *   1. whole searches: the exact scan, the index with the JS code scan and the JS re-rank, the JS scan and the
- *      SIMD re-rank, and the SIMD code scan (4-bit query) and the SIMD re-rank (p50/p95/p99, the p50 speed-up
- *      over the exact scan, recall@10 against the exact scan);
- *   2. the stages alone, p50: the code scan (codeShortlist, JS tables vs SIMD 4-bit query, with the share of the
- *      JS shortlist the SIMD shortlist keeps), the float32 re-rank of the JS shortlist (rerankIds,
- *      JS vs SIMD) and the int8 re-rank of the same ids (dotsInt8, JS vs SIMD), with the share of queries whose
- *      SIMD top-10 equals the JS top-10 (ids) for each.
+ * Queries are fresh draws from the same mixture; the truth is the exact top-10 (float64 dot products).
+ *
+ * Contenders (top-10 per query; each query runs every contender once, the order rotating per query):
+ *   - exact: exactTopK, the full JS scan (the ground truth's own cost);
+ *   - toolgraph: searchVectorIndex with its defaults (on an index built with its defaults);
+ *   - toolgraph-cascade: the same index searched without its IVF stage (`ivf: false`): one blocked SIMD pass over
+ *     every full sign code, then the exact re-rank (the same as "toolgraph" when the build kept no IVF stage);
+ *   - hnswlib: hnswlib-node HierarchicalNSW, inner product, M 16, efConstruction 200, efSearch --ef;
+ *   - usearch: usearch Index, inner product, float32, connectivity M, expansion_add efConstruction,
+ *     expansion_search --ef, one search thread (build with its default threads).
+ * Reported per contender: p50/p95/p99 ms per query, p50 as a ratio to hnswlib's from the same run, recall@10,
+ * build time and memory. Memory: the bytes the toolgraph index holds (vectorIndexBytes: its typed arrays and the
+ * WebAssembly memories of its kernels; the input array is not counted when the index keeps its vectors only in
+ * the kernel), the resident-set growth of the process during a native build (RSS after − before, the native
+ * heap being invisible to JS), both also as a ratio to the raw float32 vectors (n · d · 4 bytes).
+ * `uptime` (load average) is recorded: the machine is shared, so compare contenders within a run. With
+ * --repeats r, each contender answers each query r times in a row and the query's time is the fastest of them
+ * (a search preempted by another process's time slice is not the search's cost; r = 1 reports every time).
+ *
+ * --stages adds the per-stage table of the JS and SIMD kernels (code scan, float32 and int8 re-ranks).
  */
+import { execSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { dotsInt8, quantizeInt8 } from "../algorithms/search/int8-vectors.ts";
 import { type SyntheticEmbeddingOptions, syntheticEmbeddings } from "../algorithms/search/synthetic-embeddings.ts";
 import { topKOfArray } from "../algorithms/search/top-k.ts";
-import { buildVectorIndex, codeShortlist, DEFAULTS, exactTopK, rerankIds, searchVectorIndex } from "../algorithms/search/vector-index.ts";
+import { buildVectorIndex, codeShortlist, DEFAULTS, exactTopK, rerankIds, searchVectorIndex, type VectorIndex, vectorIndexBytes } from "../algorithms/search/vector-index.ts";
 import { simdAvailable } from "../algorithms/simd/row-dots.ts";
+import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : fallback;
-}
+const { values } = parseArgs({
+  options: {
+    queries: { type: "string", default: "200" },
+    sizes: { type: "string", default: "100000" },
+    data: { type: "string", default: "clustered,anisotropic" },
+    contenders: { type: "string", default: "exact,toolgraph,toolgraph-cascade,hnswlib,usearch" },
+    ef: { type: "string", default: "64" },
+    M: { type: "string", default: "16" },
+    "ef-construction": { type: "string", default: "200" },
+    stages: { type: "boolean", default: false },
+    repeats: { type: "string", default: "1" },
+    out: { type: "string", default: "vector-index" },
+  },
+});
 
 const d = 512;
-const queries = Number(arg("queries", "100"));
-const shortlist = Number(arg("shortlist", String(DEFAULTS.shortlist)));
-const prefilterWords = Number(arg("prefilter-words", String(DEFAULTS.prefilterWords)));
-const prefilterFactor = Number(arg("prefilter-factor", String(DEFAULTS.prefilterFactor)));
-const sizes = arg("sizes", "10000,100000").split(",").map(Number);
+const K = 10;
+const queries = Number(values.queries);
+const sizes = values.sizes.split(",").map(Number);
+const ef = Number(values.ef);
+const M = Number(values.M);
+const efc = Number(values["ef-construction"]);
+const repeats = Number(values.repeats);
+const wantedContenders = values.contenders.split(",");
 const all: { name: string; options: SyntheticEmbeddingOptions }[] = [
   { name: "clustered", options: { clusters: 100, noise: 0.7 } },
   { name: "anisotropic", options: { clusters: 300, noise: 1.2, meanWeight: 1.5, spectrumDecay: 1 } },
 ];
-const wanted = arg("data", "clustered,anisotropic").split(",");
-const datasets = all.filter((ds) => wanted.includes(ds.name));
+const datasets = all.filter((ds) => values.data.split(",").includes(ds.name));
+const uptime = () => execSync("uptime").toString().trim();
+const log = (s: string) => console.error(`[vector-index] ${s}`);
+const gc = (globalThis as { gc?: () => void }).gc;
+const rss = () => {
+  gc?.();
+  return process.memoryUsage().rss;
+};
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+interface Contender {
+  name: string;
+  buildMs: number;
+  /** Bytes held (toolgraph: counted; natives: RSS growth during the build). */
+  memoryBytes: number;
+  memoryHow: string;
+  search(q: Float32Array): number[];
+  dispose?(): void;
 }
-const p50 = (ms: number[]) => percentile([...ms].sort((a, b) => a - b), 0.5);
-function fmt(x: number): string {
-  return x < 10 ? x.toFixed(3) : x.toFixed(1);
+
+const require = createRequire(import.meta.url);
+
+function toolgraphContender(name: string, index: VectorIndex, buildMs: number, options: Parameters<typeof searchVectorIndex>[3]): Contender {
+  return {
+    name,
+    buildMs,
+    memoryBytes: vectorIndexBytes(index),
+    memoryHow: "counted (typed arrays + kernel memories)",
+    search: (q) => searchVectorIndex(index, q, K, options).map((h) => h.id),
+  };
 }
+
+function hnswlibContender(X: Float32Array, n: number): Contender {
+  const { HierarchicalNSW } = require("hnswlib-node") as typeof import("hnswlib-node");
+  const before = rss();
+  const t0 = performance.now();
+  const h = new HierarchicalNSW("ip", d);
+  h.initIndex(n, M, efc, 100);
+  for (let i = 0; i < n; i++) {
+    h.addPoint(Array.from(X.subarray(i * d, (i + 1) * d)), i);
+    if (i % 20000 === 19999) log(`hnswlib: ${i + 1} added`);
+  }
+  h.setEf(ef);
+  const buildMs = performance.now() - t0;
+  return {
+    name: `hnswlib (M ${M}, ef ${ef})`,
+    buildMs,
+    memoryBytes: rss() - before,
+    memoryHow: "RSS growth during the build",
+    search: (q) => h.searchKnn(Array.from(q), K).neighbors,
+  };
+}
+
+function usearchContender(X: Float32Array, n: number): Contender {
+  const us = require("usearch") as typeof import("usearch");
+  const before = rss();
+  const t0 = performance.now();
+  const index = new us.Index({ metric: us.MetricKind.IP, connectivity: M, dimensions: d, expansion_add: efc, expansion_search: ef, quantization: us.ScalarKind.F32, multi: false });
+  const keys = new BigUint64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = BigInt(i);
+  index.add(keys, X);
+  const buildMs = performance.now() - t0;
+  return {
+    name: `usearch (M ${M}, ef ${ef})`,
+    buildMs,
+    memoryBytes: rss() - before,
+    memoryHow: "RSS growth during the build",
+    search: (q) => Array.from((index.search(q, K, 1) as { keys: BigUint64Array }).keys, Number),
+  };
+}
+
 function time<T>(ms: number[], f: () => T): T {
   const t = performance.now();
   const r = f();
   ms.push(performance.now() - t);
   return r;
 }
-const sameIds = (a: { id: number }[], b: { id: number }[]) => a.length === b.length && a.every((h, i) => h.id === b[i]!.id);
 
-const search: string[] = [
-  "| data | n | method | p50 ms | p95 ms | p99 ms | p50 speed-up | recall@10 |",
-  "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
-];
-const stages: string[] = [
-  "| data | n | shortlist | code scan JS | code scan SIMD | speed-up | shortlist overlap | f32 re-rank JS | f32 re-rank SIMD | speed-up | same top-10 | int8 re-rank JS | int8 re-rank SIMD | speed-up | same top-10 |",
-  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-];
+interface Row {
+  data: string;
+  n: number;
+  d: number;
+  contender: string;
+  p50: number;
+  p95: number;
+  p99: number;
+  p50VsHnswlib: number | null;
+  recall10: number;
+  buildMs: number;
+  memoryBytes: number;
+  memoryVsRaw: number;
+  memoryHow: string;
+}
+
+const rows: Row[] = [];
+const stageRows: string[][] = [];
+const uptimes: string[] = [uptime()];
+const results = () => ({
+  bench: "vector-index",
+  machine: machine(),
+  note: "shared 2-core machine (other helpers' jobs running): compare contenders within one run; p50 ratios are to hnswlib's p50 of the same run",
+  uptime: uptimes,
+  options: { queries, sizes, d, k: K, ef, M, efConstruction: efc, contenders: wantedContenders, repeats, simd: simdAvailable() },
+  rows,
+});
+
 for (const ds of datasets) {
   for (const n of sizes) {
+    log(`${ds.name} n=${n}: generating`);
     const gen = syntheticEmbeddings(d, mulberry32(42), ds.options);
     const X = gen.sample(n);
     const Q = gen.sample(queries);
-    const index = buildVectorIndex(X, d, { rng: mulberry32(7) });
-    const i8js = quantizeInt8(X, d, { simd: false });
-    const i8simd = quantizeInt8(X, d, { simd: true });
-    const opts = { shortlist, prefilterWords, prefilterFactor };
-    const ms = { exact: [] as number[], js: [] as number[], simd: [] as number[], both: [] as number[], scan: [] as number[], scanSimd: [] as number[] };
-    const st = { fJs: [] as number[], fSimd: [] as number[], iJs: [] as number[], iSimd: [] as number[] };
-    let recallJs = 0;
-    let recallSimd = 0;
-    let recallBoth = 0;
-    let overlap = 0;
-    let sameF = 0;
-    let sameI = 0;
-    let listSize = 0;
-    for (let r = -Math.min(10, queries); r < queries; r++) {
-      const warm = r < 0; // the first rounds warm the JIT (and create the SIMD kernel) untimed
-      const q = Q.subarray((warm ? r + queries : r) * d, ((warm ? r + queries : r) + 1) * d);
-      const sink = { exact: [] as number[], js: [] as number[], simd: [] as number[], both: [] as number[], scan: [] as number[], scanSimd: [] as number[] };
-      const m = warm ? sink : ms;
-      const truth = time(m.exact, () => exactTopK(X, d, q, 10));
-      const js = time(m.js, () => searchVectorIndex(index, q, 10, { ...opts, simd: false, scanSimd: false }));
-      const simd = time(m.simd, () => searchVectorIndex(index, q, 10, { ...opts, simd: true, scanSimd: false }));
-      const both = time(m.both, () => searchVectorIndex(index, q, 10, { ...opts, simd: true, scanSimd: true }));
-      const size = Math.min(n, Math.max(shortlist, Math.ceil(DEFAULTS.shortlistFraction * n)));
-      const ids = time(m.scan, () => codeShortlist(index, q, size, { ...opts, scanSimd: false }));
-      const idsSimd = time(m.scanSimd, () => codeShortlist(index, q, size, { ...opts, scanSimd: true }));
-      listSize = ids.length;
-      const s = warm ? { fJs: [], fSimd: [], iJs: [], iSimd: [] } : st;
-      const fj = time(s.fJs, () => rerankIds(index, ids, q, 10, { simd: false }));
-      const fs = time(s.fSimd, () => rerankIds(index, ids, q, 10, { simd: true }));
-      const ij = time(s.iJs, () => dotsInt8(i8js, ids, q));
-      const is = time(s.iSimd, () => dotsInt8(i8simd, ids, q));
-      if (warm) continue;
-      const set = new Set(truth.map((h) => h.id));
-      recallJs += js.filter((h) => set.has(h.id)).length / truth.length;
-      recallSimd += simd.filter((h) => set.has(h.id)).length / truth.length;
-      recallBoth += both.filter((h) => set.has(h.id)).length / truth.length;
-      const jsIds = new Set(ids);
-      overlap += idsSimd.filter((id) => jsIds.has(id)).length / ids.length;
-      if (sameIds(fj, fs)) sameF++;
-      if (sameIds(topKOfArray(ij, 10), topKOfArray(is, 10))) sameI++;
+    const truth: Set<number>[] = [];
+    for (let r = 0; r < queries; r++) truth.push(new Set(exactTopK(X, d, Q.subarray(r * d, (r + 1) * d), K).map((h) => h.id)));
+    const contenders: Contender[] = [];
+    if (wantedContenders.includes("exact")) contenders.push({ name: "exact scan (JS)", buildMs: 0, memoryBytes: 4 * n * d, memoryHow: "the raw vectors", search: (q) => exactTopK(X, d, q, K).map((h) => h.id) });
+    if (wantedContenders.some((c) => c.startsWith("toolgraph"))) {
+      log(`${ds.name} n=${n}: building toolgraph's index`);
+      const t0 = performance.now();
+      const index = buildVectorIndex(X, d);
+      log(`${ds.name} n=${n}: IVF ${index.ivf ? `${index.ivf.lists} lists, probe ${(100 * index.ivf.probeFraction).toFixed(2)} % of n` : "not kept"}`);
+      // The first search creates the SIMD kernels (their copies are part of the build).
+      searchVectorIndex(index, Q.subarray(0, d), K);
+      const buildMs = performance.now() - t0;
+      if (wantedContenders.includes("toolgraph")) contenders.push(toolgraphContender("toolgraph (defaults)", index, buildMs, {}));
+      if (wantedContenders.includes("toolgraph-cascade")) contenders.push(toolgraphContender("toolgraph (no IVF: full-code scan)", index, buildMs, { ivf: false }));
+      if (values.stages) stageRows.push(...stages(ds.name, X, Q, n, index));
     }
-    const exactP50 = p50(ms.exact);
-    const line = (method: string, t: number[], rec: string) => {
-      const sorted = [...t].sort((a, b) => a - b);
-      return `| ${ds.name} | ${n.toLocaleString("en")} | ${method} | ${fmt(percentile(sorted, 0.5))} | ${fmt(percentile(sorted, 0.95))} | ${fmt(percentile(sorted, 0.99))} | ${(exactP50 / percentile(sorted, 0.5)).toFixed(1)}× | ${rec} |`;
-    };
-    search.push(line("exact scan", ms.exact, "1.000"));
-    search.push(line("index, JS scan + re-rank", ms.js, (recallJs / queries).toFixed(4)));
-    search.push(line("index, JS scan, SIMD re-rank", ms.simd, (recallSimd / queries).toFixed(4)));
-    search.push(line("index, SIMD scan + re-rank", ms.both, (recallBoth / queries).toFixed(4)));
-    stages.push(
-      `| ${ds.name} | ${n.toLocaleString("en")} | ${listSize} | ${fmt(p50(ms.scan))} | ${fmt(p50(ms.scanSimd))} | ${(p50(ms.scan) / p50(ms.scanSimd)).toFixed(1)}× | ${(overlap / queries).toFixed(3)} | ${fmt(p50(st.fJs))} | ${fmt(p50(st.fSimd))} | ${(p50(st.fJs) / p50(st.fSimd)).toFixed(1)}× | ${sameF}/${queries} | ${fmt(p50(st.iJs))} | ${fmt(p50(st.iSimd))} | ${(p50(st.iJs) / p50(st.iSimd)).toFixed(1)}× | ${sameI}/${queries} |`,
-    );
+    if (wantedContenders.includes("hnswlib")) {
+      log(`${ds.name} n=${n}: building hnswlib`);
+      contenders.push(hnswlibContender(X, n));
+    }
+    if (wantedContenders.includes("usearch")) {
+      log(`${ds.name} n=${n}: building usearch`);
+      contenders.push(usearchContender(X, n));
+    }
+    uptimes.push(uptime());
+    const ms = contenders.map(() => [] as number[]);
+    const recall = contenders.map(() => 0);
+    const warm = Math.min(10, queries);
+    for (let r = -warm; r < queries; r++) {
+      const qi = r < 0 ? r + warm : r;
+      const q = Q.subarray(qi * d, (qi + 1) * d);
+      for (let k = 0; k < contenders.length; k++) {
+        const c = (k + (r < 0 ? 0 : r)) % contenders.length;
+        const sink: number[] = [];
+        const tries: number[] = [];
+        let ids: number[] = [];
+        for (let t = 0; t < repeats; t++) ids = time(tries, () => contenders[c]!.search(q));
+        (r < 0 ? sink : ms[c]!).push(Math.min(...tries));
+        if (r >= 0) recall[c]! += ids.filter((id) => truth[qi]!.has(id)).length / K;
+      }
+    }
+    uptimes.push(uptime());
+    const hnsw = contenders.findIndex((c) => c.name.startsWith("hnswlib"));
+    const hnswP50 = hnsw >= 0 ? percentiles(ms[hnsw]!).p50 : null;
+    contenders.forEach((c, k) => {
+      const p = percentiles(ms[k]!);
+      rows.push({
+        data: ds.name,
+        n,
+        d,
+        contender: c.name,
+        p50: p.p50,
+        p95: p.p95,
+        p99: p.p99,
+        p50VsHnswlib: hnswP50 ? p.p50 / hnswP50 : null,
+        recall10: recall[k]! / queries,
+        buildMs: c.buildMs,
+        memoryBytes: c.memoryBytes,
+        memoryVsRaw: c.memoryBytes / (4 * n * d),
+        memoryHow: c.memoryHow,
+      });
+      log(`${ds.name} n=${n} ${c.name}: p50 ${p.p50.toFixed(3)} ms, recall@10 ${(recall[k]! / queries).toFixed(4)}, build ${(c.buildMs / 1000).toFixed(1)} s, ${(c.memoryBytes / 2 ** 20).toFixed(1)} MiB`);
+    });
+    writeResult(values.out, results());
   }
 }
-console.log(`Vector index, d = ${d}, top-10, ${queries} queries per row, shortlist ${shortlist}, prefilter ${32 * prefilterWords} bits × ${prefilterFactor}, Node ${process.version}, SIMD ${simdAvailable() ? "available" : "unavailable"}\n`);
-console.log(search.join("\n"));
-console.log("\nStages alone, p50 ms per query (re-ranks of the code scan's shortlist):\n");
-console.log(stages.join("\n"));
+
+/** Per-stage p50 of the JS and SIMD kernels on the cascade's shortlist (the former bench's second table). */
+function stages(name: string, X: Float32Array, Q: Float32Array, n: number, index: VectorIndex): string[][] {
+  const i8js = quantizeInt8(X, d, { simd: false });
+  const i8simd = quantizeInt8(X, d, { simd: true });
+  const size = Math.min(n, Math.max(DEFAULTS.shortlist, Math.ceil(DEFAULTS.shortlistFraction * n)));
+  const st = { scan: [] as number[], scanSimd: [] as number[], fJs: [] as number[], fSimd: [] as number[], iJs: [] as number[], iSimd: [] as number[] };
+  let overlap = 0;
+  let sameF = 0;
+  let sameI = 0;
+  const same = (a: { id: number }[], b: { id: number }[]) => a.length === b.length && a.every((h, i) => h.id === b[i]!.id);
+  for (let r = 0; r < queries; r++) {
+    const q = Q.subarray(r * d, (r + 1) * d);
+    const ids = time(st.scan, () => codeShortlist(index, q, size, { scanSimd: false }));
+    const idsSimd = time(st.scanSimd, () => codeShortlist(index, q, size, { scanSimd: true }));
+    const fj = time(st.fJs, () => rerankIds(index, ids, q, K, { simd: false }));
+    const fs = time(st.fSimd, () => rerankIds(index, ids, q, K, { simd: true }));
+    const ij = time(st.iJs, () => dotsInt8(i8js, ids, q));
+    const is = time(st.iSimd, () => dotsInt8(i8simd, ids, q));
+    const jsIds = new Set(ids);
+    overlap += Array.from(idsSimd).filter((id) => jsIds.has(id)).length / ids.length;
+    if (same(fj, fs)) sameF++;
+    if (same(topKOfArray(ij, K), topKOfArray(is, K))) sameI++;
+  }
+  const p = (x: number[]) => percentiles(x).p50;
+  return [
+    [name, String(n), String(size), p(st.scan).toFixed(3), p(st.scanSimd).toFixed(3), (overlap / queries).toFixed(3), p(st.fJs).toFixed(3), p(st.fSimd).toFixed(3), `${sameF}/${queries}`, p(st.iJs).toFixed(3), p(st.iSimd).toFixed(3), `${sameI}/${queries}`],
+  ];
+}
+
+const mib = (b: number) => (b / 2 ** 20).toFixed(1);
+console.log(`Vector index, d = ${d}, top-${K}, ${queries} queries per row, Node ${process.version}, SIMD ${simdAvailable() ? "available" : "unavailable"}; load: ${uptimes.join(" | ")}\n`);
+console.log(
+  markdownTable(
+    ["data", "n", "contender", "p50 ms", "p95 ms", "p99 ms", "p50 / hnswlib", "recall@10", "build s", "memory MiB", "memory / raw"],
+    rows.map((r) => [r.data, String(r.n), r.contender, r.p50.toFixed(3), r.p95.toFixed(3), r.p99.toFixed(3), r.p50VsHnswlib === null ? "–" : `${r.p50VsHnswlib.toFixed(2)}×`, r.recall10.toFixed(4), (r.buildMs / 1000).toFixed(1), mib(r.memoryBytes), r.memoryVsRaw.toFixed(2)]),
+  ),
+);
+if (stageRows.length > 0) {
+  console.log("\nStages alone, p50 ms per query (the cascade's shortlist):\n");
+  console.log(markdownTable(["data", "n", "shortlist", "code scan JS", "code scan SIMD", "shortlist overlap", "f32 re-rank JS", "f32 re-rank SIMD", "same top-10", "int8 re-rank JS", "int8 re-rank SIMD", "same top-10"], stageRows));
+}
+writeResult(values.out, results());

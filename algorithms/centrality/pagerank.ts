@@ -14,6 +14,7 @@
  * is treated as dangling (graphology divides 0/0 and returns NaN), and non-convergence is reported with
  * `converged: false` instead of throwing.
  */
+import { AlgorithmError } from "../errors.ts";
 import type { Csr } from "../graph/csr.ts";
 
 /** The part of a CSR PageRank reads (out-edges only); a `Csr` or `SparseRows` qualifies. */
@@ -43,11 +44,9 @@ export interface PagerankResult {
   readonly converged: boolean;
 }
 
-export class PagerankError extends Error {
-  readonly code: string;
+export class PagerankError extends AlgorithmError {
   constructor(code: string, message: string) {
-    super(`pagerank: ${message}`);
-    this.code = code;
+    super("pagerank", code, message);
     this.name = "PagerankError";
   }
 }

@@ -13,8 +13,10 @@
  * Source: Blondel, Guillaume, Lambiotte, Lefebvre, "Fast unfolding of communities in large networks"
  * (J. Stat. Mech. 2008); implementation graphology-communities-louvain (`rng`, `resolution` options).
  */
+
 import { UndirectedGraph } from "graphology";
 import louvainLib from "graphology-communities-louvain";
+import { AlgorithmError } from "../errors.ts";
 import type { Csr } from "../graph/csr.ts";
 import { buildSymmetricCsr } from "../linalg/symmetric-csr.ts";
 import { mulberry32, type Rng } from "../random/rng.ts";
@@ -41,11 +43,9 @@ export interface LouvainResult {
   readonly modularity: number;
 }
 
-export class LouvainError extends Error {
-  readonly code: string;
+export class LouvainError extends AlgorithmError {
   constructor(code: string, message: string) {
-    super(`louvain: ${message}`);
-    this.code = code;
+    super("louvain", code, message);
     this.name = "LouvainError";
   }
 }

@@ -3,14 +3,11 @@
  * is required, bad latencies) throws a DagError with a string `code` and a message naming the module
  * and the offending value. A missing answer (no relation, no latency) is an empty value with a reason.
  */
+import { AlgorithmError } from "../errors.ts";
 
-export class DagError extends Error {
-  readonly code: string;
-  readonly module: string;
+export class DagError extends AlgorithmError {
   constructor(module: string, code: string, message: string) {
-    super(`${module}: ${message}`);
-    this.code = code;
-    this.module = module;
+    super(module, code, message);
     this.name = "DagError";
   }
 }

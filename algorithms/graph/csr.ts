@@ -9,6 +9,7 @@
  * Source: the CSR layout of sparse-matrix libraries (Saad, "Iterative Methods for Sparse Linear
  * Systems", §3.4); the "build once, query many" habit of graphology's neighborhood index.
  */
+import { AlgorithmError } from "../errors.ts";
 
 export interface CsrEdge {
   readonly from: number;
@@ -29,11 +30,9 @@ export interface Csr {
   readonly inWeights: Float64Array;
 }
 
-export class CsrError extends Error {
-  readonly code: string;
+export class CsrError extends AlgorithmError {
   constructor(code: string, message: string) {
-    super(`csr: ${message}`);
-    this.code = code;
+    super("csr", code, message);
     this.name = "CsrError";
   }
 }

@@ -20,7 +20,9 @@
  * Source: Golub & Van Loan, "Matrix Computations" (4th ed.), §10.1–10.3; Parlett, "The Symmetric Eigenvalue
  * Problem" (1998), ch. 13 (full reorthogonalisation).
  */
+
 import { EigenvalueDecomposition, Matrix } from "ml-matrix";
+import { AlgorithmError } from "../errors.ts";
 import { mulberry32, type Rng } from "../random/rng.ts";
 
 export const DEFAULTS = {
@@ -72,11 +74,9 @@ export interface LanczosResult {
   readonly steps: number;
 }
 
-export class LanczosError extends Error {
-  readonly code: string;
+export class LanczosError extends AlgorithmError {
   constructor(code: string, message: string) {
-    super(`lanczos: ${message}`);
-    this.code = code;
+    super("lanczos", code, message);
     this.name = "LanczosError";
   }
 }

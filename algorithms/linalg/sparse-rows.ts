@@ -10,6 +10,7 @@
  * Source: Saad, "Iterative Methods for Sparse Linear Systems" (2003), §3.4; Gustavson, "Two fast algorithms
  * for sparse matrices: multiplication and permuted transposition" (ACM TOMS 1978).
  */
+import { AlgorithmError } from "../errors.ts";
 
 export interface SparseRows {
   /** Number of rows (= columns). */
@@ -22,11 +23,9 @@ export interface SparseRows {
 
 export type MergeRule = "max" | "sum";
 
-export class SparseRowsError extends Error {
-  readonly code: string;
+export class SparseRowsError extends AlgorithmError {
   constructor(code: string, message: string) {
-    super(`sparse-rows: ${message}`);
-    this.code = code;
+    super("sparse-rows", code, message);
     this.name = "SparseRowsError";
   }
 }

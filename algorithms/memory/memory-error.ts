@@ -3,12 +3,10 @@
  * non-finite timestamps, non-positive half-life). A missing answer (no neighbours) is an empty result
  * with a reason, never this error.
  */
-export class MemoryError extends Error {
-  /** Stable machine-readable code, e.g. "bad-similarity", "bad-half-life". */
-  readonly code: string;
+import { AlgorithmError } from "../errors.ts";
+export class MemoryError extends AlgorithmError {
   constructor(module: string, code: string, message: string) {
-    super(`${module}: ${message}`);
-    this.code = code;
+    super(module, code, message);
     this.name = "MemoryError";
   }
 }

@@ -21,6 +21,7 @@
  * Ties between equal-cost paths keep the first found (CSR neighbour order, ascending ids).
  */
 
+import { AlgorithmError } from "../errors.ts";
 import type { Csr } from "../graph/csr.ts";
 import { edgeWeight } from "../graph/csr.ts";
 
@@ -60,11 +61,9 @@ export interface HopBoundedPath {
   readonly weights: number[];
 }
 
-export class PathError extends Error {
-  readonly code: string;
+export class PathError extends AlgorithmError {
   constructor(code: string, message: string) {
-    super(`paths/hop-bounded-search: ${message}`);
-    this.code = code;
+    super("paths/hop-bounded-search", code, message);
     this.name = "PathError";
   }
 }

@@ -3,12 +3,10 @@
  * length, negative weights). A missing answer (no context, no candidate) is an empty result with a
  * reason, never this error.
  */
-export class PredictionError extends Error {
-  /** Stable machine-readable code, e.g. "bad-tool", "bad-weights", "bad-length". */
-  readonly code: string;
+import { AlgorithmError } from "../errors.ts";
+export class PredictionError extends AlgorithmError {
   constructor(module: string, code: string, message: string) {
-    super(`${module}: ${message}`);
-    this.code = code;
+    super(module, code, message);
     this.name = "PredictionError";
   }
 }

@@ -315,3 +315,59 @@ export function selectNamespaces(groups: NamespaceGroups, score: ArrayLike<numbe
   for (const g of chosen) for (let k = groups.offsets[g]!; k < groups.offsets[g + 1]!; k++) out.push(groups.members[k]!);
   return { namespaces: chosen, tools: Int32Array.from(out).sort(), reason: why };
 }
+
+/** One query of the routing trial: the service time of each route (ms) and the top-10 agreement of two-hop with flat. */
+export interface RouteTrialSample {
+  readonly flatMs: number;
+  readonly twoHopMs: number;
+  /** |top-10 two-hop ∩ top-10 flat| / |top-10 flat| (1 when flat found nothing). */
+  readonly overlap: number;
+}
+
+export const TRIAL_DEFAULTS = {
+  /** Two-hop must agree with flat on at least this share of the top 10, on average (flat is the reference: two-hop searches a subset). */
+  minOverlap: 0.9,
+  /** … and its median time times this must not exceed flat's median. */
+  minSpeedup: 1.1,
+} as const;
+
+export interface RouteDecision {
+  readonly mode: "flat" | "two-hop";
+  readonly reason: string;
+  readonly flatMs: number;
+  readonly twoHopMs: number;
+  readonly overlap: number;
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/**
+ * The route `auto` keeps after measuring both on the first queries (the measurement is the caller's: algorithms read
+ * no clock). With medians m_flat, m_two of the two routes' times and the mean top-10 overlap ō:
+ *
+ *   two-hop  iff  minSpeedup · m_two ≤ m_flat  and  ō ≥ minOverlap,   else flat.
+ *
+ * Medians, because single queries on a shared machine are noisy; the overlap with flat stands for "equal recall"
+ * (no labels at query time; flat ranks every candidate two-hop sees).
+ */
+export function decideRoute(samples: readonly RouteTrialSample[], options: { readonly minOverlap?: number; readonly minSpeedup?: number } = {}): RouteDecision {
+  const minOverlap = options.minOverlap ?? TRIAL_DEFAULTS.minOverlap;
+  const minSpeedup = options.minSpeedup ?? TRIAL_DEFAULTS.minSpeedup;
+  checkUnit("minOverlap", minOverlap);
+  if (!(minSpeedup > 0)) throw new SearchError(MODULE, "bad-min-speedup", `minSpeedup must be > 0, got ${minSpeedup}`);
+  if (samples.length === 0) throw new SearchError(MODULE, "bad-samples", "decideRoute needs at least one measured query");
+  for (const x of samples) {
+    if (!(x.flatMs >= 0 && x.twoHopMs >= 0 && x.overlap >= 0 && x.overlap <= 1)) throw new SearchError(MODULE, "bad-samples", `a trial sample needs times ≥ 0 and an overlap in [0, 1], got ${JSON.stringify(x)}`);
+  }
+  const flatMs = median(samples.map((x) => x.flatMs));
+  const twoHopMs = median(samples.map((x) => x.twoHopMs));
+  const overlap = samples.reduce((a, x) => a + x.overlap, 0) / samples.length;
+  const measured = `${samples.length} queries: two-hop p50 ${twoHopMs.toFixed(2)} ms vs flat ${flatMs.toFixed(2)} ms, top-10 overlap ${overlap.toFixed(2)}`;
+  if (overlap < minOverlap) return { mode: "flat", reason: `flat (${measured}; two-hop agrees on less than ${minOverlap})`, flatMs, twoHopMs, overlap };
+  if (minSpeedup * twoHopMs > flatMs) return { mode: "flat", reason: `flat (${measured}; two-hop not ${minSpeedup}× faster)`, flatMs, twoHopMs, overlap };
+  return { mode: "two-hop", reason: `two-hop (${measured})`, flatMs, twoHopMs, overlap };
+}

@@ -3,14 +3,11 @@
  * a `SearchError` whose `code` is a stable string and whose message names the module and the offending value.
  * A missing answer (no hit, no context) is an empty value, never an exception.
  */
+import { AlgorithmError } from "../errors.ts";
 
-export class SearchError extends Error {
-  readonly code: string;
-  readonly module: string;
+export class SearchError extends AlgorithmError {
   constructor(module: string, code: string, message: string) {
-    super(`${module}: ${message}`);
-    this.code = code;
-    this.module = module;
+    super(module, code, message);
     this.name = "SearchError";
   }
 }

@@ -24,6 +24,7 @@
  * von Luxburg, "A tutorial on spectral clustering" (2007), §4 and §8.2 (eigengap heuristic);
  * seed 003 §3.2 and ADR-042.
  */
+import { AlgorithmError } from "../errors.ts";
 import { defaultSteps, lanczos } from "../linalg/lanczos.ts";
 import { weightedDegrees } from "../linalg/symmetric-csr.ts";
 import { mulberry32, type Rng } from "../random/rng.ts";
@@ -90,11 +91,9 @@ export interface SpectralResult {
   readonly converged: boolean;
 }
 
-export class SpectralError extends Error {
-  readonly code: string;
+export class SpectralError extends AlgorithmError {
   constructor(code: string, message: string) {
-    super(`spectral-clustering: ${message}`);
-    this.code = code;
+    super("spectral-clustering", code, message);
     this.name = "SpectralError";
   }
 }

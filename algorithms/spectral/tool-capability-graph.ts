@@ -13,6 +13,7 @@
  * (capability→capability hyperedges enrich spectral clustering and PageRank); the clique-free bipartite
  * ("star") expansion of a hypergraph, Zhou, Huang & Schölkopf, "Learning with hypergraphs" (NIPS 2006).
  */
+import { AlgorithmError } from "../errors.ts";
 import type { Csr } from "../graph/csr.ts";
 import { buildSparseRows, type SparseRows } from "../linalg/sparse-rows.ts";
 import { buildSymmetricCsr, type SymmetricCsr } from "../linalg/symmetric-csr.ts";
@@ -50,11 +51,9 @@ export interface ToolCapabilityWeights {
   readonly toolEdgeFactor?: number;
 }
 
-export class ToolCapabilityGraphError extends Error {
-  readonly code: string;
+export class ToolCapabilityGraphError extends AlgorithmError {
   constructor(code: string, message: string) {
-    super(`tool-capability-graph: ${message}`);
-    this.code = code;
+    super("tool-capability-graph", code, message);
     this.name = "ToolCapabilityGraphError";
   }
 }

@@ -14,17 +14,17 @@
  * below the original threshold.
  */
 
-import { type ThresholdRule, RULES, matchingRules, validateRules } from "./adjustment-rules.ts";
+import { matchingRules, RULES, type ThresholdRule, validateRules } from "./adjustment-rules.ts";
 import { type ContextSignal, type ContextSignalOptions, extractContextSignals } from "./context-signals.ts";
-import { ThresholdError, assertInRange } from "./errors.ts";
+import { assertInRange, ThresholdError } from "./errors.ts";
 import { stripUndefined } from "./options.ts";
-import { type ResourceSignal, type ResourceSignalOptions, extractResourceSignals } from "./resource-signals.ts";
+import { extractResourceSignals, type ResourceSignal, type ResourceSignalOptions } from "./resource-signals.ts";
 import type { EnvironmentContext, ResourceUsage, SignalReport, TaskContext } from "./types.ts";
 import {
+  extractUserHistorySignals,
   type UserSignalInput,
   type UserSignalOptions,
   type UserSignalReport,
-  extractUserHistorySignals,
 } from "./user-history-signals.ts";
 
 const MODULE = "thresholds/adjust-threshold";
@@ -38,7 +38,7 @@ export interface AdjustOptions {
   readonly maxThreshold?: number;
   /** Added per workflow health flag (AtRisk, OffTrack). Default 0.05. */
   readonly healthPenalty?: number;
-  /** Rule table. Default RULES (the seed's six). */
+  /** Rule table. Default RULES (the seed's six plus complex_task and simple_task). */
   readonly rules?: readonly ThresholdRule[];
   /** Options of the three extractors (their own DEFAULTS apply). */
   readonly userSignals?: UserSignalOptions;

@@ -1,5 +1,6 @@
 /**
- * The six threshold adjustment rules of seed 000 ("Adjustment Rules (6 rules)"):
+ * The threshold adjustment rules of seed 000 ("Adjustment Rules (6 rules)") plus the two complexity rules of
+ * its ContextSignalExtractor table ("complex_task → 0.72, Medium", "simple_task → 0.65, Low"):
  *
  *   rule                   fires on signal        threshold  priority  category
  *   critical_production    critical_production    0.80       10        up
@@ -7,7 +8,13 @@
  *   task_urgency_high      urgent_task            0.62        9        down
  *   new_user               new_unproven_user      0.75        9        up
  *   user_history_positive  trusted_user           0.65        8        down
+ *   complex_task           complex_task           0.72        8        up
  *   similar_task_success   similar_success        0.60        7        down
+ *   simple_task            simple_task            0.65        7        down
+ *
+ * The seed's signal priorities map onto the rule table's numbers as its own rules do (Highest/High 10 or 9,
+ * Medium 9 or 8, Low 7): complex_task is Medium (8, up: it beats user_history_positive on a tie), simple_task
+ * Low (7, after similar_task_success, which wins their tie by table order).
  *
  * Selection: only the highest-priority matching rule applies; on equal priority an "up" (strict) rule beats a
  * "down" (lenient) one; remaining ties go to the earlier rule in the table (so critical_production beats
@@ -15,7 +22,13 @@
  * The seed's similar_past_success is named similar_task_success: the success of similar past tasks is a
  * property of the task (computed over every user's executions for an anonymous request, over the user's own
  * when a user is given), not a claim about a user.
- * A custom rule table may fire on any signal name (a resource signal, for instance).
+ *
+ * RESOURCE_RULES (resource_critical 0.75 / 9 up, low_resources 0.72 / 8 up, resource_healthy 0.65 / 7 down,
+ * from the seed's ResourceSignalExtractor table) are not in the default table: the host's load and free
+ * memory say nothing about which tool fits a request, and they would make the same request accepted or
+ * abstained depending on what else runs on the machine (measured: bench/results/resource-signals.json).
+ * Pass `[...RULES, ...RESOURCE_RULES]` to apply them.
+ * A custom rule table may fire on any signal name.
  */
 
 import { ThresholdError } from "./errors.ts";
@@ -76,12 +89,56 @@ export const RULES: readonly ThresholdRule[] = [
     reason: "User has proven track record (≥80% reputation, ≥85% success, ≥10 tasks)",
   },
   {
+    id: "complex_task",
+    signal: "complex_task",
+    threshold: 0.72,
+    priority: 8,
+    category: "up",
+    reason: "Complex task (complexity > 0.7) - stricter validation",
+  },
+  {
     id: "similar_task_success",
     signal: "similar_success",
     threshold: 0.6,
     priority: 7,
     category: "down",
     reason: "Similar tasks succeeded before (≥80% success of similar past executions — the user's own when a user is given)",
+  },
+  {
+    id: "simple_task",
+    signal: "simple_task",
+    threshold: 0.65,
+    priority: 7,
+    category: "down",
+    reason: "Simple task (complexity < 0.3) - a lighter check is enough",
+  },
+];
+
+/** The seed's resource rules; not applied by default (see the header). */
+export const RESOURCE_RULES: readonly ThresholdRule[] = [
+  {
+    id: "resource_critical",
+    signal: "resource_critical",
+    threshold: 0.75,
+    priority: 9,
+    category: "up",
+    reason: "Critical resource usage (memory or CPU > 95%) - stricter routing",
+  },
+  {
+    id: "low_resources",
+    signal: "low_resources",
+    threshold: 0.72,
+    priority: 8,
+    category: "up",
+    reason: "Low resources (memory > 85% or CPU > 90%)",
+  },
+  {
+    id: "resource_healthy",
+    signal: "resource_healthy",
+    threshold: 0.65,
+    priority: 7,
+    category: "down",
+    reason: "Resources healthy (memory < 60% and CPU < 70%)",
   },
 ];
 

@@ -3,12 +3,11 @@
  * score that is not a number) throws a ThresholdError with a string `code`; a missing answer is never an
  * exception.
  */
+import { AlgorithmError } from "../errors.ts";
 
-export class ThresholdError extends Error {
-  readonly code: string;
+export class ThresholdError extends AlgorithmError {
   constructor(module: string, code: string, message: string) {
-    super(`${module}: ${message}`);
-    this.code = code;
+    super(module, code, message);
     this.name = "ThresholdError";
   }
 }

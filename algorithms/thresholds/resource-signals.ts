@@ -6,13 +6,13 @@
  *   resource_healthy   memory < 0.60 AND cpu < 0.70                     down     Low
  *   disk_pressure      disk > 0.90                                      neutral  Low (warning)
  *
- * Bounds are strict as in the seed (memory exactly 0.95 is low, not critical). The six threshold rules do
- * not read resource signals (the issue fixes the rule table at six); they feed the report's resource risk.
+ * Bounds are strict as in the seed (memory exactly 0.95 is low, not critical). The default rule table does
+ * not read resource signals (adjustment-rules.ts RESOURCE_RULES says why); they feed the report's risk.
  */
 
 import { assertInRange } from "./errors.ts";
-import type { ResourceUsage, SignalReport } from "./types.ts";
 import { stripUndefined } from "./options.ts";
+import type { ResourceUsage, SignalReport } from "./types.ts";
 
 const MODULE = "thresholds/resource-signals";
 

@@ -1,4 +1,4 @@
-/** Bench output helpers: the machine, markdown tables, JSON results and simple SVG line charts. */
+/** Bench output helpers: the machine, markdown tables, JSON results and SVG files (charts: bench/lib/charts.ts). */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, freemem, totalmem, type } from "node:os";
 import { join } from "node:path";
@@ -26,51 +26,6 @@ export function writeResult(name: string, data: unknown): string {
   const path = join(RESULTS_DIR, `${name}.json`);
   writeFileSync(path, `${JSON.stringify(data, null, 2)}\n`);
   return path;
-}
-
-export interface Series {
-  name: string;
-  points: { x: number; y: number }[];
-}
-
-/** A small dependency-free SVG line chart (log-x optional). */
-export function lineChartSvg(title: string, xLabel: string, yLabel: string, series: Series[], opts: { logX?: boolean } = {}): string {
-  const W = 640;
-  const H = 400;
-  const m = { l: 60, r: 150, t: 40, b: 50 };
-  const xs = series.flatMap((s) => s.points.map((p) => p.x));
-  const ys = series.flatMap((s) => s.points.map((p) => p.y));
-  const tx = (x: number) => (opts.logX ? Math.log10(x) : x);
-  const x0 = Math.min(...xs.map(tx));
-  const x1 = Math.max(...xs.map(tx));
-  const y1 = Math.max(...ys, 1e-9) * 1.1;
-  const px = (x: number) => m.l + ((tx(x) - x0) / (x1 - x0 || 1)) * (W - m.l - m.r);
-  const py = (y: number) => H - m.b - (y / y1) * (H - m.t - m.b);
-  const colors = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${W}" height="${H}" fill="white"/>`,
-    `<text x="${W / 2}" y="20" text-anchor="middle" font-size="14">${title}</text>`,
-    `<line x1="${m.l}" y1="${H - m.b}" x2="${W - m.r}" y2="${H - m.b}" stroke="black"/>`,
-    `<line x1="${m.l}" y1="${m.t}" x2="${m.l}" y2="${H - m.b}" stroke="black"/>`,
-    `<text x="${(W - m.r + m.l) / 2}" y="${H - 12}" text-anchor="middle">${xLabel}</text>`,
-    `<text x="14" y="${H / 2}" text-anchor="middle" transform="rotate(-90 14 ${H / 2})">${yLabel}</text>`,
-  ];
-  for (let k = 0; k <= 4; k++) {
-    const y = (y1 * k) / 4;
-    parts.push(`<text x="${m.l - 6}" y="${py(y) + 4}" text-anchor="end">${fmt(y, 2)}</text>`);
-    parts.push(`<line x1="${m.l}" y1="${py(y)}" x2="${W - m.r}" y2="${py(y)}" stroke="#eee"/>`);
-  }
-  for (const x of [...new Set(xs)]) parts.push(`<text x="${px(x)}" y="${H - m.b + 16}" text-anchor="middle">${x}</text>`);
-  series.forEach((s, i) => {
-    const c = colors[i % colors.length];
-    const pts = s.points.slice().sort((a, b) => a.x - b.x);
-    parts.push(`<polyline fill="none" stroke="${c}" stroke-width="2" points="${pts.map((p) => `${px(p.x)},${py(p.y)}`).join(" ")}"/>`);
-    for (const p of pts) parts.push(`<circle cx="${px(p.x)}" cy="${py(p.y)}" r="3" fill="${c}"/>`);
-    parts.push(`<text x="${W - m.r + 10}" y="${m.t + 16 * i}" fill="${c}">${s.name}</text>`);
-  });
-  parts.push("</svg>");
-  return parts.join("\n");
 }
 
 export function writeSvg(name: string, svg: string): string {

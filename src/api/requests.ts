@@ -11,7 +11,24 @@ const toolId = safeId(256);
 const text = safeText(4000).min(1, "must not be empty");
 const limit = z.number().int().min(1).max(100);
 
+/**
+ * The running workflow (seed 001 task health): its steps so far with their outcome, how often it was
+ * replanned, and an id under which the detected contexts form a timeline. Detection reads it: AtRisk
+ * (replans > 2) and OffTrack (success < 0.5) each add 0.05 to the threshold; > 3 failures in a row at the
+ * end mark the user "frustrated".
+ */
+export const workflowField = z
+  .object({
+    id: z.string().min(1).max(256).optional(),
+    steps: z.array(z.object({ tool: toolId, success: z.boolean().default(true) }).strict()).max(1000),
+    replans: z.number().int().min(0).max(1_000_000).optional(),
+  })
+  .strict();
+export type WorkflowInput = z.input<typeof workflowField>;
+
 export const gateFields = {
+  /** The running workflow (steps with outcome, replans, id); the gate detects its health. */
+  workflow: workflowField.optional(),
   /** The user the answer is for (their history moves the threshold). */
   user: safeId(256).optional(),
   /** Production environment and critical task (the critical_production rule). */
@@ -48,8 +65,9 @@ export const searchRequest = z
     mode: z.enum(["active", "passive"]).optional(),
     /**
      * flat (search every tool), two-hop (rank the namespaces — catalog `server` or id prefix — then search
-     * the tools of the best few) or auto (default: the measured winner per catalog size — two-hop from 50,000
-     * tools in at least 100 namespaces, else flat; see src/services/namespace-index.ts).
+     * the tools of the best few) or auto (default: flat below 20,000 tools or 100 namespaces; above, both routes
+     * are timed on the catalog's first 8 queries and the faster at equal top 10 is kept; see
+     * src/services/namespace-index.ts).
      */
     routing: z.enum(["flat", "two-hop", "auto"]).optional(),
     ...caps,

@@ -36,6 +36,7 @@ import { applyUserHistory, userHistoryUpdate } from "../services/user-history.ts
 import { ToolgraphError } from "../store/errors.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import type { RecommenderApi, Scoped } from "./contract.ts";
+import { zodProblems } from "./error-mapping.ts";
 import {
   type AlternativesRequest,
   alternativesRequest,
@@ -59,9 +60,9 @@ import {
 export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, op: string): z.output<S> {
   const r = schema.safeParse(value);
   if (!r.success) {
-    const issue = r.error.issues[0]!;
-    const field = issue.path.map(String).join(".") || "(request)";
-    throw new ToolgraphError("invalid-input", `${op}: ${field}: ${issue.message}`, { field, issues: r.error.issues.map((i) => ({ field: i.path.map(String).join("."), message: i.message })) });
+    const problems = zodProblems(r.error.issues);
+    const field = problems[0]!.field;
+    throw new ToolgraphError("invalid-input", `${op}: ${field || "(request)"}: ${problems[0]!.message}`, { field, issues: problems });
   }
   return r.data;
 }
@@ -117,7 +118,9 @@ export class Toolgraph implements RecommenderApi {
     const a = await this.engine.analytics(project);
     const { session: _session, ...keyed } = (req ?? {}) as { session?: unknown };
     const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(keyed)}`;
-    const result = await this.results.get(key, compute);
+    // A request naming a workflow appends to its detection timeline: its answer depends on the calls before.
+    const fresh = (req as { workflow?: { id?: string } }).workflow?.id !== undefined;
+    const result = fresh ? await compute() : await this.results.get(key, compute);
     return this.recommendations.answer(op, project, req, s.version, result, performance.now() - started);
   }
 
@@ -146,7 +149,8 @@ export class Toolgraph implements RecommenderApi {
       embeddedNow = idx === previous ? 0 : idx.embeddedNow;
       // A catalog large enough for two-hop routing gets its namespace index now, not on the first search.
       const s = await this.engine.snapshot(project);
-      if (chooseRouting("auto", s, idx).mode === "two-hop") namespaceIndexFor(s, idx);
+      const auto = chooseRouting("auto", s, idx);
+      if (auto.mode === "two-hop" || auto.trial) namespaceIndexFor(s, idx);
     }
     return { ...r, embeddedNow };
   }

@@ -22,6 +22,8 @@ export interface Command {
   options?: OptionSpec;
   /** Describes each option of this command for --help. */
   optionHelp?: Record<string, string>;
+  /** Only reads: an embedded database that does not exist yet is an error, not created (a mistyped --home). Default false. */
+  readOnly?: boolean;
   /** Options unknown to the CLI are passed to the command untouched (bench). Default false. */
   passThrough?: boolean;
   run(ctx: CommandContext): Promise<number>;
@@ -44,14 +46,8 @@ export const GLOBAL_HELP: Record<string, string> = {
   "--help": "show help for the command",
 };
 
-/** Exit codes, documented in README. */
-export const EXIT = {
-  ok: 0,
-  failure: 1,
-  usage: 2,
-  invalidInput: 3,
-  databaseUnavailable: 4,
-} as const;
+/** Exit codes, documented in README (defined with the one error mapping of every door). */
+export { EXIT } from "../api/exit-codes.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";

@@ -13,9 +13,9 @@ import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { errorOutcome } from "../api/error-mapping.ts";
 import type { Toolgraph } from "../api/toolgraph.ts";
 import { callTool, MCP_TOOLS, type McpToolSpec } from "../mcp/mcp-server.ts";
-import { toHttpError } from "../server/errors.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import type { GatewayConfig } from "./config.ts";
 import { type RecordedExecution, SessionRecorder } from "./recorder.ts";
@@ -75,8 +75,8 @@ function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
 }
 
 function errorResult(err: unknown): CallToolResult {
-  const m = toHttpError(err);
-  const e = m.body.error as { code: string; message: string };
+  const m = errorOutcome(err);
+  const e = { code: m.code, message: m.message, ...(m.field !== undefined ? { field: m.field } : {}) };
   return { isError: true, content: [{ type: "text", text: `${e.code}: ${e.message}` }], structuredContent: { error: e } };
 }
 

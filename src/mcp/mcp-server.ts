@@ -9,6 +9,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { JsonResult, RecommenderApi } from "../api/contract.ts";
+import { errorOutcome } from "../api/error-mapping.ts";
 import {
   alternativesRequest,
   buildDagRequest,
@@ -18,7 +19,6 @@ import {
   searchRequest,
   suggestNextRequest,
 } from "../api/requests.ts";
-import { toHttpError } from "../server/errors.ts";
 import { VERSION } from "../version.ts";
 import { executionArgs } from "./execution-input.ts";
 import { summarize } from "./summary.ts";
@@ -158,9 +158,9 @@ export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Arg
     const result = (await spec.run(api, args, scope)) as Record<string, unknown>;
     return { content: [{ type: "text", text: summarize(spec.what(args), result) }], structuredContent: result };
   } catch (err) {
-    const m = toHttpError(err);
+    const m = errorOutcome(err);
     if (m.internal) (options.log ?? stderrLog)(`toolgraph mcp: ${spec.name}: internal error: ${(err as Error)?.stack ?? String(err)}`);
-    const e = m.body.error;
+    const e = { code: m.code, message: m.message, ...(m.field !== undefined ? { field: m.field } : {}), ...(m.details !== undefined ? { details: m.details } : {}) };
     return {
       isError: true,
       content: [{ type: "text", text: `${e.code}: ${e.message}` }],

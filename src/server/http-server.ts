@@ -11,12 +11,16 @@
  * in-flight requests finish (bounded by `shutdownTimeoutMs`), then drops the remaining connections. The
  * caller closes the api (database) afterwards; `runServer` does both on SIGTERM/SIGINT.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RecommenderApi } from "../api/contract.ts";
 import { Toolgraph } from "../api/toolgraph.ts";
 import { handleMcpHttp } from "../mcp/http.ts";
+import { createReadiness, type Readiness } from "../ops/health.ts";
+import { createLogger, type Logger } from "../ops/logger.ts";
+import { METRICS_CONTENT_TYPE, MetricsRegistry } from "../ops/metrics.ts";
+import { summarizeAnswer } from "../services/recommendation-log.ts";
 import { type OriginPolicy, originProblem } from "../mcp/origin.ts";
 import { BODY_DEFAULTS, readBody } from "./body.ts";
 import { HttpError, invalidInput, toHttpError, zodProblems } from "./errors.ts";
@@ -48,6 +52,10 @@ export interface ServerOptions {
   console?: boolean | undefined;
   /** Where internal errors and lifecycle lines go. Default: stderr. */
   log?: ((line: string) => void) | undefined;
+  /** Structured logger for request lines (request id, job, status, ms). Default: createLogger writing to `log`. */
+  logger?: Logger | undefined;
+  /** Start the warm-up (model, search index, analytics) that /ready waits for when listening. Default true. */
+  warmUp?: boolean | undefined;
   /** Origins and Host names /mcp accepts besides the server's own (DNS-rebinding protection, src/mcp/origin.ts). */
   originPolicy?: OriginPolicy | undefined;
   /**
@@ -76,6 +84,17 @@ export interface ToolgraphServer {
   forceClose(): void;
   /** Requests being handled right now. */
   readonly inFlight: number;
+  /** The readiness checks behind /ready (add checks with `addCheck`). */
+  readonly readiness: Readiness;
+  /** The Prometheus registry behind /metrics. */
+  readonly metrics: MetricsRegistry;
+}
+
+/** A caller's x-request-id is kept when it is short and printable; otherwise a UUID is made. */
+function requestIdOf(req: IncomingMessage): string {
+  const h = req.headers["x-request-id"];
+  const v = Array.isArray(h) ? h[0] : h;
+  return v !== undefined && /^[\x21-\x7e]{1,128}$/.test(v) ? v : randomUUID();
 }
 
 function stderrLog(line: string): void {
@@ -151,6 +170,61 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
   const byPath = new Map<string, Route[]>();
   for (const r of ROUTES) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
   let openapi: unknown;
+  const logger = options.logger ?? createLogger({ write: log });
+  const startedAt = Date.now();
+  const readiness = createReadiness(api, { project: options.defaultProject });
+  const metrics = new MetricsRegistry();
+  const latency = metrics.histogram("toolgraph_http_request_duration_seconds", "HTTP request latency by job (operation), method and status code");
+  const decisions = metrics.counter("toolgraph_gate_decisions_total", "Answers by job and the gate's overall decision");
+  const jobOf = new WeakMap<ServerResponse, string>();
+  metrics.collect({ name: "toolgraph_http_requests_in_flight", help: "Requests being handled", type: "gauge", collect: () => [{ labels: {}, value: active }] });
+  metrics.collect({
+    name: "toolgraph_ready",
+    help: "1 when /ready would answer 200",
+    type: "gauge",
+    collect: async () => [{ labels: {}, value: (await readiness.report()).ready ? 1 : 0 }],
+  });
+  if (api instanceof Toolgraph) {
+    const tg = api;
+    metrics.collect({
+      name: "toolgraph_cache_hits_total",
+      help: "Cache hits by cache (result cache of answers, query-embedding cache)",
+      type: "counter",
+      collect: () => [
+        { labels: { cache: "results" }, value: tg.results.stats().hits },
+        { labels: { cache: "query_embeddings" }, value: tg.engine.queryEmbedder.stats().hits },
+      ],
+    });
+    metrics.collect({
+      name: "toolgraph_cache_misses_total",
+      help: "Cache misses by cache",
+      type: "counter",
+      collect: () => [
+        { labels: { cache: "results" }, value: tg.results.stats().misses },
+        { labels: { cache: "query_embeddings" }, value: tg.engine.queryEmbedder.stats().misses },
+      ],
+    });
+    metrics.collect({
+      name: "toolgraph_analytics_refresh_seconds",
+      help: "Time of the last analytics refresh of the default project, by phase (after warm-up)",
+      type: "gauge",
+      collect: async () => {
+        const r = await readiness.report();
+        if (!r.checks.find((c) => c.name === "analytics")?.ok) return [];
+        const t = (await tg.engine.analytics(options.defaultProject ?? tg.project)).analytics.timingsMs;
+        return Object.entries(t).map(([phase, ms]) => ({ labels: { phase }, value: ms / 1000 }));
+      },
+    });
+    metrics.collect({
+      name: "toolgraph_recommendation_log_rows_total",
+      help: "Recommendation-log rows written or dropped",
+      type: "counter",
+      collect: () => [
+        { labels: { state: "written" }, value: tg.recommendations.written },
+        { labels: { state: "dropped" }, value: tg.recommendations.dropped },
+      ],
+    });
+  }
   const ui = (options.console ?? true) && api instanceof Toolgraph ? createConsole(api, { defaultProject: options.defaultProject ?? api.project }) : undefined;
 
   let active = 0;
@@ -160,7 +234,16 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
 
   const server = createHttpServer((req, res) => {
     active++;
+    const t0 = performance.now();
+    const requestId = requestIdOf(req);
+    res.setHeader("x-request-id", requestId);
     res.once("close", () => {
+      const seconds = (performance.now() - t0) / 1000;
+      const job = jobOf.get(res) ?? "other";
+      latency.observe({ job, method: req.method ?? "GET", status: String(res.statusCode) }, seconds);
+      if (job !== "health" && job !== "ready") {
+        logger.info("request", { requestId, method: req.method, path: (req.url ?? "/").split("?")[0], job, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 });
+      }
       active--;
       if (active === 0) for (const w of idleWaiters.splice(0)) w();
     });
@@ -185,12 +268,29 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     if (closing) throw new HttpError(503, "shutting-down", "the server is shutting down", { headers: { connection: "close" } });
 
     if (path === "/health") {
+      jobOf.set(res, "health");
       if (method !== "GET" && method !== "HEAD") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET, HEAD" } });
       return health(req, res, url);
+    }
+    if (path === "/ready") {
+      jobOf.set(res, "ready");
+      if (method !== "GET" && method !== "HEAD") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET, HEAD" } });
+      const r = await readiness.report();
+      // Names and states only: error texts may name hosts; they go to the log.
+      for (const c of r.checks) if (c.state === "failed") logger.warn("readiness check failed", { check: c.name, error: c.error });
+      return respond(res, r.ready ? 200 : 503, { ready: r.ready, checks: r.checks.map(({ name, ok, state, ms }) => ({ name, ok, state, ms })) });
     }
     if (ui && path === "/ui" && url.searchParams.has("token")) return consoleLogin(res, url);
     if (token !== "" && !bearerMatches(req.headers.authorization, token) && !cookieMatches(req)) {
       throw new HttpError(401, "unauthorized", "missing or wrong bearer token (send Authorization: Bearer <token>)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
+    }
+    if (path === "/metrics") {
+      jobOf.set(res, "metrics");
+      if (method !== "GET") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET" } });
+      const body = await metrics.render();
+      res.writeHead(200, { "content-type": METRICS_CONTENT_TYPE, "content-length": Buffer.byteLength(body), "cache-control": "no-store" });
+      res.end(body);
+      return;
     }
     if (path === "/openapi.json") {
       if (method !== "GET") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET" } });
@@ -198,6 +298,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       return respond(res, 200, openapi);
     }
     if (path === "/mcp" && mcpEnabled) {
+      jobOf.set(res, "mcp");
       const refused = originProblem(req, (server.address() as AddressInfo | null)?.address, options.originPolicy);
       if (refused) throw new HttpError(403, "forbidden", `/mcp: ${refused}`);
       if (options.mcpHandler) {
@@ -225,6 +326,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       return handleMcpHttp(api, req, res, message, { project });
     }
 
+    if (ui && (path === "/ui" || path.startsWith("/ui/") || path.startsWith("/v1/console/"))) jobOf.set(res, "console");
     if (ui && (await ui.handle(req, res, url, requestProject(req, url, undefined)))) return;
     const routes = byPath.get(path);
     if (!routes) throw new HttpError(404, "not-found", `no endpoint ${path} (see /openapi.json)`);
@@ -234,8 +336,10 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
         headers: { allow: routes.map((r) => r.method).join(", ") },
       });
     }
+    jobOf.set(res, route.operationId);
     const input = await routeInput(route, req, url);
     const result = await route.handle(api, input);
+    if (route.tag === "recommend" && route.operationId !== "feedback") decisions.inc({ job: route.operationId, decision: summarizeAnswer(route.operationId, result).decision });
     respond(res, 200, result);
   }
 
@@ -347,6 +451,8 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     get inFlight() {
       return active;
     },
+    readiness,
+    metrics,
     listen(port = SERVER_DEFAULTS.port, host = SERVER_DEFAULTS.host) {
       return new Promise<ListeningAddress>((resolve, reject) => {
         const onError = (err: Error) => reject(err);
@@ -355,6 +461,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
           server.off("error", onError);
           const a = server.address() as AddressInfo;
           const h = a.family === "IPv6" ? `[${a.address}]` : a.address;
+          if (options.warmUp ?? true) void readiness.start();
           resolve({ port: a.port, host: a.address, url: `http://${h}:${a.port}` });
         });
       });

@@ -7,8 +7,9 @@
  * processes on one PostgreSQL) are noticed by a version check at most every `versionCheckMs`
  * (default 250 ms), so they are reflected within one second.
  */
-import { setSimdEnabled } from "../../algorithms/simd/row-dots.ts";
+
 import type { Kysely } from "kysely";
+import { setSimdEnabled } from "../../algorithms/simd/row-dots.ts";
 import { CachedEmbeddingProvider } from "../embeddings/cached.ts";
 import { createEmbeddingProvider, type EmbeddingSpec } from "../embeddings/create.ts";
 import type { EmbeddingProvider } from "../embeddings/provider.ts";
@@ -49,16 +50,12 @@ interface CachedSnapshot {
   checkedAt: number;
 }
 
-/** Per-project derived state kept beside the snapshot and dropped when it is rebuilt. */
-export type Derived = Map<string, unknown>;
-
 export class Engine {
   readonly conn: Connection;
   readonly now: () => number;
   private readonly versionCheckMs: number;
   private readonly snapshots = new Map<string, CachedSnapshot>();
   private readonly loading = new Map<string, Promise<GraphSnapshot>>();
-  private readonly derived = new Map<string, Derived>();
   private closed = false;
   readonly embedder: EmbeddingProvider;
   readonly queryEmbedder: CachedEmbeddingProvider;
@@ -125,16 +122,6 @@ export class Engine {
       }
     }
     return this.reload(project);
-  }
-
-  /** Derived per-project state (search index, analytics, memory) for the current snapshot. */
-  derivedState(project: string): Derived {
-    let d = this.derived.get(project);
-    if (!d) {
-      d = new Map();
-      this.derived.set(project, d);
-    }
-    return d;
   }
 
   private reload(project: string): Promise<GraphSnapshot> {

@@ -48,6 +48,8 @@ export interface GateRequestContext {
   similarPastSuccess?: { rate: number; executions: number } | undefined;
   /** Workflow id for the context timeline. */
   workflowId?: string | undefined;
+  /** The running workflow as the caller described it (request `workflow`): replaces `workflow`/`workflowId`. */
+  requestWorkflow?: { id?: string | undefined; steps: { tool: string; success?: boolean | undefined }[]; replans?: number | undefined } | undefined;
 }
 
 export interface PreparedGate {
@@ -56,6 +58,30 @@ export interface PreparedGate {
   detected: DetectedContext;
   user: UserContext | undefined;
   contextKey: string;
+  /** The workflow's detection timeline (oldest first) when the request named a workflow id. */
+  workflowId?: string | undefined;
+  timeline?: { at: number; taskHealth: string; userStates: string[]; workflowSuccessRate: number | null }[] | undefined;
+}
+
+/** The detected workflow health an answer shows (seed 001). */
+export function summarizeHealth(p: PreparedGate) {
+  const d = p.detected;
+  return {
+    taskHealth: d.taskHealth,
+    atRisk: d.atRisk,
+    offTrack: d.offTrack,
+    userStates: [...d.userStates],
+    workflowSuccessRate: d.workflowSuccessRate ?? null,
+    consecutiveFailures: d.consecutiveFailures,
+    complexity: d.complexity,
+    ...(p.workflowId !== undefined ? { workflowId: p.workflowId, timeline: p.timeline ?? [] } : {}),
+  };
+}
+
+/** The report flags of the detected health: AtRisk, OffTrack and user states such as frustrated. */
+export function healthFlags(p: PreparedGate): string[] {
+  const d = p.detected;
+  return [...(d.atRisk ? ["AtRisk"] : []), ...(d.offTrack ? ["OffTrack"] : []), ...d.userStates];
 }
 
 export interface GatedItem {
@@ -124,7 +150,19 @@ export class Gatekeeper {
 
   async prepare(req: GateRequestContext): Promise<PreparedGate> {
     const user = req.user ? await this.tracker.getUserContext(req.project, req.user) : undefined;
-    const detected = this.detectors.detect({ text: req.text, workflow: req.workflow }, req.workflowId);
+    const rw = req.requestWorkflow;
+    const workflow = rw ? { steps: rw.steps.map((x) => ({ tool: x.tool, success: x.success ?? true })), replans: rw.replans ?? 0 } : req.workflow;
+    const workflowId = rw ? rw.id : req.workflowId;
+    const detected = this.detectors.detect({ text: req.text, workflow }, workflowId);
+    const timeline =
+      workflowId === undefined
+        ? undefined
+        : this.detectors.timeline(workflowId).map((e) => ({
+            at: e.at,
+            taskHealth: e.detected.taskHealth,
+            userStates: [...e.detected.userStates],
+            workflowSuccessRate: e.detected.workflowSuccessRate ?? null,
+          }));
     const base = toTaskContext(detected, req.project);
     const task = {
       ...base,
@@ -138,7 +176,7 @@ export class Gatekeeper {
     };
     const adjustment = this.manager.adjustThreshold(user ?? ANONYMOUS_USER, env, task);
     const key = contextKeyOf(task);
-    return { project: req.project, adjustment, detected, user, contextKey: `${key.project}/${key.operation}/${key.domain}` };
+    return { project: req.project, adjustment, detected, user, contextKey: `${key.project}/${key.operation}/${key.domain}`, workflowId, timeline };
   }
 
   gate(kind: string, score: number, prepared: PreparedGate, fallbacks: readonly string[] = []): GateDecision<string> {
@@ -158,7 +196,8 @@ export class Gatekeeper {
     flags: string[] = [],
     mixingWeights?: Record<string, number>,
   ) {
-    return this.manager.report({ chosen, decision, adjustment: prepared.adjustment, scoreBreakdown, mixingWeights, alternatives, flags });
+    const all = [...flags, ...healthFlags(prepared).filter((f) => !flags.includes(f))];
+    return this.manager.report({ chosen, decision, adjustment: prepared.adjustment, scoreBreakdown, mixingWeights, alternatives, flags: all });
   }
 
   /** Feedback: an accepted answer that failed, or an abstention the user followed, moves the context's threshold. */
@@ -195,5 +234,6 @@ export function gatedSummary<T extends { gate: { decision: string } }>(
     abstained,
     ...(abstained ? { reason, fallbacks: [...fallbacks] } : {}),
     threshold: summarizeAdjustment(prepared.adjustment),
+    health: summarizeHealth(prepared),
   };
 }

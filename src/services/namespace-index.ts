@@ -10,25 +10,33 @@
  *
  * `routing`: "flat" searches every tool; "two-hop" ranks namespaces first and searches the tools of the
  * best few (plus the context tools' graph neighbours, so the graph term keeps its evidence, and the tools
- * the intent memory votes for); "auto" (the default) picks two-hop when the catalog has at least
- * `autoMinTools` tools in at least `autoMinNamespaces` namespaces, else flat.
+ * the intent memory votes for); "auto" (the default) is flat below `autoMinTools` tools or `autoMinNamespaces`
+ * namespaces; from there it measures: the first `trialQueries` auto searches of a catalog run both routes (the
+ * answer is flat's), timing each and comparing two-hop's top 10 with flat's, and the route decided by
+ * algorithms/search/namespace-routing.ts `decideRoute` (two-hop only when its median is ≥ 1.1× faster at a mean
+ * top-10 overlap ≥ 0.9) is kept for the catalog until its executions grow `retrialGrowth`-fold (the memory
+ * channel's cost grows with the traces), then measured again. A fixed size threshold was wrong in both directions:
+ * chosen at 50k tools on a run with 10k traces, two-hop was 1.3–1.7× slower than flat with 50k traces.
  *
- * Measured default (bench/routing.ts, bench/results/routing.json; a shared 2-core machine): at 50,000
+ * Earlier measurements (bench/routing.ts, bench/results/routing.json; a shared 2-core machine): at 50,000
  * synthetic tools in 2,000 namespaces two-hop cut the search p50 from 5.6 to 4.4 ms (scoring 4.4 → 3.1 ms,
  * p99 8.1 → 3.7 ms) with the same Recall@10 (0.71 vs 0.70); at 10,000 tools it was a wash (scoring p50 2.0
  * vs 2.2 ms, service p50 4.4 vs 4.3 ms); on the shared datasets (≤ 4,076 tools) it equalled flat on
  * ToolLinkOS and NESTFUL and lost recall on Seal-Tools (146 fields: Recall@10 0.889 vs 0.939 in domain,
- * 0.779 vs 0.896 out of domain). So auto = two-hop from 50,000 tools, and only with at least 100
- * namespaces (the routed namespaces must hold few tools for the second hop to be cheap); flat below.
+ * 0.779 vs 0.896 out of domain). So auto stays flat below 20,000 tools and 100 namespaces (the routed
+ * namespaces must hold few tools for the second hop to be cheap) and measures above.
  */
 
 import { undirectedNeighbors } from "../../algorithms/graph/csr.ts";
 import {
   buildNamespaceIndex,
+  decideRoute,
   groupNamespaces,
   type NamespaceIndex,
   type NamespaceScoreOptions,
   namespaceOf,
+  type RouteDecision,
+  type RouteTrialSample,
   type SelectOptions,
   scoreNamespaces,
   selectNamespaces,
@@ -40,20 +48,38 @@ import type { SearchIndex } from "./search-index.ts";
 export type Routing = "flat" | "two-hop" | "auto";
 
 export const ROUTING_DEFAULTS = {
-  /** `auto` routes in two hops from this many tools on (the measured winner, see the header). */
-  autoMinTools: 50_000,
+  /** `auto` measures both routes from this many tools on (flat below, see the header). */
+  autoMinTools: 20_000,
   /** … and only when the tools fall into at least this many namespaces. */
   autoMinNamespaces: 100,
   /** Graph neighbours of each context tool added to the candidates (strongest edges first). */
   contextNeighbours: 50,
   /** Namespaces listed in the explanation. */
   explainNamespaces: 5,
+  /** `auto` runs both routes on this many queries of a catalog before it keeps one. */
+  trialQueries: 8,
+  /** The kept route is measured again once the catalog's executions grew this many times. */
+  retrialGrowth: 2,
 } as const;
+
+interface Trial {
+  samples: RouteTrialSample[];
+  decision?: RouteDecision & { executions: number };
+}
 
 interface Cached {
   tools: GraphSnapshot["tools"];
   names: string[];
   index: NamespaceIndex;
+}
+
+/** The routing trial of each catalog (search index): derived state, dropped with the search index. */
+const trials = new WeakMap<SearchIndex, Trial>();
+
+function totalExecutions(s: GraphSnapshot): number {
+  let sum = 0;
+  for (let i = 0; i < s.executions.length; i++) sum += s.executions[i]!;
+  return sum;
 }
 
 const cache = new WeakMap<SearchIndex, Cached>();
@@ -87,6 +113,8 @@ export interface RoutingChoice {
   requested: Routing;
   mode: "flat" | "two-hop";
   reason: string;
+  /** auto, still measuring: run both routes, answer with flat, and record the sample (recordRouteTrial). */
+  trial?: true;
 }
 
 export interface AutoThresholds {
@@ -94,19 +122,57 @@ export interface AutoThresholds {
   autoMinNamespaces: number;
 }
 
-/** Resolves `auto` for this catalog: two-hop from autoMinTools tools in autoMinNamespaces namespaces. */
+/**
+ * Resolves `auto` for this catalog: flat below autoMinTools tools or autoMinNamespaces namespaces; above, the route
+ * measured on the catalog's first queries, or a trial while that measurement runs (see the header).
+ */
 export function chooseRouting(requested: Routing, s: GraphSnapshot, idx: SearchIndex, thresholds: AutoThresholds = ROUTING_DEFAULTS): RoutingChoice {
   if (requested === "flat") return { requested, mode: "flat", reason: "flat search over every tool (requested)" };
   if (requested === "two-hop") return { requested, mode: "two-hop", reason: "two-hop routing (requested)" };
   const { autoMinTools, autoMinNamespaces } = thresholds;
   if (s.n < autoMinTools) {
-    return { requested, mode: "flat", reason: `auto: flat, the catalog has ${s.n} tools (two-hop from ${autoMinTools})` };
+    return { requested, mode: "flat", reason: `auto: flat, the catalog has ${s.n} tools (routes measured from ${autoMinTools})` };
   }
   const count = namespaceIndexFor(s, idx).groups.names.length;
   if (count < autoMinNamespaces) {
-    return { requested, mode: "flat", reason: `auto: flat, ${s.n} tools but only ${count} namespaces (two-hop from ${autoMinNamespaces})` };
+    return { requested, mode: "flat", reason: `auto: flat, ${s.n} tools but only ${count} namespaces (routes measured from ${autoMinNamespaces})` };
   }
-  return { requested, mode: "two-hop", reason: `auto: two-hop, ${s.n} tools in ${count} namespaces (from ${autoMinTools} tools)` };
+  const trial = trials.get(idx);
+  const decision = trial?.decision;
+  if (decision && totalExecutions(s) < ROUTING_DEFAULTS.retrialGrowth * Math.max(1, decision.executions)) {
+    return { requested, mode: decision.mode, reason: `auto: ${decision.reason}, ${s.n} tools in ${count} namespaces` };
+  }
+  const done = decision ? 0 : (trial?.samples.length ?? 0);
+  return { requested, mode: "flat", trial: true, reason: `auto: measuring flat and two-hop (query ${done + 1} of ${ROUTING_DEFAULTS.trialQueries}), ${s.n} tools in ${count} namespaces` };
+}
+
+/**
+ * Records one trial query of `auto` (times measured by the caller) and, at the trialQueries-th, keeps the route
+ * decideRoute picks. Returns the decision once made.
+ */
+export function recordRouteTrial(s: GraphSnapshot, idx: SearchIndex, sample: RouteTrialSample): RouteDecision | undefined {
+  let trial = trials.get(idx);
+  // A decision still valid wins (a late sample of a concurrent trial query changes nothing).
+  if (trial?.decision && totalExecutions(s) < ROUTING_DEFAULTS.retrialGrowth * Math.max(1, trial.decision.executions)) return trial.decision;
+  if (!trial || trial.decision) {
+    trial = { samples: [] };
+    trials.set(idx, trial);
+  }
+  trial.samples.push(sample);
+  if (trial.samples.length < ROUTING_DEFAULTS.trialQueries) return undefined;
+  trial.decision = { ...decideRoute(trial.samples), executions: totalExecutions(s) };
+  return trial.decision;
+}
+
+/** Queries measured so far by the running trial (0 once decided). */
+export function routeTrialCount(idx: SearchIndex): number {
+  const trial = trials.get(idx);
+  return trial && !trial.decision ? trial.samples.length : 0;
+}
+
+/** The route kept for this catalog by the trial, if decided (benchmarks, diagnostics). */
+export function routeDecision(idx: SearchIndex): RouteDecision | undefined {
+  return trials.get(idx)?.decision;
 }
 
 export interface RoutedNamespace {

@@ -55,7 +55,7 @@ export async function runAlternatives(engine: Engine, project: string, req: Alte
     })
     .sort((x, y) => y.score - x.score || (x.tool < y.tool ? -1 : 1))
     .slice(0, req.maxTools ?? req.limit ?? 5);
-  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency });
+  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
   const fallbacks = await projectFallbacks(engine, project);
   const results = rows.map((r) => ({ ...r, gate: gatedItem(engine.gatekeeper.gate("alternatives", r.score, prepared, fallbacks)) }));
   return {

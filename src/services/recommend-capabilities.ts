@@ -126,7 +126,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
     };
   });
   const top = rows.slice(0, limit);
-  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, similarPastSuccess: memory.similarSuccess });
+  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow, similarPastSuccess: memory.similarSuccess });
   const fallbacks = await projectFallbacks(engine, project);
   const results = top.map((r) => ({ ...r, gate: gatedItem(engine.gatekeeper.gate("capability", r.score, prepared, fallbacks)) }));
   return {
@@ -172,7 +172,7 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
     text: "",
     workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
     environment: req.environment,
-    urgency: req.urgency,
+    urgency: req.urgency, requestWorkflow: req.workflow,
   });
   const fallbacks = await projectFallbacks(engine, project);
   const results = r.capabilities.map((d) => {

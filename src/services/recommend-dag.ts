@@ -41,7 +41,7 @@ import type { EdgeState, GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { ToolRow } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
-import { gatedItem, summarizeAdjustment } from "./gating.ts";
+import { gatedItem, summarizeAdjustment, summarizeHealth } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { runSearch } from "./recommend-search.ts";
 import { badRequest, resolveTools } from "./resolve.ts";
@@ -408,7 +408,7 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   const caps = applyCaps(s, selected.filter((i) => !unsafe(i)), req, graph);
   const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false);
   const confidence = dagConfidence(dag);
-  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency });
+  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
   const gate = gatedItem(engine.gatekeeper.gate("dag", confidence, prepared, await projectFallbacks(engine, project)));
   return {
     project,
@@ -418,6 +418,7 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
     confidence,
     gate,
     threshold: summarizeAdjustment(prepared.adjustment),
+    health: summarizeHealth(prepared),
     timings: { totalMs: performance.now() - t0 },
   };
 }
@@ -493,7 +494,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   for (const i of mainIdx) visit(i);
   for (const r of found.results) if (!ranked.includes(r.tool)) ranked.push(r.tool);
   const confidence = main.length > 0 ? main.reduce((t, r) => t + r.score, 0) / main.length : 0;
-  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency });
+  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
   const gate = gatedItem(engine.gatekeeper.gate("plan", confidence, prepared, await projectFallbacks(engine, project)));
   return {
     project,
@@ -506,6 +507,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
     confidence,
     gate,
     threshold: summarizeAdjustment(prepared.adjustment),
+    health: summarizeHealth(prepared),
     timings: { totalMs: performance.now() - t0 },
   };
 }

@@ -172,7 +172,7 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     text: req.intent ?? "",
     workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
     environment: req.environment,
-    urgency: req.urgency,
+    urgency: req.urgency, requestWorkflow: req.workflow,
     similarPastSuccess: similarSuccess,
   });
   const fallbacks = await projectFallbacks(engine, project);

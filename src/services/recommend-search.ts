@@ -8,12 +8,12 @@ import { buildMentionIndex, findMentions, type MentionIndex } from "../../algori
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { SearchRequest } from "../api/requests.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
-import { ToolgraphError } from "../store/errors.ts";
+import { emptyProjectError } from "../store/empty-project.ts";
 import type { Engine } from "./engine.ts";
 import { filtersAnything, projectFallbacks, safetyFilter } from "./filters.ts";
 import { type GatedItem, gatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
-import { chooseRouting, explainRoute, namespaceIndexFor, type RoutedNamespace, routeQuery } from "./namespace-index.ts";
+import { chooseRouting, explainRoute, namespaceIndexFor, type RoutedNamespace, recordRouteTrial, routeQuery, routeTrialCount } from "./namespace-index.ts";
 import { resolveTools } from "./resolve.ts";
 import { explainHit, type SearchHit, searchCandidates } from "./search.ts";
 import { searchWeightsFor } from "./search-weights.ts";
@@ -67,7 +67,7 @@ export interface SearchRouting {
 export async function runSearch(engine: Engine, project: string, req: SearchRequest) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
-  if (s.n === 0) throw new ToolgraphError("empty-project", `project ${JSON.stringify(project)} has no tools: import a catalog first`);
+  if (s.n === 0) throw await emptyProjectError(engine.db, project);
   const [a, idx] = [await engine.analytics(project), await engine.searchIndex(project)];
   const context = resolveTools(s, req.context, "context");
   const only = resolveTools(s, req.only, "only");
@@ -89,10 +89,8 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
   const weights = await searchWeightsFor(engine, project);
   const choice = chooseRouting(req.routing ?? "auto", s, idx);
   const memoryVotes = weights.memoryWeight > 0 ? memory.toolVotes : undefined;
-  const route =
-    choice.mode === "two-hop"
-      ? routeQuery(s, namespaceIndexFor(s, idx), req.intent, qv!, memoryVotes, { context, beta: weights.beta, memoryWeight: weights.memoryWeight })
-      : undefined;
+  const routeNow = () => routeQuery(s, namespaceIndexFor(s, idx), req.intent, qv!, memoryVotes, { context, beta: weights.beta, memoryWeight: weights.memoryWeight });
+  const route = choice.mode === "two-hop" ? routeNow() : undefined;
   const routing: SearchRouting = {
     requested: choice.requested,
     mode: choice.mode,
@@ -107,9 +105,10 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     const name = nsIndex.groups.names[nsIndex.groups.toolNamespace[i]!]!;
     return routedNames.has(name) ? `; found via namespace ${name} (two-hop routing)` : `; namespace ${name} not routed: candidate from the intent memory or the context's graph neighbours`;
   };
-  const hits = searchCandidates(s, a, idx, req.intent, qv!, {
-    ...(route ? { restrictTo: route.restrictTo } : {}),
-    context,
+  const candidates = (restrictTo: Int32Array | undefined) =>
+    searchCandidates(s, a, idx, req.intent, qv!, {
+      ...(restrictTo ? { restrictTo } : {}),
+      context,
     // No predicate when nothing is excluded (it would run on every candidate).
     ...(excluded.size > 0 || filtersAnything(s, req.excludeSafetyTags) ? { exclude: (i: number) => excluded.has(s.tools[i]!.id) || unsafe(i) } : {}),
     // Without forced tools only the first `limit` hits are shown: the rest need no sort.
@@ -119,8 +118,38 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     beta: weights.beta,
     memoryWeight: weights.memoryWeight,
     graphWeight: weights.graphWeight,
-    alphaMode: req.mode,
-  });
+      alphaMode: req.mode,
+    });
+  let hits: SearchHit[];
+  if (choice.trial) {
+    // auto, still measuring (namespace-index.ts): both routes, alternating which runs first, flat's answer kept.
+    const timeFlat = () => {
+      const t = performance.now();
+      const h = candidates(undefined);
+      return { h, ms: performance.now() - t };
+    };
+    const timeTwoHop = () => {
+      const t = performance.now();
+      const h = candidates(routeNow().restrictTo);
+      return { h, ms: performance.now() - t };
+    };
+    let flat: ReturnType<typeof timeFlat>;
+    let twoHop: ReturnType<typeof timeTwoHop>;
+    if (routeTrialCount(idx) % 2 === 0) {
+      flat = timeFlat();
+      twoHop = timeTwoHop();
+    } else {
+      twoHop = timeTwoHop();
+      flat = timeFlat();
+    }
+    const flatTop = new Set(flat.h.slice(0, 10).map((h) => h.index));
+    const overlap = flatTop.size === 0 ? 1 : twoHop.h.slice(0, 10).filter((h) => flatTop.has(h.index)).length / flatTop.size;
+    const decided = recordRouteTrial(s, idx, { flatMs: flat.ms, twoHopMs: twoHop.ms, overlap });
+    if (decided) routing.reason += `; decided: ${decided.reason}`;
+    hits = flat.h;
+  } else {
+    hits = candidates(route?.restrictTo);
+  }
   const searchMs = performance.now() - tSearch;
   const ranked: { hit: SearchHit | undefined; index: number; forced: boolean }[] = [];
   for (const i of forcedReason.keys()) {
@@ -137,7 +166,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     text: req.intent,
     workflow: context.length > 0 ? { steps: context.map((i) => ({ tool: s.tools[i]!.id, success: true })), replans: 0 } : undefined,
     environment: req.environment,
-    urgency: req.urgency,
+    urgency: req.urgency, requestWorkflow: req.workflow,
     similarPastSuccess: memory.similarSuccess,
   });
   const fallbacks = await projectFallbacks(engine, project);

@@ -1,12 +1,10 @@
 /**
  * The per-project read model of the tool graph at one graph version: integer ids, a CSR of edge
  * qualities for hot loops, a CSR of transition counts (what followed what), a set of direct
- * `dependency` pairs, per-tool counters, capabilities, and (lazily) a graphology graph for the
- * library algorithms. Built once per version from the store; a recorded execution in this process is
+ * `dependency` pairs, per-tool counters and capabilities. Built once per version from the store; a recorded execution in this process is
  * patched into the edge evidence and tool counters, and the CSR is rebuilt lazily from memory (no
  * database round trip). See ARCHITECTURE.md "Read model".
  */
-import Graph from "graphology";
 import { buildCsr, type Csr } from "../../algorithms/graph/csr.ts";
 import { learnEdges, successionCount } from "../../algorithms/graph/edge-learning.ts";
 import { type EdgeEvidence, type EdgeSource, type EdgeType, edgeQuality } from "../../algorithms/graph/edge-quality.ts";
@@ -59,7 +57,6 @@ export class GraphSnapshot {
   private dependencyPairs: Set<number> | undefined;
   private dependencyCsrCache: Csr | undefined;
   private blendedCsrCache: Csr | undefined;
-  private graphCache: Graph | undefined;
   /** Incremented on every in-place patch; analytics compare it to know they are stale. */
   patchCount = 0;
 
@@ -208,21 +205,6 @@ export class GraphSnapshot {
     return this.dependencyPairs.has(u * this.n + v);
   }
 
-  /** A graphology directed graph with the same nodes (tool ids) and `weight` attributes as the CSR. */
-  get graph(): Graph {
-    if (!this.graphCache) {
-      const g = new Graph({ type: "directed", multi: false, allowSelfLoops: false });
-      for (const t of this.tools) g.addNode(t.id);
-      const csr = this.csr;
-      for (let u = 0; u < csr.n; u++) {
-        for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) {
-          g.addDirectedEdge(this.tools[u]!.id, this.tools[csr.targets[k]!]!.id, { weight: csr.weights[k]! });
-        }
-      }
-      this.graphCache = g;
-    }
-    return this.graphCache;
-  }
 
   /**
    * Applies one recorded execution in place (its steps were stored by the write path): tool counters
@@ -268,7 +250,6 @@ export class GraphSnapshot {
     this.dependencyPairs = undefined;
     this.dependencyCsrCache = undefined;
     this.blendedCsrCache = undefined;
-    this.graphCache = undefined;
     this.version = version;
     this.patchCount++;
     return true;

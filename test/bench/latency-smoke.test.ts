@@ -9,6 +9,8 @@ const OPERATIONS = [
   "search, repeated queries",
   "search with context",
   "search, sustained",
+  "search, quiet peer",
+  "search under a CPU-bound process",
   "intent memory recall",
   "next step",
   "next step scoring",
@@ -48,6 +50,25 @@ describe("bench/latency runLatency", () => {
       expect(o.p95).toBeLessThanOrEqual(o.p99);
       expect(o.what.length).toBeGreaterThan(0);
     }
+  });
+
+  it("names each row's peer from the same run and reports p50 and p99 as ratios to it; records uptime", () => {
+    const s = result.sizes[0]!;
+    const row = (name: string) => s.operations.find((o) => o.name === name)!;
+    for (const [name, peer] of [
+      ["search", "search scoring"],
+      ["search under a CPU-bound process", "search, quiet peer"],
+      ["next step", "next step scoring"],
+      ["DAG of 20 tools (service)", "DAG of 20 tools"],
+    ] as const) {
+      expect(row(name).peer).toBe(peer);
+      expect(row(name).ratioToPeer!.p50).toBeCloseTo(row(name).p50 / row(peer).p50, 12);
+      expect(row(name).ratioToPeer!.p99).toBeCloseTo(row(name).p99 / row(peer).p99, 12);
+    }
+    expect(row("analytics refresh").ratioToPeer!.p50).toBeCloseTo(row("analytics refresh").p50 / 2000, 12);
+    expect(row("gating").peer).toBeUndefined();
+    expect(result.uptime).toHaveLength(2);
+    expect(result.uptime[0]).toMatch(/load average/);
   });
 
   it("reports the analytics parts, the query cache and memory", () => {

@@ -157,8 +157,8 @@ describe("errors and gated-out answers", () => {
   });
 
   it("a gated-out answer is a normal result that says why", async () => {
-    // On the demo data every substitute for web.search stays below the 0.70 threshold.
-    const r = await call("find_alternatives", { tool: "web.search", limit: 3 });
+    // On the demo data every substitute for web.search stays below the critical-production threshold 0.80.
+    const r = await call("find_alternatives", { tool: "web.search", limit: 3, environment: { production: true, critical: true } });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent.abstained).toBe(true);
     expect(r.structuredContent.results.every((x: any) => x.gate.decision === "abstained")).toBe(true);

@@ -14,7 +14,8 @@ import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
-import { countRecommendations } from "../../src/store/recommendations.ts";
+import { liveMetrics } from "../../src/services/live-metrics.ts";
+import { countRecommendations, joinedRecommendations } from "../../src/store/recommendations.ts";
 
 const CHROMIUM = process.env.TOOLGRAPH_CHROMIUM ?? "/usr/bin/chromium";
 const TOKEN = "console-test-token";
@@ -137,9 +138,31 @@ describe("console in a real browser", () => {
     await shot("plan");
   });
 
-  it("the dashboard counts the logged answers per job", async () => {
+  it("the dashboard counts the logged answers per job and the precision of accepted ones on live outcomes", async () => {
+    // Live traffic through HTTP: two searches in sessions, then executions of those sessions (one ran the
+    // answer's top tool and succeeded, one ran something else), and feedback naming a third answer.
+    const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+    const post = async (path: string, body: object) => (await fetch(`${server.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) })).json();
+    const a = await post("/v1/search", { intent: "roll back the production deploy", limit: 3, session: "wf-ui-1" });
+    const b = await post("/v1/search", { intent: "post a message to the team channel", limit: 3, session: "wf-ui-2" });
+    const c = await post("/v1/search", { intent: "open a pull request", limit: 3 });
+    const at = "2026-11-01T12:30:00Z";
+    await post("/v1/executions", { id: "wf-ui-1", startedAt: at, success: true, steps: [{ tool: a.results[0].tool }] });
+    await post("/v1/executions", { id: "wf-ui-2", startedAt: at, success: true, steps: [{ tool: "fs.list_directory" }] });
+    await post("/v1/feedback", { intent: "open a pull request", decision: "accepted", success: true, recommendationId: c.recommendationId });
+    expect(b.recommendationId).toMatch(/^rec_/);
+    await tg.recommendations.flush();
+    const expected = liveMetrics(await joinedRecommendations(tg.engine.db, "demo")).perJob.find((j) => j.job === "search")!;
+    // By hand: wf-ui-1 ran the top tool and succeeded (right), wf-ui-2 ran a tool the answer did not name
+    // (wrong), the feedback says success (right): 3 judged, 2 right, all three accepted on the demo.
+    expect(expected).toMatchObject({ judged: 3, acceptedJudged: 3, acceptedCorrect: 2 });
+
     await page.click('button[data-view="dashboard"]');
     await page.waitForSelector("#jobs-table", { timeout: 15_000 });
+    const row = page.locator('#jobs-table tr[data-job="search"] td');
+    expect(await row.nth(3).textContent()).toBe(String(expected.judged));
+    expect(await row.nth(4).textContent()).toBe(expected.precisionAccepted === null ? "–" : pct(expected.precisionAccepted));
+    expect(await row.nth(2).textContent()).toBe(pct(expected.acceptance));
     await tg.recommendations.flush();
     const n = await countRecommendations(tg.engine.db, "demo");
     // The page flushed the log before counting; the answers the test asked directly are in it too.

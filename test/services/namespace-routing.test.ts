@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
-import { chooseRouting, namespaceIndexFor, ROUTING_DEFAULTS, routeQuery } from "../../src/services/namespace-index.ts";
+import { chooseRouting, namespaceIndexFor, ROUTING_DEFAULTS, recordRouteTrial, routeDecision, routeQuery, routeTrialCount } from "../../src/services/namespace-index.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const SYLLABLES = ["ka", "lo", "mi", "ru", "te", "vo", "ni", "sa", "pe", "zu"];
@@ -88,20 +88,37 @@ for (const backend of backends()) {
       const r = await tg.search({ intent: `list tickets in ${DOMAINS[3]}`, limit: 3 });
       expect(r.routing.requested).toBe("auto");
       expect(r.routing.mode).toBe("flat");
-      expect(r.routing.reason).toBe("auto: flat, the catalog has 1000 tools (two-hop from 50000)");
-      expect(ROUTING_DEFAULTS).toMatchObject({ autoMinTools: 50_000, autoMinNamespaces: 100 });
+      expect(r.routing.reason).toBe("auto: flat, the catalog has 1000 tools (routes measured from 20000)");
+      expect(ROUTING_DEFAULTS).toMatchObject({ autoMinTools: 20_000, autoMinNamespaces: 100, trialQueries: 8 });
     });
 
-    it("auto picks two-hop from autoMinTools tools in enough namespaces", async () => {
+    it("auto measures both routes from autoMinTools tools in enough namespaces, then keeps the measured one", async () => {
       const s = await tg.engine.snapshot(project);
       const idx = await tg.engine.searchIndex(project);
-      expect(chooseRouting("auto", s, idx, { autoMinTools: 1000, autoMinNamespaces: 50 })).toEqual({
+      const at = { autoMinTools: 1000, autoMinNamespaces: 50 };
+      expect(chooseRouting("auto", s, idx, at)).toEqual({
+        requested: "auto",
+        mode: "flat",
+        trial: true,
+        reason: "auto: measuring flat and two-hop (query 1 of 8), 1000 tools in 50 namespaces",
+      });
+      // eight measured queries: two-hop 1 ms, flat 2 ms, the same top 10 → two-hop is kept
+      for (let k = 0; k < 7; k++) {
+        expect(recordRouteTrial(s, idx, { flatMs: 2, twoHopMs: 1, overlap: 1 })).toBeUndefined();
+        expect(routeTrialCount(idx)).toBe(k + 1);
+      }
+      expect(chooseRouting("auto", s, idx, at).reason).toBe("auto: measuring flat and two-hop (query 8 of 8), 1000 tools in 50 namespaces");
+      expect(recordRouteTrial(s, idx, { flatMs: 2, twoHopMs: 1, overlap: 1 })?.mode).toBe("two-hop");
+      expect(routeDecision(idx)?.mode).toBe("two-hop");
+      expect(chooseRouting("auto", s, idx, at)).toEqual({
         requested: "auto",
         mode: "two-hop",
-        reason: "auto: two-hop, 1000 tools in 50 namespaces (from 1000 tools)",
+        reason: "auto: two-hop (8 queries: two-hop p50 1.00 ms vs flat 2.00 ms, top-10 overlap 1.00), 1000 tools in 50 namespaces",
       });
-      expect(chooseRouting("auto", s, idx, { autoMinTools: 1001, autoMinNamespaces: 50 }).reason).toBe("auto: flat, the catalog has 1000 tools (two-hop from 1001)");
-      expect(chooseRouting("auto", s, idx, { autoMinTools: 1000, autoMinNamespaces: 51 }).reason).toBe("auto: flat, 1000 tools but only 50 namespaces (two-hop from 51)");
+      // a late sample of a concurrent trial query leaves the decision alone
+      expect(recordRouteTrial(s, idx, { flatMs: 1, twoHopMs: 9, overlap: 0 })?.mode).toBe("two-hop");
+      expect(chooseRouting("auto", s, idx, { autoMinTools: 1001, autoMinNamespaces: 50 }).reason).toBe("auto: flat, the catalog has 1000 tools (routes measured from 1001)");
+      expect(chooseRouting("auto", s, idx, { autoMinTools: 1000, autoMinNamespaces: 51 }).reason).toBe("auto: flat, 1000 tools but only 50 namespaces (routes measured from 51)");
       expect(chooseRouting("flat", s, idx, { autoMinTools: 1, autoMinNamespaces: 1 }).mode).toBe("flat");
       expect(chooseRouting("two-hop", s, idx).mode).toBe("two-hop");
     });

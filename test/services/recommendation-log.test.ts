@@ -1,3 +1,5 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
@@ -5,6 +7,7 @@ import { demoTraces } from "../../src/demo/traces.ts";
 import { liveMetrics } from "../../src/services/live-metrics.ts";
 import { RecommendationLog, summarizeAnswer } from "../../src/services/recommendation-log.ts";
 import { countRecommendations, joinedRecommendations } from "../../src/store/recommendations.ts";
+import type { Database } from "../../src/store/schema.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 let tg: Toolgraph;
@@ -67,28 +70,33 @@ describe("recommendation log through the facade", () => {
   });
 
   it("a write error is reported, counted and never fails the request", async () => {
+    // A real driver error: a PostgreSQL pool pointed at a port nothing listens on.
     const errors: string[] = [];
-    const other = await openToolgraph({ home: "memory://", database: "", project: "x", embeddings: "hash:256" });
-    const log = new RecommendationLog(other.engine.db, { onError: (m) => errors.push(m), flushMs: 60_000 });
-    await other.close();
-    const out = log.answer("runSearch", "x", { intent: "q" }, 1, { results: [] }, 1);
-    expect(out.recommendationId).toMatch(/^rec_/);
-    await log.flush();
-    expect(errors).toEqual(["could not write 1 answer(s) and 0 outcome(s)"]);
-    expect(log.dropped).toBe(1);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 2000 }) }) });
+    try {
+      const log = new RecommendationLog(db, { onError: (m) => errors.push(m), flushMs: 60_000 });
+      const out = log.answer("runSearch", "x", { intent: "q" }, 1, { results: [] }, 1);
+      expect(out.recommendationId).toMatch(/^rec_/);
+      await log.flush();
+      expect(errors).toEqual(["could not write 1 answer(s) and 0 outcome(s)"]);
+      expect(log.dropped).toBe(1);
+      expect(log.written).toBe(0);
+    } finally {
+      await db.destroy();
+    }
   });
 
-  it("close() flushes what waits", async () => {
-    const t = await openToolgraph({ home: "memory://", database: "", project: "c", embeddings: "hash:256", recommendationLog: { flushMs: 60_000 } });
-    await t.importCatalog(demoCatalog(), { embed: false });
-    await t.search({ intent: "read a file" });
-    await t.search({ intent: "send an email" });
-    const db = t.engine.db;
-    expect(await countRecommendations(db, "c")).toEqual({ recommendations: 0, outcomes: 0 });
-    // Close the log (not the engine) to look at the table afterwards.
-    await t.recommendations.close();
-    expect(await countRecommendations(db, "c")).toEqual({ recommendations: 2, outcomes: 0 });
-    await t.close();
+  it("close() flushes what waits; later answers are not logged", async () => {
+    const project = "close-test";
+    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000 });
+    log.answer("runSearch", project, { intent: "read a file" }, 1, { results: [] }, 1);
+    log.answer("runSuggest", project, { context: ["a"] }, 1, { suggestions: [] }, 1);
+    expect(await countRecommendations(tg.engine.db, project)).toEqual({ recommendations: 0, outcomes: 0 });
+    await log.close();
+    expect(await countRecommendations(tg.engine.db, project)).toEqual({ recommendations: 2, outcomes: 0 });
+    expect(log.answer("runSearch", project, { intent: "late" }, 1, { results: [] }, 1).recommendationId).toBeUndefined();
+    await log.flush();
+    expect((await countRecommendations(tg.engine.db, project)).recommendations).toBe(2);
   });
 
   it("summarizeAnswer: a list answer without an overall gate takes the best item decision", () => {

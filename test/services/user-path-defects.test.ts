@@ -167,11 +167,66 @@ describe("defect 3: similar-task success is a property of the task, computed per
     const alice = await tg.search({ intent: "push the branch to the remote", user: "alice", limit: 1 });
     expect(alice.threshold.appliedRules).toEqual(["new_user"]);
     expect(alice.threshold.adjusted).toBe(0.75);
-    expect(alice.threshold.matchedRules).toEqual(["new_user", "similar_task_success"]);
+    expect(alice.threshold.matchedRules).toEqual(["new_user", "similar_task_success", "simple_task"]);
     expect(alice.threshold.signals.user).toContain("100% success of 3 similar past executions");
     // carol: 5 own tasks (not new), 5 similar → similar_task_success.
     const carol = await tg.search({ intent: "push the branch to the remote", user: "carol", limit: 1 });
     expect(carol.threshold.appliedRules).toEqual(["similar_task_success"]);
     expect(carol.threshold.signals.user).toContain("100% success of 5 similar past executions");
+  });
+});
+
+describe("defect 7: complexity moves the threshold (seed 000 context signals)", () => {
+  it("a lone intent is simple (→ 0.65); 11 context steps over 5 tools are complex (→ 0.72)", async () => {
+    const tg = await fresh();
+    const ids = ["t1", "t2", "t3", "t4", "t5"];
+    await tg.importCatalog({ tools: [...ids.map((id) => ({ id, description: `tool ${id}` })), { id: "git.push", description: "push the branch to the remote" }] });
+    // No workflow: complexity = 0.5·0 + 0.25·0 + 0.25·(≤ 1 domain / 3) ≤ 0.083 < 0.3 → simple_task 0.65 (priority 7).
+    const simple = await tg.search({ intent: "push the branch to the remote", limit: 1 });
+    expect(simple.threshold.appliedRules).toEqual(["simple_task"]);
+    expect(simple.threshold.adjusted).toBe(0.65);
+    // 11 steps, 5 distinct tools: 0.5·min(11/10, 1) + 0.25·min(5/5, 1) = 0.75 (+ domains) > 0.7 → complex_task 0.72.
+    const context = [...ids, ...ids, "t1"];
+    const complex = await tg.search({ intent: "push the branch to the remote", context, limit: 1 });
+    expect(complex.threshold.appliedRules).toEqual(["complex_task"]);
+    expect(complex.threshold.adjusted).toBe(0.72);
+  });
+});
+
+describe("defect 4: a caller describes the running workflow; the answer shows its detected health", () => {
+  it("1 of 5 steps succeeded, 3 replans: OffTrack + AtRisk (+0.10), frustrated, on a timeline", async () => {
+    const tg = await fresh();
+    const ids = ["a", "b", "c", "d", "e"];
+    await tg.importCatalog({ tools: [...ids.map((id) => ({ id, description: `tool ${id}` })), { id: "git.push", description: "push the branch to the remote" }] });
+    // success 1/5 = 0.2 < 0.5 → OffTrack; replans 3 > 2 → AtRisk; 4 failures in a row > 3 → frustrated.
+    // complexity = 0.5·(5/10) + 0.25·(5/5) + 0.25·domains/3 ∈ [0.5, 0.58]: no complexity rule → 0.70 + 2 × 0.05.
+    const workflow = { id: "w1", steps: ids.map((tool, i) => ({ tool, success: i === 0 })), replans: 3 };
+    const r = await tg.search({ intent: "push the branch to the remote", workflow, explain: true, limit: 1 });
+    expect(r.health).toMatchObject({ taskHealth: "OffTrack", atRisk: true, offTrack: true, userStates: ["frustrated"], workflowSuccessRate: 0.2, consecutiveFailures: 4, workflowId: "w1" });
+    expect(r.threshold.appliedRules).toEqual([]);
+    expect(r.threshold.healthPenalty).toBeCloseTo(0.1, 12);
+    expect(r.threshold.adjusted).toBeCloseTo(0.8, 12);
+    expect(r.health.timeline).toHaveLength(1);
+    const report = (r as { report?: { json: { flags: string[] }; text: string } }).report!;
+    expect(report.json.flags).toEqual(expect.arrayContaining(["AtRisk", "OffTrack", "frustrated"]));
+    // The same workflow asked again (next step, then capabilities, then plan): its timeline grows.
+    const n = await tg.suggestNext({ context: ["a"], workflow, limit: 1 });
+    expect(n.health.timeline).toHaveLength(2);
+    const m = await tg.matchCapabilities({ intent: "push", workflow, limit: 1 });
+    expect(m.health.timeline).toHaveLength(3);
+    const p = await tg.plan({ intent: "push the branch to the remote", workflow });
+    expect((p as { health?: { timeline?: unknown[] } }).health?.timeline).toHaveLength(4);
+    // A healthy workflow: no penalty, OnTrack.
+    const ok = await tg.search({ intent: "push the branch to the remote", workflow: { steps: [{ tool: "a", success: true }] }, limit: 1 });
+    expect(ok.health).toMatchObject({ taskHealth: "OnTrack", atRisk: false, offTrack: false, userStates: [] });
+    expect(ok.threshold.healthPenalty).toBe(0);
+  });
+
+  it("a malformed workflow is rejected naming the field", async () => {
+    const tg = await fresh();
+    await tg.importCatalog({ tools: [{ id: "a" }] });
+    await expect(tg.search({ intent: "x", workflow: { steps: [{ tool: "a" }], replans: -1 } })).rejects.toThrow(/workflow\.replans/);
+    // One formatter for every door: steps[0].tool, never steps.0.tool.
+    await expect(tg.search({ intent: "x", workflow: { steps: [{ tool: "" }] } })).rejects.toMatchObject({ details: { field: "workflow.steps[0].tool" } });
   });
 });

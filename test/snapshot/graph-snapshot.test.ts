@@ -1,3 +1,4 @@
+import Graph from "graphology";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edgeWeight } from "../../algorithms/graph/csr.ts";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
@@ -26,7 +27,12 @@ for (const backend of backends()) {
 
     it("the CSR and the graphology graph agree edge for edge", async () => {
       const s = await tg.engine.snapshot(project);
-      const g = s.graph;
+      // An independent implementation: a graphology graph built from the stored edges' CSR.
+      const g = new Graph({ type: "directed", multi: false, allowSelfLoops: false });
+      for (const t of s.tools) g.addNode(t.id);
+      for (let u = 0; u < s.csr.n; u++) {
+        for (let k = s.csr.offsets[u]!; k < s.csr.offsets[u + 1]!; k++) g.addDirectedEdge(s.tools[u]!.id, s.tools[s.csr.targets[k]!]!.id, { weight: s.csr.weights[k]! });
+      }
       expect(g.order).toBe(s.n);
       expect(g.size).toBe(s.csr.m);
       g.forEachEdge((_e, attr, from, to) => {

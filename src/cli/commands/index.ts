@@ -2,6 +2,7 @@
 import type { Command } from "../command.ts";
 import { benchCommand } from "./bench.ts";
 import { demoCommand } from "./demo.ts";
+import { exportCommand } from "./export.ts";
 import { gatewayCommand } from "./gateway.ts";
 import { mcpCommand, serveCommand } from "./serve.ts";
 import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
@@ -33,6 +34,7 @@ export const COMMANDS: Command[] = [
   learnWeightsCommand,
   calibrateCommand,
   statsCommand,
+  exportCommand,
   serveCommand,
   mcpCommand,
   gatewayCommand,

@@ -1,6 +1,6 @@
 /** search, next, capabilities, discover, dag, plan, alternatives, record, learn-weights. */
-import { existsSync, readFileSync } from "node:fs";
 import { type Command, type CommandContext, EXIT, type OptionSpec, UsageError } from "../command.ts";
+import { inputSource, inputText } from "../input.ts";
 import { fmtNum, table } from "../output.ts";
 
 const list = (v: unknown): string[] | undefined =>
@@ -23,6 +23,7 @@ const GATE_OPTIONS: OptionSpec = {
   production: { type: "boolean", default: false },
   critical: { type: "boolean", default: false },
   urgency: { type: "string" },
+  workflow: { type: "string" },
   limit: { type: "string" },
 };
 const GATE_HELP: Record<string, string> = {
@@ -30,6 +31,7 @@ const GATE_HELP: Record<string, string> = {
   "--user ID": "the user the answer is for (their history moves the threshold)",
   "--production, --critical": "production environment / critical task (stricter gate)",
   "--urgency low|medium|high": "task urgency (high relaxes the gate)",
+  "--workflow JSON": 'the running workflow, e.g. \'{"id":"w1","steps":[{"tool":"a","success":false}],"replans":3}\' (its health moves the gate)',
   "--explain": "print the reasoning report of the top answer",
 };
 const CAP_OPTIONS: OptionSpec = {
@@ -50,9 +52,20 @@ function gateFields(ctx: CommandContext) {
     user: ctx.values.user as string | undefined,
     environment: ctx.values.production || ctx.values.critical ? { production: Boolean(ctx.values.production), critical: Boolean(ctx.values.critical) } : undefined,
     urgency: urgency as "low" | "medium" | "high" | undefined,
+    workflow: workflowArg(ctx.values.workflow as string | undefined),
     limit: num(ctx.values.limit, "limit"),
     explain: Boolean(ctx.values.explain),
   };
+}
+
+/** --workflow JSON: parsed here, validated by the request schema like every other field. */
+function workflowArg(v: string | undefined): { steps: { tool: string; success?: boolean }[] } | undefined {
+  if (v === undefined) return undefined;
+  try {
+    return JSON.parse(v) as { steps: { tool: string; success?: boolean }[] };
+  } catch (e) {
+    throw new UsageError(`--workflow must be JSON: ${(e as Error).message}`);
+  }
 }
 
 function capFields(ctx: CommandContext) {
@@ -92,6 +105,7 @@ const decisionMark = (d: string) => (d === "accepted" ? "✓" : d === "accepted-
 
 export const searchCommand: Command = {
   name: "search",
+  readOnly: true,
   summary: "find tools for an intent (hybrid semantic + graph score, gated and explained)",
   usage: 'toolgraph search "INTENT" [--context a,b] [--limit N] [--exclude t1,t2] [--only t] [--routing flat|two-hop|auto] [--explain]',
   examples: [
@@ -105,7 +119,7 @@ export const searchCommand: Command = {
     "--context a,b": "tools already in the workflow (graph context)",
     "--exclude a,b": "tools never returned",
     "--only a": "manual override: force these tools first",
-    "--routing flat|two-hop|auto": "flat searches every tool; two-hop ranks namespaces (server or id prefix) first, then searches their tools; auto (default) is two-hop from 50,000 tools in 100+ namespaces, else flat",
+    "--routing flat|two-hop|auto": "flat searches every tool; two-hop ranks namespaces (server or id prefix) first, then searches their tools; auto (default) is flat below 20,000 tools or 100 namespaces, else the route measured faster at equal top 10 on the first queries",
     ...GATE_HELP,
     ...CAP_HELP,
   },
@@ -143,6 +157,7 @@ export const searchCommand: Command = {
 
 export const nextCommand: Command = {
   name: "next",
+  readOnly: true,
   summary: "suggest the next tool after the tools run so far (co-occurrence, Louvain, recency, PageRank)",
   usage: "toolgraph next --context a,b [--intent TEXT] [--mode auto|seed|learned|markov] [--exclude t] [--limit N]",
   examples: ["toolgraph next --context git.commit", 'toolgraph next --context monitor.get_alerts --intent "payments are failing" --explain', "toolgraph next --context git.status,git.diff --mode learned --json"],
@@ -170,6 +185,7 @@ export const nextCommand: Command = {
 
 export const capabilitiesCommand: Command = {
   name: "capabilities",
+  readOnly: true,
   summary: "capabilities (named groups of tools) for an intent: semantic × reliability, pattern triggers, memory",
   usage: 'toolgraph capabilities "INTENT" [--limit N]',
   examples: ['toolgraph capabilities "deploy the release to production"', 'toolgraph capabilities "roll back the deploy" --json'],
@@ -189,6 +205,7 @@ export const capabilitiesCommand: Command = {
 
 export const discoverCommand: Command = {
   name: "discover",
+  readOnly: true,
   summary: "capabilities that fit the tools in use (overlap × spectral-cluster boost)",
   usage: "toolgraph discover --context a,b [--limit N]",
   examples: ["toolgraph discover --context git.status,git.diff", "toolgraph discover --context monitor.get_alerts --json"],
@@ -231,6 +248,7 @@ function schemaEdgesFlag(ctx: { values: Record<string, unknown> }): boolean | un
 
 export const dagCommand: Command = {
   name: "dag",
+  readOnly: true,
   summary: "order tools into an execution DAG with parallel layers (Dijkstra ≤ 3 hops over the learned graph)",
   usage: "toolgraph dag TOOL... [--graph auto|history|dependency|blended] [--schema-edges]",
   examples: ["toolgraph dag git.commit git.push github.create_pull_request", "toolgraph dag db.backup db.migrate ci.deploy --json"],
@@ -257,6 +275,7 @@ export const dagCommand: Command = {
 
 export const planCommand: Command = {
   name: "plan",
+  readOnly: true,
   summary: "intent → plan: search, dependency closure (prerequisites), then the execution DAG",
   usage: 'toolgraph plan "INTENT" [--limit N] [--max-tools N] [--max-latency-ms MS] [--max-cost C]',
   examples: ['toolgraph plan "release v2 to production"', 'toolgraph plan "open a pull request" --max-tools 4 --json'],
@@ -279,6 +298,7 @@ export const planCommand: Command = {
 
 export const alternativesCommand: Command = {
   name: "alternatives",
+  readOnly: true,
   summary: "substitutes for a tool that failed or is unavailable",
   usage: "toolgraph alternatives TOOL [--context a,b] [--limit N]",
   examples: ["toolgraph alternatives email.send", "toolgraph alternatives slack.post_message --exclude-safety network --json"],
@@ -299,20 +319,18 @@ export const alternativesCommand: Command = {
 export const recordCommand: Command = {
   name: "record",
   summary: "record executions (a JSON object, or JSONL with one execution per line) and learn from them",
-  usage: "toolgraph record FILE [--auto-register]",
-  examples: ["toolgraph record run.json", "toolgraph record runs.jsonl --auto-register --json"],
+  usage: "toolgraph record FILE|- [--auto-register]",
+  examples: ["toolgraph record run.json", "toolgraph record runs.jsonl --auto-register --json", "my-agent --trace | toolgraph record -"],
   options: { "auto-register": { type: "boolean", default: false } },
   optionHelp: { "--auto-register": "register tools the catalog does not have" },
   async run(ctx) {
-    const file = ctx.positionals[0];
-    if (!file) throw new UsageError("record: FILE is missing");
-    if (!existsSync(file)) throw new UsageError(`record: no such file: ${file}`);
-    const text = readFileSync(file, "utf8").trim();
+    const src = inputSource(ctx.positionals[0], "record");
+    const text = inputText(src).trim();
     return withTg(ctx, async (tg) => {
       const autoRegister = Boolean(ctx.values["auto-register"]);
       let r: { inserted: number; skippedExisting: number; graphVersion: number };
       if (text.startsWith("{") && !text.includes("\n{")) r = await tg.recordExecution(JSON.parse(text), { autoRegister });
-      else r = await tg.importTraces({ file }, { autoRegister });
+      else r = await tg.importTraces("file" in src ? src : text, { autoRegister });
       if (ctx.json) ctx.out(JSON.stringify({ inserted: r.inserted, skippedExisting: r.skippedExisting, graphVersion: r.graphVersion }));
       else ctx.out(`${r.inserted} execution(s) recorded, ${r.skippedExisting} already present; graph version ${r.graphVersion}`);
       return EXIT.ok;

@@ -11,18 +11,30 @@ export const serveCommand: Command = {
     "TOOLGRAPH_TOKEN=s3cret toolgraph serve --port 9000",
     "toolgraph serve --database postgres://127.0.0.1/toolgraph --host 0.0.0.0   # several servers on one PostgreSQL",
   ],
-  options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" } },
+  options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, "log-format": { type: "string" }, "log-level": { type: "string" } },
   optionHelp: {
     "--port N": "TCP port (default 8787; 0 picks a free one)",
     "--host H": "interface to bind (default 127.0.0.1: loopback only)",
+    "--log-format F": "text or json request logs on stderr (default TOOLGRAPH_LOG_FORMAT or text)",
+    "--log-level L": "debug, info, warn or error (default TOOLGRAPH_LOG_LEVEL or info)",
   },
   async run(ctx) {
     const port = Number(ctx.values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${ctx.values.port}`);
+    const { createLogger, parseLogFormat, parseLogLevel } = await import("../../ops/logger.ts");
+    let format: ReturnType<typeof parseLogFormat> | undefined;
+    let level: ReturnType<typeof parseLogLevel> | undefined;
+    try {
+      format = ctx.values["log-format"] === undefined ? undefined : parseLogFormat(String(ctx.values["log-format"]), "--log-format");
+      level = ctx.values["log-level"] === undefined ? undefined : parseLogLevel(String(ctx.values["log-level"]), "--log-level");
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
     const { runServer } = await import("../../server/http-server.ts");
     const tg = await ctx.open();
     await runServer({
       api: tg,
+      logger: createLogger({ format, level }),
       port,
       host: ctx.values.host as string,
       defaultProject: tg.project,

@@ -158,7 +158,12 @@ async function drawGraph(): Promise<void> {
     $("sigma").innerHTML = `<p class="muted">The graph needs WebGL, which this browser did not provide (${esc((err as Error).message)}). Tools: ${g.nodes
       .map((n: Json) => `<a href="#" data-tool="${esc(n.id)}">${esc(n.id)}</a>`)
       .join(", ")}</p>`;
-    for (const a of $("sigma").querySelectorAll<HTMLAnchorElement>("a[data-tool]")) a.addEventListener("click", (ev) => (ev.preventDefault(), void selectTool(a.dataset.tool!)));
+    for (const a of $("sigma").querySelectorAll<HTMLAnchorElement>("a[data-tool]")) {
+      a.addEventListener("click", (ev) => {
+        ev.preventDefault();
+        void selectTool(a.dataset.tool!);
+      });
+    }
     status("");
   }
   document.body.dataset.graphReady = "true";
@@ -272,7 +277,16 @@ async function runPlan(intent: string): Promise<void> {
 }
 
 // ---- dashboard ----
-function lineChart(opts: { title: string; xLabel: string; yLabel: string; series: { name: string; colour: string; points: [number, number][] }[]; xTicks?: (v: number) => string; yMax?: number }): string {
+function lineChart(opts: {
+  title: string;
+  xLabel: string;
+  yLabel: string;
+  series: { name: string; colour: string; points: [number, number][] }[];
+  xTicks?: (v: number) => string;
+  yMax?: number;
+  /** Half-width of the x range when every point has the same x. Default 1. */
+  xPad?: number;
+}): string {
   const W = 440;
   const H = 240;
   const L = 50;
@@ -284,8 +298,8 @@ function lineChart(opts: { title: string; xLabel: string; yLabel: string; series
   let x0 = Math.min(...pts.map((p) => p[0]));
   let x1 = Math.max(...pts.map((p) => p[0]));
   if (x0 === x1) {
-    x0 -= 1;
-    x1 += 1;
+    x0 -= opts.xPad ?? 1;
+    x1 += opts.xPad ?? 1;
   }
   const y1 = opts.yMax ?? Math.max(1e-9, ...pts.map((p) => p[1]));
   const sx = (v: number) => L + ((v - x0) / (x1 - x0)) * (W - L - R);
@@ -324,6 +338,7 @@ async function loadDashboard(): Promise<void> {
     yLabel: "fraction of answers",
     yMax: 1,
     xTicks: (v) => new Date(v).toISOString().slice(5, 16).replace("T", " "),
+    xPad: 86_400_000,
     series: [
       { name: "acceptance", colour: "#4e79a7", points: d.timeline.map((t: Json, i: number) => [times[i], t.acceptance]) },
       { name: "precision of accepted", colour: "#59a14f", points: d.timeline.filter((t: Json) => t.precisionAccepted !== null).map((t: Json) => [Date.parse(t.start), t.precisionAccepted]) },

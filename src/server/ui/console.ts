@@ -2,15 +2,17 @@
  * The web console: `GET /ui` (the page), `/ui/app.js` (the script), `/ui/app.css`, and the JSON it reads
  * under `/v1/console/*` (graph, tool, dashboard). Search and plan go through the ordinary /v1 endpoints.
  *
- * The script (app.ts: sigma.js + graphology) is bundled for the browser with esbuild the first time it is
- * asked for and kept by this console instance: the package has no build step (it runs its TypeScript
- * through tsx, which already brings esbuild), so bundling at run time ships no generated file, needs no
- * CDN, and cannot drift from the source. Bundling takes ~0.3 s once per server.
+ * The script (app.ts: sigma.js + graphology) is bundled for the browser by `npm run build`
+ * (src/server/ui/build-console.mjs → app.bundle.js beside this file in dist/, with the page and style sheet), so
+ * the published package needs neither esbuild nor a CDN and no built file is committed. Run from sources
+ * (tests, tsx) there is no bundle: the first request bundles the same entry with esbuild (a
+ * devDependency) and this console instance keeps it (~0.5 s once).
  *
  * Auth: the server's bearer token. A browser cannot set a header on navigation, so `/ui?token=…` with the
  * right token sets an HttpOnly, SameSite=Strict cookie and redirects to `/ui`; the server accepts that
  * cookie like the header.
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
@@ -58,9 +60,16 @@ export function createConsole(tg: Toolgraph, options: ConsoleOptions): Console {
   let bundle: Promise<string> | undefined;
 
   async function buildScript(): Promise<string> {
-    const esbuild = await import("esbuild");
+    if (existsSync(`${HERE}app.bundle.js`)) return readFile(`${HERE}app.bundle.js`, "utf8");
+    let esbuild: typeof import("esbuild");
+    try {
+      esbuild = await import("esbuild");
+    } catch {
+      throw new Error("the console script is not built: run `npm run build` (or install the devDependencies to bundle it from sources)");
+    }
     const r = await esbuild.build({
-      entryPoints: [`${HERE}app.ts`],
+      // From the built package (dist/, this module is .js) the entry is the compiled app.js.
+      entryPoints: [`${HERE}app.${import.meta.url.endsWith(".js") ? "js" : "ts"}`],
       bundle: true,
       write: false,
       format: "esm",

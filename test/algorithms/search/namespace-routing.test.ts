@@ -4,6 +4,7 @@ import { bm25IdealScore, bm25Scores, buildBm25Index } from "../../../algorithms/
 import { fuseScores } from "../../../algorithms/search/fusion.ts";
 import {
   buildNamespaceIndex,
+  decideRoute,
   groupNamespaces,
   namespaceOf,
   scoreNamespaces,
@@ -278,5 +279,39 @@ describe("properties", () => {
         expect([...r.tools]).toEqual(docs.map((_, i) => i));
       }),
     );
+  });
+});
+
+describe("decideRoute (the measured route of auto)", () => {
+  // medians: flat [3, 1, 2] → 2 ms, two-hop [1, 1, 5] → 1 ms; mean overlap (1 + 1 + 0.7) / 3 = 0.9
+  const samples = [
+    { flatMs: 3, twoHopMs: 1, overlap: 1 },
+    { flatMs: 1, twoHopMs: 1, overlap: 1 },
+    { flatMs: 2, twoHopMs: 5, overlap: 0.7 },
+  ];
+
+  it("two-hop when 1.1 × its median ≤ flat's median and the mean top-10 overlap ≥ 0.9 (hand-computed)", () => {
+    const d = decideRoute(samples);
+    expect(d).toMatchObject({ mode: "two-hop", flatMs: 2, twoHopMs: 1 });
+    expect(d.overlap).toBeCloseTo(0.9, 12);
+    expect(d.reason).toBe("two-hop (3 queries: two-hop p50 1.00 ms vs flat 2.00 ms, top-10 overlap 0.90)");
+  });
+
+  it("flat when two-hop is not 1.1× faster (median 1.9 ms: 2.09 > 2) or agrees less (overlap 0.8)", () => {
+    const slower = samples.map((x, i) => (i === 1 ? { ...x, twoHopMs: 1.9 } : i === 0 ? { ...x, twoHopMs: 1.95 } : x));
+    expect(decideRoute(slower)).toMatchObject({ mode: "flat", twoHopMs: 1.95 });
+    expect(decideRoute(slower).reason).toMatch(/two-hop not 1\.1× faster\)$/);
+    const worse = samples.map((x, i) => (i === 2 ? { ...x, overlap: 0.4 } : x));
+    expect(decideRoute(worse).mode).toBe("flat");
+    expect(decideRoute(worse).reason).toMatch(/agrees on less than 0\.9\)$/);
+    // an even count takes the mean of the middle two: flat [1, 2, 3, 4] → 2.5, two-hop 1 → two-hop (1.1 ≤ 2.5)
+    expect(decideRoute([1, 2, 3, 4].map((f) => ({ flatMs: f, twoHopMs: 1, overlap: 1 })))).toMatchObject({ mode: "two-hop", flatMs: 2.5 });
+  });
+
+  it("misuse throws with a code", () => {
+    expect(() => decideRoute([])).toThrow(expect.objectContaining({ code: "bad-samples" }));
+    expect(() => decideRoute([{ flatMs: 1, twoHopMs: 1, overlap: 1.5 }])).toThrow(expect.objectContaining({ code: "bad-samples" }));
+    expect(() => decideRoute(samples, { minSpeedup: 0 })).toThrow(expect.objectContaining({ code: "bad-min-speedup" }));
+    expect(() => decideRoute(samples, { minOverlap: 2 })).toThrow(expect.objectContaining({ code: "bad-minOverlap" }));
   });
 });

@@ -128,3 +128,44 @@ describe("kmeansPlusPlus", () => {
     expect(() => kmeansPlusPlus(new Float64Array([1]), 1, 1, { rng, restarts: 0 })).toThrow(/restarts/);
   });
 });
+
+describe("kmeansPlusPlus with Hamerly's bounds (skipped scans)", () => {
+  /** Plain Lloyd from the given centres: every point scanned every iteration (the reference the bounds must equal). */
+  function plainAssign(data: Float64Array, dim: number, cents: Float64Array, k: number): Int32Array {
+    const n = data.length / dim;
+    const out = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      let best = 0;
+      let bestD = Number.POSITIVE_INFINITY;
+      for (let c = 0; c < k; c++) {
+        let d2 = 0;
+        for (let j = 0; j < dim; j++) d2 += (data[i * dim + j]! - cents[c * dim + j]!) ** 2;
+        if (d2 < bestD) {
+          bestD = d2;
+          best = c;
+        }
+      }
+      out[i] = best;
+    }
+    return out;
+  }
+
+  it("property: a converged run is a fixed point of the plain scan (every point at its nearest centre, lowest index on ties), clustered data with duplicates", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 2, max: 8 }), fc.integer({ min: 1, max: 6 }), (seed, k, dim) => {
+        const rng = mulberry32(seed);
+        const n = 200;
+        const centres = Array.from({ length: k }, () => Array.from({ length: dim }, () => rng() * 4));
+        const data = new Float64Array(n * dim);
+        for (let i = 0; i < n; i++) {
+          if (i % 17 === 16) data.set(data.subarray((i - 1) * dim, i * dim), i * dim); // exact duplicates
+          else for (let j = 0; j < dim; j++) data[i * dim + j] = centres[i % k]![j]! + (rng() - 0.5);
+        }
+        const r = kmeansPlusPlus(data, dim, k, { rng: mulberry32(seed ^ 3), maxIterations: 500 });
+        fc.pre(r.converged);
+        expect(Array.from(plainAssign(data, dim, r.centroids, k))).toEqual(Array.from(r.assignments));
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

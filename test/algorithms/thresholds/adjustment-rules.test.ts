@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
-  RULES,
-  type ThresholdRule,
   matchingRules,
+  RESOURCE_RULES,
+  RULES,
   selectRule,
+  type ThresholdRule,
   validateRules,
 } from "../../../algorithms/thresholds/adjustment-rules.ts";
 import { ThresholdError } from "../../../algorithms/thresholds/errors.ts";
@@ -11,15 +12,22 @@ import { ThresholdError } from "../../../algorithms/thresholds/errors.ts";
 const fire = (...s: string[]) => new Set(s);
 
 describe("RULES table", () => {
-  it("has the seed's six rules with their thresholds, priorities and categories", () => {
+  it("has the seed's six rules and its two complexity rules with their thresholds, priorities and categories", () => {
     expect(RULES.map((r) => [r.id, r.threshold, r.priority, r.category])).toEqual([
       ["critical_production", 0.8, 10, "up"],
       ["error_rate_high", 0.75, 10, "up"],
       ["task_urgency_high", 0.62, 9, "down"],
       ["new_user", 0.75, 9, "up"],
       ["user_history_positive", 0.65, 8, "down"],
+      ["complex_task", 0.72, 8, "up"],
       ["similar_task_success", 0.6, 7, "down"],
+      ["simple_task", 0.65, 7, "down"],
     ]);
+  });
+  it("complex beats trusted on their tie (up first); similar_task_success beats simple_task (table order)", () => {
+    expect(selectRule(fire("trusted_user", "complex_task"))?.id).toBe("complex_task");
+    expect(selectRule(fire("simple_task", "similar_success"))?.id).toBe("similar_task_success");
+    expect(selectRule(fire("simple_task", "urgent_task"))?.id).toBe("task_urgency_high");
   });
 });
 
@@ -31,6 +39,8 @@ describe("selectRule: each rule alone", () => {
     ["new_unproven_user", "new_user", 0.75],
     ["trusted_user", "user_history_positive", 0.65],
     ["similar_success", "similar_task_success", 0.6],
+    ["complex_task", "complex_task", 0.72],
+    ["simple_task", "simple_task", 0.65],
   ];
   for (const [signal, id, threshold] of cases) {
     it(`${signal} → ${id} (${threshold})`, () => {
@@ -44,8 +54,10 @@ describe("selectRule: each rule alone", () => {
     expect(selectRule(fire())).toBeUndefined();
   });
 
-  it("signals with no rule (complex_task, resource_critical) select nothing", () => {
-    expect(selectRule(fire("complex_task", "resource_critical", "simple_task"))).toBeUndefined();
+  it("resource signals select nothing in the default table, their rules with RESOURCE_RULES", () => {
+    expect(selectRule(fire("resource_critical", "low_resources", "resource_healthy", "disk_pressure"))).toBeUndefined();
+    expect(selectRule(fire("resource_critical"), [...RULES, ...RESOURCE_RULES])?.threshold).toBe(0.75);
+    expect(selectRule(fire("resource_healthy"), [...RULES, ...RESOURCE_RULES])?.threshold).toBe(0.65);
   });
 });
 
