@@ -8,8 +8,10 @@
  *                     output; 0 without runs
  *   firstShare(u)   = out(u) / (out(u) + in(u))              share of u's learned successions in which u came
  *                     first; ½ when u has none
+ *   blendedWeight   = max(dependency quality, 0.5 · learned quality over every edge type)
+ *                     the "blended" DAG graph's weight of an edge with declared evidence
  *
- * Invariants: consumerRate, firstShare ∈ [0,1]; baseRate ≥ 0; no division by zero.
+ * Invariants: consumerRate, firstShare ∈ [0,1]; blendedWeight ≥ dependency quality; baseRate ≥ 0; no division by zero.
  * Pure: the caller counts from its loaded graph and passes the counts in.
  */
 
@@ -24,4 +26,8 @@ export function baseRate(dependencies: number, executions: number): number {
 
 export function firstShare(out: number, inn: number): number {
   return out + inn === 0 ? 0.5 : out / (out + inn);
+}
+
+export function blendedWeight(dependencyQuality: number, historyQuality: number): number {
+  return Math.max(dependencyQuality, 0.5 * historyQuality);
 }

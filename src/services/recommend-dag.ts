@@ -32,7 +32,7 @@ import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
-import { baseRate, consumerRate as consumerRateOf, firstShare as firstShareOf } from "../../algorithms/dag/rates.ts";
+import { baseRate, blendedWeight, consumerRate as consumerRateOf, firstShare as firstShareOf } from "../../algorithms/dag/rates.ts";
 import { createSchemaScorer, inputFields, outputFields, type SchemaDependency, schemaDependencies, type ToolIo } from "../../algorithms/dag/schema-dependencies.ts";
 import { buildCsr, type Csr, edgeWeight } from "../../algorithms/graph/csr.ts";
 import { EDGE_TYPES, type EdgeType, edgeQuality, NO_EVIDENCE } from "../../algorithms/graph/edge-quality.ts";
@@ -103,7 +103,7 @@ export function pathCsrFor(s: GraphSnapshot, graph: Exclude<DagGraph, "auto">, c
     let w = full; // an edge without declared evidence keeps its weight exactly (stored precision)
     if (EDGE_TYPES.some((type) => e.declared[type] > 0)) {
       const dep = learnedQuality(e, ["dependency"]);
-      w = graph === "dependency" ? dep : graph === "history" ? learnedQuality(e, EDGE_TYPES) : Math.max(dep, 0.5 * learnedQuality(e, EDGE_TYPES));
+      w = graph === "dependency" ? dep : graph === "history" ? learnedQuality(e, EDGE_TYPES) : blendedWeight(dep, learnedQuality(e, EDGE_TYPES));
       same = false;
     }
     if (w > 0) list.push({ from: f, to: t, weight: w });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { baseRate, consumerRate, firstShare } from "../../../algorithms/dag/rates.ts";
+import { baseRate, blendedWeight, consumerRate, firstShare } from "../../../algorithms/dag/rates.ts";
 
 describe("DAG rates", () => {
   it("consumerRate = min(1, consumed / executions), 0 without runs", () => {
@@ -17,5 +17,10 @@ describe("DAG rates", () => {
     expect(firstShare(3, 1)).toBe(0.75);
     expect(firstShare(0, 2)).toBe(0);
     expect(firstShare(0, 0)).toBe(0.5);
+  });
+
+  it("blendedWeight = max(dependency, 0.5·history)", () => {
+    expect(blendedWeight(0.3, 0.8)).toBe(0.4);
+    expect(blendedWeight(0.6, 0.8)).toBe(0.6);
   });
 });
