@@ -22,7 +22,7 @@ import { recallMemory } from "../src/services/memory.ts";
 import { runMatchCapabilities } from "../src/services/recommend-capabilities.ts";
 import { dagOver, runPlan } from "../src/services/recommend-dag.ts";
 import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/services/recommend-next.ts";
-import { type SearchOptions, searchCandidates } from "../src/services/search.ts";
+import { type SearchAblation, type SearchOptions, searchCandidates } from "../src/services/search.ts";
 import { nextStepModel, rawSuggestions } from "../src/services/suggest.ts";
 import { loadExecutionSequences } from "../src/store/reads.ts";
 import { progress } from "./lib/report.ts";
@@ -96,10 +96,10 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
   };
   const methods: Record<string, (q: string, v: Float32Array) => Promise<string[]>> = {
     "most-popular": async () => popular,
-    "bm25": async (q, v) => rank(q, v, { channel: "bm25", noGraph: true }),
-    "embedding": async (q, v) => rank(q, v, { channel: "embedding", noGraph: true }),
-    "fused semantic (β 0.5)": async (q, v) => rank(q, v, { channel: "semantic", noGraph: true }),
-    [`fused semantic (fitted β ${w.beta})`]: async (q, v) => rank(q, v, { channel: "semantic", noGraph: true, beta: w.beta }),
+    "bm25": async (q, v) => rank(q, v, {}, { channel: "bm25", noGraph: true }),
+    "embedding": async (q, v) => rank(q, v, {}, { channel: "embedding", noGraph: true }),
+    "fused semantic (β 0.5)": async (q, v) => rank(q, v, {}, { channel: "semantic", noGraph: true }),
+    [`fused semantic (fitted β ${w.beta})`]: async (q, v) => rank(q, v, { beta: w.beta }, { channel: "semantic", noGraph: true }),
     "hybrid (graph weight 1, no memory)": async (q, v) => rank(q, v, { beta: w.beta }),
     "memory only (kNN-traces)": async (q, v) => {
       const m = await recalled(q, v);
@@ -107,7 +107,7 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     },
     "toolgraph − graph (semantic + memory)": async (q, v) => {
       const m = await recalled(q, v);
-      return rank(q, v, { channel: "semantic", noGraph: true, memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight });
+      return rank(q, v, { memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight }, { channel: "semantic", noGraph: true });
     },
     "toolgraph with fixed weights (β 0.7, μ 0.8)": async (q, v) => {
       const m = await recalled(q, v);
@@ -123,8 +123,8 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
   if (withPlan) {
     methods["toolgraph plan (+ prerequisite closure)"] = async (q) => (await runPlan(engine, project, { intent: q, limit: 3 })).ranked.slice(0, 10);
   }
-  function rank(q: string, v: Float32Array, o: SearchOptions): string[] {
-    return searchCandidates(s, a, idx, q, v, { ...o, channelTopN: 100 })
+  function rank(q: string, v: Float32Array, o: SearchOptions, ablation: SearchAblation = {}): string[] {
+    return searchCandidates(s, a, idx, q, v, { ...o, channelTopN: 100 }, ablation)
       .slice(0, 10)
       .map((h) => s.tools[h.index]!.id);
   }
@@ -559,7 +559,7 @@ export async function evalDiscovery(tg: Toolgraph, project: string, split: strin
       const context = [...new Set(c.tools)].filter((t) => s.index.has(t)).slice(0, 2);
       if (context.length === 0) continue;
       const { runDiscoverCapabilities } = await import("../src/services/recommend-capabilities.ts");
-      const r = await runDiscoverCapabilities(tg.engine, project, { context, limit: 10, ...(boost === 0 ? { noBoost: true } : {}) } as never);
+      const r = await runDiscoverCapabilities(tg.engine, project, { context, limit: 10 }, boost === 0 ? { clusterBoost: 0 } : {});
       scores.push(scoreCapability(r.results.map((x) => x.capability), caps.get(c.id)!, [1, 5, 10]));
     }
     const sum = summarizeCapability(scores);

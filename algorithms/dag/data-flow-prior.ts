@@ -25,17 +25,8 @@
  * no dependency) has rates near 0 and gets no proposal. Strength = strengthScale (0.3) × role ≤ 0.3, below the
  * weakest learned edge (0.5).
  *
- * Chosen on TRAINING traces only (leave-one-out: each multi-step trace's DAG built from the others, gold tool
- * set given, dependency graph; edge F1 on the traces whose tools all occur in the others). NESTFUL (150 traces,
- * 128 covered): no prior 0.772; raw rates (w = 0) 0.804; w = 2, 5 or 10 → 0.805 (all traces 0.777), the same with
- * `selected` reversed or sorted; minRoleRate 0 / 0.1 / 0.2 / 0.3 (w = 0) → 0.805 / 0.804 / 0.804 / 0.802.
- * Seal-Tools (700 dev traces, 500 multi-call): w = 2 proposes edges at precision 0.054 (edge F1 0 → 0.056 but
- * false edges on no-edge traces); w = 5 proposes none — hence w = 5. Rejected on NESTFUL's training traces:
- * ranking by schema(A → B) alone 0.817, but 0.787 with the selected tools reversed (its many ties fell to the
- * input order, which in a benchmark is the gold order); linking every unrelated component instead of only
- * edgeless sets 0.782 (NESTFUL keeps 14 % of tools isolated); also linking isolated tools of partly related
- * sets when schema ≥ 0.4 … 0.8: 0.793 … 0.805 (no gain). (Grids on per-pair features dumped from the same
- * leave-one-out snapshots, bench/tmp.)
+ * Parameters (priorWeight 5, minRoleRate 0.2) were chosen by leave-one-out on training traces only; the
+ * measurements are in the commit that chose them and in bench/README.md "Decisions".
  *
  * Source: the "one connected data flow" assumption of nested function calling benchmarks (NESTFUL, Basu et al.
  * 2024, arXiv 2409.03797; TaskBench's tool graphs, Shen et al. 2023) made conditional on learned tool roles;

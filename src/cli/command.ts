@@ -22,6 +22,8 @@ export interface Command {
   options?: OptionSpec;
   /** Describes each option of this command for --help. */
   optionHelp?: Record<string, string>;
+  /** Only reads: an embedded database that does not exist yet is an error, not created (a mistyped --home). Default false. */
+  readOnly?: boolean;
   /** Options unknown to the CLI are passed to the command untouched (bench). Default false. */
   passThrough?: boolean;
   run(ctx: CommandContext): Promise<number>;

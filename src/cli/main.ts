@@ -3,11 +3,14 @@
  * --home and --help. Exit codes: 0 ok, 1 failure, 2 usage error, 3 invalid input (nothing written),
  * 4 database unavailable or locked by another process.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Toolgraph } from "../api/toolgraph.ts";
 import { VERSION } from "../version.ts";
 import { type Command, type CommandContext, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, UsageError } from "./command.ts";
 import { COMMANDS } from "./commands/index.ts";
+import { didYouMean } from "./did-you-mean.ts";
 
 function commandHelp(c: Command): string {
   const opts = { ...(c.optionHelp ?? {}), ...GLOBAL_HELP };
@@ -58,14 +61,17 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
   }
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {
-    err(`toolgraph: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}`);
+    const hint = didYouMean(name, COMMANDS.map((c) => c.name));
+    err(`toolgraph: unknown command ${JSON.stringify(name)}.${hint}\n\n${hint ? "toolgraph --help lists the commands" : mainHelp()}`);
     return EXIT.usage;
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: rest, options: { ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }, allowPositionals: true, strict: !cmd.passThrough });
   } catch (e) {
-    err(`toolgraph ${cmd.name}: ${(e as Error).message}\n\nusage: ${cmd.usage}`);
+    const unknown = /Unknown option '(--?[^']+)'/.exec((e as Error).message)?.[1];
+    const message = unknown ? `unknown option ${unknown}.${optionHint(unknown, cmd)}` : (e as Error).message;
+    err(`toolgraph ${cmd.name}: ${message}\n\nusage: ${cmd.usage}`);
     return EXIT.usage;
   }
   const values = parsed.values as CommandContext["values"];
@@ -82,12 +88,14 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     out,
     err,
     // The library is imported on first open, so `--help`, `--version` and usage errors start fast.
-    open: async (): Promise<Toolgraph> =>
-      (await import("../api/toolgraph.ts")).openToolgraph({
+    open: async (): Promise<Toolgraph> => {
+      if (cmd.readOnly) await assertEmbeddedDatabaseExists(values.database as string | undefined, values.home as string | undefined);
+      return (await import("../api/toolgraph.ts")).openToolgraph({
         database: values.database as string | undefined,
         home: values.home as string | undefined,
-        project: (values.project as string | undefined) ?? process.env.TOOLGRAPH_PROJECT ?? "default",
-      }),
+        project: (values.project as string | undefined) || process.env.TOOLGRAPH_PROJECT || "default",
+      });
+    },
   };
   try {
     return await cmd.run(ctx);
@@ -106,3 +114,24 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     return code;
   }
 }
+
+/** A read-only command on an embedded data directory that does not exist: refuse instead of creating one. */
+async function assertEmbeddedDatabaseExists(database: string | undefined, home: string | undefined): Promise<void> {
+  const { resolveDatabaseUrl, resolveHome } = await import("../store/connection.ts");
+  if (resolveDatabaseUrl(database)) return;
+  const dir = resolveHome(home);
+  if (dir === "memory://" || existsSync(join(dir, "PG_VERSION"))) return;
+  const { ToolgraphError } = await import("../store/errors.ts");
+  throw new ToolgraphError(
+    "database-unreachable",
+    `no embedded database at ${dir} (a mistyped --home or TOOLGRAPH_HOME?). Create one with \`toolgraph init --home ${dir}\` or \`toolgraph demo --home ${dir}\`, or import a catalog there.`,
+    { home: dir },
+  );
+}
+
+/** The command's options closest to a mistyped one. */
+function optionHint(typed: string, cmd: Command): string {
+  const known = Object.entries({ ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }).flatMap(([long, spec]) => [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])]);
+  return didYouMean(typed, known);
+}
+

@@ -8,7 +8,7 @@ import { buildMentionIndex, findMentions, type MentionIndex } from "../../algori
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { SearchRequest } from "../api/requests.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
-import { ToolgraphError } from "../store/errors.ts";
+import { emptyProjectError } from "../store/empty-project.ts";
 import type { Engine } from "./engine.ts";
 import { filtersAnything, projectFallbacks, safetyFilter } from "./filters.ts";
 import { type GatedItem, gatedItem, gatedSummary } from "./gating.ts";
@@ -32,6 +32,10 @@ export interface SearchResultItem {
   tool: string;
   name: string;
   description: string;
+  /** The MCP server (or namespace) the tool belongs to, or null. */
+  server: string | null;
+  /** The tool's input JSON Schema (so a caller can call it without another round trip), or null. */
+  inputSchema: Record<string, unknown> | null;
   score: number;
   gate: GatedItem;
   reason?: string | undefined;
@@ -67,7 +71,7 @@ export interface SearchRouting {
 export async function runSearch(engine: Engine, project: string, req: SearchRequest) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
-  if (s.n === 0) throw new ToolgraphError("empty-project", `project ${JSON.stringify(project)} has no tools: import a catalog first`);
+  if (s.n === 0) throw await emptyProjectError(engine.db, project);
   const [a, idx] = [await engine.analytics(project), await engine.searchIndex(project)];
   const context = resolveTools(s, req.context, "context");
   const only = resolveTools(s, req.only, "only");
@@ -179,6 +183,8 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
       tool: tool.id,
       name: tool.name,
       description: tool.description,
+      server: tool.server,
+      inputSchema: tool.inputSchema,
       score,
       gate: gatedItem(d),
       ...(forced ? { reason: forcedReason.get(index) } : {}),

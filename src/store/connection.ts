@@ -184,14 +184,31 @@ function redact(url: string): string {
     if (u.password) u.password = "***";
     return u.toString();
   } catch {
-    return "postgres";
+    return url.replace(/:[^:@/]*@/, ":***@");
   }
+}
+
+/** Refuses a database URL that is not postgres:// or postgresql:// (pg would try it and fail obscurely). */
+export function checkDatabaseUrl(url: string): void {
+  let scheme: string | undefined;
+  try {
+    scheme = new URL(url).protocol.replace(/:$/, "");
+  } catch {
+    scheme = undefined;
+  }
+  if (scheme === "postgres" || scheme === "postgresql") return;
+  throw new ToolgraphError(
+    "invalid-input",
+    `database URL ${JSON.stringify(redact(url))} is not a PostgreSQL URL${scheme ? ` (scheme "${scheme}")` : ""}: toolgraph stores its data in PostgreSQL, give postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE, or leave --database and DATABASE_URL empty for the embedded database`,
+    { field: "database", scheme },
+  );
 }
 
 export async function openConnection(options: ConnectionOptions = {}): Promise<Connection> {
   const url = resolveDatabaseUrl(options.database);
   let conn: Connection;
   if (url) {
+    checkDatabaseUrl(url);
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? CONNECTION_DEFAULTS.poolSize,

@@ -4,7 +4,8 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Command, EXIT, UsageError } from "../command.ts";
 
-const BENCH_DIR = resolve(import.meta.dirname, "../../../bench");
+// bench/ of the repository: from src/cli/commands (sources) or dist/src/cli/commands (a build in a clone).
+const BENCH_DIR = [resolve(import.meta.dirname, "../../../bench"), resolve(import.meta.dirname, "../../../../bench")].find((d) => existsSync(join(d, "accuracy.ts"))) ?? resolve(import.meta.dirname, "../../../bench");
 const KINDS: Record<string, string> = { accuracy: "accuracy.ts", latency: "latency.ts", ingest: "ingest.ts", load: "load.ts" };
 
 export const benchCommand: Command = {

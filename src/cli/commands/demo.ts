@@ -1,9 +1,10 @@
 /** `toolgraph demo`: a realistic small project on the embedded database, and what toolgraph answers on it. */
+
+import type { Toolgraph } from "../../api/toolgraph.ts";
 import { demoCatalog } from "../../demo/catalog.ts";
 import { demoTraces } from "../../demo/traces.ts";
 import { type Command, EXIT } from "../command.ts";
 import { fmtNum, table } from "../output.ts";
-import type { Toolgraph } from "../../api/toolgraph.ts";
 
 export const DEMO_NOW = Date.parse("2026-11-01T12:00:00Z");
 
@@ -36,12 +37,24 @@ export const demoCommand: Command = {
         ctx.out(`\n== ${section.title}`);
         ctx.out(section.text);
       }
+      ctx.out(`\n${nextCommands(stats.project, ctx.values.home as string | undefined).join("\n")}`);
       return EXIT.ok;
     } finally {
       await tg.close();
     }
   },
 };
+
+/** What to run next on the demo project (the other commands read project "default" unless told). */
+export function nextCommands(project: string, home: string | undefined): string[] {
+  const where = `--project ${project}${home ? ` --home ${JSON.stringify(home)}` : ""}`;
+  return [
+    `next, on project "${project}" (or export TOOLGRAPH_PROJECT=${project}):`,
+    `  toolgraph search "roll back the last deploy" ${where}`,
+    `  toolgraph serve ${where}     # HTTP API`,
+    `  toolgraph mcp ${where}       # MCP over stdio`,
+  ];
+}
 
 export interface DemoReport {
   sections: { title: string; text: string; result: unknown }[];

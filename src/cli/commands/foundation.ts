@@ -1,8 +1,9 @@
 /** init, migrate, import, stats. */
 import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { Progress, table } from "../output.ts";
 import { type Command, EXIT, UsageError } from "../command.ts";
+import { inputSource } from "../input.ts";
+import { Progress, table } from "../output.ts";
 
 export const initCommand: Command = {
   name: "init",
@@ -62,11 +63,12 @@ export const migrateCommand: Command = {
 export const importCommand: Command = {
   name: "import",
   summary: "import a catalog (JSON), traces (JSONL) or declared edges (JSONL)",
-  usage: "toolgraph import catalog|traces|edges FILE [--skip-invalid] [--auto-register]",
+  usage: "toolgraph import catalog|traces|edges FILE|- [--skip-invalid] [--auto-register]",
   examples: [
     "toolgraph import catalog tools.json",
     "toolgraph import traces runs.jsonl --auto-register",
     "toolgraph import edges known-dependencies.jsonl --skip-invalid",
+    "curl -s https://example.com/runs.jsonl | toolgraph import traces -",
   ],
   options: { "skip-invalid": { type: "boolean", default: false }, "auto-register": { type: "boolean", default: false } },
   optionHelp: {
@@ -76,17 +78,22 @@ export const importCommand: Command = {
   async run(ctx) {
     const [kind, file] = ctx.positionals;
     if (!kind || !["catalog", "traces", "edges"].includes(kind)) throw new UsageError("import: the first argument must be catalog, traces or edges");
-    if (!file) throw new UsageError(`import ${kind}: FILE is missing`);
-    if (!existsSync(file)) throw new UsageError(`import ${kind}: no such file: ${file}`);
+    const src = inputSource(file, `import ${kind}`);
+    const input = "text" in src ? src.text : src;
     const skipInvalid = Boolean(ctx.values["skip-invalid"]);
     const tg = await ctx.open();
     try {
       if (kind === "catalog") {
         const progress = new Progress("embedding tools");
-        const r = await tg.importCatalog({ file }, { onProgress: (d: number, t: number) => progress.update(d, t) });
+        const r = await tg.importCatalog(input, { onProgress: (d: number, t: number) => progress.update(d, t) });
         progress.done();
         if (ctx.json) ctx.out(JSON.stringify(r));
-        else
+        else if (r.embeddedNow > 0 || r.tools.inserted + r.tools.updated > 0) {
+          // Embeddings are stored batch by batch, so an interrupted import resumes where it stopped.
+          const total = r.tools.inserted + r.tools.updated + r.tools.unchanged;
+          ctx.err(`embedded ${r.embeddedNow} tool texts now; ${Math.max(0, total - r.embeddedNow)} were stored already (an interrupted import resumes)`);
+        }
+        if (!ctx.json)
           ctx.out(
             table(
               ["", "inserted", "updated", "unchanged"],
@@ -97,7 +104,7 @@ export const importCommand: Command = {
             ),
           );
       } else if (kind === "traces") {
-        const r = await tg.importTraces({ file }, { skipInvalid, autoRegister: Boolean(ctx.values["auto-register"]) });
+        const r = await tg.importTraces(input, { skipInvalid, autoRegister: Boolean(ctx.values["auto-register"]) });
         const { insertedIds: _ids, ...rest } = r;
         if (ctx.json) ctx.out(JSON.stringify(rest));
         else {
@@ -106,7 +113,7 @@ export const importCommand: Command = {
           for (const e of r.invalid) ctx.err(`skipped ${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${e.message}`);
         }
       } else {
-        const r = await tg.importEdges({ file }, { skipInvalid });
+        const r = await tg.importEdges(input, { skipInvalid });
         if (ctx.json) ctx.out(JSON.stringify(r));
         else {
           ctx.out(`${r.edges} declared edges imported`);
@@ -122,6 +129,7 @@ export const importCommand: Command = {
 
 export const statsCommand: Command = {
   name: "stats",
+  readOnly: true,
   summary: "counts of tools, capabilities, edges, executions of the project",
   usage: "toolgraph stats",
   examples: ["toolgraph stats", "toolgraph stats --project acme --json"],

@@ -1,7 +1,7 @@
 /** search, next, capabilities, discover, dag, plan, alternatives, record, learn-weights. */
-import { existsSync, readFileSync } from "node:fs";
 import { type Command, type CommandContext, EXIT, type OptionSpec, UsageError } from "../command.ts";
-import { fmtNum, table } from "../output.ts";
+import { inputSource, inputText } from "../input.ts";
+import { fmtNum, Progress, table } from "../output.ts";
 
 const list = (v: unknown): string[] | undefined =>
   typeof v === "string" && v.length > 0
@@ -92,19 +92,36 @@ function printGated(ctx: CommandContext, r: Result, rows: (string | number)[][],
   if (ctx.values.explain && report) ctx.out(`\n${report.text}`);
 }
 
-async function withTg(ctx: CommandContext, fn: (tg: Awaited<ReturnType<CommandContext["open"]>>) => Promise<number>): Promise<number> {
+async function withTg(
+  ctx: CommandContext,
+  fn: (tg: Awaited<ReturnType<CommandContext["open"]>>) => Promise<number>,
+  opts: { searchIndex?: boolean } = {},
+): Promise<number> {
   const tg = await ctx.open();
   try {
+    if (opts.searchIndex) await embedMissing(tg);
     return await fn(tg);
   } finally {
     await tg.close();
   }
 }
 
+/**
+ * Tool texts without a stored embedding (an interrupted `import catalog`) are embedded before the answer,
+ * with a progress bar (rate, ETA) on a terminal instead of a silent wait; the stored batches make it resume.
+ */
+async function embedMissing(tg: Awaited<ReturnType<CommandContext["open"]>>): Promise<void> {
+  if ((await tg.engine.snapshot(tg.project)).n === 0) return;
+  const progress = new Progress("embedding tool texts not embedded yet");
+  await tg.engine.searchIndex(tg.project, (d, t) => progress.update(d, t));
+  progress.done();
+}
+
 const decisionMark = (d: string) => (d === "accepted" ? "✓" : d === "accepted-with-caution" ? "~" : "✗");
 
 export const searchCommand: Command = {
   name: "search",
+  readOnly: true,
   summary: "find tools for an intent (hybrid semantic + graph score, gated and explained)",
   usage: 'toolgraph search "INTENT" [--context a,b] [--limit N] [--exclude t1,t2] [--only t] [--routing flat|two-hop|auto] [--explain]',
   examples: [
@@ -150,12 +167,13 @@ export const searchCommand: Command = {
         );
       }
       return EXIT.ok;
-    });
+    }, { searchIndex: true });
   },
 };
 
 export const nextCommand: Command = {
   name: "next",
+  readOnly: true,
   summary: "suggest the next tool after the tools run so far (co-occurrence, Louvain, recency, PageRank)",
   usage: "toolgraph next --context a,b [--intent TEXT] [--mode auto|seed|learned|markov] [--exclude t] [--limit N]",
   examples: ["toolgraph next --context git.commit", 'toolgraph next --context monitor.get_alerts --intent "payments are failing" --explain', "toolgraph next --context git.status,git.diff --mode learned --json"],
@@ -183,6 +201,7 @@ export const nextCommand: Command = {
 
 export const capabilitiesCommand: Command = {
   name: "capabilities",
+  readOnly: true,
   summary: "capabilities (named groups of tools) for an intent: semantic × reliability, pattern triggers, memory",
   usage: 'toolgraph capabilities "INTENT" [--limit N]',
   examples: ['toolgraph capabilities "deploy the release to production"', 'toolgraph capabilities "roll back the deploy" --json'],
@@ -196,12 +215,13 @@ export const capabilitiesCommand: Command = {
       if (ctx.json) ctx.out(JSON.stringify(r));
       else printGated(ctx, r, r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.capability, fmtNum(x.score), x.explanation]), ["#", "", "capability", "score", "why"]);
       return EXIT.ok;
-    });
+    }, { searchIndex: true });
   },
 };
 
 export const discoverCommand: Command = {
   name: "discover",
+  readOnly: true,
   summary: "capabilities that fit the tools in use (overlap × spectral-cluster boost)",
   usage: "toolgraph discover --context a,b [--limit N]",
   examples: ["toolgraph discover --context git.status,git.diff", "toolgraph discover --context monitor.get_alerts --json"],
@@ -244,6 +264,7 @@ function schemaEdgesFlag(ctx: { values: Record<string, unknown> }): boolean | un
 
 export const dagCommand: Command = {
   name: "dag",
+  readOnly: true,
   summary: "order tools into an execution DAG with parallel layers (Dijkstra ≤ 3 hops over the learned graph)",
   usage: "toolgraph dag TOOL... [--graph auto|history|dependency|blended] [--schema-edges]",
   examples: ["toolgraph dag git.commit git.push github.create_pull_request", "toolgraph dag db.backup db.migrate ci.deploy --json"],
@@ -270,6 +291,7 @@ export const dagCommand: Command = {
 
 export const planCommand: Command = {
   name: "plan",
+  readOnly: true,
   summary: "intent → plan: search, dependency closure (prerequisites), then the execution DAG",
   usage: 'toolgraph plan "INTENT" [--limit N] [--max-tools N] [--max-latency-ms MS] [--max-cost C]',
   examples: ['toolgraph plan "release v2 to production"', 'toolgraph plan "open a pull request" --max-tools 4 --json'],
@@ -286,12 +308,13 @@ export const planCommand: Command = {
         printDag(ctx, r);
       }
       return EXIT.ok;
-    });
+    }, { searchIndex: true });
   },
 };
 
 export const alternativesCommand: Command = {
   name: "alternatives",
+  readOnly: true,
   summary: "substitutes for a tool that failed or is unavailable",
   usage: "toolgraph alternatives TOOL [--context a,b] [--limit N]",
   examples: ["toolgraph alternatives email.send", "toolgraph alternatives slack.post_message --exclude-safety network --json"],
@@ -312,20 +335,18 @@ export const alternativesCommand: Command = {
 export const recordCommand: Command = {
   name: "record",
   summary: "record executions (a JSON object, or JSONL with one execution per line) and learn from them",
-  usage: "toolgraph record FILE [--auto-register]",
-  examples: ["toolgraph record run.json", "toolgraph record runs.jsonl --auto-register --json"],
+  usage: "toolgraph record FILE|- [--auto-register]",
+  examples: ["toolgraph record run.json", "toolgraph record runs.jsonl --auto-register --json", "my-agent --trace | toolgraph record -"],
   options: { "auto-register": { type: "boolean", default: false } },
   optionHelp: { "--auto-register": "register tools the catalog does not have" },
   async run(ctx) {
-    const file = ctx.positionals[0];
-    if (!file) throw new UsageError("record: FILE is missing");
-    if (!existsSync(file)) throw new UsageError(`record: no such file: ${file}`);
-    const text = readFileSync(file, "utf8").trim();
+    const src = inputSource(ctx.positionals[0], "record");
+    const text = inputText(src).trim();
     return withTg(ctx, async (tg) => {
       const autoRegister = Boolean(ctx.values["auto-register"]);
       let r: { inserted: number; skippedExisting: number; graphVersion: number };
       if (text.startsWith("{") && !text.includes("\n{")) r = await tg.recordExecution(JSON.parse(text), { autoRegister });
-      else r = await tg.importTraces({ file }, { autoRegister });
+      else r = await tg.importTraces("file" in src ? src : text, { autoRegister });
       if (ctx.json) ctx.out(JSON.stringify({ inserted: r.inserted, skippedExisting: r.skippedExisting, graphVersion: r.graphVersion }));
       else ctx.out(`${r.inserted} execution(s) recorded, ${r.skippedExisting} already present; graph version ${r.graphVersion}`);
       return EXIT.ok;

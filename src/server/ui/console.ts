@@ -3,7 +3,7 @@
  * under `/v1/console/*` (graph, tool, dashboard). Search and plan go through the ordinary /v1 endpoints.
  *
  * The script (app.ts: sigma.js + graphology) is bundled for the browser by `npm run build`
- * (scripts/build-console.mjs → app.bundle.js beside this file in dist/, with the page and style sheet), so
+ * (src/server/ui/build-console.mjs → app.bundle.js beside this file in dist/, with the page and style sheet), so
  * the published package needs neither esbuild nor a CDN and no built file is committed. Run from sources
  * (tests, tsx) there is no bundle: the first request bundles the same entry with esbuild (a
  * devDependency) and this console instance keeps it (~0.5 s once).
@@ -68,7 +68,8 @@ export function createConsole(tg: Toolgraph, options: ConsoleOptions): Console {
       throw new Error("the console script is not built: run `npm run build` (or install the devDependencies to bundle it from sources)");
     }
     const r = await esbuild.build({
-      entryPoints: [`${HERE}app.ts`],
+      // From the built package (dist/, this module is .js) the entry is the compiled app.js.
+      entryPoints: [`${HERE}app.${import.meta.url.endsWith(".js") ? "js" : "ts"}`],
       bundle: true,
       write: false,
       format: "esm",

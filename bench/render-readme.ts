@@ -1,0 +1,208 @@
+/**
+ * Renders bench/README.md from bench/results/*.json (and the .md tables the benches print), and the results
+ * summary block of the top-level README.md, so that no result number is typed by hand.
+ *
+ *   npm run bench:readme          (npx tsx bench/render-readme.ts [--check])
+ *
+ * Every results file gets a section: its command (the JSON's own `command`, else the bench's usual command
+ * below), its machine, date and load, then the bench's own .md table when there is one, else a generic
+ * rendering of the JSON (top-level values, and a table for each array of records). A file this script does
+ * not know is rendered generically, so a new bench shows up without a change here. "Decisions" comes from
+ * bench/decisions.md, whose `{{file.json#path.to.value}}` placeholders are filled from the results.
+ * `--check` exits 1 when a rendered file differs from the committed one (for CI).
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const BENCH = import.meta.dirname;
+const RESULTS = join(BENCH, "results");
+const ROOT = join(BENCH, "..");
+
+/** Titles and usual commands of the known benches, in the order bench/README.md lists them. */
+const KNOWN: { match: RegExp; title: string; command?: string }[] = [
+  { match: /^accuracy-/, title: "Accuracy", command: "npx tsx bench/accuracy.ts --dataset all" },
+  { match: /^latency$/, title: "Latency at scale", command: "node --expose-gc --import tsx bench/latency.ts --tools 1000,10000 --op-seconds 20" },
+  { match: /^memory$/, title: "Intent memory at scale", command: "node --expose-gc --import tsx bench/memory.ts" },
+  { match: /^routing$/, title: "Two-hop namespace routing", command: "npx tsx bench/routing.ts" },
+  { match: /^ingest$/, title: "Ingestion", command: "npx tsx bench/ingest.ts" },
+  { match: /^load$/, title: "HTTP load", command: "npx tsx bench/load.ts" },
+  { match: /^cli-startup$/, title: "CLI start-up" },
+  { match: /^embedding-throughput$/, title: "Catalog embedding throughput" },
+  { match: /^package$/, title: "Package size", command: "CONSUMER_REPORT=bench/results/package.json test/package/consumer-check.sh" },
+];
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+function readJson(file: string): Json {
+  return JSON.parse(readFileSync(join(RESULTS, file), "utf8")) as Json;
+}
+
+function fmt(v: Json | undefined): string {
+  if (v === null || v === undefined) return "–";
+  if (typeof v === "number") {
+    if (!Number.isFinite(v)) return String(v);
+    if (Number.isInteger(v)) return Math.abs(v) >= 10_000 ? v.toLocaleString("en-US") : String(v);
+    return Math.abs(v) >= 100 ? v.toFixed(1) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3);
+  }
+  if (typeof v === "string") return v.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  if (Array.isArray(v)) return v.every((x) => typeof x !== "object" || x === null) ? (v.length > 8 ? `${v.slice(0, 8).map(fmt).join(", ")}, … (${v.length})` : v.map(fmt).join(", ")) : `(${v.length} records)`;
+  return Object.entries(v)
+    .filter(([, x]) => typeof x !== "object" || x === null)
+    .map(([k, x]) => `${k} ${fmt(x)}`)
+    .join(", ");
+}
+
+const isRecord = (v: Json | undefined): v is { [k: string]: Json } => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Flattens one level of nesting: { a: { b: 1 } } → { "a.b": 1 }; arrays of numbers stay as cells. */
+function flatten(r: { [k: string]: Json }): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(r)) {
+    if (isRecord(v)) for (const [k2, v2] of Object.entries(v)) out[`${k}.${k2}`] = isRecord(v2) ? fmt(v2) : v2;
+    else out[k] = v;
+  }
+  return out;
+}
+
+function table(rows: Record<string, Json>[], maxRows = 30): string {
+  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((c) => rows.some((r) => !Array.isArray(r[c]) || (r[c] as Json[]).length <= 8));
+  const head = `| ${cols.join(" | ")} |\n| ${cols.map(() => "---").join(" | ")} |`;
+  const body = rows.slice(0, maxRows).map((r) => `| ${cols.map((c) => fmt(r[c])).join(" | ")} |`);
+  const more = rows.length > maxRows ? `\n\n(${rows.length - maxRows} more rows in the JSON)` : "";
+  return `${head}\n${body.join("\n")}${more}`;
+}
+
+const META = new Set(["bench", "command", "cmd", "commands", "machine", "date", "at", "startedAt", "loadAverage", "loadavg", "load", "uptimeS"]);
+
+/** A JSON results file with no table of its own: its values, then one table per array of records. */
+export function renderGeneric(j: Json): string {
+  if (!isRecord(j)) return "```json\n" + JSON.stringify(j, null, 2).slice(0, 2000) + "\n```";
+  const parts: string[] = [];
+  const scalars = Object.entries(j).filter(([k, v]) => !META.has(k) && !(Array.isArray(v) && v.some((x) => isRecord(x))));
+  if (scalars.length > 0) parts.push(scalars.map(([k, v]) => `- ${k}: ${fmt(v)}`).join("\n"));
+  for (const [k, v] of Object.entries(j)) {
+    if (META.has(k) || !Array.isArray(v) || !v.some((x) => isRecord(x))) continue;
+    parts.push(`${k}:\n\n${table(v.filter(isRecord).map(flatten))}`);
+  }
+  return parts.join("\n\n");
+}
+
+function meta(stem: string, j: Json, known: (typeof KNOWN)[number] | undefined): string {
+  const r = isRecord(j) ? j : {};
+  const command = typeof r.command === "string" ? r.command : Array.isArray(r.commands) ? r.commands.map(String).join(" ; ") : known?.command;
+  const date = r.date ?? r.at ?? r.startedAt;
+  const load = r.loadAverage ?? r.loadavg ?? r.load;
+  const lines = [
+    `- command: ${command ? `\`${command}\`` : "(not recorded)"}`,
+    `- machine: ${typeof r.machine === "string" ? r.machine : r.machine ? fmt(r.machine) : "(not recorded)"}`,
+    ...(date ? [`- date: ${fmt(date)}`] : []),
+    ...(load ? [`- load average: ${isRecord(load) ? Object.entries(load).map(([k, v]) => `${k} ${fmt(v)}`).join("; ") : fmt(load)}`] : []),
+    `- raw: [results/${stem}.json](results/${stem}.json)`,
+  ];
+  return lines.join("\n");
+}
+
+function lookup(path: string): Json | undefined {
+  const [file, inner] = path.split("#");
+  if (!file || !existsSync(join(RESULTS, file))) return undefined;
+  let v: Json | undefined = readJson(file);
+  for (const key of (inner ?? "").split(".").filter(Boolean)) {
+    if (Array.isArray(v)) v = v[Number(key)];
+    else if (isRecord(v)) v = v[key];
+    else return undefined;
+  }
+  return v;
+}
+
+/** Fills `{{file.json#a.b.0.c}}` placeholders; a missing value renders as "(missing: …)" so it is seen. */
+export function fillPlaceholders(text: string): string {
+  return text.replace(/\{\{([^}#]+#[^}]*)\}\}/g, (_, p: string) => {
+    const v = lookup(p.trim());
+    return v === undefined ? `(missing: ${p})` : fmt(v);
+  });
+}
+
+export function renderBenchReadme(): string {
+  const stems = readdirSync(RESULTS)
+    .filter((f) => f.endsWith(".json"))
+    .map((f) => f.slice(0, -5));
+  const order = (s: string) => {
+    const i = KNOWN.findIndex((k) => k.match.test(s));
+    return i < 0 ? KNOWN.length : i;
+  };
+  stems.sort((a, b) => order(a) - order(b) || a.localeCompare(b));
+  const svgs = readdirSync(RESULTS).filter((f) => f.endsWith(".svg"));
+  const out = [
+    "# Benchmark results",
+    "",
+    "Generated by `npm run bench:readme` (bench/render-readme.ts) from `bench/results/*.json` and the tables the",
+    "benches print (`bench/results/*.md`): do not edit by hand. Each section names the command and the machine of",
+    "its run; the machine is shared with other work, so compare numbers within one run (the benches alternate the",
+    "variants they compare), not across runs.",
+    "",
+  ];
+  const decisions = join(BENCH, "decisions.md");
+  if (existsSync(decisions)) out.push(fillPlaceholders(readFileSync(decisions, "utf8")).trim(), "");
+  for (const stem of stems) {
+    const known = KNOWN.find((k) => k.match.test(stem));
+    const j = readJson(`${stem}.json`);
+    out.push(`## ${known ? `${known.title}${known.title === "Accuracy" ? `: ${stem.replace(/^accuracy-/, "")}` : ""}` : stem}`, "", meta(stem, j, known), "");
+    const md = join(RESULTS, `${stem}.md`);
+    out.push(existsSync(md) ? readFileSync(md, "utf8").replace(/^# .*\n/, "").trim() : renderGeneric(j), "");
+    for (const svg of svgs.filter((s) => s.startsWith(`${stem}.`) || s.startsWith(`${stem}-`) || (stem.startsWith("accuracy-") && s.startsWith(`accuracy-gating-${stem.slice(9)}`)))) {
+      out.push(`![${svg}](results/${svg})`, "");
+    }
+  }
+  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trim()}\n`;
+}
+
+/** One line per known result for the top-level README (between the results markers). */
+export function renderSummary(): string {
+  const lines: string[] = [];
+  const get = (p: string) => lookup(p);
+  const startup = get("cli-startup.json#results");
+  if (Array.isArray(startup)) {
+    const p50 = (cmd: string, v: string) => startup.find((r) => isRecord(r) && r.command === cmd && r.variant === v) as { p50?: number } | undefined;
+    const h = (v: string) => p50("toolgraph --help", v)?.p50;
+    const s = (v: string) => p50("toolgraph search", v)?.p50;
+    if (h("dist") !== undefined)
+      lines.push(`- CLI start-up, whole process p50: \`--help\` ${fmt(h("before"))} ms before (tsx) → ${fmt(h("dist"))} ms built; \`search\` ${fmt(s("before"))} → ${fmt(s("dist"))} ms.`);
+  }
+  const tarball = get("package.json#tarballBytes");
+  if (typeof tarball === "number")
+    lines.push(`- Package: tarball ${fmt(Math.round(tarball / 1024))} KiB; \`npm install --omit=dev\` of it ${fmt(Math.round((get("package.json#installedBytes") as number) / 2 ** 20))} MiB of node_modules (toolgraph itself ${fmt(Math.round((get("package.json#packageBytes") as number) / 1024))} KiB).`);
+  const emb = get("embedding-throughput.json#summary");
+  if (Array.isArray(emb) && isRecord(emb[0]) && isRecord(emb[1]))
+    lines.push(`- Catalog embedding (USE-lite, Seal-Tools): model ${fmt(emb[0].medianToolsPerSecond)} tools/s, import end to end ${fmt(emb[1].medianToolsPerSecond)} tools/s.`);
+  const results = readdirSync(RESULTS).filter((f) => f.endsWith(".json")).length;
+  lines.push(`- Accuracy, latency, memory, routing, ingestion and every other bench (${results} result files): [bench/README.md](bench/README.md).`);
+  return lines.join("\n");
+}
+
+function replaceBlock(text: string, start: string, end: string, body: string): string {
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  if (a < 0 || b < a) return text;
+  return `${text.slice(0, a + start.length)}\n${body}\n${text.slice(b)}`;
+}
+
+if (process.argv[1]?.endsWith("render-readme.ts")) {
+  const check = process.argv.includes("--check");
+  const benchReadme = renderBenchReadme();
+  const readmePath = join(ROOT, "README.md");
+  const readme = readFileSync(readmePath, "utf8");
+  const newReadme = replaceBlock(readme, "<!-- results:start -->", "<!-- results:end -->", renderSummary());
+  const targets: [string, string][] = [
+    [join(BENCH, "README.md"), benchReadme],
+    [readmePath, newReadme],
+  ];
+  let stale = false;
+  for (const [path, text] of targets) {
+    const old = existsSync(path) ? readFileSync(path, "utf8") : "";
+    if (old === text) continue;
+    stale = true;
+    if (!check) writeFileSync(path, text);
+    console.log(`${check ? "stale" : "wrote"} ${path}`);
+  }
+  if (check && stale) process.exit(1);
+}
