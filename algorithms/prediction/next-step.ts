@@ -481,17 +481,10 @@ export function suggestNextSteps(
     const community = communityTerm(model, last, b);
     const recency = recencyTerm(model, b, query.now, o);
     const pagerank = model.pagerank === null ? 0 : model.pagerank[b]!;
-    const score = w.cooc * cooc + w.community * community + w.recency * recency + w.pagerank * pagerank;
+    const scoredTerms = weighNextStepTerms({ cooc, community, recency, pagerank }, w);
     scored.push({
       tool: b,
-      score,
-      confidence: o.weightSum > 0 ? Math.min(1, score / o.weightSum) : 0,
-      terms: {
-        cooc: term(cooc, w.cooc),
-        community: term(community, w.community),
-        recency: term(recency, w.recency),
-        pagerank: term(pagerank, w.pagerank),
-      },
+      ...scoredTerms,
       coocFrom: cooc > 0 ? (coocBest.get(b)?.from ?? null) : null,
     });
   }
@@ -508,6 +501,24 @@ export function suggestNextSteps(
 
 function term(value: number, weight: number): TermContribution {
   return { value, weight, contribution: value * weight };
+}
+
+/**
+ * The weighted score of four term values (the header's formula): score = Σ w·term, confidence =
+ * min(1, score / Σ w) (0 when Σ w = 0), and each term's contribution. Used for the model's own candidates
+ * and for a tool another source proposed (the intent memory's next-step candidates).
+ */
+export function weighNextStepTerms(
+  t: NextStepTerms,
+  w: NextStepWeights,
+): { score: number; confidence: number; terms: Record<TermName, TermContribution> } {
+  const score = w.cooc * t.cooc + w.community * t.community + w.recency * t.recency + w.pagerank * t.pagerank;
+  const weightSum = w.cooc + w.community + w.recency + w.pagerank;
+  return {
+    score,
+    confidence: weightSum > 0 ? Math.min(1, score / weightSum) : 0,
+    terms: { cooc: term(t.cooc, w.cooc), community: term(t.community, w.community), recency: term(t.recency, w.recency), pagerank: term(t.pagerank, w.pagerank) },
+  };
 }
 
 /** A baseline suggestion: tool and its baseline score. */

@@ -15,7 +15,7 @@ import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, typ
 import { z } from "zod";
 import { errorOutcome } from "../api/error-mapping.ts";
 import type { Toolgraph } from "../api/toolgraph.ts";
-import { callTool, MCP_TOOLS, type McpToolSpec } from "../mcp/mcp-server.ts";
+import { callTool, ERROR_META_KEY, MCP_TOOLS, type McpToolSpec } from "../mcp/mcp-server.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import type { GatewayConfig } from "./config.ts";
 import { type RecordedExecution, SessionRecorder } from "./recorder.ts";
@@ -77,7 +77,7 @@ function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
 function errorResult(err: unknown): CallToolResult {
   const m = errorOutcome(err);
   const e = { code: m.code, message: m.message, ...(m.field !== undefined ? { field: m.field } : {}) };
-  return { isError: true, content: [{ type: "text", text: `${e.code}: ${e.message}` }], structuredContent: { error: e } };
+  return { isError: true, content: [{ type: "text", text: `${e.code}: ${e.message}` }], _meta: { [ERROR_META_KEY]: e } };
 }
 
 export class Gateway {
@@ -102,7 +102,8 @@ export class Gateway {
         title: s.title,
         description: s.description,
         inputSchema: jsonSchema(s.inputSchema),
-        annotations: { title: s.title, readOnlyHint: s.readOnly, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+        outputSchema: z.toJSONSchema(s.outputSchema, { io: "output", target: "draft-7" }) as Tool["outputSchema"],
+        annotations: { title: s.title, readOnlyHint: s.readOnly, destructiveHint: false, idempotentHint: s.idempotent ?? s.readOnly, openWorldHint: false },
       })),
       {
         name: "call_tool",
@@ -251,6 +252,25 @@ export class Gateway {
     await this.flush();
     await Promise.all([...this.upstreams.values()].map((u) => u.close()));
   }
+}
+
+/**
+ * The api the gateway's HTTP server serves: the library's, with `stats` also naming the upstream servers
+ * and which are down (GET /v1/stats), like `gateway_status` and /health.
+ */
+export function gatewayApi<T extends object & { stats(opts?: { project?: string | undefined }): Promise<object> }>(api: T, gateway: Gateway): T {
+  return new Proxy(api, {
+    get(target, prop, receiver) {
+      if (prop === "stats") {
+        return async (opts?: { project?: string | undefined }) => {
+          const st = gateway.status();
+          return { ...(await target.stats(opts)), gateway: { servers: st.servers, down: st.down, sessions: st.sessions, learning: st.learning, recorded: st.recorded } };
+        };
+      }
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
 }
 
 type Args = Record<string, unknown>;

@@ -16,7 +16,7 @@ export const executionArgs = z
     user: id.optional().describe("Who ran it (their history moves future thresholds)"),
     intent: z.string().max(32_768).optional().describe("What the workflow was for, in words"),
     capability: id.optional().describe("The capability (known workflow) it carried out, if any"),
-    startedAt: date,
+    startedAt: date.describe("When the workflow started: ISO 8601 date-time or epoch milliseconds"),
     success: z.boolean().describe("Whether the workflow as a whole succeeded"),
     steps: z
       .array(
@@ -25,9 +25,9 @@ export const executionArgs = z
             tool: id.describe("Tool id as in the catalog"),
             parent: stepIndex.optional().describe("Index of the enclosing step (nested calls)"),
             dependsOn: z.array(stepIndex).optional().describe("Indices of earlier steps whose output this step used"),
-            success: z.boolean().optional().describe("Default true"),
-            durationMs: z.number().nonnegative().optional(),
-            at: date.optional(),
+            success: z.boolean().optional().describe("Whether this call succeeded (default true)"),
+            durationMs: z.number().nonnegative().optional().describe("How long the call took (ms)"),
+            at: date.optional().describe("When the call started: ISO 8601 date-time or epoch milliseconds"),
           })
           .strict(),
       )

@@ -14,14 +14,19 @@ import {
   alternativesRequest,
   buildDagRequest,
   discoverCapabilitiesRequest,
+  feedbackRequest,
   matchCapabilitiesRequest,
   planRequest,
   searchRequest,
   suggestNextRequest,
 } from "../api/requests.ts";
+import { RESULT_SCHEMAS } from "../api/results.ts";
 import { VERSION } from "../version.ts";
 import { executionArgs } from "./execution-input.ts";
 import { summarize } from "./summary.ts";
+
+/** Where an isError result carries the error object `{ code, message, field? }`. */
+export const ERROR_META_KEY = "toolgraph/error";
 
 export const MCP_SERVER_INFO = { name: "toolgraph", version: VERSION } as const;
 
@@ -39,7 +44,11 @@ export interface McpToolSpec {
   title: string;
   description: string;
   inputSchema: z.ZodObject;
+  /** The result's schema (src/api/results.ts): the tool's MCP outputSchema. */
+  outputSchema: z.ZodObject;
   readOnly: boolean;
+  /** Calling it twice with the same arguments has no further effect. Default: readOnly. */
+  idempotent?: boolean;
   run(api: RecommenderApi, args: Args, project: { project?: string }): Promise<JsonResult>;
   /** Headline of the text summary. */
   what(args: Args): string;
@@ -61,6 +70,7 @@ export const MCP_TOOLS: McpToolSpec[] = [
       "each with a score, an explanation and a gate decision (accepted / accepted-with-caution / abstained). If every candidate is abstained, say so rather than guessing. " +
       "`routing: \"two-hop\"` searches namespace first (ranks the namespaces, then searches the tools of the best few) and says which; the default (auto) does so for catalogs of 50,000+ tools.",
     inputSchema: searchRequest,
+    outputSchema: RESULT_SCHEMAS.search,
     readOnly: true,
     run: (api, a, p) => api.search({ ...(a as z.infer<typeof searchRequest>), ...p }),
     what: (a) => `for ${quoted(a.intent)}`,
@@ -72,6 +82,7 @@ export const MCP_TOOLS: McpToolSpec[] = [
       "Call this after a tool call succeeds and you need to decide what to do next in a multi-step workflow. Pass the tools run so far in order as `context` " +
       "(and failed ones in `exclude`); returns the tools that most often follow, scored from past executions (co-occurrence, community, recency, PageRank) and gated.",
     inputSchema: suggestNextRequest,
+    outputSchema: RESULT_SCHEMAS.suggestNext,
     readOnly: true,
     run: (api, a, p) => api.suggestNext({ ...(a as z.infer<typeof suggestNextRequest>), ...p }),
     what: (a) => `after ${Array.isArray(a.context) && a.context.length > 0 ? a.context.join(" → ") : "(start)"}`,
@@ -83,6 +94,7 @@ export const MCP_TOOLS: McpToolSpec[] = [
       "Call this at the start of a task that probably needs several tools, to find a known, proven workflow (capability) for it instead of assembling one tool by tool. " +
       "Returns capabilities ranked for the intent with their tools, scores and gate decisions.",
     inputSchema: matchCapabilitiesRequest,
+    outputSchema: RESULT_SCHEMAS.matchCapabilities,
     readOnly: true,
     run: (api, a, p) => api.matchCapabilities({ ...(a as z.infer<typeof matchCapabilitiesRequest>), ...p }),
     what: (a) => `for ${quoted(a.intent)}`,
@@ -94,6 +106,7 @@ export const MCP_TOOLS: McpToolSpec[] = [
       "Call this when you are already using some tools and want to know which larger workflows they belong to, or what related capabilities exist nearby. " +
       "Pass the tools in use as `context`.",
     inputSchema: discoverCapabilitiesRequest,
+    outputSchema: RESULT_SCHEMAS.discoverCapabilities,
     readOnly: true,
     run: (api, a, p) => api.discoverCapabilities({ ...(a as z.infer<typeof discoverCapabilitiesRequest>), ...p }),
     what: (a) => `related to ${Array.isArray(a.context) ? a.context.join(", ") : ""}`,
@@ -105,6 +118,7 @@ export const MCP_TOOLS: McpToolSpec[] = [
       "Call this when you know which tools a task needs but not in which order (or which can run in parallel). Pass the tool ids as `tools`; " +
       "returns their dependencies learned from past executions and declared edges, as parallel layers with the critical path.",
     inputSchema: buildDagRequest,
+    outputSchema: RESULT_SCHEMAS.buildDag,
     readOnly: true,
     run: (api, a, p) => api.buildDag({ ...(a as z.infer<typeof buildDagRequest>), ...p }),
     what: (a) => `execution DAG of ${Array.isArray(a.tools) ? a.tools.length : 0} tools`,
@@ -116,6 +130,7 @@ export const MCP_TOOLS: McpToolSpec[] = [
       "Call this when you have a goal but no plan: it searches the tools for the intent, adds the tools they depend on, and returns an ordered, gated workflow (DAG). " +
       "Use search_tools instead when you need a single tool.",
     inputSchema: planRequest,
+    outputSchema: RESULT_SCHEMAS.plan,
     readOnly: true,
     run: (api, a, p) => api.plan({ ...(a as z.infer<typeof planRequest>), ...p }),
     what: (a) => `plan for ${quoted(a.intent)}`,
@@ -126,6 +141,7 @@ export const MCP_TOOLS: McpToolSpec[] = [
     description:
       "Call this when a tool failed, is unavailable, or is too slow or costly: returns tools that can replace it (similar purpose, same community or capability), gated.",
     inputSchema: alternativesRequest,
+    outputSchema: RESULT_SCHEMAS.alternatives,
     readOnly: true,
     run: (api, a, p) => api.alternatives({ ...(a as z.infer<typeof alternativesRequest>), ...p }),
     what: (a) => `alternatives to ${String(a.tool)}`,
@@ -137,12 +153,27 @@ export const MCP_TOOLS: McpToolSpec[] = [
       "Call this once a multi-step workflow has finished (successfully or not) to teach toolgraph what you ran: the tool calls in order with their success. " +
       "Future recommendations learn from it. Recording the same `id` again is a no-op.",
     inputSchema: recordArgs,
+    outputSchema: RESULT_SCHEMAS.recordExecution,
     readOnly: false,
     run: (api, a, p) => {
       const { autoRegister, ...execution } = a;
       return api.recordExecution(execution, { ...p, autoRegister: autoRegister === true });
     },
     what: (a) => `recorded execution ${String(a.id)}`,
+    idempotent: true,
+  },
+  {
+    name: "record_feedback",
+    title: "Report how an answer worked out",
+    description:
+      "Call this after acting on an answer of search_tools, suggest_next_tool or plan_workflow: say whether it worked (`success`), and for an abstained answer whether you used it anyway (`followed`). " +
+      "The confidence threshold for that kind of request learns from it (a failed accepted answer raises it, a successful followed abstention lowers it).",
+    inputSchema: feedbackRequest,
+    outputSchema: RESULT_SCHEMAS.feedback,
+    readOnly: false,
+    idempotent: false,
+    run: (api, a, p) => api.feedback({ ...(a as z.infer<typeof feedbackRequest>), ...p }),
+    what: (a) => `feedback on ${quoted(a.intent)}`,
   },
 ];
 
@@ -161,10 +192,12 @@ export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Arg
     const m = errorOutcome(err);
     if (m.internal) (options.log ?? stderrLog)(`toolgraph mcp: ${spec.name}: internal error: ${(err as Error)?.stack ?? String(err)}`);
     const e = { code: m.code, message: m.message, ...(m.field !== undefined ? { field: m.field } : {}), ...(m.details !== undefined ? { details: m.details } : {}) };
+    // No structuredContent on an error: it would have to match the tool's outputSchema (clients check it).
+    // The error object (code, message, field) travels in _meta.
     return {
       isError: true,
       content: [{ type: "text", text: `${e.code}: ${e.message}` }],
-      structuredContent: { error: e },
+      _meta: { [ERROR_META_KEY]: e },
     };
   }
 }
@@ -184,7 +217,8 @@ export function createMcpServer(api: RecommenderApi, options: McpServerOptions =
         title: spec.title,
         description: spec.description,
         inputSchema: spec.inputSchema,
-        annotations: { title: spec.title, readOnlyHint: spec.readOnly, idempotentHint: true, openWorldHint: false },
+        outputSchema: spec.outputSchema,
+        annotations: { title: spec.title, readOnlyHint: spec.readOnly, destructiveHint: false, idempotentHint: spec.idempotent ?? spec.readOnly, openWorldHint: false },
       },
       (args: Args) => callTool(api, spec, args, options),
     );

@@ -5,6 +5,7 @@
  */
 
 import { z } from "zod";
+import { RESULT_SCHEMAS } from "../api/results.ts";
 import { VERSION } from "../version.ts";
 import { JSONL_TYPES, ROUTES, type Route } from "./routes.ts";
 
@@ -22,6 +23,26 @@ export function requestJsonSchema(schema: z.ZodType): Json {
       }
     },
   }) as Json;
+  delete s.$schema;
+  return s;
+}
+
+/** The 200 body of each route, from the result schemas shared with the MCP tools' outputSchema. */
+const RESULT_BY_PATH: Record<string, z.ZodType> = {
+  "/v1/search": RESULT_SCHEMAS.search,
+  "/v1/next": RESULT_SCHEMAS.suggestNext,
+  "/v1/capabilities/match": RESULT_SCHEMAS.matchCapabilities,
+  "/v1/capabilities/discover": RESULT_SCHEMAS.discoverCapabilities,
+  "/v1/dag": RESULT_SCHEMAS.buildDag,
+  "/v1/plan": RESULT_SCHEMAS.plan,
+  "/v1/alternatives": RESULT_SCHEMAS.alternatives,
+  "/v1/feedback": RESULT_SCHEMAS.feedback,
+  "/v1/executions": RESULT_SCHEMAS.recordExecution,
+};
+
+/** JSON Schema of a result as the server sends it. */
+export function resultJsonSchema(schema: z.ZodType): Json {
+  const s = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Json;
   delete s.$schema;
   return s;
 }
@@ -69,7 +90,10 @@ function operation(route: Route): Json {
   for (const f of route.flags ?? []) parameters.push({ name: f.name, in: "query", required: false, description: f.description, schema: { type: "boolean" } });
   const body = requestBody(route);
   const responses: Json = {
-    "200": { description: "The result (JSON object; recommendations carry explanation and gate fields)", content: { "application/json": { schema: { type: "object" } } } },
+    "200": {
+      description: "The result (JSON object; recommendations carry explanation and gate fields)",
+      content: { "application/json": { schema: RESULT_BY_PATH[route.path] && route.method === "POST" ? resultJsonSchema(RESULT_BY_PATH[route.path]!) : { type: "object" } } },
+    },
     "401": errorResponse("Missing or wrong bearer token"),
     "500": errorResponse("Internal error (logged by the server)"),
     "503": errorResponse("Database locked or unreachable, or the server is shutting down; retry"),

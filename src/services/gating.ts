@@ -16,7 +16,7 @@
 import type { Kysely } from "kysely";
 import type { ThresholdAdjustment } from "../../algorithms/thresholds/adjust-threshold.ts";
 import { type Calibration, calibrate } from "../../algorithms/thresholds/calibration.ts";
-import { contextKeyOf, type GateOutcome } from "../../algorithms/thresholds/context-learning.ts";
+import { contextKeyOf, contextKeyString, type GateOutcome } from "../../algorithms/thresholds/context-learning.ts";
 import type { DetectedContext, WorkflowContext } from "../../algorithms/thresholds/detector-chain.ts";
 import { toTaskContext } from "../../algorithms/thresholds/detector-chain.ts";
 import type { GateDecision } from "../../algorithms/thresholds/gate-decision.ts";
@@ -128,7 +128,7 @@ export class Gatekeeper {
   constructor(db: Kysely<Database>, options: GatekeeperOptions) {
     this.userStore = new DbUserHistoryStore(db);
     this.tracker = new UserHistoryTracker(this.userStore, { now: options.now });
-    this.learner = new ContextThresholdLearner(new DbContextThresholdStore(db), { now: options.now });
+    this.learner = new ContextThresholdLearner(new DbContextThresholdStore(db, contextKeyString), { now: options.now });
     this.detectors = new ContextDetectorChain({ now: options.now, enabled: options.detection ?? true });
     this.manager = new AdaptiveThresholdManager({ now: options.now, learner: this.learner, ...(options.resources === false ? { resources: false as const } : {}) });
   }

@@ -10,6 +10,8 @@
  * bump included, gated on the execution row being new) — where a batch takes five to eight.
  */
 import type { Kysely, Transaction } from "kysely";
+import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
+import { LEVEL_OF } from "../../algorithms/graph/edge-quality.ts";
 import { emptyUserHistory, type UserHistory } from "../../algorithms/thresholds/user-history.ts";
 import {
   type CatalogInput,
@@ -22,11 +24,14 @@ import {
 } from "../formats/schemas.ts";
 import { autoRegisterTools, knownCapabilityIds, knownToolIds, sha256, type UpsertCounts, upsertCapabilities, upsertTools } from "../store/catalog.ts";
 import { upsertDeclaredEdges } from "../store/declared-edges.ts";
-import { checkExecution, insertExecution, insertExecutions } from "../store/executions.ts";
+import { checkExecution, type EdgesOf, insertExecution, insertExecutions } from "../store/executions.ts";
 import { bumpGraphVersion, ensureProject, projectConfig, setProjectConfig } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 import { DbUserHistoryStore } from "../store/user-state.ts";
 import { duplicateIdErrors, ImportError, type LineError, parseCatalog, parseJsonl } from "./parse.ts";
+
+/** The edge observations a stored execution adds (the store counts them; it knows no algorithm). */
+const edgesOf: EdgesOf = (e) => learnEdges(e.steps);
 
 export interface CatalogImportResult {
   file: string;
@@ -221,7 +226,7 @@ export async function importExecutions(
     const users = histories ? [...new Set(good.flatMap((e) => (e.user ? [e.user] : [])))] : [];
     const placeholder = emptyUserHistory();
     const stored = histories && users.length > 0 ? await histories.lockMany(project, users, placeholder) : new Map<string, UserHistory>();
-    const res = await insertExecutions(trx, project, good, sha256);
+    const res = await insertExecutions(trx, project, good, sha256, edgesOf);
     const ids = new Set(res.inserted);
     const fresh = good.filter((e) => ids.has(e.id));
     if (histories && users.length > 0) {
@@ -292,7 +297,7 @@ async function importOne(
       const next = options.userHistory!(new Map([[user.id, check.history ?? placeholder]]), [e]).find(([u]) => u === user.id);
       history = { user: user.id, history: next ? next[1] : (check.history ?? placeholder), placeholder };
     }
-    const r = await insertExecution(trx, project, e, sha256, { history, bumpIfSkipped: autoRegistered.length > 0 });
+    const r = await insertExecution(trx, project, e, sha256, edgesOf, { history, bumpIfSkipped: autoRegistered.length > 0 });
     if (r.inserted && options.withinTransaction) await options.withinTransaction(trx, [e]);
     return {
       file,
@@ -355,7 +360,7 @@ export async function importDeclaredEdges(
     if (errors.length > 0 && !options.skipInvalid) throw new ImportError(errors);
     const bad = new Set(errors.map((e) => e.line));
     const good: DeclaredEdgeInput[] = parsed.records.filter((r) => !bad.has(r.line)).map((r) => r.value);
-    const n = await upsertDeclaredEdges(trx, project, good);
+    const n = await upsertDeclaredEdges(trx, project, good, (source) => LEVEL_OF[source]);
     const graphVersion = n > 0 ? await bumpGraphVersion(trx, project) : await currentVersion(trx, project);
     return { file, edges: n, invalid: options.skipInvalid ? errors : [], graphVersion };
   });

@@ -499,7 +499,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   return {
     project,
     intent: req.intent,
-    tools: caps.kept.map((i) => ({ tool: id(i), why: why.get(id(i)) ?? "" })),
+    tools: caps.kept.map((i) => ({ tool: id(i), why: why.get(id(i)) ?? "", server: s.tools[i]!.server, inputSchema: s.tools[i]!.inputSchema })),
     ranked,
     ...describeDag(s, dag),
     removed: caps.dropped,

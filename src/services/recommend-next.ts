@@ -6,7 +6,7 @@
 import { nextAfter } from "../../algorithms/memory/knn-vote.ts";
 import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { learnWeights, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
-import { DEFAULTS as NEXT_DEFAULTS, type NextStepModel, type NextStepWeights, nextStepTerms, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
+import { DEFAULTS as NEXT_DEFAULTS, type NextStepModel, type NextStepWeights, nextStepTerms, suggestNextSteps, weighNextStepTerms } from "../../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import type { SuggestNextRequest } from "../api/requests.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
@@ -28,21 +28,9 @@ export function withMemoryVote(confidence: number, vote: number | undefined): nu
   return noisyOr(confidence, NEXT_MEMORY_WEIGHT, vote);
 }
 
-/**
- * A tool only the intent memory proposed (not among the model's candidates), scored by the same four
- * weighted terms: score = Σ weight·term, confidence = score / Σ weights.
- */
+/** A tool only the intent memory proposed (not among the model's candidates), scored by the same weighted terms. */
 export function memoryCandidate(model: NextStepModel, context: number[], now: number, tool: number, weights: NextStepWeights) {
-  const t = nextStepTerms(model, { context, now }, tool);
-  const wsum = weights.cooc + weights.community + weights.recency + weights.pagerank;
-  const terms = {
-    cooc: { value: t.cooc, weight: weights.cooc, contribution: t.cooc * weights.cooc },
-    community: { value: t.community, weight: weights.community, contribution: t.community * weights.community },
-    recency: { value: t.recency, weight: weights.recency, contribution: t.recency * weights.recency },
-    pagerank: { value: t.pagerank, weight: weights.pagerank, contribution: t.pagerank * weights.pagerank },
-  };
-  const score = terms.cooc.contribution + terms.community.contribution + terms.recency.contribution + terms.pagerank.contribution;
-  return { score, confidence: wsum > 0 ? score / wsum : 0, terms };
+  return weighNextStepTerms(nextStepTerms(model, { context, now }, tool), weights);
 }
 
 /** Recorded steps a project needs before the default mode fits learned weights. */

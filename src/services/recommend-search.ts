@@ -32,6 +32,10 @@ export interface SearchResultItem {
   tool: string;
   name: string;
   description: string;
+  /** The MCP server (or namespace) the tool belongs to, or null. */
+  server: string | null;
+  /** The tool's input JSON Schema (so a caller can call it without another round trip), or null. */
+  inputSchema: Record<string, unknown> | null;
   score: number;
   gate: GatedItem;
   reason?: string | undefined;
@@ -179,6 +183,8 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
       tool: tool.id,
       name: tool.name,
       description: tool.description,
+      server: tool.server,
+      inputSchema: tool.inputSchema,
       score,
       gate: gatedItem(d),
       ...(forced ? { reason: forcedReason.get(index) } : {}),

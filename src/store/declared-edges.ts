@@ -1,6 +1,5 @@
 /** Declared edges (bootstrap templates and known dependencies): raise a type's declared level. */
 import { type Kysely, sql, type Transaction } from "kysely";
-import { LEVEL_OF } from "../../algorithms/graph/edge-quality.ts";
 import type { DeclaredEdgeInput } from "../formats/schemas.ts";
 import { chunks } from "./catalog.ts";
 import type { Database } from "./schema.ts";
@@ -9,14 +8,23 @@ type Db = Kysely<Database> | Transaction<Database>;
 
 const COLUMN = { dependency: "dep_declared", contains: "con_declared", provides: "prov_declared", sequence: "seq_declared" } as const;
 
-export async function upsertDeclaredEdges(db: Db, project: string, edges: readonly DeclaredEdgeInput[]): Promise<number> {
+/**
+ * `levelOf` maps a declared source to its evidence level (algorithms/graph/edge-quality.ts LEVEL_OF), handed
+ * down by the caller: the store knows no algorithm.
+ */
+export async function upsertDeclaredEdges(
+  db: Db,
+  project: string,
+  edges: readonly DeclaredEdgeInput[],
+  levelOf: (source: DeclaredEdgeInput["source"]) => number,
+): Promise<number> {
   // Aggregate: the best declared level per (from, to, type).
   const agg = new Map<string, { from: string; to: string; dep: number; con: number; prov: number; seq: number }>();
   for (const e of edges) {
     const key = `${e.from}\u0000${e.to}`;
     const a = agg.get(key) ?? { from: e.from, to: e.to, dep: 0, con: 0, prov: 0, seq: 0 };
     const col = COLUMN[e.type].split("_")[0] as "dep" | "con" | "prov" | "seq";
-    a[col] = Math.max(a[col], LEVEL_OF[e.source]);
+    a[col] = Math.max(a[col], levelOf(e.source));
     agg.set(key, a);
   }
   const rows = [...agg.values()];

@@ -14,11 +14,11 @@
  *
  * Idempotent: an execution id already stored is skipped, so re-recording never counts twice, even from
  * two processes at once (the second INSERT waits for the first to commit, then conflicts).
- * Increments are aggregated per key and sorted, so concurrent writers lock rows of each table in one
+ * What an execution teaches the graph (its edge observations) is computed above the store and handed down
+ * as `edgesOf`; the store only counts. Increments are aggregated per key and sorted, so concurrent writers lock rows of each table in one
  * order; in the single statement the project row (graph version) is locked last, as in the batch path.
  */
 import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
-import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
 import type { UserHistory } from "../../algorithms/thresholds/user-history.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { chunks } from "./catalog.ts";
@@ -27,6 +27,16 @@ import type { Database } from "./schema.ts";
 import { lockUserHistoryCte, writeUserHistoryCtes } from "./user-state.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** One learned edge observation of an execution (computed above the store, algorithms/graph/edge-learning.ts). */
+export interface EdgeObservationRow {
+  readonly from: string;
+  readonly to: string;
+  readonly type: "dependency" | "contains" | "provides" | "sequence";
+}
+
+/** The distinct edge observations of one execution: handed down by the caller, the store only counts them. */
+export type EdgesOf = (e: ExecutionInput) => readonly EdgeObservationRow[];
 
 const SHORT = { dependency: "dep", contains: "con", provides: "prov", sequence: "seq" } as const;
 
@@ -76,7 +86,7 @@ export interface ExecutionIncrements {
 const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The steps and aggregated increments of these executions (no I/O). */
-export function executionIncrements(fresh: readonly ExecutionInput[]): ExecutionIncrements {
+export function executionIncrements(fresh: readonly ExecutionInput[], edgesOf: EdgesOf): ExecutionIncrements {
   const steps = fresh.flatMap((e) =>
     e.steps.map((s, idx) => ({
       execution: e.id,
@@ -93,7 +103,7 @@ export function executionIncrements(fresh: readonly ExecutionInput[]): Execution
   const edges = new Map<string, EdgeIncrement>();
   for (const e of fresh) {
     const seen = e.steps.reduce((t, s) => (s.at && s.at > t ? s.at : t), e.startedAt);
-    for (const ob of learnEdges(e.steps)) {
+    for (const ob of edgesOf(e)) {
       const key = `${ob.from}\u0000${ob.to}`;
       let a = edges.get(key);
       if (!a) {
@@ -225,6 +235,7 @@ export async function insertExecutions(
   project: string,
   executions: readonly ExecutionInput[],
   intentHash: (intent: string) => string,
+  edgesOf: EdgesOf,
 ): Promise<InsertExecutionsResult> {
   const insertedIds = new Set<string>();
   for (const part of chunks(executions, 5000)) {
@@ -247,7 +258,7 @@ export async function insertExecutions(
   }
   const fresh = executions.filter((e) => insertedIds.has(e.id));
   const skipped = executions.filter((e) => !insertedIds.has(e.id)).map((e) => e.id);
-  const inc = executionIncrements(fresh);
+  const inc = executionIncrements(fresh, edgesOf);
   // Everything the fresh executions add, in one statement (aggregated over the whole batch, so each
   // table's rows are locked in one sorted order).
   const ctes = incrementCtes(project, inc, sql`true`);
@@ -335,9 +346,10 @@ export async function insertExecution(
   project: string,
   e: ExecutionInput,
   intentHash: (intent: string) => string,
+  edgesOf: EdgesOf,
   options: InsertExecutionOptions = {},
 ): Promise<InsertExecutionResult> {
-  const inc = executionIncrements([e]);
+  const inc = executionIncrements([e], edgesOf);
   const inserted = sql`EXISTS (SELECT 1 FROM ins_exec)`;
   const parts = incrementCtes(project, inc, inserted);
   if (options.history) {

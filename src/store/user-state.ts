@@ -1,7 +1,6 @@
 /** Database implementations of the gate's persistence seams (user history, learned context thresholds). */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { ContextKey, ContextThresholdState } from "../../algorithms/thresholds/context-learning.ts";
-import { contextKeyString } from "../../algorithms/thresholds/context-learning.ts";
 import type { UserHistory } from "../../algorithms/thresholds/user-history.ts";
 import type { ContextThresholdStore } from "../gate/context-threshold-learner.ts";
 import type { UserHistoryStore } from "../gate/user-history-tracker.ts";
@@ -103,14 +102,18 @@ export function writeUserHistoryCtes(
 }
 
 export class DbContextThresholdStore implements ContextThresholdStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** `keyString` serialises a context key (algorithms/thresholds/context-learning.ts contextKeyString). */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly keyString: (key: ContextKey) => string,
+  ) {}
 
   async load(key: ContextKey): Promise<ContextThresholdState | undefined> {
     const row = await this.db
       .selectFrom("context_thresholds")
       .select("state")
       .where("project", "=", key.project)
-      .where("context_key", "=", contextKeyString(key))
+      .where("context_key", "=", this.keyString(key))
       .executeTakeFirst();
     return row?.state as ContextThresholdState | undefined;
   }
@@ -118,7 +121,7 @@ export class DbContextThresholdStore implements ContextThresholdStore {
   async save(key: ContextKey, state: ContextThresholdState): Promise<void> {
     await this.db
       .insertInto("context_thresholds")
-      .values({ project: key.project, context_key: contextKeyString(key), state: JSON.stringify(state) })
+      .values({ project: key.project, context_key: this.keyString(key), state: JSON.stringify(state) })
       .onConflict((oc) => oc.columns(["project", "context_key"]).doUpdateSet({ state: sql`excluded.state`, updated_at: sql`now()` }))
       .execute();
   }

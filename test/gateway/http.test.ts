@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
-import { Gateway } from "../../src/gateway/gateway.ts";
+import { Gateway, gatewayApi } from "../../src/gateway/gateway.ts";
 import { type GatewayHttpHandler, gatewayHttpHandler } from "../../src/gateway/transports.ts";
 import { createServer, type ToolgraphServer } from "../../src/server/http-server.ts";
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
   gateway = new Gateway(tg, { config, minBackoffMs: 60_000, log: () => {} });
   await gateway.start();
   mcp = gatewayHttpHandler(gateway);
-  server = createServer(tg, {
+  server = createServer(gatewayApi(tg, gateway), {
     token: TOKEN,
     log: () => {},
     mcpHandler: (req, res, body) => mcp.handle(req, res, body),
@@ -111,6 +111,18 @@ describe("gateway over Streamable HTTP", () => {
     const foreign = await raw(`${plainBase}/mcp`, { origin: "https://attacker.example" }, initialize);
     expect(foreign.status).toBe(403);
     expect((await raw(`${plainBase}/mcp`, {}, initialize)).status).toBe(200);
+  });
+
+  it("GET /v1/stats names the upstream servers and which are down", async () => {
+    const r = await fetch(`${base}/v1/stats`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as any;
+    expect(body.gateway.down).toEqual(["broken"]);
+    expect(body.gateway.servers.map((s: any) => [s.server, s.state])).toEqual([
+      ["everything", "up"],
+      ["broken", "down"],
+    ]);
+    expect(body.tools).toBeGreaterThan(5);
   });
 
   it("/health names the servers that are down", async () => {

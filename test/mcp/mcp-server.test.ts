@@ -147,13 +147,14 @@ describe("errors and gated-out answers", () => {
     const r = await call("suggest_next_tool", { context: ["no.such.tool"] });
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/^unknown-tool: /);
-    expect(r.structuredContent.error.field).toBe("context[0]");
+    expect(r.structuredContent).toBeUndefined();
+    expect(r._meta["toolgraph/error"]).toMatchObject({ code: "unknown-tool", field: "context[0]" });
   });
 
   it("an unknown tool in a recorded execution is an isError result", async () => {
     const r = await call("record_execution", { id: "mcp-bad", startedAt: "2026-10-30T10:00:00Z", success: true, steps: [{ tool: "no.such.tool" }] });
     expect(r.isError).toBe(true);
-    expect(r.structuredContent.error.field).toBe("steps[0].tool");
+    expect(r._meta["toolgraph/error"].field).toBe("steps[0].tool");
   });
 
   it("a gated-out answer is a normal result that says why", async () => {
@@ -181,5 +182,84 @@ describe("errors and gated-out answers", () => {
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/^empty-project: /);
     await other.close();
+  });
+});
+
+describe("the tools as an agent meets them", () => {
+  /** Every property of an object schema, nested objects and array items included, with its path. */
+  function properties(schema: any, path = ""): [string, any][] {
+    const out: [string, any][] = [];
+    for (const [k, v] of Object.entries<any>(schema?.properties ?? {})) {
+      out.push([`${path}${k}`, v]);
+      const inner = v.type === "array" ? v.items : v;
+      if (inner?.type === "object") out.push(...properties(inner, `${path}${k}.`));
+    }
+    return out;
+  }
+
+  it("describes every parameter of every tool (the descriptions reach the JSON Schema)", async () => {
+    const { tools } = await client.listTools();
+    const missing: string[] = [];
+    let count = 0;
+    for (const t of tools) {
+      for (const [p, v] of properties(t.inputSchema)) {
+        count++;
+        if (typeof v.description !== "string" || v.description.length < 8) missing.push(`${t.name}.${p}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(count).toBeGreaterThan(77);
+  });
+
+  it("every tool declares an outputSchema, and record_execution / record_feedback are not destructive", async () => {
+    const { tools } = await client.listTools();
+    for (const t of tools) expect(t.outputSchema?.type, t.name).toBe("object");
+    const rec = tools.find((t) => t.name === "record_execution")!;
+    expect(rec.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    const fb = tools.find((t) => t.name === "record_feedback")!;
+    expect(fb.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    expect(fb.inputSchema.required).toEqual(["intent", "decision", "success"]);
+  });
+
+  it("search_tools and plan_workflow results carry each tool's input schema and server", async () => {
+    // The SDK client validates structuredContent against outputSchema: these calls would throw otherwise.
+    const s = await call("search_tools", { intent: "open a pull request", limit: 3 });
+    for (const r of s.structuredContent.results) {
+      expect(r).toHaveProperty("server");
+      expect(r).toHaveProperty("inputSchema");
+    }
+    const snapshot = await tg.engine.snapshot("demo");
+    const first = s.structuredContent.results[0];
+    const row = snapshot.tools[snapshot.index.get(first.tool)!]!;
+    expect(first.inputSchema).toEqual(row.inputSchema);
+    expect(first.server).toBe(row.server);
+    const p = await call("plan_workflow", { intent: "commit and push this fix then open a PR" });
+    for (const t of p.structuredContent.tools) {
+      const r = snapshot.tools[snapshot.index.get(t.tool)!]!;
+      expect(t.inputSchema).toEqual(r.inputSchema);
+      expect(t.server).toBe(r.server);
+    }
+  });
+
+  it("record_feedback moves the learned threshold of the answer's context", async () => {
+    const r = await call("record_feedback", { intent: "deploy the service to production", decision: "accepted", success: false });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent.outcome).toBe("accepted-failed");
+    expect(r.structuredContent.offset).toBeCloseTo(0.01, 10);
+  });
+});
+
+describe("result schemas shared with OpenAPI", () => {
+  it("the 200 bodies of the recommending routes are the MCP tools' output schemas, not {type: object}", async () => {
+    const { buildOpenApiDocument } = await import("../../src/server/openapi.ts");
+    const doc = buildOpenApiDocument() as any;
+    const body = (path: string) => doc.paths[path].post.responses["200"].content["application/json"].schema;
+    expect(Object.keys(body("/v1/search").properties)).toEqual(expect.arrayContaining(["results", "accepted", "abstained"]));
+    expect(body("/v1/search").properties.results.items.required).toEqual(expect.arrayContaining(["tool", "score", "gate", "server", "inputSchema"]));
+    expect(body("/v1/plan").properties.tools.items.properties.inputSchema.description).toMatch(/input JSON Schema/);
+    for (const p of ["/v1/next", "/v1/capabilities/match", "/v1/capabilities/discover", "/v1/dag", "/v1/alternatives", "/v1/feedback", "/v1/executions"]) {
+      expect(body(p).type, p).toBe("object");
+      expect(Object.keys(body(p).properties ?? {}).length, p).toBeGreaterThan(2);
+    }
   });
 });

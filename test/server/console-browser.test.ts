@@ -65,7 +65,8 @@ beforeAll(async () => {
     ],
   });
   page = context.pages()[0] ?? (await context.newPage());
-});
+  // Demo import + a browser start: ~15 s on an idle machine, minutes on a shared one.
+}, 300_000);
 
 afterAll(async () => {
   await context?.close();

@@ -230,3 +230,35 @@ describe("defect 4: a caller describes the running workflow; the answer shows it
     await expect(tg.search({ intent: "x", workflow: { steps: [{ tool: "" }] } })).rejects.toMatchObject({ details: { field: "workflow.steps[0].tool" } });
   });
 });
+
+describe("defects 4 and 5 through the HTTP door (the same request schemas)", () => {
+  it("POST /v1/search takes a workflow and shows its health; catalog settings set the fallbacks", async () => {
+    const tg = await fresh();
+    const { startServer } = await import("../../src/server/http-server.ts");
+    const server = await startServer({ api: tg, port: 0, token: "t0k3n-for-tests", log: () => {} });
+    try {
+      const post = async (path: string, body: unknown) => {
+        const res = await fetch(server.url + path, { method: "POST", headers: { authorization: "Bearer t0k3n-for-tests", "content-type": "application/json" }, body: JSON.stringify(body) });
+        return { status: res.status, json: (await res.json()) as any };
+      };
+      const tools = [
+        { id: "general.ask", description: "ask a general assistant anything" },
+        { id: "a", description: "tool a" },
+      ];
+      expect((await post("/v1/import/catalog", { tools, settings: { fallbackTools: ["general.ask"] } })).status).toBe(200);
+      const workflow = { id: "h1", steps: [{ tool: "a", success: false }], replans: 3 };
+      const r = await post("/v1/search", { intent: "zzyzx qwv", workflow, limit: 1 });
+      expect(r.status).toBe(200);
+      // 0 of 1 succeeded → OffTrack; 3 replans → AtRisk: +0.10 on the simple task's 0.65 → 0.75.
+      expect(r.json.health).toMatchObject({ taskHealth: "OffTrack", atRisk: true, offTrack: true, workflowId: "h1" });
+      expect(r.json.threshold.adjusted).toBeCloseTo(0.75, 12);
+      expect(r.json.abstained).toBe(true);
+      expect(r.json.fallbacks).toEqual(["general.ask"]);
+      const bad = await post("/v1/search", { intent: "x", workflow: { steps: [{ tool: "a", success: "no" }] } });
+      expect(bad.status).toBe(400);
+      expect(bad.json.error.field).toBe("workflow.steps[0].success");
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -8,16 +8,19 @@
 import fc from "fast-check";
 import { type Kysely, sql } from "kysely";
 import { describe, expect, it } from "vitest";
+import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
 import { emptyUserHistory, type UserHistory, updateUserHistory } from "../../algorithms/thresholds/user-history.ts";
 import type { ExecutionInput } from "../../src/formats/schemas.ts";
 import { importCatalog, importExecutions, type UserHistoryUpdate, validateExecution } from "../../src/services/import.ts";
 import { ImportError } from "../../src/services/parse.ts";
 import { sha256 } from "../../src/store/catalog.ts";
 import type { Connection } from "../../src/store/connection.ts";
-import { insertExecution, insertExecutions } from "../../src/store/executions.ts";
+import { type EdgesOf, insertExecution, insertExecutions } from "../../src/store/executions.ts";
 import { bumpGraphVersion, graphVersion } from "../../src/store/projects.ts";
 import type { Database } from "../../src/store/schema.ts";
 import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
+
+const edgesOf: EdgesOf = (e) => learnEdges(e.steps);
 
 const catalog = JSON.stringify({
   tools: ["a", "b", "c", "d"].map((id) => ({ id, description: `tool ${id}` })),
@@ -100,11 +103,11 @@ for (const backend of backends()) {
       const [pa, pb] = [await project(), await project()];
       const e = sample();
       const batch = await conn.db.transaction().execute(async (trx) => {
-        const r = await insertExecutions(trx, pa, [e], sha256);
+        const r = await insertExecutions(trx, pa, [e], sha256, edgesOf);
         await bumpGraphVersion(trx, pa);
         return r;
       });
-      const single = await conn.db.transaction().execute((trx) => insertExecution(trx, pb, e, sha256));
+      const single = await conn.db.transaction().execute((trx) => insertExecution(trx, pb, e, sha256, edgesOf));
       expect(batch).toEqual({ inserted: ["r1"], skipped: [], steps: 4, edgesTouched: 3 });
       expect(single).toEqual({ inserted: true, steps: 4, edgesTouched: 3, graphVersion: 2 });
       const [a, b] = [await tables(conn.db, pa), await tables(conn.db, pb)];

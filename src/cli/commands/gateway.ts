@@ -1,8 +1,9 @@
 /** `toolgraph gateway --config FILE`: toolgraph in front of real MCP servers, learning from every call. */
 
 import { loadGatewayConfig } from "../../gateway/config.ts";
-import { Gateway } from "../../gateway/gateway.ts";
+import { Gateway, gatewayApi } from "../../gateway/gateway.ts";
 import { gatewayHttpHandler, runGatewayStdio } from "../../gateway/transports.ts";
+import { createReadiness } from "../../ops/health.ts";
 import { runServer } from "../../server/http-server.ts";
 import { type Command, EXIT, UsageError } from "../command.ts";
 
@@ -59,12 +60,19 @@ export const gatewayCommand: Command = {
       user: ctx.values.user as string | undefined,
       log: ctx.err,
     });
+    // Signals end the session (stdio) or the server (--http) through their own handlers; this one keeps a
+    // signal that arrives while the gateway writes its last executions from killing the process.
+    let stopping = false;
+    const hold = (sig: NodeJS.Signals) => {
+      if (stopping) ctx.err(`toolgraph gateway: ${sig}: finishing the last writes`);
+    };
+    for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, hold);
     try {
       await gateway.start();
       if (ctx.values.http === true) {
         const mcp = gatewayHttpHandler(gateway);
         await runServer({
-          api: tg,
+          api: gatewayApi(tg, gateway),
           port,
           host: ctx.values.host as string,
           defaultProject: tg.project,
@@ -79,11 +87,19 @@ export const gatewayCommand: Command = {
         });
         await mcp.close();
       } else {
+        // (--http warms through the HTTP server's readiness; /ready says when.)
+        const t0 = performance.now();
+        const warm = createReadiness(tg, { project: tg.project }).start();
+        void warm.then(() => ctx.err(`toolgraph gateway: warm in ${Math.round(performance.now() - t0)} ms`));
         await runGatewayStdio(gateway);
+        await warm;
       }
+      stopping = true;
     } finally {
+      stopping = true;
       await gateway.close();
       await tg.close();
+      for (const sig of ["SIGTERM", "SIGINT"] as const) process.off(sig, hold);
     }
     return EXIT.ok;
   },

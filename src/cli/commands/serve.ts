@@ -51,8 +51,15 @@ export const mcpCommand: Command = {
   examples: ["toolgraph mcp --project demo", 'claude mcp add toolgraph -- npx toolgraph mcp --project demo'],
   async run(ctx) {
     const { runStdio } = await import("../../mcp/stdio.ts");
+    const { createReadiness } = await import("../../ops/health.ts");
     const tg = await ctx.open();
+    // Warm the model, index and analytics in the background while the client connects (the first search
+    // then waits for the same work instead of starting it); stderr says when it is warm.
+    const t0 = performance.now();
+    const warm = createReadiness(tg, { project: tg.project }).start();
+    void warm.then(() => ctx.err(`toolgraph mcp: warm in ${Math.round(performance.now() - t0)} ms`));
     await runStdio(tg, { project: tg.project });
+    await warm;
     return EXIT.ok;
   },
 };
