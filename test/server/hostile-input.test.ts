@@ -154,7 +154,7 @@ for (const backend of backends()) {
       const spec = MCP_TOOLS.find((t) => t.name === "record_execution")!;
       const r = await callTool(tg, spec, exec("mcp-nul", { intent: "a\u0000" }) as never, { log: (l) => internal.push(l) });
       expect(r.isError).toBe(true);
-      expect((r._meta?.[ERROR_META_KEY] as { field: string }).field).toBe("intent");
+      expect((r._meta![ERROR_META_KEY] as { field: string }).field).toBe("intent");
     });
 
     it("skipInvalid skips hostile lines like any other, and an import that writes nothing keeps the version", async () => {
