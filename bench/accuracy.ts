@@ -245,7 +245,7 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
  * history's (default calibration): coverage of accepted and of accepted-with-caution, and the share of answers
  * given the same decision. Target: within ±5 % of the time order.
  */
-async function orderStress(data: HarnessInput, opts: { embeddings: string; home: string }, baseline: Map<string, GatedPair[]>): Promise<Table> {
+export async function orderStress(data: HarnessInput, opts: { embeddings: string; home: string }, baseline: Map<string, GatedPair[]>): Promise<Table> {
   const traces = data.traces as { id: string; startedAt: string; capability?: string }[];
   const times = traces.map((t) => t.startedAt).sort((x, y) => Date.parse(x) - Date.parse(y));
   const sorted = traces.slice().sort((x, y) => (x.capability ?? "").localeCompare(y.capability ?? "") || x.id.localeCompare(y.id));

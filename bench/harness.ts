@@ -22,7 +22,7 @@ import { recallMemory } from "../src/services/memory.ts";
 import { runMatchCapabilities } from "../src/services/recommend-capabilities.ts";
 import { dagOver, runPlan } from "../src/services/recommend-dag.ts";
 import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/services/recommend-next.ts";
-import { type SearchOptions, searchCandidates } from "../src/services/search.ts";
+import { type SearchAblation, type SearchOptions, searchCandidates } from "../src/services/search.ts";
 import { nextStepModel, rawSuggestions } from "../src/services/suggest.ts";
 import { loadExecutionSequences } from "../src/store/reads.ts";
 import { progress } from "./lib/report.ts";
@@ -96,10 +96,10 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
   };
   const methods: Record<string, (q: string, v: Float32Array) => Promise<string[]>> = {
     "most-popular": async () => popular,
-    "bm25": async (q, v) => rank(q, v, { channel: "bm25", noGraph: true }),
-    "embedding": async (q, v) => rank(q, v, { channel: "embedding", noGraph: true }),
-    "fused semantic (β 0.5)": async (q, v) => rank(q, v, { channel: "semantic", noGraph: true }),
-    [`fused semantic (fitted β ${w.beta})`]: async (q, v) => rank(q, v, { channel: "semantic", noGraph: true, beta: w.beta }),
+    "bm25": async (q, v) => rank(q, v, {}, { channel: "bm25", noGraph: true }),
+    "embedding": async (q, v) => rank(q, v, {}, { channel: "embedding", noGraph: true }),
+    "fused semantic (β 0.5)": async (q, v) => rank(q, v, {}, { channel: "semantic", noGraph: true }),
+    [`fused semantic (fitted β ${w.beta})`]: async (q, v) => rank(q, v, { beta: w.beta }, { channel: "semantic", noGraph: true }),
     "hybrid (graph weight 1, no memory)": async (q, v) => rank(q, v, { beta: w.beta }),
     "memory only (kNN-traces)": async (q, v) => {
       const m = await recalled(q, v);
@@ -107,7 +107,7 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     },
     "toolgraph − graph (semantic + memory)": async (q, v) => {
       const m = await recalled(q, v);
-      return rank(q, v, { channel: "semantic", noGraph: true, memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight });
+      return rank(q, v, { memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight }, { channel: "semantic", noGraph: true });
     },
     "toolgraph with fixed weights (β 0.7, μ 0.8)": async (q, v) => {
       const m = await recalled(q, v);
@@ -123,8 +123,8 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
   if (withPlan) {
     methods["toolgraph plan (+ prerequisite closure)"] = async (q) => (await runPlan(engine, project, { intent: q, limit: 3 })).ranked.slice(0, 10);
   }
-  function rank(q: string, v: Float32Array, o: SearchOptions): string[] {
-    return searchCandidates(s, a, idx, q, v, { ...o, channelTopN: 100 })
+  function rank(q: string, v: Float32Array, o: SearchOptions, ablation: SearchAblation = {}): string[] {
+    return searchCandidates(s, a, idx, q, v, { ...o, channelTopN: 100 }, ablation)
       .slice(0, 10)
       .map((h) => s.tools[h.index]!.id);
   }
@@ -377,18 +377,18 @@ export function gateDecisionTable(title: string, g: GatingData): Table {
   };
   for (const d of ["accepted", "accepted-with-caution", "abstained"] as const) {
     const [c, p, k] = tier(d);
-    rows.push([d, c, p, k]);
+    rows.push([d, c, p, String(k)]);
   }
   const [ca, pa, ka] = (() => {
     const kept = g.pairs.filter((p) => p.decision === "accepted" || p.decision === "accepted-with-caution");
     return [kept.length / Math.max(1, n), kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length, kept.length] as const;
   })();
-  rows.push(["accepted or with caution", ca, pa, ka]);
+  rows.push(["accepted or with caution", ca, pa, String(ka)]);
   const curve = gatingCurve(g.pairs.map((p) => ({ score: p.probability ?? p.score, correct: p.correct })));
   for (let q = 1; q <= 10; q++) {
     const point = curve.find((x) => x.coverage >= q / 10 - 1e-9);
     if (!point) continue;
-    rows.push([`risk at coverage ≥ ${(q / 10).toFixed(1)} (P ≥ ${point.threshold.toFixed(3)})`, point.coverage, point.precision === null ? null : 1 - point.precision, point.kept]);
+    rows.push([`risk at coverage ≥ ${(q / 10).toFixed(1)} (P ≥ ${point.threshold.toFixed(3)})`, point.coverage, point.precision === null ? null : 1 - point.precision, String(point.kept)]);
   }
   return { title: `Gate decisions — ${title} (${n} held-out top-1 answers; then the risk–coverage curve)`, headers: ["decision / point", "coverage", "precision (risk on curve rows)", "answers"], rows };
 }
@@ -526,6 +526,20 @@ export async function evalCapability(tg: Toolgraph, project: string, split: stri
   }
   const sum = summarizeCapability(scores);
   out.push(["toolgraph match (semantic × reliability + memory + patterns)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
+  // Baseline (issue 20): the capability vote of the nearest past requests alone (intent memory, 20 neighbours,
+  // similarity × outcome × recency), ties by capability id.
+  const nearest = [];
+  for (let i = 0; i < cc.length; i += 64) {
+    const batch = cc.slice(i, i + 64);
+    const vs = await tg.engine.queryEmbedder.embed(batch.map((c) => c.query));
+    for (let j = 0; j < batch.length; j++) {
+      const m = await recallMemory(tg.engine, project, batch[j]!.query, vs[j]!);
+      const ranked = [...m.capabilityVotes].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([cap]) => cap);
+      nearest.push(scoreCapability(ranked.slice(0, 10), batch[j]!.capability, [1, 5, 10]));
+    }
+  }
+  const ns = summarizeCapability(nearest);
+  out.push(["capability of the nearest past requests (memory vote only)", ns.accuracyAt1, ns.mrr, ns.hitAtK[5] ?? null]);
   return { title: `Capability match — ${project} / ${split} (${cc.length} queries)`, headers: ["method", "accuracy@1 (P@1)", "MRR@10", "Hit@5"], rows: out };
 }
 
@@ -545,7 +559,7 @@ export async function evalDiscovery(tg: Toolgraph, project: string, split: strin
       const context = [...new Set(c.tools)].filter((t) => s.index.has(t)).slice(0, 2);
       if (context.length === 0) continue;
       const { runDiscoverCapabilities } = await import("../src/services/recommend-capabilities.ts");
-      const r = await runDiscoverCapabilities(tg.engine, project, { context, limit: 10, ...(boost === 0 ? { noBoost: true } : {}) } as never);
+      const r = await runDiscoverCapabilities(tg.engine, project, { context, limit: 10 }, boost === 0 ? { clusterBoost: 0 } : {});
       scores.push(scoreCapability(r.results.map((x) => x.capability), caps.get(c.id)!, [1, 5, 10]));
     }
     const sum = summarizeCapability(scores);
