@@ -14,10 +14,14 @@
  * the training executions — see bench/convert/README.md). Prints markdown tables and writes
  * bench/results/accuracy-<dataset>.json and gating-next-step-<project>-<split>.svg (bench/charts.ts).
  */
+
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { type EvalCase, evalCaseSchema } from "../src/formats/schemas.ts";
+import type { z } from "zod";
+import { catalogSchema, declaredEdgeSchema, describeIssue, type EvalCase, evalCaseSchema, executionSchema } from "../src/formats/schemas.ts";
 import { gatingCharts, writeCharts } from "./charts.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
@@ -30,9 +34,13 @@ import {
   evalPlan,
   evalRetrieval,
   evalSearchGating,
+  type GatedPair,
+  gateDecisionTable,
   gatingTable,
   type HarnessInput,
+  nextStepGatedPairs,
   openHarnessProject,
+  type Row,
   type Table,
 } from "./harness.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
@@ -67,37 +75,92 @@ function loadDataset(name: string): HarnessInput & { withEdges: boolean; withPla
   throw new Error(`--dataset: unknown dataset ${JSON.stringify(name)} (seal-tools, toollinkos, nestful, all)`);
 }
 
-function loadUserDataset(v: { catalog: string; traces?: string; edges?: string; eval: string }): HarnessInput & { withEdges: boolean; withPlan: boolean } {
-  const jsonl = (p: string | undefined) => (p ? readFileSync(p, "utf8").split(/\r?\n/).filter((l) => l.trim()).map((l) => JSON.parse(l)) : []);
-  const cases = jsonl(v.eval).map((c, i) => {
-    const r = evalCaseSchema.safeParse(c);
-    if (!r.success) throw new Error(`${v.eval}:${i + 1}: ${r.error.issues[0]?.path.join(".")}: ${r.error.issues[0]?.message}`);
-    return r.data;
-  });
+export interface UserFiles {
+  catalog: string;
+  traces?: string | undefined;
+  edges?: string | undefined;
+  eval: string;
+}
+
+/**
+ * Reads and validates a user's own files before anything is embedded: every record is checked against the
+ * import schemas (`file:line: field: message`, "required" for an absent field). The project name is derived
+ * from the eval file's name and a hash of all the inputs, so two different datasets never share a project
+ * (a re-run of the same files re-imports the same records, which the import deduplicates).
+ */
+export function loadUserDataset(v: UserFiles): HarnessInput & { withEdges: boolean; withPlan: boolean; resultName: string } {
+  const read = (p: string) => {
+    try {
+      return readFileSync(p, "utf8");
+    } catch (err) {
+      throw new Error(`${p}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  };
+  const jsonl = <T>(p: string | undefined, schema: z.ZodType<T>): T[] => {
+    if (!p) return [];
+    const out: T[] = [];
+    read(p)
+      .split(/\r?\n/)
+      .forEach((line, i) => {
+        if (!line.trim()) return;
+        let raw: unknown;
+        try {
+          raw = JSON.parse(line);
+        } catch (err) {
+          throw new Error(`${p}:${i + 1}: not valid JSON (${(err as Error).message})`);
+        }
+        const r = schema.safeParse(raw);
+        if (!r.success) throw new Error(`${p}:${i + 1}: ${describeIssue(r.error.issues[0]!)}`);
+        out.push(raw as T);
+      });
+    return out;
+  };
+  const catalogText = read(v.catalog);
+  let catalog: unknown;
+  try {
+    catalog = JSON.parse(catalogText);
+  } catch (err) {
+    throw new Error(`${v.catalog}: not valid JSON (${(err as Error).message})`);
+  }
+  const cr = catalogSchema.safeParse(catalog);
+  if (!cr.success) throw new Error(`${v.catalog}: ${describeIssue(cr.error.issues[0]!)}`);
+  const traces = jsonl(v.traces, executionSchema);
+  const edges = jsonl(v.edges, declaredEdgeSchema);
+  const cases = jsonl(v.eval, evalCaseSchema).map((c) => evalCaseSchema.parse(c));
+  if (cases.length === 0) throw new Error(`${v.eval}: no evaluation cases`);
   const bySplit: Record<string, EvalCase[]> = {};
   for (const c of cases) {
     const key = c.split ?? "eval";
     bySplit[key] = [...(bySplit[key] ?? []), c];
   }
-  const edges = jsonl(v.edges);
-  return { name: "user", catalog: JSON.parse(readFileSync(v.catalog, "utf8")), traces: jsonl(v.traces), edges, evaluation: bySplit, withEdges: edges.length > 0, withPlan: true };
+  const base = basename(v.eval).replace(/\.[^.]*$/, "").replace(/[^a-z0-9_-]+/gi, "-").toLowerCase() || "user";
+  const hash = createHash("sha256");
+  for (const p of [v.catalog, v.traces, v.edges, v.eval]) hash.update(p ? read(p) : "").update("\u0000");
+  const name = `user-${base}-${hash.digest("hex").slice(0, 10)}`;
+  return { name, resultName: `user-${base}`, catalog: catalog as HarnessInput["catalog"], traces, edges, evaluation: bySplit, withEdges: edges.length > 0, withPlan: true };
 }
 
-export async function runAccuracy(opts: { dataset?: string; embeddings: string; home: string; gatingOnly?: boolean; user?: { catalog: string; traces?: string; edges?: string; eval: string } }) {
-  const names = opts.user ? ["user"] : opts.dataset === "all" || !opts.dataset ? ["seal-tools", "toollinkos", "nestful"] : opts.dataset.split(",");
+export async function runAccuracy(opts: { dataset?: string; embeddings: string; home: string; gatingOnly?: boolean; user?: UserFiles }) {
+  // A user's files are read and validated before anything is embedded.
+  const userData = opts.user ? loadUserDataset(opts.user) : undefined;
+  const names = userData ? [userData.resultName] : opts.dataset === "all" || !opts.dataset ? ["seal-tools", "toollinkos", "nestful"] : opts.dataset.split(",");
   console.log(`# toolgraph accuracy\n\nmachine: ${machine()}\nembeddings: ${opts.embeddings}\n`);
   const all: Record<string, unknown> = {};
   for (const name of names) {
     const t0 = Date.now();
-    const data = opts.user ? loadUserDataset(opts.user) : loadDataset(name);
+    const data = userData ?? loadDataset(name);
     const nTrain = data.traces.length;
-    console.log(`\n## ${name}\n\ntraining executions: ${nTrain}; evaluation: ${Object.entries(data.evaluation).map(([s, c]) => `${s} ${c.length} cases`).join(", ")}; declared edges: ${data.edges?.length ?? 0}`);
+    console.log(`\n## ${name}\n\n${userData ? `project: ${userData.name} (its own, named after the inputs' contents)\n` : ""}training executions: ${nTrain}; evaluation: ${Object.entries(data.evaluation).map(([s, c]) => `${s} ${c.length} cases`).join(", ")}; declared edges: ${data.edges?.length ?? 0}`);
     const tables: Table[] = [];
     const variants = data.withEdges ? ["traces", "traces+edges"] : ["traces"];
+    // Gate decisions of the time-ordered history, per split and job, for the order stress rows below.
+    const baseline = new Map<string, GatedPair[]>();
     for (const variant of variants) {
       const { tg, project } = await openHarnessProject(data, { embeddings: opts.embeddings, home: opts.home }, `${variant}-${opts.embeddings.replace(/[^a-z0-9]/gi, "")}`);
       try {
-        const now = Math.max(...data.traces.map((t) => Date.parse((t as { startedAt: string }).startedAt))) + 3600_000;
+        // One hour after the last training execution; without traces (nothing learned, nothing is recent) the
+        // wall clock.
+        const now = data.traces.length > 0 ? Math.max(...data.traces.map((t) => new Date((t as { startedAt: string | number }).startedAt).getTime())) + 3600_000 : Date.now();
         // The library's calibration (out of sample), loaded into the gate every gated answer below goes through.
         const cal = await tg.calibrate();
         const ct: Table = {
@@ -116,11 +179,15 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
           const searchGating = await evalSearchGating(tg, project, cases);
           const n = await evalNextStep(tg, project, split, cases, now);
           if (n) {
+            if (variant === "traces") baseline.set(`${split}\u0000next step`, n.gating.pairs);
             tables.push(n.table);
             print(n.table);
             const g = gatingTable(`${project} / ${split} next step`, n.gating);
             tables.push(g);
             print(g);
+            const gd = gateDecisionTable(`${project} / ${split} next step`, n.gating);
+            tables.push(gd);
+            print(gd);
             writeCharts(gatingCharts({ tables: [g] }));
           }
           const d = opts.gatingOnly ? undefined : await evalDag(tg, project, split, cases, data.traces as { steps: { tool: string }[] }[]);
@@ -139,6 +206,10 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
             const g = gatingTable(`${project} / ${split} search`, searchGating);
             tables.push(g);
             print(g);
+            const gd = gateDecisionTable(`${project} / ${split} search`, searchGating);
+            tables.push(gd);
+            print(gd);
+            if (variant === "traces") baseline.set(`${split}\u0000search`, searchGating.pairs);
           }
           const disc = opts.gatingOnly ? undefined : await evalDiscovery(tg, project, split, cases);
           if (disc) {
@@ -155,11 +226,69 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
         await tg.close();
       }
     }
+    if (name === "toollinkos" && !opts.user) {
+      const st = await orderStress(data, opts, baseline);
+      tables.push(st);
+      print(st);
+    }
     console.log(`\n(${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
     all[name] = { machine: machine(), embeddings: opts.embeddings, tables };
     writeResult(`accuracy-${name}${opts.gatingOnly ? "-gating" : ""}`, all[name]);
   }
   return all;
+}
+
+/**
+ * Order stress rows (issue 20): the same training traces collected grouped by capability (sorted by it, the
+ * original start times reassigned in that order), calibrated with the old rolling time split and with the
+ * default cross-fit; each gate's decisions on the same held-out answers are compared with the time-ordered
+ * history's (default calibration): coverage of accepted and of accepted-with-caution, and the share of answers
+ * given the same decision. Target: within ±5 % of the time order.
+ */
+export async function orderStress(data: HarnessInput, opts: { embeddings: string; home: string }, baseline: Map<string, GatedPair[]>): Promise<Table> {
+  const traces = data.traces as { id: string; startedAt: string; capability?: string }[];
+  const times = traces.map((t) => t.startedAt).sort((x, y) => Date.parse(x) - Date.parse(y));
+  const sorted = traces.slice().sort((x, y) => (x.capability ?? "").localeCompare(y.capability ?? "") || x.id.localeCompare(y.id));
+  const grouped = sorted.map((t, i) => ({ ...t, startedAt: times[i]! }));
+  const { tg, project } = await openHarnessProject({ ...data, traces: grouped }, { embeddings: opts.embeddings, home: opts.home }, `traces-grouped-${opts.embeddings.replace(/[^a-z0-9]/gi, "")}`);
+  const rows: Row[] = [];
+  try {
+    const now = Math.max(...grouped.map((t) => Date.parse(t.startedAt))) + 3600_000;
+    const share = (ps: GatedPair[], d: string) => ps.filter((p) => p.decision === d).length / Math.max(1, ps.length);
+    for (const split of ["time", "cross-fit"] as const) {
+      await tg.calibrate({ split });
+      for (const [splitName, cases] of Object.entries(data.evaluation)) {
+        const jobs: [string, GatedPair[]][] = [
+          ["next step", await nextStepGatedPairs(tg, project, cases, now)],
+          ["search", (await evalSearchGating(tg, project, cases))?.pairs ?? []],
+        ];
+        for (const [job, pairs] of jobs) {
+          const base = baseline.get(`${splitName}\u0000${job}`) ?? [];
+          if (pairs.length === 0 || base.length !== pairs.length) continue;
+          const same = pairs.filter((p, i) => p.decision === base[i]!.decision).length / pairs.length;
+          const dA = share(pairs, "accepted") - share(base, "accepted");
+          const dC = share(pairs, "accepted-with-caution") - share(base, "accepted-with-caution");
+          const ok = Math.abs(dA) <= 0.05 && Math.abs(dC) <= 0.05 && same >= 0.95;
+          rows.push([
+            `grouped by capability, ${split === "time" ? "rolling time split (old)" : "cross-fit (default)"} — ${splitName} ${job}`,
+            share(pairs, "accepted"),
+            share(base, "accepted"),
+            share(pairs, "accepted-with-caution"),
+            share(base, "accepted-with-caution"),
+            same,
+            ok ? "PASS (±5 %)" : "FAIL (±5 %)",
+          ]);
+        }
+      }
+    }
+  } finally {
+    await tg.close();
+  }
+  return {
+    title: `Gate decisions vs history order — ${data.name}: training traces grouped by capability against time order (default calibration)`,
+    headers: ["history / calibration — split job", "accepted (grouped)", "accepted (time order)", "with caution (grouped)", "with caution (time order)", "same decision", "verdict"],
+    rows,
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
@@ -177,18 +306,22 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
     },
   });
   if (values.help) {
-    console.log(`Usage: npx tsx bench/accuracy.ts [options]
+    console.log(`Usage: toolgraph bench accuracy [options]   (or npx tsx bench/accuracy.ts [options])
 
   --dataset NAME      seal-tools, toollinkos, nestful, a comma list, or all (default all)
   --embeddings SPEC   use-lite (default) or hash:512
   --home DIR          embedded data directory reused across runs: tool embeddings are stored there
                       (default .toolgraph-bench)
   --gating-only       only the calibration and gating tables (next step and search)
-  --catalog FILE --traces FILE [--edges FILE] --eval FILE   your own data instead of a dataset
+  --catalog FILE --eval FILE [--traces FILE] [--edges FILE]
+                      your own data instead of a dataset: catalog.json (tools), eval cases (JSONL: retrieval,
+                      next-step, dag, capability), training executions (JSONL; each needs id, startedAt, success,
+                      steps[].tool) and declared edges (JSONL: from, to, type). Every record is validated before
+                      anything is embedded; the run gets its own project, named after the files' contents
   --help              this text
 
-Prints markdown tables; writes bench/results/accuracy-<dataset>.json (-gating.json with --gating-only) and
-gating-next-step-<project>-<split>.svg.`);
+Prints markdown tables; writes bench/results/accuracy-<dataset>.json (-gating.json with --gating-only;
+accuracy-user-<eval file name>.json for your own data) and gating-next-step-<project>-<split>.svg.`);
     process.exit(0);
   }
   const user = values.catalog ? { catalog: values.catalog, traces: values.traces, edges: values.edges, eval: values.eval ?? "" } : undefined;

@@ -6,6 +6,7 @@
 
 import { scoreCapability, summarizeCapability } from "../algorithms/evaluation/capability-metrics.ts";
 import { edgeScores, goldToolEdges, kendallTau, nodeScores, orderConsistency } from "../algorithms/evaluation/dag-metrics.ts";
+import { gatingCurve } from "../algorithms/evaluation/gating-curve.ts";
 import { type NextStepCaseScore, scoreNextStepCase, summarizeNextStep } from "../algorithms/evaluation/next-step.ts";
 import { precedenceChain, precedenceCounts } from "../algorithms/evaluation/precedence-chain.ts";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
@@ -21,7 +22,7 @@ import { recallMemory } from "../src/services/memory.ts";
 import { runMatchCapabilities } from "../src/services/recommend-capabilities.ts";
 import { dagOver, runPlan } from "../src/services/recommend-dag.ts";
 import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/services/recommend-next.ts";
-import { type SearchOptions, searchCandidates } from "../src/services/search.ts";
+import { type SearchAblation, type SearchOptions, searchCandidates } from "../src/services/search.ts";
 import { nextStepModel, rawSuggestions } from "../src/services/suggest.ts";
 import { loadExecutionSequences } from "../src/store/reads.ts";
 import { progress } from "./lib/report.ts";
@@ -46,7 +47,7 @@ export interface HarnessOptions {
   seed?: number;
 }
 
-type Row = (string | number | null)[];
+export type Row = (string | number | null)[];
 export interface Table {
   title: string;
   headers: string[];
@@ -95,10 +96,10 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
   };
   const methods: Record<string, (q: string, v: Float32Array) => Promise<string[]>> = {
     "most-popular": async () => popular,
-    "bm25": async (q, v) => rank(q, v, { channel: "bm25", noGraph: true }),
-    "embedding": async (q, v) => rank(q, v, { channel: "embedding", noGraph: true }),
-    "fused semantic (β 0.5)": async (q, v) => rank(q, v, { channel: "semantic", noGraph: true }),
-    [`fused semantic (fitted β ${w.beta})`]: async (q, v) => rank(q, v, { channel: "semantic", noGraph: true, beta: w.beta }),
+    "bm25": async (q, v) => rank(q, v, {}, { channel: "bm25", noGraph: true }),
+    "embedding": async (q, v) => rank(q, v, {}, { channel: "embedding", noGraph: true }),
+    "fused semantic (β 0.5)": async (q, v) => rank(q, v, {}, { channel: "semantic", noGraph: true }),
+    [`fused semantic (fitted β ${w.beta})`]: async (q, v) => rank(q, v, { beta: w.beta }, { channel: "semantic", noGraph: true }),
     "hybrid (graph weight 1, no memory)": async (q, v) => rank(q, v, { beta: w.beta }),
     "memory only (kNN-traces)": async (q, v) => {
       const m = await recalled(q, v);
@@ -106,7 +107,7 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     },
     "toolgraph − graph (semantic + memory)": async (q, v) => {
       const m = await recalled(q, v);
-      return rank(q, v, { channel: "semantic", noGraph: true, memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight });
+      return rank(q, v, { memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight }, { channel: "semantic", noGraph: true });
     },
     "toolgraph with fixed weights (β 0.7, μ 0.8)": async (q, v) => {
       const m = await recalled(q, v);
@@ -122,8 +123,8 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
   if (withPlan) {
     methods["toolgraph plan (+ prerequisite closure)"] = async (q) => (await runPlan(engine, project, { intent: q, limit: 3 })).ranked.slice(0, 10);
   }
-  function rank(q: string, v: Float32Array, o: SearchOptions): string[] {
-    return searchCandidates(s, a, idx, q, v, { ...o, channelTopN: 100 })
+  function rank(q: string, v: Float32Array, o: SearchOptions, ablation: SearchAblation = {}): string[] {
+    return searchCandidates(s, a, idx, q, v, { ...o, channelTopN: 100 }, ablation)
       .slice(0, 10)
       .map((h) => s.tools[h.index]!.id);
   }
@@ -187,40 +188,74 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
   }
   for (const [name, w] of Object.entries(variants)) {
     const scores: NextStepCaseScore[] = [];
+    const scoresAt5: NextStepCaseScore[] = [];
     for (const c of nc) {
       const rankings: string[][] = [];
       let mem: Awaited<ReturnType<typeof recallMemory>> | undefined;
       if (w === "memory" && c.query) mem = await recallMemory(engine, project, c.query, qv.get(c.query)!);
       for (let t = 1; t < c.steps.length; t++) {
         const ctx = c.steps.slice(0, t).filter((x) => s.index.has(x));
+        // Full rankings (every tool the method scores), so MRR is over the whole ranking; MRR@5 cuts them.
         if (ctx.length === 0) {
-          rankings.push(popular.slice(0, 5));
+          rankings.push(popular);
           continue;
         }
-        if (w === "popular") rankings.push(popular.filter((x) => x !== ctx[ctx.length - 1]).slice(0, 5));
+        if (w === "popular") rankings.push(popular.filter((x) => x !== ctx[ctx.length - 1]));
         else if (w === "markov") {
-          const r = markovBaseline(s.transitions, [s.index.get(ctx[ctx.length - 1]!)!], { limit: 5 });
+          const r = markovBaseline(s.transitions, [s.index.get(ctx[ctx.length - 1]!)!], { limit: s.n });
           rankings.push(r.suggestions.map((x) => s.tools[x.tool]!.id));
         } else {
           const weights = w === "memory" ? learned : w;
-          const r = rawSuggestions(s, a, { context: ctx, limit: 10 }, now, weights);
+          const r = rawSuggestions(s, a, { context: ctx, limit: s.n }, now, weights);
           let list = r.suggestions.map((x) => ({ tool: x.tool, conf: x.confidence }));
           if (mem && mem.past.length > 0) {
             const votes = new Map(nextAfter(mem.past, ctx, now, { limit: 20 }).votes.map((v) => [v.key, v.vote]));
             for (const tool of votes.keys()) if (!list.some((x) => x.tool === tool) && tool !== ctx[ctx.length - 1]) list.push({ tool, conf: 0 });
             list = list.map((x) => ({ tool: x.tool, conf: 1 - (1 - x.conf) * (1 - 0.8 * (votes.get(x.tool) ?? 0)) })).sort((p, q) => q.conf - p.conf);
           }
-          rankings.push(list.slice(0, 5).map((x) => x.tool));
+          rankings.push(list.map((x) => x.tool));
         }
       }
       scores.push(scoreNextStepCase({ steps: c.steps, edges: c.edges }, rankings, [1, 3, 5]));
+      scoresAt5.push(scoreNextStepCase({ steps: c.steps, edges: c.edges }, rankings.map((r) => r.slice(0, 5)), [1, 3, 5]));
     }
     const sum = summarizeNextStep(scores);
-    rows.push([name, sum.hitAtK[1] ?? null, sum.hitAtK[3] ?? null, sum.hitAtK[5] ?? null, sum.mrr ?? null]);
+    const at5 = summarizeNextStep(scoresAt5);
+    rows.push([name, sum.hitAtK[1] ?? null, sum.hitAtK[3] ?? null, sum.hitAtK[5] ?? null, at5.mrr ?? null, sum.mrr ?? null]);
   }
-  // Gating: the library's top-1 answer for each prefix (default `auto` weights, the intent memory's lift when
-  // the case has a request) and the real gate's decision for that request (calibration, adaptive threshold).
+  gating.pairs = await nextStepGatedPairs(tg, project, nc, now, libraryWeights, qv);
+  gating.trainPairs = (await trainPairs(tg, project)).nextStep;
+  const prefixes = nc.reduce((t, c) => t + c.steps.length - 1, 0);
+  return { table: { title: `Next step — ${project} / ${split} (${nc.length} workflows, ${prefixes} prefixes)`, headers: ["method", "acc@1 (P@1)", "Hit@3", "Hit@5", "MRR@5", "MRR (full ranking)"], rows }, gating };
+}
+
+/**
+ * Next-step gating: the library's top-1 answer for each prefix (default `auto` weights, the intent memory's
+ * lift when the case has a request) and the real gate's decision for that request (calibration, adaptive
+ * threshold). Also used alone by the order stress rows (bench/accuracy.ts).
+ */
+export async function nextStepGatedPairs(
+  tg: Toolgraph,
+  project: string,
+  cases: EvalCase[],
+  now: number,
+  weights?: NextStepWeights,
+  vectors?: Map<string, Float32Array>,
+): Promise<GatedPair[]> {
+  const engine = tg.engine;
+  const nc = cases.filter((c): c is Extract<EvalCase, { kind: "next-step" }> => c.kind === "next-step");
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const libraryWeights = weights ?? (await weightsFor(engine, project, "auto", { awaitFit: true }));
+  const qv = vectors ?? new Map<string, Float32Array>();
+  const missing = [...new Set(nc.map((c) => c.query).filter((q): q is string => typeof q === "string" && !qv.has(q)))];
+  for (let i = 0; i < missing.length; i += 64) {
+    const batch = missing.slice(i, i + 64);
+    const vs = await engine.queryEmbedder.embed(batch);
+    for (let j = 0; j < batch.length; j++) qv.set(batch[j]!, vs[j]!);
+  }
   const model = nextStepModel(s, a);
+  const out: GatedPair[] = [];
   for (const c of nc) {
     const mem = c.query ? await recallMemory(engine, project, c.query, qv.get(c.query)!) : undefined;
     for (let t = 1; t < c.steps.length; t++) {
@@ -235,12 +270,10 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
         workflowId: c.id,
       });
       const d = engine.gatekeeper.gate("next-step", top.confidence, prepared);
-      gating.pairs.push({ score: top.confidence, correct: eligibleNext(c, t).has(top.tool), probability: d.score, threshold: d.threshold, rules: d.appliedRules });
+      out.push({ score: top.confidence, correct: eligibleNext(c, t).has(top.tool), probability: d.score, threshold: d.threshold, rules: d.appliedRules, decision: d.decision });
     }
   }
-  gating.trainPairs = (await trainPairs(tg, project)).nextStep;
-  const prefixes = nc.reduce((t, c) => t + c.steps.length - 1, 0);
-  return { table: { title: `Next step — ${project} / ${split} (${nc.length} workflows, ${prefixes} prefixes)`, headers: ["method", "Hit@1", "Hit@3", "Hit@5", "MRR"], rows }, gating };
+  return out;
 }
 
 function eligibleNext(c: { steps: string[]; edges?: [number, number][] | undefined }, t: number): Set<string> {
@@ -263,6 +296,8 @@ export interface GatedPair {
   /** The adjusted threshold the AdaptiveThresholdManager set for this request. */
   threshold?: number | undefined;
   rules?: readonly string[] | undefined;
+  /** The gate's decision for the answer. */
+  decision?: "accepted" | "accepted-with-caution" | "abstained" | undefined;
 }
 
 export interface GatingData {
@@ -321,10 +356,41 @@ export function gatingTable(title: string, g: GatingData): Table {
   const [hc2, hp2, hn2] = at((p) => prob(p) >= HIGH_CONFIDENCE - 1e-9);
   rows.push([`high confidence ≥ ${HIGH_CONFIDENCE}`, hc1, hp1, hc2, hp2, `raw: ${verdict(hp1, hn1)}; calibrated: ${verdict(hp2, hn2)}`]);
   return {
-    title: `Gating — ${title} (top-1 answers, ${g.pairs.length} held out; calibration out of sample on ${g.trainPairs.length} training answers, rolling time split, Wilson bound)`,
+    title: `Gating — ${title} (top-1 answers, ${g.pairs.length} held out; calibration out of sample on ${g.trainPairs.length} training answers, tg.calibrate(), Wilson bound)`,
     headers: ["threshold", "coverage (raw)", "precision (raw)", "coverage (calibrated)", "precision (calibrated)", "note"],
     rows,
   };
+}
+
+/**
+ * The gate's own decisions on held-out answers (issue 20): coverage (share of all answers) and precision (share
+ * of those correct) of `accepted` and `accepted-with-caution`, the abstention rate, then the risk–coverage
+ * curve of the probability the gate compared (answers sorted by it, best first; risk = 1 − precision of the
+ * answers kept, at 10 %, 20 %, …, 100 % coverage; Geifman & El-Yaniv 2017, algorithms/evaluation/gating-curve.ts).
+ */
+export function gateDecisionTable(title: string, g: GatingData): Table {
+  const n = g.pairs.length;
+  const rows: Row[] = [];
+  const tier = (d: string) => {
+    const kept = g.pairs.filter((p) => p.decision === d);
+    return [kept.length / Math.max(1, n), kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length, kept.length] as const;
+  };
+  for (const d of ["accepted", "accepted-with-caution", "abstained"] as const) {
+    const [c, p, k] = tier(d);
+    rows.push([d, c, p, String(k)]);
+  }
+  const [ca, pa, ka] = (() => {
+    const kept = g.pairs.filter((p) => p.decision === "accepted" || p.decision === "accepted-with-caution");
+    return [kept.length / Math.max(1, n), kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length, kept.length] as const;
+  })();
+  rows.push(["accepted or with caution", ca, pa, String(ka)]);
+  const curve = gatingCurve(g.pairs.map((p) => ({ score: p.probability ?? p.score, correct: p.correct })));
+  for (let q = 1; q <= 10; q++) {
+    const point = curve.find((x) => x.coverage >= q / 10 - 1e-9);
+    if (!point) continue;
+    rows.push([`risk at coverage ≥ ${(q / 10).toFixed(1)} (P ≥ ${point.threshold.toFixed(3)})`, point.coverage, point.precision === null ? null : 1 - point.precision, String(point.kept)]);
+  }
+  return { title: `Gate decisions — ${title} (${n} held-out top-1 answers; then the risk–coverage curve)`, headers: ["decision / point", "coverage", "precision (risk on curve rows)", "answers"], rows };
 }
 
 /**
@@ -351,7 +417,7 @@ export async function evalSearchGating(tg: Toolgraph, project: string, cases: Ev
       if (!top) continue;
       const prepared = await engine.gatekeeper.prepare({ project, text: c.query, similarPastSuccess: m.similarSuccess });
       const d = engine.gatekeeper.gate("search", top.final, prepared);
-      out.pairs.push({ score: top.final, correct: c.relevant.includes(s.tools[top.index]!.id), probability: d.score, threshold: d.threshold, rules: d.appliedRules });
+      out.pairs.push({ score: top.final, correct: c.relevant.includes(s.tools[top.index]!.id), probability: d.score, threshold: d.threshold, rules: d.appliedRules, decision: d.decision });
     }
   }
   return out;
@@ -436,7 +502,7 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
 }
 
 /** Intent → plan: node F1 and edge F1 with toolgraph picking the tools. */
-export async function evalPlan(tg: Toolgraph, project: string, split: string, cases: EvalCase[], limit = 200): Promise<Table | undefined> {
+export async function evalPlan(tg: Toolgraph, project: string, split: string, cases: EvalCase[], limit = Number.POSITIVE_INFINITY): Promise<Table | undefined> {
   const dc = cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag" && typeof c.query === "string").slice(0, limit);
   if (dc.length === 0) return undefined;
   const nodeF: number[] = [];
@@ -460,7 +526,21 @@ export async function evalCapability(tg: Toolgraph, project: string, split: stri
   }
   const sum = summarizeCapability(scores);
   out.push(["toolgraph match (semantic × reliability + memory + patterns)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
-  return { title: `Capability match — ${project} / ${split} (${cc.length} queries)`, headers: ["method", "accuracy@1", "MRR", "Hit@5"], rows: out };
+  // Baseline (issue 20): the capability vote of the nearest past requests alone (intent memory, 20 neighbours,
+  // similarity × outcome × recency), ties by capability id.
+  const nearest = [];
+  for (let i = 0; i < cc.length; i += 64) {
+    const batch = cc.slice(i, i + 64);
+    const vs = await tg.engine.queryEmbedder.embed(batch.map((c) => c.query));
+    for (let j = 0; j < batch.length; j++) {
+      const m = await recallMemory(tg.engine, project, batch[j]!.query, vs[j]!);
+      const ranked = [...m.capabilityVotes].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([cap]) => cap);
+      nearest.push(scoreCapability(ranked.slice(0, 10), batch[j]!.capability, [1, 5, 10]));
+    }
+  }
+  const ns = summarizeCapability(nearest);
+  out.push(["capability of the nearest past requests (memory vote only)", ns.accuracyAt1, ns.mrr, ns.hitAtK[5] ?? null]);
+  return { title: `Capability match — ${project} / ${split} (${cc.length} queries)`, headers: ["method", "accuracy@1 (P@1)", "MRR@10", "Hit@5"], rows: out };
 }
 
 /**
@@ -479,13 +559,13 @@ export async function evalDiscovery(tg: Toolgraph, project: string, split: strin
       const context = [...new Set(c.tools)].filter((t) => s.index.has(t)).slice(0, 2);
       if (context.length === 0) continue;
       const { runDiscoverCapabilities } = await import("../src/services/recommend-capabilities.ts");
-      const r = await runDiscoverCapabilities(tg.engine, project, { context, limit: 10, ...(boost === 0 ? { noBoost: true } : {}) } as never);
+      const r = await runDiscoverCapabilities(tg.engine, project, { context, limit: 10 }, boost === 0 ? { clusterBoost: 0 } : {});
       scores.push(scoreCapability(r.results.map((x) => x.capability), caps.get(c.id)!, [1, 5, 10]));
     }
     const sum = summarizeCapability(scores);
     rows.push([boost === 0.5 ? "overlap × (1 + 0.5 spectral boost)" : "overlap only (no spectral boost)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
   }
-  return { title: `Capability discovery from the first two tools — ${project} / ${split} (${wf.length} workflows)`, headers: ["method", "accuracy@1", "MRR", "Hit@5"], rows };
+  return { title: `Capability discovery from the first two tools — ${project} / ${split} (${wf.length} workflows)`, headers: ["method", "accuracy@1 (P@1)", "MRR@10", "Hit@5"], rows };
 }
 
 const learnedCache = new Map<string, NextStepWeights>();

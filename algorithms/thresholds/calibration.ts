@@ -21,6 +21,12 @@
  * 900 of 1000 → 0.88. Each L is a 97.5 % one-sided bound; the maximum over the nested windows i..j is a
  * little less (a scan over one parameter). `z: 0` gives the plain isotonic fit (p = empirical rate).
  *
+ * Minimum per block (issue 20, `minBlock`, default 1 = off): after pooling, a block of fewer than minBlock
+ * observations is merged into its lower neighbour (the first block into the next), repeatedly, until every
+ * block has ≥ minBlock observations or one block is left. Merging two adjacent blocks of a non-decreasing
+ * fit gives a pooled rate between theirs, so the fit stays non-decreasing; a lone high score among few
+ * answers no longer forms a block of its own (services/calibrate.ts uses 10).
+ *
  * Evaluation: the value of the last block starting at or below the score (the lower, conservative block
  * between two blocks); below the first block, the first block's value. An empty fit has no blocks and
  * `reason: "no-data"`; its calibrator is the identity (scores are used uncalibrated).
@@ -51,9 +57,11 @@ export interface Calibration {
 export interface CalibrationOptions {
   /** Normal quantile of the Wilson lower bound per block. Default 1.96 (95 % two-sided); 0 = empirical rate. */
   readonly z?: number;
+  /** Fewest observations per block (smaller blocks merged into a neighbour). Default 1 (no merging). */
+  readonly minBlock?: number;
 }
 
-export const DEFAULTS = { z: 1.96 } as const;
+export const DEFAULTS = { z: 1.96, minBlock: 1 } as const;
 
 /** Wilson score lower bound of a success rate with k successes in n trials (0 when n = 0). */
 export function wilsonLowerBound(k: number, n: number, z: number = DEFAULTS.z): number {
@@ -119,6 +127,24 @@ export function fitCalibration(scores: readonly number[], outcomes: readonly (bo
       sum.pop();
       cnt.pop();
     }
+  }
+  const minBlock = options.minBlock ?? DEFAULTS.minBlock;
+  if (!Number.isInteger(minBlock) || minBlock < 1) throw new ThresholdError(MODULE, "bad-min-block", `options.minBlock must be an integer ≥ 1, got ${minBlock}`);
+  for (let j = 0; j < cnt.length && cnt.length > 1; ) {
+    if (cnt[j]! >= minBlock) {
+      j++;
+      continue;
+    }
+    const into = j > 0 ? j - 1 : 1; // merge j with its lower neighbour (the first block with the next)
+    const [a, b] = into < j ? [into, j] : [j, into];
+    sum[a] = sum[a]! + sum[b]!;
+    cnt[a] = cnt[a]! + cnt[b]!;
+    hi[a] = hi[b]!;
+    lo.splice(b, 1);
+    hi.splice(b, 1);
+    sum.splice(b, 1);
+    cnt.splice(b, 1);
+    j = a;
   }
   let floor = 0;
   return {

@@ -26,9 +26,9 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { CatalogCapability, CatalogTool, ConvertedDataset, DeclaredEdge, IndexEdge, Instance } from "./common.ts";
 import {
+  buildInputSchema,
   ConvertError,
   DATA_ROOT,
-  buildInputSchema,
   instanceToEvalCases,
   instanceToTrace,
   readJsonFile,
@@ -201,6 +201,30 @@ export function tlosCapabilities(tools: readonly TlosToolRecord[], deps: readonl
       .map((p) => TLOS_CAPABILITY_PREFIX + p);
     if (dependsOn.length > 0) cap.dependsOn = dependsOn;
     caps.push(cap);
+  }
+  // The catalog rejects capability dependsOn cycles (ToolLinkOS has a few, e.g. total GDP ↔ GDP per capita):
+  // keep each capability's prerequisites in catalog order, dropping one that would close a cycle.
+  const kept = new Map<string, string[]>();
+  const reaches = (from: string, to: string): boolean => {
+    const seen = new Set<string>();
+    const stack = [from];
+    while (stack.length > 0) {
+      const v = stack.pop()!;
+      if (v === to) return true;
+      if (seen.has(v)) continue;
+      seen.add(v);
+      stack.push(...(kept.get(v) ?? []));
+    }
+    return false;
+  };
+  for (const cap of caps) {
+    const list: string[] = [];
+    kept.set(cap.id, list);
+    for (const d of cap.dependsOn ?? []) if (!reaches(d, cap.id)) list.push(d);
+    if (cap.dependsOn) {
+      if (list.length > 0) cap.dependsOn = list;
+      else delete cap.dependsOn;
+    }
   }
   return caps;
 }

@@ -242,7 +242,7 @@ export class Toolgraph implements RecommenderApi {
   }
 
   /** Fit the gate's calibration (score → P(success)) on the project's own traces and store it. */
-  async calibrate(opts: Scoped & { maxExecutions?: number } = {}) {
+  async calibrate(opts: Scoped & { maxExecutions?: number; split?: "cross-fit" | "time" } = {}) {
     return calibrateProject(this.engine, this.p(opts), opts);
   }
 

@@ -75,7 +75,8 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     return EXIT.usage;
   }
   const values = parsed.values as CommandContext["values"];
-  if (values.help) {
+  // A pass-through command with a sub-command (`bench accuracy --help`) lets the program print its own options.
+  if (values.help && !(cmd.passThrough && parsed.positionals.length > 0)) {
     out(commandHelp(cmd));
     return EXIT.ok;
   }

@@ -298,10 +298,19 @@ export type ExecutionInput = z.infer<typeof executionSchema>;
 export type DeclaredEdgeInput = z.infer<typeof declaredEdgeSchema>;
 export type EvalCase = z.infer<typeof evalCaseSchema>;
 
-/** Formats a zod issue as `field.path: message`. */
+/** True when the issue only says that the field is absent (every union branch received undefined). */
+function isMissing(issue: z.core.$ZodIssue): boolean {
+  if (issue.code === "invalid_type") return / received undefined$/.test(issue.message);
+  if (issue.code === "invalid_union") {
+    return issue.errors.length > 0 && issue.errors.every((branch) => branch.length > 0 && branch.every((b) => b.path.length === 0 && isMissing(b)));
+  }
+  return false;
+}
+
+/** Formats a zod issue as `field.path: message` ("required" when the field is absent). */
 export function describeIssue(issue: z.core.$ZodIssue): string {
   const path = issue.path
     .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
     .join("");
-  return `${path || "(record)"}: ${issue.message}`;
+  return `${path || "(record)"}: ${isMissing(issue) ? "required" : issue.message}`;
 }

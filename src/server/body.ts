@@ -1,7 +1,8 @@
 /**
- * Reading a request body under a byte limit. Over the limit the promise rejects with 413 at once; the rest
- * of the upload is drained (so the client can read the answer) up to `drainBytes` more, after which the
- * connection is dropped.
+ * Reading a request body under a byte limit. Over the limit the rest of the upload is read and discarded
+ * (up to `drainBytes` more) and only then does the promise reject with 413: answering (and closing) while
+ * the client is still sending would reset the connection before it reads the 413. Past the drain allowance
+ * (or a declared length beyond it) the answer is sent at once and the connection dropped.
  */
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "./errors.ts";
@@ -22,30 +23,41 @@ export function readBody(req: IncomingMessage, limitBytes: number = BODY_DEFAULT
     const declared = Number(req.headers["content-length"]);
     let received = 0;
     let over = false;
+    let settled = false;
     const chunks: Buffer[] = [];
-    const overLimit = () => {
-      over = true;
-      chunks.length = 0;
-      reject(tooLarge(limitBytes));
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(err);
     };
-    if (Number.isFinite(declared) && declared > limitBytes) overLimit();
+    if (Number.isFinite(declared) && declared > limitBytes + drainBytes) {
+      // Not worth reading: answer now; the connection is dropped after the answer.
+      over = true;
+      fail(tooLarge(limitBytes));
+    } else if (Number.isFinite(declared) && declared > limitBytes) over = true;
     req.on("data", (chunk: Buffer) => {
       received += chunk.length;
-      if (over) {
-        if (received > limitBytes + drainBytes) req.socket.destroy();
-        return;
-      }
-      if (received > limitBytes) {
-        overLimit();
+      if (over || received > limitBytes) {
+        over = true;
+        chunks.length = 0;
+        if (received > limitBytes + drainBytes) {
+          fail(tooLarge(limitBytes));
+          req.socket.destroy();
+        }
         return;
       }
       chunks.push(chunk);
     });
     req.on("end", () => {
-      if (!over) resolve(Buffer.concat(chunks, received));
+      if (over) fail(tooLarge(limitBytes));
+      else if (!settled) {
+        settled = true;
+        resolve(Buffer.concat(chunks, received));
+      }
     });
-    req.on("error", (err) => {
-      if (!over) reject(err);
+    req.on("error", (err) => fail(err));
+    req.on("close", () => {
+      if (!req.complete) fail(new HttpError(400, "invalid-input", "the request body was cut short", { field: "" }));
     });
   });
 }

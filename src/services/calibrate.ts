@@ -1,6 +1,16 @@
 /**
  * Calibration of the gated scores on the project's own traces (issue 7, seed 002 success criterion), fitted
- * out of sample by a rolling-origin time split.
+ * out of sample.
+ *
+ * Default split "cross-fit" (issue 20): the executions are dealt into `folds` (10) folds by a hash of their id
+ * (rank of FNV-1a(id), fold = rank mod folds), so the folds do not depend on the order in which the history
+ * was collected or stored; each fold is scored by a model that knows every execution of the other folds
+ * (transition counts, tools' last use, intent memory without the fold's executions), at one clock (the
+ * latest start + 1 h, as a new request would be answered). At most `maxExecutions` (1,000) executions are
+ * scored: those of lowest hash. Why: the rolling time split below learned from the *latest* executions only,
+ * so a history grouped by scenario (its last blocks new tool sets) taught the gate that nothing succeeds and
+ * it abstained on everything (ToolLinkOS traces sorted by capability; bench/accuracy.ts stress row).
+ * Split "time" (the previous default) is kept:
  *
  * The last `maxExecutions` executions (default 1,000) are cut by start time into `folds` consecutive blocks
  * (default 10). Each block is scored by a model that only knows the executions that started before the
@@ -42,19 +52,39 @@ import { searchCandidates } from "./search.ts";
 import { searchWeightsFor } from "./search-weights.ts";
 
 export const CALIBRATION_DEFAULTS = {
-  /** Executions scored (the most recent ones). */
+  /** Executions scored. */
   maxExecutions: 1000,
-  /** Time blocks of the rolling-origin split. */
+  /** Folds (cross-fit) or time blocks (time). */
   folds: 10,
-  /** Older executions loaded as training history for the first block. */
+  /** Executions loaded (training history). */
   historyLimit: 20000,
-} as const;
+  split: "cross-fit" as "cross-fit" | "time",
+  /**
+   * Fewest pairs of a kind for a calibration map: with fewer, the gate stays uncalibrated (raw scores), since
+   * a map fitted on a handful of answers is mostly its Wilson floor.
+   */
+  minPairs: 30,
+  /** Fewest pairs per isotonic block (algorithms/thresholds/calibration.ts minBlock). */
+  minBlock: 10,
+};
 
 export interface CalibrationOptions {
-  /** Most recent executions scored out of sample. Default 1,000. */
+  /** Executions scored out of sample. Default 1,000. */
   maxExecutions?: number | undefined;
-  /** Consecutive time blocks; each is scored by a model fitted on everything before it. Default 10. */
+  /** Folds (cross-fit) or consecutive time blocks (time). Default 10. */
   folds?: number | undefined;
+  /** "cross-fit" (default: folds by id hash, order-independent) or "time" (rolling-origin time split). */
+  split?: "cross-fit" | "time" | undefined;
+}
+
+/** 32-bit FNV-1a of a string (fold assignment: deterministic, independent of storage order). */
+export function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
 }
 
 export interface CalibrationPair {
@@ -132,12 +162,132 @@ export function eligibleAt(steps: readonly { tool: string; dependsOn?: readonly 
   return out;
 }
 
-/** Out-of-sample calibration pairs (rolling-origin time split, see the header). */
+/** Out-of-sample calibration pairs (cross-fitted folds or the rolling-origin time split, see the header). */
 export async function calibrationPairs(engine: Engine, project: string, opts: CalibrationOptions = {}): Promise<CalibrationPairs> {
   const maxExecutions = opts.maxExecutions ?? CALIBRATION_DEFAULTS.maxExecutions;
   const folds = opts.folds ?? CALIBRATION_DEFAULTS.folds;
+  const split = opts.split ?? CALIBRATION_DEFAULTS.split;
   if (!Number.isInteger(maxExecutions) || maxExecutions < 1) throw new RangeError(`calibrate: maxExecutions must be a positive integer, got ${maxExecutions}`);
   if (!Number.isInteger(folds) || folds < 2) throw new RangeError(`calibrate: folds must be an integer ≥ 2, got ${folds}`);
+  if (split !== "cross-fit" && split !== "time") throw new RangeError(`calibrate: split must be "cross-fit" or "time", got ${JSON.stringify(split)}`);
+  return split === "time" ? timeSplitPairs(engine, project, maxExecutions, folds) : crossFitPairs(engine, project, maxExecutions, folds);
+}
+
+/** Transition counts (from·n + to → count) an execution adds, as the time split counts them (learnSuccessions). */
+function transitionsOf(s: GraphSnapshot, e: ExecutionSequenceRow): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const ob of learnSuccessions(e.steps.map((st) => ({ tool: st.tool, dependsOn: st.dependsOn })))) {
+    const f = s.index.get(ob.from);
+    const t = s.index.get(ob.to);
+    if (f === undefined || t === undefined) continue;
+    const k = f * s.n + t;
+    out.set(k, (out.get(k) ?? 0) + 1);
+  }
+  return out;
+}
+
+/** The pairs of one execution answered by `model` (next step at each prefix; search when it has an intent). */
+async function scoreExecution(
+  engine: Engine,
+  project: string,
+  ctxObj: { s: GraphSnapshot; a: Awaited<ReturnType<Engine["analytics"]>>; idx: Awaited<ReturnType<Engine["searchIndex"]>>; sw: Awaited<ReturnType<typeof searchWeightsFor>>; weights: NextStepWeights },
+  model: NextStepModel,
+  e: ExecutionSequenceRow,
+  intent: string | undefined,
+  qv: Float32Array | undefined,
+  exclude: ReadonlySet<string>,
+  now: number,
+  out: CalibrationPairs,
+): Promise<void> {
+  const { s, a, idx, sw, weights } = ctxObj;
+  out.executionsScored++;
+  let past: PastExecution<string, string>[] | undefined;
+  if (intent !== undefined && qv) {
+    const m = await recallMemory(engine, project, intent, qv, { excludeIds: exclude });
+    past = m.past;
+    const top = searchCandidates(s, a, idx, intent, qv, {
+      memory: sw.memoryWeight > 0 ? m.toolVotes : undefined,
+      beta: sw.beta,
+      memoryWeight: sw.memoryWeight,
+      graphWeight: sw.graphWeight,
+    })[0];
+    if (top) out.search.push({ score: top.final, ok: e.steps.some((st) => st.tool === s.tools[top.index]!.id) });
+  }
+  const ctx: string[] = [];
+  const partialOrder = e.steps.some((st) => (st.dependsOn ?? []).length > 0);
+  e.steps.forEach((st, t) => {
+    if (ctx.length > 0) {
+      const top = topNextStep(s, model, ctx, now, weights, past);
+      if (top) out.nextStep.push({ score: top.confidence, ok: partialOrder ? eligibleAt(e.steps, t).has(top.tool) : top.tool === st.tool });
+    }
+    if (st.success && s.index.has(st.tool)) ctx.push(st.tool);
+  });
+}
+
+/** Cross-fitted pairs: folds by id hash, each scored by a model of the other folds (header). */
+async function crossFitPairs(engine: Engine, project: string, maxExecutions: number, folds: number): Promise<CalibrationPairs> {
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const history = await loadExecutionSequences(engine.db, project, CALIBRATION_DEFAULTS.historyLimit);
+  const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0 };
+  const H = history.length;
+  if (H < 2 || s.n === 0) return out;
+  const K = Math.min(folds, H);
+  // Fold by rank of the id's hash (ties by id): balanced, and the same whatever order the history is in.
+  const order = history.map((e, i) => ({ i, h: fnv1a(e.id), id: e.id })).sort((x, y) => x.h - y.h || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  const fold = new Int32Array(H);
+  const scored = new Uint8Array(H);
+  order.forEach((o, r) => {
+    fold[o.i] = r % K;
+    if (r < maxExecutions) scored[o.i] = 1;
+  });
+  const weights = await weightsFor(engine, project, "auto", { awaitFit: true });
+  const sw = await searchWeightsFor(engine, project);
+  const idx = await engine.searchIndex(project);
+  const intents = new Map((await loadExecutionMemory(engine.db, project)).map((m) => [m.id, m.intent]));
+  const now = Math.max(...history.map((e) => e.startedAt.getTime())) + 3_600_000;
+  const perExec = history.map((e) => transitionsOf(s, e));
+  const total = new Map<number, number>();
+  for (const m of perExec) for (const [k, c] of m) total.set(k, (total.get(k) ?? 0) + c);
+  for (let f = 0; f < K; f++) {
+    const members = history.map((_, i) => i).filter((i) => fold[i] === f);
+    const toScore = members.filter((i) => scored[i] === 1);
+    if (toScore.length === 0) continue;
+    out.foldsScored++;
+    const counts = new Map(total);
+    for (const i of members) for (const [k, c] of perExec[i]!) counts.set(k, counts.get(k)! - c);
+    const lastUsedAt = new Float64Array(s.n).fill(Number.NaN);
+    history.forEach((e, i) => {
+      if (fold[i] === f) return;
+      const at = e.startedAt.getTime();
+      for (const st of e.steps) {
+        const v = s.index.get(st.tool);
+        if (v !== undefined && !(lastUsedAt[v]! >= at)) lastUsedAt[v] = at;
+      }
+    });
+    const transitions = buildCsr(
+      s.n,
+      [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
+    );
+    const model = buildNextStepModel({ graph: s.csr, transitions, community: a.analytics.community, pagerank: a.analytics.pagerank, lastUsedAt });
+    const exclude = new Set(members.map((i) => history[i]!.id));
+    const withIntent = toScore.filter((i) => intents.has(history[i]!.id));
+    const vectors = new Map<number, Float32Array>();
+    for (let j = 0; j < withIntent.length; j += 64) {
+      const batch = withIntent.slice(j, j + 64);
+      const vs = await engine.queryEmbedder.embed(batch.map((i) => intents.get(history[i]!.id)!));
+      for (let k = 0; k < batch.length; k++) vectors.set(batch[k]!, vs[k]!);
+    }
+    for (const i of toScore) {
+      const e = history[i]!;
+      await scoreExecution(engine, project, { s, a, idx, sw, weights }, model, e, intents.get(e.id), vectors.get(i), exclude, now, out);
+    }
+  }
+  return out;
+}
+
+/** Rolling-origin time split (the former default; see the header). */
+async function timeSplitPairs(engine: Engine, project: string, maxExecutions: number, folds: number): Promise<CalibrationPairs> {
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const history = await loadExecutionSequences(engine.db, project, Math.max(CALIBRATION_DEFAULTS.historyLimit, maxExecutions));
@@ -168,6 +318,7 @@ export async function calibrationPairs(engine: Engine, project: string, opts: Ca
     }
   };
   let absorbed = 0;
+  const sctx = { s, a, idx, sw, weights };
   for (let b = 0; b < folds; b++) {
     const [lo, hi] = [cuts[b]!, cuts[b + 1]!];
     while (absorbed < lo) absorb(history[absorbed++]!);
@@ -187,44 +338,26 @@ export async function calibrationPairs(engine: Engine, project: string, opts: Ca
       const vs = await engine.queryEmbedder.embed(batch.map((e) => intents.get(e.id)!));
       for (let j = 0; j < batch.length; j++) vectors.set(batch[j]!.id, vs[j]!);
     }
-    for (const e of block) {
-      out.executionsScored++;
-      const intent = intents.get(e.id);
-      const qv = vectors.get(e.id);
-      let past: PastExecution<string, string>[] | undefined;
-      if (intent !== undefined && qv) {
-        const m = await recallMemory(engine, project, intent, qv, { excludeIds: unseen });
-        past = m.past;
-        const top = searchCandidates(s, a, idx, intent, qv, {
-          memory: sw.memoryWeight > 0 ? m.toolVotes : undefined,
-          beta: sw.beta,
-          memoryWeight: sw.memoryWeight,
-          graphWeight: sw.graphWeight,
-        })[0];
-        if (top) out.search.push({ score: top.final, ok: e.steps.some((st) => st.tool === s.tools[top.index]!.id) });
-      }
-      const now = e.startedAt.getTime();
-      const ctx: string[] = [];
-      const partialOrder = e.steps.some((st) => (st.dependsOn ?? []).length > 0);
-      e.steps.forEach((st, t) => {
-        if (ctx.length > 0) {
-          const top = topNextStep(s, model, ctx, now, weights, past);
-          if (top) out.nextStep.push({ score: top.confidence, ok: partialOrder ? eligibleAt(e.steps, t).has(top.tool) : top.tool === st.tool });
-        }
-        if (st.success && s.index.has(st.tool)) ctx.push(st.tool);
-      });
-    }
+    for (const e of block) await scoreExecution(engine, project, sctx, model, e, intents.get(e.id), vectors.get(e.id), unseen, e.startedAt.getTime(), out);
   }
   return out;
 }
 
 export async function calibrateProject(engine: Engine, project: string, opts: CalibrationOptions = {}): Promise<CalibrationReport[]> {
   const pairs = await calibrationPairs(engine, project, opts);
-  const method = `rolling time split: ${pairs.foldsScored} of ${opts.folds ?? CALIBRATION_DEFAULTS.folds} blocks scored, ${pairs.executionsScored} executions`;
+  const folds = opts.folds ?? CALIBRATION_DEFAULTS.folds;
+  const method =
+    (opts.split ?? CALIBRATION_DEFAULTS.split) === "time"
+      ? `rolling time split: ${pairs.foldsScored} of ${folds} blocks scored, ${pairs.executionsScored} executions`
+      : `cross-fit: ${pairs.foldsScored} folds by execution id, ${pairs.executionsScored} executions`;
   const out: CalibrationReport[] = [];
   const stored: Record<string, Calibration> = {};
   for (const [kind, list] of [["next-step", pairs.nextStep], ["search", pairs.search]] as const) {
-    const cal = fitCalibration(list.map((p) => p.score), list.map((p) => p.ok));
+    // Too little evidence: no map (the gate compares raw scores), and the report says so.
+    const cal =
+      list.length < CALIBRATION_DEFAULTS.minPairs
+        ? { blocks: [], reason: "no-data" as const }
+        : fitCalibration(list.map((p) => p.score), list.map((p) => p.ok), { minBlock: CALIBRATION_DEFAULTS.minBlock });
     const rate = (keep: (p: CalibrationPair) => boolean) => {
       const kept = list.filter(keep);
       return kept.length ? kept.filter((p) => p.ok).length / kept.length : null;
@@ -232,7 +365,7 @@ export async function calibrateProject(engine: Engine, project: string, opts: Ca
     out.push({
       kind,
       pairs: list.length,
-      method,
+      method: list.length < CALIBRATION_DEFAULTS.minPairs ? `${method}; fewer than ${CALIBRATION_DEFAULTS.minPairs} pairs: uncalibrated gate` : method,
       rawHighPrecision: rate((p) => p.score >= 0.85),
       calibratedHighPrecision: rate((p) => calibrate(cal, p.score) >= 0.85),
       blocks: cal.blocks.length,

@@ -145,7 +145,12 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   };
 }
 
-export async function runDiscoverCapabilities(engine: Engine, project: string, req: DiscoverCapabilitiesRequest) {
+/** The bench's ablation of discovery (never passed by a job): a cluster boost other than the default 0.5. */
+export interface DiscoveryAblation {
+  clusterBoost?: number;
+}
+
+export async function runDiscoverCapabilities(engine: Engine, project: string, req: DiscoverCapabilitiesRequest, ablation: DiscoveryAblation = {}) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
@@ -164,7 +169,7 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
   }
   const r = discoverCapabilities(
     { capabilities: caps, toolCluster: a.analytics.toolCluster, context, tieBreaker: a.analytics.hyperCapabilities },
-    { limit: req.limit ?? 5, ...((req as { noBoost?: boolean }).noBoost ? { clusterBoost: 0 } : {}) },
+    { limit: req.limit ?? 5, ...(ablation.clusterBoost !== undefined ? { clusterBoost: ablation.clusterBoost } : {}) },
   );
   const prepared = await engine.gatekeeper.prepare({
     project,

@@ -47,17 +47,24 @@ export const SEARCH_DEFAULTS = {
 
 export type SearchChannel = "hybrid" | "semantic" | "bm25" | "embedding";
 
+/**
+ * Ablation switches for the bench's baselines: a separate argument of searchCandidates that no job passes,
+ * so a production request cannot reach them (the request schemas do not have them either).
+ */
+export interface SearchAblation {
+  /** Which scores rank: the full hybrid (default) or one channel. */
+  channel?: SearchChannel;
+  /** Drop the graph term. */
+  noGraph?: boolean;
+  /** Drop the adaptive α and use this fixed α. */
+  fixedAlpha?: number;
+}
+
 export interface SearchOptions {
   limit?: number;
   context?: number[];
   /** Tool indices never returned. */
   exclude?: (i: number) => boolean;
-  /** Which scores rank: the full hybrid (default) or one channel (baselines, ablations). */
-  channel?: SearchChannel;
-  /** Drop the graph term (ablation). */
-  noGraph?: boolean;
-  /** Drop the adaptive α (use α = 1 − fixedGraphShare; ablation). */
-  fixedAlpha?: number;
   /**
    * "active" (default: a user's intent; α from embedding/graph coherence) or "passive" (suggestions
    * while a workflow runs; α from heat diffused from the context tools, ADR-048). Passive needs context.
@@ -158,6 +165,7 @@ export function searchCandidates(
   queryText: string,
   queryVector: Float32Array,
   options: SearchOptions = {},
+  ablation: SearchAblation = {},
 ): SearchHit[] {
   const topN = options.channelTopN ?? SEARCH_DEFAULTS.channelTopN;
   const tokens = options.tokens ?? tokenize(queryText);
@@ -192,15 +200,15 @@ export function searchCandidates(
     }
   }
   const context = options.context ?? [];
-  const hasContext = context.length > 0 && !options.noGraph;
+  const hasContext = context.length > 0 && !ablation.noGraph;
   const aa = hasContext ? prepareAdamicAdar(s.csr, context) : undefined;
-  const global = options.noGraph ? undefined : (options.global ?? globalSignal(s, a));
+  const global = ablation.noGraph ? undefined : (options.global ?? globalSignal(s, a));
   const gw = options.graphWeight ?? 1;
   const mu = options.memoryWeight ?? SEARCH_DEFAULTS.memoryWeight;
-  const channel = options.channel ?? "hybrid";
-  const passive = options.alphaMode === "passive" && context.length > 0 && !options.noGraph && options.fixedAlpha === undefined;
+  const channel = ablation.channel ?? "hybrid";
+  const passive = options.alphaMode === "passive" && context.length > 0 && !ablation.noGraph && ablation.fixedAlpha === undefined;
   const heat = passive ? heatField(s.csr, context) : undefined;
-  const coherence = options.noGraph || options.fixedAlpha !== undefined || passive ? undefined : toolCoherence(s, a, idx);
+  const coherence = ablation.noGraph || ablation.fixedAlpha !== undefined || passive ? undefined : toolCoherence(s, a, idx);
   const hits: SearchHit[] = [];
   const exclude = options.exclude;
   const memory = options.memory;
@@ -225,7 +233,7 @@ export function searchCandidates(
     graph *= gw;
     let alpha = 1;
     let alphaRegime = "fixed";
-    if (options.fixedAlpha !== undefined) alpha = options.fixedAlpha;
+    if (ablation.fixedAlpha !== undefined) alpha = ablation.fixedAlpha;
     else if (heat) {
       const r = localAlpha({ mode: "passive", node: i, observations: s.executions[i]!, heat });
       alpha = r.alpha;

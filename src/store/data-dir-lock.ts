@@ -99,6 +99,7 @@ export function acquireDataDirLock(dir: string): DataDirLock {
       const release = (): void => {
         if (released) return;
         released = true;
+        process.removeListener("exit", release);
         try {
           if (readFileSync(path, "utf8") === mine) rmSync(path, { force: true });
         } catch {

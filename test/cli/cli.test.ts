@@ -1,6 +1,11 @@
 /**
- * Every CLI command on a real (embedded) database, in process through `main`, with --json output parsed and
- * checked; plus one smoke test of the `toolgraph` executable itself.
+ * Every CLI command in process through `main`, with --json output parsed and checked; plus one smoke test of
+ * the `toolgraph` executable itself.
+ *
+ * Speed on a busy machine (issue 21): each test has its own database — a schema on the PostgreSQL server
+ * (`--database`, opening a pool is cheap) when one is available, else its own embedded data directory — so
+ * tests do not wait on each other and a slow or timed-out test cannot leave a data-directory lock behind for
+ * the next. The embedded default (`--home`: init, demo, stats, the executable) has a test of its own.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -9,35 +14,52 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
+import { type Backend, SKIP_SERVER, serverBackend } from "../helpers/backends.ts";
 
-let home: string;
 const prevEnv = process.env.TOOLGRAPH_EMBEDDINGS;
+const cleanups: (() => Promise<void> | void)[] = [];
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main([...argv, "--home", home], { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) });
-  return { code, out, err };
+/** A fresh database for one test: `--database <its own schema>`, or `--home <its own directory>`. */
+async function freshTarget(forceEmbedded = false): Promise<string[]> {
+  if (!forceEmbedded && !SKIP_SERVER) {
+    const b: Backend = serverBackend();
+    const o = await b.options();
+    cleanups.push(() => b.dispose());
+    return ["--database", o.database!];
+  }
+  const home = mkdtempSync(join(tmpdir(), "tg-cli-"));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  return ["--home", home];
 }
 
-async function json(...argv: string[]): Promise<any> {
-  const r = await run(...argv, "--json");
-  expect(r.code, r.err).toBe(0);
-  return JSON.parse(r.out);
+function cli(target: string[]) {
+  const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
+    let out = "";
+    let err = "";
+    const code = await main([...argv, ...target], { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) });
+    return { code, out, err };
+  };
+  const json = async (...argv: string[]): Promise<any> => {
+    const r = await run(...argv, "--json");
+    expect(r.code, r.err).toBe(0);
+    return JSON.parse(r.out);
+  };
+  return { run, json };
 }
 
 beforeAll(() => {
-  home = mkdtempSync(join(tmpdir(), "tg-cli-"));
   process.env.TOOLGRAPH_EMBEDDINGS = "hash:256";
 });
-afterAll(() => {
-  rmSync(home, { recursive: true, force: true });
+afterAll(async () => {
+  for (const c of cleanups) await c();
   if (prevEnv === undefined) delete process.env.TOOLGRAPH_EMBEDDINGS;
   else process.env.TOOLGRAPH_EMBEDDINGS = prevEnv;
 });
 
 describe("toolgraph CLI", () => {
-  it("init, demo, stats", async () => {
+  it("init, demo, stats on the embedded default (--home), and the executable (smoke test of bin/toolgraph)", async () => {
+    const target = await freshTarget(true);
+    const { json } = cli(target);
     expect((await json("init")).ok).toBe(true);
     const demo = await json("demo", "--traces", "300");
     expect(demo.stats.tools).toBe(41);
@@ -45,9 +67,16 @@ describe("toolgraph CLI", () => {
     expect(demo.sections.map((s: { title: string }) => s.title).length).toBe(6);
     const stats = await json("stats", "--project", "demo");
     expect(stats).toMatchObject({ project: "demo", tools: 41, capabilities: 10, executions: 300 });
-  });
+    const out = execFileSync(process.execPath, [resolve(import.meta.dirname, "../../src/cli/toolgraph.mjs"), "stats", "--project", "demo", ...target, "--json"], {
+      encoding: "utf8",
+      env: { ...process.env, DATABASE_URL: "" },
+    });
+    expect(JSON.parse(out).tools).toBe(41);
+  }, 180_000);
 
   it("search, next, capabilities, discover, dag, plan, alternatives, learn-weights, calibrate", async () => {
+    const { json } = cli(await freshTarget());
+    await json("demo", "--traces", "300");
     const p = ["--project", "demo"];
     const s = await json("search", "open a pull request", "--limit", "3", ...p);
     expect(s.results).toHaveLength(3);
@@ -72,6 +101,7 @@ describe("toolgraph CLI", () => {
   });
 
   it("imports and records files; bad input exits 3 naming file, line and field, and writes nothing", async () => {
+    const { json, run } = cli(await freshTarget());
     const dir = mkdtempSync(join(tmpdir(), "tg-cli-files-"));
     try {
       const cat = join(dir, "c.json");
@@ -98,19 +128,12 @@ describe("toolgraph CLI", () => {
   });
 
   it("usage errors exit 2 with the usage; --help shows examples", async () => {
+    const { run } = cli(await freshTarget());
     expect((await run("search")).code).toBe(2);
     expect((await run("next", "--bogus")).code).toBe(2);
     expect((await run("frobnicate")).code).toBe(2);
     const h = await run("plan", "--help");
     expect(h.code).toBe(0);
     expect(h.out).toMatch(/examples:/);
-  });
-
-  it("the executable runs (smoke test of bin/toolgraph)", () => {
-    const out = execFileSync(process.execPath, [resolve(import.meta.dirname, "../../src/cli/toolgraph.mjs"), "stats", "--project", "demo", "--home", home, "--json"], {
-      encoding: "utf8",
-      env: { ...process.env, DATABASE_URL: "" },
-    });
-    expect(JSON.parse(out).tools).toBe(41);
   });
 });

@@ -135,6 +135,31 @@ describe("- reads standard input", () => {
   });
 });
 
+describe("an interrupted catalog import", () => {
+  it("search embeds the tool texts still missing before answering, and they stay stored", async () => {
+    const home = mkdtempSync(join(tmpdir(), "tg-resume-"));
+    const prev = process.env.TOOLGRAPH_EMBEDDINGS;
+    process.env.TOOLGRAPH_EMBEDDINGS = "hash:32";
+    try {
+      const { openToolgraph } = await import("../../src/api/toolgraph.ts");
+      const tg = await openToolgraph({ home, database: "", project: "p" });
+      const tools = ["deploy the web app", "roll back a release", "read the logs"].map((d, i) => ({ id: `t.${i}`, description: d }));
+      await tg.importCatalog({ tools }, { embed: false }); // as if the import stopped before embedding
+      expect((await tg.stats()).embeddings).toBe(0);
+      await tg.close();
+      const r = await run("search", "roll back", "--project", "p", "--home", home, "--database", "", "--json");
+      expect(r.code, r.err).toBe(0);
+      expect(JSON.parse(r.out).results.length).toBeGreaterThan(0);
+      const s = await run("stats", "--project", "p", "--home", home, "--database", "", "--json");
+      expect(JSON.parse(s.out).embeddings).toBe(3);
+    } finally {
+      if (prev === undefined) delete process.env.TOOLGRAPH_EMBEDDINGS;
+      else process.env.TOOLGRAPH_EMBEDDINGS = prev;
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("demo", () => {
   it("prints the commands to run next on its project, with --home when one was given", () => {
     const lines = nextCommands("demo", "/tmp/x y");

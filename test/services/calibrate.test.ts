@@ -1,6 +1,7 @@
 /**
- * Out-of-sample calibration (rolling-origin time split) on both real backends: each scored execution is
- * answered by a model fitted only on executions that started before its block.
+ * Out-of-sample calibration on both real backends: cross-fitted folds by execution id (the default, issue 20:
+ * the same pairs whatever order the history was collected in) and the rolling-origin time split (each
+ * scored execution answered by a model fitted only on executions that started before its block).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
@@ -50,7 +51,7 @@ for (const backend of backends()) {
     });
 
     it("5 blocks of 2: the first is training only; each block is predicted from the earlier ones", async () => {
-      const p = await calibrationPairs(tg.engine, project, { maxExecutions: 10, folds: 5 });
+      const p = await calibrationPairs(tg.engine, project, { maxExecutions: 10, folds: 5, split: "time" });
       expect(p.foldsScored).toBe(4);
       expect(p.executionsScored).toBe(8);
       // Blocks 1–2 (a → b) trained on a → b: right. Blocks 3–4 (a → c) trained on 6 a → b vs ≤ 2 a → c: wrong
@@ -62,7 +63,7 @@ for (const backend of backends()) {
     });
 
     it("with older history than the window, every block is scored", async () => {
-      const p = await calibrationPairs(tg.engine, project, { maxExecutions: 4, folds: 2 });
+      const p = await calibrationPairs(tg.engine, project, { maxExecutions: 4, folds: 2, split: "time" });
       // Window = runs 6–9 (blocks 6–7 and 8–9), runs 0–5 train the first block.
       expect(p.foldsScored).toBe(2);
       expect(p.executionsScored).toBe(4);
@@ -70,17 +71,53 @@ for (const backend of backends()) {
       expect(p.nextStep.filter((x) => x.ok)).toHaveLength(0);
     });
 
-    it("calibrateProject stores the maps, loads them into the gate and reports the method", async () => {
-      const reports = await tg.calibrate({ maxExecutions: 10 });
+    it("cross-fit (default): 10 folds of one run, each answered from the other nine", async () => {
+      const p = await calibrationPairs(tg.engine, project);
+      expect(p.foldsScored).toBe(10);
+      expect(p.executionsScored).toBe(10);
+      // Without its own run, a → b still has 5 or 6 observations against a → c's 3 or 4: the top-1 after a is
+      // b for the six a → b runs (right); runs 8 and 9 have intents, whose memory votes may lift c.
+      expect(p.nextStep).toHaveLength(10);
+      expect(p.nextStep.filter((x) => x.ok).length).toBeGreaterThanOrEqual(6);
+      expect(p.search).toHaveLength(2);
+    });
+
+    it("cross-fit pairs do not depend on the order the history was collected in", async () => {
+      // The ten runs without intents, as collected (a → c last) and with their start times interleaved.
+      const order = [6, 0, 7, 1, 8, 2, 9, 3, 4, 5];
+      const plain = traces().map(({ intent: _intent, ...t }) => t);
+      const grouped = await openToolgraph({ ...(await backend.options()), project: freshProject("calib-grouped"), embeddings: "hash:64", now: () => NOW });
+      const mixed = await openToolgraph({ ...(await backend.options()), project: freshProject("calib-mixed"), embeddings: "hash:64", now: () => NOW });
+      try {
+        await grouped.importCatalog({ tools });
+        await grouped.importTraces(plain);
+        await mixed.importCatalog({ tools });
+        await mixed.importTraces(plain.map((t, i) => ({ ...t, startedAt: new Date(T0 + order.indexOf(i) * 60_000).toISOString() })));
+        const key = (p: { nextStep: { score: number; ok: boolean }[] }) => p.nextStep.map((x) => `${x.score.toFixed(12)}:${x.ok}`).sort();
+        const a = await calibrationPairs(grouped.engine, grouped.project);
+        const b = await calibrationPairs(mixed.engine, mixed.project);
+        // Each run answered from the other nine: b after a (5–6 a → b against 3–4 a → c): 6 right, 4 wrong.
+        expect(a.nextStep.filter((x) => x.ok)).toHaveLength(6);
+        expect(key(b)).toEqual(key(a));
+        // The time split does depend on it: grouped, the a → c blocks come last and are all wrong.
+        const ta = await calibrationPairs(grouped.engine, grouped.project, { split: "time" });
+        const tb = await calibrationPairs(mixed.engine, mixed.project, { split: "time" });
+        expect(ta.nextStep.filter((x) => x.ok)).toHaveLength(5);
+        expect(tb.nextStep.filter((x) => x.ok).length).not.toBe(5);
+      } finally {
+        await grouped.close();
+        await mixed.close();
+      }
+    }, 300_000);
+
+    it("calibrateProject with too few pairs keeps the gate uncalibrated and says so", async () => {
+      const reports = await tg.calibrate({ maxExecutions: 10, split: "time" });
       const next = reports.find((r) => r.kind === "next-step")!;
-      // Default 10 blocks of one run: runs 1–9 scored; runs 1–5 right (a → b before), runs 6–9 wrong.
-      expect(next.method).toBe("rolling time split: 9 of 10 blocks scored, 9 executions");
+      // Default 10 blocks of one run: runs 1–9 scored — 9 pairs < 30: no map.
+      expect(next.method).toBe("rolling time split: 9 of 10 blocks scored, 9 executions; fewer than 30 pairs: uncalibrated gate");
       expect(next.pairs).toBe(9);
-      const cal = tg.engine.gatekeeper.calibration(project, "next-step")!;
-      expect(cal.blocks.reduce((t, b) => t + b.n, 0)).toBe(next.pairs);
-      // 5 right answers in 9: no block is evidence of P ≥ 0.85 (Wilson bound, n ≤ 21).
-      for (const b of cal.blocks) expect(b.p).toBeLessThan(0.85);
-      expect(next.calibratedHighPrecision).toBeNull();
+      expect(next.blocks).toBe(0);
+      expect(tg.engine.gatekeeper.calibration(project, "next-step")).toBeUndefined();
     });
 
     it("an execution that declares dependsOn is judged by its partial order", async () => {
@@ -96,7 +133,7 @@ for (const backend of backends()) {
             steps: [{ tool: "a.start" }, { tool: i % 2 ? "c.right" : "b.left", dependsOn: [0] }, { tool: i % 2 ? "b.left" : "c.right", dependsOn: [0] }],
           })),
         );
-        const p = await calibrationPairs(other.engine, other.project, { maxExecutions: 10, folds: 5 });
+        const p = await calibrationPairs(other.engine, other.project, { maxExecutions: 10, folds: 5, split: "time" });
         // After a, either b or c is right (an exact-next judge would fail every other run).
         const afterA = p.nextStep.filter((_, k) => k % 2 === 0);
         expect(afterA).toHaveLength(8);
@@ -109,6 +146,7 @@ for (const backend of backends()) {
     it("misuse names the option", async () => {
       await expect(calibrationPairs(tg.engine, project, { folds: 1 })).rejects.toThrow(/folds must be an integer ≥ 2/);
       await expect(calibrationPairs(tg.engine, project, { maxExecutions: 0 })).rejects.toThrow(/maxExecutions/);
+      await expect(calibrationPairs(tg.engine, project, { split: "random" as never })).rejects.toThrow(/split must be/);
     });
   });
 }

@@ -1,7 +1,7 @@
 /** search, next, capabilities, discover, dag, plan, alternatives, record, learn-weights. */
 import { type Command, type CommandContext, EXIT, type OptionSpec, UsageError } from "../command.ts";
 import { inputSource, inputText } from "../input.ts";
-import { fmtNum, table } from "../output.ts";
+import { fmtNum, Progress, table } from "../output.ts";
 
 const list = (v: unknown): string[] | undefined =>
   typeof v === "string" && v.length > 0
@@ -92,13 +92,29 @@ function printGated(ctx: CommandContext, r: Result, rows: (string | number)[][],
   if (ctx.values.explain && report) ctx.out(`\n${report.text}`);
 }
 
-async function withTg(ctx: CommandContext, fn: (tg: Awaited<ReturnType<CommandContext["open"]>>) => Promise<number>): Promise<number> {
+async function withTg(
+  ctx: CommandContext,
+  fn: (tg: Awaited<ReturnType<CommandContext["open"]>>) => Promise<number>,
+  opts: { searchIndex?: boolean } = {},
+): Promise<number> {
   const tg = await ctx.open();
   try {
+    if (opts.searchIndex) await embedMissing(tg);
     return await fn(tg);
   } finally {
     await tg.close();
   }
+}
+
+/**
+ * Tool texts without a stored embedding (an interrupted `import catalog`) are embedded before the answer,
+ * with a progress bar (rate, ETA) on a terminal instead of a silent wait; the stored batches make it resume.
+ */
+async function embedMissing(tg: Awaited<ReturnType<CommandContext["open"]>>): Promise<void> {
+  if ((await tg.engine.snapshot(tg.project)).n === 0) return;
+  const progress = new Progress("embedding tool texts not embedded yet");
+  await tg.engine.searchIndex(tg.project, (d, t) => progress.update(d, t));
+  progress.done();
 }
 
 const decisionMark = (d: string) => (d === "accepted" ? "✓" : d === "accepted-with-caution" ? "~" : "✗");
@@ -151,7 +167,7 @@ export const searchCommand: Command = {
         );
       }
       return EXIT.ok;
-    });
+    }, { searchIndex: true });
   },
 };
 
@@ -199,7 +215,7 @@ export const capabilitiesCommand: Command = {
       if (ctx.json) ctx.out(JSON.stringify(r));
       else printGated(ctx, r, r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.capability, fmtNum(x.score), x.explanation]), ["#", "", "capability", "score", "why"]);
       return EXIT.ok;
-    });
+    }, { searchIndex: true });
   },
 };
 
@@ -292,7 +308,7 @@ export const planCommand: Command = {
         printDag(ctx, r);
       }
       return EXIT.ok;
-    });
+    }, { searchIndex: true });
   },
 };
 

@@ -274,3 +274,24 @@ describe("calibration properties", () => {
     );
   });
 });
+
+describe("fitCalibration minBlock (issue 20)", () => {
+  it("merges blocks smaller than minBlock into their lower neighbour, hand-computed", () => {
+    // Scores 0.1×4 (0 of 4), 0.5×4 (2 of 4), 0.9×2 (2 of 2): PAV blocks n = 4, 4, 2 (rates 0, 0.5, 1).
+    const scores = [0.1, 0.1, 0.1, 0.1, 0.5, 0.5, 0.5, 0.5, 0.9, 0.9];
+    const ok = [0, 0, 0, 0, 1, 0, 1, 0, 1, 1];
+    expect(fitCalibration(scores, ok, { z: 0 }).blocks.map((b) => [b.lo, b.n, b.rate])).toEqual([
+      [0.1, 4, 0],
+      [0.5, 4, 0.5],
+      [0.9, 2, 1],
+    ]);
+    // minBlock 3: the 0.9 block (n 2) joins 0.5 → 4 of 6.
+    expect(fitCalibration(scores, ok, { z: 0, minBlock: 3 }).blocks.map((b) => [b.lo, b.hi, b.n, b.rate])).toEqual([
+      [0.1, 0.1, 4, 0],
+      [0.5, 0.9, 6, 4 / 6],
+    ]);
+    // minBlock 5: 0.1 (n 4) has no lower neighbour → joins 0.5 (2 of 8), then 0.9 (n 2) joins it → 4 of 10.
+    expect(fitCalibration(scores, ok, { z: 0, minBlock: 5 }).blocks.map((b) => [b.lo, b.hi, b.n, b.rate])).toEqual([[0.1, 0.9, 10, 0.4]]);
+    expect(() => fitCalibration(scores, ok, { minBlock: 0 })).toThrow(/minBlock/);
+  });
+});
