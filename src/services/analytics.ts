@@ -150,7 +150,8 @@ export class AnalyticsCache {
   get(s: GraphSnapshot): AnalyticsView {
     const slot = this.slots.get(s.project);
     const t = this.now();
-    if (!slot || slot.analytics.pagerank.length !== s.n) {
+    // Analytics of another shape (tools or capabilities added) cannot serve this graph even while stale.
+    if (!slot || slot.analytics.pagerank.length !== s.n || slot.analytics.hyperCapabilities.length !== s.capabilities.length) {
       const analytics = computeAnalytics(s, t, this.options);
       this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
       return { analytics, fresh: true, ageMs: 0 };

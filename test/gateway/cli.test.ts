@@ -17,6 +17,7 @@ const CLI = resolve(import.meta.dirname, "../../src/cli/toolgraph.mjs");
 const require = createRequire(import.meta.url);
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 
+// A child process that opens its own embedded database: slow on a loaded machine.
 describe("toolgraph gateway (CLI, stdio)", () => {
   let dir: string;
   const env = { ...process.env, TOOLGRAPH_EMBEDDINGS: "hash:256", DATABASE_URL: "" } as Record<string, string>;
@@ -48,13 +49,15 @@ describe("toolgraph gateway (CLI, stdio)", () => {
       stderr += String(d);
     });
     const client = new Client({ name: "host", version: "1" });
-    await client.connect(transport);
+    // Generous request timeouts: the child opens a fresh embedded database and spawns its upstream first.
+    const slow = { timeout: 200_000 };
+    await client.connect(transport, slow);
     const pid = transport.pid!;
-    const names = (await client.listTools()).tools.map((t) => t.name);
+    const names = (await client.listTools(undefined, slow)).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["search_tools", "call_tool", "gateway_status"]));
-    const s = (await client.callTool({ name: "search_tools", arguments: { intent: "echo a message back" } })) as any;
+    const s = (await client.callTool({ name: "search_tools", arguments: { intent: "echo a message back" } }, undefined, slow)) as any;
     expect(s.isError, stderr).toBeFalsy();
-    const r = (await client.callTool({ name: "call_tool", arguments: { name: "everything.echo", arguments: { message: "hello gateway" } } })) as any;
+    const r = (await client.callTool({ name: "call_tool", arguments: { name: "everything.echo", arguments: { message: "hello gateway" } } }, undefined, slow)) as any;
     expect(r.content, stderr).toEqual([{ type: "text", text: "Echo: hello gateway" }]);
     await client.close();
     // Wait for the process to be gone (it holds the embedded database).
@@ -73,5 +76,5 @@ describe("toolgraph gateway (CLI, stdio)", () => {
     } finally {
       await tg.close();
     }
-  });
+  }, 400_000);
 });

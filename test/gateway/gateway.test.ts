@@ -77,7 +77,7 @@ beforeAll(async () => {
   });
   gateway = new Gateway(tg, { config, minBackoffMs: 100, maxBackoffMs: 400, idleMs: 60_000, log: () => {} });
   await gateway.start();
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   await gateway?.close();

@@ -45,7 +45,7 @@ beforeAll(async () => {
   base = (await server.listen(0, "127.0.0.1")).url;
   plain = createServer(tg, { token: "", log: () => {} });
   plainBase = (await plain.listen(0, "127.0.0.1")).url;
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await mcp?.close();

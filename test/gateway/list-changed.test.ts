@@ -37,7 +37,7 @@ beforeAll(async () => {
   const config = parseGatewayConfig({ mcpServers: { changing: { command: process.execPath, args: [fixture] } } });
   gateway = new Gateway(tg, { config, expose: 2, log: () => {} });
   await gateway.start();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await gateway?.close();

@@ -44,7 +44,7 @@ describe("MCP over stdio (toolgraph mcp)", () => {
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "search_tools", arguments: { intent: "open a pull request", limit: 2 } } },
     ];
-    const r = spawnSync(process.execPath, [CLI, "mcp", "--home", home, "--project", "demo"], { env, input: `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`, encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(process.execPath, [CLI, "mcp", "--home", home, "--project", "demo"], { env, input: `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`, encoding: "utf8", timeout: 170_000 });
     expect(r.status, r.stderr).toBe(0);
     const answers = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
     const call = answers.find((a) => a.id === 2);
@@ -52,5 +52,5 @@ describe("MCP over stdio (toolgraph mcp)", () => {
     expect(call.result.isError).toBeFalsy();
     expect(call.result.structuredContent.results).toHaveLength(2);
     expect(r.stderr).not.toContain("destroyed");
-  });
+  }, 180_000);
 });

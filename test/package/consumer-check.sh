@@ -5,6 +5,7 @@
 # Prints the tarball size and the installed size; with CONSUMER_REPORT=FILE also writes them as JSON.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+REPORT="${CONSUMER_REPORT:+$(realpath -m "$CONSUMER_REPORT")}"
 FIX="$ROOT/test/package/fixtures"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -51,7 +52,7 @@ grep -q "== search" demo.txt || { cat demo.txt; echo "FAIL: demo printed no sear
 echo "cli ok: --help, --version, demo"
 
 echo "tarball $TARBALL: $TARBALL_BYTES bytes; installed node_modules: $INSTALLED_BYTES bytes (toolgraph itself: $PACKAGE_BYTES)"
-if [ -n "${CONSUMER_REPORT:-}" ]; then
+if [ -n "$REPORT" ]; then
   node -e '
     const [file, tarball, tb, ib, pb] = process.argv.slice(1);
     const os = require("node:os");
@@ -60,5 +61,5 @@ if [ -n "${CONSUMER_REPORT:-}" ]; then
       date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, load: os.loadavg() },
       tarball, tarballBytes: Number(tb), installedBytes: Number(ib), packageBytes: Number(pb),
     }, null, 2) + "\n");
-  ' "$CONSUMER_REPORT" "$TARBALL" "$TARBALL_BYTES" "$INSTALLED_BYTES" "$PACKAGE_BYTES"
+  ' "$REPORT" "$TARBALL" "$TARBALL_BYTES" "$INSTALLED_BYTES" "$PACKAGE_BYTES"
 fi

@@ -46,6 +46,13 @@ beforeAll(async () => {
   await tg.importCatalog(demoCatalog());
   await tg.importTraces(demoTraces(600, 42, NOW));
   server = await startServer({ api: tg, port: 0, token: TOKEN, log: () => {} });
+  // Settle the read model first: answers compared with the page must come from the same weights and
+  // analytics. Without stored next-step weights, "auto" answers with the seed's until a background fit
+  // stores learned ones, so the page and a later call could disagree; fit them now (learn-weights).
+  await tg.fitNextStepWeights();
+  await server.server.readiness.start();
+  for (let i = 0; i < 600 && !(await tg.engine.analytics("demo")).fresh; i++) await new Promise((r) => setTimeout(r, 100));
+  expect((await tg.engine.analytics("demo")).fresh).toBe(true);
   profile = mkdtempSync(join(tmpdir(), "toolgraph-chromium-"));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "kysely";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { main } from "../../src/cli/main.ts";
-import { callTool, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
+import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { importExecutions, validateExecution } from "../../src/services/import.ts";
 import { isConnectionError } from "../../src/store/connection.ts";
 import { ToolgraphError } from "../../src/store/errors.ts";
@@ -163,7 +163,7 @@ describe("fault injection on a throwaway PostgreSQL cluster", () => {
       const spec = MCP_TOOLS.find((t) => t.name === "record_execution")!;
       const m = await callTool(tg, spec, faultExecution(98, 2, "2026-11-01T12:00:00Z") as never);
       expect(m.isError).toBe(true);
-      expect((m.structuredContent as { error: { code: string } }).error.code).toBe("database-unreachable");
+      expect((m._meta![ERROR_META_KEY] as { code: string }).code).toBe("database-unreachable");
 
       const lines: string[] = [];
       const code = await main(["stats", "--database", cluster.url, "--json"], { out: (l) => lines.push(l), err: () => {} });

@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
-import { callTool, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
+import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { ROUTES } from "../../src/server/routes.ts";
 import { ImportError } from "../../src/services/parse.ts";
@@ -44,6 +44,7 @@ const MCP_BASE: Record<string, string> = {
   plan_workflow: "/v1/plan",
   find_alternatives: "/v1/alternatives",
   record_execution: "/v1/executions",
+  record_feedback: "/v1/feedback",
 };
 
 /** Values that look valid to JSON but not to PostgreSQL or to an id. */
@@ -153,7 +154,7 @@ for (const backend of backends()) {
       const spec = MCP_TOOLS.find((t) => t.name === "record_execution")!;
       const r = await callTool(tg, spec, exec("mcp-nul", { intent: "a\u0000" }) as never, { log: (l) => internal.push(l) });
       expect(r.isError).toBe(true);
-      expect((r.structuredContent as { error: { field: string } }).error.field).toBe("intent");
+      expect((r._meta![ERROR_META_KEY] as { field: string }).field).toBe("intent");
     });
 
     it("skipInvalid skips hostile lines like any other, and an import that writes nothing keeps the version", async () => {
@@ -220,7 +221,7 @@ for (const backend of backends()) {
             if (target.startsWith("mcp:")) {
               const spec = MCP_TOOLS.find((t) => t.name === target.slice(4))!;
               const r = await callTool(tg, spec, body as never, { log: (l) => internal.push(l) });
-              const e = (r.structuredContent as { error?: { code: string; field?: string } }).error;
+              const e = r._meta?.[ERROR_META_KEY] as { code: string; field?: string } | undefined;
               status = r.isError ? (e?.code === "internal" ? 500 : 400) : 200;
               field = e?.field;
               code = e?.code;

@@ -46,3 +46,29 @@ for (const offThread of [true, false]) {
     });
   });
 }
+
+describe("analytics whose shape no longer fits the graph", () => {
+  it("a catalog that adds a capability recomputes at once: discovery never sees arrays of another length", async () => {
+    const tg = await openToolgraph({ home: "memory://", database: "", project: "shape", embeddings: "hash:64", now: () => NOW, analytics: { minRefreshIntervalMs: 60_000, offThread: false } });
+    try {
+      const catalog = demoCatalog();
+      await tg.importCatalog(catalog, { embed: false });
+      await tg.importTraces(demoTraces(40, 3, NOW));
+      const before = (await tg.engine.analytics("shape")).analytics;
+      const caps = (catalog as { capabilities?: { id: string }[] }).capabilities ?? [];
+      expect(before.hyperCapabilities.length).toBe(caps.length);
+      // Same tools, one more capability: the tool count is unchanged, the capability count is not.
+      const member = (catalog as { tools: { id: string }[] }).tools[0]!.id;
+      await tg.importCatalog({ tools: [], capabilities: [{ id: "extra.cap", name: "extra", tools: [member] }] }, { embed: false });
+      const s = await tg.engine.snapshot("shape");
+      const view = await tg.engine.analytics("shape");
+      expect(s.capabilities.length).toBe(caps.length + 1);
+      expect(view.analytics.hyperCapabilities.length).toBe(s.capabilities.length);
+      expect(view.analytics.capabilityCluster.length).toBe(s.capabilities.length);
+      const r = await tg.discoverCapabilities({ context: [member] });
+      expect(r.results.length).toBeGreaterThan(0);
+    } finally {
+      await tg.close();
+    }
+  });
+});

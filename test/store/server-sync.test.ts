@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { syncServerTools } from "../../src/services/server-sync.ts";
 import type { Connection } from "../../src/store/connection.ts";
-import { migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
+import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
 import { loadTools } from "../../src/store/reads.ts";
 import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
 
@@ -50,7 +50,7 @@ for (const backend of backends()) {
         "not an object",
       ]);
       expect(r.rejected).toEqual([
-        { tool: "up.bad\u0001id", problem: "id: must not contain control characters" },
+        { tool: "up.bad\u0001id", problem: "id: must not contain control, format or line-separator characters (found U+0001 at index 6)" },
         { tool: "up.huge", problem: "description: must be at most 32768 characters" },
         { tool: "other.wrong-server", problem: 'server: must be "up"' },
         { tool: "up[4]", problem: "(record): Invalid input: expected object, received string" },
@@ -66,6 +66,10 @@ for (const backend of backends()) {
             where table_name = 'tools' and column_name = 'available' and table_schema = current_schema()`.execute(conn.db)
           ).rows[0]!.n,
         );
+      expect(await cols()).toBe(1);
+      // Down to just before 018 (the migrations after it first), then 018's down step.
+      const later = MIGRATION_NAMES.length - 1 - MIGRATION_NAMES.indexOf("2026-11-24-018-tool-availability");
+      for (let i = 0; i < later; i++) await migrateDown(conn.db);
       expect(await cols()).toBe(1);
       await migrateDown(conn.db);
       expect(await cols()).toBe(0);

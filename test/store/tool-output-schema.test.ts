@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { importCatalog } from "../../src/services/import.ts";
 import { ImportError } from "../../src/services/parse.ts";
 import type { Connection } from "../../src/store/connection.ts";
-import { migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
+import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
 import { loadTools } from "../../src/store/reads.ts";
 import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
 
@@ -65,7 +65,9 @@ for (const backend of backends()) {
 
     it("migration 002 adds the column and its down step drops only it", async () => {
       expect(await outputColumns(conn)).toBe(1);
-      await migrateDown(conn.db); // 2026-11-24-018 (tool availability), the later migration
+      // The migrations after 002 first (018 tool availability, …), then 002's down step.
+      const later = MIGRATION_NAMES.length - 1 - MIGRATION_NAMES.indexOf("2026-11-22-002-tool-output-schema");
+      for (let i = 0; i < later; i++) await migrateDown(conn.db);
       expect(await outputColumns(conn)).toBe(1);
       await migrateDown(conn.db); // 002
       expect(await outputColumns(conn)).toBe(0);
