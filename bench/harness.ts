@@ -19,8 +19,7 @@ import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
 import type { EvalCase } from "../src/formats/schemas.ts";
 import { calibrationPairs, topNextStep } from "../src/services/calibrate.ts";
 import { recallMemory } from "../src/services/memory.ts";
-import { runMatchCapabilities } from "../src/services/recommend-capabilities.ts";
-import { dagOver, runPlan } from "../src/services/recommend-dag.ts";
+import { dagOver } from "../src/services/recommend-dag.ts";
 import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/services/recommend-next.ts";
 import { type SearchAblation, type SearchOptions, searchCandidates } from "../src/services/search.ts";
 import { nextStepModel, rawSuggestions } from "../src/services/suggest.ts";
@@ -113,15 +112,16 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
       const m = await recalled(q, v);
       return rank(q, v, { memory: m.toolVotes, beta: 0.7, memoryWeight: 0.8 });
     },
-    [`toolgraph (fitted β ${w.beta}, μ ${w.memoryWeight}, graph ${w.graphWeight})`]: async (q, v) => {
-      const m = await recalled(q, v);
-      const hits = searchCandidates(s, a, idx, q, v, { memory: m.toolVotes, channelTopN: 100, beta: w.beta, memoryWeight: w.memoryWeight, graphWeight: w.graphWeight });
-      if (gating && hits[0]) gating.pairs.push({ score: hits[0].final, correct: currentRelevant.has(s.tools[hits[0].index]!.id) });
-      return hits.slice(0, 10).map((h) => s.tools[h.index]!.id);
+    [`toolgraph (fitted β ${w.beta}, μ ${w.memoryWeight}, graph ${w.graphWeight})`]: async (q) => {
+      // The default row: the library's search job (the one every door calls), not the scoring internals.
+      const r = await tg.search({ project, intent: q, limit: 10 });
+      const first = r.results[0];
+      if (gating && first) gating.pairs.push({ score: first.score, correct: currentRelevant.has(first.tool) });
+      return r.results.map((x) => x.tool);
     },
   };
   if (withPlan) {
-    methods["toolgraph plan (+ prerequisite closure)"] = async (q) => (await runPlan(engine, project, { intent: q, limit: 3 })).ranked.slice(0, 10);
+    methods["toolgraph plan (+ prerequisite closure)"] = async (q) => (await tg.plan({ project, intent: q, limit: 3 })).ranked.slice(0, 10);
   }
   function rank(q: string, v: Float32Array, o: SearchOptions, ablation: SearchAblation = {}): string[] {
     return searchCandidates(s, a, idx, q, v, { ...o, channelTopN: 100 }, ablation)
@@ -164,7 +164,7 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
     learnedCache.set(project, learned);
   }
   const W = (w: Partial<NextStepWeights>): NextStepWeights => ({ cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1, ...w });
-  const variants: Record<string, NextStepWeights | "markov" | "popular" | "memory"> = {
+  const variants: Record<string, NextStepWeights | "markov" | "popular" | "memory" | "job"> = {
     "most-popular": "popular",
     "first-order Markov": "markov",
     "seed formula 0.6/0.3/0.1/0.1": W({}),
@@ -174,6 +174,9 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
     "cooc only (context decay)": MARKOV_WEIGHTS,
     "learned weights": learned,
     "learned + intent memory": "memory",
+    // The default row: the library's suggestNext job (auto weights, intent memory, the doors' path), ranked
+    // to its request limit (100).
+    "toolgraph (suggestNext job)": "job",
   };
   const popular = Array.from({ length: s.n }, (_, i) => i).sort((x, y) => s.executions[y]! - s.executions[x]! || x - y).map((i) => s.tools[i]!.id);
   const rows: Row[] = [];
@@ -201,6 +204,7 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
           continue;
         }
         if (w === "popular") rankings.push(popular.filter((x) => x !== ctx[ctx.length - 1]));
+        else if (w === "job") rankings.push((await tg.suggestNext({ project, context: ctx, ...(c.query ? { intent: c.query } : {}), limit: 100 })).suggestions.map((x) => x.tool));
         else if (w === "markov") {
           const r = markovBaseline(s.transitions, [s.index.get(ctx[ctx.length - 1]!)!], { limit: s.n });
           rankings.push(r.suggestions.map((x) => s.tools[x.tool]!.id));
@@ -433,27 +437,38 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
   // Full within-execution precedence of the training executions (issue 20 baseline).
   const before = traces ? precedenceCounts(traces.map((t) => t.steps.map((st) => st.tool))) : undefined;
   const rng = mulberry32(20);
-  const methods: Record<string, (tools: string[]) => Predicted> = {
+  const methods: Record<string, (tools: string[]) => Predicted | Promise<Predicted>> = {
     "listed-order chain": (tools) => chain(tools),
     ...(before ? { "precedence-sorted chain (training order)": (tools: string[]) => chain(precedenceChain(tools, before).order) } : {}),
     "no edges": (tools) => ({ edges: [], order: tools, rank: new Map() }),
-    "toolgraph (history graph)": (tools) => viaDag(tools, "history"),
-    "toolgraph (dependency graph)": (tools) => viaDag(tools, "dependency"),
+    "toolgraph (history graph)": (tools) => viaJob(tools, "history"),
+    "toolgraph (dependency graph)": (tools) => viaJob(tools, "dependency"),
     "toolgraph (dependency graph), tools given shuffled": (tools) => {
       const u = tools.slice();
       for (let i = u.length - 1; i > 0; i--) {
         const j = Math.floor(rng() * (i + 1));
         [u[i], u[j]] = [u[j]!, u[i]!];
       }
-      return viaDag(u, "dependency");
+      return viaJob(u, "dependency");
     },
     "toolgraph (dependency graph, no precedence)": (tools) => viaDag(tools, "dependency", 3, false, true, false),
     "toolgraph (dependency graph, no data-flow prior)": (tools) => viaDag(tools, "dependency", 3, false, false),
     "toolgraph (dependency graph, 1 hop)": (tools) => viaDag(tools, "dependency", 1),
-    "toolgraph (blended graph)": (tools) => viaDag(tools, "blended"),
-    "toolgraph (dependency graph + schema edges)": (tools) => viaDag(tools, "dependency", 3, true),
+    "toolgraph (blended graph)": (tools) => viaJob(tools, "blended"),
+    "toolgraph (dependency graph + schema edges)": (tools) => viaJob(tools, "dependency", true),
   };
-  // Default rows include the data-flow prior and the precedence order (dagOver's defaults); the others are ablations.
+  // Default rows go through the library's buildDag job (the doors' path: data-flow prior and precedence on);
+  // the ablation rows (no precedence, no data-flow prior, 1 hop) switch them off through dagOver's ablation seam.
+  async function viaJob(tools: string[], graph: "history" | "dependency" | "blended", schemaEdges = false): Promise<Predicted> {
+    const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
+    if (uniq.length === 0) return { edges: [], order: [], rank: new Map() };
+    const dag = await tg.buildDag({ project, tools: uniq, graph, schemaEdges });
+    const rank = new Map<string, number>();
+    dag.layers.forEach((l, k) => {
+      for (const t of l) rank.set(t, k);
+    });
+    return { edges: dag.edges.map((e) => [e.from, e.to] as [string, string]), order: dag.layers.flat(), rank };
+  }
   function viaDag(tools: string[], graph: "history" | "dependency" | "blended", hops = 3, schemaEdges = false, dataFlowPrior = true, precedence = true): Predicted {
     const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
     const dag = dagOver(s, uniq.map((t) => s.index.get(t)!), graph, hops, schemaEdges, { dataFlowPrior, precedence });
@@ -478,7 +493,7 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
     const tau: number[] = [];
     let fpOnNoEdge = 0;
     for (const c of list) {
-      const p = fn(c.tools);
+      const p = await fn(c.tools);
       const sc = edgeScores(c, p.edges);
       tp += sc.tp;
       fp += sc.fp;
@@ -508,7 +523,7 @@ export async function evalPlan(tg: Toolgraph, project: string, split: string, ca
   const nodeF: number[] = [];
   const edgeF: number[] = [];
   for (const c of dc) {
-    const r = await runPlan(tg.engine, project, { intent: c.query!, limit: 3 });
+    const r = await tg.plan({ project, intent: c.query!, limit: 3 });
     nodeF.push(nodeScores(c.tools, r.tools.map((t) => t.tool)).f1);
     edgeF.push(edgeScores(c, r.edges.map((e) => [e.from, e.to] as [string, string])).f1);
   }
@@ -521,7 +536,7 @@ export async function evalCapability(tg: Toolgraph, project: string, split: stri
   const out: Row[] = [];
   const scores = [];
   for (const c of cc) {
-    const r = await runMatchCapabilities(tg.engine, project, { intent: c.query, limit: 10 });
+    const r = await tg.matchCapabilities({ project, intent: c.query, limit: 10 });
     scores.push(scoreCapability(r.results.map((x) => x.capability), c.capability, [1, 5, 10]));
   }
   const sum = summarizeCapability(scores);

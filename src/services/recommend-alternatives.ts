@@ -1,10 +1,11 @@
 /**
  * Alternatives on failure (seed 002 "retry with an alternate route"): substitutes for a tool that failed
- * or is unavailable, never the tool itself. Documented score in [0,1]:
+ * or is unavailable, never the tool itself. Documented score in [0,1] (algorithms/search/alternative-score.ts):
  *   0.5·cos⁺(tool, candidate embeddings) + 0.2·[same Louvain community] + 0.2·[share a capability]
  *   + 0.1·schema compatibility (Jaccard of the two tools' input parameter names; 0 when both have none).
  * Candidates: the 50 nearest tools by embedding plus the tool's community and capability peers.
  */
+import { alternativeScore, schemaJaccard } from "../../algorithms/search/alternative-score.ts";
 import { searchVectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { AlternativesRequest } from "../api/requests.ts";
 import type { Engine } from "./engine.ts";
@@ -42,9 +43,8 @@ export async function runAlternatives(engine: Engine, project: string, req: Alte
       const sameCommunity = community >= 0 && a.analytics.community[i] === community ? 1 : 0;
       const shared = [...(capsOf.get(s.tools[i]!.id) ?? [])].filter((c) => myCaps.has(c));
       const theirs = params(s.tools[i]!.inputSchema);
-      const union = new Set([...mine, ...theirs]);
-      const schema = union.size === 0 ? 0 : [...mine].filter((p) => theirs.has(p)).length / union.size;
-      const score = 0.5 * Math.max(0, Math.min(1, cos)) + 0.2 * sameCommunity + 0.2 * (shared.length > 0 ? 1 : 0) + 0.1 * schema;
+      const schema = schemaJaccard(mine, theirs);
+      const score = alternativeScore({ cosine: cos, sameCommunity: sameCommunity === 1, sharesCapability: shared.length > 0, schema });
       return {
         tool: s.tools[i]!.id,
         name: s.tools[i]!.name,

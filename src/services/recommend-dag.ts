@@ -32,6 +32,7 @@ import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
+import { baseRate, blendedWeight, consumerRate as consumerRateOf, firstShare as firstShareOf } from "../../algorithms/dag/rates.ts";
 import { createSchemaScorer, inputFields, outputFields, type SchemaDependency, schemaDependencies, type ToolIo } from "../../algorithms/dag/schema-dependencies.ts";
 import { buildCsr, type Csr, edgeWeight } from "../../algorithms/graph/csr.ts";
 import { EDGE_TYPES, type EdgeType, edgeQuality, NO_EVIDENCE } from "../../algorithms/graph/edge-quality.ts";
@@ -102,7 +103,7 @@ export function pathCsrFor(s: GraphSnapshot, graph: Exclude<DagGraph, "auto">, c
     let w = full; // an edge without declared evidence keeps its weight exactly (stored precision)
     if (EDGE_TYPES.some((type) => e.declared[type] > 0)) {
       const dep = learnedQuality(e, ["dependency"]);
-      w = graph === "dependency" ? dep : graph === "history" ? learnedQuality(e, EDGE_TYPES) : Math.max(dep, 0.5 * learnedQuality(e, EDGE_TYPES));
+      w = graph === "dependency" ? dep : graph === "history" ? learnedQuality(e, EDGE_TYPES) : blendedWeight(dep, learnedQuality(e, EDGE_TYPES));
       same = false;
     }
     if (w > 0) list.push({ from: f, to: t, weight: w });
@@ -149,13 +150,8 @@ export function toolIoOf(s: GraphSnapshot, i: number): ToolIo | undefined {
  * executions(v)); 0 for a tool never executed. Reads v's incoming dependency edges only.
  */
 export function consumerRate(s: GraphSnapshot, v: number): number {
-  const runs = s.executions[v]!;
-  if (runs === 0) return 0;
-  const dep = s.dependencyCsr;
-  const to = s.tools[v]!.id;
-  let n = 0;
-  for (let k = dep.inOffsets[v]!; k < dep.inOffsets[v + 1]!; k++) n += s.edge(s.tools[dep.inSources[k]!]!.id, to)?.counts.dependency ?? 0;
-  return Math.min(1, n / runs);
+  if (s.executions[v]! === 0) return 0;
+  return consumerRateOf(consumedCount(s, v), s.executions[v]!);
 }
 
 /** Σ_u learned dependency count(u → v): how many of v's runs read another tool's output (in-edges only). */
@@ -187,7 +183,7 @@ export function dependencyBaseRate(s: GraphSnapshot): number {
     for (const e of s.edges()) dep += e.counts.dependency;
     let runs = 0;
     for (let i = 0; i < s.n; i++) runs += s.executions[i]!;
-    r = runs === 0 ? 0 : dep / runs;
+    r = baseRate(dep, runs);
     baseRates.set(key, r);
   }
   return r;
@@ -203,7 +199,7 @@ export function firstShare(s: GraphSnapshot, u: number): number {
   for (let k = t.offsets[u]!; k < t.offsets[u + 1]!; k++) out += t.weights[k]!;
   let inn = 0;
   for (let k = t.inOffsets[u]!; k < t.inOffsets[u + 1]!; k++) inn += t.inWeights[k]!;
-  return out + inn === 0 ? 0.5 : out / (out + inn);
+  return firstShareOf(out, inn);
 }
 
 /** The data-flow prior's proposal (algorithms/dag/data-flow-prior.ts) when `candidates` is empty. */

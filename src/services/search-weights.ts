@@ -11,6 +11,7 @@
  */
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { mulberry32, shuffled } from "../../algorithms/random/rng.ts";
+import { globalSignal } from "../../algorithms/search/global-signal.ts";
 import { projectConfig, setProjectConfig } from "../store/projects.ts";
 import { startOnce, yieldToEventLoop } from "./background.ts";
 import type { Engine } from "./engine.ts";
@@ -65,13 +66,9 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
   let maxSucc = 0;
   for (let i = 0; i < s.n; i++) maxSucc = Math.max(maxSucc, s.successes[i]!);
   const globalWithout = (own: Map<number, number>): Float64Array => {
-    const g = new Float64Array(s.n);
-    const denom = Math.log1p(maxSucc);
-    for (let i = 0; i < s.n; i++) {
-      const succ = Math.max(0, s.successes[i]! - (own.get(i) ?? 0));
-      g[i] = Math.min(1, 0.5 * (pr[i] ?? 0) + 0.5 * (denom > 0 ? Math.log1p(succ) / denom : 0));
-    }
-    return g;
+    const succ = new Float64Array(s.n);
+    for (let i = 0; i < s.n; i++) succ[i] = Math.max(0, s.successes[i]! - (own.get(i) ?? 0));
+    return globalSignal(pr, succ, s.n, maxSucc);
   };
   for (let i = 0; i < sample.length; i += 64) {
     const batch = sample.slice(i, i + 64);

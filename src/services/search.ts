@@ -21,13 +21,13 @@
  *   namespace (namespace-index.ts); scoring inside the subset is unchanged.
  */
 
-import { undirectedNeighbors } from "../../algorithms/graph/csr.ts";
-import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
-import { adamicAdarScore, prepareAdamicAdar } from "../../algorithms/search/adamic-adar.ts";
-import { DEFAULTS as ALPHA_DEFAULTS, coldStartAlpha, heatField, localAlpha } from "../../algorithms/search/adaptive-alpha.ts";
+import { prepareAdamicAdar } from "../../algorithms/search/adamic-adar.ts";
+import { heatField } from "../../algorithms/search/adaptive-alpha.ts";
 import { bm25IdealScore, bm25Scores, searchBm25 } from "../../algorithms/search/bm25.ts";
+import { toolCoherence as coherenceOf } from "../../algorithms/search/coherence.ts";
 import { type FusedHit, fuseScores } from "../../algorithms/search/fusion.ts";
-import { hybridScore } from "../../algorithms/search/hybrid-score.ts";
+import { globalSignal as globalSignalOf } from "../../algorithms/search/global-signal.ts";
+import { type HybridHit, rankHybridCandidates, type SearchChannel } from "../../algorithms/search/hybrid-rank.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
 import { exactRowDots, searchVectorIndex } from "../../algorithms/search/vector-index.ts";
@@ -45,7 +45,7 @@ export const SEARCH_DEFAULTS = {
   memoryWeight: 0.8,
 } as const;
 
-export type SearchChannel = "hybrid" | "semantic" | "bm25" | "embedding";
+export type { SearchChannel };
 
 /**
  * Ablation switches for the bench's baselines: a separate argument of searchCandidates that no job passes,
@@ -94,23 +94,7 @@ export interface SearchOptions {
   top?: number;
 }
 
-export interface SearchHit {
-  index: number;
-  final: number;
-  semantic: number;
-  cosine: number;
-  bm25: number;
-  bm25Norm: number;
-  memory: number;
-  graph: number;
-  graphSource: "adamic-adar" | "global" | "none";
-  commonNeighbours: { via: number; contribution: number }[];
-  alpha: number;
-  alphaRegime: string;
-}
-
-/** The commonNeighbours of every hit without an Adamic–Adar term (shared, never written to). */
-const NO_NEIGHBOURS = Object.freeze([]) as unknown as SearchHit["commonNeighbours"];
+export type SearchHit = HybridHit;
 
 /** Coherence per tool, cached per (search index, graph state); refreshed with the analytics (debounced). */
 const coherenceCache = new WeakMap<SearchIndex, { key: string; values: Float64Array }>();
@@ -119,21 +103,8 @@ export function toolCoherence(s: GraphSnapshot, a: AnalyticsView, idx: SearchInd
   const key = `${s.project}:${a.analytics.version}:${a.analytics.patchCount}:${a.analytics.computedAt}:${s.n}`;
   const hit = coherenceCache.get(idx);
   if (hit && hit.key === key) return hit.values;
-  const g = s.csr;
   const d = idx.dims;
-  const values = new Float64Array(s.n);
-  for (let u = 0; u < s.n; u++) {
-    const { ids, weights } = undirectedNeighbors(g, u);
-    let num = 0;
-    let den = 0;
-    for (let k = 0; k < ids.length; k++) {
-      const v = ids[k]!;
-      const dot = rowDot(idx.toolVectors, d, u, idx.toolVectors.subarray(v * d, (v + 1) * d));
-      num += weights[k]! * Math.max(0, Math.min(1, dot));
-      den += weights[k]!;
-    }
-    values[u] = den > 0 ? num / den : 0;
-  }
+  const values = coherenceOf(s.csr, s.n, (u, v) => rowDot(idx.toolVectors, d, u, idx.toolVectors.subarray(v * d, (v + 1) * d)));
   coherenceCache.set(idx, { key, values });
   return values;
 }
@@ -145,15 +116,7 @@ export function globalSignal(s: GraphSnapshot, a: AnalyticsView): Float64Array {
   const key = `${s.version}:${s.patchCount}:${a.analytics.computedAt}`;
   const hit = globalCache.get(s);
   if (hit && hit.key === key) return hit.values;
-  const pr = a.analytics.pagerank;
-  let maxSucc = 0;
-  for (let i = 0; i < s.n; i++) if (s.successes[i]! > maxSucc) maxSucc = s.successes[i]!;
-  const values = new Float64Array(s.n);
-  const denom = Math.log1p(maxSucc);
-  for (let i = 0; i < s.n; i++) {
-    const usage = denom > 0 ? Math.log1p(s.successes[i]!) / denom : 0;
-    values[i] = Math.min(1, 0.5 * (pr[i] ?? 0) + 0.5 * usage);
-  }
+  const values = globalSignalOf(a.analytics.pagerank, s.successes, s.n);
   globalCache.set(s, { key, values });
   return values;
 }
@@ -209,89 +172,21 @@ export function searchCandidates(
   const passive = options.alphaMode === "passive" && context.length > 0 && !ablation.noGraph && ablation.fixedAlpha === undefined;
   const heat = passive ? heatField(s.csr, context) : undefined;
   const coherence = ablation.noGraph || ablation.fixedAlpha !== undefined || passive ? undefined : toolCoherence(s, a, idx);
-  const hits: SearchHit[] = [];
-  const exclude = options.exclude;
-  const memory = options.memory;
-  for (const f of candidates) {
-    const i = f.id;
-    if (exclude?.(i)) continue;
-    const vote = memory?.get(i) ?? 0;
-    const semantic = noisyOr(f.semantic, mu, vote);
-    let graph = 0;
-    let graphSource: SearchHit["graphSource"] = "none";
-    let commonNeighbours: SearchHit["commonNeighbours"] = NO_NEIGHBOURS;
-    if (aa) {
-      const g = adamicAdarScore(aa, i);
-      graph = g.score;
-      graphSource = "adamic-adar";
-      const best = g.pairs.reduce((b, p) => (p.score > (b?.score ?? -1) ? p : b), g.pairs[0]);
-      commonNeighbours = (best?.contributions ?? []).slice(0, 5).map((c) => ({ via: c.via, contribution: c.contribution }));
-    } else if (global) {
-      graph = global[i]!;
-      graphSource = "global";
-    }
-    graph *= gw;
-    let alpha = 1;
-    let alphaRegime = "fixed";
-    if (ablation.fixedAlpha !== undefined) alpha = ablation.fixedAlpha;
-    else if (heat) {
-      const r = localAlpha({ mode: "passive", node: i, observations: s.executions[i]!, heat });
-      alpha = r.alpha;
-      alphaRegime = r.regime;
-    } else if (coherence) {
-      const estimate = 1 - 0.5 * coherence[i]!;
-      const n = s.executions[i]!;
-      if (n < ALPHA_DEFAULTS.coldStartObservations) {
-        alpha = coldStartAlpha(n, estimate);
-        alphaRegime = "cold-start";
-      } else {
-        alpha = estimate;
-        alphaRegime = "active-coherence";
-      }
-    }
-    const final =
-      channel === "hybrid"
-        ? hybridScore(semantic, graph, alpha)
-        : channel === "semantic"
-          ? semantic
-          : channel === "bm25"
-            ? f.bm25Norm
-            : Math.max(0, Math.min(1, f.cosine));
-    hits.push({ index: i, final, semantic, cosine: f.cosine, bm25: f.bm25, bm25Norm: f.bm25Norm, memory: vote, graph, graphSource, commonNeighbours, alpha, alphaRegime });
-  }
-  const top = options.top;
-  if (top !== undefined && top < hits.length) return bestHits(hits, Math.max(0, top));
-  hits.sort(compareHits);
-  return hits;
-}
-
-/** The ranking: final descending, then graph descending, semantic descending, index ascending (a total order). */
-function compareHits(x: SearchHit, y: SearchHit): number {
-  return y.final - x.final || y.graph - x.graph || y.semantic - x.semantic || x.index - y.index;
-}
-
-/**
- * The first k hits of `hits.sort(compareHits)`, in that order, by insertion into a sorted buffer of k: most
- * candidates fall below the k-th best after one comparison. compareHits is a total order (indices are
- * distinct), so the result does not depend on the input order.
- */
-function bestHits(hits: readonly SearchHit[], k: number): SearchHit[] {
-  const best: SearchHit[] = [];
-  if (k === 0) return best;
-  for (const h of hits) {
-    if (best.length === k) {
-      if (compareHits(h, best[k - 1]!) >= 0) continue;
-      best.pop();
-    }
-    let j = best.length;
-    best.push(h);
-    while (j > 0 && compareHits(h, best[j - 1]!) < 0) {
-      best[j] = best[j - 1]!;
-      j--;
-    }
-    best[j] = h;
-  }
-  return best;
+  return rankHybridCandidates({
+    candidates,
+    executions: s.executions,
+    exclude: options.exclude,
+    memory: options.memory,
+    memoryWeight: mu,
+    adamicAdar: aa,
+    global,
+    graphWeight: gw,
+    channel,
+    fixedAlpha: ablation.fixedAlpha,
+    heat,
+    coherence,
+    top: options.top,
+  });
 }
 
 /** Top-N of each channel over a subset of the tools: BM25 from the full postings, exact cosines. */

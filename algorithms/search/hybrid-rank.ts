@@ -1,0 +1,151 @@
+/**
+ * The hybrid-search scoring loop (seed 003 §2.1 Hybrid Search), per fused candidate u:
+ *
+ *   semantic'(u) = 1 − (1 − semantic(u))(1 − μ·vote(u))            intent memory (memory/noisy-or.ts)
+ *   graph(u)     = w_g · AA(u, context)   (adamic-adar.ts: 1 − exp(−AA), max over the context tools)
+ *                = w_g · global(u)        without context (global-signal.ts)
+ *   α(u)         = fixed α (ablation) | passive: localAlpha(heat) | active: α_est = 1 − 0.5·coherence(u)
+ *                  (coherence.ts), shrunk toward 1 by coldStartAlpha below 5 executions
+ *   final(u)     = hybridScore(semantic', graph, α)                 (hybrid-score.ts, "lift")
+ *
+ * Ranking: final desc, then graph desc, semantic desc, index asc — a total order, so the result does not
+ * depend on candidate order; `top` returns exactly the first `top` of the full ranking.
+ * Channel ablations rank by one channel instead (semantic', BM25 normalised, or clamped cosine).
+ *
+ * Invariants: every score ∈ [0,1]; final ≥ semantic' in "hybrid"; excluded indices never appear.
+ * Pure: all state (candidates, context preparation, global signal, coherence, executions) is passed in.
+ */
+import { noisyOr } from "../memory/noisy-or.ts";
+import { type AdamicAdarContext, adamicAdarScore } from "./adamic-adar.ts";
+import { DEFAULTS as ALPHA_DEFAULTS, coldStartAlpha, type HeatField, localAlpha } from "./adaptive-alpha.ts";
+import { coherenceAlpha } from "./coherence.ts";
+import type { FusedHit } from "./fusion.ts";
+import { hybridScore } from "./hybrid-score.ts";
+
+export type SearchChannel = "hybrid" | "semantic" | "bm25" | "embedding";
+
+export interface HybridHit {
+  index: number;
+  final: number;
+  semantic: number;
+  cosine: number;
+  bm25: number;
+  bm25Norm: number;
+  memory: number;
+  graph: number;
+  graphSource: "adamic-adar" | "global" | "none";
+  commonNeighbours: { via: number; contribution: number }[];
+  alpha: number;
+  alphaRegime: string;
+}
+
+export interface HybridRankInput {
+  candidates: readonly FusedHit[];
+  /** Executions per tool index (cold-start of α, passive α). */
+  executions: ArrayLike<number>;
+  exclude?: (i: number) => boolean;
+  memory?: ReadonlyMap<number, number>;
+  memoryWeight: number;
+  /** Prepared Adamic–Adar against the context (absent: no context or no graph). */
+  adamicAdar?: AdamicAdarContext;
+  /** No-context graph signal per tool index (absent: no graph term). */
+  global?: ArrayLike<number>;
+  graphWeight: number;
+  channel: SearchChannel;
+  fixedAlpha?: number;
+  /** Passive α: heat diffused from the context. */
+  heat?: HeatField;
+  /** Active α: coherence per tool index. */
+  coherence?: ArrayLike<number>;
+  top?: number;
+}
+
+/** The commonNeighbours of every hit without an Adamic–Adar term (shared, never written to). */
+const NO_NEIGHBOURS = Object.freeze([]) as unknown as HybridHit["commonNeighbours"];
+
+export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
+  const { adamicAdar: aa, global, heat, coherence, memory, exclude, channel } = input;
+  const gw = input.graphWeight;
+  const mu = input.memoryWeight;
+  const hits: HybridHit[] = [];
+  for (const f of input.candidates) {
+    const i = f.id;
+    if (exclude?.(i)) continue;
+    const vote = memory?.get(i) ?? 0;
+    const semantic = noisyOr(f.semantic, mu, vote);
+    let graph = 0;
+    let graphSource: HybridHit["graphSource"] = "none";
+    let commonNeighbours: HybridHit["commonNeighbours"] = NO_NEIGHBOURS;
+    if (aa) {
+      const g = adamicAdarScore(aa, i);
+      graph = g.score;
+      graphSource = "adamic-adar";
+      const best = g.pairs.reduce((b, p) => (p.score > (b?.score ?? -1) ? p : b), g.pairs[0]);
+      commonNeighbours = (best?.contributions ?? []).slice(0, 5).map((c) => ({ via: c.via, contribution: c.contribution }));
+    } else if (global) {
+      graph = global[i]!;
+      graphSource = "global";
+    }
+    graph *= gw;
+    let alpha = 1;
+    let alphaRegime = "fixed";
+    if (input.fixedAlpha !== undefined) alpha = input.fixedAlpha;
+    else if (heat) {
+      const r = localAlpha({ mode: "passive", node: i, observations: input.executions[i]!, heat });
+      alpha = r.alpha;
+      alphaRegime = r.regime;
+    } else if (coherence) {
+      const estimate = coherenceAlpha(coherence[i]!);
+      const n = input.executions[i]!;
+      if (n < ALPHA_DEFAULTS.coldStartObservations) {
+        alpha = coldStartAlpha(n, estimate);
+        alphaRegime = "cold-start";
+      } else {
+        alpha = estimate;
+        alphaRegime = "active-coherence";
+      }
+    }
+    const final =
+      channel === "hybrid"
+        ? hybridScore(semantic, graph, alpha)
+        : channel === "semantic"
+          ? semantic
+          : channel === "bm25"
+            ? f.bm25Norm
+            : Math.max(0, Math.min(1, f.cosine));
+    hits.push({ index: i, final, semantic, cosine: f.cosine, bm25: f.bm25, bm25Norm: f.bm25Norm, memory: vote, graph, graphSource, commonNeighbours, alpha, alphaRegime });
+  }
+  const top = input.top;
+  if (top !== undefined && top < hits.length) return bestHits(hits, Math.max(0, top));
+  hits.sort(compareHits);
+  return hits;
+}
+
+/** The ranking: final descending, then graph descending, semantic descending, index ascending (a total order). */
+export function compareHits(x: HybridHit, y: HybridHit): number {
+  return y.final - x.final || y.graph - x.graph || y.semantic - x.semantic || x.index - y.index;
+}
+
+/**
+ * The first k hits of `hits.sort(compareHits)`, in that order, by insertion into a sorted buffer of k: most
+ * candidates fall below the k-th best after one comparison. compareHits is a total order (indices are
+ * distinct), so the result does not depend on the input order.
+ */
+function bestHits(hits: readonly HybridHit[], k: number): HybridHit[] {
+  const best: HybridHit[] = [];
+  if (k === 0) return best;
+  for (const h of hits) {
+    if (best.length === k) {
+      if (compareHits(h, best[k - 1]!) >= 0) continue;
+      best.pop();
+    }
+    let j = best.length;
+    best.push(h);
+    while (j > 0 && compareHits(h, best[j - 1]!) < 0) {
+      best[j] = best[j - 1]!;
+      j--;
+    }
+    best[j] = h;
+  }
+  return best;
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { rankHybridCandidates } from "../../../algorithms/search/hybrid-rank.ts";
+
+const cand = (id: number, semantic: number, cosine = semantic, bm25Norm = 0) => ({ id, semantic, cosine, bm25: bm25Norm, bm25Norm });
+
+describe("rankHybridCandidates", () => {
+  it("global graph term, coherence α and memory by hand", () => {
+    // tool 0: semantic 0.5, global 0.4, coherence 0.6 → α_est 0.7 (10 runs, no cold start)
+    //   final = 0.5 + 0.3·0.5·0.4 = 0.56
+    // tool 1: semantic 0.6, global 0, memory vote 0.5 with μ 0.8 → 1 − 0.4·0.6 = 0.76, graph 0 → 0.76
+    const hits = rankHybridCandidates({
+      candidates: [cand(0, 0.5), cand(1, 0.6)],
+      executions: [10, 10],
+      memory: new Map([[1, 0.5]]),
+      memoryWeight: 0.8,
+      global: [0.4, 0],
+      graphWeight: 1,
+      channel: "hybrid",
+      coherence: [0.6, 0],
+    });
+    expect(hits.map((h) => h.index)).toEqual([1, 0]);
+    expect(hits[0]!.semantic).toBeCloseTo(0.76, 12);
+    expect(hits[0]!.final).toBeCloseTo(0.76, 12);
+    expect(hits[1]!.alpha).toBeCloseTo(0.7, 12);
+    expect(hits[1]!.alphaRegime).toBe("active-coherence");
+    expect(hits[1]!.final).toBeCloseTo(0.56, 12);
+    expect(hits[1]!.graphSource).toBe("global");
+  });
+
+  it("ties break by graph, then semantic, then index; top and exclude", () => {
+    const input = {
+      candidates: [cand(3, 0.5), cand(2, 0.5), cand(1, 0.4), cand(0, 0.9)],
+      executions: [0, 0, 0, 0],
+      memoryWeight: 0,
+      graphWeight: 1,
+      channel: "hybrid" as const,
+      fixedAlpha: 1,
+    };
+    expect(rankHybridCandidates(input).map((h) => h.index)).toEqual([0, 2, 3, 1]);
+    expect(rankHybridCandidates({ ...input, top: 2 }).map((h) => h.index)).toEqual([0, 2]);
+    expect(rankHybridCandidates({ ...input, exclude: (i) => i === 0 }).map((h) => h.index)).toEqual([2, 3, 1]);
+  });
+
+  it("channel ablations rank by one channel; graphWeight scales the graph term", () => {
+    const base = { candidates: [cand(0, 0.5, 0.2, 0.9), cand(1, 0.6, 0.7, 0.1)], executions: [10, 10], memoryWeight: 0, global: [1, 0], graphWeight: 0.5, fixedAlpha: 0.5 };
+    expect(rankHybridCandidates({ ...base, channel: "bm25" }).map((h) => h.index)).toEqual([0, 1]);
+    expect(rankHybridCandidates({ ...base, channel: "embedding" }).map((h) => h.index)).toEqual([1, 0]);
+    // hybrid: tool 0: 0.5 + 0.5·0.5·0.5 = 0.625 > 0.6
+    const h = rankHybridCandidates({ ...base, channel: "hybrid" });
+    expect(h[0]!.index).toBe(0);
+    expect(h[0]!.graph).toBe(0.5);
+    expect(h[0]!.final).toBeCloseTo(0.625, 12);
+  });
+});
