@@ -47,18 +47,7 @@ export interface OutcomeRow {
 }
 
 /** An answer with the latest outcome joined to it (by id, else by session and time). */
-export interface JoinedRecommendation {
-  id: string;
-  job: string;
-  createdAt: Date;
-  user: string | null;
-  session: string | null;
-  graphVersion: number;
-  request: Record<string, unknown>;
-  items: RecommendationItem[];
-  decision: string;
-  topScore: number | null;
-  latencyMs: number | null;
+export interface JoinedRecommendation extends Omit<RecommendationRow, "project"> {
   outcome: { kind: string; success: boolean; followed: boolean | null; tools: string[]; at: Date } | null;
 }
 
