@@ -4,7 +4,10 @@
  *
  *   nice -n 10 npx tsx bench/vector-index-bench.ts [--queries 200] [--sizes 100000] [--data clustered,anisotropic]
  *       [--contenders exact,toolgraph,toolgraph-cascade,hnswlib,usearch] [--ef 64] [--M 16] [--ef-construction 200]
- *       [--stages] [--repeats 1] [--out vector-index]
+ *       [--stages] [--repeats 1] [--out vector-index] [--hnsw-efs 128,256] [--tg-variants "shortlistFraction=0.003;..."]
+ *
+ * --hnsw-efs adds hnswlib contenders at other search widths on the same build, --tg-variants toolgraph contenders
+ * with other VectorSearchOptions on the same index: the speed–recall frontier of both, from one run.
  *
  * Data: seeded synthetic unit vectors, d = 512 (the USE-lite dimension), two mixtures:
  *   - "clustered": 100 gaussian topics, noise 0.7, isotropic;
@@ -49,6 +52,8 @@ const { values } = parseArgs({
     data: { type: "string", default: "clustered,anisotropic" },
     contenders: { type: "string", default: "exact,toolgraph,toolgraph-cascade,hnswlib,usearch" },
     ef: { type: "string", default: "64" },
+    "hnsw-efs": { type: "string", default: "" },
+    "tg-variants": { type: "string", default: "" },
     M: { type: "string", default: "16" },
     "ef-construction": { type: "string", default: "200" },
     stages: { type: "boolean", default: false },
@@ -65,6 +70,16 @@ const ef = Number(values.ef);
 const M = Number(values.M);
 const efc = Number(values["ef-construction"]);
 const repeats = Number(values.repeats);
+/** Extra hnswlib search widths on the same build (the speed–recall frontier), e.g. "128,256". */
+const extraEfs = values["hnsw-efs"] === "" ? [] : values["hnsw-efs"].split(",").map(Number);
+/**
+ * Extra toolgraph search settings on the same index, ";"-separated, each "key=value,key=value" of
+ * VectorSearchOptions numbers, e.g. "shortlist=64,shortlistFraction=0.002;ivfProbeFraction=0.02".
+ */
+const tgVariants: Record<string, number>[] =
+  values["tg-variants"] === ""
+    ? []
+    : values["tg-variants"].split(";").map((v) => Object.fromEntries(v.split(",").map((kv) => { const [k, x] = kv.split("="); return [k!, Number(x)]; })));
 const wantedContenders = values.contenders.split(",");
 const all: { name: string; options: SyntheticEmbeddingOptions }[] = [
   { name: "clustered", options: { clusters: 100, noise: 0.7 } },
@@ -101,7 +116,7 @@ function toolgraphContender(name: string, index: VectorIndex, buildMs: number, o
   };
 }
 
-function hnswlibContender(X: Float32Array, n: number): Contender {
+function hnswlibContender(X: Float32Array, n: number): Contender[] {
   const { HierarchicalNSW } = require("hnswlib-node") as typeof import("hnswlib-node");
   const before = rss();
   const t0 = performance.now();
@@ -113,13 +128,18 @@ function hnswlibContender(X: Float32Array, n: number): Contender {
   }
   h.setEf(ef);
   const buildMs = performance.now() - t0;
-  return {
-    name: `hnswlib (M ${M}, ef ${ef})`,
+  const memoryBytes = rss() - before;
+  // One build, several search widths: each contender sets its ef before its search (a field store).
+  return [ef, ...extraEfs].map((e) => ({
+    name: `hnswlib (M ${M}, ef ${e})`,
     buildMs,
-    memoryBytes: rss() - before,
+    memoryBytes,
     memoryHow: "RSS growth during the build",
-    search: (q) => h.searchKnn(Array.from(q), K).neighbors,
-  };
+    search: (q: Float32Array) => {
+      h.setEf(e);
+      return h.searchKnn(Array.from(q), K).neighbors;
+    },
+  }));
 }
 
 function usearchContender(X: Float32Array, n: number): Contender {
@@ -194,12 +214,13 @@ for (const ds of datasets) {
       searchVectorIndex(index, Q.subarray(0, d), K);
       const buildMs = performance.now() - t0;
       if (wantedContenders.includes("toolgraph")) contenders.push(toolgraphContender("toolgraph (defaults)", index, buildMs, {}));
+      for (const v of tgVariants) contenders.push(toolgraphContender(`toolgraph (${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(", ")})`, index, buildMs, v));
       if (wantedContenders.includes("toolgraph-cascade")) contenders.push(toolgraphContender("toolgraph (no IVF: full-code scan)", index, buildMs, { ivf: false }));
       if (values.stages) stageRows.push(...stages(ds.name, X, Q, n, index));
     }
     if (wantedContenders.includes("hnswlib")) {
       log(`${ds.name} n=${n}: building hnswlib`);
-      contenders.push(hnswlibContender(X, n));
+      contenders.push(...hnswlibContender(X, n));
     }
     if (wantedContenders.includes("usearch")) {
       log(`${ds.name} n=${n}: building usearch`);
@@ -223,7 +244,7 @@ for (const ds of datasets) {
       }
     }
     uptimes.push(uptime());
-    const hnsw = contenders.findIndex((c) => c.name.startsWith("hnswlib"));
+    const hnsw = contenders.findIndex((c) => c.name === `hnswlib (M ${M}, ef ${ef})`);
     const hnswP50 = hnsw >= 0 ? percentiles(ms[hnsw]!).p50 : null;
     contenders.forEach((c, k) => {
       const p = percentiles(ms[k]!);
