@@ -89,6 +89,10 @@ const datasets = all.filter((ds) => values.data.split(",").includes(ds.name));
 const uptime = () => execSync("uptime").toString().trim();
 const log = (s: string) => console.error(`[vector-index] ${s}`);
 const gc = (globalThis as { gc?: () => void }).gc;
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 const rss = () => {
   gc?.();
   return process.memoryUsage().rss;
@@ -97,6 +101,8 @@ const rss = () => {
 interface Contender {
   name: string;
   buildMs: number;
+  /** CPU seconds of the process during the build (user + system, all threads): the build's cost on a loaded machine. */
+  buildCpuMs: number;
   /** Bytes held (toolgraph: counted; natives: RSS growth during the build). */
   memoryBytes: number;
   memoryHow: string;
@@ -106,10 +112,11 @@ interface Contender {
 
 const require = createRequire(import.meta.url);
 
-function toolgraphContender(name: string, index: VectorIndex, buildMs: number, options: Parameters<typeof searchVectorIndex>[3]): Contender {
+function toolgraphContender(name: string, index: VectorIndex, buildMs: number, buildCpuMs: number, options: Parameters<typeof searchVectorIndex>[3]): Contender {
   return {
     name,
     buildMs,
+    buildCpuMs,
     memoryBytes: vectorIndexBytes(index),
     memoryHow: "counted (typed arrays + kernel memories)",
     search: (q) => searchVectorIndex(index, q, K, options).map((h) => h.id),
@@ -120,6 +127,7 @@ function hnswlibContender(X: Float32Array, n: number): Contender[] {
   const { HierarchicalNSW } = require("hnswlib-node") as typeof import("hnswlib-node");
   const before = rss();
   const t0 = performance.now();
+  const c0 = cpuMs();
   const h = new HierarchicalNSW("ip", d);
   h.initIndex(n, M, efc, 100);
   for (let i = 0; i < n; i++) {
@@ -128,11 +136,13 @@ function hnswlibContender(X: Float32Array, n: number): Contender[] {
   }
   h.setEf(ef);
   const buildMs = performance.now() - t0;
+  const buildCpuMs = cpuMs() - c0;
   const memoryBytes = rss() - before;
   // One build, several search widths: each contender sets its ef before its search (a field store).
   return [ef, ...extraEfs].map((e) => ({
     name: `hnswlib (M ${M}, ef ${e})`,
     buildMs,
+    buildCpuMs,
     memoryBytes,
     memoryHow: "RSS growth during the build",
     search: (q: Float32Array) => {
@@ -146,14 +156,17 @@ function usearchContender(X: Float32Array, n: number): Contender {
   const us = require("usearch") as typeof import("usearch");
   const before = rss();
   const t0 = performance.now();
+  const c0 = cpuMs();
   const index = new us.Index({ metric: us.MetricKind.IP, connectivity: M, dimensions: d, expansion_add: efc, expansion_search: ef, quantization: us.ScalarKind.F32, multi: false });
   const keys = new BigUint64Array(n);
   for (let i = 0; i < n; i++) keys[i] = BigInt(i);
   index.add(keys, X);
   const buildMs = performance.now() - t0;
+  const buildCpuMs = cpuMs() - c0;
   return {
     name: `usearch (M ${M}, ef ${ef})`,
     buildMs,
+    buildCpuMs,
     memoryBytes: rss() - before,
     memoryHow: "RSS growth during the build",
     search: (q) => Array.from((index.search(q, K, 1) as { keys: BigUint64Array }).keys, Number),
@@ -178,6 +191,7 @@ interface Row {
   p50VsHnswlib: number | null;
   recall10: number;
   buildMs: number;
+  buildCpuMs: number;
   memoryBytes: number;
   memoryVsRaw: number;
   memoryHow: string;
@@ -204,18 +218,20 @@ for (const ds of datasets) {
     const truth: Set<number>[] = [];
     for (let r = 0; r < queries; r++) truth.push(new Set(exactTopK(X, d, Q.subarray(r * d, (r + 1) * d), K).map((h) => h.id)));
     const contenders: Contender[] = [];
-    if (wantedContenders.includes("exact")) contenders.push({ name: "exact scan (JS)", buildMs: 0, memoryBytes: 4 * n * d, memoryHow: "the raw vectors", search: (q) => exactTopK(X, d, q, K).map((h) => h.id) });
+    if (wantedContenders.includes("exact")) contenders.push({ name: "exact scan (JS)", buildMs: 0, buildCpuMs: 0, memoryBytes: 4 * n * d, memoryHow: "the raw vectors", search: (q) => exactTopK(X, d, q, K).map((h) => h.id) });
     if (wantedContenders.some((c) => c.startsWith("toolgraph"))) {
       log(`${ds.name} n=${n}: building toolgraph's index`);
       const t0 = performance.now();
+      const c0 = cpuMs();
       const index = buildVectorIndex(X, d);
       log(`${ds.name} n=${n}: IVF ${index.ivf ? `${index.ivf.lists} lists, probe ${(100 * index.ivf.probeFraction).toFixed(2)} % of n` : "not kept"}`);
       // The first search creates the SIMD kernels (their copies are part of the build).
       searchVectorIndex(index, Q.subarray(0, d), K);
       const buildMs = performance.now() - t0;
-      if (wantedContenders.includes("toolgraph")) contenders.push(toolgraphContender("toolgraph (defaults)", index, buildMs, {}));
-      for (const v of tgVariants) contenders.push(toolgraphContender(`toolgraph (${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(", ")})`, index, buildMs, v));
-      if (wantedContenders.includes("toolgraph-cascade")) contenders.push(toolgraphContender("toolgraph (no IVF: full-code scan)", index, buildMs, { ivf: false }));
+      const buildCpuMs = cpuMs() - c0;
+      if (wantedContenders.includes("toolgraph")) contenders.push(toolgraphContender("toolgraph (defaults)", index, buildMs, buildCpuMs, {}));
+      for (const v of tgVariants) contenders.push(toolgraphContender(`toolgraph (${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(", ")})`, index, buildMs, buildCpuMs, v));
+      if (wantedContenders.includes("toolgraph-cascade")) contenders.push(toolgraphContender("toolgraph (no IVF: full-code scan)", index, buildMs, buildCpuMs, { ivf: false }));
       if (values.stages) stageRows.push(...stages(ds.name, X, Q, n, index));
     }
     if (wantedContenders.includes("hnswlib")) {
@@ -259,11 +275,12 @@ for (const ds of datasets) {
         p50VsHnswlib: hnswP50 ? p.p50 / hnswP50 : null,
         recall10: recall[k]! / queries,
         buildMs: c.buildMs,
+        buildCpuMs: c.buildCpuMs,
         memoryBytes: c.memoryBytes,
         memoryVsRaw: c.memoryBytes / (4 * n * d),
         memoryHow: c.memoryHow,
       });
-      log(`${ds.name} n=${n} ${c.name}: p50 ${p.p50.toFixed(3)} ms, recall@10 ${(recall[k]! / queries).toFixed(4)}, build ${(c.buildMs / 1000).toFixed(1)} s, ${(c.memoryBytes / 2 ** 20).toFixed(1)} MiB`);
+      log(`${ds.name} n=${n} ${c.name}: p50 ${p.p50.toFixed(3)} ms, recall@10 ${(recall[k]! / queries).toFixed(4)}, build ${(c.buildMs / 1000).toFixed(1)} s (CPU ${(c.buildCpuMs / 1000).toFixed(1)} s), ${(c.memoryBytes / 2 ** 20).toFixed(1)} MiB`);
     });
     writeResult(values.out, results());
   }
@@ -302,8 +319,8 @@ const mib = (b: number) => (b / 2 ** 20).toFixed(1);
 console.log(`Vector index, d = ${d}, top-${K}, ${queries} queries per row, Node ${process.version}, SIMD ${simdAvailable() ? "available" : "unavailable"}; load: ${uptimes.join(" | ")}\n`);
 console.log(
   markdownTable(
-    ["data", "n", "contender", "p50 ms", "p95 ms", "p99 ms", "p50 / hnswlib", "recall@10", "build s", "memory MiB", "memory / raw"],
-    rows.map((r) => [r.data, String(r.n), r.contender, r.p50.toFixed(3), r.p95.toFixed(3), r.p99.toFixed(3), r.p50VsHnswlib === null ? "–" : `${r.p50VsHnswlib.toFixed(2)}×`, r.recall10.toFixed(4), (r.buildMs / 1000).toFixed(1), mib(r.memoryBytes), r.memoryVsRaw.toFixed(2)]),
+    ["data", "n", "contender", "p50 ms", "p95 ms", "p99 ms", "p50 / hnswlib", "recall@10", "build s", "build CPU s", "memory MiB", "memory / raw"],
+    rows.map((r) => [r.data, String(r.n), r.contender, r.p50.toFixed(3), r.p95.toFixed(3), r.p99.toFixed(3), r.p50VsHnswlib === null ? "–" : `${r.p50VsHnswlib.toFixed(2)}×`, r.recall10.toFixed(4), (r.buildMs / 1000).toFixed(1), (r.buildCpuMs / 1000).toFixed(1), mib(r.memoryBytes), r.memoryVsRaw.toFixed(2)]),
   ),
 );
 if (stageRows.length > 0) {

@@ -271,7 +271,26 @@ function checkTopN(topN: number): void {
 /** In-place normalised fast Walsh–Hadamard transform (length a power of two); orthogonal. */
 export function fwht(buf: Float64Array): void {
   const n = buf.length;
-  for (let h = 1; h < n; h <<= 1) {
+  let h0 = 1;
+  if (n >= 4) {
+    // The first two butterfly levels fused (radix 4): the same sums as two passes with h = 1 and h = 2.
+    for (let i = 0; i < n; i += 4) {
+      const a = buf[i]!;
+      const b = buf[i + 1]!;
+      const c = buf[i + 2]!;
+      const d = buf[i + 3]!;
+      const s0 = a + b;
+      const s1 = a - b;
+      const s2 = c + d;
+      const s3 = c - d;
+      buf[i] = s0 + s2;
+      buf[i + 1] = s1 + s3;
+      buf[i + 2] = s0 - s2;
+      buf[i + 3] = s1 - s3;
+    }
+    h0 = 4;
+  }
+  for (let h = h0; h < n; h <<= 1) {
     for (let i = 0; i < n; i += h << 1) {
       for (let j = i; j < i + h; j++) {
         const a = buf[j]!;
@@ -359,7 +378,8 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
  * The coarse quantizer of the IVF stage: k-means (kmeans-pp.ts, k-means++ seeding, `DEFAULTS.ivfIterations` Lloyd
  * iterations) on a seeded sample of ivfTrainPerList · lists vectors, in the first P coordinates of the rotated
  * centred vectors (a random projection: the rotation spreads every direction evenly, so distances shrink by about
- * √(P/D) alike); every vector then joins its nearest centre (lowest index on ties). The list centroids used at
+ * √(P/D) alike); every vector then joins its nearest centre (lowest index on ties; the dots x·c in float32 by the
+ * SIMD row kernel over the centres when available, else in float64). The list centroids used at
  * query time are the means of the lists' vectors in the input space.
  */
 function buildIvf(rows: F32RowDots, projected: Float64Array, P: number, wantedLists: number, rng: Rng): IvfLists | undefined {
@@ -387,10 +407,29 @@ function buildIvf(rows: F32RowDots, projected: Float64Array, P: number, wantedLi
     for (let j = 0; j < P; j++) s += centres[l * P + j]! ** 2;
     half[l] = s / 2;
   }
-  // Nearest centre: argmax x·c − ‖c‖²/2 (= argmin ‖x − c‖²).
+  // Nearest centre: argmax x·c − ‖c‖²/2 (= argmin ‖x − c‖²), the dots by the SIMD row kernel over the centres.
   const assign = new Int32Array(n);
   const sizes = new Int32Array(lists);
-  for (let i = 0; i < n; i++) {
+  const centreKernel = f32RowDots(Float32Array.from(centres), P);
+  if (centreKernel) {
+    const all = Int32Array.from({ length: lists }, (_, l) => l);
+    const out = new Float32Array(lists);
+    for (let i = 0; i < n; i++) {
+      centreKernel.dots(all, projected.subarray(i * P, (i + 1) * P), out);
+      let best = 0;
+      let bestScore = Number.NEGATIVE_INFINITY;
+      for (let l = 0; l < lists; l++) {
+        const score = out[l]! - half[l]!;
+        if (score > bestScore) {
+          bestScore = score;
+          best = l;
+        }
+      }
+      assign[i] = best;
+      sizes[best]!++;
+    }
+  }
+  for (let i = 0; i < n && !centreKernel; i++) {
     const o = i * P;
     let best = 0;
     let bestScore = Number.NEGATIVE_INFINITY;

@@ -35,6 +35,26 @@ describe("fwht", () => {
     expect(Array.from(b)).toEqual([5, -1, -2, 0]);
   });
 
+  it("property: equals the Hadamard matrix product H_n·x/√n (H[i][j] = (−1)^popcount(i & j)), n = 2 … 64", () => {
+    const popcount = (x: number) => {
+      let c = 0;
+      for (let y = x; y > 0; y &= y - 1) c++;
+      return c;
+    };
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 64, maxLength: 64 }), (logN, xs) => {
+        const n = 2 ** logN;
+        const v = Float64Array.from(xs.slice(0, n));
+        fwht(v);
+        for (let i = 0; i < n; i++) {
+          let want = 0;
+          for (let j = 0; j < n; j++) want += (popcount(i & j) % 2 === 0 ? 1 : -1) * xs[j]!;
+          expect(v[i]).toBeCloseTo(want / Math.sqrt(n), 9);
+        }
+      }),
+    );
+  });
+
   it("property: orthogonal and an involution (norm kept, applying twice is the identity)", () => {
     fc.assert(
       fc.property(fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 16, maxLength: 16 }), (xs) => {
