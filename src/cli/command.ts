@@ -1,6 +1,7 @@
 /** The shape of a CLI command, and the options every command shares. */
 import type { ParseArgsConfig } from "node:util";
 import type { Toolgraph } from "../api/toolgraph.ts";
+import type { Stdin } from "./input.ts";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
@@ -12,6 +13,8 @@ export interface CommandContext {
   open(): Promise<Toolgraph>;
   out(text: string): void;
   err(text: string): void;
+  /** What `-` reads. */
+  stdin: Stdin;
 }
 
 export interface Command {

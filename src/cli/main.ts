@@ -11,6 +11,7 @@ import { VERSION } from "../version.ts";
 import { type Command, type CommandContext, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, UsageError } from "./command.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { didYouMean } from "./did-you-mean.ts";
+import { processStdin, type Stdin } from "./input.ts";
 
 function commandHelp(c: Command): string {
   const opts = { ...(c.optionHelp ?? {}), ...GLOBAL_HELP };
@@ -45,6 +46,8 @@ function mainHelp(): string {
 export interface MainIo {
   out?: (s: string) => void;
   err?: (s: string) => void;
+  /** What `-` reads. Default the process's standard input. */
+  stdin?: Stdin;
 }
 
 export async function main(argv: string[], io: MainIo = {}): Promise<number> {
@@ -87,6 +90,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     json,
     out,
     err,
+    stdin: io.stdin ?? processStdin(),
     // The library is imported on first open, so `--help`, `--version` and usage errors start fast.
     open: async (): Promise<Toolgraph> => {
       if (cmd.readOnly) await assertEmbeddedDatabaseExists(values.database as string | undefined, values.home as string | undefined);

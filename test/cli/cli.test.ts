@@ -1,81 +1,50 @@
 /**
- * Every CLI command in process through `main`, with --json output parsed and checked; plus one smoke test of
- * the `toolgraph` executable itself.
+ * Every CLI command in process through `main` (test/cli/harness.ts), with --json output parsed and checked.
+ * The executable itself (bin start, --help, exit codes, standard input) is test/cli/executable.test.ts.
  *
- * Speed on a busy machine (issue 21): each test has its own database — a schema on the PostgreSQL server
- * (`--database`, opening a pool is cheap) when one is available, else its own embedded data directory — so
- * tests do not wait on each other and a slow or timed-out test cannot leave a data-directory lock behind for
- * the next. The embedded default (`--home`: init, demo, stats, the executable) has a test of its own.
+ * Speed on a busy machine (issue 21): each test has its own database — a schema on the PostgreSQL server when
+ * one is available, else its own embedded data directory — so tests do not wait on each other and a slow or
+ * timed-out test cannot leave a data-directory lock behind for the next. The embedded default (`--home`: init,
+ * demo, stats) has a test of its own.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
-import { type Backend, SKIP_SERVER, serverBackend } from "../helpers/backends.ts";
+import { cli, freshTarget, type Target, useEmbeddings } from "./harness.ts";
 
-const prevEnv = process.env.TOOLGRAPH_EMBEDDINGS;
-const cleanups: (() => Promise<void> | void)[] = [];
+const targets: Target[] = [];
+let restoreEmbeddings: () => void;
 
-/** A fresh database for one test: `--database <its own schema>`, or `--home <its own directory>`. */
-async function freshTarget(forceEmbedded = false): Promise<string[]> {
-  if (!forceEmbedded && !SKIP_SERVER) {
-    const b: Backend = serverBackend();
-    const o = await b.options();
-    cleanups.push(() => b.dispose());
-    return ["--database", o.database!];
-  }
-  const home = mkdtempSync(join(tmpdir(), "tg-cli-"));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  return ["--home", home];
-}
-
-function cli(target: string[]) {
-  const run = async (...argv: string[]): Promise<{ code: number; out: string; err: string }> => {
-    let out = "";
-    let err = "";
-    const code = await main([...argv, ...target], { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) });
-    return { code, out, err };
-  };
-  const json = async (...argv: string[]): Promise<any> => {
-    const r = await run(...argv, "--json");
-    expect(r.code, r.err).toBe(0);
-    return JSON.parse(r.out);
-  };
-  return { run, json };
+async function target(opts: { embedded?: boolean } = {}): Promise<Target> {
+  const t = await freshTarget(opts);
+  targets.push(t);
+  return t;
 }
 
 beforeAll(() => {
-  process.env.TOOLGRAPH_EMBEDDINGS = "hash:256";
+  restoreEmbeddings = useEmbeddings("hash:256");
 });
 afterAll(async () => {
-  for (const c of cleanups) await c();
-  if (prevEnv === undefined) delete process.env.TOOLGRAPH_EMBEDDINGS;
-  else process.env.TOOLGRAPH_EMBEDDINGS = prevEnv;
+  for (const t of targets) await t.dispose();
+  restoreEmbeddings();
 });
 
 describe("toolgraph CLI", () => {
-  it("init, demo, stats on the embedded default (--home), and the executable (smoke test of bin/toolgraph)", async () => {
-    const target = await freshTarget(true);
-    const { json } = cli(target);
+  it("init, demo, stats on the embedded default (--home)", async () => {
+    const { json } = cli(await target({ embedded: true }));
     expect((await json("init")).ok).toBe(true);
     const demo = await json("demo", "--traces", "300");
     expect(demo.stats.tools).toBe(41);
     expect(demo.imported.executions).toBe(300);
     expect(demo.sections.map((s: { title: string }) => s.title).length).toBe(6);
     const stats = await json("stats", "--project", "demo");
-    expect(stats).toMatchObject({ project: "demo", tools: 41, capabilities: 10, executions: 300 });
-    const out = execFileSync(process.execPath, [resolve(import.meta.dirname, "../../src/cli/toolgraph.mjs"), "stats", "--project", "demo", ...target, "--json"], {
-      encoding: "utf8",
-      env: { ...process.env, DATABASE_URL: "" },
-    });
-    expect(JSON.parse(out).tools).toBe(41);
+    expect(stats).toMatchObject({ project: "demo", backend: "pglite", tools: 41, capabilities: 10, executions: 300 });
   }, 180_000);
 
   it("search, next, capabilities, discover, dag, plan, alternatives, learn-weights, calibrate", async () => {
-    const { json } = cli(await freshTarget());
+    const { json } = cli(await target());
     await json("demo", "--traces", "300");
     const p = ["--project", "demo"];
     const s = await json("search", "open a pull request", "--limit", "3", ...p);
@@ -101,7 +70,7 @@ describe("toolgraph CLI", () => {
   });
 
   it("imports and records files; bad input exits 3 naming file, line and field, and writes nothing", async () => {
-    const { json, run } = cli(await freshTarget());
+    const { json, run } = cli(await target());
     const dir = mkdtempSync(join(tmpdir(), "tg-cli-files-"));
     try {
       const cat = join(dir, "c.json");
@@ -128,7 +97,7 @@ describe("toolgraph CLI", () => {
   });
 
   it("usage errors exit 2 with the usage; --help shows examples", async () => {
-    const { run } = cli(await freshTarget());
+    const { run } = cli(await target());
     expect((await run("search")).code).toBe(2);
     expect((await run("next", "--bogus")).code).toBe(2);
     expect((await run("frobnicate")).code).toBe(2);

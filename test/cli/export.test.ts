@@ -1,5 +1,6 @@
 /**
- * `toolgraph export` on a real embedded database: the GraphML and GEXF outputs are parsed back with
+ * `toolgraph export` on a real database (its own schema on the server, else its own embedded directory;
+ * test/cli/harness.ts), in process: the GraphML and GEXF outputs are parsed back with
  * graphology's own parsers (graphology-graphml, graphology-gexf) and compared with the graph view.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -10,27 +11,24 @@ import * as gexf from "graphology-gexf";
 import * as graphml from "graphology-graphml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph } from "../../src/api/toolgraph.ts";
-import { main } from "../../src/cli/main.ts";
 import { toGEXF, toGraphML } from "../../src/formats/graph-xml.ts";
 import { type GraphView, graphView } from "../../src/services/graph-view.ts";
+import { type CliResult, cli, freshTarget, type Target, useEmbeddings } from "./harness.ts";
 
-let home: string;
+let target: Target;
 let view: GraphView;
-const prevEnv = process.env.TOOLGRAPH_EMBEDDINGS;
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main([...argv, "--home", home], { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) });
-  return { code, out, err };
-}
+/** Where the GEXF file goes. */
+let dir: string;
+let restoreEmbeddings: () => void;
+const run = (...argv: string[]): Promise<CliResult> => cli(target).run(...argv);
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), "tg-export-"));
-  process.env.TOOLGRAPH_EMBEDDINGS = "hash:256";
+  restoreEmbeddings = useEmbeddings("hash:256");
+  target = await freshTarget();
+  dir = mkdtempSync(join(tmpdir(), "tg-export-"));
   const d = await run("demo", "--traces", "200", "--json");
   expect(d.code, d.err).toBe(0);
-  const tg = await openToolgraph({ home, project: "demo", embeddings: "hash:256" });
+  const tg = await openToolgraph({ ...target.options, project: "demo", embeddings: "hash:256" });
   try {
     view = await graphView(tg.engine, "demo");
   } finally {
@@ -38,10 +36,10 @@ beforeAll(async () => {
   }
 });
 
-afterAll(() => {
-  rmSync(home, { recursive: true, force: true });
-  if (prevEnv === undefined) delete process.env.TOOLGRAPH_EMBEDDINGS;
-  else process.env.TOOLGRAPH_EMBEDDINGS = prevEnv;
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await target?.dispose();
+  restoreEmbeddings();
 });
 
 function checkAgainstView(g: Graph): void {
@@ -77,7 +75,7 @@ describe("toolgraph export", () => {
   });
 
   it("GEXF to a file parses back the same, with a position, size and colour per tool", async () => {
-    const file = join(home, "tools.gexf");
+    const file = join(dir, "tools.gexf");
     const r = await run("export", "--format", "gexf", "--out", file, "--project", "demo", "--json");
     expect(r.code, r.err).toBe(0);
     expect(JSON.parse(r.out)).toEqual({ file, format: "gexf", project: "demo", nodes: view.nodes.length, edges: view.edges.length });

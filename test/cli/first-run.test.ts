@@ -2,7 +2,6 @@
  * What a new user meets first: the version, did-you-mean, a non-PostgreSQL URL, a mistyped --home on a
  * read-only command, tables at the terminal's width, `-` for standard input, the demo's next commands.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -10,18 +9,14 @@ import { describe, expect, it } from "vitest";
 import { nextCommands } from "../../src/cli/commands/demo.ts";
 import { closestNames, didYouMean } from "../../src/cli/did-you-mean.ts";
 import { inputSource } from "../../src/cli/input.ts";
-import { main } from "../../src/cli/main.ts";
 import { rateAndEta, table, wrap } from "../../src/cli/output.ts";
+import { cli, freshTarget, useEmbeddings } from "./harness.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
 
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main(argv, { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) });
-  return { code, out, err };
-}
+/** A command in process on no particular database (the arguments name one when it matters). */
+const { run } = cli(undefined);
 
 describe("version", () => {
   it("--version, -v and version print package.json's version", async () => {
@@ -113,49 +108,40 @@ describe("- reads standard input", () => {
     expect(() => inputSource(undefined, "record")).toThrow("record: FILE is missing (a path, or - for standard input)");
   });
 
-  it("toolgraph import catalog - and record - through the executable", () => {
-    const home = mkdtempSync(join(tmpdir(), "tg-stdin-"));
+  it("import catalog - and record - read standard input (in process; the executable's own stdin: executable.test.ts)", async () => {
+    const restore = useEmbeddings("hash:32");
+    const target = await freshTarget();
     try {
-      const cli = (args: string[], input: string) =>
-        JSON.parse(
-          execFileSync(process.execPath, [join(ROOT, "src/cli/toolgraph.mjs"), ...args, "--home", home, "--json"], {
-            input,
-            encoding: "utf8",
-            env: { ...process.env, DATABASE_URL: "", TOOLGRAPH_EMBEDDINGS: "hash:32" },
-          }),
-        );
       const catalog = { tools: [{ id: "a.one", description: "first" }, { id: "a.two", description: "second" }] };
-      expect(cli(["import", "catalog", "-"], JSON.stringify(catalog)).tools).toEqual({ inserted: 2, updated: 0, unchanged: 0 });
+      expect((await cli(target, JSON.stringify(catalog)).json("import", "catalog", "-")).tools).toEqual({ inserted: 2, updated: 0, unchanged: 0 });
       const run = (id: string) => ({ id, startedAt: "2026-01-01T00:00:00Z", success: true, steps: [{ tool: "a.one" }, { tool: "a.two" }] });
-      expect(cli(["record", "-"], `${JSON.stringify(run("r1"))}\n${JSON.stringify(run("r2"))}\n`).inserted).toBe(2);
-      expect(cli(["record", "-"], JSON.stringify(run("r3"))).inserted).toBe(1);
+      expect((await cli(target, `${JSON.stringify(run("r1"))}\n${JSON.stringify(run("r2"))}\n`).json("record", "-")).inserted).toBe(2);
+      expect((await cli(target, JSON.stringify(run("r3"))).json("record", "-")).inserted).toBe(1);
+      expect((await cli(target).json("stats")).executions).toBe(3);
     } finally {
-      rmSync(home, { recursive: true, force: true });
+      await target.dispose();
+      restore();
     }
   });
 });
 
 describe("an interrupted catalog import", () => {
   it("search embeds the tool texts still missing before answering, and they stay stored", async () => {
-    const home = mkdtempSync(join(tmpdir(), "tg-resume-"));
-    const prev = process.env.TOOLGRAPH_EMBEDDINGS;
-    process.env.TOOLGRAPH_EMBEDDINGS = "hash:32";
+    const restore = useEmbeddings("hash:32");
+    const target = await freshTarget();
     try {
       const { openToolgraph } = await import("../../src/api/toolgraph.ts");
-      const tg = await openToolgraph({ home, database: "", project: "p" });
+      const tg = await openToolgraph({ ...target.options, project: "p" });
       const tools = ["deploy the web app", "roll back a release", "read the logs"].map((d, i) => ({ id: `t.${i}`, description: d }));
       await tg.importCatalog({ tools }, { embed: false }); // as if the import stopped before embedding
       expect((await tg.stats()).embeddings).toBe(0);
       await tg.close();
-      const r = await run("search", "roll back", "--project", "p", "--home", home, "--database", "", "--json");
-      expect(r.code, r.err).toBe(0);
-      expect(JSON.parse(r.out).results.length).toBeGreaterThan(0);
-      const s = await run("stats", "--project", "p", "--home", home, "--database", "", "--json");
-      expect(JSON.parse(s.out).embeddings).toBe(3);
+      const { json } = cli(target);
+      expect((await json("search", "roll back", "--project", "p")).results.length).toBeGreaterThan(0);
+      expect((await json("stats", "--project", "p")).embeddings).toBe(3);
     } finally {
-      if (prev === undefined) delete process.env.TOOLGRAPH_EMBEDDINGS;
-      else process.env.TOOLGRAPH_EMBEDDINGS = prev;
-      rmSync(home, { recursive: true, force: true });
+      await target.dispose();
+      restore();
     }
   });
 });

@@ -1,33 +1,24 @@
-/** The CLI door of two-hop routing: `toolgraph search --routing`, on a real embedded database. */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+/**
+ * The CLI door of two-hop routing: `toolgraph search --routing`, in process on a real database (its own schema
+ * on the server, else its own embedded directory; test/cli/harness.ts).
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
+import { type CliResult, cli, freshTarget, type Target, useEmbeddings } from "./harness.ts";
 
-let home: string;
-const prevEnv = process.env.TOOLGRAPH_EMBEDDINGS;
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const code = await main([...argv, "--home", home, "--project", "routing"], { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) });
-  return { code, out, err };
-}
+let target: Target;
+let restoreEmbeddings: () => void;
+const run = (...argv: string[]): Promise<CliResult> => cli(target).run(...argv, "--project", "routing");
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), "tg-cli-routing-"));
-  process.env.TOOLGRAPH_EMBEDDINGS = "hash:256";
-  const cat = join(home, "catalog.json");
-  writeFileSync(cat, JSON.stringify(demoCatalog()));
-  const r = await run("import", "catalog", cat, "--json");
+  restoreEmbeddings = useEmbeddings("hash:256");
+  target = await freshTarget();
+  const r = await cli(target, JSON.stringify(demoCatalog())).run("import", "catalog", "-", "--project", "routing", "--json");
   expect(r.code, r.err).toBe(0);
 });
-afterAll(() => {
-  rmSync(home, { recursive: true, force: true });
-  if (prevEnv === undefined) delete process.env.TOOLGRAPH_EMBEDDINGS;
-  else process.env.TOOLGRAPH_EMBEDDINGS = prevEnv;
+afterAll(async () => {
+  await target?.dispose();
+  restoreEmbeddings();
 });
 
 describe("toolgraph search --routing", () => {

@@ -3,6 +3,8 @@
  * the rest of the body before answering and closing, so the client never sees a connection reset instead.
  */
 import { request } from "node:http";
+import { connect } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
@@ -11,15 +13,20 @@ import { type Backend, backends } from "../helpers/backends.ts";
 const LIMIT = 4 * 1024 * 1024;
 let tg: Toolgraph;
 let server: ServerHandle;
+/** A second server with a small limit, for the slow raw-socket uploads. */
+let small: ServerHandle;
+const SMALL_LIMIT = 64 * 1024;
 // The body is read before any database work: one backend is enough (the server one when available: it opens fastest).
 const backend: Backend = backends().at(-1)!;
 
 beforeAll(async () => {
   tg = await openToolgraph({ ...(await backend.options()), embeddings: "hash:64" });
   server = await startServer({ api: tg, port: 0, bodyLimitBytes: LIMIT, log: () => {} });
+  small = await startServer({ api: tg, port: 0, bodyLimitBytes: SMALL_LIMIT, log: () => {} });
 }, 120_000);
 
 afterAll(async () => {
+  await small?.close();
   await server?.close();
   await tg?.close();
   await backend.dispose();
@@ -82,5 +89,69 @@ describe("body limit", () => {
   it("a body at the limit is read (400 for bad JSON, not 413)", async () => {
     const r = await upload(LIMIT, true);
     expect(r).toHaveProperty("status", 400);
+  });
+});
+
+type RawResult = { response: string; errors: string[]; sentAll: boolean };
+
+/**
+ * A raw TCP client that behaves like curl: writes the request head, then the body in `chunks` pieces with
+ * `gapMs` between them (the server has time to answer and close in between), keeps writing even after the
+ * server has answered (half-open), then half-closes and collects everything the server sends until the
+ * connection closes. Socket errors (a reset, a write after the server closed) are collected, not thrown.
+ */
+function rawUpload(size: number, mode: "declared" | "chunked", chunks: number, gapMs: number): Promise<RawResult> {
+  return new Promise((resolve) => {
+    const errors: string[] = [];
+    const received: Buffer[] = [];
+    let sentAll = false;
+    const socket = connect({ host: small.host, port: small.port, allowHalfOpen: true });
+    socket.on("data", (c: Buffer) => received.push(c));
+    socket.on("error", (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
+    socket.on("close", () => resolve({ response: Buffer.concat(received).toString("latin1"), errors, sentAll }));
+    // The server's FIN: this client has nothing more to say once its body is out.
+    socket.on("end", () => {
+      if (sentAll) socket.end();
+    });
+    const write = (data: string | Buffer) => new Promise<void>((ok) => socket.write(data, () => ok()));
+    socket.once("connect", async () => {
+      const framing = mode === "declared" ? `content-length: ${size}` : "transfer-encoding: chunked";
+      await write(`POST /v1/search HTTP/1.1\r\nhost: ${small.host}:${small.port}\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`);
+      const piece = Math.ceil(size / chunks);
+      for (let sent = 0; sent < size; sent += piece) {
+        await sleep(gapMs);
+        if (socket.destroyed) return;
+        const data = Buffer.alloc(Math.min(piece, size - sent), 0x61);
+        await write(mode === "declared" ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from("\r\n")]));
+      }
+      if (mode === "chunked") await write("0\r\n\r\n");
+      if (socket.destroyed) return;
+      sentAll = true;
+      socket.end();
+    });
+  });
+}
+
+describe("body limit, slow raw-socket uploads", () => {
+  // Before the drain (784cabe), the server answered 413 as soon as it knew the body was too large (at once for
+  // a declared length, at the chunk that crossed the limit when chunked) and closed the connection while the
+  // client was still sending: the client's next chunk met a closed socket and it saw ECONNRESET/EPIPE. Here
+  // each chunk waits 25 ms and the body ends 16 KiB past the limit, so chunks always follow the early answer:
+  // the old behaviour fails every time, not by chance.
+  it.each([
+    ["declared length", "declared"],
+    ["chunked", "chunked"],
+  ] as const)("an upload just over the limit (%s) sent in 8 slow chunks gets a whole 413 and no socket error (3 uploads)", async (_n, mode) => {
+    for (let i = 0; i < 3; i++) {
+      const r = await rawUpload(SMALL_LIMIT + 16 * 1024 + i * 4099, mode, 8, 25);
+      expect(r.errors).toEqual([]);
+      expect(r.sentAll).toBe(true);
+      const [head = "", body = ""] = r.response.split("\r\n\r\n");
+      expect(head.split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large");
+      expect(head.toLowerCase()).toContain("connection: close");
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+      expect(Buffer.byteLength(body)).toBe(length);
+      expect(JSON.parse(body).error.code).toBe("payload-too-large");
+    }
   });
 });

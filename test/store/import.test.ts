@@ -1,7 +1,8 @@
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import fc from "fast-check";
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +11,7 @@ import { importCatalog, importDeclaredEdges, importTraces } from "../../src/serv
 import { ImportError } from "../../src/services/parse.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { openConnection } from "../../src/store/connection.ts";
+import { acquireDataDirLock } from "../../src/store/data-dir-lock.ts";
 import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
 import { countProject, loadEdges } from "../../src/store/reads.ts";
 import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
@@ -198,24 +200,34 @@ for (const backend of backends()) {
 }
 
 describe("embedded data directory lock", () => {
-  it("a second process fails at once naming the holder's pid; a stale lock is recovered", async () => {
+  // The holder is the lock itself (the one openConnection takes before it starts PGlite), not a whole embedded
+  // database: an initdb costs tens of seconds on a busy machine and proves nothing more here. Staleness (a dead
+  // pid, a reused pid) is test/store/data-dir-lock.test.ts; release on close is the CLI's embedded test (init,
+  // demo and stats open the same directory one after another).
+  it("openConnection refuses a locked directory before starting PGlite, naming the holder", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tg-lock-"));
+    const lock = acquireDataDirLock(dir);
     try {
-      const conn = await openConnection({ home: dir, database: "" });
+      await expect(openConnection({ home: dir, database: "" })).rejects.toMatchObject({ code: "database-locked", message: expect.stringContaining(`in use by process ${process.pid}`) });
+      expect(existsSync(join(dir, "PG_VERSION"))).toBe(false);
+    } finally {
+      lock.release();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a second process fails at once naming the holder's pid", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tg-lock-"));
+    const lock = acquireDataDirLock(dir);
+    try {
       const script = `import { openConnection } from ${JSON.stringify(join(process.cwd(), "src/store/connection.ts"))};
         try { const c = await openConnection({ home: ${JSON.stringify(dir)}, database: "" }); await c.close(); console.log("OPENED"); }
         catch (e) { console.log("ERR " + e.message); }`;
-      const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", env: { ...process.env, DATABASE_URL: "" } });
-      expect(out).toContain(`in use by process ${process.pid}`);
-      await conn.close();
-      // A stale lock: a pid that is certainly dead.
-      const child = spawn(process.execPath, ["-e", "0"]);
-      const deadPid = await new Promise<number>((res) => child.on("exit", () => res(child.pid!)));
-      const { writeFileSync } = await import("node:fs");
-      writeFileSync(join(dir, "toolgraph.lock"), `${deadPid}\n`);
-      const again = await openConnection({ home: dir, database: "" });
-      await again.close();
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", env: { ...process.env, DATABASE_URL: "" } });
+      expect(stdout).toContain(`in use by process ${process.pid}`);
+      expect(existsSync(join(dir, "PG_VERSION"))).toBe(false);
     } finally {
+      lock.release();
       rmSync(dir, { recursive: true, force: true });
     }
   });

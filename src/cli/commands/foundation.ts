@@ -78,7 +78,7 @@ export const importCommand: Command = {
   async run(ctx) {
     const [kind, file] = ctx.positionals;
     if (!kind || !["catalog", "traces", "edges"].includes(kind)) throw new UsageError("import: the first argument must be catalog, traces or edges");
-    const src = inputSource(file, `import ${kind}`);
+    const src = inputSource(file, `import ${kind}`, ctx.stdin);
     const input = "text" in src ? src.text : src;
     const skipInvalid = Boolean(ctx.values["skip-invalid"]);
     const tg = await ctx.open();

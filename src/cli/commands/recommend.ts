@@ -340,7 +340,7 @@ export const recordCommand: Command = {
   options: { "auto-register": { type: "boolean", default: false } },
   optionHelp: { "--auto-register": "register tools the catalog does not have" },
   async run(ctx) {
-    const src = inputSource(ctx.positionals[0], "record");
+    const src = inputSource(ctx.positionals[0], "record", ctx.stdin);
     const text = inputText(src).trim();
     return withTg(ctx, async (tg) => {
       const autoRegister = Boolean(ctx.values["auto-register"]);

@@ -1,0 +1,63 @@
+/**
+ * The `toolgraph` executable itself, across the process boundary: it starts, prints its help, turns main's
+ * result into the exit code, and reads standard input for `-`. Everything else about the commands runs in
+ * process (test/cli/cli.test.ts): each spawn here pays node + tsx start-up, seconds on a busy machine, so
+ * there are three.
+ */
+import { execFile } from "node:child_process";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli, freshTarget, type Target, useEmbeddings } from "./harness.ts";
+
+const BIN = join(resolve(import.meta.dirname, "../.."), "src/cli/toolgraph.mjs");
+
+/** Runs the executable; resolves with its exit code and output (a non-zero exit is a result, not an error). */
+function toolgraph(args: string[], input?: string): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((done) => {
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { encoding: "utf8", env: { ...process.env, DATABASE_URL: "", TOOLGRAPH_EMBEDDINGS: "hash:32" } },
+      (error, out, err) => done({ code: error ? Number(error.code ?? -1) : 0, out, err }),
+    );
+    child.stdin!.end(input ?? "");
+  });
+}
+
+let target: Target;
+let restoreEmbeddings: () => void;
+beforeAll(async () => {
+  restoreEmbeddings = useEmbeddings("hash:32");
+  target = await freshTarget();
+});
+afterAll(async () => {
+  await target?.dispose();
+  restoreEmbeddings();
+});
+
+describe("the toolgraph executable", () => {
+  it("--help lists the commands and exits 0", async () => {
+    const r = await toolgraph(["--help"]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toMatch(/^toolgraph — a graph-analytics tool recommender/);
+    expect(r.out).toMatch(/\n {2}search +/);
+    expect(r.out).toContain("exit codes: 0 ok, 1 failure, 2 usage error");
+  });
+
+  it("an unknown command exits 2 with the suggestion on stderr", async () => {
+    const r = await toolgraph(["serch", "open a pull request"]);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe("");
+    expect(r.err).toContain('unknown command "serch". Did you mean `search`?');
+  });
+
+  it("record - reads standard input and writes to the database (exit 0)", async () => {
+    const { json } = cli(target, JSON.stringify({ tools: [{ id: "a.one", description: "first" }, { id: "a.two", description: "second" }] }));
+    expect((await json("import", "catalog", "-")).tools.inserted).toBe(2);
+    const run = (id: string) => JSON.stringify({ id, startedAt: "2026-01-01T00:00:00Z", success: true, steps: [{ tool: "a.one" }, { tool: "a.two" }] });
+    const r = await toolgraph(["record", "-", ...target.argv, "--json"], `${run("r1")}\n${run("r2")}\n`);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out).inserted).toBe(2);
+    expect((await cli(target).json("stats")).executions).toBe(2);
+  });
+});
