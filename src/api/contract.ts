@@ -1,8 +1,9 @@
 /**
  * The operations every front door exposes. `Toolgraph` (src/api/toolgraph.ts) implements it; the HTTP
  * server and the MCP server are written against this interface so that they stay thin. Inputs are the
- * zod-validated requests of requests.ts plus an optional `project`; results are plain JSON-serialisable
- * objects (every answer carries its explanation and its gate decision).
+ * requests of requests.ts plus an optional `project`, passed as the caller sent them: an implementation
+ * validates each one once (Toolgraph: `parseRequest`), so the doors do not; results are plain
+ * JSON-serialisable objects (every answer carries its explanation and its gate decision).
  */
 import type { ExecutionInput } from "../formats/schemas.ts";
 import type { CatalogImportResult, EdgeImportResult, TraceImportResult } from "../services/import.ts";

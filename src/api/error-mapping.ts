@@ -10,46 +10,18 @@
  *   missing database / refused credentials (3D000, 28xxx)
  *   anything else                                        internal 500 / exit 1 (message not leaked)
  *
- * Field paths of zod issues are written one way everywhere: `steps[0].tool` (fieldOf).
+ * Field paths of zod issues are written one way everywhere: `steps[0].tool` (zodProblems, src/formats/issues.ts).
  */
-import { ZodError, type z } from "zod";
+import { ZodError } from "zod";
 import { AlgorithmError } from "../../algorithms/errors.ts";
+import { type FieldProblem, fieldOf, problemsMessage, zodProblems } from "../formats/issues.ts";
 import { ImportError } from "../services/parse.ts";
 import { isConnectionError } from "../store/connection.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import { EXIT } from "./exit-codes.ts";
 
 export { EXIT };
-
-/** `a.b[0].c` from a zod path. */
-export function fieldOf(path: readonly PropertyKey[]): string {
-  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("");
-}
-
-export interface FieldProblem {
-  field: string;
-  message: string;
-}
-
-/** One problem per zod issue; an unrecognised key names the key itself. */
-export function zodProblems(issues: readonly z.core.$ZodIssue[], prefix = ""): FieldProblem[] {
-  return issues.map((issue) => {
-    let path: PropertyKey[] = [...issue.path];
-    let message = issue.message;
-    if (issue.code === "unrecognized_keys" && issue.keys.length > 0) {
-      path = [...path, issue.keys[0]!];
-      message = `unknown field${issue.keys.length > 1 ? `s ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}` : ""} (not part of this request)`;
-    }
-    const f = fieldOf(path);
-    return { field: prefix && f ? `${prefix}.${f}` : prefix || f, message };
-  });
-}
-
-/** "field: problem (and N more)" for a list of problems. */
-export function problemsMessage(problems: readonly FieldProblem[]): string {
-  const first = problems[0] ?? { field: "", message: "invalid input" };
-  return `${first.field ? `${first.field}: ` : ""}${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`;
-}
+export { type FieldProblem, fieldOf, problemsMessage, zodProblems };
 
 export interface ErrorOutcome {
   status: number;

@@ -4,7 +4,6 @@
  */
 import { readFile } from "node:fs/promises";
 import { sql } from "kysely";
-import type { z } from "zod";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../services/calibrate.ts";
 import { Engine, type EngineOptions } from "../services/engine.ts";
@@ -21,6 +20,7 @@ import {
   validateExecution,
 } from "../services/import.ts";
 import { markMemoryDirty } from "../services/memory.ts";
+import { parseInput } from "../services/parse.ts";
 import { chooseRouting, namespaceIndexFor } from "../services/namespace-index.ts";
 import { validatePattern } from "../services/patterns.ts";
 import { runAlternatives } from "../services/recommend-alternatives.ts";
@@ -33,10 +33,8 @@ import { ResultCache } from "../services/result-cache.ts";
 import { fitSearchWeights } from "../services/search-weights.ts";
 import { type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
 import { applyUserHistory, userHistoryUpdate } from "../services/user-history.ts";
-import { ToolgraphError } from "../store/errors.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import type { RecommenderApi, Scoped } from "./contract.ts";
-import { zodProblems } from "./error-mapping.ts";
 import {
   type AlternativesRequest,
   alternativesRequest,
@@ -56,16 +54,11 @@ import {
   suggestNextRequest,
 } from "./requests.ts";
 
-/** Validates a request with its schema; errors name the field and the problem. */
-export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, op: string): z.output<S> {
-  const r = schema.safeParse(value);
-  if (!r.success) {
-    const problems = zodProblems(r.error.issues);
-    const field = problems[0]!.field;
-    throw new ToolgraphError("invalid-input", `${op}: ${field || "(request)"}: ${problems[0]!.message}`, { field, issues: problems });
-  }
-  return r.data;
-}
+/**
+ * Validates a request with its schema, once: the public methods below call it and the doors (CLI, HTTP,
+ * MCP, gateway) do not validate again, so a bad field reads the same (`steps[0].tool: …`) on every door.
+ */
+export const parseRequest = parseInput;
 
 function split<T extends Scoped>(req: T): [string | undefined, Omit<T, "project">] {
   const { project, ...rest } = req;
@@ -137,7 +130,8 @@ export class Toolgraph implements RecommenderApi {
       onProgress?: (done: number, total: number) => void;
     } = {},
   ): Promise<CatalogImportResult & { embeddedNow: number }> {
-    const { text, file } = await textOf(input, "catalog");
+    // A parsed object is validated as it is (stringifying it again could overflow on a hostile nesting).
+    const { text, file } = typeof input === "object" && !("file" in input && typeof input.file === "string") ? { text: { json: input }, file: "catalog" } : await textOf(input, "catalog");
     const project = this.p(opts);
     const r = await importCatalog(this.engine.db, project, text, file, { validatePattern });
     this.engine.invalidate(project);
@@ -204,7 +198,7 @@ export class Toolgraph implements RecommenderApi {
   async search(req: SearchRequest & Scoped) {
     const [project, rest] = split(req);
     const p = project ?? this.project;
-    const r = parseRequest(searchRequest, rest, "search");
+    const r = parseRequest(searchRequest, rest);
     return this.cached("runSearch", p, r, () => runSearch(this.engine, p, r));
   }
 
@@ -212,7 +206,7 @@ export class Toolgraph implements RecommenderApi {
   async suggestNext(req: SuggestNextRequest & Scoped) {
     const [project, rest] = split(req);
     const p = project ?? this.project;
-    const r = parseRequest(suggestNextRequest, rest, "suggestNext");
+    const r = parseRequest(suggestNextRequest, rest);
     return this.cached("runSuggest", p, r, () => runSuggest(this.engine, p, r));
   }
 
@@ -223,7 +217,7 @@ export class Toolgraph implements RecommenderApi {
    */
   async feedback(req: FeedbackRequest & Scoped) {
     const [project, rest] = split(req);
-    const r = parseRequest(feedbackRequest, rest, "feedback");
+    const r = parseRequest(feedbackRequest, rest);
     const p = project ?? this.project;
     const detected = this.engine.gatekeeper.detectors.detect({ text: r.intent });
     const outcome =
@@ -260,7 +254,7 @@ export class Toolgraph implements RecommenderApi {
   async matchCapabilities(req: MatchCapabilitiesRequest & Scoped) {
     const [project, rest] = split(req);
     const p = project ?? this.project;
-    const r = parseRequest(matchCapabilitiesRequest, rest, "matchCapabilities");
+    const r = parseRequest(matchCapabilitiesRequest, rest);
     return this.cached("runMatchCapabilities", p, r, () => runMatchCapabilities(this.engine, p, r));
   }
 
@@ -268,7 +262,7 @@ export class Toolgraph implements RecommenderApi {
   async discoverCapabilities(req: DiscoverCapabilitiesRequest & Scoped) {
     const [project, rest] = split(req);
     const p = project ?? this.project;
-    const r = parseRequest(discoverCapabilitiesRequest, rest, "discoverCapabilities");
+    const r = parseRequest(discoverCapabilitiesRequest, rest);
     return this.cached("runDiscoverCapabilities", p, r, () => runDiscoverCapabilities(this.engine, p, r));
   }
 
@@ -277,7 +271,7 @@ export class Toolgraph implements RecommenderApi {
     const { graph, ...input } = req;
     const [project, rest] = split(input);
     const p = project ?? this.project;
-    const r = { ...parseRequest(buildDagRequest, rest, "buildDag"), graph };
+    const r = { ...parseRequest(buildDagRequest, rest), graph };
     return this.cached("runBuildDag", p, r, () => runBuildDag(this.engine, p, r));
   }
 
@@ -286,7 +280,7 @@ export class Toolgraph implements RecommenderApi {
     const { graph, ...input } = req;
     const [project, rest] = split(input);
     const p = project ?? this.project;
-    const r = { ...parseRequest(planRequest, rest, "plan"), graph };
+    const r = { ...parseRequest(planRequest, rest), graph };
     return this.cached("runPlan", p, r, () => runPlan(this.engine, p, r));
   }
 
@@ -294,7 +288,7 @@ export class Toolgraph implements RecommenderApi {
   async alternatives(req: AlternativesRequest & Scoped) {
     const [project, rest] = split(req);
     const p = project ?? this.project;
-    const r = parseRequest(alternativesRequest, rest, "alternatives");
+    const r = parseRequest(alternativesRequest, rest);
     return this.cached("runAlternatives", p, r, () => runAlternatives(this.engine, p, r));
   }
 

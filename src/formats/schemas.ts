@@ -6,6 +6,7 @@
  * - Evaluation JSONL: one EvalCase per line (bench harness)
  */
 import { z } from "zod";
+import { zodProblems } from "./issues.ts";
 
 export const LIMITS = {
   idLength: 256,
@@ -298,19 +299,8 @@ export type ExecutionInput = z.infer<typeof executionSchema>;
 export type DeclaredEdgeInput = z.infer<typeof declaredEdgeSchema>;
 export type EvalCase = z.infer<typeof evalCaseSchema>;
 
-/** True when the issue only says that the field is absent (every union branch received undefined). */
-function isMissing(issue: z.core.$ZodIssue): boolean {
-  if (issue.code === "invalid_type") return / received undefined$/.test(issue.message);
-  if (issue.code === "invalid_union") {
-    return issue.errors.length > 0 && issue.errors.every((branch) => branch.length > 0 && branch.every((b) => b.path.length === 0 && isMissing(b)));
-  }
-  return false;
-}
-
-/** Formats a zod issue as `field.path: message` ("required" when the field is absent). */
+/** Formats a zod issue as `field.path: message` ("required" when the field is absent): zodProblems, one formatter. */
 export function describeIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path
-    .map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
-    .join("");
-  return `${path || "(record)"}: ${isMissing(issue) ? "required" : issue.message}`;
+  const p = zodProblems([issue])[0]!;
+  return `${p.field || "(record)"}: ${p.message}`;
 }

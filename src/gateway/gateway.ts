@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { errorOutcome } from "../api/error-mapping.ts";
+import { errorOutcome, problemsMessage, zodProblems } from "../api/error-mapping.ts";
 import type { Toolgraph } from "../api/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS, type McpToolSpec } from "../mcp/mcp-server.ts";
 import { ToolgraphError } from "../store/errors.ts";
@@ -316,8 +316,8 @@ export class GatewaySession {
     if (name === "call_tool") {
       const r = callToolArgs.safeParse(args);
       if (!r.success) {
-        const i = r.error.issues[0]!;
-        return errorResult(new ToolgraphError("invalid-input", `call_tool: ${i.path.join(".") || "(arguments)"}: ${i.message}`));
+        const problems = zodProblems(r.error.issues);
+        return errorResult(new ToolgraphError("invalid-input", `call_tool: ${problemsMessage(problems)}`, { field: problems[0]?.field ?? "", issues: problems }));
       }
       return this.forward(r.data.name, r.data.arguments);
     }
@@ -328,13 +328,10 @@ export class GatewaySession {
     }
     const spec = this.gateway.spec(name);
     if (spec) {
-      const parsed = spec.inputSchema.safeParse(args);
-      if (!parsed.success) {
-        const i = parsed.error.issues[0]!;
-        return errorResult(new ToolgraphError("invalid-input", `${name}: ${i.path.join(".") || "(arguments)"}: ${i.message}`));
-      }
+      // The api validates the arguments once and names the field as every door does.
       const result = await callTool(this.gateway.api, spec, args, { project: this.gateway.project });
-      setImmediate(() => this.observe(name, args));
+      const invalid = (result._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code === "invalid-input";
+      if (!invalid) setImmediate(() => this.observe(name, args));
       return result;
     }
     if (this.exposed.includes(name)) return this.forward(name, args);

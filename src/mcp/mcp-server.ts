@@ -3,10 +3,14 @@
  * with the shared request schemas of src/api/requests.ts as input schemas. Each result is a compact text
  * summary (one line per item) plus the full JSON as structuredContent. A gated-out answer is a normal
  * result that says why; `isError` is reserved for real errors (invalid input, unknown tool, no catalog).
+ *
+ * Arguments are validated once, by the api, with the same schema the tool lists: `tools/call` is answered
+ * here instead of by the SDK's handler (which would check them first and word the error its own way,
+ * `steps.0.tool`), so an invalid field reads as on every other door (`steps[0].tool`, in `_meta`).
  */
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { JsonResult, RecommenderApi } from "../api/contract.ts";
 import { errorOutcome } from "../api/error-mapping.ts";
@@ -21,6 +25,7 @@ import {
   suggestNextRequest,
 } from "../api/requests.ts";
 import { RESULT_SCHEMAS } from "../api/results.ts";
+import { ToolgraphError } from "../store/errors.ts";
 import { VERSION } from "../version.ts";
 import { executionArgs } from "./execution-input.ts";
 import { summarize } from "./summary.ts";
@@ -157,6 +162,9 @@ export const MCP_TOOLS: McpToolSpec[] = [
     readOnly: false,
     run: (api, a, p) => {
       const { autoRegister, ...execution } = a;
+      if (autoRegister !== undefined && typeof autoRegister !== "boolean") {
+        throw new ToolgraphError("invalid-input", "autoRegister: must be true or false", { field: "autoRegister" });
+      }
       return api.recordExecution(execution, { ...p, autoRegister: autoRegister === true });
     },
     what: (a) => `recorded execution ${String(a.id)}`,
@@ -202,6 +210,12 @@ export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Arg
   }
 }
 
+/** An isError result for a tool name no spec has (as the SDK's handler would answer, with toolgraph's error object). */
+function unknownToolResult(name: string): CallToolResult {
+  const e = { code: "unknown-tool", message: `no tool ${JSON.stringify(name).slice(0, 200)} (see tools/list)`, field: "name" };
+  return { isError: true, content: [{ type: "text", text: `${e.code}: ${e.message}` }], _meta: { [ERROR_META_KEY]: e } };
+}
+
 /** An McpServer with every toolgraph tool registered, bound to one project. */
 export function createMcpServer(api: RecommenderApi, options: McpServerOptions = {}): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, {
@@ -223,5 +237,13 @@ export function createMcpServer(api: RecommenderApi, options: McpServerOptions =
       (args: Args) => callTool(api, spec, args, options),
     );
   }
+  // tools/list stays the SDK's (JSON Schemas of the specs); tools/call passes the arguments unchecked to
+  // the api, which validates them once (see the header).
+  const byName = new Map(MCP_TOOLS.map((spec) => [spec.name, spec]));
+  server.server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const spec = byName.get(request.params.name);
+    const args = request.params.arguments ?? {};
+    return spec ? callTool(api, spec, args, options) : unknownToolResult(request.params.name);
+  });
   return server;
 }

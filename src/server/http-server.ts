@@ -3,7 +3,8 @@
  * route table in routes.ts), `GET /health` (no auth), `GET /openapi.json`, and the MCP Streamable HTTP
  * endpoint at `/mcp`, all behind one optional bearer token (compared in constant time).
  *
- * Every input is validated by its schema; bad input is a 400 naming the field, never a 500. The project
+ * Every body is validated once, by the api (src/api/toolgraph.ts) with the route's schema; bad input is a
+ * 400 naming the field (`steps[0].tool`, as on every door), never a 500. The project
  * comes from the body field `project`, the header `x-toolgraph-project` or the query `?project=` (in that
  * order; header and body must agree), else the server's default project.
  *
@@ -392,9 +393,8 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       body = rest;
     }
     const project = requestProject(req, url, bodyProject) ?? options.defaultProject;
-    const parsed = route.schema!.safeParse(body);
-    if (!parsed.success) throw invalidInput(zodProblems(parsed.error.issues));
-    // Validated: pass the caller's JSON (the services re-read it; parsed dates would be re-parsed anyway).
+    // Not validated here: the api validates each request once with the route's schema (the same one the
+    // OpenAPI document shows), so a bad field reads the same on every door.
     return { body, text: undefined, flags, project };
   }
 

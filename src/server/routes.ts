@@ -32,7 +32,7 @@ export interface QueryFlag {
 }
 
 export interface RouteInput {
-  /** The validated JSON body (json routes), or the array body (jsonl routes sent as JSON). */
+  /** The JSON body (json routes; the api validates it), or the array body (jsonl routes sent as JSON). */
   body: unknown;
   /** The raw JSONL text (jsonl routes sent as NDJSON). */
   text: string | undefined;
@@ -48,7 +48,7 @@ export interface Route {
   description: string;
   tag: "recommend" | "write" | "import" | "meta";
   body: BodyKind;
-  /** Validates a json body; documents the records of a jsonl body. */
+  /** The schema the api validates a json body with (documented in OpenAPI); documents the records of a jsonl body. */
   schema?: z.ZodType | undefined;
   flags?: QueryFlag[] | undefined;
   /** Needs the bearer token when one is configured. Default true. */

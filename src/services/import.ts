@@ -13,6 +13,7 @@ import type { Kysely, Transaction } from "kysely";
 import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
 import { LEVEL_OF } from "../../algorithms/graph/edge-quality.ts";
 import { emptyUserHistory, type UserHistory } from "../../algorithms/thresholds/user-history.ts";
+import { zodProblems } from "../formats/issues.ts";
 import {
   type CatalogInput,
   type DeclaredEdgeInput,
@@ -64,11 +65,11 @@ async function patternErrors(file: string, catalog: CatalogInput, validate: Patt
 export async function importCatalog(
   db: Kysely<Database>,
   project: string,
-  text: string,
+  input: string | { json: unknown },
   file: string,
   options: { validatePattern: PatternValidator },
 ): Promise<CatalogImportResult> {
-  const catalog = parseCatalog(text, file);
+  const catalog = parseCatalog(input, file);
   const errors = await patternErrors(file, catalog, options.validatePattern);
   return db.transaction().execute(async (trx) => {
     await ensureProject(trx, project);
@@ -371,7 +372,7 @@ export function validateExecution(value: unknown, source = "execution"): Executi
   const r = executionSchema.safeParse(value);
   if (!r.success) {
     throw new ImportError(
-      r.error.issues.map((i) => ({ file: source, line: 1, field: i.path.map(String).join("."), message: i.message })),
+      zodProblems(r.error.issues).map((p) => ({ file: source, line: 1, ...p })),
     );
   }
   return r.data;

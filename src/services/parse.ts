@@ -4,7 +4,8 @@
  * and reported instead of failing the whole file.
  */
 import type { z } from "zod";
-import { catalogSchema, type CatalogInput, describeIssue } from "../formats/schemas.ts";
+import { problemsMessage, zodProblems } from "../formats/issues.ts";
+import { catalogSchema, type CatalogInput } from "../formats/schemas.ts";
 import { ToolgraphError } from "../store/errors.ts";
 
 export interface LineError {
@@ -28,6 +29,18 @@ export class ImportError extends ToolgraphError {
   }
 }
 
+/**
+ * Validates one request with its schema: the one validation a request gets, whichever door it came
+ * through (the facade's public methods call it; the doors do not validate again). A failure is an
+ * "invalid-input" ToolgraphError naming the first field (`steps[0].tool`), every problem in `issues`.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const problems = zodProblems(r.error.issues);
+  throw new ToolgraphError("invalid-input", problemsMessage(problems), { field: problems[0]?.field ?? "", issues: problems });
+}
+
 export interface ParsedJsonl<T> {
   records: { line: number; value: T }[];
   errors: LineError[];
@@ -49,10 +62,7 @@ export function parseJsonl<S extends z.ZodType>(text: string, file: string, sche
     }
     const r = schema.safeParse(json);
     if (!r.success) {
-      for (const issue of r.error.issues) {
-        const [field, ...rest] = describeIssue(issue).split(": ");
-        errors.push({ file, line, field: field === "(record)" ? "" : (field ?? ""), message: rest.join(": ") });
-      }
+      for (const p of zodProblems(r.error.issues)) errors.push({ file, line, ...p });
       return;
     }
     records.push({ line, value: r.data });
@@ -67,14 +77,22 @@ function lineOfIndex(text: string, index: number): number {
   return line;
 }
 
-export function parseCatalog(text: string, file: string): CatalogInput {
+/**
+ * Validates a catalog given as JSON text (errors carry the line of the record) or as a value already
+ * parsed from JSON (`{ json }`: the library and HTTP doors; errors on line 1).
+ */
+export function parseCatalog(input: string | { json: unknown }, file: string): CatalogInput {
+  const text = typeof input === "string" ? input : "";
   let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    const msg = (err as Error).message;
-    const pos = /position (\d+)/.exec(msg);
-    throw new ImportError([{ file, line: pos ? lineOfIndex(text, Number(pos[1])) : 1, field: "", message: `malformed JSON (${msg})` }]);
+  if (typeof input !== "string") json = input.json;
+  else {
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      const msg = (err as Error).message;
+      const pos = /position (\d+)/.exec(msg);
+      throw new ImportError([{ file, line: pos ? lineOfIndex(text, Number(pos[1])) : 1, field: "", message: `malformed JSON (${msg})` }]);
+    }
   }
   const r = catalogSchema.safeParse(json);
   if (!r.success) {
@@ -88,8 +106,7 @@ export function parseCatalog(text: string, file: string): CatalogInput {
           const at = text.indexOf(JSON.stringify(rec.id));
           if (at >= 0) line = lineOfIndex(text, at);
         }
-        const [field, ...rest] = describeIssue(issue).split(": ");
-        return { file, line, field: field ?? "", message: rest.join(": ") };
+        return { file, line, ...zodProblems([issue])[0]! };
       }),
     );
   }

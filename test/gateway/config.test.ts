@@ -45,7 +45,7 @@ describe("parseGatewayConfig", () => {
     expect(err({ mcpServers: { r: { url: "not a url" } } })).toBe("mcp.json: mcpServers.r.url: must be an absolute URL");
     expect(err({ mcpServers: { r: { url: "ftp://x/y" } } })).toBe("mcp.json: mcpServers.r.url: must be an http or https URL");
     expect(err({ mcpServers: { r: { url: "http://x", headers: { a: 1 } } } })).toMatch(/^mcp\.json: mcpServers\.r\.headers\.a: /);
-    expect(err({ mcpServers: { r: { url: "http://x", extra: 1 } } })).toMatch(/^mcp\.json: mcpServers\.r: .*extra/);
+    expect(err({ mcpServers: { r: { url: "http://x", extra: 1 } } })).toMatch(/^mcp\.json: mcpServers\.r\.extra: unknown field/);
     expect(err({ mcpServers: { fs: { command: "x", timeoutMs: -1 } } })).toMatch(/^mcp\.json: mcpServers\.fs\.timeoutMs: /);
   });
 

@@ -46,8 +46,8 @@ const CAP_HELP: Record<string, string> = {
 };
 
 function gateFields(ctx: CommandContext) {
+  // Enumerations and ranges are checked once, by the request schema (the api), as on every other door.
   const urgency = ctx.values.urgency as string | undefined;
-  if (urgency !== undefined && !["low", "medium", "high"].includes(urgency)) throw new UsageError("--urgency must be low, medium or high");
   return {
     user: ctx.values.user as string | undefined,
     environment: ctx.values.production || ctx.values.critical ? { production: Boolean(ctx.values.production), critical: Boolean(ctx.values.critical) } : undefined,
@@ -143,7 +143,6 @@ export const searchCommand: Command = {
     const intent = ctx.positionals.join(" ").trim();
     if (!intent) throw new UsageError('search: the intent is missing, e.g. toolgraph search "send an email"');
     const routing = ctx.values.routing as string | undefined;
-    if (routing !== undefined && !["flat", "two-hop", "auto"].includes(routing)) throw new UsageError(`--routing must be flat, two-hop or auto, got ${JSON.stringify(routing)}`);
     return withTg(ctx, async (tg) => {
       const r = await tg.search(
         strip({
@@ -183,7 +182,6 @@ export const nextCommand: Command = {
     const context = list(ctx.values.context);
     if (!context) throw new UsageError("next: --context is required (the tools run so far)");
     const mode = ctx.values.mode as string | undefined;
-    if (mode !== undefined && !["auto", "seed", "learned", "markov"].includes(mode)) throw new UsageError("--mode must be auto, seed, learned or markov");
     return withTg(ctx, async (tg) => {
       const r = await tg.suggestNext(strip({ context, intent: ctx.values.intent as string | undefined, exclude: list(ctx.values.exclude), mode: mode as "seed" | undefined, ...gateFields(ctx) }));
       if (ctx.json) ctx.out(JSON.stringify(r));
