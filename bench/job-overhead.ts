@@ -140,9 +140,8 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
     const queries = await Promise.all(
       intents.map(async (intent, k) => {
         const qv = vectors[k]!;
-        const tokens = tokenize(intent);
-        const mem = await recallMemory(engine, PROJECT, intent, qv, { tokens });
-        return { intent, qv, tokens, mem };
+        const mem = await recallMemory(engine, PROJECT, intent, qv, { tokens: tokenize(intent) });
+        return { intent, qv, mem };
       }),
     );
     const add = (job: string, what: JobRow["what"], r: { job: number[]; core: number[] }) => {
@@ -154,7 +153,6 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
     const searchCore = (q: (typeof queries)[number], top: number) =>
       searchCandidates(s, a, idx, q.intent, q.qv, {
         top,
-        tokens: q.tokens,
         memory: sw.memoryWeight > 0 ? q.mem.toolVotes : undefined,
         beta: sw.beta,
         memoryWeight: sw.memoryWeight,
@@ -200,8 +198,9 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
       const nc = s.capabilities.length;
       const cos = (c: number) => rowDot(idx.capVectors, idx.dims, c, q.qv);
       const vecHits = Array.from({ length: nc }, (_, c) => ({ id: c, score: cos(c) }));
-      const bm = searchBm25(idx.capBm25, q.tokens, Math.max(50, nc));
-      const fused = fuseScores(vecHits, bm, { bm25Ideal: bm25IdealScore(idx.capBm25, q.tokens), cosineOf: cos });
+      const tokens = tokenize(q.intent);
+      const bm = searchBm25(idx.capBm25, tokens, Math.max(50, nc));
+      const fused = fuseScores(vecHits, bm, { bm25Ideal: bm25IdealScore(idx.capBm25, tokens), cosineOf: cos });
       const toolHits = searchCore(q, Number.POSITIVE_INFINITY);
       const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
       const { scores: patterns } = await scorePatterns(s.capabilities, q.intent);
