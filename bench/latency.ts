@@ -288,7 +288,7 @@ function prefixContext(t: TraceRecord, k: number): string[] {
   return out;
 }
 
-function contexts(traces: readonly TraceRecord[], count: number, rng: () => number): string[][] {
+export function contexts(traces: readonly TraceRecord[], count: number, rng: () => number): string[][] {
   const out: string[][] = [];
   const multi = traces.filter((t) => t.steps.length >= 2);
   for (let guard = 0; out.length < count && multi.length > 0 && guard < count * 20; guard++) {
@@ -322,7 +322,7 @@ export function relatedToolSets(community: Int32Array, size: number, count: numb
   return out;
 }
 
-async function importProject(tg: Toolgraph, p: SyntheticProject, embed: boolean, setupMs: Record<string, number>, prefix = ""): Promise<void> {
+export async function importProject(tg: Toolgraph, p: SyntheticProject, embed: boolean, setupMs: Record<string, number>, prefix = ""): Promise<void> {
   let t = performance.now();
   const lap = (label: string) => {
     const x = performance.now();

@@ -43,8 +43,7 @@ import type { ToolRow } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
 import { gatedItem, summarizeAdjustment, summarizeHealth } from "./gating.ts";
-import { recallMemory } from "./memory.ts";
-import { runSearch } from "./recommend-search.ts";
+import { searchWithRecall } from "./recommend-search.ts";
 import { badRequest, resolveTools } from "./resolve.ts";
 
 /** Fused similarity above which the best past execution supplies the plan's main tools. */
@@ -423,7 +422,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const t0 = performance.now();
   const s = await engine.snapshot(project);
   const limit = req.limit ?? 5;
-  const found = await runSearch(engine, project, {
+  const { answer: found, memory: mem } = await searchWithRecall(engine, project, {
     intent: req.intent,
     limit: Math.max(limit, 10),
     exclude: req.exclude,
@@ -437,8 +436,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   // Main tools. From the intent memory when a successful past execution matches the intent closely
   // (fused similarity ≥ PLAN_MEMORY_SIMILARITY): its tools, in its order. Otherwise from search: the top
   // hit, plus further hits scoring within 5 % of it (at most `limit`).
-  const [qv] = await engine.queryEmbedder.embed([req.intent]);
-  const mem = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
+  // The search's own recall (same intent, user and tokens).
   const best = mem.past.find((p) => p.success);
   let main: { tool: string; score: number; why: string }[];
   if (best && best.similarity >= PLAN_MEMORY_SIMILARITY) {

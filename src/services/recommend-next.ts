@@ -6,7 +6,7 @@
 import { nextAfter } from "../../algorithms/memory/knn-vote.ts";
 import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { learnWeights, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
-import { DEFAULTS as NEXT_DEFAULTS, type NextStepModel, type NextStepWeights, nextStepTerms, suggestNextSteps, weighNextStepTerms } from "../../algorithms/prediction/next-step.ts";
+import { DEFAULTS as NEXT_DEFAULTS, type NextStepModel, type NextStepSuggestion, type NextStepWeights, nextStepTerms, suggestNextSteps, weighNextStepTerms } from "../../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import type { SuggestNextRequest } from "../api/requests.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
@@ -18,7 +18,8 @@ import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, forgetProjectConfig, projectFallbacks } from "./filters.ts";
 import { gatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
-import { nextStepModel, type RawSuggestion, rawSuggestions } from "./suggest.ts";
+import { resolveKnownTools, resolveTools } from "./resolve.ts";
+import { nextStepModel, type RawSuggestion, rawSuggestion } from "./suggest.ts";
 
 export const MARKOV_WEIGHTS: NextStepWeights = { cooc: 1, community: 0, recency: 0, pagerank: 0 };
 export const NEXT_MEMORY_WEIGHT = 0.8;
@@ -120,40 +121,53 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   const a = await engine.analytics(project);
   const weights = await weightsFor(engine, project, req.mode);
   const limit = req.limit ?? 5;
-  const raw = rawSuggestions(s, a, { context: req.context, exclude: req.exclude, limit: limit * 3 }, engine.now(), weights);
-  const excluded = new Set(req.exclude ?? []);
+  const now = engine.now();
+  const ctxIdx = resolveTools(s, req.context, "context");
+  const excludedIdx = resolveKnownTools(s, req.exclude);
+  const blocked = excludedIdx.length > 0 ? new Set(excludedIdx) : undefined;
+  const model = nextStepModel(s, a);
+  // 3 × limit model candidates leave room for the intent memory's; only the kept ones get explained.
+  const raw = suggestNextSteps(model, { context: ctxIdx, now }, { weights, limit: limit * 3, blocked: blocked ? (t) => blocked.has(t) : undefined });
   // Intent memory: what followed the same tools in similar past executions.
-  let memoryVotes = new Map<string, { vote: number; executions: number; succeeded: number }>();
+  let memoryVotes: Map<string, { vote: number; executions: number; succeeded: number }> | undefined;
   let similarSuccess: { rate: number; executions: number } | undefined;
   if (req.intent && req.intent.trim().length > 0) {
     const [qv] = await engine.queryEmbedder.embed([req.intent]);
     const mem = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
     similarSuccess = mem.similarSuccess;
     if (mem.past.length > 0) {
-      const v = nextAfter(mem.past, req.context, engine.now(), { limit: 20 });
+      const v = nextAfter(mem.past, req.context, now, { limit: 20 });
       memoryVotes = new Map(v.votes.map((x) => [x.key, { vote: x.vote, executions: x.executions, succeeded: x.succeeded }]));
     }
   }
-  const model = nextStepModel(s, a);
-  const byTool = new Map(raw.suggestions.map((x) => [x.tool, x]));
-  const ctxIdx = req.context.map((id) => s.index.get(id)!);
   const last = req.context[req.context.length - 1];
-  for (const [tool] of memoryVotes) {
-    if (byTool.has(tool) || excluded.has(tool) || tool === last) continue;
-    const i = s.index.get(tool);
-    if (i === undefined) continue;
-    const c = memoryCandidate(model, ctxIdx, engine.now(), i, weights);
-    byTool.set(tool, { tool, name: s.tools[i]!.name, ...c, coocFrom: null, explanation: `${tool}: from the intent memory` });
+  // Candidates as plain rows (tool id, scores, where from), ranked by the lifted confidence; the answer's
+  // objects and explanations are built for the first `limit` only.
+  type Candidate = { tool: string; index: number; score: number; confidence: number; base: number; model?: NextStepSuggestion };
+  const candidates: Candidate[] = raw.suggestions.map((x) => {
+    const tool = s.tools[x.tool]!.id;
+    return { tool, index: x.tool, score: x.score, base: x.confidence, confidence: withMemoryVote(x.confidence, memoryVotes?.get(tool)?.vote), model: x };
+  });
+  if (memoryVotes) {
+    const inModel = new Set(candidates.map((c) => c.tool));
+    const excluded = new Set(req.exclude ?? []);
+    for (const [tool, m] of memoryVotes) {
+      if (inModel.has(tool) || excluded.has(tool) || tool === last) continue;
+      const i = s.index.get(tool);
+      if (i === undefined) continue;
+      const c = memoryCandidate(model, ctxIdx, now, i, weights);
+      candidates.push({ tool, index: i, score: c.score, base: c.confidence, confidence: withMemoryVote(c.confidence, m.vote) });
+    }
   }
-  const merged = [...byTool.values()]
-    .map((x) => {
-      const m = memoryVotes.get(x.tool);
-      const confidence = withMemoryVote(x.confidence, m?.vote);
-      const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
-      return { ...x, confidence, memory: m?.vote ?? 0, explanation: x.explanation + note };
-    })
-    .sort((p, q) => q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1))
-    .slice(0, limit);
+  candidates.sort((p, q) => q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1));
+  const merged = candidates.slice(0, limit).map((c) => {
+    const x = c.model
+      ? rawSuggestion(s, c.model, last)
+      : { tool: c.tool, name: s.tools[c.index]!.name, ...memoryCandidate(model, ctxIdx, now, c.index, weights), coocFrom: null, explanation: `${c.tool}: from the intent memory` };
+    const m = memoryVotes?.get(c.tool);
+    const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
+    return { ...x, confidence: c.confidence, memory: m?.vote ?? 0, explanation: x.explanation + note };
+  });
   const prepared = await engine.gatekeeper.prepare({
     project,
     user: req.user,

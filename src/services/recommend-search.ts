@@ -69,6 +69,11 @@ export interface SearchRouting {
 }
 
 export async function runSearch(engine: Engine, project: string, req: SearchRequest) {
+  return (await searchWithRecall(engine, project, req)).answer;
+}
+
+/** The search job's answer and the intent-memory recall it used (the plan job reuses it rather than recalling again). */
+export async function searchWithRecall(engine: Engine, project: string, req: SearchRequest) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
   if (s.n === 0) throw await emptyProjectError(engine.db, project);
@@ -218,7 +223,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
       { alpha: top.breakdown.alpha },
     );
   }
-  return {
+  const answer = {
     project,
     intent: req.intent,
     results: items,
@@ -230,6 +235,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     timings: { embedMs, searchMs, totalMs: performance.now() - t0 },
     ...(report ? { report } : {}),
   };
+  return { answer, memory };
 }
 
 function memoryNote(e: string | undefined): string {

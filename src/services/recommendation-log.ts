@@ -123,9 +123,19 @@ export function summarizeRequest(req: unknown): Record<string, unknown> {
   return out;
 }
 
+/** Random bytes drawn 3 KiB at a time (one system call per 512 ids instead of one per id, as crypto.randomUUID does). */
+let entropy = Buffer.alloc(0);
+let entropyAt = 0;
+
 /** A new answer id: time-ordered (base-36 ms) plus 48 random bits. */
 export function newRecommendationId(now: number): string {
-  return `rec_${now.toString(36)}${randomBytes(6).toString("hex")}`;
+  if (entropyAt + 6 > entropy.length) {
+    entropy = randomBytes(6 * 512);
+    entropyAt = 0;
+  }
+  const bits = entropy.toString("hex", entropyAt, entropyAt + 6);
+  entropyAt += 6;
+  return `rec_${now.toString(36)}${bits}`;
 }
 
 export class RecommendationLog {

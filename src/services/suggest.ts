@@ -4,7 +4,7 @@
  * "seed" (the formula's weights), "learned" (fitted on the project's own traces, see learnNextStepWeights),
  * "markov" (cooc only: the first-order baseline). Each suggestion lists its four terms.
  */
-import { buildNextStepModel, type NextStepModel, type NextStepWeights, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
+import { buildNextStepModel, type NextStepModel, type NextStepSuggestion, type NextStepWeights, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { AnalyticsView } from "./analytics.ts";
 import { resolveKnownTools, resolveTools } from "./resolve.ts";
@@ -79,16 +79,19 @@ export function rawSuggestions(
     { weights: req.weights ?? weights, limit: req.limit ?? 5, blocked: excluded.size > 0 ? (t) => excluded.has(t) : undefined },
   );
   const last = req.context[req.context.length - 1];
-  const suggestions = r.suggestions.map((x) => {
-    const base = {
-      tool: s.tools[x.tool]!.id,
-      name: s.tools[x.tool]!.name,
-      score: x.score,
-      confidence: x.confidence,
-      terms: { cooc: { ...x.terms.cooc }, community: { ...x.terms.community }, recency: { ...x.terms.recency }, pagerank: { ...x.terms.pagerank } },
-      coocFrom: x.coocFrom === null ? null : s.tools[x.coocFrom]!.id,
-    };
-    return { ...base, explanation: explainSuggestion(base, last) };
-  });
+  const suggestions = r.suggestions.map((x) => rawSuggestion(s, x, last));
   return { suggestions, candidatesScored: r.candidatesScored, reason: r.reason };
+}
+
+/** One model suggestion with tool ids, copied terms and its explanation (`last`: the context's last tool id). */
+export function rawSuggestion(s: GraphSnapshot, x: NextStepSuggestion, last: string | undefined): RawSuggestion {
+  const base = {
+    tool: s.tools[x.tool]!.id,
+    name: s.tools[x.tool]!.name,
+    score: x.score,
+    confidence: x.confidence,
+    terms: { cooc: { ...x.terms.cooc }, community: { ...x.terms.community }, recency: { ...x.terms.recency }, pagerank: { ...x.terms.pagerank } },
+    coocFrom: x.coocFrom === null ? null : s.tools[x.coocFrom]!.id,
+  };
+  return { ...base, explanation: explainSuggestion(base, last) };
 }
