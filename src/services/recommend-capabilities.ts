@@ -2,9 +2,10 @@
  * Capabilities (seed 003 §3): active match by intent and passive (strategic) discovery from the context.
  *
  * match(intent): semantic = fused cosine + BM25 over the capability texts (name, description, keywords),
- * lifted (noisy-OR, algorithms/memory/noisy-or.ts) by the tool evidence (the search score of the
- * capability's most distinctive member tool, weight 0.8) and by the intent memory's capability votes
- * (weight 0.8); the ranking with reliability and the pattern triggers is
+ * weighted by the project's fitted content weight w_c and lifted (noisy-OR, algorithms/search/channel-fusion.ts)
+ * by the tool evidence (the search score of the capability's most distinctive member tool, weight 0.8) and by
+ * the intent memory's capability votes (weight 0.8), so where the catalog's texts are worth little the votes of
+ * similar past requests dominate (w_c = 1 by default: unchanged); the ranking with reliability and the pattern triggers is
  * algorithms/search/capability-ranking.ts (score = max(semantic, activated pattern) × reliability).
  *
  * discover(context): discovery = toolsOverlap × (1 + 0.5 when the capability's own spectral cluster is
@@ -14,6 +15,7 @@ import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { discoverCapabilities } from "../../algorithms/prediction/capability-discovery.ts";
 import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { rankCapabilityMatches } from "../../algorithms/search/capability-ranking.ts";
+import { fuseChannels } from "../../algorithms/search/channel-fusion.ts";
 import { fuseScores } from "../../algorithms/search/fusion.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { DiscoverCapabilitiesRequest, MatchCapabilitiesRequest } from "../api/requests.ts";
@@ -70,7 +72,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   // Tool evidence: the search score of each capability's most distinctive member (the member shared by the
   // fewest capabilities — for a bundle named after its main tool, that tool), from one tool search.
   const weights = await searchWeightsFor(engine, project);
-  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight });
+  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, contentWeight: weights.contentWeight, graphWeight: weights.graphWeight });
   const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
   const distinctive = distinctiveMembers(s);
   const { scores: patterns, work: patternWork } = await scorePatterns(s.capabilities, req.intent);
@@ -78,7 +80,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
     const cap = s.capabilities[f.id]!;
     const vote = memory.capabilityVotes.get(cap.id) ?? 0;
     const toolEvidence = toolScore.get(distinctive.get(cap.id) ?? "") ?? 0;
-    const semantic = noisyOr(noisyOr(f.semantic, CAPABILITY_TOOL_WEIGHT, toolEvidence), CAPABILITY_MEMORY_WEIGHT, vote);
+    const semantic = noisyOr(fuseChannels(f.semantic, weights.contentWeight, toolEvidence, CAPABILITY_TOOL_WEIGHT), CAPABILITY_MEMORY_WEIGHT, vote);
     return { f, cap, vote, toolEvidence, semantic, successRate: cap.executions > 0 ? cap.successes / cap.executions : undefined };
   });
   const ranking = rankCapabilityMatches(
@@ -120,7 +122,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
       explanation:
         `${cap.id}: ${m.score.toFixed(3)} = ${selectedBy} × reliability ${m.reliability}` +
         `${successRate !== undefined ? ` (success ${(successRate * 100).toFixed(0)}% of ${cap.executions})` : " (no history)"}; ` +
-        `semantic ${semantic.toFixed(3)} (cosine ${f.cosine.toFixed(3)}, bm25 ${f.bm25Norm.toFixed(3)}${vote > 0 ? `, memory ${vote.toFixed(2)}` : ""})` +
+        `semantic ${semantic.toFixed(3)} (${weights.contentWeight === 1 ? "" : `text × content weight ${weights.contentWeight}, `}cosine ${f.cosine.toFixed(3)}, bm25 ${f.bm25Norm.toFixed(3)}${vote > 0 ? `, memory ${vote.toFixed(2)}` : ""})` +
         `${p?.activated ? `; pattern confidence ${p.confidence.toFixed(2)} (${p.matchedPatterns.length} patterns, ${p.matchedKeywords.length} keywords)` : ""}` +
         `${ranking.trigger.winner === cap.id && ranking.trigger.contenders.length > 1 ? `; trigger winner by ${ranking.trigger.reason} among ${ranking.trigger.contenders.length} within 0.15` : ""}`,
     };

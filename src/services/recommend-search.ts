@@ -121,6 +121,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
     tokens,
     beta: weights.beta,
     memoryWeight: weights.memoryWeight,
+    contentWeight: weights.contentWeight,
     graphWeight: weights.graphWeight,
       alphaMode: req.mode,
     });
