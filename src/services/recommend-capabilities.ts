@@ -2,11 +2,12 @@
  * Capabilities (seed 003 §3): active match by intent and passive (strategic) discovery from the context.
  *
  * match(intent): semantic = fused cosine + BM25 over the capability texts (name, description, keywords),
- * weighted by the project's fitted content weight w_c and lifted (noisy-OR, algorithms/search/channel-fusion.ts)
- * by the tool evidence (the search score of the capability's most distinctive member tool, weight 0.8) and by
- * the intent memory's capability votes (weight 0.8), so where the catalog's texts are worth little the votes of
- * similar past requests dominate (w_c = 1 by default: unchanged); the ranking with reliability and the pattern triggers is
- * algorithms/search/capability-ranking.ts (score = max(semantic, activated pattern) × reliability).
+ * lifted (noisy-OR, algorithms/memory/noisy-or.ts) by the tool evidence (the search score of the
+ * capability's most distinctive member tool, weight 0.8) and by the intent memory's capability votes
+ * (weight 0.8). The capability texts keep weight 1 whatever the search's fitted content weight w_c (applying
+ * w_c to them cost 0.16 accuracy@1 on ToolLinkOS with hash:512 embeddings, issue 20). The ranking with
+ * reliability and the pattern triggers is algorithms/search/capability-ranking.ts (score = max(semantic,
+ * activated pattern) × reliability).
  *
  * discover(context): discovery = toolsOverlap × (1 + 0.5 when the capability's own spectral cluster is
  * one of the clusters holding the most context tools).
@@ -15,7 +16,6 @@ import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { discoverCapabilities } from "../../algorithms/prediction/capability-discovery.ts";
 import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { rankCapabilityMatches } from "../../algorithms/search/capability-ranking.ts";
-import { fuseChannels } from "../../algorithms/search/channel-fusion.ts";
 import { fuseScores } from "../../algorithms/search/fusion.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { DiscoverCapabilitiesRequest, MatchCapabilitiesRequest } from "../api/requests.ts";
@@ -80,7 +80,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
     const cap = s.capabilities[f.id]!;
     const vote = memory.capabilityVotes.get(cap.id) ?? 0;
     const toolEvidence = toolScore.get(distinctive.get(cap.id) ?? "") ?? 0;
-    const semantic = noisyOr(fuseChannels(f.semantic, weights.contentWeight, toolEvidence, CAPABILITY_TOOL_WEIGHT), CAPABILITY_MEMORY_WEIGHT, vote);
+    const semantic = noisyOr(noisyOr(f.semantic, CAPABILITY_TOOL_WEIGHT, toolEvidence), CAPABILITY_MEMORY_WEIGHT, vote);
     return { f, cap, vote, toolEvidence, semantic, successRate: cap.executions > 0 ? cap.successes / cap.executions : undefined };
   });
   const ranking = rankCapabilityMatches(
@@ -122,7 +122,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
       explanation:
         `${cap.id}: ${m.score.toFixed(3)} = ${selectedBy} × reliability ${m.reliability}` +
         `${successRate !== undefined ? ` (success ${(successRate * 100).toFixed(0)}% of ${cap.executions})` : " (no history)"}; ` +
-        `semantic ${semantic.toFixed(3)} (${weights.contentWeight === 1 ? "" : `text × content weight ${weights.contentWeight}, `}cosine ${f.cosine.toFixed(3)}, bm25 ${f.bm25Norm.toFixed(3)}${vote > 0 ? `, memory ${vote.toFixed(2)}` : ""})` +
+        `semantic ${semantic.toFixed(3)} (cosine ${f.cosine.toFixed(3)}, bm25 ${f.bm25Norm.toFixed(3)}${vote > 0 ? `, memory ${vote.toFixed(2)}` : ""})` +
         `${p?.activated ? `; pattern confidence ${p.confidence.toFixed(2)} (${p.matchedPatterns.length} patterns, ${p.matchedKeywords.length} keywords)` : ""}` +
         `${ranking.trigger.winner === cap.id && ranking.trigger.contenders.length > 1 ? `; trigger winner by ${ranking.trigger.reason} among ${ranking.trigger.contenders.length} within 0.15` : ""}`,
     };
