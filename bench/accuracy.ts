@@ -18,6 +18,7 @@
 
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -305,7 +306,14 @@ async function fusionStress(opts: { dataset?: string; embeddings: string; home: 
       await tg.close();
     }
     console.log(`\n(${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
-    all[name] = { machine: machine(), embeddings: opts.embeddings, tables };
+    all[name] = {
+      command: `npx tsx bench/accuracy.ts --fusion-stress --dataset ${name} --embeddings ${opts.embeddings}`,
+      machine: machine(),
+      date: new Date().toISOString(),
+      loadAverage: loadavg().map((x) => x.toFixed(2)).join(" "),
+      embeddings: opts.embeddings,
+      tables,
+    };
     writeResult(`accuracy-${name}-fusion-stress-${emb}`, all[name]);
   }
   return all;

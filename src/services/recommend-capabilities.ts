@@ -4,8 +4,9 @@
  * match(intent): semantic = fused cosine + BM25 over the capability texts (name, description, keywords),
  * lifted (noisy-OR, algorithms/memory/noisy-or.ts) by the tool evidence (the search score of the
  * capability's most distinctive member tool, weight 0.8) and by the intent memory's capability votes
- * (weight 0.8). The capability texts keep weight 1 whatever the search's fitted content weight w_c (applying
- * w_c to them cost 0.16 accuracy@1 on ToolLinkOS with hash:512 embeddings, issue 20). The ranking with
+ * (weight 0.8). Neither the capability texts nor the tool evidence's search use the search's fitted content
+ * weight w_c (kept at 1): on ToolLinkOS with hash:512 embeddings (fitted w_c 0.5) weighting the texts cost
+ * 0.16 accuracy@1 and weighting the tool search 0.065 (issue 20). The ranking with
  * reliability and the pattern triggers is algorithms/search/capability-ranking.ts (score = max(semantic,
  * activated pattern) × reliability).
  *
@@ -72,7 +73,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   // Tool evidence: the search score of each capability's most distinctive member (the member shared by the
   // fewest capabilities — for a bundle named after its main tool, that tool), from one tool search.
   const weights = await searchWeightsFor(engine, project);
-  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, contentWeight: weights.contentWeight, graphWeight: weights.graphWeight });
+  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight });
   const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
   const distinctive = distinctiveMembers(s);
   const { scores: patterns, work: patternWork } = await scorePatterns(s.capabilities, req.intent);
