@@ -2,6 +2,7 @@
  * `npx tsx bench/accuracy.ts [--dataset seal-tools|toollinkos|nestful|all] [--embeddings use-lite|hash:512]`
  * `npx tsx bench/accuracy.ts --catalog c.json --traces t.jsonl [--edges e.jsonl] --eval cases.jsonl` (your own data)
  * `--gating-only` prints only the calibration and gating tables (skips retrieval baselines, DAG, plan, capabilities).
+ * `--fusion-stress` prints only retrieval, capability match and the fusion-vs-channels verdict (issue 20).
  *
  * Gating: each project is calibrated first with the library's `calibrate` (out of sample: a rolling time split
  * of the training executions, services/calibrate.ts); then every held-out top-1 answer (next step, search)
@@ -17,6 +18,7 @@
 
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -140,7 +142,8 @@ export function loadUserDataset(v: UserFiles): HarnessInput & { withEdges: boole
   return { name, resultName: `user-${base}`, catalog: catalog as HarnessInput["catalog"], traces, edges, evaluation: bySplit, withEdges: edges.length > 0, withPlan: true };
 }
 
-export async function runAccuracy(opts: { dataset?: string; embeddings: string; home: string; gatingOnly?: boolean; user?: UserFiles }) {
+export async function runAccuracy(opts: { dataset?: string; embeddings: string; home: string; gatingOnly?: boolean; fusionStress?: boolean; user?: UserFiles }) {
+  if (opts.fusionStress) return fusionStress(opts);
   // A user's files are read and validated before anything is embedded.
   const userData = opts.user ? loadUserDataset(opts.user) : undefined;
   const names = userData ? [userData.resultName] : opts.dataset === "all" || !opts.dataset ? ["seal-tools", "toollinkos", "nestful"] : opts.dataset.split(",");
@@ -175,6 +178,9 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
           if (r) {
             tables.push(r);
             print(r);
+            const fv = fusionVerdict(r);
+            tables.push(fv);
+            print(fv);
           }
           const searchGating = await evalSearchGating(tg, project, cases);
           const n = await evalNextStep(tg, project, split, cases, now);
@@ -239,6 +245,81 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
 }
 
 /**
+ * Fusion against its own channels (issue 20): the fitted toolgraph row of a retrieval table beside the best
+ * single-channel row of the same run (BM25, embedding, fused semantic, intent memory alone), by mAP@10. The
+ * fitted combination can reproduce each of them (algorithms/search/fit-fusion-weights.ts), so it must not be
+ * below the best by more than 0.005.
+ */
+export function fusionVerdict(retrieval: Table): Table {
+  const map = retrieval.headers.indexOf("mAP@10");
+  const single = retrieval.rows.filter((r) => {
+    const name = String(r[0]);
+    return name === "bm25" || name === "embedding" || name.startsWith("fused semantic") || name.startsWith("memory only");
+  });
+  const fitted = retrieval.rows.find((r) => String(r[0]).startsWith("toolgraph (fitted"));
+  const best = single.reduce<Row | undefined>((b, r) => (b === undefined || Number(r[map]) > Number(b[map]) ? r : b), undefined);
+  const rows: Row[] = [];
+  if (fitted && best) {
+    const gap = Number(fitted[map]) - Number(best[map]);
+    rows.push([String(fitted[0]), Number(fitted[map]), String(best[0]), Number(best[map]), gap, gap >= -0.005 ? "PASS (≥ best − 0.005)" : "FAIL (≥ best − 0.005)"]);
+  }
+  return {
+    title: `Fusion vs its own channels — ${retrieval.title.replace(/^Retrieval — /, "")}`,
+    headers: ["fitted row", "mAP@10", "best single channel", "mAP@10 (channel)", "fitted − best", "verdict"],
+    rows,
+  };
+}
+
+/**
+ * `--fusion-stress`: only the retrieval and capability-match tables (training traces, no declared edges) and
+ * the fusion verdict, per dataset; e.g. ToolLinkOS with `--embeddings hash:512` (content nearly useless, the
+ * intent memory carries the signal) and Seal-Tools (the memory is useless). Writes
+ * bench/results/accuracy-<dataset>-fusion-stress-<embeddings>.json.
+ */
+async function fusionStress(opts: { dataset?: string; embeddings: string; home: string }) {
+  const names = opts.dataset === "all" || !opts.dataset ? ["seal-tools", "toollinkos"] : opts.dataset.split(",");
+  const emb = opts.embeddings.replace(/[^a-z0-9]/gi, "");
+  console.log(`# toolgraph accuracy: fusion stress\n\nmachine: ${machine()}\nembeddings: ${opts.embeddings}\n`);
+  const all: Record<string, unknown> = {};
+  for (const name of names) {
+    const t0 = Date.now();
+    const data = loadDataset(name);
+    console.log(`\n## ${name}\n\ntraining executions: ${data.traces.length}`);
+    const tables: Table[] = [];
+    const { tg, project } = await openHarnessProject(data, { embeddings: opts.embeddings, home: opts.home }, `traces-${emb}`);
+    try {
+      for (const [split, cases] of Object.entries(data.evaluation)) {
+        const r = await evalRetrieval(tg, project, split, cases, false);
+        if (r) {
+          const fv = fusionVerdict(r);
+          tables.push(r, fv);
+          print(r);
+          print(fv);
+        }
+        const c = await evalCapability(tg, project, split, cases);
+        if (c) {
+          tables.push(c);
+          print(c);
+        }
+      }
+    } finally {
+      await tg.close();
+    }
+    console.log(`\n(${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    all[name] = {
+      command: `npx tsx bench/accuracy.ts --fusion-stress --dataset ${name} --embeddings ${opts.embeddings}`,
+      machine: machine(),
+      date: new Date().toISOString(),
+      loadAverage: loadavg().map((x) => x.toFixed(2)).join(" "),
+      embeddings: opts.embeddings,
+      tables,
+    };
+    writeResult(`accuracy-${name}-fusion-stress-${emb}`, all[name]);
+  }
+  return all;
+}
+
+/**
  * Order stress rows (issue 20): the same training traces collected grouped by capability (sorted by it, the
  * original start times reassigned in that order), calibrated with the old rolling time split and with the
  * default cross-fit; each gate's decisions on the same held-out answers are compared with the time-ordered
@@ -296,6 +377,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
     options: {
       help: { type: "boolean", default: false },
       "gating-only": { type: "boolean", default: false },
+      "fusion-stress": { type: "boolean", default: false },
       dataset: { type: "string", default: "all" },
       embeddings: { type: "string", default: "use-lite" },
       home: { type: "string", default: ".toolgraph-bench" },
@@ -313,6 +395,9 @@ if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   --home DIR          embedded data directory reused across runs: tool embeddings are stored there
                       (default .toolgraph-bench)
   --gating-only       only the calibration and gating tables (next step and search)
+  --fusion-stress     only retrieval, capability match and the "fusion vs its own channels" verdict
+                      (training traces; default datasets seal-tools and toollinkos), e.g. with
+                      --embeddings hash:512; writes accuracy-<dataset>-fusion-stress-<embeddings>.json
   --catalog FILE --eval FILE [--traces FILE] [--edges FILE]
                       your own data instead of a dataset: catalog.json (tools), eval cases (JSONL: retrieval,
                       next-step, dag, capability), training executions (JSONL; each needs id, startedAt, success,
@@ -330,7 +415,7 @@ accuracy-user-<eval file name>.json for your own data) and gating-next-step-<pro
     process.exit(2);
   }
   try {
-    await runAccuracy({ dataset: values.dataset, embeddings: values.embeddings!, home: values.home!, gatingOnly: values["gating-only"], user });
+    await runAccuracy({ dataset: values.dataset, embeddings: values.embeddings!, home: values.home!, gatingOnly: values["gating-only"], fusionStress: values["fusion-stress"], user });
   } catch (err) {
     console.error(`bench accuracy: ${(err as Error).message}`);
     process.exit(2);

@@ -106,13 +106,13 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     },
     "toolgraph − graph (semantic + memory)": async (q, v) => {
       const m = await recalled(q, v);
-      return rank(q, v, { memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight }, { channel: "semantic", noGraph: true });
+      return rank(q, v, { memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight, contentWeight: w.contentWeight }, { channel: "semantic", noGraph: true });
     },
     "toolgraph with fixed weights (β 0.7, μ 0.8)": async (q, v) => {
       const m = await recalled(q, v);
       return rank(q, v, { memory: m.toolVotes, beta: 0.7, memoryWeight: 0.8 });
     },
-    [`toolgraph (fitted β ${w.beta}, μ ${w.memoryWeight}, graph ${w.graphWeight})`]: async (q) => {
+    [`toolgraph (fitted β ${w.beta}, μ ${w.memoryWeight}, content ${w.contentWeight}, graph ${w.graphWeight})`]: async (q) => {
       // The default row: the library's search job (the one every door calls), not the scoring internals.
       const r = await tg.search({ project, intent: q, limit: 10 });
       const first = r.results[0];

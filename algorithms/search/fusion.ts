@@ -66,6 +66,14 @@ function checkFinite(what: string, id: number, x: number): void {
   if (!Number.isFinite(x)) throw new SearchError(MODULE, "bad-score", `${what} of candidate ${id} is ${x}, not a finite number`);
 }
 
+/**
+ * The fused score of one candidate from its raw cosine and its normalised BM25: clamp(β·cos⁺ + (1 − β)·bm25ⁿ).
+ * A candidate that only the intent memory brought (no query term) is `fusedSemantic(cosine, 0, β)` = β·cos⁺.
+ */
+export function fusedSemantic(cosine: number, bm25Norm: number, beta: number): number {
+  return clamp01(beta * clamp01(cosine) + (1 - beta) * bm25Norm);
+}
+
 /** Fuses the two channels; see the header for the formula. */
 export function fuseScores(cosineHits: readonly ScoredId[], bm25Hits: readonly ScoredId[], options: FusionOptions = {}): FusedHit[] {
   const beta = options.beta ?? DEFAULTS.beta;
@@ -122,7 +130,7 @@ export function fuseScores(cosineHits: readonly ScoredId[], bm25Hits: readonly S
     const c = cosines[k]!;
     const l = lexes[k]!;
     const bm25Norm = denom > 0 ? clamp01(l / denom) : 0;
-    const semantic = clamp01(beta * clamp01(c) + (1 - beta) * bm25Norm);
+    const semantic = fusedSemantic(c, bm25Norm, beta);
     out[k] = { id: ids[k]!, semantic, cosine: c, bm25: l, bm25Norm };
   }
   if (options.sorted === false) return out;

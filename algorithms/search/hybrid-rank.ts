@@ -1,7 +1,8 @@
 /**
  * The hybrid-search scoring loop (seed 003 §2.1 Hybrid Search), per fused candidate u:
  *
- *   semantic'(u) = 1 − (1 − semantic(u))(1 − μ·vote(u))            intent memory (memory/noisy-or.ts)
+ *   semantic'(u) = 1 − (1 − w_c·semantic(u))(1 − μ·vote(u))        content ⊕ intent memory (channel-fusion.ts;
+ *                                                                  w_c = 1: the plain memory lift)
  *   graph(u)     = w_g · AA(u, context)   (adamic-adar.ts: 1 − exp(−AA), max over the context tools)
  *                = w_g · global(u)        without context (global-signal.ts)
  *   α(u)         = fixed α (ablation) | passive: localAlpha(heat) | active: α_est = 1 − 0.5·coherence(u)
@@ -12,22 +13,30 @@
  * depend on candidate order; `top` returns exactly the first `top` of the full ranking.
  * Channel ablations rank by one channel instead (semantic', BM25 normalised, or clamped cosine).
  *
- * Invariants: every score ∈ [0,1]; final ≥ semantic' in "hybrid"; excluded indices never appear.
+ * Invariants: every score ∈ [0,1]; final ≥ semantic' in "hybrid"; excluded indices never appear; with
+ * w_c = 0 and w_g = 0 the order is the memory vote's (vote desc, index asc), with μ = 0 and w_g = 0 the
+ * content score's.
  * Pure: all state (candidates, context preparation, global signal, coherence, executions) is passed in.
  */
-import { noisyOr } from "../memory/noisy-or.ts";
 import { type AdamicAdarContext, adamicAdarScore } from "./adamic-adar.ts";
 import { DEFAULTS as ALPHA_DEFAULTS, coldStartAlpha, type HeatField, localAlpha } from "./adaptive-alpha.ts";
+import { DEFAULTS as CHANNEL_DEFAULTS, fuseChannels } from "./channel-fusion.ts";
 import { coherenceAlpha } from "./coherence.ts";
 import type { FusedHit } from "./fusion.ts";
 import { hybridScore } from "./hybrid-score.ts";
+import { SearchError } from "./search-error.ts";
 
 export type SearchChannel = "hybrid" | "semantic" | "bm25" | "embedding";
 
 export interface HybridHit {
   index: number;
   final: number;
+  /** Content and memory combined (channel-fusion.ts). */
   semantic: number;
+  /** The content channel's fused text score (before its weight w_c). */
+  content: number;
+  /** The content weight w_c applied. */
+  contentWeight: number;
   cosine: number;
   bm25: number;
   bm25Norm: number;
@@ -46,6 +55,8 @@ export interface HybridRankInput {
   exclude?: (i: number) => boolean;
   memory?: ReadonlyMap<number, number>;
   memoryWeight: number;
+  /** Weight w_c of the content channel in [0, 1] (channel-fusion.ts). Default 1: the plain memory lift. */
+  contentWeight?: number;
   /** Prepared Adamic–Adar against the context (absent: no context or no graph). */
   adamicAdar?: AdamicAdarContext;
   /** No-context graph signal per tool index (absent: no graph term). */
@@ -67,12 +78,15 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
   const { adamicAdar: aa, global, heat, coherence, memory, exclude, channel } = input;
   const gw = input.graphWeight;
   const mu = input.memoryWeight;
+  const wc = input.contentWeight ?? CHANNEL_DEFAULTS.contentWeight;
+  if (!(wc >= 0 && wc <= 1)) throw new SearchError("hybrid-rank", "bad-weight", `contentWeight must be in [0, 1], got ${wc}`);
+  if (!(mu >= 0 && mu <= 1)) throw new SearchError("hybrid-rank", "bad-weight", `memoryWeight must be in [0, 1], got ${mu}`);
   const hits: HybridHit[] = [];
   for (const f of input.candidates) {
     const i = f.id;
     if (exclude?.(i)) continue;
     const vote = memory?.get(i) ?? 0;
-    const semantic = noisyOr(f.semantic, mu, vote);
+    const semantic = fuseChannels(f.semantic, wc, vote, mu);
     let graph = 0;
     let graphSource: HybridHit["graphSource"] = "none";
     let commonNeighbours: HybridHit["commonNeighbours"] = NO_NEIGHBOURS;
@@ -113,7 +127,7 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
           : channel === "bm25"
             ? f.bm25Norm
             : Math.max(0, Math.min(1, f.cosine));
-    hits.push({ index: i, final, semantic, cosine: f.cosine, bm25: f.bm25, bm25Norm: f.bm25Norm, memory: vote, graph, graphSource, commonNeighbours, alpha, alphaRegime });
+    hits.push({ index: i, final, semantic, content: f.semantic, contentWeight: wc, cosine: f.cosine, bm25: f.bm25, bm25Norm: f.bm25Norm, memory: vote, graph, graphSource, commonNeighbours, alpha, alphaRegime });
   }
   const top = input.top;
   if (top !== undefined && top < hits.length) return bestHits(hits, Math.max(0, top));

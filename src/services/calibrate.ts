@@ -209,6 +209,7 @@ async function scoreExecution(
       memory: sw.memoryWeight > 0 ? m.toolVotes : undefined,
       beta: sw.beta,
       memoryWeight: sw.memoryWeight,
+      contentWeight: sw.contentWeight,
       graphWeight: sw.graphWeight,
     })[0];
     if (top) out.search.push({ score: top.final, ok: e.steps.some((st) => st.tool === s.tools[top.index]!.id) });

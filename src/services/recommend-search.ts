@@ -126,6 +126,7 @@ export async function searchWithRecall(engine: Engine, project: string, req: Sea
     tokens,
     beta: weights.beta,
     memoryWeight: weights.memoryWeight,
+    contentWeight: weights.contentWeight,
     graphWeight: weights.graphWeight,
       alphaMode: req.mode,
     });

@@ -1,16 +1,18 @@
 /**
  * Search weights fitted on the project's own traces (beyond the seed): the fusion weight β of cosine vs
- * BM25 in the semantic score, and the weight μ of the intent memory. Which channel carries the signal
- * depends on the catalog (tool names in the requests favour BM25, paraphrases favour embeddings) and on how
- * often requests repeat (memory), so both are chosen per project by maximising mAP@10 of the tools that
- * past executions used, for up to 200 past intents: β on a grid 0, 0.1, …, 1 with μ = 0 and no graph,
- * then μ on 0, 0.2, …, 1, then the graph term's weight on 0, 0.25, 0.5, 1. Each past execution is
- * scored with the memory of the OTHER executions and usage counts without its own steps (leave-one-out),
- * so the fit never sees its own answer. Without enough intents (< 30) the defaults stay:
- * β = 0.5, μ = 0.8.
+ * BM25 in the content score, the weight μ of the intent memory, the weight w_c of the content channel
+ * against it, and the graph weight. Which channel carries the signal depends on the catalog (tool names in
+ * the requests favour BM25, paraphrases favour embeddings, poor descriptions make content useless) and on how
+ * often requests repeat (memory), so they are chosen per project by maximising mAP@10 of the tools that past
+ * executions used, for up to 200 past intents, with the staged grid search and channel anchors of
+ * algorithms/search/fit-fusion-weights.ts (so the fitted weights are never worse on these intents than the
+ * content, memory or graph channel alone). Each past execution is scored with the memory of the OTHER
+ * executions and usage counts without its own steps (leave-one-out), so the fit never sees its own answer.
+ * Without enough intents (< 30) the defaults stay: β = 0.5, μ = 0.8, w_c = 1, graph 1.
  */
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { mulberry32, shuffled } from "../../algorithms/random/rng.ts";
+import { fitFusionWeights } from "../../algorithms/search/fit-fusion-weights.ts";
 import { globalSignal } from "../../algorithms/search/global-signal.ts";
 import { projectConfig, setProjectConfig } from "../store/projects.ts";
 import { startOnce, yieldToEventLoop } from "./background.ts";
@@ -22,19 +24,25 @@ import { searchCandidates } from "./search.ts";
 export interface SearchWeights {
   beta: number;
   memoryWeight: number;
+  /** Weight of the content channel against the memory (channel-fusion.ts; 1 = the plain memory lift). */
+  contentWeight: number;
   /** Multiplier of the graph term (0 turns it off). */
   graphWeight: number;
 }
 
-export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = { beta: 0.5, memoryWeight: 0.8, graphWeight: 1 };
+export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = { beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1 };
 export const SEARCH_FIT_MIN_INTENTS = 30;
 
 export interface SearchWeightsFit extends SearchWeights {
   intents: number;
-  /** mAP@10 on the fitting intents: per β (μ = 0), then per μ. */
+  /** mAP@10 on the fitting intents: per β (μ = 0), then per μ, per w_c, per graph weight. */
   betaCurve: { beta: number; map: number }[];
   memoryCurve: { memoryWeight: number; map: number }[];
+  contentCurve: { contentWeight: number; map: number }[];
   graphCurve: { graphWeight: number; map: number }[];
+  /** mAP@10 of the fitted weights and of each channel alone (content, memory, graph) on the same intents. */
+  map?: number;
+  channels?: { content: number; memory: number; graph: number };
   reason?: string;
 }
 
@@ -51,7 +59,7 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
     if (anySuccess) rows.push(i);
   }
   if (rows.length < SEARCH_FIT_MIN_INTENTS) {
-    return { ...DEFAULT_SEARCH_WEIGHTS, intents: rows.length, betaCurve: [], memoryCurve: [], graphCurve: [], reason: `fewer than ${SEARCH_FIT_MIN_INTENTS} past executions with an intent` };
+    return { ...DEFAULT_SEARCH_WEIGHTS, intents: rows.length, betaCurve: [], memoryCurve: [], contentCurve: [], graphCurve: [], reason: `fewer than ${SEARCH_FIT_MIN_INTENTS} past executions with an intent` };
   }
   const sample = shuffled(rows, mulberry32(opts.seed ?? 1))
     .slice(0, opts.maxIntents ?? 200)
@@ -86,32 +94,26 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
   }
   // The fit runs beside live requests: it yields to the event loop after every case, so a search never waits
   // behind more than one case's scoring (one grid point over 200 cases is ~0.4 s of work at 10k tools).
-  const mapOf = async (beta: number, memoryWeight: number, graphWeight = 0): Promise<number> => {
+  const mapOf = async (w: { beta: number; memoryWeight: number; contentWeight: number; graphWeight: number }): Promise<number> => {
     let sum = 0;
     for (const c of cases) {
-      const ranked = searchCandidates(s, a, idx, c.intent, c.v, { beta, memoryWeight, memory: memoryWeight > 0 ? c.memory : undefined, graphWeight, global: c.global })
-        .slice(0, 10)
-        .map((h) => s.tools[h.index]!.id);
+      const ranked = searchCandidates(s, a, idx, c.intent, c.v, { ...w, memory: w.memoryWeight > 0 ? c.memory : undefined, global: c.global, top: 10 }).map((h) => s.tools[h.index]!.id);
       sum += averagePrecisionAtK(ranked, c.relevant, 10);
       await yieldToEventLoop();
     }
     return sum / cases.length;
   };
-  const curve = async <T>(grid: readonly number[], f: (x: number) => Promise<number>, make: (x: number, map: number) => T): Promise<T[]> => {
-    const out: T[] = [];
-    for (const x of grid) out.push(make(x, await f(x)));
-    return out;
-  };
-  const betaCurve = await curve(Array.from({ length: 11 }, (_, k) => k / 10), (b) => mapOf(b, 0), (beta, map) => ({ beta, map }));
-  const beta = betaCurve.reduce((b, x) => (x.map > b.map + 1e-12 ? x : b)).beta;
-  const memoryCurve = await curve([0, 0.2, 0.4, 0.6, 0.8, 1], (m) => mapOf(beta, m), (memoryWeight, map) => ({ memoryWeight, map }));
-  const memoryWeight = memoryCurve.reduce((b, x) => (x.map > b.map + 1e-12 ? x : b)).memoryWeight;
-  const graphCurve = await curve([0, 0.25, 0.5, 1], (g) => mapOf(beta, memoryWeight, g), (graphWeight, map) => ({ graphWeight, map }));
-  const graphWeight = graphCurve.reduce((b, x) => (x.map > b.map + 1e-12 ? x : b)).graphWeight;
+  const fit = await fitFusionWeights(mapOf);
+  const { beta, memoryWeight, contentWeight, graphWeight } = fit.weights;
+  const betaCurve = fit.curves.beta.map((p) => ({ beta: p.weights.beta, map: p.objective }));
+  const memoryCurve = fit.curves.memory.map((p) => ({ memoryWeight: p.weights.memoryWeight, map: p.objective }));
+  const contentCurve = fit.curves.content.map((p) => ({ contentWeight: p.weights.contentWeight, map: p.objective }));
+  const graphCurve = fit.curves.graph.map((p) => ({ graphWeight: p.weights.graphWeight, map: p.objective }));
   const cfg = await projectConfig(engine.db, project);
-  await setProjectConfig(engine.db, project, { ...cfg, searchWeights: { beta, memoryWeight, graphWeight } });
+  await setProjectConfig(engine.db, project, { ...cfg, searchWeights: { beta, memoryWeight, contentWeight, graphWeight } });
   forgetProjectConfig(engine, project);
-  return { beta, memoryWeight, graphWeight, intents: cases.length, betaCurve, memoryCurve, graphCurve };
+  const channels = { content: fit.channels.content.objective, memory: fit.channels.memory.objective, graph: fit.channels.graph.objective };
+  return { beta, memoryWeight, contentWeight, graphWeight, intents: cases.length, betaCurve, memoryCurve, contentCurve, graphCurve, map: fit.objective, channels };
 }
 
 

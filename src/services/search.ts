@@ -15,8 +15,9 @@
  *   1 − 0.5·coherence), computed for every tool once per graph state and search index (≈ m dot
  *   products, off the per-query path); cold start (< 5 executions) shrinks α_est toward the prior 1.0
  *   with coldStartAlpha.
- * - intent memory (optional evidence, see memory.ts): the tools of similar past requests, fused into the
- *   semantic side as semantic' = 1 − (1 − semantic)(1 − μ·vote) with μ = memoryWeight.
+ * - intent memory (optional evidence, see memory.ts): the tools of similar past requests, fused with the
+ *   content side as semantic' = 1 − (1 − w_c·semantic)(1 − μ·vote) with μ = memoryWeight, w_c = contentWeight
+ *   (algorithms/search/channel-fusion.ts; w_c = 1 by default).
  * - two-hop routing (optional, `restrictTo`): the candidates come from a subset of the tools chosen by
  *   namespace (namespace-index.ts); scoring inside the subset is unchanged.
  */
@@ -25,7 +26,7 @@ import { prepareAdamicAdar } from "../../algorithms/search/adamic-adar.ts";
 import { heatField } from "../../algorithms/search/adaptive-alpha.ts";
 import { bm25IdealScore, bm25Scores, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { toolCoherence as coherenceOf } from "../../algorithms/search/coherence.ts";
-import { type FusedHit, fuseScores } from "../../algorithms/search/fusion.ts";
+import { type FusedHit, fusedSemantic, fuseScores } from "../../algorithms/search/fusion.ts";
 import { globalSignal as globalSignalOf } from "../../algorithms/search/global-signal.ts";
 import { type HybridHit, rankHybridCandidates, type SearchChannel } from "../../algorithms/search/hybrid-rank.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
@@ -75,6 +76,8 @@ export interface SearchOptions {
   /** tokenize(queryText), when the caller has it already. */
   tokens?: readonly string[];
   memoryWeight?: number;
+  /** Weight of the content channel against the memory, in [0, 1] (fitted per project). Default 1. */
+  contentWeight?: number;
   channelTopN?: number;
   beta?: number;
   /** Multiplier of the graph term in [0, 1] (fitted per project, search-weights.ts). Default 1. */
@@ -157,8 +160,7 @@ export function searchCandidates(
       if (!seen.has(id)) {
         seen.add(id);
         const cos = extraCosine.get(id) ?? rowDot(idx.toolVectors, idx.dims, id, queryVector);
-        const c = Math.max(0, Math.min(1, cos));
-        candidates.push({ id, semantic: (options.beta ?? SEARCH_DEFAULTS.beta) * c, cosine: cos, bm25: 0, bm25Norm: 0 });
+        candidates.push({ id, semantic: fusedSemantic(cos, 0, options.beta ?? SEARCH_DEFAULTS.beta), cosine: cos, bm25: 0, bm25Norm: 0 });
       }
     }
   }
@@ -178,6 +180,7 @@ export function searchCandidates(
     exclude: options.exclude,
     memory: options.memory,
     memoryWeight: mu,
+    contentWeight: options.contentWeight ?? 1,
     adamicAdar: aa,
     global,
     graphWeight: gw,
@@ -224,7 +227,8 @@ function outsideCosines(idx: SearchIndex, vec: readonly { id: number }[], bm: re
 }
 
 export function explainHit(s: GraphSnapshot, h: SearchHit): string {
-  const parts = [`semantic ${h.semantic.toFixed(3)} (cosine ${h.cosine.toFixed(3)}, bm25 ${h.bm25Norm.toFixed(3)}${h.memory > 0 ? `, memory ${h.memory.toFixed(2)}` : ""})`];
+  const content = h.contentWeight === 1 ? "" : `content ${h.content.toFixed(3)} × weight ${h.contentWeight}, `;
+  const parts = [`semantic ${h.semantic.toFixed(3)} (${content}cosine ${h.cosine.toFixed(3)}, bm25 ${h.bm25Norm.toFixed(3)}${h.memory > 0 ? `, memory ${h.memory.toFixed(2)}` : ""})`];
   if (h.graphSource === "adamic-adar") {
     const via = h.commonNeighbours.map((c) => s.tools[c.via]?.id).filter(Boolean);
     parts.push(`graph ${h.graph.toFixed(3)} (Adamic-Adar to the context${via.length ? ` via ${via.join(", ")}` : ""})`);

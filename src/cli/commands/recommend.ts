@@ -365,7 +365,7 @@ export const learnWeightsCommand: Command = {
       const sw = await tg.fitSearchWeights();
       if (ctx.json) ctx.out(JSON.stringify({ ...r, search: sw }));
       else {
-        ctx.out(`search: fusion β ${sw.beta}, memory weight μ ${sw.memoryWeight}, graph weight ${sw.graphWeight} (fitted on ${sw.intents} past intents${sw.reason ? `; ${sw.reason}` : ""})`);
+        ctx.out(`search: fusion β ${sw.beta}, memory weight μ ${sw.memoryWeight}, content weight ${sw.contentWeight}, graph weight ${sw.graphWeight} (fitted on ${sw.intents} past intents${sw.reason ? `; ${sw.reason}` : ""})`);
         ctx.out(`fitted on ${r.examples} examples: ${Object.entries(r.weights).map(([k, v]) => `${k} ${fmtNum(v as number)}`).join(", ")}`);
         const rep = r.report as { validation?: { before: { mrr: number }; after: { mrr: number } } } | undefined;
         if (rep?.validation) ctx.out(`held-out MRR ${fmtNum(rep.validation.before.mrr)} → ${fmtNum(rep.validation.after.mrr)}`);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fuseScores } from "../../../algorithms/search/fusion.ts";
+import { fusedSemantic, fuseScores } from "../../../algorithms/search/fusion.ts";
 
 const cos = [
   { id: 1, score: 0.8 },
@@ -107,5 +107,16 @@ describe("properties", () => {
         },
       ),
     );
+  });
+});
+
+describe("fusedSemantic", () => {
+  it("hand-computed: 0.5·0.8 + 0.5·0.4 = 0.6; a memory-only candidate (bm25 0) is β·cos⁺", () => {
+    expect(fusedSemantic(0.8, 0.4, 0.5)).toBeCloseTo(0.6, 12);
+    expect(fusedSemantic(0.8, 0, 0.5)).toBe(0.4);
+    expect(fusedSemantic(-0.3, 0, 0.5)).toBe(0);
+  });
+  it("equals fuseScores' semantic for every candidate", () => {
+    for (const h of fuseScores(cos, lex, { bm25Ideal: 4 })) expect(fusedSemantic(h.cosine, h.bm25Norm, 0.7)).toBe(h.semantic);
   });
 });

@@ -51,4 +51,23 @@ describe("rankHybridCandidates", () => {
     expect(h[0]!.graph).toBe(0.5);
     expect(h[0]!.final).toBeCloseTo(0.625, 12);
   });
+
+  it("content weight: 1 is the default bit for bit; 0 ranks by the memory vote alone (issue 20)", () => {
+    // Content: tool 0 0.9, tool 1 0.2, tool 2 0.5; votes: tool 1 0.6, tool 2 0.3; μ 1, no graph.
+    const base = { candidates: [cand(0, 0.9), cand(1, 0.2), cand(2, 0.5)], executions: [10, 10, 10], memory: new Map([[1, 0.6], [2, 0.3]]), memoryWeight: 1, graphWeight: 0, channel: "hybrid" as const, fixedAlpha: 1 };
+    const plain = rankHybridCandidates(base);
+    expect(rankHybridCandidates({ ...base, contentWeight: 1 })).toEqual(plain);
+    // w_c = 1: tool 0 0.9, tool 1 1 − 0.8·0.4 = 0.68, tool 2 1 − 0.5·0.7 = 0.65
+    expect(plain.map((h) => h.index)).toEqual([0, 1, 2]);
+    expect(plain[1]!.semantic).toBeCloseTo(0.68, 12);
+    // w_c = 0: the votes' order (tool 1 0.6, tool 2 0.3, tool 0 0); the hit keeps its content score
+    const memoryOnly = rankHybridCandidates({ ...base, contentWeight: 0 });
+    expect(memoryOnly.map((h) => h.index)).toEqual([1, 2, 0]);
+    expect(memoryOnly[0]!.final).toBeCloseTo(0.6, 12);
+    expect(memoryOnly[2]!.content).toBe(0.9);
+    expect(memoryOnly[2]!.contentWeight).toBe(0);
+    // w_c = 0.5: tool 0 0.45, tool 1 1 − 0.9·0.4 = 0.64, tool 2 1 − 0.75·0.7 = 0.475
+    expect(rankHybridCandidates({ ...base, contentWeight: 0.5 }).map((h) => h.index)).toEqual([1, 2, 0]);
+    expect(() => rankHybridCandidates({ ...base, contentWeight: 1.5 })).toThrow(/contentWeight/);
+  });
 });
