@@ -7,9 +7,11 @@
  *      on its own, never a hop of a longer path                                  (infer-dependencies.ts)
  *      plus, optionally, edges `propose`d for the rest (schema-dependencies.ts: unrelated pairs whose
  *      output and input fields match, weaker than any learned edge)
- *      then, with `roles` given, a non-direct candidate between two tools never observed in succession
+ *      then, with `roles` given, a multi-hop candidate between two tools never observed in succession
  *      either way (the `precedence` counts; every pair when none are given) is oriented by the tools'
- *      learned roles — the consumer goes second (role-orientation.ts)
+ *      learned roles — the consumer goes second (role-orientation.ts);
+ *      then, with `directFirst`, a tool with a direct dependency edge keeps no other kind of prerequisite
+ *      (direct-first.ts)
  *   2. cycles of any length broken by dropping the weakest edge of each, until acyclic (break-cycles.ts);
  *      weakest = lowest strength × observed precedence share when `precedence` counts are given
  *      (precedence.ts: the direction seen less often goes first), exact ties dropped together — never

@@ -8,9 +8,10 @@
  * Why: an observed data flow into B already says where B's input comes from among the selected tools; a path
  * A ⇝ B through tools outside the selection then mostly says that A and B belong to neighbouring workflows,
  * not that B reads A (the schema proposals apply the same rule: schema-dependencies.ts `hasPrerequisite`).
- * Chosen on training traces only: DAGs of the held-out NESTFUL training traces (5 folds, gold tool set,
- * dependency graph, every tool seen in the other folds): see the commit that introduced it and
- * algorithms/README.md "DAG".
+ * Chosen on training traces only: the DAGs of held-out NESTFUL training traces built from the other folds
+ * (5 folds, gold tool set, dependency graph, the 119 traces whose tools all occur in the other folds): edge F1
+ * 0.824 → 0.839 (precision 0.829 → 0.848, recall 0.818 → 0.831); ToolLinkOS training traces with the
+ * declared edges (3 folds, 609 traces): 0.934 → 0.934 (its candidates are direct edges).
  *
  * Invariants: every direct edge is kept; a tool without a direct prerequisite keeps all its candidates; the
  * result does not depend on the order of the edges (each edge's fate depends on its head's edges only); pure.

@@ -4,6 +4,8 @@
  * buildDag(tools): for selected tools A, B, B depends on A when the cheapest path A → B in the history
  * graph (cost 1 / max(w, 0.1)) has ≤ 3 hops; strength = mean edge weight / hops; a direct `dependency`
  * edge wins. One hop-bounded search per selected tool over the CSR (searcher cached per graph state).
+ * A tool with a direct dependency edge from another selected tool takes no prerequisite from a path or a
+ * proposal (algorithms/dag/direct-first.ts, issue 20).
  * Cycles of any length are broken at their weakest edge, then transitive reduction, then parallel layers;
  * with latencies known, the critical path and the wall time against sequential execution.
  * `graph: "history"` (default, the seed's: every edge type) or "dependency" (dependency evidence only).
