@@ -19,7 +19,7 @@ import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
 import type { EvalCase } from "../src/formats/schemas.ts";
 import { calibrationPairs, topNextStep } from "../src/services/calibrate.ts";
 import { recallMemory } from "../src/services/memory.ts";
-import { dagOver } from "../src/services/recommend-dag.ts";
+import { type DagOverOptions, dagOver } from "../src/services/recommend-dag.ts";
 import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/services/recommend-next.ts";
 import { type SearchAblation, type SearchOptions, searchCandidates } from "../src/services/search.ts";
 import { nextStepModel, rawSuggestions } from "../src/services/suggest.ts";
@@ -454,11 +454,14 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
     "toolgraph (dependency graph, no precedence)": (tools) => viaDag(tools, "dependency", 3, false, true, false),
     "toolgraph (dependency graph, no data-flow prior)": (tools) => viaDag(tools, "dependency", 3, false, false),
     "toolgraph (dependency graph, 1 hop)": (tools) => viaDag(tools, "dependency", 1),
+    "toolgraph (dependency graph, no direct-first)": (tools) => viaDag(tools, "dependency", 3, false, true, true, { directFirst: false }),
+    "toolgraph (dependency graph + role orientation)": (tools) => viaDag(tools, "dependency", 3, false, true, true, { roles: true }),
     "toolgraph (blended graph)": (tools) => viaJob(tools, "blended"),
     "toolgraph (dependency graph + schema edges)": (tools) => viaJob(tools, "dependency", true),
   };
   // Default rows go through the library's buildDag job (the doors' path: data-flow prior and precedence on);
-  // the ablation rows (no precedence, no data-flow prior, 1 hop) switch them off through dagOver's ablation seam.
+  // the ablation rows (no precedence, no data-flow prior, 1 hop, no direct-first, + role orientation) switch them
+  // off (or on) through dagOver's ablation seam.
   async function viaJob(tools: string[], graph: "history" | "dependency" | "blended", schemaEdges = false): Promise<Predicted> {
     const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
     if (uniq.length === 0) return { edges: [], order: [], rank: new Map() };
@@ -469,9 +472,9 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
     });
     return { edges: dag.edges.map((e) => [e.from, e.to] as [string, string]), order: dag.layers.flat(), rank };
   }
-  function viaDag(tools: string[], graph: "history" | "dependency" | "blended", hops = 3, schemaEdges = false, dataFlowPrior = true, precedence = true): Predicted {
+  function viaDag(tools: string[], graph: "history" | "dependency" | "blended", hops = 3, schemaEdges = false, dataFlowPrior = true, precedence = true, more: DagOverOptions = {}): Predicted {
     const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
-    const dag = dagOver(s, uniq.map((t) => s.index.get(t)!), graph, hops, schemaEdges, { dataFlowPrior, precedence });
+    const dag = dagOver(s, uniq.map((t) => s.index.get(t)!), graph, hops, schemaEdges, { dataFlowPrior, precedence, ...more });
     const id = (i: number) => s.tools[i]!.id;
     const rank = new Map<string, number>();
     dag.layers.forEach((l, k) => {

@@ -7,6 +7,11 @@
  *      on its own, never a hop of a longer path                                  (infer-dependencies.ts)
  *      plus, optionally, edges `propose`d for the rest (schema-dependencies.ts: unrelated pairs whose
  *      output and input fields match, weaker than any learned edge)
+ *      then, with `roles` given, a multi-hop candidate between two tools never observed in succession
+ *      either way (the `precedence` counts; every pair when none are given) is oriented by the tools'
+ *      learned roles — the consumer goes second (role-orientation.ts);
+ *      then, with `directFirst`, a tool with a direct dependency edge keeps no other kind of prerequisite
+ *      (direct-first.ts)
  *   2. cycles of any length broken by dropping the weakest edge of each, until acyclic (break-cycles.ts);
  *      weakest = lowest strength × observed precedence share when `precedence` counts are given
  *      (precedence.ts: the direction seen less often goes first), exact ties dropped together — never
@@ -27,6 +32,8 @@ import { criticalPath } from "./critical-path.ts";
 import type { DependencyEdge, DroppedArc } from "./dependency-edge.ts";
 import type { InferDependenciesOptions } from "./infer-dependencies.ts";
 import { DEFAULTS as INFER_DEFAULTS, inferDependencies } from "./infer-dependencies.ts";
+import { directFirst } from "./direct-first.ts";
+import { type OrientedDependency, orientByRoles, type RoleOrientationOptions } from "./role-orientation.ts";
 import { DEFAULTS as PRECEDENCE_DEFAULTS, type Precedence, precedenceShare } from "./precedence.ts";
 import { topologicalLayers } from "./topological-layers.ts";
 import { transitiveReduction } from "./transitive-reduction.ts";
@@ -47,12 +54,19 @@ export interface BuildExecutionDagOptions extends InferDependenciesOptions {
    * Default: none (strength alone).
    */
   readonly precedence?: (from: number, to: number) => number;
+  /**
+   * Learned roles orienting the non-direct candidates of pairs never observed in either order (role-orientation.ts;
+   * "observed" = a `precedence` count > 0 either way). Default: none (the direction the evidence was found in).
+   */
+  readonly roles?: Omit<RoleOrientationOptions, "observed">;
+  /** Drop the non-direct candidates into a tool that has a direct prerequisite (direct-first.ts). Default false. */
+  readonly directFirst?: boolean;
   /** Pseudo-observations of the "either order" prior. Default `precedence.ts` DEFAULTS.priorWeight (2). */
   readonly precedencePrior?: number;
 }
 
 /** A candidate edge with the observed order of its two ends (when `precedence` counts were given). */
-export type OrderedEdge = DependencyEdge & { readonly precedence?: Precedence };
+export type OrderedEdge = DependencyEdge & { readonly precedence?: Precedence; readonly orientation?: OrientedDependency["orientation"] };
 
 export const DEFAULTS = {
   ...INFER_DEFAULTS,
@@ -78,7 +92,7 @@ export interface ExecutionDag {
   readonly nodes: DagNode[];
   /** Kept edges (acyclic, transitively reduced), ordered by input position of from, then to. */
   readonly edges: OrderedEdge[];
-  /** Edges dropped by cycle breaking (in drop order), then by transitive reduction. */
+  /** Edges dropped by role orientation, then by cycle breaking (in drop order), then by transitive reduction. */
   readonly dropped: DroppedArc<OrderedEdge>[];
   /** Parallel layers of node ids; every kept edge goes from a lower layer to a higher one. */
   readonly layers: number[][];
@@ -98,14 +112,18 @@ export function buildExecutionDag(
     ? [...inferred, ...options.propose(inferred)].sort((x, y) => position.get(x.from)! - position.get(y.from)! || position.get(x.to)! - position.get(y.to)!)
     : inferred;
   const count = options.precedence;
+  const oriented = options.roles ? orientByRoles(proposed, { ...options.roles, ...(count ? { observed: (a: number, b: number) => count(a, b) > 0 } : {}) }) : undefined;
+  const oriented0: readonly OrderedEdge[] = oriented ? oriented.edges : proposed;
+  const screened = options.directFirst ? directFirst(oriented0) : undefined;
+  const found: readonly OrderedEdge[] = screened ? screened.kept : oriented0;
   const prior = options.precedencePrior ?? PRECEDENCE_DEFAULTS.priorWeight;
   const candidates: OrderedEdge[] = count
-    ? proposed.map((e) => {
+    ? found.map((e) => {
         const before = count(e.from, e.to);
         const after = count(e.to, e.from);
         return { ...e, precedence: { before, after, share: precedenceShare(before, after, prior) } };
       })
-    : proposed;
+    : found.slice();
   const acyclic = breakCycles(selected, candidates, count ? { orderWeight: (e: OrderedEdge) => e.strength * e.precedence!.share } : {});
   const reduced = transitiveReduction(selected, acyclic.kept);
   const { layers, layerOf } = topologicalLayers(selected, reduced.kept);
@@ -166,7 +184,7 @@ export function buildExecutionDag(
   return {
     nodes,
     edges: reduced.kept,
-    dropped: [...acyclic.dropped, ...reduced.dropped],
+    dropped: [...(oriented?.dropped ?? []), ...(screened?.dropped ?? []), ...acyclic.dropped, ...reduced.dropped],
     layers,
     timing,
   };

@@ -37,8 +37,8 @@ export interface DependencyEdge extends StrengthArc {
 /** An edge removed by a pass, with why and the nodes that prove it (the cycle, or the other path). */
 export interface DroppedArc<E extends Arc> {
   readonly edge: E;
-  readonly reason: "cycle" | "transitive";
-  /** For "cycle": the cycle as a closed node list (first = last). For "transitive": the kept path from → to. */
+  readonly reason: "cycle" | "transitive" | "orientation" | "direct-first";
+  /** "cycle": the cycle as a closed node list (first = last); "transitive": the kept path from → to; "orientation": the kept reverse edge (to, from); "direct-first": the direct edge into `to`. */
   readonly witness: number[];
   readonly explanation: string;
 }

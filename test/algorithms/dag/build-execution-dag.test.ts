@@ -356,3 +356,42 @@ describe("buildExecutionDag: direction from observed precedence (issue 20)", () 
     );
   });
 });
+
+/*
+ * Direct evidence first (issue 20): 0→2 is a direct dependency edge (weight 1); 1 reaches 2 only through the
+ * unselected 5 (1→5 0.8, 5→2 0.6: a 2-hop path of strength 0.35). Without directFirst both prerequisites of 2
+ * stay (0 and 1 are unrelated, so no reduction); with it the path edge goes, named with the direct edge.
+ */
+describe("buildExecutionDag: directFirst", () => {
+  const csr = buildCsr(6, [
+    { from: 0, to: 2, weight: 1 },
+    { from: 1, to: 5, weight: 0.8 },
+    { from: 5, to: 2, weight: 0.6 },
+  ]);
+  const isDependencyEdge = (u: number, v: number) => u === 0 && v === 2;
+
+  it("keeps a path prerequisite beside a direct one by default", () => {
+    const dag = buildExecutionDag(csr, [0, 1, 2], { isDependencyEdge });
+    expect(pairs(dag.edges)).toEqual([
+      [0, 2],
+      [1, 2],
+    ]);
+  });
+
+  it("drops it with directFirst, and says why", () => {
+    const dag = buildExecutionDag(csr, [0, 1, 2], { isDependencyEdge, directFirst: true });
+    expect(pairs(dag.edges)).toEqual([[0, 2]]);
+    expect(dag.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([[1, 2, "direct-first", [0, 2]]]);
+    expect(dag.layers).toEqual([[0, 1], [2]]);
+  });
+
+  it("with roles, orients a path between tools never seen in succession by their consumer rates", () => {
+    // 1 ⇝ 2 over the path; consumer(1) = 0.9 > consumer(2) = 0.1, never observed either way: 2 → 1.
+    const dag = buildExecutionDag(csr, [1, 2], { precedence: () => 0, roles: { consumerRate: (v) => (v === 1 ? 0.9 : 0.1) } });
+    expect(pairs(dag.edges)).toEqual([[2, 1]]);
+    expect(dag.edges[0]!.orientation).toEqual({ evidence: [1, 5, 2], consumerFrom: 0.1, consumerTo: 0.9 });
+    // Observed once in the path's direction: kept as found.
+    const seen = buildExecutionDag(csr, [1, 2], { precedence: (a, b) => (a === 1 && b === 2 ? 1 : 0), roles: { consumerRate: (v) => (v === 1 ? 0.9 : 0.1) } });
+    expect(pairs(seen.edges)).toEqual([[1, 2]]);
+  });
+});
