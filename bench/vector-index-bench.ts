@@ -202,6 +202,7 @@ const stageRows: string[][] = [];
 const uptimes: string[] = [uptime()];
 const results = () => ({
   bench: "vector-index",
+  command: `node --expose-gc --import tsx bench/vector-index-bench.ts ${process.argv.slice(2).join(" ")}`,
   machine: machine(),
   note: "shared 2-core machine (other helpers' jobs running): compare contenders within one run; p50 ratios are to hnswlib's p50 of the same run",
   uptime: uptimes,
