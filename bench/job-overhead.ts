@@ -14,7 +14,8 @@
  *
  * job (wall clock of the awaited facade call) | core (the scoring functions the job composes, inputs that do
  * not depend on the request prepared before timing):
- * - search: `tg.search({intent})` | `searchCandidates` with the job's weights, memory votes and `top: 10`.
+ * - search: `tg.search({intent})` | `searchCandidates` with the job's weights, memory votes and `top: 10`;
+ *   a second row adds the intent-memory recall (`recallMemory`, a kNN scoring of its own) to the core.
  * - next step: `tg.suggestNext({context})` | `suggestNextSteps(model, {context, now}, {weights, limit 15})`.
  * - capability match: `tg.matchCapabilities({intent})` | capability cosine + BM25 fusion, the tool search
  *   (`searchCandidates`), the pattern triggers and `rankCapabilityMatches`.
@@ -164,6 +165,23 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
       "search",
       { job: "await tg.search({intent})", core: "searchCandidates(view, intent, {top 10, memory votes, fitted weights})" },
       await alternate(queries, o.warmup, o.reps, (q) => tg.search({ intent: q.intent }), (q) => searchCore(q, 10)),
+    );
+
+    // The same job against its scoring including the intent-memory recall (kNN over past intents, whose votes
+    // enter the semantic score).
+    add(
+      "search (core with recall)",
+      { job: "await tg.search({intent})", core: "recallMemory(intent, query vector) + searchCandidates(view, intent, {top 10, its votes, fitted weights})" },
+      await alternate(
+        queries,
+        o.warmup,
+        o.reps,
+        (q) => tg.search({ intent: q.intent }),
+        async (q) => {
+          const mem = await recallMemory(engine, PROJECT, q.intent, q.qv);
+          return searchCore({ ...q, mem }, 10);
+        },
+      ),
     );
 
     // --- next step ------------------------------------------------------------------------------------

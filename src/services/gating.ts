@@ -30,6 +30,9 @@ import { UserHistoryTracker } from "../gate/user-history-tracker.ts";
 import type { Database } from "../store/schema.ts";
 import { DbContextThresholdStore, DbUserHistoryStore } from "../store/user-state.ts";
 
+/** Detections kept by Gatekeeper.detectOnce. */
+export const DETECTION_MEMO = 256;
+
 export const ANONYMOUS_USER: UserSignalInput = { reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 };
 
 export interface GateRequestContext {
@@ -124,6 +127,8 @@ export class Gatekeeper {
   readonly detectors: ContextDetectorChain;
   readonly userStore: DbUserHistoryStore;
   private readonly calibrations = new Map<string, Calibration>();
+  /** Detections of recent requests without a workflow id, least recently used first (detectOnce). */
+  private readonly detections = new Map<string, DetectedContext>();
 
   constructor(db: Kysely<Database>, options: GatekeeperOptions) {
     this.userStore = new DbUserHistoryStore(db);
@@ -153,7 +158,7 @@ export class Gatekeeper {
     const rw = req.requestWorkflow;
     const workflow = rw ? { steps: rw.steps.map((x) => ({ tool: x.tool, success: x.success ?? true })), replans: rw.replans ?? 0 } : req.workflow;
     const workflowId = rw ? rw.id : req.workflowId;
-    const detected = this.detectors.detect({ text: req.text, workflow }, workflowId);
+    const detected = workflowId === undefined ? this.detectOnce(req.text, workflow) : this.detectors.detect({ text: req.text, workflow }, workflowId);
     const timeline =
       workflowId === undefined
         ? undefined
@@ -177,6 +182,31 @@ export class Gatekeeper {
     const adjustment = this.manager.adjustThreshold(user ?? ANONYMOUS_USER, env, task);
     const key = contextKeyOf(task);
     return { project: req.project, adjustment, detected, user, contextKey: `${key.project}/${key.operation}/${key.domain}`, workflowId, timeline };
+  }
+
+  /**
+   * Context detection of a request without a workflow id: a pure function of the text and the workflow
+   * steps, so the last DETECTION_MEMO answers are kept (a DAG request, a repeated context or intent then skips
+   * the detectors; an id's timeline must record every call, so those always run).
+   */
+  private detectOnce(text: string, workflow: WorkflowContext | undefined): DetectedContext {
+    let key = text;
+    if (workflow) {
+      key += `\u0000${workflow.replans ?? 0}`;
+      for (const st of workflow.steps) key += `\u0000${st.success ? "+" : "-"}${st.tool === undefined ? "" : `:${st.tool}`}`;
+      if (workflow.tools) key += `\u0001${workflow.tools.join("\u0000")}`;
+      if (workflow.domains) key += `\u0002${workflow.domains.join("\u0000")}`;
+    }
+    const hit = this.detections.get(key);
+    if (hit) {
+      this.detections.delete(key);
+      this.detections.set(key, hit);
+      return hit;
+    }
+    const detected = this.detectors.detect({ text, workflow });
+    this.detections.set(key, detected);
+    if (this.detections.size > DETECTION_MEMO) this.detections.delete(this.detections.keys().next().value!);
+    return detected;
   }
 
   gate(kind: string, score: number, prepared: PreparedGate, fallbacks: readonly string[] = []): GateDecision<string> {

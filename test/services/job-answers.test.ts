@@ -71,6 +71,27 @@ describe("job answers are unchanged by the wrapper work", () => {
     expect(existsSync(FIXTURE)).toBe(true);
   });
 
+  it("a memoised context detection equals a fresh one, per text and workflow", async () => {
+    const gk = tg.engine.gatekeeper;
+    const inputs = [
+      { text: "deploy the hotfix to production now", workflow: undefined },
+      { text: "", workflow: { steps: [{ tool: "git.diff", success: true }, { tool: "git.commit", success: false }], replans: 1 } },
+      { text: "", workflow: { steps: [{ tool: "git.diff", success: true }, { tool: "git.commit", success: true }], replans: 1 } },
+      { text: "", workflow: undefined },
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const x of inputs) {
+        const prepared = await gk.prepare({ project: "pinned", text: x.text, workflow: x.workflow });
+        expect(prepared.detected).toEqual(gk.detectors.detect({ text: x.text, workflow: x.workflow }));
+      }
+    }
+    // The failed step makes the second input's health differ from the third's: the key tells them apart.
+    const failed = await gk.prepare({ project: "pinned", text: "", workflow: inputs[1]!.workflow });
+    const ok = await gk.prepare({ project: "pinned", text: "", workflow: inputs[2]!.workflow });
+    expect(failed.detected.consecutiveFailures).toBe(1);
+    expect(ok.detected.consecutiveFailures).toBe(0);
+  });
+
   for (const [name] of REQUESTS) {
     it(`${name}: same answer as before`, () => {
       const expected = JSON.parse(readFileSync(FIXTURE, "utf8")) as Record<string, unknown>;
