@@ -159,6 +159,13 @@ describe("one issue formatter: the same field and message on every door", () => 
     expect(viaMcp).toMatchObject({ field: "intent", message: "intent: required" });
   });
 
+  it("the library-only graph option of buildDag and plan is validated too, naming graph", async () => {
+    const sideways = "sideways" as "auto";
+    expect(await libraryError(() => tg.buildDag({ tools: ["a"], graph: sideways }))).toMatchObject({ field: "graph", message: expect.stringMatching(/^graph: /) });
+    expect(await libraryError(() => tg.plan({ intent: "read a file", graph: sideways }))).toMatchObject({ field: "graph" });
+    expect((await tg.buildDag({ tools: ["a"], graph: "history" })).nodes.map((n) => n.tool)).toEqual(["a"]);
+  });
+
   it("an unknown MCP tool is an isError result, not a protocol error", async () => {
     const r = await call("no_such_tool", {});
     expect(r.isError).toBe(true);
