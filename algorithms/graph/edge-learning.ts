@@ -13,10 +13,8 @@
  *
  * Successions (what followed what, the next-step co-occurrence): a pair observed in one execution as a
  * sequence, a dependency and/or a containment is ONE succession — `learnSuccessions` yields each (from, to)
- * once per execution. Over stored per-type counts (one execution can add 1 to several types of one pair)
- * `successionCount` = max(sequence, dependency, contains): exact when the types of a pair occur together
- * (a `dependsOn` on the previous sibling), a lower bound when some executions saw the pair only as one type
- * and others only as another.
+ * once per execution, and the store counts them in their own column (edges.succ_count), so
+ * cooc(b | a) = successions(a→b) / Σ_x successions(a→x) is P(b follows a) whatever the types were.
  */
 import type { EdgeType } from "./edge-quality.ts";
 
@@ -63,9 +61,14 @@ export function learnEdges(steps: readonly StepLike[]): EdgeObservation[] {
 
 /** Distinct (from, to) successions of one execution: sequence, dependency and contains observations merged. */
 export function learnSuccessions(steps: readonly StepLike[]): { readonly from: string; readonly to: string }[] {
+  return successionsOf(learnEdges(steps));
+}
+
+/** The successions among one execution's edge observations (`learnEdges`): each (from, to) once, `provides` excluded. */
+export function successionsOf(observations: readonly EdgeObservation[]): { readonly from: string; readonly to: string }[] {
   const seen = new Set<string>();
   const out: { from: string; to: string }[] = [];
-  for (const ob of learnEdges(steps)) {
+  for (const ob of observations) {
     if (ob.type === "provides") continue;
     const key = `${ob.from}\u0000${ob.to}`;
     if (seen.has(key)) continue;
@@ -75,7 +78,3 @@ export function learnSuccessions(steps: readonly StepLike[]): { readonly from: s
   return out;
 }
 
-/** Succession count of a pair from its per-type observation counts: max(sequence, dependency, contains). */
-export function successionCount(counts: Readonly<Record<EdgeType, number>>): number {
-  return Math.max(counts.sequence, counts.dependency, counts.contains);
-}

@@ -19,6 +19,8 @@
  *   whose preceding steps match the longest suffix of the prefix (ties → earliest occurrence) — and its
  *   following step votes with the step outcome above. Empty prefix → each neighbour's first step votes.
  * - similarSuccessRate = Σ sim·decay·[success] / Σ sim·decay (the gate's `similar_task_success`).
+ * - memory(t) = normalised vote(t) × max similarity (`memoryScore`): weak neighbours cannot cast
+ *   full-strength votes.
  *
  * The caller computes the fused similarity (see fuse-similarity.ts) and passes the top-k neighbours.
  * Source: distance-weighted k-NN voting (Dudani, IEEE SMC 1976) with exponential time decay of case
@@ -324,4 +326,9 @@ export function similarSuccessRate(
     return { rate: null, neighbours: neighbours.length, weight: 0, reason: "similar executions have zero weight" };
   }
   return { rate: Math.min(1, num / den), neighbours: neighbours.length, weight: den };
+}
+
+/** memory(t) = normalised vote × the best neighbour's similarity (header): ∈ [0,1] when both are. */
+export function memoryScore(vote: number, bestSimilarity: number): number {
+  return vote * bestSimilarity;
 }

@@ -168,6 +168,16 @@ export const alternativesRequest = z
   })
   .strict();
 
+/**
+ * The library-only options of buildDag and plan (not part of the HTTP/MCP requests): which graph the DAG
+ * is read from (src/services/recommend-dag.ts DagGraph; default auto).
+ */
+export const dagOptions = z
+  .object({
+    graph: z.enum(["history", "dependency", "blended", "auto"]).optional().describe("The graph the DAG is read from (default auto)"),
+  })
+  .strict();
+
 export type SearchRequest = z.input<typeof searchRequest>;
 export type SuggestNextRequest = z.input<typeof suggestNextRequest>;
 export type MatchCapabilitiesRequest = z.input<typeof matchCapabilitiesRequest>;

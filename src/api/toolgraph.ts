@@ -41,6 +41,7 @@ import {
   type BuildDagRequest,
   buildDagRequest,
   type DiscoverCapabilitiesRequest,
+  dagOptions,
   discoverCapabilitiesRequest,
   type FeedbackRequest,
   feedbackRequest,
@@ -271,7 +272,7 @@ export class Toolgraph implements RecommenderApi {
     const { graph, ...input } = req;
     const [project, rest] = split(input);
     const p = project ?? this.project;
-    const r = { ...parseRequest(buildDagRequest, rest), graph };
+    const r = { ...parseRequest(buildDagRequest, rest), ...parseRequest(dagOptions, { graph }) };
     return this.cached("runBuildDag", p, r, () => runBuildDag(this.engine, p, r));
   }
 
@@ -280,7 +281,7 @@ export class Toolgraph implements RecommenderApi {
     const { graph, ...input } = req;
     const [project, rest] = split(input);
     const p = project ?? this.project;
-    const r = { ...parseRequest(planRequest, rest), graph };
+    const r = { ...parseRequest(planRequest, rest), ...parseRequest(dagOptions, { graph }) };
     return this.cached("runPlan", p, r, () => runPlan(this.engine, p, r));
   }
 

@@ -16,12 +16,10 @@ import {
   emptyContextThreshold,
   updateContextThreshold,
 } from "../../algorithms/thresholds/context-learning.ts";
+import type { ContextThresholdStore } from "../store/ports.ts";
 
-/** Persistence seam; `load` returns undefined for a context never seen. */
-export interface ContextThresholdStore {
-  load(key: ContextKey): Promise<ContextThresholdState | undefined>;
-  save(key: ContextKey, state: ContextThresholdState): Promise<void>;
-}
+/** Persistence seam (declared with the store, src/store/ports.ts). */
+export type { ContextThresholdStore };
 
 export interface ContextThresholdLearnerOptions extends ContextLearningOptions {
   /** Clock in ms. Default Date.now. */

@@ -20,14 +20,12 @@ import {
   updateUserHistory,
   userContextOf,
 } from "../../algorithms/thresholds/user-history.ts";
+import type { UserHistoryStore } from "../store/ports.ts";
 
 const MODULE = "gate/user-history-tracker";
 
-/** Persistence seam; `load` returns undefined for a user never seen. */
-export interface UserHistoryStore {
-  load(project: string, user: string): Promise<UserHistory | undefined>;
-  save(project: string, user: string, history: UserHistory): Promise<void>;
-}
+/** Persistence seam (declared with the store, src/store/ports.ts). */
+export type { UserHistoryStore };
 
 export interface UserHistoryTrackerOptions extends UserHistoryOptions {
   /** Clock in epoch ms. Default Date.now. */

@@ -10,7 +10,7 @@
  * bump included, gated on the execution row being new) — where a batch takes five to eight.
  */
 import type { Kysely, Transaction } from "kysely";
-import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
+import { learnEdges, successionsOf } from "../../algorithms/graph/edge-learning.ts";
 import { LEVEL_OF } from "../../algorithms/graph/edge-quality.ts";
 import { emptyUserHistory, type UserHistory } from "../../algorithms/thresholds/user-history.ts";
 import { zodProblems } from "../formats/issues.ts";
@@ -32,7 +32,10 @@ import { DbUserHistoryStore } from "../store/user-state.ts";
 import { duplicateIdErrors, ImportError, type LineError, parseCatalog, parseJsonl } from "./parse.ts";
 
 /** The edge observations a stored execution adds (the store counts them; it knows no algorithm). */
-const edgesOf: EdgesOf = (e) => learnEdges(e.steps);
+const edgesOf: EdgesOf = (e) => {
+  const edges = learnEdges(e.steps);
+  return { edges, successions: successionsOf(edges) };
+};
 
 export interface CatalogImportResult {
   file: string;

@@ -17,7 +17,7 @@
  */
 import { groupByKey } from "../../algorithms/graph/group-by-key.ts";
 import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
-import { type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
+import { memoryScore, type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
 import { type Bm25Index, bm25IdealScore, buildBm25Index, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { dotInt8, dotsInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
@@ -348,19 +348,18 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   const now = engine.now();
   const tv = voteTools(past, now, { limit: 50 });
   const cv = voteCapabilities(past, now, { limit: 20 });
-  // Votes are normalised to [0,1] by the best tool, then scaled by the best neighbour's similarity, so
-  // weak neighbours cannot cast full-strength votes: memory(t) = vote(t) × max similarity.
+  // memory(t) = normalised vote(t) × max similarity (algorithms/memory/knn-vote.ts memoryScore).
   const strength = sims[0]!;
   const toolVotes = new Map<number, number>();
   const explanations = new Map<number, string>();
   for (const v of tv.votes) {
     const i = s.index.get(v.key);
     if (i === undefined) continue;
-    toolVotes.set(i, v.vote * strength);
+    toolVotes.set(i, memoryScore(v.vote, strength));
     explanations.set(i, explanation(v.executions, v.succeeded));
   }
   const capabilityVotes = new Map<string, number>();
-  for (const v of cv.votes) capabilityVotes.set(v.key, v.vote * strength);
+  for (const v of cv.votes) capabilityVotes.set(v.key, memoryScore(v.vote, strength));
   const sr = similarSuccessRate(past, now);
   return {
     toolVotes,

@@ -30,6 +30,7 @@
  * explained), then the DAG above.
  * Caps (maxTools, maxLatencyMs, maxCost) trim the plan and say what was dropped and why.
  */
+import { dagConfidence as confidenceOfDag, inMainBand, planConfidence, requiredPrerequisite as requiredByCounts } from "../../algorithms/dag/confidence.ts";
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
@@ -122,8 +123,7 @@ export function pathCsrFor(s: GraphSnapshot, graph: Exclude<DagGraph, "auto">, c
 export function requiredPrerequisite(s: GraphSnapshot, u: number, v: number): boolean {
   const e = s.edge(s.tools[u]!.id, s.tools[v]!.id);
   if (!e) return false;
-  if (e.declared.dependency > 0) return true;
-  return e.counts.dependency >= Math.max(1, 0.5 * s.executions[v]!);
+  return requiredByCounts(e.declared.dependency > 0, e.counts.dependency, s.executions[v]!);
 }
 
 export function latencyOf(s: GraphSnapshot, i: number): number | undefined {
@@ -395,9 +395,7 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
 
 /** DAG confidence: mean strength of the kept edges (1 for a single tool; 0 when several tools are unrelated). */
 export function dagConfidence(dag: ExecutionDag): number {
-  if (dag.nodes.length <= 1) return 1;
-  if (dag.edges.length === 0) return 0;
-  return dag.edges.reduce((t, e) => t + e.strength, 0) / dag.edges.length;
+  return confidenceOfDag(dag.nodes.length, dag.edges.map((e) => e.strength));
 }
 
 export interface CapResult {
@@ -488,7 +486,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
     const top = found.results[0];
     main = top
       ? found.results
-          .filter((r) => r.score >= 0.95 * top.score)
+          .filter((r) => inMainBand(r.score, top.score))
           .slice(0, limit)
           .map((r) => ({ tool: r.tool, score: r.score, why: `chosen by search (score ${r.score.toFixed(3)}, ${r.gate.decision})` }))
       : [];
@@ -526,7 +524,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   };
   for (const i of mainIdx) visit(i);
   for (const r of found.results) if (!ranked.includes(r.tool)) ranked.push(r.tool);
-  const confidence = main.length > 0 ? main.reduce((t, r) => t + r.score, 0) / main.length : 0;
+  const confidence = planConfidence(main.map((r) => r.score));
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
   const gate = gatedItem(engine.gatekeeper.gate("plan", confidence, prepared, await projectFallbacks(engine, project)));
   return {

@@ -6,7 +6,7 @@
  * database round trip). See ARCHITECTURE.md "Read model".
  */
 import { buildCsr, type Csr } from "../../algorithms/graph/csr.ts";
-import { learnEdges, successionCount } from "../../algorithms/graph/edge-learning.ts";
+import { learnEdges, successionsOf } from "../../algorithms/graph/edge-learning.ts";
 import { type EdgeEvidence, type EdgeSource, type EdgeType, edgeQuality } from "../../algorithms/graph/edge-quality.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import type { CapabilityRow, EdgeRow, ToolRow, ToolStatRow } from "../store/reads.ts";
@@ -16,6 +16,8 @@ export interface EdgeState {
   to: string;
   counts: Record<EdgeType, number>;
   declared: Record<EdgeType, number>;
+  /** Executions in which `from` was followed by `to`, each once whatever the edge types (edge-learning.ts). */
+  successions: number;
   weight: number;
   type: EdgeType | undefined;
   source: EdgeSource | undefined;
@@ -88,6 +90,7 @@ export class GraphSnapshot {
         to: e.to,
         counts: { ...e.counts },
         declared: { ...e.declared },
+        successions: e.successions,
         weight: e.weight,
         type: e.type,
         source: e.source,
@@ -124,14 +127,14 @@ export class GraphSnapshot {
     return this.csrCache;
   }
 
-  /** CSR of observed successions: weight = successionCount (each succession once, edge-learning.ts). */
+  /** CSR of observed successions: weight = the pair's succession count (each execution once, edge-learning.ts). */
   get transitions(): Csr {
     if (!this.transitionsCache) {
       const list: { from: number; to: number; weight: number }[] = [];
       for (const e of this.edgeStates.values()) {
         const f = this.index.get(e.from);
         const t = this.index.get(e.to);
-        const w = successionCount(e.counts);
+        const w = e.successions;
         if (f === undefined || t === undefined || w <= 0) continue;
         list.push({ from: f, to: t, weight: w });
       }
@@ -222,7 +225,8 @@ export class GraphSnapshot {
       if (!(this.lastUsedAt[i]! >= at)) this.lastUsedAt[i] = at;
     }
     const seen = e.steps.reduce((t, s) => (s.at && s.at.getTime() > t ? s.at.getTime() : t), e.startedAt.getTime());
-    for (const ob of learnEdges(e.steps)) {
+    const observations = learnEdges(e.steps);
+    for (const ob of observations) {
       const key = `${ob.from}\u0000${ob.to}`;
       let st = this.edgeStates.get(key);
       if (!st) {
@@ -231,6 +235,7 @@ export class GraphSnapshot {
           to: ob.to,
           counts: { dependency: 0, contains: 0, provides: 0, sequence: 0 },
           declared: { dependency: 0, contains: 0, provides: 0, sequence: 0 },
+          successions: 0,
           weight: 0,
           type: undefined,
           source: undefined,
@@ -245,6 +250,8 @@ export class GraphSnapshot {
       st.type = q.type;
       st.source = q.source;
     }
+    // Every succession is also one of the observations above, so its edge state exists.
+    for (const ob of successionsOf(observations)) this.edgeStates.get(`${ob.from}\u0000${ob.to}`)!.successions++;
     this.csrCache = undefined;
     this.transitionsCache = undefined;
     this.dependencyPairs = undefined;

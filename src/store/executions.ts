@@ -14,8 +14,8 @@
  *
  * Idempotent: an execution id already stored is skipped, so re-recording never counts twice, even from
  * two processes at once (the second INSERT waits for the first to commit, then conflicts).
- * What an execution teaches the graph (its edge observations) is computed above the store and handed down
- * as `edgesOf`; the store only counts. Increments are aggregated per key and sorted, so concurrent writers lock rows of each table in one
+ * What an execution teaches the graph (its edge observations and its successions) is computed above the
+ * store and handed down as `edgesOf`; the store only counts. Increments are aggregated per key and sorted, so concurrent writers lock rows of each table in one
  * order; in the single statement the project row (graph version) is locked last, as in the batch path.
  */
 import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
@@ -35,8 +35,15 @@ export interface EdgeObservationRow {
   readonly type: "dependency" | "contains" | "provides" | "sequence";
 }
 
-/** The distinct edge observations of one execution: handed down by the caller, the store only counts them. */
-export type EdgesOf = (e: ExecutionInput) => readonly EdgeObservationRow[];
+/**
+ * What one execution teaches the graph, handed down by the caller (the store only counts): its distinct
+ * edge observations (per type) and its distinct successions (each (from, to) that followed once, whatever
+ * the types it was observed as: the next-step co-occurrence).
+ */
+export type EdgesOf = (e: ExecutionInput) => {
+  readonly edges: readonly EdgeObservationRow[];
+  readonly successions: readonly { readonly from: string; readonly to: string }[];
+};
 
 const SHORT = { dependency: "dep", contains: "con", provides: "prov", sequence: "seq" } as const;
 
@@ -54,6 +61,7 @@ interface EdgeIncrement {
   con: number;
   prov: number;
   seq: number;
+  succ: number;
   first: Date;
   last: Date;
 }
@@ -103,17 +111,20 @@ export function executionIncrements(fresh: readonly ExecutionInput[], edgesOf: E
   const edges = new Map<string, EdgeIncrement>();
   for (const e of fresh) {
     const seen = e.steps.reduce((t, s) => (s.at && s.at > t ? s.at : t), e.startedAt);
-    for (const ob of edgesOf(e)) {
-      const key = `${ob.from}\u0000${ob.to}`;
+    const learned = edgesOf(e);
+    const at = (from: string, to: string): EdgeIncrement => {
+      const key = `${from}\u0000${to}`;
       let a = edges.get(key);
       if (!a) {
-        a = { from: ob.from, to: ob.to, dep: 0, con: 0, prov: 0, seq: 0, first: seen, last: seen };
+        a = { from, to, dep: 0, con: 0, prov: 0, seq: 0, succ: 0, first: seen, last: seen };
         edges.set(key, a);
       }
-      a[SHORT[ob.type]]++;
       if (seen < a.first) a.first = seen;
       if (seen > a.last) a.last = seen;
-    }
+      return a;
+    };
+    for (const ob of learned.edges) at(ob.from, ob.to)[SHORT[ob.type]]++;
+    for (const ob of learned.successions) at(ob.from, ob.to).succ++;
   }
 
   const tools = new Map<string, ToolIncrement>();
@@ -178,10 +189,10 @@ function incrementCtes(project: string, inc: ExecutionIncrements, gate: RawBuild
     out.push({
       name: "up_edges",
       cte: sql`up_edges AS (
-        INSERT INTO edges (project, from_tool, to_tool, dep_count, con_count, prov_count, seq_count, first_seen, last_seen)
+        INSERT INTO edges (project, from_tool, to_tool, dep_count, con_count, prov_count, seq_count, succ_count, first_seen, last_seen)
         SELECT ${project}, r.* FROM unnest(
           ${e.map((a) => a.from)}::text[], ${e.map((a) => a.to)}::text[], ${e.map((a) => a.dep)}::int[], ${e.map((a) => a.con)}::int[],
-          ${e.map((a) => a.prov)}::int[], ${e.map((a) => a.seq)}::int[], ${e.map((a) => iso(a.first))}::timestamptz[],
+          ${e.map((a) => a.prov)}::int[], ${e.map((a) => a.seq)}::int[], ${e.map((a) => a.succ)}::int[], ${e.map((a) => iso(a.first))}::timestamptz[],
           ${e.map((a) => iso(a.last))}::timestamptz[]
         ) AS r WHERE ${gate}
         ON CONFLICT (project, from_tool, to_tool) DO UPDATE SET
@@ -189,6 +200,7 @@ function incrementCtes(project: string, inc: ExecutionIncrements, gate: RawBuild
           con_count = edges.con_count + excluded.con_count,
           prov_count = edges.prov_count + excluded.prov_count,
           seq_count = edges.seq_count + excluded.seq_count,
+          succ_count = edges.succ_count + excluded.succ_count,
           first_seen = LEAST(COALESCE(edges.first_seen, excluded.first_seen), excluded.first_seen),
           last_seen = GREATEST(COALESCE(edges.last_seen, excluded.last_seen), excluded.last_seen)
         RETURNING 1)`,

@@ -54,6 +54,8 @@ export interface EdgeRow {
   source: EdgeSource;
   counts: { dependency: number; contains: number; provides: number; sequence: number };
   declared: { dependency: number; contains: number; provides: number; sequence: number };
+  /** Executions in which this pair was observed as a succession, each counted once (migration 020). */
+  successions: number;
   firstSeen: Date | null;
   lastSeen: Date | null;
 }
@@ -75,6 +77,7 @@ export async function loadEdges(db: Db, project: string): Promise<EdgeRow[]> {
     source: r.source as EdgeSource,
     counts: { dependency: r.dep_count, contains: r.con_count, provides: r.prov_count, sequence: r.seq_count },
     declared: { dependency: r.dep_declared, contains: r.con_declared, provides: r.prov_declared, sequence: r.seq_declared },
+    successions: r.succ_count,
     firstSeen: r.first_seen,
     lastSeen: r.last_seen,
   }));

@@ -72,6 +72,8 @@ export interface EdgesTable {
   con_count: Count;
   prov_count: Count;
   seq_count: Count;
+  /** Executions in which `from` was followed by `to` (as a sequence, dependency and/or containment): once each. */
+  succ_count: Count;
   dep_declared: Count;
   con_declared: Count;
   prov_declared: Count;

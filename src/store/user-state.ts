@@ -2,8 +2,7 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { ContextKey, ContextThresholdState } from "../../algorithms/thresholds/context-learning.ts";
 import type { UserHistory } from "../../algorithms/thresholds/user-history.ts";
-import type { ContextThresholdStore } from "../gate/context-threshold-learner.ts";
-import type { UserHistoryStore } from "../gate/user-history-tracker.ts";
+import type { ContextThresholdStore, UserHistoryStore } from "./ports.ts";
 import { chunks } from "./catalog.ts";
 import type { Database } from "./schema.ts";
 

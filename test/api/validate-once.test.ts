@@ -3,11 +3,15 @@
  * same on every door (`steps[0].tool`, never `steps.0.tool`). The count is taken on the schema itself: every
  * zod parse (safeParse, parse, the MCP SDK's safeParseAsync) runs the schema's `_zod.run` once at the top.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { z } from "zod";
 import { searchRequest } from "../../src/api/requests.ts";
+import { main } from "../../src/cli/main.ts";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { executionSchema } from "../../src/formats/schemas.ts";
 import { executionArgs } from "../../src/mcp/execution-input.ts";
@@ -94,6 +98,35 @@ describe("one validation per request", () => {
   });
 });
 
+describe("the CLI door", () => {
+  it("toolgraph search parses the request once; a bad value names the same field (exit 3)", async () => {
+    const home = mkdtempSync(join(tmpdir(), "tg-validate-once-"));
+    const prev = process.env.TOOLGRAPH_EMBEDDINGS;
+    process.env.TOOLGRAPH_EMBEDDINGS = "hash:256";
+    const cli = async (...argv: string[]) => {
+      let err = "";
+      const code = await main([...argv, "--home", home, "--project", "p"], { out: () => {}, err: (x) => (err += x) });
+      return { code, err };
+    };
+    try {
+      const cat = join(home, "catalog.json");
+      writeFileSync(cat, JSON.stringify({ tools: [{ id: "a", description: "read a file" }] }));
+      expect((await cli("import", "catalog", cat)).code).toBe(0);
+      expect(await parsesOf(searchRequest, async () => expect((await cli("search", "read a file", "--json")).code).toBe(0))).toBe(1);
+      let bad = { code: -1, err: "" };
+      expect(await parsesOf(searchRequest, async () => (bad = await cli("search", "read a file", "--urgency", "soon")))).toBe(1);
+      const lib = await libraryError(() => tg.search({ intent: "read a file", urgency: "soon" as "low" }));
+      expect(bad.code).toBe(3);
+      expect(bad.err).toContain(lib.message);
+      expect(lib.field).toBe("urgency");
+    } finally {
+      if (prev === undefined) delete process.env.TOOLGRAPH_EMBEDDINGS;
+      else process.env.TOOLGRAPH_EMBEDDINGS = prev;
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("one issue formatter: the same field and message on every door", () => {
   it("a bad workflow step in a search names workflow.steps[0].tool everywhere", async () => {
     const bad = { intent: "read a file", workflow: { steps: [{ tool: "" }] } };
@@ -124,6 +157,13 @@ describe("one issue formatter: the same field and message on every door", () => 
     expect(lib.message).toBe("intent: required");
     expect(http).toMatchObject({ field: "intent", message: "intent: required" });
     expect(viaMcp).toMatchObject({ field: "intent", message: "intent: required" });
+  });
+
+  it("the library-only graph option of buildDag and plan is validated too, naming graph", async () => {
+    const sideways = "sideways" as "auto";
+    expect(await libraryError(() => tg.buildDag({ tools: ["a"], graph: sideways }))).toMatchObject({ field: "graph", message: expect.stringMatching(/^graph: /) });
+    expect(await libraryError(() => tg.plan({ intent: "read a file", graph: sideways }))).toMatchObject({ field: "graph" });
+    expect((await tg.buildDag({ tools: ["a"], graph: "history" })).nodes.map((n) => n.tool)).toEqual(["a"]);
   });
 
   it("an unknown MCP tool is an isError result, not a protocol error", async () => {

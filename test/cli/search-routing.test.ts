@@ -45,10 +45,10 @@ describe("toolgraph search --routing", () => {
     expect(JSON.parse(r.out).routing).toMatchObject({ requested: "auto", mode: "flat" });
   });
 
-  it("a bad --routing value is a usage error naming the option", async () => {
+  it("a bad --routing value is refused once, by the request schema, naming the field (exit 3)", async () => {
     const r = await run("search", "open a pull request", "--routing", "sideways");
-    expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--routing must be flat, two-hop or auto, got "sideways"/);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/routing: Invalid option: expected one of "flat"\|"two-hop"\|"auto"/);
   });
 
   it("--help documents --routing", async () => {

@@ -126,6 +126,44 @@ describe("defect 6: co-occurrence counts each observed succession once", () => {
     expect(cooc.b).toBeCloseTo(0.5, 12);
     expect(cooc.c).toBeCloseTo(0.5, 12);
   });
+
+  /**
+   * Mixed: m1 a → b (b dependsOn a: a sequence and a dependency), m2 a → b (a sequence only), m3 a, x, b
+   * (b dependsOn a: a dependency only, plus a → x and x → b), m4 a → c. Per type, sequence(a→b) = 2 and
+   * dependency(a→b) = 2, so max() gave 2; the successions are 3. Out of a: b 3, x 1, c 1 → 3/5, 1/5, 1/5.
+   */
+  const mixed = [
+    { id: "m1", steps: [{ tool: "a" }, { tool: "b", dependsOn: [0] }] },
+    { id: "m2", steps: [{ tool: "a" }, { tool: "b" }] },
+    { id: "m3", steps: [{ tool: "a" }, { tool: "x" }, { tool: "b", dependsOn: [0] }] },
+    { id: "m4", steps: [{ tool: "a" }, { tool: "c" }] },
+  ].map((e) => ({ ...e, startedAt: NOW - 3_600_000, success: true }));
+  const expected = { b: 3 / 5, x: 1 / 5, c: 1 / 5 };
+  async function coocAfterA(tg: Toolgraph): Promise<Record<string, number>> {
+    const r = await tg.suggestNext({ context: ["a"], mode: "markov", limit: 5 });
+    return Object.fromEntries(r.suggestions.map((x) => [x.tool, x.terms.cooc.value]));
+  }
+  function expectMixed(cooc: Record<string, number>): void {
+    for (const [tool, p] of Object.entries(expected)) expect(cooc[tool], tool).toBeCloseTo(p, 12);
+  }
+
+  it("mixed dependsOn and plain successions of one pair, imported together: P(b|a) = 3/5", async () => {
+    const tg = await fresh();
+    await tg.importCatalog({ tools: [{ id: "a" }, { id: "b" }, { id: "c" }, { id: "x" }] });
+    await tg.importTraces(mixed);
+    expectMixed(await coocAfterA(tg));
+  });
+
+  it("the same executions recorded one by one in reverse order: the patched and the reloaded graph agree", async () => {
+    const tg = await fresh();
+    await tg.importCatalog({ tools: [{ id: "a" }, { id: "b" }, { id: "c" }, { id: "x" }] });
+    await tg.recordExecution(mixed[3]!);
+    await coocAfterA(tg); // the graph is loaded: the next executions are patched into it in place
+    for (const e of [mixed[2]!, mixed[1]!, mixed[0]!]) await tg.recordExecution(e);
+    expectMixed(await coocAfterA(tg));
+    tg.engine.invalidate(tg.project);
+    expectMixed(await coocAfterA(tg));
+  });
 });
 
 describe("defect 5: fallback tools are set by the catalog's project settings", () => {

@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { type Kysely, sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { learnEdges } from "../../algorithms/graph/edge-learning.ts";
+import { learnEdges, learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
 import { emptyUserHistory, type UserHistory, updateUserHistory } from "../../algorithms/thresholds/user-history.ts";
 import type { ExecutionInput } from "../../src/formats/schemas.ts";
 import { importCatalog, importExecutions, type UserHistoryUpdate, validateExecution } from "../../src/services/import.ts";
@@ -20,7 +20,7 @@ import { bumpGraphVersion, graphVersion } from "../../src/store/projects.ts";
 import type { Database } from "../../src/store/schema.ts";
 import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
 
-const edgesOf: EdgesOf = (e) => learnEdges(e.steps);
+const edgesOf: EdgesOf = (e) => ({ edges: learnEdges(e.steps), successions: learnSuccessions(e.steps) });
 
 const catalog = JSON.stringify({
   tools: ["a", "b", "c", "d"].map((id) => ({ id, description: `tool ${id}` })),

@@ -277,7 +277,6 @@ export const dagCommand: Command = {
     const tools = ctx.positionals.flatMap((p) => p.split(",")).filter(Boolean);
     if (tools.length === 0) throw new UsageError("dag: name at least one tool");
     const graph = ctx.values.graph as "history" | "dependency" | undefined;
-    if (graph !== undefined && !["history", "dependency", "blended", "auto"].includes(graph)) throw new UsageError("--graph must be auto, history, dependency or blended");
     return withTg(ctx, async (tg) => {
       const r = await tg.buildDag(strip({ tools, graph, schemaEdges: schemaEdgesFlag(ctx), ...gateFields(ctx), ...capFields(ctx), limit: undefined, explain: undefined }));
       if (ctx.json) ctx.out(JSON.stringify(r));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { learnEdges, learnSuccessions, successionCount } from "../../../algorithms/graph/edge-learning.ts";
+import { learnEdges, learnSuccessions, successionsOf } from "../../../algorithms/graph/edge-learning.ts";
 
 describe("learnEdges / learnSuccessions", () => {
   it("a → b with dependsOn is one sequence and one dependency observation, but one succession", () => {
@@ -18,9 +18,19 @@ describe("learnEdges / learnSuccessions", () => {
       { from: "a", to: "b" },
     ]);
   });
-  it("successionCount = max over the succession types (provides is not a succession)", () => {
-    expect(successionCount({ sequence: 3, dependency: 3, contains: 0, provides: 9 })).toBe(3);
-    expect(successionCount({ sequence: 1, dependency: 2, contains: 0, provides: 0 })).toBe(2);
-    expect(successionCount({ sequence: 0, dependency: 0, contains: 0, provides: 0 })).toBe(0);
+  it("successionsOf: each (from, to) once, provides is not a succession", () => {
+    expect(
+      successionsOf([
+        { from: "a", to: "b", type: "sequence" },
+        { from: "a", to: "b", type: "dependency" },
+        { from: "a", to: "b", type: "contains" },
+        { from: "a", to: "c", type: "provides" },
+        { from: "b", to: "a", type: "sequence" },
+      ]),
+    ).toEqual([
+      { from: "a", to: "b" },
+      { from: "b", to: "a" },
+    ]);
+    expect(successionsOf([])).toEqual([]);
   });
 });
