@@ -68,7 +68,11 @@ export interface SearchRouting {
   candidates?: number;
 }
 
-export async function runSearch(engine: Engine, project: string, req: SearchRequest) {
+/**
+ * `override.contentWeight` replaces the project's fitted content weight (the plan keeps 1: its "within 5 % of
+ * the top score" cut assumes the plain memory lift, issue 20).
+ */
+export async function runSearch(engine: Engine, project: string, req: SearchRequest, override: { contentWeight?: number } = {}) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
   if (s.n === 0) throw await emptyProjectError(engine.db, project);
@@ -90,7 +94,8 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
   for (const i of only) if (!unsafe(i)) forcedReason.set(i, "manual override (only)");
   for (const m of mentions) if (!forcedReason.has(m.index)) forcedReason.set(m.index, `named in the request ("${m.word}", ${m.match})`);
   const tSearch = performance.now();
-  const weights = await searchWeightsFor(engine, project);
+  const fitted = await searchWeightsFor(engine, project);
+  const weights = override.contentWeight === undefined ? fitted : { ...fitted, contentWeight: override.contentWeight };
   const choice = chooseRouting(req.routing ?? "auto", s, idx);
   const memoryVotes = weights.memoryWeight > 0 ? memory.toolVotes : undefined;
   const routeNow = () => routeQuery(s, namespaceIndexFor(s, idx), req.intent, qv!, memoryVotes, { context, beta: weights.beta, memoryWeight: weights.memoryWeight });
