@@ -467,7 +467,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
     user: req.user,
     environment: req.environment,
     urgency: req.urgency,
-  });
+  }, { contentWeight: 1 });
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const excluded = new Set(req.exclude ?? []);
   // Main tools. From the intent memory when a successful past execution matches the intent closely

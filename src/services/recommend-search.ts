@@ -68,12 +68,16 @@ export interface SearchRouting {
   candidates?: number;
 }
 
-export async function runSearch(engine: Engine, project: string, req: SearchRequest) {
-  return (await searchWithRecall(engine, project, req)).answer;
+export async function runSearch(engine: Engine, project: string, req: SearchRequest, override: { contentWeight?: number } = {}) {
+  return (await searchWithRecall(engine, project, req, override)).answer;
 }
 
-/** The search job's answer and the intent-memory recall it used (the plan job reuses it rather than recalling again). */
-export async function searchWithRecall(engine: Engine, project: string, req: SearchRequest) {
+/**
+ * The search job's answer and the intent-memory recall it used (the plan job reuses it rather than recalling again).
+ * `override.contentWeight` replaces the project's fitted content weight (the plan keeps 1: its "within 5 % of
+ * the top score" cut assumes the plain memory lift, issue 20).
+ */
+export async function searchWithRecall(engine: Engine, project: string, req: SearchRequest, override: { contentWeight?: number } = {}) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
   if (s.n === 0) throw await emptyProjectError(engine.db, project);
@@ -95,7 +99,8 @@ export async function searchWithRecall(engine: Engine, project: string, req: Sea
   for (const i of only) if (!unsafe(i)) forcedReason.set(i, "manual override (only)");
   for (const m of mentions) if (!forcedReason.has(m.index)) forcedReason.set(m.index, `named in the request ("${m.word}", ${m.match})`);
   const tSearch = performance.now();
-  const weights = await searchWeightsFor(engine, project);
+  const fitted = await searchWeightsFor(engine, project);
+  const weights = override.contentWeight === undefined ? fitted : { ...fitted, contentWeight: override.contentWeight };
   const choice = chooseRouting(req.routing ?? "auto", s, idx);
   const memoryVotes = weights.memoryWeight > 0 ? memory.toolVotes : undefined;
   const routeNow = () => routeQuery(s, namespaceIndexFor(s, idx), req.intent, qv!, memoryVotes, { context, beta: weights.beta, memoryWeight: weights.memoryWeight });

@@ -61,6 +61,6 @@ describe("toolgraph bench accuracy --help", () => {
   it("prints the accuracy bench's own options", () => {
     const r = spawnSync(process.execPath, ["src/cli/toolgraph.mjs", "bench", "accuracy", "--help"], { encoding: "utf8" });
     expect(r.status).toBe(0);
-    for (const opt of ["--dataset", "--embeddings", "--home", "--gating-only", "--catalog", "--eval", "--traces", "--edges"]) expect(r.stdout).toContain(opt);
+    for (const opt of ["--dataset", "--embeddings", "--home", "--gating-only", "--fusion-stress", "--catalog", "--eval", "--traces", "--edges"]) expect(r.stdout).toContain(opt);
   }, 60_000);
 });
