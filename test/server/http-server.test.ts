@@ -1,6 +1,6 @@
 /**
- * The HTTP front door through a real server on an ephemeral loopback port, over the embedded database
- * (memory://) with the demo catalog and traces imported through the server itself.
+ * The HTTP front door through a real server on an ephemeral loopback port, over a real database (see `backend`)
+ * with the demo catalog and traces imported through the server itself.
  */
 import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -11,6 +11,7 @@ import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { createServer, runServer, type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { ROUTES } from "../../src/server/routes.ts";
+import { backends } from "../helpers/backends.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 const TOKEN = "test-token-1234";
@@ -18,6 +19,8 @@ const AUTH = { authorization: `Bearer ${TOKEN}` };
 const JSON_HEADERS = { ...AUTH, "content-type": "application/json" };
 const DECISIONS = ["accepted", "accepted-with-caution", "abstained"];
 
+/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine, issue 21). */
+const backend = backends().at(-1)!;
 let tg: Toolgraph;
 let server: ServerHandle;
 let base: string;
@@ -48,7 +51,7 @@ function expectGatedItems(items: any[]): void {
 }
 
 beforeAll(async () => {
-  tg = await openToolgraph({ home: "memory://", database: "", project: "demo", embeddings: "hash:256" });
+  tg = await openToolgraph({ ...(await backend.options()), project: "demo", embeddings: "hash:256" });
   server = await startServer({ api: tg, port: 0, token: TOKEN, log: () => {} });
   base = server.url;
   const cat = await post("/v1/import/catalog", demoCatalog());
@@ -64,6 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await tg?.close();
+  await backend.dispose();
 });
 
 describe("listening", () => {
@@ -77,7 +81,7 @@ describe("imports through HTTP", () => {
   it("imported the demo catalog and traces", async () => {
     const r = await get("/v1/stats");
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ project: "demo", backend: "pglite", tools: 41, capabilities: 10 });
+    expect(r.json).toMatchObject({ project: "demo", backend: backend.name, tools: 41, capabilities: 10 });
     expect(Number(r.json.executions)).toBeGreaterThanOrEqual(300);
   });
 
@@ -383,7 +387,7 @@ describe("token", () => {
   it("/health is open and reports the backend (no counts)", async () => {
     const res = await fetch(`${base}/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true, backend: "pglite" });
+    expect(await res.json()).toEqual({ ok: true, backend: backend.name });
   });
 
   it("/health?details=1 needs the token and then adds the project's counts", async () => {
@@ -392,7 +396,7 @@ describe("token", () => {
     const res = await fetch(`${base}/health?details=1`, { headers: AUTH });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ ok: true, backend: "pglite", project: "demo" });
+    expect(body).toMatchObject({ ok: true, backend: backend.name, project: "demo" });
     expect(body.tools).toBe((await get("/v1/stats")).json.tools);
   });
 });

@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
+import { backends } from "../helpers/backends.ts";
 
+/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine, issue 21). */
+const backend = backends().at(-1)!;
 let tg: Toolgraph;
 let server: ServerHandle;
 
@@ -13,13 +16,14 @@ async function post(path: string, body: unknown): Promise<{ status: number; json
 }
 
 beforeAll(async () => {
-  tg = await openToolgraph({ home: "memory://", database: "", project: "demo", embeddings: "hash:256" });
+  tg = await openToolgraph({ ...(await backend.options()), project: "demo", embeddings: "hash:256" });
   await tg.importCatalog(demoCatalog());
   server = await startServer({ api: tg, port: 0, log: () => {} });
 });
 afterAll(async () => {
   await server?.close();
   await tg?.close();
+  await backend.dispose();
 });
 
 describe("POST /v1/search routing", () => {
