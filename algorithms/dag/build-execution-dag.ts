@@ -16,7 +16,7 @@
  *      weakest = lowest strength × observed precedence share when `precedence` counts are given
  *      (precedence.ts: the direction seen less often goes first), exact ties dropped together — never
  *      decided by node id or input order
- *   3. transitive reduction (transitive-reduction.ts)
+ *   3. transitive reduction (transitive-reduction.ts); with `keepDirect`, direct dependency edges are kept
  *   4. longest-path layers — one layer runs in parallel (topological-layers.ts) — and, with latencies,
  *      the critical path: wall time = Σ latency on it vs sequential = Σ all latencies (critical-path.ts)
  *
@@ -61,6 +61,8 @@ export interface BuildExecutionDagOptions extends InferDependenciesOptions {
   readonly roles?: Omit<RoleOrientationOptions, "observed">;
   /** Drop the non-direct candidates into a tool that has a direct prerequisite (direct-first.ts). Default false. */
   readonly directFirst?: boolean;
+  /** Transitive reduction never drops a direct dependency edge (transitive-reduction.ts `keep`). Default false. */
+  readonly keepDirect?: boolean;
   /** Pseudo-observations of the "either order" prior. Default `precedence.ts` DEFAULTS.priorWeight (2). */
   readonly precedencePrior?: number;
 }
@@ -125,7 +127,7 @@ export function buildExecutionDag(
       })
     : found.slice();
   const acyclic = breakCycles(selected, candidates, count ? { orderWeight: (e: OrderedEdge) => e.strength * e.precedence!.share } : {});
-  const reduced = transitiveReduction(selected, acyclic.kept);
+  const reduced = transitiveReduction(selected, acyclic.kept, options.keepDirect ? { keep: (e: OrderedEdge) => e.direct } : {});
   const { layers, layerOf } = topologicalLayers(selected, reduced.kept);
 
   const related = new Set<number>();
