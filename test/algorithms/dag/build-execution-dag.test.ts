@@ -383,6 +383,8 @@ describe("buildExecutionDag: directFirst", () => {
     expect(pairs(dag.edges)).toEqual([[0, 2]]);
     expect(dag.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([[1, 2, "direct-first", [0, 2]]]);
     expect(dag.layers).toEqual([[0, 1], [2]]);
+    // 1 was related to 2 by the dropped path: a root, not an unrelated tool.
+    expect(dag.nodes[1]!.reason).toBe("root: no prerequisite among the selected tools");
   });
 
   it("with roles, orients a path between tools never seen in succession by their consumer rates", () => {
