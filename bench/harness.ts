@@ -455,13 +455,14 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
     "toolgraph (dependency graph, no data-flow prior)": (tools) => viaDag(tools, "dependency", 3, false, false),
     "toolgraph (dependency graph, 1 hop)": (tools) => viaDag(tools, "dependency", 1),
     "toolgraph (dependency graph, no direct-first)": (tools) => viaDag(tools, "dependency", 3, false, true, true, { directFirst: false }),
+    "toolgraph (dependency graph, direct edges reduced)": (tools) => viaDag(tools, "dependency", 3, false, true, true, { keepDirect: false }),
     "toolgraph (dependency graph + role orientation)": (tools) => viaDag(tools, "dependency", 3, false, true, true, { roles: true }),
     "toolgraph (blended graph)": (tools) => viaJob(tools, "blended"),
     "toolgraph (dependency graph + schema edges)": (tools) => viaJob(tools, "dependency", true),
   };
   // Default rows go through the library's buildDag job (the doors' path: data-flow prior and precedence on);
-  // the ablation rows (no precedence, no data-flow prior, 1 hop, no direct-first, + role orientation) switch them
-  // off (or on) through dagOver's ablation seam.
+  // the ablation rows (no precedence, no data-flow prior, 1 hop, no direct-first, direct edges reduced, + role
+  // orientation) switch them off (or on) through dagOver's ablation seam.
   async function viaJob(tools: string[], graph: "history" | "dependency" | "blended", schemaEdges = false): Promise<Predicted> {
     const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
     if (uniq.length === 0) return { edges: [], order: [], rank: new Map() };

@@ -16,7 +16,7 @@
  *      weakest = lowest strength × observed precedence share when `precedence` counts are given
  *      (precedence.ts: the direction seen less often goes first), exact ties dropped together — never
  *      decided by node id or input order
- *   3. transitive reduction (transitive-reduction.ts)
+ *   3. transitive reduction (transitive-reduction.ts); with `keepDirect`, direct dependency edges are kept
  *   4. longest-path layers — one layer runs in parallel (topological-layers.ts) — and, with latencies,
  *      the critical path: wall time = Σ latency on it vs sequential = Σ all latencies (critical-path.ts)
  *
@@ -61,6 +61,8 @@ export interface BuildExecutionDagOptions extends InferDependenciesOptions {
   readonly roles?: Omit<RoleOrientationOptions, "observed">;
   /** Drop the non-direct candidates into a tool that has a direct prerequisite (direct-first.ts). Default false. */
   readonly directFirst?: boolean;
+  /** Transitive reduction never drops a direct dependency edge (transitive-reduction.ts `keep`). Default false. */
+  readonly keepDirect?: boolean;
   /** Pseudo-observations of the "either order" prior. Default `precedence.ts` DEFAULTS.priorWeight (2). */
   readonly precedencePrior?: number;
 }
@@ -90,9 +92,9 @@ export interface DagNode {
 export interface ExecutionDag {
   /** One entry per selected tool, in input order. */
   readonly nodes: DagNode[];
-  /** Kept edges (acyclic, transitively reduced), ordered by input position of from, then to. */
+  /** Kept edges (acyclic, transitively reduced but for direct edges under `keepDirect`), ordered by input position of from, then to (a reversed edge keeps its candidate's place). */
   readonly edges: OrderedEdge[];
-  /** Edges dropped by role orientation, then by cycle breaking (in drop order), then by transitive reduction. */
+  /** Edges dropped by role orientation, then direct-first, then cycle breaking (in drop order), then transitive reduction. */
   readonly dropped: DroppedArc<OrderedEdge>[];
   /** Parallel layers of node ids; every kept edge goes from a lower layer to a higher one. */
   readonly layers: number[][];
@@ -113,9 +115,9 @@ export function buildExecutionDag(
     : inferred;
   const count = options.precedence;
   const oriented = options.roles ? orientByRoles(proposed, { ...options.roles, ...(count ? { observed: (a: number, b: number) => count(a, b) > 0 } : {}) }) : undefined;
-  const oriented0: readonly OrderedEdge[] = oriented ? oriented.edges : proposed;
-  const screened = options.directFirst ? directFirst(oriented0) : undefined;
-  const found: readonly OrderedEdge[] = screened ? screened.kept : oriented0;
+  const orientedEdges: readonly OrderedEdge[] = oriented ? oriented.edges : proposed;
+  const screened = options.directFirst ? directFirst(orientedEdges) : undefined;
+  const found: readonly OrderedEdge[] = screened ? screened.kept : orientedEdges;
   const prior = options.precedencePrior ?? PRECEDENCE_DEFAULTS.priorWeight;
   const candidates: OrderedEdge[] = count
     ? found.map((e) => {
@@ -125,11 +127,12 @@ export function buildExecutionDag(
       })
     : found.slice();
   const acyclic = breakCycles(selected, candidates, count ? { orderWeight: (e: OrderedEdge) => e.strength * e.precedence!.share } : {});
-  const reduced = transitiveReduction(selected, acyclic.kept);
+  const reduced = transitiveReduction(selected, acyclic.kept, options.keepDirect ? { keep: (e: OrderedEdge) => e.direct } : {});
   const { layers, layerOf } = topologicalLayers(selected, reduced.kept);
 
+  // Related = any candidate before the screening passes (a tool whose path was dropped by direct-first is not "own root").
   const related = new Set<number>();
-  for (const e of candidates) {
+  for (const e of proposed) {
     related.add(e.from);
     related.add(e.to);
   }

@@ -5,6 +5,12 @@
  *   u→v is redundant  ⇔  ∃ w ≠ v with u→w ∈ E and v ∈ reach(w)
  *   reach(u) = ∪_{u→w} ({w} ∪ reach(w)), computed in reverse topological order (bitsets)
  *
+ * With `keep` (the service: direct dependency edges, observed or declared data flows that are facts rather
+ * than inferences — issue 20), those edges are never dropped: the smallest edge set with the same
+ * reachability that contains them (u→v with keep(u→v) is never redundant; every other rule unchanged).
+ * Chosen on training traces only (NESTFUL, 5 folds, gold tool set, covered traces, with direct-first):
+ * edge F1 0.839 → 0.851 (recall 0.831 → 0.851, precision 0.848 → 0.851).
+ *
  * Every dropped edge names a kept path that implies it (fewest edges, found after the reduction).
  * Input must be acyclic (run breakCycles first) and free of duplicate edges; otherwise DagError.
  */
@@ -25,7 +31,12 @@ export interface TransitiveReductionResult<E extends Arc> {
   readonly dropped: DroppedArc<E>[];
 }
 
-export function transitiveReduction<E extends Arc>(nodes: readonly number[], edges: readonly E[]): TransitiveReductionResult<E> {
+export interface TransitiveReductionOptions<E extends Arc> {
+  /** Edges never dropped (they still count for reachability). Default: none. */
+  readonly keep?: (e: E) => boolean;
+}
+
+export function transitiveReduction<E extends Arc>(nodes: readonly number[], edges: readonly E[], options: TransitiveReductionOptions<E> = {}): TransitiveReductionResult<E> {
   const index = indexNodes(nodes, edges, MODULE);
   const k = nodes.length;
   const pairs = new Set<string>();
@@ -47,7 +58,9 @@ export function transitiveReduction<E extends Arc>(nodes: readonly number[], edg
       for (let x = 0; x < words; x++) reach[ub + x]! |= reach[wb + x]!;
     }
   }
+  const keep = options.keep;
   const redundant = edges.map((e) => {
+    if (keep?.(e)) return false;
     const u = index.get(e.from)!;
     const v = index.get(e.to)!;
     for (const w of out[u]!) {

@@ -383,6 +383,8 @@ describe("buildExecutionDag: directFirst", () => {
     expect(pairs(dag.edges)).toEqual([[0, 2]]);
     expect(dag.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([[1, 2, "direct-first", [0, 2]]]);
     expect(dag.layers).toEqual([[0, 1], [2]]);
+    // 1 was related to 2 by the dropped path: a root, not an unrelated tool.
+    expect(dag.nodes[1]!.reason).toBe("root: no prerequisite among the selected tools");
   });
 
   it("with roles, orients a path between tools never seen in succession by their consumer rates", () => {
@@ -393,5 +395,43 @@ describe("buildExecutionDag: directFirst", () => {
     // Observed once in the path's direction: kept as found.
     const seen = buildExecutionDag(csr, [1, 2], { precedence: (a, b) => (a === 1 && b === 2 ? 1 : 0), roles: { consumerRate: (v) => (v === 1 ? 0.9 : 0.1) } });
     expect(pairs(seen.edges)).toEqual([[1, 2]]);
+  });
+});
+
+/*
+ * keepDirect (issue 20): direct dependency edges 0→1, 1→2 and 0→2 (a data flow observed from 0 to 2 as well as
+ * through 1). The reduction drops 0→2 by default; with keepDirect it stays, and the layers are unchanged.
+ */
+describe("buildExecutionDag: keepDirect", () => {
+  const csr = buildCsr(3, [
+    { from: 0, to: 1, weight: 1 },
+    { from: 1, to: 2, weight: 1 },
+    { from: 0, to: 2, weight: 0.7 },
+  ]);
+  const isDependencyEdge = (u: number, v: number) => u < v;
+
+  it("drops the direct shortcut by default and keeps it with keepDirect", () => {
+    const plain = buildExecutionDag(csr, [0, 1, 2], { isDependencyEdge });
+    expect(pairs(plain.edges)).toEqual([
+      [0, 1],
+      [1, 2],
+    ]);
+    expect(plain.dropped.map((d) => [d.edge.from, d.edge.to, d.reason])).toEqual([[0, 2, "transitive"]]);
+    const kept = buildExecutionDag(csr, [0, 1, 2], { isDependencyEdge, keepDirect: true });
+    expect(pairs(kept.edges)).toEqual([
+      [0, 1],
+      [0, 2],
+      [1, 2],
+    ]);
+    expect(kept.dropped).toEqual([]);
+    expect(kept.layers).toEqual([[0], [1], [2]]);
+  });
+
+  it("still drops a path shortcut", () => {
+    const dag = buildExecutionDag(csr, [0, 1, 2], { isDependencyEdge: (u, v) => u + 1 === v, keepDirect: true });
+    expect(pairs(dag.edges)).toEqual([
+      [0, 1],
+      [1, 2],
+    ]);
   });
 });

@@ -29,6 +29,36 @@ function reachability(n: number, edges: readonly Arc[]): Set<string> {
 }
 
 describe("transitiveReduction", () => {
+  it("never drops an edge marked keep: the triangle's shortcut stays, the chain's other shortcut goes", () => {
+    // 0→1→2→3 with shortcuts 0→2 (kept: a direct edge) and 1→3 (dropped: implied by 1→2→3).
+    const keep = (e: Arc) => e.from === 0 && e.to === 2;
+    const r = transitiveReduction([0, 1, 2, 3], [a(0, 1), a(1, 2), a(2, 3), a(0, 2), a(1, 3)], { keep });
+    expect(pairs(r.kept)).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [0, 2],
+    ]);
+    expect(r.dropped.map((d) => [d.edge.from, d.edge.to, d.witness])).toEqual([[1, 3, [1, 2, 3]]]);
+  });
+
+  it("property: keep only adds back kept edges; reachability is unchanged", () => {
+    const dag = fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), fc.boolean()), { selector: ([f, t]) => `${f}>${t}`, maxLength: 18 });
+    fc.assert(
+      fc.property(dag, (raw) => {
+        // Acyclic: only edges from a lower to a higher node.
+        const edges = raw.filter(([f, t]) => f < t).map(([from, to, k]) => ({ from, to, k }));
+        const nodes = [0, 1, 2, 3, 4, 5, 6];
+        const plain = transitiveReduction(nodes, edges);
+        const kept = transitiveReduction(nodes, edges, { keep: (e) => e.k });
+        const expected = new Set([...plain.kept, ...edges.filter((e) => e.k)]);
+        expect(new Set(kept.kept)).toEqual(expected);
+        expect(reachability(7, kept.kept)).toEqual(reachability(7, edges));
+      }),
+      { numRuns: 300, seed: 20 },
+    );
+  });
+
   it("drops the shortcut of a triangle, explained by the kept path", () => {
     const r = transitiveReduction([0, 1, 2], [a(0, 1), a(1, 2), a(0, 2)]);
     expect(pairs(r.kept)).toEqual([
