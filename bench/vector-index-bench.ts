@@ -74,12 +74,14 @@ const repeats = Number(values.repeats);
 const extraEfs = values["hnsw-efs"] === "" ? [] : values["hnsw-efs"].split(",").map(Number);
 /**
  * Extra toolgraph search settings on the same index, ";"-separated, each "key=value,key=value" of
- * VectorSearchOptions numbers, e.g. "shortlist=64,shortlistFraction=0.002;ivfProbeFraction=0.02".
+ * VectorSearchOptions numbers, e.g. "shortlist=64,shortlistFraction=0.002;ivfProbeFraction=0.02;ivfFine=0" (the boolean
+ * options take 0/1 or false/true).
  */
-const tgVariants: Record<string, number>[] =
+const BOOLEAN_OPTIONS = new Set(["ivf", "ivfFine", "simd", "scanSimd"]);
+const tgVariants: Record<string, number | boolean>[] =
   values["tg-variants"] === ""
     ? []
-    : values["tg-variants"].split(";").map((v) => Object.fromEntries(v.split(",").map((kv) => { const [k, x] = kv.split("="); return [k!, Number(x)]; })));
+    : values["tg-variants"].split(";").map((v) => Object.fromEntries(v.split(",").map((kv) => { const [k, x] = kv.split("="); return [k!, BOOLEAN_OPTIONS.has(k!) ? x === "1" || x === "true" : Number(x)]; })));
 const wantedContenders = values.contenders.split(",");
 const all: { name: string; options: SyntheticEmbeddingOptions }[] = [
   { name: "clustered", options: { clusters: 100, noise: 0.7 } },
