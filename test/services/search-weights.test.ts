@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { openToolgraph } from "../../src/api/toolgraph.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
@@ -28,31 +28,35 @@ async function misleadingProject() {
 }
 
 describe("fitSearchWeights (issue 20: fusion never loses to one of its own channels)", () => {
+  // The database opens in a hook (hook timeout): a PGlite open is slow on a busy machine.
+  let tg: Toolgraph;
+  beforeAll(async () => {
+    tg = await misleadingProject();
+  });
+  afterAll(async () => {
+    await tg?.close();
+  });
+
   it("on misleading descriptions and repeating requests, turns content down and matches the memory channel", async () => {
-    const tg = await misleadingProject();
-    try {
-      const fit = await tg.fitSearchWeights();
-      expect(fit.intents).toBe(WORDS.length * FILLERS.length);
-      expect(fit.channels).toBeDefined();
-      // The fitted objective is the best of every evaluated point, each channel alone among them.
-      expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.memory);
-      expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.content);
-      expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.graph);
-      expect(fit.map!).toBeGreaterThanOrEqual(Math.max(...fit.memoryCurve.map((p) => p.map)));
-      // Content alone misleads; with w_c = 1 it still drags the memory's answers down.
-      expect(fit.channels!.memory).toBeGreaterThan(fit.channels!.content);
-      // Hand-checked on this fixture: w_c = 1 tops at mAP@10 0.5 (every μ > 0), the memory alone scores 1;
-      // the fit picks the memory channel at full weight (w_c = 0, μ = 1: the final score is the vote).
-      expect(Math.max(...fit.memoryCurve.map((p) => p.map))).toBe(0.5);
-      expect(fit.map).toBe(1);
-      expect(fit.contentWeight).toBe(0);
-      expect(fit.memoryWeight).toBe(1);
-      // The search job answers with the stored weights and explains the content weight.
-      const r = await tg.search({ intent: `${WORDS[3]} at once`, limit: 3 });
-      expect(r.results[0]!.tool).toBe("tool.t3");
-      expect(r.results[0]!.explanation).toContain(`× weight ${fit.contentWeight}`);
-    } finally {
-      await tg.close();
-    }
+    const fit = await tg.fitSearchWeights();
+    expect(fit.intents).toBe(WORDS.length * FILLERS.length);
+    expect(fit.channels).toBeDefined();
+    // The fitted objective is the best of every evaluated point, each channel alone among them.
+    expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.memory);
+    expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.content);
+    expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.graph);
+    expect(fit.map!).toBeGreaterThanOrEqual(Math.max(...fit.memoryCurve.map((p) => p.map)));
+    // Content alone misleads; with w_c = 1 it still drags the memory's answers down.
+    expect(fit.channels!.memory).toBeGreaterThan(fit.channels!.content);
+    // Hand-checked on this fixture: w_c = 1 tops at mAP@10 0.5 (every μ > 0), the memory alone scores 1;
+    // the fit picks the memory channel at full weight (w_c = 0, μ = 1: the final score is the vote).
+    expect(Math.max(...fit.memoryCurve.map((p) => p.map))).toBe(0.5);
+    expect(fit.map).toBe(1);
+    expect(fit.contentWeight).toBe(0);
+    expect(fit.memoryWeight).toBe(1);
+    // The search job answers with the stored weights and explains the content weight.
+    const r = await tg.search({ intent: `${WORDS[3]} at once`, limit: 3 });
+    expect(r.results[0]!.tool).toBe("tool.t3");
+    expect(r.results[0]!.explanation).toContain(`× weight ${fit.contentWeight}`);
   });
 });
