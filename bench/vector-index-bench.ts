@@ -5,9 +5,12 @@
  *   nice -n 10 npx tsx bench/vector-index-bench.ts [--queries 200] [--sizes 100000] [--data clustered,anisotropic]
  *       [--contenders exact,toolgraph,toolgraph-cascade,hnswlib,usearch] [--ef 64] [--M 16] [--ef-construction 200]
  *       [--stages] [--repeats 1] [--out vector-index] [--hnsw-efs 128,256] [--tg-variants "shortlistFraction=0.003;..."]
+ *       [--hnsw-cache /tmp/hnsw]
  *
  * --hnsw-efs adds hnswlib contenders at other search widths on the same build, --tg-variants toolgraph contenders
- * with other VectorSearchOptions on the same index: the speed–recall frontier of both, from one run.
+ * with other VectorSearchOptions on the same index: the speed–recall frontier of both, from one run. --hnsw-cache DIR
+ * writes hnswlib's index (and its build measurements) there after a build and reads it in later runs, to iterate
+ * without its minutes-long build: the comparison stays within one process, the build columns are the building run's.
  *
  * Data: seeded synthetic unit vectors, d = 512 (the USE-lite dimension), two mixtures:
  *   - "clustered": 100 gaussian topics, noise 0.7, isotropic;
@@ -35,6 +38,7 @@
  * --stages adds the per-stage table of the JS and SIMD kernels (code scan, float32 and int8 re-ranks).
  */
 import { execSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
@@ -59,6 +63,7 @@ const { values } = parseArgs({
     stages: { type: "boolean", default: false },
     repeats: { type: "string", default: "1" },
     out: { type: "string", default: "vector-index" },
+    "hnsw-cache": { type: "string", default: "" },
   },
 });
 
@@ -74,12 +79,14 @@ const repeats = Number(values.repeats);
 const extraEfs = values["hnsw-efs"] === "" ? [] : values["hnsw-efs"].split(",").map(Number);
 /**
  * Extra toolgraph search settings on the same index, ";"-separated, each "key=value,key=value" of
- * VectorSearchOptions numbers, e.g. "shortlist=64,shortlistFraction=0.002;ivfProbeFraction=0.02".
+ * VectorSearchOptions numbers, e.g. "shortlist=64,shortlistFraction=0.002;ivfProbeFraction=0.02;ivfFine=0" (the boolean
+ * options take 0/1 or false/true).
  */
-const tgVariants: Record<string, number>[] =
+const BOOLEAN_OPTIONS = new Set(["ivf", "ivfFine", "simd", "scanSimd"]);
+const tgVariants: Record<string, number | boolean>[] =
   values["tg-variants"] === ""
     ? []
-    : values["tg-variants"].split(";").map((v) => Object.fromEntries(v.split(",").map((kv) => { const [k, x] = kv.split("="); return [k!, Number(x)]; })));
+    : values["tg-variants"].split(";").map((v) => Object.fromEntries(v.split(",").map((kv) => { const [k, x] = kv.split("="); return [k!, BOOLEAN_OPTIONS.has(k!) ? x === "1" || x === "true" : Number(x)]; })));
 const wantedContenders = values.contenders.split(",");
 const all: { name: string; options: SyntheticEmbeddingOptions }[] = [
   { name: "clustered", options: { clusters: 100, noise: 0.7 } },
@@ -123,28 +130,46 @@ function toolgraphContender(name: string, index: VectorIndex, buildMs: number, b
   };
 }
 
-function hnswlibContender(X: Float32Array, n: number): Contender[] {
+/**
+ * hnswlib's index, built here, or read from --hnsw-cache (a directory: the index file and its build measurements,
+ * keyed by data, n, d, M and efConstruction; the data are seeded) — the build columns then are the run that built
+ * it, and the contender's memoryHow says so.
+ */
+function hnswlibContender(X: Float32Array, n: number, data: string): Contender[] {
   const { HierarchicalNSW } = require("hnswlib-node") as typeof import("hnswlib-node");
+  const cache = values["hnsw-cache"] === "" ? undefined : `${values["hnsw-cache"]}/hnswlib-${data}-n${n}-d${d}-M${M}-efc${efc}-seed42`;
   const before = rss();
   const t0 = performance.now();
   const c0 = cpuMs();
   const h = new HierarchicalNSW("ip", d);
-  h.initIndex(n, M, efc, 100);
-  for (let i = 0; i < n; i++) {
-    h.addPoint(Array.from(X.subarray(i * d, (i + 1) * d)), i);
-    if (i % 20000 === 19999) log(`hnswlib: ${i + 1} added`);
+  let loaded: { buildMs: number; buildCpuMs: number; memoryBytes: number } | undefined;
+  if (cache && existsSync(`${cache}.json`) && existsSync(`${cache}.bin`)) {
+    h.readIndexSync(`${cache}.bin`);
+    loaded = JSON.parse(readFileSync(`${cache}.json`, "utf8"));
+    log(`hnswlib: read ${cache}.bin (built in an earlier run)`);
+  } else {
+    h.initIndex(n, M, efc, 100);
+    for (let i = 0; i < n; i++) {
+      h.addPoint(Array.from(X.subarray(i * d, (i + 1) * d)), i);
+      if (i % 20000 === 19999) log(`hnswlib: ${i + 1} added`);
+    }
   }
   h.setEf(ef);
-  const buildMs = performance.now() - t0;
-  const buildCpuMs = cpuMs() - c0;
-  const memoryBytes = rss() - before;
+  const buildMs = loaded?.buildMs ?? performance.now() - t0;
+  const buildCpuMs = loaded?.buildCpuMs ?? cpuMs() - c0;
+  const memoryBytes = loaded?.memoryBytes ?? rss() - before;
+  if (cache && !loaded) {
+    mkdirSync(values["hnsw-cache"]!, { recursive: true });
+    h.writeIndexSync(`${cache}.bin`);
+    writeFileSync(`${cache}.json`, JSON.stringify({ buildMs, buildCpuMs, memoryBytes }));
+  }
   // One build, several search widths: each contender sets its ef before its search (a field store).
   return [ef, ...extraEfs].map((e) => ({
     name: `hnswlib (M ${M}, ef ${e})`,
     buildMs,
     buildCpuMs,
     memoryBytes,
-    memoryHow: "RSS growth during the build",
+    memoryHow: loaded ? "RSS growth during the build (index read from --hnsw-cache; build columns from the run that built it)" : "RSS growth during the build",
     search: (q: Float32Array) => {
       h.setEf(e);
       return h.searchKnn(Array.from(q), K).neighbors;
@@ -237,7 +262,7 @@ for (const ds of datasets) {
     }
     if (wantedContenders.includes("hnswlib")) {
       log(`${ds.name} n=${n}: building hnswlib`);
-      contenders.push(...hnswlibContender(X, n));
+      contenders.push(...hnswlibContender(X, n, ds.name));
     }
     if (wantedContenders.includes("usearch")) {
       log(`${ds.name} n=${n}: building usearch`);

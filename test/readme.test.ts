@@ -11,7 +11,8 @@ import { describe, expect, it } from "vitest";
 const ROOT = resolve(import.meta.dirname, "..");
 
 describe("README example", () => {
-  it("runs and prints what its comments say", () => {
+  // A process of its own, as a reader runs it (tsx, then a PGlite open): minutes on a busy machine.
+  it("runs and prints what its comments say", { timeout: 240_000 }, () => {
     const readme = readFileSync(join(ROOT, "README.md"), "utf8");
     const block = /<!-- example:start -->\s*```ts\n([\s\S]*?)```\s*<!-- example:end -->/.exec(readme)?.[1];
     expect(block).toBeDefined();

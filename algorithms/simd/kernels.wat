@@ -321,4 +321,47 @@
             (f64.add (f64x2.extract_lane 0 (local.get $a23)) (f64x2.extract_lane 1 (local.get $a23)))))
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $rowLoop))))
+
+  ;; out[k] (i32) = Σ_j c_j · q_j for the positions first + k < end of 4-bit codes c (two coordinates a byte: low
+  ;; nibble coordinate 2b, high nibble 2b + 1; `bytes` per code, a multiple of 16, codes stored back to back) and an
+  ;; i16 query q in the kernel's lane order (per 16 code bytes, 32 i16: coordinates 2l of bytes 0–7, 2l of bytes
+  ;; 8–15, then 2l + 1 of bytes 0–7 and of bytes 8–15). Nibbles widened u8 → i16, i32x4.dot_i16x8_s: exact integers
+  ;; while Σ_j 15·|q_j| < 2^31 (the caller keeps |q_j| ≤ 32767 and the coordinates ≤ 4096).
+  (func (export "scan_u4")
+    (param $codes i32) (param $bytes i32) (param $first i32) (param $end i32) (param $q i32) (param $out i32)
+    (local $p i32) (local $j i32) (local $qj i32) (local $v v128) (local $lo v128) (local $hi v128)
+    (local $a0 v128) (local $a1 v128)
+    (local.set $p (i32.add (local.get $codes) (i32.mul (local.get $first) (local.get $bytes))))
+    (block $done
+      (loop $pos
+        (br_if $done (i32.ge_u (local.get $first) (local.get $end)))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (local.set $qj (local.get $q))
+        (block $b16
+          (loop $l16
+            (br_if $b16 (i32.ge_u (local.get $j) (local.get $bytes)))
+            (local.set $v (v128.load (i32.add (local.get $p) (local.get $j))))
+            (local.set $lo (v128.and (local.get $v) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+            (local.set $hi (i8x16.shr_u (local.get $v) (i32.const 4)))
+            (local.set $a0 (i32x4.add (local.get $a0)
+              (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_u (local.get $lo)) (v128.load (local.get $qj)))))
+            (local.set $a1 (i32x4.add (local.get $a1)
+              (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_u (local.get $lo)) (v128.load offset=16 (local.get $qj)))))
+            (local.set $a0 (i32x4.add (local.get $a0)
+              (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_u (local.get $hi)) (v128.load offset=32 (local.get $qj)))))
+            (local.set $a1 (i32x4.add (local.get $a1)
+              (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_u (local.get $hi)) (v128.load offset=48 (local.get $qj)))))
+            (local.set $j (i32.add (local.get $j) (i32.const 16)))
+            (local.set $qj (i32.add (local.get $qj) (i32.const 64)))
+            (br $l16)))
+        (local.set $a0 (i32x4.add (local.get $a0) (local.get $a1)))
+        (i32.store (local.get $out) (i32.add
+          (i32.add (i32x4.extract_lane 0 (local.get $a0)) (i32x4.extract_lane 1 (local.get $a0)))
+          (i32.add (i32x4.extract_lane 2 (local.get $a0)) (i32x4.extract_lane 3 (local.get $a0)))))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (local.set $p (i32.add (local.get $p) (local.get $bytes)))
+        (local.set $first (i32.add (local.get $first) (i32.const 1)))
+        (br $pos))))
 )

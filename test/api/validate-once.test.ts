@@ -3,6 +3,7 @@
  * same on every door (`steps[0].tool`, never `steps.0.tool`). The count is taken on the schema itself: every
  * zod parse (safeParse, parse, the MCP SDK's safeParseAsync) runs the schema's `_zod.run` once at the top.
  */
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,12 +12,13 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { z } from "zod";
 import { searchRequest } from "../../src/api/requests.ts";
-import { main } from "../../src/cli/main.ts";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { main } from "../../src/cli/main.ts";
 import { executionSchema } from "../../src/formats/schemas.ts";
 import { executionArgs } from "../../src/mcp/execution-input.ts";
 import { createMcpServer, ERROR_META_KEY } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
+import { freshTarget } from "../cli/harness.ts";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -100,12 +102,14 @@ describe("one validation per request", () => {
 
 describe("the CLI door", () => {
   it("toolgraph search parses the request once; a bad value names the same field (exit 3)", async () => {
+    // Its own database (a server schema when there is one: a PGlite open per command is slow under load).
+    const target = await freshTarget();
     const home = mkdtempSync(join(tmpdir(), "tg-validate-once-"));
     const prev = process.env.TOOLGRAPH_EMBEDDINGS;
     process.env.TOOLGRAPH_EMBEDDINGS = "hash:256";
     const cli = async (...argv: string[]) => {
       let err = "";
-      const code = await main([...argv, "--home", home, "--project", "p"], { out: () => {}, err: (x) => (err += x) });
+      const code = await main([...argv, ...target.argv, "--project", "p"], { out: () => {}, err: (x) => (err += x) });
       return { code, err };
     };
     try {
@@ -123,6 +127,7 @@ describe("the CLI door", () => {
       if (prev === undefined) delete process.env.TOOLGRAPH_EMBEDDINGS;
       else process.env.TOOLGRAPH_EMBEDDINGS = prev;
       rmSync(home, { recursive: true, force: true });
+      await target.dispose();
     }
   });
 });

@@ -86,29 +86,28 @@ for (const backend of backends()) {
       // The ten runs without intents, as collected (a → c last) and with their start times interleaved.
       const order = [6, 0, 7, 1, 8, 2, 9, 3, 4, 5];
       const plain = traces().map(({ intent: _intent, ...t }) => t);
-      const grouped = await openToolgraph({ ...(await backend.options()), project: freshProject("calib-grouped"), embeddings: "hash:64", now: () => NOW });
-      const mixed = await openToolgraph({ ...(await backend.options()), project: freshProject("calib-mixed"), embeddings: "hash:64", now: () => NOW });
-      try {
-        await grouped.importCatalog({ tools });
-        await grouped.importTraces(plain);
-        await mixed.importCatalog({ tools });
-        await mixed.importTraces(plain.map((t, i) => ({ ...t, startedAt: new Date(T0 + order.indexOf(i) * 60_000).toISOString() })));
-        const key = (p: { nextStep: { score: number; ok: boolean }[] }) => p.nextStep.map((x) => `${x.score.toFixed(12)}:${x.ok}`).sort();
-        const a = await calibrationPairs(grouped.engine, grouped.project);
-        const b = await calibrationPairs(mixed.engine, mixed.project);
-        // Each run answered from the other nine: b after a (5–6 a → b against 3–4 a → c): 6 right, 4 wrong.
-        expect(a.nextStep.filter((x) => x.ok)).toHaveLength(6);
-        expect(key(b)).toEqual(key(a));
-        // The time split does depend on it: grouped, the a → c blocks come last and are all wrong.
-        const ta = await calibrationPairs(grouped.engine, grouped.project, { split: "time" });
-        const tb = await calibrationPairs(mixed.engine, mixed.project, { split: "time" });
-        expect(ta.nextStep.filter((x) => x.ok)).toHaveLength(5);
-        expect(tb.nextStep.filter((x) => x.ok).length).not.toBe(5);
-      } finally {
-        await grouped.close();
-        await mixed.close();
-      }
-    }, 300_000);
+      // Two projects of this file's database (two more PGlites would cost two initdbs).
+      const grouped = freshProject("calib-grouped");
+      const mixed = freshProject("calib-mixed");
+      await tg.importCatalog({ tools }, { project: grouped });
+      await tg.importTraces(plain, { project: grouped });
+      await tg.importCatalog({ tools }, { project: mixed });
+      await tg.importTraces(
+        plain.map((t, i) => ({ ...t, startedAt: new Date(T0 + order.indexOf(i) * 60_000).toISOString() })),
+        { project: mixed },
+      );
+      const key = (p: { nextStep: { score: number; ok: boolean }[] }) => p.nextStep.map((x) => `${x.score.toFixed(12)}:${x.ok}`).sort();
+      const a = await calibrationPairs(tg.engine, grouped);
+      const b = await calibrationPairs(tg.engine, mixed);
+      // Each run answered from the other nine: b after a (5–6 a → b against 3–4 a → c): 6 right, 4 wrong.
+      expect(a.nextStep.filter((x) => x.ok)).toHaveLength(6);
+      expect(key(b)).toEqual(key(a));
+      // The time split does depend on it: grouped, the a → c blocks come last and are all wrong.
+      const ta = await calibrationPairs(tg.engine, grouped, { split: "time" });
+      const tb = await calibrationPairs(tg.engine, mixed, { split: "time" });
+      expect(ta.nextStep.filter((x) => x.ok)).toHaveLength(5);
+      expect(tb.nextStep.filter((x) => x.ok).length).not.toBe(5);
+    });
 
     it("calibrateProject with too few pairs keeps the gate uncalibrated and says so", async () => {
       const reports = await tg.calibrate({ maxExecutions: 10, split: "time" });
@@ -121,26 +120,24 @@ for (const backend of backends()) {
     });
 
     it("an execution that declares dependsOn is judged by its partial order", async () => {
-      const other = await openToolgraph({ ...(await backend.options()), project: freshProject("calib-deps"), embeddings: "hash:64", now: () => NOW });
-      try {
-        await other.importCatalog({ tools });
-        // b and c both need only a; even runs do b first, odd runs c first.
-        await other.importTraces(
-          Array.from({ length: 10 }, (_, i) => ({
-            id: `dep-${i}`,
-            startedAt: new Date(T0 + i * 60_000).toISOString(),
-            success: true,
-            steps: [{ tool: "a.start" }, { tool: i % 2 ? "c.right" : "b.left", dependsOn: [0] }, { tool: i % 2 ? "b.left" : "c.right", dependsOn: [0] }],
-          })),
-        );
-        const p = await calibrationPairs(other.engine, other.project, { maxExecutions: 10, folds: 5, split: "time" });
-        // After a, either b or c is right (an exact-next judge would fail every other run).
-        const afterA = p.nextStep.filter((_, k) => k % 2 === 0);
-        expect(afterA).toHaveLength(8);
-        expect(afterA.every((x) => x.ok)).toBe(true);
-      } finally {
-        await other.close();
-      }
+      // Its own project of this file's database (a second PGlite would cost an initdb).
+      const deps = freshProject("calib-deps");
+      await tg.importCatalog({ tools }, { project: deps });
+      // b and c both need only a; even runs do b first, odd runs c first.
+      await tg.importTraces(
+        Array.from({ length: 10 }, (_, i) => ({
+          id: `dep-${i}`,
+          startedAt: new Date(T0 + i * 60_000).toISOString(),
+          success: true,
+          steps: [{ tool: "a.start" }, { tool: i % 2 ? "c.right" : "b.left", dependsOn: [0] }, { tool: i % 2 ? "b.left" : "c.right", dependsOn: [0] }],
+        })),
+        { project: deps },
+      );
+      const p = await calibrationPairs(tg.engine, deps, { maxExecutions: 10, folds: 5, split: "time" });
+      // After a, either b or c is right (an exact-next judge would fail every other run).
+      const afterA = p.nextStep.filter((_, k) => k % 2 === 0);
+      expect(afterA).toHaveLength(8);
+      expect(afterA.every((x) => x.ok)).toBe(true);
     });
 
     it("misuse names the option", async () => {

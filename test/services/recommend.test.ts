@@ -230,74 +230,69 @@ for (const backend of backends()) {
       expect(after.reputation).toBeCloseTo(2 / 3, 12);
       expect(after.errorCount).toBe(1);
     });
-  });
-}
 
-describe("history and cold start", () => {
-  it("without intent memory a plan adds the prerequisites the intent did not mention, each explained", async () => {
-    const tg = await openToolgraph({ home: "memory://", database: "", project: "closure", embeddings: "hash:256", now: () => NOW });
-    try {
-      await tg.importCatalog(demoCatalog());
-      await tg.importTraces(demoTraces(300, 3, NOW).map(({ intent: _intent, ...e }) => e));
-      const r = await tg.plan({ intent: "apply the pending database migrations", limit: 1 });
+    // History and cold start, each on its own project of this database.
+    it("without intent memory a plan adds the prerequisites the intent did not mention, each explained", async () => {
+      const p = freshProject("closure");
+      await tg.importCatalog(demoCatalog(), { project: p });
+      await tg.importTraces(
+        demoTraces(300, 3, NOW).map(({ intent: _intent, ...e }) => e),
+        { project: p },
+      );
+      const r = await tg.plan({ project: p, intent: "apply the pending database migrations", limit: 1 });
       const names = r.tools.map((t) => t.tool);
       expect(names[0]).toBe("db.migrate");
       expect(names).toContain("db.backup");
       expect(r.tools.find((t) => t.tool === "db.backup")!.why).toMatch(/prerequisite of db.migrate/);
       const layerOf = new Map(r.layers.flatMap((l, i) => l.map((t) => [t, i] as const)));
       expect(layerOf.get("db.backup")!).toBeLessThan(layerOf.get("db.migrate")!);
-    } finally {
-      await tg.close();
-    }
-  });
+    });
 
-  it("a tool with a successful history never ranks below an identical-text tool without one", async () => {
-    const tg = await openToolgraph({ home: "memory://", database: "", project: "twins", embeddings: "hash:128", now: () => NOW });
-    try {
-      await tg.importCatalog({
-        tools: [
-          { id: "east.fetch_weather", name: "fetch_weather", description: "Fetch the weather forecast for a city" },
-          { id: "west.fetch_weather", name: "fetch_weather", description: "Fetch the weather forecast for a city" },
-          { id: "c.send_sms", name: "send_sms", description: "Send a text message" },
-        ],
-      });
+    it("a tool with a successful history never ranks below an identical-text tool without one", async () => {
+      const p = freshProject("twins");
+      await tg.importCatalog(
+        {
+          tools: [
+            { id: "east.fetch_weather", name: "fetch_weather", description: "Fetch the weather forecast for a city" },
+            { id: "west.fetch_weather", name: "fetch_weather", description: "Fetch the weather forecast for a city" },
+            { id: "c.send_sms", name: "send_sms", description: "Send a text message" },
+          ],
+        },
+        { project: p },
+      );
       await tg.importTraces(
         Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, startedAt: NOW - i * 60_000, success: true, steps: [{ tool: "west.fetch_weather" }, { tool: "c.send_sms" }] })),
+        { project: p },
       );
-      const r = await tg.search({ intent: "weather forecast for Paris", limit: 3 });
+      const r = await tg.search({ project: p, intent: "weather forecast for Paris", limit: 3 });
       const ids = r.results.map((x) => x.tool);
       expect(ids.indexOf("west.fetch_weather")).toBeLessThan(ids.indexOf("east.fetch_weather"));
       // Same text: the same semantic score; the used tool's graph evidence only adds.
       expect(r.results[0]!.breakdown.semantic).toBeCloseTo(r.results[1]!.breakdown.semantic, 12);
-      const withCtx = await tg.search({ intent: "weather forecast for Paris", context: ["c.send_sms"], limit: 3 });
+      const withCtx = await tg.search({ project: p, intent: "weather forecast for Paris", context: ["c.send_sms"], limit: 3 });
       const ids2 = withCtx.results.map((x) => x.tool);
       expect(ids2.indexOf("west.fetch_weather")).toBeLessThan(ids2.indexOf("east.fetch_weather"));
-    } finally {
-      await tg.close();
-    }
-  });
+    });
 
-  it("with no traces the intent memory is silent and search equals the memory-free ranking exactly", async () => {
-    const tg = await openToolgraph({ home: "memory://", database: "", project: "cold", embeddings: "hash:128", now: () => NOW });
-    try {
-      await tg.importCatalog(demoCatalog());
-      const r = await tg.search({ intent: "schedule a meeting with the design team", limit: 8 });
+    it("with no traces the intent memory is silent and search equals the memory-free ranking exactly", async () => {
+      const p = freshProject("cold");
+      const intent = "schedule a meeting with the design team";
+      await tg.importCatalog(demoCatalog(), { project: p });
+      const r = await tg.search({ project: p, intent, limit: 8 });
       expect(r.memory.neighbours).toBe(0);
       expect(r.memory.reason).toBe("no similar past executions");
-      const s = await tg.engine.snapshot("cold");
-      const a = await tg.engine.analytics("cold");
-      const idx = await tg.engine.searchIndex("cold");
-      const [qv] = await tg.engine.queryEmbedder.embed(["schedule a meeting with the design team"]);
-      const plain = searchCandidates(s, a, idx, "schedule a meeting with the design team", qv!, {}).slice(0, 8);
+      const s = await tg.engine.snapshot(p);
+      const a = await tg.engine.analytics(p);
+      const idx = await tg.engine.searchIndex(p);
+      const [qv] = await tg.engine.queryEmbedder.embed([intent]);
+      const plain = searchCandidates(s, a, idx, intent, qv!, {}).slice(0, 8);
       expect(r.results.map((x) => [x.tool, x.score])).toEqual(plain.map((h) => [s.tools[h.index]!.id, h.final]));
       // `top: k` is the first k of the full ranking, in order (the search job asks for its limit only).
-      const all = searchCandidates(s, a, idx, "schedule a meeting with the design team", qv!, {});
+      const all = searchCandidates(s, a, idx, intent, qv!, {});
       expect(all.length).toBeGreaterThan(8);
       for (const k of [0, 1, 3, 8, all.length, all.length + 5]) {
-        expect(searchCandidates(s, a, idx, "schedule a meeting with the design team", qv!, { top: k })).toEqual(all.slice(0, k));
+        expect(searchCandidates(s, a, idx, intent, qv!, { top: k })).toEqual(all.slice(0, k));
       }
-    } finally {
-      await tg.close();
-    }
+    });
   });
-});
+}

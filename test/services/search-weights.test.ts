@@ -1,7 +1,7 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalSignal } from "../../algorithms/search/global-signal.ts";
-import { openToolgraph } from "../../src/api/toolgraph.ts";
+import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { searchCandidates } from "../../src/services/search.ts";
 import { heldOutSignals } from "../../src/services/search-weights.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
@@ -32,32 +32,36 @@ async function misleadingProject() {
 }
 
 describe("fitSearchWeights (issue 20: fusion never loses to one of its own channels)", () => {
+  // The database opens in a hook (hook timeout): a PGlite open is slow on a busy machine.
+  let tg: Toolgraph;
+  beforeAll(async () => {
+    tg = await misleadingProject();
+  });
+  afterAll(async () => {
+    await tg?.close();
+  });
+
   it("on misleading descriptions and repeating requests, turns content down and matches the memory channel", async () => {
-    const tg = await misleadingProject();
-    try {
-      const fit = await tg.fitSearchWeights();
-      expect(fit.intents).toBe(WORDS.length * FILLERS.length);
-      expect(fit.channels).toBeDefined();
-      // The fitted objective is the best of every evaluated point, each channel alone among them.
-      expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.memory);
-      expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.content);
-      expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.graph);
-      expect(fit.map!).toBeGreaterThanOrEqual(Math.max(...fit.memoryCurve.map((p) => p.map)));
-      // Content alone misleads; with w_c = 1 it still drags the memory's answers down.
-      expect(fit.channels!.memory).toBeGreaterThan(fit.channels!.content);
-      // Hand-checked on this fixture: w_c = 1 tops at mAP@10 0.5 (every μ > 0), the memory alone scores 1;
-      // the fit picks the memory channel at full weight (w_c = 0, μ = 1: the final score is the vote).
-      expect(Math.max(...fit.memoryCurve.map((p) => p.map))).toBe(0.5);
-      expect(fit.map).toBe(1);
-      expect(fit.contentWeight).toBe(0);
-      expect(fit.memoryWeight).toBe(1);
-      // The search job answers with the stored weights and explains the content weight.
-      const r = await tg.search({ intent: `${WORDS[3]} at once`, limit: 3 });
-      expect(r.results[0]!.tool).toBe("tool.t3");
-      expect(r.results[0]!.explanation).toContain(`× weight ${fit.contentWeight}`);
-    } finally {
-      await tg.close();
-    }
+    const fit = await tg.fitSearchWeights();
+    expect(fit.intents).toBe(WORDS.length * FILLERS.length);
+    expect(fit.channels).toBeDefined();
+    // The fitted objective is the best of every evaluated point, each channel alone among them.
+    expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.memory);
+    expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.content);
+    expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.graph);
+    expect(fit.map!).toBeGreaterThanOrEqual(Math.max(...fit.memoryCurve.map((p) => p.map)));
+    // Content alone misleads; with w_c = 1 it still drags the memory's answers down.
+    expect(fit.channels!.memory).toBeGreaterThan(fit.channels!.content);
+    // Hand-checked on this fixture: w_c = 1 tops at mAP@10 0.5 (every μ > 0), the memory alone scores 1;
+    // the fit picks the memory channel at full weight (w_c = 0, μ = 1: the final score is the vote).
+    expect(Math.max(...fit.memoryCurve.map((p) => p.map))).toBe(0.5);
+    expect(fit.map).toBe(1);
+    expect(fit.contentWeight).toBe(0);
+    expect(fit.memoryWeight).toBe(1);
+    // The search job answers with the stored weights and explains the content weight.
+    const r = await tg.search({ intent: `${WORDS[3]} at once`, limit: 3 });
+    expect(r.results[0]!.tool).toBe("tool.t3");
+    expect(r.results[0]!.explanation).toContain(`× weight ${fit.contentWeight}`);
   });
 });
 
@@ -105,33 +109,60 @@ describe("heldOutSignals (issue 20: the leave-one-out fit scores a past executio
     );
   });
 
-  it("a tool whose executions are held out gets the cold-start α of a tool never run (α = 1, final = semantic)", async () => {
-    const tg = await openToolgraph({ ...(await pgliteBackend().options()), project: "held", embeddings: "hash:128", now: () => NOW });
-    try {
-      await tg.importCatalog({ tools: [
-        { id: "invoice.fetch", description: "fetch invoice records and entries" },
-        { id: "invoice.format", description: "format invoice records and entries" },
-      ] });
-      await tg.importTraces([{ id: "e1", intent: "invoice please", startedAt: new Date(NOW - 60_000).toISOString(), success: true, steps: [{ tool: "invoice.fetch", success: true }, { tool: "invoice.format", success: true }] }]);
-      const e = tg.engine;
+  describe("on a project whose one execution is held out", () => {
+    // The database opens in a hook (hook timeout): a PGlite open is slow on a busy machine.
+    let held: Toolgraph;
+    beforeAll(async () => {
+      held = await openToolgraph({ ...(await pgliteBackend().options()), project: "held", embeddings: "hash:128", now: () => NOW });
+      await held.importCatalog({
+        tools: [
+          { id: "invoice.fetch", description: "fetch invoice records and entries" },
+          { id: "invoice.format", description: "format invoice records and entries" },
+        ],
+      });
+      await held.importTraces([
+        {
+          id: "e1",
+          intent: "invoice please",
+          startedAt: new Date(NOW - 60_000).toISOString(),
+          success: true,
+          steps: [
+            { tool: "invoice.fetch", success: true },
+            { tool: "invoice.format", success: true },
+          ],
+        },
+      ]);
+    });
+    afterAll(async () => {
+      await held?.close();
+    });
+
+    it("a tool whose executions are held out gets the cold-start α of a tool never run (α = 1, final = semantic)", async () => {
+      const e = held.engine;
       const [s, a, idx] = [await e.snapshot("held"), await e.analytics("held"), await e.searchIndex("held")];
       const [v] = await e.queryEmbedder.embed(["invoice please"]);
       const opts = { beta: 0.5, memoryWeight: 0, graphWeight: 1 };
       const fetch = s.index.get("invoice.fetch")!;
       const withHistory = searchCandidates(s, a, idx, "invoice please", v!, opts).find((h) => h.index === fetch)!;
-      const held = heldOutSignals(s, a.analytics.pagerank, [{ tool: "invoice.fetch", success: true }, { tool: "invoice.format", success: true }], 1);
-      const without = searchCandidates(s, a, idx, "invoice please", v!, { ...opts, global: held.global, executions: held.executions }).find((h) => h.index === fetch)!;
+      const signals = heldOutSignals(
+        s,
+        a.analytics.pagerank,
+        [
+          { tool: "invoice.fetch", success: true },
+          { tool: "invoice.format", success: true },
+        ],
+        1,
+      );
+      const without = searchCandidates(s, a, idx, "invoice please", v!, { ...opts, global: signals.global, executions: signals.executions }).find((h) => h.index === fetch)!;
       // One execution: the cold start shrinks the coherence estimate halfway to 1, α = (1·α_est + 1)/2 < 1
       // (the two descriptions share most words, so the graph neighbour is also a semantic one).
       expect(withHistory.alpha).toBeLessThan(1);
       expect(withHistory.final).toBeGreaterThan(withHistory.semantic);
       // Held out: 0 executions, α = 1 exactly, and the graph adds nothing.
-      expect(held.executions[fetch]).toBe(0);
+      expect(signals.executions[fetch]).toBe(0);
       expect(without.alpha).toBe(1);
       expect(without.alphaRegime).toBe("cold-start");
       expect(without.final).toBe(without.semantic);
-    } finally {
-      await tg.close();
-    }
+    });
   });
 });

@@ -405,9 +405,56 @@ describe.runIf(simdAvailable())("vector index: IVF stage and one copy of the vec
       const got = searchVectorIndex(index, q, 10);
       for (const h of got) expect(Object.is(h.score, dotAt(X, h.id * d, q, d))).toBe(true);
       recall += recallAt10(exactTopK(X, d, q, 10), got);
-      expect(searchVectorIndex(index, q, 10, { ivfProbeFraction: 1 })).toEqual(searchVectorIndex(index, q, 10, { ivf: false }));
+      expect(searchVectorIndex(index, q, 10, { ivfProbeFraction: 1, ivfFine: false })).toEqual(searchVectorIndex(index, q, 10, { ivf: false }));
     }
     expect(recall / 30).toBeGreaterThanOrEqual(0.99);
+  });
+
+  it("fine stage: the top bit of every 4-bit code is the sign bit of the 1-bit code; padding positions hold zero", () => {
+    const fine = index.ivf!.fine!;
+    const D = index.bits;
+    let checked = 0;
+    for (let p = 0; p < index.ivf!.order.length; p++) {
+      const id = index.ivf!.order[p]!;
+      for (let j = 0; j < D; j++) {
+        const nibble = (fine.codes[p * (D >> 1) + (j >> 1)]! >> (4 * (j & 1))) & 15;
+        if (id < 0) {
+          expect(nibble).toBe(0);
+          continue;
+        }
+        const sign = (index.codes[id * (D >> 5) + (j >> 5)]! >>> (j & 31)) & 1;
+        if ((nibble >> 3) !== sign) expect([p, j, nibble, sign]).toBe("the top bit equals the sign bit");
+        checked++;
+      }
+      if (id >= 0) expect(fine.scales[p]!).toBeGreaterThan(0);
+    }
+    expect(checked).toBe(6000 * D);
+  });
+
+  it("fine stage: with every list probed and a bound that keeps every candidate, the answer is the exact top-10 (ids and dotAt scores)", () => {
+    for (let r = 0; r < 10; r++) {
+      const q = Q.subarray(r * d, (r + 1) * d);
+      expect(searchVectorIndex(index, q, 10, { ivfProbeFraction: 1, fineBound: 1e9 })).toEqual(exactTopK(X, d, q, 10));
+    }
+  });
+
+  it("property: the fine bound prunes no true neighbour — every list probed, default bound: the exact top-k, k = 1 … 20", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 29 }), fc.integer({ min: 1, max: 20 }), (r, k) => {
+        const q = Q.subarray(r * d, (r + 1) * d);
+        expect(searchVectorIndex(index, q, k, { ivfProbeFraction: 1 })).toEqual(exactTopK(X, d, q, k));
+      }),
+      { numRuns: 40, seed: 5 },
+    );
+  });
+
+  it("fine stage: the answer is the exact top-10 of the probed lists' vectors whose bound survives (a bound of 0 keeps at least 10)", () => {
+    for (let r = 0; r < 10; r++) {
+      const q = Q.subarray(r * d, (r + 1) * d);
+      const got = searchVectorIndex(index, q, 10, { fineBound: 0 });
+      expect(got.length).toBe(10);
+      for (const h of got) expect(Object.is(h.score, dotAt(X, h.id * d, q, d))).toBe(true);
+    }
   });
 
   it("data without locality (uniform random directions) keeps no IVF stage: the calibrated probe would cover most lists", () => {
@@ -420,6 +467,8 @@ describe.runIf(simdAvailable())("vector index: IVF stage and one copy of the vec
     const q = Q.subarray(0, d);
     expect(() => searchVectorIndex(index, q, 10, { ivfProbeFraction: 0 })).toThrow(expect.objectContaining({ code: "bad-ivf-probe" }));
     expect(() => searchVectorIndex(index, q, 10, { ivfMinProbes: 0.5 })).toThrow(expect.objectContaining({ code: "bad-ivf-probe" }));
+    expect(() => searchVectorIndex(index, q, 10, { fineBound: -1 })).toThrow(expect.objectContaining({ code: "bad-fine-bound" }));
+    expect(() => searchVectorIndex(index, q, 10, { fineBound: Number.NaN })).toThrow(expect.objectContaining({ code: "bad-fine-bound" }));
     expect(() => buildVectorIndex(X, d, { ivfFrom: 5000, ivfLists: 0 })).toThrow(expect.objectContaining({ code: "bad-ivf-lists" }));
   });
 });

@@ -1,0 +1,113 @@
+/**
+ * WebAssembly SIMD scan of 4-bit scalar codes against an integer query, the kernel `scan_u4` of kernels.wat.
+ *
+ * A code holds D values c_j ∈ [0, 15], two a byte (low nibble: coordinate 2b, high nibble: 2b + 1). The query r
+ * (D float coordinates) is quantised symmetrically to 16-bit integers: qs = max_j |r_j| / 32767,
+ * k_j = round(r_j / qs), so |r_j − qs·k_j| ≤ qs/2. The kernel returns, per code, the exact integer
+ *
+ *     S = Σ_j c_j · k_j          (i32x4.dot_i16x8_s on nibbles widened to i16; |S| ≤ 15 · 32767 · D < 2^31 for D ≤ 4096)
+ *
+ * and Σ_j r_j (c_j − 7.5) = qs·(S − 7.5·K) + E with K = Σ_j k_j and |E| ≤ (qs/2)·Σ_j |c_j − 7.5| ≤ 3.75·D·qs
+ * (`U4Query.errorBound`). Used by the IVF stage of algorithms/search/vector-index.ts.
+ */
+import { align, kernelInstance } from "./row-dots.ts";
+
+/** Largest code length (coordinates) the kernel's i32 sums are exact for. */
+export const MAX_U4_DIMS = 4096;
+
+export interface U4Query {
+  /** The query in the kernel's lane order (see kernels.wat scan_u4), D int16. */
+  readonly lanes: Int16Array;
+  /** The quantisation step qs. */
+  readonly step: number;
+  /** K = Σ_j k_j. */
+  readonly sum: number;
+  /** Bound on |Σ_j r_j (c_j − 7.5) − step·(S − 7.5·K)| for any code: 3.75 · D · step. */
+  readonly errorBound: number;
+}
+
+/** Quantises r[0 .. D) (D a multiple of 32, ≤ MAX_U4_DIMS, finite values) for scan_u4 (see the header). */
+export function quantizeU4Query(r: ArrayLike<number>, D: number): U4Query {
+  if (!(Number.isInteger(D) && D > 0 && D % 32 === 0 && D <= MAX_U4_DIMS)) throw new RangeError(`u4-scan: D must be a positive multiple of 32 ≤ ${MAX_U4_DIMS}, got ${D}`);
+  let max = 0;
+  for (let j = 0; j < D; j++) {
+    const a = Math.abs(r[j]!);
+    if (a > max) max = a;
+  }
+  const step = max > 0 ? max / 32767 : 1;
+  const lanes = new Int16Array(D);
+  let sum = 0;
+  for (let j = 0; j < D; j++) {
+    const k = Math.max(-32767, Math.min(32767, Math.round(r[j]! / step)));
+    sum += k;
+    lanes[laneOf(j)] = k;
+  }
+  return { lanes, step, sum, errorBound: 3.75 * D * step };
+}
+
+/** Lane of coordinate j in the kernel's query order: per 32 coordinates, the even ones of bytes 0–7, 8–15, then the odd ones. */
+export function laneOf(j: number): number {
+  const block = j & ~31;
+  const within = j & 31;
+  const byte = within >> 1;
+  return block + ((within & 1) << 4) + byte;
+}
+
+/** S = Σ_j c_j · k_j of the code at byte `offset` (the reference of the kernel; tests). */
+export function u4DotJs(codes: Uint8Array, offset: number, D: number, q: U4Query): number {
+  let s = 0;
+  for (let b = 0; b < D >> 1; b++) {
+    const v = codes[offset + b]!;
+    s += (v & 15) * q.lanes[laneOf(2 * b)]! + (v >> 4) * q.lanes[laneOf(2 * b + 1)]!;
+  }
+  return s;
+}
+
+export interface U4Scan {
+  readonly positions: number;
+  readonly D: number;
+  /** Size of the kernel's memory. */
+  readonly bytes: number;
+  /** positions × D/2 code bytes in the kernel's memory, written by the caller (nibbles as in the header). */
+  readonly codes: Uint8Array;
+  /**
+   * S for every position of [ranges[2k], ranges[2k + 1]) for k < rangeCount, in that order: a view into the
+   * kernel's memory holding the first `count` values (valid until the next call).
+   */
+  scanRanges(q: U4Query, ranges: Int32Array, rangeCount: number): { sums: Int32Array; count: number };
+}
+
+/** A kernel with room for `positions` codes of D coordinates (zero-filled); undefined when unavailable. */
+export function u4Scan(positions: number, D: number): U4Scan | undefined {
+  if (!(Number.isInteger(D) && D > 0 && D % 32 === 0 && D <= MAX_U4_DIMS)) return undefined;
+  const codeBytes = D >> 1;
+  const queryAt = align(positions * codeBytes);
+  const outAt = queryAt + align(2 * D);
+  const at = kernelInstance(outAt + align(4 * Math.max(1, positions)));
+  if (!at) return undefined;
+  const buffer = at.memory.buffer;
+  const lanes = new Int16Array(buffer, queryAt, D);
+  const out = new Int32Array(buffer, outAt, positions);
+  const kernel = at.exports.scan_u4!;
+  return {
+    positions,
+    D,
+    bytes: buffer.byteLength,
+    codes: new Uint8Array(buffer, 0, positions * codeBytes),
+    scanRanges(q, ranges, rangeCount) {
+      if (q.lanes.length !== D) throw new RangeError(`u4-scan: the query has ${q.lanes.length} coordinates, the codes ${D}`);
+      lanes.set(q.lanes);
+      let count = 0;
+      for (let k = 0; k < rangeCount; k++) {
+        const first = ranges[2 * k]!;
+        const end = ranges[2 * k + 1]!;
+        if (!(Number.isInteger(first) && Number.isInteger(end) && first >= 0 && end <= positions && first <= end && count + end - first <= positions)) {
+          throw new RangeError(`u4-scan: range [${first}, ${end}) outside [0, ${positions}) or more than ${positions} positions in all`);
+        }
+        kernel(0, codeBytes, first, end, queryAt, outAt + 4 * count);
+        count += end - first;
+      }
+      return { sums: out, count };
+    },
+  };
+}
