@@ -7,13 +7,15 @@
  * executions used, for up to 200 past intents, with the staged grid search and channel anchors of
  * algorithms/search/fit-fusion-weights.ts (so the fitted weights are never worse on these intents than the
  * content, memory or graph channel alone). Each past execution is scored with the memory of the OTHER
- * executions and usage counts without its own steps (leave-one-out), so the fit never sees its own answer.
+ * executions and with usage and execution counts without its own steps (leave-one-out, heldOutSignals), so
+ * the fit never sees its own answer: a tool that ran only in that execution is scored as never run.
  * Without enough intents (< 30) the defaults stay: β = 0.5, μ = 0.8, w_c = 1, graph 1.
  */
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { mulberry32, shuffled } from "../../algorithms/random/rng.ts";
 import { fitFusionWeights } from "../../algorithms/search/fit-fusion-weights.ts";
 import { globalSignal } from "../../algorithms/search/global-signal.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { projectConfig, setProjectConfig } from "../store/projects.ts";
 import { startOnce, yieldToEventLoop } from "./background.ts";
 import type { Engine } from "./engine.ts";
@@ -67,29 +69,17 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const idx = await engine.searchIndex(project);
-  const cases: { intent: string; v: Float32Array; relevant: Set<string>; memory: Map<number, number> | undefined; global: Float64Array }[] = [];
-  // Leave-one-out for the no-context graph signal too: the execution's own successful steps are removed
-  // from the usage counts it is scored with.
-  const pr = a.analytics.pagerank;
+  const cases: { intent: string; v: Float32Array; relevant: Set<string>; memory: Map<number, number> | undefined; held: HeldOutSignals }[] = [];
   let maxSucc = 0;
   for (let i = 0; i < s.n; i++) maxSucc = Math.max(maxSucc, s.successes[i]!);
-  const globalWithout = (own: Map<number, number>): Float64Array => {
-    const succ = new Float64Array(s.n);
-    for (let i = 0; i < s.n; i++) succ[i] = Math.max(0, s.successes[i]! - (own.get(i) ?? 0));
-    return globalSignal(pr, succ, s.n, maxSucc);
-  };
   for (let i = 0; i < sample.length; i += 64) {
     const batch = sample.slice(i, i + 64);
     const vs = await engine.embedder.embed(batch.map((r) => r.intent));
     for (let j = 0; j < batch.length; j++) {
       const r = batch[j]!;
       const mem = await recallMemory(engine, project, r.intent, vs[j]!, { excludeIds: new Set([r.id]) });
-      const own = new Map<number, number>();
-      for (const st of r.steps) {
-        const k = s.index.get(st.tool);
-        if (st.success && k !== undefined) own.set(k, (own.get(k) ?? 0) + 1);
-      }
-      cases.push({ intent: r.intent, v: vs[j]!, relevant: new Set(r.steps.filter((st) => st.success).map((st) => st.tool)), memory: mem.toolVotes, global: globalWithout(own) });
+      const held = heldOutSignals(s, a.analytics.pagerank, r.steps, maxSucc);
+      cases.push({ intent: r.intent, v: vs[j]!, relevant: new Set(r.steps.filter((st) => st.success).map((st) => st.tool)), memory: mem.toolVotes, held });
     }
   }
   // The fit runs beside live requests: it yields to the event loop after every case, so a search never waits
@@ -97,7 +87,7 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
   const mapOf = async (w: { beta: number; memoryWeight: number; contentWeight: number; graphWeight: number }): Promise<number> => {
     let sum = 0;
     for (const c of cases) {
-      const ranked = searchCandidates(s, a, idx, c.intent, c.v, { ...w, memory: w.memoryWeight > 0 ? c.memory : undefined, global: c.global, top: 10 }).map((h) => s.tools[h.index]!.id);
+      const ranked = searchCandidates(s, a, idx, c.intent, c.v, { ...w, memory: w.memoryWeight > 0 ? c.memory : undefined, global: c.held.global, executions: c.held.executions, top: 10 }).map((h) => s.tools[h.index]!.id);
       sum += averagePrecisionAtK(ranked, c.relevant, 10);
       await yieldToEventLoop();
     }
@@ -116,6 +106,39 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: { 
   return { beta, memoryWeight, contentWeight, graphWeight, intents: cases.length, betaCurve, memoryCurve, contentCurve, graphCurve, map: fit.objective, channels };
 }
 
+export interface HeldOutSignals {
+  /** The no-context graph signal with the execution's successful steps removed from the usage counts. */
+  global: Float64Array;
+  /** Executions (steps) per tool with the execution's own steps removed: α's cold start sees them as not run. */
+  executions: Uint32Array;
+}
+
+/**
+ * The per-tool history a held-out past execution is scored with (leave-one-out): its own steps removed from
+ * the counts. Without it the fit scores every one of the execution's tools as a tool with history — one that
+ * ran only there keeps α < 1 (cold start at n = 1 instead of α = 1 at n = 0) and is lifted by the graph —
+ * while a new request's tools have often never run; the fit then overrates the graph (Seal-Tools,
+ * hash:512: graph 0.5 fitted, out-of-domain mAP@10 0.794 against BM25's 0.803; issue 20). Not removed:
+ * the execution's edges, so PageRank and coherence still include it (a second-order effect: both only act
+ * through α < 1, which a tool that ran nowhere else no longer has).
+ */
+export function heldOutSignals(
+  s: Pick<GraphSnapshot, "n" | "index" | "executions" | "successes">,
+  pagerank: ArrayLike<number>,
+  steps: readonly { tool: string; success: boolean }[],
+  maxSuccesses: number,
+): HeldOutSignals {
+  const executions = new Uint32Array(s.executions);
+  const successes = new Float64Array(s.n);
+  for (let i = 0; i < s.n; i++) successes[i] = s.successes[i]!;
+  for (const st of steps) {
+    const k = s.index.get(st.tool);
+    if (k === undefined) continue;
+    if (executions[k]! > 0) executions[k]!--;
+    if (st.success && successes[k]! > 0) successes[k]!--;
+  }
+  return { global: globalSignal(pagerank, successes, s.n, maxSuccesses), executions };
+}
 
 /**
  * The project's search weights: the stored ones, else the defaults while a fit runs in the background

@@ -85,6 +85,11 @@ export interface SearchOptions {
   /** Replaces the no-context global signal (used by the leave-one-out fit). */
   global?: Float64Array;
   /**
+   * Replaces the executions per tool index that decide α's cold start (used by the leave-one-out fit: the
+   * held-out execution's own steps removed, so a tool that ran only there is judged as never run).
+   */
+  executions?: ArrayLike<number>;
+  /**
    * Two-hop routing (namespace-index.ts): search only these tool indices (ascending). Both channels are
    * then exact over the subset (BM25 scores of the subset, cosine by dot product), fused as usual; memory
    * votes still bring their own candidates. Absent = every tool (flat).
@@ -176,7 +181,7 @@ export function searchCandidates(
   const coherence = ablation.noGraph || ablation.fixedAlpha !== undefined || passive ? undefined : toolCoherence(s, a, idx);
   return rankHybridCandidates({
     candidates,
-    executions: s.executions,
+    executions: options.executions ?? s.executions,
     exclude: options.exclude,
     memory: options.memory,
     memoryWeight: mu,
