@@ -437,36 +437,40 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
   // Full within-execution precedence of the training executions (issue 20 baseline).
   const before = traces ? precedenceCounts(traces.map((t) => t.steps.map((st) => st.tool))) : undefined;
   const rng = mulberry32(20);
-  const methods: Record<string, (tools: string[]) => Predicted | Promise<Predicted>> = {
+  // Each method gets the case's tools and its request text (the default rows pass it to the job as `intent`, as a
+  // user would; the baselines ignore it).
+  const methods: Record<string, (tools: string[], intent?: string) => Predicted | Promise<Predicted>> = {
     "listed-order chain": (tools) => chain(tools),
     ...(before ? { "precedence-sorted chain (training order)": (tools: string[]) => chain(precedenceChain(tools, before).order) } : {}),
     "no edges": (tools) => ({ edges: [], order: tools, rank: new Map() }),
-    "toolgraph (history graph)": (tools) => viaJob(tools, "history"),
-    "toolgraph (dependency graph)": (tools) => viaJob(tools, "dependency"),
-    "toolgraph (dependency graph), tools given shuffled": (tools) => {
+    "toolgraph (history graph)": (tools, intent) => viaJob(tools, "history", false, intent),
+    "toolgraph (dependency graph)": (tools, intent) => viaJob(tools, "dependency", false, intent),
+    "toolgraph (dependency graph), tools given shuffled": (tools, intent) => {
       const u = tools.slice();
       for (let i = u.length - 1; i > 0; i--) {
         const j = Math.floor(rng() * (i + 1));
         [u[i], u[j]] = [u[j]!, u[i]!];
       }
-      return viaJob(u, "dependency");
+      return viaJob(u, "dependency", false, intent);
     },
-    "toolgraph (dependency graph, no precedence)": (tools) => viaDag(tools, "dependency", 3, false, true, false),
-    "toolgraph (dependency graph, no data-flow prior)": (tools) => viaDag(tools, "dependency", 3, false, false),
-    "toolgraph (dependency graph, 1 hop)": (tools) => viaDag(tools, "dependency", 1),
-    "toolgraph (dependency graph, no direct-first)": (tools) => viaDag(tools, "dependency", 3, false, true, true, { directFirst: false }),
-    "toolgraph (dependency graph, direct edges reduced)": (tools) => viaDag(tools, "dependency", 3, false, true, true, { keepDirect: false }),
-    "toolgraph (dependency graph + role orientation)": (tools) => viaDag(tools, "dependency", 3, false, true, true, { roles: true }),
-    "toolgraph (blended graph)": (tools) => viaJob(tools, "blended"),
-    "toolgraph (dependency graph + schema edges)": (tools) => viaJob(tools, "dependency", true),
+    "toolgraph (dependency graph, no precedence)": (tools, intent) => viaDag(tools, "dependency", 3, false, true, false, { intent }),
+    "toolgraph (dependency graph, no data-flow prior)": (tools, intent) => viaDag(tools, "dependency", 3, false, false, true, { intent }),
+    "toolgraph (dependency graph, 1 hop)": (tools, intent) => viaDag(tools, "dependency", 1, false, true, true, { intent }),
+    "toolgraph (dependency graph, no direct-first)": (tools, intent) => viaDag(tools, "dependency", 3, false, true, true, { directFirst: false, intent }),
+    "toolgraph (dependency graph, direct edges reduced)": (tools, intent) => viaDag(tools, "dependency", 3, false, true, true, { keepDirect: false, intent }),
+    "toolgraph (dependency graph + role orientation)": (tools, intent) => viaDag(tools, "dependency", 3, false, true, true, { roles: true, intent }),
+    "toolgraph (blended graph)": (tools, intent) => viaJob(tools, "blended", false, intent),
+    "toolgraph (dependency graph + schema edges)": (tools, intent) => viaJob(tools, "dependency", true, intent),
+    "toolgraph (dependency graph, no intent)": (tools) => viaJob(tools, "dependency"),
+    "toolgraph (dependency graph, intent, no mention chain)": (tools, intent) => viaDag(tools, "dependency", 3, false, true, true, { intent, mentionChain: 0 }),
   };
-  // Default rows go through the library's buildDag job (the doors' path: data-flow prior and precedence on);
-  // the ablation rows (no precedence, no data-flow prior, 1 hop, no direct-first, direct edges reduced, + role
-  // orientation) switch them off (or on) through dagOver's ablation seam.
-  async function viaJob(tools: string[], graph: "history" | "dependency" | "blended", schemaEdges = false): Promise<Predicted> {
+  // Default rows go through the library's buildDag job (the doors' path: data-flow prior, precedence and the
+  // request's intent on); the ablation rows (no intent, no precedence, no data-flow prior, 1 hop, no direct-first,
+  // direct edges reduced, + role orientation) switch them off (or on) through dagOver's ablation seam.
+  async function viaJob(tools: string[], graph: "history" | "dependency" | "blended", schemaEdges = false, intent?: string): Promise<Predicted> {
     const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
     if (uniq.length === 0) return { edges: [], order: [], rank: new Map() };
-    const dag = await tg.buildDag({ project, tools: uniq, graph, schemaEdges });
+    const dag = await tg.buildDag({ project, tools: uniq, graph, schemaEdges, ...(intent ? { intent } : {}) });
     const rank = new Map<string, number>();
     dag.layers.forEach((l, k) => {
       for (const t of l) rank.set(t, k);
@@ -497,7 +501,7 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
     const tau: number[] = [];
     let fpOnNoEdge = 0;
     for (const c of list) {
-      const p = await fn(c.tools);
+      const p = await fn(c.tools, c.query);
       const sc = edgeScores(c, p.edges);
       tp += sc.tp;
       fp += sc.fp;

@@ -7,6 +7,10 @@
  *      on its own, never a hop of a longer path                                  (infer-dependencies.ts)
  *      plus, optionally, edges `propose`d for the rest (schema-dependencies.ts: unrelated pairs whose
  *      output and input fields match, weaker than any learned edge)
+ *      then, with `mentions` given (the intent's mention positions, mention-order.ts), a non-direct candidate
+ *      between two tools with no precedence evidence (n(A→B) + n(B→A) < mentionMinObserved, 1 = never seen
+ *      in succession either way) is oriented by the order the intent mentions them — observed precedence
+ *      and direct edges always win;
  *      then, with `roles` given, a multi-hop candidate between two tools never observed in succession
  *      either way (the `precedence` counts; every pair when none are given) is oriented by the tools'
  *      learned roles — the consumer goes second (role-orientation.ts);
@@ -30,11 +34,12 @@ import { breakCycles } from "./break-cycles.ts";
 import type { CriticalPathResult } from "./critical-path.ts";
 import { criticalPath } from "./critical-path.ts";
 import type { DependencyEdge, DroppedArc } from "./dependency-edge.ts";
+import { directFirst } from "./direct-first.ts";
 import type { InferDependenciesOptions } from "./infer-dependencies.ts";
 import { DEFAULTS as INFER_DEFAULTS, inferDependencies } from "./infer-dependencies.ts";
-import { directFirst } from "./direct-first.ts";
-import { type OrientedDependency, orientByRoles, type RoleOrientationOptions } from "./role-orientation.ts";
+import { DEFAULTS as MENTION_DEFAULTS } from "./mention-order.ts";
 import { DEFAULTS as PRECEDENCE_DEFAULTS, type Precedence, precedenceShare } from "./precedence.ts";
+import { type OrientedDependency, orientByRoles, type RoleOrientationOptions } from "./role-orientation.ts";
 import { topologicalLayers } from "./topological-layers.ts";
 import { transitiveReduction } from "./transitive-reduction.ts";
 
@@ -59,6 +64,14 @@ export interface BuildExecutionDagOptions extends InferDependenciesOptions {
    * "observed" = a `precedence` count > 0 either way). Default: none (the direction the evidence was found in).
    */
   readonly roles?: Omit<RoleOrientationOptions, "observed">;
+  /**
+   * Intent mention positions of the selected tools (mention-order.ts mentionPositions; undefined = not
+   * mentioned): orient the non-direct candidates of pairs without precedence evidence by mention order
+   * (role-orientation.ts's pass, proposals included). Default: none.
+   */
+  readonly mentions?: (node: number) => number | undefined;
+  /** Pairs observed fewer times than this (both orders together) count as without evidence. Default mention-order.ts DEFAULTS.minObserved (1). */
+  readonly mentionMinObserved?: number;
   /** Drop the non-direct candidates into a tool that has a direct prerequisite (direct-first.ts). Default false. */
   readonly directFirst?: boolean;
   /** Transitive reduction never drops a direct dependency edge (transitive-reduction.ts `keep`). Default false. */
@@ -114,8 +127,13 @@ export function buildExecutionDag(
     ? [...inferred, ...options.propose(inferred)].sort((x, y) => position.get(x.from)! - position.get(y.from)! || position.get(x.to)! - position.get(y.to)!)
     : inferred;
   const count = options.precedence;
-  const oriented = options.roles ? orientByRoles(proposed, { ...options.roles, ...(count ? { observed: (a: number, b: number) => count(a, b) > 0 } : {}) }) : undefined;
-  const orientedEdges: readonly OrderedEdge[] = oriented ? oriented.edges : proposed;
+  const minSeen = options.mentionMinObserved ?? MENTION_DEFAULTS.minObserved;
+  const mentioned = options.mentions
+    ? orientByRoles(proposed, { mentions: options.mentions, minHops: 1, ...(count ? { observed: (a: number, b: number) => count(a, b) + count(b, a) >= minSeen } : {}) })
+    : undefined;
+  const afterMentions: readonly OrderedEdge[] = mentioned ? mentioned.edges : proposed;
+  const oriented = options.roles ? orientByRoles(afterMentions, { ...options.roles, ...(count ? { observed: (a: number, b: number) => count(a, b) > 0 } : {}) }) : undefined;
+  const orientedEdges: readonly OrderedEdge[] = oriented ? oriented.edges : afterMentions;
   const screened = options.directFirst ? directFirst(orientedEdges) : undefined;
   const found: readonly OrderedEdge[] = screened ? screened.kept : orientedEdges;
   const prior = options.precedencePrior ?? PRECEDENCE_DEFAULTS.priorWeight;
@@ -187,7 +205,7 @@ export function buildExecutionDag(
   return {
     nodes,
     edges: reduced.kept,
-    dropped: [...(oriented?.dropped ?? []), ...(screened?.dropped ?? []), ...acyclic.dropped, ...reduced.dropped],
+    dropped: [...(mentioned?.dropped ?? []), ...(oriented?.dropped ?? []), ...(screened?.dropped ?? []), ...acyclic.dropped, ...reduced.dropped],
     layers,
     timing,
   };

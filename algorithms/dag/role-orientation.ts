@@ -37,6 +37,7 @@
 
 import { DagError } from "./dag-error.ts";
 import type { DependencyEdge, DroppedArc } from "./dependency-edge.ts";
+import { mentionLean } from "./mention-order.ts";
 
 const MODULE = "dag/role-orientation";
 
@@ -50,9 +51,11 @@ export const DEFAULTS = {
 export interface Orientation {
   /** The relating evidence as found: a path from the new `to` to the new `from` (a proposal: the two ends). */
   readonly evidence: readonly number[];
-  /** consumer(from), consumer(to) of the final direction. */
-  readonly consumerFrom: number;
-  readonly consumerTo: number;
+  /** consumer(from), consumer(to) of the final direction (oriented by roles). */
+  readonly consumerFrom?: number;
+  readonly consumerTo?: number;
+  /** The intent token positions naming from and to (oriented by mention order, mention-order.ts). */
+  readonly mention?: { readonly from: number; readonly to: number };
 }
 
 /** An edge reversed by its learned roles: one hop between its ends, with the evidence that related them. */
@@ -63,8 +66,13 @@ export interface OrientedDependency extends DependencyEdge {
 export interface RoleOrientationOptions {
   /** True when from and to were observed in succession, in either order. Default: never (every pair unobserved). */
   readonly observed?: (a: number, b: number) => boolean;
-  /** consumer(v) ∈ [0, 1]. Required. */
-  readonly consumerRate: (v: number) => number;
+  /** consumer(v) ∈ [0, 1]. Required unless `mentions` or `lean` is given. */
+  readonly consumerRate?: (v: number) => number;
+  /**
+   * Intent mention positions (mention-order.ts): when given (and no `lean`), the lean is mentionLean of the two
+   * positions instead of the roles', and a reversed edge records the positions. Default: none.
+   */
+  readonly mentions?: (v: number) => number | undefined;
   /** schema(a → b) ∈ [0, 1]. Default 0. */
   readonly schemaScore?: (a: number, b: number) => number;
   /** first(v) ∈ [0, 1]. Default ½. */
@@ -85,6 +93,7 @@ export interface RoleOrientationResult<E extends DependencyEdge> {
 /** sign(lean(a → b)) of the header: 1, −1 or 0. */
 export function roleLean(a: number, b: number, options: RoleOrientationOptions): number {
   const c = options.consumerRate;
+  if (!c) throw new DagError(MODULE, "bad-rate", "consumerRate is required to orient by roles");
   const components = [
     c(b) - c(a),
     (options.schemaScore?.(a, b) ?? 0) - (options.schemaScore?.(b, a) ?? 0),
@@ -118,7 +127,8 @@ export function orientByRoles<E extends DependencyEdge>(edges: readonly E[], opt
       out.push(e);
       continue;
     }
-    const lean = options.lean ? options.lean(e.from, e.to) : roleLean(e.from, e.to, options);
+    const mentions = options.lean ? undefined : options.mentions;
+    const lean = options.lean ? options.lean(e.from, e.to) : mentions ? mentionLean(mentions(e.from), mentions(e.to)) : roleLean(e.from, e.to, options);
     if (lean >= 0) {
       out.push(e);
       continue;
@@ -128,7 +138,7 @@ export function orientByRoles<E extends DependencyEdge>(edges: readonly E[], opt
         edge: e,
         reason: "orientation",
         witness: [e.to, e.from],
-        explanation: `dropped ${e.from}→${e.to}: never observed in either order; the learned roles point ${e.to}→${e.from}, also a candidate`,
+        explanation: `dropped ${e.from}→${e.to}: never observed in either order; ${mentions ? "the intent mentions" : "the learned roles point"} ${e.to}→${e.from}, also a candidate`,
       });
       continue;
     }
@@ -141,7 +151,9 @@ export function orientByRoles<E extends DependencyEdge>(edges: readonly E[], opt
       meanWeight: e.meanWeight,
       strength: e.strength,
       direct: false,
-      orientation: { evidence: e.path, consumerFrom: options.consumerRate(e.to), consumerTo: options.consumerRate(e.from) },
+      orientation: mentions
+        ? { evidence: e.path, mention: { from: mentions(e.to)!, to: mentions(e.from)! } }
+        : { evidence: e.path, ...(options.consumerRate ? { consumerFrom: options.consumerRate(e.to), consumerTo: options.consumerRate(e.from) } : {}) },
     });
   }
   return { edges: out, dropped };

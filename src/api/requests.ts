@@ -141,6 +141,9 @@ const schemaEdges = z
 export const buildDagRequest = z
   .object({
     tools: z.array(toolId).min(1).max(200).describe("The tool ids to order (each once)"),
+    intent: text
+      .optional()
+      .describe("The request in plain words (optional): where the history never saw two of the tools in succession, the order the intent mentions them orients the dependency between them"),
     schemaEdges,
     ...caps,
     ...gateFields,

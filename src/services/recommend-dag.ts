@@ -25,17 +25,24 @@
  * fit, then the learned consumer/producer rates, shrunk to the project's base rate, and succession order) is
  * proposed if the history shows B consuming or A producing (rate ≥ 0.2); explained as "prior".
  *
+ * Mention order (issue 20, algorithms/dag/mention-order.ts): with the request's `intent` (buildDag's optional
+ * field; plan's own intent), a non-direct candidate between two tools never observed in succession is oriented
+ * by the order the intent mentions them; observed precedence and direct edges always win, and the order of the
+ * tools list never counts.
+ *
  * plan(intent): the main tools come from the best-matching successful past execution (intent memory) or
  * from search; the dependency closure adds prerequisites the intent did not mention (declared dependency
  * edges, and learned ones that held in at least half of the dependent tool's executions; depth ≤ 3, each
  * explained), then the DAG above.
  * Caps (maxTools, maxLatencyMs, maxCost) trim the plan and say what was dropped and why.
  */
-import { dagConfidence as confidenceOfDag, inMainBand, planConfidence, requiredPrerequisite as requiredByCounts } from "../../algorithms/dag/confidence.ts";
+
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
+import { dagConfidence as confidenceOfDag, inMainBand, planConfidence, requiredPrerequisite as requiredByCounts } from "../../algorithms/dag/confidence.ts";
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
+import { DEFAULTS as MENTION_DEFAULTS, type MentionDependency, mentionChain, mentionPositions } from "../../algorithms/dag/mention-order.ts";
 import { baseRate, blendedWeight, consumerRate as consumerRateOf, firstShare as firstShareOf } from "../../algorithms/dag/rates.ts";
 import { createSchemaScorer, inputFields, outputFields, type SchemaDependency, schemaDependencies, type ToolIo } from "../../algorithms/dag/schema-dependencies.ts";
 import { buildCsr, type Csr, edgeWeight } from "../../algorithms/graph/csr.ts";
@@ -280,6 +287,27 @@ export interface DagOverOptions {
    * with directFirst): edge F1 0.839 → 0.851.
    */
   readonly keepDirect?: boolean;
+  /**
+   * The request's intent text (issue 20, algorithms/dag/mention-order.ts): a non-direct candidate between two
+   * tools never observed in succession either way is oriented by the order the intent mentions them (their
+   * distinctive name words); observed precedence and direct edges always win. Default: none (no orientation).
+   */
+  readonly intent?: string;
+  /** Pairs observed fewer times (both orders) count as unobserved for mention order. Default mention-order.ts DEFAULTS.minObserved. */
+  readonly mentionMinObserved?: number;
+  /**
+   * With an intent, when nothing relates any selected tool and the data-flow prior proposes nothing: chain the
+   * mentioned tools in mention order (mention-order.ts mentionChain; the number caps the edges, 0 abstains).
+   * Default mention-order.ts DEFAULTS.chainEdges (1: the first two mentioned tools), chosen on training traces.
+   */
+  readonly mentionChain?: number;
+}
+
+/** Position of each selected tool's first mention in `intent` (mention-order.ts), by snapshot index. */
+export function mentionsOf(s: GraphSnapshot, selected: readonly number[], intent: string): (v: number) => number | undefined {
+  const pos = mentionPositions(intent, selected.map((v) => s.tools[v]!.name || s.tools[v]!.id));
+  const at = new Map(selected.map((v, k) => [v, pos[k]]));
+  return (v) => at.get(v);
 }
 
 /** The learned roles of the selected tools (role-orientation.ts): shrunk consumer rate, schema fit, first share. */
@@ -303,11 +331,14 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
   const csr = graph === "dependency" ? s.dependencyCsr : graph === "blended" ? s.blendedCsr : s.csr;
   const pathCsr = pathCsrFor(s, graph, csr);
   const prior = options.dataFlowPrior ?? true;
+  const mentions = options.intent ? mentionsOf(s, selected, options.intent) : undefined;
+  const chainLimit = mentions ? (options.mentionChain ?? MENTION_DEFAULTS.chainEdges) : 0;
   const propose =
-    schemaEdges || prior
+    schemaEdges || prior || chainLimit > 0
       ? (inferred: readonly DependencyEdge[]): DependencyEdge[] => {
           const schema = schemaEdges ? schemaProposals(s, selected, inferred) : [];
-          return prior && schema.length === 0 ? priorProposal(s, selected, inferred) : schema;
+          const proposed = prior && schema.length === 0 ? priorProposal(s, selected, inferred) : schema;
+          return chainLimit > 0 && inferred.length === 0 && proposed.length === 0 ? mentionChain(selected, mentions!, chainLimit) : proposed;
         }
       : undefined;
   return buildExecutionDag(csr, selected, {
@@ -321,11 +352,17 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
     ...((options.precedence ?? true) && options.roles === true ? { roles: roleRates(s) } : {}),
     directFirst: options.directFirst ?? true,
     keepDirect: options.keepDirect ?? true,
+    ...(mentions ? { mentions } : {}),
+    ...(options.mentionMinObserved !== undefined ? { mentionMinObserved: options.mentionMinObserved } : {}),
   });
 }
 
 function isSchema(e: DependencyEdge): e is SchemaDependency {
   return (e as Partial<SchemaDependency>).schema !== undefined;
+}
+
+function isMention(e: DependencyEdge): e is MentionDependency {
+  return (e as Partial<MentionDependency>).mentioned !== undefined;
 }
 
 function isPrior(e: DependencyEdge): e is PriorDependency {
@@ -342,11 +379,13 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
     meanWeight: e.meanWeight,
     direct: e.direct,
     path: e.path.map(id),
-    evidence: e.direct ? ("dependency" as const) : isSchema(e) ? ("schema" as const) : isPrior(e) ? ("prior" as const) : ("path" as const),
+    evidence: e.direct ? ("dependency" as const) : isSchema(e) ? ("schema" as const) : isPrior(e) ? ("prior" as const) : isMention(e) ? ("mention" as const) : ("path" as const),
     ...(isSchema(e) ? { schema: e.schema } : {}),
     ...(isPrior(e) ? { prior: e.prior } : {}),
     explanation: e.direct
       ? `${id(e.to)} depends on ${id(e.from)}: direct dependency edge (strength ${e.strength.toFixed(2)})`
+      : isMention(e)
+        ? `${id(e.to)} may depend on ${id(e.from)}: no evidence relates the selected tools; the intent mentions ${id(e.from)} (word ${e.mentioned.from + 1}) before ${id(e.to)} (word ${e.mentioned.to + 1}) (strength ${e.strength.toFixed(2)})`
       : isPrior(e)
         ? `${id(e.to)} may depend on ${id(e.from)}: no evidence relates the selected tools; data-flow prior (${id(e.to)} consumed another tool's output in ${(100 * e.prior.consumer).toFixed(0)} % of its runs, ${id(e.from)}'s output was consumed in ${(100 * e.prior.producer).toFixed(0)} %${e.prior.schema.output === "" ? "" : `; output ${e.prior.schema.output} fits input ${e.prior.schema.input}, schema match ${e.prior.schema.score.toFixed(2)}`}; strength ${e.strength.toFixed(2)})`
       : isSchema(e)
@@ -355,9 +394,15 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
   })).map((d, k) => {
     const o = dag.edges[k]!.orientation;
     if (!o) return d;
+    if (o.mention) {
+      return {
+        ...d,
+        explanation: `${d.to} depends on ${d.from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from the intent, which mentions ${d.from} (word ${o.mention.from + 1}) before ${d.to} (word ${o.mention.to + 1})`,
+      };
+    }
     return {
       ...d,
-      explanation: `${d.to} depends on ${d.from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from learned roles (${d.to} read another tool's output in ${(100 * o.consumerTo).toFixed(0)} % of its runs, ${d.from} in ${(100 * o.consumerFrom).toFixed(0)} %)`,
+      explanation: `${d.to} depends on ${d.from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from learned roles (${d.to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${d.from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`,
     };
   }).map((d, k) => {
     const p = dag.edges[k]!.precedence;
@@ -386,7 +431,7 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
           : d.reason === "direct-first"
             ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: ${id(d.edge.to)} has a direct dependency edge from ${id(d.witness[0]!)}; a ${d.edge.hops}-hop relation adds no prerequisite`
             : d.reason === "orientation"
-              ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: never observed in either order; the learned roles point ${id(d.edge.to)} → ${id(d.edge.from)}, also a candidate`
+              ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: never observed in either order; ${d.explanation.includes("intent mentions") ? "the intent mentions" : "the learned roles point"} ${id(d.edge.to)} → ${id(d.edge.from)}, also a candidate`
               : `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: implied by ${d.witness.map(id).join(" → ")}`,
     })),
     layers: dag.layers.map((l) => l.map(id)),
@@ -412,7 +457,7 @@ export interface CapResult {
 }
 
 /** Applies maxTools, maxLatencyMs (critical path) and maxCost, dropping the lowest-priority tools last in `order`. */
-export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: number | undefined; maxLatencyMs?: number | undefined; maxCost?: number | undefined; schemaEdges?: boolean | undefined }, graph: DagGraph): CapResult {
+export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: number | undefined; maxLatencyMs?: number | undefined; maxCost?: number | undefined; schemaEdges?: boolean | undefined; intent?: string | undefined }, graph: DagGraph): CapResult {
   let kept = order.slice();
   const dropped: CapResult["dropped"] = [];
   if (caps.maxTools !== undefined && kept.length > caps.maxTools) {
@@ -428,7 +473,7 @@ export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: 
   }
   if (caps.maxLatencyMs !== undefined) {
     while (kept.length > 1) {
-      const wall = dagOver(s, kept, graph, 3, caps.schemaEdges ?? false).timing.wallTimeMs;
+      const wall = dagOver(s, kept, graph, 3, caps.schemaEdges ?? false, caps.intent ? { intent: caps.intent } : {}).timing.wallTimeMs;
       if (wall <= caps.maxLatencyMs) break;
       const i = kept.pop()!;
       dropped.push({ tool: s.tools[i]!.id, reason: `maxLatencyMs ${caps.maxLatencyMs}: critical path ${wall.toFixed(0)} ms over budget; lowest-ranked tool dropped` });
@@ -446,7 +491,8 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   const removed = selected.filter(unsafe).map((i) => ({ tool: s.tools[i]!.id, reason: s.tools[i]!.available ? "excluded by safety tag" : "unavailable (its server no longer lists it)" }));
   const graph = resolveDagGraph(s, req.graph);
   const caps = applyCaps(s, selected.filter((i) => !unsafe(i)), req, graph);
-  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false);
+  // The request's intent (optional) orients pairs the history never saw in succession (mention-order.ts).
+  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, req.intent ? { intent: req.intent } : {});
   const confidence = dagConfidence(dag);
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
   const gate = gatedItem(engine.gatekeeper.gate("dag", confidence, prepared, await projectFallbacks(engine, project)));
@@ -516,7 +562,8 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const graph = resolveDagGraph(s, req.graph);
   const order = closure.nodes;
   const caps = applyCaps(s, order, req, graph);
-  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false);
+  // The plan's intent orients pairs the history never saw in succession (mention-order.ts), as buildDag's.
+  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, { intent: req.intent });
   const id = (i: number) => s.tools[i]!.id;
   const why = new Map<string, string>();
   for (const r of main) why.set(r.tool, r.why);

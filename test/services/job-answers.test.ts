@@ -47,6 +47,7 @@ const REQUESTS: [string, (tg: Toolgraph) => Promise<unknown>][] = [
   ["capabilities", (tg) => tg.matchCapabilities({ intent: "schedule a meeting with the team" })],
   ["discover", (tg) => tg.discoverCapabilities({ context: ["git.diff", "git.commit"] })],
   ["dag", (tg) => tg.buildDag({ tools: ["git.diff", "git.commit", "git.push", "ci.run_tests"] })],
+  ["dag with intent", (tg) => tg.buildDag({ tools: ["slack.post_message", "ci.rollback", "monitor.get_alerts", "ci.deploy"], intent: "read the alerts, roll back the deploy, then post a message to the team" })],
   ["plan", (tg) => tg.plan({ intent: "commit the changes and push them" })],
 ];
 

@@ -264,10 +264,11 @@ export const dagCommand: Command = {
   name: "dag",
   readOnly: true,
   summary: "order tools into an execution DAG with parallel layers (Dijkstra ≤ 3 hops over the learned graph)",
-  usage: "toolgraph dag TOOL... [--graph auto|history|dependency|blended] [--schema-edges]",
-  examples: ["toolgraph dag git.commit git.push github.create_pull_request", "toolgraph dag db.backup db.migrate ci.deploy --json"],
-  options: { graph: { type: "string" }, "schema-edges": { type: "boolean" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
+  usage: "toolgraph dag TOOL... [--intent TEXT] [--graph auto|history|dependency|blended] [--schema-edges]",
+  examples: ["toolgraph dag git.commit git.push github.create_pull_request", "toolgraph dag db.backup db.migrate ci.deploy --json", 'toolgraph dag weather.forecast geo.city --intent "find the city, then its forecast"'],
+  options: { intent: { type: "string" }, graph: { type: "string" }, "schema-edges": { type: "boolean" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
   optionHelp: {
+    "--intent TEXT": "the request in plain words: orients tools the history never saw in succession by the order it mentions them",
     "--graph": "auto (default: dependency evidence when the project has some, else history), history, dependency or blended",
     "--schema-edges": SCHEMA_EDGES_HELP,
     ...GATE_HELP,
@@ -278,7 +279,7 @@ export const dagCommand: Command = {
     if (tools.length === 0) throw new UsageError("dag: name at least one tool");
     const graph = ctx.values.graph as "history" | "dependency" | undefined;
     return withTg(ctx, async (tg) => {
-      const r = await tg.buildDag(strip({ tools, graph, schemaEdges: schemaEdgesFlag(ctx), ...gateFields(ctx), ...capFields(ctx), limit: undefined, explain: undefined }));
+      const r = await tg.buildDag(strip({ tools, intent: ctx.values.intent as string | undefined, graph, schemaEdges: schemaEdgesFlag(ctx), ...gateFields(ctx), ...capFields(ctx), limit: undefined, explain: undefined }));
       if (ctx.json) ctx.out(JSON.stringify(r));
       else printDag(ctx, r);
       return EXIT.ok;

@@ -435,3 +435,45 @@ describe("buildExecutionDag: keepDirect", () => {
     ]);
   });
 });
+
+/*
+ * Mention order (issue 20, mention-order.ts): 1 reaches 2 only through the unselected 5 (1→5 0.8, 5→2 0.6:
+ * a 2-hop path, strength (0.8 + 0.6)/2/2 = 0.35); 0→2 is a direct dependency edge (weight 1).
+ *   - 1 and 2 never observed in succession, the intent mentions 2 (word 0) before 1 (word 4): the path edge is
+ *     reversed to a one-hop 2 → 1 of the same strength 0.35, layers [2] [1].
+ *   - the same intent, but 1 was observed before 2 three times: observed precedence wins, 1 → 2 stays.
+ *   - a direct edge is never reversed by mention order (0 mentioned after 2: 0 → 2 stays).
+ */
+describe("buildExecutionDag: mention order", () => {
+  const csr = buildCsr(6, [
+    { from: 0, to: 2, weight: 1 },
+    { from: 1, to: 5, weight: 0.8 },
+    { from: 5, to: 2, weight: 0.6 },
+  ]);
+  const isDependencyEdge = (u: number, v: number) => u === 0 && v === 2;
+  const mentions = (v: number) => ({ 2: 0, 1: 4, 0: 7 })[v];
+
+  it("orients a pair the history never saw in succession by the order the intent mentions it", () => {
+    const dag = buildExecutionDag(csr, [1, 2], { precedence: () => 0, mentions });
+    expect(pairs(dag.edges)).toEqual([[2, 1]]);
+    expect(dag.edges[0]!.strength).toBeCloseTo(0.35, 12);
+    expect(dag.edges[0]!.hops).toBe(1);
+    expect(dag.edges[0]!.orientation).toEqual({ evidence: [1, 5, 2], mention: { from: 0, to: 4 } });
+    expect(dag.layers).toEqual([[2], [1]]);
+    // Without the intent: the path's own direction.
+    expect(pairs(buildExecutionDag(csr, [1, 2], { precedence: () => 0 }).edges)).toEqual([[1, 2]]);
+  });
+
+  it("lets observed precedence override mention order", () => {
+    const dag = buildExecutionDag(csr, [1, 2], { precedence: (a, b) => (a === 1 && b === 2 ? 3 : 0), mentions });
+    expect(pairs(dag.edges)).toEqual([[1, 2]]);
+    expect(dag.edges[0]!.orientation).toBeUndefined();
+    // Seen 3 times: below mentionMinObserved 4 it counts as unobserved, and the mention order decides again.
+    expect(pairs(buildExecutionDag(csr, [1, 2], { precedence: (a, b) => (a === 1 && b === 2 ? 3 : 0), mentions, mentionMinObserved: 4 }).edges)).toEqual([[2, 1]]);
+  });
+
+  it("never reverses a direct edge", () => {
+    const dag = buildExecutionDag(csr, [0, 2], { precedence: () => 0, mentions, isDependencyEdge });
+    expect(pairs(dag.edges)).toEqual([[0, 2]]);
+  });
+});
