@@ -95,7 +95,8 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
       tieBreaker: a.analytics.hyperCapabilities[e.f.id] ?? 0,
     })),
   );
-  const rows = ranking.ranked.map((m) => {
+  // Only the kept matches are described (members, breakdown, explanation): the ranking itself needs none of it.
+  const top = ranking.ranked.slice(0, limit).map((m) => {
     const { f, cap, vote, toolEvidence, semantic, successRate } = evidence[m.index]!;
     const p = patterns.get(cap.id);
     const selectedBy = m.evidenceSource === "pattern" ? `pattern confidence ${m.evidence.toFixed(3)}` : `semantic ${semantic.toFixed(3)}`;
@@ -129,7 +130,6 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
         `${ranking.trigger.winner === cap.id && ranking.trigger.contenders.length > 1 ? `; trigger winner by ${ranking.trigger.reason} among ${ranking.trigger.contenders.length} within 0.15` : ""}`,
     };
   });
-  const top = rows.slice(0, limit);
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow, similarPastSuccess: memory.similarSuccess });
   const fallbacks = await projectFallbacks(engine, project);
   const results = top.map((r) => ({ ...r, gate: gatedItem(engine.gatekeeper.gate("capability", r.score, prepared, fallbacks)) }));
