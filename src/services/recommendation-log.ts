@@ -6,9 +6,10 @@
  * id or by the session (src/store/recommendations.ts).
  *
  * Written off the request path: rows go into an in-memory queue that a background flush writes in batches
- * (every `flushMs`, or on the next turn of the event loop when `batchSize` rows wait — never inside the
- * request that filled the batch, whose answer would otherwise wait for the batch's INSERT to be built and, on
- * the embedded database, run); `close()` flushes what is left, and readers of the log (the console) flush first. A failed write
+ * (every `flushMs`, or at once when `batchSize` rows wait); `close()` flushes what is left.
+ * The batch-size flush starts inside the request that filled the batch, on purpose: a caller awaiting one
+ * call after another never lets the event loop turn (every await resolves as a microtask on the embedded
+ * database), so a flush left to a timer or setImmediate would not run and the queue would fill to `maxQueue`. A failed write
  * is logged and dropped (bounded: at most `maxQueue` rows wait), never failing the request.
  *
  * Retention (defaults): the newest 100,000 answers per project and at most 30 days, applied to a project
@@ -148,7 +149,6 @@ export class RecommendationLog {
   private answers: RecommendationRow[] = [];
   private outcomes: OutcomeRow[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private immediate: NodeJS.Immediate | undefined;
   private flushing: Promise<void> | undefined;
   private readonly flushesSincePrune = new Map<string, number>();
   private closed = false;
@@ -224,12 +224,8 @@ export class RecommendationLog {
     }
     if (kind === "answers") this.answers.push(row as RecommendationRow);
     else this.outcomes.push(row as OutcomeRow);
-    if (this.answers.length + this.outcomes.length >= this.o.batchSize) {
-      this.immediate ??= setImmediate(() => {
-        this.immediate = undefined;
-        void this.flush();
-      });
-    } else if (!this.timer) {
+    if (this.answers.length + this.outcomes.length >= this.o.batchSize) void this.flush();
+    else if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
         void this.flush();
@@ -293,6 +289,5 @@ export class RecommendationLog {
     for (const [project, n] of this.flushesSincePrune) if (n > 0) await this.prune(project);
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.immediate) clearImmediate(this.immediate);
   }
 }
