@@ -221,7 +221,7 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
       const fused = fuseScores(vecHits, bm, { bm25Ideal: bm25IdealScore(idx.capBm25, tokens), cosineOf: cos });
       const toolHits = searchCore(q, Number.POSITIVE_INFINITY);
       const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
-      const { scores: patterns } = await scorePatterns(s.capabilities, q.intent);
+      const { scores: patterns } = await scorePatterns(s, q.intent);
       return rankCapabilityMatches(
         fused.map((f) => {
           const cap = s.capabilities[f.id]!;

@@ -110,11 +110,15 @@ export class Toolgraph implements RecommenderApi {
     await ensureCalibrationLoaded(this.engine, project);
     const s = await this.engine.snapshot(project);
     const a = await this.engine.analytics(project);
-    const { session: _session, ...keyed } = (req ?? {}) as { session?: unknown };
-    const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(keyed)}`;
     // A request naming a workflow appends to its detection timeline: its answer depends on the calls before.
-    const fresh = (req as { workflow?: { id?: string } }).workflow?.id !== undefined;
-    const result = fresh ? await compute() : await this.results.get(key, compute);
+    const fresh = this.results.capacity === 0 || (req as { workflow?: { id?: string } }).workflow?.id !== undefined;
+    let result: T;
+    if (fresh) result = await compute();
+    else {
+      const { session: _session, ...keyed } = (req ?? {}) as { session?: unknown };
+      const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(keyed)}`;
+      result = await this.results.get(key, compute);
+    }
     return this.recommendations.answer(op, project, req, s.version, result, performance.now() - started);
   }
 

@@ -91,6 +91,16 @@ export class AdaptiveThresholdManager {
     if (this.#learner !== undefined) await this.#learner.warm(contextKeyOf(task));
   }
 
+  /** The resource usage adjustThreshold reads when none is given (sampled at most once per interval), or undefined without a monitor. */
+  resources(): ResourceUsage | undefined {
+    return this.#monitor?.snapshot();
+  }
+
+  /** The learned offset adjustThreshold reads for the task's context (0 when not loaded). */
+  learnedOffset(task: Pick<TaskContext, "project" | "operationType" | "domain">): number {
+    return this.#learner?.peek(contextKeyOf(task)) ?? 0;
+  }
+
   /** The adjusted threshold for this user, environment and task (synchronous). */
   adjustThreshold(
     user: UserSignalInput,

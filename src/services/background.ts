@@ -5,14 +5,8 @@
  */
 import type { Engine } from "./engine.ts";
 
-const started = new WeakMap<Engine, Set<string>>();
-
 export function startOnce(engine: Engine, name: string, project: string, job: () => Promise<unknown>): void {
-  let set = started.get(engine);
-  if (!set) {
-    set = new Set();
-    started.set(engine, set);
-  }
+  const set = engine.startedJobs;
   const key = `${name}\u0000${project}`;
   if (set.has(key)) return;
   set.add(key);

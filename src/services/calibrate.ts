@@ -380,14 +380,9 @@ export async function calibrateProject(engine: Engine, project: string, opts: Ca
   return out;
 }
 
-/** Loads a project's stored calibrations into the gate (once per engine and project). */
-const loaded = new WeakMap<Engine, Set<string>>();
+/** Loads a project's stored calibrations into the gate (once per engine and project: Engine.calibrationsLoaded). */
 export async function ensureCalibrationLoaded(engine: Engine, project: string): Promise<void> {
-  let set = loaded.get(engine);
-  if (!set) {
-    set = new Set();
-    loaded.set(engine, set);
-  }
+  const set = engine.calibrationsLoaded;
   if (set.has(project)) return;
   set.add(project);
   let cfg: Awaited<ReturnType<typeof projectConfig>>;

@@ -17,10 +17,11 @@ import type { ExecutionInput } from "../formats/schemas.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { loadGraphSnapshot } from "../snapshot/load.ts";
 import { type Connection, type ConnectionOptions, openConnection } from "../store/connection.ts";
-import { graphVersion } from "../store/projects.ts";
+import { graphVersion, type ProjectConfig } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 import { AnalyticsCache, type AnalyticsOptions, type AnalyticsView } from "./analytics.ts";
 import { Gatekeeper } from "./gating.ts";
+import type { MemorySlot } from "./memory.ts";
 import { buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
 
 export interface EngineOptions extends ConnectionOptions {
@@ -62,6 +63,14 @@ export class Engine {
   readonly analyticsCache: AnalyticsCache;
   readonly gatekeeper: Gatekeeper;
   private readonly searchIndexes = new Map<string, Promise<SearchIndex>>();
+  /** The intent memory of each project (memory.ts: built on first use, rebuilt after recorded executions). */
+  readonly memorySlots = new Map<string, MemorySlot>();
+  /** Each project's configuration as last read, with when (filters.ts: re-read at most once per second). */
+  readonly projectConfigs = new Map<string, { at: number; config: ProjectConfig }>();
+  /** One-off background jobs started by this engine, as "name\0project" (background.ts). */
+  readonly startedJobs = new Set<string>();
+  /** Projects whose stored calibrations the gate has loaded (calibrate.ts). */
+  readonly calibrationsLoaded = new Set<string>();
 
   private constructor(conn: Connection, options: EngineOptions) {
     this.conn = conn;

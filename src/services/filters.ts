@@ -19,15 +19,9 @@ export function filtersAnything(s: GraphSnapshot, tags: readonly string[] | unde
   return s.unavailable > 0 || (tags?.length ?? 0) > 0;
 }
 
-const configCache = new WeakMap<Engine, Map<string, { at: number; config: ProjectConfig }>>();
-
 /** The project's configuration, re-read at most once per second (configuration, not graph data). */
 export async function cachedProjectConfig(engine: Engine, project: string): Promise<ProjectConfig> {
-  let m = configCache.get(engine);
-  if (!m) {
-    m = new Map();
-    configCache.set(engine, m);
-  }
+  const m = engine.projectConfigs;
   const hit = m.get(project);
   if (hit && performance.now() - hit.at < 1000) return hit.config;
   const config = await projectConfig(engine.db, project);
@@ -37,7 +31,7 @@ export async function cachedProjectConfig(engine: Engine, project: string): Prom
 
 /** Forgets the cached configuration after this engine changed it. */
 export function forgetProjectConfig(engine: Engine, project: string): void {
-  configCache.get(engine)?.delete(project);
+  engine.projectConfigs.delete(project);
 }
 
 /** The tools offered instead when the gate abstains (seed 002 fallbacks): project config `fallbackTools`. */

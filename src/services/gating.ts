@@ -21,7 +21,7 @@ import type { DetectedContext, WorkflowContext } from "../../algorithms/threshol
 import { toTaskContext } from "../../algorithms/thresholds/detector-chain.ts";
 import type { GateDecision } from "../../algorithms/thresholds/gate-decision.ts";
 import type { ReportAlternative } from "../../algorithms/thresholds/reasoning-report.ts";
-import type { EnvironmentContext, UserContext } from "../../algorithms/thresholds/types.ts";
+import type { EnvironmentContext, TaskContext, UserContext } from "../../algorithms/thresholds/types.ts";
 import type { UserSignalInput } from "../../algorithms/thresholds/user-history-signals.ts";
 import { AdaptiveThresholdManager } from "../gate/adaptive-threshold-manager.ts";
 import { ContextDetectorChain } from "../gate/context-detector-chain.ts";
@@ -32,6 +32,8 @@ import { DbContextThresholdStore, DbUserHistoryStore } from "../store/user-state
 
 /** Detections kept by Gatekeeper.detectOnce. */
 export const DETECTION_MEMO = 256;
+/** Threshold adjustments kept per detection (anonymous requests; see Gatekeeper.adjustOnce). */
+export const ADJUSTMENT_MEMO = 8;
 
 export const ANONYMOUS_USER: UserSignalInput = { reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 };
 
@@ -129,6 +131,8 @@ export class Gatekeeper {
   private readonly calibrations = new Map<string, Calibration>();
   /** Detections of recent requests without a workflow id, least recently used first (detectOnce). */
   private readonly detections = new Map<string, DetectedContext>();
+  /** Threshold adjustments of anonymous requests per memoised detection, by their other inputs (adjustOnce). */
+  private readonly adjustments = new WeakMap<DetectedContext, Map<string, ThresholdAdjustment>>();
 
   constructor(db: Kysely<Database>, options: GatekeeperOptions) {
     this.userStore = new DbUserHistoryStore(db);
@@ -179,7 +183,7 @@ export class Gatekeeper {
       isProduction: req.environment?.production ?? false,
       isCriticalTask: req.environment?.critical ?? detected.critical,
     };
-    const adjustment = this.manager.adjustThreshold(user ?? ANONYMOUS_USER, env, task);
+    const adjustment = user === undefined && workflowId === undefined ? this.adjustOnce(detected, env, task) : this.manager.adjustThreshold(user ?? ANONYMOUS_USER, env, task);
     const key = contextKeyOf(task);
     return { project: req.project, adjustment, detected, user, contextKey: `${key.project}/${key.operation}/${key.domain}`, workflowId, timeline };
   }
@@ -207,6 +211,30 @@ export class Gatekeeper {
     this.detections.set(key, detected);
     if (this.detections.size > DETECTION_MEMO) this.detections.delete(this.detections.keys().next().value!);
     return detected;
+  }
+
+  /**
+   * The adjustment of an anonymous request with a memoised detection: a pure function of the detection, the
+   * environment, the explicit urgency, the similar-past success, the resource sample (re-read once per second)
+   * and the context's learned offset, so the last ADJUSTMENT_MEMO of each detection are kept (a repeated
+   * request then skips the signal extractors and the rule table). The resource sample and the offset are part
+   * of the key, so a new sample or a learned step gives a new adjustment.
+   */
+  private adjustOnce(detected: DetectedContext, env: EnvironmentContext, task: TaskContext): ThresholdAdjustment {
+    const resources = this.manager.resources();
+    const sim = task.similarPastSuccess;
+    const key = `${task.project}\u0000${env.isProduction ? 1 : 0}${env.isCriticalTask ? 1 : 0}\u0000${task.urgency}\u0000${sim ? `${sim.rate}/${sim.executions}` : ""}\u0000${(resources as { sampledAt?: number } | undefined)?.sampledAt ?? ""}\u0000${this.manager.learnedOffset(task)}`;
+    let memo = this.adjustments.get(detected);
+    const hit = memo?.get(key);
+    if (hit !== undefined && hit.resources === resources) return hit;
+    const adjustment = this.manager.adjustThreshold(ANONYMOUS_USER, env, task, resources);
+    if (!memo) {
+      memo = new Map();
+      this.adjustments.set(detected, memo);
+    }
+    if (memo.size >= ADJUSTMENT_MEMO) memo.delete(memo.keys().next().value!);
+    memo.set(key, adjustment);
+    return adjustment;
   }
 
   gate(kind: string, score: number, prepared: PreparedGate, fallbacks: readonly string[] = []): GateDecision<string> {

@@ -23,6 +23,7 @@ import { dotInt8, dotsInt8, type Int8Vectors, quantizeInt8 } from "../../algorit
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
 import { buildVectorIndex, codeShortlist, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import { DerivedState, derivedKey } from "../snapshot/derived.ts";
 import { type ExecutionMemoryRow, loadExecutionMemory } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { ensureEmbeddings } from "./search-index.ts";
@@ -163,6 +164,8 @@ export interface MemoryIndex {
   /** performance.now() at build (monotonic; throttles rebuilds). */
   builtAt: number;
   executions: number;
+  /** Derived state of this build (recall scratch, explanation texts): see snapshot/derived.ts. */
+  derived: DerivedState;
 }
 
 export interface RecallResult {
@@ -189,17 +192,16 @@ const SILENT: RecallResult = {
   reason: "no similar past executions",
 };
 
-interface Slot {
+/** A project's intent memory in one engine (Engine.memorySlots). */
+export interface MemorySlot {
   index: Promise<MemoryIndex>;
   dirty: boolean;
   rebuilding?: Promise<MemoryIndex> | undefined;
 }
 
-const slots = new WeakMap<Engine, Map<string, Slot>>();
-
 /** Marks a project's memory stale (after recorded executions). */
 export function markMemoryDirty(engine: Engine, project: string): void {
-  const slot = slots.get(engine)?.get(project);
+  const slot = engine.memorySlots.get(project);
   if (slot) slot.dirty = true;
 }
 
@@ -231,18 +233,15 @@ async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex
     vindex,
     builtAt: performance.now(),
     executions: rows.length,
+    derived: new DerivedState(),
   };
 }
 
 export async function memoryIndex(engine: Engine, project: string): Promise<MemoryIndex> {
-  let m = slots.get(engine);
-  if (!m) {
-    m = new Map();
-    slots.set(engine, m);
-  }
+  const m = engine.memorySlots;
   const slot = m.get(project);
   if (!slot) {
-    const fresh: Slot = { index: buildMemory(engine, project), dirty: false };
+    const fresh: MemorySlot = { index: buildMemory(engine, project), dirty: false };
     m.set(project, fresh);
     fresh.index.catch(() => m.delete(project));
     return fresh.index;
@@ -356,7 +355,7 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
     const i = s.index.get(v.key);
     if (i === undefined) continue;
     toolVotes.set(i, memoryScore(v.vote, strength));
-    explanations.set(i, explanation(v.executions, v.succeeded));
+    explanations.set(i, explanation(mem, v.executions, v.succeeded));
   }
   const capabilityVotes = new Map<string, number>();
   for (const v of cv.votes) capabilityVotes.set(v.key, memoryScore(v.vote, strength));
@@ -391,14 +390,17 @@ function pastExecution(mem: MemoryIndex, i: number, similarity: number): PastExe
   return e;
 }
 
-/** "memory: used in 7 similar past requests, 6 succeeded", built once per (executions, succeeded). */
-const explanationCache = new Map<number, string>();
-function explanation(executions: number, succeeded: number): string {
+/** Explanation texts by executions × 4096 + succeeded: derived state of the memory index. */
+const EXPLANATIONS = derivedKey<Map<number, string>>("memory explanations");
+
+/** "memory: used in 7 similar past requests, 6 succeeded", built once per (executions, succeeded) and index. */
+function explanation(mem: MemoryIndex, executions: number, succeeded: number): string {
+  const cache = mem.derived.get(EXPLANATIONS, () => new Map<number, string>());
   const key = executions * 4096 + succeeded;
-  let text = explanationCache.get(key);
+  let text = cache.get(key);
   if (text === undefined) {
     text = `memory: used in ${executions} similar past request${executions === 1 ? "" : "s"}, ${succeeded} succeeded`;
-    if (executions < 4096 && succeeded < 4096) explanationCache.set(key, text);
+    if (executions < 4096 && succeeded < 4096) cache.set(key, text);
   }
   return text;
 }
@@ -413,13 +415,13 @@ interface RecallScratch {
   semScore: Float64Array;
 }
 
-const scratches = new WeakMap<MemoryIndex, RecallScratch>();
+const SCRATCH = derivedKey<RecallScratch>("recall scratch");
 function scratchOf(mem: MemoryIndex): RecallScratch {
-  let s = scratches.get(mem);
-  if (s === undefined || s.epoch > 0xfffffff0) {
-    const n = mem.texts.length;
-    s = { epoch: 0, seen: new Uint32Array(n), semScore: new Float64Array(n) };
-    scratches.set(mem, s);
+  const n = mem.texts.length;
+  const s = mem.derived.get(SCRATCH, () => ({ epoch: 0, seen: new Uint32Array(n), semScore: new Float64Array(n) }));
+  if (s.epoch > 0xfffffff0) {
+    s.epoch = 0;
+    s.seen.fill(0);
   }
   return s;
 }

@@ -45,6 +45,7 @@ import {
   selectNamespaces,
 } from "../../algorithms/search/namespace-routing.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
+import { derivedKey } from "../snapshot/derived.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { SearchIndex } from "./search-index.ts";
 
@@ -76,8 +77,9 @@ interface Cached {
   index: NamespaceIndex;
 }
 
-/** The routing trial of each catalog (search index): derived state, dropped with the search index. */
-const trials = new WeakMap<SearchIndex, Trial>();
+/** The routing trial of the catalog: derived state of its search index, dropped with it. */
+const ROUTE_TRIAL = derivedKey<{ trial: Trial | undefined }>("routing trial");
+const trialOf = (idx: SearchIndex) => idx.derived.get(ROUTE_TRIAL, () => ({ trial: undefined }));
 
 function totalExecutions(s: GraphSnapshot): number {
   let sum = 0;
@@ -85,7 +87,8 @@ function totalExecutions(s: GraphSnapshot): number {
   return sum;
 }
 
-const cache = new WeakMap<SearchIndex, Cached>();
+/** The namespace index of the catalog: derived state of its search index. */
+const NAMESPACE_INDEX = derivedKey<{ cached: Cached | undefined }>("namespace index");
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
@@ -100,7 +103,8 @@ export function toolNamespaces(s: GraphSnapshot): string[] {
 
 /** The namespace index of the catalog behind `idx`, cached per search index (see the header). */
 export function namespaceIndexFor(s: GraphSnapshot, idx: SearchIndex): NamespaceIndex {
-  const hit = cache.get(idx);
+  const slot = idx.derived.get(NAMESPACE_INDEX, () => ({ cached: undefined }));
+  const hit = slot.cached;
   if (hit && hit.tools === s.tools) return hit.index;
   const names = toolNamespaces(s);
   if (hit && sameNames(hit.names, names)) {
@@ -108,7 +112,7 @@ export function namespaceIndexFor(s: GraphSnapshot, idx: SearchIndex): Namespace
     return hit.index;
   }
   const index = buildNamespaceIndex(groupNamespaces(names), idx.toolVectors, idx.dims, idx.toolBm25);
-  cache.set(idx, { tools: s.tools, names, index });
+  slot.cached = { tools: s.tools, names, index };
   return index;
 }
 
@@ -140,7 +144,7 @@ export function chooseRouting(requested: Routing, s: GraphSnapshot, idx: SearchI
   if (count < autoMinNamespaces) {
     return { requested, mode: "flat", reason: `auto: flat, ${s.n} tools but only ${count} namespaces (routes measured from ${autoMinNamespaces})` };
   }
-  const trial = trials.get(idx);
+  const trial = trialOf(idx).trial;
   const decision = trial?.decision;
   if (decision && totalExecutions(s) < ROUTING_DEFAULTS.retrialGrowth * Math.max(1, decision.executions)) {
     return { requested, mode: decision.mode, reason: `auto: ${decision.reason}, ${s.n} tools in ${count} namespaces` };
@@ -154,12 +158,13 @@ export function chooseRouting(requested: Routing, s: GraphSnapshot, idx: SearchI
  * decideRoute picks. Returns the decision once made.
  */
 export function recordRouteTrial(s: GraphSnapshot, idx: SearchIndex, sample: RouteTrialSample): RouteDecision | undefined {
-  let trial = trials.get(idx);
+  const slot = trialOf(idx);
+  let trial = slot.trial;
   // A decision still valid wins (a late sample of a concurrent trial query changes nothing).
   if (trial?.decision && totalExecutions(s) < ROUTING_DEFAULTS.retrialGrowth * Math.max(1, trial.decision.executions)) return trial.decision;
   if (!trial || trial.decision) {
     trial = { samples: [] };
-    trials.set(idx, trial);
+    slot.trial = trial;
   }
   trial.samples.push(sample);
   if (trial.samples.length < ROUTING_DEFAULTS.trialQueries) return undefined;
@@ -169,13 +174,13 @@ export function recordRouteTrial(s: GraphSnapshot, idx: SearchIndex, sample: Rou
 
 /** Queries measured so far by the running trial (0 once decided). */
 export function routeTrialCount(idx: SearchIndex): number {
-  const trial = trials.get(idx);
+  const trial = trialOf(idx).trial;
   return trial && !trial.decision ? trial.samples.length : 0;
 }
 
 /** The route kept for this catalog by the trial, if decided (benchmarks, diagnostics). */
 export function routeDecision(idx: SearchIndex): RouteDecision | undefined {
-  return trials.get(idx)?.decision;
+  return trialOf(idx).trial?.decision;
 }
 
 export interface RoutedNamespace {

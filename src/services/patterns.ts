@@ -5,6 +5,8 @@
  */
 import { type CompiledTrigger, compileTriggers, type MatchBudget, matchBudget, scoreTrigger, type TriggerScore } from "../../algorithms/search/pattern-triggers.ts";
 import { patternProblem } from "../../algorithms/search/safe-regex.ts";
+import { derivedKey } from "../snapshot/derived.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { CapabilityRow } from "../store/reads.ts";
 
 /** Returns a problem description, or undefined when the pattern is acceptable. */
@@ -13,7 +15,8 @@ export function validatePattern(pattern: string): string | undefined {
   return problem ? `pattern ${JSON.stringify(pattern)} rejected (${problem.code}): ${problem.message}` : undefined;
 }
 
-const compiled = new WeakMap<readonly CapabilityRow[], Promise<CompiledTrigger[]>>();
+/** The compiled triggers of the catalog's capabilities: derived state of the snapshot's catalog. */
+const TRIGGERS = derivedKey<{ compiled: Promise<CompiledTrigger[]> | undefined }>("compiled triggers", "catalog");
 
 /** How long pattern work runs before it lets other requests in (ms). */
 const SLICE_MS = 5;
@@ -21,35 +24,40 @@ const SLICE_MS = 5;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Compiles the triggers of a snapshot's capabilities once, yielding to the event loop between slices. */
-function triggersOf(caps: readonly CapabilityRow[]): Promise<CompiledTrigger[]> {
-  let p = compiled.get(caps);
+function triggersOf(s: GraphSnapshot): Promise<CompiledTrigger[]> {
+  const slot = s.derived(TRIGGERS, () => ({ compiled: undefined }));
+  let p = slot.compiled;
   if (!p) {
-    p = (async () => {
-      const out: CompiledTrigger[] = [];
-      let t = performance.now();
-      for (const c of caps) {
-        if (c.patterns.length === 0 && c.keywords.length === 0) continue;
-        // Stored patterns passed the guard at import; the check stays as a safety net, one pattern at a time.
-        const ok: string[] = [];
-        for (const x of c.patterns) {
-          if (patternProblem(x) === undefined) ok.push(x);
-          if (performance.now() - t > SLICE_MS) {
-            await yieldToLoop();
-            t = performance.now();
-          }
-        }
-        out.push(...compileTriggers([{ id: c.id, patterns: ok, keywords: c.keywords, priority: c.priority }]));
-        if (performance.now() - t > SLICE_MS) {
-          await yieldToLoop();
-          t = performance.now();
-        }
-      }
-      return out;
-    })();
-    compiled.set(caps, p);
-    p.catch(() => compiled.delete(caps));
+    p = compileAll(s.capabilities);
+    slot.compiled = p;
+    p.catch(() => {
+      if (slot.compiled === p) slot.compiled = undefined;
+    });
   }
   return p;
+}
+
+async function compileAll(caps: readonly CapabilityRow[]): Promise<CompiledTrigger[]> {
+  const out: CompiledTrigger[] = [];
+  let t = performance.now();
+  for (const c of caps) {
+    if (c.patterns.length === 0 && c.keywords.length === 0) continue;
+    // Stored patterns passed the guard at import; the check stays as a safety net, one pattern at a time.
+    const ok: string[] = [];
+    for (const x of c.patterns) {
+      if (patternProblem(x) === undefined) ok.push(x);
+      if (performance.now() - t > SLICE_MS) {
+        await yieldToLoop();
+        t = performance.now();
+      }
+    }
+    out.push(...compileTriggers([{ id: c.id, patterns: ok, keywords: c.keywords, priority: c.priority }]));
+    if (performance.now() - t > SLICE_MS) {
+      await yieldToLoop();
+      t = performance.now();
+    }
+  }
+  return out;
 }
 
 export interface PatternWork {
@@ -64,8 +72,8 @@ export interface PatternWork {
  * budget (algorithms/search/pattern-triggers.ts), yielding to the event loop every few ms so that a long
  * match never stalls other requests.
  */
-export async function scorePatterns(caps: readonly CapabilityRow[], text: string, budget: MatchBudget = matchBudget()): Promise<{ scores: Map<string, TriggerScore>; work: PatternWork }> {
-  const triggers = await triggersOf(caps);
+export async function scorePatterns(s: GraphSnapshot, text: string, budget: MatchBudget = matchBudget()): Promise<{ scores: Map<string, TriggerScore>; work: PatternWork }> {
+  const triggers = await triggersOf(s);
   const scores = new Map<string, TriggerScore>();
   let patterns = 0;
   let t = performance.now();

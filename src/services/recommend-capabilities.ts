@@ -20,6 +20,7 @@ import { rankCapabilityMatches } from "../../algorithms/search/capability-rankin
 import { fuseScores } from "../../algorithms/search/fusion.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { DiscoverCapabilitiesRequest, MatchCapabilitiesRequest } from "../api/requests.ts";
+import { derivedKey } from "../snapshot/derived.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { Engine } from "./engine.ts";
 import { projectFallbacks } from "./filters.ts";
@@ -35,26 +36,26 @@ export const CAPABILITY_MEMORY_WEIGHT = 0.8;
 /** Weight of the tool evidence (search score of the capability's most distinctive member). */
 export const CAPABILITY_TOOL_WEIGHT = 0.8;
 
-const distinctiveCache = new WeakMap<object, Map<string, string>>();
-/** Per capability, its member shared by the fewest capabilities (ties: the first declared). */
+const DISTINCTIVE_MEMBERS = derivedKey<Map<string, string>>("distinctive capability members", "catalog");
+
+/** Per capability, its member shared by the fewest capabilities (ties: the first declared). Derived state of the catalog. */
 function distinctiveMembers(s: GraphSnapshot): Map<string, string> {
-  let m = distinctiveCache.get(s.capabilities);
-  if (m) return m;
-  const freq = new Map<string, number>();
-  const members = s.capabilities.map((c) => s.capabilityMembers(c));
-  for (const ms of members) for (const t of new Set(ms)) freq.set(t, (freq.get(t) ?? 0) + 1);
-  m = new Map();
-  s.capabilities.forEach((c, i) => {
-    let best: string | undefined;
-    for (const t of members[i]!) if (best === undefined || freq.get(t)! < freq.get(best)!) best = t;
-    if (best !== undefined) m!.set(c.id, best);
+  return s.derived(DISTINCTIVE_MEMBERS, () => {
+    const freq = new Map<string, number>();
+    const members = s.capabilities.map((c) => s.capabilityMembers(c));
+    for (const ms of members) for (const t of new Set(ms)) freq.set(t, (freq.get(t) ?? 0) + 1);
+    const m = new Map<string, string>();
+    s.capabilities.forEach((c, i) => {
+      let best: string | undefined;
+      for (const t of members[i]!) if (best === undefined || freq.get(t)! < freq.get(best)!) best = t;
+      if (best !== undefined) m.set(c.id, best);
+    });
+    return m;
   });
-  distinctiveCache.set(s.capabilities, m);
-  return m;
 }
 
-/** Capability member lists per snapshot state (discovery reads them on every call). */
-const discoveryInputs = new WeakMap<object, { key: string; caps: { tools: number[]; cluster: number }[] }>();
+/** Capability member lists and clusters per graph version and analytics (discovery reads them on every call). */
+const DISCOVERY_INPUTS = derivedKey<{ tools: number[]; cluster: number }[]>("discovery inputs");
 
 export async function runMatchCapabilities(engine: Engine, project: string, req: MatchCapabilitiesRequest) {
   const t0 = performance.now();
@@ -76,7 +77,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight });
   const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
   const distinctive = distinctiveMembers(s);
-  const { scores: patterns, work: patternWork } = await scorePatterns(s.capabilities, req.intent);
+  const { scores: patterns, work: patternWork } = await scorePatterns(s, req.intent);
   const evidence = fused.map((f) => {
     const cap = s.capabilities[f.id]!;
     const vote = memory.capabilityVotes.get(cap.id) ?? 0;
@@ -94,7 +95,8 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
       tieBreaker: a.analytics.hyperCapabilities[e.f.id] ?? 0,
     })),
   );
-  const rows = ranking.ranked.map((m) => {
+  // Only the kept matches are described (members, breakdown, explanation): the ranking itself needs none of it.
+  const top = ranking.ranked.slice(0, limit).map((m) => {
     const { f, cap, vote, toolEvidence, semantic, successRate } = evidence[m.index]!;
     const p = patterns.get(cap.id);
     const selectedBy = m.evidenceSource === "pattern" ? `pattern confidence ${m.evidence.toFixed(3)}` : `semantic ${semantic.toFixed(3)}`;
@@ -128,7 +130,6 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
         `${ranking.trigger.winner === cap.id && ranking.trigger.contenders.length > 1 ? `; trigger winner by ${ranking.trigger.reason} among ${ranking.trigger.contenders.length} within 0.15` : ""}`,
     };
   });
-  const top = rows.slice(0, limit);
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow, similarPastSuccess: memory.similarSuccess });
   const fallbacks = await projectFallbacks(engine, project);
   const results = top.map((r) => ({ ...r, gate: gatedItem(engine.gatekeeper.gate("capability", r.score, prepared, fallbacks)) }));
@@ -158,18 +159,18 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const context = resolveTools(s, req.context, "context");
-  const key = `${s.version}:${s.patchCount}:${a.analytics.computedAt}`;
-  let caps = discoveryInputs.get(s)?.key === key ? discoveryInputs.get(s)!.caps : undefined;
-  if (!caps) {
-    caps = s.capabilities.map((c, i) => ({
-      tools: s.capabilityMembers(c).flatMap((t) => {
-        const k = s.index.get(t);
-        return k === undefined ? [] : [k];
-      }),
-      cluster: a.analytics.capabilityCluster[i] ?? -1,
-    }));
-    discoveryInputs.set(s, { key, caps });
-  }
+  const caps = s.derived(
+    DISCOVERY_INPUTS,
+    () =>
+      s.capabilities.map((c, i) => ({
+        tools: s.capabilityMembers(c).flatMap((t) => {
+          const k = s.index.get(t);
+          return k === undefined ? [] : [k];
+        }),
+        cluster: a.analytics.capabilityCluster[i] ?? -1,
+      })),
+    [a.analytics],
+  );
   const r = discoverCapabilities(
     { capabilities: caps, toolCluster: a.analytics.toolCluster, context, tieBreaker: a.analytics.hyperCapabilities },
     { limit: req.limit ?? 5, ...(ablation.clusterBoost !== undefined ? { clusterBoost: ablation.clusterBoost } : {}) },

@@ -49,8 +49,8 @@ import { buildCsr, type Csr, edgeWeight } from "../../algorithms/graph/csr.ts";
 import { EDGE_TYPES, type EdgeType, edgeQuality, NO_EVIDENCE } from "../../algorithms/graph/edge-quality.ts";
 import { createHopBoundedSearch, type HopBoundedSearch } from "../../algorithms/paths/hop-bounded-search.ts";
 import type { BuildDagRequest, PlanRequest } from "../api/requests.ts";
+import { type DerivedKey, derivedKey } from "../snapshot/derived.ts";
 import type { EdgeState, GraphSnapshot } from "../snapshot/graph-snapshot.ts";
-import type { ToolRow } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
 import { gatedItem, summarizeAdjustment, summarizeHealth } from "./gating.ts";
@@ -73,14 +73,17 @@ export function resolveDagGraph(s: GraphSnapshot, graph: DagGraph | undefined): 
   return s.dependencyCsr.m > 0 ? "dependency" : "history";
 }
 
-const searchers = new WeakMap<Csr, HopBoundedSearch>();
-function searcherFor(csr: Csr): HopBoundedSearch {
-  let s = searchers.get(csr);
-  if (!s) {
-    s = createHopBoundedSearch(csr);
-    searchers.set(csr, s);
-  }
-  return s;
+type PathGraph = Exclude<DagGraph, "auto">;
+const perGraph = <T>(name: string): Record<PathGraph, DerivedKey<T>> => ({
+  dependency: derivedKey<T>(`${name} (dependency)`),
+  history: derivedKey<T>(`${name} (history)`),
+  blended: derivedKey<T>(`${name} (blended)`),
+});
+
+const SEARCHERS = perGraph<HopBoundedSearch>("hop-bounded search");
+/** The hop-bounded search over `pathCsr` (the path CSR of `graph`): derived state of the graph version. */
+function searcherFor(s: GraphSnapshot, graph: PathGraph, pathCsr: Csr): HopBoundedSearch {
+  return s.derived(SEARCHERS[graph], () => createHopBoundedSearch(pathCsr), [pathCsr]);
 }
 
 /** Quality of an edge from its learned counts of `types` alone (declared levels ignored); 0 = never observed. */
@@ -90,18 +93,20 @@ function learnedQuality(e: EdgeState, types: readonly EdgeType[]): number {
   return edgeQuality(ev).weight;
 }
 
-const pathCsrs = new WeakMap<Csr, Csr>();
+const PATH_CSRS = perGraph<Csr>("path CSR");
 
 /**
  * The edges of `csr` (the snapshot's graph `graph`) that may be hops of a multi-hop path: those with
  * learned evidence, weighted from it alone — dependency: the dependency type's quality; history: the
  * best type's; blended: max(dependency, 0.5 × history), as the snapshot blends them. An edge without
  * declared evidence keeps its weight as is, so without declared edges this is `csr` itself. Cached per
- * CSR object, which the snapshot replaces whenever its edges change.
+ * graph version and CSR object (derived state of the snapshot).
  */
-export function pathCsrFor(s: GraphSnapshot, graph: Exclude<DagGraph, "auto">, csr: Csr): Csr {
-  let out = pathCsrs.get(csr);
-  if (out) return out;
+export function pathCsrFor(s: GraphSnapshot, graph: PathGraph, csr: Csr): Csr {
+  return s.derived(PATH_CSRS[graph], () => buildPathCsr(s, graph, csr), [csr]);
+}
+
+function buildPathCsr(s: GraphSnapshot, graph: PathGraph, csr: Csr): Csr {
   const list: { from: number; to: number; weight: number }[] = [];
   let same = true;
   for (const e of s.edges()) {
@@ -118,9 +123,7 @@ export function pathCsrFor(s: GraphSnapshot, graph: Exclude<DagGraph, "auto">, c
     }
     if (w > 0) list.push({ from: f, to: t, weight: w });
   }
-  out = same && list.length === csr.m ? csr : buildCsr(s.n, list);
-  pathCsrs.set(csr, out);
-  return out;
+  return same && list.length === csr.m ? csr : buildCsr(s.n, list);
 }
 
 /**
@@ -140,16 +143,18 @@ export function latencyOf(s: GraphSnapshot, i: number): number | undefined {
   return s.executions[i]! > 0 && s.totalDurationMs[i]! > 0 ? s.totalDurationMs[i]! / s.executions[i]! : undefined;
 }
 
-const toolIos = new WeakMap<ToolRow, ToolIo | null>();
+/** Per tool index: its parsed fields (null: none declared; undefined: not parsed yet). Derived state of the catalog. */
+const TOOL_IOS = derivedKey<(ToolIo | null | undefined)[]>("tool inputs and outputs", "catalog");
 
 /** A tool's input and output fields (from its catalog schemas), or undefined when it declares no output. */
 export function toolIoOf(s: GraphSnapshot, i: number): ToolIo | undefined {
-  const row = s.tools[i]!;
-  let io = toolIos.get(row);
+  const ios = s.derived(TOOL_IOS, () => new Array<ToolIo | null | undefined>(s.n));
+  let io = ios[i];
   if (io === undefined) {
+    const row = s.tools[i]!;
     const outputs = outputFields(row.outputSchema);
     io = outputs.length === 0 && !row.inputSchema ? null : { inputs: inputFields(row.inputSchema), outputs };
-    toolIos.set(row, io);
+    ios[i] = io;
   }
   return io ?? undefined;
 }
@@ -181,21 +186,17 @@ export function producedCount(s: GraphSnapshot, u: number): number {
   return n;
 }
 
-const baseRates = new WeakMap<Csr, number>();
+const BASE_RATE = derivedKey<number>("dependency base rate");
 
 /** The project's share of steps that read another step's output: Σ dependency counts / Σ executions (0 without runs). */
 export function dependencyBaseRate(s: GraphSnapshot): number {
-  const key = s.dependencyCsr; // replaced whenever the snapshot's edges change
-  let r = baseRates.get(key);
-  if (r === undefined) {
+  return s.derived(BASE_RATE, () => {
     let dep = 0;
     for (const e of s.edges()) dep += e.counts.dependency;
     let runs = 0;
     for (let i = 0; i < s.n; i++) runs += s.executions[i]!;
-    r = baseRate(dep, runs);
-    baseRates.set(key, r);
-  }
-  return r;
+    return baseRate(dep, runs);
+  });
 }
 
 /**
@@ -344,7 +345,7 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
   return buildExecutionDag(csr, selected, {
     maxHops,
     pathCsr,
-    search: searcherFor(pathCsr),
+    search: searcherFor(s, graph, pathCsr),
     isDependencyEdge: (u, v) => s.isDependencyEdge(u, v),
     latencyMs: (v) => latencyOf(s, v),
     ...(propose ? { propose } : {}),

@@ -7,6 +7,7 @@
 import { buildMentionIndex, findMentions, type MentionIndex } from "../../algorithms/search/explicit-mentions.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { SearchRequest } from "../api/requests.ts";
+import { derivedKey } from "../snapshot/derived.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { emptyProjectError } from "../store/empty-project.ts";
 import type { Engine } from "./engine.ts";
@@ -18,14 +19,9 @@ import { resolveTools } from "./resolve.ts";
 import { explainHit, type SearchHit, searchCandidates } from "./search.ts";
 import { searchWeightsFor } from "./search-weights.ts";
 
-const mentionIndexes = new WeakMap<GraphSnapshot["tools"], MentionIndex>();
+const MENTION_INDEX = derivedKey<MentionIndex>("mention index", "catalog");
 function mentionIndex(s: GraphSnapshot): MentionIndex {
-  let m = mentionIndexes.get(s.tools);
-  if (!m) {
-    m = buildMentionIndex(s.tools.map((t, index) => ({ index, id: t.id, name: t.name })));
-    mentionIndexes.set(s.tools, m);
-  }
-  return m;
+  return s.derived(MENTION_INDEX, () => buildMentionIndex(s.tools.map((t, index) => ({ index, id: t.id, name: t.name }))));
 }
 
 export interface SearchResultItem {

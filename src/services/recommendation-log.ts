@@ -6,7 +6,10 @@
  * id or by the session (src/store/recommendations.ts).
  *
  * Written off the request path: rows go into an in-memory queue that a background flush writes in batches
- * (every `flushMs`, or at once when `batchSize` rows wait); `close()` flushes what is left. A failed write
+ * (every `flushMs`, or at once when `batchSize` rows wait); `close()` flushes what is left.
+ * The batch-size flush starts inside the request that filled the batch, on purpose: a caller awaiting one
+ * call after another never lets the event loop turn (every await resolves as a microtask on the embedded
+ * database), so a flush left to a timer or setImmediate would not run and the queue would fill to `maxQueue`. A failed write
  * is logged and dropped (bounded: at most `maxQueue` rows wait), never failing the request.
  *
  * Retention (defaults): the newest 100,000 answers per project and at most 30 days, applied to a project

@@ -13,6 +13,7 @@ import { type ToolTextInput, tokenize, toolText, toolTokens } from "../../algori
 import { buildVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { EmbeddingProvider } from "../embeddings/provider.ts";
 import { textHash } from "../embeddings/text-hash.ts";
+import { DerivedState, derivedKey } from "../snapshot/derived.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { loadEmbeddings, saveEmbeddings } from "../store/embeddings.ts";
 import type { CapabilityRow, ToolRow } from "../store/reads.ts";
@@ -33,6 +34,8 @@ export interface SearchIndex {
   capIds: string[];
   buildMs: number;
   embeddedNow: number;
+  /** Derived state of this catalog's index (routing trial, namespace index, coherence): see snapshot/derived.ts. */
+  derived: DerivedState;
 }
 
 export function toolTextInput(t: ToolRow): ToolTextInput {
@@ -51,24 +54,21 @@ export function capabilityText(c: CapabilityRow): string {
   return [c.name, c.description, c.keywords.join(", ")].filter((s) => s && s.length > 0).join(". ");
 }
 
-const catalogKeys = new WeakMap<object, Map<string, string>>();
+const CATALOG_KEY = derivedKey<string>("catalog key", "catalog");
 
-/** Hash of the catalog's texts and the model (cached per snapshot catalog: computed once, not per search). */
+/** Hash of the catalog's texts and the model (derived state of the snapshot's catalog: computed once, not per search). */
 export function catalogKey(s: GraphSnapshot, model: string): string {
-  let byModel = catalogKeys.get(s.tools);
-  const hit = byModel?.get(model);
-  if (hit) return hit;
-  const h = createHash("sha256");
-  h.update(model);
-  for (const t of s.tools) h.update(t.textHash);
-  for (const c of s.capabilities) h.update(c.textHash);
-  const key = h.digest("hex");
-  if (!byModel) {
-    byModel = new Map();
-    catalogKeys.set(s.tools, byModel);
-  }
-  byModel.set(model, key);
-  return key;
+  return s.derived(
+    CATALOG_KEY,
+    () => {
+      const h = createHash("sha256");
+      h.update(model);
+      for (const t of s.tools) h.update(t.textHash);
+      for (const c of s.capabilities) h.update(c.textHash);
+      return h.digest("hex");
+    },
+    [model],
+  );
 }
 
 /** Loads stored vectors for the texts, embeds the missing ones (in batches, with progress) and stores them. */
@@ -145,5 +145,6 @@ export async function buildSearchIndex(
     capIds: s.capabilities.map((c) => c.id),
     buildMs: performance.now() - t0,
     embeddedNow: tools.embeddedNow + caps.embeddedNow,
+    derived: new DerivedState(),
   };
 }

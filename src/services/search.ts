@@ -32,6 +32,7 @@ import { type HybridHit, rankHybridCandidates, type SearchChannel } from "../../
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
 import { exactRowDots, searchVectorIndex } from "../../algorithms/search/vector-index.ts";
+import { derivedKey } from "../snapshot/derived.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { AnalyticsView } from "./analytics.ts";
 import { rowDot, type SearchIndex } from "./search-index.ts";
@@ -104,29 +105,22 @@ export interface SearchOptions {
 
 export type SearchHit = HybridHit;
 
-/** Coherence per tool, cached per (search index, graph state); refreshed with the analytics (debounced). */
-const coherenceCache = new WeakMap<SearchIndex, { key: string; values: Float64Array }>();
+/**
+ * Coherence per tool: derived state of the search index per analytics (so it is refreshed with the analytics,
+ * debounced, not after every recorded execution), computed on the graph state current at that time.
+ */
+const COHERENCE = derivedKey<Float64Array>("tool coherence");
 
 export function toolCoherence(s: GraphSnapshot, a: AnalyticsView, idx: SearchIndex): Float64Array {
-  const key = `${s.project}:${a.analytics.version}:${a.analytics.patchCount}:${a.analytics.computedAt}:${s.n}`;
-  const hit = coherenceCache.get(idx);
-  if (hit && hit.key === key) return hit.values;
   const d = idx.dims;
-  const values = coherenceOf(s.csr, s.n, (u, v) => rowDot(idx.toolVectors, d, u, idx.toolVectors.subarray(v * d, (v + 1) * d)));
-  coherenceCache.set(idx, { key, values });
-  return values;
+  return idx.derived.get(COHERENCE, () => coherenceOf(s.csr, s.n, (u, v) => rowDot(idx.toolVectors, d, u, idx.toolVectors.subarray(v * d, (v + 1) * d))), [a.analytics]);
 }
 
-const globalCache = new WeakMap<GraphSnapshot, { key: string; values: Float64Array }>();
+const GLOBAL_SIGNAL = derivedKey<Float64Array>("global signal");
 
-/** The documented no-context graph signal, in [0,1]. */
+/** The documented no-context graph signal, in [0,1] (derived state of the graph version and its analytics). */
 export function globalSignal(s: GraphSnapshot, a: AnalyticsView): Float64Array {
-  const key = `${s.version}:${s.patchCount}:${a.analytics.computedAt}`;
-  const hit = globalCache.get(s);
-  if (hit && hit.key === key) return hit.values;
-  const values = globalSignalOf(a.analytics.pagerank, s.successes, s.n);
-  globalCache.set(s, { key, values });
-  return values;
+  return s.derived(GLOBAL_SIGNAL, () => globalSignalOf(a.analytics.pagerank, s.successes, s.n), [a.analytics]);
 }
 
 export function searchCandidates(

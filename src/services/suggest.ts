@@ -5,6 +5,7 @@
  * "markov" (cooc only: the first-order baseline). Each suggestion lists its four terms.
  */
 import { buildNextStepModel, type NextStepModel, type NextStepSuggestion, type NextStepWeights, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
+import { derivedKey } from "../snapshot/derived.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { AnalyticsView } from "./analytics.ts";
 import { resolveKnownTools, resolveTools } from "./resolve.ts";
@@ -35,21 +36,22 @@ export interface RawSuggestion {
   explanation: string;
 }
 
-const modelCache = new WeakMap<GraphSnapshot, { key: string; model: NextStepModel }>();
+const NEXT_STEP_MODEL = derivedKey<NextStepModel>("next-step model");
 
+/** The next-step model of the graph version and its analytics (derived state of the snapshot). */
 export function nextStepModel(s: GraphSnapshot, a: AnalyticsView): NextStepModel {
-  const key = `${s.version}:${s.patchCount}:${a.analytics.computedAt}:${a.analytics.version}:${a.analytics.patchCount}`;
-  const hit = modelCache.get(s);
-  if (hit && hit.key === key) return hit.model;
-  const model = buildNextStepModel({
-    graph: s.csr,
-    transitions: s.transitions,
-    community: a.analytics.community,
-    pagerank: a.analytics.pagerank,
-    lastUsedAt: s.lastUsedAt,
-  });
-  modelCache.set(s, { key, model });
-  return model;
+  return s.derived(
+    NEXT_STEP_MODEL,
+    () =>
+      buildNextStepModel({
+        graph: s.csr,
+        transitions: s.transitions,
+        community: a.analytics.community,
+        pagerank: a.analytics.pagerank,
+        lastUsedAt: s.lastUsedAt,
+      }),
+    [a.analytics],
+  );
 }
 
 export function explainSuggestion(sug: Omit<RawSuggestion, "explanation">, last: string | undefined): string {

@@ -10,6 +10,7 @@ import { learnEdges, successionsOf } from "../../algorithms/graph/edge-learning.
 import { type EdgeEvidence, type EdgeSource, type EdgeType, edgeQuality } from "../../algorithms/graph/edge-quality.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import type { CapabilityRow, EdgeRow, ToolRow, ToolStatRow } from "../store/reads.ts";
+import { type DerivedKey, DerivedState } from "./derived.ts";
 
 export interface EdgeState {
   from: string;
@@ -61,6 +62,8 @@ export class GraphSnapshot {
   private blendedCsrCache: Csr | undefined;
   /** Incremented on every in-place patch; analytics compare it to know they are stale. */
   patchCount = 0;
+  /** Derived state of this view (derived.ts): graph-scoped values are dropped by every in-place patch. */
+  private readonly derivedState = new DerivedState();
 
   constructor(input: GraphSnapshotInput) {
     this.project = input.project;
@@ -110,6 +113,19 @@ export class GraphSnapshot {
 
   edge(from: string, to: string): EdgeState | undefined {
     return this.edgeStates.get(`${from}\u0000${to}`);
+  }
+
+  /**
+   * The value of a derived-state key for this graph version (and these `inputs`, compared by identity): built
+   * once by `build`, then reused until the snapshot moves to another version (derived.ts).
+   */
+  derived<T>(key: DerivedKey<T>, build: () => T, inputs?: readonly unknown[]): T {
+    return this.derivedState.get(key, build, inputs);
+  }
+
+  /** True when the snapshot holds a value for `key` (tests, diagnostics). */
+  hasDerived(key: DerivedKey<unknown>): boolean {
+    return this.derivedState.has(key);
   }
 
   /** CSR of edge qualities (weights in (0,1]). */
@@ -257,6 +273,7 @@ export class GraphSnapshot {
     this.dependencyPairs = undefined;
     this.dependencyCsrCache = undefined;
     this.blendedCsrCache = undefined;
+    this.derivedState.clear("graph");
     this.version = version;
     this.patchCount++;
     return true;

@@ -4,7 +4,7 @@ import type { Engine } from "../../src/services/engine.ts";
 
 describe("startOnce", () => {
   it("runs a job once per (engine, name, project), after the current turn, and again only after a failure", async () => {
-    const engine = {} as Engine;
+    const engine = { startedJobs: new Set<string>() } as unknown as Engine;
     const runs: string[] = [];
     startOnce(engine, "fit", "p", async () => runs.push("p1"));
     startOnce(engine, "fit", "p", async () => runs.push("p2"));
@@ -22,7 +22,7 @@ describe("startOnce", () => {
     startOnce(engine, "fail", "p", async () => runs.push("f2"));
     await yieldToEventLoop();
     expect(runs).toEqual(["p1", "q1", "o1", "f1", "f2"]);
-    startOnce({} as Engine, "fit", "p", async () => runs.push("other engine"));
+    startOnce({ startedJobs: new Set<string>() } as unknown as Engine, "fit", "p", async () => runs.push("other engine"));
     await yieldToEventLoop();
     expect(runs.at(-1)).toBe("other engine");
   });

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULTS, matchBudget } from "../../algorithms/search/pattern-triggers.ts";
 import { compileSafeRegex, matchCost } from "../../algorithms/search/safe-regex.ts";
 import { scorePatterns } from "../../src/services/patterns.ts";
+import { GraphSnapshot } from "../../src/snapshot/graph-snapshot.ts";
 import type { CapabilityRow } from "../../src/store/reads.ts";
 
 function pattern(i: number): string {
@@ -26,7 +27,8 @@ describe("scorePatterns under the match budget", () => {
       priority: 0,
     })) as unknown as CapabilityRow[];
     const intent = Array.from({ length: 1000 }, (_, i) => `w${i % 97}`).join(" ");
-    await scorePatterns(caps, "warm", matchBudget()); // compile once
+    const s = new GraphSnapshot({ project: "p", version: 1, tools: [], edges: [], stats: [], capabilities: caps });
+    await scorePatterns(s, "warm", matchBudget()); // compile once
     let ticks = 0;
     let on = true;
     const tick = () => {
@@ -35,7 +37,7 @@ describe("scorePatterns under the match budget", () => {
     };
     setImmediate(tick);
     const budget = matchBudget();
-    const { scores, work } = await scorePatterns(caps, intent, budget);
+    const { scores, work } = await scorePatterns(s, intent, budget);
     on = false;
     // Each pattern costs (L + 1) × program size on the first 2,000 characters; none matches, none is prefiltered.
     const costs = caps.flatMap((c) => c.patterns.map((p) => matchCost(compileSafeRegex(p), DEFAULTS.maxInputLength)));

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
@@ -97,6 +97,26 @@ describe("recommendation log through the facade", () => {
     expect(log.answer("runSearch", project, { intent: "late" }, 1, { results: [] }, 1).recommendationId).toBeUndefined();
     await log.flush();
     expect((await countRecommendations(tg.engine.db, project)).recommendations).toBe(2);
+  });
+
+  it("a caller that never lets the event loop turn still gets its answers written in batches, none dropped", async () => {
+    const project = "tight-loop";
+    // A full batch starts its flush at once: a flush left to a timer or setImmediate would never run in this
+    // loop (each request's query on the embedded database resolves without a turn of the event loop), and the
+    // queue would hit maxQueue and drop rows.
+    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000, batchSize: 10, maxQueue: 30 });
+    let turns = 0;
+    const tick = setImmediate(() => turns++);
+    for (let k = 0; k < 100; k++) {
+      await sql`select 1`.execute(tg.engine.db); // the request's own read
+      log.answer("runSearch", project, { intent: `q${k}` }, 1, { results: [] }, 1);
+    }
+    clearImmediate(tick);
+    expect(turns).toBe(0); // the premise: the loop never let the event loop turn
+    expect(log.dropped).toBe(0);
+    await log.close();
+    expect(log.written).toBe(100);
+    expect((await countRecommendations(tg.engine.db, project)).recommendations).toBe(100);
   });
 
   it("summarizeAnswer: a list answer without an overall gate takes the best item decision", () => {

@@ -1,0 +1,56 @@
+/**
+ * Gate preparation of anonymous requests reuses the threshold adjustment of the same inputs (Gatekeeper.adjustOnce):
+ * same detection, environment, urgency, similar-past success, resource sample and learned offset → the same
+ * adjustment; any of them changed → a new one, equal to what adjustThreshold computes directly.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Gatekeeper } from "../../src/services/gating.ts";
+import type { Connection } from "../../src/store/connection.ts";
+import { pgliteBackend } from "../helpers/backends.ts";
+
+describe("Gatekeeper adjustment memo", () => {
+  let conn: Connection;
+  let t = Date.parse("2026-11-01T12:00:00Z");
+  beforeAll(async () => {
+    conn = await pgliteBackend().open();
+  });
+  afterAll(async () => {
+    await conn?.close();
+  });
+
+  it("reuses the adjustment of identical anonymous requests and recomputes it when an input changes", async () => {
+    const g = new Gatekeeper(conn.db, { now: () => t, resources: false });
+    const req = { project: "p", text: "deploy the hotfix to production now" };
+    const a = await g.prepare(req);
+    const b = await g.prepare(req);
+    expect(b.adjustment).toBe(a.adjustment);
+    const direct = g.manager.adjustThreshold({ reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 }, { isProduction: false, isCriticalTask: a.detected.critical }, toTask(a));
+    expect(a.adjustment).toEqual(direct);
+
+    const prod = await g.prepare({ ...req, environment: { production: true, critical: true } });
+    expect(prod.adjustment).not.toBe(a.adjustment);
+    expect(prod.adjustment.adjustedThreshold).toBeGreaterThan(a.adjustment.adjustedThreshold); // critical production is stricter
+
+    const similar = await g.prepare({ ...req, similarPastSuccess: { rate: 0.95, executions: 20 } });
+    expect(similar.adjustment).not.toBe(a.adjustment);
+
+    // A learned step for this context moves the offset: the next request gets a new adjustment with it.
+    const ctx = a.detected;
+    for (let k = 0; k < 3; k++) await g.recordOutcome("p", ctx.operationType, ctx.domain, "accepted-failed");
+    t += 120_000; // past the learner's cache TTL, so warm() reloads the stored offset
+    const after = await g.prepare(req);
+    expect(after.adjustment).not.toBe(a.adjustment);
+    expect(after.adjustment.learnedOffset).toBeGreaterThan(0);
+
+    // A named user is never memoised (their history moves the threshold).
+    const u1 = await g.prepare({ ...req, user: "ann" });
+    const u2 = await g.prepare({ ...req, user: "ann" });
+    expect(u2.adjustment).not.toBe(u1.adjustment);
+    expect(u2.adjustment).toEqual(u1.adjustment);
+  });
+});
+
+function toTask(p: { project: string; detected: import("../../algorithms/thresholds/detector-chain.ts").DetectedContext }) {
+  const d = p.detected;
+  return { urgency: d.urgency, hasUrgencyKeywords: d.urgentKeywords.length > 0, complexity: d.complexity, domain: d.domain, operationType: d.operationType, project: p.project, atRisk: d.atRisk, offTrack: d.offTrack, similarPastSuccess: undefined };
+}
