@@ -10,7 +10,7 @@
  * the machine adds to the load and is recorded in the samples, not controlled: read the load, not the busy count.
  * Exits with vitest's status.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -70,6 +70,7 @@ const result = {
   command: `npx tsx bench/suite-under-load.ts --busy ${busy}`,
   machine: `${process.platform} ${process.arch}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM (${Math.round(freemem() / 2 ** 30)} free), Node ${process.version}`,
   date: startedAt.toISOString(),
+  commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim(),
   busyProcesses: busy,
   load: { samples: samples.length, min: sorted[0]!, median: sorted[Math.floor(sorted.length / 2)]!, max: sorted[sorted.length - 1]! },
   wallSeconds,
