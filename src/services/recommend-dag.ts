@@ -387,43 +387,43 @@ function isPrior(e: DependencyEdge): e is PriorDependency {
 
 export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
   const id = (i: number) => s.tools[i]!.id;
-  const edges = dag.edges.map((e) => ({
-    from: id(e.from),
-    to: id(e.to),
-    hops: e.hops,
-    strength: e.strength,
-    meanWeight: e.meanWeight,
-    direct: e.direct,
-    path: e.path.map(id),
-    evidence: e.direct ? ("dependency" as const) : isSchema(e) ? ("schema" as const) : isPrior(e) ? ("prior" as const) : isMention(e) ? ("mention" as const) : ("path" as const),
-    ...(isSchema(e) ? { schema: e.schema } : {}),
-    ...(isPrior(e) ? { prior: e.prior } : {}),
-    explanation: e.direct
-      ? `${id(e.to)} depends on ${id(e.from)}: direct dependency edge (strength ${e.strength.toFixed(2)})`
-      : isMention(e)
-        ? `${id(e.to)} may depend on ${id(e.from)}: no evidence relates the selected tools; the intent mentions ${id(e.from)} (word ${e.mentioned.from + 1}) before ${id(e.to)} (word ${e.mentioned.to + 1}) (strength ${e.strength.toFixed(2)})`
-      : isPrior(e)
-        ? `${id(e.to)} may depend on ${id(e.from)}: no evidence relates the selected tools; data-flow prior (${id(e.to)} consumed another tool's output in ${(100 * e.prior.consumer).toFixed(0)} % of its runs, ${id(e.from)}'s output was consumed in ${(100 * e.prior.producer).toFixed(0)} %${e.prior.schema.output === "" ? "" : `; output ${e.prior.schema.output} fits input ${e.prior.schema.input}, schema match ${e.prior.schema.score.toFixed(2)}`}; strength ${e.strength.toFixed(2)})`
-      : isSchema(e)
-        ? `${id(e.to)} may depend on ${id(e.from)}: no learned or declared relation; output ${e.schema.output} of ${id(e.from)} fits required input ${e.schema.input} of ${id(e.to)} (schema match ${e.schema.score.toFixed(2)}, strength ${e.strength.toFixed(2)})`
-        : `${id(e.to)} depends on ${id(e.from)}: path ${e.path.map(id).join(" → ")} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${e.strength.toFixed(2)})`,
-  })).map((d, k) => {
-    const o = dag.edges[k]!.orientation;
-    if (!o) return d;
-    if (o.mention) {
-      return {
-        ...d,
-        explanation: `${d.to} depends on ${d.from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from the intent, which mentions ${d.from} (word ${o.mention.from + 1}) before ${d.to} (word ${o.mention.to + 1})`,
-      };
-    }
+  // One pass per edge: the explanation is the evidence's sentence, replaced by the orientation's when the
+  // direction came from roles or mentions, then the observed precedence appended.
+  const edges = dag.edges.map((e) => {
+    const from = id(e.from);
+    const to = id(e.to);
+    const schema = isSchema(e);
+    const prior = isPrior(e);
+    const mention = !e.direct && !prior && !schema && isMention(e);
+    const o = e.orientation;
+    let explanation = o
+      ? o.mention
+        ? `${to} depends on ${from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from the intent, which mentions ${from} (word ${o.mention.from + 1}) before ${to} (word ${o.mention.to + 1})`
+        : `${to} depends on ${from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from learned roles (${to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`
+      : e.direct
+        ? `${to} depends on ${from}: direct dependency edge (strength ${e.strength.toFixed(2)})`
+        : isMention(e)
+          ? `${to} may depend on ${from}: no evidence relates the selected tools; the intent mentions ${from} (word ${e.mentioned.from + 1}) before ${to} (word ${e.mentioned.to + 1}) (strength ${e.strength.toFixed(2)})`
+          : prior
+            ? `${to} may depend on ${from}: no evidence relates the selected tools; data-flow prior (${to} consumed another tool's output in ${(100 * e.prior.consumer).toFixed(0)} % of its runs, ${from}'s output was consumed in ${(100 * e.prior.producer).toFixed(0)} %${e.prior.schema.output === "" ? "" : `; output ${e.prior.schema.output} fits input ${e.prior.schema.input}, schema match ${e.prior.schema.score.toFixed(2)}`}; strength ${e.strength.toFixed(2)})`
+            : schema
+              ? `${to} may depend on ${from}: no learned or declared relation; output ${e.schema.output} of ${from} fits required input ${e.schema.input} of ${to} (schema match ${e.schema.score.toFixed(2)}, strength ${e.strength.toFixed(2)})`
+              : `${to} depends on ${from}: path ${e.path.map(id).join(" → ")} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${e.strength.toFixed(2)})`;
+    const p = e.precedence;
+    if (p && p.before + p.after > 0) explanation = `${explanation}; observed ${from} before ${to} ${p.before}×, after ${p.after}×`;
     return {
-      ...d,
-      explanation: `${d.to} depends on ${d.from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from learned roles (${d.to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${d.from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`,
+      from,
+      to,
+      hops: e.hops,
+      strength: e.strength,
+      meanWeight: e.meanWeight,
+      direct: e.direct,
+      path: e.path.map(id),
+      evidence: e.direct ? ("dependency" as const) : schema ? ("schema" as const) : prior ? ("prior" as const) : mention ? ("mention" as const) : ("path" as const),
+      ...(schema ? { schema: e.schema } : {}),
+      ...(prior ? { prior: e.prior } : {}),
+      explanation,
     };
-  }).map((d, k) => {
-    const p = dag.edges[k]!.precedence;
-    if (!p || p.before + p.after === 0) return d;
-    return { ...d, explanation: `${d.explanation}; observed ${d.from} before ${d.to} ${p.before}×, after ${p.after}×` };
   });
   return {
     nodes: dag.nodes.map((n) => ({
