@@ -53,11 +53,19 @@ export const DEFAULTS = {
 
 /** The first intent token index naming each tool (index-aligned with `names`); undefined = not mentioned. */
 export function mentionPositions(intent: string, names: readonly string[]): (number | undefined)[] {
-  const words = names.map((n) => new Set(tokenize(n).filter((w) => !GENERIC_WORDS.has(w))));
+  return mentionPositionsOf(tokenize(intent), names.map(nameWords));
+}
+
+/** The name words of one tool: tokenize(name) minus GENERIC_WORDS (words(T) of the header before the distinctive cut). */
+export function nameWords(name: string): ReadonlySet<string> {
+  return new Set(tokenize(name).filter((w) => !GENERIC_WORDS.has(w)));
+}
+
+/** mentionPositions over an already tokenized intent and each tool's nameWords (index-aligned). */
+export function mentionPositionsOf(tokens: readonly string[], words: readonly ReadonlySet<string>[]): (number | undefined)[] {
   const owners = new Map<string, number>();
   for (const ws of words) for (const w of ws) owners.set(w, (owners.get(w) ?? 0) + 1);
   const distinctive = words.map((ws) => new Set([...ws].filter((w) => owners.get(w) === 1)));
-  const tokens = tokenize(intent);
   return distinctive.map((ws) => {
     if (ws.size === 0) return undefined;
     const k = tokens.findIndex((t) => ws.has(t));

@@ -45,6 +45,23 @@ export function editDistance(a: string, b: string, max: number): number {
   return prev[b.length]!;
 }
 
+/**
+ * editDistance(a, b, 1) ≤ 1 without the table (findMentions' close-spelling scan runs it on every key of
+ * a similar length): equal lengths differ in at most one position; lengths one apart become equal by
+ * deleting one character of the longer. Compares UTF-16 code units, as editDistance does.
+ */
+export function withinOneEdit(a: string, b: string): boolean {
+  if (a.length < b.length) [a, b] = [b, a];
+  const d = a.length - b.length;
+  if (d > 1) return false;
+  let i = 0;
+  while (i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === b.length) return true;
+  // First mismatch at i: substitute (same length) or skip a[i] (a one longer); the rest must match.
+  for (let j = i + 1; j < a.length; j++) if (a.charCodeAt(j) !== b.charCodeAt(j - d)) return false;
+  return true;
+}
+
 export interface MentionIndex {
   readonly exact: ReadonlyMap<string, { index: number; match: "id" | "name" }>;
   readonly byLength: ReadonlyMap<number, readonly { key: string; index: number }[]>;
@@ -86,7 +103,7 @@ export function findMentions(text: string, index: MentionIndex): Mention[] {
     let found: number | undefined;
     for (const len of [key.length - 1, key.length, key.length + 1]) {
       for (const c of index.byLength.get(len) ?? []) {
-        if (editDistance(key, c.key, 1) <= 1) {
+        if (withinOneEdit(key, c.key)) {
           found = c.index;
           break;
         }

@@ -131,6 +131,8 @@ export class Gatekeeper {
   private readonly calibrations = new Map<string, Calibration>();
   /** Detections of recent requests without a workflow id, least recently used first (detectOnce). */
   private readonly detections = new Map<string, DetectedContext>();
+  /** Distinct detected values, by their JSON (canonicalDetection). */
+  private readonly canonical = new Map<string, DetectedContext>();
   /** Threshold adjustments of anonymous requests per memoised detection, by their other inputs (adjustOnce). */
   private readonly adjustments = new WeakMap<DetectedContext, Map<string, ThresholdAdjustment>>();
 
@@ -207,9 +209,23 @@ export class Gatekeeper {
       this.detections.set(key, hit);
       return hit;
     }
-    const detected = this.detectors.detect({ text, workflow });
+    const detected = this.canonicalDetection(this.detectors.detect({ text, workflow }));
     this.detections.set(key, detected);
     if (this.detections.size > DETECTION_MEMO) this.detections.delete(this.detections.keys().next().value!);
+    return detected;
+  }
+
+  /**
+   * One object per detected value: requests whose detections are equal field by field (e.g. next-step contexts
+   * of other tools but the same length and outcomes) share it, so adjustOnce's memo, keyed by the detection
+   * object, answers them too. The last DETECTION_MEMO distinct values are kept.
+   */
+  private canonicalDetection(detected: DetectedContext): DetectedContext {
+    const key = JSON.stringify(detected);
+    const hit = this.canonical.get(key);
+    if (hit) return hit;
+    this.canonical.set(key, detected);
+    if (this.canonical.size > DETECTION_MEMO) this.canonical.delete(this.canonical.keys().next().value!);
     return detected;
   }
 

@@ -42,19 +42,20 @@ import { dagConfidence as confidenceOfDag, inMainBand, planConfidence, requiredP
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
-import { DEFAULTS as MENTION_DEFAULTS, type MentionDependency, mentionChain, mentionPositions } from "../../algorithms/dag/mention-order.ts";
+import { DEFAULTS as MENTION_DEFAULTS, type MentionDependency, mentionChain, mentionPositionsOf, nameWords } from "../../algorithms/dag/mention-order.ts";
 import { baseRate, blendedWeight, consumerRate as consumerRateOf, firstShare as firstShareOf } from "../../algorithms/dag/rates.ts";
 import { createSchemaScorer, inputFields, outputFields, type SchemaDependency, schemaDependencies, type ToolIo } from "../../algorithms/dag/schema-dependencies.ts";
 import { buildCsr, type Csr, edgeWeight } from "../../algorithms/graph/csr.ts";
 import { EDGE_TYPES, type EdgeType, edgeQuality, NO_EVIDENCE } from "../../algorithms/graph/edge-quality.ts";
 import { createHopBoundedSearch, type HopBoundedSearch } from "../../algorithms/paths/hop-bounded-search.ts";
+import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { BuildDagRequest, PlanRequest } from "../api/requests.ts";
 import { type DerivedKey, derivedKey } from "../snapshot/derived.ts";
 import type { EdgeState, GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { Engine } from "./engine.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
 import { gatedItem, summarizeAdjustment, summarizeHealth } from "./gating.ts";
-import { searchWithRecall } from "./recommend-search.ts";
+import { rankedSearchItems, rankSearch } from "./recommend-search.ts";
 import { badRequest, resolveTools } from "./resolve.ts";
 
 /** Fused similarity above which the best past execution supplies the plan's main tools. */
@@ -306,10 +307,24 @@ export interface DagOverOptions {
 
 /** Position of each selected tool's first mention in `intent` (mention-order.ts), by snapshot index. */
 export function mentionsOf(s: GraphSnapshot, selected: readonly number[], intent: string): (v: number) => number | undefined {
-  const pos = mentionPositions(intent, selected.map((v) => s.tools[v]!.name || s.tools[v]!.id));
-  const at = new Map(selected.map((v, k) => [v, pos[k]]));
-  return (v) => at.get(v);
+  // Computed on the first question (many DAGs have no unobserved pair to orient); each tool's name words
+  // are tokenized once per catalog (the view's derived state).
+  let at: Map<number, number | undefined> | undefined;
+  return (v) => {
+    if (!at) {
+      const words = s.derived(NAME_WORDS, () => new Array<ReadonlySet<string> | undefined>(s.n));
+      const pos = mentionPositionsOf(
+        tokenize(intent),
+        selected.map((u) => (words[u] ??= nameWords(s.tools[u]!.name || s.tools[u]!.id))),
+      );
+      at = new Map(selected.map((u, k) => [u, pos[k]]));
+    }
+    return at.get(v);
+  };
 }
+
+/** Each tool's mention-order name words (mention-order.ts nameWords), filled on first use. */
+const NAME_WORDS = derivedKey<(ReadonlySet<string> | undefined)[]>("mention name words", "catalog");
 
 /** The learned roles of the selected tools (role-orientation.ts): shrunk consumer rate, schema fit, first share. */
 export function roleRates(s: GraphSnapshot): { consumerRate: (v: number) => number; schemaScore: (a: number, b: number) => number; firstShare: (v: number) => number } {
@@ -372,43 +387,43 @@ function isPrior(e: DependencyEdge): e is PriorDependency {
 
 export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
   const id = (i: number) => s.tools[i]!.id;
-  const edges = dag.edges.map((e) => ({
-    from: id(e.from),
-    to: id(e.to),
-    hops: e.hops,
-    strength: e.strength,
-    meanWeight: e.meanWeight,
-    direct: e.direct,
-    path: e.path.map(id),
-    evidence: e.direct ? ("dependency" as const) : isSchema(e) ? ("schema" as const) : isPrior(e) ? ("prior" as const) : isMention(e) ? ("mention" as const) : ("path" as const),
-    ...(isSchema(e) ? { schema: e.schema } : {}),
-    ...(isPrior(e) ? { prior: e.prior } : {}),
-    explanation: e.direct
-      ? `${id(e.to)} depends on ${id(e.from)}: direct dependency edge (strength ${e.strength.toFixed(2)})`
-      : isMention(e)
-        ? `${id(e.to)} may depend on ${id(e.from)}: no evidence relates the selected tools; the intent mentions ${id(e.from)} (word ${e.mentioned.from + 1}) before ${id(e.to)} (word ${e.mentioned.to + 1}) (strength ${e.strength.toFixed(2)})`
-      : isPrior(e)
-        ? `${id(e.to)} may depend on ${id(e.from)}: no evidence relates the selected tools; data-flow prior (${id(e.to)} consumed another tool's output in ${(100 * e.prior.consumer).toFixed(0)} % of its runs, ${id(e.from)}'s output was consumed in ${(100 * e.prior.producer).toFixed(0)} %${e.prior.schema.output === "" ? "" : `; output ${e.prior.schema.output} fits input ${e.prior.schema.input}, schema match ${e.prior.schema.score.toFixed(2)}`}; strength ${e.strength.toFixed(2)})`
-      : isSchema(e)
-        ? `${id(e.to)} may depend on ${id(e.from)}: no learned or declared relation; output ${e.schema.output} of ${id(e.from)} fits required input ${e.schema.input} of ${id(e.to)} (schema match ${e.schema.score.toFixed(2)}, strength ${e.strength.toFixed(2)})`
-        : `${id(e.to)} depends on ${id(e.from)}: path ${e.path.map(id).join(" → ")} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${e.strength.toFixed(2)})`,
-  })).map((d, k) => {
-    const o = dag.edges[k]!.orientation;
-    if (!o) return d;
-    if (o.mention) {
-      return {
-        ...d,
-        explanation: `${d.to} depends on ${d.from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from the intent, which mentions ${d.from} (word ${o.mention.from + 1}) before ${d.to} (word ${o.mention.to + 1})`,
-      };
-    }
+  // One pass per edge: the explanation is the evidence's sentence, replaced by the orientation's when the
+  // direction came from roles or mentions, then the observed precedence appended.
+  const edges = dag.edges.map((e) => {
+    const from = id(e.from);
+    const to = id(e.to);
+    const schema = isSchema(e);
+    const prior = isPrior(e);
+    const mention = !e.direct && !prior && !schema && isMention(e);
+    const o = e.orientation;
+    let explanation = o
+      ? o.mention
+        ? `${to} depends on ${from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from the intent, which mentions ${from} (word ${o.mention.from + 1}) before ${to} (word ${o.mention.to + 1})`
+        : `${to} depends on ${from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from learned roles (${to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`
+      : e.direct
+        ? `${to} depends on ${from}: direct dependency edge (strength ${e.strength.toFixed(2)})`
+        : isMention(e)
+          ? `${to} may depend on ${from}: no evidence relates the selected tools; the intent mentions ${from} (word ${e.mentioned.from + 1}) before ${to} (word ${e.mentioned.to + 1}) (strength ${e.strength.toFixed(2)})`
+          : prior
+            ? `${to} may depend on ${from}: no evidence relates the selected tools; data-flow prior (${to} consumed another tool's output in ${(100 * e.prior.consumer).toFixed(0)} % of its runs, ${from}'s output was consumed in ${(100 * e.prior.producer).toFixed(0)} %${e.prior.schema.output === "" ? "" : `; output ${e.prior.schema.output} fits input ${e.prior.schema.input}, schema match ${e.prior.schema.score.toFixed(2)}`}; strength ${e.strength.toFixed(2)})`
+            : schema
+              ? `${to} may depend on ${from}: no learned or declared relation; output ${e.schema.output} of ${from} fits required input ${e.schema.input} of ${to} (schema match ${e.schema.score.toFixed(2)}, strength ${e.strength.toFixed(2)})`
+              : `${to} depends on ${from}: path ${e.path.map(id).join(" → ")} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${e.strength.toFixed(2)})`;
+    const p = e.precedence;
+    if (p && p.before + p.after > 0) explanation = `${explanation}; observed ${from} before ${to} ${p.before}×, after ${p.after}×`;
     return {
-      ...d,
-      explanation: `${d.to} depends on ${d.from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from learned roles (${d.to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${d.from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`,
+      from,
+      to,
+      hops: e.hops,
+      strength: e.strength,
+      meanWeight: e.meanWeight,
+      direct: e.direct,
+      path: e.path.map(id),
+      evidence: e.direct ? ("dependency" as const) : schema ? ("schema" as const) : prior ? ("prior" as const) : mention ? ("mention" as const) : ("path" as const),
+      ...(schema ? { schema: e.schema } : {}),
+      ...(prior ? { prior: e.prior } : {}),
+      explanation,
     };
-  }).map((d, k) => {
-    const p = dag.edges[k]!.precedence;
-    if (!p || p.before + p.after === 0) return d;
-    return { ...d, explanation: `${d.explanation}; observed ${d.from} before ${d.to} ${p.before}×, after ${p.after}×` };
   });
   return {
     nodes: dag.nodes.map((n) => ({
@@ -514,7 +529,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const t0 = performance.now();
   const s = await engine.snapshot(project);
   const limit = req.limit ?? 5;
-  const { answer: found, memory: mem } = await searchWithRecall(engine, project, {
+  const ranking = await rankSearch(engine, project, {
     intent: req.intent,
     limit: Math.max(limit, 10),
     exclude: req.exclude,
@@ -523,6 +538,9 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
     environment: req.environment,
     urgency: req.urgency,
   }, { contentWeight: 1 });
+  // The search's items as its answer lists them (tool, score, gate decision): the plan needs no explanation.
+  const found = { results: rankedSearchItems(engine, ranking) };
+  const mem = ranking.memory;
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const excluded = new Set(req.exclude ?? []);
   // Main tools. From the intent memory when a successful past execution matches the intent closely
@@ -543,7 +561,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
       ? found.results
           .filter((r) => inMainBand(r.score, top.score))
           .slice(0, limit)
-          .map((r) => ({ tool: r.tool, score: r.score, why: `chosen by search (score ${r.score.toFixed(3)}, ${r.gate.decision})` }))
+          .map((r) => ({ tool: r.tool, score: r.score, why: `chosen by search (score ${r.score.toFixed(3)}, ${r.decision})` }))
       : [];
   }
   const mainIdx = main.map((r) => s.index.get(r.tool)!);

@@ -74,6 +74,16 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
  * the top score" cut assumes the plain memory lift, issue 20).
  */
 export async function searchWithRecall(engine: Engine, project: string, req: SearchRequest, override: { contentWeight?: number } = {}) {
+  const ranking = await rankSearch(engine, project, req, override);
+  return { answer: presentSearch(engine, project, req, ranking), memory: ranking.memory };
+}
+
+/**
+ * The search job without its presentation: recall, routing, scoring, the forced tools and the ranked list cut
+ * to the limit, and the gate prepared for them. `searchWithRecall` explains every item; the plan job reads only
+ * each item's tool, score and gate decision (rankedSearchItems), so it skips the explanations.
+ */
+export async function rankSearch(engine: Engine, project: string, req: SearchRequest, override: { contentWeight?: number } = {}) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
   if (s.n === 0) throw await emptyProjectError(engine.db, project);
@@ -181,6 +191,22 @@ export async function searchWithRecall(engine: Engine, project: string, req: Sea
     similarPastSuccess: memory.similarSuccess,
   });
   const fallbacks = await projectFallbacks(engine, project);
+  return { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, embedMs, searchMs };
+}
+
+export type SearchRanking = Awaited<ReturnType<typeof rankSearch>>;
+
+/** Each ranked item's tool, score and gate decision, as searchWithRecall's answer lists them (same order, same values). */
+export function rankedSearchItems(engine: Engine, r: SearchRanking): { tool: string; score: number; decision: string }[] {
+  return r.ranked.map(({ hit, index, forced }) => {
+    const score = forced ? 1 : hit!.final;
+    return { tool: r.s.tools[index]!.id, score, decision: engine.gatekeeper.gate("search", score, r.prepared, r.fallbacks).decision };
+  });
+}
+
+/** The search answer of a ranking: every item explained and gated, the summary, the optional gate report. */
+function presentSearch(engine: Engine, project: string, req: SearchRequest, r: SearchRanking) {
+  const { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, embedMs, searchMs } = r;
   const items: SearchResultItem[] = ranked.map(({ hit, index, forced }) => {
     const tool = s.tools[index]!;
     const score = forced ? 1 : hit!.final;
@@ -237,7 +263,7 @@ export async function searchWithRecall(engine: Engine, project: string, req: Sea
     timings: { embedMs, searchMs, totalMs: performance.now() - t0 },
     ...(report ? { report } : {}),
   };
-  return { answer, memory };
+  return answer;
 }
 
 function memoryNote(e: string | undefined): string {

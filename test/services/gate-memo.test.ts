@@ -48,6 +48,23 @@ describe("Gatekeeper adjustment memo", () => {
     expect(u2.adjustment).not.toBe(u1.adjustment);
     expect(u2.adjustment).toEqual(u1.adjustment);
   });
+
+  it("shares the adjustment between workflows whose detections are equal, not between different ones", async () => {
+    const g = new Gatekeeper(conn.db, { now: () => t, resources: false });
+    const wf = (tools: string[], success = true) => ({ steps: tools.map((tool) => ({ tool, success })), replans: 0 });
+    const a = await g.prepare({ project: "p", text: "", workflow: wf(["a.x", "a.y", "a.z"]) });
+    const b = await g.prepare({ project: "p", text: "", workflow: wf(["b.u", "b.v", "b.w"]) });
+    // Other tools, same length and outcomes: the same detected values, so the same objects.
+    expect(b.detected).toEqual(a.detected);
+    expect(b.detected).toBe(a.detected);
+    expect(b.adjustment).toBe(a.adjustment);
+    // A failed step changes the detection (success rate, health): a new adjustment, equal to the direct one.
+    const c = await g.prepare({ project: "p", text: "", workflow: wf(["b.u", "b.v", "b.w"], false) });
+    expect(c.detected).not.toEqual(a.detected);
+    expect(c.adjustment).not.toBe(a.adjustment);
+    const direct = g.manager.adjustThreshold({ reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 }, { isProduction: false, isCriticalTask: c.detected.critical }, toTask(c));
+    expect(c.adjustment).toEqual(direct);
+  });
 });
 
 function toTask(p: { project: string; detected: import("../../algorithms/thresholds/detector-chain.ts").DetectedContext }) {
