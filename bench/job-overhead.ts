@@ -21,7 +21,8 @@
  *   (`searchCandidates`), the pattern triggers and `rankCapabilityMatches`.
  * - capability discovery: `tg.discoverCapabilities({context})` | `discoverCapabilities`.
  * - DAG of 20 tools: `tg.buildDag({tools})` | `dagOver(snapshot, indices)`.
- * - plan: `tg.plan({intent})` | `searchCandidates` (top 10) + `dagOver` over the tools the plan keeps.
+ * - plan: `tg.plan({intent})` | `searchCandidates` (top 10) + `dagOver` over the tools the plan keeps; a second row
+ *   adds the intent-memory recall to the core, as for search.
  * Intents are the traces' intents (distinct), contexts trace prefixes, DAG sets 20 tools of one community.
  * The machine may be shared: compare the ratios of one run, not absolute times (uptime is recorded).
  */
@@ -77,6 +78,9 @@ export interface JobRow {
 
 export interface JobOverheadResult {
   machine: string;
+  /** The command line that produced the result, and the commit it ran on (with "+dirty" when the tree had changes). */
+  command: string;
+  code: string;
   startedAt: string;
   uptime: string[];
   loadAverage: { start: number[]; end: number[] };
@@ -285,6 +289,24 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
         },
       ),
     );
+
+    // The same job against its scoring including the intent-memory recall, as for search: the plan ranks with
+    // the memory's votes and takes its main tools from the closest past execution.
+    add(
+      "plan (core with recall)",
+      { job: "await tg.plan({intent})", core: "recallMemory(intent, query vector) + searchCandidates (top 10, its votes) + dagOver(the tools the plan keeps)" },
+      await alternate(
+        planInputs,
+        o.warmup,
+        o.reps,
+        (q) => tg.plan({ intent: q.intent }),
+        async (q) => {
+          const mem = await recallMemory(engine, PROJECT, q.intent, q.qv);
+          searchCore({ ...q, mem }, 10);
+          return dagOver(s, q.kept);
+        },
+      ),
+    );
   } finally {
     await tg.close();
   }
@@ -308,7 +330,8 @@ export async function runJobOverhead(options: JobOverheadOptions = {}): Promise<
   for (const tools of o.sizes) rows.push(...(await measureSize(tools, o)));
   uptime.push(execSync("uptime").toString().trim());
   const { log: _log, ...rest } = o;
-  return { machine: machine(), startedAt, uptime, loadAverage: { start, end: loadavg() }, options: rest, rows };
+  const command = `node --expose-gc --import tsx bench/job-overhead.ts ${process.argv.slice(2).join(" ")}`.trim();
+  return { machine: machine(), command, code: codeVersion(), startedAt, uptime, loadAverage: { start, end: loadavg() }, options: rest, rows };
 }
 
 export function jobOverheadTable(r: JobOverheadResult): string {
@@ -316,6 +339,17 @@ export function jobOverheadTable(r: JobOverheadResult): string {
     ["tools", "job", "job p50", "core p50", "p50 ratio", "job p95", "core p95", "p95 ratio", "job p99", "core p99", "p99 ratio"],
     r.rows.map((x) => [x.tools, x.job, x.job_ms.p50, x.core_ms.p50, x.ratio.p50, x.job_ms.p95, x.core_ms.p95, x.ratio.p95, x.job_ms.p99, x.core_ms.p99, x.ratio.p99]),
   );
+}
+
+/** The commit the bench ran on, "+dirty" when the work tree had changes; "unknown" outside a git checkout. */
+function codeVersion(): string {
+  try {
+    const head = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
+    const dirty = execSync("git status --porcelain -- src algorithms bench", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim().length > 0;
+    return dirty ? `${head}+dirty` : head;
+  } catch {
+    return "unknown";
+  }
 }
 
 function arg(name: string): string | undefined {

@@ -1,0 +1,41 @@
+/** Smoke test of bench/job-overhead.ts: every row runs end to end at 300 tools; ratios are job / core of the same row. No timing assertions. */
+import { describe, expect, it } from "vitest";
+import { jobOverheadTable, type JobOverheadResult, runJobOverhead } from "../../bench/job-overhead.ts";
+
+const JOBS = ["search", "search (core with recall)", "next step", "capability match", "capability discovery", "DAG of 20 tools", "plan", "plan (core with recall)"];
+
+describe("bench/job-overhead runJobOverhead", () => {
+  let r: JobOverheadResult;
+
+  it("runs every job against its core at 300 tools", { timeout: 240_000 }, async () => {
+    r = await runJobOverhead({ sizes: [300], reps: 4, warmup: 1, log: () => {} });
+    expect(r.rows.map((x) => x.job)).toEqual(JOBS);
+    expect(r.options).toMatchObject({ sizes: [300], reps: 4, warmup: 1, embeddings: "hash:512" });
+    expect(r.command).toMatch(/^node --expose-gc --import tsx bench\/job-overhead\.ts/);
+    expect(r.code.length).toBeGreaterThan(0);
+  });
+
+  it("reports n = reps per side, ordered percentiles and ratio = job / core at each percentile", () => {
+    for (const x of r.rows) {
+      expect(x.tools).toBe(300);
+      for (const side of [x.job_ms, x.core_ms]) {
+        expect(side.n, x.job).toBe(4);
+        expect(side.p50).toBeGreaterThan(0);
+        expect(side.p50).toBeLessThanOrEqual(side.p95);
+        expect(side.p95).toBeLessThanOrEqual(side.p99);
+      }
+      expect(x.ratio.p50).toBeCloseTo(x.job_ms.p50 / x.core_ms.p50, 12);
+      expect(x.ratio.p99).toBeCloseTo(x.job_ms.p99 / x.core_ms.p99, 12);
+      expect(x.what.job).toMatch(/^await tg\./);
+      expect(x.what.core.length).toBeGreaterThan(0);
+    }
+    // The rows with recall time the same job as the rows without; only the core differs.
+    const row = (job: string) => r.rows.find((x) => x.job === job)!;
+    for (const base of ["search", "plan"]) {
+      expect(row(`${base} (core with recall)`).what.job).toBe(row(base).what.job);
+      expect(row(`${base} (core with recall)`).what.core).toMatch(/^recallMemory/);
+    }
+    const table = jobOverheadTable(r);
+    expect(table.split("\n")).toHaveLength(2 + JOBS.length);
+  });
+});
