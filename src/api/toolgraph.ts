@@ -107,14 +107,14 @@ export class Toolgraph implements RecommenderApi {
    */
   protected async cached<T>(op: string, project: string, req: unknown, compute: () => Promise<T>): Promise<T & { recommendationId?: string }> {
     const started = performance.now();
-    await ensureCalibrationLoaded(this.engine, project);
+    if (!this.engine.calibrationsLoaded.has(project)) await ensureCalibrationLoaded(this.engine, project);
     const s = await this.engine.snapshot(project);
-    const a = await this.engine.analytics(project);
     // A request naming a workflow appends to its detection timeline: its answer depends on the calls before.
     const fresh = this.results.capacity === 0 || (req as { workflow?: { id?: string } }).workflow?.id !== undefined;
     let result: T;
     if (fresh) result = await compute();
     else {
+      const a = await this.engine.analytics(project);
       const { session: _session, ...keyed } = (req ?? {}) as { session?: unknown };
       const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(keyed)}`;
       result = await this.results.get(key, compute);
