@@ -56,40 +56,74 @@ export interface GateThreshold {
 
 const EPS = 1e-9;
 
+/**
+ * The tier of a score alone (decision, confidence, caution flag, the threshold, gap when abstained, calibrated
+ * probability when given): what an answer's item shows, without the reasoning sentence or the fallbacks that
+ * `decide` adds. Fields in the order an answer lists them.
+ */
+export interface GateTier {
+  readonly decision: Decision;
+  readonly confidence: "high" | "medium" | "low";
+  readonly caution: boolean;
+  readonly threshold: number;
+  readonly gap?: number;
+  readonly probability?: number;
+}
+
+export function gateTier(score: number, threshold: number, options?: GateOptions): GateTier {
+  assertInRange(MODULE, "score", score, 0, 1);
+  // Every item of every answer passes here (ten per search): the options are read field by field and each tier
+  // is one literal.
+  const highConfidence = options?.highConfidence ?? DEFAULTS.highConfidence;
+  const minHighProbability = options?.minHighProbability ?? DEFAULTS.minHighProbability;
+  const t = threshold;
+  const probability = options?.calibrate === undefined ? undefined : options.calibrate(score);
+  if (score + EPS >= Math.max(highConfidence, t) && (probability === undefined || probability + EPS >= minHighProbability)) {
+    return probability === undefined
+      ? { decision: "accepted", confidence: "high", caution: false, threshold: t }
+      : { decision: "accepted", confidence: "high", caution: false, threshold: t, probability };
+  }
+  if (score + EPS >= t) {
+    return probability === undefined
+      ? { decision: "accepted-with-caution", confidence: "medium", caution: true, threshold: t }
+      : { decision: "accepted-with-caution", confidence: "medium", caution: true, threshold: t, probability };
+  }
+  const gap = Math.round((t - score) * 1e6) / 1e6;
+  return probability === undefined
+    ? { decision: "abstained", confidence: "low", caution: false, threshold: t, gap }
+    : { decision: "abstained", confidence: "low", caution: false, threshold: t, gap, probability };
+}
+
 export function decide<F = string>(
   score: number,
   threshold: GateThreshold,
   fallbacks?: readonly F[],
   options?: GateOptions,
 ): GateDecision<F> {
-  assertInRange(MODULE, "score", score, 0, 1);
-  // Every answer of every request passes here (ten per search): the options are read field by field (the
-  // `{ ...DEFAULTS, ...stripUndefined(options) }` rule, without its two objects) and each decision is built
-  // as one literal, its fields in the order the spread form gave them (score, threshold, appliedRules,
-  // probability?, decision, confidence, caution, gap?, fallbacks?, reasoning).
-  const highConfidence = options?.highConfidence ?? DEFAULTS.highConfidence;
-  const minHighProbability = options?.minHighProbability ?? DEFAULTS.minHighProbability;
-  const t = threshold.adjustedThreshold;
-  const probability = options?.calibrate === undefined ? undefined : options.calibrate(score);
+  const g = gateTier(score, threshold.adjustedThreshold, options);
+  // Each decision is one literal, its fields in the order the spread form gave them (score, threshold,
+  // appliedRules, probability?, decision, confidence, caution, gap?, fallbacks?, reasoning).
+  const { decision, confidence, caution, threshold: t, probability } = g;
   const appliedRules = threshold.appliedRules;
-  if (score + EPS >= Math.max(highConfidence, t) && (probability === undefined || probability + EPS >= minHighProbability)) {
+  if (decision === "accepted") {
+    const highConfidence = options?.highConfidence ?? DEFAULTS.highConfidence;
     const reasoning = `${threshold.reasoning}. Score ${f2(score)} ≥ ${f2(highConfidence)}: accepted with high confidence`;
     return probability === undefined
-      ? { score, threshold: t, appliedRules, decision: "accepted", confidence: "high", caution: false, reasoning }
-      : { score, threshold: t, appliedRules, probability, decision: "accepted", confidence: "high", caution: false, reasoning };
+      ? { score, threshold: t, appliedRules, decision, confidence, caution, reasoning }
+      : { score, threshold: t, appliedRules, probability, decision, confidence, caution, reasoning };
   }
-  if (score + EPS >= t) {
+  if (decision === "accepted-with-caution") {
     const reasoning = `${threshold.reasoning}. Score ${f2(score)} ≥ threshold ${f2(t)}: accepted with caution`;
     return probability === undefined
-      ? { score, threshold: t, appliedRules, decision: "accepted-with-caution", confidence: "medium", caution: true, reasoning }
-      : { score, threshold: t, appliedRules, probability, decision: "accepted-with-caution", confidence: "medium", caution: true, reasoning };
+      ? { score, threshold: t, appliedRules, decision, confidence, caution, reasoning }
+      : { score, threshold: t, appliedRules, probability, decision, confidence, caution, reasoning };
   }
-  const gap = Math.round((t - score) * 1e6) / 1e6;
+  const gap = g.gap!;
   const reasoning = `${threshold.reasoning}. Score ${f2(score)} < threshold ${f2(t)} (gap ${f2(gap)}): abstained`;
   const offered = fallbacks ?? [];
   return probability === undefined
-    ? { score, threshold: t, appliedRules, decision: "abstained", confidence: "low", caution: false, gap, fallbacks: offered, reasoning }
-    : { score, threshold: t, appliedRules, probability, decision: "abstained", confidence: "low", caution: false, gap, fallbacks: offered, reasoning };
+    ? { score, threshold: t, appliedRules, decision, confidence, caution, gap, fallbacks: offered, reasoning }
+    : { score, threshold: t, appliedRules, probability, decision, confidence, caution, gap, fallbacks: offered, reasoning };
 }
 
 function f2(x: number): string {

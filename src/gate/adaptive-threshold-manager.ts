@@ -5,6 +5,7 @@
  *                                            (pure arithmetic in algorithms/thresholds/adjust-threshold.ts)
  *   gate(score, adjustment, { fallbacks })   accepted (≥ 0.85) / accepted-with-caution (≥ threshold) /
  *                                            abstained with gap and fallbacks (gate-decision.ts)
+ *   tier(score, adjustment)                  the same decision without its reasoning sentence (an answer's item)
  *   report(input)                            the seed's reasoning report as JSON and text
  *
  * Both adjustThreshold and gate are synchronous: the user context is loaded beforehand
@@ -21,7 +22,7 @@ import {
 } from "../../algorithms/thresholds/adjust-threshold.ts";
 import { type Calibration, calibrator } from "../../algorithms/thresholds/calibration.ts";
 import { contextKeyOf } from "../../algorithms/thresholds/context-learning.ts";
-import { type GateDecision, type GateOptions, decide } from "../../algorithms/thresholds/gate-decision.ts";
+import { type GateDecision, type GateOptions, type GateTier, decide, gateTier } from "../../algorithms/thresholds/gate-decision.ts";
 import {
   type ReasoningReport,
   type ReportInput,
@@ -120,6 +121,11 @@ export class AdaptiveThresholdManager {
   /** The decision for a score in [0, 1] under an adjustment (synchronous). */
   gate<F = string>(score: number, adjustment: ThresholdAdjustment, options?: GateCallOptions<F>): GateDecision<F> {
     return decide(score, adjustment, options?.fallbacks, this.#gateOptions);
+  }
+
+  /** The tier `gate` would give (decision, confidence, caution, threshold, gap, probability), without its reasoning. */
+  tier(score: number, adjustment: ThresholdAdjustment): GateTier {
+    return gateTier(score, adjustment.adjustedThreshold, this.#gateOptions);
   }
 
   /** The reasoning report of a gated answer, as JSON and as text. */

@@ -261,6 +261,16 @@ export class Gatekeeper {
     return this.manager.gate(cal ? calibrate(cal, clamped) : clamped, prepared.adjustment, { fallbacks });
   }
 
+  /**
+   * An answer item's gate: the decision `gate` gives (calibrated the same way), as the item shows it, without
+   * building the decision's reasoning sentence or fallbacks (gatedItem(gate(…)) equals it field by field).
+   */
+  gateItem(kind: string, score: number, prepared: PreparedGate): GatedItem {
+    const cal = this.calibrations.get(`${prepared.project}\u0000${kind}`);
+    const clamped = Math.max(0, Math.min(1, score));
+    return this.manager.tier(cal ? calibrate(cal, clamped) : clamped, prepared.adjustment);
+  }
+
   report(
     chosen: { id: string; label?: string },
     decision: GateDecision<string>,

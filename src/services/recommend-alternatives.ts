@@ -10,7 +10,7 @@ import { searchVectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { AlternativesRequest } from "../api/requests.ts";
 import type { Engine } from "./engine.ts";
 import { projectFallbacks, safetyFilter } from "./filters.ts";
-import { gatedItem, gatedSummary } from "./gating.ts";
+import { gatedSummary } from "./gating.ts";
 import { resolveTools } from "./resolve.ts";
 import { rowDot } from "./search-index.ts";
 
@@ -57,7 +57,7 @@ export async function runAlternatives(engine: Engine, project: string, req: Alte
     .slice(0, req.maxTools ?? req.limit ?? 5);
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
   const fallbacks = await projectFallbacks(engine, project);
-  const results = rows.map((r) => ({ ...r, gate: gatedItem(engine.gatekeeper.gate("alternatives", r.score, prepared, fallbacks)) }));
+  const results = rows.map((r) => ({ ...r, gate: engine.gatekeeper.gateItem("alternatives", r.score, prepared) }));
   return {
     project,
     tool: req.tool,

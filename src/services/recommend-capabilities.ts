@@ -24,7 +24,7 @@ import { derivedKey } from "../snapshot/derived.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { Engine } from "./engine.ts";
 import { projectFallbacks } from "./filters.ts";
-import { gatedItem, gatedSummary } from "./gating.ts";
+import { gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { scorePatterns } from "./patterns.ts";
 import { resolveTools } from "./resolve.ts";
@@ -132,7 +132,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   });
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow, similarPastSuccess: memory.similarSuccess });
   const fallbacks = await projectFallbacks(engine, project);
-  const results = top.map((r) => ({ ...r, gate: gatedItem(engine.gatekeeper.gate("capability", r.score, prepared, fallbacks)) }));
+  const results = top.map((r) => ({ ...r, gate: engine.gatekeeper.gateItem("capability", r.score, prepared) }));
   return {
     project,
     intent: req.intent,
@@ -197,7 +197,7 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
       boost: d.boost,
       inDominantCluster: d.inDominantCluster,
       hypergraphPagerank: d.tieBreaker,
-      gate: gatedItem(engine.gatekeeper.gate("discovery", score, prepared, fallbacks)),
+      gate: engine.gatekeeper.gateItem("discovery", score, prepared),
       explanation: `${cap.id}: ${d.score.toFixed(3)} = overlap ${d.overlap.toFixed(2)} (${d.matchedTools.length} of its tools in the context) × (1 + boost ${d.boost})${d.inDominantCluster ? `; in spectral cluster ${d.cluster}, which holds most context tools` : ""}`,
     };
   });

@@ -12,7 +12,7 @@ import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { emptyProjectError } from "../store/empty-project.ts";
 import type { Engine } from "./engine.ts";
 import { filtersAnything, projectFallbacks, safetyFilter } from "./filters.ts";
-import { type GatedItem, gatedItem, gatedSummary } from "./gating.ts";
+import { type GatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { chooseRouting, explainRoute, namespaceIndexFor, type RoutedNamespace, recordRouteTrial, routeQuery, routeTrialCount } from "./namespace-index.ts";
 import { resolveTools } from "./resolve.ts";
@@ -200,7 +200,7 @@ export type SearchRanking = Awaited<ReturnType<typeof rankSearch>>;
 export function rankedSearchItems(engine: Engine, r: SearchRanking): { tool: string; score: number; decision: string }[] {
   return r.ranked.map(({ hit, index, forced }) => {
     const score = forced ? 1 : hit!.final;
-    return { tool: r.s.tools[index]!.id, score, decision: engine.gatekeeper.gate("search", score, r.prepared, r.fallbacks).decision };
+    return { tool: r.s.tools[index]!.id, score, decision: engine.gatekeeper.gateItem("search", score, r.prepared).decision };
   });
 }
 
@@ -210,7 +210,6 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
   const items: SearchResultItem[] = ranked.map(({ hit, index, forced }) => {
     const tool = s.tools[index]!;
     const score = forced ? 1 : hit!.final;
-    const d = engine.gatekeeper.gate("search", score, prepared, fallbacks);
     const h = hit;
     return {
       tool: tool.id,
@@ -219,7 +218,7 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
       server: tool.server,
       inputSchema: tool.inputSchema,
       score,
-      gate: gatedItem(d),
+      gate: engine.gatekeeper.gateItem("search", score, prepared),
       ...(forced ? { reason: forcedReason.get(index) } : {}),
       explanation: forced ? `${tool.id}: ranked first, ${forcedReason.get(index)}` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)) + routeNote(index),
       breakdown: {

@@ -4,7 +4,7 @@
  * adjustment; any of them changed → a new one, equal to what adjustThreshold computes directly.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Gatekeeper } from "../../src/services/gating.ts";
+import { Gatekeeper, gatedItem } from "../../src/services/gating.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 
@@ -71,3 +71,34 @@ function toTask(p: { project: string; detected: import("../../algorithms/thresho
   const d = p.detected;
   return { urgency: d.urgency, hasUrgencyKeywords: d.urgentKeywords.length > 0, complexity: d.complexity, domain: d.domain, operationType: d.operationType, project: p.project, atRisk: d.atRisk, offTrack: d.offTrack, similarPastSuccess: undefined };
 }
+
+describe("Gatekeeper.gateItem", () => {
+  let conn: Connection;
+  beforeAll(async () => {
+    conn = await pgliteBackend().open();
+  });
+  afterAll(async () => {
+    await conn?.close();
+  });
+
+  it("equals gatedItem(gate(…)) field by field, with and without a calibration, for scores outside [0, 1] too", async () => {
+    const g = new Gatekeeper(conn.db, { now: () => Date.parse("2026-11-01T12:00:00Z"), resources: false });
+    const prepared = await g.prepare({ project: "p", text: "deploy the hotfix to production now" });
+    const scores = [-0.2, 0, 0.1, 0.3, prepared.adjustment.adjustedThreshold, 0.75, 0.85, 0.9, 1, 1.3];
+    const check = () => {
+      for (const s of scores) {
+        const item = g.gateItem("search", s, prepared);
+        const expected = gatedItem(g.gate("search", s, prepared, ["fallback"]));
+        expect(item).toEqual(expected);
+        expect(Object.keys(item)).toEqual(Object.keys(expected));
+      }
+    };
+    check();
+    expect(g.gateItem("search", 0.95, prepared).decision).toBe("accepted");
+    // A calibration that maps every score to P = 0.5: the gate decides on P, below this threshold.
+    expect(prepared.adjustment.adjustedThreshold).toBeGreaterThan(0.5);
+    g.setCalibration("p", "search", { blocks: [{ lo: 0, hi: 1, p: 0.5, rate: 0.5, n: 10 }] });
+    expect(g.gateItem("search", 0.95, prepared)).toMatchObject({ decision: "abstained", gap: Math.round((prepared.adjustment.adjustedThreshold - 0.5) * 1e6) / 1e6 });
+    check();
+  });
+});

@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ThresholdError } from "../../../algorithms/thresholds/errors.ts";
-import { decide } from "../../../algorithms/thresholds/gate-decision.ts";
+import { decide, gateTier } from "../../../algorithms/thresholds/gate-decision.ts";
 
 const at = (t: number) => ({ adjustedThreshold: t, appliedRules: ["r"], reasoning: "Because" });
 
@@ -54,5 +55,42 @@ describe("decide", () => {
   it("throws on a score outside [0, 1]", () => {
     expect(() => decide(1.01, at(0.7))).toThrow(ThresholdError);
     expect(() => decide(Number.NaN, at(0.7))).toThrow(/score/);
+  });
+});
+
+describe("gateTier", () => {
+  const th = (t: number) => ({ adjustedThreshold: t, appliedRules: ["r"], reasoning: "base" });
+
+  it("gives the three tiers by hand: 0.9 high, 0.7 caution, 0.5 abstained with gap 0.2 at threshold 0.7", () => {
+    expect(gateTier(0.9, 0.7)).toEqual({ decision: "accepted", confidence: "high", caution: false, threshold: 0.7 });
+    expect(gateTier(0.7, 0.7)).toEqual({ decision: "accepted-with-caution", confidence: "medium", caution: true, threshold: 0.7 });
+    expect(gateTier(0.5, 0.7)).toEqual({ decision: "abstained", confidence: "low", caution: false, threshold: 0.7, gap: 0.2 });
+    // Calibrated: P = 0.6 < 0.80 keeps a 0.9 score out of the high tier.
+    expect(gateTier(0.9, 0.7, { calibrate: () => 0.6 })).toEqual({ decision: "accepted-with-caution", confidence: "medium", caution: true, threshold: 0.7, probability: 0.6 });
+  });
+
+  it("is decide's decision without the reasoning, fallbacks and rules (same fields, same order)", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
+        fc.option(fc.double({ min: 0.5, max: 1, noNaN: true }), { nil: undefined }),
+        (score, t, p, high) => {
+          const options = { ...(p === undefined ? {} : { calibrate: () => p }), ...(high === undefined ? {} : { highConfidence: high }) };
+          const d = decide(score, th(t), ["fallback"], options);
+          const { score: _s, appliedRules: _r, fallbacks: _f, reasoning: _why, ...rest } = d;
+          const tier = gateTier(score, t, options);
+          expect(Object.keys(tier).sort()).toEqual(Object.keys(rest).sort());
+          expect(tier).toEqual(rest);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("rejects a score outside [0, 1] like decide", () => {
+    expect(() => gateTier(1.5, 0.7)).toThrow(ThresholdError);
+    expect(() => gateTier(Number.NaN, 0.7)).toThrow(ThresholdError);
   });
 });
