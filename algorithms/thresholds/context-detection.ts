@@ -247,6 +247,17 @@ export function createRuleBasedDetector(options?: RuleBasedDetectorOptions): Con
 
   return {
     name: o.name,
+    // What detect reads: the text, the replans, each step's outcome in order, the number of distinct tools
+    // (steps' and listed) and the listed domains in order.
+    inputKey(input: DetectionInput): string {
+      const wf = input.workflow;
+      if (wf === undefined) return `${input.text}\u0000-`;
+      let outcomes = "";
+      for (const s of wf.steps) outcomes += s.success ? "+" : "-";
+      const tools = new Set<string>(wf.tools ?? []);
+      for (const s of wf.steps) if (s.tool !== undefined) tools.add(s.tool);
+      return `${input.text}\u0000${wf.replans}\u0000${outcomes}\u0000${tools.size}\u0000${(wf.domains ?? []).join("\u0001")}`;
+    },
     detect(input: DetectionInput): Partial<DetectedContext> {
       const lower = input.text.toLowerCase();
       const wf = input.workflow;

@@ -71,6 +71,12 @@ export interface ContextDetector {
   readonly name: string;
   /** Pure: returns the fields this detector infers, given the request and the context so far. */
   detect(input: DetectionInput, partial: Partial<DetectedContext>): Partial<DetectedContext>;
+  /**
+   * Optional: a string that is equal for two inputs whenever `detect` gives equal output for them (what the
+   * detector reads of the input, e.g. the number of distinct tools rather than their names). Callers may
+   * reuse a detection under it; without it they key on the whole input.
+   */
+  inputKey?(input: DetectionInput): string;
 }
 
 export const NEUTRAL_CONTEXT: DetectedContext = Object.freeze({

@@ -48,6 +48,8 @@ export class ContextDetectorChain {
   readonly #maxWorkflows: number;
   readonly #now: () => number;
   readonly #timelines = new Map<string, readonly TimelineEntry[]>();
+  /** Bumped whenever what `detect` computes can change (a detector added or removed, detection switched). */
+  #generation = 0;
 
   constructor(options?: ContextDetectorChainOptions) {
     this.#enabled = options?.enabled ?? DEFAULTS.enabled;
@@ -68,7 +70,27 @@ export class ContextDetectorChain {
   }
 
   setEnabled(enabled: boolean): void {
+    if (enabled !== this.#enabled) this.#generation++;
     this.#enabled = enabled;
+  }
+
+  /** Changes whenever the chain changes (detectors, on/off): a detection kept under an older generation is stale. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /**
+   * A key equal for two inputs whenever `detect` answers them equally: the detectors' own input keys (each
+   * says what it reads) when every detector has one, else undefined (key on the whole input).
+   */
+  inputKey(input: DetectionInput): string | undefined {
+    if (!this.#enabled) return "";
+    let key = "";
+    for (const d of this.#detectors) {
+      if (d.inputKey === undefined) return undefined;
+      key += `${d.inputKey(input)}\u0002`;
+    }
+    return key;
   }
 
   /** Names of the detectors in chain order. */
@@ -82,12 +104,14 @@ export class ContextDetectorChain {
       throw new ThresholdError(MODULE, "duplicate-detector", `a detector named ${detector.name} is already registered`);
     }
     this.#detectors.push(detector);
+    this.#generation++;
   }
 
   /** Removes the named detector; returns whether it was there. */
   unregisterDetector(name: string): boolean {
     const before = this.#detectors.length;
     this.#detectors = this.#detectors.filter((d) => d.name !== name);
+    if (this.#detectors.length !== before) this.#generation++;
     return this.#detectors.length !== before;
   }
 

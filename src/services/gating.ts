@@ -196,12 +196,19 @@ export class Gatekeeper {
    * the detectors; an id's timeline must record every call, so those always run).
    */
   private detectOnce(text: string, workflow: WorkflowContext | undefined): DetectedContext {
-    let key = text;
-    if (workflow) {
-      key += `\u0000${workflow.replans ?? 0}`;
-      for (const st of workflow.steps) key += `\u0000${st.success ? "+" : "-"}${st.tool === undefined ? "" : `:${st.tool}`}`;
-      if (workflow.tools) key += `\u0001${workflow.tools.join("\u0000")}`;
-      if (workflow.domains) key += `\u0002${workflow.domains.join("\u0000")}`;
+    // The detectors' own key when each has one (what they read: e.g. how many distinct tools, not which), else
+    // the whole input; both after the chain's generation, so a changed chain never answers from the memo.
+    const own = this.detectors.inputKey({ text, workflow });
+    let key: string;
+    if (own !== undefined) key = `${this.detectors.generation}k${own}`;
+    else {
+      key = `${this.detectors.generation}f${text}`;
+      if (workflow) {
+        key += `\u0000${workflow.replans ?? 0}`;
+        for (const st of workflow.steps) key += `\u0000${st.success ? "+" : "-"}${st.tool === undefined ? "" : `:${st.tool}`}`;
+        if (workflow.tools) key += `\u0001${workflow.tools.join("\u0000")}`;
+        if (workflow.domains) key += `\u0002${workflow.domains.join("\u0000")}`;
+      }
     }
     const hit = this.detections.get(key);
     if (hit) {

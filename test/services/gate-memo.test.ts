@@ -72,6 +72,36 @@ function toTask(p: { project: string; detected: import("../../algorithms/thresho
   return { urgency: d.urgency, hasUrgencyKeywords: d.urgentKeywords.length > 0, complexity: d.complexity, domain: d.domain, operationType: d.operationType, project: p.project, atRisk: d.atRisk, offTrack: d.offTrack, similarPastSuccess: undefined };
 }
 
+describe("Gatekeeper detection memo", () => {
+  let conn: Connection;
+  beforeAll(async () => {
+    conn = await pgliteBackend().open();
+  });
+  afterAll(async () => {
+    await conn?.close();
+  });
+
+  it("never answers from a detection of an older chain (detector added or removed, detection off or on)", async () => {
+    const g = new Gatekeeper(conn.db, { now: () => Date.parse("2026-11-01T12:00:00Z"), resources: false });
+    const req = { project: "p", text: "deploy the hotfix to production now", workflow: { steps: [{ tool: "a.x", success: true }], replans: 0 } };
+    const before = await g.prepare(req);
+    expect(before.detected.detectedBy).toEqual(["RuleBasedDetector"]);
+    // A custom detector without an input key: the memo keys on the whole input under the new chain.
+    g.detectors.registerDetector({ name: "Tagger", detect: () => ({ userStates: ["tagged"] }) });
+    const tagged = await g.prepare(req);
+    expect(tagged.detected.userStates).toEqual(["tagged"]);
+    expect(tagged.detected.detectedBy).toEqual(["RuleBasedDetector", "Tagger"]);
+    g.detectors.unregisterDetector("Tagger");
+    expect((await g.prepare(req)).detected).toEqual(before.detected);
+    g.detectors.setEnabled(false);
+    const off = await g.prepare(req);
+    expect(off.detected.detectedBy).toEqual([]);
+    expect(off.detected.urgency).toBe("medium");
+    g.detectors.setEnabled(true);
+    expect((await g.prepare(req)).detected).toEqual(before.detected);
+  });
+});
+
 describe("Gatekeeper.gateItem", () => {
   let conn: Connection;
   beforeAll(async () => {

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   assessWorkflowHealth,
@@ -175,5 +176,52 @@ describe("workflow health", () => {
 
   it("throws on negative replans", () => {
     expect(() => assessWorkflowHealth({ steps: [], replans: -1 })).toThrow(ThresholdError);
+  });
+});
+
+describe("inputKey", () => {
+  const detector = createRuleBasedDetector({ domains: { billing: ["invoice", "refund"] } });
+  const texts = ["", "fix the failing deploy now", "analyze the invoice data", "urgent: production outage in the database", "refactor a single file, no rush"];
+  const tools = ["a.x", "a.y", "b.z", "c.w", "d.v"];
+  const input = fc.record({
+    text: fc.constantFrom(...texts),
+    workflow: fc.option(
+      fc.record({
+        steps: fc.array(fc.record({ tool: fc.option(fc.constantFrom(...tools), { nil: undefined }), success: fc.boolean() }), { maxLength: 8 }),
+        replans: fc.integer({ min: 0, max: 4 }),
+        tools: fc.option(fc.array(fc.constantFrom(...tools), { maxLength: 3 }), { nil: undefined }),
+        domains: fc.option(fc.array(fc.constantFrom("billing", "database", "ops"), { maxLength: 3 }), { nil: undefined }),
+      }),
+      { nil: undefined },
+    ),
+  });
+
+  it("is equal only for inputs the detector answers equally (random pairs and renamed tools)", () => {
+    fc.assert(
+      fc.property(input, input, fc.constantFrom(...tools), (x, y, fresh) => {
+        const kx = detector.inputKey!(x);
+        if (kx === detector.inputKey!(y)) expect(detector.detect(y, {})).toEqual(detector.detect(x, {}));
+        // Every tool renamed one-to-one (names prefixed): same distinct count, same key, same detection.
+        if (x.workflow) {
+          const renamed = { ...x, workflow: { ...x.workflow, steps: x.workflow.steps.map((s) => ({ ...s, tool: s.tool === undefined ? undefined : `r.${s.tool}` })), tools: x.workflow.tools?.map((t) => `r.${t}`) } };
+          expect(detector.inputKey!(renamed)).toBe(kx);
+          expect(detector.detect(renamed, {})).toEqual(detector.detect(x, {}));
+          // One more distinct tool changes the key (complexity reads the count).
+          const more = { ...x, workflow: { ...x.workflow, tools: [...(x.workflow.tools ?? []), `new.${fresh}`] } };
+          expect(detector.inputKey!(more)).not.toBe(kx);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("separates what detect reads by hand: outcomes, replans, text and domains", () => {
+    const wf = (outcomes: boolean[], replans = 0, domains?: string[]) => ({ steps: outcomes.map((success, i) => ({ tool: `t${i}`, success })), replans, ...(domains ? { domains } : {}) });
+    const k = (text: string, w?: ReturnType<typeof wf>) => detector.inputKey!({ text, workflow: w });
+    expect(k("", wf([true, false]))).not.toBe(k("", wf([false, true])));
+    expect(k("", wf([true], 0))).not.toBe(k("", wf([true], 3)));
+    expect(k("fix it", wf([true]))).not.toBe(k("fix that", wf([true])));
+    expect(k("", wf([true], 0, ["billing"]))).not.toBe(k("", wf([true], 0)));
+    expect(k("")).not.toBe(k("", wf([])));
   });
 });
