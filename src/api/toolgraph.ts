@@ -119,7 +119,9 @@ export class Toolgraph implements RecommenderApi {
       const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(keyed)}`;
       result = await this.results.get(key, compute);
     }
-    return this.recommendations.answer(op, project, req, s.version, result, performance.now() - started);
+    // The answer object is this call's own (the result cache keeps a serialized copy and answers a hit with a
+    // new object), so the id is added in place.
+    return this.recommendations.answer(op, project, req, s.version, result, performance.now() - started, true);
   }
 
   protected p(opts?: ProjectScoped): string {

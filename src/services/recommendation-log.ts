@@ -176,7 +176,10 @@ export class RecommendationLog {
     this.now = options.now ?? Date.now;
   }
 
-  /** Logs an answer and returns it with its `recommendationId` (a shallow copy: cached answers stay untouched). */
+  /**
+   * Logs an answer and returns it with its `recommendationId`: added to `result` itself when the caller owns it
+   * (`owned`: computed for this call only), else on a shallow copy (cached answers stay untouched).
+   */
   answer<T>(
     operation: string,
     project: string,
@@ -184,6 +187,7 @@ export class RecommendationLog {
     graphVersion: number,
     result: T,
     latencyMs: number | null,
+    owned = false,
   ): T & { recommendationId?: string } {
     if (!this.enabled || this.closed || result === null || typeof result !== "object") return result as T & { recommendationId?: string };
     const job = JOB_OF_OPERATION[operation] ?? operation;
@@ -205,6 +209,10 @@ export class RecommendationLog {
       topScore: s.topScore,
       latencyMs,
     });
+    if (owned) {
+      (result as Obj).recommendationId = id;
+      return result as T & { recommendationId?: string };
+    }
     return { ...result, recommendationId: id };
   }
 

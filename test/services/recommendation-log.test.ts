@@ -86,6 +86,33 @@ describe("recommendation log through the facade", () => {
     }
   });
 
+  it("adds the id in place to an owned answer and to a copy of a shared one (a cached answer stays untouched)", async () => {
+    const project = "owned-test";
+    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000 });
+    const mine = { results: [{ tool: "a", score: 0.5 }] };
+    const shared = { results: [{ tool: "b", score: 0.4 }] };
+    const a = log.answer("runSearch", project, { intent: "x" }, 1, mine, 1, true);
+    const b = log.answer("runSearch", project, { intent: "y" }, 1, shared, 1);
+    expect(a).toBe(mine);
+    expect(mine).toHaveProperty("recommendationId", a.recommendationId);
+    expect(Object.keys(a)).toEqual(["results", "recommendationId"]);
+    expect(b).not.toBe(shared);
+    expect(shared).not.toHaveProperty("recommendationId");
+    expect(Object.keys(b)).toEqual(["results", "recommendationId"]);
+    expect(a.recommendationId).not.toBe(b.recommendationId);
+    await log.close();
+    // Through the facade with the result cache on: a repeated request gets the cached answer under a new id,
+    // unchanged by what the caller did to the first answer object.
+    const first = await tg.search({ intent: "read a file" });
+    const expected = structuredClone(first.results);
+    const hitsBefore = tg.results.stats().hits;
+    first.results.length = 0;
+    const again = await tg.search({ intent: "read a file" });
+    expect(tg.results.stats().hits).toBe(hitsBefore + 1);
+    expect(again.recommendationId).not.toBe(first.recommendationId);
+    expect(again.results).toEqual(expected);
+  });
+
   it("close() flushes what waits; later answers are not logged", async () => {
     const project = "close-test";
     const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000 });
