@@ -16,10 +16,10 @@ import type { AnalyticsView } from "./analytics.ts";
 import { startOnce } from "./background.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, forgetProjectConfig, projectFallbacks } from "./filters.ts";
-import { gatedItem, gatedSummary } from "./gating.ts";
+import { type GatedItem, gatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { resolveKnownTools, resolveTools } from "./resolve.ts";
-import { nextStepModel, type RawSuggestion, rawSuggestion } from "./suggest.ts";
+import { explainTerms, nextStepModel, type RawSuggestion } from "./suggest.ts";
 
 export const MARKOV_WEIGHTS: NextStepWeights = { cooc: 1, community: 0, recency: 0, pagerank: 0 };
 export const NEXT_MEMORY_WEIGHT = 0.8;
@@ -115,15 +115,32 @@ export async function fitNextStepWeights(engine: Engine, project: string, opts: 
   return { weights: r.weights, examples: examples.length, report: r.report, reason: r.reason };
 }
 
+/** One next-step suggestion of the answer. */
+export interface SuggestNextItem {
+  tool: string;
+  name: string;
+  score: number;
+  /** The model's confidence lifted by the intent memory's vote. */
+  confidence: number;
+  terms: NextStepSuggestion["terms"];
+  coocFrom: string | null;
+  explanation: string;
+  /** The intent memory's vote (0 without one). */
+  memory: number;
+  gate: GatedItem;
+}
+
 export async function runSuggest(engine: Engine, project: string, req: SuggestNextRequest) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
-  const weights = await weightsFor(engine, project, req.mode);
+  // The analytics of this snapshot (engine.analytics would look the snapshot up again).
+  const a = engine.analyticsCache.get(s);
+  const mode = req.mode;
+  const weights = mode === "markov" ? MARKOV_WEIGHTS : mode === "seed" ? NEXT_DEFAULTS.weights : await weightsFor(engine, project, mode);
   const limit = req.limit ?? 5;
   const now = engine.now();
   const ctxIdx = resolveTools(s, req.context, "context");
-  const excludedIdx = resolveKnownTools(s, req.exclude);
+  const excludedIdx = req.exclude === undefined ? [] : resolveKnownTools(s, req.exclude);
   const blocked = excludedIdx.length > 0 ? new Set(excludedIdx) : undefined;
   const model = nextStepModel(s, a);
   // 3 × limit model candidates leave room for the intent memory's; only the kept ones get explained.
@@ -143,11 +160,12 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   const last = req.context[req.context.length - 1];
   // Candidates as plain rows (tool id, scores, where from), ranked by the lifted confidence; the answer's
   // objects and explanations are built for the first `limit` only.
-  type Candidate = { tool: string; index: number; score: number; confidence: number; base: number; model?: NextStepSuggestion };
-  const candidates: Candidate[] = raw.suggestions.map((x) => {
+  type Candidate = { tool: string; index: number; score: number; confidence: number; model: NextStepSuggestion | undefined; memory: ReturnType<typeof memoryCandidate> | undefined };
+  const candidates: Candidate[] = [];
+  for (const x of raw.suggestions) {
     const tool = s.tools[x.tool]!.id;
-    return { tool, index: x.tool, score: x.score, base: x.confidence, confidence: withMemoryVote(x.confidence, memoryVotes?.get(tool)?.vote), model: x };
-  });
+    candidates.push({ tool, index: x.tool, score: x.score, confidence: memoryVotes ? withMemoryVote(x.confidence, memoryVotes.get(tool)?.vote) : x.confidence, model: x, memory: undefined });
+  }
   if (memoryVotes) {
     const inModel = new Set(candidates.map((c) => c.tool));
     const excluded = new Set(req.exclude ?? []);
@@ -156,18 +174,10 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
       const i = s.index.get(tool);
       if (i === undefined) continue;
       const c = memoryCandidate(model, ctxIdx, now, i, weights);
-      candidates.push({ tool, index: i, score: c.score, base: c.confidence, confidence: withMemoryVote(c.confidence, m.vote) });
+      candidates.push({ tool, index: i, score: c.score, confidence: withMemoryVote(c.confidence, m.vote), model: undefined, memory: c });
     }
   }
   candidates.sort((p, q) => q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1));
-  const merged = candidates.slice(0, limit).map((c) => {
-    const x = c.model
-      ? rawSuggestion(s, c.model, last)
-      : { tool: c.tool, name: s.tools[c.index]!.name, ...memoryCandidate(model, ctxIdx, now, c.index, weights), coocFrom: null, explanation: `${c.tool}: from the intent memory` };
-    const m = memoryVotes?.get(c.tool);
-    const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
-    return { ...x, confidence: c.confidence, memory: m?.vote ?? 0, explanation: x.explanation + note };
-  });
   const prepared = await engine.gatekeeper.prepare({
     project,
     user: req.user,
@@ -178,7 +188,24 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     similarPastSuccess: similarSuccess,
   });
   const fallbacks = await projectFallbacks(engine, project);
-  const suggestions = merged.map((x) => ({ ...x, gate: gatedItem(engine.gatekeeper.gate("next-step", x.confidence, prepared, fallbacks)) }));
+  // Each kept candidate in its final shape, explained and gated (fields in the answer's order).
+  const kept = Math.min(limit, candidates.length);
+  const suggestions: SuggestNextItem[] = new Array(kept);
+  for (let k = 0; k < kept; k++) {
+    const c = candidates[k]!;
+    const m = memoryVotes?.get(c.tool);
+    const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
+    const gate = gatedItem(engine.gatekeeper.gate("next-step", c.confidence, prepared, fallbacks));
+    const x = c.model;
+    if (x) {
+      const coocFrom = x.coocFrom === null ? null : s.tools[x.coocFrom]!.id;
+      const explanation = explainTerms(c.tool, x.score, x.confidence, x.terms, coocFrom, last) + note;
+      suggestions[k] = { tool: c.tool, name: s.tools[c.index]!.name, score: x.score, confidence: c.confidence, terms: x.terms, coocFrom, explanation, memory: m?.vote ?? 0, gate };
+    } else {
+      const w = c.memory!;
+      suggestions[k] = { tool: c.tool, name: s.tools[c.index]!.name, score: w.score, confidence: c.confidence, terms: w.terms, coocFrom: null, explanation: `${c.tool}: from the intent memory${note}`, memory: m?.vote ?? 0, gate };
+    }
+  }
   let report: unknown;
   const top = suggestions[0];
   if (req.explain && top) {

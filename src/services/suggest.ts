@@ -55,14 +55,29 @@ export function nextStepModel(s: GraphSnapshot, a: AnalyticsView): NextStepModel
 }
 
 export function explainSuggestion(sug: Omit<RawSuggestion, "explanation">, last: string | undefined): string {
-  const t = sug.terms;
-  const parts = [
-    `cooc ${t.cooc.value.toFixed(2)}${sug.coocFrom ? ` (after ${sug.coocFrom})` : ""}`,
-    `community ${t.community.value ? `shared with ${last ?? "context"}` : "different"}`,
-    `recency ${t.recency.value.toFixed(2)}`,
-    `pagerank ${t.pagerank.value.toFixed(2)}`,
-  ];
-  return `${sug.tool}: score ${sug.score.toFixed(3)} (confidence ${sug.confidence.toFixed(2)}) = ${parts.join(", ")}`;
+  return explainTerms(sug.tool, sug.score, sug.confidence, sug.terms, sug.coocFrom, last);
+}
+
+/** `x.toFixed(digits)`, with the two values a term most often takes (0 and 1) spelled without formatting. */
+function fixed(x: number, digits: 2 | 3): string {
+  if (x === 0) return digits === 2 ? "0.00" : "0.000";
+  if (x === 1) return digits === 2 ? "1.00" : "1.000";
+  return x.toFixed(digits);
+}
+
+/** The explanation of one suggestion (explainSuggestion) from its fields, without an intermediate object. */
+export function explainTerms(
+  tool: string,
+  score: number,
+  confidence: number,
+  t: { readonly cooc: { readonly value: number }; readonly community: { readonly value: number }; readonly recency: { readonly value: number }; readonly pagerank: { readonly value: number } },
+  coocFrom: string | null,
+  last: string | undefined,
+): string {
+  return (
+    `${tool}: score ${fixed(score, 3)} (confidence ${fixed(confidence, 2)}) = cooc ${fixed(t.cooc.value, 2)}${coocFrom ? ` (after ${coocFrom})` : ""}, ` +
+    `community ${t.community.value ? `shared with ${last ?? "context"}` : "different"}, recency ${fixed(t.recency.value, 2)}, pagerank ${fixed(t.pagerank.value, 2)}`
+  );
 }
 
 export function rawSuggestions(
@@ -87,13 +102,9 @@ export function rawSuggestions(
 
 /** One model suggestion with tool ids, copied terms and its explanation (`last`: the context's last tool id). */
 export function rawSuggestion(s: GraphSnapshot, x: NextStepSuggestion, last: string | undefined): RawSuggestion {
-  const base = {
-    tool: s.tools[x.tool]!.id,
-    name: s.tools[x.tool]!.name,
-    score: x.score,
-    confidence: x.confidence,
-    terms: { cooc: { ...x.terms.cooc }, community: { ...x.terms.community }, recency: { ...x.terms.recency }, pagerank: { ...x.terms.pagerank } },
-    coocFrom: x.coocFrom === null ? null : s.tools[x.coocFrom]!.id,
-  };
-  return { ...base, explanation: explainSuggestion(base, last) };
+  const tool = s.tools[x.tool]!;
+  const xt = x.terms;
+  const terms = { cooc: { ...xt.cooc }, community: { ...xt.community }, recency: { ...xt.recency }, pagerank: { ...xt.pagerank } };
+  const coocFrom = x.coocFrom === null ? null : s.tools[x.coocFrom]!.id;
+  return { tool: tool.id, name: tool.name, score: x.score, confidence: x.confidence, terms, coocFrom, explanation: explainTerms(tool.id, x.score, x.confidence, terms, coocFrom, last) };
 }
