@@ -130,6 +130,22 @@ export interface SuggestNextItem {
   gate: GatedItem;
 }
 
+/**
+ * True when the model's suggestions (score desc, PageRank desc, index asc) are already in the answer's order
+ * (confidence desc, score desc, tool id asc): then sorting them by it changes nothing.
+ */
+function inConfidenceOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[]): boolean {
+  for (let i = 1; i < xs.length; i++) {
+    const p = xs[i - 1]!;
+    const q = xs[i]!;
+    if (q.confidence < p.confidence) continue;
+    if (q.confidence > p.confidence) return false;
+    if (q.score < p.score) continue;
+    if (q.score > p.score || !(s.tools[p.tool]!.id < s.tools[q.tool]!.id)) return false;
+  }
+  return true;
+}
+
 export async function runSuggest(engine: Engine, project: string, req: SuggestNextRequest) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
@@ -158,26 +174,30 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     }
   }
   const last = req.context[req.context.length - 1];
-  // Candidates as plain rows (tool id, scores, where from), ranked by the lifted confidence; the answer's
-  // objects and explanations are built for the first `limit` only.
+  // Candidates ranked by the lifted confidence (then score, then tool id); the answer's objects and
+  // explanations are built for the first `limit` only. Without memory votes the model's order (score, then
+  // PageRank, then index) usually is that order already; the rows are then not built.
   type Candidate = { tool: string; index: number; score: number; confidence: number; model: NextStepSuggestion | undefined; memory: ReturnType<typeof memoryCandidate> | undefined };
-  const candidates: Candidate[] = [];
-  for (const x of raw.suggestions) {
-    const tool = s.tools[x.tool]!.id;
-    candidates.push({ tool, index: x.tool, score: x.score, confidence: memoryVotes ? withMemoryVote(x.confidence, memoryVotes.get(tool)?.vote) : x.confidence, model: x, memory: undefined });
-  }
-  if (memoryVotes) {
-    const inModel = new Set(candidates.map((c) => c.tool));
-    const excluded = new Set(req.exclude ?? []);
-    for (const [tool, m] of memoryVotes) {
-      if (inModel.has(tool) || excluded.has(tool) || tool === last) continue;
-      const i = s.index.get(tool);
-      if (i === undefined) continue;
-      const c = memoryCandidate(model, ctxIdx, now, i, weights);
-      candidates.push({ tool, index: i, score: c.score, confidence: withMemoryVote(c.confidence, m.vote), model: undefined, memory: c });
+  let ranked: Candidate[] | undefined;
+  if (memoryVotes || !inConfidenceOrder(s, raw.suggestions)) {
+    ranked = [];
+    for (const x of raw.suggestions) {
+      const tool = s.tools[x.tool]!.id;
+      ranked.push({ tool, index: x.tool, score: x.score, confidence: withMemoryVote(x.confidence, memoryVotes?.get(tool)?.vote), model: x, memory: undefined });
     }
+    if (memoryVotes) {
+      const inModel = new Set(ranked.map((c) => c.tool));
+      const excluded = new Set(req.exclude ?? []);
+      for (const [tool, m] of memoryVotes) {
+        if (inModel.has(tool) || excluded.has(tool) || tool === last) continue;
+        const i = s.index.get(tool);
+        if (i === undefined) continue;
+        const c = memoryCandidate(model, ctxIdx, now, i, weights);
+        ranked.push({ tool, index: i, score: c.score, confidence: withMemoryVote(c.confidence, m.vote), model: undefined, memory: c });
+      }
+    }
+    ranked.sort((p, q) => q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1));
   }
-  candidates.sort((p, q) => q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1));
   const prepared = await engine.gatekeeper.prepare({
     project,
     user: req.user,
@@ -189,21 +209,24 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   });
   const fallbacks = await projectFallbacks(engine, project);
   // Each kept candidate in its final shape, explained and gated (fields in the answer's order).
-  const kept = Math.min(limit, candidates.length);
+  const kept = Math.min(limit, ranked ? ranked.length : raw.suggestions.length);
   const suggestions: SuggestNextItem[] = new Array(kept);
   for (let k = 0; k < kept; k++) {
-    const c = candidates[k]!;
-    const m = memoryVotes?.get(c.tool);
+    const c = ranked?.[k];
+    const x = c ? c.model : raw.suggestions[k]!;
+    const index = c ? c.index : x!.tool;
+    const tool = c ? c.tool : s.tools[index]!.id;
+    const confidence = c ? c.confidence : x!.confidence;
+    const m = memoryVotes?.get(tool);
     const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
-    const gate = gatedItem(engine.gatekeeper.gate("next-step", c.confidence, prepared, fallbacks));
-    const x = c.model;
+    const gate = gatedItem(engine.gatekeeper.gate("next-step", confidence, prepared, fallbacks));
     if (x) {
       const coocFrom = x.coocFrom === null ? null : s.tools[x.coocFrom]!.id;
-      const explanation = explainTerms(c.tool, x.score, x.confidence, x.terms, coocFrom, last) + note;
-      suggestions[k] = { tool: c.tool, name: s.tools[c.index]!.name, score: x.score, confidence: c.confidence, terms: x.terms, coocFrom, explanation, memory: m?.vote ?? 0, gate };
+      const explanation = explainTerms(tool, x.score, x.confidence, x.terms, coocFrom, last) + note;
+      suggestions[k] = { tool, name: s.tools[index]!.name, score: x.score, confidence, terms: x.terms, coocFrom, explanation, memory: m?.vote ?? 0, gate };
     } else {
-      const w = c.memory!;
-      suggestions[k] = { tool: c.tool, name: s.tools[c.index]!.name, score: w.score, confidence: c.confidence, terms: w.terms, coocFrom: null, explanation: `${c.tool}: from the intent memory${note}`, memory: m?.vote ?? 0, gate };
+      const w = c!.memory!;
+      suggestions[k] = { tool, name: s.tools[index]!.name, score: w.score, confidence, terms: w.terms, coocFrom: null, explanation: `${tool}: from the intent memory${note}`, memory: m?.vote ?? 0, gate };
     }
   }
   let report: unknown;

@@ -58,11 +58,25 @@ export function explainSuggestion(sug: Omit<RawSuggestion, "explanation">, last:
   return explainTerms(sug.tool, sug.score, sug.confidence, sug.terms, sug.coocFrom, last);
 }
 
-/** `x.toFixed(digits)`, with the two values a term most often takes (0 and 1) spelled without formatting. */
-function fixed(x: number, digits: 2 | 3): string {
+/**
+ * `x.toFixed(digits)` for digits 2 or 3, byte for byte: 0 and 1 (the values a term most often takes) are
+ * spelled directly and other values in (0, 1) rounded as integers, falling back to toFixed near a tie,
+ * where the exact decimal value of x decides (toFixed rounds it half up); values outside [0, 1] use toFixed.
+ */
+export function formatFixed(x: number, digits: 2 | 3): string {
   if (x === 0) return digits === 2 ? "0.00" : "0.000";
   if (x === 1) return digits === 2 ? "1.00" : "1.000";
-  return x.toFixed(digits);
+  if (!(x > 0 && x < 1)) return x.toFixed(digits);
+  const scale = digits === 2 ? 100 : 1000;
+  const y = x * scale;
+  const frac = y - Math.floor(y);
+  if (frac > 0.499999 && frac < 0.500001) return x.toFixed(digits);
+  const n = Math.round(y);
+  if (n === scale) return digits === 2 ? "1.00" : "1.000";
+  const s = `${n}`;
+  if (s.length === digits) return `0.${s}`;
+  if (s.length === 1) return digits === 2 ? `0.0${s}` : `0.00${s}`;
+  return `0.0${s}`;
 }
 
 /** The explanation of one suggestion (explainSuggestion) from its fields, without an intermediate object. */
@@ -75,8 +89,8 @@ export function explainTerms(
   last: string | undefined,
 ): string {
   return (
-    `${tool}: score ${fixed(score, 3)} (confidence ${fixed(confidence, 2)}) = cooc ${fixed(t.cooc.value, 2)}${coocFrom ? ` (after ${coocFrom})` : ""}, ` +
-    `community ${t.community.value ? `shared with ${last ?? "context"}` : "different"}, recency ${fixed(t.recency.value, 2)}, pagerank ${fixed(t.pagerank.value, 2)}`
+    `${tool}: score ${formatFixed(score, 3)} (confidence ${formatFixed(confidence, 2)}) = cooc ${formatFixed(t.cooc.value, 2)}${coocFrom ? ` (after ${coocFrom})` : ""}, ` +
+    `community ${t.community.value ? `shared with ${last ?? "context"}` : "different"}, recency ${formatFixed(t.recency.value, 2)}, pagerank ${formatFixed(t.pagerank.value, 2)}`
   );
 }
 
