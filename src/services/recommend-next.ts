@@ -130,18 +130,22 @@ export interface SuggestNextItem {
   gate: GatedItem;
 }
 
+/** True when `q` comes after `p` in the answer's order: confidence desc, score desc, tool id asc. */
+function comesAfter(s: GraphSnapshot, p: NextStepSuggestion, q: NextStepSuggestion): boolean {
+  if (q.confidence !== p.confidence) return q.confidence < p.confidence;
+  if (q.score !== p.score) return q.score < p.score;
+  return s.tools[p.tool]!.id < s.tools[q.tool]!.id;
+}
+
 /**
- * True when the model's suggestions (score desc, PageRank desc, index asc) are already in the answer's order
- * (confidence desc, score desc, tool id asc): then sorting them by it changes nothing.
+ * True when the first `limit` of the model's suggestions (score desc, PageRank desc, index asc) are the first
+ * `limit` of the answer's order: they are in that order and every later one comes after the last of them.
  */
-function inConfidenceOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[]): boolean {
+function leadInAnswerOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[], limit: number): boolean {
+  const n = Math.min(limit, xs.length);
+  if (n === 0) return true;
   for (let i = 1; i < xs.length; i++) {
-    const p = xs[i - 1]!;
-    const q = xs[i]!;
-    if (q.confidence < p.confidence) continue;
-    if (q.confidence > p.confidence) return false;
-    if (q.score < p.score) continue;
-    if (q.score > p.score || !(s.tools[p.tool]!.id < s.tools[q.tool]!.id)) return false;
+    if (!comesAfter(s, xs[i < n ? i - 1 : n - 1]!, xs[i]!)) return false;
   }
   return true;
 }
@@ -175,11 +179,11 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   }
   const last = req.context[req.context.length - 1];
   // Candidates ranked by the lifted confidence (then score, then tool id); the answer's objects and
-  // explanations are built for the first `limit` only. Without memory votes the model's order (score, then
-  // PageRank, then index) usually is that order already; the rows are then not built.
+  // explanations are built for the first `limit` only. Without memory votes the model's first `limit`
+  // (ranked by score, then PageRank, then index) are usually the answer's already; the rows are then not built.
   type Candidate = { tool: string; index: number; score: number; confidence: number; model: NextStepSuggestion | undefined; memory: ReturnType<typeof memoryCandidate> | undefined };
   let ranked: Candidate[] | undefined;
-  if (memoryVotes || !inConfidenceOrder(s, raw.suggestions)) {
+  if (memoryVotes || !leadInAnswerOrder(s, raw.suggestions, limit)) {
     ranked = [];
     for (const x of raw.suggestions) {
       const tool = s.tools[x.tool]!.id;
