@@ -22,8 +22,9 @@
  * graph and in `transitions` (every B with cooc > 0), 2-hop out-neighbours of the last tool, the last
  * tool's community members with the highest PageRank, the globally highest PageRank tools and the most
  * recently used tools. The per-version indexes for the last three are built once by
- * `buildNextStepModel`. Repeats: by default only the last tool is excluded (workflows legitimately
- * repeat tools, e.g. read → edit → read); `blocked` tools are never suggested.
+ * `buildNextStepModel`; a query marks its candidates in an n-byte array, and only the best `limit` of the
+ * scored candidates become suggestion objects. Repeats: by default only the last tool is excluded
+ * (workflows legitimately repeat tools, e.g. read → edit → read); `blocked` tools are never suggested.
  *
  * Baselines for the bench: `markovBaseline` (first-order transition only) and `mostPopular`.
  */
@@ -436,12 +437,20 @@ export function suggestNextSteps(
     g *= o.gamma;
   }
 
-  // Candidate set, in insertion order (deterministic).
-  const candidates = new Set<number>(coocNum.keys());
+  // Candidate set, in insertion order (deterministic): a list and a per-call mark per node.
+  const seen = new Uint8Array(model.n);
+  const candidates: number[] = [];
+  const add = (v: number): void => {
+    if (seen[v] === 0) {
+      seen[v] = 1;
+      candidates.push(v);
+    }
+  };
+  for (const v of coocNum.keys()) add(v);
   const graph = model.graph;
   for (let i = 0; i < windowLen; i++) {
     const u = ctx[ctx.length - 1 - i]!;
-    for (let e = graph.offsets[u]!; e < graph.offsets[u + 1]!; e++) candidates.add(graph.targets[e]!);
+    for (let e = graph.offsets[u]!; e < graph.offsets[u + 1]!; e++) add(graph.targets[e]!);
   }
   if (last !== undefined && o.hops === 2) {
     const first: number[] = [];
@@ -450,53 +459,95 @@ export function suggestNextSteps(
     outer: for (const e of first) {
       const v = graph.targets[e]!;
       for (let f = graph.offsets[v]!; f < graph.offsets[v + 1]!; f++) {
-        if (candidates.size >= o.maxCandidates) break outer;
-        candidates.add(graph.targets[f]!);
+        if (candidates.length >= o.maxCandidates) break outer;
+        add(graph.targets[f]!);
       }
     }
   }
   if (last !== undefined && model.community !== null) {
     const members = model.communityMembers.get(model.community[last]!);
     if (members !== undefined) {
-      for (let k = 0; k < Math.min(o.communityFallback, members.length); k++) candidates.add(members[k]!);
+      for (let k = 0; k < Math.min(o.communityFallback, members.length); k++) add(members[k]!);
     }
   }
   for (let k = 0; k < Math.min(o.pagerankFallback, model.byPagerank.length); k++) {
-    candidates.add(model.byPagerank[k]!);
+    add(model.byPagerank[k]!);
   }
   for (let k = 0; k < Math.min(o.recentFallback, model.byRecency.length); k++) {
-    candidates.add(model.byRecency[k]!);
+    add(model.byRecency[k]!);
   }
 
   const excluded = new Set<number>();
   if (o.repeats === "exclude-context") for (const t of ctx) excluded.add(t);
   else if (o.repeats === "exclude-last" && last !== undefined) excluded.add(last);
 
+  // Scores, kept as plain rows; only the best `limit` (score desc, PageRank desc, id asc) become suggestions.
+  // A small limit keeps them in a sorted list of at most `limit` rows; a large one sorts all rows.
   const w = o.weights;
-  const scored: NextStepSuggestion[] = [];
+  const limit = o.limit;
+  const all = limit > TOP_LIST_MAX;
+  const top: Row[] = [];
+  let scoredCount = 0;
   for (const b of candidates) {
     if (excluded.has(b)) continue;
     if (o.blocked?.(b)) continue;
+    scoredCount++;
     const cooc = den > 0 ? (coocNum.get(b) ?? 0) / den : 0;
     const community = communityTerm(model, last, b);
     const recency = recencyTerm(model, b, query.now, o);
     const pagerank = model.pagerank === null ? 0 : model.pagerank[b]!;
-    const scoredTerms = weighNextStepTerms({ cooc, community, recency, pagerank }, w);
-    scored.push({
-      tool: b,
-      ...scoredTerms,
-      coocFrom: cooc > 0 ? (coocBest.get(b)?.from ?? null) : null,
-    });
+    // The score of weighNextStepTerms, term for term.
+    const score = w.cooc * cooc + w.community * community + w.recency * recency + w.pagerank * pagerank;
+    if (all) {
+      top.push({ tool: b, score, cooc, community, recency, pagerank });
+      continue;
+    }
+    if (limit === 0) continue;
+    let i = top.length;
+    if (i === limit) {
+      if (!ranksBefore(score, pagerank, b, top[i - 1]!)) continue;
+      i--;
+      top.pop();
+    }
+    while (i > 0 && ranksBefore(score, pagerank, b, top[i - 1]!)) i--;
+    top.splice(i, 0, { tool: b, score, cooc, community, recency, pagerank });
   }
-  scored.sort((a, b) => b.score - a.score || b.terms.pagerank.value - a.terms.pagerank.value || a.tool - b.tool);
-  const suggestions = scored.slice(0, o.limit);
+  if (all) {
+    top.sort((a, b) => b.score - a.score || b.pagerank - a.pagerank || a.tool - b.tool);
+    if (top.length > limit) top.length = limit;
+  }
+  const suggestions: NextStepSuggestion[] = top.map((r) => ({
+    tool: r.tool,
+    ...weighNextStepTerms({ cooc: r.cooc, community: r.community, recency: r.recency, pagerank: r.pagerank }, w),
+    coocFrom: r.cooc > 0 ? (coocBest.get(r.tool)?.from ?? null) : null,
+  }));
   if (suggestions.length === 0) {
-    return { suggestions, candidatesScored: scored.length, reason: "no candidate tools (all excluded or blocked)" };
+    return { suggestions, candidatesScored: scoredCount, reason: "no candidate tools (all excluded or blocked)" };
   }
   if (ctx.length === 0) {
-    return { suggestions, candidatesScored: scored.length, reason: "empty context: ranked by PageRank and recency only" };
+    return { suggestions, candidatesScored: scoredCount, reason: "empty context: ranked by PageRank and recency only" };
   }
-  return { suggestions, candidatesScored: scored.length };
+  return { suggestions, candidatesScored: scoredCount };
+}
+
+/** Limits above this sort every scored candidate instead of keeping a sorted list of the best. */
+const TOP_LIST_MAX = 64;
+
+/** One scored candidate before it becomes a suggestion. */
+interface Row {
+  readonly tool: number;
+  readonly score: number;
+  readonly cooc: number;
+  readonly community: number;
+  readonly recency: number;
+  readonly pagerank: number;
+}
+
+/** True when (score, pagerank, tool) ranks before row r: score desc, then PageRank desc, then tool id asc. */
+function ranksBefore(score: number, pagerank: number, tool: number, r: Row): boolean {
+  if (score !== r.score) return score > r.score;
+  if (pagerank !== r.pagerank) return pagerank > r.pagerank;
+  return tool < r.tool;
 }
 
 function term(value: number, weight: number): TermContribution {

@@ -16,10 +16,10 @@ import type { AnalyticsView } from "./analytics.ts";
 import { startOnce } from "./background.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, forgetProjectConfig, projectFallbacks } from "./filters.ts";
-import { gatedItem, gatedSummary } from "./gating.ts";
+import { type GatedItem, gatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { resolveKnownTools, resolveTools } from "./resolve.ts";
-import { nextStepModel, type RawSuggestion, rawSuggestion } from "./suggest.ts";
+import { explainTerms, nextStepModel, type RawSuggestion } from "./suggest.ts";
 
 export const MARKOV_WEIGHTS: NextStepWeights = { cooc: 1, community: 0, recency: 0, pagerank: 0 };
 export const NEXT_MEMORY_WEIGHT = 0.8;
@@ -115,15 +115,52 @@ export async function fitNextStepWeights(engine: Engine, project: string, opts: 
   return { weights: r.weights, examples: examples.length, report: r.report, reason: r.reason };
 }
 
+/** One next-step suggestion of the answer. */
+export interface SuggestNextItem {
+  tool: string;
+  name: string;
+  score: number;
+  /** The model's confidence lifted by the intent memory's vote. */
+  confidence: number;
+  terms: NextStepSuggestion["terms"];
+  coocFrom: string | null;
+  explanation: string;
+  /** The intent memory's vote (0 without one). */
+  memory: number;
+  gate: GatedItem;
+}
+
+/** True when `q` comes after `p` in the answer's order: confidence desc, score desc, tool id asc. */
+function comesAfter(s: GraphSnapshot, p: NextStepSuggestion, q: NextStepSuggestion): boolean {
+  if (q.confidence !== p.confidence) return q.confidence < p.confidence;
+  if (q.score !== p.score) return q.score < p.score;
+  return s.tools[p.tool]!.id < s.tools[q.tool]!.id;
+}
+
+/**
+ * True when the first `limit` of the model's suggestions (score desc, PageRank desc, index asc) are the first
+ * `limit` of the answer's order: they are in that order and every later one comes after the last of them.
+ */
+function leadInAnswerOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[], limit: number): boolean {
+  const n = Math.min(limit, xs.length);
+  if (n === 0) return true;
+  for (let i = 1; i < xs.length; i++) {
+    if (!comesAfter(s, xs[i < n ? i - 1 : n - 1]!, xs[i]!)) return false;
+  }
+  return true;
+}
+
 export async function runSuggest(engine: Engine, project: string, req: SuggestNextRequest) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
-  const weights = await weightsFor(engine, project, req.mode);
+  // The analytics of this snapshot (engine.analytics would look the snapshot up again).
+  const a = engine.analyticsCache.get(s);
+  const mode = req.mode;
+  const weights = mode === "markov" ? MARKOV_WEIGHTS : mode === "seed" ? NEXT_DEFAULTS.weights : await weightsFor(engine, project, mode);
   const limit = req.limit ?? 5;
   const now = engine.now();
   const ctxIdx = resolveTools(s, req.context, "context");
-  const excludedIdx = resolveKnownTools(s, req.exclude);
+  const excludedIdx = req.exclude === undefined ? [] : resolveKnownTools(s, req.exclude);
   const blocked = excludedIdx.length > 0 ? new Set(excludedIdx) : undefined;
   const model = nextStepModel(s, a);
   // 3 × limit model candidates leave room for the intent memory's; only the kept ones get explained.
@@ -141,33 +178,30 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     }
   }
   const last = req.context[req.context.length - 1];
-  // Candidates as plain rows (tool id, scores, where from), ranked by the lifted confidence; the answer's
-  // objects and explanations are built for the first `limit` only.
-  type Candidate = { tool: string; index: number; score: number; confidence: number; base: number; model?: NextStepSuggestion };
-  const candidates: Candidate[] = raw.suggestions.map((x) => {
-    const tool = s.tools[x.tool]!.id;
-    return { tool, index: x.tool, score: x.score, base: x.confidence, confidence: withMemoryVote(x.confidence, memoryVotes?.get(tool)?.vote), model: x };
-  });
-  if (memoryVotes) {
-    const inModel = new Set(candidates.map((c) => c.tool));
-    const excluded = new Set(req.exclude ?? []);
-    for (const [tool, m] of memoryVotes) {
-      if (inModel.has(tool) || excluded.has(tool) || tool === last) continue;
-      const i = s.index.get(tool);
-      if (i === undefined) continue;
-      const c = memoryCandidate(model, ctxIdx, now, i, weights);
-      candidates.push({ tool, index: i, score: c.score, base: c.confidence, confidence: withMemoryVote(c.confidence, m.vote) });
+  // Candidates ranked by the lifted confidence (then score, then tool id); the answer's objects and
+  // explanations are built for the first `limit` only. Without memory votes the model's first `limit`
+  // (ranked by score, then PageRank, then index) are usually the answer's already; the rows are then not built.
+  type Candidate = { tool: string; index: number; score: number; confidence: number; model: NextStepSuggestion | undefined; memory: ReturnType<typeof memoryCandidate> | undefined };
+  let ranked: Candidate[] | undefined;
+  if (memoryVotes || !leadInAnswerOrder(s, raw.suggestions, limit)) {
+    ranked = [];
+    for (const x of raw.suggestions) {
+      const tool = s.tools[x.tool]!.id;
+      ranked.push({ tool, index: x.tool, score: x.score, confidence: withMemoryVote(x.confidence, memoryVotes?.get(tool)?.vote), model: x, memory: undefined });
     }
+    if (memoryVotes) {
+      const inModel = new Set(ranked.map((c) => c.tool));
+      const excluded = new Set(req.exclude ?? []);
+      for (const [tool, m] of memoryVotes) {
+        if (inModel.has(tool) || excluded.has(tool) || tool === last) continue;
+        const i = s.index.get(tool);
+        if (i === undefined) continue;
+        const c = memoryCandidate(model, ctxIdx, now, i, weights);
+        ranked.push({ tool, index: i, score: c.score, confidence: withMemoryVote(c.confidence, m.vote), model: undefined, memory: c });
+      }
+    }
+    ranked.sort((p, q) => q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1));
   }
-  candidates.sort((p, q) => q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1));
-  const merged = candidates.slice(0, limit).map((c) => {
-    const x = c.model
-      ? rawSuggestion(s, c.model, last)
-      : { tool: c.tool, name: s.tools[c.index]!.name, ...memoryCandidate(model, ctxIdx, now, c.index, weights), coocFrom: null, explanation: `${c.tool}: from the intent memory` };
-    const m = memoryVotes?.get(c.tool);
-    const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
-    return { ...x, confidence: c.confidence, memory: m?.vote ?? 0, explanation: x.explanation + note };
-  });
   const prepared = await engine.gatekeeper.prepare({
     project,
     user: req.user,
@@ -178,7 +212,27 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     similarPastSuccess: similarSuccess,
   });
   const fallbacks = await projectFallbacks(engine, project);
-  const suggestions = merged.map((x) => ({ ...x, gate: gatedItem(engine.gatekeeper.gate("next-step", x.confidence, prepared, fallbacks)) }));
+  // Each kept candidate in its final shape, explained and gated (fields in the answer's order).
+  const kept = Math.min(limit, ranked ? ranked.length : raw.suggestions.length);
+  const suggestions: SuggestNextItem[] = new Array(kept);
+  for (let k = 0; k < kept; k++) {
+    const c = ranked?.[k];
+    const x = c ? c.model : raw.suggestions[k]!;
+    const index = c ? c.index : x!.tool;
+    const tool = c ? c.tool : s.tools[index]!.id;
+    const confidence = c ? c.confidence : x!.confidence;
+    const m = memoryVotes?.get(tool);
+    const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
+    const gate = gatedItem(engine.gatekeeper.gate("next-step", confidence, prepared, fallbacks));
+    if (x) {
+      const coocFrom = x.coocFrom === null ? null : s.tools[x.coocFrom]!.id;
+      const explanation = explainTerms(tool, x.score, x.confidence, x.terms, coocFrom, last) + note;
+      suggestions[k] = { tool, name: s.tools[index]!.name, score: x.score, confidence, terms: x.terms, coocFrom, explanation, memory: m?.vote ?? 0, gate };
+    } else {
+      const w = c!.memory!;
+      suggestions[k] = { tool, name: s.tools[index]!.name, score: w.score, confidence, terms: w.terms, coocFrom: null, explanation: `${tool}: from the intent memory${note}`, memory: m?.vote ?? 0, gate };
+    }
+  }
   let report: unknown;
   const top = suggestions[0];
   if (req.explain && top) {

@@ -55,14 +55,43 @@ export function nextStepModel(s: GraphSnapshot, a: AnalyticsView): NextStepModel
 }
 
 export function explainSuggestion(sug: Omit<RawSuggestion, "explanation">, last: string | undefined): string {
-  const t = sug.terms;
-  const parts = [
-    `cooc ${t.cooc.value.toFixed(2)}${sug.coocFrom ? ` (after ${sug.coocFrom})` : ""}`,
-    `community ${t.community.value ? `shared with ${last ?? "context"}` : "different"}`,
-    `recency ${t.recency.value.toFixed(2)}`,
-    `pagerank ${t.pagerank.value.toFixed(2)}`,
-  ];
-  return `${sug.tool}: score ${sug.score.toFixed(3)} (confidence ${sug.confidence.toFixed(2)}) = ${parts.join(", ")}`;
+  return explainTerms(sug.tool, sug.score, sug.confidence, sug.terms, sug.coocFrom, last);
+}
+
+/**
+ * `x.toFixed(digits)` for digits 2 or 3, byte for byte: 0 and 1 (the values a term most often takes) are
+ * spelled directly and other values in (0, 1) rounded as integers, falling back to toFixed near a tie,
+ * where the exact decimal value of x decides (toFixed rounds it half up); values outside [0, 1] use toFixed.
+ */
+export function formatFixed(x: number, digits: 2 | 3): string {
+  if (x === 0) return digits === 2 ? "0.00" : "0.000";
+  if (x === 1) return digits === 2 ? "1.00" : "1.000";
+  if (!(x > 0 && x < 1)) return x.toFixed(digits);
+  const scale = digits === 2 ? 100 : 1000;
+  const y = x * scale;
+  const frac = y - Math.floor(y);
+  if (frac > 0.499999 && frac < 0.500001) return x.toFixed(digits);
+  const n = Math.round(y);
+  if (n === scale) return digits === 2 ? "1.00" : "1.000";
+  const s = `${n}`;
+  if (s.length === digits) return `0.${s}`;
+  if (s.length === 1) return digits === 2 ? `0.0${s}` : `0.00${s}`;
+  return `0.0${s}`;
+}
+
+/** The explanation of one suggestion (explainSuggestion) from its fields, without an intermediate object. */
+export function explainTerms(
+  tool: string,
+  score: number,
+  confidence: number,
+  t: { readonly cooc: { readonly value: number }; readonly community: { readonly value: number }; readonly recency: { readonly value: number }; readonly pagerank: { readonly value: number } },
+  coocFrom: string | null,
+  last: string | undefined,
+): string {
+  return (
+    `${tool}: score ${formatFixed(score, 3)} (confidence ${formatFixed(confidence, 2)}) = cooc ${formatFixed(t.cooc.value, 2)}${coocFrom ? ` (after ${coocFrom})` : ""}, ` +
+    `community ${t.community.value ? `shared with ${last ?? "context"}` : "different"}, recency ${formatFixed(t.recency.value, 2)}, pagerank ${formatFixed(t.pagerank.value, 2)}`
+  );
 }
 
 export function rawSuggestions(
@@ -87,13 +116,9 @@ export function rawSuggestions(
 
 /** One model suggestion with tool ids, copied terms and its explanation (`last`: the context's last tool id). */
 export function rawSuggestion(s: GraphSnapshot, x: NextStepSuggestion, last: string | undefined): RawSuggestion {
-  const base = {
-    tool: s.tools[x.tool]!.id,
-    name: s.tools[x.tool]!.name,
-    score: x.score,
-    confidence: x.confidence,
-    terms: { cooc: { ...x.terms.cooc }, community: { ...x.terms.community }, recency: { ...x.terms.recency }, pagerank: { ...x.terms.pagerank } },
-    coocFrom: x.coocFrom === null ? null : s.tools[x.coocFrom]!.id,
-  };
-  return { ...base, explanation: explainSuggestion(base, last) };
+  const tool = s.tools[x.tool]!;
+  const xt = x.terms;
+  const terms = { cooc: { ...xt.cooc }, community: { ...xt.community }, recency: { ...xt.recency }, pagerank: { ...xt.pagerank } };
+  const coocFrom = x.coocFrom === null ? null : s.tools[x.coocFrom]!.id;
+  return { tool: tool.id, name: tool.name, score: x.score, confidence: x.confidence, terms, coocFrom, explanation: explainTerms(tool.id, x.score, x.confidence, terms, coocFrom, last) };
 }

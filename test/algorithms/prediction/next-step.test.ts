@@ -202,6 +202,36 @@ describe("suggestNextSteps: candidates and exclusions", () => {
   });
 });
 
+describe("suggestNextSteps: the best `limit` kept while scoring", () => {
+  it("equals the prefix of the full ranking (every candidate sorted), ties in score and PageRank included", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 120 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.constantFrom(0.25, 0.5, 1)), { maxLength: 400 }),
+        fc.array(fc.constantFrom(0, 0.5, 1), { minLength: 120, maxLength: 120 }),
+        fc.array(fc.integer({ min: -1, max: 2 }), { minLength: 120, maxLength: 120 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.constantFrom({ cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1 }, { cooc: 1, community: 0, recency: 0, pagerank: 0 }, { cooc: 0, community: 1, recency: 0, pagerank: 0 }),
+        (n, raw, pr, comm, seed, weights) => {
+          const model = buildNextStepModel({
+            graph: buildCsr(n, raw.map(([a, b, w]) => ({ from: a % n, to: b % n, weight: w }))),
+            community: Int32Array.from(comm.slice(0, n)),
+            pagerank: Float64Array.from(pr.slice(0, n)),
+          });
+          const q = { context: [seed % n, (seed * 7) % n], now: NOW };
+          const full = suggestNextSteps(model, q, { weights, limit: 1000 });
+          for (const limit of [0, 1, 3, 10, 64, 65]) {
+            const r = suggestNextSteps(model, q, { weights, limit });
+            expect(r.suggestions).toEqual(full.suggestions.slice(0, limit));
+            expect(r.candidatesScored).toBe(full.candidatesScored);
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+});
+
 describe("suggestNextSteps: edge cases", () => {
   it("empty graph → empty with reason", () => {
     const model = buildNextStepModel({ graph: buildCsr(0, []) });
