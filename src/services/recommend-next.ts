@@ -16,7 +16,7 @@ import type { AnalyticsView } from "./analytics.ts";
 import { startOnce } from "./background.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, forgetProjectConfig, projectFallbacks } from "./filters.ts";
-import { type GatedItem, gatedItem, gatedSummary } from "./gating.ts";
+import { type GatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { resolveKnownTools, resolveTools } from "./resolve.ts";
 import { explainTerms, nextStepModel, type RawSuggestion } from "./suggest.ts";
@@ -223,7 +223,7 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     const confidence = c ? c.confidence : x!.confidence;
     const m = memoryVotes?.get(tool);
     const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
-    const gate = gatedItem(engine.gatekeeper.gate("next-step", confidence, prepared, fallbacks));
+    const gate = engine.gatekeeper.gateItem("next-step", confidence, prepared);
     if (x) {
       const coocFrom = x.coocFrom === null ? null : s.tools[x.coocFrom]!.id;
       const explanation = explainTerms(tool, x.score, x.confidence, x.terms, coocFrom, last) + note;
