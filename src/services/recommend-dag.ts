@@ -373,91 +373,122 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
   });
 }
 
-function isSchema(e: DependencyEdge): e is SchemaDependency {
-  return (e as Partial<SchemaDependency>).schema !== undefined;
+/**
+ * `x.toFixed(2)`, the same string: for 0 ≤ x < 1e6 whose 100·x is not within 1e-6 of a rounding tie (the
+ * product's rounding error is below 1e-8 there, so it rounds like the exact value), by integer arithmetic;
+ * otherwise toFixed itself.
+ */
+export function fixed2(x: number): string {
+  if (x >= 0 && x < 1e6) {
+    const y = x * 100;
+    const floor = Math.floor(y);
+    const frac = y - floor;
+    if (Math.abs(frac - 0.5) > 1e-6) {
+      const n = frac > 0.5 ? floor + 1 : floor;
+      const whole = Math.floor(n / 100);
+      const cents = n - whole * 100;
+      return cents < 10 ? `${whole}.0${cents}` : `${whole}.${cents}`;
+    }
+  }
+  return x.toFixed(2);
 }
 
-function isMention(e: DependencyEdge): e is MentionDependency {
-  return (e as Partial<MentionDependency>).mentioned !== undefined;
-}
-
-function isPrior(e: DependencyEdge): e is PriorDependency {
-  return (e as Partial<PriorDependency>).prior !== undefined;
-}
-
+/** The answer form of an execution DAG: tool ids, and one sentence per kept or dropped edge. */
 export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
-  const id = (i: number) => s.tools[i]!.id;
+  const tools = s.tools;
+  const id = (i: number) => tools[i]!.id;
+  const ids = (xs: readonly number[]): string[] => {
+    const out: string[] = [];
+    for (let k = 0; k < xs.length; k++) out.push(tools[xs[k]!]!.id);
+    return out;
+  };
+  const arrows = (xs: readonly string[]): string => {
+    if (xs.length === 0) return "";
+    let out = xs[0]!;
+    for (let k = 1; k < xs.length; k++) out += ` → ${xs[k]!}`;
+    return out;
+  };
   // One pass per edge: the explanation is the evidence's sentence, replaced by the orientation's when the
   // direction came from roles or mentions, then the observed precedence appended.
-  const edges = dag.edges.map((e) => {
+  const edges = [];
+  for (const e of dag.edges) {
     const from = id(e.from);
     const to = id(e.to);
-    const schema = isSchema(e);
-    const prior = isPrior(e);
-    const mention = !e.direct && !prior && !schema && isMention(e);
+    const path = ids(e.path);
+    const schema = (e as Partial<SchemaDependency>).schema;
+    const prior = (e as Partial<PriorDependency>).prior;
+    const direct = e.direct;
+    const mentioned = direct ? undefined : (e as Partial<MentionDependency>).mentioned;
     const o = e.orientation;
     let explanation = o
       ? o.mention
-        ? `${to} depends on ${from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from the intent, which mentions ${from} (word ${o.mention.from + 1}) before ${to} (word ${o.mention.to + 1})`
-        : `${to} depends on ${from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from learned roles (${to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`
-      : e.direct
-        ? `${to} depends on ${from}: direct dependency edge (strength ${e.strength.toFixed(2)})`
-        : isMention(e)
-          ? `${to} may depend on ${from}: no evidence relates the selected tools; the intent mentions ${from} (word ${e.mentioned.from + 1}) before ${to} (word ${e.mentioned.to + 1}) (strength ${e.strength.toFixed(2)})`
-          : prior
-            ? `${to} may depend on ${from}: no evidence relates the selected tools; data-flow prior (${to} consumed another tool's output in ${(100 * e.prior.consumer).toFixed(0)} % of its runs, ${from}'s output was consumed in ${(100 * e.prior.producer).toFixed(0)} %${e.prior.schema.output === "" ? "" : `; output ${e.prior.schema.output} fits input ${e.prior.schema.input}, schema match ${e.prior.schema.score.toFixed(2)}`}; strength ${e.strength.toFixed(2)})`
-            : schema
-              ? `${to} may depend on ${from}: no learned or declared relation; output ${e.schema.output} of ${from} fits required input ${e.schema.input} of ${to} (schema match ${e.schema.score.toFixed(2)}, strength ${e.strength.toFixed(2)})`
-              : `${to} depends on ${from}: path ${e.path.map(id).join(" → ")} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${e.strength.toFixed(2)})`;
+        ? `${to} depends on ${from}: related by ${arrows(ids(o.evidence))}, never observed in succession; direction from the intent, which mentions ${from} (word ${o.mention.from + 1}) before ${to} (word ${o.mention.to + 1})`
+        : `${to} depends on ${from}: related by ${arrows(ids(o.evidence))}, never observed in succession; direction from learned roles (${to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`
+      : direct
+        ? `${to} depends on ${from}: direct dependency edge (strength ${fixed2(e.strength)})`
+        : mentioned !== undefined
+          ? `${to} may depend on ${from}: no evidence relates the selected tools; the intent mentions ${from} (word ${mentioned.from + 1}) before ${to} (word ${mentioned.to + 1}) (strength ${fixed2(e.strength)})`
+          : prior !== undefined
+            ? `${to} may depend on ${from}: no evidence relates the selected tools; data-flow prior (${to} consumed another tool's output in ${(100 * prior.consumer).toFixed(0)} % of its runs, ${from}'s output was consumed in ${(100 * prior.producer).toFixed(0)} %${prior.schema.output === "" ? "" : `; output ${prior.schema.output} fits input ${prior.schema.input}, schema match ${fixed2(prior.schema.score)}`}; strength ${fixed2(e.strength)})`
+            : schema !== undefined
+              ? `${to} may depend on ${from}: no learned or declared relation; output ${schema.output} of ${from} fits required input ${schema.input} of ${to} (schema match ${fixed2(schema.score)}, strength ${fixed2(e.strength)})`
+              : `${to} depends on ${from}: path ${arrows(path)} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${fixed2(e.strength)})`;
     const p = e.precedence;
     if (p && p.before + p.after > 0) explanation = `${explanation}; observed ${from} before ${to} ${p.before}×, after ${p.after}×`;
-    return {
+    const evidence = direct ? ("dependency" as const) : schema !== undefined ? ("schema" as const) : prior !== undefined ? ("prior" as const) : mentioned !== undefined ? ("mention" as const) : ("path" as const);
+    const hops = e.hops;
+    const strength = e.strength;
+    const meanWeight = e.meanWeight;
+    // Built in final shape (the optional fields before the explanation, as the answer always listed them).
+    edges.push(
+      schema === undefined && prior === undefined
+        ? { from, to, hops, strength, meanWeight, direct, path, evidence, explanation }
+        : schema === undefined
+          ? { from, to, hops, strength, meanWeight, direct, path, evidence, prior: prior!, explanation }
+          : prior === undefined
+            ? { from, to, hops, strength, meanWeight, direct, path, evidence, schema, explanation }
+            : { from, to, hops, strength, meanWeight, direct, path, evidence, schema, prior, explanation },
+    );
+  }
+  const nodes = [];
+  for (const n of dag.nodes) nodes.push({ tool: id(n.node), layer: n.layer, prerequisites: ids(n.prerequisites), dependents: ids(n.dependents), root: n.root, reason: n.reason });
+  const dropped = [];
+  for (const d of dag.dropped) {
+    const e = d.edge;
+    const from = id(e.from);
+    const to = id(e.to);
+    const witness = ids(d.witness);
+    dropped.push({
       from,
       to,
-      hops: e.hops,
-      strength: e.strength,
-      meanWeight: e.meanWeight,
-      direct: e.direct,
-      path: e.path.map(id),
-      evidence: e.direct ? ("dependency" as const) : schema ? ("schema" as const) : prior ? ("prior" as const) : mention ? ("mention" as const) : ("path" as const),
-      ...(schema ? { schema: e.schema } : {}),
-      ...(prior ? { prior: e.prior } : {}),
-      explanation,
-    };
-  });
-  return {
-    nodes: dag.nodes.map((n) => ({
-      tool: id(n.node),
-      layer: n.layer,
-      prerequisites: n.prerequisites.map(id),
-      dependents: n.dependents.map(id),
-      root: n.root,
-      reason: n.reason,
-    })),
-    edges,
-    dropped: dag.dropped.map((d) => ({
-      from: id(d.edge.from),
-      to: id(d.edge.to),
       reason: d.reason,
-      strength: d.edge.strength,
-      witness: d.witness.map(id),
+      strength: e.strength,
+      witness,
       explanation:
         d.reason === "cycle"
-          ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: weakest edge (strength ${d.edge.strength.toFixed(2)}${d.edge.precedence ? `, observed in this order ${d.edge.precedence.before}× against ${d.edge.precedence.after}× the other way, order share ${d.edge.precedence.share.toFixed(2)}` : ""}) of the cycle ${d.witness.map(id).join(" → ")}`
+          ? `dropped ${from} → ${to}: weakest edge (strength ${fixed2(e.strength)}${e.precedence ? `, observed in this order ${e.precedence.before}× against ${e.precedence.after}× the other way, order share ${fixed2(e.precedence.share)}` : ""}) of the cycle ${arrows(witness)}`
           : d.reason === "direct-first"
-            ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: ${id(d.edge.to)} has a direct dependency edge from ${id(d.witness[0]!)}; a ${d.edge.hops}-hop relation adds no prerequisite`
+            ? `dropped ${from} → ${to}: ${to} has a direct dependency edge from ${witness[0]!}; a ${e.hops}-hop relation adds no prerequisite`
             : d.reason === "orientation"
-              ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: never observed in either order; ${d.explanation.includes("intent mentions") ? "the intent mentions" : "the learned roles point"} ${id(d.edge.to)} → ${id(d.edge.from)}, also a candidate`
-              : `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: implied by ${d.witness.map(id).join(" → ")}`,
-    })),
-    layers: dag.layers.map((l) => l.map(id)),
+              ? `dropped ${from} → ${to}: never observed in either order; ${d.explanation.includes("intent mentions") ? "the intent mentions" : "the learned roles point"} ${to} → ${from}, also a candidate`
+              : `dropped ${from} → ${to}: implied by ${arrows(witness)}`,
+    });
+  }
+  const layers = [];
+  for (const l of dag.layers) layers.push(ids(l));
+  const t = dag.timing;
+  return {
+    nodes,
+    edges,
+    dropped,
+    layers,
     timing: {
-      criticalPath: dag.timing.path.map(id),
-      wallTimeMs: dag.timing.wallTimeMs,
-      sequentialMs: dag.timing.sequentialMs,
-      speedup: dag.timing.speedup,
-      unknownLatency: dag.timing.unknownLatency.map(id),
-      reason: dag.timing.reason,
+      criticalPath: ids(t.path),
+      wallTimeMs: t.wallTimeMs,
+      sequentialMs: t.sequentialMs,
+      speedup: t.speedup,
+      unknownLatency: ids(t.unknownLatency),
+      reason: t.reason,
     },
   };
 }
