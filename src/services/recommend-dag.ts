@@ -40,7 +40,7 @@
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
 import { dagConfidence as confidenceOfDag, inMainBand, planConfidence, requiredPrerequisite as requiredByCounts } from "../../algorithms/dag/confidence.ts";
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
-import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
+import { dependencyClosure, type Prerequisite } from "../../algorithms/dag/dependency-closure.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
 import { DEFAULTS as MENTION_DEFAULTS, type MentionDependency, mentionChain, mentionPositionsOf, nameWords } from "../../algorithms/dag/mention-order.ts";
 import { baseRate, blendedWeight, consumerRate as consumerRateOf, firstShare as firstShareOf } from "../../algorithms/dag/rates.ts";
@@ -52,8 +52,9 @@ import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { BuildDagRequest, PlanRequest } from "../api/requests.ts";
 import { type DerivedKey, derivedKey } from "../snapshot/derived.ts";
 import type { EdgeState, GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import type { ToolRow } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
-import { projectFallbacks, safetyFilter } from "./filters.ts";
+import { filtersAnything, projectFallbacks, safetyFilter } from "./filters.ts";
 import { gatedItem, summarizeAdjustment, summarizeHealth } from "./gating.ts";
 import { rankedSearchItems, rankSearch } from "./recommend-search.ts";
 import { badRequest, resolveTools } from "./resolve.ts";
@@ -133,9 +134,31 @@ function buildPathCsr(s: GraphSnapshot, graph: PathGraph, csr: Csr): Csr {
  * deploy, a rollback or a ticket) has alternative predecessors, not all of them required.
  */
 export function requiredPrerequisite(s: GraphSnapshot, u: number, v: number): boolean {
-  const e = s.edge(s.tools[u]!.id, s.tools[v]!.id);
+  const e = s.edgeAt(u, v);
   if (!e) return false;
   return requiredByCounts(e.declared.dependency > 0, e.counts.dependency, s.executions[v]!);
+}
+
+/** Per tool index: its required prerequisites (undefined: not listed yet). Derived state of the graph version. */
+const REQUIRED_PREREQUISITES = derivedKey<(readonly Prerequisite<number>[] | undefined)[]>("required prerequisites");
+
+/**
+ * The required prerequisites of v (requiredPrerequisite) with their dependency-edge weights, in the order of
+ * v's incoming dependency edges; listed once per tool and graph version.
+ */
+export function requiredPrerequisitesOf(s: GraphSnapshot, v: number): readonly Prerequisite<number>[] {
+  const lists = s.derived(REQUIRED_PREREQUISITES, () => new Array<readonly Prerequisite<number>[] | undefined>(s.n));
+  let list = lists[v];
+  if (list === undefined) {
+    const dep = s.dependencyCsr;
+    const found: Prerequisite<number>[] = [];
+    for (let k = dep.inOffsets[v]!; k < dep.inOffsets[v + 1]!; k++) {
+      const u = dep.inSources[k]!;
+      if (requiredPrerequisite(s, u, v)) found.push({ node: u, weight: dep.inWeights[k]! });
+    }
+    lists[v] = list = found;
+  }
+  return list;
 }
 
 export function latencyOf(s: GraphSnapshot, i: number): number | undefined {
@@ -172,18 +195,16 @@ export function consumerRate(s: GraphSnapshot, v: number): number {
 /** Σ_u learned dependency count(u → v): how many of v's runs read another tool's output (in-edges only). */
 export function consumedCount(s: GraphSnapshot, v: number): number {
   const dep = s.dependencyCsr;
-  const to = s.tools[v]!.id;
   let n = 0;
-  for (let k = dep.inOffsets[v]!; k < dep.inOffsets[v + 1]!; k++) n += s.edge(s.tools[dep.inSources[k]!]!.id, to)?.counts.dependency ?? 0;
+  for (let k = dep.inOffsets[v]!; k < dep.inOffsets[v + 1]!; k++) n += s.edgeAt(dep.inSources[k]!, v)?.counts.dependency ?? 0;
   return n;
 }
 
 /** Σ_v learned dependency count(u → v): how often u's output fed another tool (out-edges only). */
 export function producedCount(s: GraphSnapshot, u: number): number {
   const dep = s.dependencyCsr;
-  const from = s.tools[u]!.id;
   let n = 0;
-  for (let k = dep.offsets[u]!; k < dep.offsets[u + 1]!; k++) n += s.edge(from, s.tools[dep.targets[k]!]!.id)?.counts.dependency ?? 0;
+  for (let k = dep.offsets[u]!; k < dep.offsets[u + 1]!; k++) n += s.edgeAt(u, dep.targets[k]!)?.counts.dependency ?? 0;
   return n;
 }
 
@@ -251,7 +272,7 @@ export function schemaProposals(s: GraphSnapshot, selected: readonly number[], i
  * a dependency observation, so the counts are not added.
  */
 export function observedBefore(s: GraphSnapshot, u: number, v: number): number {
-  const e = s.edge(s.tools[u]!.id, s.tools[v]!.id);
+  const e = s.edgeAt(u, v);
   return e ? Math.max(e.counts.sequence, e.counts.dependency, e.counts.contains) : 0;
 }
 
@@ -394,27 +415,30 @@ export function fixed2(x: number): string {
 }
 
 /** The answer form of an execution DAG: tool ids, and one sentence per kept or dropped edge. */
+/** The ids of tool indices `xs`. */
+function idsOf(tools: readonly ToolRow[], xs: readonly number[]): string[] {
+  const out: string[] = [];
+  for (let k = 0; k < xs.length; k++) out.push(tools[xs[k]!]!.id);
+  return out;
+}
+
+/** `xs.join(" → ")`. */
+function arrows(xs: readonly string[]): string {
+  if (xs.length === 0) return "";
+  let out = xs[0]!;
+  for (let k = 1; k < xs.length; k++) out += ` → ${xs[k]!}`;
+  return out;
+}
+
 export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
   const tools = s.tools;
-  const id = (i: number) => tools[i]!.id;
-  const ids = (xs: readonly number[]): string[] => {
-    const out: string[] = [];
-    for (let k = 0; k < xs.length; k++) out.push(tools[xs[k]!]!.id);
-    return out;
-  };
-  const arrows = (xs: readonly string[]): string => {
-    if (xs.length === 0) return "";
-    let out = xs[0]!;
-    for (let k = 1; k < xs.length; k++) out += ` → ${xs[k]!}`;
-    return out;
-  };
   // One pass per edge: the explanation is the evidence's sentence, replaced by the orientation's when the
   // direction came from roles or mentions, then the observed precedence appended.
   const edges = [];
   for (const e of dag.edges) {
-    const from = id(e.from);
-    const to = id(e.to);
-    const path = ids(e.path);
+    const from = tools[e.from]!.id;
+    const to = tools[e.to]!.id;
+    const path = idsOf(tools, e.path);
     const schema = (e as Partial<SchemaDependency>).schema;
     const prior = (e as Partial<PriorDependency>).prior;
     const direct = e.direct;
@@ -422,8 +446,8 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
     const o = e.orientation;
     let explanation = o
       ? o.mention
-        ? `${to} depends on ${from}: related by ${arrows(ids(o.evidence))}, never observed in succession; direction from the intent, which mentions ${from} (word ${o.mention.from + 1}) before ${to} (word ${o.mention.to + 1})`
-        : `${to} depends on ${from}: related by ${arrows(ids(o.evidence))}, never observed in succession; direction from learned roles (${to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`
+        ? `${to} depends on ${from}: related by ${arrows(idsOf(tools, o.evidence))}, never observed in succession; direction from the intent, which mentions ${from} (word ${o.mention.from + 1}) before ${to} (word ${o.mention.to + 1})`
+        : `${to} depends on ${from}: related by ${arrows(idsOf(tools, o.evidence))}, never observed in succession; direction from learned roles (${to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`
       : direct
         ? `${to} depends on ${from}: direct dependency edge (strength ${fixed2(e.strength)})`
         : mentioned !== undefined
@@ -451,13 +475,13 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
     );
   }
   const nodes = [];
-  for (const n of dag.nodes) nodes.push({ tool: id(n.node), layer: n.layer, prerequisites: ids(n.prerequisites), dependents: ids(n.dependents), root: n.root, reason: n.reason });
+  for (const n of dag.nodes) nodes.push({ tool: tools[n.node]!.id, layer: n.layer, prerequisites: idsOf(tools, n.prerequisites), dependents: idsOf(tools, n.dependents), root: n.root, reason: n.reason });
   const dropped = [];
   for (const d of dag.dropped) {
     const e = d.edge;
-    const from = id(e.from);
-    const to = id(e.to);
-    const witness = ids(d.witness);
+    const from = tools[e.from]!.id;
+    const to = tools[e.to]!.id;
+    const witness = idsOf(tools, d.witness);
     dropped.push({
       from,
       to,
@@ -475,7 +499,7 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
     });
   }
   const layers = [];
-  for (const l of dag.layers) layers.push(ids(l));
+  for (const l of dag.layers) layers.push(idsOf(tools, l));
   const t = dag.timing;
   return {
     nodes,
@@ -483,11 +507,11 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
     dropped,
     layers,
     timing: {
-      criticalPath: ids(t.path),
+      criticalPath: idsOf(tools, t.path),
       wallTimeMs: t.wallTimeMs,
       sequentialMs: t.sequentialMs,
       speedup: t.speedup,
-      unknownLatency: ids(t.unknownLatency),
+      unknownLatency: idsOf(tools, t.unknownLatency),
       reason: t.reason,
     },
   };
@@ -596,16 +620,13 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
       : [];
   }
   const mainIdx = main.map((r) => s.index.get(r.tool)!);
-  const depCsr = s.dependencyCsr;
+  // Required prerequisites (listed once per tool and graph version), less the unsafe and excluded tools.
+  const filtered = excluded.size > 0 || filtersAnything(s, req.excludeSafetyTags);
   const closure = dependencyClosure(
     mainIdx,
-    function* (v: number) {
-      for (let k = depCsr.inOffsets[v]!; k < depCsr.inOffsets[v + 1]!; k++) {
-        const u = depCsr.inSources[k]!;
-        if (unsafe(u) || excluded.has(s.tools[u]!.id)) continue;
-        if (!requiredPrerequisite(s, u, v)) continue;
-        yield { node: u, weight: depCsr.inWeights[k]! };
-      }
+    (v: number) => {
+      const list = requiredPrerequisitesOf(s, v);
+      return filtered ? list.filter((p) => !unsafe(p.node) && !excluded.has(s.tools[p.node]!.id)) : list;
     },
     { maxDepth: req.closureDepth ?? 3 },
   );
