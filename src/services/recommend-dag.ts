@@ -316,6 +316,8 @@ export interface DagOverOptions {
    * distinctive name words); observed precedence and direct edges always win. Default: none (no orientation).
    */
   readonly intent?: string;
+  /** tokenize(intent), when the caller has it already (the plan's search tokenized the same intent). */
+  readonly intentTokens?: readonly string[];
   /** Pairs observed fewer times (both orders) count as unobserved for mention order. Default mention-order.ts DEFAULTS.minObserved. */
   readonly mentionMinObserved?: number;
   /**
@@ -326,8 +328,8 @@ export interface DagOverOptions {
   readonly mentionChain?: number;
 }
 
-/** Position of each selected tool's first mention in `intent` (mention-order.ts), by snapshot index. */
-export function mentionsOf(s: GraphSnapshot, selected: readonly number[], intent: string): (v: number) => number | undefined {
+/** Position of each selected tool's first mention in `intent` (mention-order.ts), by snapshot index; `tokens`: tokenize(intent) if known. */
+export function mentionsOf(s: GraphSnapshot, selected: readonly number[], intent: string, tokens?: readonly string[]): (v: number) => number | undefined {
   // Computed on the first question (many DAGs have no unobserved pair to orient); each tool's name words
   // are tokenized once per catalog (the view's derived state).
   let at: Map<number, number | undefined> | undefined;
@@ -335,7 +337,7 @@ export function mentionsOf(s: GraphSnapshot, selected: readonly number[], intent
     if (!at) {
       const words = s.derived(NAME_WORDS, () => new Array<ReadonlySet<string> | undefined>(s.n));
       const pos = mentionPositionsOf(
-        tokenize(intent),
+        tokens ?? tokenize(intent),
         selected.map((u) => (words[u] ??= nameWords(s.tools[u]!.name || s.tools[u]!.id))),
       );
       at = new Map(selected.map((u, k) => [u, pos[k]]));
@@ -368,7 +370,7 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
   const csr = graph === "dependency" ? s.dependencyCsr : graph === "blended" ? s.blendedCsr : s.csr;
   const pathCsr = pathCsrFor(s, graph, csr);
   const prior = options.dataFlowPrior ?? true;
-  const mentions = options.intent ? mentionsOf(s, selected, options.intent) : undefined;
+  const mentions = options.intent ? mentionsOf(s, selected, options.intent, options.intentTokens) : undefined;
   const chainLimit = mentions ? (options.mentionChain ?? MENTION_DEFAULTS.chainEdges) : 0;
   const propose =
     schemaEdges || prior || chainLimit > 0
