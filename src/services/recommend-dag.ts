@@ -569,10 +569,16 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   const confidence = dagConfidence(dag);
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
   const gate = gatedItem(engine.gatekeeper.gate("dag", confidence, prepared, await projectFallbacks(engine, project)));
+  const described = describeDag(s, dag);
+  // A literal (no spread of the description): answers keep one hidden class, and so do their copies.
   return {
     project,
     graph,
-    ...describeDag(s, dag),
+    nodes: described.nodes,
+    edges: described.edges,
+    dropped: described.dropped,
+    layers: described.layers,
+    timing: described.timing,
     removed: [...removed, ...caps.dropped],
     confidence,
     gate,
@@ -655,12 +661,17 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const confidence = planConfidence(main.map((r) => r.score));
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
   const gate = gatedItem(engine.gatekeeper.gate("plan", confidence, prepared, await projectFallbacks(engine, project)));
+  const described = describeDag(s, dag);
   return {
     project,
     intent: req.intent,
     tools: caps.kept.map((i) => ({ tool: id(i), why: why.get(id(i)) ?? "", server: s.tools[i]!.server, inputSchema: s.tools[i]!.inputSchema })),
     ranked,
-    ...describeDag(s, dag),
+    nodes: described.nodes,
+    edges: described.edges,
+    dropped: described.dropped,
+    layers: described.layers,
+    timing: described.timing,
     removed: caps.dropped,
     closure: { added: closure.added.length, truncated: closure.truncated, reason: closure.reason },
     confidence,
