@@ -114,7 +114,10 @@ export function orientByRoles<E extends DependencyEdge>(edges: readonly E[], opt
   const byPair = new Map<number, Map<number, E>>();
   for (const e of edges) {
     let heads = byPair.get(e.from);
-    if (heads === undefined) byPair.set(e.from, (heads = new Map()));
+    if (heads === undefined) {
+      heads = new Map();
+      byPair.set(e.from, heads);
+    }
     if (heads.has(e.to)) throw new DagError(MODULE, "duplicate-edge", `edge ${e.from}->${e.to} appears twice`);
     heads.set(e.to, e);
   }
