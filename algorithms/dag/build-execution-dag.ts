@@ -115,6 +115,20 @@ export interface ExecutionDag {
   readonly timing: CriticalPathResult;
 }
 
+/**
+ * `{ ...e, precedence }`. An edge with exactly the eight DependencyEdge fields (inferDependencies' edges) is
+ * copied by a literal of those fields in their order: in V8 a spread here gives every copy a hidden class of
+ * its own (thousands of shapes per DAG batch), which makes each later field read of every pass slow.
+ */
+function withPrecedence(e: OrderedEdge, precedence: Precedence): OrderedEdge {
+  let keys = 0;
+  for (const _ in e) keys++;
+  if (keys === 8) {
+    return { from: e.from, to: e.to, path: e.path, hops: e.hops, cost: e.cost, meanWeight: e.meanWeight, strength: e.strength, direct: e.direct, precedence };
+  }
+  return { ...e, precedence };
+}
+
 export function buildExecutionDag(
   csr: Csr,
   selected: readonly number[],
@@ -141,7 +155,7 @@ export function buildExecutionDag(
     ? found.map((e) => {
         const before = count(e.from, e.to);
         const after = count(e.to, e.from);
-        return { ...e, precedence: { before, after, share: precedenceShare(before, after, prior) } };
+        return withPrecedence(e, { before, after, share: precedenceShare(before, after, prior) });
       })
     : found.slice();
   const acyclic = breakCycles(selected, candidates, count ? { orderWeight: (e: OrderedEdge) => e.strength * e.precedence!.share } : {});

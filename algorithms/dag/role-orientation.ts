@@ -110,17 +110,21 @@ export function roleLean(a: number, b: number, options: RoleOrientationOptions):
 /** Orients the non-direct candidate edges of unobserved pairs by the learned roles of their ends. */
 export function orientByRoles<E extends DependencyEdge>(edges: readonly E[], options: RoleOrientationOptions): RoleOrientationResult<E> {
   const observed = options.observed ?? (() => false);
-  const key = (a: number, b: number) => `${a}>${b}`;
-  const byPair = new Map<string, E>();
+  // Edges by tail, then head (numeric keys: no string per lookup).
+  const byPair = new Map<number, Map<number, E>>();
   for (const e of edges) {
-    const k = key(e.from, e.to);
-    if (byPair.has(k)) throw new DagError(MODULE, "duplicate-edge", `edge ${e.from}->${e.to} appears twice`);
-    byPair.set(k, e);
+    let heads = byPair.get(e.from);
+    if (heads === undefined) {
+      heads = new Map();
+      byPair.set(e.from, heads);
+    }
+    if (heads.has(e.to)) throw new DagError(MODULE, "duplicate-edge", `edge ${e.from}->${e.to} appears twice`);
+    heads.set(e.to, e);
   }
   const out: (E | OrientedDependency)[] = [];
   const dropped: DroppedArc<E>[] = [];
   for (const e of edges) {
-    const back = byPair.get(key(e.to, e.from));
+    const back = byPair.get(e.to)?.get(e.from);
     // A pair with a direct edge, or observed in either order, keeps what it has.
     const minHops = options.minHops ?? DEFAULTS.minHops;
     if (e.from === e.to || e.direct || e.hops < minHops || back?.direct === true || observed(e.from, e.to) || observed(e.to, e.from)) {

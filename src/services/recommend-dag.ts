@@ -40,7 +40,7 @@
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
 import { dagConfidence as confidenceOfDag, inMainBand, planConfidence, requiredPrerequisite as requiredByCounts } from "../../algorithms/dag/confidence.ts";
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
-import { dependencyClosure } from "../../algorithms/dag/dependency-closure.ts";
+import { dependencyClosure, type Prerequisite } from "../../algorithms/dag/dependency-closure.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
 import { DEFAULTS as MENTION_DEFAULTS, type MentionDependency, mentionChain, mentionPositionsOf, nameWords } from "../../algorithms/dag/mention-order.ts";
 import { baseRate, blendedWeight, consumerRate as consumerRateOf, firstShare as firstShareOf } from "../../algorithms/dag/rates.ts";
@@ -52,8 +52,9 @@ import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { BuildDagRequest, PlanRequest } from "../api/requests.ts";
 import { type DerivedKey, derivedKey } from "../snapshot/derived.ts";
 import type { EdgeState, GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import type { ToolRow } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
-import { projectFallbacks, safetyFilter } from "./filters.ts";
+import { filtersAnything, projectFallbacks, safetyFilter } from "./filters.ts";
 import { gatedItem, summarizeAdjustment, summarizeHealth } from "./gating.ts";
 import { rankedSearchItems, rankSearch } from "./recommend-search.ts";
 import { badRequest, resolveTools } from "./resolve.ts";
@@ -133,9 +134,31 @@ function buildPathCsr(s: GraphSnapshot, graph: PathGraph, csr: Csr): Csr {
  * deploy, a rollback or a ticket) has alternative predecessors, not all of them required.
  */
 export function requiredPrerequisite(s: GraphSnapshot, u: number, v: number): boolean {
-  const e = s.edge(s.tools[u]!.id, s.tools[v]!.id);
+  const e = s.edgeAt(u, v);
   if (!e) return false;
   return requiredByCounts(e.declared.dependency > 0, e.counts.dependency, s.executions[v]!);
+}
+
+/** Per tool index: its required prerequisites (undefined: not listed yet). Derived state of the graph version. */
+const REQUIRED_PREREQUISITES = derivedKey<(readonly Prerequisite<number>[] | undefined)[]>("required prerequisites");
+
+/**
+ * The required prerequisites of v (requiredPrerequisite) with their dependency-edge weights, in the order of
+ * v's incoming dependency edges; listed once per tool and graph version.
+ */
+export function requiredPrerequisitesOf(s: GraphSnapshot, v: number): readonly Prerequisite<number>[] {
+  const lists = s.derived(REQUIRED_PREREQUISITES, () => new Array<readonly Prerequisite<number>[] | undefined>(s.n));
+  let list = lists[v];
+  if (list === undefined) {
+    const dep = s.dependencyCsr;
+    const found: Prerequisite<number>[] = [];
+    for (let k = dep.inOffsets[v]!; k < dep.inOffsets[v + 1]!; k++) {
+      const u = dep.inSources[k]!;
+      if (requiredPrerequisite(s, u, v)) found.push({ node: u, weight: dep.inWeights[k]! });
+    }
+    lists[v] = list = found;
+  }
+  return list;
 }
 
 export function latencyOf(s: GraphSnapshot, i: number): number | undefined {
@@ -172,18 +195,16 @@ export function consumerRate(s: GraphSnapshot, v: number): number {
 /** Σ_u learned dependency count(u → v): how many of v's runs read another tool's output (in-edges only). */
 export function consumedCount(s: GraphSnapshot, v: number): number {
   const dep = s.dependencyCsr;
-  const to = s.tools[v]!.id;
   let n = 0;
-  for (let k = dep.inOffsets[v]!; k < dep.inOffsets[v + 1]!; k++) n += s.edge(s.tools[dep.inSources[k]!]!.id, to)?.counts.dependency ?? 0;
+  for (let k = dep.inOffsets[v]!; k < dep.inOffsets[v + 1]!; k++) n += s.edgeAt(dep.inSources[k]!, v)?.counts.dependency ?? 0;
   return n;
 }
 
 /** Σ_v learned dependency count(u → v): how often u's output fed another tool (out-edges only). */
 export function producedCount(s: GraphSnapshot, u: number): number {
   const dep = s.dependencyCsr;
-  const from = s.tools[u]!.id;
   let n = 0;
-  for (let k = dep.offsets[u]!; k < dep.offsets[u + 1]!; k++) n += s.edge(from, s.tools[dep.targets[k]!]!.id)?.counts.dependency ?? 0;
+  for (let k = dep.offsets[u]!; k < dep.offsets[u + 1]!; k++) n += s.edgeAt(u, dep.targets[k]!)?.counts.dependency ?? 0;
   return n;
 }
 
@@ -251,7 +272,7 @@ export function schemaProposals(s: GraphSnapshot, selected: readonly number[], i
  * a dependency observation, so the counts are not added.
  */
 export function observedBefore(s: GraphSnapshot, u: number, v: number): number {
-  const e = s.edge(s.tools[u]!.id, s.tools[v]!.id);
+  const e = s.edgeAt(u, v);
   return e ? Math.max(e.counts.sequence, e.counts.dependency, e.counts.contains) : 0;
 }
 
@@ -295,6 +316,8 @@ export interface DagOverOptions {
    * distinctive name words); observed precedence and direct edges always win. Default: none (no orientation).
    */
   readonly intent?: string;
+  /** tokenize(intent), when the caller has it already (the plan's search tokenized the same intent). */
+  readonly intentTokens?: readonly string[];
   /** Pairs observed fewer times (both orders) count as unobserved for mention order. Default mention-order.ts DEFAULTS.minObserved. */
   readonly mentionMinObserved?: number;
   /**
@@ -305,8 +328,8 @@ export interface DagOverOptions {
   readonly mentionChain?: number;
 }
 
-/** Position of each selected tool's first mention in `intent` (mention-order.ts), by snapshot index. */
-export function mentionsOf(s: GraphSnapshot, selected: readonly number[], intent: string): (v: number) => number | undefined {
+/** Position of each selected tool's first mention in `intent` (mention-order.ts), by snapshot index; `tokens`: tokenize(intent) if known. */
+export function mentionsOf(s: GraphSnapshot, selected: readonly number[], intent: string, tokens?: readonly string[]): (v: number) => number | undefined {
   // Computed on the first question (many DAGs have no unobserved pair to orient); each tool's name words
   // are tokenized once per catalog (the view's derived state).
   let at: Map<number, number | undefined> | undefined;
@@ -314,7 +337,7 @@ export function mentionsOf(s: GraphSnapshot, selected: readonly number[], intent
     if (!at) {
       const words = s.derived(NAME_WORDS, () => new Array<ReadonlySet<string> | undefined>(s.n));
       const pos = mentionPositionsOf(
-        tokenize(intent),
+        tokens ?? tokenize(intent),
         selected.map((u) => (words[u] ??= nameWords(s.tools[u]!.name || s.tools[u]!.id))),
       );
       at = new Map(selected.map((u, k) => [u, pos[k]]));
@@ -347,7 +370,7 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
   const csr = graph === "dependency" ? s.dependencyCsr : graph === "blended" ? s.blendedCsr : s.csr;
   const pathCsr = pathCsrFor(s, graph, csr);
   const prior = options.dataFlowPrior ?? true;
-  const mentions = options.intent ? mentionsOf(s, selected, options.intent) : undefined;
+  const mentions = options.intent ? mentionsOf(s, selected, options.intent, options.intentTokens) : undefined;
   const chainLimit = mentions ? (options.mentionChain ?? MENTION_DEFAULTS.chainEdges) : 0;
   const propose =
     schemaEdges || prior || chainLimit > 0
@@ -373,91 +396,125 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
   });
 }
 
-function isSchema(e: DependencyEdge): e is SchemaDependency {
-  return (e as Partial<SchemaDependency>).schema !== undefined;
+/**
+ * `x.toFixed(2)`, the same string: for 0 ≤ x < 1e6 whose 100·x is not within 1e-6 of a rounding tie (the
+ * product's rounding error is below 1e-8 there, so it rounds like the exact value), by integer arithmetic;
+ * otherwise toFixed itself.
+ */
+export function fixed2(x: number): string {
+  if (x >= 0 && x < 1e6) {
+    const y = x * 100;
+    const floor = Math.floor(y);
+    const frac = y - floor;
+    if (Math.abs(frac - 0.5) > 1e-6) {
+      const n = frac > 0.5 ? floor + 1 : floor;
+      const whole = Math.floor(n / 100);
+      const cents = n - whole * 100;
+      return cents < 10 ? `${whole}.0${cents}` : `${whole}.${cents}`;
+    }
+  }
+  return x.toFixed(2);
 }
 
-function isMention(e: DependencyEdge): e is MentionDependency {
-  return (e as Partial<MentionDependency>).mentioned !== undefined;
+/** The answer form of an execution DAG: tool ids, and one sentence per kept or dropped edge. */
+/** The ids of tool indices `xs`. */
+function idsOf(tools: readonly ToolRow[], xs: readonly number[]): string[] {
+  const out: string[] = [];
+  for (let k = 0; k < xs.length; k++) out.push(tools[xs[k]!]!.id);
+  return out;
 }
 
-function isPrior(e: DependencyEdge): e is PriorDependency {
-  return (e as Partial<PriorDependency>).prior !== undefined;
+/** `xs.join(" → ")`. */
+function arrows(xs: readonly string[]): string {
+  if (xs.length === 0) return "";
+  let out = xs[0]!;
+  for (let k = 1; k < xs.length; k++) out += ` → ${xs[k]!}`;
+  return out;
 }
 
 export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
-  const id = (i: number) => s.tools[i]!.id;
+  const tools = s.tools;
   // One pass per edge: the explanation is the evidence's sentence, replaced by the orientation's when the
   // direction came from roles or mentions, then the observed precedence appended.
-  const edges = dag.edges.map((e) => {
-    const from = id(e.from);
-    const to = id(e.to);
-    const schema = isSchema(e);
-    const prior = isPrior(e);
-    const mention = !e.direct && !prior && !schema && isMention(e);
+  const edges = [];
+  for (const e of dag.edges) {
+    const from = tools[e.from]!.id;
+    const to = tools[e.to]!.id;
+    const path = idsOf(tools, e.path);
+    const schema = (e as Partial<SchemaDependency>).schema;
+    const prior = (e as Partial<PriorDependency>).prior;
+    const direct = e.direct;
+    const mentioned = direct ? undefined : (e as Partial<MentionDependency>).mentioned;
     const o = e.orientation;
     let explanation = o
       ? o.mention
-        ? `${to} depends on ${from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from the intent, which mentions ${from} (word ${o.mention.from + 1}) before ${to} (word ${o.mention.to + 1})`
-        : `${to} depends on ${from}: related by ${o.evidence.map(id).join(" → ")}, never observed in succession; direction from learned roles (${to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`
-      : e.direct
-        ? `${to} depends on ${from}: direct dependency edge (strength ${e.strength.toFixed(2)})`
-        : isMention(e)
-          ? `${to} may depend on ${from}: no evidence relates the selected tools; the intent mentions ${from} (word ${e.mentioned.from + 1}) before ${to} (word ${e.mentioned.to + 1}) (strength ${e.strength.toFixed(2)})`
-          : prior
-            ? `${to} may depend on ${from}: no evidence relates the selected tools; data-flow prior (${to} consumed another tool's output in ${(100 * e.prior.consumer).toFixed(0)} % of its runs, ${from}'s output was consumed in ${(100 * e.prior.producer).toFixed(0)} %${e.prior.schema.output === "" ? "" : `; output ${e.prior.schema.output} fits input ${e.prior.schema.input}, schema match ${e.prior.schema.score.toFixed(2)}`}; strength ${e.strength.toFixed(2)})`
-            : schema
-              ? `${to} may depend on ${from}: no learned or declared relation; output ${e.schema.output} of ${from} fits required input ${e.schema.input} of ${to} (schema match ${e.schema.score.toFixed(2)}, strength ${e.strength.toFixed(2)})`
-              : `${to} depends on ${from}: path ${e.path.map(id).join(" → ")} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${e.strength.toFixed(2)})`;
+        ? `${to} depends on ${from}: related by ${arrows(idsOf(tools, o.evidence))}, never observed in succession; direction from the intent, which mentions ${from} (word ${o.mention.from + 1}) before ${to} (word ${o.mention.to + 1})`
+        : `${to} depends on ${from}: related by ${arrows(idsOf(tools, o.evidence))}, never observed in succession; direction from learned roles (${to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`
+      : direct
+        ? `${to} depends on ${from}: direct dependency edge (strength ${fixed2(e.strength)})`
+        : mentioned !== undefined
+          ? `${to} may depend on ${from}: no evidence relates the selected tools; the intent mentions ${from} (word ${mentioned.from + 1}) before ${to} (word ${mentioned.to + 1}) (strength ${fixed2(e.strength)})`
+          : prior !== undefined
+            ? `${to} may depend on ${from}: no evidence relates the selected tools; data-flow prior (${to} consumed another tool's output in ${(100 * prior.consumer).toFixed(0)} % of its runs, ${from}'s output was consumed in ${(100 * prior.producer).toFixed(0)} %${prior.schema.output === "" ? "" : `; output ${prior.schema.output} fits input ${prior.schema.input}, schema match ${fixed2(prior.schema.score)}`}; strength ${fixed2(e.strength)})`
+            : schema !== undefined
+              ? `${to} may depend on ${from}: no learned or declared relation; output ${schema.output} of ${from} fits required input ${schema.input} of ${to} (schema match ${fixed2(schema.score)}, strength ${fixed2(e.strength)})`
+              : `${to} depends on ${from}: path ${arrows(path)} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${fixed2(e.strength)})`;
     const p = e.precedence;
     if (p && p.before + p.after > 0) explanation = `${explanation}; observed ${from} before ${to} ${p.before}×, after ${p.after}×`;
-    return {
+    const evidence = direct ? ("dependency" as const) : schema !== undefined ? ("schema" as const) : prior !== undefined ? ("prior" as const) : mentioned !== undefined ? ("mention" as const) : ("path" as const);
+    const hops = e.hops;
+    const strength = e.strength;
+    const meanWeight = e.meanWeight;
+    // Built in final shape (the optional fields before the explanation, as the answer always listed them).
+    edges.push(
+      schema === undefined && prior === undefined
+        ? { from, to, hops, strength, meanWeight, direct, path, evidence, explanation }
+        : schema === undefined
+          ? { from, to, hops, strength, meanWeight, direct, path, evidence, prior: prior!, explanation }
+          : prior === undefined
+            ? { from, to, hops, strength, meanWeight, direct, path, evidence, schema, explanation }
+            : { from, to, hops, strength, meanWeight, direct, path, evidence, schema, prior, explanation },
+    );
+  }
+  const nodes = [];
+  for (const n of dag.nodes) nodes.push({ tool: tools[n.node]!.id, layer: n.layer, prerequisites: idsOf(tools, n.prerequisites), dependents: idsOf(tools, n.dependents), root: n.root, reason: n.reason });
+  const dropped = [];
+  for (const d of dag.dropped) {
+    const e = d.edge;
+    const from = tools[e.from]!.id;
+    const to = tools[e.to]!.id;
+    const witness = idsOf(tools, d.witness);
+    dropped.push({
       from,
       to,
-      hops: e.hops,
-      strength: e.strength,
-      meanWeight: e.meanWeight,
-      direct: e.direct,
-      path: e.path.map(id),
-      evidence: e.direct ? ("dependency" as const) : schema ? ("schema" as const) : prior ? ("prior" as const) : mention ? ("mention" as const) : ("path" as const),
-      ...(schema ? { schema: e.schema } : {}),
-      ...(prior ? { prior: e.prior } : {}),
-      explanation,
-    };
-  });
-  return {
-    nodes: dag.nodes.map((n) => ({
-      tool: id(n.node),
-      layer: n.layer,
-      prerequisites: n.prerequisites.map(id),
-      dependents: n.dependents.map(id),
-      root: n.root,
-      reason: n.reason,
-    })),
-    edges,
-    dropped: dag.dropped.map((d) => ({
-      from: id(d.edge.from),
-      to: id(d.edge.to),
       reason: d.reason,
-      strength: d.edge.strength,
-      witness: d.witness.map(id),
+      strength: e.strength,
+      witness,
       explanation:
         d.reason === "cycle"
-          ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: weakest edge (strength ${d.edge.strength.toFixed(2)}${d.edge.precedence ? `, observed in this order ${d.edge.precedence.before}× against ${d.edge.precedence.after}× the other way, order share ${d.edge.precedence.share.toFixed(2)}` : ""}) of the cycle ${d.witness.map(id).join(" → ")}`
+          ? `dropped ${from} → ${to}: weakest edge (strength ${fixed2(e.strength)}${e.precedence ? `, observed in this order ${e.precedence.before}× against ${e.precedence.after}× the other way, order share ${fixed2(e.precedence.share)}` : ""}) of the cycle ${arrows(witness)}`
           : d.reason === "direct-first"
-            ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: ${id(d.edge.to)} has a direct dependency edge from ${id(d.witness[0]!)}; a ${d.edge.hops}-hop relation adds no prerequisite`
+            ? `dropped ${from} → ${to}: ${to} has a direct dependency edge from ${witness[0]!}; a ${e.hops}-hop relation adds no prerequisite`
             : d.reason === "orientation"
-              ? `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: never observed in either order; ${d.explanation.includes("intent mentions") ? "the intent mentions" : "the learned roles point"} ${id(d.edge.to)} → ${id(d.edge.from)}, also a candidate`
-              : `dropped ${id(d.edge.from)} → ${id(d.edge.to)}: implied by ${d.witness.map(id).join(" → ")}`,
-    })),
-    layers: dag.layers.map((l) => l.map(id)),
+              ? `dropped ${from} → ${to}: never observed in either order; ${d.explanation.includes("intent mentions") ? "the intent mentions" : "the learned roles point"} ${to} → ${from}, also a candidate`
+              : `dropped ${from} → ${to}: implied by ${arrows(witness)}`,
+    });
+  }
+  const layers = [];
+  for (const l of dag.layers) layers.push(idsOf(tools, l));
+  const t = dag.timing;
+  return {
+    nodes,
+    edges,
+    dropped,
+    layers,
     timing: {
-      criticalPath: dag.timing.path.map(id),
-      wallTimeMs: dag.timing.wallTimeMs,
-      sequentialMs: dag.timing.sequentialMs,
-      speedup: dag.timing.speedup,
-      unknownLatency: dag.timing.unknownLatency.map(id),
-      reason: dag.timing.reason,
+      criticalPath: idsOf(tools, t.path),
+      wallTimeMs: t.wallTimeMs,
+      sequentialMs: t.sequentialMs,
+      speedup: t.speedup,
+      unknownLatency: idsOf(tools, t.unknownLatency),
+      reason: t.reason,
     },
   };
 }
@@ -512,10 +569,16 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   const confidence = dagConfidence(dag);
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
   const gate = gatedItem(engine.gatekeeper.gate("dag", confidence, prepared, await projectFallbacks(engine, project)));
+  const described = describeDag(s, dag);
+  // A literal (no spread of the description): answers keep one hidden class, and so do their copies.
   return {
     project,
     graph,
-    ...describeDag(s, dag),
+    nodes: described.nodes,
+    edges: described.edges,
+    dropped: described.dropped,
+    layers: described.layers,
+    timing: described.timing,
     removed: [...removed, ...caps.dropped],
     confidence,
     gate,
@@ -565,16 +628,13 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
       : [];
   }
   const mainIdx = main.map((r) => s.index.get(r.tool)!);
-  const depCsr = s.dependencyCsr;
+  // Required prerequisites (listed once per tool and graph version), less the unsafe and excluded tools.
+  const filtered = excluded.size > 0 || filtersAnything(s, req.excludeSafetyTags);
   const closure = dependencyClosure(
     mainIdx,
-    function* (v: number) {
-      for (let k = depCsr.inOffsets[v]!; k < depCsr.inOffsets[v + 1]!; k++) {
-        const u = depCsr.inSources[k]!;
-        if (unsafe(u) || excluded.has(s.tools[u]!.id)) continue;
-        if (!requiredPrerequisite(s, u, v)) continue;
-        yield { node: u, weight: depCsr.inWeights[k]! };
-      }
+    (v: number) => {
+      const list = requiredPrerequisitesOf(s, v);
+      return filtered ? list.filter((p) => !unsafe(p.node) && !excluded.has(s.tools[p.node]!.id)) : list;
     },
     { maxDepth: req.closureDepth ?? 3 },
   );
@@ -601,12 +661,17 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const confidence = planConfidence(main.map((r) => r.score));
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
   const gate = gatedItem(engine.gatekeeper.gate("plan", confidence, prepared, await projectFallbacks(engine, project)));
+  const described = describeDag(s, dag);
   return {
     project,
     intent: req.intent,
     tools: caps.kept.map((i) => ({ tool: id(i), why: why.get(id(i)) ?? "", server: s.tools[i]!.server, inputSchema: s.tools[i]!.inputSchema })),
     ranked,
-    ...describeDag(s, dag),
+    nodes: described.nodes,
+    edges: described.edges,
+    dropped: described.dropped,
+    layers: described.layers,
+    timing: described.timing,
     removed: caps.dropped,
     closure: { added: closure.added.length, truncated: closure.truncated, reason: closure.reason },
     confidence,

@@ -58,6 +58,8 @@ export class GraphSnapshot {
   private csrCache: Csr | undefined;
   private transitionsCache: Csr | undefined;
   private dependencyPairs: Set<number> | undefined;
+  /** Edge states by u × n + v (edgeAt), built on first use and kept current by patchExecution. */
+  private edgeByPair: Map<number, EdgeState> | undefined;
   private dependencyCsrCache: Csr | undefined;
   private blendedCsrCache: Csr | undefined;
   /** Incremented on every in-place patch; analytics compare it to know they are stale. */
@@ -113,6 +115,20 @@ export class GraphSnapshot {
 
   edge(from: string, to: string): EdgeState | undefined {
     return this.edgeStates.get(`${from}\u0000${to}`);
+  }
+
+  /** The edge state u → v by tool index (the same object as `edge(id u, id v)`), or undefined. */
+  edgeAt(u: number, v: number): EdgeState | undefined {
+    if (!this.edgeByPair) {
+      const map = new Map<number, EdgeState>();
+      for (const e of this.edgeStates.values()) {
+        const f = this.index.get(e.from);
+        const t = this.index.get(e.to);
+        if (f !== undefined && t !== undefined) map.set(f * this.n + t, e);
+      }
+      this.edgeByPair = map;
+    }
+    return this.edgeByPair.get(u * this.n + v);
   }
 
   /**
@@ -258,6 +274,7 @@ export class GraphSnapshot {
           lastSeen: seen,
         };
         this.edgeStates.set(key, st);
+        this.edgeByPair?.set(this.index.get(ob.from)! * this.n + this.index.get(ob.to)!, st);
       }
       st.counts[ob.type]++;
       if (!(st.lastSeen >= seen)) st.lastSeen = seen;

@@ -13,7 +13,9 @@
  *   the path's order ⇒ observed precedence wins, lookupCity → weatherForecast with the same intent.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { dagOver } from "../../src/services/recommend-dag.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const TOOLS = [
@@ -57,6 +59,14 @@ for (const backend of backends()) {
       // The order of the tools list never counts.
       const swapped = await tg.buildDag({ tools: ["lookupCity", "weatherForecast"], intent: INTENT, project: unseen });
       expect(swapped.edges.map((e) => [e.from, e.to])).toEqual([["weatherForecast", "lookupCity"]]);
+    });
+
+    it("takes the intent's tokens from the caller when given (the same DAG as tokenizing the intent)", async () => {
+      const s = await tg.engine.snapshot(unseen);
+      const sel = ["weatherForecast", "lookupCity"].map((t) => s.index.get(t)!);
+      const own = dagOver(s, sel, "auto", 3, false, { intent: INTENT });
+      expect(dagOver(s, sel, "auto", 3, false, { intent: INTENT, intentTokens: tokenize(INTENT) })).toEqual(own);
+      expect(own.edges.map((e) => [e.from, e.to])).toEqual([sel]);
     });
 
     it("lets observed precedence override mention order", async () => {

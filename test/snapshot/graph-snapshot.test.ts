@@ -64,5 +64,23 @@ for (const backend of backends()) {
       expect(Array.from(patched.lastUsedAt)).toEqual(Array.from(fresh.lastUsedAt));
       expect(Array.from(patched.csr.weights)).toEqual(Array.from(fresh.csr.weights));
     });
+
+    it("edgeAt(u, v) is edge(id u, id v), and stays so across an in-place patch that adds an edge", async () => {
+      const s = await tg.engine.snapshot(project);
+      const same = () => {
+        for (const e of s.edges()) expect(s.edgeAt(s.index.get(e.from)!, s.index.get(e.to)!)).toBe(e);
+      };
+      same();
+      // A pair without an edge (either way), to be related by a new execution.
+      let pair: [number, number] | undefined;
+      for (let u = 0; u < s.n && !pair; u++) for (let v = 0; v < s.n && !pair; v++) if (u !== v && !s.edge(s.tools[u]!.id, s.tools[v]!.id)) pair = [u, v];
+      const [u, v] = pair!;
+      expect(s.edgeAt(u, v)).toBeUndefined();
+      await tg.recordExecution({ id: "edge-at-1", startedAt: "2026-11-01T14:00:00Z", success: true, steps: [{ tool: s.tools[u]!.id }, { tool: s.tools[v]!.id, dependsOn: [0] }] });
+      expect(await tg.engine.snapshot(project)).toBe(s); // patched in place
+      expect(s.edgeAt(u, v)).toBeDefined();
+      expect(s.edgeAt(u, v)).toBe(s.edge(s.tools[u]!.id, s.tools[v]!.id));
+      same();
+    });
   });
 }

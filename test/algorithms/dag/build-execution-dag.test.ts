@@ -308,6 +308,22 @@ describe("buildExecutionDag: direction from observed precedence (issue 20)", () 
     }
   }
 
+  it("an edge with its precedence is the candidate's fields, in their order, then precedence (proposals keep their extras)", () => {
+    const csr = buildCsr(3, [{ from: 0, to: 1, weight: 0.8 }]);
+    const proposal = { from: 2, to: 1, path: [2, 1], hops: 1, cost: 10, meanWeight: 0.1, strength: 0.1, direct: false, mentioned: { from: 0, to: 3 } };
+    const dag = buildExecutionDag(csr, [0, 1, 2], { precedence: () => 0, propose: () => [proposal] });
+    const inferred = inferDependencies(csr, [0, 1, 2]);
+    const precedence = { before: 0, after: 0, share: 0.5 };
+    expect(dag.edges.map((e) => Object.keys(e))).toEqual([
+      [...Object.keys(inferred[0]!), "precedence"],
+      [...Object.keys(proposal), "precedence"],
+    ]);
+    expect(dag.edges).toEqual([
+      { ...inferred[0]!, precedence },
+      { ...proposal, precedence },
+    ]);
+  });
+
   it("without counts, a saturated 2-cycle keeps neither direction (no index tie-break)", () => {
     const csr = buildCsr(2, [
       { from: 0, to: 1, weight: 1 },
