@@ -54,8 +54,8 @@ import { type DerivedKey, derivedKey } from "../snapshot/derived.ts";
 import type { EdgeState, GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { ToolRow } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
-import { filtersAnything, projectFallbacks, safetyFilter } from "./filters.ts";
-import { gatedItem, summarizeAdjustment, summarizeHealth } from "./gating.ts";
+import { filtersAnything, safetyFilter } from "./filters.ts";
+import { summarizeAdjustment, summarizeHealth } from "./gating.ts";
 import { rankedSearchItems, rankSearch } from "./recommend-search.ts";
 import { badRequest, resolveTools } from "./resolve.ts";
 
@@ -568,7 +568,7 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, req.intent ? { intent: req.intent } : {});
   const confidence = dagConfidence(dag);
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
-  const gate = gatedItem(engine.gatekeeper.gate("dag", confidence, prepared, await projectFallbacks(engine, project)));
+  const gate = engine.gatekeeper.gateItem("dag", confidence, prepared);
   const described = describeDag(s, dag);
   // A literal (no spread of the description): answers keep one hidden class, and so do their copies.
   return {
@@ -642,7 +642,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const order = closure.nodes;
   const caps = applyCaps(s, order, req, graph);
   // The plan's intent orients pairs the history never saw in succession (mention-order.ts), as buildDag's.
-  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, { intent: req.intent });
+  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, { intent: req.intent, intentTokens: ranking.tokens });
   const id = (i: number) => s.tools[i]!.id;
   const why = new Map<string, string>();
   for (const r of main) why.set(r.tool, r.why);
@@ -660,7 +660,7 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   for (const r of found.results) if (!ranked.includes(r.tool)) ranked.push(r.tool);
   const confidence = planConfidence(main.map((r) => r.score));
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
-  const gate = gatedItem(engine.gatekeeper.gate("plan", confidence, prepared, await projectFallbacks(engine, project)));
+  const gate = engine.gatekeeper.gateItem("plan", confidence, prepared);
   const described = describeDag(s, dag);
   return {
     project,

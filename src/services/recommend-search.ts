@@ -191,7 +191,7 @@ export async function rankSearch(engine: Engine, project: string, req: SearchReq
     similarPastSuccess: memory.similarSuccess,
   });
   const fallbacks = await projectFallbacks(engine, project);
-  return { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, embedMs, searchMs };
+  return { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, tokens, embedMs, searchMs };
 }
 
 export type SearchRanking = Awaited<ReturnType<typeof rankSearch>>;
