@@ -50,6 +50,7 @@ import { EDGE_TYPES, type EdgeType, edgeQuality, NO_EVIDENCE } from "../../algor
 import { createHopBoundedSearch, type HopBoundedSearch } from "../../algorithms/paths/hop-bounded-search.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { BuildDagRequest, PlanRequest } from "../api/requests.ts";
+import { formatFixed } from "../formats/fixed.ts";
 import { type DerivedKey, derivedKey } from "../snapshot/derived.ts";
 import type { EdgeState, GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { ToolRow } from "../store/reads.ts";
@@ -396,25 +397,6 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
   });
 }
 
-/**
- * `x.toFixed(2)`, the same string: for 0 ≤ x < 1e6 whose 100·x is not within 1e-6 of a rounding tie (the
- * product's rounding error is below 1e-8 there, so it rounds like the exact value), by integer arithmetic;
- * otherwise toFixed itself.
- */
-export function fixed2(x: number): string {
-  if (x >= 0 && x < 1e6) {
-    const y = x * 100;
-    const floor = Math.floor(y);
-    const frac = y - floor;
-    if (Math.abs(frac - 0.5) > 1e-6) {
-      const n = frac > 0.5 ? floor + 1 : floor;
-      const whole = Math.floor(n / 100);
-      const cents = n - whole * 100;
-      return cents < 10 ? `${whole}.0${cents}` : `${whole}.${cents}`;
-    }
-  }
-  return x.toFixed(2);
-}
 
 /** The answer form of an execution DAG: tool ids, and one sentence per kept or dropped edge. */
 /** The ids of tool indices `xs`. */
@@ -451,14 +433,14 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
         ? `${to} depends on ${from}: related by ${arrows(idsOf(tools, o.evidence))}, never observed in succession; direction from the intent, which mentions ${from} (word ${o.mention.from + 1}) before ${to} (word ${o.mention.to + 1})`
         : `${to} depends on ${from}: related by ${arrows(idsOf(tools, o.evidence))}, never observed in succession; direction from learned roles (${to} read another tool's output in ${(100 * (o.consumerTo ?? 0)).toFixed(0)} % of its runs, ${from} in ${(100 * (o.consumerFrom ?? 0)).toFixed(0)} %)`
       : direct
-        ? `${to} depends on ${from}: direct dependency edge (strength ${fixed2(e.strength)})`
+        ? `${to} depends on ${from}: direct dependency edge (strength ${formatFixed(e.strength, 2)})`
         : mentioned !== undefined
-          ? `${to} may depend on ${from}: no evidence relates the selected tools; the intent mentions ${from} (word ${mentioned.from + 1}) before ${to} (word ${mentioned.to + 1}) (strength ${fixed2(e.strength)})`
+          ? `${to} may depend on ${from}: no evidence relates the selected tools; the intent mentions ${from} (word ${mentioned.from + 1}) before ${to} (word ${mentioned.to + 1}) (strength ${formatFixed(e.strength, 2)})`
           : prior !== undefined
-            ? `${to} may depend on ${from}: no evidence relates the selected tools; data-flow prior (${to} consumed another tool's output in ${(100 * prior.consumer).toFixed(0)} % of its runs, ${from}'s output was consumed in ${(100 * prior.producer).toFixed(0)} %${prior.schema.output === "" ? "" : `; output ${prior.schema.output} fits input ${prior.schema.input}, schema match ${fixed2(prior.schema.score)}`}; strength ${fixed2(e.strength)})`
+            ? `${to} may depend on ${from}: no evidence relates the selected tools; data-flow prior (${to} consumed another tool's output in ${(100 * prior.consumer).toFixed(0)} % of its runs, ${from}'s output was consumed in ${(100 * prior.producer).toFixed(0)} %${prior.schema.output === "" ? "" : `; output ${prior.schema.output} fits input ${prior.schema.input}, schema match ${formatFixed(prior.schema.score, 2)}`}; strength ${formatFixed(e.strength, 2)})`
             : schema !== undefined
-              ? `${to} may depend on ${from}: no learned or declared relation; output ${schema.output} of ${from} fits required input ${schema.input} of ${to} (schema match ${fixed2(schema.score)}, strength ${fixed2(e.strength)})`
-              : `${to} depends on ${from}: path ${arrows(path)} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${fixed2(e.strength)})`;
+              ? `${to} may depend on ${from}: no learned or declared relation; output ${schema.output} of ${from} fits required input ${schema.input} of ${to} (schema match ${formatFixed(schema.score, 2)}, strength ${formatFixed(e.strength, 2)})`
+              : `${to} depends on ${from}: path ${arrows(path)} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${formatFixed(e.strength, 2)})`;
     const p = e.precedence;
     if (p && p.before + p.after > 0) explanation = `${explanation}; observed ${from} before ${to} ${p.before}×, after ${p.after}×`;
     const evidence = direct ? ("dependency" as const) : schema !== undefined ? ("schema" as const) : prior !== undefined ? ("prior" as const) : mentioned !== undefined ? ("mention" as const) : ("path" as const);
@@ -492,7 +474,7 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
       witness,
       explanation:
         d.reason === "cycle"
-          ? `dropped ${from} → ${to}: weakest edge (strength ${fixed2(e.strength)}${e.precedence ? `, observed in this order ${e.precedence.before}× against ${e.precedence.after}× the other way, order share ${fixed2(e.precedence.share)}` : ""}) of the cycle ${arrows(witness)}`
+          ? `dropped ${from} → ${to}: weakest edge (strength ${formatFixed(e.strength, 2)}${e.precedence ? `, observed in this order ${e.precedence.before}× against ${e.precedence.after}× the other way, order share ${formatFixed(e.precedence.share, 2)}` : ""}) of the cycle ${arrows(witness)}`
           : d.reason === "direct-first"
             ? `dropped ${from} → ${to}: ${to} has a direct dependency edge from ${witness[0]!}; a ${e.hops}-hop relation adds no prerequisite`
             : d.reason === "orientation"
