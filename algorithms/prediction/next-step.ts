@@ -496,8 +496,7 @@ export function suggestNextSteps(
     const community = communityTerm(model, last, b);
     const recency = recencyTerm(model, b, query.now, o);
     const pagerank = model.pagerank === null ? 0 : model.pagerank[b]!;
-    // The score of weighNextStepTerms, term for term.
-    const score = w.cooc * cooc + w.community * community + w.recency * recency + w.pagerank * pagerank;
+    const score = nextStepScore(w, cooc, community, recency, pagerank);
     if (all) {
       top.push({ tool: b, score, cooc, community, recency, pagerank });
       continue;
@@ -559,11 +558,16 @@ function term(value: number, weight: number): TermContribution {
  * min(1, score / Σ w) (0 when Σ w = 0), and each term's contribution. Used for the model's own candidates
  * and for a tool another source proposed (the intent memory's next-step candidates).
  */
+/** score = w_cooc·cooc + w_community·community + w_recency·recency + w_pagerank·pagerank (the formula, once). */
+export function nextStepScore(w: NextStepWeights, cooc: number, community: number, recency: number, pagerank: number): number {
+  return w.cooc * cooc + w.community * community + w.recency * recency + w.pagerank * pagerank;
+}
+
 export function weighNextStepTerms(
   t: NextStepTerms,
   w: NextStepWeights,
 ): { score: number; confidence: number; terms: Record<TermName, TermContribution> } {
-  const score = w.cooc * t.cooc + w.community * t.community + w.recency * t.recency + w.pagerank * t.pagerank;
+  const score = nextStepScore(w, t.cooc, t.community, t.recency, t.pagerank);
   const weightSum = w.cooc + w.community + w.recency + w.pagerank;
   return {
     score,
