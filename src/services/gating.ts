@@ -261,11 +261,17 @@ export class Gatekeeper {
   }
 
   gate(kind: string, score: number, prepared: PreparedGate, fallbacks: readonly string[] = []): GateDecision<string> {
-    // With a calibration the gate compares P(success) itself with the thresholds (0.85 high, adjusted
-    // threshold caution), so "high confidence" means an estimated success rate of at least 85 %.
+    return this.manager.gate(this.gatedScore(kind, score, prepared), prepared.adjustment, { fallbacks });
+  }
+
+  /**
+   * The score the gate compares, clamped to [0, 1]: with a calibration of this kind of answer, P(success)
+   * itself (so "high confidence", ≥ 0.85, means an estimated success rate of at least 85 %).
+   */
+  private gatedScore(kind: string, score: number, prepared: PreparedGate): number {
     const cal = this.calibrations.get(`${prepared.project}\u0000${kind}`);
     const clamped = Math.max(0, Math.min(1, score));
-    return this.manager.gate(cal ? calibrate(cal, clamped) : clamped, prepared.adjustment, { fallbacks });
+    return cal ? calibrate(cal, clamped) : clamped;
   }
 
   /**
@@ -273,9 +279,7 @@ export class Gatekeeper {
    * building the decision's reasoning sentence or fallbacks (gatedItem(gate(…)) equals it field by field).
    */
   gateItem(kind: string, score: number, prepared: PreparedGate): GatedItem {
-    const cal = this.calibrations.get(`${prepared.project}\u0000${kind}`);
-    const clamped = Math.max(0, Math.min(1, score));
-    return this.manager.tier(cal ? calibrate(cal, clamped) : clamped, prepared.adjustment);
+    return this.manager.tier(this.gatedScore(kind, score, prepared), prepared.adjustment);
   }
 
   report(
