@@ -130,11 +130,14 @@ export interface SuggestNextItem {
   gate: GatedItem;
 }
 
-/** True when `q` comes after `p` in the answer's order: confidence desc, score desc, tool id asc. */
+/** The answer's order of two suggestions: confidence desc, then score desc, then tool id asc (< 0: p first). */
+function answerOrder(p: { confidence: number; score: number; tool: string }, q: { confidence: number; score: number; tool: string }): number {
+  return q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1);
+}
+
+/** True when `q` comes after `p` in the answer's order. */
 function comesAfter(s: GraphSnapshot, p: NextStepSuggestion, q: NextStepSuggestion): boolean {
-  if (q.confidence !== p.confidence) return q.confidence < p.confidence;
-  if (q.score !== p.score) return q.score < p.score;
-  return s.tools[p.tool]!.id < s.tools[q.tool]!.id;
+  return answerOrder({ confidence: p.confidence, score: p.score, tool: s.tools[p.tool]!.id }, { confidence: q.confidence, score: q.score, tool: s.tools[q.tool]!.id }) < 0;
 }
 
 /**
@@ -200,7 +203,7 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
         ranked.push({ tool, index: i, score: c.score, confidence: withMemoryVote(c.confidence, m.vote), model: undefined, memory: c });
       }
     }
-    ranked.sort((p, q) => q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1));
+    ranked.sort(answerOrder);
   }
   const prepared = await engine.gatekeeper.prepare({
     project,
