@@ -398,7 +398,6 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
 }
 
 
-/** The answer form of an execution DAG: tool ids, and one sentence per kept or dropped edge. */
 /** The ids of tool indices `xs`. */
 function idsOf(tools: readonly ToolRow[], xs: readonly number[]): string[] {
   const out: string[] = [];
@@ -414,6 +413,7 @@ function arrows(xs: readonly string[]): string {
   return out;
 }
 
+/** The answer form of an execution DAG: tool ids, and one sentence per kept or dropped edge. */
 export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
   const tools = s.tools;
   // One pass per edge: the explanation is the evidence's sentence, replaced by the orientation's when the
