@@ -41,18 +41,36 @@ function check(result: MigrationResultSet): MigrationResultSet {
   return result;
 }
 
-export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
+/**
+ * SQLSTATEs of kysely's introspection racing DDL in another schema of the same server: it reads the tables
+ * of every schema, so another tenant's or another test file's schema dropped (3F000), or one of its tables
+ * (42P01) or columns (42703) dropped meanwhile, fails it.
+ */
+const CATALOG_RACE_CODES = new Set(["3F000", "42P01", "42703"]);
+
+/**
+ * True when a migrator run failed before running any migration (no per-migration results) on a catalog race:
+ * nothing was migrated, so running it again is safe.
+ */
+export function isCatalogRace(result: MigrationResultSet): boolean {
+  return result.error !== undefined && result.results === undefined && CATALOG_RACE_CODES.has((result.error as { code?: string }).code ?? "");
+}
+
+/** Runs one migrator step, again (at most 5 times) while it fails on a catalog race before migrating anything. */
+async function run(db: Kysely<any>, step: (m: Migrator) => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
   for (let attempt = 1; ; attempt++) {
-    const result = await (await migrator(db)).migrateToLatest();
-    // kysely's introspection reads the tables of every schema on the server: another schema dropped meanwhile
-    // (another tenant's, another test file's) fails it with 3F000 naming that schema. Nothing was migrated; retry.
-    if (attempt < 5 && (result.error as { code?: string } | undefined)?.code === "3F000") continue;
+    const result = await step(await migrator(db));
+    if (attempt < 5 && isCatalogRace(result)) continue;
     return check(result);
   }
 }
 
+export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
+  return run(db, (m) => m.migrateToLatest());
+}
+
 export async function migrateDown(db: Kysely<any>): Promise<MigrationResultSet> {
-  return check(await (await migrator(db)).migrateDown());
+  return run(db, (m) => m.migrateDown());
 }
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
