@@ -19,6 +19,7 @@ const ALLOWED = new Set([
   "src/api/error-mapping.ts: DATABASE_CONFIG_SQLSTATES",
   "src/store/connection.ts: UNREACHABLE_SQLSTATES",
   "src/store/connection.ts: UNREACHABLE_ERRNOS",
+  "src/store/migrate.ts: CATALOG_RACE_CODES",
   "src/mcp/origin.ts: LOOPBACK_HOSTS",
   "src/services/live-metrics.ts: ACCEPTED_DECISIONS",
   "src/services/search.ts: NO_COSINES",
