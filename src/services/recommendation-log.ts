@@ -232,8 +232,11 @@ export class RecommendationLog {
     }
     if (kind === "answers") this.answers.push(row as RecommendationRow);
     else this.outcomes.push(row as OutcomeRow);
-    if (this.answers.length + this.outcomes.length >= this.o.batchSize) void this.flush();
-    else if (!this.timer) {
+    if (this.answers.length + this.outcomes.length >= this.o.batchSize) {
+      // One flush at a time: a flush under way writes what queued meanwhile before it ends. (Starting one per
+      // row while it runs left a waiter per row on it, all woken at its end.)
+      if (!this.flushing) void this.flush();
+    } else if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
         void this.flush();

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
@@ -142,6 +142,19 @@ describe("recommendation log through the facade", () => {
     expect(turns).toBe(0); // the premise: the loop never let the event loop turn
     expect(log.dropped).toBe(0);
     await log.close();
+    expect(log.written).toBe(100);
+    expect((await countRecommendations(tg.engine.db, project)).recommendations).toBe(100);
+  });
+
+  it("starts one flush for a full batch, not one per row queued while that flush is under way", async () => {
+    const project = "one-flush";
+    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000, batchSize: 10 });
+    const flush = vi.spyOn(log, "flush");
+    // No await between the answers: the first batch's write cannot end meanwhile, so rows 11..100 queue behind it.
+    for (let k = 0; k < 100; k++) log.answer("runSuggest", project, { context: [`t${k}`] }, 1, { suggestions: [] }, 1);
+    expect(flush).toHaveBeenCalledTimes(1);
+    await log.close();
+    expect(log.dropped).toBe(0);
     expect(log.written).toBe(100);
     expect((await countRecommendations(tg.engine.db, project)).recommendations).toBe(100);
   });
