@@ -37,6 +37,7 @@ export class ContextThresholdLearner {
   readonly #ttl: number;
   readonly #cache = new Map<string, { readonly state: ContextThresholdState; readonly loadedAt: number }>();
   readonly #writes = new Map<string, Promise<unknown>>();
+  #version = 0;
 
   constructor(store: ContextThresholdStore, options?: ContextThresholdLearnerOptions) {
     this.#store = store;
@@ -52,7 +53,22 @@ export class ContextThresholdLearner {
     if (cached !== undefined && this.#now() - cached.loadedAt < this.#ttl) return cached.state.offset;
     const state = (await this.#store.load(key)) ?? emptyContextThreshold();
     this.#cache.set(k, { state, loadedAt: this.#now() });
+    this.#version++;
     return state.offset;
+  }
+
+  /**
+   * Counts the changes of what `peek` can answer (a load, a reload, a learned step): a caller that derived
+   * something from loaded offsets may keep it while this count is unchanged and the offsets are fresh.
+   */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Until when (clock ms) the context's loaded offset stays fresh; -Infinity when it is not loaded. */
+  freshUntil(key: ContextKey): number {
+    const cached = this.#cache.get(contextKeyString(key));
+    return cached === undefined ? Number.NEGATIVE_INFINITY : cached.loadedAt + this.#ttl;
   }
 
   /** The loaded offset without I/O; 0 for a context not loaded yet. */
@@ -71,6 +87,7 @@ export class ContextThresholdLearner {
         const next = updateContextThreshold(stored, outcome, this.#learning);
         await this.#store.save(key, next);
         this.#cache.set(k, { state: next, loadedAt: this.#now() });
+        this.#version++;
         return next;
       });
     this.#writes.set(k, run);

@@ -21,7 +21,7 @@ import type { DetectedContext, WorkflowContext } from "../../algorithms/threshol
 import { toTaskContext } from "../../algorithms/thresholds/detector-chain.ts";
 import type { GateDecision } from "../../algorithms/thresholds/gate-decision.ts";
 import type { ReportAlternative } from "../../algorithms/thresholds/reasoning-report.ts";
-import type { EnvironmentContext, TaskContext, UserContext } from "../../algorithms/thresholds/types.ts";
+import type { EnvironmentContext, ResourceUsage, TaskContext, UserContext } from "../../algorithms/thresholds/types.ts";
 import type { UserSignalInput } from "../../algorithms/thresholds/user-history-signals.ts";
 import { AdaptiveThresholdManager } from "../gate/adaptive-threshold-manager.ts";
 import { ContextDetectorChain } from "../gate/context-detector-chain.ts";
@@ -32,8 +32,8 @@ import { DbContextThresholdStore, DbUserHistoryStore } from "../store/user-state
 
 /** Detections kept by Gatekeeper.detectOnce. */
 export const DETECTION_MEMO = 256;
-/** Threshold adjustments kept per detection (anonymous requests; see Gatekeeper.adjustOnce). */
-export const ADJUSTMENT_MEMO = 8;
+/** Prepared gates kept per detection (requests without a user or workflow id; see Gatekeeper.prepareAnonymous). */
+export const PREPARED_MEMO = 8;
 
 export const ANONYMOUS_USER: UserSignalInput = { reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 };
 
@@ -69,6 +69,12 @@ export interface PreparedGate {
 }
 
 /** The detected workflow health an answer shows (seed 001). */
+/** The context key a prepared gate shows: project/operation/domain. */
+function contextKeyText(task: TaskContext): string {
+  const key = contextKeyOf(task);
+  return `${key.project}/${key.operation}/${key.domain}`;
+}
+
 export function summarizeHealth(p: PreparedGate) {
   const d = p.detected;
   return {
@@ -133,10 +139,12 @@ export class Gatekeeper {
   private readonly detections = new Map<string, DetectedContext>();
   /** Distinct detected values, by their JSON (canonicalDetection). */
   private readonly canonical = new Map<string, DetectedContext>();
-  /** Threshold adjustments of anonymous requests per memoised detection, by their other inputs (adjustOnce). */
-  private readonly adjustments = new WeakMap<DetectedContext, Map<string, ThresholdAdjustment>>();
+  /** Prepared gates of requests without a user or workflow id per memoised detection, by their other inputs (prepareAnonymous). */
+  private readonly prepared = new WeakMap<DetectedContext, Map<string, { gate: PreparedGate; resources: ResourceUsage | undefined; learned: number; freshUntil: number }>>();
+  private readonly now: () => number;
 
   constructor(db: Kysely<Database>, options: GatekeeperOptions) {
+    this.now = options.now;
     this.userStore = new DbUserHistoryStore(db);
     this.tracker = new UserHistoryTracker(this.userStore, { now: options.now });
     this.learner = new ContextThresholdLearner(new DbContextThresholdStore(db, contextKeyString), { now: options.now });
@@ -160,10 +168,11 @@ export class Gatekeeper {
   }
 
   async prepare(req: GateRequestContext): Promise<PreparedGate> {
-    const user = req.user ? await this.tracker.getUserContext(req.project, req.user) : undefined;
     const rw = req.requestWorkflow;
     const workflow = rw ? { steps: rw.steps.map((x) => ({ tool: x.tool, success: x.success ?? true })), replans: rw.replans ?? 0 } : req.workflow;
     const workflowId = rw ? rw.id : req.workflowId;
+    if (!req.user && workflowId === undefined) return this.prepareAnonymous(req, workflow);
+    const user = req.user ? await this.tracker.getUserContext(req.project, req.user) : undefined;
     const detected = workflowId === undefined ? this.detectOnce(req.text, workflow) : this.detectors.detect({ text: req.text, workflow }, workflowId);
     const timeline =
       workflowId === undefined
@@ -174,20 +183,53 @@ export class Gatekeeper {
             userStates: [...e.detected.userStates],
             workflowSuccessRate: e.detected.workflowSuccessRate ?? null,
           }));
-    const base = toTaskContext(detected, req.project);
-    const task = {
-      ...base,
-      urgency: req.urgency ?? base.urgency,
-      similarPastSuccess: req.similarPastSuccess,
-    };
+    const { task, env } = this.taskOf(req, detected);
     await this.manager.warm(task);
+    const adjustment = this.manager.adjustThreshold(user ?? ANONYMOUS_USER, env, task);
+    return { project: req.project, adjustment, detected, user, contextKey: contextKeyText(task), workflowId, timeline };
+  }
+
+  /**
+   * The gate of a request without a user and without a workflow id: a pure function of its (memoised)
+   * detection, the project, the environment, the explicit urgency, the similar-past success, the resource
+   * sample (re-read at most once per second) and the learned offset of its context. The last PREPARED_MEMO of
+   * each detection are kept and answer while the resource sample is the same object and the learner has
+   * neither loaded nor learned anything since and the context's offset is fresh (a new sample, a reload or a
+   * learned step prepares again), so a repeated request skips the signal extractors, the rule table and the
+   * learner's await.
+   */
+  private async prepareAnonymous(req: GateRequestContext, workflow: WorkflowContext | undefined): Promise<PreparedGate> {
+    const detected = this.detectOnce(req.text, workflow);
+    const sim = req.similarPastSuccess;
+    const env = req.environment;
+    const key = `${req.project}\u0000${env?.production ? 1 : 0}${(env?.critical ?? detected.critical) ? 1 : 0}\u0000${req.urgency ?? ""}\u0000${sim ? `${sim.rate}/${sim.executions}` : ""}`;
+    const resources = this.manager.resources();
+    let memo = this.prepared.get(detected);
+    const hit = memo?.get(key);
+    if (hit !== undefined && hit.resources === resources && hit.learned === this.learner.version && this.now() < hit.freshUntil) return hit.gate;
+    const { task, env: environment } = this.taskOf(req, detected);
+    await this.manager.warm(task);
+    const learned = this.learner.version;
+    const adjustment = this.manager.adjustThreshold(ANONYMOUS_USER, environment, task, resources);
+    const gate: PreparedGate = { project: req.project, adjustment, detected, user: undefined, contextKey: contextKeyText(task), workflowId: undefined, timeline: undefined };
+    if (!memo) {
+      memo = new Map();
+      this.prepared.set(detected, memo);
+    }
+    if (memo.size >= PREPARED_MEMO && !memo.has(key)) memo.delete(memo.keys().next().value!);
+    memo.set(key, { gate, resources, learned, freshUntil: this.learner.freshUntil(contextKeyOf(task)) });
+    return gate;
+  }
+
+  /** The task and environment the threshold rules read: the detection with the request's explicit fields. */
+  private taskOf(req: GateRequestContext, detected: DetectedContext): { task: TaskContext; env: EnvironmentContext } {
+    const base = toTaskContext(detected, req.project);
+    const task = { ...base, urgency: req.urgency ?? base.urgency, similarPastSuccess: req.similarPastSuccess };
     const env: EnvironmentContext = {
       isProduction: req.environment?.production ?? false,
       isCriticalTask: req.environment?.critical ?? detected.critical,
     };
-    const adjustment = user === undefined && workflowId === undefined ? this.adjustOnce(detected, env, task) : this.manager.adjustThreshold(user ?? ANONYMOUS_USER, env, task);
-    const key = contextKeyOf(task);
-    return { project: req.project, adjustment, detected, user, contextKey: `${key.project}/${key.operation}/${key.domain}`, workflowId, timeline };
+    return { task, env };
   }
 
   /**
@@ -234,30 +276,6 @@ export class Gatekeeper {
     this.canonical.set(key, detected);
     if (this.canonical.size > DETECTION_MEMO) this.canonical.delete(this.canonical.keys().next().value!);
     return detected;
-  }
-
-  /**
-   * The adjustment of an anonymous request with a memoised detection: a pure function of the detection, the
-   * environment, the explicit urgency, the similar-past success, the resource sample (re-read once per second)
-   * and the context's learned offset, so the last ADJUSTMENT_MEMO of each detection are kept (a repeated
-   * request then skips the signal extractors and the rule table). The resource sample and the offset are part
-   * of the key, so a new sample or a learned step gives a new adjustment.
-   */
-  private adjustOnce(detected: DetectedContext, env: EnvironmentContext, task: TaskContext): ThresholdAdjustment {
-    const resources = this.manager.resources();
-    const sim = task.similarPastSuccess;
-    const key = `${task.project}\u0000${env.isProduction ? 1 : 0}${env.isCriticalTask ? 1 : 0}\u0000${task.urgency}\u0000${sim ? `${sim.rate}/${sim.executions}` : ""}\u0000${(resources as { sampledAt?: number } | undefined)?.sampledAt ?? ""}\u0000${this.manager.learnedOffset(task)}`;
-    let memo = this.adjustments.get(detected);
-    const hit = memo?.get(key);
-    if (hit !== undefined && hit.resources === resources) return hit;
-    const adjustment = this.manager.adjustThreshold(ANONYMOUS_USER, env, task, resources);
-    if (!memo) {
-      memo = new Map();
-      this.adjustments.set(detected, memo);
-    }
-    if (memo.size >= ADJUSTMENT_MEMO) memo.delete(memo.keys().next().value!);
-    memo.set(key, adjustment);
-    return adjustment;
   }
 
   gate(kind: string, score: number, prepared: PreparedGate, fallbacks: readonly string[] = []): GateDecision<string> {

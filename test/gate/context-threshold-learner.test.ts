@@ -40,6 +40,28 @@ describe("ContextThresholdLearner", () => {
     expect(store.loads).toBe(loads); // cached
   });
 
+  it("version counts every load and learned step; freshUntil is the load time plus the TTL", async () => {
+    let t = 1_000;
+    const store = new MemoryContextThresholdStore();
+    const l = new ContextThresholdLearner(store, { now: () => t, cacheTtlMs: 500 });
+    expect(l.version).toBe(0);
+    expect(l.freshUntil(key)).toBe(Number.NEGATIVE_INFINITY);
+    await l.warm(key);
+    expect(l.version).toBe(1);
+    expect(l.freshUntil(key)).toBe(1_500);
+    t = 1_200;
+    await l.warm(key); // cached and fresh: nothing changes
+    expect(l.version).toBe(1);
+    await l.recordOutcome(key, "accepted-failed");
+    expect(l.version).toBe(2);
+    expect(l.freshUntil(key)).toBe(1_700);
+    t = 1_800;
+    await l.warm(key); // stale: reloaded
+    expect(l.version).toBe(3);
+    expect(l.freshUntil(key)).toBe(2_300);
+    expect(l.freshUntil({ ...key, domain: "frontend" })).toBe(Number.NEGATIVE_INFINITY);
+  });
+
   it("outcomes move the offset by one step each and persist", async () => {
     const store = new MemoryContextThresholdStore();
     const l = new ContextThresholdLearner(store);

@@ -1,14 +1,15 @@
 /**
- * Gate preparation of anonymous requests reuses the threshold adjustment of the same inputs (Gatekeeper.adjustOnce):
- * same detection, environment, urgency, similar-past success, resource sample and learned offset → the same
- * adjustment; any of them changed → a new one, equal to what adjustThreshold computes directly.
+ * Gate preparation of requests without a user or workflow id reuses the prepared gate of the same inputs
+ * (Gatekeeper.prepareAnonymous): same detection, project, environment, urgency, similar-past success, resource
+ * sample and learned offset → the same prepared gate; any of them changed → a new one, whose adjustment equals
+ * what adjustThreshold computes directly.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Gatekeeper, gatedItem } from "../../src/services/gating.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 
-describe("Gatekeeper adjustment memo", () => {
+describe("Gatekeeper prepared-gate memo", () => {
   let conn: Connection;
   let t = Date.parse("2026-11-01T12:00:00Z");
   beforeAll(async () => {
@@ -23,7 +24,17 @@ describe("Gatekeeper adjustment memo", () => {
     const req = { project: "p", text: "deploy the hotfix to production now" };
     const a = await g.prepare(req);
     const b = await g.prepare(req);
+    expect(b).toBe(a);
     expect(b.adjustment).toBe(a.adjustment);
+    expect(a).toMatchObject({ project: "p", user: undefined, workflowId: undefined, timeline: undefined, contextKey: `p/${a.detected.operationType ?? "unknown"}/${a.detected.domain ?? "unknown"}` });
+    // Another project: its own gate (and its own context key).
+    const other = await g.prepare({ ...req, project: "q" });
+    expect(other).not.toBe(a);
+    expect(other.contextKey.startsWith("q/")).toBe(true);
+    // An explicit urgency that differs from the detected one: a new gate.
+    const urgent = await g.prepare({ ...req, urgency: a.detected.urgency === "high" ? "low" : "high" });
+    expect(urgent).not.toBe(a);
+    expect(urgent.adjustment).toEqual(g.manager.adjustThreshold({ reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 }, { isProduction: false, isCriticalTask: a.detected.critical }, { ...toTask(a), urgency: a.detected.urgency === "high" ? "low" : "high" }));
     const direct = g.manager.adjustThreshold({ reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 }, { isProduction: false, isCriticalTask: a.detected.critical }, toTask(a));
     expect(a.adjustment).toEqual(direct);
 
@@ -39,8 +50,15 @@ describe("Gatekeeper adjustment memo", () => {
     for (let k = 0; k < 3; k++) await g.recordOutcome("p", ctx.operationType, ctx.domain, "accepted-failed");
     t += 120_000; // past the learner's cache TTL, so warm() reloads the stored offset
     const after = await g.prepare(req);
+    expect(after).not.toBe(a);
     expect(after.adjustment).not.toBe(a.adjustment);
     expect(after.adjustment.learnedOffset).toBeGreaterThan(0);
+    expect(await g.prepare(req)).toBe(after);
+    // A learned step in this process replaces the loaded offset at once, without waiting for the TTL.
+    await g.recordOutcome("p", ctx.operationType, ctx.domain, "accepted-failed");
+    const stepped = await g.prepare(req);
+    expect(stepped).not.toBe(after);
+    expect(stepped.adjustment.learnedOffset).toBeGreaterThan(after.adjustment.learnedOffset);
 
     // A named user is never memoised (their history moves the threshold).
     const u1 = await g.prepare({ ...req, user: "ann" });
@@ -57,13 +75,37 @@ describe("Gatekeeper adjustment memo", () => {
     // Other tools, same length and outcomes: the same detected values, so the same objects.
     expect(b.detected).toEqual(a.detected);
     expect(b.detected).toBe(a.detected);
-    expect(b.adjustment).toBe(a.adjustment);
+    expect(b).toBe(a);
     // A failed step changes the detection (success rate, health): a new adjustment, equal to the direct one.
     const c = await g.prepare({ project: "p", text: "", workflow: wf(["b.u", "b.v", "b.w"], false) });
     expect(c.detected).not.toEqual(a.detected);
     expect(c.adjustment).not.toBe(a.adjustment);
     const direct = g.manager.adjustThreshold({ reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 }, { isProduction: false, isCriticalTask: c.detected.critical }, toTask(c));
     expect(c.adjustment).toEqual(direct);
+  });
+});
+
+describe("Gatekeeper prepared-gate memo with the resource monitor on", () => {
+  let conn: Connection;
+  beforeAll(async () => {
+    conn = await pgliteBackend().open();
+  });
+  afterAll(async () => {
+    await conn?.close();
+  });
+
+  it("answers from the memo within one resource sample and prepares again after a new sample", async () => {
+    let t = Date.parse("2026-11-01T12:00:00Z");
+    const g = new Gatekeeper(conn.db, { now: () => t });
+    const req = { project: "p", text: "list the files" };
+    const a = await g.prepare(req);
+    t += 500; // within the monitor's 1 s interval: the same sample
+    expect(await g.prepare(req)).toBe(a);
+    t += 1_000; // a new sample
+    const b = await g.prepare(req);
+    expect(b).not.toBe(a);
+    expect(b.adjustment.resources).toBe(g.manager.resources());
+    expect(await g.prepare(req)).toBe(b);
   });
 });
 
