@@ -137,20 +137,27 @@ function answerOrder(p: { confidence: number; score: number; tool: string }, q: 
 
 /** True when `q` comes after `p` in the answer's order. */
 function comesAfter(s: GraphSnapshot, p: NextStepSuggestion, q: NextStepSuggestion): boolean {
-  return answerOrder({ confidence: p.confidence, score: p.score, tool: s.tools[p.tool]!.id }, { confidence: q.confidence, score: q.score, tool: s.tools[q.tool]!.id }) < 0;
+  // answerOrder(p, q) < 0 without building its arguments (tool ids read only on a tie).
+  const d = q.confidence - p.confidence || q.score - p.score;
+  return d ? d < 0 : s.tools[p.tool]!.id < s.tools[q.tool]!.id;
 }
 
 /**
- * True when the first `limit` of the model's suggestions (score desc, PageRank desc, index asc) are the first
- * `limit` of the answer's order: they are in that order and every later one comes after the last of them.
+ * The model's suggestions (score desc, PageRank desc, index asc) in the answer's order. They come sorted by
+ * score already, so an insertion sort moves only suggestions of equal score (a few comparisons each).
  */
-function leadInAnswerOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[], limit: number): boolean {
-  const n = Math.min(limit, xs.length);
-  if (n === 0) return true;
-  for (let i = 1; i < xs.length; i++) {
-    if (!comesAfter(s, xs[i < n ? i - 1 : n - 1]!, xs[i]!)) return false;
+function inAnswerOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[]): NextStepSuggestion[] {
+  const out = xs.slice();
+  for (let i = 1; i < out.length; i++) {
+    const x = out[i]!;
+    let j = i - 1;
+    while (j >= 0 && comesAfter(s, x, out[j]!)) {
+      out[j + 1] = out[j]!;
+      j--;
+    }
+    out[j + 1] = x;
   }
-  return true;
+  return out;
 }
 
 export async function runSuggest(engine: Engine, project: string, req: SuggestNextRequest) {
@@ -182,29 +189,28 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   }
   const last = req.context[req.context.length - 1];
   // Candidates ranked by the lifted confidence (then score, then tool id); the answer's objects and
-  // explanations are built for the first `limit` only. Without memory votes the model's first `limit`
-  // (ranked by score, then PageRank, then index) are usually the answer's already; the rows are then not built.
+  // explanations are built for the first `limit` only. Without memory votes the confidence is the model's and
+  // its suggestions only need their ties reordered (inAnswerOrder); with votes, every candidate gets a row.
   type Candidate = { tool: string; index: number; score: number; confidence: number; model: NextStepSuggestion | undefined; memory: ReturnType<typeof memoryCandidate> | undefined };
   let ranked: Candidate[] | undefined;
-  if (memoryVotes || !leadInAnswerOrder(s, raw.suggestions, limit)) {
+  let ordered: NextStepSuggestion[] | undefined;
+  if (memoryVotes) {
     ranked = [];
     for (const x of raw.suggestions) {
       const tool = s.tools[x.tool]!.id;
-      ranked.push({ tool, index: x.tool, score: x.score, confidence: withMemoryVote(x.confidence, memoryVotes?.get(tool)?.vote), model: x, memory: undefined });
+      ranked.push({ tool, index: x.tool, score: x.score, confidence: withMemoryVote(x.confidence, memoryVotes.get(tool)?.vote), model: x, memory: undefined });
     }
-    if (memoryVotes) {
-      const inModel = new Set(ranked.map((c) => c.tool));
-      const excluded = new Set(req.exclude ?? []);
-      for (const [tool, m] of memoryVotes) {
-        if (inModel.has(tool) || excluded.has(tool) || tool === last) continue;
-        const i = s.index.get(tool);
-        if (i === undefined) continue;
-        const c = memoryCandidate(model, ctxIdx, now, i, weights);
-        ranked.push({ tool, index: i, score: c.score, confidence: withMemoryVote(c.confidence, m.vote), model: undefined, memory: c });
-      }
+    const inModel = new Set(ranked.map((c) => c.tool));
+    const excluded = new Set(req.exclude ?? []);
+    for (const [tool, m] of memoryVotes) {
+      if (inModel.has(tool) || excluded.has(tool) || tool === last) continue;
+      const i = s.index.get(tool);
+      if (i === undefined) continue;
+      const c = memoryCandidate(model, ctxIdx, now, i, weights);
+      ranked.push({ tool, index: i, score: c.score, confidence: withMemoryVote(c.confidence, m.vote), model: undefined, memory: c });
     }
     ranked.sort(answerOrder);
-  }
+  } else ordered = inAnswerOrder(s, raw.suggestions);
   const prepared = await engine.gatekeeper.prepare({
     project,
     user: req.user,
@@ -216,11 +222,11 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   });
   const fallbacks = await projectFallbacks(engine, project);
   // Each kept candidate in its final shape, explained and gated (fields in the answer's order).
-  const kept = Math.min(limit, ranked ? ranked.length : raw.suggestions.length);
+  const kept = Math.min(limit, ranked ? ranked.length : ordered!.length);
   const suggestions: SuggestNextItem[] = new Array(kept);
   for (let k = 0; k < kept; k++) {
     const c = ranked?.[k];
-    const x = c ? c.model : raw.suggestions[k]!;
+    const x = c ? c.model : ordered![k]!;
     const index = c ? c.index : x!.tool;
     const tool = c ? c.tool : s.tools[index]!.id;
     const confidence = c ? c.confidence : x!.confidence;
