@@ -84,39 +84,59 @@ const num = (v: unknown): number | null => (typeof v === "number" && Number.isFi
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const decisionOf = (v: unknown): string | null => str((v as Obj | undefined)?.decision);
 
-/** The ranked items of an answer, in the shape every job returns (results, suggestions, DAG nodes, plan tools). */
+/**
+ * The ranked items of an answer, in the shape every job returns (results, suggestions, DAG nodes, plan tools):
+ * the first `maxItems` (a count; below 0 counts as 0), each as id, score and gate decision.
+ */
 export function summarizeAnswer(job: string, result: unknown, maxItems: number = RECOMMENDATION_LOG_DEFAULTS.maxItems): AnswerSummary {
   const r = (result ?? {}) as Obj;
-  let items: RecommendationItem[] = [];
+  const items: RecommendationItem[] = [];
+  // One loop over the kept items (every answer passes here, on the request path).
   const list = (Array.isArray(r.results) ? r.results : Array.isArray(r.suggestions) ? r.suggestions : undefined) as Obj[] | undefined;
   if (list) {
-    items = list.map((x) => ({
-      id: str(x.tool) ?? str(x.capability) ?? str(x.id) ?? "?",
-      score: num(x.score),
-      decision: decisionOf(x.gate),
-    }));
+    const end = keptItems(list.length, maxItems);
+    for (let i = 0; i < end; i++) {
+      const x = list[i]!;
+      items.push({ id: str(x.tool) ?? str(x.capability) ?? str(x.id) ?? "?", score: num(x.score), decision: decisionOf(x.gate) });
+    }
   } else if (job === "plan" || job === "dag") {
     const overall = decisionOf(r.gate);
     const tools = (Array.isArray(r.tools) ? r.tools : Array.isArray(r.nodes) ? r.nodes : []) as Obj[];
-    items = tools.map((x) => ({ id: str(x.tool) ?? "?", score: null, decision: overall }));
+    const end = keptItems(tools.length, maxItems);
+    for (let i = 0; i < end; i++) items.push({ id: str(tools[i]!.tool) ?? "?", score: null, decision: overall });
   }
-  items = items.slice(0, maxItems);
   let decision = decisionOf(r.gate);
-  if (decision === null && list) {
-    const ds = items.map((i) => i.decision);
-    decision = ds.includes("accepted") ? "accepted" : ds.includes("accepted-with-caution") ? "accepted-with-caution" : ds.length > 0 && ds.every((d) => d === "abstained") ? "abstained" : null;
-  }
+  if (decision === null && list) decision = bestDecision(items);
   const topScore = items.length > 0 && items[0]!.score !== null ? items[0]!.score : num(r.confidence) ?? num((r.confidence as Obj | undefined)?.score);
   return { items, decision: decision ?? "none", topScore };
 }
 
-const REQUEST_FIELDS = ["intent", "context", "tools", "tool", "limit", "mode", "routing", "graph", "exclude", "only", "urgency", "environment"] as const;
+/** How many of `length` items a summary keeps: at most `maxItems`, a count (fractions cut, below 0 is 0). */
+function keptItems(length: number, maxItems: number): number {
+  return maxItems > 0 ? Math.min(length, Math.trunc(maxItems)) : 0;
+}
+
+/** An answer's decision from its items': accepted if any is, else with caution if any is, else abstained if all are. */
+function bestDecision(items: readonly RecommendationItem[]): string | null {
+  let caution = false;
+  let abstained = 0;
+  for (const i of items) {
+    if (i.decision === "accepted") return "accepted";
+    if (i.decision === "accepted-with-caution") caution = true;
+    else if (i.decision === "abstained") abstained++;
+  }
+  return caution ? "accepted-with-caution" : items.length > 0 && abstained === items.length ? "abstained" : null;
+}
+
+const REQUEST_FIELDS = new Set(["intent", "context", "tools", "tool", "limit", "mode", "routing", "graph", "exclude", "only", "urgency", "environment"]);
 
 /** The request fields worth keeping (lists cut to 20 entries, texts to 500 characters). */
 export function summarizeRequest(req: unknown): Record<string, unknown> {
   const r = (req ?? {}) as Obj;
   const out: Record<string, unknown> = {};
-  for (const k of REQUEST_FIELDS) {
+  // The request's own keys (a request has a few; the kept fields are a dozen).
+  for (const k of Object.keys(r)) {
+    if (!REQUEST_FIELDS.has(k)) continue;
     const v = r[k];
     if (v === undefined) continue;
     if (typeof v === "string") out[k] = v.slice(0, 500);
@@ -126,19 +146,26 @@ export function summarizeRequest(req: unknown): Record<string, unknown> {
   return out;
 }
 
-/** Random bytes drawn 3 KiB at a time (one system call per 512 ids instead of one per id, as crypto.randomUUID does). */
-let entropy = Buffer.alloc(0);
+/** Random bytes drawn 3 KiB at a time, as hex (one system call and one encoding per 512 ids, not one per id as crypto.randomUUID does). */
+let entropy = "";
 let entropyAt = 0;
+/** The last time stamp and its base-36 text (answers of the same millisecond share it). */
+let stampAt = Number.NaN;
+let stamp = "";
 
 /** A new answer id: time-ordered (base-36 ms) plus 48 random bits. */
 export function newRecommendationId(now: number): string {
-  if (entropyAt + 6 > entropy.length) {
-    entropy = randomBytes(6 * 512);
+  if (entropyAt + 12 > entropy.length) {
+    entropy = randomBytes(6 * 512).toString("hex");
     entropyAt = 0;
   }
-  const bits = entropy.toString("hex", entropyAt, entropyAt + 6);
-  entropyAt += 6;
-  return `rec_${now.toString(36)}${bits}`;
+  const bits = entropy.slice(entropyAt, entropyAt + 12);
+  entropyAt += 12;
+  if (now !== stampAt) {
+    stampAt = now;
+    stamp = now.toString(36);
+  }
+  return `rec_${stamp}${bits}`;
 }
 
 export class RecommendationLog {

@@ -1,11 +1,12 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
+import fc from "fast-check";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { liveMetrics } from "../../src/services/live-metrics.ts";
-import { RecommendationLog, summarizeAnswer } from "../../src/services/recommendation-log.ts";
+import { newRecommendationId, RecommendationLog, summarizeAnswer, summarizeRequest } from "../../src/services/recommendation-log.ts";
 import { countRecommendations, joinedRecommendations } from "../../src/store/recommendations.ts";
 import type { Database } from "../../src/store/schema.ts";
 
@@ -171,4 +172,64 @@ describe("recommendation log through the facade", () => {
     });
     expect(summarizeAnswer("search", { results: [] })).toEqual({ items: [], decision: "none", topScore: null });
   });
+
+  it("newRecommendationId: time-ordered prefix, 48 random bits, distinct across entropy refills", () => {
+    const ids = Array.from({ length: 2_000 }, (_, i) => newRecommendationId(NOW + (i < 1_000 ? 0 : 1)));
+    expect(new Set(ids).size).toBe(2_000);
+    for (const id of ids.slice(0, 1_000)) expect(id).toMatch(new RegExp(`^rec_${NOW.toString(36)}[0-9a-f]{12}$`));
+    for (const id of ids.slice(1_000)) expect(id.startsWith(`rec_${(NOW + 1).toString(36)}`)).toBe(true);
+  });
+
+  it("summarizeRequest keeps the known fields only, lists cut to 20 entries and texts to 500 characters", () => {
+    const context = Array.from({ length: 30 }, (_, i) => `t${i}`);
+    const r = summarizeRequest({ intent: "x".repeat(600), context, limit: 3, user: "ann", session: "s", explain: true, environment: { production: true }, exclude: undefined });
+    expect(r).toEqual({ intent: "x".repeat(500), context: context.slice(0, 20), limit: 3, environment: { production: true } });
+    expect(summarizeRequest(undefined)).toEqual({});
+  });
+
+  it("summarizeAnswer equals its plain reading (map every item, keep the first maxItems, decide over them) on random answers", () => {
+    const decision = fc.constantFrom("accepted", "accepted-with-caution", "abstained", undefined, 3);
+    const item = fc.record({ tool: fc.option(fc.constantFrom("a", "b", "c"), { nil: undefined }), capability: fc.option(fc.constant("cap"), { nil: undefined }), id: fc.option(fc.constant("x"), { nil: undefined }), score: fc.oneof(fc.double(), fc.constant(undefined), fc.constant("0.5")), gate: fc.option(fc.record({ decision }), { nil: undefined }) }, { requiredKeys: [] });
+    const answer = fc.record(
+      {
+        results: fc.array(item, { maxLength: 25 }),
+        suggestions: fc.array(item, { maxLength: 25 }),
+        tools: fc.array(item, { maxLength: 25 }),
+        nodes: fc.array(item, { maxLength: 25 }),
+        gate: fc.record({ decision }),
+        confidence: fc.oneof(fc.double(), fc.record({ score: fc.double() })),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.constantFrom("search", "next", "dag", "plan", "capabilities"), answer, fc.integer({ min: 0, max: 30 }), (job, r, maxItems) => {
+        expect(summarizeAnswer(job, r, maxItems)).toEqual(plainSummary(job, r, maxItems));
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
+
+/** The summary read plainly: every item mapped, the first maxItems kept, the decision over the kept ones. */
+function plainSummary(job: string, result: unknown, maxItems: number) {
+  type Obj = Record<string, unknown>;
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+  const str = (v: unknown) => (typeof v === "string" ? v : null);
+  const decisionOf = (v: unknown) => str((v as Obj | undefined)?.decision);
+  const r = (result ?? {}) as Obj;
+  let items: { id: string; score: number | null; decision: string | null }[] = [];
+  const list = (Array.isArray(r.results) ? r.results : Array.isArray(r.suggestions) ? r.suggestions : undefined) as Obj[] | undefined;
+  if (list) items = list.map((x) => ({ id: str(x.tool) ?? str(x.capability) ?? str(x.id) ?? "?", score: num(x.score), decision: decisionOf(x.gate) }));
+  else if (job === "plan" || job === "dag") {
+    const tools = (Array.isArray(r.tools) ? r.tools : Array.isArray(r.nodes) ? r.nodes : []) as Obj[];
+    items = tools.map((x) => ({ id: str(x.tool) ?? "?", score: null, decision: decisionOf(r.gate) }));
+  }
+  items = items.slice(0, maxItems);
+  let decision = decisionOf(r.gate);
+  if (decision === null && list) {
+    const ds = items.map((i) => i.decision);
+    decision = ds.includes("accepted") ? "accepted" : ds.includes("accepted-with-caution") ? "accepted-with-caution" : ds.length > 0 && ds.every((d) => d === "abstained") ? "abstained" : null;
+  }
+  const topScore = items.length > 0 && items[0]!.score !== null ? items[0]!.score : (num(r.confidence) ?? num((r.confidence as Obj | undefined)?.score));
+  return { items, decision: decision ?? "none", topScore };
+}

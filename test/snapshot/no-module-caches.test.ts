@@ -22,6 +22,7 @@ const ALLOWED = new Set([
   "src/store/migrate.ts: CATALOG_RACE_CODES",
   "src/mcp/origin.ts: LOOPBACK_HOSTS",
   "src/services/live-metrics.ts: ACCEPTED_DECISIONS",
+  "src/services/recommendation-log.ts: REQUEST_FIELDS",
   "src/services/search.ts: NO_COSINES",
 ]);
 
