@@ -41,8 +41,18 @@ export const INT4 = { min: -(2 ** 31), max: 2 ** 31 - 1 } as const;
 const ID_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** True when every character is printable ASCII (U+0020..U+007E): none of the forbidden ones can occur. */
+function printableAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
 /** Why an id is unusable, or undefined. */
 export function idProblem(s: string): string | undefined {
+  if (printableAscii(s)) return undefined;
   const bad = ID_FORBIDDEN.exec(s);
   if (bad) return `must not contain control, format or line-separator characters (found U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")} at index ${bad.index})`;
   if (LONE_SURROGATE.test(s)) return "must be well-formed Unicode (found a lone surrogate)";
@@ -55,11 +65,13 @@ export const safeId = (max: number = LIMITS.idLength) =>
     .string()
     .min(1, "must not be empty")
     .max(max, `must be at most ${max} characters`)
-    .superRefine((s, ctx) => {
+    .check((ctx) => {
+      // One plain check (superRefine builds an addIssue closure per value; every request id passes here).
+      const s = ctx.value;
       const problem = idProblem(s);
-      if (problem) ctx.addIssue({ code: "custom", message: problem });
-    })
-    .refine((s) => s.trim() === s, "must not start or end with white space");
+      if (problem) ctx.issues.push({ code: "custom", message: problem, input: s });
+      if (s.trim() !== s) ctx.issues.push({ code: "custom", message: "must not start or end with white space", input: s });
+    });
 
 const NUL_MESSAGE = "must not contain the NUL character (U+0000)";
 
