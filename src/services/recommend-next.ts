@@ -9,6 +9,7 @@ import { learnWeights, type TrainingExample } from "../../algorithms/prediction/
 import { DEFAULTS as NEXT_DEFAULTS, type NextStepModel, type NextStepSuggestion, type NextStepWeights, nextStepTerms, suggestNextSteps, weighNextStepTerms } from "../../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import type { SuggestNextRequest } from "../api/requests.ts";
+import { derivedKey } from "../snapshot/derived.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { projectConfig, setProjectConfig } from "../store/projects.ts";
 import { loadExecutionSequences } from "../store/reads.ts";
@@ -135,23 +136,38 @@ function answerOrder(p: { confidence: number; score: number; tool: string }, q: 
   return q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1);
 }
 
-/** True when `q` comes after `p` in the answer's order. */
-function comesAfter(s: GraphSnapshot, p: NextStepSuggestion, q: NextStepSuggestion): boolean {
-  // answerOrder(p, q) < 0 without building its arguments (tool ids read only on a tie).
+const TOOL_ID_RANK = derivedKey<Int32Array>("tool id rank", "catalog");
+
+/** Each tool's position in the ascending order of tool ids (derived state of the catalog; ids are unique). */
+export function toolIdRank(s: GraphSnapshot): Int32Array {
+  return s.derived(TOOL_ID_RANK, () => {
+    const ids = s.tools.map((t) => t.id);
+    const order = ids.map((_, i) => i).sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1));
+    const rank = new Int32Array(ids.length);
+    order.forEach((i, r) => {
+      rank[i] = r;
+    });
+    return rank;
+  });
+}
+
+/** True when `q` comes after `p` in the answer's order: answerOrder(p, q) < 0, tool ids compared by rank. */
+function comesAfter(rank: Int32Array, p: NextStepSuggestion, q: NextStepSuggestion): boolean {
   const d = q.confidence - p.confidence || q.score - p.score;
-  return d ? d < 0 : s.tools[p.tool]!.id < s.tools[q.tool]!.id;
+  return d ? d < 0 : rank[p.tool]! < rank[q.tool]!;
 }
 
 /**
  * The model's suggestions (score desc, PageRank desc, index asc) in the answer's order. They come sorted by
- * score already, so an insertion sort moves only suggestions of equal score (a few comparisons each).
+ * score already, so an insertion sort moves only suggestions of equal score, compared by tool id rank.
  */
 function inAnswerOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[]): NextStepSuggestion[] {
+  const rank = toolIdRank(s);
   const out = xs.slice();
   for (let i = 1; i < out.length; i++) {
     const x = out[i]!;
     let j = i - 1;
-    while (j >= 0 && comesAfter(s, x, out[j]!)) {
+    while (j >= 0 && comesAfter(rank, x, out[j]!)) {
       out[j + 1] = out[j]!;
       j--;
     }
