@@ -108,7 +108,7 @@ export class Toolgraph implements RecommenderApi {
   protected async cached<T>(op: string, project: string, req: unknown, compute: () => Promise<T>): Promise<T & { recommendationId?: string }> {
     const started = performance.now();
     if (!this.engine.calibrationsLoaded.has(project)) await ensureCalibrationLoaded(this.engine, project);
-    const s = await this.engine.snapshot(project);
+    const s = this.engine.cachedSnapshot(project) ?? (await this.engine.snapshot(project));
     // A request naming a workflow appends to its detection timeline: its answer depends on the calls before.
     const fresh = this.results.capacity === 0 || (req as { workflow?: { id?: string } }).workflow?.id !== undefined;
     let result: T;

@@ -118,6 +118,15 @@ export class Engine {
     return this.conn.db;
   }
 
+  /**
+   * The cached read model of a project while it needs no version check (within `versionCheckMs` of the last),
+   * else undefined: a synchronous fast path for `snapshot`, which callers await only on undefined.
+   */
+  cachedSnapshot(project: string): GraphSnapshot | undefined {
+    const cached = this.snapshots.get(project);
+    return cached && this.now() - cached.checkedAt < this.versionCheckMs ? cached.snapshot : undefined;
+  }
+
   /** The read model of a project, fresh to within `versionCheckMs` of other processes' writes. */
   async snapshot(project: string): Promise<GraphSnapshot> {
     const cached = this.snapshots.get(project);

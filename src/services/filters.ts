@@ -21,12 +21,17 @@ export function filtersAnything(s: GraphSnapshot, tags: readonly string[] | unde
 
 /** The project's configuration, re-read at most once per second (configuration, not graph data). */
 export async function cachedProjectConfig(engine: Engine, project: string): Promise<ProjectConfig> {
-  const m = engine.projectConfigs;
-  const hit = m.get(project);
-  if (hit && performance.now() - hit.at < 1000) return hit.config;
+  const hit = cachedProjectConfigNow(engine, project);
+  if (hit) return hit;
   const config = await projectConfig(engine.db, project);
-  m.set(project, { at: performance.now(), config });
+  engine.projectConfigs.set(project, { at: performance.now(), config });
   return config;
+}
+
+/** The cached configuration while it is fresh (under a second old), else undefined: await cachedProjectConfig then. */
+export function cachedProjectConfigNow(engine: Engine, project: string): ProjectConfig | undefined {
+  const hit = engine.projectConfigs.get(project);
+  return hit && performance.now() - hit.at < 1000 ? hit.config : undefined;
 }
 
 /** Forgets the cached configuration after this engine changed it. */
@@ -36,6 +41,10 @@ export function forgetProjectConfig(engine: Engine, project: string): void {
 
 /** The tools offered instead when the gate abstains (seed 002 fallbacks): project config `fallbackTools`. */
 export async function projectFallbacks(engine: Engine, project: string): Promise<string[]> {
-  const cfg = await cachedProjectConfig(engine, project);
+  return fallbacksOf(cachedProjectConfigNow(engine, project) ?? (await cachedProjectConfig(engine, project)));
+}
+
+/** The fallback tools of a project configuration (its `fallbackTools` strings). */
+export function fallbacksOf(cfg: ProjectConfig): string[] {
   return Array.isArray(cfg.fallbackTools) ? cfg.fallbackTools.filter((t): t is string => typeof t === "string") : [];
 }

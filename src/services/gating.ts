@@ -200,9 +200,7 @@ export class Gatekeeper {
    */
   private async prepareAnonymous(req: GateRequestContext, workflow: WorkflowContext | undefined): Promise<PreparedGate> {
     const detected = this.detectOnce(req.text, workflow);
-    const sim = req.similarPastSuccess;
-    const env = req.environment;
-    const key = `${req.project}\u0000${env?.production ? 1 : 0}${(env?.critical ?? detected.critical) ? 1 : 0}\u0000${req.urgency ?? ""}\u0000${sim ? `${sim.rate}/${sim.executions}` : ""}`;
+    const key = this.memoKey(req, detected);
     const resources = this.manager.resources();
     let memo = this.prepared.get(detected);
     const hit = memo?.get(key);
@@ -219,6 +217,24 @@ export class Gatekeeper {
     if (memo.size >= PREPARED_MEMO && !memo.has(key)) memo.delete(memo.keys().next().value!);
     memo.set(key, { gate, resources, learned, freshUntil: this.learner.freshUntil(contextKeyOf(task)) });
     return gate;
+  }
+
+  /**
+   * The prepared gate `prepare` would answer from its memo, synchronously, or undefined (a named user, a
+   * workflow, a first request or a stale entry: await `prepare` then). Same memo, same conditions.
+   */
+  preparedNow(req: GateRequestContext): PreparedGate | undefined {
+    if (req.user || req.requestWorkflow || req.workflowId !== undefined) return undefined;
+    const detected = this.detectOnce(req.text, req.workflow);
+    const hit = this.prepared.get(detected)?.get(this.memoKey(req, detected));
+    return hit !== undefined && hit.resources === this.manager.resources() && hit.learned === this.learner.version && this.now() < hit.freshUntil ? hit.gate : undefined;
+  }
+
+  /** The memo key of an anonymous request besides its detection: project, environment, urgency, similar-past success. */
+  private memoKey(req: GateRequestContext, detected: DetectedContext): string {
+    const sim = req.similarPastSuccess;
+    const env = req.environment;
+    return `${req.project}\u0000${env?.production ? 1 : 0}${(env?.critical ?? detected.critical) ? 1 : 0}\u0000${req.urgency ?? ""}\u0000${sim ? `${sim.rate}/${sim.executions}` : ""}`;
   }
 
   /** The task and environment the threshold rules read: the detection with the request's explicit fields. */

@@ -16,7 +16,7 @@ import { loadExecutionSequences } from "../store/reads.ts";
 import type { AnalyticsView } from "./analytics.ts";
 import { startOnce } from "./background.ts";
 import type { Engine } from "./engine.ts";
-import { cachedProjectConfig, forgetProjectConfig, projectFallbacks } from "./filters.ts";
+import { cachedProjectConfig, cachedProjectConfigNow, fallbacksOf, forgetProjectConfig, projectFallbacks } from "./filters.ts";
 import { type GatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { resolveKnownTools, resolveTools } from "./resolve.ts";
@@ -52,8 +52,8 @@ export async function weightsFor(
   mode: "seed" | "learned" | "markov" | "auto" | undefined,
   opts: { awaitFit?: boolean } = {},
 ): Promise<NextStepWeights> {
-  if (mode === "markov") return MARKOV_WEIGHTS;
-  if (mode === "seed") return NEXT_DEFAULTS.weights;
+  const now = weightsNow(engine, project, mode);
+  if (now) return now;
   const cfg = await cachedProjectConfig(engine, project);
   const stored = cfg.nextStepWeights as NextStepWeights | undefined;
   if (stored) return stored;
@@ -72,6 +72,13 @@ export async function weightsFor(
   return NEXT_DEFAULTS.weights;
 }
 
+
+/** The weights `weightsFor` answers without I/O (a fixed mode, or stored weights in the cached configuration), else undefined. */
+export function weightsNow(engine: Engine, project: string, mode: "seed" | "learned" | "markov" | "auto" | undefined): NextStepWeights | undefined {
+  if (mode === "markov") return MARKOV_WEIGHTS;
+  if (mode === "seed") return NEXT_DEFAULTS.weights;
+  return cachedProjectConfigNow(engine, project)?.nextStepWeights as NextStepWeights | undefined;
+}
 
 /** Training examples from executions: each prefix's true next tool vs the other top candidates. */
 export function trainingExamples(
@@ -178,11 +185,12 @@ function inAnswerOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[]): Nex
 
 export async function runSuggest(engine: Engine, project: string, req: SuggestNextRequest) {
   const t0 = performance.now();
-  const s = await engine.snapshot(project);
+  // Synchronous fast paths (cached snapshot, weights, gate, configuration) before their awaited forms.
+  const s = engine.cachedSnapshot(project) ?? (await engine.snapshot(project));
   // The analytics of this snapshot (engine.analytics would look the snapshot up again).
   const a = engine.analyticsCache.get(s);
   const mode = req.mode;
-  const weights = mode === "markov" ? MARKOV_WEIGHTS : mode === "seed" ? NEXT_DEFAULTS.weights : await weightsFor(engine, project, mode);
+  const weights = weightsNow(engine, project, mode) ?? (await weightsFor(engine, project, mode));
   const limit = req.limit ?? 5;
   const now = engine.now();
   const ctxIdx = resolveTools(s, req.context, "context");
@@ -227,16 +235,19 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     }
     ranked.sort(answerOrder);
   } else ordered = inAnswerOrder(s, raw.suggestions);
-  const prepared = await engine.gatekeeper.prepare({
+  const gateRequest = {
     project,
     user: req.user,
     text: req.intent ?? "",
     workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
     environment: req.environment,
-    urgency: req.urgency, requestWorkflow: req.workflow,
+    urgency: req.urgency,
+    requestWorkflow: req.workflow,
     similarPastSuccess: similarSuccess,
-  });
-  const fallbacks = await projectFallbacks(engine, project);
+  };
+  const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
+  const config = cachedProjectConfigNow(engine, project);
+  const fallbacks = config ? fallbacksOf(config) : await projectFallbacks(engine, project);
   // Each kept candidate in its final shape, explained and gated (fields in the answer's order).
   const kept = Math.min(limit, ranked ? ranked.length : ordered!.length);
   const suggestions: SuggestNextItem[] = new Array(kept);
