@@ -539,7 +539,7 @@ export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: 
 
 export async function runBuildDag(engine: Engine, project: string, req: BuildDagRequest & { graph?: DagGraph }) {
   const t0 = performance.now();
-  const s = await engine.snapshot(project);
+  const s = engine.cachedSnapshot(project) ?? (await engine.snapshot(project));
   const selected = resolveTools(s, req.tools, "tools");
   if (new Set(selected).size !== selected.length) throw badRequest("tools", "each tool may appear once");
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
@@ -549,7 +549,8 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   // The request's intent (optional) orients pairs the history never saw in succession (mention-order.ts).
   const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, req.intent ? { intent: req.intent } : {});
   const confidence = dagConfidence(dag);
-  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
+  const gateRequest = { project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow };
+  const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
   const gate = engine.gatekeeper.gateItem("dag", confidence, prepared);
   const described = describeDag(s, dag);
   // A literal (no spread of the description): answers keep one hidden class, and so do their copies.
@@ -572,7 +573,7 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
 
 export async function runPlan(engine: Engine, project: string, req: PlanRequest & { graph?: DagGraph; closureDepth?: number }) {
   const t0 = performance.now();
-  const s = await engine.snapshot(project);
+  const s = engine.cachedSnapshot(project) ?? (await engine.snapshot(project));
   const limit = req.limit ?? 5;
   const ranking = await rankSearch(engine, project, {
     intent: req.intent,
@@ -641,7 +642,8 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   for (const i of mainIdx) visit(i);
   for (const r of found.results) if (!ranked.includes(r.tool)) ranked.push(r.tool);
   const confidence = planConfidence(main.map((r) => r.score));
-  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
+  const gateRequest = { project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow };
+  const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
   const gate = engine.gatekeeper.gateItem("plan", confidence, prepared);
   const described = describeDag(s, dag);
   return {
