@@ -4,7 +4,7 @@
  * field gives the same error ("field: problem") through every door.
  */
 import { z } from "zod";
-import { safeId, safeText } from "../formats/schemas.ts";
+import { safeId, safeIdList, safeText } from "../formats/schemas.ts";
 
 // Ids and texts refuse what the database cannot hold (NUL) or an id must not carry (controls, U+2028 …).
 const toolId = safeId(256);
@@ -72,12 +72,12 @@ export const searchRequest = z
   .object({
     intent: text.describe("The task in plain words (what you want to do, not a tool name)"),
     /** Tools already in the workflow (context for the graph term). */
-    context: z.array(toolId).max(100).optional().describe("Tool ids already used in this workflow, in order (tools used with them rank higher)"),
+    context: safeIdList({ max: 100 }).optional().describe("Tool ids already used in this workflow, in order (tools used with them rank higher)"),
     limit: limit.optional().describe("How many tools to return (1-100, default 10)"),
     /** Tools that must not be returned (failed, unavailable). */
-    exclude: z.array(toolId).max(1000).optional().describe("Tool ids never to return (failed or unavailable ones)"),
+    exclude: safeIdList({ max: 1000 }).optional().describe("Tool ids never to return (failed or unavailable ones)"),
     /** Manual override: force these tools first, still explained. */
-    only: z.array(toolId).max(100).optional().describe("Tool ids to rank first regardless of score (still explained and gated)"),
+    only: safeIdList({ max: 100 }).optional().describe("Tool ids to rank first regardless of score (still explained and gated)"),
     /** active (default: an explicit request) or passive (suggesting during a workflow: α by heat diffusion from the context). */
     mode: z
       .enum(["active", "passive"])
@@ -101,9 +101,9 @@ export const searchRequest = z
 export const suggestNextRequest = z
   .object({
     /** Tools that completed successfully so far, in order. */
-    context: z.array(toolId).max(200).describe("Tool ids that completed successfully so far, in order (empty at the start)"),
+    context: safeIdList({ max: 200 }).describe("Tool ids that completed successfully so far, in order (empty at the start)"),
     /** Tools that failed or are unavailable: never suggested. */
-    exclude: z.array(toolId).max(1000).optional().describe("Tool ids that failed or are unavailable: never suggested"),
+    exclude: safeIdList({ max: 1000 }).optional().describe("Tool ids that failed or are unavailable: never suggested"),
     /** Optional intent of the workflow (intent memory, detection). */
     intent: safeText(4000).optional().describe("The workflow's goal in plain words (similar past workflows then count more)"),
     limit: limit.optional().describe("How many suggestions to return (1-100, default 5)"),
@@ -126,7 +126,7 @@ export const matchCapabilitiesRequest = z
 
 export const discoverCapabilitiesRequest = z
   .object({
-    context: z.array(toolId).min(1).max(200).describe("Tool ids in use in this workflow (at least one)"),
+    context: safeIdList({ min: 1, max: 200 }).describe("Tool ids in use in this workflow (at least one)"),
     limit: limit.optional().describe("How many capabilities to return (1-100, default 5)"),
     ...gateFields,
   })
@@ -140,7 +140,7 @@ const schemaEdges = z
 
 export const buildDagRequest = z
   .object({
-    tools: z.array(toolId).min(1).max(200).describe("The tool ids to order (each once)"),
+    tools: safeIdList({ min: 1, max: 200 }).describe("The tool ids to order (each once)"),
     intent: text
       .optional()
       .describe("The request in plain words (optional): where the history never saw two of the tools in succession, the order the intent mentions them orients the dependency between them"),
@@ -154,7 +154,7 @@ export const planRequest = z
   .object({
     intent: text.describe("The goal in plain words"),
     limit: limit.optional().describe("How many main tools to plan around (1-100, default 5)"),
-    exclude: z.array(toolId).max(1000).optional().describe("Tool ids never to use (failed or unavailable ones)"),
+    exclude: safeIdList({ max: 1000 }).optional().describe("Tool ids never to use (failed or unavailable ones)"),
     schemaEdges,
     ...caps,
     ...gateFields,
@@ -164,7 +164,7 @@ export const planRequest = z
 export const alternativesRequest = z
   .object({
     tool: toolId.describe("The tool id to replace (it failed, is unavailable, too slow or too costly)"),
-    context: z.array(toolId).max(200).optional().describe("Tool ids already used in this workflow (never proposed)"),
+    context: safeIdList({ max: 200 }).optional().describe("Tool ids already used in this workflow (never proposed)"),
     limit: limit.optional().describe("How many alternatives to return (1-100, default 5)"),
     ...caps,
     ...gateFields,

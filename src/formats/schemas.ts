@@ -73,6 +73,42 @@ export const safeId = (max: number = LIMITS.idLength) =>
       if (s.trim() !== s) ctx.issues.push({ code: "custom", message: "must not start or end with white space", input: s });
     });
 
+/**
+ * A list of ids (each as `safeId(idMax)` requires) with at least `min` and at most `max` entries, validated in
+ * one pass over the list: the element schema checks only the type (its length bounds are declared for JSON
+ * Schema) and one check on the list reports each element's problems with its index, before the list's own
+ * bounds, in the order `z.array(safeId(idMax)).min(min).max(max)` reports them (a list over `max` reports only
+ * that). Unlike that schema, a list holding a non-string reports only the type errors.
+ */
+/** Characters (code points) of a string, as zod's string length bounds count them: a surrogate pair is one. */
+function codePoints(s: string): number {
+  let count = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    if ((s.charCodeAt(i) & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      count--;
+      i++;
+    }
+  }
+  return count;
+}
+
+export const safeIdList = (bounds: { min?: number; max: number }, idMax: number = LIMITS.idLength) => {
+  const list = z.array(z.string().meta({ minLength: 1, maxLength: idMax })).check((ctx) => {
+    const ids = ctx.value;
+    // A list over its bound reports only that (zod checks it before the elements).
+    if (ids.length > bounds.max) return;
+    for (let i = 0; i < ids.length; i++) {
+      const s = ids[i]!;
+      if (s.length === 0) ctx.issues.push({ code: "custom", message: "must not be empty", input: s, path: [i] });
+      if (s.length > idMax && codePoints(s) > idMax) ctx.issues.push({ code: "custom", message: `must be at most ${idMax} characters`, input: s, path: [i] });
+      const problem = idProblem(s);
+      if (problem) ctx.issues.push({ code: "custom", message: problem, input: s, path: [i] });
+      if (s.trim() !== s) ctx.issues.push({ code: "custom", message: "must not start or end with white space", input: s, path: [i] });
+    }
+  });
+  return (bounds.min !== undefined ? list.min(bounds.min) : list).max(bounds.max);
+};
+
 const NUL_MESSAGE = "must not contain the NUL character (U+0000)";
 
 /** Free text up to `max` characters; any character but NUL (PostgreSQL text cannot hold it). */

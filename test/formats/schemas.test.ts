@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { searchRequest } from "../../src/api/requests.ts";
-import { capabilitySchema, catalogSchema, dependencyCycle, executionSchema, idProblem, jsonProblem, LIMITS, toolSchema } from "../../src/formats/schemas.ts";
+import { z } from "zod";
+import { capabilitySchema, catalogSchema, dependencyCycle, executionSchema, idProblem, jsonProblem, LIMITS, safeId, safeIdList, toolSchema } from "../../src/formats/schemas.ts";
 
 function fieldsOf(r: { success: boolean; error?: { issues: { path: PropertyKey[] }[] } }): string[] {
   expect(r.success).toBe(false);
@@ -123,3 +124,38 @@ describe("capability dependencies", () => {
     expect(dependencyCycle(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["b"]]]))).toEqual(["b", "c", "b"]);
   });
 });
+
+describe("safeIdList", () => {
+  const issues = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
+    r.success ? [] : r.error!.issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`);
+  // The per-element reading it replaces (each element a safeId, then the list's bounds).
+  const plain = (b: { min?: number; max: number }, idMax: number) => {
+    const l = z.array(safeId(idMax));
+    return (b.min !== undefined ? l.min(b.min) : l).max(b.max);
+  };
+
+  it("property: on lists of strings, accepts, outputs and reports (field and message, in order) as z.array(safeId)", () => {
+    const id = fc.oneof(fc.string({ unit: "binary", maxLength: 12 }), fc.constantFrom("", " a", "a ", "ok", "x".repeat(13), "a\u0000b", "\u2028", "tool.id"));
+    fc.assert(
+      fc.property(fc.array(id, { maxLength: 8 }), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 3, max: 8 }), fc.integer({ min: 1, max: 12 }), (ids, min, max, idMax) => {
+        const a = safeIdList({ min, max }, idMax).safeParse(ids);
+        const b = plain({ min, max }, idMax).safeParse(ids);
+        expect(a.success).toBe(b.success);
+        if (a.success && b.success) expect(a.data).toEqual(b.data);
+        expect(issues(a)).toEqual(issues(b));
+      }),
+      { seed: 22, numRuns: 1_000 },
+    );
+  });
+
+  it("a list holding a non-string reports the type errors only (the first problem is the same)", () => {
+    const r = safeIdList({ max: 5 }).safeParse([3, " a"]);
+    expect(issues(r)).toEqual(["0: Invalid input: expected string, received number"]);
+    expect(issues(plain({ max: 5 }, LIMITS.idLength).safeParse([3, " a"]))[0]).toBe(issues(r)[0]);
+  });
+
+  it("declares the same JSON Schema as the per-element form", () => {
+    expect(z.toJSONSchema(safeIdList({ min: 1, max: 200 }, 256))).toEqual(z.toJSONSchema(plain({ min: 1, max: 200 }, 256)));
+  });
+});
+
