@@ -9,7 +9,10 @@
  * (every `flushMs`, or at once when `batchSize` rows wait); `close()` flushes what is left.
  * The batch-size flush starts inside the request that filled the batch, on purpose: a caller awaiting one
  * call after another never lets the event loop turn (every await resolves as a microtask on the embedded
- * database), so a flush left to a timer or setImmediate would not run and the queue would fill to `maxQueue`. A failed write
+ * database), so a flush left to a timer or setImmediate would not run and the queue would fill to `maxQueue`.
+ * Its write still waits until the microtask queue drains once (node-postgres hands out a pooled connection on
+ * process.nextTick): at the caller's next await of real I/O, at the latest the engine's version check (every
+ * `versionCheckMs`); meanwhile answers queue behind it and it writes them before it ends. A failed write
  * is logged and dropped (bounded: at most `maxQueue` rows wait), never failing the request.
  *
  * Retention (defaults): the newest 100,000 answers per project and at most 30 days, applied to a project
