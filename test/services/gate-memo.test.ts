@@ -9,15 +9,17 @@ import { Gatekeeper, gatedItem } from "../../src/services/gating.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 
+// One embedded database for the file; the describes use their own projects, so learned offsets never cross.
+let conn: Connection;
+beforeAll(async () => {
+  conn = await pgliteBackend().open();
+});
+afterAll(async () => {
+  await conn?.close();
+});
+
 describe("Gatekeeper prepared-gate memo", () => {
-  let conn: Connection;
   let t = Date.parse("2026-11-01T12:00:00Z");
-  beforeAll(async () => {
-    conn = await pgliteBackend().open();
-  });
-  afterAll(async () => {
-    await conn?.close();
-  });
 
   it("reuses the adjustment of identical anonymous requests and recomputes it when an input changes", async () => {
     const g = new Gatekeeper(conn.db, { now: () => t, resources: false });
@@ -86,18 +88,11 @@ describe("Gatekeeper prepared-gate memo", () => {
 });
 
 describe("Gatekeeper prepared-gate memo with the resource monitor on", () => {
-  let conn: Connection;
-  beforeAll(async () => {
-    conn = await pgliteBackend().open();
-  });
-  afterAll(async () => {
-    await conn?.close();
-  });
 
   it("answers from the memo within one resource sample and prepares again after a new sample", async () => {
     let t = Date.parse("2026-11-01T12:00:00Z");
     const g = new Gatekeeper(conn.db, { now: () => t });
-    const req = { project: "p", text: "list the files" };
+    const req = { project: "r", text: "list the files" };
     const a = await g.prepare(req);
     t += 500; // within the monitor's 1 s interval: the same sample
     expect(await g.prepare(req)).toBe(a);
@@ -115,17 +110,10 @@ function toTask(p: { project: string; detected: import("../../algorithms/thresho
 }
 
 describe("Gatekeeper detection memo", () => {
-  let conn: Connection;
-  beforeAll(async () => {
-    conn = await pgliteBackend().open();
-  });
-  afterAll(async () => {
-    await conn?.close();
-  });
 
   it("never answers from a detection of an older chain (detector added or removed, detection off or on)", async () => {
     const g = new Gatekeeper(conn.db, { now: () => Date.parse("2026-11-01T12:00:00Z"), resources: false });
-    const req = { project: "p", text: "deploy the hotfix to production now", workflow: { steps: [{ tool: "a.x", success: true }], replans: 0 } };
+    const req = { project: "d", text: "deploy the hotfix to production now", workflow: { steps: [{ tool: "a.x", success: true }], replans: 0 } };
     const before = await g.prepare(req);
     expect(before.detected.detectedBy).toEqual(["RuleBasedDetector"]);
     // A custom detector without an input key: the memo keys on the whole input under the new chain.
@@ -145,17 +133,10 @@ describe("Gatekeeper detection memo", () => {
 });
 
 describe("Gatekeeper.gateItem", () => {
-  let conn: Connection;
-  beforeAll(async () => {
-    conn = await pgliteBackend().open();
-  });
-  afterAll(async () => {
-    await conn?.close();
-  });
 
   it("equals gatedItem(gate(…)) field by field, with and without a calibration, for scores outside [0, 1] too", async () => {
     const g = new Gatekeeper(conn.db, { now: () => Date.parse("2026-11-01T12:00:00Z"), resources: false });
-    const prepared = await g.prepare({ project: "p", text: "deploy the hotfix to production now" });
+    const prepared = await g.prepare({ project: "g", text: "deploy the hotfix to production now" });
     const scores = [-0.2, 0, 0.1, 0.3, prepared.adjustment.adjustedThreshold, 0.75, 0.85, 0.9, 1, 1.3];
     const check = () => {
       for (const s of scores) {
@@ -169,7 +150,7 @@ describe("Gatekeeper.gateItem", () => {
     expect(g.gateItem("search", 0.95, prepared).decision).toBe("accepted");
     // A calibration that maps every score to P = 0.5: the gate decides on P, below this threshold.
     expect(prepared.adjustment.adjustedThreshold).toBeGreaterThan(0.5);
-    g.setCalibration("p", "search", { blocks: [{ lo: 0, hi: 1, p: 0.5, rate: 0.5, n: 10 }] });
+    g.setCalibration("g", "search", { blocks: [{ lo: 0, hi: 1, p: 0.5, rate: 0.5, n: 10 }] });
     expect(g.gateItem("search", 0.95, prepared)).toMatchObject({ decision: "abstained", gap: Math.round((prepared.adjustment.adjustedThreshold - 0.5) * 1e6) / 1e6 });
     check();
   });
