@@ -67,19 +67,22 @@ export const safeId = (max: number = LIMITS.idLength) =>
     .max(max, `must be at most ${max} characters`)
     .check((ctx) => {
       // One plain check (superRefine builds an addIssue closure per value; every request id passes here).
-      const s = ctx.value;
-      const problem = idProblem(s);
-      if (problem) ctx.issues.push({ code: "custom", message: problem, input: s });
-      if (s.trim() !== s) ctx.issues.push({ code: "custom", message: "must not start or end with white space", input: s });
+      pushIdIssues(ctx.issues, ctx.value, undefined);
     });
 
 /**
- * A list of ids (each as `safeId(idMax)` requires) with at least `min` and at most `max` entries, validated in
- * one pass over the list: the element schema checks only the type (its length bounds are declared for JSON
- * Schema) and one check on the list reports each element's problems with its index, before the list's own
- * bounds, in the order `z.array(safeId(idMax)).min(min).max(max)` reports them (a list over `max` reports only
- * that). Unlike that schema, a list holding a non-string reports only the type errors.
+ * The issues of an id's characters (forbidden ones, surrounding white space), pushed as zod issues at `path`
+ * (an index in a list, or none): what both safeId and safeIdList check besides the length.
  */
+function pushIdIssues(issues: z.core.$ZodRawIssue[], s: string, index: number | undefined): void {
+  const problem = idProblem(s);
+  const padded = s.trim() !== s;
+  if (!problem && !padded) return;
+  const at = index === undefined ? {} : { path: [index] };
+  if (problem) issues.push({ code: "custom", message: problem, input: s, ...at });
+  if (padded) issues.push({ code: "custom", message: "must not start or end with white space", input: s, ...at });
+}
+
 /** Characters (code points) of a string, as zod's string length bounds count them: a surrogate pair is one. */
 function codePoints(s: string): number {
   let count = s.length;
@@ -92,6 +95,13 @@ function codePoints(s: string): number {
   return count;
 }
 
+/**
+ * A list of ids (each as `safeId(idMax)` requires) with at least `min` and at most `max` entries, validated in
+ * one pass over the list: the element schema checks only the type (its length bounds are declared for JSON
+ * Schema) and one check on the list reports each element's problems with its index, before the list's own
+ * bounds, in the order `z.array(safeId(idMax)).min(min).max(max)` reports them (a list over `max` reports only
+ * that). Unlike that schema, a list holding a non-string reports only the type errors.
+ */
 export const safeIdList = (bounds: { min?: number; max: number }, idMax: number = LIMITS.idLength) => {
   const list = z.array(z.string().meta({ minLength: 1, maxLength: idMax })).check((ctx) => {
     const ids = ctx.value;
@@ -101,9 +111,7 @@ export const safeIdList = (bounds: { min?: number; max: number }, idMax: number 
       const s = ids[i]!;
       if (s.length === 0) ctx.issues.push({ code: "custom", message: "must not be empty", input: s, path: [i] });
       if (s.length > idMax && codePoints(s) > idMax) ctx.issues.push({ code: "custom", message: `must be at most ${idMax} characters`, input: s, path: [i] });
-      const problem = idProblem(s);
-      if (problem) ctx.issues.push({ code: "custom", message: problem, input: s, path: [i] });
-      if (s.trim() !== s) ctx.issues.push({ code: "custom", message: "must not start or end with white space", input: s, path: [i] });
+      pushIdIssues(ctx.issues, s, i);
     }
   });
   return (bounds.min !== undefined ? list.min(bounds.min) : list).max(bounds.max);
