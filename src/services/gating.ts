@@ -68,13 +68,13 @@ export interface PreparedGate {
   timeline?: { at: number; taskHealth: string; userStates: string[]; workflowSuccessRate: number | null }[] | undefined;
 }
 
-/** The detected workflow health an answer shows (seed 001). */
 /** The context key a prepared gate shows: project/operation/domain. */
 function contextKeyText(task: TaskContext): string {
   const key = contextKeyOf(task);
   return `${key.project}/${key.operation}/${key.domain}`;
 }
 
+/** The detected workflow health an answer shows (seed 001). */
 export function summarizeHealth(p: PreparedGate) {
   const d = p.detected;
   return {
@@ -202,14 +202,14 @@ export class Gatekeeper {
     const detected = this.detectOnce(req.text, workflow);
     const key = this.memoKey(req, detected);
     const resources = this.manager.resources();
-    let memo = this.prepared.get(detected);
-    const hit = memo?.get(key);
-    if (hit !== undefined && hit.resources === resources && hit.learned === this.learner.version && this.now() < hit.freshUntil) return hit.gate;
+    const hit = this.memoHit(detected, key, resources);
+    if (hit) return hit;
     const { task, env: environment } = this.taskOf(req, detected);
     await this.manager.warm(task);
     const learned = this.learner.version;
     const adjustment = this.manager.adjustThreshold(ANONYMOUS_USER, environment, task, resources);
     const gate: PreparedGate = { project: req.project, adjustment, detected, user: undefined, contextKey: contextKeyText(task), workflowId: undefined, timeline: undefined };
+    let memo = this.prepared.get(detected);
     if (!memo) {
       memo = new Map();
       this.prepared.set(detected, memo);
@@ -226,8 +226,13 @@ export class Gatekeeper {
   preparedNow(req: GateRequestContext): PreparedGate | undefined {
     if (req.user || req.requestWorkflow || req.workflowId !== undefined) return undefined;
     const detected = this.detectOnce(req.text, req.workflow);
-    const hit = this.prepared.get(detected)?.get(this.memoKey(req, detected));
-    return hit !== undefined && hit.resources === this.manager.resources() && hit.learned === this.learner.version && this.now() < hit.freshUntil ? hit.gate : undefined;
+    return this.memoHit(detected, this.memoKey(req, detected), this.manager.resources());
+  }
+
+  /** The memoised gate of a detection and key while it holds: same resource sample, learner unchanged, offset fresh. */
+  private memoHit(detected: DetectedContext, key: string, resources: ResourceUsage | undefined): PreparedGate | undefined {
+    const hit = this.prepared.get(detected)?.get(key);
+    return hit !== undefined && hit.resources === resources && hit.learned === this.learner.version && this.now() < hit.freshUntil ? hit.gate : undefined;
   }
 
   /** The memo key of an anonymous request besides its detection: project, environment, urgency, similar-past success. */
