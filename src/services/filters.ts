@@ -41,7 +41,13 @@ export function forgetProjectConfig(engine: Engine, project: string): void {
 
 /** The tools offered instead when the gate abstains (seed 002 fallbacks): project config `fallbackTools`. */
 export async function projectFallbacks(engine: Engine, project: string): Promise<string[]> {
-  return fallbacksOf(cachedProjectConfigNow(engine, project) ?? (await cachedProjectConfig(engine, project)));
+  return projectFallbacksNow(engine, project) ?? fallbacksOf(await cachedProjectConfig(engine, project));
+}
+
+/** The project's fallback tools from a fresh cached configuration, without I/O, else undefined: await projectFallbacks then. */
+export function projectFallbacksNow(engine: Engine, project: string): string[] | undefined {
+  const cfg = cachedProjectConfigNow(engine, project);
+  return cfg ? fallbacksOf(cfg) : undefined;
 }
 
 /** The fallback tools of a project configuration (its `fallbackTools` strings). */

@@ -16,7 +16,7 @@ import { loadExecutionSequences } from "../store/reads.ts";
 import type { AnalyticsView } from "./analytics.ts";
 import { startOnce } from "./background.ts";
 import type { Engine } from "./engine.ts";
-import { cachedProjectConfig, cachedProjectConfigNow, fallbacksOf, forgetProjectConfig, projectFallbacks } from "./filters.ts";
+import { cachedProjectConfig, cachedProjectConfigNow, forgetProjectConfig, projectFallbacks, projectFallbacksNow } from "./filters.ts";
 import { type GatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
 import { resolveKnownTools, resolveTools } from "./resolve.ts";
@@ -138,11 +138,6 @@ export interface SuggestNextItem {
   gate: GatedItem;
 }
 
-/** The answer's order of two suggestions: confidence desc, then score desc, then tool id asc (< 0: p first). */
-function answerOrder(p: { confidence: number; score: number; tool: string }, q: { confidence: number; score: number; tool: string }): number {
-  return q.confidence - p.confidence || q.score - p.score || (p.tool < q.tool ? -1 : 1);
-}
-
 const TOOL_ID_RANK = derivedKey<Int32Array>("tool id rank", "catalog");
 
 /** Each tool's position in the ascending order of tool ids (derived state of the catalog; ids are unique). */
@@ -158,10 +153,12 @@ export function toolIdRank(s: GraphSnapshot): Int32Array {
   });
 }
 
-/** True when `q` comes after `p` in the answer's order: answerOrder(p, q) < 0, tool ids compared by rank. */
-function comesAfter(rank: Int32Array, p: NextStepSuggestion, q: NextStepSuggestion): boolean {
-  const d = q.confidence - p.confidence || q.score - p.score;
-  return d ? d < 0 : rank[p.tool]! < rank[q.tool]!;
+/**
+ * The answer's order of two suggestions of tools `pTool` and `qTool` (< 0: p first): confidence desc, then score
+ * desc, then tool id asc (compared by `rank`, toolIdRank).
+ */
+function answerOrder(rank: Int32Array, p: { confidence: number; score: number }, pTool: number, q: { confidence: number; score: number }, qTool: number): number {
+  return q.confidence - p.confidence || q.score - p.score || rank[pTool]! - rank[qTool]!;
 }
 
 /**
@@ -174,7 +171,7 @@ function inAnswerOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[]): Nex
   for (let i = 1; i < out.length; i++) {
     const x = out[i]!;
     let j = i - 1;
-    while (j >= 0 && comesAfter(rank, x, out[j]!)) {
+    while (j >= 0 && answerOrder(rank, out[j]!, out[j]!.tool, x, x.tool) > 0) {
       out[j + 1] = out[j]!;
       j--;
     }
@@ -233,7 +230,8 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
       const c = memoryCandidate(model, ctxIdx, now, i, weights);
       ranked.push({ tool, index: i, score: c.score, confidence: withMemoryVote(c.confidence, m.vote), model: undefined, memory: c });
     }
-    ranked.sort(answerOrder);
+    const rank = toolIdRank(s);
+    ranked.sort((p, q) => answerOrder(rank, p, p.index, q, q.index));
   } else ordered = inAnswerOrder(s, raw.suggestions);
   const gateRequest = {
     project,
@@ -246,8 +244,7 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     similarPastSuccess: similarSuccess,
   };
   const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
-  const config = cachedProjectConfigNow(engine, project);
-  const fallbacks = config ? fallbacksOf(config) : await projectFallbacks(engine, project);
+  const fallbacks = projectFallbacksNow(engine, project) ?? (await projectFallbacks(engine, project));
   // Each kept candidate in its final shape, explained and gated (fields in the answer's order).
   const kept = Math.min(limit, ranked ? ranked.length : ordered!.length);
   const suggestions: SuggestNextItem[] = new Array(kept);
