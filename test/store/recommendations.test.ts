@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { liveMetrics } from "../../src/services/live-metrics.ts";
 import type { Connection } from "../../src/store/connection.ts";
@@ -66,6 +67,45 @@ for (const backend of backends()) {
         latencyMs: 1.25,
         outcome: null,
       });
+    });
+
+    it("round-trips any batch of answers and outcomes field by field (texts with quotes, escapes and any Unicode; extreme numbers; nulls)", async () => {
+      // Texts PostgreSQL can store (no NUL), numbers as JSON carries them (finite; -0 is written as 0).
+      const text = fc.string({ unit: "grapheme", maxLength: 12 }).filter((x) => !x.includes("\u0000"));
+      const num = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, 1, 5e-324, 1.7976931348623157e308, 1e21, 0.1 + 0.2)).map((x) => (Object.is(x, -0) ? 0 : x));
+      const at = fc.integer({ min: Date.parse("2000-01-01T00:00:00Z"), max: Date.parse("2099-12-31T23:59:59.999Z") }).map((t) => new Date(t));
+      const item = fc.record({ id: text, score: fc.option(num, { nil: null }), decision: fc.option(text, { nil: null }) });
+      const row = fc.record({
+        job: text,
+        createdAt: at,
+        user: fc.option(text, { nil: null }),
+        session: fc.option(text, { nil: null }),
+        graphVersion: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        request: fc.dictionary(text, fc.oneof(text, num, fc.array(text, { maxLength: 3 }))),
+        items: fc.array(item, { maxLength: 4 }),
+        decision: text,
+        topScore: fc.option(num, { nil: null }),
+        latencyMs: fc.option(num, { nil: null }),
+      });
+      const out = fc.record({ kind: fc.constantFrom("feedback" as const, "execution" as const), at, success: fc.boolean(), followed: fc.option(fc.boolean(), { nil: null }), executionId: fc.option(text, { nil: null }), tools: fc.array(text, { maxLength: 3 }) });
+      await fc.assert(
+        fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 6 }), fc.array(out, { maxLength: 4 }), async (rows, outs) => {
+          const p = freshProject();
+          // Distinct times so the read order (created_at, id) is the written order; ids distinct, any text.
+          const written = rows.map((r, i) => ({ ...r, project: p, id: `${i}\u00e9"\\'${r.job}`, createdAt: new Date(Date.parse("2026-01-01T00:00:00Z") + i * 1000 + (r.createdAt.getTime() % 1000)) }));
+          await insertRecommendations(conn.db, written);
+          const got = await joinedRecommendations(conn.db, p);
+          expect(got.map(({ outcome: _o, ...r }) => r)).toEqual(written.map(({ project: _p, ...r }) => r));
+          // Outcomes all name the first answer: the one joined is the latest by time, the later-written on a tie.
+          const named = outs.map((o) => ({ ...o, project: p, recommendationId: written[0]!.id, session: null }));
+          await insertOutcomes(conn.db, named);
+          const [first] = await joinedRecommendations(conn.db, p);
+          let latest: (typeof named)[number] | undefined;
+          for (const o of named) if (!latest || o.at.getTime() >= latest.at.getTime()) latest = o;
+          expect(first!.outcome).toEqual(latest ? { kind: latest.kind, success: latest.success, followed: latest.followed, tools: latest.tools, at: latest.at } : null);
+        }),
+        { numRuns: 25, seed: 22 },
+      );
     });
 
     it("joins an outcome by id, or by session when it came after the answer; the latest outcome wins", async () => {
