@@ -1,10 +1,15 @@
 /**
- * What the recommendation log costs on the request path: the same searches through two facades on one
- * engine (demo project, hash:256 embeddings, result cache off so every call computes), one logging every
- * answer and one not, alternating call by call so both see the same machine load. Writes
- * bench/results/recommendation-log.json and prints a markdown table.
+ * What the recommendation log costs.
+ * - On the request path: the same searches through two facades on one engine (demo project, hash:256
+ *   embeddings, result cache off so every call computes), one logging every answer and one not, alternating
+ *   call by call so both see the same machine load.
+ * - Its writes, off the request path but on the same process when the database is embedded: the logged
+ *   answers (search answers of 10 items) written again in batches of 200 (the log's batch size) under fresh
+ *   ids, CPU time and wall time per answer, on the embedded database and, with --database, on that server
+ *   (where the CPU column is the client's share only).
+ * Writes bench/results/recommendation-log.json and prints markdown tables.
  *
- *   npx tsx bench/recommendation-log.ts [--calls 400]
+ *   node --expose-gc --import tsx bench/recommendation-log.ts [--calls 400] [--batches 30] [--database postgres://…]
  */
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -13,7 +18,8 @@ import { pathToFileURL } from "node:url";
 import { openToolgraph, Toolgraph } from "../src/api/toolgraph.ts";
 import { demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
-import { countRecommendations } from "../src/store/recommendations.ts";
+import { openConnection } from "../src/store/connection.ts";
+import { countRecommendations, insertRecommendations, joinedRecommendations, type RecommendationRow } from "../src/store/recommendations.ts";
 import { machine, markdownTable, percentiles, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
 const INTENTS = [
@@ -27,9 +33,47 @@ const INTENTS = [
   "post a message to the team channel",
 ];
 
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/**
+ * Writes `batches` batches of `size` answers (copies of `sample` under fresh ids and a fresh project) through
+ * insertRecommendations; per batch, CPU (user + system of this process) and wall time per answer.
+ */
+async function writeCost(database: string | undefined, sample: readonly RecommendationRow[], batches: number, size: number) {
+  const conn = await openConnection(database ? { database } : { home: "memory://" });
+  const project = `bench-log-${process.pid}-${Date.now()}`;
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  let n = 0;
+  try {
+    for (let b = 0; b < batches + 3; b++) {
+      const rows = Array.from({ length: size }, () => {
+        const r = sample[n % sample.length]!;
+        return { ...r, project, id: `bench-${n++}` };
+      });
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      await insertRecommendations(conn.db, rows);
+      const w = performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      if (b < 3) continue; // warm-up
+      cpu.push((c.user + c.system) / size);
+      wall.push((w * 1000) / size);
+    }
+  } finally {
+    await conn.db.deleteFrom("recommendations").where("project", "=", project).execute();
+    await conn.close();
+  }
+  return { backend: conn.backend, cpuUsPerAnswer: percentiles(cpu), wallUsPerAnswer: percentiles(wall) };
+}
+
 async function main(): Promise<void> {
-  const i = process.argv.indexOf("--calls");
-  const calls = i >= 0 ? Number(process.argv[i + 1]) : 400;
+  const calls = Number(arg("calls") ?? 400);
+  const batches = Number(arg("batches") ?? 30);
+  const database = arg("database");
   const load = { start: loadavg() };
   const on = await openToolgraph({ home: "memory://", database: "", project: "demo", embeddings: "hash:256", resultCacheSize: 0 });
   await on.importCatalog(demoCatalog());
@@ -51,10 +95,21 @@ async function main(): Promise<void> {
   await on.recommendations.flush();
   const flushMs = performance.now() - t0;
   const stored = await countRecommendations(on.engine.db, "demo");
+  const sample = (await joinedRecommendations(on.engine.db, "demo")).map(({ outcome: _o, ...r }) => ({ ...r, project: "demo" }));
   await on.close();
+  // The server first: the embedded database's heap, once closed, is garbage the next measurement would pay
+  // for in its CPU time (a full collection runs before each when node has --expose-gc).
+  const settle = () => (globalThis as { gc?: () => void }).gc?.();
+  const writes = [];
+  if (database) {
+    settle();
+    writes.push(await writeCost(database, sample, batches, 200));
+  }
+  settle();
+  writes.unshift(await writeCost(undefined, sample, batches, 200));
   const result = {
     bench: "recommendation-log",
-    command: `npx tsx bench/recommendation-log.ts --calls ${calls}`,
+    command: `node --expose-gc --import tsx bench/recommendation-log.ts ${process.argv.slice(2).join(" ")}`.trim(),
     date: new Date().toISOString(),
     machine: machine(),
     loadAverage: { ...load, end: loadavg() },
@@ -64,9 +119,12 @@ async function main(): Promise<void> {
     stored: stored.recommendations,
     written: on.recommendations.written,
     dropped: on.recommendations.dropped,
+    /** Writing the logged answers again, batches of 200: per answer, per backend. */
+    writes: writes.map((w) => ({ ...w, batches, batchSize: 200, itemsPerAnswer: sample.reduce((a, r) => a + r.items.length, 0) / Math.max(1, sample.length) })),
   };
   const rows = (["logOff", "logOn"] as const).map((k) => [k === "logOn" ? "search, log on" : "search, log off", result.searchMs[k].p50, result.searchMs[k].p95, result.searchMs[k].p99, result.searchMs[k].n]);
-  const md = `${markdownTable(["", "p50 ms", "p95 ms", "p99 ms", "n"], rows)}\n\nstored ${result.stored} answers, dropped ${result.dropped}; load ${load.start[0]!.toFixed(1)} → ${result.loadAverage.end[0]!.toFixed(1)}; ${result.command}\n`;
+  const writeRows = result.writes.map((w) => [w.backend, w.cpuUsPerAnswer.p50, w.cpuUsPerAnswer.p95, w.wallUsPerAnswer.p50, w.wallUsPerAnswer.p95, w.cpuUsPerAnswer.n]);
+  const md = `${markdownTable(["", "p50 ms", "p95 ms", "p99 ms", "n"], rows)}\n\nWriting the logged answers (batches of 200, ${result.writes[0]!.itemsPerAnswer.toFixed(1)} items per answer), per answer:\n\n${markdownTable(["backend", "CPU p50 µs", "CPU p95 µs", "wall p50 µs", "wall p95 µs", "batches"], writeRows)}\n\nstored ${result.stored} answers, dropped ${result.dropped}; load ${load.start[0]!.toFixed(1)} → ${result.loadAverage.end[0]!.toFixed(1)}; ${result.command}\n`;
   process.stdout.write(md);
   writeFileSync(join(RESULTS_DIR, "recommendation-log.md"), md);
   process.stdout.write(`wrote ${writeResult("recommendation-log", result)}\n`);
