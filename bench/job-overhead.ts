@@ -17,10 +17,13 @@
  * - search: `tg.search({intent})` | `searchCandidates` with the job's weights, memory votes and `top: 10`;
  *   a second row adds the intent-memory recall (`recallMemory`, a kNN scoring of its own) to the core.
  * - next step: `tg.suggestNext({context})` | `suggestNextSteps(model, {context, now}, {weights, limit 15})`.
+ *   Two more rows split its overhead (the jobs whose core is under 0.5 ms, where the fixed cost weighs most):
+ *   the job function alone (`runSuggest(engine, project, request)`: no validation, no log) and the facade
+ *   with the recommendation log off, each against the same core.
  * - capability match: `tg.matchCapabilities({intent})` | capability cosine + BM25 fusion, the tool search
  *   (`searchCandidates`), the pattern triggers and `rankCapabilityMatches`.
  * - capability discovery: `tg.discoverCapabilities({context})` | `discoverCapabilities`.
- * - DAG of 20 tools: `tg.buildDag({tools})` | `dagOver(snapshot, indices)`.
+ * - DAG of 20 tools: `tg.buildDag({tools})` | `dagOver(snapshot, indices)`; split the same way as next step.
  * - plan: `tg.plan({intent})` | `searchCandidates` (top 10) + `dagOver` over the tools the plan keeps; a second row
  *   adds the intent-memory recall to the core, as for search.
  * Intents are the traces' intents (distinct), contexts trace prefixes, DAG sets 20 tools of one community.
@@ -37,10 +40,10 @@ import { bm25IdealScore, searchBm25 } from "../algorithms/search/bm25.ts";
 import { rankCapabilityMatches } from "../algorithms/search/capability-ranking.ts";
 import { fuseScores } from "../algorithms/search/fusion.ts";
 import { tokenize } from "../algorithms/search/tokenize.ts";
-import { openToolgraph } from "../src/api/toolgraph.ts";
+import { openToolgraph, Toolgraph } from "../src/api/toolgraph.ts";
 import { recallMemory } from "../src/services/memory.ts";
-import { weightsFor } from "../src/services/recommend-next.ts";
-import { dagOver } from "../src/services/recommend-dag.ts";
+import { runSuggest, weightsFor } from "../src/services/recommend-next.ts";
+import { dagOver, runBuildDag } from "../src/services/recommend-dag.ts";
 import { scorePatterns } from "../src/services/patterns.ts";
 import { searchCandidates } from "../src/services/search.ts";
 import { rowDot } from "../src/services/search-index.ts";
@@ -131,6 +134,8 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
   try {
     await importProject(tg, project, true, {});
     const engine = tg.engine;
+    // The same facade with the recommendation log off (the rows that split the fixed cost).
+    const quiet = new Toolgraph(engine, PROJECT, 0, { enabled: false });
     await tg.fitSearchWeights();
     await tg.fitNextStepWeights();
     const s = await engine.snapshot(PROJECT);
@@ -192,16 +197,18 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
     const ctxs = contexts(project.traces, n, rng);
     const nw = await weightsFor(engine, PROJECT, undefined);
     const model = nextStepModel(s, a);
+    const nextCore = (context: string[]) => suggestNextSteps(model, { context: context.map((t) => s.index.get(t)!), now: engine.now() }, { weights: nw, limit: 15 });
+    const nextCoreWhat = "suggestNextSteps(model, {context, now}, {fitted weights, limit 15})";
+    add("next step", { job: "await tg.suggestNext({context})", core: nextCoreWhat }, await alternate(ctxs, o.warmup, o.reps, (context) => tg.suggestNext({ context }), nextCore));
     add(
-      "next step",
-      { job: "await tg.suggestNext({context})", core: "suggestNextSteps(model, {context, now}, {fitted weights, limit 15})" },
-      await alternate(
-        ctxs,
-        o.warmup,
-        o.reps,
-        (context) => tg.suggestNext({ context }),
-        (context) => suggestNextSteps(model, { context: context.map((t) => s.index.get(t)!), now: engine.now() }, { weights: nw, limit: 15 }),
-      ),
+      "next step (job function)",
+      { job: "await runSuggest(engine, project, {context}) (no validation, no log)", core: nextCoreWhat },
+      await alternate(ctxs, o.warmup, o.reps, (context) => runSuggest(engine, PROJECT, { context }), nextCore),
+    );
+    add(
+      "next step (facade, log off)",
+      { job: "await tg.suggestNext({context}) with the recommendation log off", core: nextCoreWhat },
+      await alternate(ctxs, o.warmup, o.reps, (context) => quiet.suggestNext({ context }), nextCore),
     );
 
     // --- capability match ---------------------------------------------------------------------------------
@@ -262,10 +269,19 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
 
     // --- DAG of 20 tools ----------------------------------------------------------------------------------------
     const dagSets = relatedToolSets(a.analytics.community, Math.min(20, s.n), n, rng);
+    const dagWhat = "dagOver(snapshot, 20 tool indices)";
+    const dagCore = (set: number[]) => dagOver(s, set);
+    const ids = (set: number[]) => set.map((i) => s.tools[i]!.id);
+    add("DAG of 20 tools", { job: "await tg.buildDag({tools})", core: dagWhat }, await alternate(dagSets, o.warmup, o.reps, (set) => tg.buildDag({ tools: ids(set) }), dagCore));
     add(
-      "DAG of 20 tools",
-      { job: "await tg.buildDag({tools})", core: "dagOver(snapshot, 20 tool indices)" },
-      await alternate(dagSets, o.warmup, o.reps, (set) => tg.buildDag({ tools: set.map((i) => s.tools[i]!.id) }), (set) => dagOver(s, set)),
+      "DAG of 20 tools (job function)",
+      { job: "await runBuildDag(engine, project, {tools}) (no validation, no log)", core: dagWhat },
+      await alternate(dagSets, o.warmup, o.reps, (set) => runBuildDag(engine, PROJECT, { tools: ids(set) }), dagCore),
+    );
+    add(
+      "DAG of 20 tools (facade, log off)",
+      { job: "await tg.buildDag({tools}) with the recommendation log off", core: dagWhat },
+      await alternate(dagSets, o.warmup, o.reps, (set) => quiet.buildDag({ tools: ids(set) }), dagCore),
     );
 
     // --- plan -----------------------------------------------------------------------------------------------------

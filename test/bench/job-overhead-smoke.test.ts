@@ -2,7 +2,20 @@
 import { describe, expect, it } from "vitest";
 import { jobOverheadTable, type JobOverheadResult, runJobOverhead } from "../../bench/job-overhead.ts";
 
-const JOBS = ["search", "search (core with recall)", "next step", "capability match", "capability discovery", "DAG of 20 tools", "plan", "plan (core with recall)"];
+const JOBS = [
+  "search",
+  "search (core with recall)",
+  "next step",
+  "next step (job function)",
+  "next step (facade, log off)",
+  "capability match",
+  "capability discovery",
+  "DAG of 20 tools",
+  "DAG of 20 tools (job function)",
+  "DAG of 20 tools (facade, log off)",
+  "plan",
+  "plan (core with recall)",
+];
 
 describe("bench/job-overhead runJobOverhead", () => {
   let r: JobOverheadResult;
@@ -26,7 +39,7 @@ describe("bench/job-overhead runJobOverhead", () => {
       }
       expect(x.ratio.p50).toBeCloseTo(x.job_ms.p50 / x.core_ms.p50, 12);
       expect(x.ratio.p99).toBeCloseTo(x.job_ms.p99 / x.core_ms.p99, 12);
-      expect(x.what.job).toMatch(/^await tg\./);
+      expect(x.what.job).toMatch(/^await (tg\.|runSuggest\(|runBuildDag\()/);
       expect(x.what.core.length).toBeGreaterThan(0);
     }
     // The rows with recall time the same job as the rows without; only the core differs.
@@ -34,6 +47,10 @@ describe("bench/job-overhead runJobOverhead", () => {
     for (const base of ["search", "plan"]) {
       expect(row(`${base} (core with recall)`).what.job).toBe(row(base).what.job);
       expect(row(`${base} (core with recall)`).what.core).toMatch(/^recallMemory/);
+    }
+    // The split rows time the same core as their job's row.
+    for (const base of ["next step", "DAG of 20 tools"]) {
+      for (const part of ["job function", "facade, log off"]) expect(row(`${base} (${part})`).what.core).toBe(row(base).what.core);
     }
     const table = jobOverheadTable(r);
     expect(table.split("\n")).toHaveLength(2 + JOBS.length);
