@@ -66,6 +66,26 @@ export interface PreparedGate {
   /** The workflow's detection timeline (oldest first) when the request named a workflow id. */
   workflowId?: string | undefined;
   timeline?: { at: number; taskHealth: string; userStates: string[]; workflowSuccessRate: number | null }[] | undefined;
+  /**
+   * What every answer gated by it shows (summarizeAdjustment, summarizeHealth), built once with the gate and
+   * frozen: answers given with the same prepared gate share these objects.
+   */
+  threshold: Readonly<ReturnType<typeof summarizeAdjustment>>;
+  health: Readonly<ReturnType<typeof summarizeHealth>>;
+}
+
+/** A prepared gate with the threshold and health its answers show, built now and frozen (deeply). */
+export function preparedGate(gate: Omit<PreparedGate, "threshold" | "health">): PreparedGate {
+  return { ...gate, threshold: deepFreeze(summarizeAdjustment(gate.adjustment)), health: deepFreeze(summarizeHealth(gate)) };
+}
+
+/** Freezes a JSON-like value and everything in it; returns it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 /** The context key a prepared gate shows: project/operation/domain. */
@@ -75,7 +95,7 @@ function contextKeyText(task: TaskContext): string {
 }
 
 /** The detected workflow health an answer shows (seed 001). */
-export function summarizeHealth(p: PreparedGate) {
+export function summarizeHealth(p: Pick<PreparedGate, "detected" | "workflowId" | "timeline">) {
   const d = p.detected;
   return {
     taskHealth: d.taskHealth,
@@ -186,7 +206,7 @@ export class Gatekeeper {
     const { task, env } = this.taskOf(req, detected);
     await this.manager.warm(task);
     const adjustment = this.manager.adjustThreshold(user ?? ANONYMOUS_USER, env, task);
-    return { project: req.project, adjustment, detected, user, contextKey: contextKeyText(task), workflowId, timeline };
+    return preparedGate({ project: req.project, adjustment, detected, user, contextKey: contextKeyText(task), workflowId, timeline });
   }
 
   /**
@@ -208,7 +228,7 @@ export class Gatekeeper {
     await this.manager.warm(task);
     const learned = this.learner.version;
     const adjustment = this.manager.adjustThreshold(ANONYMOUS_USER, environment, task, resources);
-    const gate: PreparedGate = { project: req.project, adjustment, detected, user: undefined, contextKey: contextKeyText(task), workflowId: undefined, timeline: undefined };
+    const gate = preparedGate({ project: req.project, adjustment, detected, user: undefined, contextKey: contextKeyText(task), workflowId: undefined, timeline: undefined });
     let memo = this.prepared.get(detected);
     if (!memo) {
       memo = new Map();
@@ -359,15 +379,18 @@ export function gatedSummary<T extends { gate: { decision: string } }>(
   prepared: PreparedGate,
   fallbacks: readonly string[],
   why: { empty: string; belowThreshold?: string },
-) {
-  const accepted = items.filter((x) => x.gate.decision !== "abstained").map(idOf);
-  const abstained = accepted.length === 0;
+): {
+  accepted: string[];
+  abstained: boolean;
+  reason?: string;
+  fallbacks?: string[];
+  threshold: PreparedGate["threshold"];
+  health: PreparedGate["health"];
+} {
+  const accepted: string[] = [];
+  for (const x of items) if (x.gate.decision !== "abstained") accepted.push(idOf(x));
+  // One literal per case (fields in the same order); the reason is spelled only when the answer abstains.
+  if (accepted.length > 0) return { accepted, abstained: false, threshold: prepared.threshold, health: prepared.health };
   const reason = items.length === 0 ? why.empty : (why.belowThreshold ?? `nothing reached the threshold ${prepared.adjustment.adjustedThreshold.toFixed(2)}`);
-  return {
-    accepted,
-    abstained,
-    ...(abstained ? { reason, fallbacks: [...fallbacks] } : {}),
-    threshold: summarizeAdjustment(prepared.adjustment),
-    health: summarizeHealth(prepared),
-  };
+  return { accepted, abstained: true, reason, fallbacks: [...fallbacks], threshold: prepared.threshold, health: prepared.health };
 }

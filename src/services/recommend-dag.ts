@@ -56,7 +56,6 @@ import type { EdgeState, GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { ToolRow } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { filtersAnything, safetyFilter } from "./filters.ts";
-import { summarizeAdjustment, summarizeHealth } from "./gating.ts";
 import { rankedSearchItems, rankSearch } from "./recommend-search.ts";
 import { badRequest, resolveTools } from "./resolve.ts";
 
@@ -565,8 +564,8 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
     removed: [...removed, ...caps.dropped],
     confidence,
     gate,
-    threshold: summarizeAdjustment(prepared.adjustment),
-    health: summarizeHealth(prepared),
+    threshold: prepared.threshold,
+    health: prepared.health,
     timings: { totalMs: performance.now() - t0 },
   };
 }
@@ -660,8 +659,8 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
     closure: { added: closure.added.length, truncated: closure.truncated, reason: closure.reason },
     confidence,
     gate,
-    threshold: summarizeAdjustment(prepared.adjustment),
-    health: summarizeHealth(prepared),
+    threshold: prepared.threshold,
+    health: prepared.health,
     timings: { totalMs: performance.now() - t0 },
   };
 }
