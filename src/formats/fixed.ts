@@ -16,10 +16,15 @@ export function formatFixed(x: number, digits: 2 | 3): string {
   const y = x * scale;
   const frac = y - Math.floor(y);
   if (frac > 0.499999 && frac < 0.500001) return x.toFixed(digits);
-  const n = Math.round(y);
-  if (n === scale) return digits === 2 ? "1.00" : "1.000";
-  const s = `${n}`;
-  if (s.length === digits) return `0.${s}`;
-  if (s.length === 1) return digits === 2 ? `0.0${s}` : `0.00${s}`;
-  return `0.0${s}`;
+  // n in [0, scale]: its spelling from the table (no string is built per number).
+  return digits === 2 ? FIXED_2[Math.round(y)]! : FIXED_3[Math.round(y)]!;
 }
+
+/** n / 10^digits spelled with `digits` decimals, for n = 0 … 10^digits ("0.00", "0.01", … "1.00"). */
+function spelled(digits: 2 | 3): readonly string[] {
+  const scale = digits === 2 ? 100 : 1000;
+  return Object.freeze(Array.from({ length: scale + 1 }, (_, n) => (n === scale ? (digits === 2 ? "1.00" : "1.000") : `0.${String(n).padStart(digits, "0")}`)));
+}
+
+const FIXED_2 = spelled(2);
+const FIXED_3 = spelled(3);
