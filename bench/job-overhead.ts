@@ -357,11 +357,11 @@ export function jobOverheadTable(r: JobOverheadResult): string {
   );
 }
 
-/** The commit the bench ran on, "+dirty" when the work tree had changes; "unknown" outside a git checkout. */
+/** The commit the bench ran on, "+dirty" when its code had changes (results files are not code); "unknown" outside a git checkout. */
 function codeVersion(): string {
   try {
     const head = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
-    const dirty = execSync("git status --porcelain -- src algorithms bench", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim().length > 0;
+    const dirty = execSync("git status --porcelain -- src algorithms bench ':(exclude)bench/results'", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim().length > 0;
     return dirty ? `${head}+dirty` : head;
   } catch {
     return "unknown";
