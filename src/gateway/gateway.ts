@@ -19,12 +19,11 @@ import { z } from "zod";
 import { errorOutcome, problemsMessage, zodProblems } from "../api/error-mapping.ts";
 import type { Toolgraph } from "../api/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS, type McpToolSpec } from "../mcp/mcp-server.ts";
-import { idProblem, LIMITS } from "../formats/schemas.ts";
-import type { MetricsRegistry } from "../ops/metrics.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import type { GatewayConfig } from "./config.ts";
 import { DurableWriter, type DurableWriterStatus } from "./durable-writer.ts";
 import { type RecordedExecution, SessionRecorder } from "./recorder.ts";
+import { catalogCanHold, withoutRefusedSteps } from "./refused-steps.ts";
 import { splitToolId, toCatalogTool } from "./tool-map.ts";
 import { Upstream, type UpstreamStatus } from "./upstream.ts";
 
@@ -267,9 +266,15 @@ export class Gateway {
   /** Hands one closed execution to the durable writer (after the answers; written behind the catalog syncs). */
   write(execution: RecordedExecution): void {
     if (!this.learning) return;
-    const kept = this.withoutRefusedSteps(execution);
+    const kept = withoutRefusedSteps(execution, (tool) => this.usableTool(tool));
     this.stored.skippedSteps += execution.steps.length - (kept?.steps.length ?? 0);
     if (kept) this.writer.submit(kept);
+  }
+
+  /** False for a tool the catalog refused at its server's last sync, or whose id the catalog cannot hold. */
+  private usableTool(tool: string): boolean {
+    const p = splitToolId(tool);
+    return !(p && this.refused.get(p.server)?.has(tool)) && catalogCanHold(tool);
   }
 
   private async writeNow(execution: RecordedExecution): Promise<void> {
@@ -277,29 +282,6 @@ export class Gateway {
     await this.api.recordExecution(execution, { project: this.project, autoRegister: true });
     this.stored.executions++;
     this.stored.steps += execution.steps.length;
-  }
-
-  /**
-   * The execution without the steps whose tool the catalog refused or could not hold (an id with control
-   * characters, too long, or refused by the server's last sync); their edges go with them. Undefined when no
-   * step is left.
-   */
-  private withoutRefusedSteps(execution: RecordedExecution): RecordedExecution | undefined {
-    const usable = (tool: string) => {
-      const p = splitToolId(tool);
-      if (p && this.refused.get(p.server)?.has(tool)) return false;
-      return tool.length <= LIMITS.idLength && tool.trim() === tool && idProblem(tool) === undefined;
-    };
-    const keep = execution.steps.map((s) => usable(s.tool));
-    if (keep.every(Boolean)) return execution;
-    const newIndex: number[] = [];
-    let n = 0;
-    for (const k of keep) newIndex.push(k ? n++ : -1);
-    if (n === 0) return undefined;
-    const steps = execution.steps
-      .filter((_, i) => keep[i])
-      .map((s) => ({ ...s, dependsOn: s.dependsOn.map((d) => newIndex[d]!).filter((d) => d >= 0) }));
-    return { ...execution, steps };
   }
 
   /** A new MCP session (one per stdio connection or Streamable HTTP session). Connect its `server`. */
@@ -365,31 +347,6 @@ export function gatewayApi<T extends object & { stats(opts?: { project?: string 
       }
       const v = Reflect.get(target, prop, receiver);
       return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-}
-
-/** The gateway's learning on /metrics: what was stored, what waits (backlog, spool) and what was refused. */
-export function registerGatewayMetrics(metrics: MetricsRegistry, gateway: Gateway): void {
-  metrics.collect({
-    name: "toolgraph_gateway_recorded_total",
-    help: "Gateway executions and steps stored, failed write attempts, executions refused or dropped, steps skipped",
-    type: "counter",
-    collect: () => {
-      const r = gateway.status().recorded;
-      return (["executions", "steps", "failedWrites", "rejected", "dropped", "skippedSteps"] as const).map((k) => ({ labels: { what: k }, value: r[k] }));
-    },
-  });
-  metrics.collect({
-    name: "toolgraph_gateway_write_backlog",
-    help: "Gateway executions waiting to be written, by where they wait (memory, spool)",
-    type: "gauge",
-    collect: () => {
-      const r = gateway.status().recorded;
-      return [
-        { labels: { where: "memory" }, value: r.backlog - r.spooled },
-        { labels: { where: "spool" }, value: r.spooled },
-      ];
     },
   });
 }

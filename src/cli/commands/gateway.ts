@@ -2,7 +2,8 @@
 
 import { join } from "node:path";
 import { loadGatewayConfig } from "../../gateway/config.ts";
-import { Gateway, gatewayApi, registerGatewayMetrics } from "../../gateway/gateway.ts";
+import { Gateway, gatewayApi } from "../../gateway/gateway.ts";
+import { registerGatewayMetrics } from "../../gateway/gateway-metrics.ts";
 import { gatewayHttpHandler, runGatewayStdio } from "../../gateway/transports.ts";
 import { createReadiness } from "../../ops/health.ts";
 import { runServer } from "../../server/http-server.ts";
