@@ -39,7 +39,7 @@ export interface ConnectionOptions {
   /**
    * How long a request waits for a connection before it fails as unreachable (ms): a new server connection
    * (TCP, startup, authentication) or a free one of the pool; for the embedded database, its one
-   * connection. Also the bound of a liveness check. Default TOOLGRAPH_DB_CONNECT_TIMEOUT_MS, else 3000.
+   * connection. Also the bound of a liveness check. Default TOOLGRAPH_DB_CONNECT_TIMEOUT_MS, else 2000.
    */
   connectTimeoutMs?: number | undefined;
   /**
@@ -69,7 +69,7 @@ export interface ConnectionOptions {
 /** Defaults and why: docs/decisions/database-timeouts.md. */
 export const CONNECTION_DEFAULTS = {
   poolSize: 10,
-  connectTimeoutMs: 3000,
+  connectTimeoutMs: 2000,
   statementTimeoutMs: 30_000,
   statementGraceMs: 2000,
   idleInTransactionTimeoutMs: 60_000,

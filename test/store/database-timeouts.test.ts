@@ -12,7 +12,7 @@ import { UnansweredStatement } from "../../src/store/statement-watch.ts";
 
 describe("resolveTimeouts", () => {
   it("takes the defaults when nothing is set", () => {
-    expect(resolveTimeouts({}, {})).toEqual({ connectTimeoutMs: 3000, statementTimeoutMs: 30_000, idleInTransactionTimeoutMs: 60_000, livenessCheckAfterMs: 1000 });
+    expect(resolveTimeouts({}, {})).toEqual({ connectTimeoutMs: 2000, statementTimeoutMs: 30_000, idleInTransactionTimeoutMs: 60_000, livenessCheckAfterMs: 1000 });
     expect(CONNECTION_DEFAULTS.statementGraceMs).toBe(2000);
   });
 
@@ -20,7 +20,7 @@ describe("resolveTimeouts", () => {
     const env = { TOOLGRAPH_DB_CONNECT_TIMEOUT_MS: "750", TOOLGRAPH_DB_STATEMENT_TIMEOUT_MS: "0" };
     expect(resolveTimeouts({}, env)).toMatchObject({ connectTimeoutMs: 750, statementTimeoutMs: 0 });
     expect(resolveTimeouts({ connectTimeoutMs: 1200, statementTimeoutMs: 9000 }, env)).toMatchObject({ connectTimeoutMs: 1200, statementTimeoutMs: 9000 });
-    expect(resolveTimeouts({}, { TOOLGRAPH_DB_CONNECT_TIMEOUT_MS: "" })).toMatchObject({ connectTimeoutMs: 3000 });
+    expect(resolveTimeouts({}, { TOOLGRAPH_DB_CONNECT_TIMEOUT_MS: "" })).toMatchObject({ connectTimeoutMs: 2000 });
   });
 
   it.each([
