@@ -39,7 +39,8 @@ export interface ConnectionOptions {
   /**
    * How long a request waits for a connection before it fails as unreachable (ms): a new server connection
    * (TCP, startup, authentication) or a free one of the pool; for the embedded database, its one
-   * connection. Also the bound of a liveness check. Default TOOLGRAPH_DB_CONNECT_TIMEOUT_MS, else 2000.
+   * connection, busy with other requests' work. Also the bound of a liveness check. Default
+   * TOOLGRAPH_DB_CONNECT_TIMEOUT_MS, else 2000 (PostgreSQL) or 10 000 (embedded).
    */
   connectTimeoutMs?: number | undefined;
   /**
@@ -70,6 +71,7 @@ export interface ConnectionOptions {
 export const CONNECTION_DEFAULTS = {
   poolSize: 10,
   connectTimeoutMs: 2000,
+  embeddedConnectTimeoutMs: 10_000,
   statementTimeoutMs: 30_000,
   statementGraceMs: 2000,
   idleInTransactionTimeoutMs: 60_000,
@@ -87,13 +89,16 @@ export interface ResolvedTimeouts {
   livenessCheckAfterMs: number;
 }
 
-/** The timeouts in force: each option, else its environment variable, else the default; a bad value names its source. */
-export function resolveTimeouts(options: ConnectionOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedTimeouts {
+/**
+ * The timeouts in force for a backend: each option, else its environment variable, else the backend's default;
+ * a bad value names its source.
+ */
+export function resolveTimeouts(options: ConnectionOptions = {}, env: NodeJS.ProcessEnv = process.env, backend: "postgres" | "pglite" = "postgres"): ResolvedTimeouts {
   const pick = (field: keyof ResolvedTimeouts, min: number): number => {
     const given = options[field];
     const name = field in TIMEOUT_ENV ? TIMEOUT_ENV[field as keyof typeof TIMEOUT_ENV] : undefined;
     const raw = given ?? (name && env[name] !== undefined && env[name] !== "" ? env[name] : undefined);
-    if (raw === undefined) return CONNECTION_DEFAULTS[field];
+    if (raw === undefined) return field === "connectTimeoutMs" && backend === "pglite" ? CONNECTION_DEFAULTS.embeddedConnectTimeoutMs : CONNECTION_DEFAULTS[field];
     const v = typeof raw === "number" ? raw : /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
     if (!Number.isSafeInteger(v) || v < min) {
       const source = given !== undefined ? field : name!;
@@ -391,7 +396,7 @@ function migrationGate(run: () => Promise<unknown>) {
 
 export async function openConnection(options: ConnectionOptions = {}): Promise<Connection> {
   const url = resolveDatabaseUrl(options.database);
-  const timeouts = resolveTimeouts(options);
+  const timeouts = resolveTimeouts(options, process.env, url ? "postgres" : "pglite");
   let conn: Connection;
   let gate: ReturnType<typeof migrationGate> | undefined;
   if (url) {

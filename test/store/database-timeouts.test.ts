@@ -14,6 +14,9 @@ describe("resolveTimeouts", () => {
   it("takes the defaults when nothing is set", () => {
     expect(resolveTimeouts({}, {})).toEqual({ connectTimeoutMs: 2000, statementTimeoutMs: 30_000, idleInTransactionTimeoutMs: 60_000, livenessCheckAfterMs: 1000 });
     expect(CONNECTION_DEFAULTS.statementGraceMs).toBe(2000);
+    // The embedded database waits longer for its one connection (queued behind other requests, not a server).
+    expect(resolveTimeouts({}, {}, "pglite").connectTimeoutMs).toBe(10_000);
+    expect(resolveTimeouts({}, { TOOLGRAPH_DB_CONNECT_TIMEOUT_MS: "500" }, "pglite").connectTimeoutMs).toBe(500);
   });
 
   it("an option beats its environment variable, which beats the default", () => {
