@@ -25,7 +25,7 @@ import { ToolgraphError } from "./errors.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { preparingPool } from "./prepared.ts";
 import type { Database } from "./schema.ts";
-import { createStatementWatch, type StatementWatch, settledTimer, UnansweredStatement } from "./statement-watch.ts";
+import { createStatementWatch, type StatementWatch, UnansweredStatement, type WatchTimer, watchTimer } from "./statement-watch.ts";
 
 export interface ConnectionOptions {
   /** PostgreSQL URL. Default: process.env.DATABASE_URL; when neither is set, the embedded database. */
@@ -186,9 +186,17 @@ function defaultErrorLog(): (err: Error) => void {
 export interface ResilientPoolOptions {
   /** Bounds every statement's wait for an unresponsive server (PostgreSQL). Default: none (the embedded database). */
   watch?: StatementWatch | undefined;
-  /** The embedded database: a connect that timed out waited for its one connection, busy with other work (ms waited). */
-  embeddedWaitMs?: number | undefined;
+  /**
+   * How long `connect` waits for a connection (ms), judged by watchTimer, so a stalled event loop does not
+   * fail a connection the server answered meanwhile. Default: no bound of its own.
+   */
+  connectTimeoutMs?: number | undefined;
+  /** The pool is the embedded database's (the message of a connect that timed out says it was busy). Default false. */
+  embedded?: boolean | undefined;
 }
+
+/** The pool's and each new client's own connect timeouts: a backstop, this many times the request's bound. */
+export const CONNECT_BACKSTOP_FACTOR = 5;
 
 /** Closes a client's socket without waiting for the server (pg.Client; PGlite's adapter has no socket to close). */
 function destroySocket(client: object): void {
@@ -244,20 +252,41 @@ export function resilientPool(pool: pg.Pool, onError: (err: Error) => void, opti
     }
     return w;
   };
-  const connectOnce = async (): Promise<pg.PoolClient> => {
-    try {
-      return await pool.connect();
-    } catch (err) {
-      if (options.embeddedWaitMs !== undefined && /^timeout exceeded when trying to connect/.test((err as Error)?.message ?? "")) {
-        const e = new ToolgraphError(
-          "database-unreachable",
-          `the embedded database stayed busy for ${options.embeddedWaitMs} ms (its one connection was held by other work); nothing of this request was written, retry later`,
+  const timedOut = (ms: number): ToolgraphError =>
+    options.embedded
+      ? new ToolgraphError("database-unreachable", `the embedded database stayed busy for ${ms} ms (its one connection was held by other work); nothing of this request was written, retry later`)
+      : unreachable(new Error(`timeout exceeded when trying to connect (${ms} ms)`));
+  const connectOnce = (): Promise<pg.PoolClient> => {
+    const pending = pool.connect();
+    const ms = options.connectTimeoutMs;
+    if (ms === undefined) return pending.catch((err: unknown) => Promise.reject(options.embedded && /^timeout exceeded/.test((err as Error)?.message ?? "") ? timedOut(0) : translate(err)));
+    return new Promise<pg.PoolClient>((resolve, reject) => {
+      let settled = false;
+      const timer = watchTimer(ms, () => {
+        if (settled) return;
+        settled = true;
+        // The pool still hands a client to this request later (or fails it at its backstop): give it back.
+        pending.then(
+          (c) => c.release(),
+          () => {},
         );
-        e.cause = err;
-        throw e;
-      }
-      throw translate(err);
-    }
+        reject(timedOut(ms));
+      });
+      pending.then(
+        (c) => {
+          if (settled) return;
+          settled = true;
+          timer.clear();
+          resolve(c);
+        },
+        (err: unknown) => {
+          if (settled) return;
+          settled = true;
+          timer.clear();
+          reject(options.embedded && /^timeout exceeded/.test((err as Error)?.message ?? "") ? timedOut(ms) : translate(err));
+        },
+      );
+    });
   };
   return new Proxy(pool, {
     get(target, prop) {
@@ -293,11 +322,12 @@ export function resilientPool(pool: pg.Pool, onError: (err: Error) => void, opti
  * the server answered, an error reply included (too many connections, starting up: it is there).
  */
 export async function probeServer(url: string, timeoutMs: number): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  // No connect timeout of the client's own: its plain timer would fire before the answer after a stall.
+  const client = new pg.Client({ connectionString: url });
   client.on("error", () => {});
-  let timer: NodeJS.Timeout | undefined;
+  let timer: WatchTimer | undefined;
   const late = new Promise<"late">((resolve) => {
-    timer = settledTimer(timeoutMs, () => resolve("late"));
+    timer = watchTimer(timeoutMs, () => resolve("late"));
   });
   const work = (async () => {
     await client.connect();
@@ -308,7 +338,7 @@ export async function probeServer(url: string, timeoutMs: number): Promise<boole
     return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !/^08/.test(code) ? ("answered" as const) : ("silent" as const);
   });
   const verdict = await Promise.race([work, late]);
-  clearTimeout(timer);
+  timer?.clear();
   if (verdict === "answered") void client.end().catch(() => {});
   else destroySocket(client);
   return verdict === "answered";
@@ -404,7 +434,9 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? CONNECTION_DEFAULTS.poolSize,
-      connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      // A backstop only (plain timers, which fire before pending I/O after a stall): the request's own bound
+      // is connectTimeoutMs, judged by resilientPool with watchTimer.
+      connectionTimeoutMillis: timeouts.connectTimeoutMs * CONNECT_BACKSTOP_FACTOR,
       keepAlive: true,
       // Sent with the startup packet: the server enforces them on every pooled connection.
       ...(timeouts.statementTimeoutMs > 0 ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
@@ -416,7 +448,7 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
       checkAfterMs: timeouts.livenessCheckAfterMs,
       deadlineMs: timeouts.statementTimeoutMs > 0 ? timeouts.statementTimeoutMs + CONNECTION_DEFAULTS.statementGraceMs : 0,
     });
-    const base = resilientPool(pool, onError, { watch });
+    const base = resilientPool(pool, onError, { watch, connectTimeoutMs: timeouts.connectTimeoutMs });
     // The migrations' own view of the pool (not gated by them); it shares the pool and is never destroyed itself.
     const migrationDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(base) }) });
     const g = migrationGate(() => migrateToLatest(migrationDb));
@@ -443,9 +475,9 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
       const pglite = new PGlite(home === "memory://" ? undefined : home);
       await pglite.waitReady;
       // One connection (the adapter's poolSize); a request waits for it at most connectTimeoutMs.
-      const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), connectionTimeoutMillis: timeouts.connectTimeoutMs });
+      const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), connectionTimeoutMillis: timeouts.connectTimeoutMs * CONNECT_BACKSTOP_FACTOR });
       const onError = options.onConnectionError ?? defaultErrorLog();
-      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(resilientPool(pool, onError, { embeddedWaitMs: timeouts.connectTimeoutMs })) }) });
+      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(resilientPool(pool, onError, { embedded: true, connectTimeoutMs: timeouts.connectTimeoutMs })) }) });
       let closed = false;
       conn = {
         db,

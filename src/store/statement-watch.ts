@@ -14,9 +14,9 @@
  * - Deadline: a statement still unanswered `deadlineMs` after it was sent is abandoned (the backstop for
  *   one dead connection to a live server, where even the server's cancel cannot come back).
  *
- * A timer fires before the I/O that became ready in the same turn of the event loop; each verdict is
- * therefore taken in a setImmediate after its timer, so a busy event loop does not turn a late answer
- * into a false timeout.
+ * A timer fires before the I/O that became ready in the same turn of the event loop, and after a stall of
+ * the event loop the answer may not even have been read: each verdict is taken by `watchTimer`, so a busy
+ * process does not turn a late answer into a false timeout.
  */
 
 export interface StatementWatchOptions {
@@ -45,11 +45,37 @@ export class UnansweredStatement extends Error {
   override name = "UnansweredStatement";
 }
 
-/** Runs `fn` after `ms`, once the I/O that is ready by then has been handled. */
-export function settledTimer(ms: number, fn: () => void): NodeJS.Timeout {
-  const t = setTimeout(() => setImmediate(fn), ms);
-  t.unref();
-  return t;
+export interface WatchTimer {
+  clear(): void;
+}
+
+/**
+ * Runs `fn` once `ms` of watching have passed. The verdict is taken in a setImmediate after the timer, once the
+ * I/O ready by then has been handled; and when the timer itself fired late by more than half of `ms` (the
+ * event loop was stalled by synchronous work, or the process starved of CPU, so the answer may not even have
+ * been read), the wait gets `ms` more, once: a stall of this process is not blamed on the database.
+ */
+export function watchTimer(ms: number, fn: () => void): WatchTimer {
+  let cleared = false;
+  let handle: NodeJS.Timeout | undefined;
+  const arm = (wait: number, extended: boolean) => {
+    const due = performance.now() + wait;
+    handle = setTimeout(() => {
+      if (cleared) return;
+      if (!extended && performance.now() - due > ms / 2) return arm(ms, true);
+      setImmediate(() => {
+        if (!cleared) fn();
+      });
+    }, wait);
+    handle.unref();
+  };
+  arm(ms, false);
+  return {
+    clear() {
+      cleared = true;
+      if (handle) clearTimeout(handle);
+    },
+  };
 }
 
 interface Running {
@@ -60,7 +86,7 @@ interface Running {
 export function createStatementWatch(o: StatementWatchOptions): StatementWatch {
   const running = new Set<Running>();
   let checking = false;
-  let checkTimer: NodeJS.Timeout | undefined;
+  let checkTimer: WatchTimer | undefined;
   let unresponsiveSince: number | undefined;
 
   const oldest = (): number | undefined => {
@@ -73,7 +99,7 @@ export function createStatementWatch(o: StatementWatchOptions): StatementWatch {
     if (o.checkAfterMs <= 0 || checking || checkTimer) return;
     const t = oldest();
     if (t === undefined) return;
-    checkTimer = settledTimer(Math.max(0, t + o.checkAfterMs - performance.now()), () => {
+    checkTimer = watchTimer(Math.max(0, t + o.checkAfterMs - performance.now()), () => {
       checkTimer = undefined;
       void check();
     });
@@ -91,7 +117,7 @@ export function createStatementWatch(o: StatementWatchOptions): StatementWatch {
       unresponsiveSince = undefined;
       // The next check of the statements still running comes checkAfterMs after this one.
       if (running.size > 0) {
-        checkTimer = settledTimer(o.checkAfterMs, () => {
+        checkTimer = watchTimer(o.checkAfterMs, () => {
           checkTimer = undefined;
           void check();
         });
@@ -118,14 +144,14 @@ export function createStatementWatch(o: StatementWatchOptions): StatementWatch {
     track<T>(statement: Promise<T>, abandon: () => void): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         let settled = false;
-        let deadline: NodeJS.Timeout | undefined;
+        let deadline: WatchTimer | undefined;
         const entry: Running = {
           startedAt: performance.now(),
           fail: (why) => {
             if (settled) return;
             settled = true;
             running.delete(entry);
-            if (deadline) clearTimeout(deadline);
+            deadline?.clear();
             abandon();
             reject(why);
           },
@@ -133,9 +159,9 @@ export function createStatementWatch(o: StatementWatchOptions): StatementWatch {
         const done = () => {
           settled = true;
           running.delete(entry);
-          if (deadline) clearTimeout(deadline);
+          deadline?.clear();
         };
-        if (o.deadlineMs > 0) deadline = settledTimer(o.deadlineMs, () => entry.fail(new UnansweredStatement(`no answer to this statement within ${o.deadlineMs} ms`)));
+        if (o.deadlineMs > 0) deadline = watchTimer(o.deadlineMs, () => entry.fail(new UnansweredStatement(`no answer to this statement within ${o.deadlineMs} ms`)));
         running.add(entry);
         schedule();
         statement.then(

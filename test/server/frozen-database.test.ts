@@ -66,7 +66,11 @@ function expectUnreachable(err: unknown): void {
 describe("a frozen PostgreSQL server", () => {
   it("every door answers 503 database-unreachable while it is frozen; it recovers after the thaw; acknowledged = stored", async () => {
     let thawed = false;
+    // When every process of the cluster was stopped, on the load's clock (runFaultLoad starts it on call).
+    let frozenAt = Number.NaN;
+    let loadT0 = 0;
     const doors: Record<string, { status?: number; code?: string; retryAfter?: string | null; beforeThaw: boolean }> = {};
+    loadT0 = performance.now();
     const load = await runFaultLoad({
       baseUrl: server.url,
       clients: 6,
@@ -79,6 +83,7 @@ describe("a frozen PostgreSQL server", () => {
           name: `freeze ${FREEZE_MS} ms`,
           run: async () => {
             expect(await cluster.freeze()).toBeGreaterThan(1);
+            frozenAt = performance.now() - loadT0;
             const checks = (async () => {
               await sleep(300);
               const h = await fetch(`${server.url}/health`);
@@ -121,11 +126,11 @@ describe("a frozen PostgreSQL server", () => {
     // Requests running when the freeze began, and those sent in its first half, were answered before the thaw
     // (the freeze lasts FREEZE_MS; with these timeouts an answer comes within about 1.5 s).
     const running = load.records.filter((x) => x.sentAt < freeze.startedAt && x.doneAt > freeze.startedAt);
-    const early = load.records.filter((x) => x.sentAt >= freeze.startedAt && x.sentAt <= freeze.startedAt + FREEZE_MS / 2);
+    const early = load.records.filter((x) => x.sentAt >= frozenAt && x.sentAt <= freeze.startedAt + FREEZE_MS / 2);
     expect(early.length).toBeGreaterThan(0);
     for (const x of [...running, ...early]) expect(x.doneAt, JSON.stringify(x)).toBeLessThan(freeze.endedAt);
     // Writes need the server; a search may still be answered from memory (cached answers and read model).
-    expect(early.filter((x) => x.kind === "record").every((x) => x.status === 503)).toBe(true);
+    expect(early.filter((x) => x.kind === "record" && x.status !== 503)).toEqual([]);
 
     // Back by itself.
     expect(s.recoveryMs).not.toBeNull();

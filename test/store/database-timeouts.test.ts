@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONNECTION_DEFAULTS, type Connection, isConnectionError, openConnection, resolveTimeouts } from "../../src/store/connection.ts";
 import { ToolgraphError } from "../../src/store/errors.ts";
 import { UnansweredStatement } from "../../src/store/statement-watch.ts";
+import { SERVER_URL, SKIP_SERVER } from "../helpers/backends.ts";
 
 describe("resolveTimeouts", () => {
   it("takes the defaults when nothing is set", () => {
@@ -95,5 +96,24 @@ describe("the embedded database's one connection", () => {
     await holder;
     const rows = await sql<{ n: number }>`SELECT n FROM held ORDER BY n`.execute(conn.db);
     expect(rows.rows.map((r) => r.n)).toEqual([1, 2]);
+  }, 30_000);
+});
+
+describe.skipIf(SKIP_SERVER)("a stalled event loop is not blamed on the server", () => {
+  it("a connection the server answered while this process was busy is not failed as a connect timeout", async () => {
+    const conn = await openConnection({ database: SERVER_URL, migrate: false, connectTimeoutMs: 500 });
+    try {
+      // The pool has no connection yet: this statement opens one, and the process then blocks for 3× the bound.
+      const answer = sql<{ one: number }>`SELECT 1 AS one`.execute(conn.db);
+      // Let the connect start (kysely reaches pool.connect() after a few microtasks), then stall.
+      await new Promise((r) => setImmediate(r));
+      const until = performance.now() + 1500;
+      while (performance.now() < until) {
+        // synchronous work (an analytics pass, a big JSON parse) or a process starved of CPU
+      }
+      expect((await answer).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await conn.close();
+    }
   }, 30_000);
 });
