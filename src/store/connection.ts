@@ -259,7 +259,7 @@ export function resilientPool(pool: pg.Pool, onError: (err: Error) => void, opti
   const connectOnce = (): Promise<pg.PoolClient> => {
     const pending = pool.connect();
     const ms = options.connectTimeoutMs;
-    if (ms === undefined) return pending.catch((err: unknown) => Promise.reject(options.embedded && /^timeout exceeded/.test((err as Error)?.message ?? "") ? timedOut(0) : translate(err)));
+    if (ms === undefined) return pending.catch((err: unknown) => Promise.reject(translate(err)));
     return new Promise<pg.PoolClient>((resolve, reject) => {
       let settled = false;
       const timer = watchTimer(ms, () => {
