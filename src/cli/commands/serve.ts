@@ -6,7 +6,8 @@ import { type Command, type CommandContext, EXIT, UsageError } from "../command.
 /** One stderr line when the server started without its database (its requests get 503 until it answers). */
 function reportUnreachableAtOpen(ctx: CommandContext, tg: Toolgraph, command: string): void {
   const e = tg.engine.conn.unreachableAtOpen;
-  if (e) ctx.err(`toolgraph ${command}: ${e.message.split(";")[0]}; requests get 503 database-unreachable with Retry-After until it answers`);
+  const meanwhile = command === "mcp" ? "tool calls get isError database-unreachable" : "requests get 503 database-unreachable with Retry-After";
+  if (e) ctx.err(`toolgraph ${command}: ${e.message.split(";")[0]}; ${meanwhile} until it answers`);
 }
 
 export const serveCommand: Command = {
