@@ -66,6 +66,8 @@ export interface ServerOptions {
   mcpHandler?: ((req: IncomingMessage, res: ServerResponse, body: unknown, project: string | undefined) => Promise<void>) | undefined;
   /** Extra fields of the /health answer (the gateway's servers); `ok: false` among them answers 503. */
   healthExtra?: (() => Record<string, unknown>) | undefined;
+  /** Registers more metrics on the server's registry (the gateway's write backlog). */
+  registerMetrics?: ((metrics: MetricsRegistry) => void) | undefined;
 }
 
 export interface ListeningAddress {
@@ -178,6 +180,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
   const latency = metrics.histogram("toolgraph_http_request_duration_seconds", "HTTP request latency by job (operation), method and status code");
   const decisions = metrics.counter("toolgraph_gate_decisions_total", "Answers by job and the gate's overall decision");
   const jobOf = new WeakMap<ServerResponse, string>();
+  options.registerMetrics?.(metrics);
   metrics.collect({ name: "toolgraph_http_requests_in_flight", help: "Requests being handled", type: "gauge", collect: () => [{ labels: {}, value: active }] });
   metrics.collect({
     name: "toolgraph_ready",

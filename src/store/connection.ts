@@ -470,7 +470,7 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
   } else {
     const home = resolveHome(options.home);
     let lock: DataDirLock | undefined;
-    if (home !== "memory://") lock = acquireDataDirLock(home);
+    if (home !== "memory://") lock = await acquireDataDirLock(home);
     try {
       const pglite = new PGlite(home === "memory://" ? undefined : home);
       await pglite.waitReady;

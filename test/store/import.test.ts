@@ -206,7 +206,7 @@ describe("embedded data directory lock", () => {
   // demo and stats open the same directory one after another).
   it("openConnection refuses a locked directory before starting PGlite, naming the holder", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tg-lock-"));
-    const lock = acquireDataDirLock(dir);
+    const lock = await acquireDataDirLock(dir);
     try {
       await expect(openConnection({ home: dir, database: "" })).rejects.toMatchObject({ code: "database-locked", message: expect.stringContaining(`in use by process ${process.pid}`) });
       expect(existsSync(join(dir, "PG_VERSION"))).toBe(false);
@@ -218,7 +218,7 @@ describe("embedded data directory lock", () => {
 
   it("a second process fails at once naming the holder's pid", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tg-lock-"));
-    const lock = acquireDataDirLock(dir);
+    const lock = await acquireDataDirLock(dir);
     try {
       const script = `import { openConnection } from ${JSON.stringify(join(process.cwd(), "src/store/connection.ts"))};
         try { const c = await openConnection({ home: ${JSON.stringify(dir)}, database: "" }); await c.close(); console.log("OPENED"); }
