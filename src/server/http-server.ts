@@ -282,7 +282,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       const r = await readiness.report();
       // Names and states only: error texts may name hosts; they go to the log.
       for (const c of r.checks) if (c.state === "failed") logger.warn("readiness check failed", { check: c.name, error: c.error });
-      return respond(res, r.ready ? 200 : 503, { ready: r.ready, checks: r.checks.map(({ name, ok, state, ms }) => ({ name, ok, state, ms })) });
+      return respond(res, r.ready ? 200 : 503, { ready: r.ready, checks: r.checks.map(({ name, ok, state, ms }) => ({ name, ok, state, ms })) }, r.ready ? {} : { "retry-after": "1" });
     }
     if (ui && path === "/ui" && url.searchParams.has("token")) return consoleLogin(res, url);
     if (token !== "" && !bearerMatches(req.headers.authorization, token) && !cookieMatches(req)) {
