@@ -3,7 +3,8 @@
  * (unique ids) and searching for `--duration` ms, on both backends, alternating the order per round.
  *
  *   npx tsx bench/fault-injection.ts [--rounds 1] [--clients 10] [--duration 9000] [--freeze 15000]
- *                                    [--scenarios restart,frozen,pglite]
+ *                                    [--scenarios restart,frozen,pglite,race] [--race-processes 20]
+ *                                    [--race-rounds 100] [--race-record-rounds 4]
  *
  * PostgreSQL (a throwaway cluster, test/helpers/pg-cluster.ts: initdb + pg_ctl on a free port, never the
  * shared server), two scenarios:
@@ -18,6 +19,9 @@
  * to restart or freeze (its failure mode is the process dying, covered by the kill -9 import tests), so the
  * same load runs without a fault as the peer measurement of the same run.
  *
+ * race (bench/lock-race.ts): processes started at one instant on one embedded data directory — the lock alone
+ * (rounds with two holders at once: must be 0) and whole `toolgraph record` processes (acknowledged = stored).
+ *
  * Reported per run: requests and answers by status, errors during the outage (non-2xx answers from the
  * first fault until the first 2xx after the last one), recovery time (end of the last fault → first 2xx
  * answer sent after it), acknowledged writes vs executions stored (and acknowledged ones missing: must be
@@ -30,6 +34,7 @@ import { startServer } from "../src/server/http-server.ts";
 import { type Fault, faultCatalog, type LoadRecord, runFaultLoad, summarize } from "../test/helpers/fault-load.ts";
 import { startCluster } from "../test/helpers/pg-cluster.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
+import { runLockRace } from "./lock-race.ts";
 
 const { values } = parseArgs({
   options: {
@@ -37,11 +42,15 @@ const { values } = parseArgs({
     clients: { type: "string", default: "10" },
     duration: { type: "string", default: "9000" },
     freeze: { type: "string", default: "15000" },
-    scenarios: { type: "string", default: "restart,frozen,pglite" },
+    scenarios: { type: "string", default: "restart,frozen,pglite,race" },
+    "race-processes": { type: "string", default: "20" },
+    "race-rounds": { type: "string", default: "100" },
+    "race-record-rounds": { type: "string", default: "4" },
   },
 });
 type Scenario = "restart" | "frozen" | "pglite";
-const scenarios = String(values.scenarios).split(",") as Scenario[];
+const wanted = String(values.scenarios).split(",");
+const scenarios = wanted.filter((s) => s !== "race") as Scenario[];
 const freezeMs = Number(values.freeze);
 const rounds = Number(values.rounds);
 const clients = Number(values.clients);
@@ -169,6 +178,10 @@ for (let r = 0; r < rounds; r++) {
     process.stderr.write(`round ${r} ${sc}: ${res.requests} requests, ${res.errorsDuringOutage} errors during the outage${fz}, recovery ${res.recoveryMs?.toFixed(0) ?? "–"} ms, acknowledged ${res.acknowledgedWrites} / stored ${res.storedExecutions}\n`);
   }
 }
+const race = wanted.includes("race")
+  ? await runLockRace({ processes: Number(values["race-processes"]), rounds: Number(values["race-rounds"]), recordRounds: Number(values["race-record-rounds"]) })
+  : undefined;
+if (race) process.stderr.write(`race: ${race.lock.overlaps} overlaps in ${race.lock.rounds} rounds; record ${race.record.map((r) => `${r.acknowledged}=${r.stored}`).join(", ")}\n`);
 const result = {
   bench: "fault-injection",
   machine: machine(),
@@ -178,6 +191,7 @@ const result = {
   options: { rounds, clients, durationMs, freezeMs, scenarios },
   note: `PostgreSQL on a throwaway cluster. restart: pg_terminate_backend at 1.5 s, stop + 1 s down + start at 3 s. frozen: SIGSTOP of the postmaster and every backend at 1.5 s for ${freezeMs} ms, then SIGCONT (default database timeouts). PGlite runs in-process: no connection to drop or server to restart or freeze, so it is the same load without a fault (the peer measurement of the same run).`,
   runs,
+  ...(race ? { race } : {}),
 };
 const path = writeResult("fault-injection", result);
 const table = markdownTable(
@@ -221,7 +235,13 @@ const frozenTable =
           `${r.acknowledgedWrites} = ${r.storedExecutions - r.unacknowledgedButStored} (${r.acknowledgedMissing} missing)`,
         ]).map((row) => row.map(String)),
       )}`;
-const md = `# Fault injection\n\n${result.note}\n\n${result.machine}; load average ${loadBefore.map((x) => x.toFixed(2)).join(", ")} before.\n\n${table}${frozenTable}\n`;
+const raceTable = race
+  ? `\n\nConcurrent start on one embedded data directory: ${race.lock.processes} processes × ${race.lock.rounds} rounds on the lock — ${race.lock.overlaps} rounds with two holders at once, ${race.lock.refusalsNamingHolder} of ${race.lock.refusals} refusals naming the holder (${(race.lock.wallMs / 1000).toFixed(1)} s). Whole \`toolgraph record\` processes started together (a stale lock file before every other round):\n\n${markdownTable(
+      ["round", "processes", "exit 0", "exit 4", "other exit", "acknowledged", "stored", "acknowledged missing", "stored unacknowledged"],
+      race.record.map((r, i) => [i, r.processes, r.exit0, r.exit4, r.other, r.acknowledged, r.stored, r.missing, r.extra].map(String)),
+    )}`
+  : "";
+const md = `# Fault injection\n\n${result.note}\n\n${result.machine}; load average ${loadBefore.map((x) => x.toFixed(2)).join(", ")} before.\n\n${table}${frozenTable}${raceTable}\n`;
 const { writeFileSync } = await import("node:fs");
 writeFileSync(path.replace(/\.json$/, ".md"), md);
 process.stdout.write(md);
