@@ -16,6 +16,25 @@
  * - Echoes do not count: a value that also appears among step i's own argument values was the caller's,
  *   not i's output, and matches nothing of i.
  * - Steps that failed (isError, exception, timeout) returned nothing usable and are never depended on.
+ * - Characters are UTF-16 code units; a word character is one that `/[\p{L}\p{N}]/u` matches on its own
+ *   (so each half of a surrogate pair is not a word character). A value starting (ending) with a non-word
+ *   character needs no boundary on that side.
+ *
+ * Cost (docs/decisions/data-flow-matching.md): each step's text is indexed once, when the step is
+ * recorded, and a value is looked up in that index instead of scanning the text.
+ * - The text becomes runs (maximal stretches of word or of non-word characters) with a marker between
+ *   runs and at both ends: `⟨M⟩run⟨M⟩run…⟨M⟩`. A value occurs at word boundaries exactly when its pattern
+ *   occurs in that marked text: its runs joined by markers, with a marker in front when it starts with a
+ *   word character and one behind when it ends with one. (A marker in front of a word character in the
+ *   marked text means "text start, or a non-word character before it"; likewise behind.)
+ * - The index is a suffix array of the marked text, keeping only the suffixes a pattern can start at
+ *   (markers and non-word characters). Building it is O(n log n) for a text of n characters (ranking the
+ *   code units, then linear-time induced sorting); a lookup is a binary search, O(|pattern| + log n) symbol comparisons in practice and
+ *   O(|pattern| · log n) at worst, whatever the text repeats.
+ * - Work cap: one call compares at most `maxWork` symbols (one unit per value × step pair, plus each
+ *   symbol compared in a lookup). Steps are examined from the most recent back; when the budget is spent
+ *   the older steps not yet examined are not listed (the detailed variant says `truncated: true`). This is
+ *   the one departure from the rules above, and it only happens past the cap.
  */
 
 export const DATA_FLOW_DEFAULTS = {
@@ -23,6 +42,7 @@ export const DATA_FLOW_DEFAULTS = {
   minNumberDigits: 2,
   maxValues: 256,
   maxTextChars: 65_536,
+  maxWork: 2_000_000,
 } as const;
 
 export interface DataFlowOptions {
@@ -34,15 +54,45 @@ export interface DataFlowOptions {
   maxValues?: number;
   /** Most characters of a result's text searched. Default 65 536. */
   maxTextChars?: number;
+  /**
+   * Most work units one call's matching may spend (a unit per value × earlier-step pair and per symbol
+   * compared in a text lookup); older steps past the cap are not examined. Default 2 000 000
+   * (docs/decisions/data-flow-matching.md: about 10 ms on this machine).
+   */
+  maxWork?: number;
 }
 
-/** What one step's result offers to later steps, extracted once. */
+/**
+ * A step's text indexed for word-boundary lookups: the marked text (see the header) and the sorted
+ * suffixes a pattern can start at.
+ */
+export interface TextIndex {
+  /** The marked text: code units, with `marker` at each run boundary and at both ends. */
+  chars: Uint16Array | Int32Array;
+  /** A code unit absent from the text (65 536 in an Int32Array when the text holds every code unit). */
+  marker: number;
+  /** Positions in `chars` of markers and non-word characters, in suffix order. */
+  suffixes: Int32Array;
+}
+
+/** What one step's result offers to later steps, extracted and indexed once. */
 export interface StepOutput {
   strings: Set<string>;
   numbers: Set<number>;
-  text: string;
+  /** The result's text (first `maxTextChars` characters), indexed. */
+  text: TextIndex;
   /** The step's own argument values (echoes of these are not its output). */
   echoes: Set<string>;
+}
+
+/** The dependencies of one call, with the work spent finding them. */
+export interface DataFlowDetail {
+  /** Indices of the earlier steps the call's values came from, ascending. */
+  dependsOn: number[];
+  /** Work units spent (value × step pairs plus symbols compared). */
+  work: number;
+  /** True when `maxWork` ran out before every earlier step was examined. */
+  truncated: boolean;
 }
 
 type Opts = Required<DataFlowOptions>;
@@ -53,6 +103,7 @@ function opts(o: DataFlowOptions | undefined): Opts {
     minNumberDigits: o?.minNumberDigits ?? DATA_FLOW_DEFAULTS.minNumberDigits,
     maxValues: o?.maxValues ?? DATA_FLOW_DEFAULTS.maxValues,
     maxTextChars: o?.maxTextChars ?? DATA_FLOW_DEFAULTS.maxTextChars,
+    maxWork: o?.maxWork ?? DATA_FLOW_DEFAULTS.maxWork,
   };
 }
 
@@ -82,7 +133,231 @@ export function leafValues(value: unknown, options?: DataFlowOptions): (string |
 
 const key = (v: string | number) => (typeof v === "number" ? `n:${v}` : `s:${v}`);
 
-/** Extracts what a step returned (and its own arguments, to recognise echoes). */
+/**
+ * Whether a code unit is a letter or digit, memoised per code unit: a fixed property of the engine's
+ * Unicode tables, so the memo needs no version key.
+ */
+const wordUnit = new Uint8Array(65_536); // 0 not yet known, 1 word, 2 not a word character
+function isWordUnit(cu: number): boolean {
+  let t = wordUnit[cu]!;
+  if (t === 0) {
+    t = /[\p{L}\p{N}]/u.test(String.fromCharCode(cu)) ? 1 : 2;
+    wordUnit[cu] = t;
+  }
+  return t === 1;
+}
+
+/**
+ * Suffix array of `s` (symbols in 0..upper) by induced sorting (SA-IS; Nong, Zhang & Chan, "Two Efficient
+ * Algorithms for Linear Time Suffix Array Construction", 2011; laid out as in the AtCoder Library's
+ * `sa_is`): O(n).
+ */
+function saIs(s: Int32Array, upper: number): Int32Array {
+  const n = s.length;
+  if (n === 0) return new Int32Array(0);
+  if (n === 1) return Int32Array.of(0);
+  if (n === 2) return s[0]! < s[1]! ? Int32Array.of(0, 1) : Int32Array.of(1, 0);
+  const sa = new Int32Array(n);
+  const ls = new Uint8Array(n); // 1: S-type (smaller than the suffix after it)
+  for (let i = n - 2; i >= 0; i--) ls[i] = s[i] === s[i + 1] ? ls[i + 1]! : s[i]! < s[i + 1]! ? 1 : 0;
+  const sumL = new Int32Array(upper + 1);
+  const sumS = new Int32Array(upper + 1);
+  for (let i = 0; i < n; i++) {
+    if (ls[i] === 0) sumS[s[i]!]!++;
+    else sumL[s[i]! + 1]!++;
+  }
+  for (let i = 0; i <= upper; i++) {
+    sumS[i]! += sumL[i]!;
+    if (i < upper) sumL[i + 1]! += sumS[i]!;
+  }
+  const buf = new Int32Array(upper + 1);
+  const induce = (lms: Int32Array) => {
+    sa.fill(-1);
+    buf.set(sumS);
+    for (let j = 0; j < lms.length; j++) {
+      const d = lms[j]!;
+      if (d !== n) sa[buf[s[d]!]!++] = d;
+    }
+    buf.set(sumL);
+    sa[buf[s[n - 1]!]!++] = n - 1;
+    for (let i = 0; i < n; i++) {
+      const v = sa[i]!;
+      if (v >= 1 && ls[v - 1] === 0) sa[buf[s[v - 1]!]!++] = v - 1;
+    }
+    buf.set(sumL);
+    for (let i = n - 1; i >= 0; i--) {
+      const v = sa[i]!;
+      if (v >= 1 && ls[v - 1] === 1) sa[--buf[s[v - 1]! + 1]!] = v - 1;
+    }
+  };
+  const lmsMap = new Int32Array(n + 1).fill(-1);
+  let m = 0;
+  for (let i = 1; i < n; i++) if (ls[i - 1] === 0 && ls[i] === 1) lmsMap[i] = m++;
+  const lms = new Int32Array(m);
+  for (let i = 1, j = 0; i < n; i++) if (ls[i - 1] === 0 && ls[i] === 1) lms[j++] = i;
+  induce(lms);
+  if (m > 0) {
+    const sorted = new Int32Array(m);
+    for (let i = 0, j = 0; i < n; i++) if (lmsMap[sa[i]!] !== -1) sorted[j++] = sa[i]!;
+    const rec = new Int32Array(m);
+    let recUpper = 0;
+    rec[lmsMap[sorted[0]!]!] = 0;
+    for (let i = 1; i < m; i++) {
+      let l = sorted[i - 1]!;
+      let r = sorted[i]!;
+      const endL = lmsMap[l]! + 1 < m ? lms[lmsMap[l]! + 1]! : n;
+      const endR = lmsMap[r]! + 1 < m ? lms[lmsMap[r]! + 1]! : n;
+      let same = true;
+      if (endL - l !== endR - r) same = false;
+      else {
+        while (l < endL && s[l] === s[r]) {
+          l++;
+          r++;
+        }
+        if (l === n || s[l] !== s[r]) same = false;
+      }
+      if (!same) recUpper++;
+      rec[lmsMap[sorted[i]!]!] = recUpper;
+    }
+    const recSa = saIs(rec, recUpper);
+    for (let i = 0; i < m; i++) sorted[i] = lms[recSa[i]!]!;
+    induce(sorted);
+  }
+  return sa;
+}
+
+/** Suffix array of `s` (any non-negative symbols): ranks the symbols present, then SA-IS. */
+function suffixArray(s: Int32Array): Int32Array {
+  const distinct = s.slice().sort();
+  let d = 0;
+  for (let i = 0; i < distinct.length; i++) if (i === 0 || distinct[i] !== distinct[d - 1]) distinct[d++] = distinct[i]!;
+  const ranked = new Int32Array(s.length);
+  for (let i = 0; i < s.length; i++) {
+    let lo = 0;
+    let hi = d - 1;
+    const x = s[i]!;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (distinct[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    ranked[i] = lo;
+  }
+  return saIs(ranked, Math.max(0, d - 1));
+}
+
+/** Indexes a text for `occursInIndex` (see the header): once per step. */
+export function indexText(text: string): TextIndex {
+  const n = text.length;
+  // The marker: the smallest code unit absent from the text (one of 0..n is, while n < 65 536).
+  const present = new Uint8Array(Math.min(n, 65_535) + 1);
+  let runs = 0;
+  let prevWord = false;
+  for (let i = 0; i < n; i++) {
+    const cu = text.charCodeAt(i);
+    if (cu < present.length) present[cu] = 1;
+    const w = isWordUnit(cu);
+    if (i === 0 || w !== prevWord) runs++;
+    prevWord = w;
+  }
+  // Symbols for sorting: the marker is 0 (below every character), a code unit c is c + 1.
+  const sym = new Int32Array(n + runs + 1);
+  let p = 0;
+  sym[p++] = 0;
+  for (let i = 0; i < n; i++) {
+    const cu = text.charCodeAt(i);
+    if (i > 0 && isWordUnit(cu) !== isWordUnit(text.charCodeAt(i - 1))) sym[p++] = 0;
+    sym[p++] = cu + 1;
+  }
+  if (n > 0) sym[p++] = 0;
+  const sa = suffixArray(sym);
+  let kept = 0;
+  for (let j = 0; j < sa.length; j++) {
+    const c = sym[sa[j]!]!;
+    if (c === 0 || !isWordUnit(c - 1)) kept++;
+  }
+  const suffixes = new Int32Array(kept);
+  kept = 0;
+  for (let j = 0; j < sa.length; j++) {
+    const c = sym[sa[j]!]!;
+    if (c === 0 || !isWordUnit(c - 1)) suffixes[kept++] = sa[j]!;
+  }
+  let marker = present.indexOf(0);
+  const chars = marker >= 0 ? new Uint16Array(sym.length) : new Int32Array(sym.length);
+  if (marker < 0) marker = 65_536;
+  for (let i = 0; i < sym.length; i++) chars[i] = sym[i] === 0 ? marker : sym[i]! - 1;
+  return { chars, marker, suffixes };
+}
+
+/** A value's pattern in the marked-text symbols (marker 0, code unit c as c + 1); empty for "". */
+function patternOf(needle: string): Int32Array {
+  const n = needle.length;
+  if (n === 0) return new Int32Array(0);
+  let runs = 0;
+  for (let i = 1; i < n; i++) if (isWordUnit(needle.charCodeAt(i)) !== isWordUnit(needle.charCodeAt(i - 1))) runs++;
+  const first = isWordUnit(needle.charCodeAt(0));
+  const last = isWordUnit(needle.charCodeAt(n - 1));
+  const out = new Int32Array(n + runs + (first ? 1 : 0) + (last ? 1 : 0));
+  let p = 0;
+  if (first) out[p++] = 0;
+  for (let i = 0; i < n; i++) {
+    const cu = needle.charCodeAt(i);
+    if (i > 0 && isWordUnit(cu) !== isWordUnit(needle.charCodeAt(i - 1))) out[p++] = 0;
+    out[p++] = cu + 1;
+  }
+  if (last) out[p++] = 0;
+  return out;
+}
+
+/** A work counter a lookup adds to. */
+interface Work {
+  units: number;
+}
+
+/**
+ * Whether `pattern` starts one of the index's suffixes: binary search that skips the prefix both bounds
+ * already share with the pattern. Adds the symbols compared to `work`.
+ */
+function occursInIndex(ix: TextIndex, pattern: Int32Array, work: Work): boolean {
+  const m = pattern.length;
+  if (m === 0) return false;
+  const { chars, marker, suffixes } = ix;
+  const end = chars.length;
+  let lo = 0;
+  let hi = suffixes.length;
+  let lcpLo = 0;
+  let lcpHi = 0;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const start = suffixes[mid]!;
+    const from = lcpLo < lcpHi ? lcpLo : lcpHi;
+    let l = from;
+    let sym = -1;
+    while (l < m) {
+      const at = start + l;
+      if (at >= end) {
+        sym = -1;
+        break;
+      }
+      const c = chars[at]!;
+      sym = c === marker ? 0 : c + 1;
+      if (sym !== pattern[l]) break;
+      l++;
+    }
+    work.units += l - from + 1;
+    if (l === m) return true;
+    if (sym < pattern[l]!) {
+      lo = mid + 1;
+      lcpLo = l;
+    } else {
+      hi = mid;
+      lcpHi = l;
+    }
+  }
+  return false;
+}
+
+/** Extracts what a step returned (and its own arguments, to recognise echoes), indexing its text. */
 export function stepOutput(args: unknown, result: { content?: unknown; structuredContent?: unknown } | undefined, options?: DataFlowOptions): StepOutput {
   const o = opts(options);
   const strings = new Set<string>();
@@ -98,31 +373,50 @@ export function stepOutput(args: unknown, result: { content?: unknown; structure
       if (block?.type === "text" && typeof block.text === "string") text += `${text ? "\n" : ""}${block.text}`;
     }
   }
-  return { strings, numbers, text: text.slice(0, o.maxTextChars), echoes: new Set(leafValues(args, o).map(key)) };
+  return { strings, numbers, text: indexText(text.slice(0, o.maxTextChars)), echoes: new Set(leafValues(args, o).map(key)) };
 }
 
-function isWordChar(c: string | undefined): boolean {
-  return c !== undefined && /[\p{L}\p{N}]/u.test(c);
-}
-
-/** True when `needle` occurs in `hay` with no letter or digit right before or after it. */
+/** True when `needle` occurs in `hay` with no letter or digit right before or after it (indexes `hay`). */
 export function occursAsWord(hay: string, needle: string): boolean {
-  if (needle.length === 0) return false;
-  for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
-    const before = at > 0 ? hay[at - 1] : undefined;
-    const after = hay[at + needle.length];
-    // A needle that itself starts (ends) with a non-word character needs no boundary on that side.
-    const okBefore = !isWordChar(needle[0]) || !isWordChar(before);
-    const okAfter = !isWordChar(needle[needle.length - 1]) || !isWordChar(after);
-    if (okBefore && okAfter) return true;
-  }
-  return false;
+  return occursInIndex(indexText(hay), patternOf(needle), { units: 0 });
 }
 
-function matches(v: string | number, out: StepOutput): boolean {
-  if (out.echoes.has(key(v))) return false;
-  if (typeof v === "number") return out.numbers.has(v) || occursAsWord(out.text, String(v));
-  return out.strings.has(v) || occursAsWord(out.text, v);
+/**
+ * Indices of the earlier steps whose output one of `args`' values came from (ascending), with the work
+ * spent. `earlier[i]` is step i's output, or undefined for a failed step.
+ */
+export function dataFlowDependenciesDetailed(args: unknown, earlier: readonly (StepOutput | undefined)[], options?: DataFlowOptions): DataFlowDetail {
+  const o = opts(options);
+  const values = leafValues(args, o);
+  const work: Work = { units: 0 };
+  if (values.length === 0) return { dependsOn: [], work: 0, truncated: false };
+  const keys = values.map(key);
+  const patterns: (Int32Array | undefined)[] = new Array(values.length);
+  const deps: number[] = [];
+  let truncated = false;
+  steps: for (let i = earlier.length - 1; i >= 0; i--) {
+    const out = earlier[i];
+    if (!out) continue;
+    for (let v = 0; v < values.length; v++) {
+      if (work.units >= o.maxWork) {
+        truncated = true;
+        break steps;
+      }
+      work.units++;
+      const value = values[v]!;
+      if (out.echoes.has(keys[v]!)) continue;
+      if (typeof value === "number" ? out.numbers.has(value) : out.strings.has(value)) {
+        deps.push(i);
+        break;
+      }
+      patterns[v] ??= patternOf(String(value));
+      if (occursInIndex(out.text, patterns[v]!, work)) {
+        deps.push(i);
+        break;
+      }
+    }
+  }
+  return { dependsOn: deps.reverse(), work: work.units, truncated };
 }
 
 /**
@@ -130,12 +424,5 @@ function matches(v: string | number, out: StepOutput): boolean {
  * step i's output, or undefined for a failed step.
  */
 export function dataFlowDependencies(args: unknown, earlier: readonly (StepOutput | undefined)[], options?: DataFlowOptions): number[] {
-  const values = leafValues(args, options);
-  if (values.length === 0) return [];
-  const deps: number[] = [];
-  for (let i = 0; i < earlier.length; i++) {
-    const out = earlier[i];
-    if (out && values.some((v) => matches(v, out))) deps.push(i);
-  }
-  return deps;
+  return dataFlowDependenciesDetailed(args, earlier, options).dependsOn;
 }
