@@ -28,11 +28,12 @@
  *   word character and one behind when it ends with one. (A marker in front of a word character in the
  *   marked text means "text start, or a non-word character before it"; likewise behind.)
  * - The index is a suffix array of the marked text, keeping only the suffixes a pattern can start at
- *   (markers and non-word characters). Building it is O(n log n) for a text of n characters (ranking the
- *   code units, then linear-time induced sorting); a lookup is a binary search, O(|pattern| + log n) symbol comparisons in practice and
- *   O(|pattern| · log n) at worst, whatever the text repeats.
- * - Work cap: one call compares at most `maxWork` symbols (one unit per value × step pair, plus each
- *   symbol compared in a lookup). Steps are examined from the most recent back; when the budget is spent
+ *   (markers and non-word characters), with the lcp of each binary-search probe against its two bounds.
+ *   Building it is O(n log n) for a text of n characters (ranking the code units, then linear-time
+ *   induced sorting and lcps); a lookup is a binary search that never compares a pattern symbol twice:
+ *   O(|pattern| + log n), whatever the text repeats.
+ * - Work cap: one call spends at most `maxWork` units (one per value × step pair, one per probe of a
+ *   lookup and one per symbol compared). Steps are examined from the most recent back; when the budget is spent
  *   the older steps not yet examined are not listed (the detailed variant says `truncated: true`). This is
  *   the one departure from the rules above, and it only happens past the cap.
  */
@@ -73,6 +74,9 @@ export interface TextIndex {
   marker: number;
   /** Positions in `chars` of markers and non-word characters, in suffix order. */
   suffixes: Int32Array;
+  /** For each binary-search probe k: lcp of suffix k with the range's lower bound, and with its upper bound. */
+  lcpLeft: Int32Array;
+  lcpRight: Int32Array;
 }
 
 /** What one step's result offers to later steps, extracted and indexed once. */
@@ -226,24 +230,52 @@ function saIs(s: Int32Array, upper: number): Int32Array {
   return sa;
 }
 
-/** Suffix array of `s` (any non-negative symbols): ranks the symbols present, then SA-IS. */
+/** Suffix array of the marked text's symbols (0..65 536): ranks the symbols present, then SA-IS. */
 function suffixArray(s: Int32Array): Int32Array {
-  const distinct = s.slice().sort();
+  const rankOf = new Int32Array(65_538);
+  for (let i = 0; i < s.length; i++) rankOf[s[i]!] = 1;
   let d = 0;
-  for (let i = 0; i < distinct.length; i++) if (i === 0 || distinct[i] !== distinct[d - 1]) distinct[d++] = distinct[i]!;
+  for (let c = 0; c < rankOf.length; c++) if (rankOf[c] === 1) rankOf[c] = d++;
   const ranked = new Int32Array(s.length);
-  for (let i = 0; i < s.length; i++) {
-    let lo = 0;
-    let hi = d - 1;
-    const x = s[i]!;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (distinct[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    ranked[i] = lo;
-  }
+  for (let i = 0; i < s.length; i++) ranked[i] = rankOf[s[i]!]!;
   return saIs(ranked, Math.max(0, d - 1));
+}
+
+/** Kasai et al. (2001): lcp[j] = longest common prefix of suffixes sa[j − 1] and sa[j] (lcp[0] = 0), O(n). */
+function lcpArray(s: Int32Array, sa: Int32Array): Int32Array {
+  const n = s.length;
+  const rank = new Int32Array(n);
+  for (let j = 0; j < n; j++) rank[sa[j]!] = j;
+  const lcp = new Int32Array(n);
+  let h = 0;
+  for (let i = 0; i < n; i++) {
+    const r = rank[i]!;
+    if (r === 0) {
+      h = 0;
+      continue;
+    }
+    const j = sa[r - 1]!;
+    while (i + h < n && j + h < n && s[i + h] === s[j + h]) h++;
+    lcp[r] = h;
+    if (h > 0) h--;
+  }
+  return lcp;
+}
+
+/**
+ * For each probe `mid` of the binary search over [lo, hi) (bounds lo − 1 below and hi above, each probe
+ * the midpoint of exactly one range): left[mid] = lcp(suffix lo − 1, suffix mid), right[mid] =
+ * lcp(suffix mid, suffix hi), 0 against a missing bound. `adj[k]` is the lcp of suffixes k − 1 and k
+ * (adj[0] = adj[N] = 0). Returns the least of adj[lo..hi].
+ */
+function searchTreeLcps(adj: Int32Array, left: Int32Array, right: Int32Array, lo: number, hi: number): number {
+  if (lo >= hi) return adj[lo]!;
+  const mid = (lo + hi) >>> 1;
+  const a = searchTreeLcps(adj, left, right, lo, mid);
+  const b = searchTreeLcps(adj, left, right, mid + 1, hi);
+  left[mid] = a;
+  right[mid] = b;
+  return a < b ? a : b;
 }
 
 /** Indexes a text for `occursInIndex` (see the header): once per step. */
@@ -271,22 +303,34 @@ export function indexText(text: string): TextIndex {
   }
   if (n > 0) sym[p++] = 0;
   const sa = suffixArray(sym);
+  const lcp = lcpArray(sym, sa);
   let kept = 0;
   for (let j = 0; j < sa.length; j++) {
     const c = sym[sa[j]!]!;
     if (c === 0 || !isWordUnit(c - 1)) kept++;
   }
+  // The kept suffixes in order, and adj[k] = lcp(kept k − 1, kept k): the least adjacent lcp between them.
   const suffixes = new Int32Array(kept);
+  const adj = new Int32Array(kept + 1);
   kept = 0;
+  let least = 0;
   for (let j = 0; j < sa.length; j++) {
+    least = j === 0 ? 0 : Math.min(least, lcp[j]!);
     const c = sym[sa[j]!]!;
-    if (c === 0 || !isWordUnit(c - 1)) suffixes[kept++] = sa[j]!;
+    if (c === 0 || !isWordUnit(c - 1)) {
+      adj[kept] = kept === 0 ? 0 : least;
+      suffixes[kept++] = sa[j]!;
+      least = Number.MAX_SAFE_INTEGER;
+    }
   }
+  const lcpLeft = new Int32Array(kept);
+  const lcpRight = new Int32Array(kept);
+  searchTreeLcps(adj, lcpLeft, lcpRight, 0, kept);
   let marker = present.indexOf(0);
   const chars = marker >= 0 ? new Uint16Array(sym.length) : new Int32Array(sym.length);
   if (marker < 0) marker = 65_536;
   for (let i = 0; i < sym.length; i++) chars[i] = sym[i] === 0 ? marker : sym[i]! - 1;
-  return { chars, marker, suffixes };
+  return { chars, marker, suffixes, lcpLeft, lcpRight };
 }
 
 /** A value's pattern in the marked-text symbols (marker 0, code unit c as c + 1); empty for "". */
@@ -315,23 +359,54 @@ interface Work {
 }
 
 /**
- * Whether `pattern` starts one of the index's suffixes: binary search that skips the prefix both bounds
- * already share with the pattern. Adds the symbols compared to `work`.
+ * Whether `pattern` starts one of the index's suffixes: binary search with the lcps of each probe against
+ * its bounds (Manber & Myers, "Suffix arrays: a new method for on-line string searches", 1993), so no
+ * symbol of the pattern is matched twice: O(|pattern| + log n). Adds the symbols compared, and one per
+ * probe, to `work`.
  */
 function occursInIndex(ix: TextIndex, pattern: Int32Array, work: Work): boolean {
   const m = pattern.length;
   if (m === 0) return false;
-  const { chars, marker, suffixes } = ix;
+  const { chars, marker, suffixes, lcpLeft, lcpRight } = ix;
   const end = chars.length;
   let lo = 0;
   let hi = suffixes.length;
+  // The pattern's lcp with the suffix below the range (lo − 1) and above it (hi).
   let lcpLo = 0;
   let lcpHi = 0;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
+    work.units++;
+    let l: number;
+    if (lcpLo >= lcpHi) {
+      const x = lcpLeft[mid]!;
+      // Agrees with the lower bound past where the pattern left it: below the pattern too.
+      if (x > lcpLo) {
+        lo = mid + 1;
+        continue;
+      }
+      // Leaves the lower bound (and so the pattern) upwards before the pattern does.
+      if (x < lcpLo) {
+        hi = mid;
+        lcpHi = x;
+        continue;
+      }
+      l = lcpLo;
+    } else {
+      const x = lcpRight[mid]!;
+      if (x > lcpHi) {
+        hi = mid;
+        continue;
+      }
+      if (x < lcpHi) {
+        lo = mid + 1;
+        lcpLo = x;
+        continue;
+      }
+      l = lcpHi;
+    }
     const start = suffixes[mid]!;
-    const from = lcpLo < lcpHi ? lcpLo : lcpHi;
-    let l = from;
+    const from = l;
     let sym = -1;
     while (l < m) {
       const at = start + l;
@@ -344,7 +419,7 @@ function occursInIndex(ix: TextIndex, pattern: Int32Array, work: Work): boolean 
       if (sym !== pattern[l]) break;
       l++;
     }
-    work.units += l - from + 1;
+    work.units += l - from;
     if (l === m) return true;
     if (sym < pattern[l]!) {
       lo = mid + 1;
@@ -387,10 +462,13 @@ export function occursAsWord(hay: string, needle: string): boolean {
  */
 export function dataFlowDependenciesDetailed(args: unknown, earlier: readonly (StepOutput | undefined)[], options?: DataFlowOptions): DataFlowDetail {
   const o = opts(options);
-  const values = leafValues(args, o);
+  // A value repeated among the arguments is looked up once.
+  const unique = new Map<string, string | number>();
+  for (const v of leafValues(args, o)) if (!unique.has(key(v))) unique.set(key(v), v);
+  const keys = [...unique.keys()];
+  const values = [...unique.values()];
   const work: Work = { units: 0 };
   if (values.length === 0) return { dependsOn: [], work: 0, truncated: false };
-  const keys = values.map(key);
   const patterns: (Int32Array | undefined)[] = new Array(values.length);
   const deps: number[] = [];
   let truncated = false;

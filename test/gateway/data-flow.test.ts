@@ -187,8 +187,12 @@ describe("worst case: long repetitive results, then many values that occur every
   const message = "a".repeat(65_000);
   const echo = (m: string) => stepOutput({ message: m }, textResult(`Echo: ${m}`));
   const fourLetters = Object.fromEntries(Array.from({ length: 256 }, (_, i) => [`k${i}`, "aaaa"]));
-  /** Units one lookup may spend at most: the pattern (⟨M⟩aaaa⟨M⟩, 6 symbols) once per binary-search probe. */
-  const perLookup = (suffixes: number) => 6 * Math.ceil(Math.log2(suffixes + 1));
+  /**
+   * Units one lookup may spend at most: one per binary-search probe, plus each symbol of the pattern
+   * (⟨M⟩aaaa⟨M⟩, 6 symbols) matched at most once.
+   */
+  const probes = (suffixes: number) => Math.ceil(Math.log2(suffixes + 1));
+  const perLookup = (suffixes: number) => probes(suffixes) + 6;
 
   it("3 × 65,000-character echoes, then 256 four-letter arguments: no dependency, bounded work", () => {
     const steps = [echo(message), echo(message), echo(message)];
@@ -197,29 +201,50 @@ describe("worst case: long repetitive results, then many values that occur every
     const d = dataFlowDependenciesDetailed(fourLetters, steps);
     expect(d.dependsOn).toEqual([]);
     expect(d.truncated).toBe(false);
-    // A scan finds "aaaa" at 64,997 places in each text (3 × 256 × 64,997 ≈ 50 M boundary checks); the
-    // index spends at most one unit per value × step plus one lookup each.
-    expect(d.work).toBeLessThanOrEqual(3 * 256 * (1 + perLookup(6)));
-    expect(d.work).toBeGreaterThanOrEqual(3 * 256 * 2);
+    // A scan finds "aaaa" at 64,997 places in each text (3 × 256 × 64,997 ≈ 50 M boundary checks). The
+    // repeated value is looked up once per step: one unit for the pair, at most 3 probes + 6 symbols.
+    expect(d.work).toBeLessThanOrEqual(3 * (1 + perLookup(6)));
+    expect(d.work).toBeGreaterThanOrEqual(3 * 2);
   });
 
-  it("10 such steps, the 8th of which returned the word: only that one is found, work grows by the step count", () => {
+  it("10 such steps, the 8th of which returned the word: only that one is found", () => {
     const steps = Array.from({ length: 10 }, (_, i) => (i === 7 ? stepOutput({}, textResult(`${message} aaaa.`)) : echo(message)));
     const d = dataFlowDependenciesDetailed(fourLetters, steps);
     expect(d.dependsOn).toEqual([7]);
     expect(d.truncated).toBe(false);
-    // 9 steps examine all 256 values; step 7 stops at its first value.
-    expect(d.work).toBeLessThanOrEqual(9 * 256 * (1 + perLookup(6)) + (1 + perLookup(9)));
+    expect(d.work).toBeLessThanOrEqual(10 * (1 + perLookup(9)));
     expect(dataFlowDependencies({ a: "aaaa" }, steps)).toEqual([7]);
   });
 
+  it("256 distinct four-letter words, each hundreds of times inside one 65,000-letter word, 10 steps", () => {
+    // Every word over a, b, c, d; the text a pseudo-random sequence of those letters (no boundary inside).
+    const letters = "abcd";
+    const distinct = Object.fromEntries(Array.from({ length: 256 }, (_, i) => [`k${i}`, [6, 4, 2, 0].map((s) => letters[(i >> s) & 3]).join("")]));
+    let x = 1;
+    const long = Array.from({ length: 65_000 }, () => {
+      x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
+      return letters[x >> 29];
+    }).join("");
+    const steps = Array.from({ length: 10 }, () => echo(long));
+    const d = dataFlowDependenciesDetailed(distinct, steps);
+    expect(d.dependsOn).toEqual([]);
+    expect(d.truncated).toBe(false);
+    expect(d.work).toBeLessThanOrEqual(10 * 256 * (1 + perLookup(6)));
+    // Set one occurrence apart with spaces and that word, only, is found (the runs either side are longer).
+    const at = long.indexOf("dcba");
+    expect(at).toBeGreaterThan(4);
+    const cut = [...steps.slice(0, 3), echo(`${long.slice(0, at)} dcba ${long.slice(at + 4)}`)];
+    expect(dataFlowDependencies(distinct, cut)).toEqual([3]);
+  });
+
   it("a long value that is the text apart from its last character, against a text of one repeated letter", () => {
-    // Every probe of the binary search may compare the whole value: the worst a lookup does.
+    // A plain binary search could compare the whole value at every probe; this one matches each pattern
+    // symbol (⟨M⟩ + 65,000 + ⟨M⟩) at most once.
     const steps = [stepOutput({}, textResult(message))];
     const needle = `${"a".repeat(64_999)}b`;
     const d = dataFlowDependenciesDetailed({ v: needle }, steps);
     expect(d.dependsOn).toEqual([]);
-    expect(d.work).toBeLessThanOrEqual(1 + (needle.length + 2) * Math.ceil(Math.log2(steps[0]!.text.suffixes.length + 1)));
+    expect(d.work).toBeLessThanOrEqual(1 + probes(steps[0]!.text.suffixes.length) + needle.length + 2);
   });
 });
 
