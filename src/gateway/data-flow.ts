@@ -28,7 +28,7 @@
  *   word character and one behind when it ends with one. (A marker in front of a word character in the
  *   marked text means "text start, or a non-word character before it"; likewise behind.)
  * - The index is a suffix array of the marked text, keeping only the suffixes a pattern can start at
- *   (markers and non-word characters), with the lcp of each binary-search probe against its two bounds.
+ *   (a marker before a word character, or a non-word character), with the lcp of each binary-search probe against its two bounds.
  *   Building it is O(n log n) for a text of n characters (ranking the code units, then linear-time
  *   induced sorting and lcps); a lookup is a binary search that never compares a pattern symbol twice:
  *   O(|pattern| + log n), whatever the text repeats.
@@ -72,7 +72,7 @@ export interface TextIndex {
   chars: Uint16Array | Int32Array;
   /** A code unit absent from the text (65 536 in an Int32Array when the text holds every code unit). */
   marker: number;
-  /** Positions in `chars` of markers and non-word characters, in suffix order. */
+  /** Positions in `chars` of markers before word characters and of non-word characters, in suffix order. */
   suffixes: Int32Array;
   /** For each binary-search probe k: lcp of suffix k with the range's lower bound, and with its upper bound. */
   lcpLeft: Int32Array;
@@ -304,11 +304,14 @@ export function indexText(text: string): TextIndex {
   if (n > 0) sym[p++] = 0;
   const sa = suffixArray(sym);
   const lcp = lcpArray(sym, sa);
+  // A pattern starts with a marker followed by a word character, or with a non-word character.
+  const canStart = (at: number) => {
+    const c = sym[at]!;
+    if (c !== 0) return !isWordUnit(c - 1);
+    return at + 1 < sym.length && isWordUnit(sym[at + 1]! - 1);
+  };
   let kept = 0;
-  for (let j = 0; j < sa.length; j++) {
-    const c = sym[sa[j]!]!;
-    if (c === 0 || !isWordUnit(c - 1)) kept++;
-  }
+  for (let j = 0; j < sa.length; j++) if (canStart(sa[j]!)) kept++;
   // The kept suffixes in order, and adj[k] = lcp(kept k − 1, kept k): the least adjacent lcp between them.
   const suffixes = new Int32Array(kept);
   const adj = new Int32Array(kept + 1);
@@ -316,8 +319,7 @@ export function indexText(text: string): TextIndex {
   let least = 0;
   for (let j = 0; j < sa.length; j++) {
     least = j === 0 ? 0 : Math.min(least, lcp[j]!);
-    const c = sym[sa[j]!]!;
-    if (c === 0 || !isWordUnit(c - 1)) {
+    if (canStart(sa[j]!)) {
       adj[kept] = kept === 0 ? 0 : least;
       suffixes[kept++] = sa[j]!;
       least = Number.MAX_SAFE_INTEGER;

@@ -196,14 +196,15 @@ describe("worst case: long repetitive results, then many values that occur every
 
   it("3 × 65,000-character echoes, then 256 four-letter arguments: no dependency, bounded work", () => {
     const steps = [echo(message), echo(message), echo(message)];
-    // The text's index keeps only markers and non-word characters: ⟨M⟩Echo⟨M⟩: ⟨M⟩aaa…⟨M⟩ has 4 + 2.
-    expect(steps[0]!.text.suffixes.length).toBe(6);
+    // The index keeps only where a pattern can start: in ⟨M⟩Echo⟨M⟩: ⟨M⟩aaa…⟨M⟩ the 2 markers before a
+    // word and the 2 non-word characters.
+    expect(steps[0]!.text.suffixes.length).toBe(4);
     const d = dataFlowDependenciesDetailed(fourLetters, steps);
     expect(d.dependsOn).toEqual([]);
     expect(d.truncated).toBe(false);
     // A scan finds "aaaa" at 64,997 places in each text (3 × 256 × 64,997 ≈ 50 M boundary checks). The
     // repeated value is looked up once per step: one unit for the pair, at most 3 probes + 6 symbols.
-    expect(d.work).toBeLessThanOrEqual(3 * (1 + perLookup(6)));
+    expect(d.work).toBeLessThanOrEqual(3 * (1 + perLookup(4)));
     expect(d.work).toBeGreaterThanOrEqual(3 * 2);
   });
 
@@ -212,7 +213,7 @@ describe("worst case: long repetitive results, then many values that occur every
     const d = dataFlowDependenciesDetailed(fourLetters, steps);
     expect(d.dependsOn).toEqual([7]);
     expect(d.truncated).toBe(false);
-    expect(d.work).toBeLessThanOrEqual(10 * (1 + perLookup(9)));
+    expect(d.work).toBeLessThanOrEqual(10 * (1 + perLookup(4)));
     expect(dataFlowDependencies({ a: "aaaa" }, steps)).toEqual([7]);
   });
 
@@ -229,7 +230,7 @@ describe("worst case: long repetitive results, then many values that occur every
     const d = dataFlowDependenciesDetailed(distinct, steps);
     expect(d.dependsOn).toEqual([]);
     expect(d.truncated).toBe(false);
-    expect(d.work).toBeLessThanOrEqual(10 * 256 * (1 + perLookup(6)));
+    expect(d.work).toBeLessThanOrEqual(10 * 256 * (1 + perLookup(4)));
     // Set one occurrence apart with spaces and that word, only, is found (the runs either side are longer).
     const at = long.indexOf("dcba");
     expect(at).toBeGreaterThan(4);
@@ -268,5 +269,8 @@ describe("work cap", () => {
     const shown = Array.from(ix.chars, (c) => (c === ix.marker ? "|" : String.fromCharCode(c))).join("");
     expect(shown).toBe("|ab|, |c|");
     expect(indexText("").chars.length).toBe(1);
+    // Kept: the markers before "ab" (0) and "c" (6), "," (4) and " " (5). The marker sorts below every
+    // character and " " below ",": "|ab|, |c|" < "|c|" < " |c|" < ", |c|".
+    expect(Array.from(ix.suffixes)).toEqual([0, 6, 5, 4]);
   });
 });
