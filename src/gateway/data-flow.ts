@@ -27,15 +27,15 @@
  *   occurs in that marked text: its runs joined by markers, with a marker in front when it starts with a
  *   word character and one behind when it ends with one. (A marker in front of a word character in the
  *   marked text means "text start, or a non-word character before it"; likewise behind.)
- * - The index is a suffix array of the marked text, keeping only the suffixes a pattern can start at
- *   (a marker before a word character, or a non-word character), with the lcp of each binary-search probe against its two bounds.
- *   Building it is O(n log n) for a text of n characters (ranking the code units, then linear-time
- *   induced sorting and lcps); a lookup is a binary search that never compares a pattern symbol twice:
- *   O(|pattern| + log n), whatever the text repeats.
+ * - The index is a suffix array of the marked text, keeping only the suffixes a pattern can start at (a
+ *   marker before a word character, or a non-word character), with the lcp of each binary-search probe
+ *   against its two bounds. Building it is O(n) for a text of n characters (induced sorting, SA-IS, and
+ *   Kasai's lcps); a lookup is a binary search that never matches a pattern symbol twice: O(|pattern| +
+ *   log n), whatever the text repeats. A value repeated among a call's arguments is looked up once.
  * - Work cap: one call spends at most `maxWork` units (one per value × step pair, one per probe of a
- *   lookup and one per symbol compared). Steps are examined from the most recent back; when the budget is spent
- *   the older steps not yet examined are not listed (the detailed variant says `truncated: true`). This is
- *   the one departure from the rules above, and it only happens past the cap.
+ *   lookup, one per symbol matched). Steps are examined from the most recent back; when the budget is
+ *   spent, the older steps not yet examined are not listed (the detailed variant says `truncated: true`).
+ *   This is the one departure from the rules above, and it only happens past the cap.
  */
 
 export const DATA_FLOW_DEFAULTS = {
@@ -489,6 +489,8 @@ export function dataFlowDependenciesDetailed(args: unknown, earlier: readonly (S
         deps.push(i);
         break;
       }
+      // A value longer than any text searched occurs in none (and is not turned into a pattern).
+      if (typeof value === "string" && value.length > o.maxTextChars) continue;
       patterns[v] ??= patternOf(String(value));
       if (occursInIndex(out.text, patterns[v]!, work)) {
         deps.push(i);

@@ -250,6 +250,15 @@ describe("worst case: long repetitive results, then many values that occur every
 });
 
 describe("work cap", () => {
+  it("a value longer than maxTextChars is only compared with structured leaves", () => {
+    const long = `x${"y".repeat(99)}`;
+    const steps = [stepOutput({}, textResult(long), { maxTextChars: 100 }), stepOutput({}, { structuredContent: { v: long } }, { maxTextChars: 10 })];
+    expect(dataFlowDependencies({ v: long }, steps, { maxTextChars: 100 })).toEqual([0, 1]);
+    // Step 0's text was indexed with a larger maxTextChars on purpose: with 99 it is not searched at all.
+    expect(dataFlowDependenciesDetailed({ v: long }, steps, { maxTextChars: 99 })).toEqual({ dependsOn: [1], work: 2, truncated: false });
+  });
+
+
   const lisbon = Array.from({ length: 5 }, () => stepOutput({}, textResult("Forecast for Lisbon: sunny")));
 
   it("examines the most recent steps first and stops when maxWork is spent", () => {
