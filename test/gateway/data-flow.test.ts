@@ -273,6 +273,20 @@ describe("work cap", () => {
     expect(dataFlowDependenciesDetailed({ flag: "ok", n: 3 }, lisbon)).toEqual({ dependsOn: [], work: 0, truncated: false });
   });
 
+  it("a text holding every code unit has no spare one for the marker: 65,536 in 32-bit storage, same answers", () => {
+    const all = Array.from({ length: 65_536 }, (_, c) => String.fromCharCode(c)).join("");
+    const ix = indexText(all);
+    expect(ix.marker).toBe(65_536);
+    expect(ix.chars).toBeInstanceOf(Int32Array);
+    const options = { maxTextChars: 70_000, minStringLength: 1 };
+    const steps = [stepOutput({}, textResult(`${all} Lisbon \u0000x`), options)];
+    expect(steps[0]!.text.marker).toBe(65_536);
+    for (const [v, hit] of [["Lisbon", true], ["Lisb", false], ["\u0000x", true], ["xyz", false], ["/0123456789", true], ["0123", false]] as const) {
+      expect(dataFlowDependencies({ v }, steps, options), v).toEqual(hit ? [0] : []);
+      expect(refOccursAsWord(`${all} Lisbon \u0000x`, v), v).toBe(hit);
+    }
+  });
+
   it("indexText: the marked text has a marker around every run, and one for an empty text", () => {
     const ix = indexText("ab, c");
     const shown = Array.from(ix.chars, (c) => (c === ix.marker ? "|" : String.fromCharCode(c))).join("");
