@@ -16,6 +16,26 @@
  * - Echoes do not count: a value that also appears among step i's own argument values was the caller's,
  *   not i's output, and matches nothing of i.
  * - Steps that failed (isError, exception, timeout) returned nothing usable and are never depended on.
+ * - Characters are UTF-16 code units; a word character is one that `/[\p{L}\p{N}]/u` matches on its own
+ *   (so each half of a surrogate pair is not a word character). A value starting (ending) with a non-word
+ *   character needs no boundary on that side.
+ *
+ * Cost (docs/decisions/data-flow-matching.md): each step's text is indexed once, when the step is
+ * recorded, and a value is looked up in that index instead of scanning the text.
+ * - The text becomes runs (maximal stretches of word or of non-word characters) with a marker between
+ *   runs and at both ends: `⟨M⟩run⟨M⟩run…⟨M⟩`. A value occurs at word boundaries exactly when its pattern
+ *   occurs in that marked text: its runs joined by markers, with a marker in front when it starts with a
+ *   word character and one behind when it ends with one. (A marker in front of a word character in the
+ *   marked text means "text start, or a non-word character before it"; likewise behind.)
+ * - The index is a suffix array of the marked text, keeping only the suffixes a pattern can start at (a
+ *   marker before a word character, or a non-word character), with the lcp of each binary-search probe
+ *   against its two bounds. Building it is O(n) for a text of n characters (induced sorting, SA-IS, and
+ *   Kasai's lcps); a lookup is a binary search that never matches a pattern symbol twice: O(|pattern| +
+ *   log n), whatever the text repeats. A value repeated among a call's arguments is looked up once.
+ * - Work cap: one call spends at most `maxWork` units (one per value × step pair, one per probe of a
+ *   lookup, one per symbol matched). Steps are examined from the most recent back; when the budget is
+ *   spent, the older steps not yet examined are not listed (the detailed variant says `truncated: true`).
+ *   This is the one departure from the rules above, and it only happens past the cap.
  */
 
 export const DATA_FLOW_DEFAULTS = {
@@ -23,6 +43,7 @@ export const DATA_FLOW_DEFAULTS = {
   minNumberDigits: 2,
   maxValues: 256,
   maxTextChars: 65_536,
+  maxWork: 2_000_000,
 } as const;
 
 export interface DataFlowOptions {
@@ -34,15 +55,48 @@ export interface DataFlowOptions {
   maxValues?: number;
   /** Most characters of a result's text searched. Default 65 536. */
   maxTextChars?: number;
+  /**
+   * Most work units one call's matching may spend (a unit per value × earlier-step pair, per probe and per
+   * symbol matched in a text lookup); older steps past the cap are not examined. Default 2 000 000
+   * (docs/decisions/data-flow-matching.md: 11.5 ms of CPU at the median when spent).
+   */
+  maxWork?: number;
 }
 
-/** What one step's result offers to later steps, extracted once. */
+/**
+ * A step's text indexed for word-boundary lookups: the marked text (see the header) and the sorted
+ * suffixes a pattern can start at.
+ */
+export interface TextIndex {
+  /** The marked text: code units, with `marker` at each run boundary and at both ends. */
+  chars: Uint16Array | Int32Array;
+  /** A code unit absent from the text (65 536 in an Int32Array when the text holds every code unit). */
+  marker: number;
+  /** Positions in `chars` of markers before word characters and of non-word characters, in suffix order. */
+  suffixes: Int32Array;
+  /** For each binary-search probe k: lcp of suffix k with the range's lower bound, and with its upper bound. */
+  lcpLeft: Int32Array;
+  lcpRight: Int32Array;
+}
+
+/** What one step's result offers to later steps, extracted and indexed once. */
 export interface StepOutput {
   strings: Set<string>;
   numbers: Set<number>;
-  text: string;
+  /** The result's text (first `maxTextChars` characters), indexed. */
+  text: TextIndex;
   /** The step's own argument values (echoes of these are not its output). */
   echoes: Set<string>;
+}
+
+/** The dependencies of one call, with the work spent finding them. */
+export interface DataFlowDetail {
+  /** Indices of the earlier steps the call's values came from, ascending. */
+  dependsOn: number[];
+  /** Work units spent (value × step pairs plus symbols compared). */
+  work: number;
+  /** True when `maxWork` ran out before every earlier step was examined. */
+  truncated: boolean;
 }
 
 type Opts = Required<DataFlowOptions>;
@@ -53,6 +107,7 @@ function opts(o: DataFlowOptions | undefined): Opts {
     minNumberDigits: o?.minNumberDigits ?? DATA_FLOW_DEFAULTS.minNumberDigits,
     maxValues: o?.maxValues ?? DATA_FLOW_DEFAULTS.maxValues,
     maxTextChars: o?.maxTextChars ?? DATA_FLOW_DEFAULTS.maxTextChars,
+    maxWork: o?.maxWork ?? DATA_FLOW_DEFAULTS.maxWork,
   };
 }
 
@@ -82,7 +137,304 @@ export function leafValues(value: unknown, options?: DataFlowOptions): (string |
 
 const key = (v: string | number) => (typeof v === "number" ? `n:${v}` : `s:${v}`);
 
-/** Extracts what a step returned (and its own arguments, to recognise echoes). */
+/**
+ * Whether a code unit is a letter or digit, memoised per code unit: a fixed property of the engine's
+ * Unicode tables, so the memo needs no version key.
+ */
+const wordUnit = new Uint8Array(65_536); // 0 not yet known, 1 word, 2 not a word character
+function isWordUnit(cu: number): boolean {
+  let t = wordUnit[cu]!;
+  if (t === 0) {
+    t = /[\p{L}\p{N}]/u.test(String.fromCharCode(cu)) ? 1 : 2;
+    wordUnit[cu] = t;
+  }
+  return t === 1;
+}
+
+/**
+ * Suffix array of `s` (symbols in 0..upper) by induced sorting (SA-IS; Nong, Zhang & Chan, "Two Efficient
+ * Algorithms for Linear Time Suffix Array Construction", 2011; laid out as in the AtCoder Library's
+ * `sa_is`): O(n).
+ */
+function saIs(s: Int32Array, upper: number): Int32Array {
+  const n = s.length;
+  if (n === 0) return new Int32Array(0);
+  if (n === 1) return Int32Array.of(0);
+  if (n === 2) return s[0]! < s[1]! ? Int32Array.of(0, 1) : Int32Array.of(1, 0);
+  const sa = new Int32Array(n);
+  const ls = new Uint8Array(n); // 1: S-type (smaller than the suffix after it)
+  for (let i = n - 2; i >= 0; i--) ls[i] = s[i] === s[i + 1] ? ls[i + 1]! : s[i]! < s[i + 1]! ? 1 : 0;
+  const sumL = new Int32Array(upper + 1);
+  const sumS = new Int32Array(upper + 1);
+  for (let i = 0; i < n; i++) {
+    if (ls[i] === 0) sumS[s[i]!]!++;
+    else sumL[s[i]! + 1]!++;
+  }
+  for (let i = 0; i <= upper; i++) {
+    sumS[i]! += sumL[i]!;
+    if (i < upper) sumL[i + 1]! += sumS[i]!;
+  }
+  const buf = new Int32Array(upper + 1);
+  const induce = (lms: Int32Array) => {
+    sa.fill(-1);
+    buf.set(sumS);
+    for (let j = 0; j < lms.length; j++) {
+      const d = lms[j]!;
+      if (d !== n) sa[buf[s[d]!]!++] = d;
+    }
+    buf.set(sumL);
+    sa[buf[s[n - 1]!]!++] = n - 1;
+    for (let i = 0; i < n; i++) {
+      const v = sa[i]!;
+      if (v >= 1 && ls[v - 1] === 0) sa[buf[s[v - 1]!]!++] = v - 1;
+    }
+    buf.set(sumL);
+    for (let i = n - 1; i >= 0; i--) {
+      const v = sa[i]!;
+      if (v >= 1 && ls[v - 1] === 1) sa[--buf[s[v - 1]! + 1]!] = v - 1;
+    }
+  };
+  const lmsMap = new Int32Array(n + 1).fill(-1);
+  let m = 0;
+  for (let i = 1; i < n; i++) if (ls[i - 1] === 0 && ls[i] === 1) lmsMap[i] = m++;
+  const lms = new Int32Array(m);
+  for (let i = 1, j = 0; i < n; i++) if (ls[i - 1] === 0 && ls[i] === 1) lms[j++] = i;
+  induce(lms);
+  if (m > 0) {
+    const sorted = new Int32Array(m);
+    for (let i = 0, j = 0; i < n; i++) if (lmsMap[sa[i]!] !== -1) sorted[j++] = sa[i]!;
+    const rec = new Int32Array(m);
+    let recUpper = 0;
+    rec[lmsMap[sorted[0]!]!] = 0;
+    for (let i = 1; i < m; i++) {
+      let l = sorted[i - 1]!;
+      let r = sorted[i]!;
+      const endL = lmsMap[l]! + 1 < m ? lms[lmsMap[l]! + 1]! : n;
+      const endR = lmsMap[r]! + 1 < m ? lms[lmsMap[r]! + 1]! : n;
+      let same = true;
+      if (endL - l !== endR - r) same = false;
+      else {
+        while (l < endL && s[l] === s[r]) {
+          l++;
+          r++;
+        }
+        if (l === n || s[l] !== s[r]) same = false;
+      }
+      if (!same) recUpper++;
+      rec[lmsMap[sorted[i]!]!] = recUpper;
+    }
+    const recSa = saIs(rec, recUpper);
+    for (let i = 0; i < m; i++) sorted[i] = lms[recSa[i]!]!;
+    induce(sorted);
+  }
+  return sa;
+}
+
+/** Suffix array of the marked text's symbols (0..65 536): ranks the symbols present, then SA-IS. */
+function suffixArray(s: Int32Array): Int32Array {
+  const rankOf = new Int32Array(65_538);
+  for (let i = 0; i < s.length; i++) rankOf[s[i]!] = 1;
+  let d = 0;
+  for (let c = 0; c < rankOf.length; c++) if (rankOf[c] === 1) rankOf[c] = d++;
+  const ranked = new Int32Array(s.length);
+  for (let i = 0; i < s.length; i++) ranked[i] = rankOf[s[i]!]!;
+  return saIs(ranked, Math.max(0, d - 1));
+}
+
+/** Kasai et al. (2001): lcp[j] = longest common prefix of suffixes sa[j − 1] and sa[j] (lcp[0] = 0), O(n). */
+function lcpArray(s: Int32Array, sa: Int32Array): Int32Array {
+  const n = s.length;
+  const rank = new Int32Array(n);
+  for (let j = 0; j < n; j++) rank[sa[j]!] = j;
+  const lcp = new Int32Array(n);
+  let h = 0;
+  for (let i = 0; i < n; i++) {
+    const r = rank[i]!;
+    if (r === 0) {
+      h = 0;
+      continue;
+    }
+    const j = sa[r - 1]!;
+    while (i + h < n && j + h < n && s[i + h] === s[j + h]) h++;
+    lcp[r] = h;
+    if (h > 0) h--;
+  }
+  return lcp;
+}
+
+/**
+ * For each probe `mid` of the binary search over [lo, hi) (bounds lo − 1 below and hi above, each probe
+ * the midpoint of exactly one range): left[mid] = lcp(suffix lo − 1, suffix mid), right[mid] =
+ * lcp(suffix mid, suffix hi), 0 against a missing bound. `adj[k]` is the lcp of suffixes k − 1 and k
+ * (adj[0] = adj[N] = 0). Returns the least of adj[lo..hi].
+ */
+function searchTreeLcps(adj: Int32Array, left: Int32Array, right: Int32Array, lo: number, hi: number): number {
+  if (lo >= hi) return adj[lo]!;
+  const mid = (lo + hi) >>> 1;
+  const a = searchTreeLcps(adj, left, right, lo, mid);
+  const b = searchTreeLcps(adj, left, right, mid + 1, hi);
+  left[mid] = a;
+  right[mid] = b;
+  return a < b ? a : b;
+}
+
+/** Indexes a text for `occursInIndex` (see the header): once per step. */
+export function indexText(text: string): TextIndex {
+  const n = text.length;
+  // The marker: the smallest code unit absent from the text (one of 0..n is, while n < 65 536).
+  const present = new Uint8Array(Math.min(n, 65_535) + 1);
+  let runs = 0;
+  let prevWord = false;
+  for (let i = 0; i < n; i++) {
+    const cu = text.charCodeAt(i);
+    if (cu < present.length) present[cu] = 1;
+    const w = isWordUnit(cu);
+    if (i === 0 || w !== prevWord) runs++;
+    prevWord = w;
+  }
+  // Symbols for sorting: the marker is 0 (below every character), a code unit c is c + 1.
+  const sym = new Int32Array(n + runs + 1);
+  let p = 0;
+  sym[p++] = 0;
+  for (let i = 0; i < n; i++) {
+    const cu = text.charCodeAt(i);
+    if (i > 0 && isWordUnit(cu) !== isWordUnit(text.charCodeAt(i - 1))) sym[p++] = 0;
+    sym[p++] = cu + 1;
+  }
+  if (n > 0) sym[p++] = 0;
+  const sa = suffixArray(sym);
+  const lcp = lcpArray(sym, sa);
+  // A pattern starts with a marker followed by a word character, or with a non-word character.
+  const canStart = (at: number) => {
+    const c = sym[at]!;
+    if (c !== 0) return !isWordUnit(c - 1);
+    return at + 1 < sym.length && isWordUnit(sym[at + 1]! - 1);
+  };
+  let kept = 0;
+  for (let j = 0; j < sa.length; j++) if (canStart(sa[j]!)) kept++;
+  // The kept suffixes in order, and adj[k] = lcp(kept k − 1, kept k): the least adjacent lcp between them.
+  const suffixes = new Int32Array(kept);
+  const adj = new Int32Array(kept + 1);
+  kept = 0;
+  let least = 0;
+  for (let j = 0; j < sa.length; j++) {
+    least = j === 0 ? 0 : Math.min(least, lcp[j]!);
+    if (canStart(sa[j]!)) {
+      adj[kept] = kept === 0 ? 0 : least;
+      suffixes[kept++] = sa[j]!;
+      least = Number.MAX_SAFE_INTEGER;
+    }
+  }
+  const lcpLeft = new Int32Array(kept);
+  const lcpRight = new Int32Array(kept);
+  searchTreeLcps(adj, lcpLeft, lcpRight, 0, kept);
+  let marker = present.indexOf(0);
+  const chars = marker >= 0 ? new Uint16Array(sym.length) : new Int32Array(sym.length);
+  if (marker < 0) marker = 65_536;
+  for (let i = 0; i < sym.length; i++) chars[i] = sym[i] === 0 ? marker : sym[i]! - 1;
+  return { chars, marker, suffixes, lcpLeft, lcpRight };
+}
+
+/** A value's pattern in the marked-text symbols (marker 0, code unit c as c + 1); empty for "". */
+function patternOf(needle: string): Int32Array {
+  const n = needle.length;
+  if (n === 0) return new Int32Array(0);
+  let runs = 0;
+  for (let i = 1; i < n; i++) if (isWordUnit(needle.charCodeAt(i)) !== isWordUnit(needle.charCodeAt(i - 1))) runs++;
+  const first = isWordUnit(needle.charCodeAt(0));
+  const last = isWordUnit(needle.charCodeAt(n - 1));
+  const out = new Int32Array(n + runs + (first ? 1 : 0) + (last ? 1 : 0));
+  let p = 0;
+  if (first) out[p++] = 0;
+  for (let i = 0; i < n; i++) {
+    const cu = needle.charCodeAt(i);
+    if (i > 0 && isWordUnit(cu) !== isWordUnit(needle.charCodeAt(i - 1))) out[p++] = 0;
+    out[p++] = cu + 1;
+  }
+  if (last) out[p++] = 0;
+  return out;
+}
+
+/** A work counter a lookup adds to. */
+interface Work {
+  units: number;
+}
+
+/**
+ * Whether `pattern` starts one of the index's suffixes: binary search with the lcps of each probe against
+ * its bounds (Manber & Myers, "Suffix arrays: a new method for on-line string searches", 1993), so no
+ * symbol of the pattern is matched twice: O(|pattern| + log n). Adds the symbols compared, and one per
+ * probe, to `work`.
+ */
+function occursInIndex(ix: TextIndex, pattern: Int32Array, work: Work): boolean {
+  const m = pattern.length;
+  if (m === 0) return false;
+  const { chars, marker, suffixes, lcpLeft, lcpRight } = ix;
+  const end = chars.length;
+  let lo = 0;
+  let hi = suffixes.length;
+  // The pattern's lcp with the suffix below the range (lo − 1) and above it (hi).
+  let lcpLo = 0;
+  let lcpHi = 0;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    work.units++;
+    let l: number;
+    if (lcpLo >= lcpHi) {
+      const x = lcpLeft[mid]!;
+      // Agrees with the lower bound past where the pattern left it: below the pattern too.
+      if (x > lcpLo) {
+        lo = mid + 1;
+        continue;
+      }
+      // Leaves the lower bound (and so the pattern) upwards before the pattern does.
+      if (x < lcpLo) {
+        hi = mid;
+        lcpHi = x;
+        continue;
+      }
+      l = lcpLo;
+    } else {
+      const x = lcpRight[mid]!;
+      if (x > lcpHi) {
+        hi = mid;
+        continue;
+      }
+      if (x < lcpHi) {
+        lo = mid + 1;
+        lcpLo = x;
+        continue;
+      }
+      l = lcpHi;
+    }
+    const start = suffixes[mid]!;
+    const from = l;
+    let sym = -1;
+    while (l < m) {
+      const at = start + l;
+      if (at >= end) {
+        sym = -1;
+        break;
+      }
+      const c = chars[at]!;
+      sym = c === marker ? 0 : c + 1;
+      if (sym !== pattern[l]) break;
+      l++;
+    }
+    work.units += l - from;
+    if (l === m) return true;
+    if (sym < pattern[l]!) {
+      lo = mid + 1;
+      lcpLo = l;
+    } else {
+      hi = mid;
+      lcpHi = l;
+    }
+  }
+  return false;
+}
+
+/** Extracts what a step returned (and its own arguments, to recognise echoes), indexing its text. */
 export function stepOutput(args: unknown, result: { content?: unknown; structuredContent?: unknown } | undefined, options?: DataFlowOptions): StepOutput {
   const o = opts(options);
   const strings = new Set<string>();
@@ -98,31 +450,55 @@ export function stepOutput(args: unknown, result: { content?: unknown; structure
       if (block?.type === "text" && typeof block.text === "string") text += `${text ? "\n" : ""}${block.text}`;
     }
   }
-  return { strings, numbers, text: text.slice(0, o.maxTextChars), echoes: new Set(leafValues(args, o).map(key)) };
+  return { strings, numbers, text: indexText(text.slice(0, o.maxTextChars)), echoes: new Set(leafValues(args, o).map(key)) };
 }
 
-function isWordChar(c: string | undefined): boolean {
-  return c !== undefined && /[\p{L}\p{N}]/u.test(c);
-}
-
-/** True when `needle` occurs in `hay` with no letter or digit right before or after it. */
+/** True when `needle` occurs in `hay` with no letter or digit right before or after it (indexes `hay`). */
 export function occursAsWord(hay: string, needle: string): boolean {
-  if (needle.length === 0) return false;
-  for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
-    const before = at > 0 ? hay[at - 1] : undefined;
-    const after = hay[at + needle.length];
-    // A needle that itself starts (ends) with a non-word character needs no boundary on that side.
-    const okBefore = !isWordChar(needle[0]) || !isWordChar(before);
-    const okAfter = !isWordChar(needle[needle.length - 1]) || !isWordChar(after);
-    if (okBefore && okAfter) return true;
-  }
-  return false;
+  return occursInIndex(indexText(hay), patternOf(needle), { units: 0 });
 }
 
-function matches(v: string | number, out: StepOutput): boolean {
-  if (out.echoes.has(key(v))) return false;
-  if (typeof v === "number") return out.numbers.has(v) || occursAsWord(out.text, String(v));
-  return out.strings.has(v) || occursAsWord(out.text, v);
+/**
+ * Indices of the earlier steps whose output one of `args`' values came from (ascending), with the work
+ * spent. `earlier[i]` is step i's output, or undefined for a failed step.
+ */
+export function dataFlowDependenciesDetailed(args: unknown, earlier: readonly (StepOutput | undefined)[], options?: DataFlowOptions): DataFlowDetail {
+  const o = opts(options);
+  // A value repeated among the arguments is looked up once.
+  const unique = new Map<string, string | number>();
+  for (const v of leafValues(args, o)) if (!unique.has(key(v))) unique.set(key(v), v);
+  const keys = [...unique.keys()];
+  const values = [...unique.values()];
+  const work: Work = { units: 0 };
+  if (values.length === 0) return { dependsOn: [], work: 0, truncated: false };
+  const patterns: (Int32Array | undefined)[] = new Array(values.length);
+  const deps: number[] = [];
+  let truncated = false;
+  steps: for (let i = earlier.length - 1; i >= 0; i--) {
+    const out = earlier[i];
+    if (!out) continue;
+    for (let v = 0; v < values.length; v++) {
+      if (work.units >= o.maxWork) {
+        truncated = true;
+        break steps;
+      }
+      work.units++;
+      const value = values[v]!;
+      if (out.echoes.has(keys[v]!)) continue;
+      if (typeof value === "number" ? out.numbers.has(value) : out.strings.has(value)) {
+        deps.push(i);
+        break;
+      }
+      // A value longer than any text searched occurs in none (and is not turned into a pattern).
+      if (typeof value === "string" && value.length > o.maxTextChars) continue;
+      patterns[v] ??= patternOf(String(value));
+      if (occursInIndex(out.text, patterns[v]!, work)) {
+        deps.push(i);
+        break;
+      }
+    }
+  }
+  return { dependsOn: deps.reverse(), work: work.units, truncated };
 }
 
 /**
@@ -130,12 +506,5 @@ function matches(v: string | number, out: StepOutput): boolean {
  * step i's output, or undefined for a failed step.
  */
 export function dataFlowDependencies(args: unknown, earlier: readonly (StepOutput | undefined)[], options?: DataFlowOptions): number[] {
-  const values = leafValues(args, options);
-  if (values.length === 0) return [];
-  const deps: number[] = [];
-  for (let i = 0; i < earlier.length; i++) {
-    const out = earlier[i];
-    if (out && values.some((v) => matches(v, out))) deps.push(i);
-  }
-  return deps;
+  return dataFlowDependenciesDetailed(args, earlier, options).dependsOn;
 }
