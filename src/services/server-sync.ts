@@ -2,12 +2,14 @@
  * Keeps the catalog in step with one upstream MCP server (the gateway, issue 18): the tools it lists now
  * are upserted as `<server>.<tool>` (validated like a catalog import: `toolSchema`, the same size caps and
  * id rules), the tools of that server it no longer lists are marked unavailable (kept with their history),
- * and the project's graph version is bumped once, all in one transaction. Upstream descriptions are text to
+ * those unavailable for longer than `retireAfterMs` are retired (they leave the read model: search, the
+ * console, the jobs; rows and history stay; docs/decisions/gateway-churn.md), and the project's graph
+ * version is bumped once, all in one transaction. Upstream descriptions are text to
  * embed and show, nothing more: no capability and no pattern is ever created from them.
  */
 import type { Kysely } from "kysely";
 import { describeIssue, type ToolInput, toolSchema } from "../formats/schemas.ts";
-import { markUnlistedUnavailable, type UpsertCounts, upsertTools } from "../store/catalog.ts";
+import { markUnlistedUnavailable, retireUnavailable, type UpsertCounts, upsertTools } from "../store/catalog.ts";
 import { bumpGraphVersion, ensureProject } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 
@@ -16,6 +18,8 @@ export interface ServerToolsSyncResult {
   tools: UpsertCounts;
   /** Tools of this server marked unavailable by this sync (no longer listed). */
   unavailable: string[];
+  /** Tools of this server retired by this sync (unavailable for longer than `retireAfterMs`). */
+  retired: string[];
   /** Listed tools that failed validation and were left out of the catalog: id (or index) and the problem. */
   rejected: { tool: string; problem: string }[];
   graphVersion: number;
@@ -35,7 +39,18 @@ export function validateServerTools(server: string, candidates: readonly unknown
   return { tools, rejected };
 }
 
-export async function syncServerTools(db: Kysely<Database>, project: string, server: string, candidates: readonly unknown[]): Promise<ServerToolsSyncResult> {
+export interface ServerSyncOptions {
+  /** Retire the server's tools unavailable for longer than this (ms). Default: never (undefined). */
+  retireAfterMs?: number | undefined;
+}
+
+export async function syncServerTools(
+  db: Kysely<Database>,
+  project: string,
+  server: string,
+  candidates: readonly unknown[],
+  opts: ServerSyncOptions = {},
+): Promise<ServerToolsSyncResult> {
   const { tools, rejected } = validateServerTools(server, candidates);
   return db.transaction().execute(async (trx) => {
     await ensureProject(trx, project);
@@ -46,7 +61,20 @@ export async function syncServerTools(db: Kysely<Database>, project: string, ser
       server,
       tools.map((t) => t.id),
     );
+    const retired = opts.retireAfterMs === undefined ? [] : await retireUnavailable(trx, project, opts.retireAfterMs, server);
     const graphVersion = await bumpGraphVersion(trx, project);
-    return { server, tools: counts, unavailable, rejected, graphVersion };
+    return { server, tools: counts, unavailable, retired, rejected, graphVersion };
+  });
+}
+
+/**
+ * Retires every tool of the project unavailable for longer than `graceMs` (the gateway's periodic sweep, for
+ * tools no sync touches again), bumping the graph version when any was retired. Returns their ids.
+ */
+export async function retireUnavailableTools(db: Kysely<Database>, project: string, graceMs: number): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    const retired = await retireUnavailable(trx, project, graceMs);
+    if (retired.length > 0) await bumpGraphVersion(trx, project);
+    return retired;
   });
 }

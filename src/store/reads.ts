@@ -25,8 +25,9 @@ export interface ToolRow {
   textHash: string;
 }
 
+/** The tools of the read model: every tool but the retired ones (unavailable past the gateway's grace period). */
 export async function loadTools(db: Db, project: string): Promise<ToolRow[]> {
-  const rows = await db.selectFrom("tools").selectAll().where("project", "=", project).orderBy("id").execute();
+  const rows = await db.selectFrom("tools").selectAll().where("project", "=", project).where("retired_at", "is", null).orderBy("id").execute();
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
@@ -209,7 +210,12 @@ export async function loadExecutionMemory(db: Db, project: string): Promise<Exec
 }
 
 export interface ProjectCounts {
+  /** Every tool of the catalog, retired ones included. */
   tools: number;
+  /** Tools whose upstream server no longer lists them (retired ones included). */
+  unavailableTools: number;
+  /** Tools unavailable past the gateway's grace period: out of search and the console, history kept. */
+  retiredTools: number;
   capabilities: number;
   edges: number;
   executions: number;
@@ -229,8 +235,15 @@ export async function countProject(db: Db, project: string): Promise<ProjectCoun
     return Number((r as { n: string } | undefined)?.n ?? 0);
   };
   const version = await db.selectFrom("projects").select("graph_version").where("project", "=", project).executeTakeFirst();
+  const lifecycle = await db
+    .selectFrom("tools")
+    .select([sql<string>`count(*) filter (where not available)`.as("unavailable"), sql<string>`count(retired_at)`.as("retired")])
+    .where("project", "=", project)
+    .executeTakeFirst();
   return {
     tools: await one("tools"),
+    unavailableTools: Number(lifecycle?.unavailable ?? 0),
+    retiredTools: Number(lifecycle?.retired ?? 0),
     capabilities: await one("capabilities"),
     edges: await one("edges"),
     executions: await one("executions"),
