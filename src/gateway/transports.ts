@@ -88,8 +88,10 @@ interface OpenSession {
   transport: StreamableHTTPServerTransport;
   session: GatewaySession;
   lastSeen: number;
-  /** Requests of this session being handled now (a session answering one is never idle). */
+  /** Requests of this session being answered now (never idle, never evicted). */
   active: number;
+  /** Open GET event streams (a connected client: never idle, but evictable at the cap). */
+  streams: number;
 }
 
 /** The /mcp handler for `toolgraph gateway --http`: sessionful Streamable HTTP, one gateway session each. */
@@ -108,7 +110,7 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
 
   const sweep = async (): Promise<number> => {
     const now = Date.now();
-    const idle = [...open.values()].filter((s) => s.active === 0 && now - s.lastSeen > idleMs);
+    const idle = [...open.values()].filter((s) => s.active === 0 && s.streams === 0 && now - s.lastSeen > idleMs);
     for (const s of idle) await end(s);
     if (idle.length > 0) log(`toolgraph gateway: ended ${idle.length} HTTP session(s) idle for over ${idleMs} ms`);
     return idle.length;
@@ -118,15 +120,23 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
   timer.unref();
 
   const serve = async (s: OpenSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
-    s.active++;
+    const stream = req.method === "GET";
+    if (stream) s.streams++;
+    else s.active++;
     s.lastSeen = Date.now();
     open.delete(s.session.id);
     open.set(s.session.id, s);
     try {
       await s.transport.handleRequest(req, res, body);
     } finally {
-      s.active--;
-      s.lastSeen = Date.now();
+      // A GET stream stays open after handleRequest returns: it ends when its response closes.
+      const done = () => {
+        if (stream) s.streams--;
+        else s.active--;
+        s.lastSeen = Date.now();
+      };
+      if (stream && !res.writableEnded && !res.destroyed) res.once("close", done);
+      else done();
     }
   };
 
@@ -161,7 +171,7 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
         sessionIdGenerator: () => session.id,
         enableJsonResponse: true,
         onsessioninitialized: (id) => {
-          open.set(id, { transport, session, lastSeen: Date.now(), active: 0 });
+          open.set(id, { transport, session, lastSeen: Date.now(), active: 0, streams: 0 });
         },
       });
       transport.onclose = () => {

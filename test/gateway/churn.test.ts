@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
@@ -199,6 +200,22 @@ describe("the gateway's HTTP door", () => {
     expect((await raw({ ...auth, "mcp-session-id": ids[4]! }, { jsonrpc: "2.0", id: 2, method: "ping" })).status).toBe(404);
     // Only the in-memory agent's session is left in the gateway's count.
     expect(gateway.status().sessions).toBe(1);
+  });
+
+  it("keeps the session of an SDK client holding its event stream open, and ends it once the client is gone", async () => {
+    const client = new Client({ name: "http-agent", version: "1" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: auth } });
+    await client.connect(transport);
+    const sid = transport.sessionId!;
+    await waitFor("its event stream", () => mcp.size === 1);
+    // Several idle limits later (checked by the sweep itself, not by the clock here) it still answers.
+    for (let i = 0; i < 3; i++) await mcp.sweep();
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(await mcp.sweep()).toBe(0);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("call_tool");
+    await client.close();
+    await waitFor("its session ended", () => mcp.size === 0);
+    expect((await raw({ ...auth, "mcp-session-id": sid }, { jsonrpc: "2.0", id: 2, method: "ping" })).status).toBe(404);
   });
 });
 
