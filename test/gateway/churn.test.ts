@@ -217,6 +217,22 @@ describe("the gateway's HTTP door", () => {
     await waitFor("its session ended", () => mcp.size === 0);
     expect((await raw({ ...auth, "mcp-session-id": sid }, { jsonrpc: "2.0", id: 2, method: "ping" })).status).toBe(404);
   });
+
+  it("at the cap, a new session ends one whose client only holds its event stream open (no 503)", async () => {
+    const clients: Client[] = [];
+    for (let i = 0; i < 3; i++) {
+      const c = new Client({ name: `streaming-${i}`, version: "1" });
+      await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: auth } }));
+      await c.listTools();
+      clients.push(c);
+    }
+    expect(mcp.size).toBe(3);
+    const r = await raw(auth, initialize);
+    expect(r.status).toBe(200);
+    expect(mcp.size).toBe(3);
+    for (const c of clients) await c.close().catch(() => undefined);
+    await waitFor("the sessions ended", () => mcp.size === 0);
+  });
 });
 
 describe("a search before any upstream has listed its tools", () => {
