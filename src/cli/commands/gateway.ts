@@ -34,6 +34,7 @@ export const gatewayCommand: Command = {
     "idle-ms": { type: "string" },
     "session-idle-ms": { type: "string" },
     "max-sessions": { type: "string" },
+    "retire-after-ms": { type: "string" },
   },
   optionHelp: {
     "--config FILE": 'JSON with {"mcpServers": {name: {command, args, env} | {url, headers}}} (required)',
@@ -46,6 +47,7 @@ export const gatewayCommand: Command = {
     "--idle-ms N": "close an execution after N ms without a call (default 300000)",
     "--session-idle-ms N": "with --http: end a session after N ms without a request (default 1800000)",
     "--max-sessions N": "with --http: open sessions at most; a new one ends the least recently used (default 500)",
+    "--retire-after-ms N": "a tool its server stopped listing leaves search and the console after N ms (default 600000)",
   },
   async run(ctx) {
     const file = ctx.values.config;
@@ -56,6 +58,7 @@ export const gatewayCommand: Command = {
     const port = intOption(ctx.values.port, "port", 0, 65535) ?? 8787;
     const sessionIdleMs = intOption(ctx.values["session-idle-ms"], "session-idle-ms", 1000, 86_400_000);
     const maxSessions = intOption(ctx.values["max-sessions"], "max-sessions", 1, 100_000);
+    const retireAfterMs = intOption(ctx.values["retire-after-ms"], "retire-after-ms", 0, 31_536_000_000);
     const tg = await ctx.open();
     const gateway = new Gateway(tg, {
       config,
@@ -63,6 +66,7 @@ export const gatewayCommand: Command = {
       learn: ctx.values["no-learn"] !== true,
       expose,
       idleMs,
+      retireAfterMs,
       user: ctx.values.user as string | undefined,
       log: ctx.err,
     });
