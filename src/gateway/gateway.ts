@@ -233,11 +233,10 @@ export class Gateway {
         { project: this.project, pending: pending.map((u) => u.name) },
       );
     }
-    return new ToolgraphError(
-      "catalog-loading",
-      `the upstream servers list no tools (${all.map((u) => u.name).join(", ") || "no servers configured"}): nothing to search yet`,
-      { project: this.project, pending: [] },
-    );
+    return new ToolgraphError("empty-project", `the gateway's upstream servers list no tools (${all.map((u) => u.name).join(", ")}): nothing to search`, {
+      project: this.project,
+      pending: [],
+    });
   }
 
   /** Connects every upstream (in parallel) and waits for their first attempt and catalog sync. */
