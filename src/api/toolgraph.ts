@@ -31,7 +31,7 @@ import { runSearch } from "../services/recommend-search.ts";
 import { RecommendationLog, type RecommendationLogOptions } from "../services/recommendation-log.ts";
 import { ResultCache } from "../services/result-cache.ts";
 import { fitSearchWeights } from "../services/search-weights.ts";
-import { retireUnavailableTools, type ServerSyncOptions, type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
+import { forgetRetiredEmbeddings, retireUnavailableTools, type ServerSyncOptions, type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
 import { applyUserHistory, userHistoryUpdate } from "../services/user-history.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import type { RecommenderApi, Scoped } from "./contract.ts";
@@ -166,6 +166,7 @@ export class Toolgraph implements RecommenderApi {
     const project = this.p(opts);
     const r = await syncServerTools(this.engine.db, project, server, tools, { retireAfterMs: opts.retireAfterMs });
     this.engine.invalidate(project);
+    if (r.retired.length > 0) await forgetRetiredEmbeddings(this.engine.db, await this.engine.snapshot(project), r.retired);
     if (opts.embed ?? true) await this.engine.searchIndex(project);
     return r;
   }
@@ -174,7 +175,10 @@ export class Toolgraph implements RecommenderApi {
   async retireUnavailableTools(graceMs: number, opts: ProjectScoped = {}): Promise<string[]> {
     const project = this.p(opts);
     const retired = await retireUnavailableTools(this.engine.db, project, graceMs);
-    if (retired.length > 0) this.engine.invalidate(project);
+    if (retired.length > 0) {
+      this.engine.invalidate(project);
+      await forgetRetiredEmbeddings(this.engine.db, await this.engine.snapshot(project), retired);
+    }
     return retired;
   }
 

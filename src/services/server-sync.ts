@@ -8,6 +8,12 @@
  * embed and show, nothing more: no capability and no pattern is ever created from them.
  */
 import type { Kysely } from "kysely";
+import { toolText } from "../../algorithms/search/tokenize.ts";
+import { textHash } from "../embeddings/text-hash.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import { deleteEmbeddings } from "../store/embeddings.ts";
+import { loadRetiredTools } from "../store/reads.ts";
+import { capabilityText, toolTextInput } from "./search-index.ts";
 import { describeIssue, type ToolInput, toolSchema } from "../formats/schemas.ts";
 import { markUnlistedUnavailable, retireUnavailable, type UpsertCounts, upsertTools } from "../store/catalog.ts";
 import { bumpGraphVersion, ensureProject } from "../store/projects.ts";
@@ -77,4 +83,16 @@ export async function retireUnavailableTools(db: Kysely<Database>, project: stri
     if (retired.length > 0) await bumpGraphVersion(trx, project);
     return retired;
   });
+}
+
+/**
+ * Deletes the stored embedding vectors of retired tools (a cache keyed by text: a tool listed again is
+ * embedded again), except texts the read model `live` still uses. Returns how many rows went.
+ */
+export async function forgetRetiredEmbeddings(db: Kysely<Database>, live: GraphSnapshot, retired: readonly string[]): Promise<number> {
+  const rows = await loadRetiredTools(db, live.project, retired);
+  if (rows.length === 0) return 0;
+  const keep = new Set([...live.tools.map((t) => textHash(toolText(toolTextInput(t)))), ...live.capabilities.map((c) => textHash(capabilityText(c)))]);
+  const gone = rows.map((t) => textHash(toolText(toolTextInput(t)))).filter((h) => !keep.has(h));
+  return gone.length === 0 ? 0 : deleteEmbeddings(db, live.project, gone);
 }

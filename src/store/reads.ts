@@ -1,7 +1,7 @@
 /** Reads that build the per-project read model (snapshot) and answer stats. */
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { EdgeSource, EdgeType } from "../../algorithms/graph/edge-quality.ts";
-import type { Database } from "./schema.ts";
+import type { Database, ToolsTable } from "./schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -28,7 +28,25 @@ export interface ToolRow {
 /** The tools of the read model: every tool but the retired ones (unavailable past the gateway's grace period). */
 export async function loadTools(db: Db, project: string): Promise<ToolRow[]> {
   const rows = await db.selectFrom("tools").selectAll().where("project", "=", project).where("retired_at", "is", null).orderBy("id").execute();
-  return rows.map((r) => ({
+  return rows.map(toolRow);
+}
+
+/** The retired tools among `ids` (out of the read model), e.g. to forget their stored embeddings. */
+export async function loadRetiredTools(db: Db, project: string, ids: readonly string[]): Promise<ToolRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom("tools")
+    .selectAll()
+    .where("project", "=", project)
+    .where("retired_at", "is not", null)
+    .where("id", "=", sql<string>`ANY(${[...ids]})`)
+    .orderBy("id")
+    .execute();
+  return rows.map(toolRow);
+}
+
+function toolRow(r: Selectable<ToolsTable>): ToolRow {
+  return {
     id: r.id,
     name: r.name,
     description: r.description,
@@ -44,7 +62,7 @@ export async function loadTools(db: Db, project: string): Promise<ToolRow[]> {
     autoRegistered: r.auto_registered,
     available: r.available,
     textHash: r.text_hash,
-  }));
+  };
 }
 
 export interface EdgeRow {

@@ -2,7 +2,7 @@
  * The gateway against a hostile upstream (fixtures/hostile-server.mjs, ours: list_changed storms, renames of
  * every tool, huge stderr lines, a secret on stderr, a first start that fails), driven by the official SDK
  * client in memory and over Streamable HTTP: storms coalesce into at most 2 re-lists, renamed tools past the
- * grace period leave search and the console (stats still count them), log lines are bounded, a failed
+ * grace period leave search, the console and the stored vectors (stats still count them), log lines are bounded, a failed
  * attempt counts once, HTTP sessions expire and are capped, /health without the token says only ok, the
  * project header is refused when it names another project, and a search before any upstream has listed its
  * tools says which servers are pending.
@@ -137,6 +137,9 @@ describe("upstream churn", () => {
     for (const gen of [1, 2]) {
       await agent.client.callTool({ name: "call_tool", arguments: { name: "hostile.rename" } });
       await waitFor(`generation ${gen} retired`, async () => ((await tg.stats()) as any).retiredTools === 30 * gen);
+      await gateway.flush();
+      // Stored vectors: only the read model's tools keep theirs (35 of hostile, 6 of loud).
+      expect(((await tg.stats()) as any).embeddings).toBe(41);
       const nodes = await ids();
       // 5 control tools and the current generation: the old names are gone from the console's graph.
       expect(nodes).toHaveLength(35);
