@@ -193,9 +193,11 @@ export class Gateway {
       const r = await this.api.syncServerTools(
         server,
         latest.map((t) => toCatalogTool(server, t)),
-        { project: this.project, retireAfterMs: this.retireAfterMs },
+        { project: this.project, retireAfterMs: this.retireAfterMs, embed: false },
       );
+      // The rows are in: a search from now on finds the tools (waiting for the index build below if it must).
       this.synced.add(server);
+      await this.api.engine.searchIndex(this.project);
       for (const x of r.rejected.slice(0, 10)) this.log(`toolgraph gateway: ${server}: tool ${x.tool} left out of the catalog: ${x.problem}`);
       if (r.rejected.length > 10) this.log(`toolgraph gateway: ${server}: … ${r.rejected.length - 10} more tools left out of the catalog`);
       if (r.unavailable.length > 0) this.log(`toolgraph gateway: ${server}: no longer listed, marked unavailable: ${boundList(r.unavailable)}`);
