@@ -129,7 +129,7 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
     try {
       await s.transport.handleRequest(req, res, body);
     } finally {
-      // A GET stream stays open after handleRequest returns: it ends when its response closes.
+      // The node transport resolves a GET when its stream closes; one that returns earlier is counted until then.
       const done = () => {
         if (stream) s.streams--;
         else s.active--;
