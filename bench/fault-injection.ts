@@ -1,14 +1,21 @@
 /**
  * Fault injection under load (issue 21): the HTTP server with `--clients` clients recording executions
- * (unique ids) and searching for `--duration` ms, on both backends, alternating which runs first per round.
+ * (unique ids) and searching for `--duration` ms, on both backends, alternating the order per round.
  *
- *   npx tsx bench/fault-injection.ts [--rounds 1] [--clients 10] [--duration 9000]
+ *   npx tsx bench/fault-injection.ts [--rounds 1] [--clients 10] [--duration 9000] [--freeze 15000]
+ *                                    [--scenarios restart,frozen,pglite]
  *
- * PostgreSQL: a throwaway cluster (test/helpers/pg-cluster.ts: initdb + pg_ctl on a free port, never the
- * shared server). Faults: every client connection terminated (pg_terminate_backend) at 1.5 s, then the
- * cluster stopped (fast), down 1 s, and started again at 3 s.
- * PGlite: the embedded database runs inside the server process: there is no connection to drop and no
- * server to restart (its failure mode is the process dying, covered by the kill -9 import tests), so the
+ * PostgreSQL (a throwaway cluster, test/helpers/pg-cluster.ts: initdb + pg_ctl on a free port, never the
+ * shared server), two scenarios:
+ * - restart: every client connection terminated (pg_terminate_backend) at 1.5 s, then the cluster stopped
+ *   (fast), down 1 s, and started again at 3 s.
+ * - frozen: at 1.5 s the postmaster and every backend get SIGSTOP (connections stay open, nothing is
+ *   answered) for `--freeze` ms, then SIGCONT. The server runs with the default database timeouts
+ *   (docs/decisions/database-timeouts.md). Reported besides: time from the freeze to the first 503, the
+ *   longest wait of the requests already running when it began, the longest wait of a request sent during
+ *   it, and /health asked 0.5 s into the freeze (its status and answer time).
+ * PGlite: the embedded database runs inside the server process: there is no connection to drop, no server
+ * to restart or freeze (its failure mode is the process dying, covered by the kill -9 import tests), so the
  * same load runs without a fault as the peer measurement of the same run.
  *
  * Reported per run: requests and answers by status, errors during the outage (non-2xx answers from the
@@ -29,8 +36,13 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "1" },
     clients: { type: "string", default: "10" },
     duration: { type: "string", default: "9000" },
+    freeze: { type: "string", default: "15000" },
+    scenarios: { type: "string", default: "restart,frozen,pglite" },
   },
 });
+type Scenario = "restart" | "frozen" | "pglite";
+const scenarios = String(values.scenarios).split(",") as Scenario[];
+const freezeMs = Number(values.freeze);
 const rounds = Number(values.rounds);
 const clients = Number(values.clients);
 const durationMs = Number(values.duration);
@@ -51,38 +63,78 @@ async function storedIds(tg: Toolgraph, project: string): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-async function runOne(backend: "postgres" | "pglite") {
+async function runOne(scenario: Scenario) {
+  const backend = scenario === "pglite" ? "pglite" : "postgres";
   const cluster = backend === "postgres" ? await startCluster() : undefined;
-  const project = `faults-${backend}`;
+  const project = `faults-${scenario}`;
   const tg = await openToolgraph(
-    cluster
-      ? { database: cluster.url, project, embeddings: "hash:256", poolSize: 6, connectTimeoutMs: 2000, onConnectionError: () => {} }
-      : { home: "memory://", database: "", project, embeddings: "hash:256" },
+    !cluster
+      ? { home: "memory://", database: "", project, embeddings: "hash:256" }
+      : scenario === "frozen"
+        ? { database: cluster.url, project, embeddings: "hash:256", poolSize: 6, onConnectionError: () => {} }
+        : { database: cluster.url, project, embeddings: "hash:256", poolSize: 6, connectTimeoutMs: 2000, onConnectionError: () => {} },
   );
   const logged: string[] = [];
   try {
     await tg.importCatalog(faultCatalog());
     const server = await startServer({ api: tg, port: 0, log: (l) => logged.push(l) });
-    const faults: Fault[] = cluster
-      ? [
-          { atMs: 1_500, name: "pg_terminate_backend", run: () => cluster.terminateConnections() },
-          {
-            atMs: 3_000,
-            name: "stop + 1 s + start",
-            run: async () => {
-              await cluster.stop();
-              await new Promise((r) => setTimeout(r, 1_000));
-              await cluster.start();
+    let health: { status: number; ms: number } | undefined;
+    const faults: Fault[] = !cluster
+      ? []
+      : scenario === "restart"
+        ? [
+            { atMs: 1_500, name: "pg_terminate_backend", run: () => cluster.terminateConnections() },
+            {
+              atMs: 3_000,
+              name: "stop + 1 s + start",
+              run: async () => {
+                await cluster.stop();
+                await new Promise((r) => setTimeout(r, 1_000));
+                await cluster.start();
+              },
             },
-          },
-        ]
-      : [];
-    const load = await runFaultLoad({ baseUrl: server.url, clients, durationMs, faults, requestTimeoutMs: 8_000 });
+          ]
+        : [
+            {
+              atMs: 1_500,
+              name: `SIGSTOP ${freezeMs} ms + SIGCONT`,
+              run: async () => {
+                await cluster.freeze();
+                const asked = (async () => {
+                  await new Promise((r) => setTimeout(r, 500));
+                  const t0 = performance.now();
+                  const status = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(freezeMs * 2) }).then(
+                    (r) => r.status,
+                    () => 0,
+                  );
+                  health = { status, ms: performance.now() - t0 };
+                })();
+                await new Promise((r) => setTimeout(r, freezeMs));
+                await cluster.thaw();
+                await asked;
+              },
+            },
+          ];
+    const load = await runFaultLoad({ baseUrl: server.url, clients, durationMs: scenario === "frozen" ? Math.max(durationMs, freezeMs + 3_000) : durationMs, faults, requestTimeoutMs: scenario === "frozen" ? freezeMs * 2 : 8_000 });
     await server.close();
     const s = faults.length > 0 ? summarize(load) : { ...summarize({ ...load, faults: [{ name: "none", startedAt: Number.POSITIVE_INFINITY, endedAt: 0 }] }), errorsDuringOutage: 0, recoveryMs: null };
     const stored = new Set(await storedIds(tg, project));
     const missing = s.acknowledged.filter((id) => !stored.has(id));
+    let frozen: { timeTo503Ms: number | null; inFlightMaxWaitMs: number | null; sentDuringMaxWaitMs: number | null; health: typeof health } | undefined;
+    if (scenario === "frozen") {
+      const f = load.faults[0]!;
+      const first503 = load.records.filter((x) => x.status === 503 && x.doneAt >= f.startedAt).reduce((m, x) => Math.min(m, x.doneAt), Number.POSITIVE_INFINITY);
+      const inFlight = load.records.filter((x) => x.sentAt < f.startedAt && x.doneAt > f.startedAt).map((x) => x.doneAt - f.startedAt);
+      const during = load.records.filter((x) => x.sentAt >= f.startedAt && x.sentAt < f.endedAt).map((x) => x.doneAt - x.sentAt);
+      frozen = {
+        timeTo503Ms: Number.isFinite(first503) ? first503 - f.startedAt : null,
+        inFlightMaxWaitMs: inFlight.length > 0 ? Math.max(...inFlight) : null,
+        sentDuringMaxWaitMs: during.length > 0 ? Math.max(...during) : null,
+        health,
+      };
+    }
     return {
+      scenario,
       backend,
       faults: load.faults,
       requests: s.requests,
@@ -98,6 +150,7 @@ async function runOne(backend: "postgres" | "pglite") {
       unacknowledgedButStored: s.unacknowledged.filter((id) => stored.has(id)).length,
       internalErrorsLogged: logged.filter((l) => l.includes("internal error")).length,
       latencyMs: { record: latency(load.records, "record"), search: latency(load.records, "search") },
+      ...(frozen ? { frozen } : {}),
     };
   } finally {
     await tg.close();
@@ -106,13 +159,14 @@ async function runOne(backend: "postgres" | "pglite") {
 }
 
 const loadBefore = loadavg();
-const runs: Awaited<ReturnType<typeof runOne>>[] = [];
+const runs: (Awaited<ReturnType<typeof runOne>> & { round: number })[] = [];
 for (let r = 0; r < rounds; r++) {
-  const order: ("postgres" | "pglite")[] = r % 2 === 0 ? ["postgres", "pglite"] : ["pglite", "postgres"];
-  for (const b of order) {
-    const res = await runOne(b);
-    runs.push({ ...res, round: r } as typeof res);
-    process.stderr.write(`round ${r} ${b}: ${res.requests} requests, ${res.errorsDuringOutage} errors during the outage, recovery ${res.recoveryMs?.toFixed(0) ?? "–"} ms, acknowledged ${res.acknowledgedWrites} / stored ${res.storedExecutions}\n`);
+  const order = r % 2 === 0 ? scenarios : [...scenarios].reverse();
+  for (const sc of order) {
+    const res = await runOne(sc);
+    runs.push({ ...res, round: r });
+    const fz = res.frozen ? `, first 503 after ${res.frozen.timeTo503Ms?.toFixed(0) ?? "–"} ms, running requests answered within ${res.frozen.inFlightMaxWaitMs?.toFixed(0) ?? "–"} ms` : "";
+    process.stderr.write(`round ${r} ${sc}: ${res.requests} requests, ${res.errorsDuringOutage} errors during the outage${fz}, recovery ${res.recoveryMs?.toFixed(0) ?? "–"} ms, acknowledged ${res.acknowledgedWrites} / stored ${res.storedExecutions}\n`);
   }
 }
 const result = {
@@ -121,22 +175,21 @@ const result = {
   at: new Date().toISOString(),
   loadavg: { before: loadBefore, after: loadavg() },
   uptimeS: osUptime(),
-  options: { rounds, clients, durationMs },
-  note:
-    "PostgreSQL: throwaway cluster, pg_terminate_backend at 1.5 s, stop + 1 s down + start at 3 s. PGlite runs in-process: no connection to drop or server to restart, so it is the same load without a fault (the peer measurement of the same run).",
+  options: { rounds, clients, durationMs, freezeMs, scenarios },
+  note: `PostgreSQL on a throwaway cluster. restart: pg_terminate_backend at 1.5 s, stop + 1 s down + start at 3 s. frozen: SIGSTOP of the postmaster and every backend at 1.5 s for ${freezeMs} ms, then SIGCONT (default database timeouts). PGlite runs in-process: no connection to drop or server to restart or freeze, so it is the same load without a fault (the peer measurement of the same run).`,
   runs,
 };
 const path = writeResult("fault-injection", result);
 const table = markdownTable(
-  ["round", "backend", "requests", "2xx", "503", "other", "errors during outage", "recovery ms", "acknowledged", "stored", "ack. missing", "record p50/p95/p99 ms", "search p50/p95/p99 ms"],
+  ["round", "scenario", "requests", "2xx", "503", "other", "errors during outage", "recovery ms", "acknowledged", "stored", "ack. missing", "record p50/p95/p99 ms", "search p50/p95/p99 ms"],
   runs.map((r) => {
     const ok = Object.entries(r.byStatus)
       .filter(([k]) => k.startsWith("2"))
       .reduce((a, [, v]) => a + v, 0);
     const l = (x: { p50: number | null; p95: number | null; p99: number | null }) => [x.p50, x.p95, x.p99].map((v) => (v === null ? "–" : v.toFixed(1))).join(" / ");
     return [
-      (r as { round?: number }).round ?? 0,
-      r.backend,
+      r.round,
+      r.scenario,
       r.requests,
       ok,
       r.byStatus["503"] ?? 0,
@@ -151,7 +204,24 @@ const table = markdownTable(
     ].map(String);
   }),
 );
-const md = `# Fault injection\n\n${result.note}\n\n${result.machine}; load average ${loadBefore.map((x) => x.toFixed(2)).join(", ")} before.\n\n${table}\n`;
+const frozenRuns = runs.filter((r) => r.frozen);
+const ms = (v: number | null | undefined) => (v === null || v === undefined ? "–" : v.toFixed(0));
+const frozenTable =
+  frozenRuns.length === 0
+    ? ""
+    : `\n\nFrozen server (SIGSTOP ${freezeMs} ms): when the doors answered.\n\n${markdownTable(
+        ["round", "first 503 after freeze ms", "running requests answered within ms", "longest wait of a request sent while frozen ms", "/health while frozen", "recovery after SIGCONT ms", "acknowledged = stored"],
+        frozenRuns.map((r) => [
+          r.round,
+          ms(r.frozen!.timeTo503Ms),
+          ms(r.frozen!.inFlightMaxWaitMs),
+          ms(r.frozen!.sentDuringMaxWaitMs),
+          r.frozen!.health ? `${r.frozen!.health.status} in ${ms(r.frozen!.health.ms)} ms` : "–",
+          ms(r.recoveryMs),
+          `${r.acknowledgedWrites} = ${r.storedExecutions - r.unacknowledgedButStored} (${r.acknowledgedMissing} missing)`,
+        ]).map((row) => row.map(String)),
+      )}`;
+const md = `# Fault injection\n\n${result.note}\n\n${result.machine}; load average ${loadBefore.map((x) => x.toFixed(2)).join(", ")} before.\n\n${table}${frozenTable}\n`;
 const { writeFileSync } = await import("node:fs");
 writeFileSync(path.replace(/\.json$/, ".md"), md);
 process.stdout.write(md);

@@ -9,8 +9,11 @@ export interface CommandContext {
   values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
   json: boolean;
-  /** Opens the Toolgraph with the global options (database, home, project). */
-  open(): Promise<Toolgraph>;
+  /**
+   * Opens the Toolgraph with the global options (database, home, project). `openWhenUnreachable`: a
+   * PostgreSQL server that cannot be reached does not fail the open (servers start and report not ready).
+   */
+  open(options?: { openWhenUnreachable?: boolean }): Promise<Toolgraph>;
   out(text: string): void;
   err(text: string): void;
   /** What `-` reads. */

@@ -92,12 +92,13 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     err,
     stdin: io.stdin ?? processStdin(),
     // The library is imported on first open, so `--help`, `--version` and usage errors start fast.
-    open: async (): Promise<Toolgraph> => {
+    open: async (options = {}): Promise<Toolgraph> => {
       if (cmd.readOnly) await assertEmbeddedDatabaseExists(values.database as string | undefined, values.home as string | undefined);
       return (await import("../api/toolgraph.ts")).openToolgraph({
         database: values.database as string | undefined,
         home: values.home as string | undefined,
         project: (values.project as string | undefined) || process.env.TOOLGRAPH_PROJECT || "default",
+        openWhenUnreachable: options.openWhenUnreachable,
       });
     },
   };

@@ -9,8 +9,11 @@
  * console, history kept), and a search while no upstream has listed its tools says which are pending.
  *
  * Learning: each session's forwarded calls become executions (recorder.ts), written through the library's
- * `recordExecution` after the call has been answered, in one queue behind the catalog syncs (so a step's
- * tool is in the catalog before its execution is written). Nothing is recorded with `learn: false`.
+ * `recordExecution` after the call has been answered, behind the catalog syncs (so a step's tool is in the
+ * catalog before its execution is written). Writes go through a DurableWriter (durable-writer.ts): an
+ * execution that cannot be written (the database is down) is kept, spooled to `spoolDir` and retried until
+ * stored. A step whose tool the catalog refused (a bad id, an oversized description) is left out of its
+ * execution and counted, never voiding the rest. Nothing is recorded with `learn: false`.
  */
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -22,7 +25,9 @@ import { callTool, ERROR_META_KEY, MCP_TOOLS, type McpToolSpec } from "../mcp/mc
 import { ToolgraphError } from "../store/errors.ts";
 import { boundLine, boundList } from "./bounded-line.ts";
 import type { GatewayConfig } from "./config.ts";
+import { DurableWriter, type DurableWriterStatus } from "./durable-writer.ts";
 import { type RecordedExecution, SessionRecorder } from "./recorder.ts";
+import { catalogCanHold, withoutRefusedSteps } from "./refused-steps.ts";
 import { splitToolId, toCatalogTool } from "./tool-map.ts";
 import { Upstream, type UpstreamStatus } from "./upstream.ts";
 
@@ -61,6 +66,30 @@ export interface GatewayOptions {
   retireAfterMs?: number | undefined;
   /** Where lifecycle lines and internal errors go (never stdout). Default stderr. */
   log?: ((line: string) => void) | undefined;
+  /** Directory for executions that could not be written yet (replayed at the next start). Default: none,
+   *  the backlog is kept in memory only. The CLI uses `<home>/gateway-spool`. */
+  spoolDir?: string | undefined;
+  /** Retry backoff bounds for execution writes (ms), see DURABLE_WRITER_DEFAULTS. */
+  writeMinBackoffMs?: number | undefined;
+  writeMaxBackoffMs?: number | undefined;
+}
+
+/** What the gateway has learned so far and what it still has to write. */
+export interface RecordedCounts {
+  /** Executions and steps stored. */
+  executions: number;
+  steps: number;
+  /** Failed write attempts (each is retried; see backlog). */
+  failedWrites: number;
+  /** Executions waiting to be written (in memory and spooled) and whether a retry is scheduled. */
+  backlog: number;
+  spooled: number;
+  retrying: boolean;
+  /** Executions the store refused, or dropped because the spool was full. */
+  rejected: number;
+  dropped: number;
+  /** Steps left out because the catalog refused their tool (executions with no step left are not written). */
+  skippedSteps: number;
 }
 
 export interface GatewayStatus {
@@ -69,7 +98,7 @@ export interface GatewayStatus {
   down: string[];
   sessions: number;
   learning: boolean;
-  recorded: { executions: number; steps: number; failedWrites: number };
+  recorded: RecordedCounts;
 }
 
 export const callToolArgs = z
@@ -98,11 +127,14 @@ export class Gateway {
   readonly options: GatewayOptions;
   readonly upstreams = new Map<string, Upstream>();
   readonly sessions = new Set<GatewaySession>();
-  /** Catalog syncs and execution writes, in order. */
+  /** Catalog syncs, in order (execution writes wait for them: durable-writer.ts). */
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly writer: DurableWriter<RecordedExecution>;
+  /** Per server, the catalog ids its last sync refused. */
+  private readonly refused = new Map<string, Set<string>>();
   private readonly ownTools: Tool[];
   private readonly specs: Map<string, McpToolSpec>;
-  readonly recorded = { executions: 0, steps: 0, failedWrites: 0 };
+  private readonly stored = { executions: 0, steps: 0, skippedSteps: 0 };
   private closed = false;
   /** The newest tool list of each server whose sync is queued and not yet started (later lists replace it). */
   private readonly pendingSyncs = new Map<string, Tool[]>();
@@ -141,6 +173,19 @@ export class Gateway {
         annotations: { title: "Gateway status", readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       },
     ];
+    this.writer = new DurableWriter<RecordedExecution>({
+      write: (e) => this.writeNow(e),
+      classify: (err) => {
+        const code = err instanceof ToolgraphError ? err.code : undefined;
+        if (code === "database-unreachable" || code === "database-locked" || code === "shutting-down") return "retry";
+        if (code === "invalid-input") return "reject";
+        return "unknown";
+      },
+      spoolDir: options.spoolDir,
+      minBackoffMs: options.writeMinBackoffMs,
+      maxBackoffMs: options.writeMaxBackoffMs,
+      log: (l) => this.log(`toolgraph gateway: ${l}`),
+    });
     for (const [name, config] of options.config.servers) {
       this.upstreams.set(
         name,
@@ -197,6 +242,7 @@ export class Gateway {
       );
       // The rows are in: a search from now on finds the tools (waiting for the index build below if it must).
       this.synced.add(server);
+      this.refused.set(server, new Set(r.rejected.map((x) => x.tool)));
       await this.api.engine.searchIndex(this.project);
       for (const x of r.rejected.slice(0, 10)) this.log(`toolgraph gateway: ${server}: tool ${x.tool} left out of the catalog: ${x.problem}`);
       if (r.rejected.length > 10) this.log(`toolgraph gateway: ${server}: … ${r.rejected.length - 10} more tools left out of the catalog`);
@@ -248,13 +294,20 @@ export class Gateway {
       this.sweepTimer.unref();
     }
     await Promise.all([...this.upstreams.values()].map((u) => u.start()));
-    await this.flush();
+    await this.syncsDone();
+    this.writer.resume(); // executions spooled by an earlier run, now that their tools are in the catalog
     const st = this.status();
     this.log(`toolgraph gateway: ${st.servers.length - st.down.length} of ${st.servers.length} servers up${st.down.length > 0 ? ` (down: ${st.down.join(", ")})` : ""}`);
   }
 
-  /** Waits until every queued catalog sync and execution write is done. */
+  /** Waits until every queued catalog sync is done and every execution is written (never, while the database
+   *  is down: see `status().recorded.backlog`). */
   async flush(): Promise<void> {
+    await this.syncsDone();
+    await this.writer.drained();
+  }
+
+  private async syncsDone(): Promise<void> {
     for (let q = this.queue; ; q = this.queue) {
       await q;
       if (q === this.queue) return;
@@ -268,23 +321,44 @@ export class Gateway {
       down: servers.filter((s) => s.state !== "up").map((s) => s.server),
       sessions: this.sessions.size,
       learning: this.learning,
-      recorded: { ...this.recorded },
+      recorded: this.recorded,
     };
   }
 
-  /** Writes one closed execution through the library's record path (queued, after the answers). */
+  get recorded(): RecordedCounts {
+    const w: DurableWriterStatus = this.writer.status();
+    return {
+      executions: this.stored.executions,
+      steps: this.stored.steps,
+      failedWrites: w.failedAttempts,
+      backlog: w.backlog,
+      spooled: w.spooled,
+      retrying: w.retrying,
+      rejected: w.rejected,
+      dropped: w.dropped,
+      skippedSteps: this.stored.skippedSteps,
+    };
+  }
+
+  /** Hands one closed execution to the durable writer (after the answers; written behind the catalog syncs). */
   write(execution: RecordedExecution): void {
     if (!this.learning) return;
-    void this.enqueue(async () => {
-      try {
-        await this.api.recordExecution(execution, { project: this.project, autoRegister: true });
-        this.recorded.executions++;
-        this.recorded.steps += execution.steps.length;
-      } catch (err) {
-        this.recorded.failedWrites++;
-        throw err;
-      }
-    }, `recording execution ${execution.id}`);
+    const kept = withoutRefusedSteps(execution, (tool) => this.usableTool(tool));
+    this.stored.skippedSteps += execution.steps.length - (kept?.steps.length ?? 0);
+    if (kept) this.writer.submit(kept);
+  }
+
+  /** False for a tool the catalog refused at its server's last sync, or whose id the catalog cannot hold. */
+  private usableTool(tool: string): boolean {
+    const p = splitToolId(tool);
+    return !(p && this.refused.get(p.server)?.has(tool)) && catalogCanHold(tool);
+  }
+
+  private async writeNow(execution: RecordedExecution): Promise<void> {
+    await this.syncsDone();
+    await this.api.recordExecution(execution, { project: this.project, autoRegister: true });
+    this.stored.executions++;
+    this.stored.steps += execution.steps.length;
   }
 
   /** A new MCP session (one per stdio connection or Streamable HTTP session). Connect its `server`. */
@@ -322,12 +396,16 @@ export class Gateway {
     return this.specs.get(name);
   }
 
-  /** Ends every session (their open executions are recorded), writes what is queued, closes the upstreams. */
-  async close(): Promise<void> {
+  /**
+   * Ends every session (their open executions are recorded), writes what is queued (waiting up to
+   * `writeGraceMs`; what is left goes to the spool), closes the upstreams.
+   */
+  async close(writeGraceMs = 5_000): Promise<void> {
     this.closed = true;
     clearInterval(this.sweepTimer);
     for (const s of [...this.sessions]) await s.close();
-    await this.flush();
+    await this.syncsDone();
+    await this.writer.close(writeGraceMs);
     await Promise.all([...this.upstreams.values()].map((u) => u.close()));
   }
 }
@@ -411,7 +489,12 @@ export class GatewaySession {
     if (name === "gateway_status") {
       const st = this.gateway.status();
       const lines = st.servers.map((s) => `${s.server}: ${s.state}${s.error ? ` (${s.error})` : ""}, ${s.tools} tools`);
-      return { content: [{ type: "text", text: `gateway: ${st.servers.length - st.down.length} of ${st.servers.length} servers up\n${lines.join("\n")}` }], structuredContent: st as unknown as Args };
+      const r = st.recorded;
+      const learned = `learned: ${r.executions} executions stored; ${r.backlog} waiting to be written (${r.spooled} spooled)${r.retrying ? ", retrying" : ""}`;
+      return {
+        content: [{ type: "text", text: `gateway: ${st.servers.length - st.down.length} of ${st.servers.length} servers up\n${lines.join("\n")}\n${learned}` }],
+        structuredContent: st as unknown as Args,
+      };
     }
     const spec = this.gateway.spec(name);
     if (spec) {

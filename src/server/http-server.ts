@@ -69,6 +69,8 @@ export interface ServerOptions {
    * `authorized`: the request carries the bearer token (or none is set); without it, say no more than ok.
    */
   healthExtra?: ((ctx: { authorized: boolean }) => Record<string, unknown>) | undefined;
+  /** Registers more metrics on the server's registry (the gateway's write backlog). */
+  registerMetrics?: ((metrics: MetricsRegistry) => void) | undefined;
 }
 
 export interface ListeningAddress {
@@ -181,6 +183,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
   const latency = metrics.histogram("toolgraph_http_request_duration_seconds", "HTTP request latency by job (operation), method and status code");
   const decisions = metrics.counter("toolgraph_gate_decisions_total", "Answers by job and the gate's overall decision");
   const jobOf = new WeakMap<ServerResponse, string>();
+  options.registerMetrics?.(metrics);
   metrics.collect({ name: "toolgraph_http_requests_in_flight", help: "Requests being handled", type: "gauge", collect: () => [{ labels: {}, value: active }] });
   metrics.collect({
     name: "toolgraph_ready",
@@ -282,7 +285,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       const r = await readiness.report();
       // Names and states only: error texts may name hosts; they go to the log.
       for (const c of r.checks) if (c.state === "failed") logger.warn("readiness check failed", { check: c.name, error: c.error });
-      return respond(res, r.ready ? 200 : 503, { ready: r.ready, checks: r.checks.map(({ name, ok, state, ms }) => ({ name, ok, state, ms })) });
+      return respond(res, r.ready ? 200 : 503, { ready: r.ready, checks: r.checks.map(({ name, ok, state, ms }) => ({ name, ok, state, ms })) }, r.ready ? {} : { "retry-after": "1" });
     }
     if (ui && path === "/ui" && url.searchParams.has("token")) return consoleLogin(res, url);
     if (token !== "" && !bearerMatches(req.headers.authorization, token) && !cookieMatches(req)) {

@@ -25,6 +25,7 @@ import { ToolgraphError } from "./errors.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { preparingPool } from "./prepared.ts";
 import type { Database } from "./schema.ts";
+import { createStatementWatch, type StatementWatch, UnansweredStatement, type WatchTimer, watchTimer } from "./statement-watch.ts";
 
 export interface ConnectionOptions {
   /** PostgreSQL URL. Default: process.env.DATABASE_URL; when neither is set, the embedded database. */
@@ -35,16 +36,88 @@ export interface ConnectionOptions {
   migrate?: boolean | undefined;
   /** Pool size for a PostgreSQL server. Default: 10. */
   poolSize?: number | undefined;
-  /** How long a request waits for a new server connection before it fails as unreachable (ms). Default 5000. */
+  /**
+   * How long a request waits for a connection before it fails as unreachable (ms): a new server connection
+   * (TCP, startup, authentication) or a free one of the pool; for the embedded database, its one
+   * connection, busy with other requests' work. Also the bound of a liveness check. Default
+   * TOOLGRAPH_DB_CONNECT_TIMEOUT_MS, else 2000 (PostgreSQL) or 10 000 (embedded).
+   */
   connectTimeoutMs?: number | undefined;
+  /**
+   * PostgreSQL's `statement_timeout` on every pooled connection (ms; 0 = none); the client abandons a
+   * statement still unanswered `statementGraceMs` later. Not applied to the embedded database, whose
+   * statements run on this process's thread. Default TOOLGRAPH_DB_STATEMENT_TIMEOUT_MS, else 30 000.
+   */
+  statementTimeoutMs?: number | undefined;
+  /** PostgreSQL's `idle_in_transaction_session_timeout` on every pooled connection (ms; 0 = none). Default 60 000. */
+  idleInTransactionTimeoutMs?: number | undefined;
+  /**
+   * A statement running this long makes the client check, on a new connection, that the server still
+   * answers within connectTimeoutMs; when it does not, the running statements fail as unreachable
+   * (src/store/statement-watch.ts). 0 = no checks. PostgreSQL only. Default 1000.
+   */
+  livenessCheckAfterMs?: number | undefined;
+  /**
+   * Open even when the PostgreSQL server cannot be reached: the migrations then run on the first statement
+   * that reaches it, and until then every statement fails as unreachable (`serve` and `mcp` start and
+   * report not ready). Default false: the open fails with database-unreachable.
+   */
+  openWhenUnreachable?: boolean | undefined;
   /** Where a connection lost outside any request is reported. Default: one stderr line per 10 s at most. */
   onConnectionError?: ((err: Error) => void) | undefined;
 }
 
-export const CONNECTION_DEFAULTS = { poolSize: 10, connectTimeoutMs: 5000, errorLogIntervalMs: 10_000 } as const;
+/** Defaults and why: docs/decisions/database-timeouts.md. */
+export const CONNECTION_DEFAULTS = {
+  poolSize: 10,
+  connectTimeoutMs: 2000,
+  embeddedConnectTimeoutMs: 10_000,
+  statementTimeoutMs: 30_000,
+  statementGraceMs: 2000,
+  idleInTransactionTimeoutMs: 60_000,
+  livenessCheckAfterMs: 1000,
+  errorLogIntervalMs: 10_000,
+} as const;
+
+/** Environment variables that set a timeout when the option is not given. */
+const TIMEOUT_ENV = { connectTimeoutMs: "TOOLGRAPH_DB_CONNECT_TIMEOUT_MS", statementTimeoutMs: "TOOLGRAPH_DB_STATEMENT_TIMEOUT_MS" } as const;
+
+export interface ResolvedTimeouts {
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+  livenessCheckAfterMs: number;
+}
+
+/**
+ * The timeouts in force for a backend: each option, else its environment variable, else the backend's default;
+ * a bad value names its source.
+ */
+export function resolveTimeouts(options: ConnectionOptions = {}, env: NodeJS.ProcessEnv = process.env, backend: "postgres" | "pglite" = "postgres"): ResolvedTimeouts {
+  const pick = (field: keyof ResolvedTimeouts, min: number): number => {
+    const given = options[field];
+    const name = field in TIMEOUT_ENV ? TIMEOUT_ENV[field as keyof typeof TIMEOUT_ENV] : undefined;
+    const raw = given ?? (name && env[name] !== undefined && env[name] !== "" ? env[name] : undefined);
+    if (raw === undefined) return field === "connectTimeoutMs" && backend === "pglite" ? CONNECTION_DEFAULTS.embeddedConnectTimeoutMs : CONNECTION_DEFAULTS[field];
+    const v = typeof raw === "number" ? raw : /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(v) || v < min) {
+      const source = given !== undefined ? field : name!;
+      throw new ToolgraphError("invalid-input", `${source} must be an integer number of milliseconds ≥ ${min}${min === 0 ? " (0 = none)" : ""}, got ${JSON.stringify(raw)}`, { field: source });
+    }
+    return v;
+  };
+  return {
+    connectTimeoutMs: pick("connectTimeoutMs", 1),
+    statementTimeoutMs: pick("statementTimeoutMs", 0),
+    idleInTransactionTimeoutMs: pick("idleInTransactionTimeoutMs", 0),
+    livenessCheckAfterMs: pick("livenessCheckAfterMs", 0),
+  };
+}
 
 /** SQLSTATEs that mean the server went away or is not accepting work (not a bad statement). */
 const UNREACHABLE_SQLSTATES = new Set([
+  "57014", // query_canceled: statement_timeout (the server did not finish in time; the connection stays usable)
+  "25P03", // idle_in_transaction_session_timeout (the server closed the session)
   "57P01", // admin_shutdown (pg_terminate_backend, fast shutdown)
   "57P02", // crash_shutdown
   "57P03", // cannot_connect_now (starting up / shutting down)
@@ -64,6 +137,7 @@ const UNREACHABLE_MESSAGES = [
 /** True when `err` means the database server is unreachable or dropped the connection (not a bad query). */
 export function isConnectionError(err: unknown): boolean {
   if (err instanceof ToolgraphError) return err.code === "database-unreachable";
+  if (err instanceof UnansweredStatement) return true;
   if (err === null || typeof err !== "object") return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === "string") {
@@ -109,14 +183,47 @@ function defaultErrorLog(): (err: Error) => void {
   };
 }
 
+export interface ResilientPoolOptions {
+  /** Bounds every statement's wait for an unresponsive server (PostgreSQL). Default: none (the embedded database). */
+  watch?: StatementWatch | undefined;
+  /**
+   * How long `connect` waits for a connection (ms), judged by watchTimer, so a stalled event loop does not
+   * fail a connection the server answered meanwhile. Default: no bound of its own.
+   */
+  connectTimeoutMs?: number | undefined;
+  /** The pool is the embedded database's (the message of a connect that timed out says it was busy). Default false. */
+  embedded?: boolean | undefined;
+}
+
+/** The pool's and each new client's own connect timeouts: a backstop, this many times the request's bound. */
+export const CONNECT_BACKSTOP_FACTOR = 5;
+
+/** Closes a client's socket without waiting for the server (pg.Client; PGlite's adapter has no socket to close). */
+function destroySocket(client: object): void {
+  (client as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
+}
+
 /**
  * The pool as kysely sees it: `error` events of the pool and of checked-out clients are handled, and
  * connection failures (connect, query, BEGIN/COMMIT/ROLLBACK) reject with ToolgraphError("database-unreachable").
+ * With a `watch`, a statement the server stops answering is abandoned: its connection is closed (the server
+ * rolls back what it had not committed when it reads the end of the stream) and dropped from the pool; while
+ * the server is taken as unresponsive, idle connections opened before are dropped instead of handed out, so a
+ * request opens a new one and waits at most the connect timeout.
  */
-export function resilientPool(pool: pg.Pool, onError: (err: Error) => void): pg.Pool {
+export function resilientPool(pool: pg.Pool, onError: (err: Error) => void, options: ResilientPoolOptions = {}): pg.Pool {
+  const watch = options.watch;
   pool.on("error", (err) => onError(err));
   const guarded = new WeakSet<object>();
   const wrapped = new WeakMap<object, pg.PoolClient>();
+  /** When this process first got each client from the pool: its connection was opened then. */
+  const openedAt = new WeakMap<object, number>();
+  const abandoned = new WeakSet<object>();
+  const abandon = (client: pg.PoolClient) => {
+    if (abandoned.has(client)) return;
+    abandoned.add(client);
+    destroySocket(client);
+  };
   const wrap = (client: pg.PoolClient): pg.PoolClient => {
     // pg-pool listens for errors only while a client is idle; one of a checked-out client would be thrown.
     if (!guarded.has(client)) {
@@ -127,11 +234,16 @@ export function resilientPool(pool: pg.Pool, onError: (err: Error) => void): pg.
     if (!w) {
       const query = (...args: unknown[]) => {
         const r = (client.query as (...a: unknown[]) => unknown)(...args);
-        return r instanceof Promise ? r.catch((err: unknown) => Promise.reject(translate(err))) : r;
+        if (!(r instanceof Promise)) return r;
+        const watched = watch ? watch.track(r, () => abandon(client)) : r;
+        return watched.catch((err: unknown) => Promise.reject(translate(err)));
       };
+      // An abandoned client goes back with an error, so the pool closes it instead of keeping it idle.
+      const release = (err?: Error | boolean) => client.release(abandoned.has(client) ? (err ?? new Error("abandoned: the server stopped answering")) : err);
       w = new Proxy(client, {
         get(target, prop) {
           if (prop === "query") return query;
+          if (prop === "release") return release;
           const v = Reflect.get(target, prop, target);
           return typeof v === "function" ? v.bind(target) : v;
         },
@@ -140,14 +252,62 @@ export function resilientPool(pool: pg.Pool, onError: (err: Error) => void): pg.
     }
     return w;
   };
+  const timedOut = (ms: number): ToolgraphError =>
+    options.embedded
+      ? new ToolgraphError("database-unreachable", `the embedded database stayed busy for ${ms} ms (its one connection was held by other work); nothing of this request was written, retry later`)
+      : unreachable(new Error(`timeout exceeded when trying to connect (${ms} ms)`));
+  const connectOnce = (): Promise<pg.PoolClient> => {
+    const pending = pool.connect();
+    const ms = options.connectTimeoutMs;
+    if (ms === undefined) return pending.catch((err: unknown) => Promise.reject(translate(err)));
+    return new Promise<pg.PoolClient>((resolve, reject) => {
+      let settled = false;
+      const timer = watchTimer(ms, () => {
+        if (settled) return;
+        settled = true;
+        // The pool still hands a client to this request later (or fails it at its backstop): give it back.
+        pending.then(
+          (c) => c.release(),
+          () => {},
+        );
+        reject(timedOut(ms));
+      });
+      pending.then(
+        (c) => {
+          if (settled) return;
+          settled = true;
+          timer.clear();
+          resolve(c);
+        },
+        (err: unknown) => {
+          if (settled) return;
+          settled = true;
+          timer.clear();
+          reject(options.embedded && /^timeout exceeded/.test((err as Error)?.message ?? "") ? timedOut(ms) : translate(err));
+        },
+      );
+    });
+  };
   return new Proxy(pool, {
     get(target, prop) {
       if (prop === "connect") {
         return async () => {
-          try {
-            return wrap(await target.connect());
-          } catch (err) {
-            throw translate(err);
+          // Bounded by the pool's size: each turn drops one idle connection opened before the server stopped answering.
+          for (let turn = 0; ; turn++) {
+            const client = await connectOnce();
+            const fresh = !openedAt.has(client);
+            if (fresh) openedAt.set(client, performance.now());
+            const since = watch?.unresponsiveSince;
+            if (since !== undefined) {
+              // A connection opened now got the server's answer to its startup: the server answers again.
+              if (fresh) watch!.markAlive();
+              else if (openedAt.get(client)! <= since && turn < 1000) {
+                abandon(client);
+                client.release(new Error("dropped: opened before the server stopped answering"));
+                continue;
+              }
+            }
+            return wrap(client);
           }
         };
       }
@@ -157,11 +317,40 @@ export function resilientPool(pool: pg.Pool, onError: (err: Error) => void): pg.
   });
 }
 
+/**
+ * One liveness check of a PostgreSQL server: a new connection and `SELECT 1`, within `timeoutMs`. True when
+ * the server answered, an error reply included (too many connections, starting up: it is there).
+ */
+export async function probeServer(url: string, timeoutMs: number): Promise<boolean> {
+  // No connect timeout of the client's own: its plain timer would fire before the answer after a stall.
+  const client = new pg.Client({ connectionString: url });
+  client.on("error", () => {});
+  let timer: WatchTimer | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = watchTimer(timeoutMs, () => resolve("late"));
+  });
+  const work = (async () => {
+    await client.connect();
+    await client.query("SELECT 1");
+    return "answered" as const;
+  })().catch((err: unknown) => {
+    const code = (err as { code?: unknown })?.code;
+    return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !/^08/.test(code) ? ("answered" as const) : ("silent" as const);
+  });
+  const verdict = await Promise.race([work, late]);
+  timer?.clear();
+  if (verdict === "answered") void client.end().catch(() => {});
+  else destroySocket(client);
+  return verdict === "answered";
+}
+
 export interface Connection {
   readonly db: Kysely<Database>;
   readonly backend: "postgres" | "pglite";
   /** Where the data lives: the server URL without password, or the data directory. */
   readonly location: string;
+  /** Set when the server could not be reached at open (openWhenUnreachable): what failed. */
+  readonly unreachableAtOpen?: Error | undefined;
   close(): Promise<void>;
 }
 
@@ -204,19 +393,79 @@ export function checkDatabaseUrl(url: string): void {
   );
 }
 
+/** A migration that failed because the server went away is the unreachable error, not a bad migration. */
+function migrationError(err: unknown): unknown {
+  if (err instanceof ToolgraphError && err.code === "migration-failed" && isConnectionError(err.cause)) return unreachable(err.cause);
+  return translate(err);
+}
+
+/** Migrations that wait for the server (openWhenUnreachable): run once, by the first statement that reaches it. */
+function migrationGate(run: () => Promise<unknown>) {
+  let armed = false;
+  let running: Promise<void> | undefined;
+  return {
+    arm() {
+      armed = true;
+    },
+    async pass(): Promise<void> {
+      if (!armed) return;
+      running ??= run().then(
+        () => {
+          armed = false;
+          running = undefined;
+        },
+        (err: unknown) => {
+          running = undefined;
+          throw migrationError(err);
+        },
+      );
+      await running;
+    },
+  };
+}
+
 export async function openConnection(options: ConnectionOptions = {}): Promise<Connection> {
   const url = resolveDatabaseUrl(options.database);
+  const timeouts = resolveTimeouts(options, process.env, url ? "postgres" : "pglite");
   let conn: Connection;
+  let gate: ReturnType<typeof migrationGate> | undefined;
   if (url) {
     checkDatabaseUrl(url);
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? CONNECTION_DEFAULTS.poolSize,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? CONNECTION_DEFAULTS.connectTimeoutMs,
+      // A backstop only (plain timers, which fire before pending I/O after a stall): the request's own bound
+      // is connectTimeoutMs, judged by resilientPool with watchTimer.
+      connectionTimeoutMillis: timeouts.connectTimeoutMs * CONNECT_BACKSTOP_FACTOR,
       keepAlive: true,
+      // Sent with the startup packet: the server enforces them on every pooled connection.
+      ...(timeouts.statementTimeoutMs > 0 ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
+      ...(timeouts.idleInTransactionTimeoutMs > 0 ? { idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs } : {}),
     });
     const onError = options.onConnectionError ?? defaultErrorLog();
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(resilientPool(pool, onError)) }) });
+    const watch = createStatementWatch({
+      probe: () => probeServer(url, timeouts.connectTimeoutMs),
+      checkAfterMs: timeouts.livenessCheckAfterMs,
+      deadlineMs: timeouts.statementTimeoutMs > 0 ? timeouts.statementTimeoutMs + CONNECTION_DEFAULTS.statementGraceMs : 0,
+    });
+    const base = resilientPool(pool, onError, { watch, connectTimeoutMs: timeouts.connectTimeoutMs });
+    // The migrations' own view of the pool (not gated by them); it shares the pool and is never destroyed itself.
+    const migrationDb = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(base) }) });
+    const g = migrationGate(() => migrateToLatest(migrationDb));
+    gate = g;
+    const gated = new Proxy(base, {
+      get(target, prop) {
+        if (prop === "connect") {
+          return async () => {
+            await g.pass();
+            return target.connect();
+          };
+        }
+        const v = Reflect.get(target, prop, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(gated) }) });
     conn = { db, backend: "postgres", location: redact(url), close: () => db.destroy() };
   } else {
     const home = resolveHome(options.home);
@@ -225,9 +474,10 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
     try {
       const pglite = new PGlite(home === "memory://" ? undefined : home);
       await pglite.waitReady;
-      const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+      // One connection (the adapter's poolSize); a request waits for it at most connectTimeoutMs.
+      const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), connectionTimeoutMillis: timeouts.connectTimeoutMs * CONNECT_BACKSTOP_FACTOR });
       const onError = options.onConnectionError ?? defaultErrorLog();
-      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(resilientPool(pool, onError)) }) });
+      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(resilientPool(pool, onError, { embedded: true, connectTimeoutMs: timeouts.connectTimeoutMs })) }) });
       let closed = false;
       conn = {
         db,
@@ -250,8 +500,13 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
     try {
       await migrateToLatest(conn.db);
     } catch (err) {
-      await conn.close();
-      throw err;
+      const e = migrationError(err);
+      if (!(gate && options.openWhenUnreachable && isConnectionError(e))) {
+        await conn.close();
+        throw e;
+      }
+      gate.arm();
+      return { ...conn, unreachableAtOpen: e as Error };
     }
   }
   return conn;

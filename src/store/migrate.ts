@@ -35,10 +35,13 @@ async function migrator(db: Kysely<any>): Promise<Migrator> {
 function check(result: MigrationResultSet): MigrationResultSet {
   if (result.error) {
     const failed = result.results?.find((r) => r.status === "Error");
-    throw new ToolgraphError(
+    const e = new ToolgraphError(
       "migration-failed",
       `migration ${failed?.migrationName ?? "?"} failed: ${(result.error as Error).message ?? String(result.error)}`,
     );
+    // Kept, so a failure that was a lost connection can be told from a bad migration.
+    e.cause = result.error;
+    throw e;
   }
   return result;
 }

@@ -1,6 +1,6 @@
 /** Smoke test of bench/job-overhead.ts: every row runs end to end at 300 tools; ratios are job / core of the same row. No timing assertions. */
 import { describe, expect, it } from "vitest";
-import { jobOverheadTable, type JobOverheadResult, runJobOverhead } from "../../bench/job-overhead.ts";
+import { type JobRow, jobOverheadTable, type JobOverheadResult, overheadVerdict, runJobOverhead } from "../../bench/job-overhead.ts";
 
 const JOBS = [
   "search",
@@ -54,5 +54,21 @@ describe("bench/job-overhead runJobOverhead", () => {
     }
     const table = jobOverheadTable(r);
     expect(table.split("\n")).toHaveLength(2 + JOBS.length);
+    for (const x of r.rows) expect(x.verdict).toEqual(overheadVerdict(x));
+  });
+});
+
+describe("the overhead budget", () => {
+  const row = (job: number, core: number) => ({ job_ms: { p50: job } as JobRow["job_ms"], core_ms: { p50: core } as JobRow["core_ms"] });
+  it("is absolute below a 0.1 ms core (25 µs added), a 1.5× ratio above it (worked by hand)", () => {
+    // 0.05 ms core + 24 µs = 0.074 ms: 2.0× its core, but within 25 µs: PASS.
+    expect(overheadVerdict(row(0.074, 0.05))).toMatchObject({ budget: "≤ 25 µs added", pass: true });
+    expect(overheadVerdict(row(0.074, 0.05)).overheadUs).toBeCloseTo(24, 9);
+    expect(overheadVerdict(row(0.076, 0.05))).toMatchObject({ pass: false });
+    // A 1 ms core: 1.5 ms passes, 1.51 ms does not, whatever the microseconds.
+    expect(overheadVerdict(row(1.5, 1))).toMatchObject({ budget: "≤ 1.5× core", pass: true });
+    expect(overheadVerdict(row(1.51, 1))).toMatchObject({ pass: false });
+    // The boundary: a core of exactly 0.1 ms is held to the ratio.
+    expect(overheadVerdict(row(0.16, 0.1)).pass).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
 /** bench/README.md is generated: an unknown results file renders generically, placeholders fill from results. */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fillPlaceholders, renderBenchReadme, renderGeneric } from "../../bench/render-readme.ts";
+import { fillPlaceholders, renderBenchPages, renderBenchReadme, renderGeneric, TOPICS } from "../../bench/render-readme.ts";
 
 const RESULTS = join(import.meta.dirname, "../../bench/results");
 
@@ -31,9 +31,32 @@ describe("bench/render-readme", () => {
     expect(fillPlaceholders("{{nope.json#a.b}}")).toBe("(missing: nope.json#a.b)");
   });
 
-  it("gives every results file a section with its raw file linked", () => {
-    const md = renderBenchReadme();
-    for (const f of ["routing.json", "latency.json", "ingest.json"]) expect(md).toContain(`](results/${f})`);
-    expect(md).not.toContain("(missing:");
+  it("gives every results file a section on its topic's page, its raw file linked, and a summary row", () => {
+    const pages = renderBenchPages();
+    const all = [...pages.values()].join("\n");
+    for (const f of readdirSync(RESULTS).filter((x) => x.endsWith(".json"))) {
+      expect(all).toContain(`](../results/${f})`);
+      const stem = f.slice(0, -5);
+      const topic = TOPICS.find((t) => t.match.test(stem))?.id ?? "other";
+      expect(pages.has(`${topic}.md`)).toBe(true);
+    }
+    expect(all).not.toContain("(missing:");
+    const readme = renderBenchReadme();
+    expect(readme.split("\n").length).toBeLessThanOrEqual(150);
+    for (const name of pages.keys()) expect(readme).toContain(`](pages/${name})`);
+  });
+
+  it("summarises accuracy as toolgraph's row against the best baseline row of each table", () => {
+    const readme = renderBenchReadme();
+    const nestful = JSON.parse(readFileSync(join(RESULTS, "accuracy-nestful.json"), "utf8")) as { tables: { title: string; headers: string[]; rows: unknown[][] }[] };
+    const t = nestful.tables.find((x) => /^Retrieval — .*-traces-uselite \/ /.test(x.title))!;
+    const col = t.headers.indexOf("mAP@10");
+    const ours = t.rows.find((r) => String(r[0]).startsWith("toolgraph (fitted"))![col] as number;
+    const bm25 = t.rows.find((r) => r[0] === "bm25")![col] as number;
+    const row = readme.split("\n").find((l) => l.startsWith("| nestful test | Retrieval | mAP@10 |"))!;
+    expect(row).toContain(`| ${ours.toPrecision(3)} |`);
+    // The best of most-popular, bm25, embedding and memory-only: at least bm25's.
+    const best = Number(/\| ([0-9.]+) \(/.exec(row)![1]);
+    expect(best).toBeGreaterThanOrEqual(Number(bm25.toPrecision(3)));
   });
 });

@@ -2,10 +2,11 @@
  * A throwaway PostgreSQL cluster for fault-injection tests and benches: `initdb` + `pg_ctl` under a temporary
  * directory, on a free loopback port, never the shared server at 5432. Started as the `postgres` OS user when
  * running as root (PostgreSQL refuses to run as root). Every command is run asynchronously, so an HTTP server
- * in the same process keeps answering while the cluster restarts.
+ * in the same process keeps answering while the cluster restarts. `freeze`/`thaw` stop and resume its processes
+ * (SIGSTOP/SIGCONT: a server that keeps its connections open and answers nothing).
  */
 import { execFile } from "node:child_process";
-import { chown, mkdtemp, rm } from "node:fs/promises";
+import { chown, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +26,13 @@ export interface PgCluster {
   restart(): Promise<void>;
   /** pg_terminate_backend on every client connection but this one; returns how many were terminated. */
   terminateConnections(): Promise<number>;
+  /**
+   * Freezes the server: SIGSTOP of the postmaster, then of every process it started (backends, checkpointer,
+   * …). Connections are still accepted by the kernel, nothing is answered. Returns how many were stopped.
+   */
+  freeze(): Promise<number>;
+  /** SIGCONT of what `freeze` stopped. */
+  thaw(): Promise<void>;
   /** Runs one SQL statement on a fresh connection (for checks after the load). */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<R[]>;
   /** Stops the cluster (immediate) and removes its directory. */
@@ -73,6 +81,7 @@ export async function startCluster(): Promise<PgCluster> {
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50`;
   const ctl = (args: string[]) => sh("pg_ctl", ["-D", data, "-l", join(dir, "log"), ...args]);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let frozen: number[] = [];
   const cluster: PgCluster = {
     url,
     port,
@@ -85,6 +94,32 @@ export async function startCluster(): Promise<PgCluster> {
     },
     restart: async () => {
       await ctl(["-o", opts, "-m", "fast", "-w", "restart"]);
+    },
+    freeze: async () => {
+      const postmaster = Number((await readFile(join(data, "postmaster.pid"), "utf8")).split("\n")[0]);
+      // The postmaster first: it then starts no new process while its children are listed and stopped.
+      process.kill(postmaster, "SIGSTOP");
+      frozen = [postmaster];
+      const { stdout } = await run("ps", ["-o", "pid=", "--ppid", String(postmaster)]);
+      for (const pid of stdout.split("\n").map((l) => Number(l.trim())).filter((n) => n > 0)) {
+        try {
+          process.kill(pid, "SIGSTOP");
+          frozen.push(pid);
+        } catch {
+          // exited meanwhile
+        }
+      }
+      return frozen.length;
+    },
+    thaw: async () => {
+      for (const pid of frozen.reverse()) {
+        try {
+          process.kill(pid, "SIGCONT");
+        } catch {
+          // exited meanwhile
+        }
+      }
+      frozen = [];
     },
     query: async <R extends pg.QueryResultRow>(sql: string, values?: unknown[]) => {
       const c = new pg.Client({ connectionString: url });
@@ -102,6 +137,7 @@ export async function startCluster(): Promise<PgCluster> {
       return Number(rows[0]?.n ?? 0);
     },
     dispose: async () => {
+      await cluster.thaw();
       await ctl(["-m", "immediate", "-w", "stop"]).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     },

@@ -1,10 +1,13 @@
 /** `toolgraph gateway --config FILE`: toolgraph in front of real MCP servers, learning from every call. */
 
+import { join } from "node:path";
 import { loadGatewayConfig } from "../../gateway/config.ts";
 import { Gateway, gatewayApi } from "../../gateway/gateway.ts";
+import { registerGatewayMetrics } from "../../gateway/gateway-metrics.ts";
 import { gatewayHealth, gatewayHttpHandler, runGatewayStdio } from "../../gateway/transports.ts";
 import { createReadiness } from "../../ops/health.ts";
 import { runServer } from "../../server/http-server.ts";
+import { resolveHome } from "../../store/connection.ts";
 import { type Command, EXIT, UsageError } from "../command.ts";
 
 function intOption(v: unknown, name: string, min: number, max: number): number | undefined {
@@ -12,6 +15,11 @@ function intOption(v: unknown, name: string, min: number, max: number): number |
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${String(v)}`);
   return n;
+}
+
+function spoolDirOf(home: string | undefined): string | undefined {
+  const dir = resolveHome(home);
+  return dir === "memory://" ? undefined : join(dir, "gateway-spool");
 }
 
 export const gatewayCommand: Command = {
@@ -69,6 +77,8 @@ export const gatewayCommand: Command = {
       retireAfterMs,
       user: ctx.values.user as string | undefined,
       log: ctx.err,
+      // Executions the database cannot take yet wait here (with --database too: the data directory is local).
+      spoolDir: spoolDirOf(ctx.values.home as string | undefined),
     });
     // Signals end the session (stdio) or the server (--http) through their own handlers; this one keeps a
     // signal that arrives while the gateway writes its last executions from killing the process.
@@ -89,6 +99,7 @@ export const gatewayCommand: Command = {
           closeApi: false,
           mcpHandler: (req, res, body, project) => mcp.handle(req, res, body, project),
           healthExtra: gatewayHealth(gateway),
+          registerMetrics: (m) => registerGatewayMetrics(m, gateway),
           onListening: (a) =>
             ctx.json ? ctx.out(JSON.stringify({ listening: a.url, pid: process.pid })) : ctx.err(`toolgraph gateway: MCP at ${a.url}/mcp (project ${tg.project})`),
         });

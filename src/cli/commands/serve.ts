@@ -1,6 +1,14 @@
 /** serve (HTTP JSON API + OpenAPI + MCP endpoint) and mcp (MCP over stdio). */
 // The servers are imported when the command runs, so `toolgraph --help` does not load them.
-import { type Command, EXIT, UsageError } from "../command.ts";
+import type { Toolgraph } from "../../api/toolgraph.ts";
+import { type Command, type CommandContext, EXIT, UsageError } from "../command.ts";
+
+/** One stderr line when the server started without its database (its requests get 503 until it answers). */
+function reportUnreachableAtOpen(ctx: CommandContext, tg: Toolgraph, command: string): void {
+  const e = tg.engine.conn.unreachableAtOpen;
+  const meanwhile = command === "mcp" ? "tool calls get isError database-unreachable" : "requests get 503 database-unreachable with Retry-After";
+  if (e) ctx.err(`toolgraph ${command}: ${e.message.split(";")[0]}; ${meanwhile} until it answers`);
+}
 
 export const serveCommand: Command = {
   name: "serve",
@@ -31,7 +39,9 @@ export const serveCommand: Command = {
       throw new UsageError((err as Error).message);
     }
     const { runServer } = await import("../../server/http-server.ts");
-    const tg = await ctx.open();
+    // A database down at start does not stop the server: it answers 503 (not ready) until the database answers.
+    const tg = await ctx.open({ openWhenUnreachable: true });
+    reportUnreachableAtOpen(ctx, tg, "serve");
     await runServer({
       api: tg,
       logger: createLogger({ format, level }),
@@ -52,7 +62,8 @@ export const mcpCommand: Command = {
   async run(ctx) {
     const { runStdio } = await import("../../mcp/stdio.ts");
     const { createReadiness } = await import("../../ops/health.ts");
-    const tg = await ctx.open();
+    const tg = await ctx.open({ openWhenUnreachable: true });
+    reportUnreachableAtOpen(ctx, tg, "mcp");
     // Warm the model, index and analytics in the background while the client connects (the first search
     // then waits for the same work instead of starting it); stderr says when it is warm.
     const t0 = performance.now();

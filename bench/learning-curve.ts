@@ -1,0 +1,284 @@
+/**
+ * Learning curves: does what toolgraph learns from traffic ever make it worse?
+ *
+ *   npx tsx bench/learning-curve.ts [--dataset seal-tools|toollinkos|nestful|all] [--points 5]
+ *       [--embeddings hash:512|use-lite] [--cases 300] [--no-fit] [--out learning-curve]
+ *
+ * For each dataset (its own train / test split, bench/convert) and its "repeated" stress set (the first 30
+ * distinct training intents, their executions replayed in turn up to 600: few intents repeated many times, as
+ * a real gateway's traffic and the demo's history are), the training executions are replayed in time order
+ * through the library's import door (`importTraces`, the path of `/v1/import/traces` and `toolgraph import
+ * traces`) in chunks; at each checkpoint the weights are refitted as `learn-weights` and the background fits
+ * do (`fitSearchWeights`, `fitNextStepWeights`; `--no-fit` skips them) and the test cases are scored:
+ *   - search: mAP@10 of `search` on the retrieval cases, beside a kNN baseline (the tools of the 10 past
+ *     executions whose intents are nearest the query, voted by cosine) and the no-learning line (toolgraph on
+ *     the catalog alone: the first checkpoint, N = 0);
+ *   - next step: accuracy@1 of `suggestNext` on every prefix of the next-step cases, beside a first-order
+ *     Markov baseline (transition counts of the history, ties by popularity);
+ *   - DAG: edge F1 of `buildDag` on the DAG cases, beside the precedence chain of the history
+ *     (algorithms/evaluation/precedence-chain.ts).
+ * New-tools phase (per dataset): up to 40 tools that test queries ask for are held out of the catalog and of
+ * the history; after the whole history is learned (and fitted) they are imported, and every retrieval case
+ * whose relevant set holds one is asked: the share with a held-out tool in the top 3 is reported.
+ *
+ * Imports only the package's public API and algorithms/ (the converters read the shared datasets).
+ * Writes bench/results/<out>.json; prints markdown tables with the machine's load.
+ */
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { goldToolEdges, edgeScores } from "../algorithms/evaluation/dag-metrics.ts";
+import { nextStepPrefixes } from "../algorithms/evaluation/next-step.ts";
+import { precedenceChain, precedenceCounts } from "../algorithms/evaluation/precedence-chain.ts";
+import { averagePrecisionAtK, hitAtK } from "../algorithms/evaluation/retrieval-metrics.ts";
+import { mulberry32 } from "../algorithms/random/rng.ts";
+import { createEmbeddingProvider, type EvalCase, openToolgraph, type Toolgraph } from "../src/index.ts";
+import { convertNestful } from "./convert/nestful.ts";
+import { convertSealTools } from "./convert/seal-tools.ts";
+import { convertToolLinkOs } from "./convert/toollinkos.ts";
+import { machine, markdownTable, writeResult } from "./lib/report.ts";
+
+const { values } = parseArgs({
+  options: {
+    dataset: { type: "string", default: "all" },
+    points: { type: "string", default: "5" },
+    embeddings: { type: "string", default: "hash:512" },
+    cases: { type: "string", default: "300" },
+    "no-fit": { type: "boolean", default: false },
+    out: { type: "string", default: "learning-curve" },
+  },
+});
+
+interface Tool {
+  id: string;
+  description?: string;
+  [k: string]: unknown;
+}
+interface Trace {
+  id: string;
+  intent?: string;
+  startedAt: string;
+  steps: { tool: string; dependsOn?: number[] }[];
+  [k: string]: unknown;
+}
+interface Dataset {
+  name: string;
+  catalog: { tools: Tool[]; capabilities?: unknown[] };
+  traces: Trace[];
+  cases: EvalCase[];
+}
+
+const REPEATED = { intents: 30, executions: 600 };
+const NEW_TOOLS = 40;
+
+/** A seeded, order-stable subsample (every ⌈n/max⌉-th case). */
+function thin<T>(xs: T[], max: number): T[] {
+  if (xs.length <= max) return xs;
+  const step = xs.length / max;
+  return Array.from({ length: max }, (_, i) => xs[Math.floor(i * step)]!);
+}
+
+function load(name: string, maxCases: number): Dataset {
+  const d = name === "seal-tools" ? convertSealTools() : name === "toollinkos" ? convertToolLinkOs() : name === "nestful" ? convertNestful() : undefined;
+  if (!d) throw new Error(`--dataset: unknown dataset ${JSON.stringify(name)} (seal-tools, toollinkos, nestful, all)`);
+  const all = Object.values(d.evaluation as Record<string, EvalCase[]>).flat();
+  const byKind = (k: EvalCase["kind"]) => thin(all.filter((c) => c.kind === k), maxCases);
+  const traces = [...(d.traces as unknown as Trace[])].sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id));
+  return { name, catalog: d.catalog as unknown as Dataset["catalog"], traces, cases: [...byKind("retrieval"), ...byKind("next-step"), ...byKind("dag")] };
+}
+
+/** Few intents repeated many times: the first REPEATED.intents distinct intents, their executions in turn. */
+function repeated(d: Dataset): Dataset {
+  const firstOf = new Map<string, Trace>();
+  for (const t of d.traces) if (t.intent && !firstOf.has(t.intent) && firstOf.size < REPEATED.intents) firstOf.set(t.intent, t);
+  const base = [...firstOf.values()];
+  const t0 = Date.parse(d.traces[0]?.startedAt ?? "2026-01-01T00:00:00Z");
+  const traces = Array.from({ length: base.length === 0 ? 0 : REPEATED.executions }, (_, i) => {
+    const b = base[i % base.length]!;
+    return { ...b, id: `rep-${i}`, startedAt: new Date(t0 + i * 60_000).toISOString() };
+  });
+  return { ...d, name: `${d.name}-repeated`, traces };
+}
+
+interface Point {
+  executions: number;
+  map10: number | null;
+  map10Knn: number | null;
+  acc1: number | null;
+  acc1Markov: number | null;
+  dagF1: number | null;
+  dagF1Precedence: number | null;
+}
+
+const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+async function score(tg: Toolgraph, d: Dataset, history: Trace[], embed: (texts: string[]) => Promise<Float32Array[]>, pastVectors: Float32Array[]): Promise<Omit<Point, "executions">> {
+  const retrieval = d.cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
+  const nexts = d.cases.filter((c): c is Extract<EvalCase, { kind: "next-step" }> => c.kind === "next-step");
+  const dags = d.cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag");
+
+  // Search, and the kNN baseline over the past intents.
+  const ap: number[] = [];
+  const apKnn: number[] = [];
+  const qv = retrieval.length > 0 ? await embed(retrieval.map((c) => c.query)) : [];
+  for (const [i, c] of retrieval.entries()) {
+    const r = (await tg.search({ intent: c.query, limit: 10 })) as { results: { tool: string }[] };
+    ap.push(averagePrecisionAtK(r.results.map((x) => x.tool), c.relevant, 10));
+    const votes = new Map<string, number>();
+    const sims = pastVectors.map((v, j) => [j, dot(v, qv[i]!)] as const).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 10);
+    for (const [j, s] of sims) for (const st of history[j]!.steps) votes.set(st.tool, (votes.get(st.tool) ?? 0) + Math.max(0, s));
+    const knn = [...votes].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([t]) => t);
+    apKnn.push(averagePrecisionAtK(knn, c.relevant, 10));
+  }
+
+  // Next step, and the Markov baseline.
+  const trans = new Map<string, Map<string, number>>();
+  const pop = new Map<string, number>();
+  for (const t of history) {
+    t.steps.forEach((s, i) => {
+      pop.set(s.tool, (pop.get(s.tool) ?? 0) + 1);
+      const prev = t.steps[i - 1]?.tool;
+      if (prev === undefined) return;
+      const m = trans.get(prev) ?? new Map<string, number>();
+      m.set(s.tool, (m.get(s.tool) ?? 0) + 1);
+      trans.set(prev, m);
+    });
+  }
+  const popular = [...pop].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([t]) => t);
+  const hits: number[] = [];
+  const hitsMarkov: number[] = [];
+  for (const c of nexts) {
+    for (const p of nextStepPrefixes({ steps: c.steps, ...(c.edges ? { edges: c.edges as [number, number][] } : {}) })) {
+      const r = (await tg.suggestNext({ context: p.prefix, limit: 5 })) as { suggestions: { tool: string }[] };
+      hits.push(hitAtK(r.suggestions.map((s) => s.tool), p.correct, 1));
+      const m = trans.get(p.prefix.at(-1)!);
+      const markov = m ? [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([t]) => t) : popular;
+      hitsMarkov.push(hitAtK(markov.filter((t) => !p.prefix.includes(t)), p.correct, 1));
+    }
+  }
+
+  // DAG, and the history's precedence chain.
+  const f1: number[] = [];
+  const f1Prec: number[] = [];
+  const counts = precedenceCounts(history.map((t) => t.steps.map((s) => s.tool)));
+  for (const c of dags) {
+    const gold = { tools: c.tools, edges: c.edges as [number, number][] };
+    if (goldToolEdges(gold).length === 0) continue;
+    // The cases list their tools in the gold order: both sides get them shuffled (seeded by the case id).
+    const tools = shuffled([...new Set(c.tools)], c.id);
+    const r = (await tg.buildDag({ tools })) as { edges: { from: string; to: string }[] };
+    f1.push(edgeScores(gold, r.edges.map((e) => [e.from, e.to] as const)).f1);
+    f1Prec.push(edgeScores(gold, precedenceChain(tools, counts).edges).f1);
+  }
+  return { map10: mean(ap), map10Knn: mean(apKnn), acc1: mean(hits), acc1Markov: mean(hitsMarkov), dagF1: mean(f1), dagF1Precedence: mean(f1Prec) };
+}
+
+function shuffled<T>(xs: T[], seed: string): T[] {
+  let h = 2166136261;
+  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16777619);
+  const rng = mulberry32(h >>> 0);
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+async function curve(d: Dataset, points: number, fit: boolean): Promise<Point[]> {
+  const tg = await openToolgraph({ home: "memory://", project: "curve", embeddings: values.embeddings });
+  const provider = createEmbeddingProvider(values.embeddings);
+  const embed = (texts: string[]) => provider.embed(texts);
+  try {
+    await tg.importCatalog(d.catalog);
+    const marks = [...new Set(Array.from({ length: points }, (_, i) => Math.round((d.traces.length * i) / (points - 1))))];
+    const out: Point[] = [];
+    const pastVectors: Float32Array[] = [];
+    let done = 0;
+    for (const n of marks) {
+      const chunk = d.traces.slice(done, n);
+      for (let i = 0; i < chunk.length; i += 500) await tg.importTraces(chunk.slice(i, i + 500));
+      const intents = chunk.map((t) => t.intent ?? "");
+      if (intents.length > 0) pastVectors.push(...(await embed(intents)));
+      done = n;
+      if (fit && n > 0) {
+        await tg.fitSearchWeights();
+        await tg.fitNextStepWeights();
+      }
+      const s = await score(tg, d, d.traces.slice(0, n), embed, pastVectors);
+      out.push({ executions: n, ...s });
+      console.error(`[${d.name}] ${n} executions: mAP@10 ${s.map10?.toFixed(3)} acc@1 ${s.acc1?.toFixed(3)} DAG F1 ${s.dagF1?.toFixed(3)}`);
+    }
+    return out;
+  } finally {
+    await tg.close();
+  }
+}
+
+/** Held-out tools: imported after the whole history; the share of their queries with one in the top 3. */
+async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; queries: number; top3: number | null }> {
+  const retrieval = d.cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
+  const wanted = [...new Set(retrieval.flatMap((c) => c.relevant))];
+  // Prefer tools the history never used (their traces stay whole); then the least used ones.
+  const count = new Map<string, number>();
+  for (const t of d.traces) for (const s of t.steps) count.set(s.tool, (count.get(s.tool) ?? 0) + 1);
+  const held = new Set(wanted.sort((a, b) => (count.get(a) ?? 0) - (count.get(b) ?? 0) || (a < b ? -1 : 1)).slice(0, NEW_TOOLS));
+  const history = d.traces.filter((t) => t.steps.every((s) => !held.has(s.tool)));
+  const tg = await openToolgraph({ home: "memory://", project: "new-tools", embeddings: values.embeddings });
+  try {
+    await tg.importCatalog({ tools: d.catalog.tools.filter((t) => !held.has(t.id)) });
+    for (let i = 0; i < history.length; i += 500) await tg.importTraces(history.slice(i, i + 500));
+    if (fit && history.length > 0) {
+      await tg.fitSearchWeights();
+      await tg.fitNextStepWeights();
+    }
+    await tg.importCatalog({ tools: d.catalog.tools.filter((t) => held.has(t.id)) });
+    const asked = retrieval.filter((c) => c.relevant.some((t) => held.has(t)));
+    const hits: number[] = [];
+    for (const c of asked) {
+      const r = (await tg.search({ intent: c.query, limit: 3 })) as { results: { tool: string }[] };
+      hits.push(hitAtK(r.results.map((x) => x.tool), c.relevant.filter((t) => held.has(t)), 3));
+    }
+    return { tools: held.size, queries: asked.length, top3: mean(hits) };
+  } finally {
+    await tg.close();
+  }
+}
+
+const f = (x: number | null) => (x === null ? "–" : x.toFixed(3));
+
+async function main(): Promise<void> {
+  const names = values.dataset === "all" ? ["seal-tools", "toollinkos", "nestful"] : values.dataset.split(",");
+  const points = Math.max(2, Number(values.points));
+  const fit = !values["no-fit"];
+  const results: Record<string, unknown> = {};
+  console.log(`# Learning curves\n\n${machine()}; load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; embeddings ${values.embeddings}; fits ${fit ? "on" : "off"}\n`);
+  for (const name of names) {
+    const d = load(name, Number(values.cases));
+    for (const set of [d, repeated(d)]) {
+      const pts = await curve(set, points, fit);
+      const base = pts[0]!;
+      const worst = Math.min(...pts.map((p) => (p.map10 ?? 0) - (base.map10 ?? 0)));
+      console.log(`\n### ${set.name} (${set.traces.length} training executions; no-learning mAP@10 ${f(base.map10)}; worst drop ${worst.toFixed(3)})\n`);
+      console.log(
+        markdownTable(
+          ["executions", "mAP@10", "kNN mAP@10", "acc@1", "Markov acc@1", "DAG edge F1", "precedence F1"],
+          pts.map((p) => [String(p.executions), f(p.map10), f(p.map10Knn), f(p.acc1), f(p.acc1Markov), f(p.dagF1), f(p.dagF1Precedence)]),
+        ),
+      );
+      results[set.name] = { points: pts, noLearningMap10: base.map10, worstDropMap10: worst };
+    }
+    const nt = await newTools(d, fit);
+    console.log(`\nnew tools (${name}): ${nt.tools} held-out tools, ${nt.queries} queries, found in the top 3 for ${f(nt.top3)}`);
+    (results[name] as Record<string, unknown>).newTools = nt;
+  }
+  const path = writeResult(values.out, { machine: machine(), load: loadavg(), embeddings: values.embeddings, fit, points, results });
+  console.error(`wrote ${path}`);
+}
+
+await main();
