@@ -40,7 +40,7 @@ export interface ErrorOutcome {
 const BAD_INPUT_CODES = new Set(["invalid-input", "unknown-tool", "unknown-capability"]);
 const NOT_FOUND_CODES = new Set(["empty-project", "unknown-project"]);
 const UNAVAILABLE_CODES = new Set(["database-locked", "database-unreachable"]);
-const UPSTREAM_STATUS: Record<string, number> = { "upstream-error": 502, "upstream-unavailable": 503, "upstream-timeout": 504 };
+const UPSTREAM_STATUS: Record<string, number> = { "upstream-error": 502, "upstream-unavailable": 503, "upstream-timeout": 504, "catalog-loading": 503 };
 const RETRY = { "retry-after": "1" };
 /** The database named in the URL does not exist, or refused the credentials: no answer can come from it. */
 const DATABASE_CONFIG_SQLSTATES = new Set(["3D000", "28000", "28P01"]);

@@ -31,7 +31,7 @@ import { runSearch } from "../services/recommend-search.ts";
 import { RecommendationLog, type RecommendationLogOptions } from "../services/recommendation-log.ts";
 import { ResultCache } from "../services/result-cache.ts";
 import { fitSearchWeights } from "../services/search-weights.ts";
-import { type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
+import { forgetRetiredEmbeddings, retireUnavailableTools, type ServerSyncOptions, type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
 import { applyUserHistory, userHistoryUpdate } from "../services/user-history.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import type { RecommenderApi, Scoped } from "./contract.ts";
@@ -159,14 +159,27 @@ export class Toolgraph implements RecommenderApi {
   /**
    * Replaces what the catalog knows of one upstream MCP server's tools (the gateway): upserts the listed
    * tools (each validated like a catalog tool; invalid ones are reported in `rejected`), marks the server's
-   * tools no longer listed unavailable, and embeds new texts now unless `embed` is false.
+   * tools no longer listed unavailable, retires those unavailable for longer than `retireAfterMs` (they leave
+   * search and the console; their history stays), and embeds new texts now unless `embed` is false.
    */
-  async syncServerTools(server: string, tools: readonly unknown[], opts: ProjectScoped & { embed?: boolean } = {}): Promise<ServerToolsSyncResult> {
+  async syncServerTools(server: string, tools: readonly unknown[], opts: ProjectScoped & ServerSyncOptions & { embed?: boolean } = {}): Promise<ServerToolsSyncResult> {
     const project = this.p(opts);
-    const r = await syncServerTools(this.engine.db, project, server, tools);
+    const r = await syncServerTools(this.engine.db, project, server, tools, { retireAfterMs: opts.retireAfterMs });
     this.engine.invalidate(project);
+    if (r.retired.length > 0) await forgetRetiredEmbeddings(this.engine.db, await this.engine.snapshot(project), r.retired);
     if (opts.embed ?? true) await this.engine.searchIndex(project);
     return r;
+  }
+
+  /** Retires every tool unavailable for longer than `graceMs` (the gateway's sweep); returns their ids. */
+  async retireUnavailableTools(graceMs: number, opts: ProjectScoped = {}): Promise<string[]> {
+    const project = this.p(opts);
+    const retired = await retireUnavailableTools(this.engine.db, project, graceMs);
+    if (retired.length > 0) {
+      this.engine.invalidate(project);
+      await forgetRetiredEmbeddings(this.engine.db, await this.engine.snapshot(project), retired);
+    }
+    return retired;
   }
 
   /** Imports traces given as JSONL text, an array of executions, or `{ file }`. */

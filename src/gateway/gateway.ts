@@ -4,6 +4,9 @@
  * tools marked unavailable), and serves MCP sessions (stdio or Streamable HTTP) that offer toolgraph's own
  * tools plus `call_tool`, which forwards to the upstream and returns its result unchanged. With `expose`
  * the currently recommended upstream tools are listed directly as well (tools/list_changed as they change).
+ * Under churn (docs/decisions/gateway-churn.md): the syncs of one server coalesce (a sync queued and not yet
+ * started takes the newest list), tools unavailable past `retireAfterMs` are retired (out of search and the
+ * console, history kept), and a search while no upstream has listed its tools says which are pending.
  *
  * Learning: each session's forwarded calls become executions (recorder.ts), written through the library's
  * `recordExecution` after the call has been answered, behind the catalog syncs (so a step's tool is in the
@@ -20,6 +23,7 @@ import { errorOutcome, problemsMessage, zodProblems } from "../api/error-mapping
 import type { Toolgraph } from "../api/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS, type McpToolSpec } from "../mcp/mcp-server.ts";
 import { ToolgraphError } from "../store/errors.ts";
+import { boundLine, boundList } from "./bounded-line.ts";
 import type { GatewayConfig } from "./config.ts";
 import { DurableWriter, type DurableWriterStatus } from "./durable-writer.ts";
 import { type RecordedExecution, SessionRecorder } from "./recorder.ts";
@@ -33,6 +37,10 @@ export const GATEWAY_DEFAULTS = {
   /** Upstream tools listed directly besides call_tool (0: none). */
   expose: 0,
   learn: true,
+  /** A tool unlisted for this long (ms) is retired: out of search and the console, its history kept. */
+  retireAfterMs: 600_000,
+  /** How often (ms, at most) the gateway looks for tools past the grace period that no sync touched. */
+  retireSweepMs: 60_000,
 } as const;
 
 export interface GatewayOptions {
@@ -51,6 +59,11 @@ export interface GatewayOptions {
   minBackoffMs?: number | undefined;
   maxBackoffMs?: number | undefined;
   connectTimeoutMs?: number | undefined;
+  /** Coalescing of tools/list_changed (ms), see UPSTREAM_DEFAULTS. */
+  relistDebounceMs?: number | undefined;
+  relistMinIntervalMs?: number | undefined;
+  /** Retire tools unlisted for longer than this (ms). Default GATEWAY_DEFAULTS.retireAfterMs. */
+  retireAfterMs?: number | undefined;
   /** Where lifecycle lines and internal errors go (never stdout). Default stderr. */
   log?: ((line: string) => void) | undefined;
   /** Directory for executions that could not be written yet (replayed at the next start). Default: none,
@@ -123,10 +136,18 @@ export class Gateway {
   private readonly specs: Map<string, McpToolSpec>;
   private readonly stored = { executions: 0, steps: 0, skippedSteps: 0 };
   private closed = false;
+  /** The newest tool list of each server whose sync is queued and not yet started (later lists replace it). */
+  private readonly pendingSyncs = new Map<string, Tool[]>();
+  /** Servers whose tools have been synced into the catalog at least once. */
+  private readonly synced = new Set<string>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+  /** The api as the sessions call it (gatewayApi). */
+  readonly served: Toolgraph;
 
   constructor(api: Toolgraph, options: GatewayOptions) {
     this.api = api;
     this.options = options;
+    this.served = gatewayApi(api, this);
     this.specs = new Map(MCP_TOOLS.map((s) => [s.name, s]));
     this.ownTools = [
       ...MCP_TOOLS.map((s) => ({
@@ -174,6 +195,8 @@ export class Gateway {
           minBackoffMs: options.minBackoffMs,
           maxBackoffMs: options.maxBackoffMs,
           connectTimeoutMs: options.connectTimeoutMs,
+          relistDebounceMs: options.relistDebounceMs,
+          relistMinIntervalMs: options.relistMinIntervalMs,
         }),
       );
     }
@@ -188,7 +211,7 @@ export class Gateway {
   }
 
   private log(line: string): void {
-    (this.options.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(line);
+    (this.options.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(boundLine(line));
   }
 
   private enqueue(job: () => Promise<unknown>, what: string): Promise<void> {
@@ -200,22 +223,76 @@ export class Gateway {
     return next;
   }
 
+  get retireAfterMs(): number {
+    return this.options.retireAfterMs ?? GATEWAY_DEFAULTS.retireAfterMs;
+  }
+
   private onTools(server: string, tools: Tool[]): void {
+    // A sync of this server already waits in the queue: it will take this newer list instead.
+    const queued = this.pendingSyncs.has(server);
+    this.pendingSyncs.set(server, tools);
+    if (queued) return;
     void this.enqueue(async () => {
+      const latest = this.pendingSyncs.get(server) ?? tools;
+      this.pendingSyncs.delete(server);
       const r = await this.api.syncServerTools(
         server,
-        tools.map((t) => toCatalogTool(server, t)),
-        { project: this.project },
+        latest.map((t) => toCatalogTool(server, t)),
+        { project: this.project, retireAfterMs: this.retireAfterMs, embed: false },
       );
+      // The rows are in: a search from now on finds the tools (waiting for the index build below if it must).
+      this.synced.add(server);
       this.refused.set(server, new Set(r.rejected.map((x) => x.tool)));
-      for (const x of r.rejected) this.log(`toolgraph gateway: ${server}: tool ${x.tool} left out of the catalog: ${x.problem}`);
-      if (r.unavailable.length > 0) this.log(`toolgraph gateway: ${server}: no longer listed, marked unavailable: ${r.unavailable.join(", ")}`);
+      await this.api.engine.searchIndex(this.project);
+      for (const x of r.rejected.slice(0, 10)) this.log(`toolgraph gateway: ${server}: tool ${x.tool} left out of the catalog: ${x.problem}`);
+      if (r.rejected.length > 10) this.log(`toolgraph gateway: ${server}: … ${r.rejected.length - 10} more tools left out of the catalog`);
+      if (r.unavailable.length > 0) this.log(`toolgraph gateway: ${server}: no longer listed, marked unavailable: ${boundList(r.unavailable)}`);
+      if (r.retired.length > 0) this.log(`toolgraph gateway: ${server}: unlisted for over ${this.retireAfterMs} ms, retired: ${boundList(r.retired)}`);
       for (const s of this.sessions) s.refreshExposed();
     }, `syncing the tools of ${server}`);
   }
 
+  /** Retires the tools unlisted past the grace period that no sync touched (a server that stopped changing). */
+  private sweepRetired(): void {
+    void this.enqueue(async () => {
+      const retired = await this.api.retireUnavailableTools(this.retireAfterMs, { project: this.project });
+      if (retired.length > 0) this.log(`toolgraph gateway: unlisted for over ${this.retireAfterMs} ms, retired: ${boundList(retired)}`);
+    }, "retiring unlisted tools");
+  }
+
+  /**
+   * The error a search gets on an empty catalog while upstreams are still being listed: which servers are
+   * pending and why, instead of the CLI's "import a catalog" advice. Other errors pass unchanged.
+   */
+  explainEmpty(err: unknown): unknown {
+    if (!(err instanceof ToolgraphError) || err.code !== "empty-project") return err;
+    const all = [...this.upstreams.values()];
+    const pending = all.filter((u) => !this.synced.has(u.name));
+    const describe = (u: Upstream) => {
+      const st = u.status();
+      if (u.listed) return `${u.name} (listed ${st.tools} tools, being added to the catalog)`;
+      const retry = st.retryAt ? `, retrying at ${st.retryAt}` : "";
+      return `${u.name} (${st.state}${st.state === "down" && st.error ? `: ${boundLine(st.error, 300)}` : ""}${retry})`;
+    };
+    if (pending.length > 0) {
+      return new ToolgraphError(
+        "catalog-loading",
+        `the gateway's catalog is still loading: no upstream tool is listed yet; pending: ${pending.map(describe).join("; ")}. Try again shortly (gateway_status shows progress)`,
+        { project: this.project, pending: pending.map((u) => u.name) },
+      );
+    }
+    return new ToolgraphError("empty-project", `the gateway's upstream servers list no tools (${all.map((u) => u.name).join(", ")}): nothing to search`, {
+      project: this.project,
+      pending: [],
+    });
+  }
+
   /** Connects every upstream (in parallel) and waits for their first attempt and catalog sync. */
   async start(): Promise<void> {
+    if (!this.sweepTimer && !this.closed) {
+      this.sweepTimer = setInterval(() => this.sweepRetired(), Math.max(1, Math.min(this.retireAfterMs, GATEWAY_DEFAULTS.retireSweepMs)));
+      this.sweepTimer.unref();
+    }
     await Promise.all([...this.upstreams.values()].map((u) => u.start()));
     await this.syncsDone();
     this.writer.resume(); // executions spooled by an earlier run, now that their tools are in the catalog
@@ -325,6 +402,7 @@ export class Gateway {
    */
   async close(writeGraceMs = 5_000): Promise<void> {
     this.closed = true;
+    clearInterval(this.sweepTimer);
     for (const s of [...this.sessions]) await s.close();
     await this.syncsDone();
     await this.writer.close(writeGraceMs);
@@ -333,8 +411,9 @@ export class Gateway {
 }
 
 /**
- * The api the gateway's HTTP server serves: the library's, with `stats` also naming the upstream servers
- * and which are down (GET /v1/stats), like `gateway_status` and /health.
+ * The api the gateway serves (its MCP sessions and its HTTP server): the library's, with `stats` also naming
+ * the upstream servers and which are down (GET /v1/stats), like `gateway_status` and /health, and an empty
+ * catalog explained by the upstreams still being listed (Gateway.explainEmpty) rather than by CLI advice.
  */
 export function gatewayApi<T extends object & { stats(opts?: { project?: string | undefined }): Promise<object> }>(api: T, gateway: Gateway): T {
   return new Proxy(api, {
@@ -346,7 +425,15 @@ export function gatewayApi<T extends object & { stats(opts?: { project?: string 
         };
       }
       const v = Reflect.get(target, prop, receiver);
-      return typeof v === "function" ? v.bind(target) : v;
+      if (typeof v !== "function") return v;
+      return (...args: unknown[]) => {
+        const r = v.apply(target, args);
+        return r instanceof Promise
+          ? r.catch((err: unknown) => {
+              throw gateway.explainEmpty(err);
+            })
+          : r;
+      };
     },
   });
 }
@@ -412,7 +499,7 @@ export class GatewaySession {
     const spec = this.gateway.spec(name);
     if (spec) {
       // The api validates the arguments once and names the field as every door does.
-      const result = await callTool(this.gateway.api, spec, args, { project: this.gateway.project });
+      const result = await callTool(this.gateway.served, spec, args, { project: this.gateway.project });
       const invalid = (result._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code === "invalid-input";
       if (!invalid) setImmediate(() => this.observe(name, args));
       return result;

@@ -1,7 +1,9 @@
 /**
  * The gateway's two doors: one session over stdio (closing stdin lets running calls finish, then the
  * session's open execution is recorded), and Streamable HTTP sessions on the existing HTTP server (one
- * gateway session per MCP session id; DELETE or a closed transport ends it).
+ * gateway session per MCP session id; DELETE, a closed transport, `sessionIdleMs` without a request, or
+ * eviction at `maxSessions` ends it: docs/decisions/gateway-churn.md). The HTTP door serves the gateway's one
+ * project: an `x-toolgraph-project` (or `?project=`) naming another is refused with 400.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -51,35 +53,125 @@ export async function runGatewayStdio(gateway: Gateway, options: GatewayStdioOpt
   });
 }
 
-function jsonRpcError(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" });
+export const GATEWAY_HTTP_DEFAULTS = {
+  /** An HTTP session without a request for this long (ms) is ended (its open execution recorded). */
+  sessionIdleMs: 1_800_000,
+  /** Open HTTP sessions at most; a new one evicts the least recently used session that runs no request. */
+  maxSessions: 500,
+} as const;
+
+export interface GatewayHttpOptions {
+  /** Default GATEWAY_HTTP_DEFAULTS.sessionIdleMs. */
+  sessionIdleMs?: number | undefined;
+  /** Default GATEWAY_HTTP_DEFAULTS.maxSessions. */
+  maxSessions?: number | undefined;
+  log?: ((line: string) => void) | undefined;
+}
+
+function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
 export interface GatewayHttpHandler {
-  handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
+  /** `project`: the project the request names (header or query), if any. */
+  handle(req: IncomingMessage, res: ServerResponse, body: unknown, project?: string | undefined): Promise<void>;
+  /** Open HTTP sessions. */
+  readonly size: number;
+  /** Ends the sessions idle for longer than `sessionIdleMs` (also run by a timer); returns how many. */
+  sweep(): Promise<number>;
   /** Ends every HTTP session. */
   close(): Promise<void>;
 }
 
+interface OpenSession {
+  transport: StreamableHTTPServerTransport;
+  session: GatewaySession;
+  lastSeen: number;
+  /** Requests of this session being answered now (never idle, never evicted). */
+  active: number;
+  /** Open GET event streams (a connected client: never idle, but evictable at the cap). */
+  streams: number;
+}
+
 /** The /mcp handler for `toolgraph gateway --http`: sessionful Streamable HTTP, one gateway session each. */
-export function gatewayHttpHandler(gateway: Gateway): GatewayHttpHandler {
-  const open = new Map<string, { transport: StreamableHTTPServerTransport; session: GatewaySession }>();
+export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions = {}): GatewayHttpHandler {
+  const idleMs = options.sessionIdleMs ?? GATEWAY_HTTP_DEFAULTS.sessionIdleMs;
+  const maxSessions = options.maxSessions ?? GATEWAY_HTTP_DEFAULTS.maxSessions;
+  const log = options.log ?? (() => {});
+  // Map order is least recently used first: a session is re-inserted on each request.
+  const open = new Map<string, OpenSession>();
+
+  const end = async (s: OpenSession): Promise<void> => {
+    open.delete(s.session.id);
+    await s.session.close();
+    await s.transport.close().catch(() => undefined);
+  };
+
+  const sweep = async (): Promise<number> => {
+    const now = Date.now();
+    const idle = [...open.values()].filter((s) => s.active === 0 && s.streams === 0 && now - s.lastSeen > idleMs);
+    for (const s of idle) await end(s);
+    if (idle.length > 0) log(`toolgraph gateway: ended ${idle.length} HTTP session(s) idle for over ${idleMs} ms`);
+    return idle.length;
+  };
+
+  const timer = setInterval(() => void sweep(), Math.max(10, Math.min(idleMs / 2, 60_000)));
+  timer.unref();
+
+  const serve = async (s: OpenSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
+    const stream = req.method === "GET";
+    if (stream) s.streams++;
+    else s.active++;
+    s.lastSeen = Date.now();
+    open.delete(s.session.id);
+    open.set(s.session.id, s);
+    try {
+      await s.transport.handleRequest(req, res, body);
+    } finally {
+      // The node transport resolves a GET when its stream closes; one that returns earlier is counted until then.
+      const done = () => {
+        if (stream) s.streams--;
+        else s.active--;
+        s.lastSeen = Date.now();
+      };
+      if (stream && !res.writableEnded && !res.destroyed) res.once("close", done);
+      else done();
+    }
+  };
+
   return {
-    async handle(req, res, body) {
+    get size() {
+      return open.size;
+    },
+    async handle(req, res, body, project) {
+      if (project !== undefined && project !== gateway.project) {
+        return jsonRpcError(
+          res,
+          400,
+          `x-toolgraph-project: this gateway serves project ${JSON.stringify(gateway.project)} only (its upstream tools and executions live there), got ${JSON.stringify(project)}: drop the header, or run a gateway with --project ${project}`,
+        );
+      }
       const sid = req.headers["mcp-session-id"];
       if (typeof sid === "string") {
         const s = open.get(sid);
         if (!s) return jsonRpcError(res, 404, `unknown or ended MCP session ${JSON.stringify(sid)}: initialize a new one`);
-        return s.transport.handleRequest(req, res, body);
+        return serve(s, req, res, body);
       }
       if (req.method !== "POST" || !isInitializeRequest(body)) return jsonRpcError(res, 400, "no mcp-session-id header: send an initialize request first");
+      if (open.size >= maxSessions) await sweep();
+      if (open.size >= maxSessions) {
+        const lru = [...open.values()].find((s) => s.active === 0);
+        if (!lru) return jsonRpcError(res, 503, `the gateway has ${open.size} HTTP sessions, all answering a request: try again shortly`, { "retry-after": "1" });
+        log(`toolgraph gateway: ${open.size} HTTP sessions open (the cap): ended the least recently used one`);
+        await end(lru);
+      }
       const session = gateway.createSession();
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => session.id,
         enableJsonResponse: true,
         onsessioninitialized: (id) => {
-          open.set(id, { transport, session });
+          open.set(id, { transport, session, lastSeen: Date.now(), active: 0, streams: 0 });
         },
       });
       transport.onclose = () => {
@@ -87,14 +179,32 @@ export function gatewayHttpHandler(gateway: Gateway): GatewayHttpHandler {
         void session.close();
       };
       await session.server.connect(transport);
-      await transport.handleRequest(req, res, body);
-    },
-    async close() {
-      for (const { transport, session } of [...open.values()]) {
-        await session.close();
-        await transport.close().catch(() => undefined);
+      try {
+        await transport.handleRequest(req, res, body);
+      } finally {
+        // An initialize that did not open a session (refused, failed) leaves nothing behind.
+        if (!open.has(session.id)) {
+          await session.close();
+          await transport.close().catch(() => undefined);
+        }
       }
+    },
+    sweep,
+    async close() {
+      clearInterval(timer);
+      for (const s of [...open.values()]) await end(s);
       open.clear();
     },
+  };
+}
+
+/**
+ * The gateway's part of /health: with the token, each server's state (pid and last error included); without
+ * it only whether every server is up — an upstream's stderr line can carry a secret.
+ */
+export function gatewayHealth(gateway: Gateway): (ctx: { authorized: boolean }) => Record<string, unknown> {
+  return ({ authorized }) => {
+    const st = gateway.status();
+    return authorized ? { gateway: { ok: st.down.length === 0, servers: st.servers, down: st.down } } : { gateway: { ok: st.down.length === 0 } };
   };
 }

@@ -2,8 +2,11 @@
  * One upstream MCP server as the gateway sees it: an SDK `Client` over stdio (a spawned process) or
  * Streamable HTTP, its current tool list (every page), and its health. A server that fails to start,
  * crashes or drops the connection is marked down and reconnected with exponential backoff; calls to it
- * meanwhile fail at once with an error naming the server. `notifications/tools/list_changed` re-lists the
- * tools and reports them through `onTools`.
+ * meanwhile fail at once with an error naming the server; each failed attempt counts once towards the
+ * backoff. `notifications/tools/list_changed` re-lists the tools and reports them through `onTools`, coalesced:
+ * a burst of notifications waits `relistDebounceMs` and becomes one re-list, at most one re-list runs at a
+ * time per server, and re-lists start at most once per `relistMinIntervalMs` (defaults and why:
+ * docs/decisions/gateway-churn.md). Stderr lines and log lines are bounded (bounded-line.ts).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -11,6 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ToolgraphError } from "../store/errors.ts";
+import { boundLine } from "./bounded-line.ts";
 import { GATEWAY_CONFIG_DEFAULTS, type UpstreamConfig } from "./config.ts";
 
 export const UPSTREAM_DEFAULTS = {
@@ -21,6 +25,12 @@ export const UPSTREAM_DEFAULTS = {
   maxPages: 100,
   /** Lines of a stdio server's stderr kept to explain why it failed. */
   stderrLines: 20,
+  /** Characters kept of one stderr line (the rest is cut with a marker). */
+  stderrLineChars: 500,
+  /** Wait after a tools/list_changed before re-listing (ms): the notifications of a burst become one re-list. */
+  relistDebounceMs: 250,
+  /** Two re-lists of one server start at least this far apart (ms), however fast the notifications come. */
+  relistMinIntervalMs: 2_000,
 } as const;
 
 export type UpstreamState = "connecting" | "up" | "down" | "closed";
@@ -38,6 +48,13 @@ export interface UpstreamStatus {
   retryAt?: string | undefined;
   /** The stdio server's process id while it runs. */
   pid?: number | undefined;
+  /** True once the server has listed its tools (at least once since the gateway started). */
+  listed: boolean;
+  /** Re-lists run after tools/list_changed notifications (coalesced), and the notifications received. */
+  relists: number;
+  listChanged: number;
+  /** True while a re-list is pending or running. */
+  relisting: boolean;
 }
 
 export interface UpstreamOptions {
@@ -49,6 +66,9 @@ export interface UpstreamOptions {
   minBackoffMs?: number | undefined;
   maxBackoffMs?: number | undefined;
   connectTimeoutMs?: number | undefined;
+  /** See UPSTREAM_DEFAULTS.relistDebounceMs / relistMinIntervalMs. */
+  relistDebounceMs?: number | undefined;
+  relistMinIntervalMs?: number | undefined;
 }
 
 export const CLIENT_INFO = { name: "toolgraph-gateway", version: "0.1.0" } as const;
@@ -73,6 +93,14 @@ export class Upstream {
   private connecting: Promise<void> | undefined;
   /** Bumped on each connection so that a stale connection's close is ignored. */
   private generation = 0;
+  private everListed = false;
+  /** Coalescing of tools/list_changed: a notification is pending, a timer is set, a re-list runs. */
+  private relistPending = false;
+  private relistTimer: NodeJS.Timeout | undefined;
+  private relisting = false;
+  private lastRelistAt = Number.NEGATIVE_INFINITY;
+  private relists = 0;
+  private listChanged = 0;
 
   constructor(name: string, config: UpstreamConfig, options: UpstreamOptions = {}) {
     this.name = name;
@@ -88,6 +116,11 @@ export class Upstream {
     return this.state === "up";
   }
 
+  /** True once the server has listed its tools (since the gateway started). */
+  get listed(): boolean {
+    return this.everListed;
+  }
+
   status(): UpstreamStatus {
     const pid = this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
     return {
@@ -99,6 +132,10 @@ export class Upstream {
       attempts: this.attempts,
       ...(this.retryAt !== undefined && this.state === "down" ? { retryAt: new Date(this.retryAt).toISOString() } : {}),
       ...(pid !== undefined && this.state === "up" ? { pid } : {}),
+      listed: this.everListed,
+      relists: this.relists,
+      listChanged: this.listChanged,
+      relisting: this.relistPending || this.relisting,
     };
   }
 
@@ -125,22 +162,38 @@ export class Upstream {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const transport = this.makeTransport();
     if (transport instanceof StdioClientTransport) {
-      transport.stderr?.on("data", (chunk: Buffer) => {
-        for (const line of chunk.toString("utf8").split(/\r?\n/)) {
-          if (line.trim() === "") continue;
-          this.stderrTail.push(line.slice(0, 500));
+      const keep = UPSTREAM_DEFAULTS.stderrLineChars;
+      // The line being read: its first `keep` characters and its full length (a line can be megabytes).
+      let head = "";
+      let length = 0;
+      const push = () => {
+        if (head.trim() !== "") {
+          this.stderrTail.push(length > keep ? `${head}… [${length - keep} more characters cut]` : head);
           if (this.stderrTail.length > UPSTREAM_DEFAULTS.stderrLines) this.stderrTail.shift();
         }
+        head = "";
+        length = 0;
+      };
+      transport.stderr?.on("data", (chunk: Buffer) => {
+        const parts = chunk.toString("utf8").split(/\r?\n/);
+        parts.forEach((part, i) => {
+          if (head.length < keep) head += part.slice(0, keep - head.length);
+          length += part.length;
+          if (i < parts.length - 1) push();
+        });
       });
     }
     client.onclose = () => {
-      if (gen !== this.generation || this.state === "closed") return;
+      // Only a connection that was up goes down here: a failed attempt is counted once, by connect().
+      if (gen !== this.generation || this.state !== "up") return;
       const tail = this.stderrTail.at(-1);
       this.down(`connection closed${this.config.kind === "stdio" ? " (the server process exited)" : ""}${tail ? `; last stderr line: ${tail}` : ""}`);
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (gen !== this.generation) return;
-      this.refreshTools(client).catch((err) => this.log(`toolgraph gateway: ${this.name}: re-listing tools failed: ${message(err)}`));
+      this.listChanged++;
+      this.relistPending = true;
+      this.scheduleRelist();
     });
     const timeout = this.options.connectTimeoutMs ?? GATEWAY_CONFIG_DEFAULTS.connectTimeoutMs;
     try {
@@ -164,6 +217,40 @@ export class Upstream {
     }
   }
 
+  /**
+   * Schedules the re-list of a pending tools/list_changed: `relistDebounceMs` after the first notification of
+   * a burst, and no sooner than `relistMinIntervalMs` after the previous re-list started. While one runs,
+   * nothing more is scheduled: its end schedules the next if notifications came meanwhile.
+   */
+  private scheduleRelist(): void {
+    if (!this.relistPending || this.relistTimer !== undefined || this.relisting || this.state === "closed") return;
+    const debounce = this.options.relistDebounceMs ?? UPSTREAM_DEFAULTS.relistDebounceMs;
+    const interval = this.options.relistMinIntervalMs ?? UPSTREAM_DEFAULTS.relistMinIntervalMs;
+    const delay = Math.max(debounce, this.lastRelistAt + interval - Date.now());
+    this.relistTimer = setTimeout(() => {
+      this.relistTimer = undefined;
+      void this.relist();
+    }, delay);
+    this.relistTimer.unref();
+  }
+
+  private async relist(): Promise<void> {
+    const client = this.client;
+    if (!this.relistPending || !client || this.state !== "up") return;
+    this.relistPending = false;
+    this.relisting = true;
+    this.lastRelistAt = Date.now();
+    this.relists++;
+    try {
+      await this.refreshTools(client, this.options.connectTimeoutMs ?? GATEWAY_CONFIG_DEFAULTS.connectTimeoutMs);
+    } catch (err) {
+      this.log(`toolgraph gateway: ${this.name}: re-listing tools failed: ${message(err)}`);
+    } finally {
+      this.relisting = false;
+      this.scheduleRelist();
+    }
+  }
+
   /** Lists every page of tools and reports the list. */
   private async refreshTools(client: Client, timeout?: number): Promise<void> {
     const tools: Tool[] = [];
@@ -174,15 +261,22 @@ export class Upstream {
       cursor = r.nextCursor;
       if (!cursor) break;
     }
+    if (client !== this.client) return; // a re-list of a connection that has since closed
     this.toolList = tools;
+    this.everListed = true;
     this.options.onTools?.(this.name, tools);
   }
 
+  /** Marks the server down after one failed attempt or one lost connection (counted once), and schedules a retry. */
   private down(error: string): void {
-    if (this.state === "closed") return;
+    if (this.state === "closed" || this.state === "down") return;
     this.state = "down";
     this.lastError = error;
     this.attempts++;
+    // The next connection lists the tools anyway.
+    this.relistPending = false;
+    clearTimeout(this.relistTimer);
+    this.relistTimer = undefined;
     const old = this.client;
     this.client = undefined;
     this.transport = undefined;
@@ -232,12 +326,14 @@ export class Upstream {
     this.state = "closed";
     this.generation++;
     clearTimeout(this.retryTimer);
+    clearTimeout(this.relistTimer);
+    this.relistTimer = undefined;
     const c = this.client;
     this.client = undefined;
     if (c) await c.close().catch(() => undefined);
   }
 
   private log(line: string): void {
-    (this.options.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(line);
+    (this.options.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(boundLine(line));
   }
 }

@@ -64,8 +64,11 @@ export interface ServerOptions {
    * the body is parsed JSON for POST, undefined otherwise. Token and Origin rules apply before it.
    */
   mcpHandler?: ((req: IncomingMessage, res: ServerResponse, body: unknown, project: string | undefined) => Promise<void>) | undefined;
-  /** Extra fields of the /health answer (the gateway's servers); `ok: false` among them answers 503. */
-  healthExtra?: (() => Record<string, unknown>) | undefined;
+  /**
+   * Extra fields of the /health answer (the gateway's servers); `ok: false` among them answers 503.
+   * `authorized`: the request carries the bearer token (or none is set); without it, say no more than ok.
+   */
+  healthExtra?: ((ctx: { authorized: boolean }) => Record<string, unknown>) | undefined;
   /** Registers more metrics on the server's registry (the gateway's write backlog). */
   registerMetrics?: ((metrics: MetricsRegistry) => void) | undefined;
 }
@@ -418,7 +421,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       project = options.defaultProject;
     }
     try {
-      const extra = options.healthExtra?.() ?? {};
+      const extra = options.healthExtra?.({ authorized: token === "" || bearerMatches(req.headers.authorization, token) }) ?? {};
       const status = extra.ok === false ? 503 : 200;
       if (wantDetails || !api.ping) {
         const s = (await api.stats(project === undefined ? {} : { project })) as Record<string, unknown>;

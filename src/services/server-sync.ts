@@ -2,12 +2,20 @@
  * Keeps the catalog in step with one upstream MCP server (the gateway, issue 18): the tools it lists now
  * are upserted as `<server>.<tool>` (validated like a catalog import: `toolSchema`, the same size caps and
  * id rules), the tools of that server it no longer lists are marked unavailable (kept with their history),
- * and the project's graph version is bumped once, all in one transaction. Upstream descriptions are text to
+ * those unavailable for longer than `retireAfterMs` are retired (they leave the read model: search, the
+ * console, the jobs; rows and history stay; docs/decisions/gateway-churn.md), and the project's graph
+ * version is bumped once, all in one transaction. Upstream descriptions are text to
  * embed and show, nothing more: no capability and no pattern is ever created from them.
  */
 import type { Kysely } from "kysely";
+import { toolText } from "../../algorithms/search/tokenize.ts";
+import { textHash } from "../embeddings/text-hash.ts";
+import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
+import { deleteEmbeddings } from "../store/embeddings.ts";
+import { loadRetiredTools } from "../store/reads.ts";
+import { capabilityText, toolTextInput } from "./search-index.ts";
 import { describeIssue, type ToolInput, toolSchema } from "../formats/schemas.ts";
-import { markUnlistedUnavailable, type UpsertCounts, upsertTools } from "../store/catalog.ts";
+import { markUnlistedUnavailable, retireUnavailable, type UpsertCounts, upsertTools } from "../store/catalog.ts";
 import { bumpGraphVersion, ensureProject } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 
@@ -16,6 +24,8 @@ export interface ServerToolsSyncResult {
   tools: UpsertCounts;
   /** Tools of this server marked unavailable by this sync (no longer listed). */
   unavailable: string[];
+  /** Tools of this server retired by this sync (unavailable for longer than `retireAfterMs`). */
+  retired: string[];
   /** Listed tools that failed validation and were left out of the catalog: id (or index) and the problem. */
   rejected: { tool: string; problem: string }[];
   graphVersion: number;
@@ -35,7 +45,18 @@ export function validateServerTools(server: string, candidates: readonly unknown
   return { tools, rejected };
 }
 
-export async function syncServerTools(db: Kysely<Database>, project: string, server: string, candidates: readonly unknown[]): Promise<ServerToolsSyncResult> {
+export interface ServerSyncOptions {
+  /** Retire the server's tools unavailable for longer than this (ms). Default: never (undefined). */
+  retireAfterMs?: number | undefined;
+}
+
+export async function syncServerTools(
+  db: Kysely<Database>,
+  project: string,
+  server: string,
+  candidates: readonly unknown[],
+  opts: ServerSyncOptions = {},
+): Promise<ServerToolsSyncResult> {
   const { tools, rejected } = validateServerTools(server, candidates);
   return db.transaction().execute(async (trx) => {
     await ensureProject(trx, project);
@@ -46,7 +67,32 @@ export async function syncServerTools(db: Kysely<Database>, project: string, ser
       server,
       tools.map((t) => t.id),
     );
+    const retired = opts.retireAfterMs === undefined ? [] : await retireUnavailable(trx, project, opts.retireAfterMs, server);
     const graphVersion = await bumpGraphVersion(trx, project);
-    return { server, tools: counts, unavailable, rejected, graphVersion };
+    return { server, tools: counts, unavailable, retired, rejected, graphVersion };
   });
+}
+
+/**
+ * Retires every tool of the project unavailable for longer than `graceMs` (the gateway's periodic sweep, for
+ * tools no sync touches again), bumping the graph version when any was retired. Returns their ids.
+ */
+export async function retireUnavailableTools(db: Kysely<Database>, project: string, graceMs: number): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    const retired = await retireUnavailable(trx, project, graceMs);
+    if (retired.length > 0) await bumpGraphVersion(trx, project);
+    return retired;
+  });
+}
+
+/**
+ * Deletes the stored embedding vectors of retired tools (a cache keyed by text: a tool listed again is
+ * embedded again), except texts the read model `live` still uses. Returns how many rows went.
+ */
+export async function forgetRetiredEmbeddings(db: Kysely<Database>, live: GraphSnapshot, retired: readonly string[]): Promise<number> {
+  const rows = await loadRetiredTools(db, live.project, retired);
+  if (rows.length === 0) return 0;
+  const keep = new Set([...live.tools.map((t) => textHash(toolText(toolTextInput(t)))), ...live.capabilities.map((c) => textHash(capabilityText(c)))]);
+  const gone = rows.map((t) => textHash(toolText(toolTextInput(t)))).filter((h) => !keep.has(h));
+  return gone.length === 0 ? 0 : deleteEmbeddings(db, live.project, gone);
 }

@@ -94,6 +94,8 @@ export async function upsertTools(db: Db, project: string, tools: readonly ToolI
           server: sql`excluded.server`,
           auto_registered: false,
           available: true,
+          unavailable_since: null,
+          retired_at: null,
           text_hash: sql`excluded.text_hash`,
           updated_at: sql`now()`,
         }),
@@ -105,19 +107,37 @@ export async function upsertTools(db: Db, project: string, tools: readonly ToolI
 }
 
 /**
- * Marks the tools of one upstream `server` that are not in `listed` unavailable (kept with their history),
- * and returns their ids. Tools in `listed` were made available again by `upsertTools`.
+ * Marks the tools of one upstream `server` that are not in `listed` unavailable since now (kept with their
+ * history), and returns their ids. Tools in `listed` were made available again by `upsertTools`.
  */
 export async function markUnlistedUnavailable(db: Db, project: string, server: string, listed: readonly string[]): Promise<string[]> {
   const rows = await db
     .updateTable("tools")
-    .set({ available: false, updated_at: sql`now()` })
+    .set({ available: false, unavailable_since: sql`now()`, updated_at: sql`now()` })
     .where("project", "=", project)
     .where("server", "=", server)
     .where("available", "=", true)
     .where("id", "<>", sql<string>`ALL(${[...listed]})`)
     .returning("id")
     .execute();
+  return rows.map((r) => r.id).sort();
+}
+
+/**
+ * Retires the tools (of one `server`, or of every server) that have been unavailable for longer than `graceMs`
+ * by the database's clock: they leave the read model (loadTools skips them), their rows and history stay.
+ * Returns their ids, sorted.
+ */
+export async function retireUnavailable(db: Db, project: string, graceMs: number, server?: string): Promise<string[]> {
+  let q = db
+    .updateTable("tools")
+    .set({ retired_at: sql`now()` })
+    .where("project", "=", project)
+    .where("available", "=", false)
+    .where("retired_at", "is", null)
+    .where("unavailable_since", "<=", sql<Date>`now() - make_interval(secs => ${graceMs / 1000})`);
+  if (server !== undefined) q = q.where("server", "=", server);
+  const rows = await q.returning("id").execute();
   return rows.map((r) => r.id).sort();
 }
 

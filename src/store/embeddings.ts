@@ -42,3 +42,13 @@ export async function saveEmbeddings(db: Db, project: string, model: string, ite
       .execute();
   }
 }
+
+/** Deletes the stored vectors of these text hashes (every model); returns how many rows went. */
+export async function deleteEmbeddings(db: Db, project: string, hashes: readonly string[]): Promise<number> {
+  let n = 0;
+  for (const part of chunks([...new Set(hashes)], 5000)) {
+    const r = await db.deleteFrom("embeddings").where("project", "=", project).where("text_hash", "=", sql<string>`ANY(${part})`).executeTakeFirst();
+    n += Number(r.numDeletedRows);
+  }
+  return n;
+}

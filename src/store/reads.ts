@@ -1,7 +1,7 @@
 /** Reads that build the per-project read model (snapshot) and answer stats. */
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { EdgeSource, EdgeType } from "../../algorithms/graph/edge-quality.ts";
-import type { Database } from "./schema.ts";
+import type { Database, ToolsTable } from "./schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -25,9 +25,28 @@ export interface ToolRow {
   textHash: string;
 }
 
+/** The tools of the read model: every tool but the retired ones (unavailable past the gateway's grace period). */
 export async function loadTools(db: Db, project: string): Promise<ToolRow[]> {
-  const rows = await db.selectFrom("tools").selectAll().where("project", "=", project).orderBy("id").execute();
-  return rows.map((r) => ({
+  const rows = await db.selectFrom("tools").selectAll().where("project", "=", project).where("retired_at", "is", null).orderBy("id").execute();
+  return rows.map(toolRow);
+}
+
+/** The retired tools among `ids` (out of the read model), e.g. to forget their stored embeddings. */
+export async function loadRetiredTools(db: Db, project: string, ids: readonly string[]): Promise<ToolRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom("tools")
+    .selectAll()
+    .where("project", "=", project)
+    .where("retired_at", "is not", null)
+    .where("id", "=", sql<string>`ANY(${[...ids]})`)
+    .orderBy("id")
+    .execute();
+  return rows.map(toolRow);
+}
+
+function toolRow(r: Selectable<ToolsTable>): ToolRow {
+  return {
     id: r.id,
     name: r.name,
     description: r.description,
@@ -43,7 +62,7 @@ export async function loadTools(db: Db, project: string): Promise<ToolRow[]> {
     autoRegistered: r.auto_registered,
     available: r.available,
     textHash: r.text_hash,
-  }));
+  };
 }
 
 export interface EdgeRow {
@@ -209,7 +228,12 @@ export async function loadExecutionMemory(db: Db, project: string): Promise<Exec
 }
 
 export interface ProjectCounts {
+  /** Every tool of the catalog, retired ones included. */
   tools: number;
+  /** Tools whose upstream server no longer lists them (retired ones included). */
+  unavailableTools: number;
+  /** Tools unavailable past the gateway's grace period: out of search and the console, history kept. */
+  retiredTools: number;
   capabilities: number;
   edges: number;
   executions: number;
@@ -229,8 +253,15 @@ export async function countProject(db: Db, project: string): Promise<ProjectCoun
     return Number((r as { n: string } | undefined)?.n ?? 0);
   };
   const version = await db.selectFrom("projects").select("graph_version").where("project", "=", project).executeTakeFirst();
+  const lifecycle = await db
+    .selectFrom("tools")
+    .select([sql<string>`count(*) filter (where not available)`.as("unavailable"), sql<string>`count(retired_at)`.as("retired")])
+    .where("project", "=", project)
+    .executeTakeFirst();
   return {
     tools: await one("tools"),
+    unavailableTools: Number(lifecycle?.unavailable ?? 0),
+    retiredTools: Number(lifecycle?.retired ?? 0),
     capabilities: await one("capabilities"),
     edges: await one("edges"),
     executions: await one("executions"),

@@ -31,6 +31,10 @@ export interface ToolsTable {
   auto_registered: ColumnType<boolean, boolean | undefined, boolean>;
   /** Added by migration 018: false once the tool's upstream MCP server stopped listing it (gateway). */
   available: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Added by migration 021: when the upstream server stopped listing the tool (null while available). */
+  unavailable_since: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Added by migration 021: when the tool left the read model after the grace period (null: in it). */
+  retired_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   text_hash: string;
   created_at: Generated<Date>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;

@@ -34,6 +34,11 @@ describe("toolgraph gateway (CLI, stdio)", () => {
     expect(code).toBe(3);
     expect(errs.join("\n")).toMatch(/bad\.json: mcpServers\.everything\.args: /);
     expect(await main(["gateway"], { out: () => {}, err: () => {} })).toBe(2);
+    for (const [flag, value] of [["--max-sessions", "0"], ["--session-idle-ms", "5"], ["--retire-after-ms", "1.5"]] as const) {
+      const said: string[] = [];
+      expect(await main(["gateway", "--config", join(dir, "mcp.json"), `${flag}=${value}`, "--home", join(dir, "unused")], { out: () => {}, err: (s) => said.push(s) })).toBe(2);
+      expect(said.join("\n")).toContain(`${flag} must be an integer`);
+    }
   });
 
   it("proxies, then records the session's calls when the client disconnects", async () => {

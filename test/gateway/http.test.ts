@@ -1,7 +1,8 @@
 /**
  * `toolgraph gateway --http`: sessionful Streamable HTTP at /mcp on the HTTP server, driven by the SDK's
  * StreamableHTTPClientTransport, behind the same bearer token; Origin/Host validation (DNS-rebinding
- * protection) on /mcp for the gateway and the plain MCP endpoint; /health names the servers that are down.
+ * protection) on /mcp for the gateway and the plain MCP endpoint; /health names the servers that are down
+ * (with the token; without it, only whether all are up).
  */
 import { request } from "node:http";
 import { createRequire } from "node:module";
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway, gatewayApi } from "../../src/gateway/gateway.ts";
-import { type GatewayHttpHandler, gatewayHttpHandler } from "../../src/gateway/transports.ts";
+import { type GatewayHttpHandler, gatewayHealth, gatewayHttpHandler } from "../../src/gateway/transports.ts";
 import { createServer, type ToolgraphServer } from "../../src/server/http-server.ts";
 
 const require = createRequire(import.meta.url);
@@ -40,7 +41,7 @@ beforeAll(async () => {
     token: TOKEN,
     log: () => {},
     mcpHandler: (req, res, body) => mcp.handle(req, res, body),
-    healthExtra: () => ({ gateway: { down: gateway.status().down } }),
+    healthExtra: gatewayHealth(gateway),
   });
   base = (await server.listen(0, "127.0.0.1")).url;
   plain = createServer(tg, { token: "", log: () => {} });
@@ -125,9 +126,12 @@ describe("gateway over Streamable HTTP", () => {
     expect(body.tools).toBeGreaterThan(5);
   });
 
-  it("/health names the servers that are down", async () => {
-    const r = await fetch(`${base}/health`);
+  it("/health names the servers that are down to a caller with the token, and says only ok or not without it", async () => {
+    const r = await fetch(`${base}/health`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ ok: true, gateway: { down: ["broken"] } });
+    expect(await r.json()).toMatchObject({ ok: true, gateway: { ok: false, down: ["broken"] } });
+    const open = await fetch(`${base}/health`);
+    expect(open.status).toBe(200);
+    expect((await open.json()).gateway).toEqual({ ok: false });
   });
 });

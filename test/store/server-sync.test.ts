@@ -5,10 +5,10 @@
  */
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { syncServerTools } from "../../src/services/server-sync.ts";
+import { retireUnavailableTools, syncServerTools } from "../../src/services/server-sync.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
-import { loadTools } from "../../src/store/reads.ts";
+import { countProject, loadTools } from "../../src/store/reads.ts";
 import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
 
 const t = (server: string, name: string, extra: Record<string, unknown> = {}) => ({ id: `${server}.${name}`, server, description: `${name} things`, ...extra });
@@ -38,6 +38,32 @@ for (const backend of backends()) {
       const r3 = await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "write")]);
       expect(r3.unavailable).toEqual([]);
       expect((await loadTools(conn.db, p)).every((x) => x.available)).toBe(true);
+    });
+
+    it("retires tools unavailable past the grace period: out of the read model, counted by stats, back when listed", async () => {
+      const p = freshProject();
+      await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "old_name")]);
+      await syncServerTools(conn.db, p, "mem", [t("mem", "gone")]);
+      // Renamed: old_name is unavailable from now; a grace period of an hour keeps it in the read model.
+      const r1 = await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "new_name")], { retireAfterMs: 3_600_000 });
+      expect([r1.unavailable, r1.retired]).toEqual([["fs.old_name"], []]);
+      expect((await loadTools(conn.db, p)).map((x) => x.id)).toEqual(["fs.new_name", "fs.old_name", "fs.read", "mem.gone"]);
+      // Past a grace period of 0 ms: retired by the next sync of its server, other servers untouched.
+      await syncServerTools(conn.db, p, "mem", []);
+      const r2 = await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "new_name")], { retireAfterMs: 0 });
+      expect([r2.unavailable, r2.retired]).toEqual([[], ["fs.old_name"]]);
+      expect((await loadTools(conn.db, p)).map((x) => x.id)).toEqual(["fs.new_name", "fs.read", "mem.gone"]);
+      // The sweep retires the rest and bumps the version once; nothing left: no bump.
+      const v = (await countProject(conn.db, p)).graphVersion;
+      expect(await retireUnavailableTools(conn.db, p, 0)).toEqual(["mem.gone"]);
+      expect(await retireUnavailableTools(conn.db, p, 0)).toEqual([]);
+      const c = await countProject(conn.db, p);
+      expect([c.tools, c.unavailableTools, c.retiredTools, c.graphVersion]).toEqual([4, 2, 2, v + 1]);
+      // Listed again: back in the read model, neither unavailable nor retired.
+      await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "new_name"), t("fs", "old_name")], { retireAfterMs: 0 });
+      expect((await loadTools(conn.db, p)).map((x) => x.id)).toEqual(["fs.new_name", "fs.old_name", "fs.read"]);
+      const c2 = await countProject(conn.db, p);
+      expect([c2.tools, c2.unavailableTools, c2.retiredTools]).toEqual([4, 1, 1]);
     });
 
     it("rejects invalid candidates one by one, naming the field, and stores the rest", async () => {

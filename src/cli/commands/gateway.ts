@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { loadGatewayConfig } from "../../gateway/config.ts";
 import { Gateway, gatewayApi } from "../../gateway/gateway.ts";
 import { registerGatewayMetrics } from "../../gateway/gateway-metrics.ts";
-import { gatewayHttpHandler, runGatewayStdio } from "../../gateway/transports.ts";
+import { gatewayHealth, gatewayHttpHandler, runGatewayStdio } from "../../gateway/transports.ts";
 import { createReadiness } from "../../ops/health.ts";
 import { runServer } from "../../server/http-server.ts";
 import { resolveHome } from "../../store/connection.ts";
@@ -40,6 +40,9 @@ export const gatewayCommand: Command = {
     "no-learn": { type: "boolean", default: false },
     user: { type: "string" },
     "idle-ms": { type: "string" },
+    "session-idle-ms": { type: "string" },
+    "max-sessions": { type: "string" },
+    "retire-after-ms": { type: "string" },
   },
   optionHelp: {
     "--config FILE": 'JSON with {"mcpServers": {name: {command, args, env} | {url, headers}}} (required)',
@@ -50,6 +53,9 @@ export const gatewayCommand: Command = {
     "--no-learn": "record nothing (default: each session's calls are recorded as executions)",
     "--user NAME": "user the executions are recorded for when a session declares none (default: the MCP client's name)",
     "--idle-ms N": "close an execution after N ms without a call (default 300000)",
+    "--session-idle-ms N": "with --http: end a session after N ms without a request (default 1800000)",
+    "--max-sessions N": "with --http: open sessions at most; a new one ends the least recently used (default 500)",
+    "--retire-after-ms N": "a tool its server stopped listing leaves search and the console after N ms (default 600000)",
   },
   async run(ctx) {
     const file = ctx.values.config;
@@ -58,6 +64,9 @@ export const gatewayCommand: Command = {
     const expose = intOption(ctx.values.expose, "expose", 0, 100);
     const idleMs = intOption(ctx.values["idle-ms"], "idle-ms", 1, 86_400_000);
     const port = intOption(ctx.values.port, "port", 0, 65535) ?? 8787;
+    const sessionIdleMs = intOption(ctx.values["session-idle-ms"], "session-idle-ms", 1000, 86_400_000);
+    const maxSessions = intOption(ctx.values["max-sessions"], "max-sessions", 1, 100_000);
+    const retireAfterMs = intOption(ctx.values["retire-after-ms"], "retire-after-ms", 0, 31_536_000_000);
     const tg = await ctx.open();
     const gateway = new Gateway(tg, {
       config,
@@ -65,6 +74,7 @@ export const gatewayCommand: Command = {
       learn: ctx.values["no-learn"] !== true,
       expose,
       idleMs,
+      retireAfterMs,
       user: ctx.values.user as string | undefined,
       log: ctx.err,
       // Executions the database cannot take yet wait here (with --database too: the data directory is local).
@@ -80,18 +90,15 @@ export const gatewayCommand: Command = {
     try {
       await gateway.start();
       if (ctx.values.http === true) {
-        const mcp = gatewayHttpHandler(gateway);
+        const mcp = gatewayHttpHandler(gateway, { sessionIdleMs, maxSessions, log: ctx.err });
         await runServer({
           api: gatewayApi(tg, gateway),
           port,
           host: ctx.values.host as string,
           defaultProject: tg.project,
           closeApi: false,
-          mcpHandler: (req, res, body) => mcp.handle(req, res, body),
-          healthExtra: () => {
-            const st = gateway.status();
-            return { gateway: { servers: st.servers, down: st.down } };
-          },
+          mcpHandler: (req, res, body, project) => mcp.handle(req, res, body, project),
+          healthExtra: gatewayHealth(gateway),
           registerMetrics: (m) => registerGatewayMetrics(m, gateway),
           onListening: (a) =>
             ctx.json ? ctx.out(JSON.stringify({ listening: a.url, pid: process.pid })) : ctx.err(`toolgraph gateway: MCP at ${a.url}/mcp (project ${tg.project})`),
