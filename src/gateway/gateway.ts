@@ -130,6 +130,8 @@ export class Gateway {
   /** Catalog syncs, in order (execution writes wait for them: durable-writer.ts). */
   private queue: Promise<unknown> = Promise.resolve();
   private readonly writer: DurableWriter<RecordedExecution>;
+  /** Per server, the delay before retrying a sync the database could not take. */
+  private readonly syncBackoffMs = new Map<string, number>();
   /** Per server, the catalog ids its last sync refused. */
   private readonly refused = new Map<string, Set<string>>();
   private readonly ownTools: Tool[];
@@ -235,11 +237,18 @@ export class Gateway {
     void this.enqueue(async () => {
       const latest = this.pendingSyncs.get(server) ?? tools;
       this.pendingSyncs.delete(server);
-      const r = await this.api.syncServerTools(
-        server,
-        latest.map((t) => toCatalogTool(server, t)),
-        { project: this.project, retireAfterMs: this.retireAfterMs, embed: false },
-      );
+      let r: Awaited<ReturnType<Toolgraph["syncServerTools"]>>;
+      try {
+        r = await this.api.syncServerTools(
+          server,
+          latest.map((t) => toCatalogTool(server, t)),
+          { project: this.project, retireAfterMs: this.retireAfterMs, embed: false },
+        );
+      } catch (err) {
+        this.retrySyncLater(server, latest, err);
+        throw err;
+      }
+      this.syncBackoffMs.delete(server);
       // The rows are in: a search from now on finds the tools (waiting for the index build below if it must).
       this.synced.add(server);
       this.refused.set(server, new Set(r.rejected.map((x) => x.tool)));
@@ -250,6 +259,21 @@ export class Gateway {
       if (r.retired.length > 0) this.log(`toolgraph gateway: ${server}: unlisted for over ${this.retireAfterMs} ms, retired: ${boundList(r.retired)}`);
       for (const s of this.sessions) s.refreshExposed();
     }, `syncing the tools of ${server}`);
+  }
+
+  /**
+   * A sync the database could not take (down at start, or a blip) is tried again with backoff (0.5 s doubling
+   * to 10 s) unless a newer list of the server is already queued: tools listed during an outage still reach
+   * the catalog when the database returns.
+   */
+  private retrySyncLater(server: string, tools: Tool[], err: unknown): void {
+    const code = err instanceof ToolgraphError ? err.code : undefined;
+    if (this.closed || (code !== "database-unreachable" && code !== "database-locked")) return;
+    const delay = this.syncBackoffMs.get(server) ?? 500;
+    this.syncBackoffMs.set(server, Math.min(10_000, delay * 2));
+    setTimeout(() => {
+      if (!this.closed && !this.pendingSyncs.has(server)) this.onTools(server, tools);
+    }, delay).unref();
   }
 
   /** Retires the tools unlisted past the grace period that no sync touched (a server that stopped changing). */

@@ -38,8 +38,8 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-function newGateway(spoolDir: string): Gateway {
-  return new Gateway(tg, { config, project: "gw", spoolDir, idleMs: 60_000, writeMinBackoffMs: 50, writeMaxBackoffMs: 500, log: () => {} });
+function newGateway(spoolDir: string, project = "gw"): Gateway {
+  return new Gateway(tg, { config, project, spoolDir, idleMs: 60_000, writeMinBackoffMs: 50, writeMaxBackoffMs: 500, log: () => {} });
 }
 
 async function agent(g: Gateway): Promise<{ client: Client; close: () => Promise<void> }> {
@@ -132,6 +132,21 @@ describe("recording through a database outage", () => {
     expect(await storedIntents("echo the greeting number 2")).toEqual([200, 201, 202, 203].map((n) => `echo the greeting number ${n}`));
     expect(await readdir(spool)).toEqual([]);
     await g2.close();
+  });
+
+  it("a gateway started while PostgreSQL is down relays calls, then syncs its catalog and stores what it learned", { timeout: 180_000 }, async () => {
+    await cluster.stop();
+    const g = newGateway(join(dir, "spool-down"), "gw-down");
+    await g.start(); // the first sync fails: it is retried with backoff
+    const a = await agent(g);
+    for (let n = 0; n < 3; n++) await run(a.client, 400 + n);
+    await cluster.start();
+    await until("the catalog sync", async () => (await cluster.query("SELECT id FROM tools WHERE project = 'gw-down'")).length > 0);
+    await a.close();
+    await until("the backlog to drain", () => g.status().recorded.backlog === 0);
+    const rows = await cluster.query<{ intent: string }>("SELECT intent FROM executions WHERE project = 'gw-down' ORDER BY intent");
+    expect(rows.map((r) => r.intent)).toEqual([400, 401, 402].map((n) => `echo the greeting number ${n}`));
+    await g.close();
   });
 
   it("steps of tools the catalog refused are left out and counted; the execution's other steps are stored", { timeout: 120_000 }, async () => {

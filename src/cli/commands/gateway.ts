@@ -67,7 +67,8 @@ export const gatewayCommand: Command = {
     const sessionIdleMs = intOption(ctx.values["session-idle-ms"], "session-idle-ms", 1000, 86_400_000);
     const maxSessions = intOption(ctx.values["max-sessions"], "max-sessions", 1, 100_000);
     const retireAfterMs = intOption(ctx.values["retire-after-ms"], "retire-after-ms", 0, 31_536_000_000);
-    const tg = await ctx.open();
+    // A database down at start does not stop the gateway: calls are relayed, executions spooled, syncs retried.
+    const tg = await ctx.open({ openWhenUnreachable: true });
     const gateway = new Gateway(tg, {
       config,
       project: tg.project,
