@@ -19,6 +19,12 @@ export const RECORDER_DEFAULTS = {
   idleMs: 300_000,
   /** An execution is closed once it has this many steps (a new one starts). */
   maxSteps: 1000,
+  /**
+   * Bytes of indexed step outputs (data-flow.ts) an open execution keeps; past it, later steps' outputs are not
+   * indexed (no later step can be found to depend on them) and `unindexedSteps` counts them. 64 MiB: a
+   * 65,000-character text indexes to at most ~1 MiB, so ~64 worst-case results, or thousands of usual ones.
+   */
+  maxIndexBytes: 64 * 1024 * 1024,
 } as const;
 
 export interface RecordedStep {
@@ -44,6 +50,7 @@ export interface RecorderOptions {
   write: (execution: RecordedExecution) => void;
   idleMs?: number | undefined;
   maxSteps?: number | undefined;
+  maxIndexBytes?: number | undefined;
   dataFlow?: DataFlowOptions | undefined;
 }
 
@@ -69,6 +76,9 @@ export class SessionRecorder {
   private count = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private ended = false;
+  private indexBytes = 0;
+  /** Successful steps whose output was not indexed because the open execution's index budget was spent. */
+  unindexedSteps = 0;
 
   constructor(options: RecorderOptions) {
     this.options = options;
@@ -107,7 +117,7 @@ export class SessionRecorder {
     }
     const dependsOn = dataFlowDependencies(call.args, this.outputs, this.options.dataFlow);
     this.steps.push({ tool: call.tool, success: call.success, durationMs: Math.max(0, call.durationMs), at: call.at.toISOString(), dependsOn });
-    this.outputs.push(call.success ? stepOutput(call.args, call.result, this.options.dataFlow) : undefined);
+    this.outputs.push(call.success ? this.indexedOutput(call) : undefined);
     if (this.steps.length >= (this.options.maxSteps ?? RECORDER_DEFAULTS.maxSteps)) {
       this.close();
       return;
@@ -115,6 +125,18 @@ export class SessionRecorder {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.close(), this.options.idleMs ?? RECORDER_DEFAULTS.idleMs);
     this.idleTimer.unref();
+  }
+
+  /** The step's output for later steps, or undefined once the open execution's index budget is spent. */
+  private indexedOutput(call: CallRecord): StepOutput | undefined {
+    const budget = this.options.maxIndexBytes ?? RECORDER_DEFAULTS.maxIndexBytes;
+    if (this.indexBytes >= budget) {
+      this.unindexedSteps++;
+      return undefined;
+    }
+    const out = stepOutput(call.args, call.result, this.options.dataFlow);
+    this.indexBytes += outputBytes(out);
+    return out;
   }
 
   /** Closes the open execution (if it has steps) and hands it to `write`. */
@@ -125,6 +147,7 @@ export class SessionRecorder {
     const steps = this.steps;
     this.steps = [];
     this.outputs = [];
+    this.indexBytes = 0;
     this.count++;
     const execution: RecordedExecution = {
       id: `${this.options.sessionId}-${this.count}`,
@@ -142,4 +165,13 @@ export class SessionRecorder {
     this.close();
     this.ended = true;
   }
+}
+
+/** The bytes an indexed output holds (its typed arrays, and 2 bytes a code unit of its strings). */
+export function outputBytes(o: StepOutput): number {
+  const t = o.text;
+  let bytes = t.chars.byteLength + t.suffixes.byteLength + t.lcpLeft.byteLength + t.lcpRight.byteLength;
+  for (const x of o.strings) bytes += 2 * x.length;
+  for (const x of o.echoes) bytes += 2 * x.length;
+  return bytes + 8 * o.numbers.size;
 }

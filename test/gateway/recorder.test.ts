@@ -1,0 +1,54 @@
+/** The session recorder: executions from calls, and the bound on what it keeps indexed for data flow. */
+import { describe, expect, it } from "vitest";
+import { type CallRecord, outputBytes, type RecordedExecution, SessionRecorder } from "../../src/gateway/recorder.ts";
+import { stepOutput } from "../../src/gateway/data-flow.ts";
+
+const call = (tool: string, args: Record<string, unknown>, text: string): CallRecord => ({
+  tool,
+  args,
+  result: { content: [{ type: "text", text }] },
+  success: true,
+  durationMs: 1,
+  at: new Date("2026-01-01T00:00:00Z"),
+});
+
+describe("SessionRecorder", () => {
+  it("links a step to the earlier step whose output it used (worked by hand)", () => {
+    const written: RecordedExecution[] = [];
+    const r = new SessionRecorder({ sessionId: "s", write: (e) => written.push(e) });
+    r.setIntent("triage the bug");
+    r.step(call("gh.list_issues", {}, "open issues: 4521 crash on start, 4522 typo"));
+    r.step(call("gh.get_issue", { number: 4521 }, "crash on start: stack trace …"));
+    r.end();
+    expect(written).toHaveLength(1);
+    expect(written[0]!.steps.map((s) => s.dependsOn)).toEqual([[], [0]]);
+    expect(r.unindexedSteps).toBe(0);
+  });
+
+  it("stops indexing outputs once the execution's index budget is spent, and counts the steps it skipped", () => {
+    const first = call("gh.list_issues", {}, "open issues: 4521 crash on start");
+    const budget = outputBytes(stepOutput(first.args, first.result)); // exactly the first output
+    const written: RecordedExecution[] = [];
+    const r = new SessionRecorder({ sessionId: "s", write: (e) => written.push(e), maxIndexBytes: budget });
+    r.step(first);
+    r.step(call("gh.list_comments", {}, "comments on 9999: none")); // over budget: not indexed
+    r.step(call("gh.get_issue", { number: 4521 }, "…")); // still finds step 0 (indexed)
+    r.step(call("gh.get_comment", { id: 9999 }, "…")); // step 1 was not indexed: no edge
+    r.end();
+    expect(written[0]!.steps.map((s) => s.dependsOn)).toEqual([[], [], [0], []]);
+    expect(r.unindexedSteps).toBe(3);
+  });
+
+  it("a new execution starts with a fresh budget", () => {
+    const first = call("a.x", {}, "token 123456");
+    const written: RecordedExecution[] = [];
+    const r = new SessionRecorder({ sessionId: "s", write: (e) => written.push(e), maxIndexBytes: outputBytes(stepOutput(first.args, first.result)) });
+    r.setIntent("one");
+    r.step(first);
+    r.setIntent("two");
+    r.step(call("a.x", {}, "token 654321"));
+    r.step(call("a.y", { t: 654321 }, "ok"));
+    r.end();
+    expect(written.map((e) => e.steps.map((s) => s.dependsOn))).toEqual([[[]], [[], [0]]]);
+  });
+});
