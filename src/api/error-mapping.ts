@@ -71,6 +71,8 @@ export function errorOutcome(err: unknown): ErrorOutcome {
     if (BAD_INPUT_CODES.has(err.code)) return outcome(400, EXIT.invalidInput, err.code, err.message, { ...(field !== undefined ? { field } : {}), ...issues });
     if (NOT_FOUND_CODES.has(err.code)) return outcome(404, EXIT.failure, err.code, err.message);
     if (UNAVAILABLE_CODES.has(err.code)) return outcome(503, EXIT.databaseUnavailable, err.code, err.message, { headers: RETRY });
+    // A tool the gateway's policy denies or its pins quarantine: refused, with the reason (gateway/trust.ts).
+    if (err.code === "tool-refused") return outcome(403, EXIT.failure, err.code, err.message, field !== undefined ? { field } : {});
     const upstream = UPSTREAM_STATUS[err.code];
     if (upstream !== undefined) return outcome(upstream, EXIT.failure, err.code, err.message);
     return internalError();

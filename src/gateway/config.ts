@@ -7,12 +7,14 @@
  *
  * An entry with `command` is a stdio server (spawned by the gateway), one with `url` a Streamable HTTP
  * server. Server names become the prefix of their tools' ids (`fs.read_file`), so they may not contain a
- * dot. Errors name the file and the field (`mcpServers.fs.args[1]: expected string`).
+ * dot. Errors name the file and the field (`mcpServers.fs.args[1]: expected string`). A top-level `policy`
+ * ({ allow?, deny? }: rules of server, tool glob, safety tag) and a server's `autoApprove` are trust.ts's.
  */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { describeIssue } from "../formats/schemas.ts";
 import { ToolgraphError } from "../store/errors.ts";
+import { type GatewayPolicy, policySchema } from "./trust.ts";
 
 export const GATEWAY_CONFIG_DEFAULTS = {
   /** How long one upstream tools/call may take before it fails as a timeout (ms). */
@@ -28,6 +30,8 @@ const serverName = z
 const common = {
   /** Set true to leave the server out without deleting its entry. Default false. */
   disabled: z.boolean().optional(),
+  /** Accept a changed tool (description, schema, annotations) without quarantine (trust.ts). Default false. */
+  autoApprove: z.boolean().optional(),
   /** Per-call timeout (ms). Default GATEWAY_CONFIG_DEFAULTS.callTimeoutMs. */
   timeoutMs: z.number().int().positive().max(3_600_000).optional(),
 };
@@ -61,6 +65,8 @@ export type UpstreamConfig = ({ kind: "stdio" } & StdioServerConfig) | ({ kind: 
 
 export interface GatewayConfig {
   servers: Map<string, UpstreamConfig>;
+  /** Allow / deny rules by server, tool glob and safety tag (trust.ts). Default: everything allowed. */
+  policy?: GatewayPolicy | undefined;
 }
 
 function problem(field: string, message: string, file: string): ToolgraphError {
@@ -91,7 +97,17 @@ export function parseGatewayConfig(value: unknown, file = "gateway config"): Gat
     out.set(name, isRemote ? { kind: "remote", ...(r.data as RemoteServerConfig) } : { kind: "stdio", ...(r.data as StdioServerConfig) });
   }
   if (out.size === 0) throw problem("mcpServers", "names no (enabled) server", file);
-  return { servers: out };
+  const rawPolicy = (value as { policy?: unknown }).policy;
+  if (rawPolicy === undefined) return { servers: out };
+  const pr = policySchema.safeParse(rawPolicy);
+  if (!pr.success) {
+    const [field, ...rest] = describeIssue(pr.error.issues[0]!).split(": ");
+    throw problem(`policy${field === "(record)" ? "" : field!.startsWith("[") ? field : `.${field}`}`, rest.join(": "), file);
+  }
+  for (const r of [...(pr.data.allow ?? []), ...(pr.data.deny ?? [])]) {
+    if (r.server !== undefined && !out.has(r.server) && !Object.hasOwn(servers, r.server)) throw problem("policy", `a rule names server ${JSON.stringify(r.server)}, which mcpServers does not have`, file);
+  }
+  return { servers: out, policy: pr.data };
 }
 
 export async function loadGatewayConfig(file: string): Promise<GatewayConfig> {

@@ -28,7 +28,8 @@ import type { GatewayConfig } from "./config.ts";
 import { DurableWriter, type DurableWriterStatus } from "./durable-writer.ts";
 import { type RecordedExecution, SessionRecorder } from "./recorder.ts";
 import { catalogCanHold, withoutRefusedSteps } from "./refused-steps.ts";
-import { splitToolId, toCatalogTool } from "./tool-map.ts";
+import { displayText, splitToolId, toCatalogTool } from "./tool-map.ts";
+import { compilePolicy, PinStore } from "./trust.ts";
 import { Upstream, type UpstreamStatus } from "./upstream.ts";
 
 export const GATEWAY_INFO = { name: "toolgraph-gateway", version: "0.1.0" } as const;
@@ -66,6 +67,9 @@ export interface GatewayOptions {
   retireAfterMs?: number | undefined;
   /** Where lifecycle lines and internal errors go (never stdout). Default stderr. */
   log?: ((line: string) => void) | undefined;
+  /** The pin file (trust.ts): first-seen hashes of upstream tools. Default: none, pins kept in memory only.
+   *  The CLI uses `<home>/gateway-pins.json`. */
+  pinFile?: string | undefined;
   /** Directory for executions that could not be written yet (replayed at the next start). Default: none,
    *  the backlog is kept in memory only. The CLI uses `<home>/gateway-spool`. */
   spoolDir?: string | undefined;
@@ -99,6 +103,9 @@ export interface GatewayStatus {
   sessions: number;
   learning: boolean;
   recorded: RecordedCounts;
+  /** Upstream tools quarantined because they changed since first seen (trust.ts), and how many the policy denies. */
+  quarantined: { tool: string; since: string; firstSeen: string }[];
+  denied: number;
 }
 
 export const callToolArgs = z
@@ -130,6 +137,10 @@ export class Gateway {
   /** Catalog syncs, in order (execution writes wait for them: durable-writer.ts). */
   private queue: Promise<unknown> = Promise.resolve();
   private readonly writer: DurableWriter<RecordedExecution>;
+  /** Tools left out of the catalog by the policy or quarantined by their pins: id → the reason (trust.ts). */
+  private readonly blocked = new Map<string, string>();
+  private readonly policy: ReturnType<typeof compilePolicy>;
+  readonly pins: PinStore;
   /** Per server, the delay before retrying a sync the database could not take. */
   private readonly syncBackoffMs = new Map<string, number>();
   /** Per server, the catalog ids its last sync refused. */
@@ -175,6 +186,8 @@ export class Gateway {
         annotations: { title: "Gateway status", readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       },
     ];
+    this.policy = compilePolicy(options.config.policy);
+    this.pins = new PinStore(options.pinFile);
     this.writer = new DurableWriter<RecordedExecution>({
       write: (e) => this.writeNow(e),
       classify: (err) => {
@@ -238,10 +251,11 @@ export class Gateway {
       const latest = this.pendingSyncs.get(server) ?? tools;
       this.pendingSyncs.delete(server);
       let r: Awaited<ReturnType<Toolgraph["syncServerTools"]>>;
+      const admitted = this.admit(server, latest);
       try {
         r = await this.api.syncServerTools(
           server,
-          latest.map((t) => toCatalogTool(server, t)),
+          admitted,
           { project: this.project, retireAfterMs: this.retireAfterMs, embed: false },
         );
       } catch (err) {
@@ -259,6 +273,56 @@ export class Gateway {
       if (r.retired.length > 0) this.log(`toolgraph gateway: ${server}: unlisted for over ${this.retireAfterMs} ms, retired: ${boundList(r.retired)}`);
       for (const s of this.sessions) s.refreshExposed();
     }, `syncing the tools of ${server}`);
+  }
+
+  /**
+   * The catalog tools of a server's list that the policy allows and the pins do not quarantine; the others are
+   * remembered in `blocked` with their reason (call_tool refuses them) and logged (bounded).
+   */
+  private admit(server: string, tools: Tool[]): Record<string, unknown>[] {
+    for (const id of [...this.blocked.keys()]) if (id.startsWith(`${server}.`)) this.blocked.delete(id);
+    const candidates = tools.map((t) => ({ tool: t, catalog: toCatalogTool(server, t) }));
+    const allowed = candidates.filter(({ catalog }) => {
+      const why = this.policy.denies({ id: catalog.id as string, server, safetyTags: catalog.safetyTags as string[] });
+      if (why) this.blocked.set(catalog.id as string, why);
+      return why === undefined;
+    });
+    const autoApprove = this.options.config.servers.get(server)?.autoApprove === true;
+    const verdicts = this.pins.check(
+      allowed.map(({ tool, catalog }) => ({ id: catalog.id as string, tool })),
+      { autoApprove, now: new Date().toISOString() },
+    );
+    const out: Record<string, unknown>[] = [];
+    const changed: string[] = [];
+    for (const { catalog } of allowed) {
+      const v = verdicts.get(catalog.id as string)!;
+      if (v.state === "quarantined") this.blocked.set(catalog.id as string, v.reason);
+      else out.push(catalog);
+      if (v.state === "approved-change") changed.push(catalog.id as string);
+    }
+    const blocked = [...this.blocked.keys()].filter((id) => id.startsWith(`${server}.`));
+    if (blocked.length > 0) this.log(`toolgraph gateway: ${server}: left out by the policy or quarantined: ${boundList(blocked)}`);
+    if (changed.length > 0) this.log(`toolgraph gateway: ${server}: changed tools approved automatically (autoApprove): ${boundList(changed)}`);
+    return out;
+  }
+
+  /** Why a tool is refused (policy or quarantine), or undefined; re-reads the pin file if it was approved since. */
+  refusal(id: string): string | undefined {
+    if (this.blocked.has(id) && this.pins.reload()) {
+      // Approved from another process (`toolgraph gateway approve`): sync its server again.
+      const server = splitToolId(id)?.server;
+      const u = server ? this.upstreams.get(server) : undefined;
+      if (u && server) this.onTools(server, [...u.tools]);
+    }
+    const why = this.blocked.get(id);
+    // Quarantined, and approved since: the call may go (its catalog entry follows with the sync above).
+    if (why?.startsWith("quarantined") && this.pins.get(id)?.pending === undefined) return undefined;
+    return why;
+  }
+
+  /** Tools quarantined now (changed since first seen, waiting for approval). */
+  quarantined(): { tool: string; since: string; firstSeen: string }[] {
+    return this.pins.quarantined().filter((q) => this.blocked.has(q.tool));
   }
 
   /**
@@ -346,6 +410,8 @@ export class Gateway {
       sessions: this.sessions.size,
       learning: this.learning,
       recorded: this.recorded,
+      quarantined: this.quarantined(),
+      denied: [...this.blocked.values()].filter((why) => why.startsWith("denied")).length,
     };
   }
 
@@ -402,8 +468,9 @@ export class Gateway {
     const out = [...this.ownTools];
     for (const id of exposed) {
       const t = this.upstreamTool(id);
-      if (!t) continue;
-      out.push({ ...t.tool, name: id, description: `[${t.server}] ${t.tool.description ?? ""}`.trim() });
+      if (!t || this.blocked.has(id)) continue;
+      const title = typeof t.tool.title === "string" ? { title: displayText(t.tool.title) } : {};
+      out.push({ ...t.tool, ...title, name: id, description: displayText(`[${t.server}] ${t.tool.description ?? ""}`.trim()) });
     }
     return out;
   }
@@ -515,8 +582,10 @@ export class GatewaySession {
       const lines = st.servers.map((s) => `${s.server}: ${s.state}${s.error ? ` (${s.error})` : ""}, ${s.tools} tools`);
       const r = st.recorded;
       const learned = `learned: ${r.executions} executions stored; ${r.backlog} waiting to be written (${r.spooled} spooled)${r.retrying ? ", retrying" : ""}`;
+      const q = st.quarantined.map((x) => x.tool);
+      const quarantine = q.length > 0 ? `\nquarantined: ${q.slice(0, 20).join(", ")}${q.length > 20 ? `, … ${q.length - 20} more` : ""} (approve with toolgraph gateway approve TOOL)` : "";
       return {
-        content: [{ type: "text", text: `gateway: ${st.servers.length - st.down.length} of ${st.servers.length} servers up\n${lines.join("\n")}\n${learned}` }],
+        content: [{ type: "text", text: `gateway: ${st.servers.length - st.down.length} of ${st.servers.length} servers up\n${lines.join("\n")}\n${learned}${quarantine}` }],
         structuredContent: st as unknown as Args,
       };
     }
@@ -548,6 +617,8 @@ export class GatewaySession {
     if (!upstream) {
       return errorResult(new ToolgraphError("unknown-tool", `call_tool: no server ${JSON.stringify(parts.server)} (servers: ${[...this.gateway.upstreams.keys()].join(", ")})`));
     }
+    const refused = this.gateway.refusal(id);
+    if (refused) return errorResult(new ToolgraphError("tool-refused", `call_tool: ${id} is ${refused}`, { tool: id }));
     const known = upstream.tools.some((t) => t.name === parts.tool);
     const at = new Date();
     const t0 = performance.now();

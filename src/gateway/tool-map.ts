@@ -1,19 +1,15 @@
 /**
- * An upstream MCP tool as a catalog tool: id `<server>.<tool>`, the server, the description (control
- * characters other than tab and newline removed: it is untrusted text, shown to agents and embedded, never
- * compiled or executed), input and output schemas, and safety tags from the annotations:
- * `destructiveHint: true` → `destructive`, `openWorldHint: true` → `network` (only explicit hints count;
- * `readOnlyHint` adds none). The result is a candidate: `syncServerTools` validates it like a catalog tool
+ * An upstream MCP tool as a catalog tool: id `<server>.<tool>`, the server, the name and description made
+ * display-safe (algorithms/safety/display-text.ts: controls, bidi, invisible and tag characters removed: it is
+ * untrusted text, shown to agents and embedded, never compiled or executed), input and output schemas, and
+ * safety tags from the annotations: `destructiveHint: true` → `destructive`, `openWorldHint: true` →
+ * `network` (only explicit hints count; `readOnlyHint` adds none), and `suspicious` when the description reads
+ * like instructions to the model (algorithms/safety/instruction-like.ts). The result is a candidate: `syncServerTools` validates it like a catalog tool
  * (size caps, id rules) and reports the ones it rejects.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
-
-export function stripControl(s: string): string {
-  return s.replace(CONTROL, "");
-}
+import { sanitizeDisplayText } from "../../algorithms/safety/display-text.ts";
+import { instructionLike } from "../../algorithms/safety/instruction-like.ts";
 
 export function catalogToolId(server: string, tool: string): string {
   return `${server}.${tool}`;
@@ -26,19 +22,25 @@ export function splitToolId(id: string): { server: string; tool: string } | unde
   return { server: id.slice(0, dot), tool: id.slice(dot + 1) };
 }
 
-export function safetyTagsOf(tool: Pick<Tool, "annotations">): string[] {
+export function safetyTagsOf(tool: Pick<Tool, "annotations" | "description">): string[] {
   const tags: string[] = [];
   if (tool.annotations?.destructiveHint === true) tags.push("destructive");
   if (tool.annotations?.openWorldHint === true) tags.push("network");
+  if (instructionLike(tool.description ?? "").length > 0) tags.push("suspicious");
   return tags;
+}
+
+/** Display-safe text of an upstream tool (see the header). */
+export function displayText(s: string): string {
+  return sanitizeDisplayText(s).text;
 }
 
 export function toCatalogTool(server: string, tool: Tool): Record<string, unknown> {
   const title = tool.title ?? tool.annotations?.title;
   return {
     id: catalogToolId(server, tool.name),
-    name: stripControl(typeof title === "string" && title.trim() !== "" ? title.trim() : tool.name),
-    description: stripControl(tool.description ?? ""),
+    name: displayText(typeof title === "string" && title.trim() !== "" ? title.trim() : tool.name),
+    description: displayText(tool.description ?? ""),
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     tags: [server],
