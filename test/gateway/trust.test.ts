@@ -15,6 +15,7 @@ import { Gateway } from "../../src/gateway/gateway.ts";
 import { compilePolicy, PinStore } from "../../src/gateway/trust.ts";
 
 const fixture = join(process.cwd(), "test/gateway/fixtures/trust-server.mjs");
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/u;
 
 let dir: string;

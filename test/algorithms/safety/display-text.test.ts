@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { sanitizeDisplayText } from "../../../algorithms/safety/display-text.ts";
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/u;
 
 describe("sanitizeDisplayText", () => {
