@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Toolgraph } from "../api/toolgraph.ts";
 import { VERSION } from "../version.ts";
+import { lineWriter } from "./closed-pipe.ts";
 import { type Command, type CommandContext, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, UsageError } from "./command.ts";
 import { COMMANDS } from "./commands/index.ts";
 import { didYouMean } from "./did-you-mean.ts";
@@ -51,8 +52,8 @@ export interface MainIo {
 }
 
 export async function main(argv: string[], io: MainIo = {}): Promise<number> {
-  const out = io.out ?? ((s: string) => process.stdout.write(`${s}\n`));
-  const err = io.err ?? ((s: string) => process.stderr.write(`${s}\n`));
+  const out = io.out ?? lineWriter(process.stdout);
+  const err = io.err ?? lineWriter(process.stderr);
   const [name, ...rest] = argv;
   if (!name || name === "--help" || name === "-h" || name === "help") {
     out(mainHelp());

@@ -2,9 +2,9 @@
  * The `toolgraph` executable itself, across the process boundary: it starts, prints its help, turns main's
  * result into the exit code, and reads standard input for `-`. Everything else about the commands runs in
  * process (test/cli/cli.test.ts): each spawn here pays node + tsx start-up, seconds on a busy machine, so
- * there are three.
+ * there are five. A reader that leaves early (`| head -3`) ends the output quietly (src/cli/closed-pipe.ts).
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, freshTarget, type Target, useEmbeddings } from "./harness.ts";
@@ -21,6 +21,23 @@ function toolgraph(args: string[], input?: string): Promise<{ code: number; out:
       (error, out, err) => done({ code: error ? Number(error.code ?? -1) : 0, out, err }),
     );
     child.stdin!.end(input ?? "");
+  });
+}
+
+/**
+ * Runs the executable with its standard output into a real pipe whose reader has already gone, as `| head -3`
+ * leaves it once three lines are read: the command's first write fails with EPIPE.
+ */
+function toolgraphIntoClosedPipe(args: string[]): Promise<{ code: number | null; signal: string | null; err: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, DATABASE_URL: "", TOOLGRAPH_EMBEDDINGS: "hash:32" },
+    });
+    child.stdout.destroy(); // closes the read end before the child has started
+    let err = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
+    child.on("close", (code, signal) => done({ code, signal, err }));
   });
 }
 
@@ -49,6 +66,19 @@ describe("the toolgraph executable", () => {
     expect(r.code).toBe(2);
     expect(r.out).toBe("");
     expect(r.err).toContain('unknown command "serch". Did you mean `search`?');
+  });
+
+  it("--help into a pipe whose reader has gone exits 0 quietly (no EPIPE stack trace)", async () => {
+    const r = await toolgraphIntoClosedPipe(["--help"]);
+    expect(r).toEqual({ code: 0, signal: null, err: "" });
+  });
+
+  it("plan into a pipe whose reader has gone (`| head -3`) finishes, exits 0 quietly and keeps the database usable", async () => {
+    const { json } = cli(target, JSON.stringify({ tools: [{ id: "p.lint", description: "lint the code" }, { id: "p.test", description: "run the tests" }] }));
+    expect((await json("import", "catalog", "-")).tools.inserted).toBe(2);
+    const r = await toolgraphIntoClosedPipe(["plan", "lint and test the code", ...target.argv]);
+    expect(r).toEqual({ code: 0, signal: null, err: "" });
+    expect((await cli(target).json("stats")).tools).toBe(2);
   });
 
   it("record - reads standard input and writes to the database (exit 0)", async () => {
