@@ -105,14 +105,17 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
   try {
     return await cmd.run(ctx);
   } catch (e) {
-    const message = (e as Error).message ?? String(e);
+    let message = (e as Error).message ?? String(e);
     let code: number = EXIT.usage;
     let errorCode = "usage";
     if (!(e instanceof UsageError)) {
       // The one mapping every door shares (HTTP status, exit code, MCP isError); loaded only on failure.
-      const o = (await import("../api/error-mapping.ts")).errorOutcome(e);
+      const o = (await import("../api/error-mapping.ts")).errorOutcome(e, "cli");
       code = o.exitCode;
       errorCode = o.internal ? "error" : o.code;
+      // The error's advice as the CLI spells it (--auto-register, --project), in its own layout.
+      const { ToolgraphError } = await import("../store/errors.ts");
+      if (e instanceof ToolgraphError) message = e.messageFor("cli");
     }
     if (json) out(JSON.stringify({ error: { code: errorCode, message } }));
     err(`toolgraph ${cmd.name}: ${message}`);
