@@ -10,7 +10,6 @@ import type { Toolgraph } from "../api/toolgraph.ts";
 import { VERSION } from "../version.ts";
 import { lineWriter } from "./closed-pipe.ts";
 import { type Command, type CommandContext, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, UsageError } from "./command.ts";
-import { COMMANDS } from "./commands/index.ts";
 import { didYouMean } from "./did-you-mean.ts";
 import { processStdin, type Stdin } from "./input.ts";
 
@@ -30,7 +29,7 @@ function commandHelp(c: Command): string {
   ].join("\n");
 }
 
-function mainHelp(): string {
+function mainHelp(COMMANDS: readonly Command[]): string {
   const w = Math.max(...COMMANDS.map((c) => c.name.length));
   return [
     "toolgraph — a graph-analytics tool recommender",
@@ -55,18 +54,21 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
   const out = io.out ?? lineWriter(process.stdout);
   const err = io.err ?? lineWriter(process.stderr);
   const [name, ...rest] = argv;
-  if (!name || name === "--help" || name === "-h" || name === "help") {
-    out(mainHelp());
-    return name ? EXIT.ok : EXIT.usage;
-  }
   if (name === "--version" || name === "-v" || name === "version") {
     out(`toolgraph ${VERSION}`);
     return EXIT.ok;
   }
+  // The commands' descriptions only: each command imports what it runs (the library, a server, the model)
+  // when it runs, so --help, --version and usage errors load none of it (docs/decisions/fresh-machine.md).
+  const { COMMANDS } = await import("./commands/index.ts");
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    out(mainHelp(COMMANDS));
+    return name ? EXIT.ok : EXIT.usage;
+  }
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {
     const hint = didYouMean(name, COMMANDS.map((c) => c.name));
-    err(`toolgraph: unknown command ${JSON.stringify(name)}.${hint}\n\n${hint ? "toolgraph --help lists the commands" : mainHelp()}`);
+    err(`toolgraph: unknown command ${JSON.stringify(name)}.${hint}\n\n${hint ? "toolgraph --help lists the commands" : mainHelp(COMMANDS)}`);
     return EXIT.usage;
   }
   let parsed: ReturnType<typeof parseArgs>;

@@ -1,10 +1,7 @@
 /** `toolgraph gateway --config FILE`: toolgraph in front of real MCP servers, learning from every call. */
 
-import { loadGatewayConfig } from "../../gateway/config.ts";
-import { Gateway, gatewayApi } from "../../gateway/gateway.ts";
-import { gatewayHttpHandler, runGatewayStdio } from "../../gateway/transports.ts";
-import { createReadiness } from "../../ops/health.ts";
-import { runServer } from "../../server/http-server.ts";
+// The gateway, the servers and the library are imported when the command runs: `toolgraph --help` and
+// `--version` load none of them (docs/decisions/fresh-machine.md).
 import { type Command, EXIT, UsageError } from "../command.ts";
 
 function intOption(v: unknown, name: string, min: number, max: number): number | undefined {
@@ -46,6 +43,13 @@ export const gatewayCommand: Command = {
   async run(ctx) {
     const file = ctx.values.config;
     if (typeof file !== "string" || file === "") throw new UsageError("--config FILE is required (a JSON file with an mcpServers object)");
+    const [{ loadGatewayConfig }, { Gateway, gatewayApi }, { gatewayHttpHandler, runGatewayStdio }, { createReadiness }, { runServer }] = await Promise.all([
+      import("../../gateway/config.ts"),
+      import("../../gateway/gateway.ts"),
+      import("../../gateway/transports.ts"),
+      import("../../ops/health.ts"),
+      import("../../server/http-server.ts"),
+    ]);
     const config = await loadGatewayConfig(file);
     const expose = intOption(ctx.values.expose, "expose", 0, 100);
     const idleMs = intOption(ctx.values["idle-ms"], "idle-ms", 1, 86_400_000);
