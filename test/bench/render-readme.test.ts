@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fillPlaceholders, renderBenchReadme, renderGeneric } from "../../bench/render-readme.ts";
+import { fillPlaceholders, renderBenchReadme, renderGeneric, renderSummary } from "../../bench/render-readme.ts";
 
 const RESULTS = join(import.meta.dirname, "../../bench/results");
 
@@ -35,5 +35,15 @@ describe("bench/render-readme", () => {
     const md = renderBenchReadme();
     for (const f of ["routing.json", "latency.json", "ingest.json"]) expect(md).toContain(`](results/${f})`);
     expect(md).not.toContain("(missing:");
+  });
+
+  it("the README's results block is the generated summary, without figures every commit moves", () => {
+    const summary = renderSummary();
+    // The test count, the tarball size and the start-up times went stale between runs of their benches.
+    expect(summary).not.toMatch(/\d+ passed|KiB|MiB|tarball \d|s built/);
+    expect(summary).toContain("[bench/README.md](bench/README.md)");
+    const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
+    const block = readme.slice(readme.indexOf("<!-- results:start -->") + "<!-- results:start -->".length, readme.indexOf("<!-- results:end -->"));
+    expect(block).toBe(`\n${summary}\n`);
   });
 });
