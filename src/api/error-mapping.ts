@@ -15,7 +15,8 @@
 import { ZodError } from "zod";
 import { AlgorithmError } from "../../algorithms/errors.ts";
 import { type FieldProblem, fieldOf, problemsMessage, zodProblems } from "../formats/issues.ts";
-import { ImportError } from "../services/parse.ts";
+import type { Door } from "../formats/advice.ts";
+import { ImportError, lineErrorMessage } from "../services/parse.ts";
 import { isConnectionError } from "../store/connection.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import { EXIT } from "./exit-codes.ts";
@@ -49,8 +50,11 @@ function outcome(status: number, exitCode: number, code: string, message: string
   return { status, exitCode, code, message, headers: {}, internal: false, ...extra };
 }
 
-/** The one mapping of any thrown value. */
-export function errorOutcome(err: unknown): ErrorOutcome {
+/**
+ * The one mapping of any thrown value. `door` spells the advice a message ends with (src/formats/advice.ts):
+ * an HTTP error names the request field or header, never a CLI flag. Default "library".
+ */
+export function errorOutcome(err: unknown, door: Door = "library"): ErrorOutcome {
   if (err instanceof ZodError) {
     const problems = zodProblems(err.issues);
     return outcome(400, EXIT.invalidInput, "invalid-input", problemsMessage(problems), { field: problems[0]?.field ?? "", ...(problems.length > 1 ? { details: problems } : {}) });
@@ -59,22 +63,23 @@ export function errorOutcome(err: unknown): ErrorOutcome {
     if (err instanceof ImportError) {
       const lineErrors = err.errors;
       const first = lineErrors[0];
-      const where = first ? `line ${first.line}: ${first.field ? `${first.field}: ` : ""}${first.message}` : "invalid input";
+      const where = first ? `line ${first.line}: ${first.field ? `${first.field}: ` : ""}${lineErrorMessage(first, door)}` : "invalid input";
       const more = lineErrors.length > 1 ? ` (and ${lineErrors.length - 1} more)` : "";
       return outcome(400, EXIT.invalidInput, "invalid-input", `${where}${more} (nothing was written)`, {
         field: first?.field ?? "",
-        details: lineErrors.map((e) => ({ field: e.field, message: e.message, line: e.line })),
+        details: lineErrors.map((e) => ({ field: e.field, message: lineErrorMessage(e, door), line: e.line })),
       });
     }
     const field = typeof err.details?.field === "string" ? err.details.field : undefined;
     const issues = Array.isArray(err.details?.issues) && (err.details.issues as unknown[]).length > 1 ? { details: err.details.issues } : {};
-    if (BAD_INPUT_CODES.has(err.code)) return outcome(400, EXIT.invalidInput, err.code, err.message, { ...(field !== undefined ? { field } : {}), ...issues });
-    if (NOT_FOUND_CODES.has(err.code)) return outcome(404, EXIT.failure, err.code, err.message);
-    if (UNAVAILABLE_CODES.has(err.code)) return outcome(503, EXIT.databaseUnavailable, err.code, err.message, { headers: RETRY });
+    const message = err.messageFor(door);
+    if (BAD_INPUT_CODES.has(err.code)) return outcome(400, EXIT.invalidInput, err.code, message, { ...(field !== undefined ? { field } : {}), ...issues });
+    if (NOT_FOUND_CODES.has(err.code)) return outcome(404, EXIT.failure, err.code, message);
+    if (UNAVAILABLE_CODES.has(err.code)) return outcome(503, EXIT.databaseUnavailable, err.code, message, { headers: RETRY });
     // A tool the gateway's policy denies or its pins quarantine: refused, with the reason (gateway/trust.ts).
-    if (err.code === "tool-refused") return outcome(403, EXIT.failure, err.code, err.message, field !== undefined ? { field } : {});
+    if (err.code === "tool-refused") return outcome(403, EXIT.failure, err.code, message, field !== undefined ? { field } : {});
     const upstream = UPSTREAM_STATUS[err.code];
-    if (upstream !== undefined) return outcome(upstream, EXIT.failure, err.code, err.message);
+    if (upstream !== undefined) return outcome(upstream, EXIT.failure, err.code, message);
     return internalError();
   }
   if (err instanceof AlgorithmError) return outcome(422, EXIT.invalidInput, err.code, err.message, { details: { module: err.module } });

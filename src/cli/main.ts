@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Toolgraph } from "../api/toolgraph.ts";
 import { VERSION } from "../version.ts";
+import { lineWriter } from "./closed-pipe.ts";
 import { type Command, type CommandContext, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, UsageError } from "./command.ts";
-import { COMMANDS } from "./commands/index.ts";
 import { didYouMean } from "./did-you-mean.ts";
 import { processStdin, type Stdin } from "./input.ts";
 
@@ -29,7 +29,7 @@ function commandHelp(c: Command): string {
   ].join("\n");
 }
 
-function mainHelp(): string {
+function mainHelp(COMMANDS: readonly Command[]): string {
   const w = Math.max(...COMMANDS.map((c) => c.name.length));
   return [
     "toolgraph — a graph-analytics tool recommender",
@@ -51,21 +51,24 @@ export interface MainIo {
 }
 
 export async function main(argv: string[], io: MainIo = {}): Promise<number> {
-  const out = io.out ?? ((s: string) => process.stdout.write(`${s}\n`));
-  const err = io.err ?? ((s: string) => process.stderr.write(`${s}\n`));
+  const out = io.out ?? lineWriter(process.stdout);
+  const err = io.err ?? lineWriter(process.stderr);
   const [name, ...rest] = argv;
-  if (!name || name === "--help" || name === "-h" || name === "help") {
-    out(mainHelp());
-    return name ? EXIT.ok : EXIT.usage;
-  }
   if (name === "--version" || name === "-v" || name === "version") {
     out(`toolgraph ${VERSION}`);
     return EXIT.ok;
   }
+  // The commands' descriptions only: each command imports what it runs (the library, a server, the model)
+  // when it runs, so --help, --version and usage errors load none of it (docs/decisions/fresh-machine.md).
+  const { COMMANDS } = await import("./commands/index.ts");
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    out(mainHelp(COMMANDS));
+    return name ? EXIT.ok : EXIT.usage;
+  }
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {
     const hint = didYouMean(name, COMMANDS.map((c) => c.name));
-    err(`toolgraph: unknown command ${JSON.stringify(name)}.${hint}\n\n${hint ? "toolgraph --help lists the commands" : mainHelp()}`);
+    err(`toolgraph: unknown command ${JSON.stringify(name)}.${hint}\n\n${hint ? "toolgraph --help lists the commands" : mainHelp(COMMANDS)}`);
     return EXIT.usage;
   }
   let parsed: ReturnType<typeof parseArgs>;
@@ -105,14 +108,17 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
   try {
     return await cmd.run(ctx);
   } catch (e) {
-    const message = (e as Error).message ?? String(e);
+    let message = (e as Error).message ?? String(e);
     let code: number = EXIT.usage;
     let errorCode = "usage";
     if (!(e instanceof UsageError)) {
       // The one mapping every door shares (HTTP status, exit code, MCP isError); loaded only on failure.
-      const o = (await import("../api/error-mapping.ts")).errorOutcome(e);
+      const o = (await import("../api/error-mapping.ts")).errorOutcome(e, "cli");
       code = o.exitCode;
       errorCode = o.internal ? "error" : o.code;
+      // The error's advice as the CLI spells it (--auto-register, --project), in its own layout.
+      const { ToolgraphError } = await import("../store/errors.ts");
+      if (e instanceof ToolgraphError) message = e.messageFor("cli");
     }
     if (json) out(JSON.stringify({ error: { code: errorCode, message } }));
     err(`toolgraph ${cmd.name}: ${message}`);

@@ -124,7 +124,7 @@ function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
 }
 
 function errorResult(err: unknown): CallToolResult {
-  const m = errorOutcome(err);
+  const m = errorOutcome(err, "mcp");
   const e = { code: m.code, message: m.message, ...(m.field !== undefined ? { field: m.field } : {}) };
   return { isError: true, content: [{ type: "text", text: `${e.code}: ${e.message}` }], _meta: { [ERROR_META_KEY]: e } };
 }

@@ -197,7 +197,7 @@ export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Arg
     const result = (await spec.run(api, args, scope)) as Record<string, unknown>;
     return { content: [{ type: "text", text: summarize(spec.what(args), result) }], structuredContent: result };
   } catch (err) {
-    const m = errorOutcome(err);
+    const m = errorOutcome(err, "mcp");
     if (m.internal) (options.log ?? stderrLog)(`toolgraph mcp: ${spec.name}: internal error: ${(err as Error)?.stack ?? String(err)}`);
     const e = { code: m.code, message: m.message, ...(m.field !== undefined ? { field: m.field } : {}), ...(m.details !== undefined ? { details: m.details } : {}) };
     // No structuredContent on an error: it would have to match the tool's outputSchema (clients check it).

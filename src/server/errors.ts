@@ -62,7 +62,7 @@ export function toHttpError(err: unknown): MappedError {
       body: { error: { code: err.code, message: err.message, ...(err.field !== undefined ? { field: err.field } : {}), ...(err.details !== undefined ? { details: err.details } : {}) } },
     };
   }
-  const o = errorOutcome(err);
+  const o = errorOutcome(err, "http");
   return {
     status: o.status,
     headers: o.headers,

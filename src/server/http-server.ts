@@ -527,11 +527,20 @@ export interface RunServerOptions extends StartServerOptions {
 
 /**
  * For `toolgraph serve`: starts the server and resolves when a signal has shut it down gracefully (server
- * closed, in-flight requests done, then the api closed). Rejects only if it cannot listen.
+ * closed, in-flight requests done, then the api closed). Rejects only if it cannot listen, after closing the
+ * api (unless `closeApi: false`).
  */
 export async function runServer(options: RunServerOptions): Promise<void> {
   const log = options.log ?? stderrLog;
-  const handle = await startServer(options);
+  let handle: ServerHandle;
+  try {
+    handle = await startServer(options);
+  } catch (err) {
+    // Cannot listen (port busy, no permission): close the api it owns too, so its database, its workers and
+    // the data-directory lock do not keep the process alive after the error.
+    if (options.closeApi ?? true) await options.api.close();
+    throw err;
+  }
   const signals = options.signals ?? ["SIGTERM", "SIGINT"];
   await new Promise<void>((resolve, reject) => {
     let stopping = false;

@@ -16,6 +16,7 @@ import {
   searchRequest,
   suggestNextRequest,
 } from "../api/requests.ts";
+import { respellAll } from "../formats/advice.ts";
 import { catalogSchema, declaredEdgeSchema, executionSchema, safeId } from "../formats/schemas.ts";
 import { HttpError } from "./errors.ts";
 
@@ -195,9 +196,11 @@ export const ROUTES: Route[] = [
     body: "jsonl",
     schema: executionSchema,
     flags: [skipInvalid, autoRegister],
-    handle: (api, input) => {
+    handle: async (api, input) => {
       const opts = { ...p(input), skipInvalid: input.flags.skipInvalid ?? false, autoRegister: input.flags.autoRegister ?? false };
-      return input.text !== undefined ? api.importTraces(input.text, opts) : api.importTraces(input.body as object[], opts);
+      const r = await (input.text !== undefined ? api.importTraces(input.text, opts) : api.importTraces(input.body as object[], opts));
+      // Skipped lines advise what an HTTP request can change (?autoRegister=true), not the CLI's flag.
+      return { ...r, invalid: respellAll(r.invalid, "http") };
     },
   },
   {

@@ -29,7 +29,7 @@ import { checkExecution, type EdgesOf, insertExecution, insertExecutions } from 
 import { bumpGraphVersion, ensureProject, projectConfig, setProjectConfig } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 import { DbUserHistoryStore } from "../store/user-state.ts";
-import { duplicateIdErrors, ImportError, type LineError, parseCatalog, parseJsonl } from "./parse.ts";
+import { duplicateIdErrors, ImportError, type LineError, lineError, parseCatalog, parseJsonl } from "./parse.ts";
 
 /** The edge observations a stored execution adds (the store counts them; it knows no algorithm). */
 const edgesOf: EdgesOf = (e) => {
@@ -180,11 +180,11 @@ function unknownReferenceErrors(file: string, records: readonly { line: number; 
   for (const r of records) {
     r.value.steps.forEach((s, i) => {
       if (!known.has(s.tool)) {
-        errors.push({ file, line: r.line, field: `steps[${i}].tool`, message: `unknown tool ${JSON.stringify(s.tool)} (import it in the catalog first, or pass --auto-register)` });
+        errors.push(lineError(file, r.line, `steps[${i}].tool`, `unknown tool ${JSON.stringify(s.tool)}`, { kind: "auto-register" }));
       }
     });
     if (r.value.capability && !knownCaps.has(r.value.capability)) {
-      errors.push({ file, line: r.line, field: "capability", message: `unknown capability ${JSON.stringify(r.value.capability)} (import it in the catalog first, or pass --auto-register)` });
+      errors.push(lineError(file, r.line, "capability", `unknown capability ${JSON.stringify(r.value.capability)}`, { kind: "auto-register" }));
     }
   }
   return errors;

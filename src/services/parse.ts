@@ -4,6 +4,7 @@
  * and reported instead of failing the whole file.
  */
 import type { z } from "zod";
+import { type Advice, adviceText, type Door, respell } from "../formats/advice.ts";
 import { problemsMessage, zodProblems } from "../formats/issues.ts";
 import { catalogSchema, type CatalogInput } from "../formats/schemas.ts";
 import { ToolgraphError } from "../store/errors.ts";
@@ -12,20 +13,44 @@ export interface LineError {
   file: string;
   line: number;
   field: string;
+  /** Ends with the library's spelling of `advice`, when there is one. */
   message: string;
+  /** What would make the line acceptable, spelled per door (src/formats/advice.ts). */
+  advice?: Advice | undefined;
 }
 
-export function formatLineError(e: LineError): string {
-  return `${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${e.message}`;
+/** A line error whose message ends with `advice`, as the library spells it. */
+export function lineError(file: string, line: number, field: string, message: string, advice: Advice): LineError {
+  return { file, line, field, message: message + adviceText(advice, "library"), advice };
+}
+
+/** The line error's message with its advice spelled for `door`. */
+export function lineErrorMessage(e: LineError, door: Door): string {
+  return respell(e.message, e.advice, door);
+}
+
+export function formatLineError(e: LineError, door: Door = "library"): string {
+  return `${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${lineErrorMessage(e, door)}`;
+}
+
+function importMessage(errors: LineError[], door: Door): string {
+  const head = errors
+    .slice(0, 5)
+    .map((e) => formatLineError(e, door))
+    .join("\n  ");
+  const more = errors.length > 5 ? `\n  … and ${errors.length - 5} more` : "";
+  return `invalid input (nothing was written):\n  ${head}${more}`;
 }
 
 export class ImportError extends ToolgraphError {
   readonly errors: LineError[];
   constructor(errors: LineError[]) {
-    const head = errors.slice(0, 5).map(formatLineError).join("\n  ");
-    const more = errors.length > 5 ? `\n  … and ${errors.length - 5} more` : "";
-    super("invalid-input", `invalid input (nothing was written):\n  ${head}${more}`, { errors });
+    super("invalid-input", importMessage(errors, "library"), { errors });
     this.errors = errors;
+  }
+
+  override messageFor(door: Door): string {
+    return importMessage(this.errors, door);
   }
 }
 

@@ -3,6 +3,7 @@
  * whose `toolgraph mcp` reads project "default" while the demo wrote "demo" is told which one to pick.
  */
 import { type Kysely, sql } from "kysely";
+import type { Advice } from "../formats/advice.ts";
 import { ToolgraphError } from "./errors.ts";
 import type { Database } from "./schema.ts";
 
@@ -28,15 +29,15 @@ export async function projectsWithTools(db: Db): Promise<ProjectToolCount[]> {
 /** The `empty-project` error for `project`, listing the projects of this database that have tools. */
 export async function emptyProjectError(db: Db, project: string): Promise<ToolgraphError> {
   const others = (await projectsWithTools(db)).filter((p) => p.project !== project);
-  const hint =
+  const listed = others
+    .slice(0, 10)
+    .map((p) => `${p.project} (${p.tools} tool${p.tools === 1 ? "" : "s"})`)
+    .join(", ");
+  const message =
     others.length === 0
-      ? "import a catalog first (toolgraph import catalog FILE, or toolgraph demo)"
-      : `import a catalog first, or use one of the projects here: ${others
-          .slice(0, 10)
-          .map((p) => `${p.project} (${p.tools} tool${p.tools === 1 ? "" : "s"})`)
-          .join(", ")}${others.length > 10 ? `, … ${others.length - 10} more` : ""} — e.g. --project ${others[0]!.project}`;
-  return new ToolgraphError("empty-project", `project ${JSON.stringify(project)} has no tools: ${hint}`, {
-    project,
-    projects: others.map((p) => p.project),
-  });
+      ? `project ${JSON.stringify(project)} has no tools: import a catalog first`
+      : `project ${JSON.stringify(project)} has no tools: import a catalog first, or use one of the projects here: ${listed}${others.length > 10 ? `, … ${others.length - 10} more` : ""}`;
+  // The advice is spelled by the door that returns the error (--project, the project field or header, …).
+  const advice: Advice = others.length === 0 ? { kind: "import-catalog" } : { kind: "project", project: others[0]!.project };
+  return new ToolgraphError("empty-project", message, { project, projects: others.map((p) => p.project) }, advice);
 }

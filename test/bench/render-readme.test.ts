@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fillPlaceholders, renderBenchPages, renderBenchReadme, renderGeneric, TOPICS } from "../../bench/render-readme.ts";
+import { fillPlaceholders, renderBenchPages, renderBenchReadme, renderGeneric, renderSummary, TOPICS } from "../../bench/render-readme.ts";
 
 const RESULTS = join(import.meta.dirname, "../../bench/results");
 
@@ -58,5 +58,15 @@ describe("bench/render-readme", () => {
     // The best of most-popular, bm25, embedding and memory-only: at least bm25's.
     const best = Number(/\| ([0-9.]+) \(/.exec(row)![1]);
     expect(best).toBeGreaterThanOrEqual(Number(bm25.toPrecision(3)));
+  });
+
+  it("the README's results block is the generated summary, without figures every commit moves", () => {
+    const summary = renderSummary();
+    // The test count, the tarball size and the start-up times went stale between runs of their benches.
+    expect(summary).not.toMatch(/\d+ passed|KiB|MiB|tarball \d|s built/);
+    expect(summary).toContain("[bench/README.md](bench/README.md)");
+    const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
+    const block = readme.slice(readme.indexOf("<!-- results:start -->") + "<!-- results:start -->".length, readme.indexOf("<!-- results:end -->"));
+    expect(block).toBe(`\n${summary}\n`);
   });
 });

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Consumer check: pack the package, install the tarball into an empty folder without dev dependencies,
-# then (a) a plain .mjs program uses the library end to end, (b) a TypeScript file type-checks against the
-# shipped .d.ts (NodeNext, strict), (c) the installed CLI runs `--help`, `--version` and `demo`.
+# Consumer check: build (the checkout's own `npx toolgraph` must then run), pack the package, install the
+# tarball into an empty folder without dev dependencies, then (a) a plain .mjs program uses the library end
+# to end, (b) a TypeScript file type-checks against the shipped .d.ts (NodeNext, strict), (c) the installed
+# CLI runs `--help`, `--version` and `demo`.
 # Prints the tarball size and the installed size; with CONSUMER_REPORT=FILE also writes them as JSON.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -12,6 +13,9 @@ trap 'rm -rf "$WORK"' EXIT
 
 cd "$ROOT"
 npm run build --silent
+# The checkout's own command right after a build (tsc writes bin.js 0644; src/cli/build-bin.mjs fixes it).
+test -x dist/src/cli/bin.js || { echo "FAIL: the build left dist/src/cli/bin.js without the execute bit" >&2; exit 1; }
+npx --no-install toolgraph --version | grep -q "^toolgraph " || { echo "FAIL: npx toolgraph does not run in the checkout after a build" >&2; exit 1; }
 TARBALL="$(npm pack --silent --pack-destination "$WORK" | tail -1)"
 TGZ="$WORK/$TARBALL"
 TARBALL_BYTES=$(stat -c %s "$TGZ")

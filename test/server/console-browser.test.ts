@@ -1,14 +1,12 @@
 /**
- * The console driven in a real headless Chromium (Debian's `chromium` at /usr/bin/chromium, through
- * playwright-core; no browser download): load the demo project, open /ui with the token, click a tool in
- * the sigma.js graph, search, open a plan, open the dashboard, and check what the page shows against what
- * the library answers for the same questions. FAILS when the browser is missing (CI installs it with
- * `apt-get install -y chromium`). TOOLGRAPH_SCREENSHOTS=1 writes a screenshot of each view to bench/results/.
+ * The console driven in a real headless Chromium (the one the dev dependency @sparticuz/chromium ships, or
+ * TOOLGRAPH_CHROMIUM; through playwright-core, test/helpers/browser.ts): load the demo project, open /ui with
+ * the token, click a tool in the sigma.js graph, search, open a plan, open the dashboard, and check what the
+ * page shows against what the library answers for the same questions. FAILS when no browser can be had.
+ * TOOLGRAPH_SCREENSHOTS=1 writes a screenshot of each view to bench/results/.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
@@ -16,8 +14,8 @@ import { demoTraces } from "../../src/demo/traces.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { liveMetrics } from "../../src/services/live-metrics.ts";
 import { countRecommendations, joinedRecommendations } from "../../src/store/recommendations.ts";
+import { findTestBrowser } from "../helpers/browser.ts";
 
-const CHROMIUM = process.env.TOOLGRAPH_CHROMIUM ?? "/usr/bin/chromium";
 const TOKEN = "console-test-token";
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 const SHOTS = process.env.TOOLGRAPH_SCREENSHOTS === "1";
@@ -26,9 +24,9 @@ const PLAN_INTENT = "open a pull request with my changes";
 
 let tg: Toolgraph;
 let server: ServerHandle;
+let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let profile: string;
 
 async function shot(name: string): Promise<void> {
   if (!SHOTS) return;
@@ -39,9 +37,7 @@ async function shot(name: string): Promise<void> {
 const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (the browser test fails rather than skips without it)`);
-  }
+  const found = await findTestBrowser();
   tg = await openToolgraph({ home: "memory://", database: "", project: "demo", embeddings: "hash:256", recommendationLog: { flushMs: 50 } });
   await tg.importCatalog(demoCatalog());
   await tg.importTraces(demoTraces(600, 42, NOW));
@@ -53,31 +49,15 @@ beforeAll(async () => {
   await server.server.readiness.start();
   for (let i = 0; i < 600 && !(await tg.engine.analytics("demo")).fresh; i++) await new Promise((r) => setTimeout(r, 100));
   expect((await tg.engine.analytics("demo")).fresh).toBe(true);
-  profile = mkdtempSync(join(tmpdir(), "toolgraph-chromium-"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1400, height: 900 },
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      // WebGL without a GPU: SwiftShader (sigma.js draws with WebGL).
-      "--use-angle=swiftshader",
-      "--enable-unsafe-swiftshader",
-    ],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await chromium.launch({ executablePath: found.executablePath, args: found.args, headless: true });
+  context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  page = await context.newPage();
   // Demo import + a browser start: ~15 s on an idle machine, minutes on a shared one.
 }, 300_000);
 
 afterAll(async () => {
   await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await browser?.close();
   await server?.close();
   await tg?.close();
 });

@@ -214,7 +214,8 @@ for (const backend of backends()) {
           const version = await graphVersion(conn.db, p);
           const err = await importExecutions(conn.db, p, one(exec(value)), "execution", { userHistory: history }).catch((x: unknown) => x);
           expect(err).toBeInstanceOf(ImportError);
-          expect((err as ImportError).errors).toEqual([{ file: "execution", line: 1, field, message: expect.stringMatching(message) }]);
+          // The advice travels as data too: each door spells it (test/api/door-advice.test.ts).
+          expect((err as ImportError).errors).toEqual([{ file: "execution", line: 1, field, message: expect.stringMatching(message), advice: { kind: "auto-register" } }]);
           expect(await tables(conn.db, p)).toEqual(before);
           expect(await graphVersion(conn.db, p)).toBe(version);
           // skipInvalid reports it instead, still writing nothing

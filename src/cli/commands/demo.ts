@@ -1,8 +1,6 @@
 /** `toolgraph demo`: a realistic small project on the embedded database, and what toolgraph answers on it. */
 
 import type { Toolgraph } from "../../api/toolgraph.ts";
-import { demoCatalog } from "../../demo/catalog.ts";
-import { demoTraces } from "../../demo/traces.ts";
 import { type Command, EXIT } from "../command.ts";
 import { fmtNum, table } from "../output.ts";
 
@@ -23,6 +21,8 @@ export const demoCommand: Command = {
     if (!ctx.values.project) ctx.values.project = "demo";
     const tg = await ctx.open();
     try {
+      // The demo's data is imported when the command runs, so `toolgraph --help` does not load it.
+      const [{ demoCatalog }, { demoTraces }] = await Promise.all([import("../../demo/catalog.ts"), import("../../demo/traces.ts")]);
       const cat = await tg.importCatalog(demoCatalog());
       const traces = await tg.importTraces(demoTraces(n, seed, DEMO_NOW));
       const report = await runDemoQueries(tg, DEMO_NOW);

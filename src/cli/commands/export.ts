@@ -1,7 +1,6 @@
 /** `toolgraph export`: the project's tool graph as GraphML or GEXF (Gephi, yEd, Cytoscape). */
+// The graph view and the writers are imported when the command runs, so `toolgraph --help` does not load them.
 import { writeFile } from "node:fs/promises";
-import { toGEXF, toGraphML } from "../../formats/graph-xml.ts";
-import { graphView } from "../../services/graph-view.ts";
 import { type Command, EXIT, UsageError } from "../command.ts";
 
 export const exportCommand: Command = {
@@ -17,6 +16,7 @@ export const exportCommand: Command = {
   async run(ctx) {
     const format = ctx.values.format;
     if (format !== "graphml" && format !== "gexf") throw new UsageError(`--format must be graphml or gexf, got ${format === undefined ? "nothing" : JSON.stringify(format)}`);
+    const [{ toGEXF, toGraphML }, { graphView }] = await Promise.all([import("../../formats/graph-xml.ts"), import("../../services/graph-view.ts")]);
     const tg = await ctx.open();
     try {
       const g = await graphView(tg.engine, tg.project);

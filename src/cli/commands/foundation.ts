@@ -1,6 +1,7 @@
 /** init, migrate, import, stats. */
 import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { respell, respellAll } from "../../formats/advice.ts";
 import { type Command, EXIT, UsageError } from "../command.ts";
 import { inputSource } from "../input.ts";
 import { Progress, table } from "../output.ts";
@@ -106,18 +107,18 @@ export const importCommand: Command = {
       } else if (kind === "traces") {
         const r = await tg.importTraces(input, { skipInvalid, autoRegister: Boolean(ctx.values["auto-register"]) });
         const { insertedIds: _ids, ...rest } = r;
-        if (ctx.json) ctx.out(JSON.stringify(rest));
+        if (ctx.json) ctx.out(JSON.stringify({ ...rest, invalid: respellAll(r.invalid, "cli") }));
         else {
           ctx.out(`${r.inserted} executions imported (${r.steps} steps, ${r.edgesTouched} edges touched), ${r.skippedExisting} already present`);
           if (r.autoRegistered.length > 0) ctx.out(`auto-registered ${r.autoRegistered.length} tools: ${r.autoRegistered.slice(0, 10).join(", ")}`);
-          for (const e of r.invalid) ctx.err(`skipped ${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${e.message}`);
+          for (const e of r.invalid) ctx.err(`skipped ${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${respell(e.message, e.advice, "cli")}`);
         }
       } else {
         const r = await tg.importEdges(input, { skipInvalid });
         if (ctx.json) ctx.out(JSON.stringify(r));
         else {
           ctx.out(`${r.edges} declared edges imported`);
-          for (const e of r.invalid) ctx.err(`skipped ${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${e.message}`);
+          for (const e of r.invalid) ctx.err(`skipped ${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${respell(e.message, e.advice, "cli")}`);
         }
       }
       return EXIT.ok;

@@ -1,13 +1,8 @@
 /** `toolgraph gateway --config FILE`: toolgraph in front of real MCP servers, learning from every call. */
 
-import { join } from "node:path";
-import { loadGatewayConfig } from "../../gateway/config.ts";
-import { Gateway, gatewayApi } from "../../gateway/gateway.ts";
-import { registerGatewayMetrics } from "../../gateway/gateway-metrics.ts";
-import { gatewayHealth, gatewayHttpHandler, runGatewayStdio } from "../../gateway/transports.ts";
-import { createReadiness } from "../../ops/health.ts";
-import { runServer } from "../../server/http-server.ts";
-import { resolveHome } from "../../store/connection.ts";
+// The gateway, the servers and the library are imported when the command runs: `toolgraph --help` and
+// `--version` load none of them (docs/decisions/fresh-machine.md).
+import { join, resolve } from "node:path";
 import { type Command, EXIT, UsageError } from "../command.ts";
 
 function intOption(v: unknown, name: string, min: number, max: number): number | undefined {
@@ -17,18 +12,37 @@ function intOption(v: unknown, name: string, min: number, max: number): number |
   return n;
 }
 
-function spoolDirOf(home: string | undefined): string | undefined {
-  const dir = resolveHome(home);
-  return dir === "memory://" ? undefined : join(dir, "gateway-spool");
+/** The data directory's path (as the store resolves it: --home, TOOLGRAPH_HOME, ./.toolgraph), or undefined in memory. */
+function homeDir(home: string | undefined): string | undefined {
+  const h = home ?? process.env.TOOLGRAPH_HOME;
+  if (h === "memory://") return undefined;
+  return resolve(h && h.length > 0 ? h : ".toolgraph");
+}
+
+/** `toolgraph gateway approve TOOL…`: accepts the pending (changed) version of quarantined tools. */
+async function approve(ctx: Parameters<Command["run"]>[0]): Promise<number> {
+  const patterns = ctx.positionals.slice(1);
+  if (patterns.length === 0) throw new UsageError("gateway approve TOOL…: name the quarantined tools to approve (<server>.<tool>, globs allowed)");
+  const home = homeDir(ctx.values.home as string | undefined);
+  if (!home) throw new UsageError("gateway approve: pins are kept in the data directory; give --home DIR (not memory://)");
+  const { PinStore } = await import("../../gateway/trust.ts");
+  const store = new PinStore(join(home, "gateway-pins.json"));
+  const pending = store.quarantined().map((q) => q.tool);
+  const done = store.approve(patterns, new Date().toISOString());
+  if (ctx.json) ctx.out(JSON.stringify({ approved: done, stillQuarantined: pending.filter((t) => !done.includes(t)) }));
+  else if (done.length === 0) ctx.err(`toolgraph gateway approve: no quarantined tool matches ${patterns.join(", ")}${pending.length > 0 ? ` (quarantined: ${pending.join(", ")})` : " (none is quarantined)"}`);
+  else ctx.out(`approved: ${done.join(", ")} (a running gateway takes them at their next call or list)`);
+  return done.length > 0 ? EXIT.ok : EXIT.failure;
 }
 
 export const gatewayCommand: Command = {
   name: "gateway",
   summary: "MCP gateway: proxies the MCP servers of a config (mcpServers), recommends their tools and learns from every call",
-  usage: "toolgraph gateway --config FILE [--http [--port 8787] [--host 127.0.0.1]] [--expose K] [--no-learn] [--user NAME]",
+  usage: "toolgraph gateway --config FILE [--http [--port 8787] [--host 127.0.0.1]] [--expose K] [--no-learn] [--user NAME] | toolgraph gateway approve TOOL…",
   examples: [
     "toolgraph gateway --config mcp.json --project agents",
     "toolgraph gateway --config mcp.json --http --port 8787   # Streamable HTTP at /mcp (TOOLGRAPH_TOKEN applies)",
+    "toolgraph gateway approve github.create_issue   # accept the changed version of a quarantined tool",
     "toolgraph gateway --config mcp.json --expose 5          # also list the 5 recommended upstream tools directly",
   ],
   options: {
@@ -58,8 +72,18 @@ export const gatewayCommand: Command = {
     "--retire-after-ms N": "a tool its server stopped listing leaves search and the console after N ms (default 600000)",
   },
   async run(ctx) {
+    if (ctx.positionals[0] === "approve") return approve(ctx);
     const file = ctx.values.config;
     if (typeof file !== "string" || file === "") throw new UsageError("--config FILE is required (a JSON file with an mcpServers object)");
+    const [{ loadGatewayConfig }, { Gateway, gatewayApi }, { registerGatewayMetrics }, { gatewayHealth, gatewayHttpHandler, runGatewayStdio }, { createReadiness }, { runServer }] =
+      await Promise.all([
+        import("../../gateway/config.ts"),
+        import("../../gateway/gateway.ts"),
+        import("../../gateway/gateway-metrics.ts"),
+        import("../../gateway/transports.ts"),
+        import("../../ops/health.ts"),
+        import("../../server/http-server.ts"),
+      ]);
     const config = await loadGatewayConfig(file);
     const expose = intOption(ctx.values.expose, "expose", 0, 100);
     const idleMs = intOption(ctx.values["idle-ms"], "idle-ms", 1, 86_400_000);
@@ -69,6 +93,7 @@ export const gatewayCommand: Command = {
     const retireAfterMs = intOption(ctx.values["retire-after-ms"], "retire-after-ms", 0, 31_536_000_000);
     // A database down at start does not stop the gateway: calls are relayed, executions spooled, syncs retried.
     const tg = await ctx.open({ openWhenUnreachable: true });
+    const home = homeDir(ctx.values.home as string | undefined);
     const gateway = new Gateway(tg, {
       config,
       project: tg.project,
@@ -79,7 +104,8 @@ export const gatewayCommand: Command = {
       user: ctx.values.user as string | undefined,
       log: ctx.err,
       // Executions the database cannot take yet wait here (with --database too: the data directory is local).
-      spoolDir: spoolDirOf(ctx.values.home as string | undefined),
+      spoolDir: home === undefined ? undefined : join(home, "gateway-spool"),
+      pinFile: home === undefined ? undefined : join(home, "gateway-pins.json"),
     });
     // Signals end the session (stdio) or the server (--http) through their own handlers; this one keeps a
     // signal that arrives while the gateway writes its last executions from killing the process.

@@ -42,14 +42,21 @@ export const serveCommand: Command = {
     // A database down at start does not stop the server: it answers 503 (not ready) until the database answers.
     const tg = await ctx.open({ openWhenUnreachable: true });
     reportUnreachableAtOpen(ctx, tg, "serve");
-    await runServer({
-      api: tg,
-      logger: createLogger({ format, level }),
-      port,
-      host: ctx.values.host as string,
-      defaultProject: tg.project,
-      onListening: (a) => (ctx.json ? ctx.out(JSON.stringify({ listening: a.url, pid: process.pid })) : ctx.err(`toolgraph: listening on ${a.url} (project ${tg.project}, ${tg.engine.conn.backend})`)),
-    });
+    const host = ctx.values.host as string;
+    try {
+      // Closes the database (and the data-directory lock) itself when it cannot listen.
+      await runServer({
+        api: tg,
+        logger: createLogger({ format, level }),
+        port,
+        host,
+        defaultProject: tg.project,
+        onListening: (a) => (ctx.json ? ctx.out(JSON.stringify({ listening: a.url, pid: process.pid })) : ctx.err(`toolgraph: listening on ${a.url} (project ${tg.project}, ${tg.engine.conn.backend})`)),
+      });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") throw new Error(`port ${port} on ${host} is in use (another toolgraph serve?): stop it, or choose another --port (0 picks a free one)`);
+      throw err;
+    }
     return EXIT.ok;
   },
 };
