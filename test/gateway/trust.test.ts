@@ -3,13 +3,14 @@
  * the SDK client): display-safe texts, the `suspicious` tag, pinning with quarantine and approval, and the
  * policy. Embedded database in memory, hash embeddings.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { main } from "../../src/cli/main.ts";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import { compilePolicy, PinStore } from "../../src/gateway/trust.ts";
@@ -83,6 +84,28 @@ describe("pins", () => {
     expect(store.check([{ id: "s.t", tool: tool("two") }], { autoApprove: false, now: "T4" }).get("s.t")).toEqual({ state: "pinned" });
     expect(store.get("s.t")!.description).toBe("two");
     expect(store.check([{ id: "s.t", tool: tool("three") }], { autoApprove: true, now: "T5" }).get("s.t")).toEqual({ state: "approved-change" });
+  });
+});
+
+describe("toolgraph gateway approve", () => {
+  it("accepts the pending version of a quarantined tool in the data directory's pin file", async () => {
+    const home = join(dir, "home-approve");
+    const store = new PinStore(join(home, "gateway-pins.json"));
+    const tool = (d: string) => ({ name: "t", description: d, inputSchema: { type: "object" as const } });
+    mkdirSync(home, { recursive: true });
+    store.check([{ id: "s.t", tool: tool("one") }], { autoApprove: false, now: "T0" });
+    store.check([{ id: "s.t", tool: tool("two") }], { autoApprove: false, now: "T1" });
+    const run = async (...argv: string[]) => {
+      let out = "";
+      let err = "";
+      const code = await main(["gateway", "approve", ...argv, "--home", home], { out: (x) => (out += x), err: (x) => (err += x) });
+      return { code, out, err };
+    };
+    expect(await run("x.*")).toMatchObject({ code: 1, err: expect.stringContaining("no quarantined tool matches x.* (quarantined: s.t)") });
+    expect(await run("s.t")).toMatchObject({ code: 0, out: expect.stringContaining("approved: s.t") });
+    const pin = new PinStore(join(home, "gateway-pins.json")).get("s.t")!;
+    expect(pin.description).toBe("two");
+    expect(pin.pending).toBeUndefined();
   });
 });
 
