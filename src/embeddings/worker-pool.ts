@@ -12,7 +12,8 @@
  * keeps the process alive) and stop on `close()`. A worker that dies (crash, out of memory, terminated) is
  * replaced by a new one and its batch is retried once; a batch that kills two workers fails its call with
  * EmbeddingError("worker"). An error thrown by the provider in the worker is rethrown here as the same error
- * (an EmbeddingError keeps its code and message). From the built package (dist/, this file is .js) a worker
+ * (an EmbeddingError keeps its code and message); a worker that cannot be started at all fails the calls
+ * waiting for one with EmbeddingError("worker"). From the built package (dist/, this file is .js) a worker
  * runs the compiled embedding-worker.js; from the sources (tests, tsx) it registers tsx's ESM hooks first.
  * Defaults and measurements: docs/decisions/embedding-worker-pool.md.
  */
@@ -176,7 +177,13 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
       let slot = this.#slots.find((s) => s.batch === undefined);
       if (slot === undefined) {
         if (this.#slots.length >= this.maxWorkers) return;
-        slot = this.#start();
+        try {
+          slot = this.#start();
+        } catch (err) {
+          const e = new EmbeddingError("worker", `${this.#where}: could not start a worker: ${String(err)}`, { cause: err });
+          for (const b of this.#queue.splice(0)) this.#fail(b.call, e);
+          return;
+        }
       }
       const batch = this.#queue.shift()!;
       if (batch.call.settled) continue;
