@@ -6,7 +6,9 @@
  * ride along and embed to zero vectors in the worker), exactly the groups the in-process provider passes to
  * its model, and each batch is embedded by the same provider code (createEmbeddingProvider(spec)) in the
  * worker. USE-lite's output depends on the other texts of its batch (last-bit differences, ~2e-7), so batches
- * of different calls are never merged: calls queue, batch by batch, first in first out.
+ * of different calls are never merged: calls queue, batch by batch, first in first out, except that a call
+ * of one batch (a query) goes ahead of the batches of bulk calls, so a search waits for at most the batches
+ * already in workers, not for a whole import.
  *
  * Workers start on demand (up to `workers`), are referenced only while they hold a batch (an idle pool never
  * keeps the process alive) and stop on `close()`. A worker that dies (crash, out of memory, terminated) is
@@ -68,6 +70,8 @@ interface Batch {
   readonly offset: number;
   readonly texts: string[];
   attempts: number;
+  /** The whole of its call: queued ahead of bulk calls' batches. */
+  readonly single: boolean;
 }
 
 interface Slot {
@@ -140,17 +144,24 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
     return new Promise<Float32Array[]>((resolve, reject) => {
       const call: Call = { out: new Array(texts.length), left: 0, done: 0, total: texts.length, opts, resolve, reject, settled: false, release: () => {} };
       // Batches of `batchSize` non-blank texts each: the in-process provider's model calls.
+      const batches: Batch[] = [];
       let start = 0;
       let nonBlank = 0;
       for (let i = 0; i < texts.length; i++) {
         if (!isBlank(texts[i]!)) nonBlank++;
         if (nonBlank === this.batchSize || i === texts.length - 1) {
-          this.#queue.push({ call, offset: start, texts: texts.slice(start, i + 1), attempts: 0 });
-          call.left++;
+          batches.push({ call, offset: start, texts: texts.slice(start, i + 1), attempts: 0, single: false });
           start = i + 1;
           nonBlank = 0;
         }
       }
+      call.left = batches.length;
+      if (batches.length === 1) {
+        // A one-batch call (a query) goes ahead of the batches of bulk calls (an import), after earlier ones.
+        const only = { ...batches[0]!, single: true };
+        const at = this.#queue.findIndex((b) => !b.single);
+        this.#queue.splice(at < 0 ? this.#queue.length : at, 0, only);
+      } else for (const b of batches) this.#queue.push(b);
       const signal = opts.signal;
       if (signal !== undefined) {
         const onAbort = () => this.#fail(call, new EmbeddingError("aborted", `${this.#where} aborted`, { cause: signal.reason }));

@@ -136,6 +136,28 @@ describe("EmbeddingWorkerPool with the hash provider (cheap, same code path)", (
     }
   });
 
+  it("answers a one-batch call (a query) before the queued batches of a bulk call (an import)", async () => {
+    const pool = new EmbeddingWorkerPool("hash:8", { workers: 1 });
+    try {
+      // 10 batches of 256: the first goes to the only worker at once, nine wait.
+      const bulkTexts = Array.from({ length: 2560 }, (_, i) => `bulk ${i}`);
+      let bulkDone = 0;
+      const bulk = pool.embed(bulkTexts, { onProgress: (d) => (bulkDone = d) });
+      const seen: number[] = [];
+      const query = pool.embed(["one query"]).then((v) => {
+        seen.push(bulkDone);
+        return v;
+      });
+      const [q, b] = await Promise.all([query, bulk]);
+      // The query ran right after the bulk call's first batch: one batch of 256 done when it answered.
+      expect(seen).toEqual([256]);
+      expect(bytes(q).equals(bytes(await new HashingEmbedder({ dimensions: 8 }).embed(["one query"])))).toBe(true);
+      expect(bytes(b).equals(bytes(await new HashingEmbedder({ dimensions: 8 }).embed(bulkTexts)))).toBe(true);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("rejects an aborted call with code 'aborted', and any call after close", async () => {
     const pool = new EmbeddingWorkerPool("hash:8", { workers: 1 });
     const ac = new AbortController();
