@@ -1,14 +1,16 @@
 /**
  * LRU cache in front of a provider, for query embeddings: a query typed twice is embedded once.
  *
- * Keys are (provider.model, text), exact strings. Capacity counts vectors; when full, the least recently
- * used entry (looked up or stored) is evicted. Hits are returned as copies, so a caller that mutates its
- * vector cannot poison the cache. Within one `embed` call the misses are deduplicated and sent to the
- * inner provider in one call (it batches). Concurrent calls that miss on the same text both go to the
- * inner provider (no in-flight sharing: one caller's abort must not fail another's request).
+ * Keys are (provider.model, textHash(text)): the exact text, by its sha256, so a long text costs a 64-character
+ * key, not its length. Capacity counts vectors; when full, the least recently used entry (looked up or stored)
+ * is evicted. Hits are returned as copies, so a caller that mutates its vector cannot poison the cache.
+ * Within one `embed` call the misses are deduplicated and sent to the inner provider in one call (it batches).
+ * Concurrent calls that miss on the same text both go to the inner provider (no in-flight sharing: one
+ * caller's abort must not fail another's request).
  * Tool-text embeddings are not meant for this cache: they are persisted by (textHash(text), model).
  */
 import { EmbeddingError, type EmbedOptions, type EmbeddingProvider } from "./provider.ts";
+import { textHash } from "./text-hash.ts";
 
 export interface CachedEmbeddingProviderOptions {
   /** Maximum number of cached vectors; 0 disables caching. Default: DEFAULTS.capacity (1,000). */
@@ -68,8 +70,9 @@ export class CachedEmbeddingProvider implements EmbeddingProvider {
     const model = this.inner.model;
     const out: Array<Float32Array | undefined> = new Array(texts.length).fill(undefined);
     const missing = new Map<string, number[]>(); // text → positions in `texts`
+    const keys = texts.map((text) => `${model}\u0000${textHash(text)}`);
     texts.forEach((text, i) => {
-      const key = `${model}\u0000${text}`;
+      const key = keys[i]!;
       const hit = this.#entries.get(key);
       if (hit !== undefined) {
         this.#entries.delete(key); // re-insert: Map order is recency order
@@ -95,8 +98,9 @@ export class CachedEmbeddingProvider implements EmbeddingProvider {
       });
       misses.forEach((text, k) => {
         const v = vectors[k]!;
-        for (const i of missing.get(text)!) out[i] = v.slice();
-        this.#store(`${model}\u0000${text}`, v);
+        const positions = missing.get(text)!;
+        for (const i of positions) out[i] = v.slice();
+        this.#store(keys[positions[0]!]!, v);
       });
     } else if (texts.length > 0) {
       opts.onProgress?.(texts.length, texts.length);

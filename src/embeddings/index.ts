@@ -1,4 +1,4 @@
-/** Public surface of src/embeddings: the provider seam, its implementations, the factory and the query cache. */
+/** Public surface of src/embeddings: the provider seam, its implementations, the factory, the query cache and the worker pool. */
 export { CachedEmbeddingProvider, type CachedEmbeddingProviderOptions, type EmbeddingCacheStats } from "./cached.ts";
 export {
   type CreateEmbeddingProviderOptions,
@@ -19,3 +19,4 @@ export {
 export { textHash } from "./text-hash.ts";
 export { loadUseLiteModel, USE_LITE_DIMENSIONS, UseLiteProvider, type UseLiteOptions } from "./use-lite.ts";
 export { dot, l2Norm, l2Normalised } from "./vector.ts";
+export { EmbeddingWorkerPool, type EmbeddingWorkerPoolOptions } from "./worker-pool.ts";

@@ -47,7 +47,8 @@ export type EmbeddingErrorCode =
   | "timeout" // a request took longer than its timeout
   | "bad-response" // the remote answer is not a well-formed embeddings response
   | "dimension-mismatch" // a vector's length differs from the expected dimensions
-  | "aborted"; // the caller's AbortSignal fired
+  | "aborted" // the caller's AbortSignal fired, or the provider was closed
+  | "worker"; // an embedding worker thread died twice on one batch (worker-pool.ts)
 
 /** True for a blank text: it embeds to the zero vector and is never sent to a model. */
 export function isBlank(text: string): boolean {

