@@ -174,7 +174,7 @@ export class Toolgraph implements RecommenderApi {
     const project = this.p(opts);
     let r: TraceImportResult & { executions?: ExecutionInput[] };
     if (Array.isArray(input)) {
-      const records = input.map((v, i) => ({ line: i + 1, value: validateExecution(v, `executions[${i}]`) }));
+      const records = input.map((v, i) => ({ line: i + 1, value: validateExecution(v, "executions", i + 1) }));
       r = { ...(await importExecutions(this.engine.db, project, records, "executions", opts)), executions: records.map((x) => x.value) };
     } else {
       const { text, file } = await textOf(input, "traces");

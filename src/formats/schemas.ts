@@ -22,6 +22,11 @@ export const LIMITS = {
   patternsPerProject: 2_000,
   /** Nesting depth of a JSON value (inputSchema, outputSchema): PostgreSQL's jsonb fails far deeper, JSON Schemas are shallow. */
   jsonDepth: 64,
+  /**
+   * Nesting depth of a whole document (a request body, a JSONL line, a catalog file), checked on the text before
+   * it is parsed: a catalog's inputSchema at jsonDepth sits 3 levels down, so 128 leaves room (json-text.ts).
+   */
+  documentDepth: 128,
   /** Largest duration or latency: one year in ms (a sum over 100k executions stays far inside float8). */
   maxDurationMs: 365 * 24 * 3600 * 1000,
   /** Largest cost estimate (any unit). */
