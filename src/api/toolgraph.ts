@@ -28,7 +28,7 @@ import { runDiscoverCapabilities, runMatchCapabilities } from "../services/recom
 import { runBuildDag, runPlan } from "../services/recommend-dag.ts";
 import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
 import { runSearch } from "../services/recommend-search.ts";
-import { RecommendationLog, type RecommendationLogOptions } from "../services/recommendation-log.ts";
+import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../services/recommendation-log.ts";
 import { ResultCache } from "../services/result-cache.ts";
 import { fitSearchWeights } from "../services/search-weights.ts";
 import { type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
@@ -352,6 +352,7 @@ async function textOf(input: string | object | { file: string }, what: string): 
 }
 
 export async function openToolgraph(options: ToolgraphOptions = {}): Promise<Toolgraph> {
+  retentionFromEnv(); // a bad bound in the environment is refused before the database is opened
   const engine = await Engine.open(options);
   return new Toolgraph(engine, options.project ?? "default", options.resultCacheSize ?? 1000, options.recommendationLog);
 }

@@ -84,6 +84,8 @@ export async function insertOutcomes(db: Kysely<Database>, rows: readonly Outcom
 export interface RetentionOptions {
   /** Keep at most this many newest answers per project. */
   maxPerProject: number;
+  /** Keep at most this many newest outcomes per project (newest by when they were written). */
+  maxOutcomesPerProject: number;
   /** Drop answers and outcomes older than this many days. */
   maxAgeDays: number;
   /** The clock (ms). */
@@ -100,9 +102,14 @@ export async function pruneRecommendations(db: Kysely<Database>, project: string
       SELECT id FROM recommendations WHERE project = ${project} ORDER BY created_at DESC, id DESC OFFSET ${Math.max(0, Math.floor(o.maxPerProject))}
     )`.execute(db);
   const outcomes = await db.deleteFrom("recommendation_outcomes").where("project", "=", project).where("at", "<", cutoff).executeTakeFirst();
+  // The newest N by id (the order they were written, on the primary key): everything up to the (N+1)-th newest goes.
+  const overOutcomes = await sql`
+    DELETE FROM recommendation_outcomes WHERE project = ${project} AND id <= (
+      SELECT id FROM recommendation_outcomes WHERE project = ${project} ORDER BY id DESC OFFSET ${Math.max(0, Math.floor(o.maxOutcomesPerProject))} LIMIT 1
+    )`.execute(db);
   return {
     recommendations: Number(old.numDeletedRows) + Number(over.numAffectedRows ?? 0n),
-    outcomes: Number(outcomes.numDeletedRows),
+    outcomes: Number(outcomes.numDeletedRows) + Number(overOutcomes.numAffectedRows ?? 0n),
   };
 }
 

@@ -147,10 +147,29 @@ for (const backend of backends()) {
         answer(p, "n4", now - 1 * day),
       ]);
       await insertOutcomes(conn.db, [outcome(p, now - 35 * day, { recommendationId: "old1" }), outcome(p, now - day, { recommendationId: "n4" })]);
-      const r = await pruneRecommendations(conn.db, p, { maxPerProject: 3, maxAgeDays: 30, now });
+      const r = await pruneRecommendations(conn.db, p, { maxPerProject: 3, maxOutcomesPerProject: 10, maxAgeDays: 30, now });
       expect(r).toEqual({ recommendations: 3, outcomes: 1 });
       expect((await joinedRecommendations(conn.db, p)).map((x) => x.id)).toEqual(["n2", "n3", "n4"]);
       expect(await countRecommendations(conn.db, p)).toEqual({ recommendations: 3, outcomes: 1 });
+    });
+
+    it("retention keeps the newest N outcomes by the order they were written, whatever their time, per project", async () => {
+      const p = freshProject();
+      const other = freshProject();
+      const day = 86_400_000;
+      const now = T0 + 100 * day;
+      // Seven recent outcomes written in this order (their `at` deliberately not in that order), none tied to an answer.
+      const ats = [5, 1, 6, 2, 7, 3, 4].map((h) => now - h * 3_600_000);
+      await insertOutcomes(conn.db, ats.map((at, i) => outcome(p, at, { session: `s${i}`, executionId: `e${i}` })));
+      await insertOutcomes(conn.db, [outcome(other, now - day, { session: "x" }), outcome(other, now - day, { session: "y" })]);
+      const r = await pruneRecommendations(conn.db, p, { maxPerProject: 100, maxOutcomesPerProject: 3, maxAgeDays: 30, now });
+      expect(r).toEqual({ recommendations: 0, outcomes: 4 });
+      const left = await conn.db.selectFrom("recommendation_outcomes").select("execution_id").where("project", "=", p).orderBy("id").execute();
+      expect(left.map((x) => x.execution_id)).toEqual(["e4", "e5", "e6"]);
+      // A second pass has nothing left to do; the other project is untouched; a bound of 0 empties the table.
+      expect(await pruneRecommendations(conn.db, p, { maxPerProject: 100, maxOutcomesPerProject: 3, maxAgeDays: 30, now })).toEqual({ recommendations: 0, outcomes: 0 });
+      expect((await countRecommendations(conn.db, other)).outcomes).toBe(2);
+      expect(await pruneRecommendations(conn.db, p, { maxPerProject: 100, maxOutcomesPerProject: 0, maxAgeDays: 30, now })).toEqual({ recommendations: 0, outcomes: 3 });
     });
 
     it("live metrics over joined rows: acceptance and precision of accepted answers by hand", async () => {
