@@ -96,10 +96,11 @@ export interface RetentionOptions {
 export async function pruneRecommendations(db: Kysely<Database>, project: string, o: RetentionOptions): Promise<{ recommendations: number; outcomes: number }> {
   const cutoff = new Date(o.now - o.maxAgeDays * 86_400_000);
   const old = await db.deleteFrom("recommendations").where("project", "=", project).where("created_at", "<", cutoff).executeTakeFirst();
-  // The newest N by (created_at, id); everything past the N-th goes.
+  // The newest N by (created_at, id): the (N+1)-th newest and everything older go (one backward index-only scan
+  // on recommendations_retention, then one range).
   const over = await sql`
-    DELETE FROM recommendations WHERE project = ${project} AND id IN (
-      SELECT id FROM recommendations WHERE project = ${project} ORDER BY created_at DESC, id DESC OFFSET ${Math.max(0, Math.floor(o.maxPerProject))}
+    DELETE FROM recommendations WHERE project = ${project} AND (created_at, id) <= (
+      SELECT created_at, id FROM recommendations WHERE project = ${project} ORDER BY created_at DESC, id DESC OFFSET ${Math.max(0, Math.floor(o.maxPerProject))} LIMIT 1
     )`.execute(db);
   const outcomes = await db.deleteFrom("recommendation_outcomes").where("project", "=", project).where("at", "<", cutoff).executeTakeFirst();
   // The newest N by id (the order they were written, on the primary key): everything up to the (N+1)-th newest goes.

@@ -153,6 +153,14 @@ for (const backend of backends()) {
       expect(await countRecommendations(conn.db, p)).toEqual({ recommendations: 3, outcomes: 1 });
     });
 
+    it("retention breaks ties of created_at by id: a frozen clock still keeps exactly N", async () => {
+      const p = freshProject();
+      await insertRecommendations(conn.db, ["r3", "r1", "r5", "r2", "r4"].map((id) => answer(p, id, T0)));
+      const r = await pruneRecommendations(conn.db, p, { maxPerProject: 2, maxOutcomesPerProject: 10, maxAgeDays: 30, now: T0 });
+      expect(r.recommendations).toBe(3);
+      expect((await joinedRecommendations(conn.db, p)).map((x) => x.id)).toEqual(["r4", "r5"]);
+    });
+
     it("retention keeps the newest N outcomes by the order they were written, whatever their time, per project", async () => {
       const p = freshProject();
       const other = freshProject();
