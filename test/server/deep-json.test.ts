@@ -1,6 +1,7 @@
 /**
  * Deep JSON through every import door (docs/decisions/json-nesting.md): HTTP /v1/import/{catalog,traces,edges}
- * as JSON and as NDJSON, MCP over HTTP and a tool call as the stdio transport makes it, and CLI import files.
+ * as JSON and as NDJSON and /v1/executions, MCP over HTTP and a tool call as the stdio transport makes it, and
+ * CLI import files.
  * A document nested past LIMITS.documentDepth is a 400 naming its line and path, never a 500; a fast-check
  * property mixes arrays and objects at random depths (up to 20,000) in random places of valid records.
  * Parsing is the subject, so one backend (the embedded one) is enough.
@@ -170,7 +171,7 @@ describe("deep JSON on every import door", () => {
     const seen = { ok: 0, deep: 0 };
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom("traces-json", "traces-ndjson", "edges-json", "edges-ndjson", "catalog", "mcp-http", "mcp-call"),
+        fc.constantFrom("traces-json", "traces-ndjson", "edges-json", "edges-ndjson", "catalog", "executions", "mcp-http", "mcp-call"),
         fc.oneof(fc.integer({ min: 1, max: DEPTH + 2 }), fc.integer({ min: DEPTH - 2, max: 20_000 })),
         fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }),
         fc.nat({ max: 3 }),
@@ -203,6 +204,10 @@ describe("deep JSON on every import door", () => {
               const fields = ["inputSchema", "description", "tags", "outputSchema"];
               path = "/v1/import/catalog";
               body = `{"tools": [{"id": "fz-${n}", ${JSON.stringify(fields[pick % fields.length])}: ${deep}}]}`;
+            } else if (door === "executions") {
+              const fields = ["id", "intent", "steps", "user", "startedAt"];
+              path = "/v1/executions";
+              body = execLine(`fz-ex-${n}`, fields[pick % fields.length], deep);
             } else {
               const traces = door.startsWith("traces");
               const fields = traces ? ["id", "intent", "steps", "success", ""] : ["from", "to", "type", "source", ""];
