@@ -362,6 +362,8 @@ export class RecommendationLog {
         maxOutcomesPerProject: this.o.maxOutcomesPerProject,
         maxAgeDays: this.o.maxAgeDays,
         now: this.now(),
+        // A turn of the event loop between statements: on the embedded database they run on this thread.
+        pause: () => new Promise<void>((resolve) => setImmediate(resolve)),
       });
     } catch (err) {
       this.onError(`could not apply retention to project ${JSON.stringify(project)}`, err);
