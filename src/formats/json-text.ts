@@ -8,7 +8,6 @@
  * LIMITS.documentDepth levels with the JSON path of the first container past the bound; only then is the
  * text parsed. Why 128: docs/decisions/json-nesting.md.
  */
-import { fieldOf } from "./issues.ts";
 import { LIMITS } from "./schemas.ts";
 
 export interface JsonTextProblem {
@@ -150,9 +149,4 @@ export function parseJsonText(text: string, maxDepth: number = LIMITS.documentDe
     const pos = /position (\d+)/.exec(message);
     return { ok: false, problem: { index: pos ? Number(pos[1]) : 0, path: [], message: `malformed JSON (${message})` } };
   }
-}
-
-/** `field: message` of a problem, or the message alone for the whole document. */
-export function describeJsonTextProblem(p: JsonTextProblem): { field: string; message: string } {
-  return { field: fieldOf(p.path), message: p.message };
 }
