@@ -17,8 +17,9 @@
  *
  * Retention (defaults): the newest 100,000 answers and the newest 100,000 outcomes per project, none older
  * than 30 days, applied to a project once 10,000 rows (answers or outcomes) were written to it since its last
- * pruning, after every 50th flush that wrote to it, and on close. Between prunings a table holds at most
- * `pruneEveryRows` rows plus one flush over its bound. Why these numbers: docs/decisions/log-retention.md.
+ * pruning, after every 50th flush that wrote to it, and on close; in the background (a flush does not wait for
+ * it), a turn of the event loop after each of its statements. Between prunings a table holds at most
+ * `pruneEveryRows` rows plus one flush over its bound, once the event loop turns. Why these numbers: docs/decisions/log-retention.md.
  * The bounds can be set per process with TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS / _MAX_OUTCOMES.
  */
 import { randomBytes } from "node:crypto";
@@ -209,6 +210,9 @@ export class RecommendationLog {
   private flushing: Promise<void> | undefined;
   private readonly flushesSincePrune = new Map<string, number>();
   private readonly rowsSincePrune = new Map<string, number>();
+  /** Projects whose retention is due, and the background pass applying it (never awaited by a flush). */
+  private readonly due = new Set<string>();
+  private pruning: Promise<void> | undefined;
   private closed = false;
   /** Rows dropped because the queue was full or a write failed. */
   dropped = 0;
@@ -340,7 +344,7 @@ export class RecommendationLog {
         const written = (this.rowsSincePrune.get(project) ?? 0) + k;
         this.flushesSincePrune.set(project, n);
         this.rowsSincePrune.set(project, written);
-        if (n >= this.o.pruneEveryFlushes || written >= this.o.pruneEveryRows) await this.prune(project);
+        if (n >= this.o.pruneEveryFlushes || written >= this.o.pruneEveryRows) this.due.add(project);
       }
     })();
     try {
@@ -348,6 +352,7 @@ export class RecommendationLog {
     } finally {
       this.flushing = undefined;
     }
+    this.startPruning();
     if (this.answers.length + this.outcomes.length > 0) await this.flush();
   }
 
@@ -371,11 +376,36 @@ export class RecommendationLog {
     }
   }
 
+  /**
+   * Applies retention to the projects due, in the background: a flush never waits for it. Its statements pause
+   * for a turn of the event loop, which a caller that never lets the loop turn does not give; written rows must
+   * not wait behind that (they would fill the queue), so the bound is applied late there rather than rows lost.
+   */
+  private startPruning(): void {
+    if (this.pruning || this.due.size === 0) return;
+    this.pruning = (async () => {
+      for (const project of this.due) {
+        this.due.delete(project);
+        await this.prune(project);
+      }
+    })().finally(() => {
+      this.pruning = undefined;
+    });
+  }
+
+  /** Resolves once what waits is written and the retention due is applied. Never rejects. */
+  async idle(): Promise<void> {
+    await this.flush();
+    while (this.pruning) await this.pruning;
+  }
+
   /** Flushes what waits and applies retention to the projects written since the last pruning; later rows are ignored. */
   async close(): Promise<void> {
     if (this.closed) return;
     await this.flush();
-    for (const [project, n] of this.flushesSincePrune) if (n > 0) await this.prune(project);
+    for (const [project, n] of this.flushesSincePrune) if (n > 0) this.due.add(project);
+    this.startPruning();
+    while (this.pruning) await this.pruning;
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
   }

@@ -176,7 +176,7 @@ describe("recommendation log through the facade", () => {
       // One outcome per recorded execution (its id is the session), as recordExecution logs it.
       log.outcome({ project, recommendationId: null, session: `run-${k}`, kind: "execution", success: true, followed: null, executionId: `run-${k}`, tools: ["a"] });
       if (k % 10 === 9) {
-        await log.flush();
+        await log.idle();
         most = Math.max(most, (await countRecommendations(tg.engine.db, project)).outcomes);
       }
     }
@@ -187,6 +187,24 @@ describe("recommendation log through the facade", () => {
     expect(log.written).toBe(300);
     const left = await tg.engine.db.selectFrom("recommendation_outcomes").select("execution_id").where("project", "=", project).orderBy("id").execute();
     expect(left.map((r) => r.execution_id)).toEqual(Array.from({ length: 50 }, (_, i) => `run-${250 + i}`));
+  });
+
+  it("a flush never waits for the pruning: a caller that never lets the event loop turn loses no row to it", async () => {
+    const project = "prune-tight-loop";
+    // Pruning due every 10 rows; its statements wait for a turn of the event loop that this loop never gives.
+    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000, batchSize: 10, maxQueue: 30, pruneEveryRows: 10, maxOutcomesPerProject: 5 });
+    let turns = 0;
+    const tick = setImmediate(() => turns++);
+    for (let k = 0; k < 200; k++) {
+      await sql`select 1`.execute(tg.engine.db);
+      log.outcome({ project, recommendationId: null, session: `t-${k}`, kind: "execution", success: true, followed: null, executionId: `t-${k}`, tools: [] });
+    }
+    clearImmediate(tick);
+    expect(turns).toBe(0);
+    expect(log.dropped).toBe(0);
+    await log.close();
+    expect(log.written).toBe(200);
+    expect((await countRecommendations(tg.engine.db, project)).outcomes).toBe(5);
   });
 
   it("retention bounds come from the environment when not given in code; a bad value names the variable", () => {
