@@ -1,9 +1,10 @@
 /**
  * The recommendation log's count bounds, measured (docs/decisions/log-retention.md).
- * - Soak through the facade: `--iterations` rounds of one search (with a session) and one recorded execution
- *   of that session, so every round writes one answer and one outcome, with small bounds (`--bound` rows of
- *   each per project, a pruning every `--prune-every` rows). The rows each table holds are sampled every 250
- *   rounds without forcing a flush, as a reader would see them; the largest sample is the bound in practice.
+ * - Soak through the HTTP server (as `toolgraph serve` runs it): `--iterations` rounds of one search (with a
+ *   session) and one recorded execution of that session, so every round writes one answer and one outcome, with
+ *   small bounds (`--bound` rows of each per project, a pruning every `--prune-every` rows). The rows each table
+ *   holds are sampled every 250 rounds without forcing a flush, as a reader would see them; the largest sample
+ *   is the bound in practice.
  * - One pruning at the default bounds: `--rows` answers and outcomes in a fresh project (10% over the default
  *   100,000), then the time of the pass that deletes the excess, on the embedded database and, with
  *   --database, on that server.
@@ -14,6 +15,7 @@
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { openToolgraph } from "../src/api/toolgraph.ts";
+import { startServer } from "../src/server/http-server.ts";
 import { demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
 import { RECOMMENDATION_LOG_DEFAULTS } from "../src/services/recommendation-log.ts";
@@ -39,13 +41,19 @@ async function soak(iterations: number, bound: number, pruneEvery: number) {
     recommendationLog: { maxPerProject: bound, maxOutcomesPerProject: bound, pruneEveryRows: pruneEvery },
   });
   await tg.importCatalog(demoCatalog());
+  const server = await startServer({ api: tg, port: 0, log: () => {} });
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(server.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  };
   const traces = demoTraces(iterations, 7, NOW);
   const samples: { round: number; answers: number; outcomes: number }[] = [];
   const t0 = performance.now();
   for (let k = 0; k < iterations; k++) {
     const ex = { ...traces[k]!, id: `soak-${k}` };
-    await tg.search({ intent: INTENTS[k % INTENTS.length]!, session: ex.id });
-    await tg.recordExecution(ex);
+    await post("/v1/search", { intent: INTENTS[k % INTENTS.length]!, session: ex.id });
+    await post("/v1/executions", ex);
     if ((k + 1) % 250 === 0 || k === iterations - 1) {
       const c = await countRecommendations(tg.engine.db, "demo");
       samples.push({ round: k + 1, answers: c.recommendations, outcomes: c.outcomes });
@@ -53,6 +61,7 @@ async function soak(iterations: number, bound: number, pruneEvery: number) {
   }
   const seconds = (performance.now() - t0) / 1000;
   const { written, dropped, prunes } = tg.recommendations;
+  await server.close();
   await tg.close();
   return {
     iterations,
@@ -154,7 +163,7 @@ async function main(): Promise<void> {
     prune: costs,
   };
   const md =
-    `Soak: ${s.iterations} rounds of a search and a recorded execution (${s.seconds.toFixed(0)} s), bound ${s.bound} rows per table, pruning every ${s.pruneEvery} rows:\n\n` +
+    `Soak over HTTP: ${s.iterations} rounds of a search and a recorded execution (${s.seconds.toFixed(0)} s), bound ${s.bound} rows per table, pruning every ${s.pruneEvery} rows:\n\n` +
     markdownTable(
       ["table", "rows written", "most rows seen", "rows at the end", "bound + prune-every"],
       [
