@@ -10,7 +10,7 @@
  *   --database, on that server.
  * Writes bench/results/log-retention.json and prints markdown tables.
  *
- *   node --import tsx bench/log-retention.ts [--iterations 2000] [--bound 500] [--prune-every 100] [--rows 110000] [--database postgres://…]
+ *   node --import tsx bench/log-retention.ts [--iterations 2000] [--bound 500] [--prune-every 100] [--rows 110000] [--step 2000] [--database postgres://…]
  */
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
@@ -20,7 +20,15 @@ import { demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
 import { RECOMMENDATION_LOG_DEFAULTS } from "../src/services/recommendation-log.ts";
 import { openConnection } from "../src/store/connection.ts";
-import { countRecommendations, insertOutcomes, insertRecommendations, type OutcomeRow, pruneRecommendations, type RecommendationRow } from "../src/store/recommendations.ts";
+import {
+  countRecommendations,
+  insertOutcomes,
+  insertRecommendations,
+  type OutcomeRow,
+  pruneRecommendations,
+  RETENTION_STEP,
+  type RecommendationRow,
+} from "../src/store/recommendations.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
 function arg(name: string): string | undefined {
@@ -94,7 +102,7 @@ function gapMonitor(): { stop(): number } {
   };
 }
 
-async function pruneCost(database: string | undefined, rows: number) {
+async function pruneCost(database: string | undefined, rows: number, step: number) {
   const conn = await openConnection(database ? { database } : { home: "memory://" });
   const project = `bench-retention-${process.pid}-${Date.now()}`;
   try {
@@ -110,7 +118,7 @@ async function pruneCost(database: string | undefined, rows: number) {
     await insertOutcomes(conn.db, outcomes);
     const insertSeconds = (performance.now() - t0) / 1000;
     const d = RECOMMENDATION_LOG_DEFAULTS;
-    const o = { maxPerProject: d.maxPerProject, maxOutcomesPerProject: d.maxOutcomesPerProject, maxAgeDays: d.maxAgeDays, now: NOW };
+    const o = { maxPerProject: d.maxPerProject, maxOutcomesPerProject: d.maxOutcomesPerProject, maxAgeDays: d.maxAgeDays, now: NOW, step };
     // As the writer runs it: a turn of the event loop between statements; the longest stretch without one is
     // the longest the pruning holds the thread (the embedded database works on it).
     const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -148,11 +156,12 @@ async function main(): Promise<void> {
   const bound = Number(arg("bound") ?? 500);
   const pruneEvery = Number(arg("prune-every") ?? 100);
   const rows = Number(arg("rows") ?? 110_000);
+  const step = Number(arg("step") ?? RETENTION_STEP);
   const database = arg("database");
   const load = { start: loadavg() };
   const s = await soak(iterations, bound, pruneEvery);
-  const costs = [await pruneCost(undefined, rows)];
-  if (database) costs.push(await pruneCost(database, rows));
+  const costs = [await pruneCost(undefined, rows, step)];
+  if (database) costs.push(await pruneCost(database, rows, step));
   const result = {
     bench: "log-retention",
     command: `node --import tsx bench/log-retention.ts ${process.argv.slice(2).join(" ")}`.trim(),
@@ -160,6 +169,7 @@ async function main(): Promise<void> {
     machine: machine(),
     loadAverage: { ...load, end: loadavg() },
     soak: s,
+    step,
     prune: costs,
   };
   const md =
@@ -171,7 +181,7 @@ async function main(): Promise<void> {
         ["recommendation_outcomes", s.iterations, s.most.outcomes, s.last.outcomes, s.bound + s.pruneEvery].map(String),
       ],
     ) +
-    `\n\n${s.prunes} prunings, ${s.dropped} rows dropped.\n\nOne pruning at the default bounds (${rows} answers and ${rows} outcomes in one project):\n\n` +
+    `\n\n${s.prunes} prunings, ${s.dropped} rows dropped.\n\nOne pruning at the default bounds (${rows} answers and ${rows} outcomes in one project), statements of at most ${step} rows:\n\n` +
     markdownTable(
       ["backend", "insert s", "prune ms", "longest event-loop block ms", "deleted answers", "deleted outcomes", "prune again ms", "one statement per phase: prune ms", "its longest block ms"],
       costs.map((c) => [

@@ -90,7 +90,7 @@ export interface RetentionOptions {
   maxAgeDays: number;
   /** The clock (ms). */
   now: number;
-  /** Most rows one statement reads or deletes. Default RETENTION_STEP (10,000). */
+  /** Most rows one statement reads or deletes. Default RETENTION_STEP (2,000). */
   step?: number | undefined;
   /**
    * Awaited after each statement. The writer passes a turn of the event loop: the embedded database works on the
@@ -100,7 +100,7 @@ export interface RetentionOptions {
 }
 
 /** Rows one retention statement reads or deletes at most. */
-export const RETENTION_STEP = 10_000;
+export const RETENTION_STEP = 2_000;
 
 /**
  * The two log tables as retention sees them: the order "newest first" (answers by (created_at, id), on the
