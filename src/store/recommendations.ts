@@ -157,6 +157,11 @@ async function deleteInSteps(db: Kysely<Database>, t: LogTable, project: string,
 
 /** Keeps a project's newest `keep` rows of a table and those younger than `cutoff`; returns how many rows went. */
 async function pruneTable(db: Kysely<Database>, t: LogTable, project: string, keep: number, cutoff: Date, step: number, pause: () => Promise<void>): Promise<number> {
+  // Fresh statistics first: the embedded database has no autovacuum, and with the row counts of an empty table
+  // each step below was planned as a scan and sort of the whole project (22,000 rows: 466 ms → 121 ms analysed;
+  // on a server whose statistics lagged, 18 s → 0.2 s). ANALYZE reads a fixed-size sample.
+  await sql`ANALYZE ${sql.raw(t.table)}`.execute(db);
+  await pause();
   let n = await deleteInSteps(db, t, project, sql`${sql.raw(t.time)} < ${cutoff}`, step, pause);
   const last = await keyAtRank(db, t, project, Math.max(0, Math.floor(keep)), step, pause);
   if (last) n += await deleteInSteps(db, t, project, keyIs(t, "<=", last), step, pause);
