@@ -19,7 +19,7 @@ const limit = z.number().int().min(1).max(100);
  */
 export const workflowField = z
   .object({
-    id: z.string().min(1).max(256).optional().describe("An id for this workflow (its detected contexts form a timeline)"),
+    id: safeId(256).optional().describe("An id for this workflow (its detected contexts form a timeline)"),
     steps: z
       .array(
         z
@@ -57,7 +57,7 @@ export const gateFields = {
    * The session (workflow) this answer belongs to: a recorded execution whose id equals it, and feedback
    * naming it, are joined to the answer in the recommendation log. Not part of the answer's cache key.
    */
-  session: z.string().min(1).max(256).optional().describe("The session (workflow) this answer belongs to, to join it with the execution and feedback later"),
+  session: safeId(256).optional().describe("The session (workflow) this answer belongs to, to join it with the execution and feedback later"),
 };
 
 const caps = {

@@ -28,7 +28,7 @@ import { runDiscoverCapabilities, runMatchCapabilities } from "../services/recom
 import { runBuildDag, runPlan } from "../services/recommend-dag.ts";
 import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
 import { runSearch } from "../services/recommend-search.ts";
-import { RecommendationLog, type RecommendationLogOptions } from "../services/recommendation-log.ts";
+import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../services/recommendation-log.ts";
 import { ResultCache } from "../services/result-cache.ts";
 import { fitSearchWeights } from "../services/search-weights.ts";
 import { forgetRetiredEmbeddings, retireUnavailableTools, type ServerSyncOptions, type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
@@ -187,7 +187,7 @@ export class Toolgraph implements RecommenderApi {
     const project = this.p(opts);
     let r: TraceImportResult & { executions?: ExecutionInput[] };
     if (Array.isArray(input)) {
-      const records = input.map((v, i) => ({ line: i + 1, value: validateExecution(v, `executions[${i}]`) }));
+      const records = input.map((v, i) => ({ line: i + 1, value: validateExecution(v, "executions", i + 1) }));
       r = { ...(await importExecutions(this.engine.db, project, records, "executions", opts)), executions: records.map((x) => x.value) };
     } else {
       const { text, file } = await textOf(input, "traces");
@@ -365,6 +365,7 @@ async function textOf(input: string | object | { file: string }, what: string): 
 }
 
 export async function openToolgraph(options: ToolgraphOptions = {}): Promise<Toolgraph> {
+  retentionFromEnv(); // a bad bound in the environment is refused before the database is opened
   const engine = await Engine.open(options);
   return new Toolgraph(engine, options.project ?? "default", options.resultCacheSize ?? 1000, options.recommendationLog);
 }

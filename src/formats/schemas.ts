@@ -22,6 +22,11 @@ export const LIMITS = {
   patternsPerProject: 2_000,
   /** Nesting depth of a JSON value (inputSchema, outputSchema): PostgreSQL's jsonb fails far deeper, JSON Schemas are shallow. */
   jsonDepth: 64,
+  /**
+   * Nesting depth of a whole document (a request body, a JSONL line, a catalog file), checked on the text before
+   * it is parsed: a catalog's inputSchema at jsonDepth sits 3 levels down, so 128 leaves room (json-text.ts).
+   */
+  documentDepth: 128,
   /** Largest duration or latency: one year in ms (a sum over 100k executions stays far inside float8). */
   maxDurationMs: 365 * 24 * 3600 * 1000,
   /** Largest cost estimate (any unit). */
@@ -41,6 +46,17 @@ export const INT4 = { min: -(2 ** 31), max: 2 ** 31 - 1 } as const;
 const ID_FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/**
+ * Why a string is not well-formed UTF-16 (a lone surrogate: half of a pair, which no UTF-8 text can carry), or
+ * undefined. Refused in ids and free text alike, never replaced: PostgreSQL's jsonb refuses the escape outright
+ * and a text column would silently store U+FFFD instead (docs/decisions/text-validation.md).
+ */
+export function surrogateProblem(s: string): string | undefined {
+  const bad = LONE_SURROGATE.exec(s);
+  if (!bad) return undefined;
+  return `must be well-formed Unicode (found a lone surrogate U+${bad[0].charCodeAt(0).toString(16).toUpperCase()} at index ${bad.index})`;
+}
+
 /** True when every character is printable ASCII (U+0020..U+007E): none of the forbidden ones can occur. */
 function printableAscii(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
@@ -55,8 +71,7 @@ export function idProblem(s: string): string | undefined {
   if (printableAscii(s)) return undefined;
   const bad = ID_FORBIDDEN.exec(s);
   if (bad) return `must not contain control, format or line-separator characters (found U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")} at index ${bad.index})`;
-  if (LONE_SURROGATE.test(s)) return "must be well-formed Unicode (found a lone surrogate)";
-  return undefined;
+  return surrogateProblem(s);
 }
 
 /** An id: 1..256 characters, no control/format/line-separator characters, no surrounding white space. */
@@ -119,21 +134,34 @@ export const safeIdList = (bounds: { min?: number; max: number }, idMax: number 
 
 const NUL_MESSAGE = "must not contain the NUL character (U+0000)";
 
-/** Free text up to `max` characters; any character but NUL (PostgreSQL text cannot hold it). */
+/** Why free text cannot be stored (NUL, a lone surrogate), or undefined. */
+export function textProblem(s: string): string | undefined {
+  if (s.includes("\u0000")) return NUL_MESSAGE;
+  return surrogateProblem(s);
+}
+
+/**
+ * Free text up to `max` characters: any character (newlines, tabs, controls, any script) but NUL, which
+ * PostgreSQL text cannot hold, and lone surrogates, which no UTF-8 text can (docs/decisions/text-validation.md).
+ */
 export const safeText = (max: number) =>
   z
     .string()
     .max(max, `must be at most ${max} characters`)
-    .refine((s) => !s.includes("\u0000"), NUL_MESSAGE);
+    .check((ctx) => {
+      const problem = textProblem(ctx.value);
+      if (problem) ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
+    });
 
-/** Why a JSON value cannot be stored (depth, NUL in a key or string), with the path inside it, or undefined. */
+/** Why a JSON value cannot be stored (depth, NUL or a lone surrogate in a key or string), with the path inside it, or undefined. */
 export function jsonProblem(value: unknown, maxDepth: number = LIMITS.jsonDepth): { path: (string | number)[]; message: string } | undefined {
   // Iterative, so a 100k-deep value does not overflow the stack while being checked.
   const stack: { v: unknown; path: (string | number)[]; depth: number }[] = [{ v: value, path: [], depth: 1 }];
   while (stack.length > 0) {
     const { v, path, depth } = stack.pop()!;
     if (typeof v === "string") {
-      if (v.includes("\u0000")) return { path, message: NUL_MESSAGE };
+      const problem = textProblem(v);
+      if (problem) return { path, message: problem };
       continue;
     }
     if (typeof v === "number") {
@@ -146,7 +174,8 @@ export function jsonProblem(value: unknown, maxDepth: number = LIMITS.jsonDepth)
       for (let i = 0; i < v.length; i++) stack.push({ v: v[i], path: [...path, i], depth: depth + 1 });
     } else {
       for (const [k, x] of Object.entries(v)) {
-        if (k.includes("\u0000")) return { path: [...path, k], message: `key ${NUL_MESSAGE}` };
+        const problem = textProblem(k);
+        if (problem) return { path: [...path, k], message: `key ${problem}` };
         stack.push({ v: x, path: [...path, k], depth: depth + 1 });
       }
     }
@@ -154,7 +183,7 @@ export function jsonProblem(value: unknown, maxDepth: number = LIMITS.jsonDepth)
   return undefined;
 }
 
-/** A JSON object storable as jsonb: at most LIMITS.jsonDepth levels, no NUL anywhere. */
+/** A JSON object storable as jsonb: at most LIMITS.jsonDepth levels, no NUL or lone surrogate anywhere. */
 const jsonObject = z.record(z.string(), z.unknown()).superRefine((v, ctx) => {
   const p = jsonProblem(v);
   if (p) ctx.addIssue({ code: "custom", path: p.path, message: p.message });

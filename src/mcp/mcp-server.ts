@@ -6,7 +6,8 @@
  *
  * Arguments are validated once, by the api, with the same schema the tool lists: `tools/call` is answered
  * here instead of by the SDK's handler (which would check them first and word the error its own way,
- * `steps.0.tool`), so an invalid field reads as on every other door (`steps[0].tool`, in `_meta`).
+ * `steps.0.tool`), so an invalid field reads as on every other door (`steps[0].tool`, in `_meta`). Arguments
+ * nested deeper than any body may be (LIMITS.documentDepth) are refused first, naming the path.
  */
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -25,6 +26,8 @@ import {
   suggestNextRequest,
 } from "../api/requests.ts";
 import { RESULT_SCHEMAS } from "../api/results.ts";
+import { fieldOf } from "../formats/issues.ts";
+import { jsonValueDepthProblem } from "../formats/json-text.ts";
 import { ToolgraphError } from "../store/errors.ts";
 import { VERSION } from "../version.ts";
 import { executionArgs } from "./execution-input.ts";
@@ -193,6 +196,12 @@ function stderrLog(line: string): void {
 export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Args, options: McpServerOptions = {}): Promise<CallToolResult> {
   const scope = options.project === undefined ? {} : { project: options.project };
   try {
+    // Arguments nested past the bound of every body (LIMITS.documentDepth) are refused before anything walks them.
+    const deep = jsonValueDepthProblem(args);
+    if (deep) {
+      const field = fieldOf(deep.path);
+      throw new ToolgraphError("invalid-input", `${field ? `${field}: ` : ""}${deep.message}`, { field });
+    }
     // Results are plain JSON objects (contract.ts); structuredContent wants an indexable record.
     const result = (await spec.run(api, args, scope)) as Record<string, unknown>;
     return { content: [{ type: "text", text: summarize(spec.what(args), result) }], structuredContent: result };

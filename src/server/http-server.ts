@@ -17,6 +17,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import type { AddressInfo } from "node:net";
 import type { RecommenderApi } from "../api/contract.ts";
 import { Toolgraph } from "../api/toolgraph.ts";
+import { parseJsonText } from "../formats/json-text.ts";
 import { handleMcpHttp } from "../mcp/http.ts";
 import { createReadiness, type Readiness } from "../ops/health.ts";
 import { createLogger, type Logger } from "../ops/logger.ts";
@@ -24,7 +25,7 @@ import { METRICS_CONTENT_TYPE, MetricsRegistry } from "../ops/metrics.ts";
 import { summarizeAnswer } from "../services/recommendation-log.ts";
 import { type OriginPolicy, originProblem } from "../mcp/origin.ts";
 import { BODY_DEFAULTS, readBody } from "./body.ts";
-import { HttpError, invalidInput, toHttpError, zodProblems } from "./errors.ts";
+import { fieldOf, HttpError, invalidInput, toHttpError, zodProblems } from "./errors.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { JSON_TYPES, JSONL_TYPES, parseFlags, projectSchema, ROUTES, type Route, type RouteInput } from "./routes.ts";
 import { cookieToken, createConsole, TOKEN_COOKIE } from "./ui/console.ts";
@@ -137,14 +138,31 @@ function sendJson(res: ServerResponse, status: number, value: unknown, headers: 
   res.end(body);
 }
 
-function parseJson(buf: Buffer, what: string): unknown {
+/**
+ * A JSON body, read no deeper than LIMITS.documentDepth (parseJsonText): too deep or malformed is a 400 naming
+ * the path; in an array of records (`records`, the import routes) the record is named as its line, as in JSONL.
+ */
+function parseJson(buf: Buffer, what: string, records: boolean): unknown {
   const text = buf.toString("utf8");
   if (text.trim() === "") throw new HttpError(400, "invalid-input", `empty body: expected ${what}`, { field: "" });
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new HttpError(400, "invalid-input", `malformed JSON (${(err as Error).message})`, { field: "" });
+  const parsed = parseJsonText(text);
+  if (parsed.ok) return parsed.value;
+  const { path, message } = parsed.problem;
+  if (records && typeof path[0] === "number") {
+    const line = path[0] + 1;
+    const field = fieldOf(path.slice(1));
+    throw new HttpError(400, "invalid-input", `line ${line}: ${field ? `${field}: ` : ""}${message} (nothing was written)`, { field, details: [{ field, message, line }] });
   }
+  const field = fieldOf(path);
+  throw new HttpError(400, "invalid-input", `${field ? `${field}: ` : ""}${message}`, { field });
+}
+
+/** A JSON-RPC message for /mcp, read like any body (parseJsonText): the parse error's text, or the message. */
+function parseMcpMessage(buf: Buffer): { ok: true; message: unknown } | { ok: false; error: string } {
+  const parsed = parseJsonText(buf.toString("utf8"));
+  if (parsed.ok) return { ok: true, message: parsed.value };
+  const field = fieldOf(parsed.problem.path);
+  return { ok: false, error: `Parse error: ${field ? `${field}: ` : ""}${parsed.problem.message}` };
 }
 
 function checkProject(value: unknown, field: string): string {
@@ -312,25 +330,17 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
         const project = requestProject(req, url, undefined) ?? options.defaultProject;
         let message: unknown;
         if (method === "POST") {
-          const buf = await readBody(req, bodyLimit);
-          try {
-            message = JSON.parse(buf.toString("utf8"));
-          } catch (err) {
-            return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${(err as Error).message}` }, id: null });
-          }
+          const parsed = parseMcpMessage(await readBody(req, bodyLimit));
+          if (!parsed.ok) return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: parsed.error }, id: null });
+          message = parsed.message;
         }
         return options.mcpHandler(req, res, message, project);
       }
       if (method !== "POST") throw new HttpError(405, "method-not-allowed", `${method} ${path}: the MCP endpoint is stateless, use POST`, { headers: { allow: "POST" } });
       const project = requestProject(req, url, undefined) ?? options.defaultProject;
-      const buf = await readBody(req, bodyLimit);
-      let message: unknown;
-      try {
-        message = JSON.parse(buf.toString("utf8"));
-      } catch (err) {
-        return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${(err as Error).message}` }, id: null });
-      }
-      return handleMcpHttp(api, req, res, message, { project });
+      const parsed = parseMcpMessage(await readBody(req, bodyLimit));
+      if (!parsed.ok) return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: parsed.error }, id: null });
+      return handleMcpHttp(api, req, res, parsed.message, { project });
     }
 
     if (ui && (path === "/ui" || path.startsWith("/ui/") || path.startsWith("/v1/console/"))) jobOf.set(res, "console");
@@ -386,7 +396,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     const buf = await readBody(req, bodyLimit);
     if (jsonl) return { body: undefined, text: buf.toString("utf8"), flags, project: requestProject(req, url, undefined) ?? options.defaultProject };
 
-    const value = parseJson(buf, route.body === "json" ? "a JSON object" : "a JSON array");
+    const value = parseJson(buf, route.body === "json" ? "a JSON object" : "a JSON array", route.body === "jsonl");
     if (route.body === "jsonl") {
       if (!Array.isArray(value)) throw new HttpError(400, "invalid-input", "expected a JSON array of records (or send application/x-ndjson)", { field: "" });
       return { body: value, text: undefined, flags, project: requestProject(req, url, undefined) ?? options.defaultProject };

@@ -371,11 +371,11 @@ export async function importDeclaredEdges(
 }
 
 /** Validates one execution given as a JS object (library, HTTP, MCP doors). */
-export function validateExecution(value: unknown, source = "execution"): ExecutionInput {
+export function validateExecution(value: unknown, source = "execution", line = 1): ExecutionInput {
   const r = executionSchema.safeParse(value);
   if (!r.success) {
     throw new ImportError(
-      zodProblems(r.error.issues).map((p) => ({ file: source, line: 1, ...p })),
+      zodProblems(r.error.issues).map((p) => ({ file: source, line, ...p })),
     );
   }
   return r.data;

@@ -1,11 +1,13 @@
 /**
  * Parsing and validating import files. Every error names the file, the line and the field.
  * JSONL: one record per line; blank lines are ignored. With `skipInvalid` bad lines are collected
- * and reported instead of failing the whole file.
+ * and reported instead of failing the whole file. Every text is read by parseJsonText (formats/json-text.ts):
+ * a line or file nested deeper than LIMITS.documentDepth is an error on its line, never a stack overflow.
  */
 import type { z } from "zod";
 import { type Advice, adviceText, type Door, respell } from "../formats/advice.ts";
-import { problemsMessage, zodProblems } from "../formats/issues.ts";
+import { fieldOf, problemsMessage, zodProblems } from "../formats/issues.ts";
+import { parseJsonText } from "../formats/json-text.ts";
 import { catalogSchema, type CatalogInput } from "../formats/schemas.ts";
 import { ToolgraphError } from "../store/errors.ts";
 
@@ -78,14 +80,12 @@ export function parseJsonl<S extends z.ZodType>(text: string, file: string, sche
   lines.forEach((raw, i) => {
     const line = i + 1;
     if (raw.trim() === "") return;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (err) {
-      errors.push({ file, line, field: "", message: `malformed JSON (${(err as Error).message})` });
+    const parsed = parseJsonText(raw);
+    if (!parsed.ok) {
+      errors.push({ file, line, field: fieldOf(parsed.problem.path), message: parsed.problem.message });
       return;
     }
-    const r = schema.safeParse(json);
+    const r = schema.safeParse(parsed.value);
     if (!r.success) {
       for (const p of zodProblems(r.error.issues)) errors.push({ file, line, ...p });
       return;
@@ -111,13 +111,12 @@ export function parseCatalog(input: string | { json: unknown }, file: string): C
   let json: unknown;
   if (typeof input !== "string") json = input.json;
   else {
-    try {
-      json = JSON.parse(text);
-    } catch (err) {
-      const msg = (err as Error).message;
-      const pos = /position (\d+)/.exec(msg);
-      throw new ImportError([{ file, line: pos ? lineOfIndex(text, Number(pos[1])) : 1, field: "", message: `malformed JSON (${msg})` }]);
+    const parsed = parseJsonText(text);
+    if (!parsed.ok) {
+      const p = parsed.problem;
+      throw new ImportError([{ file, line: lineOfIndex(text, p.index), field: fieldOf(p.path), message: p.message }]);
     }
+    json = parsed.value;
   }
   const r = catalogSchema.safeParse(json);
   if (!r.success) {

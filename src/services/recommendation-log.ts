@@ -15,8 +15,12 @@
  * `versionCheckMs`); meanwhile answers queue behind it and it writes them before it ends. A failed write
  * is logged and dropped (bounded: at most `maxQueue` rows wait), never failing the request.
  *
- * Retention (defaults): the newest 100,000 answers per project and at most 30 days, applied to a project
- * after every 50th flush that wrote to it and on close.
+ * Retention (defaults): the newest 100,000 answers and the newest 100,000 outcomes per project, none older
+ * than 30 days, applied to a project once 10,000 rows (answers or outcomes) were written to it since its last
+ * pruning, after every 50th flush that wrote to it, and on close; in the background (a flush does not wait for
+ * it), a turn of the event loop after each of its statements. Between prunings a table holds at most
+ * `pruneEveryRows` rows plus one flush over its bound, once the event loop turns. Why these numbers: docs/decisions/log-retention.md.
+ * The bounds can be set per process with TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS / _MAX_OUTCOMES.
  */
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
@@ -28,6 +32,7 @@ import {
   type RecommendationItem,
   type RecommendationRow,
 } from "../store/recommendations.ts";
+import { ToolgraphError } from "../store/errors.ts";
 import type { Database } from "../store/schema.ts";
 
 export const RECOMMENDATION_LOG_DEFAULTS = {
@@ -36,8 +41,10 @@ export const RECOMMENDATION_LOG_DEFAULTS = {
   flushMs: 500,
   maxQueue: 50_000,
   maxPerProject: 100_000,
+  maxOutcomesPerProject: 100_000,
   maxAgeDays: 30,
   pruneEveryFlushes: 50,
+  pruneEveryRows: 10_000,
   maxItems: 20,
 } as const;
 
@@ -50,12 +57,16 @@ export interface RecommendationLogOptions {
   flushMs?: number | undefined;
   /** Rows kept waiting at most; beyond that new rows are dropped (and counted). Default 50,000. */
   maxQueue?: number | undefined;
-  /** Retention: newest answers kept per project. Default 100,000. */
+  /** Retention: newest answers kept per project. Default 100,000 (env TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS). */
   maxPerProject?: number | undefined;
+  /** Retention: newest outcomes (feedback, recorded executions) kept per project. Default 100,000 (env TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES). */
+  maxOutcomesPerProject?: number | undefined;
   /** Retention: days an answer or outcome is kept. Default 30. */
   maxAgeDays?: number | undefined;
   /** Apply retention to a project after this many flushes that wrote to it. Default 50. */
   pruneEveryFlushes?: number | undefined;
+  /** Apply retention to a project once this many rows (answers and outcomes) were written to it since the last time. Default 10,000. */
+  pruneEveryRows?: number | undefined;
   /** Ranked items stored per answer. Default 20. */
   maxItems?: number | undefined;
   /** Where write errors go. Default: a line on stderr. */
@@ -171,6 +182,23 @@ export function newRecommendationId(now: number): string {
   return `rec_${stamp}${bits}`;
 }
 
+const RETENTION_ENV = { maxPerProject: "TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS", maxOutcomesPerProject: "TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES" } as const;
+
+/**
+ * The count bounds set in the environment (TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS / _MAX_OUTCOMES), each a
+ * whole number ≥ 0; throws "invalid-input" naming the variable otherwise. Options given in code win.
+ */
+export function retentionFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): Pick<RecommendationLogOptions, "maxPerProject" | "maxOutcomesPerProject"> {
+  const out: Pick<RecommendationLogOptions, "maxPerProject" | "maxOutcomesPerProject"> = {};
+  for (const [key, name] of Object.entries(RETENTION_ENV) as [keyof typeof RETENTION_ENV, string][]) {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === "") continue;
+    if (!/^\d+$/.test(raw.trim())) throw new ToolgraphError("invalid-input", `${name}: must be a whole number ≥ 0 (got ${JSON.stringify(raw).slice(0, 40)})`, { field: name });
+    out[key] = Number(raw.trim());
+  }
+  return out;
+}
+
 export class RecommendationLog {
   readonly enabled: boolean;
   private readonly o: Required<Omit<RecommendationLogOptions, "onError" | "now" | "enabled">>;
@@ -181,11 +209,17 @@ export class RecommendationLog {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private readonly flushesSincePrune = new Map<string, number>();
+  private readonly rowsSincePrune = new Map<string, number>();
+  /** Projects whose retention is due, and the background pass applying it (never awaited by a flush). */
+  private readonly due = new Set<string>();
+  private pruning: Promise<void> | undefined;
   private closed = false;
   /** Rows dropped because the queue was full or a write failed. */
   dropped = 0;
   /** Rows written so far. */
   written = 0;
+  /** Retention passes started so far. */
+  prunes = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -193,13 +227,16 @@ export class RecommendationLog {
   ) {
     const d = RECOMMENDATION_LOG_DEFAULTS;
     this.enabled = options.enabled ?? (process.env.TOOLGRAPH_RECOMMENDATION_LOG === "0" ? false : d.enabled);
+    const env = retentionFromEnv();
     this.o = {
       batchSize: options.batchSize ?? d.batchSize,
       flushMs: options.flushMs ?? d.flushMs,
       maxQueue: options.maxQueue ?? d.maxQueue,
-      maxPerProject: options.maxPerProject ?? d.maxPerProject,
+      maxPerProject: options.maxPerProject ?? env.maxPerProject ?? d.maxPerProject,
+      maxOutcomesPerProject: options.maxOutcomesPerProject ?? env.maxOutcomesPerProject ?? d.maxOutcomesPerProject,
       maxAgeDays: options.maxAgeDays ?? d.maxAgeDays,
       pruneEveryFlushes: options.pruneEveryFlushes ?? d.pruneEveryFlushes,
+      pruneEveryRows: options.pruneEveryRows ?? d.pruneEveryRows,
       maxItems: options.maxItems ?? d.maxItems,
     };
     this.onError = options.onError ?? ((m, err) => process.stderr.write(`toolgraph: recommendation log: ${m}: ${(err as Error)?.message ?? String(err)}\n`));
@@ -298,10 +335,16 @@ export class RecommendationLog {
         this.onError(`could not write ${answers.length} answer(s) and ${outcomes.length} outcome(s)`, err);
         return;
       }
-      for (const project of new Set(answers.map((a) => a.project))) {
+      // Outcomes count as much as answers: a project that only records executions grows its outcomes too.
+      const rows = new Map<string, number>();
+      for (const r of answers) rows.set(r.project, (rows.get(r.project) ?? 0) + 1);
+      for (const r of outcomes) rows.set(r.project, (rows.get(r.project) ?? 0) + 1);
+      for (const [project, k] of rows) {
         const n = (this.flushesSincePrune.get(project) ?? 0) + 1;
+        const written = (this.rowsSincePrune.get(project) ?? 0) + k;
         this.flushesSincePrune.set(project, n);
-        if (n >= this.o.pruneEveryFlushes) await this.prune(project);
+        this.rowsSincePrune.set(project, written);
+        if (n >= this.o.pruneEveryFlushes || written >= this.o.pruneEveryRows) this.due.add(project);
       }
     })();
     try {
@@ -309,25 +352,60 @@ export class RecommendationLog {
     } finally {
       this.flushing = undefined;
     }
+    this.startPruning();
     if (this.answers.length + this.outcomes.length > 0) await this.flush();
   }
 
   /** Applies the retention bounds to a project now. Never rejects (errors are reported). */
   async prune(project: string): Promise<{ recommendations: number; outcomes: number }> {
     this.flushesSincePrune.set(project, 0);
+    this.rowsSincePrune.set(project, 0);
+    this.prunes++;
     try {
-      return await pruneRecommendations(this.db, project, { maxPerProject: this.o.maxPerProject, maxAgeDays: this.o.maxAgeDays, now: this.now() });
+      return await pruneRecommendations(this.db, project, {
+        maxPerProject: this.o.maxPerProject,
+        maxOutcomesPerProject: this.o.maxOutcomesPerProject,
+        maxAgeDays: this.o.maxAgeDays,
+        now: this.now(),
+        // A turn of the event loop between statements: on the embedded database they run on this thread.
+        pause: () => new Promise<void>((resolve) => setImmediate(resolve)),
+      });
     } catch (err) {
       this.onError(`could not apply retention to project ${JSON.stringify(project)}`, err);
       return { recommendations: 0, outcomes: 0 };
     }
   }
 
+  /**
+   * Applies retention to the projects due, in the background: a flush never waits for it. Its statements pause
+   * for a turn of the event loop, which a caller that never lets the loop turn does not give; written rows must
+   * not wait behind that (they would fill the queue), so the bound is applied late there rather than rows lost.
+   */
+  private startPruning(): void {
+    if (this.pruning || this.due.size === 0) return;
+    this.pruning = (async () => {
+      for (const project of this.due) {
+        this.due.delete(project);
+        await this.prune(project);
+      }
+    })().finally(() => {
+      this.pruning = undefined;
+    });
+  }
+
+  /** Resolves once what waits is written and the retention due is applied. Never rejects. */
+  async idle(): Promise<void> {
+    await this.flush();
+    while (this.pruning) await this.pruning;
+  }
+
   /** Flushes what waits and applies retention to the projects written since the last pruning; later rows are ignored. */
   async close(): Promise<void> {
     if (this.closed) return;
     await this.flush();
-    for (const [project, n] of this.flushesSincePrune) if (n > 0) await this.prune(project);
+    for (const [project, n] of this.flushesSincePrune) if (n > 0) this.due.add(project);
+    this.startPruning();
+    while (this.pruning) await this.pruning;
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
   }

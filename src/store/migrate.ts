@@ -6,6 +6,7 @@ import * as m018 from "../../migrations/2026-11-24-018-tool-availability.ts";
 import * as m019 from "../../migrations/2026-11-24-019-recommendation-log.ts";
 import * as m020 from "../../migrations/2026-11-24-020-edge-successions.ts";
 import * as m021 from "../../migrations/2026-11-27-021-tool-retirement.ts";
+import * as m022 from "../../migrations/2026-11-27-022-recommendation-retention-index.ts";
 import { ToolgraphError } from "./errors.ts";
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "2026-11-24-019-recommendation-log": m019,
   "2026-11-24-020-edge-successions": m020,
   "2026-11-27-021-tool-retirement": m021,
+  "2026-11-27-022-recommendation-retention-index": m022,
 };
 
 /**

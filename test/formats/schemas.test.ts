@@ -22,6 +22,15 @@ const exec = (over: Record<string, unknown> = {}, step: Record<string, unknown> 
   ...over,
 });
 
+/**
+ * Strings of any code points (fast-check's "binary" unit) mixed with surrogate halves, alone or paired by chance,
+ * and NUL: the "binary" unit alone never yields a lone surrogate.
+ */
+const anyText = fc.string({
+  unit: fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.constantFrom("\ud800", "\udbff", "\udc00", "\udfff", "\ud83d", "\ude00", "\u0000")),
+  maxLength: 20,
+});
+
 function nested(depth: number): Record<string, unknown> {
   let v: Record<string, unknown> = { type: "string" };
   for (let i = 1; i < depth; i++) v = { p: v };
@@ -43,6 +52,40 @@ describe("NUL in any text field", () => {
   });
   it("keeps newlines and tabs in descriptions", () => {
     expect(toolSchema.safeParse({ id: "t", description: "line 1\n\tline 2" }).success).toBe(true);
+  });
+});
+
+describe("lone surrogates in any text field", () => {
+  // A high half alone, a low half alone, and the two halves in the wrong order: each is refused, naming the field.
+  it.each(["\ud800", "x\udc00", "\udc00\ud800"])("%j", (bad) => {
+    const cases: [z.ZodType, unknown, string][] = [
+      [toolSchema, { id: "t", description: `a${bad}` }, "description"],
+      [toolSchema, { id: "t", name: bad }, "name"],
+      [toolSchema, { id: "t", tags: ["ok", bad] }, "tags.1"],
+      [toolSchema, { id: "t", inputSchema: { properties: { q: { description: bad } } } }, "inputSchema.properties.q.description"],
+      [toolSchema, { id: "t", inputSchema: { properties: { [`q${bad}`]: {} } } }, `inputSchema.properties.q${bad}`],
+      [capabilitySchema, { id: "c", patterns: [bad] }, "patterns.0"],
+      [executionSchema, exec({ intent: bad }), "intent"],
+      [executionSchema, exec({ id: bad }), "id"],
+      [searchRequest, { intent: bad }, "intent"],
+      [searchRequest, { intent: "ok", session: `s${bad}` }, "session"],
+    ];
+    for (const [schema, value, field] of cases) expect(fieldsOf(schema.safeParse(value))).toContain(field);
+  });
+  it("the message names the code unit and its index", () => {
+    const r = executionSchema.safeParse(exec({ intent: "abc\udc00" }));
+    expect(r.error!.issues[0]!.message).toBe("must be well-formed Unicode (found a lone surrogate U+DC00 at index 3)");
+    expect(jsonProblem({ a: ["ok", "\ud83d!"] })).toEqual({ path: ["a", 1], message: "must be well-formed Unicode (found a lone surrogate U+D83D at index 0)" });
+  });
+  it("property: free text is accepted iff it has no NUL and no lone surrogate (pairs, controls, any script pass)", () => {
+    fc.assert(
+      fc.property(anyText, (s) => {
+        const bad = s.includes("\u0000") || /[\uD800-\uDFFF]/.test(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, ""));
+        expect(executionSchema.safeParse(exec({ intent: s })).success).toBe(!bad);
+        expect(toolSchema.safeParse({ id: "t", inputSchema: { [s]: s } }).success).toBe(!bad);
+      }),
+      { seed: 6, numRuns: 500 },
+    );
   });
 });
 
@@ -92,7 +135,7 @@ describe("ids", () => {
   });
   it("property: an id is accepted iff it has no Cc/Cf/Zl/Zp or lone surrogate, is trimmed and 1..256 long", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 20 }), (s) => {
+      fc.property(anyText, (s) => {
         const bad = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(s) || /[\uD800-\uDFFF]/.test(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, "")) || s.trim() !== s || s.length === 0;
         expect(executionSchema.safeParse(exec({ id: s })).success).toBe(!bad);
       }),

@@ -6,7 +6,14 @@ import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { liveMetrics } from "../../src/services/live-metrics.ts";
-import { newRecommendationId, RecommendationLog, summarizeAnswer, summarizeRequest } from "../../src/services/recommendation-log.ts";
+import {
+  newRecommendationId,
+  RECOMMENDATION_LOG_DEFAULTS,
+  RecommendationLog,
+  retentionFromEnv,
+  summarizeAnswer,
+  summarizeRequest,
+} from "../../src/services/recommendation-log.ts";
 import { countRecommendations, joinedRecommendations } from "../../src/store/recommendations.ts";
 import type { Database } from "../../src/store/schema.ts";
 
@@ -158,6 +165,54 @@ describe("recommendation log through the facade", () => {
     expect(log.dropped).toBe(0);
     expect(log.written).toBe(100);
     expect((await countRecommendations(tg.engine.db, project)).recommendations).toBe(100);
+  });
+
+  it("outcomes alone are count-bounded: a project that only records executions is pruned to the newest N", async () => {
+    const project = "outcomes-only";
+    const bound = { maxOutcomesPerProject: 50, pruneEveryRows: 20 };
+    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000, batchSize: 10, ...bound });
+    let most = 0;
+    for (let k = 0; k < 300; k++) {
+      // One outcome per recorded execution (its id is the session), as recordExecution logs it.
+      log.outcome({ project, recommendationId: null, session: `run-${k}`, kind: "execution", success: true, followed: null, executionId: `run-${k}`, tools: ["a"] });
+      if (k % 10 === 9) {
+        await log.idle();
+        most = Math.max(most, (await countRecommendations(tg.engine.db, project)).outcomes);
+      }
+    }
+    // Between prunings at most pruneEveryRows rows over the bound (each flush here writes 10).
+    expect(most).toBeLessThanOrEqual(bound.maxOutcomesPerProject + bound.pruneEveryRows);
+    expect(log.prunes).toBeGreaterThanOrEqual(300 / bound.pruneEveryRows - 1);
+    await log.close();
+    expect(log.written).toBe(300);
+    const left = await tg.engine.db.selectFrom("recommendation_outcomes").select("execution_id").where("project", "=", project).orderBy("id").execute();
+    expect(left.map((r) => r.execution_id)).toEqual(Array.from({ length: 50 }, (_, i) => `run-${250 + i}`));
+  });
+
+  it("a flush never waits for the pruning: a caller that never lets the event loop turn loses no row to it", async () => {
+    const project = "prune-tight-loop";
+    // Pruning due every 10 rows; its statements wait for a turn of the event loop that this loop never gives.
+    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000, batchSize: 10, maxQueue: 30, pruneEveryRows: 10, maxOutcomesPerProject: 5 });
+    let turns = 0;
+    const tick = setImmediate(() => turns++);
+    for (let k = 0; k < 200; k++) {
+      await sql`select 1`.execute(tg.engine.db);
+      log.outcome({ project, recommendationId: null, session: `t-${k}`, kind: "execution", success: true, followed: null, executionId: `t-${k}`, tools: [] });
+    }
+    clearImmediate(tick);
+    expect(turns).toBe(0);
+    expect(log.dropped).toBe(0);
+    await log.close();
+    expect(log.written).toBe(200);
+    expect((await countRecommendations(tg.engine.db, project)).outcomes).toBe(5);
+  });
+
+  it("retention bounds come from the environment when not given in code; a bad value names the variable", () => {
+    expect(retentionFromEnv({})).toEqual({});
+    expect(retentionFromEnv({ TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS: "5000", TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES: " 0 " })).toEqual({ maxPerProject: 5000, maxOutcomesPerProject: 0 });
+    expect(() => retentionFromEnv({ TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES: "1e5" })).toThrow(/^TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES: must be a whole number ≥ 0 \(got "1e5"\)$/);
+    expect(() => retentionFromEnv({ TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS: "-1" })).toThrow(/MAX_ANSWERS/);
+    expect(RECOMMENDATION_LOG_DEFAULTS).toMatchObject({ maxPerProject: 100_000, maxOutcomesPerProject: 100_000, pruneEveryRows: 10_000 });
   });
 
   it("summarizeAnswer: a list answer without an overall gate takes the best item decision", () => {

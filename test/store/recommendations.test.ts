@@ -147,10 +147,94 @@ for (const backend of backends()) {
         answer(p, "n4", now - 1 * day),
       ]);
       await insertOutcomes(conn.db, [outcome(p, now - 35 * day, { recommendationId: "old1" }), outcome(p, now - day, { recommendationId: "n4" })]);
-      const r = await pruneRecommendations(conn.db, p, { maxPerProject: 3, maxAgeDays: 30, now });
+      const r = await pruneRecommendations(conn.db, p, { maxPerProject: 3, maxOutcomesPerProject: 10, maxAgeDays: 30, now });
       expect(r).toEqual({ recommendations: 3, outcomes: 1 });
       expect((await joinedRecommendations(conn.db, p)).map((x) => x.id)).toEqual(["n2", "n3", "n4"]);
       expect(await countRecommendations(conn.db, p)).toEqual({ recommendations: 3, outcomes: 1 });
+    });
+
+    it("property: retention keeps the newest N of each table and nothing past the age bound, whatever the step", async () => {
+      const day = 86_400_000;
+      const now = T0 + 100 * day;
+      // Times from a few values (ties likely), some past the 30-day bound.
+      const ages = fc.constantFrom(0, 1, 1, 2, 5, 29, 31, 40).map((d) => now - d * day);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.record({ id: fc.stringMatching(/^[a-e]{1,3}$/), at: ages }), { maxLength: 12 }),
+          fc.array(ages, { maxLength: 12 }),
+          fc.nat({ max: 8 }),
+          fc.nat({ max: 8 }),
+          fc.integer({ min: 1, max: 5 }),
+          async (answers, outcomeAts, keep, keepOutcomes, step) => {
+            const p = freshProject();
+            const unique = [...new Map(answers.map((a) => [a.id, a])).values()];
+            await insertRecommendations(conn.db, unique.map((a) => answer(p, a.id, a.at)));
+            await insertOutcomes(conn.db, outcomeAts.map((at, i) => outcome(p, at, { executionId: `o${i}` })));
+            const r = await pruneRecommendations(conn.db, p, { maxPerProject: keep, maxOutcomesPerProject: keepOutcomes, maxAgeDays: 30, now, step });
+            // Independently: drop the old ones, sort newest first by (time, id) / by write order, keep the first N.
+            const young = (at: number) => at >= now - 30 * day;
+            const keptAnswers = unique
+              .filter((a) => young(a.at))
+              .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+              .slice(0, keep)
+              .map((a) => a.id)
+              .sort();
+            const keptOutcomes = outcomeAts
+              .map((at, i) => ({ at, id: `o${i}`, i }))
+              .filter((x) => young(x.at))
+              .reverse()
+              .slice(0, keepOutcomes)
+              .map((x) => x.id)
+              .sort();
+            const gotAnswers = (await joinedRecommendations(conn.db, p)).map((x) => x.id).sort();
+            const gotOutcomes = (await conn.db.selectFrom("recommendation_outcomes").select("execution_id").where("project", "=", p).execute()).map((x) => x.execution_id).sort();
+            expect(gotAnswers).toEqual(keptAnswers);
+            expect(gotOutcomes).toEqual(keptOutcomes);
+            expect(r).toEqual({ recommendations: unique.length - keptAnswers.length, outcomes: outcomeAts.length - keptOutcomes.length });
+          },
+        ),
+        { seed: 27, numRuns: 30 },
+      );
+    });
+
+    it("retention works in statements of at most `step` rows with a pause between: 10 outcomes, keep 3, step 2", async () => {
+      const p = freshProject();
+      await insertOutcomes(conn.db, Array.from({ length: 10 }, (_, i) => outcome(p, T0, { executionId: `o${i}` })));
+      let pauses = 0;
+      const r = await pruneRecommendations(conn.db, p, { maxPerProject: 5, maxOutcomesPerProject: 3, maxAgeDays: 30, now: T0, step: 2, pause: async () => void pauses++ });
+      // A pause after each statement. Answers: ANALYZE, an age delete, a rank query finding nothing (3). Outcomes:
+      // ANALYZE, an age delete (2), rank 3 found by walking 4 rows in 2 steps (2), 7 rows deleted in statements of
+      // 2, 2, 2, 1 (4).
+      expect([r.outcomes, pauses]).toEqual([7, 11]);
+      const left = await conn.db.selectFrom("recommendation_outcomes").select("execution_id").where("project", "=", p).orderBy("id").execute();
+      expect(left.map((x) => x.execution_id)).toEqual(["o7", "o8", "o9"]);
+    });
+
+    it("retention breaks ties of created_at by id: a frozen clock still keeps exactly N", async () => {
+      const p = freshProject();
+      await insertRecommendations(conn.db, ["r3", "r1", "r5", "r2", "r4"].map((id) => answer(p, id, T0)));
+      const r = await pruneRecommendations(conn.db, p, { maxPerProject: 2, maxOutcomesPerProject: 10, maxAgeDays: 30, now: T0 });
+      expect(r.recommendations).toBe(3);
+      expect((await joinedRecommendations(conn.db, p)).map((x) => x.id)).toEqual(["r4", "r5"]);
+    });
+
+    it("retention keeps the newest N outcomes by the order they were written, whatever their time, per project", async () => {
+      const p = freshProject();
+      const other = freshProject();
+      const day = 86_400_000;
+      const now = T0 + 100 * day;
+      // Seven recent outcomes written in this order (their `at` deliberately not in that order), none tied to an answer.
+      const ats = [5, 1, 6, 2, 7, 3, 4].map((h) => now - h * 3_600_000);
+      await insertOutcomes(conn.db, ats.map((at, i) => outcome(p, at, { session: `s${i}`, executionId: `e${i}` })));
+      await insertOutcomes(conn.db, [outcome(other, now - day, { session: "x" }), outcome(other, now - day, { session: "y" })]);
+      const r = await pruneRecommendations(conn.db, p, { maxPerProject: 100, maxOutcomesPerProject: 3, maxAgeDays: 30, now });
+      expect(r).toEqual({ recommendations: 0, outcomes: 4 });
+      const left = await conn.db.selectFrom("recommendation_outcomes").select("execution_id").where("project", "=", p).orderBy("id").execute();
+      expect(left.map((x) => x.execution_id)).toEqual(["e4", "e5", "e6"]);
+      // A second pass has nothing left to do; the other project is untouched; a bound of 0 empties the table.
+      expect(await pruneRecommendations(conn.db, p, { maxPerProject: 100, maxOutcomesPerProject: 3, maxAgeDays: 30, now })).toEqual({ recommendations: 0, outcomes: 0 });
+      expect((await countRecommendations(conn.db, other)).outcomes).toBe(2);
+      expect(await pruneRecommendations(conn.db, p, { maxPerProject: 100, maxOutcomesPerProject: 0, maxAgeDays: 30, now })).toEqual({ recommendations: 0, outcomes: 3 });
     });
 
     it("live metrics over joined rows: acceptance and precision of accepted answers by hand", async () => {

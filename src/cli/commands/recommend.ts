@@ -1,4 +1,7 @@
 /** search, next, capabilities, discover, dag, plan, alternatives, record, learn-weights. */
+import { fieldOf } from "../../formats/issues.ts";
+import { parseJsonText } from "../../formats/json-text.ts";
+import { ImportError } from "../../services/parse.ts";
 import { type Command, type CommandContext, EXIT, type OptionSpec, UsageError } from "../command.ts";
 import { inputSource, inputText } from "../input.ts";
 import { fmtNum, Progress, table } from "../output.ts";
@@ -58,14 +61,13 @@ function gateFields(ctx: CommandContext) {
   };
 }
 
-/** --workflow JSON: parsed here, validated by the request schema like every other field. */
+/** --workflow JSON: parsed here (parseJsonText, depth-bounded), validated by the request schema like every other field. */
 function workflowArg(v: string | undefined): { steps: { tool: string; success?: boolean }[] } | undefined {
   if (v === undefined) return undefined;
-  try {
-    return JSON.parse(v) as { steps: { tool: string; success?: boolean }[] };
-  } catch (e) {
-    throw new UsageError(`--workflow must be JSON: ${(e as Error).message}`);
-  }
+  const parsed = parseJsonText(v);
+  if (parsed.ok) return parsed.value as { steps: { tool: string; success?: boolean }[] };
+  const field = fieldOf(parsed.problem.path);
+  throw new UsageError(`--workflow must be JSON: ${field ? `${field}: ` : ""}${parsed.problem.message}`);
 }
 
 function capFields(ctx: CommandContext) {
@@ -330,6 +332,16 @@ export const alternativesCommand: Command = {
   },
 };
 
+/** One JSON object (possibly over several lines), read like every import (parseJsonText): bad text names its line. */
+function oneExecution(text: string, file: string): object {
+  const parsed = parseJsonText(text);
+  // A text starting with "{" that parses is an object; the facade validates it.
+  if (parsed.ok) return parsed.value as object;
+  const p = parsed.problem;
+  const line = text.slice(0, p.index).split("\n").length;
+  throw new ImportError([{ file, line, field: fieldOf(p.path), message: p.message }]);
+}
+
 export const recordCommand: Command = {
   name: "record",
   summary: "record executions (a JSON object, or JSONL with one execution per line) and learn from them",
@@ -343,7 +355,7 @@ export const recordCommand: Command = {
     return withTg(ctx, async (tg) => {
       const autoRegister = Boolean(ctx.values["auto-register"]);
       let r: { inserted: number; skippedExisting: number; graphVersion: number };
-      if (text.startsWith("{") && !text.includes("\n{")) r = await tg.recordExecution(JSON.parse(text), { autoRegister });
+      if (text.startsWith("{") && !text.includes("\n{")) r = await tg.recordExecution(oneExecution(text, "file" in src ? src.file : "stdin"), { autoRegister });
       else r = await tg.importTraces("file" in src ? src : text, { autoRegister });
       if (ctx.json) ctx.out(JSON.stringify({ inserted: r.inserted, skippedExisting: r.skippedExisting, graphVersion: r.graphVersion }));
       else ctx.out(`${r.inserted} execution(s) recorded, ${r.skippedExisting} already present; graph version ${r.graphVersion}`);
