@@ -393,6 +393,7 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
     keepDirect: options.keepDirect ?? true,
     ...(mentions ? { mentions } : {}),
     ...(options.mentionMinObserved !== undefined ? { mentionMinObserved: options.mentionMinObserved } : {}),
+    label: (v) => s.tools[v]!.id,
   });
 }
 
