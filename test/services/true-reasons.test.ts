@@ -1,7 +1,6 @@
 /**
  * Reasons that are true, through the library (`openToolgraph`) on the demo project (src/demo/): DAG and plan
- * reasons name tools, never internal indices; a "similar task" rule needs a past task that is really similar;
- * a plan's prerequisites come from evidence connected to the intent.
+ * reasons name tools, never internal indices; a "similar task" rule needs a past task that is really similar.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
@@ -44,5 +43,29 @@ describe("DAG and plan reasons name tools", () => {
       // A root names the tools that need it; a later node the tools it runs after.
       for (const t of n.root ? n.dependents : n.prerequisites) expect(n.reason).toContain(t);
     }
+  });
+});
+
+describe("a similar-task rule needs a similar past task", () => {
+  it("'bake a chocolate cake' (nothing like it in the catalog or the history): no similar_task_success, and the report says why", async () => {
+    const r = await tg.search({ intent: "bake a chocolate cake", limit: 3 });
+    expect(r.threshold.matchedRules).not.toContain("similar_task_success");
+    expect(r.threshold.adjusted).not.toBe(0.6);
+    expect(r.threshold.signals.user).toMatch(/^No user-history signal; no similar past task: no past execution is similar enough \(similarity ≥ 0\.50, the closest reaches 0\.[0-4]\d\)$/);
+  });
+
+  it("the same answer from capabilities and next step with an intent", async () => {
+    const caps = await tg.matchCapabilities({ intent: "bake a chocolate cake" });
+    const next = await tg.suggestNext({ context: ["git.status"], intent: "bake a chocolate cake" });
+    for (const r of [caps, next]) {
+      expect(r.threshold.matchedRules).not.toContain("similar_task_success");
+      expect(r.threshold.signals.user).toContain("no similar past task");
+    }
+  });
+
+  it("a request asked before (same words) still finds its similar past tasks", async () => {
+    const r = await tg.search({ intent: "schedule a meeting with Ana and Bo next week", limit: 3 });
+    expect(r.threshold.matchedRules).toContain("similar_task_success");
+    expect(r.threshold.signals.user).toMatch(/^similar_success: \d+% success of \d+ similar past executions \(similarity ≥ 0\.50\)$/);
   });
 });
