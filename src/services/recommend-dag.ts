@@ -30,10 +30,12 @@
  * by the order the intent mentions them; observed precedence and direct edges always win, and the order of the
  * tools list never counts.
  *
- * plan(intent): the main tools come from the best-matching successful past execution (intent memory) or
- * from search; the dependency closure adds prerequisites the intent did not mention (declared dependency
- * edges, and learned ones that held in at least half of the dependent tool's executions; depth ≤ 3, each
- * explained), then the DAG above.
+ * plan(intent): the main tools come from the capability matched with high confidence (so plan and capability
+ * match agree), else the best-matching successful past execution (intent memory), else search; the dependency
+ * closure adds prerequisites the intent did not mention (declared dependency edges, and learned ones that held
+ * in at least half of the dependent tool's executions; depth ≤ 3), each only with evidence connected to the
+ * intent — declared, in the matched capability, or run before it in a matched past request — and says which
+ * (docs/decisions/plan-evidence.md), then the DAG above.
  * Caps (maxTools, maxLatencyMs, maxCost) trim the plan and say what was dropped and why.
  */
 
@@ -41,6 +43,7 @@ import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build
 import { dagConfidence as confidenceOfDag, inMainBand, planConfidence, requiredPrerequisite as requiredByCounts } from "../../algorithms/dag/confidence.ts";
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import { dependencyClosure, type Prerequisite } from "../../algorithms/dag/dependency-closure.ts";
+import { describeEvidence, type EvidenceSources, type PrerequisiteEvidence, prerequisiteEvidence } from "../../algorithms/dag/prerequisite-evidence.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
 import { DEFAULTS as MENTION_DEFAULTS, type MentionDependency, mentionChain, mentionPositionsOf, nameWords } from "../../algorithms/dag/mention-order.ts";
 import { baseRate, blendedWeight, consumerRate as consumerRateOf, firstShare as firstShareOf } from "../../algorithms/dag/rates.ts";
@@ -56,6 +59,8 @@ import type { EdgeState, GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { ToolRow } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { filtersAnything, safetyFilter } from "./filters.ts";
+import { MEMORY_DEFAULTS } from "./memory.ts";
+import { runMatchCapabilities } from "./recommend-capabilities.ts";
 import { rankedSearchItems, rankSearch } from "./recommend-search.ts";
 import { badRequest, resolveTools } from "./resolve.ts";
 
@@ -589,18 +594,33 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const mem = ranking.memory;
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const excluded = new Set(req.exclude ?? []);
-  // Main tools. From the intent memory when a successful past execution matches the intent closely
-  // (fused similarity ≥ PLAN_MEMORY_SIMILARITY): its tools, in its order. Otherwise from search: the top
-  // hit, plus further hits scoring within 5 % of it (at most `limit`).
+  const allowed = (tool: string) => s.index.has(tool) && !excluded.has(tool) && !unsafe(s.index.get(tool)!);
+  // The capabilities job's own answer for the intent: its top match when the gate did not abstain on it. The
+  // workflow goes without its id: the plan's own gate records the request on the workflow's timeline, once.
+  const workflow = req.workflow ? { steps: req.workflow.steps, replans: req.workflow.replans } : undefined;
+  const capabilities = await runMatchCapabilities(engine, project, { intent: req.intent, user: req.user, limit: 1, environment: req.environment, urgency: req.urgency, workflow });
+  const topCapability = capabilities.results[0];
+  const matchedCapability = topCapability && topCapability.gate.decision !== "abstained" ? topCapability : undefined;
+  // Main tools. From the matched capability when it matches strongly: its tools, so the plan and the
+  // capability match agree. Else from the intent memory when a successful past execution
+  // matches the intent closely (fused similarity ≥ PLAN_MEMORY_SIMILARITY): its tools, in its order.
+  // Otherwise from search: the top hit, plus further hits scoring within 5 % of it (at most `limit`).
   // The search's own recall (same intent, user and tokens).
   const best = mem.past.find((p) => p.success);
-  let main: { tool: string; score: number; why: string }[];
-  if (best && best.similarity >= PLAN_MEMORY_SIMILARITY) {
+  let main: { tool: string; score: number; why: string }[] = [];
+  // Strong: accepted with high confidence, and holding the search's top tool (two channels agree; a match
+  // carried by one channel alone, e.g. "back up …" voting for rollback through shared words, is not strong).
+  const topTool = found.results[0]?.tool;
+  if (matchedCapability && matchedCapability.gate.decision === "accepted" && matchedCapability.gate.confidence === "high" && topTool !== undefined && matchedCapability.tools.includes(topTool)) {
+    const c = matchedCapability;
+    main = c.tools.filter(allowed).map((tool) => ({ tool, score: Math.min(1, c.score), why: `in capability ${c.capability}, matched to the intent with high confidence (score ${c.score.toFixed(3)})` }));
+  }
+  if (main.length === 0 && best && best.similarity >= PLAN_MEMORY_SIMILARITY) {
     const seen = new Set<string>();
     main = best.steps
       .filter((st) => st.success && s.index.has(st.tool) && !excluded.has(st.tool) && !unsafe(s.index.get(st.tool)!) && !seen.has(st.tool) && seen.add(st.tool))
       .map((st) => ({ tool: st.tool, score: best.similarity, why: `used by the most similar past request ${best.executionId} (similarity ${best.similarity.toFixed(2)}, succeeded)` }));
-  } else main = [];
+  }
   if (main.length === 0) {
     const top = found.results[0];
     main = top
@@ -611,13 +631,28 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
       : [];
   }
   const mainIdx = main.map((r) => s.index.get(r.tool)!);
-  // Required prerequisites (listed once per tool and graph version), less the unsafe and excluded tools.
+  // Required prerequisites (listed once per tool and graph version), less the unsafe and excluded tools, and
+  // only those with evidence connected to the intent (algorithms/dag/prerequisite-evidence.ts): a declared
+  // edge, the matched capability, or the matched past requests (similar tasks, task similarity ≥ the floor).
   const filtered = excluded.size > 0 || filtersAnything(s, req.excludeSafetyTags);
+  const sources: EvidenceSources<number> = {
+    declared: (u, v) => (s.edgeAt(u, v)?.declared.dependency ?? 0) > 0,
+    capability: matchedCapability ? { id: matchedCapability.capability, tools: new Set(matchedCapability.tools.flatMap((x) => (s.index.has(x) ? [s.index.get(x)!] : []))) } : undefined,
+    past: mem.past.flatMap((p, r) => (p.success && mem.taskSimilarity[r]! >= MEMORY_DEFAULTS.similarTaskFloor ? [p.steps.flatMap((st) => (st.success && s.index.has(st.tool) ? [s.index.get(st.tool)!] : []))] : [])),
+  };
+  const evidence = new Map<number, PrerequisiteEvidence>();
   const closure = dependencyClosure(
     mainIdx,
     (v: number) => {
-      const list = requiredPrerequisitesOf(s, v);
-      return filtered ? list.filter((p) => !unsafe(p.node) && !excluded.has(s.tools[p.node]!.id)) : list;
+      const out: Prerequisite<number>[] = [];
+      for (const p of requiredPrerequisitesOf(s, v)) {
+        if (filtered && (unsafe(p.node) || excluded.has(s.tools[p.node]!.id))) continue;
+        const e = prerequisiteEvidence(p.node, v, sources);
+        if (!e) continue;
+        evidence.set(p.node * s.n + v, e);
+        out.push(p);
+      }
+      return out;
     },
     { maxDepth: req.closureDepth ?? 3 },
   );
@@ -629,7 +664,10 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const id = (i: number) => s.tools[i]!.id;
   const why = new Map<string, string>();
   for (const r of main) why.set(r.tool, r.why);
-  for (const a of closure.added) why.set(id(a.node), `prerequisite of ${id(a.requiredBy)} (depth ${a.depth}, dependency weight ${a.weight.toFixed(2)})`);
+  for (const a of closure.added) {
+    const e = evidence.get(a.node * s.n + a.requiredBy)!;
+    why.set(id(a.node), `prerequisite of ${id(a.requiredBy)} (depth ${a.depth}, dependency weight ${a.weight.toFixed(2)}): ${describeEvidence(e, id(a.requiredBy))}`);
+  }
   // Ranked list for retrieval metrics: main tools in search order, each followed by the prerequisites it pulled in.
   const ranked: string[] = [];
   const addedBy = new Map<number, number[]>();

@@ -1,6 +1,7 @@
 /**
  * Reasons that are true, through the library (`openToolgraph`) on the demo project (src/demo/): DAG and plan
- * reasons name tools, never internal indices; a "similar task" rule needs a past task that is really similar.
+ * reasons name tools, never internal indices; a "similar task" rule needs a past task that is really similar;
+ * a plan's prerequisites come from evidence connected to the intent.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
@@ -13,12 +14,38 @@ const INDEX_IN_REASON = /(runs after|required by|edges from) \d/;
 
 let tg: Toolgraph;
 
+/**
+ * Triage traces: list the issues, read one, search the code for what it reports, comment. In them fs.search_files
+ * reads github.get_issue's output, so once they outnumber the other uses of fs.search_files, the learned edge
+ * github.get_issue → fs.search_files counts as required — for triage, not for editing a README.
+ */
+function triageTraces(n: number) {
+  const intents = ["look into the crash reported in the newest issue", "investigate the bug from the issue tracker", "find where the reported exception comes from"];
+  return Array.from({ length: n }, (_, i) => ({
+    id: `triage-${i}`,
+    user: "ana",
+    intent: intents[i % intents.length]!,
+    startedAt: new Date(NOW - (i + 1) * 3_600_000),
+    success: true,
+    steps: [
+      { tool: "github.list_issues", dependsOn: [] },
+      { tool: "github.get_issue", dependsOn: [0] },
+      { tool: "fs.search_files", dependsOn: [1] },
+      { tool: "github.comment_issue", dependsOn: [1, 2] },
+    ],
+  }));
+}
+
 beforeAll(async () => {
   tg = await openToolgraph({ home: "memory://", project: "demo", embeddings: "hash:256", now: () => NOW, resultCacheSize: 0, recommendationLog: { enabled: false } });
   // The gate without the machine's CPU and memory signals (they move with the load of the test machine).
   (tg.engine.gatekeeper as { manager: AdaptiveThresholdManager }).manager = new AdaptiveThresholdManager({ now: () => NOW, learner: tg.engine.gatekeeper.learner, resources: false });
   await tg.importCatalog(demoCatalog());
   await tg.importTraces(demoTraces(600, 42, NOW));
+  // Project "triage": the demo, triage traces, and one past request "fix the typo in the README".
+  await tg.importCatalog(demoCatalog(), { project: "triage" });
+  const readme = { id: "readme-1", user: "bo", intent: "fix the typo in the README", startedAt: new Date(NOW - 7_200_000), success: true, steps: [{ tool: "fs.search_files" }, { tool: "fs.read_file" }, { tool: "fs.write_file" }] };
+  await tg.importTraces([...demoTraces(600, 42, NOW), ...triageTraces(120), readme], { project: "triage" });
 }, 120_000);
 
 afterAll(async () => {
@@ -69,3 +96,54 @@ describe("a similar-task rule needs a similar past task", () => {
     expect(r.threshold.signals.user).toMatch(/^similar_success: \d+% success of \d+ similar past executions \(similarity ≥ 0\.50\)$/);
   });
 });
+
+describe("a plan's prerequisites come from evidence connected to the intent", () => {
+  it("'fix the typo in the README' takes no prerequisite seen only in triage traces", async () => {
+    const plan = await tg.plan({ project: "triage", intent: "fix the typo in the README" });
+    const tools = plan.tools.map((t) => t.tool);
+    expect(tools).toContain("fs.search_files");
+    expect(tools).not.toContain("github.get_issue");
+    expect(tools).not.toContain("github.list_issues");
+    for (const t of plan.tools) expect(t.why).not.toMatch(/^prerequisite of/);
+  });
+
+  it("the triage edge is learned and required: only the evidence keeps it out", async () => {
+    const { requiredPrerequisitesOf } = await import("../../src/services/recommend-dag.ts");
+    const s = await tg.engine.snapshot("triage");
+    const required = requiredPrerequisitesOf(s, s.index.get("fs.search_files")!).map((p) => s.tools[p.node]!.id);
+    expect(required).toContain("github.get_issue");
+  });
+
+  it("a triage request still gets the triage tools", async () => {
+    const plan = await tg.plan({ project: "triage", intent: "look into the crash reported in the newest issue" });
+    expect(plan.tools.map((t) => t.tool)).toEqual(expect.arrayContaining(["github.list_issues", "github.get_issue", "fs.search_files"]));
+  });
+
+  it("a declared edge is evidence and the plan says so; a learned one without evidence stays out", async () => {
+    // "bake a chocolate cake": nothing matches, so search picks the main tools (git.push, git.commit) and no
+    // capability or similar past request backs any prerequisite — only the declared git.diff → git.commit does.
+    await tg.importEdges(JSON.stringify({ from: "git.diff", to: "git.commit", type: "dependency", source: "declared" }), { project: "triage" });
+    const plan = await tg.plan({ project: "triage", intent: "bake a chocolate cake" });
+    const why = new Map(plan.tools.map((t) => [t.tool, t.why]));
+    expect(why.get("git.commit")).toMatch(/^chosen by search/);
+    expect(why.get("git.diff")).toMatch(/^prerequisite of git\.commit \(depth 1, dependency weight \d\.\d\d\): declared dependency edge$/);
+    // git.create_branch → git.push is learned and required (ship-change traces), but nothing ties it to this intent.
+    expect(why.get("git.push")).toMatch(/^chosen by search/);
+    const { requiredPrerequisitesOf } = await import("../../src/services/recommend-dag.ts");
+    const s = await tg.engine.snapshot("triage");
+    expect(requiredPrerequisitesOf(s, s.index.get("git.push")!).map((p) => s.tools[p.node]!.id)).toContain("git.create_branch");
+    expect(why.has("git.create_branch")).toBe(false);
+  });
+
+  it("a strong capability match and the plan agree on the tools", async () => {
+    const intent = "reply to the bug report on github after checking the code";
+    const caps = await tg.matchCapabilities({ intent, limit: 1 });
+    const top = caps.results[0]!;
+    expect(top.capability).toBe("answer-issue");
+    expect(top.gate).toMatchObject({ decision: "accepted", confidence: "high" });
+    const plan = await tg.plan({ intent });
+    expect(plan.tools.map((t) => t.tool).sort()).toEqual([...top.tools].sort());
+    for (const t of plan.tools) expect(t.why).toContain("answer-issue");
+  });
+});
+
