@@ -42,6 +42,7 @@
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
 import { dagConfidence as confidenceOfDag, inMainBand, planConfidence, requiredPrerequisite as requiredByCounts } from "../../algorithms/dag/confidence.ts";
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
+import { inferDependencies } from "../../algorithms/dag/infer-dependencies.ts";
 import { dependencyClosure, type Prerequisite } from "../../algorithms/dag/dependency-closure.ts";
 import { describeEvidence, type EvidenceSources, type PrerequisiteEvidence, prerequisiteEvidence } from "../../algorithms/dag/prerequisite-evidence.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
@@ -75,6 +76,19 @@ export type DagGraph = "history" | "dependency" | "blended" | "auto";
  * dependency graph reaches edge F1 0.74 on cases covered by training against 0.62 for the history graph,
  * whose `sequence` edges add false dependencies.
  */
+/**
+ * Which selected pairs the history fallback orders: "pair" — every pair the dependency graph relates in
+ * neither direction; "tool" — those with a tool that has no dependency edge at all; "set" — all pairs, only when
+ * the dependency graph relates no selected pair. Chosen on training traces: docs/decisions/dag-default.md.
+ */
+export type HistoryFallback = "pair" | "tool" | "set";
+export const HISTORY_FALLBACK: HistoryFallback = "tool";
+
+/** Whether a request asked for the default graph (no `graph`, or "auto"): then the history fallback applies. */
+export function isDefaultGraph(graph: DagGraph | undefined): boolean {
+  return graph === undefined || graph === "auto";
+}
+
 export function resolveDagGraph(s: GraphSnapshot, graph: DagGraph | undefined): Exclude<DagGraph, "auto"> {
   if (graph && graph !== "auto") return graph;
   return s.dependencyCsr.m > 0 ? "dependency" : "history";
@@ -321,6 +335,13 @@ export interface DagOverOptions {
    * distinctive name words); observed precedence and direct edges always win. Default: none (no orientation).
    */
   readonly intent?: string;
+  /**
+   * History fallback (docs/decisions/dag-default.md): on the dependency graph, the selected pairs it relates in
+   * neither direction take the history graph's candidates (observed successions, hop-bounded paths) before any
+   * prior or mention proposal. The default graph ("auto" resolved to dependency) turns it on; an explicit
+   * `graph: "dependency"` does not. Default false here (the jobs pass it).
+   */
+  readonly historyFallback?: boolean | HistoryFallback;
   /** tokenize(intent), when the caller has it already (the plan's search tokenized the same intent). */
   readonly intentTokens?: readonly string[];
   /** Pairs observed fewer times (both orders) count as unobserved for mention order. Default mention-order.ts DEFAULTS.minObserved. */
@@ -377,9 +398,13 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
   const prior = options.dataFlowPrior ?? true;
   const mentions = options.intent ? mentionsOf(s, selected, options.intent, options.intentTokens) : undefined;
   const chainLimit = mentions ? (options.mentionChain ?? MENTION_DEFAULTS.chainEdges) : 0;
+  const fallbackMode: HistoryFallback | undefined = options.historyFallback === true ? HISTORY_FALLBACK : options.historyFallback || undefined;
+  const fallback = fallbackMode !== undefined && graph === "dependency";
   const propose =
-    schemaEdges || prior || chainLimit > 0
+    schemaEdges || prior || chainLimit > 0 || fallback
       ? (inferred: readonly DependencyEdge[]): DependencyEdge[] => {
+          const history = fallback ? historyFallback(s, selected, inferred, maxHops, fallbackMode) : [];
+          if (history.length > 0) return history;
           const schema = schemaEdges ? schemaProposals(s, selected, inferred) : [];
           const proposed = prior && schema.length === 0 ? priorProposal(s, selected, inferred) : schema;
           return chainLimit > 0 && inferred.length === 0 && proposed.length === 0 ? mentionChain(selected, mentions!, chainLimit) : proposed;
@@ -402,6 +427,41 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
   });
 }
 
+
+/**
+ * The history graph's candidate edges between selected tools that `inferred` (the dependency graph's
+ * candidates) relates in neither direction, as `mode` selects them (default "tool": pairs with a tool that has no
+ * dependency edge at all): observed successions stand in where no data flow was recorded
+ * (docs/decisions/dag-default.md). Never direct (they carry no dependency evidence).
+ */
+export function historyFallback(s: GraphSnapshot, selected: readonly number[], inferred: readonly DependencyEdge[], maxHops = 3, mode: HistoryFallback = HISTORY_FALLBACK): HistoryDependency[] {
+  if (selected.length < 2) return [];
+  if (mode === "set" && inferred.length > 0) return [];
+  // "tool": only pairs with a tool the dependency graph knows nothing about (no dependency edge in or out).
+  const unknown = (v: number) => noDependencyEdge(s, v);
+  if (mode === "tool" && !selected.some(unknown)) return [];
+  const related = new Set<number>();
+  for (const e of inferred) {
+    related.add(e.from * s.n + e.to);
+    related.add(e.to * s.n + e.from);
+  }
+  const pathCsr = pathCsrFor(s, "history", s.csr);
+  const out: HistoryDependency[] = [];
+  for (const e of inferDependencies(s.csr, selected, { maxHops, pathCsr, search: searcherFor(s, "history", pathCsr) })) {
+    if (mode === "tool" && !unknown(e.from) && !unknown(e.to)) continue;
+    if (!related.has(e.from * s.n + e.to)) out.push({ from: e.from, to: e.to, path: e.path, hops: e.hops, cost: e.cost, meanWeight: e.meanWeight, strength: e.strength, direct: false, history: true });
+  }
+  return out;
+}
+
+/** Whether tool v has no dependency edge in or out (the dependency graph knows nothing about it). */
+export function noDependencyEdge(s: GraphSnapshot, v: number): boolean {
+  const dep = s.dependencyCsr;
+  return dep.offsets[v + 1]! === dep.offsets[v]! && dep.inOffsets[v + 1]! === dep.inOffsets[v]!;
+}
+
+/** A history-fallback edge (historyFallback): explained as standing in for the dependency graph. */
+export type HistoryDependency = DependencyEdge & { readonly history: true };
 
 /** The ids of tool indices `xs`. */
 function idsOf(tools: readonly ToolRow[], xs: readonly number[]): string[] {
@@ -445,7 +505,9 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
             ? `${to} may depend on ${from}: no evidence relates the selected tools; data-flow prior (${to} consumed another tool's output in ${(100 * prior.consumer).toFixed(0)} % of its runs, ${from}'s output was consumed in ${(100 * prior.producer).toFixed(0)} %${prior.schema.output === "" ? "" : `; output ${prior.schema.output} fits input ${prior.schema.input}, schema match ${formatFixed(prior.schema.score, 2)}`}; strength ${formatFixed(e.strength, 2)})`
             : schema !== undefined
               ? `${to} may depend on ${from}: no learned or declared relation; output ${schema.output} of ${from} fits required input ${schema.input} of ${to} (schema match ${formatFixed(schema.score, 2)}, strength ${formatFixed(e.strength, 2)})`
-              : `${to} depends on ${from}: path ${arrows(path)} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${formatFixed(e.strength, 2)})`;
+              : (e as Partial<HistoryDependency>).history
+                ? `${to} depends on ${from}: path ${arrows(path)} in the history graph (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${formatFixed(e.strength, 2)}), standing in for the dependency graph, which records no data flow in or out of ${[from, to].filter((x) => noDependencyEdge(s, s.index.get(x)!)).join(" or ")}`
+                : `${to} depends on ${from}: path ${arrows(path)} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${formatFixed(e.strength, 2)})`;
     const p = e.precedence;
     if (p && p.before + p.after > 0) explanation = `${explanation}; observed ${from} before ${to} ${p.before}×, after ${p.after}×`;
     const evidence = direct ? ("dependency" as const) : schema !== undefined ? ("schema" as const) : prior !== undefined ? ("prior" as const) : mentioned !== undefined ? ("mention" as const) : ("path" as const);
@@ -517,7 +579,7 @@ export interface CapResult {
 }
 
 /** Applies maxTools, maxLatencyMs (critical path) and maxCost, dropping the lowest-priority tools last in `order`. */
-export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: number | undefined; maxLatencyMs?: number | undefined; maxCost?: number | undefined; schemaEdges?: boolean | undefined; intent?: string | undefined }, graph: DagGraph): CapResult {
+export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: number | undefined; maxLatencyMs?: number | undefined; maxCost?: number | undefined; schemaEdges?: boolean | undefined; intent?: string | undefined; historyFallback?: boolean | undefined }, graph: DagGraph): CapResult {
   let kept = order.slice();
   const dropped: CapResult["dropped"] = [];
   if (caps.maxTools !== undefined && kept.length > caps.maxTools) {
@@ -533,7 +595,7 @@ export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: 
   }
   if (caps.maxLatencyMs !== undefined) {
     while (kept.length > 1) {
-      const wall = dagOver(s, kept, graph, 3, caps.schemaEdges ?? false, caps.intent ? { intent: caps.intent } : {}).timing.wallTimeMs;
+      const wall = dagOver(s, kept, graph, 3, caps.schemaEdges ?? false, { ...(caps.intent ? { intent: caps.intent } : {}), historyFallback: caps.historyFallback ?? false }).timing.wallTimeMs;
       if (wall <= caps.maxLatencyMs) break;
       const i = kept.pop()!;
       dropped.push({ tool: s.tools[i]!.id, reason: `maxLatencyMs ${caps.maxLatencyMs}: critical path ${wall.toFixed(0)} ms over budget; lowest-ranked tool dropped` });
@@ -550,9 +612,10 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const removed = selected.filter(unsafe).map((i) => ({ tool: s.tools[i]!.id, reason: s.tools[i]!.available ? "excluded by safety tag" : "unavailable (its server no longer lists it)" }));
   const graph = resolveDagGraph(s, req.graph);
-  const caps = applyCaps(s, selected.filter((i) => !unsafe(i)), req, graph);
+  const historyFallback = isDefaultGraph(req.graph);
+  const caps = applyCaps(s, selected.filter((i) => !unsafe(i)), { ...req, historyFallback }, graph);
   // The request's intent (optional) orients pairs the history never saw in succession (mention-order.ts).
-  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, req.intent ? { intent: req.intent } : {});
+  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, req.intent ? { intent: req.intent, historyFallback } : { historyFallback });
   const confidence = dagConfidence(dag);
   const gateRequest = { project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow };
   const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
@@ -657,10 +720,11 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
     { maxDepth: req.closureDepth ?? 3 },
   );
   const graph = resolveDagGraph(s, req.graph);
+  const historyFallback = isDefaultGraph(req.graph);
   const order = closure.nodes;
-  const caps = applyCaps(s, order, req, graph);
+  const caps = applyCaps(s, order, { ...req, historyFallback }, graph);
   // The plan's intent orients pairs the history never saw in succession (mention-order.ts), as buildDag's.
-  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, { intent: req.intent, intentTokens: ranking.tokens });
+  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, { intent: req.intent, intentTokens: ranking.tokens, historyFallback });
   const id = (i: number) => s.tools[i]!.id;
   const why = new Map<string, string>();
   for (const r of main) why.set(r.tool, r.why);
