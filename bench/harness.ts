@@ -444,6 +444,7 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
     ...(before ? { "precedence-sorted chain (training order)": (tools: string[]) => chain(precedenceChain(tools, before).order) } : {}),
     "no edges": (tools) => ({ edges: [], order: tools, rank: new Map() }),
     "toolgraph (history graph)": (tools, intent) => viaJob(tools, "history", false, intent),
+    "toolgraph (default graph)": (tools, intent) => viaJob(tools, "auto", false, intent),
     "toolgraph (dependency graph)": (tools, intent) => viaJob(tools, "dependency", false, intent),
     "toolgraph (dependency graph), tools given shuffled": (tools, intent) => {
       const u = tools.slice();
@@ -467,7 +468,7 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
   // Default rows go through the library's buildDag job (the doors' path: data-flow prior, precedence and the
   // request's intent on); the ablation rows (no intent, no precedence, no data-flow prior, 1 hop, no direct-first,
   // direct edges reduced, + role orientation) switch them off (or on) through dagOver's ablation seam.
-  async function viaJob(tools: string[], graph: "history" | "dependency" | "blended", schemaEdges = false, intent?: string): Promise<Predicted> {
+  async function viaJob(tools: string[], graph: "history" | "dependency" | "blended" | "auto", schemaEdges = false, intent?: string): Promise<Predicted> {
     const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
     if (uniq.length === 0) return { edges: [], order: [], rank: new Map() };
     const dag = await tg.buildDag({ project, tools: uniq, graph, schemaEdges, ...(intent ? { intent } : {}) });

@@ -26,7 +26,7 @@
  *
  * Every kept edge carries its justifying path, hops, cost, strength and `direct` flag; every dropped
  * edge its reason and witness; every node why it sits where it is (a tool with no relation to the
- * others is its own root and says so).
+ * others is its own root and says so), naming the other nodes by `label` (the caller's tool ids).
  */
 
 import type { Csr } from "../graph/csr.ts";
@@ -78,6 +78,11 @@ export interface BuildExecutionDagOptions extends InferDependenciesOptions {
   readonly keepDirect?: boolean;
   /** Pseudo-observations of the "either order" prior. Default `precedence.ts` DEFAULTS.priorWeight (2). */
   readonly precedencePrior?: number;
+  /**
+   * How a node is named in the nodes' reasons ("runs after …", "required by …"): the caller's names (tool ids),
+   * never its internal indices. Default `String(node)` (the algorithm knows no other name).
+   */
+  readonly label?: (node: number) => string;
 }
 
 /** A candidate edge with the observed order of its two ends (when `precedence` counts were given). */
@@ -175,6 +180,8 @@ export function buildExecutionDag(
     cycleDroppedInto.set(d.edge.to, list);
   }
   const byPosition = (a: number, b: number) => position.get(a)! - position.get(b)!;
+  const label = options.label ?? String;
+  const names = (xs: readonly number[]) => xs.map((x) => label(x)).join(", ");
   const prerequisites = new Map<number, number[]>(selected.map((v) => [v, []]));
   const dependents = new Map<number, number[]>(selected.map((v) => [v, []]));
   for (const e of reduced.kept) {
@@ -193,11 +200,11 @@ export function buildExecutionDag(
     } else if (root) {
       const parts = ["root: no prerequisite among the selected tools"];
       const cut = cycleDroppedInto.get(v);
-      if (cut !== undefined) parts.push(`incoming edges from ${cut.join(", ")} dropped to break cycles`);
-      if (dep.length > 0) parts.push(`required by ${dep.join(", ")}`);
+      if (cut !== undefined) parts.push(`incoming edges from ${names(cut)} dropped to break cycles`);
+      if (dep.length > 0) parts.push(`required by ${names(dep)}`);
       reason = parts.join("; ");
     } else {
-      reason = `layer ${layer}: runs after ${pre.join(", ")}`;
+      reason = `layer ${layer}: runs after ${names(pre)}`;
     }
     return { node: v, layer, prerequisites: pre, dependents: dep, root, reason };
   });

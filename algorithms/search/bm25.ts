@@ -381,3 +381,17 @@ export function bm25IdealScore(index: Bm25Index, query: readonly string[]): numb
   for (const t of distinctTermIds(index, query)) s += index.idf[t]!;
   return s;
 }
+
+/**
+ * The ideal single match over *every* distinct query term: Σ_{t ∈ distinct(Q)} idf(t), where a term outside
+ * the vocabulary has df = 0, idf = ln(1 + (N + 0.5) / 0.5) (the rarest possible). A document that shares one
+ * known word of a query made mostly of unknown words scores a small fraction of it, where bm25IdealScore (known
+ * terms only) would call it a full match. 0 for an empty query.
+ */
+export function bm25FullIdealScore(index: Bm25Index, query: readonly string[]): number {
+  const unseen = Math.log(1 + (index.n + 0.5) / 0.5);
+  const s = bm25IdealScore(index, query);
+  const unknown = new Set<string>();
+  for (const tok of query) if (!index.vocabulary.has(tok)) unknown.add(tok);
+  return s + unknown.size * unseen;
+}

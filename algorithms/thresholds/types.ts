@@ -63,7 +63,21 @@ export interface TaskContext {
   readonly atRisk?: boolean | undefined;
   readonly offTrack?: boolean | undefined;
   /** Success of similar past executions from the intent memory (similar_task_success rule). */
-  readonly similarPastSuccess?: { readonly rate: number; readonly executions: number } | undefined;
+  readonly similarPastSuccess?: SimilarPastSuccess | undefined;
+}
+
+/**
+ * Success of the similar past tasks the intent memory found: `executions` past executions whose similarity to
+ * the request reached `floor`, with weighted success `rate`; rate null and executions 0 when the memory holds
+ * executions but none is that similar ("no similar past task", `best` the closest one's similarity).
+ */
+export interface SimilarPastSuccess {
+  readonly rate: number | null;
+  readonly executions: number;
+  /** The similarity a past execution must reach to count (when the caller applied one). */
+  readonly floor?: number | undefined;
+  /** The closest past execution's similarity. */
+  readonly best?: number | undefined;
 }
 
 export type Direction = "up" | "down" | "neutral";

@@ -14,7 +14,7 @@
 
 import { stripUndefined } from "./options.ts";
 import { counterOf } from "./user-history.ts";
-import type { SignalReport, UserContext } from "./types.ts";
+import type { SignalReport, SimilarPastSuccess, UserContext } from "./types.ts";
 
 export type UserSignal = "high_error_rate" | "new_unproven_user" | "trusted_user" | "similar_success";
 
@@ -67,10 +67,12 @@ export function extractUserHistorySignals(
   task?: {
     readonly domain?: string | undefined;
     /**
-     * Success of similar past executions (intent memory, issue 9): when given with at least
-     * `similarMinTasks` executions it is the similar-task success rate, ahead of the domain counter.
+     * Success of similar past executions (intent memory): when given with at least `similarMinTasks`
+     * executions it is the similar-task success rate, ahead of the domain counter. Given with rate null (the
+     * memory found no past task similar enough), no similar_success fires, the domain counter included, and
+     * the reasoning says there was no similar past task.
      */
-    readonly similarPastSuccess?: { readonly rate: number; readonly executions: number } | undefined;
+    readonly similarPastSuccess?: SimilarPastSuccess | undefined;
   },
   options?: UserSignalOptions,
 ): UserSignalReport {
@@ -101,9 +103,13 @@ export function extractUserHistorySignals(
   let similarFrom = "";
   const domain = task?.domain;
   const past = task?.similarPastSuccess;
-  if (past !== undefined && past.executions >= o.similarMinTasks) {
-    similar = past.rate;
-    similarFrom = ` of ${past.executions} similar past executions`;
+  const floorText = past?.floor === undefined ? "" : ` (similarity ≥ ${past.floor.toFixed(2)})`;
+  if (past !== undefined && past.rate === null) {
+    const best = past.best === undefined ? "" : `, the closest reaches ${past.best.toFixed(2)}`;
+    reasons.push(`no similar past task: no past execution is similar enough${past.floor === undefined ? "" : ` (similarity ≥ ${past.floor.toFixed(2)}${best})`}`);
+  } else if (past !== undefined && past.executions >= o.similarMinTasks) {
+    similar = past.rate ?? undefined;
+    similarFrom = ` of ${past.executions} similar past executions${floorText}`;
   } else if (domain !== undefined && user.domains !== undefined) {
     const c = counterOf(user.domains, domain);
     if (c !== undefined && c.total >= o.similarMinTasks) similar = c.successes / c.total;
@@ -118,7 +124,7 @@ export function extractUserHistorySignals(
   return {
     signals,
     recommendation,
-    reasoning: reasons.length === 0 ? "No user-history signal" : reasons.join("; "),
+    reasoning: signals.length === 0 ? (reasons.length === 0 ? "No user-history signal" : `No user-history signal; ${reasons.join("; ")}`) : reasons.join("; "),
     similarTaskSuccessRate: similar,
   };
 }

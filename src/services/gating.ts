@@ -21,7 +21,7 @@ import type { DetectedContext, WorkflowContext } from "../../algorithms/threshol
 import { toTaskContext } from "../../algorithms/thresholds/detector-chain.ts";
 import type { GateDecision } from "../../algorithms/thresholds/gate-decision.ts";
 import type { ReportAlternative } from "../../algorithms/thresholds/reasoning-report.ts";
-import type { EnvironmentContext, ResourceUsage, TaskContext, UserContext } from "../../algorithms/thresholds/types.ts";
+import type { EnvironmentContext, ResourceUsage, SimilarPastSuccess, TaskContext, UserContext } from "../../algorithms/thresholds/types.ts";
 import type { UserSignalInput } from "../../algorithms/thresholds/user-history-signals.ts";
 import { AdaptiveThresholdManager } from "../gate/adaptive-threshold-manager.ts";
 import { ContextDetectorChain } from "../gate/context-detector-chain.ts";
@@ -50,7 +50,7 @@ export interface GateRequestContext {
   /** Explicit urgency; otherwise detected from the text. */
   urgency?: "low" | "medium" | "high" | undefined;
   /** Success of similar past executions (intent memory). */
-  similarPastSuccess?: { rate: number; executions: number } | undefined;
+  similarPastSuccess?: SimilarPastSuccess | undefined;
   /** Workflow id for the context timeline. */
   workflowId?: string | undefined;
   /** The running workflow as the caller described it (request `workflow`): replaces `workflow`/`workflowId`. */
@@ -259,7 +259,7 @@ export class Gatekeeper {
   private memoKey(req: GateRequestContext, detected: DetectedContext): string {
     const sim = req.similarPastSuccess;
     const env = req.environment;
-    return `${req.project}\u0000${env?.production ? 1 : 0}${(env?.critical ?? detected.critical) ? 1 : 0}\u0000${req.urgency ?? ""}\u0000${sim ? `${sim.rate}/${sim.executions}` : ""}`;
+    return `${req.project}\u0000${env?.production ? 1 : 0}${(env?.critical ?? detected.critical) ? 1 : 0}\u0000${req.urgency ?? ""}\u0000${sim ? `${sim.rate}/${sim.executions}/${sim.floor}/${sim.best}` : ""}`;
   }
 
   /** The task and environment the threshold rules read: the detection with the request's explicit fields. */

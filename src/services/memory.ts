@@ -18,9 +18,10 @@
 import { groupByKey } from "../../algorithms/graph/group-by-key.ts";
 import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
 import { memoryScore, type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
-import { type Bm25Index, bm25IdealScore, buildBm25Index, searchBm25 } from "../../algorithms/search/bm25.ts";
+import { type Bm25Index, bm25FullIdealScore, bm25IdealScore, buildBm25Index, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { dotInt8, dotsInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
+import type { SimilarPastSuccess as ThresholdSimilarPastSuccess } from "../../algorithms/thresholds/types.ts";
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
 import { buildVectorIndex, codeShortlist, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import { DerivedState, derivedKey } from "../snapshot/derived.ts";
@@ -47,6 +48,12 @@ export const MEMORY_DEFAULTS = {
    * (bench/memory.ts, 100k unique intents).
    */
   prefilterFactor: 4,
+  /**
+   * A past execution is a *similar task* (the gate's similar_task_success rule, the plan's prerequisite
+   * evidence) only when its task similarity — the fused similarity with BM25 normalised over every query word,
+   * known or not (bm25FullIdealScore) — reaches this floor. Measured: docs/decisions/similar-task-floor.md.
+   */
+  similarTaskFloor: 0.5,
 } as const;
 
 /**
@@ -175,12 +182,21 @@ export interface RecallResult {
   explanations: Map<number, string>;
   capabilityVotes: Map<string, number>;
   neighbours: number;
-  /** Similar past executions' success (similar_task_success signal of the gate). */
-  similarSuccess: { rate: number; executions: number } | undefined;
+  /**
+   * Similar past tasks' success (similar_task_success signal of the gate): over the neighbours whose task
+   * similarity reaches MEMORY_DEFAULTS.similarTaskFloor; `rate` null and `executions` 0 when none does (the
+   * gate then says there was no similar past task). Undefined when the memory is silent.
+   */
+  similarSuccess: SimilarPastSuccess | undefined;
   /** The neighbours, best first (for plan and next-step). */
   past: PastExecution<string, string>[];
+  /** Task similarity of each neighbour of `past` (same order): the fused similarity with BM25 over every query word. */
+  taskSimilarity: number[];
   reason?: string | undefined;
 }
+
+/** What the gate reads of the similar past tasks (algorithms/thresholds/types.ts), with the floor they passed. */
+export type SimilarPastSuccess = ThresholdSimilarPastSuccess & { floor: number; best: number };
 
 const SILENT: RecallResult = {
   toolVotes: undefined,
@@ -189,6 +205,7 @@ const SILENT: RecallResult = {
   neighbours: 0,
   similarSuccess: undefined,
   past: [],
+  taskSimilarity: [],
   reason: "no similar past executions",
 };
 
@@ -292,6 +309,9 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   let maxLex = 0;
   for (let j = 0; j < lex.length; j++) maxLex = Math.max(maxLex, lex[j]!.score);
   maxLex = Math.max(maxLex, bm25IdealScore(mem.bm25, tokens));
+  // Task similarity's normaliser: every query word counts, known or not (a past intent sharing the one known
+  // word of "get the version of the angular library" is not the same task).
+  const taskLex = Math.max(maxLex, bm25FullIdealScore(mem.bm25, tokens));
   // Candidate texts (each hit list holds distinct ids): the semantic hits' scores by text through a stamped
   // scratch column (membership without a Map), then the BM25 hits fused with theirs, then the semantic-only
   // hits. A BM25 hit the semantic channel missed is fused with its exact int8 cosine, computed only when it
@@ -309,14 +329,14 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   for (let j = 0; j < lex.length; j++) {
     const t = lex[j]!.id;
     const lexical = lex[j]!.score;
-    if (scratch.seen[t] === stamp) cand.push(t, fuseSimilarity({ lexical, semantic: scratch.semScore[t]! }, maxLex), lexical, true);
-    else if (hasCosine) cand.push(t, fuseSimilarity({ lexical, semantic: 1 }, maxLex), lexical, false);
-    else cand.push(t, fuseSimilarity({ lexical, semantic: 0 }, maxLex), lexical, true);
+    if (scratch.seen[t] === stamp) cand.push(t, fuseSimilarity({ lexical, semantic: scratch.semScore[t]! }, maxLex), lexical, true, scratch.semScore[t]!);
+    else if (hasCosine) cand.push(t, fuseSimilarity({ lexical, semantic: 1 }, maxLex), lexical, false, 1);
+    else cand.push(t, fuseSimilarity({ lexical, semantic: 0 }, maxLex), lexical, true, 0);
     scratch.seen[t] = stamp + 1;
   }
   for (let j = 0; j < sem.length; j++) {
     const t = sem[j]!.id;
-    if (scratch.seen[t] === stamp) cand.push(t, fuseSimilarity({ lexical: 0, semantic: sem[j]!.score }, maxLex), 0, true);
+    if (scratch.seen[t] === stamp) cand.push(t, fuseSimilarity({ lexical: 0, semantic: sem[j]!.score }, maxLex), 0, true, sem[j]!.score);
   }
   scratch.epoch++;
   // Expand texts, best first, into their executions (most recent first), skipping other users' and excluded
@@ -325,13 +345,16 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   const rows = mem.rows;
   const ranked: number[] = [];
   const sims: number[] = [];
+  const taskSims: number[] = [];
   while (ranked.length < k && cand.size > 0) {
     const t = cand.topId();
     if (!cand.topExact()) {
-      cand.settleTop(fuseSimilarity({ lexical: cand.topLexical(), semantic: dotInt8(mem.vectors, t, qv) }, maxLex));
+      const cosine = dotInt8(mem.vectors, t, qv);
+      cand.settleTop(fuseSimilarity({ lexical: cand.topLexical(), semantic: cosine }, maxLex), cosine);
       continue;
     }
     const sim = cand.topScore();
+    const taskSim = fuseSimilarity({ lexical: cand.topLexical(), semantic: cand.topSemantic() }, taskLex);
     cand.pop();
     for (let j = mem.memberOffsets[t]!; j < mem.memberOffsets[t + 1]! && ranked.length < k; j++) {
       const i = mem.members[j]!;
@@ -339,6 +362,7 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
       if ((options.user && (u < 0 || rows.users[u] !== options.user)) || options.excludeIds?.has(rows.ids[i]!)) continue;
       ranked.push(i);
       sims.push(sim);
+      taskSims.push(taskSim);
     }
   }
   if (ranked.length === 0) return SILENT;
@@ -359,15 +383,32 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   }
   const capabilityVotes = new Map<string, number>();
   for (const v of cv.votes) capabilityVotes.set(v.key, memoryScore(v.vote, strength));
-  const sr = similarSuccessRate(past, now);
   return {
     toolVotes,
     explanations,
     capabilityVotes,
     neighbours: past.length,
-    similarSuccess: sr.rate === null ? undefined : { rate: sr.rate, executions: past.length },
+    similarSuccess: similarPastSuccess(past, taskSims, now),
     past,
+    taskSimilarity: taskSims,
   };
+}
+
+/**
+ * The success of the neighbours that are similar tasks (task similarity ≥ MEMORY_DEFAULTS.similarTaskFloor),
+ * weighted by that similarity and recency (knn-vote.ts similarSuccessRate); rate null when none is.
+ */
+function similarPastSuccess(past: readonly PastExecution<string, string>[], taskSims: readonly number[], now: number): SimilarPastSuccess {
+  const floor = MEMORY_DEFAULTS.similarTaskFloor;
+  const similar: PastExecution<string, string>[] = [];
+  let best = 0;
+  for (let r = 0; r < past.length; r++) {
+    const sim = taskSims[r]!;
+    if (sim > best) best = sim;
+    if (sim >= floor) similar.push({ ...past[r]!, similarity: sim });
+  }
+  const sr = similarSuccessRate(similar, now);
+  return { rate: sr.rate, executions: sr.rate === null ? 0 : similar.length, floor, best };
 }
 
 /** Execution i as a neighbour of similarity sim (the fields of memoryRow, without the intent). */
@@ -434,21 +475,25 @@ class CandidateHeap {
   private readonly ids: Int32Array;
   private readonly scores: Float64Array;
   private readonly lexical: Float64Array;
+  /** The cosine the score was fused from (1, the bound, until settled). */
+  private readonly semantic: Float64Array;
   private readonly exact: Uint8Array;
   size = 0;
   constructor(capacity: number) {
     this.ids = new Int32Array(capacity);
     this.scores = new Float64Array(capacity);
     this.lexical = new Float64Array(capacity);
+    this.semantic = new Float64Array(capacity);
     this.exact = new Uint8Array(capacity);
   }
   /** Appends (unordered until heapify); similarities below the memory's minimum do not vote and are dropped. */
-  push(id: number, score: number, lexical: number, exact: boolean): void {
+  push(id: number, score: number, lexical: number, exact: boolean, semantic: number): void {
     if (!(score >= MEMORY_DEFAULTS.minSimilarity)) return;
     const n = this.size++;
     this.ids[n] = id;
     this.scores[n] = score;
     this.lexical[n] = lexical;
+    this.semantic[n] = semantic;
     this.exact[n] = exact ? 1 : 0;
   }
   heapify(): void {
@@ -463,16 +508,20 @@ class CandidateHeap {
   topLexical(): number {
     return this.lexical[0]!;
   }
+  topSemantic(): number {
+    return this.semantic[0]!;
+  }
   topExact(): boolean {
     return this.exact[0] === 1;
   }
   /** The top bound's exact similarity (≤ the bound, so it can only sink); dropped below the minimum. */
-  settleTop(score: number): void {
+  settleTop(score: number, semantic: number): void {
     if (!(score >= MEMORY_DEFAULTS.minSimilarity)) {
       this.pop();
       return;
     }
     this.scores[0] = score;
+    this.semantic[0] = semantic;
     this.exact[0] = 1;
     this.down(0);
   }
@@ -485,6 +534,7 @@ class CandidateHeap {
     this.ids[to] = this.ids[from]!;
     this.scores[to] = this.scores[from]!;
     this.lexical[to] = this.lexical[from]!;
+    this.semantic[to] = this.semantic[from]!;
     this.exact[to] = this.exact[from]!;
   }
   private before(a: number, b: number): boolean {
@@ -497,6 +547,7 @@ class CandidateHeap {
     const id = this.ids[i]!;
     const score = this.scores[i]!;
     const lexical = this.lexical[i]!;
+    const semantic = this.semantic[i]!;
     const exact = this.exact[i]!;
     for (;;) {
       const l = 2 * i + 1;
@@ -510,6 +561,7 @@ class CandidateHeap {
     this.ids[i] = id;
     this.scores[i] = score;
     this.lexical[i] = lexical;
+    this.semantic[i] = semantic;
     this.exact[i] = exact;
   }
 }

@@ -30,17 +30,21 @@
  * by the order the intent mentions them; observed precedence and direct edges always win, and the order of the
  * tools list never counts.
  *
- * plan(intent): the main tools come from the best-matching successful past execution (intent memory) or
- * from search; the dependency closure adds prerequisites the intent did not mention (declared dependency
- * edges, and learned ones that held in at least half of the dependent tool's executions; depth ≤ 3, each
- * explained), then the DAG above.
+ * plan(intent): the main tools come from the capability matched with high confidence (so plan and capability
+ * match agree), else the best-matching successful past execution (intent memory), else search; the dependency
+ * closure adds prerequisites the intent did not mention (declared dependency edges, and learned ones that held
+ * in at least half of the dependent tool's executions; depth ≤ 3), each only with evidence connected to the
+ * intent — declared, in the matched capability, or run before it in a matched past request — and says which
+ * (docs/decisions/plan-evidence.md), then the DAG above.
  * Caps (maxTools, maxLatencyMs, maxCost) trim the plan and say what was dropped and why.
  */
 
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
 import { dagConfidence as confidenceOfDag, inMainBand, planConfidence, requiredPrerequisite as requiredByCounts } from "../../algorithms/dag/confidence.ts";
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
+import { inferDependencies } from "../../algorithms/dag/infer-dependencies.ts";
 import { dependencyClosure, type Prerequisite } from "../../algorithms/dag/dependency-closure.ts";
+import { describeEvidence, type EvidenceSources, type PrerequisiteEvidence, prerequisiteEvidence } from "../../algorithms/dag/prerequisite-evidence.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
 import { DEFAULTS as MENTION_DEFAULTS, type MentionDependency, mentionChain, mentionPositionsOf, nameWords } from "../../algorithms/dag/mention-order.ts";
 import { baseRate, blendedWeight, consumerRate as consumerRateOf, firstShare as firstShareOf } from "../../algorithms/dag/rates.ts";
@@ -56,6 +60,8 @@ import type { EdgeState, GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { ToolRow } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
 import { filtersAnything, safetyFilter } from "./filters.ts";
+import { MEMORY_DEFAULTS } from "./memory.ts";
+import { runMatchCapabilities } from "./recommend-capabilities.ts";
 import { rankedSearchItems, rankSearch } from "./recommend-search.ts";
 import { badRequest, resolveTools } from "./resolve.ts";
 
@@ -70,6 +76,19 @@ export type DagGraph = "history" | "dependency" | "blended" | "auto";
  * dependency graph reaches edge F1 0.74 on cases covered by training against 0.62 for the history graph,
  * whose `sequence` edges add false dependencies.
  */
+/**
+ * Which selected pairs the history fallback orders: "pair" — every pair the dependency graph relates in
+ * neither direction; "tool" — those with a tool that has no dependency edge at all; "set" — all pairs, only when
+ * the dependency graph relates no selected pair. Chosen on training traces: docs/decisions/dag-default.md.
+ */
+export type HistoryFallback = "pair" | "tool" | "set";
+export const HISTORY_FALLBACK: HistoryFallback = "tool";
+
+/** Whether a request asked for the default graph (no `graph`, or "auto"): then the history fallback applies. */
+export function isDefaultGraph(graph: DagGraph | undefined): boolean {
+  return graph === undefined || graph === "auto";
+}
+
 export function resolveDagGraph(s: GraphSnapshot, graph: DagGraph | undefined): Exclude<DagGraph, "auto"> {
   if (graph && graph !== "auto") return graph;
   return s.dependencyCsr.m > 0 ? "dependency" : "history";
@@ -316,6 +335,13 @@ export interface DagOverOptions {
    * distinctive name words); observed precedence and direct edges always win. Default: none (no orientation).
    */
   readonly intent?: string;
+  /**
+   * History fallback (docs/decisions/dag-default.md): on the dependency graph, the selected pairs it relates in
+   * neither direction take the history graph's candidates (observed successions, hop-bounded paths) before any
+   * prior or mention proposal. The default graph ("auto" resolved to dependency) turns it on; an explicit
+   * `graph: "dependency"` does not. Default false here (the jobs pass it).
+   */
+  readonly historyFallback?: boolean | HistoryFallback;
   /** tokenize(intent), when the caller has it already (the plan's search tokenized the same intent). */
   readonly intentTokens?: readonly string[];
   /** Pairs observed fewer times (both orders) count as unobserved for mention order. Default mention-order.ts DEFAULTS.minObserved. */
@@ -372,9 +398,13 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
   const prior = options.dataFlowPrior ?? true;
   const mentions = options.intent ? mentionsOf(s, selected, options.intent, options.intentTokens) : undefined;
   const chainLimit = mentions ? (options.mentionChain ?? MENTION_DEFAULTS.chainEdges) : 0;
+  const fallbackMode: HistoryFallback | undefined = options.historyFallback === true ? HISTORY_FALLBACK : options.historyFallback || undefined;
+  const fallback = fallbackMode !== undefined && graph === "dependency";
   const propose =
-    schemaEdges || prior || chainLimit > 0
+    schemaEdges || prior || chainLimit > 0 || fallback
       ? (inferred: readonly DependencyEdge[]): DependencyEdge[] => {
+          const history = fallback ? historyFallback(s, selected, inferred, maxHops, fallbackMode) : [];
+          if (history.length > 0) return history;
           const schema = schemaEdges ? schemaProposals(s, selected, inferred) : [];
           const proposed = prior && schema.length === 0 ? priorProposal(s, selected, inferred) : schema;
           return chainLimit > 0 && inferred.length === 0 && proposed.length === 0 ? mentionChain(selected, mentions!, chainLimit) : proposed;
@@ -393,9 +423,45 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
     keepDirect: options.keepDirect ?? true,
     ...(mentions ? { mentions } : {}),
     ...(options.mentionMinObserved !== undefined ? { mentionMinObserved: options.mentionMinObserved } : {}),
+    label: (v) => s.tools[v]!.id,
   });
 }
 
+
+/**
+ * The history graph's candidate edges between selected tools that `inferred` (the dependency graph's
+ * candidates) relates in neither direction, as `mode` selects them (default "tool": pairs with a tool that has no
+ * dependency edge at all): observed successions stand in where no data flow was recorded
+ * (docs/decisions/dag-default.md). Never direct (they carry no dependency evidence).
+ */
+export function historyFallback(s: GraphSnapshot, selected: readonly number[], inferred: readonly DependencyEdge[], maxHops = 3, mode: HistoryFallback = HISTORY_FALLBACK): HistoryDependency[] {
+  if (selected.length < 2) return [];
+  if (mode === "set" && inferred.length > 0) return [];
+  // "tool": only pairs with a tool the dependency graph knows nothing about (no dependency edge in or out).
+  const unknown = (v: number) => noDependencyEdge(s, v);
+  if (mode === "tool" && !selected.some(unknown)) return [];
+  const related = new Set<number>();
+  for (const e of inferred) {
+    related.add(e.from * s.n + e.to);
+    related.add(e.to * s.n + e.from);
+  }
+  const pathCsr = pathCsrFor(s, "history", s.csr);
+  const out: HistoryDependency[] = [];
+  for (const e of inferDependencies(s.csr, selected, { maxHops, pathCsr, search: searcherFor(s, "history", pathCsr) })) {
+    if (mode === "tool" && !unknown(e.from) && !unknown(e.to)) continue;
+    if (!related.has(e.from * s.n + e.to)) out.push({ from: e.from, to: e.to, path: e.path, hops: e.hops, cost: e.cost, meanWeight: e.meanWeight, strength: e.strength, direct: false, history: true });
+  }
+  return out;
+}
+
+/** Whether tool v has no dependency edge in or out (the dependency graph knows nothing about it). */
+export function noDependencyEdge(s: GraphSnapshot, v: number): boolean {
+  const dep = s.dependencyCsr;
+  return dep.offsets[v + 1]! === dep.offsets[v]! && dep.inOffsets[v + 1]! === dep.inOffsets[v]!;
+}
+
+/** A history-fallback edge (historyFallback): explained as standing in for the dependency graph. */
+export type HistoryDependency = DependencyEdge & { readonly history: true };
 
 /** The ids of tool indices `xs`. */
 function idsOf(tools: readonly ToolRow[], xs: readonly number[]): string[] {
@@ -439,7 +505,9 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
             ? `${to} may depend on ${from}: no evidence relates the selected tools; data-flow prior (${to} consumed another tool's output in ${(100 * prior.consumer).toFixed(0)} % of its runs, ${from}'s output was consumed in ${(100 * prior.producer).toFixed(0)} %${prior.schema.output === "" ? "" : `; output ${prior.schema.output} fits input ${prior.schema.input}, schema match ${formatFixed(prior.schema.score, 2)}`}; strength ${formatFixed(e.strength, 2)})`
             : schema !== undefined
               ? `${to} may depend on ${from}: no learned or declared relation; output ${schema.output} of ${from} fits required input ${schema.input} of ${to} (schema match ${formatFixed(schema.score, 2)}, strength ${formatFixed(e.strength, 2)})`
-              : `${to} depends on ${from}: path ${arrows(path)} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${formatFixed(e.strength, 2)})`;
+              : (e as Partial<HistoryDependency>).history
+                ? `${to} depends on ${from}: path ${arrows(path)} in the history graph (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${formatFixed(e.strength, 2)}), standing in for the dependency graph, which records no data flow in or out of ${[from, to].filter((x) => noDependencyEdge(s, s.index.get(x)!)).join(" or ")}`
+                : `${to} depends on ${from}: path ${arrows(path)} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${formatFixed(e.strength, 2)})`;
     const p = e.precedence;
     if (p && p.before + p.after > 0) explanation = `${explanation}; observed ${from} before ${to} ${p.before}×, after ${p.after}×`;
     const evidence = direct ? ("dependency" as const) : schema !== undefined ? ("schema" as const) : prior !== undefined ? ("prior" as const) : mentioned !== undefined ? ("mention" as const) : ("path" as const);
@@ -511,7 +579,7 @@ export interface CapResult {
 }
 
 /** Applies maxTools, maxLatencyMs (critical path) and maxCost, dropping the lowest-priority tools last in `order`. */
-export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: number | undefined; maxLatencyMs?: number | undefined; maxCost?: number | undefined; schemaEdges?: boolean | undefined; intent?: string | undefined }, graph: DagGraph): CapResult {
+export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: number | undefined; maxLatencyMs?: number | undefined; maxCost?: number | undefined; schemaEdges?: boolean | undefined; intent?: string | undefined; historyFallback?: boolean | undefined }, graph: DagGraph): CapResult {
   let kept = order.slice();
   const dropped: CapResult["dropped"] = [];
   if (caps.maxTools !== undefined && kept.length > caps.maxTools) {
@@ -527,7 +595,7 @@ export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: 
   }
   if (caps.maxLatencyMs !== undefined) {
     while (kept.length > 1) {
-      const wall = dagOver(s, kept, graph, 3, caps.schemaEdges ?? false, caps.intent ? { intent: caps.intent } : {}).timing.wallTimeMs;
+      const wall = dagOver(s, kept, graph, 3, caps.schemaEdges ?? false, { ...(caps.intent ? { intent: caps.intent } : {}), historyFallback: caps.historyFallback ?? false }).timing.wallTimeMs;
       if (wall <= caps.maxLatencyMs) break;
       const i = kept.pop()!;
       dropped.push({ tool: s.tools[i]!.id, reason: `maxLatencyMs ${caps.maxLatencyMs}: critical path ${wall.toFixed(0)} ms over budget; lowest-ranked tool dropped` });
@@ -544,9 +612,10 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const removed = selected.filter(unsafe).map((i) => ({ tool: s.tools[i]!.id, reason: s.tools[i]!.available ? "excluded by safety tag" : "unavailable (its server no longer lists it)" }));
   const graph = resolveDagGraph(s, req.graph);
-  const caps = applyCaps(s, selected.filter((i) => !unsafe(i)), req, graph);
+  const historyFallback = isDefaultGraph(req.graph);
+  const caps = applyCaps(s, selected.filter((i) => !unsafe(i)), { ...req, historyFallback }, graph);
   // The request's intent (optional) orients pairs the history never saw in succession (mention-order.ts).
-  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, req.intent ? { intent: req.intent } : {});
+  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, req.intent ? { intent: req.intent, historyFallback } : { historyFallback });
   const confidence = dagConfidence(dag);
   const gateRequest = { project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow };
   const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
@@ -588,18 +657,33 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const mem = ranking.memory;
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const excluded = new Set(req.exclude ?? []);
-  // Main tools. From the intent memory when a successful past execution matches the intent closely
-  // (fused similarity ≥ PLAN_MEMORY_SIMILARITY): its tools, in its order. Otherwise from search: the top
-  // hit, plus further hits scoring within 5 % of it (at most `limit`).
+  const allowed = (tool: string) => s.index.has(tool) && !excluded.has(tool) && !unsafe(s.index.get(tool)!);
+  // The capabilities job's own answer for the intent: its top match when the gate did not abstain on it. The
+  // workflow goes without its id: the plan's own gate records the request on the workflow's timeline, once.
+  const workflow = req.workflow ? { steps: req.workflow.steps, replans: req.workflow.replans } : undefined;
+  const capabilities = await runMatchCapabilities(engine, project, { intent: req.intent, user: req.user, limit: 1, environment: req.environment, urgency: req.urgency, workflow });
+  const topCapability = capabilities.results[0];
+  const matchedCapability = topCapability && topCapability.gate.decision !== "abstained" ? topCapability : undefined;
+  // Main tools. From the matched capability when it matches strongly: its tools, so the plan and the
+  // capability match agree. Else from the intent memory when a successful past execution
+  // matches the intent closely (fused similarity ≥ PLAN_MEMORY_SIMILARITY): its tools, in its order.
+  // Otherwise from search: the top hit, plus further hits scoring within 5 % of it (at most `limit`).
   // The search's own recall (same intent, user and tokens).
   const best = mem.past.find((p) => p.success);
-  let main: { tool: string; score: number; why: string }[];
-  if (best && best.similarity >= PLAN_MEMORY_SIMILARITY) {
+  let main: { tool: string; score: number; why: string }[] = [];
+  // Strong: accepted with high confidence, and holding the search's top tool (two channels agree; a match
+  // carried by one channel alone, e.g. "back up …" voting for rollback through shared words, is not strong).
+  const topTool = found.results[0]?.tool;
+  if (matchedCapability && matchedCapability.gate.decision === "accepted" && matchedCapability.gate.confidence === "high" && topTool !== undefined && matchedCapability.tools.includes(topTool)) {
+    const c = matchedCapability;
+    main = c.tools.filter(allowed).map((tool) => ({ tool, score: Math.min(1, c.score), why: `in capability ${c.capability}, matched to the intent with high confidence (score ${c.score.toFixed(3)})` }));
+  }
+  if (main.length === 0 && best && best.similarity >= PLAN_MEMORY_SIMILARITY) {
     const seen = new Set<string>();
     main = best.steps
       .filter((st) => st.success && s.index.has(st.tool) && !excluded.has(st.tool) && !unsafe(s.index.get(st.tool)!) && !seen.has(st.tool) && seen.add(st.tool))
       .map((st) => ({ tool: st.tool, score: best.similarity, why: `used by the most similar past request ${best.executionId} (similarity ${best.similarity.toFixed(2)}, succeeded)` }));
-  } else main = [];
+  }
   if (main.length === 0) {
     const top = found.results[0];
     main = top
@@ -610,25 +694,44 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
       : [];
   }
   const mainIdx = main.map((r) => s.index.get(r.tool)!);
-  // Required prerequisites (listed once per tool and graph version), less the unsafe and excluded tools.
+  // Required prerequisites (listed once per tool and graph version), less the unsafe and excluded tools, and
+  // only those with evidence connected to the intent (algorithms/dag/prerequisite-evidence.ts): a declared
+  // edge, the matched capability, or the matched past requests (similar tasks, task similarity ≥ the floor).
   const filtered = excluded.size > 0 || filtersAnything(s, req.excludeSafetyTags);
+  const sources: EvidenceSources<number> = {
+    declared: (u, v) => (s.edgeAt(u, v)?.declared.dependency ?? 0) > 0,
+    capability: matchedCapability ? { id: matchedCapability.capability, tools: new Set(matchedCapability.tools.flatMap((x) => (s.index.has(x) ? [s.index.get(x)!] : []))) } : undefined,
+    past: mem.past.flatMap((p, r) => (p.success && mem.taskSimilarity[r]! >= MEMORY_DEFAULTS.similarTaskFloor ? [p.steps.flatMap((st) => (st.success && s.index.has(st.tool) ? [s.index.get(st.tool)!] : []))] : [])),
+  };
+  const evidence = new Map<number, PrerequisiteEvidence>();
   const closure = dependencyClosure(
     mainIdx,
     (v: number) => {
-      const list = requiredPrerequisitesOf(s, v);
-      return filtered ? list.filter((p) => !unsafe(p.node) && !excluded.has(s.tools[p.node]!.id)) : list;
+      const out: Prerequisite<number>[] = [];
+      for (const p of requiredPrerequisitesOf(s, v)) {
+        if (filtered && (unsafe(p.node) || excluded.has(s.tools[p.node]!.id))) continue;
+        const e = prerequisiteEvidence(p.node, v, sources);
+        if (!e) continue;
+        evidence.set(p.node * s.n + v, e);
+        out.push(p);
+      }
+      return out;
     },
     { maxDepth: req.closureDepth ?? 3 },
   );
   const graph = resolveDagGraph(s, req.graph);
+  const historyFallback = isDefaultGraph(req.graph);
   const order = closure.nodes;
-  const caps = applyCaps(s, order, req, graph);
+  const caps = applyCaps(s, order, { ...req, historyFallback }, graph);
   // The plan's intent orients pairs the history never saw in succession (mention-order.ts), as buildDag's.
-  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, { intent: req.intent, intentTokens: ranking.tokens });
+  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, { intent: req.intent, intentTokens: ranking.tokens, historyFallback });
   const id = (i: number) => s.tools[i]!.id;
   const why = new Map<string, string>();
   for (const r of main) why.set(r.tool, r.why);
-  for (const a of closure.added) why.set(id(a.node), `prerequisite of ${id(a.requiredBy)} (depth ${a.depth}, dependency weight ${a.weight.toFixed(2)})`);
+  for (const a of closure.added) {
+    const e = evidence.get(a.node * s.n + a.requiredBy)!;
+    why.set(id(a.node), `prerequisite of ${id(a.requiredBy)} (depth ${a.depth}, dependency weight ${a.weight.toFixed(2)}): ${describeEvidence(e, id(a.requiredBy))}`);
+  }
   // Ranked list for retrieval metrics: main tools in search order, each followed by the prerequisites it pulled in.
   const ranked: string[] = [];
   const addedBy = new Map<number, number[]>();

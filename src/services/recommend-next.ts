@@ -18,7 +18,7 @@ import { startOnce } from "./background.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, cachedProjectConfigNow, forgetProjectConfig, projectFallbacks, projectFallbacksNow } from "./filters.ts";
 import { type GatedItem, gatedSummary } from "./gating.ts";
-import { recallMemory } from "./memory.ts";
+import { recallMemory, type SimilarPastSuccess } from "./memory.ts";
 import { resolveKnownTools, resolveTools } from "./resolve.ts";
 import { explainTerms, nextStepModel, type RawSuggestion } from "./suggest.ts";
 
@@ -198,7 +198,7 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   const raw = suggestNextSteps(model, { context: ctxIdx, now }, { weights, limit: limit * 3, blocked: blocked ? (t) => blocked.has(t) : undefined });
   // Intent memory: what followed the same tools in similar past executions.
   let memoryVotes: Map<string, { vote: number; executions: number; succeeded: number }> | undefined;
-  let similarSuccess: { rate: number; executions: number } | undefined;
+  let similarSuccess: SimilarPastSuccess | undefined;
   if (req.intent && req.intent.trim().length > 0) {
     const [qv] = await engine.queryEmbedder.embed([req.intent]);
     const mem = await recallMemory(engine, project, req.intent, qv!, { user: req.user });

@@ -115,6 +115,19 @@ describe("tools/call", () => {
     expect(text(r)).toContain("plan for");
   });
 
+  it("build_dag and plan_workflow reasons name tools, never internal indices", async () => {
+    const dag = await call("build_dag", { tools: ["git.diff", "git.commit", "git.push", "ci.run_tests"] });
+    const plan = await call("plan_workflow", { intent: "commit and push this fix then open a PR" });
+    for (const r of [dag, plan]) {
+      expect(r.isError).toBeFalsy();
+      const reasons: string[] = r.structuredContent.nodes.map((n: { reason: string }) => n.reason);
+      expect(reasons.some((x) => /runs after|required by/.test(x))).toBe(true);
+      for (const x of reasons) expect(x).not.toMatch(/(runs after|required by|edges from) \d/);
+      expect(text(r)).not.toMatch(/(runs after|required by|edges from) \d/);
+    }
+    expect(dag.structuredContent.nodes.find((n: { tool: string }) => n.tool === "git.commit").reason).toBe("layer 1: runs after git.diff");
+  });
+
   it("find_alternatives", async () => {
     const r = await call("find_alternatives", { tool: "web.search", limit: 3 });
     expect(r.isError).toBeFalsy();

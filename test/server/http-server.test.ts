@@ -165,6 +165,19 @@ describe("recommendation endpoints", () => {
     expect(typeof r.json).toBe("object");
   });
 
+  it("DAG and plan reasons name tools, never internal indices", async () => {
+    const dag = await post("/v1/dag", { tools: ["git.diff", "git.commit", "git.push", "ci.run_tests"] });
+    const plan = await post("/v1/plan", { intent: "commit and push this fix then open a PR" });
+    for (const r of [dag, plan]) {
+      expect(r.status).toBe(200);
+      const reasons: string[] = r.json.nodes.map((n: { reason: string }) => n.reason);
+      expect(reasons.some((x) => /runs after|required by/.test(x))).toBe(true);
+      for (const x of reasons) expect(x).not.toMatch(/(runs after|required by|edges from) \d/);
+    }
+    const commit = dag.json.nodes.find((n: { tool: string }) => n.tool === "git.commit");
+    expect(commit.reason).toBe("layer 1: runs after git.diff");
+  });
+
   it("POST /v1/alternatives lists replacements", async () => {
     const r = await post("/v1/alternatives", { tool: "web.search", limit: 3 });
     expect(r.status).toBe(200);

@@ -172,8 +172,23 @@ for (const backend of backends()) {
       expect(lone.reason).toMatch(/no relation|unrelated|own root/i);
     });
 
-    it("a plan takes its main tools from the most similar successful past request and orders them", async () => {
+    it("a strong capability match gives the plan its tools", async () => {
+      const caps = await tg.matchCapabilities({ intent: "deploy the new version to production", limit: 1 });
+      expect(caps.results[0]).toMatchObject({ capability: "release", gate: { decision: "accepted", confidence: "high" } });
       const r = await tg.plan({ intent: "deploy the new version to production", limit: 3 });
+      expect(r.tools.map((t) => t.tool).sort()).toEqual([...caps.results[0]!.tools].sort());
+      for (const t of r.tools) expect(t.why).toMatch(/^in capability release, matched to the intent with high confidence/);
+    });
+
+    it("a plan takes its main tools from the most similar successful past request and orders them", async () => {
+      // A catalog without capabilities: none can match strongly, so the intent memory supplies the main tools.
+      const p = freshProject("memory-plan");
+      await tg.importCatalog({ ...demoCatalog(), capabilities: [] }, { project: p });
+      await tg.importTraces(
+        demoTraces(400, 7, NOW).map(({ capability: _capability, ...e }) => e),
+        { project: p },
+      );
+      const r = await tg.plan({ project: p, intent: "deploy the new version to production", limit: 3 });
       const names = r.tools.map((t) => t.tool);
       expect(names).toContain("db.migrate");
       expect(names).toContain("db.backup");
@@ -232,18 +247,22 @@ for (const backend of backends()) {
     });
 
     // History and cold start, each on its own project of this database.
-    it("without intent memory a plan adds the prerequisites the intent did not mention, each explained", async () => {
+    it("without intent memory a plan adds the prerequisites the intent did not mention only with evidence, each explained", async () => {
       const p = freshProject("closure");
       await tg.importCatalog(demoCatalog(), { project: p });
       await tg.importTraces(
         demoTraces(300, 3, NOW).map(({ intent: _intent, ...e }) => e),
         { project: p },
       );
+      // db.backup → db.migrate is learned (release runs) and required, but nothing ties it to this intent.
+      const learned = await tg.plan({ project: p, intent: "apply the pending database migrations", limit: 1 });
+      expect(learned.tools.map((t) => t.tool)).toEqual(["db.migrate"]);
+      await tg.importEdges(JSON.stringify({ from: "db.backup", to: "db.migrate", type: "dependency", source: "declared" }), { project: p });
       const r = await tg.plan({ project: p, intent: "apply the pending database migrations", limit: 1 });
       const names = r.tools.map((t) => t.tool);
       expect(names[0]).toBe("db.migrate");
       expect(names).toContain("db.backup");
-      expect(r.tools.find((t) => t.tool === "db.backup")!.why).toMatch(/prerequisite of db.migrate/);
+      expect(r.tools.find((t) => t.tool === "db.backup")!.why).toMatch(/^prerequisite of db.migrate \(depth 1, dependency weight \d\.\d\d\): declared dependency edge$/);
       const layerOf = new Map(r.layers.flatMap((l, i) => l.map((t) => [t, i] as const)));
       expect(layerOf.get("db.backup")!).toBeLessThan(layerOf.get("db.migrate")!);
     });

@@ -116,6 +116,21 @@ describe("buildExecutionDag: cases", () => {
     expect(dag.layers).toEqual([[0], [1]]);
   });
 
+  it("reasons name the other nodes by the caller's label, not by index", () => {
+    const h = buildCsr(3, [
+      { from: 0, to: 1, weight: 0.9 },
+      { from: 1, to: 0, weight: 0.5 },
+      { from: 1, to: 2, weight: 0.8 },
+    ]);
+    const names = ["git.diff", "git.commit", "git.push"];
+    const dag = buildExecutionDag(h, [0, 1, 2], { label: (v) => names[v]! });
+    expect(dag.nodes.map((n) => n.reason)).toEqual([
+      "root: no prerequisite among the selected tools; incoming edges from git.commit dropped to break cycles; required by git.commit",
+      "layer 1: runs after git.diff",
+      "layer 2: runs after git.commit",
+    ]);
+  });
+
   it("a direct dependency edge wins over the cheaper path through another tool", () => {
     // 0→1 (0.2) is a dependency edge; 0→2→1 (1, 1) is cheaper. Tool 2 is selected too.
     const h = buildCsr(3, [

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
-import { bm25IdealScore, bm25Scores, buildBm25Index, searchBm25 } from "../../../algorithms/search/bm25.ts";
+import { bm25FullIdealScore, bm25IdealScore, bm25Scores, buildBm25Index, searchBm25 } from "../../../algorithms/search/bm25.ts";
 
 // Corpus: D0 = read file, D1 = write file file, D2 = read url.   N = 3, |D| = 2, 3, 2, avgdl = 7/3.
 const corpus = [["read", "file"], ["write", "file", "file"], ["read", "url"]];
@@ -47,6 +47,13 @@ describe("buildBm25Index / searchBm25 (hand-computed)", () => {
   it("bm25IdealScore sums the idf of known distinct query terms", () => {
     // idf_read + idf_write = 0.4700036292 + 0.9808292530 = 1.4508328822 (zebra unknown → 0)
     expect(bm25IdealScore(index, ["read", "write", "write", "zebra"])).toBeCloseTo(1.4508328822, 9);
+  });
+
+  it("bm25FullIdealScore also counts each unknown distinct term at the idf of an unseen term", () => {
+    // N = 3: unseen idf = ln(1 + 3.5 / 0.5) = ln 8 = 2.0794415417; zebra and yak once each (zebra repeated).
+    expect(bm25FullIdealScore(index, ["read", "write", "zebra", "zebra", "yak"])).toBeCloseTo(1.4508328822 + 2 * 2.0794415417, 9);
+    expect(bm25FullIdealScore(index, ["read", "write"])).toBeCloseTo(bm25IdealScore(index, ["read", "write"]), 12);
+    expect(bm25FullIdealScore(index, [])).toBe(0);
   });
 });
 
