@@ -51,6 +51,7 @@ export const searchResultSchema = z.looseObject({
         description: z.string(),
         server: z.string().nullable().describe("The MCP server the tool belongs to, or null"),
         inputSchema: json.nullable().describe("The tool's input JSON Schema, or null"),
+        safetyTags: z.array(z.string()).describe("The tool's safety tags (destructive, network, suspicious, …); a suspicious tool is never accepted outright"),
         score: z.number().describe("Hybrid score in [0, 1]"),
         gate: gateSchema,
         explanation: z.string().describe("Why the tool ranks here"),

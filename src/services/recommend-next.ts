@@ -3,6 +3,7 @@
  * analytics, the intent memory's "what followed in similar executions" when an intent is given
  * (confidence' = 1 − (1 − confidence)(1 − μ·vote), μ = 0.8, the same lift as in search), and the gate.
  */
+import { capForSafety } from "../../algorithms/thresholds/safety-cap.ts";
 import { nextAfter } from "../../algorithms/memory/knn-vote.ts";
 import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { learnWeights, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
@@ -127,6 +128,8 @@ export async function fitNextStepWeights(engine: Engine, project: string, opts: 
 export interface SuggestNextItem {
   tool: string;
   name: string;
+  /** The tool's safety tags (destructive, network, suspicious, …): a suspicious tool is never accepted outright. */
+  safetyTags: string[];
   score: number;
   /** The model's confidence lifted by the intent memory's vote. */
   confidence: number;
@@ -135,7 +138,7 @@ export interface SuggestNextItem {
   explanation: string;
   /** The intent memory's vote (0 without one). */
   memory: number;
-  gate: GatedItem;
+  gate: GatedItem & { reason?: string };
 }
 
 const TOOL_ID_RANK = derivedKey<Int32Array>("tool id rank", "catalog");
@@ -256,14 +259,15 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     const confidence = c ? c.confidence : x!.confidence;
     const m = memoryVotes?.get(tool);
     const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
-    const gate = engine.gatekeeper.gateItem("next-step", confidence, prepared);
+    const safetyTags = s.tools[index]!.safetyTags;
+    const gate = capForSafety(engine.gatekeeper.gateItem("next-step", confidence, prepared), safetyTags);
     if (x) {
       const coocFrom = x.coocFrom === null ? null : s.tools[x.coocFrom]!.id;
       const explanation = explainTerms(tool, x.score, x.confidence, x.terms, coocFrom, last) + note;
-      suggestions[k] = { tool, name: s.tools[index]!.name, score: x.score, confidence, terms: x.terms, coocFrom, explanation, memory: m?.vote ?? 0, gate };
+      suggestions[k] = { tool, name: s.tools[index]!.name, safetyTags, score: x.score, confidence, terms: x.terms, coocFrom, explanation, memory: m?.vote ?? 0, gate };
     } else {
       const w = c!.memory!;
-      suggestions[k] = { tool, name: s.tools[index]!.name, score: w.score, confidence, terms: w.terms, coocFrom: null, explanation: `${tool}: from the intent memory${note}`, memory: m?.vote ?? 0, gate };
+      suggestions[k] = { tool, name: s.tools[index]!.name, safetyTags, score: w.score, confidence, terms: w.terms, coocFrom: null, explanation: `${tool}: from the intent memory${note}`, memory: m?.vote ?? 0, gate };
     }
   }
   let report: unknown;

@@ -11,6 +11,7 @@ import { derivedKey } from "../snapshot/derived.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { emptyProjectError } from "../store/empty-project.ts";
 import type { Engine } from "./engine.ts";
+import { capForSafety } from "../../algorithms/thresholds/safety-cap.ts";
 import { filtersAnything, projectFallbacks, safetyFilter } from "./filters.ts";
 import { type GatedItem, gatedSummary } from "./gating.ts";
 import { recallMemory } from "./memory.ts";
@@ -32,8 +33,10 @@ export interface SearchResultItem {
   server: string | null;
   /** The tool's input JSON Schema (so a caller can call it without another round trip), or null. */
   inputSchema: Record<string, unknown> | null;
+  /** The tool's safety tags (destructive, network, suspicious, …): a suspicious tool is never accepted outright. */
+  safetyTags: string[];
   score: number;
-  gate: GatedItem;
+  gate: GatedItem & { reason?: string };
   reason?: string | undefined;
   explanation: string;
   breakdown: {
@@ -200,7 +203,8 @@ export type SearchRanking = Awaited<ReturnType<typeof rankSearch>>;
 export function rankedSearchItems(engine: Engine, r: SearchRanking): { tool: string; score: number; decision: string }[] {
   return r.ranked.map(({ hit, index, forced }) => {
     const score = forced ? 1 : hit!.final;
-    return { tool: r.s.tools[index]!.id, score, decision: engine.gatekeeper.gateItem("search", score, r.prepared).decision };
+    const tool = r.s.tools[index]!;
+    return { tool: tool.id, score, decision: capForSafety(engine.gatekeeper.gateItem("search", score, r.prepared), tool.safetyTags).decision };
   });
 }
 
@@ -217,8 +221,9 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
       description: tool.description,
       server: tool.server,
       inputSchema: tool.inputSchema,
+      safetyTags: tool.safetyTags,
       score,
-      gate: engine.gatekeeper.gateItem("search", score, prepared),
+      gate: capForSafety(engine.gatekeeper.gateItem("search", score, prepared), tool.safetyTags),
       ...(forced ? { reason: forcedReason.get(index) } : {}),
       explanation: forced ? `${tool.id}: ranked first, ${forcedReason.get(index)}` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)) + routeNote(index),
       breakdown: {

@@ -123,6 +123,13 @@ describe("the gateway in front of a hostile upstream", () => {
       expect(tools.find((t) => t.id === "trust.status")!.safetyTags).toEqual([]);
 
       const c = await agent(g);
+      // The steering tool may rank first for its purpose, but it is never accepted outright, and says why.
+      const deploy = (await call(c, "search_tools", { intent: "deploy the application to production", limit: 5 })).structuredContent.results.find(
+        (r: { tool: string }) => r.tool === "trust.deploy",
+      );
+      expect(deploy.safetyTags.sort()).toEqual(["destructive", "network", "suspicious"]);
+      expect(deploy.gate.decision).not.toBe("accepted");
+      if (deploy.gate.decision === "accepted-with-caution" && deploy.gate.reason) expect(deploy.gate.reason).toMatch(/suspicious/);
       expect((await call(c, "call_tool", { name: "trust.rug", arguments: { text: "a b" } })).isError ?? false).toBe(false);
       await call(c, "call_tool", { name: "trust.mutate", arguments: {} });
       await until("the rug to be quarantined", () => g.quarantined().some((q) => q.tool === "trust.rug"));
