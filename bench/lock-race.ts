@@ -8,41 +8,12 @@
  *   (must be equal, each once).
  * The racers are the suite's (test/store/racers/): each waits for a shared start instant after loading.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openToolgraph } from "../src/api/toolgraph.ts";
 import { main } from "../src/cli/main.ts";
-
-const RACERS = join(import.meta.dirname, "../test/store/racers");
-
-interface Racer {
-  child: ChildProcess;
-  stdout: string;
-  exit: Promise<number>;
-}
-
-function start(script: string, cfg: object): Racer {
-  const child = spawn(process.execPath, ["--import", "tsx", join(RACERS, script), JSON.stringify(cfg)], {
-    stdio: ["ignore", "pipe", "ignore"],
-    env: { ...process.env, DATABASE_URL: "", TOOLGRAPH_EMBEDDINGS: "hash" },
-  });
-  const r: Racer = { child, stdout: "", exit: new Promise((res) => child.on("exit", (c) => res(c ?? -1))) };
-  child.stdout!.setEncoding("utf8").on("data", (d: string) => (r.stdout += d));
-  return r;
-}
-
-async function fire(racers: Racer[], go: string): Promise<void> {
-  while (!racers.every((r) => r.stdout.includes("ready\n"))) await new Promise((res) => setTimeout(res, 20));
-  writeFileSync(go, String(Date.now() + 300));
-}
-
-async function deadOwner(): Promise<string> {
-  const child = spawn(process.execPath, ["-e", "0"]);
-  const pid = await new Promise<number>((res) => child.on("exit", () => res(child.pid!)));
-  return `${pid}\n\n1\n`;
-}
+import { deadOwner, fire, startRacer } from "../test/store/racers/spawn.ts";
 
 export interface LockRaceResult {
   lock: { processes: number; rounds: number; holds: number; refusals: number; refusalsNamingHolder: number; overlaps: number; wallMs: number };
@@ -57,7 +28,7 @@ export async function runLockRace(o: { processes: number; rounds: number; record
     writeFileSync(log, "");
     const t0 = performance.now();
     const cfg = { dir: join(dir, "lock"), go: join(dir, "lock.go"), rounds: o.rounds, period: 100, holdMs: 5, log, stale: await deadOwner() };
-    const racers = Array.from({ length: o.processes }, () => start("lock-racer.ts", cfg));
+    const racers = Array.from({ length: o.processes }, () => startRacer("lock-racer.ts", cfg));
     await fire(racers, cfg.go);
     await Promise.all(racers.map((r) => r.exit));
     const lines = readFileSync(log, "utf8").trim().split("\n");
@@ -87,7 +58,7 @@ export async function runLockRace(o: { processes: number; rounds: number; record
       const rs = Array.from({ length: o.processes }, (_, i) => {
         const file = join(dir, `run-${round}-${i}.json`);
         writeFileSync(file, JSON.stringify(exec(`run-${round}-${i}`)));
-        return start("record-racer.ts", { go, argv: ["record", file, "--auto-register", "--json", "--home", home, "--database", ""] });
+        return startRacer("record-racer.ts", { go, argv: ["record", file, "--auto-register", "--json", "--home", home, "--database", ""] });
       });
       await fire(rs, go);
       const codes = await Promise.all(rs.map((r) => r.exit));

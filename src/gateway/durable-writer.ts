@@ -19,6 +19,7 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renam
 import { readFile } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
+import { pidAlive } from "../store/data-dir-lock.ts";
 
 export const DURABLE_WRITER_DEFAULTS = {
   /** First retry delay after a failed write (ms); doubles per failure. */
@@ -84,15 +85,6 @@ const SEGMENT = /^seg-\d+-\d+-\d+-[0-9a-f]+\.jsonl$/;
 const OPEN = /^open-\d+-\d+-(\d+)-[0-9a-f]+\.jsonl$/;
 /** Per process, so two writers in one process (a restart) never name a segment alike. */
 let segmentSeq = 0;
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export class DurableWriter<T> {
   private readonly o: Required<Omit<DurableWriterOptions<T>, "spoolDir" | "log" | "setTimer">> &

@@ -44,7 +44,8 @@ const BIND_WINDOW_MS = 2_000;
 /** Attempts of the file-only lock when its file vanishes or is stale. */
 const ATTEMPTS = 5;
 
-function pidAlive(pid: number): boolean {
+/** True when a process with this pid exists (ours to signal or not). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -171,8 +172,8 @@ function askHolder(name: string): Promise<LockOwner | "gone" | undefined> {
   });
 }
 
-/** Creates `path` holding `content` only if no file of that name exists: complete from its first instant. */
-function createExclusive(path: string, content: string): boolean {
+/** Writes `content` to a new private file beside `path` and returns its name. */
+function writePrivate(path: string, content: string): string {
   const tmp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}`;
   const fd = openSync(tmp, "wx");
   try {
@@ -180,6 +181,12 @@ function createExclusive(path: string, content: string): boolean {
   } finally {
     closeSync(fd);
   }
+  return tmp;
+}
+
+/** Creates `path` holding `content` only if no file of that name exists: complete from its first instant. */
+function createExclusive(path: string, content: string): boolean {
+  const tmp = writePrivate(path, content);
   try {
     linkSync(tmp, path);
     return true;
@@ -193,14 +200,7 @@ function createExclusive(path: string, content: string): boolean {
 
 /** Replaces `path` with `content` in one step (a reader sees the old file or the new one, never a part). */
 function replaceFile(path: string, content: string): void {
-  const tmp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}`;
-  const fd = openSync(tmp, "wx");
-  try {
-    writeSync(fd, content);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  renameSync(writePrivate(path, content), path);
 }
 
 /**

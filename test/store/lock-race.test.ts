@@ -7,47 +7,15 @@
  *   the executions the winners acknowledged are then counted in the database. (One round: each process loads
  *   the whole CLI, so a round costs about a minute of CPU; the rounds are the lock test's job.)
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { openConnection } from "../../src/store/connection.ts";
-import { bootId, formatOwner } from "../../src/store/data-dir-lock.ts";
+import { deadOwner, fire, startRacer } from "./racers/spawn.ts";
 
 const RACERS = 20;
-const here = join(process.cwd(), "test/store/racers");
-
-interface Racer {
-  child: ChildProcess;
-  stdout: string;
-  exit: Promise<number>;
-}
-
-function startRacer(script: string, cfg: object): Racer {
-  const child = spawn(process.execPath, ["--import", "tsx", join(here, script), JSON.stringify(cfg)], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, DATABASE_URL: "", TOOLGRAPH_EMBEDDINGS: "hash" },
-  });
-  const r: Racer = { child, stdout: "", exit: new Promise((res) => child.on("exit", (code) => res(code ?? -1))) };
-  child.stdout!.setEncoding("utf8").on("data", (d: string) => (r.stdout += d));
-  child.stderr!.resume();
-  return r;
-}
-
-/** Waits until every racer printed "ready", then fires the start `leadMs` later. */
-async function fire(racers: Racer[], go: string, leadMs = 300): Promise<void> {
-  while (!racers.every((r) => r.stdout.includes("ready\n"))) await new Promise((res) => setTimeout(res, 20));
-  writeFileSync(go, String(Date.now() + leadMs));
-}
-
-async function deadOwner(): Promise<string> {
-  const child = spawn(process.execPath, ["-e", "0"]);
-  const pid = await new Promise<number>((res) => child.on("exit", () => res(child.pid!)));
-  return formatOwner({ pid, bootId: bootId(), startTime: "1" });
-}
-
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "tg-race-"));
