@@ -7,7 +7,8 @@
  * For each content floor: the fit on the dataset's training traces (a dry run: nothing stored) — the weights it
  * chooses, its grouped out-of-sample scores against the defaults (unseen intents, repeated intents) and
  * whether it would replace the defaults — and mAP@10 on the dataset's own test split with the chosen weights,
- * with the defaults, and with what would be in force. Writes bench/results/search-weight-fitting-<dataset>-<embeddings>.json.
+ * with the defaults, and with what would be in force; then the next-step fit's dry run (learned vs seed Hit@1
+ * on grouped held-out executions). Writes bench/results/search-weight-fitting-<dataset>-<embeddings>.json.
  */
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -58,6 +59,7 @@ try {
     }
     return sum / list.length;
   };
+  const fmtW2 = (w: object) => Object.entries(w).map(([k, v]) => `${k} ${(v as number).toFixed(3)}`).join(", ");
   const fmtW = (w: SearchWeights | undefined) => (w ? `β ${w.beta}, μ ${w.memoryWeight}, content ${w.contentWeight}, graph ${w.graphWeight}` : "–");
   for (const floor of floors) {
     const t = Date.now();
@@ -71,6 +73,7 @@ try {
         fmtW(cand),
         oos ? `${oos.default.unseen.toFixed(3)} / ${oos.default.repeat.toFixed(3)}` : "–",
         oos ? `${oos.fitted.unseen.toFixed(3)} / ${oos.fitted.repeat.toFixed(3)}` : "–",
+        oos ? `${(oos.fitted.score - oos.default.score).toFixed(3)} ± ${oos.gainStdErr.toFixed(3)}` : "–",
         fit.accepted ? "yes" : "no",
         split,
         cand ? testMap(cand, split) : Number.NaN,
@@ -80,9 +83,17 @@ try {
     }
     console.error(`floor ${floor}: ${((Date.now() - t) / 1000).toFixed(0)} s; ${fit.reason}`);
   }
+  const next = await tg.fitNextStepWeights({ dryRun: true });
+  const ev = next.record.evidence as { default?: { hitAt1: number }; fitted?: { hitAt1: number }; groupsScored?: number };
+  const nextTable = {
+    title: `Next-step weights — ${data.name}: learned vs seed, grouped out of sample (dry run)`,
+    headers: ["learned weights", "seed Hit@1", "learned Hit@1", "groups", "accepted", "why"],
+    rows: [[fmtW2(next.candidate), ev.default?.hitAt1 ?? Number.NaN, ev.fitted?.hitAt1 ?? Number.NaN, ev.groupsScored ?? 0, next.accepted ? "yes" : "no", next.reason]],
+  };
+  console.log(`\n### ${nextTable.title}\n\n${markdownTable(nextTable.headers, nextTable.rows)}`);
   const table = {
     title: `Search-weight fit by content floor — ${data.name}, ${values.embeddings} (${data.traces.length} training executions)`,
-    headers: ["content floor", "fitted weights (all training cases)", "out of sample: defaults unseen / repeat", "fitted unseen / repeat", "accepted", "test split", "test mAP@10 (fitted)", "test mAP@10 (defaults)", "test mAP@10 (in force)"],
+    headers: ["content floor", "fitted weights (all training cases)", "out of sample: defaults unseen / repeat", "fitted unseen / repeat", "gain ± s.e. (groups)", "accepted", "test split", "test mAP@10 (fitted)", "test mAP@10 (defaults)", "test mAP@10 (in force)"],
     rows,
   };
   console.log(`\n### ${table.title}\n\n${markdownTable(table.headers, table.rows)}\n\n(${((Date.now() - t0) / 1000).toFixed(0)} s)`);
@@ -91,7 +102,7 @@ try {
     machine: machine(),
     date: new Date().toISOString(),
     loadAverage: loadavg().map((x) => x.toFixed(2)).join(" "),
-    tables: [table],
+    tables: [table, nextTable],
   });
 } finally {
   await tg.close();

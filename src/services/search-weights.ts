@@ -84,7 +84,7 @@ export interface SearchWeightsFit extends SearchWeights {
   /** The weights the fit on every case chose (in force only when accepted). */
   candidate?: SearchWeights;
   /** Out-of-sample (grouped folds) score of the defaults and of the fitting procedure: mean, unseen, repeat. */
-  outOfSample?: { default: CaseScore; fitted: CaseScore; folds: number };
+  outOfSample?: { default: CaseScore; fitted: CaseScore; folds: number; gainStdErr: number };
   /** In-sample mAP@10 on every case: per β (μ = 0), then per μ, per w_c, per graph weight. */
   betaCurve: { beta: number; map: number }[];
   memoryCurve: { memoryWeight: number; map: number }[];
@@ -245,7 +245,7 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
     }
     return m;
   };
-  const scoreOf = async (pick: (k: number) => FusionWeights, subset: readonly number[]): Promise<CaseScore> => {
+  const scoreOf = async (pick: (k: number) => FusionWeights, subset: readonly number[]): Promise<CaseScore & { groupScores: Map<number, number> }> => {
     const perGroup = new Map<number, { u: number; r: number; n: number }>();
     for (const k of subset) {
       const m = await apOf(pick(k), k);
@@ -262,7 +262,8 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
       r += g.r / g.n;
     }
     const G = Math.max(1, perGroup.size);
-    return { score: (u + r) / (2 * G), unseen: u / G, repeat: r / G };
+    const groupScores = new Map([...perGroup].map(([g, x]) => [g, (x.u + x.r) / (2 * x.n)]));
+    return { score: (u + r) / (2 * G), unseen: u / G, repeat: r / G, groupScores };
   };
   const all = cases.map((_, k) => k);
   const fitOn = (subset: readonly number[]) => fitFusionWeights(async (w) => (await scoreOf(() => w, subset)).score, { contentFloor: floor });
@@ -291,12 +292,16 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
   const caseFold = groupFolds({ group: Int32Array.from(cases, (c) => c.group), count: groups.count, keys: groups.keys }, K);
   const foldWeights: FusionWeights[] = [];
   for (let f = 0; f < K; f++) foldWeights.push((await fitOn(all.filter((k) => caseFold[k] !== f))).weights);
-  const oosDefault = await scoreOf(() => DEFAULT_SEARCH_WEIGHTS, all);
-  const oosFitted = await scoreOf((k) => foldWeights[caseFold[k]!]!, all);
+  const { groupScores: dG, ...oosDefault } = await scoreOf(() => DEFAULT_SEARCH_WEIGHTS, all);
+  const { groupScores: fG, ...oosFitted } = await scoreOf((k) => foldWeights[caseFold[k]!]!, all);
   const gain = oosFitted.score - oosDefault.score;
   const unseenGain = oosFitted.unseen - oosDefault.unseen;
-  const outOfSample = { default: oosDefault, fitted: oosFitted, folds: K };
-  const evidence = { ...evidenceBase, folds: K, default: oosDefault, fitted: oosFitted, gain, unseenGain, foldWeights };
+  // Standard error of the gain over groups (paired per group), reported beside the margin.
+  const diffs = [...fG].map(([g, x]) => x - dG.get(g)!);
+  const mean = diffs.reduce((x, y) => x + y, 0) / diffs.length;
+  const gainStdErr = diffs.length > 1 ? Math.sqrt(diffs.reduce((x, d) => x + (d - mean) ** 2, 0) / (diffs.length - 1) / diffs.length) : Number.NaN;
+  const outOfSample = { default: oosDefault, fitted: oosFitted, folds: K, gainStdErr };
+  const evidence = { ...evidenceBase, folds: K, default: oosDefault, fitted: oosFitted, gain, gainStdErr, unseenGain, foldWeights };
   const margin = SEARCH_FIT_DEFAULTS.margin;
   if (!(gain >= margin && unseenGain >= -margin)) {
     const why =
