@@ -13,7 +13,7 @@ import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { createMcpServer } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { searchCandidates } from "../../src/services/search.ts";
-import { projectConfig, setProjectConfig } from "../../src/store/projects.ts";
+import { storeFit } from "../../src/services/learning-log.ts";
 import { REPEATED_INTENTS_NOW, repeatedIntentsCatalog, repeatedIntentsTraces } from "../fixtures/repeated-intents.ts";
 import { backends } from "../helpers/backends.ts";
 
@@ -22,15 +22,16 @@ const catalog = repeatedIntentsCatalog() as { tools: { id: string; description: 
 let tg: Toolgraph;
 let server: ServerHandle;
 let client: Client;
+const logLines: string[] = [];
 
 beforeAll(async () => {
   tg = await openToolgraph({ ...(await backend.options()), project: "anchor", embeddings: "hash:256", now: () => REPEATED_INTENTS_NOW, resultCacheSize: 0 });
   await tg.importCatalog(catalog);
   await tg.importTraces(repeatedIntentsTraces());
-  const cfg = await projectConfig(tg.engine.db, "anchor");
-  await setProjectConfig(tg.engine.db, "anchor", { ...cfg, searchWeights: { beta: 0.7, memoryWeight: 1, contentWeight: 0, graphWeight: 1 } });
-  tg.engine.projectConfigs.delete("anchor");
-  server = await startServer({ api: tg, port: 0, log: () => {}, defaultProject: "anchor" });
+  // Stored with a fit record, so no background refit replaces them while the doors are tested.
+  const legacy = { beta: 0.7, memoryWeight: 1, contentWeight: 0, graphWeight: 1 };
+  await storeFit(tg.engine, { kind: "search-weights", project: "anchor", fittedAt: new Date(REPEATED_INTENTS_NOW).toISOString(), accepted: true, reason: "an earlier version's fit", before: {}, after: legacy, evidence: {}, data: {} }, { searchWeights: legacy });
+  server = await startServer({ api: tg, port: 0, log: (line) => logLines.push(line), defaultProject: "anchor" });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await createMcpServer(tg, {}).connect(a);
   client = new Client({ name: "test", version: "1" });
@@ -93,5 +94,18 @@ describe("the best-described tool ranks in the top 3 on every door, whatever the
     expect(await bestDescribed("delete an old file from the workspace")).toBe("fs.delete_file");
     const r = await tg.search({ intent: "delete an old file from the workspace", limit: 3 });
     expect(r.results.map((x) => x.tool)).toContain("fs.delete_file");
+  });
+
+  it("a refit through the server's engine is one 'refit' log line with before, after and why (runs last: it replaces the stored weights)", async () => {
+    const fit = await tg.fitSearchWeights();
+    const refit = logLines.filter((l) => l.includes("refit"));
+    expect(refit).toHaveLength(1);
+    expect(refit[0]).toContain("search-weights");
+    expect(refit[0]).toContain("contentWeight");
+    expect(refit[0]).toContain(fit.reason!.slice(0, 20));
+    // 8 requests repeated with one word changed: too few groups, the defaults replace the stored content-0 weights.
+    expect(fit.accepted).toBe(false);
+    const stats = await (await fetch(`${server.url}/v1/stats?project=anchor`)).json();
+    expect(stats.learning.searchWeights.inForce).toEqual({ beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1 });
   });
 });
