@@ -32,7 +32,9 @@ const floors = values.floors!.split(",").map(Number);
 const data = loadDataset(values.dataset!);
 const emb = values.embeddings!.replace(/[^a-z0-9]/gi, "");
 const project = `${data.name}-swf-${emb}`;
-const tg = await openToolgraph({ home: values.home!, database: "", project, embeddings: values.embeddings!, queryCacheSize: 5000 });
+// One fixed clock (an hour after the last training execution), so memory recency does not move between runs.
+const now = Math.max(...data.traces.map((t) => Date.parse(String((t as { startedAt: string | Date }).startedAt)))) + 3_600_000;
+const tg = await openToolgraph({ home: values.home!, database: "", project, embeddings: values.embeddings!, queryCacheSize: 5000, now: () => now });
 const t0 = Date.now();
 try {
   await tg.importCatalog(data.catalog);
