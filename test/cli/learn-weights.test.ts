@@ -63,6 +63,13 @@ describe("toolgraph learn-weights on 20 tools and 32 repeated traces", () => {
     expect(stats.learning.searchWeights.inForce.contentWeight).toBeGreaterThanOrEqual(0.5);
     expect(stats.learning.searchWeights.fit.reason).toEqual(expect.any(String));
     expect(stats.learning.nextStepWeights.fit.fittedAt).toEqual(expect.any(String));
+    // Next step: one-step traces teach nothing — the seed formula answers, and says why.
+    expect(stats.learning.nextStepWeights.fit.accepted).toBe(false);
+    expect(stats.learning.nextStepWeights.fit.reason).toMatch(/no training examples/);
+    expect(stats.learning.nextStepWeights.inForce).toEqual({ cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1 });
+    const next = await json("next", "--context", "git.status", ...p);
+    expect(next.weights).toEqual({ cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1 });
+    expect(lw.out).toMatch(/next step: .* in force \(seed; /);
     const text = await run("stats", ...p);
     expect(text.out).toMatch(/search weights: beta [\d.]+, memoryWeight [\d.]+, contentWeight [\d.]+, graphWeight [\d.]+ \(fitted /);
   }, 300_000);
