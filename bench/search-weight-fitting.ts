@@ -25,7 +25,7 @@ const { values } = parseArgs({
     dataset: { type: "string", default: "toollinkos" },
     embeddings: { type: "string", default: "hash:512" },
     floors: { type: "string", default: "0,0.25,0.5,0.75,1" },
-    home: { type: "string", default: ".bench-home" },
+    home: { type: "string", default: ".toolgraph-bench/search-weight-fitting" },
   },
 });
 const floors = values.floors!.split(",").map(Number);
