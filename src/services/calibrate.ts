@@ -356,7 +356,7 @@ export async function calibrateProject(engine: Engine, project: string, opts: Ca
   const method =
     (opts.split ?? CALIBRATION_DEFAULTS.split) === "time"
       ? `rolling time split: ${pairs.foldsScored} of ${folds} blocks scored, ${pairs.executionsScored} executions`
-      : `cross-fit: ${pairs.foldsScored} folds by execution id, ${pairs.executionsScored} executions`;
+      : `cross-fit: ${pairs.foldsScored} folds by near-duplicate request group, ${pairs.executionsScored} executions`;
   const out: CalibrationReport[] = [];
   const stored: Record<string, Calibration> = {};
   for (const [kind, list] of [["next-step", pairs.nextStep], ["search", pairs.search]] as const) {
