@@ -5,7 +5,8 @@
  * are chosen per project — but validated the way they will be used (docs/decisions/search-weight-fitting.md):
  *
  *   cases      up to 200 past executions with an intent and a successful step, one per near-duplicate intent
- *              group before a second of any (algorithms/evaluation/intent-groups.ts);
+ *              group before a second of any, in seeded id-hash order (independent of the storage order;
+ *              algorithms/evaluation/intent-groups.ts);
  *   score      of weights w on one case = ½·AP@10(unseen) + ½·AP@10(repeat), where "unseen" answers the intent
  *              with every execution of its group left out of the memory and of the usage counts (a request
  *              never seen before), and "repeat" leaves out the execution itself only (a repeated request,
@@ -21,9 +22,8 @@
  * Every fit is stored and announced as a refit record (learning-log.ts). Defaults: β = 0.5, μ = 0.8, w_c = 1,
  * graph 1. Stored weights below the content floor (fitted by an earlier version) are raised to it when read.
  */
-import { type IntentGroups, groupFolds, intentGroups } from "../../algorithms/evaluation/intent-groups.ts";
+import { fnv1a, groupFolds, type IntentGroups, intentGroups } from "../../algorithms/evaluation/intent-groups.ts";
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
-import { mulberry32, shuffled } from "../../algorithms/random/rng.ts";
 import { DEFAULTS as CHANNEL_DEFAULTS } from "../../algorithms/search/channel-fusion.ts";
 import { type FusionWeights, fitFusionWeights } from "../../algorithms/search/fit-fusion-weights.ts";
 import { globalSignal } from "../../algorithms/search/global-signal.ts";
@@ -175,11 +175,12 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
     return { ...DEFAULT_SEARCH_WEIGHTS, ...empty, intents: rows.length, groups: 0, accepted: false, reason, dryRun };
   }
   const { group: groupOfRow, groups } = rowGroups(memory, rows);
-  // Cases: one per group before a second of any (in a seeded random order), so the sample spans the groups.
-  const order = shuffled(
-    rows.map((_, j) => j),
-    mulberry32(opts.seed ?? 1),
-  );
+  // Cases: one per group before a second of any, in the order of a seeded hash of the execution id (ties by
+  // id), so the sample spans the groups and does not depend on the order in which the history was stored.
+  const seedText = `${opts.seed ?? 1}\u0000`;
+  const ids = rows.map((r) => memory.rows.ids[r]!);
+  const hash = ids.map((id) => fnv1a(seedText + id));
+  const order = rows.map((_, j) => j).sort((x, y) => hash[x]! - hash[y]! || (ids[x]! < ids[y]! ? -1 : ids[x]! > ids[y]! ? 1 : 0));
   const seenInGroup = new Int32Array(groups.count);
   const rank = new Int32Array(rows.length);
   for (const j of order) rank[j] = seenInGroup[groupOfRow[j]!]!++;

@@ -60,6 +60,20 @@ describe("fitSearchWeights: fusion never loses to one of its own channels, conte
     expect(r.results.map((x) => x.tool)).toContain("tool.t2");
     expect(r.results[0]!.explanation).toContain(`× weight ${fit.contentWeight}`);
   });
+
+  it("the cases sampled do not depend on the order the history was stored in", async () => {
+    // The same executions with their start times reversed, in a second project of the same database.
+    const traces = WORDS.flatMap((w, i) =>
+      FILLERS.map((f, k) => ({ id: `e${i}-${k}`, intent: `${w} ${f}`, startedAt: new Date(NOW - (WORDS.length * FILLERS.length - (i * FILLERS.length + k)) * 60_000).toISOString(), success: true, steps: [{ tool: `tool.t${i}`, success: true }] })),
+    );
+    await tg.importCatalog({ tools: WORDS.map((_, i) => ({ id: `tool.t${i}`, description: `handles ${WORDS[(i + 1) % WORDS.length]} requests` })) }, { project: "fusion-reversed" });
+    await tg.importTraces(traces, { project: "fusion-reversed" });
+    const a = await tg.fitSearchWeights({ dryRun: true, maxIntents: 20 });
+    const b = await tg.fitSearchWeights({ dryRun: true, maxIntents: 20, project: "fusion-reversed" });
+    expect(a.intents).toBe(20);
+    expect(b.candidate).toEqual(a.candidate);
+    expect(b.outOfSample).toEqual(a.outOfSample);
+  });
 });
 
 describe("heldOutSignals (issue 20: the leave-one-out fit scores a past execution without its own history)", () => {
