@@ -57,7 +57,7 @@ function print(t: Table | undefined): void {
   console.log(markdownTable(t.headers, t.rows));
 }
 
-function loadDataset(name: string): HarnessInput & { withEdges: boolean; withPlan: boolean } {
+export function loadDataset(name: string): HarnessInput & { withEdges: boolean; withPlan: boolean } {
   if (name === "seal-tools") {
     const d = convertSealTools();
     return { name, catalog: d.catalog, traces: d.traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]>, withEdges: false, withPlan: false };

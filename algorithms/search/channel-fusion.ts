@@ -24,6 +24,11 @@ import { noisyOr } from "../memory/noisy-or.ts";
 export const DEFAULTS = {
   /** Weight of the content channel: 1 keeps the plain memory lift. */
   contentWeight: 1,
+  /**
+   * Lowest content weight a fitted setting may hold: descriptions always count, so a tool nobody has used yet
+   * can still be found (docs/decisions/search-weight-fitting.md).
+   */
+  contentFloor: 0.5,
 } as const;
 
 /** 1 − (1 − contentWeight·content)(1 − memoryWeight·vote); contentWeight·content without a vote. */

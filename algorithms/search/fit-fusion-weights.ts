@@ -7,18 +7,20 @@
  *   1. β on betaGrid            with μ = 0, w_c = 1, w_g = 0       (content alone)
  *   2. μ on memoryGrid          with β*, w_c = 1, w_g = 0
  *   3. w_c on contentGrid       with β*, μ_c = μ* if μ* > 0 else max(memoryGrid), w_g = 0; the point w_c = 0
- *                               uses μ = max(memoryGrid) (the same order as any μ > 0, and a final score that
- *                               is the vote itself, which the gate's absolute thresholds expect)
+ *      (values below          uses μ = max(memoryGrid) (the same order as any μ > 0, and a final score that
+ *      contentFloor dropped)   is the vote itself, which the gate's absolute thresholds expect)
  *   4. w_g on graphGrid         from the best point so far
- *   anchors: each channel alone — content {β*, μ 0, w_c 1, w_g 0}, memory {β*, max(memoryGrid), w_c 0, w_g 0}
- *   and graph {β*, μ 0, w_c 0, w_g max(graphGrid)} (evaluated once; most are already points of the stages).
+ *   anchors: each channel alone — content {β*, μ 0, w_c 1, w_g 0}, memory {β*, max(memoryGrid), w_c f, w_g 0}
+ *   and graph {β*, μ 0, w_c f, w_g max(graphGrid)}, f = contentFloor (0 by default: the channel truly alone;
+ *   with a floor the content channel never leaves, docs/decisions/search-weight-fitting.md). Evaluated once;
+ *   most are already points of the stages.
  *
  * Each stage keeps its first best point in grid order (grids list today's defaults first, so a flat curve
  * keeps them: contentGrid starts at 1). The answer is the best of every evaluated point, the earliest on ties.
  *
  * Invariant: the fitted objective ≥ the objective of every evaluated point, in particular of each channel
  * alone (content, memory, graph) — the combination never loses to one of its own channels on the data it is
- * fitted on. Identical weights are evaluated once.
+ * fitted on. Identical weights are evaluated once. Every evaluated w_c is ≥ contentFloor.
  *
  * Source: coordinate-wise grid search (a line search per weight); the channel anchors make the fitted fusion
  * at least as good as its best single component (Bruch, Gai & Ingber, "An analysis of fusion functions for
@@ -53,6 +55,8 @@ export interface FitFusionOptions {
   readonly contentGrid?: readonly number[];
   /** w_g values (stage 4). Default 0, 0.25, 0.5, 1. */
   readonly graphGrid?: readonly number[];
+  /** Lowest content weight evaluated, in [0, 1]: contentGrid values below it are dropped. Default 0. */
+  readonly contentFloor?: number;
 }
 
 export interface FusionPoint {
@@ -88,8 +92,12 @@ function checkGrid(name: string, grid: readonly number[]): readonly number[] {
 export async function fitFusionWeights(objective: (w: FusionWeights) => number | Promise<number>, options: FitFusionOptions = {}): Promise<FusionFit> {
   const betaGrid = checkGrid("betaGrid", options.betaGrid ?? DEFAULTS.betaGrid);
   const memoryGrid = checkGrid("memoryGrid", options.memoryGrid ?? DEFAULTS.memoryGrid);
-  const contentGrid = checkGrid("contentGrid", options.contentGrid ?? DEFAULTS.contentGrid);
+  const allContent = checkGrid("contentGrid", options.contentGrid ?? DEFAULTS.contentGrid);
   const graphGrid = checkGrid("graphGrid", options.graphGrid ?? DEFAULTS.graphGrid);
+  const floor = options.contentFloor ?? 0;
+  if (!(floor >= 0 && floor <= 1)) throw new SearchError(MODULE, "bad-grid", `contentFloor must be in [0, 1], got ${floor}`);
+  const contentGrid = allContent.filter((x) => x >= floor);
+  if (contentGrid.length === 0) contentGrid.push(floor);
   const seen = new Map<string, FusionPoint>();
   const order: FusionPoint[] = [];
   const evaluate = async (w: FusionWeights): Promise<FusionPoint> => {
@@ -118,8 +126,8 @@ export async function fitFusionWeights(objective: (w: FusionWeights) => number |
   const s4 = await stage(graphGrid, (graphWeight) => ({ ...bestSoFar.weights, graphWeight }));
   const channels = {
     content: await evaluate({ beta, memoryWeight: 0, contentWeight: 1, graphWeight: 0 }),
-    memory: await evaluate({ beta, memoryWeight: muMax, contentWeight: 0, graphWeight: 0 }),
-    graph: await evaluate({ beta, memoryWeight: 0, contentWeight: 0, graphWeight: Math.max(...graphGrid) }),
+    memory: await evaluate({ beta, memoryWeight: muMax, contentWeight: floor, graphWeight: 0 }),
+    graph: await evaluate({ beta, memoryWeight: 0, contentWeight: floor, graphWeight: Math.max(...graphGrid) }),
   };
   const best = order.reduce((b, p) => (p.objective > b.objective + 1e-12 ? p : b));
   return {

@@ -11,11 +11,17 @@
  *
  * Ranking: final desc, then graph desc, semantic desc, index asc — a total order, so the result does not
  * depend on candidate order; `top` returns exactly the first `top` of the full ranking.
+ * Description anchor ("hybrid" only): the candidate whose own description is the best match both lexically
+ * and semantically — the strictly highest raw BM25 and the strictly highest cosine among the candidates, both
+ * > 0 — is moved up to rank DEFAULTS.anchorRank (3) when history (memory, graph) ranked it lower; it keeps its
+ * own scores and is marked `anchored` (so the list is ordered by final except at that one place). Descriptions
+ * always count: a tool nobody has used yet can still be found (docs/decisions/search-weight-fitting.md).
  * Channel ablations rank by one channel instead (semantic', BM25 normalised, or clamped cosine).
  *
- * Invariants: every score ∈ [0,1]; final ≥ semantic' in "hybrid"; excluded indices never appear; with
- * w_c = 0 and w_g = 0 the order is the memory vote's (vote desc, index asc), with μ = 0 and w_g = 0 the
- * content score's.
+ * Invariants: every score ∈ [0,1]; final ≥ semantic' in "hybrid"; excluded indices never appear; the
+ * description anchor, when there is one, is within the first 3 of the "hybrid" ranking whatever the memory,
+ * graph and weights; with w_c = 0 and w_g = 0 the order is the memory vote's (vote desc, index asc) up to the
+ * anchor, with μ = 0 and w_g = 0 the content score's.
  * Pure: all state (candidates, context preparation, global signal, coherence, executions) is passed in.
  */
 import { type AdamicAdarContext, adamicAdarScore } from "./adamic-adar.ts";
@@ -27,6 +33,11 @@ import { hybridScore } from "./hybrid-score.ts";
 import { SearchError } from "./search-error.ts";
 
 export type SearchChannel = "hybrid" | "semantic" | "bm25" | "embedding";
+
+export const DEFAULTS = {
+  /** Lowest rank (1-based) the description anchor may hold in the "hybrid" ranking. */
+  anchorRank: 3,
+} as const;
 
 export interface HybridHit {
   index: number;
@@ -46,6 +57,8 @@ export interface HybridHit {
   commonNeighbours: { via: number; contribution: number }[];
   alpha: number;
   alphaRegime: string;
+  /** True when the description anchor was moved up to DEFAULTS.anchorRank (see the header). */
+  anchored?: boolean;
 }
 
 export interface HybridRankInput {
@@ -130,9 +143,45 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
     hits.push({ index: i, final, semantic, content: f.semantic, contentWeight: wc, cosine: f.cosine, bm25: f.bm25, bm25Norm: f.bm25Norm, memory: vote, graph, graphSource, commonNeighbours, alpha, alphaRegime });
   }
   const top = input.top;
-  if (top !== undefined && top < hits.length) return bestHits(hits, Math.max(0, top));
+  const anchor = channel === "hybrid" ? descriptionAnchor(hits) : undefined;
+  if (top !== undefined && top < hits.length) {
+    const k = Math.max(0, top);
+    if (anchor === undefined) return bestHits(hits, k);
+    return withAnchor(bestHits(hits, Math.max(k, DEFAULTS.anchorRank)), anchor).slice(0, k);
+  }
   hits.sort(compareHits);
-  return hits;
+  return anchor === undefined ? hits : withAnchor(hits, anchor);
+}
+
+/** The hit with the strictly highest raw BM25 and the strictly highest cosine, both > 0, else undefined. */
+function descriptionAnchor(hits: readonly HybridHit[]): HybridHit | undefined {
+  let bestBm: HybridHit | undefined;
+  let bestCos: HybridHit | undefined;
+  let bmTie = false;
+  let cosTie = false;
+  for (const h of hits) {
+    if (!bestBm || h.bm25 > bestBm.bm25) {
+      bestBm = h;
+      bmTie = false;
+    } else if (h.bm25 === bestBm.bm25) bmTie = true;
+    if (!bestCos || h.cosine > bestCos.cosine) {
+      bestCos = h;
+      cosTie = false;
+    } else if (h.cosine === bestCos.cosine) cosTie = true;
+  }
+  if (!bestBm || bestBm !== bestCos || bmTie || cosTie || !(bestBm.bm25 > 0 && bestBm.cosine > 0)) return undefined;
+  return bestBm;
+}
+
+/** `ranked` (a prefix of the ranking) with the anchor at rank anchorRank at the latest (it may be absent from the prefix). */
+function withAnchor(ranked: HybridHit[], anchor: HybridHit): HybridHit[] {
+  const at = ranked.indexOf(anchor);
+  const slot = DEFAULTS.anchorRank - 1;
+  if (at >= 0 && at <= slot) return ranked;
+  if (at > 0) ranked.splice(at, 1);
+  else if (ranked.length <= slot) return ranked.concat(anchor);
+  ranked.splice(slot, 0, { ...anchor, anchored: true });
+  return ranked;
 }
 
 /** The ranking: final descending, then graph descending, semantic descending, index ascending (a total order). */

@@ -30,7 +30,8 @@ import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
 import { runSearch } from "../services/recommend-search.ts";
 import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../services/recommendation-log.ts";
 import { ResultCache } from "../services/result-cache.ts";
-import { fitSearchWeights } from "../services/search-weights.ts";
+import { type LearningStatus, learningStatus } from "../services/learning-status.ts";
+import { fitSearchWeights, type SearchFitOptions } from "../services/search-weights.ts";
 import { forgetRetiredEmbeddings, retireUnavailableTools, type ServerSyncOptions, type ServerToolsSyncResult, syncServerTools } from "../services/server-sync.ts";
 import { applyUserHistory, userHistoryUpdate } from "../services/user-history.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
@@ -85,6 +86,8 @@ export interface StatsResult extends ProjectCounts {
   backend: "postgres" | "pglite";
   location: string;
   caches: { results: ReturnType<ResultCache["stats"]>; queryEmbeddings: ReturnType<Engine["queryEmbedder"]["stats"]> };
+  /** The weights in force and their latest fits (when, accepted or not and why). */
+  learning: LearningStatus;
 }
 
 export class Toolgraph implements RecommenderApi {
@@ -261,13 +264,20 @@ export class Toolgraph implements RecommenderApi {
   }
 
   /** Fit the next-step weights on the project's own traces (the `learned` mode) and store them. */
-  async fitNextStepWeights(opts: Scoped & { maxExecutions?: number; seed?: number } = {}) {
-    return fitNextStepWeights(this.engine, this.p(opts), opts);
+  async fitNextStepWeights(opts: Scoped & { maxExecutions?: number; seed?: number; dryRun?: boolean } = {}) {
+    const r = await fitNextStepWeights(this.engine, this.p(opts), opts);
+    if (!opts.dryRun) this.results.clear();
+    return r;
   }
 
-  /** Fit the search weights (fusion β, memory weight μ) on the project's own past intents and store them. */
-  async fitSearchWeights(opts: Scoped & { maxIntents?: number; seed?: number } = {}) {
-    return fitSearchWeights(this.engine, this.p(opts), opts);
+  /**
+   * Fit the search weights (fusion β, memory μ, content, graph) on the project's own past intents; they replace
+   * the defaults only when they beat them on grouped held-out intents (search-weights.ts). `dryRun` stores nothing.
+   */
+  async fitSearchWeights(opts: Scoped & SearchFitOptions = {}) {
+    const r = await fitSearchWeights(this.engine, this.p(opts), opts);
+    if (!opts.dryRun) this.results.clear();
+    return r;
   }
 
   /** Capabilities that answer an explicit intent (semantic × reliability, pattern triggers, memory). */
@@ -340,6 +350,7 @@ export class Toolgraph implements RecommenderApi {
       location: this.engine.conn.location,
       ...(await countProject(this.engine.db, project)),
       caches: { results: this.results.stats(), queryEmbeddings: this.engine.queryEmbedder.stats() },
+      learning: await learningStatus(this.engine, project),
     };
   }
 

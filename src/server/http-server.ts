@@ -211,6 +211,8 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
   });
   if (api instanceof Toolgraph) {
     const tg = api;
+    // Every refit of a project's weights is one log line: before → after, the evidence, the data (learning-log.ts).
+    tg.engine.learningLog ??= (r) => logger.info("refit", { kind: r.kind, project: r.project, accepted: r.accepted, before: r.before, after: r.after, reason: r.reason, data: r.data });
     metrics.collect({
       name: "toolgraph_cache_hits_total",
       help: "Cache hits by cache (result cache of answers, query-embedding cache)",

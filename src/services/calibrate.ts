@@ -2,12 +2,14 @@
  * Calibration of the gated scores on the project's own traces (issue 7, seed 002 success criterion), fitted
  * out of sample.
  *
- * Default split "cross-fit" (issue 20): the executions are dealt into `folds` (10) folds by a hash of their id
- * (rank of FNV-1a(id), fold = rank mod folds), so the folds do not depend on the order in which the history
- * was collected or stored; each fold is scored by a model that knows every execution of the other folds
- * (transition counts, tools' last use, intent memory without the fold's executions), at one clock (the
- * latest start + 1 h, as a new request would be answered). At most `maxExecutions` (1,000) executions are
- * scored: those of lowest hash. Why: the rolling time split below learned from the *latest* executions only,
+ * Default split "cross-fit": the executions are dealt into `folds` (10) folds by near-duplicate group — the
+ * same or nearly the same intent (and tool set), or without an intent the same tool set
+ * (algorithms/evaluation/intent-groups.ts; docs/decisions/search-weight-fitting.md) — whole groups to the
+ * least-filled fold, so the folds do not depend on the order in which the history was collected or stored and
+ * a scored execution's twins are never in its model; each fold is scored by a model that knows every
+ * execution of the other folds (transition counts, tools' last use, intent memory without the fold's
+ * executions), at one clock (the latest start + 1 h, as a new request would be answered). At most
+ * `maxExecutions` (1,000) executions are scored: those of lowest FNV-1a hash of their id. Why: the rolling time split below learned from the *latest* executions only,
  * so a history grouped by scenario (its last blocks new tool sets) taught the gate that nothing succeeds and
  * it abstained on everything (ToolLinkOS traces sorted by capability; bench/accuracy.ts stress row).
  * Split "time" (the previous default) is kept:
@@ -36,18 +38,19 @@
  * the project config and applied by the gate. Cost: one query embedding and one memory recall per scored
  * execution with an intent, one CSR build per fold.
  */
+import { groupFolds } from "../../algorithms/evaluation/intent-groups.ts";
 import { buildCsr } from "../../algorithms/graph/csr.ts";
 import { learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
 import { nextAfter, type PastExecution } from "../../algorithms/memory/knn-vote.ts";
 import { buildNextStepModel, type NextStepModel, type NextStepWeights, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
 import { type Calibration, calibrate, fitCalibration } from "../../algorithms/thresholds/calibration.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
-import { projectConfig, setProjectConfig } from "../store/projects.ts";
+import { projectConfig } from "../store/projects.ts";
 import { type ExecutionSequenceRow, loadExecutionMemory, loadExecutionSequences } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
-import { forgetProjectConfig } from "./filters.ts";
+import { storeFit } from "./learning-log.ts";
 import { recallMemory } from "./memory.ts";
-import { memoryCandidate, weightsFor, withMemoryVote } from "./recommend-next.ts";
+import { executionGroups, memoryCandidate, weightsFor, withMemoryVote } from "./recommend-next.ts";
 import { searchCandidates } from "./search.ts";
 import { searchWeightsFor } from "./search-weights.ts";
 
@@ -233,19 +236,22 @@ async function crossFitPairs(engine: Engine, project: string, maxExecutions: num
   const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0 };
   const H = history.length;
   if (H < 2 || s.n === 0) return out;
-  const K = Math.min(folds, H);
-  // Fold by rank of the id's hash (ties by id): balanced, and the same whatever order the history is in.
+  const intents = new Map((await loadExecutionMemory(engine.db, project)).map((m) => [m.id, m.intent]));
+  // Folds by near-duplicate group (executionGroups: intent, else tool set), whole groups dealt to the
+  // least-filled fold: a scored execution's twins are never in its model. Scored: the executions of lowest
+  // id hash (ties by id), the same whatever order the history is in.
+  const groups = executionGroups(history, intents);
+  const K = Math.min(folds, groups.count);
+  if (K < 2) return out;
+  const fold = groupFolds(groups, K);
   const order = history.map((e, i) => ({ i, h: fnv1a(e.id), id: e.id })).sort((x, y) => x.h - y.h || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  const fold = new Int32Array(H);
   const scored = new Uint8Array(H);
   order.forEach((o, r) => {
-    fold[o.i] = r % K;
     if (r < maxExecutions) scored[o.i] = 1;
   });
   const weights = await weightsFor(engine, project, "auto", { awaitFit: true });
   const sw = await searchWeightsFor(engine, project);
   const idx = await engine.searchIndex(project);
-  const intents = new Map((await loadExecutionMemory(engine.db, project)).map((m) => [m.id, m.intent]));
   const now = Math.max(...history.map((e) => e.startedAt.getTime())) + 3_600_000;
   const perExec = history.map((e) => transitionsOf(s, e));
   const total = new Map<number, number>();
@@ -350,7 +356,7 @@ export async function calibrateProject(engine: Engine, project: string, opts: Ca
   const method =
     (opts.split ?? CALIBRATION_DEFAULTS.split) === "time"
       ? `rolling time split: ${pairs.foldsScored} of ${folds} blocks scored, ${pairs.executionsScored} executions`
-      : `cross-fit: ${pairs.foldsScored} folds by execution id, ${pairs.executionsScored} executions`;
+      : `cross-fit: ${pairs.foldsScored} folds by near-duplicate request group, ${pairs.executionsScored} executions`;
   const out: CalibrationReport[] = [];
   const stored: Record<string, Calibration> = {};
   for (const [kind, list] of [["next-step", pairs.nextStep], ["search", pairs.search]] as const) {
@@ -374,9 +380,24 @@ export async function calibrateProject(engine: Engine, project: string, opts: Ca
     if (cal.blocks.length > 0) stored[kind] = cal;
     engine.gatekeeper.setCalibration(project, kind, cal.blocks.length > 0 ? cal : undefined);
   }
+  // The refit record (learning-log.ts): a kind's map is used only with ≥ minPairs out-of-sample pairs.
   const cfg = await projectConfig(engine.db, project);
-  await setProjectConfig(engine.db, project, { ...cfg, calibration: stored });
-  forgetProjectConfig(engine, project);
+  const kinds = Object.keys(stored);
+  await storeFit(
+    engine,
+    {
+      kind: "calibration",
+      project,
+      fittedAt: new Date(engine.now()).toISOString(),
+      accepted: kinds.length > 0,
+      reason: kinds.length > 0 ? `calibrated ${kinds.join(", ")} on out-of-sample answers (${method})` : `fewer than ${CALIBRATION_DEFAULTS.minPairs} out-of-sample pairs of each kind: uncalibrated gate`,
+      before: Object.keys((cfg.calibration as Record<string, unknown> | undefined) ?? {}),
+      after: kinds,
+      evidence: Object.fromEntries(out.map((r) => [r.kind, { pairs: r.pairs, blocks: r.blocks, rawHighPrecision: r.rawHighPrecision, calibratedHighPrecision: r.calibratedHighPrecision }])),
+      data: { executionsScored: pairs.executionsScored, foldsScored: pairs.foldsScored },
+    },
+    { calibration: stored },
+  );
   return out;
 }
 

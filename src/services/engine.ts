@@ -23,6 +23,7 @@ import type { Database } from "../store/schema.ts";
 import { AnalyticsCache, type AnalyticsOptions, type AnalyticsView } from "./analytics.ts";
 import { Gatekeeper } from "./gating.ts";
 import type { MemorySlot } from "./memory.ts";
+import type { FitRecord } from "./learning-log.ts";
 import { buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
 
 export interface EngineOptions extends ConnectionOptions {
@@ -90,6 +91,8 @@ export class Engine {
   readonly startedJobs = new Set<string>();
   /** Projects whose stored calibrations the gate has loaded (calibrate.ts). */
   readonly calibrationsLoaded = new Set<string>();
+  /** Told of every refit of a project's weights (learning-log.ts); the HTTP server logs them. Default: none. */
+  learningLog: ((record: FitRecord) => void) | undefined;
 
   private constructor(conn: Connection, options: EngineOptions, embedder: EmbeddingProvider) {
     this.conn = conn;

@@ -62,6 +62,12 @@ export class ResultCache {
     return value;
   }
 
+  /** Forgets every answer (after this process changed what answers depend on, e.g. refitted weights). */
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
   /** Drops expired entries from the least recently used end, then the oldest beyond the capacity. */
   private evict(now: number): void {
     for (const [key, e] of this.entries) {

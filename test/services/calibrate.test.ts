@@ -1,5 +1,5 @@
 /**
- * Out-of-sample calibration on both real backends: cross-fitted folds by execution id (the default, issue 20:
+ * Out-of-sample calibration on both real backends: cross-fitted folds by near-duplicate group (the default:
  * the same pairs whatever order the history was collected in) and the rolling-origin time split (each
  * scored execution answered by a model fitted only on executions that started before its block).
  */

@@ -31,7 +31,7 @@ async function misleadingProject() {
   return tg;
 }
 
-describe("fitSearchWeights (issue 20: fusion never loses to one of its own channels)", () => {
+describe("fitSearchWeights: fusion never loses to one of its own channels, content never below its floor", () => {
   // The database opens in a hook (hook timeout): a PGlite open is slow on a busy machine.
   let tg: Toolgraph;
   beforeAll(async () => {
@@ -41,27 +41,38 @@ describe("fitSearchWeights (issue 20: fusion never loses to one of its own chann
     await tg?.close();
   });
 
-  it("on misleading descriptions and repeating requests, turns content down and matches the memory channel", async () => {
+  it("on misleading descriptions and repeating requests, turns content down to the floor, no lower", async () => {
     const fit = await tg.fitSearchWeights();
     expect(fit.intents).toBe(WORDS.length * FILLERS.length);
+    // One group per word: "invoice today" and "invoice quickly" share the tool (Jaccard 1/3 ≥ 0.25).
+    expect(fit.groups).toBe(WORDS.length);
     expect(fit.channels).toBeDefined();
     // The fitted objective is the best of every evaluated point, each channel alone among them.
     expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.memory);
     expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.content);
     expect(fit.map!).toBeGreaterThanOrEqual(fit.channels!.graph);
-    expect(fit.map!).toBeGreaterThanOrEqual(Math.max(...fit.memoryCurve.map((p) => p.map)));
-    // Content alone misleads; with w_c = 1 it still drags the memory's answers down.
-    expect(fit.channels!.memory).toBeGreaterThan(fit.channels!.content);
-    // Hand-checked on this fixture: w_c = 1 tops at mAP@10 0.5 (every μ > 0), the memory alone scores 1;
-    // the fit picks the memory channel at full weight (w_c = 0, μ = 1: the final score is the vote).
-    expect(Math.max(...fit.memoryCurve.map((p) => p.map))).toBe(0.5);
-    expect(fit.map).toBe(1);
-    expect(fit.contentWeight).toBe(0);
-    expect(fit.memoryWeight).toBe(1);
-    // The search job answers with the stored weights and explains the content weight.
+    expect(fit.contentWeight).toBe(0.5);
+    expect(fit.accepted).toBe(true);
+    // The search job answers with the stored weights: the memory's tool first, and the tool whose description
+    // is the best match (tool.t2, "handles stock requests") still in the top 3.
     const r = await tg.search({ intent: `${WORDS[3]} at once`, limit: 3 });
     expect(r.results[0]!.tool).toBe("tool.t3");
+    expect(r.results.map((x) => x.tool)).toContain("tool.t2");
     expect(r.results[0]!.explanation).toContain(`× weight ${fit.contentWeight}`);
+  });
+
+  it("the cases sampled do not depend on the order the history was stored in", async () => {
+    // The same executions with their start times reversed, in a second project of the same database.
+    const traces = WORDS.flatMap((w, i) =>
+      FILLERS.map((f, k) => ({ id: `e${i}-${k}`, intent: `${w} ${f}`, startedAt: new Date(NOW - (WORDS.length * FILLERS.length - (i * FILLERS.length + k)) * 60_000).toISOString(), success: true, steps: [{ tool: `tool.t${i}`, success: true }] })),
+    );
+    await tg.importCatalog({ tools: WORDS.map((_, i) => ({ id: `tool.t${i}`, description: `handles ${WORDS[(i + 1) % WORDS.length]} requests` })) }, { project: "fusion-reversed" });
+    await tg.importTraces(traces, { project: "fusion-reversed" });
+    const a = await tg.fitSearchWeights({ dryRun: true, maxIntents: 20 });
+    const b = await tg.fitSearchWeights({ dryRun: true, maxIntents: 20, project: "fusion-reversed" });
+    expect(a.intents).toBe(20);
+    expect(b.candidate).toEqual(a.candidate);
+    expect(b.outOfSample).toEqual(a.outOfSample);
   });
 });
 

@@ -131,7 +131,7 @@ export const importCommand: Command = {
 export const statsCommand: Command = {
   name: "stats",
   readOnly: true,
-  summary: "counts of tools, capabilities, edges, executions of the project",
+  summary: "counts of tools, capabilities, edges, executions of the project, and the learned weights in force",
   usage: "toolgraph stats",
   examples: ["toolgraph stats", "toolgraph stats --project acme --json"],
   async run(ctx) {
@@ -147,6 +147,13 @@ export const statsCommand: Command = {
             [[s.tools, s.capabilities, s.edges, s.executions, s.steps, s.embeddings, s.users]],
           ),
         );
+        const w = (o: object) => Object.entries(o).map(([k, v]) => `${k} ${v}`).join(", ");
+        const fitLine = (f: { fittedAt: string; accepted: boolean; reason: string } | null, dflt: string) =>
+          f ? `fitted ${f.fittedAt}, ${f.accepted ? "in use" : `${dflt} kept`}: ${f.reason}` : "never fitted";
+        const l = s.learning;
+        ctx.out(`search weights: ${w(l.searchWeights.inForce)} (${fitLine(l.searchWeights.fit, "defaults")})`);
+        ctx.out(`next-step weights: ${w(l.nextStepWeights.inForce)} (${fitLine(l.nextStepWeights.fit, "seed weights")})`);
+        ctx.out(`calibration: ${l.calibration.kinds.length > 0 ? l.calibration.kinds.join(", ") : "none"}`);
       }
       return EXIT.ok;
     } finally {

@@ -366,21 +366,30 @@ export const recordCommand: Command = {
 
 export const learnWeightsCommand: Command = {
   name: "learn-weights",
-  summary: "fit the next-step weights and the search weights (fusion β, memory μ) on the project's own traces",
-  usage: "toolgraph learn-weights [--max-executions N]",
-  examples: ["toolgraph learn-weights", "toolgraph learn-weights --max-executions 5000 --json"],
-  options: { "max-executions": { type: "string" } },
-  optionHelp: { "--max-executions N": "most recent executions used for training (default 2000)" },
+  summary: "fit the next-step weights and the search weights on the project's own traces; each replaces the default only when it is better on held-out requests",
+  usage: "toolgraph learn-weights [--max-executions N] [--dry-run]",
+  examples: ["toolgraph learn-weights", "toolgraph learn-weights --dry-run", "toolgraph learn-weights --max-executions 5000 --json"],
+  options: { "max-executions": { type: "string" }, "dry-run": { type: "boolean", default: false } },
+  optionHelp: { "--max-executions N": "most recent executions used for training (default 2000)", "--dry-run": "show what the fit would change, store nothing" },
   async run(ctx) {
     return withTg(ctx, async (tg) => {
-      const r = await tg.fitNextStepWeights(strip({ maxExecutions: num(ctx.values["max-executions"], "max-executions") }));
-      const sw = await tg.fitSearchWeights();
+      const dryRun = Boolean(ctx.values["dry-run"]);
+      const r = await tg.fitNextStepWeights(strip({ maxExecutions: num(ctx.values["max-executions"], "max-executions"), dryRun }));
+      const sw = await tg.fitSearchWeights({ dryRun });
       if (ctx.json) ctx.out(JSON.stringify({ ...r, search: sw }));
       else {
-        ctx.out(`search: fusion β ${sw.beta}, memory weight μ ${sw.memoryWeight}, content weight ${sw.contentWeight}, graph weight ${sw.graphWeight} (fitted on ${sw.intents} past intents${sw.reason ? `; ${sw.reason}` : ""})`);
-        ctx.out(`fitted on ${r.examples} examples: ${Object.entries(r.weights).map(([k, v]) => `${k} ${fmtNum(v as number)}`).join(", ")}`);
-        const rep = r.report as { validation?: { before: { mrr: number }; after: { mrr: number } } } | undefined;
-        if (rep?.validation) ctx.out(`held-out MRR ${fmtNum(rep.validation.before.mrr)} → ${fmtNum(rep.validation.after.mrr)}`);
+        const verb = dryRun ? "would be" : "are";
+        const fmtW = (w: object) => Object.entries(w).map(([k, v]) => `${k} ${fmtNum(v as number)}`).join(", ");
+        const sBefore = sw.record?.before as object | undefined;
+        const sNow = { beta: sw.beta, memoryWeight: sw.memoryWeight, contentWeight: sw.contentWeight, graphWeight: sw.graphWeight };
+        ctx.out(`search: fusion β ${sw.beta}, memory weight μ ${sw.memoryWeight}, content weight ${sw.contentWeight}, graph weight ${sw.graphWeight} ${verb} in force (${sw.accepted ? "fitted" : "defaults"}; ${sw.intents} past intents, ${sw.groups} intent groups)`);
+        if (sBefore) ctx.out(`  before: ${fmtW(sBefore)} → after: ${fmtW(sNow)}`);
+        if (sw.candidate && !sw.accepted) ctx.out(`  the fit chose ${fmtW(sw.candidate)}, not used`);
+        if (sw.reason) ctx.out(`  why: ${sw.reason}`);
+        ctx.out(`next step: ${fmtW(r.weights)} ${verb} in force (${r.accepted ? "learned" : "seed"}; ${r.examples} examples)`);
+        ctx.out(`  before: ${fmtW(r.record.before as object)} → after: ${fmtW(r.weights)}`);
+        if (!r.accepted) ctx.out(`  learned ${fmtW(r.candidate)}, not used`);
+        ctx.out(`  why: ${r.reason}`);
       }
       return EXIT.ok;
     });

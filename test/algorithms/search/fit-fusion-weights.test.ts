@@ -106,4 +106,22 @@ describe("fitFusionWeights", () => {
       { seed: 20, numRuns: 60 },
     );
   });
+
+  it("contentFloor: no evaluated point goes below it; the memory and graph anchors keep content at the floor", async () => {
+    const seen: FusionWeights[] = [];
+    // An objective that rewards turning content off: the lower w_c, the better.
+    const fit = await fitFusionWeights(
+      (w) => {
+        seen.push(w);
+        return 1 - w.contentWeight + w.memoryWeight / 10;
+      },
+      { contentFloor: 0.5 },
+    );
+    expect(Math.min(...seen.map((w) => w.contentWeight))).toBe(0.5);
+    expect(fit.weights.contentWeight).toBe(0.5);
+    expect(fit.curves.content.map((p) => p.weights.contentWeight)).toEqual([1, 0.75, 0.5]);
+    expect(fit.channels.memory.weights).toMatchObject({ memoryWeight: 1, contentWeight: 0.5, graphWeight: 0 });
+    expect(fit.channels.graph.weights).toMatchObject({ memoryWeight: 0, contentWeight: 0.5, graphWeight: 1 });
+    await expect(fitFusionWeights(() => 0, { contentFloor: 1.5 })).rejects.toThrow(/contentFloor/);
+  });
 });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rankHybridCandidates } from "../../../algorithms/search/hybrid-rank.ts";
 
@@ -69,5 +70,75 @@ describe("rankHybridCandidates", () => {
     // w_c = 0.5: tool 0 0.45, tool 1 1 − 0.9·0.4 = 0.64, tool 2 1 − 0.75·0.7 = 0.475
     expect(rankHybridCandidates({ ...base, contentWeight: 0.5 }).map((h) => h.index)).toEqual([1, 2, 0]);
     expect(() => rankHybridCandidates({ ...base, contentWeight: 1.5 })).toThrow(/contentWeight/);
+  });
+
+  it("description anchor: the best lexical and semantic match is moved up to rank 3, keeping its scores", () => {
+    // Tool 4: cosine 0.8 and BM25 5 (both the strict best), content 0.8; tools 0–3 carry memory votes of 1
+    // (μ 1, w_c 0.5): their semantic' is 1, tool 4's 0.4 → rank 5 without the anchor.
+    const c = (id: number, cosine: number, bm25: number) => ({ id, semantic: cosine, cosine, bm25, bm25Norm: bm25 / 5 });
+    const input = {
+      candidates: [c(0, 0.3, 1), c(1, 0.2, 0), c(2, 0.1, 2), c(3, 0.4, 0), c(4, 0.8, 5), c(5, 0.05, 0)],
+      executions: [9, 9, 9, 9, 0, 0],
+      memory: new Map([[0, 1], [1, 1], [2, 1], [3, 1]]),
+      memoryWeight: 1,
+      contentWeight: 0.5,
+      graphWeight: 0,
+      channel: "hybrid" as const,
+      fixedAlpha: 1,
+    };
+    const hits = rankHybridCandidates(input);
+    // Votes tie at 1: graph 0, semantic 1 → index order 0, 1, then the anchor, then 2, 3, 5.
+    expect(hits.map((h) => h.index)).toEqual([0, 1, 4, 2, 3, 5]);
+    expect(hits[2]!.anchored).toBe(true);
+    expect(hits[2]!.final).toBeCloseTo(0.4, 12);
+    expect(hits[0]!.anchored).toBeUndefined();
+    // top keeps the full ranking's prefix.
+    expect(rankHybridCandidates({ ...input, top: 3 }).map((h) => h.index)).toEqual([0, 1, 4]);
+    expect(rankHybridCandidates({ ...input, top: 2 }).map((h) => h.index)).toEqual([0, 1]);
+    // No anchor when the best BM25 and the best cosine are different tools, or on a tie, or in an ablation.
+    const split = { ...input, candidates: input.candidates.map((x) => (x.id === 0 ? { ...x, bm25: 6 } : x)) };
+    expect(rankHybridCandidates(split).map((h) => h.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    const tie = { ...input, candidates: input.candidates.map((x) => (x.id === 3 ? { ...x, cosine: 0.8 } : x)) };
+    expect(rankHybridCandidates(tie).some((h) => h.anchored)).toBe(false);
+    expect(rankHybridCandidates({ ...input, channel: "semantic" }).map((h) => h.index)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it("property: the description anchor ranks in the top 3 whatever the memory, graph, α and weights", () => {
+    const candidate = fc.record({ cosine: fc.double({ min: -1, max: 1, noNaN: true }), bm25: fc.double({ min: 0, max: 20, noNaN: true }), semantic: fc.double({ min: 0, max: 1, noNaN: true }) });
+    fc.assert(
+      fc.property(
+        fc.array(candidate, { minLength: 1, maxLength: 30 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 30, maxLength: 30 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 30, maxLength: 30 }),
+        fc.record({ mu: fc.double({ min: 0, max: 1, noNaN: true }), wc: fc.double({ min: 0, max: 1, noNaN: true }), wg: fc.double({ min: 0, max: 1, noNaN: true }), top: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }) }),
+        (cs, votes, global, w) => {
+          const candidates = cs.map((x, id) => ({ id, semantic: x.semantic, cosine: x.cosine, bm25: x.bm25, bm25Norm: x.bm25 / 20 }));
+          const bestBm = Math.max(...candidates.map((x) => x.bm25));
+          const bestCos = Math.max(...candidates.map((x) => x.cosine));
+          const anchors = candidates.filter((x) => x.bm25 === bestBm && x.cosine === bestCos);
+          const unique = candidates.filter((x) => x.bm25 === bestBm).length === 1 && candidates.filter((x) => x.cosine === bestCos).length === 1;
+          const hits = rankHybridCandidates({
+            candidates,
+            executions: candidates.map((_, i) => i % 7),
+            memory: new Map(votes.slice(0, candidates.length).map((v, i) => [i, v])),
+            memoryWeight: w.mu,
+            contentWeight: w.wc,
+            global: global.slice(0, candidates.length),
+            graphWeight: w.wg,
+            channel: "hybrid",
+            coherence: global,
+            top: w.top,
+          });
+          const full = rankHybridCandidates({ candidates, executions: candidates.map((_, i) => i % 7), memory: new Map(votes.slice(0, candidates.length).map((v, i) => [i, v])), memoryWeight: w.mu, contentWeight: w.wc, global: global.slice(0, candidates.length), graphWeight: w.wg, channel: "hybrid", coherence: global });
+          // `top` is the full ranking's prefix; every candidate appears once.
+          expect(hits.map((h) => h.index)).toEqual(full.slice(0, w.top ?? full.length).map((h) => h.index));
+          expect(new Set(full.map((h) => h.index)).size).toBe(candidates.length);
+          if (anchors.length === 1 && unique && bestBm > 0 && bestCos > 0) {
+            expect(full.findIndex((h) => h.index === anchors[0]!.id)).toBeLessThan(3);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
