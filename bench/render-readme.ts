@@ -127,11 +127,11 @@ export function fillPlaceholders(text: string): string {
 /** The questions bench/README.md answers, each with its page (bench/pages/<id>.md) and the results it holds. */
 export const TOPICS: { id: string; question: string; match: RegExp }[] = [
   { id: "accuracy", question: "How accurate are the answers, beside the baselines?", match: /^accuracy-/ },
-  { id: "learning", question: "Does learning from traffic ever make answers worse?", match: /^learning-curve/ },
+  { id: "learning", question: "Does learning from traffic ever make answers worse?", match: /^(learning-curve|search-weight-fitting)/ },
   { id: "latency", question: "How fast is each job at scale, and what does the wrapper cost?", match: /^(latency|job-overhead|recommendation-log|cli-startup|resource-signals)/ },
   { id: "vectors", question: "How does the vector channel compare with HNSW, and what does memory cost?", match: /^(vector-index|memory$|routing)/ },
   { id: "ingestion", question: "How fast does a catalog and its history come in?", match: /^(ingest|embedding)/ },
-  { id: "reliability", question: "What survives database faults, load and hostile input?", match: /^(fault-injection|pattern-worst-case|data-flow|suite-under-load|load$|suspicious)/ },
+  { id: "reliability", question: "What survives database faults, load and hostile input?", match: /^(fault-injection|pattern-worst-case|data-flow|suite-under-load|load$|suspicious|log-retention)/ },
   { id: "gateway", question: "What does the MCP gateway add to a call?", match: /^gateway/ },
   { id: "package", question: "What does a user install?", match: /^package/ },
 ];
