@@ -231,7 +231,12 @@ async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; quer
   const history = d.traces.filter((t) => t.steps.every((s) => !held.has(s.tool)));
   const tg = await openToolgraph({ home: "memory://", project: "new-tools", embeddings: values.embeddings });
   try {
-    await tg.importCatalog({ tools: d.catalog.tools.filter((t) => !held.has(t.id)) });
+    // Capabilities stay (the traces name them), without the held-out tools.
+    const capabilities = (d.catalog.capabilities ?? []).map((c) => {
+      const cap = c as { tools?: string[] };
+      return cap.tools ? { ...cap, tools: cap.tools.filter((t) => !held.has(t)) } : cap;
+    });
+    await tg.importCatalog({ tools: d.catalog.tools.filter((t) => !held.has(t.id)), capabilities });
     for (let i = 0; i < history.length; i += 500) await tg.importTraces(history.slice(i, i + 500));
     if (fit && history.length > 0) {
       await tg.fitSearchWeights();
