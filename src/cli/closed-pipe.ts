@@ -14,13 +14,12 @@ export function lineWriter(stream: NodeJS.WriteStream): (line: string) => void {
   };
 }
 
-const guarded = new WeakSet<NodeJS.WriteStream>();
+/** EPIPE destroys the stream: other writers (a progress bar, the server's log) then write into nothing. */
+function onPipeError(e: NodeJS.ErrnoException): void {
+  if (e.code !== "EPIPE") throw e;
+}
 
+/** Adds the handler once per stream (the stream's own listener list says whether it is there: no module state). */
 function guard(stream: NodeJS.WriteStream): void {
-  if (guarded.has(stream)) return;
-  guarded.add(stream);
-  stream.on("error", (e: NodeJS.ErrnoException) => {
-    // EPIPE destroys the stream: other writers (a progress bar, the server's log) then write into nothing.
-    if (e.code !== "EPIPE") throw e;
-  });
+  if (!stream.listeners("error").includes(onPipeError)) stream.on("error", onPipeError);
 }

@@ -8,7 +8,7 @@
  * LIMITS.documentDepth levels with the JSON path of the first container past the bound; only then is the
  * text parsed. Why 128: docs/decisions/json-nesting.md.
  */
-import { LIMITS } from "./schemas.ts";
+import { LIMITS } from "./limits.ts";
 
 export interface JsonTextProblem {
   /** Offset (UTF-16 units, from the start of `text`) of the problem. */

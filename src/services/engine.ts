@@ -89,6 +89,8 @@ export class Engine {
   readonly projectConfigs = new Map<string, { at: number; config: ProjectConfig }>();
   /** One-off background jobs started by this engine, as "name\0project" (background.ts). */
   readonly startedJobs = new Set<string>();
+  /** The last configuration write of each project's fits (learning-log.ts serialises them: read, modify, write). */
+  readonly fitWrites = new Map<string, Promise<void>>();
   /** Projects whose stored calibrations the gate has loaded (calibrate.ts). */
   readonly calibrationsLoaded = new Set<string>();
   /** Told of every refit of a project's weights (learning-log.ts); the HTTP server logs them. Default: none. */

@@ -33,20 +33,13 @@ export interface FitRecord {
   data: Record<string, unknown>;
 }
 
-/** The last configuration write of each engine and project: fits store one after the other (read, modify, write). */
-const writes = new WeakMap<Engine, Map<string, Promise<void>>>();
-
 /**
  * Stores `record` as the project's latest fit of its kind and in the refit log, with `extra` config fields set.
  * Writes of one engine and project are serialised, so a search fit and a next-step fit finishing together in
  * the background do not overwrite each other's fields.
  */
 export function storeFit(engine: Engine, record: FitRecord, extra: Record<string, unknown>): Promise<void> {
-  let perProject = writes.get(engine);
-  if (!perProject) {
-    perProject = new Map();
-    writes.set(engine, perProject);
-  }
+  const perProject = engine.fitWrites;
   const previous = perProject.get(record.project) ?? Promise.resolve();
   const next = previous.catch(() => {}).then(async () => {
     const cfg = await projectConfig(engine.db, record.project);

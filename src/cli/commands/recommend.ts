@@ -1,7 +1,6 @@
 /** search, next, capabilities, discover, dag, plan, alternatives, record, learn-weights. */
 import { fieldOf } from "../../formats/issues.ts";
 import { parseJsonText } from "../../formats/json-text.ts";
-import { ImportError } from "../../services/parse.ts";
 import { type Command, type CommandContext, EXIT, type OptionSpec, UsageError } from "../command.ts";
 import { inputSource, inputText } from "../input.ts";
 import { fmtNum, Progress, table } from "../output.ts";
@@ -333,12 +332,13 @@ export const alternativesCommand: Command = {
 };
 
 /** One JSON object (possibly over several lines), read like every import (parseJsonText): bad text names its line. */
-function oneExecution(text: string, file: string): object {
+async function oneExecution(text: string, file: string): Promise<object> {
   const parsed = parseJsonText(text);
   // A text starting with "{" that parses is an object; the facade validates it.
   if (parsed.ok) return parsed.value as object;
   const p = parsed.problem;
   const line = text.slice(0, p.index).split("\n").length;
+  const { ImportError } = await import("../../services/parse.ts"); // not loaded by --help
   throw new ImportError([{ file, line, field: fieldOf(p.path), message: p.message }]);
 }
 
@@ -355,7 +355,7 @@ export const recordCommand: Command = {
     return withTg(ctx, async (tg) => {
       const autoRegister = Boolean(ctx.values["auto-register"]);
       let r: { inserted: number; skippedExisting: number; graphVersion: number };
-      if (text.startsWith("{") && !text.includes("\n{")) r = await tg.recordExecution(oneExecution(text, "file" in src ? src.file : "stdin"), { autoRegister });
+      if (text.startsWith("{") && !text.includes("\n{")) r = await tg.recordExecution(await oneExecution(text, "file" in src ? src.file : "stdin"), { autoRegister });
       else r = await tg.importTraces("file" in src ? src : text, { autoRegister });
       if (ctx.json) ctx.out(JSON.stringify({ inserted: r.inserted, skippedExisting: r.skippedExisting, graphVersion: r.graphVersion }));
       else ctx.out(`${r.inserted} execution(s) recorded, ${r.skippedExisting} already present; graph version ${r.graphVersion}`);
