@@ -191,7 +191,8 @@ function dot(a: Float32Array, b: Float32Array): number {
 }
 
 async function curve(d: Dataset, points: number, fit: boolean): Promise<Point[]> {
-  const tg = await openToolgraph({ home: "memory://", project: "curve", embeddings: values.embeddings });
+  // A fixed clock (a day after the history), so recency and the fits do not depend on when the bench runs.
+  const tg = await openToolgraph({ home: "memory://", project: "curve", embeddings: values.embeddings, now: () => clockOf(d) });
   const provider = createEmbeddingProvider(values.embeddings);
   const embed = (texts: string[]) => provider.embed(texts);
   try {
@@ -229,7 +230,7 @@ async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; quer
   for (const t of d.traces) for (const s of t.steps) count.set(s.tool, (count.get(s.tool) ?? 0) + 1);
   const held = new Set(wanted.sort((a, b) => (count.get(a) ?? 0) - (count.get(b) ?? 0) || (a < b ? -1 : 1)).slice(0, NEW_TOOLS));
   const history = d.traces.filter((t) => t.steps.every((s) => !held.has(s.tool)));
-  const tg = await openToolgraph({ home: "memory://", project: "new-tools", embeddings: values.embeddings });
+  const tg = await openToolgraph({ home: "memory://", project: "new-tools", embeddings: values.embeddings, now: () => clockOf(d) });
   try {
     // Capabilities stay (the traces name them), without the held-out tools.
     const capabilities = (d.catalog.capabilities ?? []).map((c) => {
@@ -253,6 +254,12 @@ async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; quer
   } finally {
     await tg.close();
   }
+}
+
+/** The evaluation clock: a day after the last training execution. */
+function clockOf(d: Dataset): number {
+  const last = d.traces.at(-1)?.startedAt;
+  return (last ? Date.parse(last) : Date.UTC(2026, 0, 1)) + 86_400_000;
 }
 
 const f = (x: number | null) => (x === null ? "–" : x.toFixed(3));
