@@ -21,6 +21,11 @@
  * the history; after the whole history is learned (and fitted) they are imported, and every retrieval case
  * whose relevant set holds one is asked: the share with a held-out tool in the top 3 is reported.
  *
+ * Known limit (open): answers after an import reflect the new history only once the read model's background
+ * refreshes (analytics, intent memory) have run, so a checkpoint scored right after its import can read the
+ * previous history: runs of one commit differed (NESTFUL-repeated at 600 executions: 0.479, 0.683, 0.698). No
+ * result is committed until the library offers a way to wait for the refreshed view.
+ *
  * Imports only the package's public API and algorithms/ (the converters read the shared datasets).
  * Writes bench/results/<out>.json; prints markdown tables with the machine's load.
  */
@@ -191,8 +196,9 @@ function dot(a: Float32Array, b: Float32Array): number {
 }
 
 async function curve(d: Dataset, points: number, fit: boolean): Promise<Point[]> {
-  // A fixed clock (a day after the history), so recency and the fits do not depend on when the bench runs.
-  const tg = await openToolgraph({ home: "memory://", project: "curve", embeddings: values.embeddings, now: () => clockOf(d) });
+  // A clock set a day after the history, so recency and the fits do not depend on when the bench runs; no result
+  // cache, so an answer is never one computed before the last import.
+  const tg = await openToolgraph({ home: "memory://", project: "curve", embeddings: values.embeddings, now: () => clockOf(d), resultCacheSize: 0 });
   const provider = createEmbeddingProvider(values.embeddings);
   const embed = (texts: string[]) => provider.embed(texts);
   try {
@@ -230,7 +236,7 @@ async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; quer
   for (const t of d.traces) for (const s of t.steps) count.set(s.tool, (count.get(s.tool) ?? 0) + 1);
   const held = new Set(wanted.sort((a, b) => (count.get(a) ?? 0) - (count.get(b) ?? 0) || (a < b ? -1 : 1)).slice(0, NEW_TOOLS));
   const history = d.traces.filter((t) => t.steps.every((s) => !held.has(s.tool)));
-  const tg = await openToolgraph({ home: "memory://", project: "new-tools", embeddings: values.embeddings, now: () => clockOf(d) });
+  const tg = await openToolgraph({ home: "memory://", project: "new-tools", embeddings: values.embeddings, now: () => clockOf(d), resultCacheSize: 0 });
   try {
     // Capabilities stay (the traces name them), without the held-out tools.
     const capabilities = (d.catalog.capabilities ?? []).map((c) => {
@@ -256,10 +262,14 @@ async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; quer
   }
 }
 
-/** The evaluation clock: a day after the last training execution. */
+/**
+ * The evaluation clock: a day after the last training execution, advancing with real time (the engine's caches
+ * and version checks run on the same clock, so a frozen one would keep answering from the first snapshot).
+ */
+const benchStart = performance.now();
 function clockOf(d: Dataset): number {
   const last = d.traces.at(-1)?.startedAt;
-  return (last ? Date.parse(last) : Date.UTC(2026, 0, 1)) + 86_400_000;
+  return (last ? Date.parse(last) : Date.UTC(2026, 0, 1)) + 86_400_000 + Math.floor(performance.now() - benchStart);
 }
 
 const f = (x: number | null) => (x === null ? "–" : x.toFixed(3));
