@@ -28,6 +28,7 @@ import { runDiscoverCapabilities, runMatchCapabilities } from "../services/recom
 import { runBuildDag, runPlan } from "../services/recommend-dag.ts";
 import { fitNextStepWeights, runSuggest } from "../services/recommend-next.ts";
 import { runSearch } from "../services/recommend-search.ts";
+import { settledMemory } from "../services/memory.ts";
 import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../services/recommendation-log.ts";
 import { ResultCache } from "../services/result-cache.ts";
 import { type LearningStatus, learningStatus } from "../services/learning-status.ts";
@@ -340,6 +341,20 @@ export class Toolgraph implements RecommenderApi {
     const r = await importDeclaredEdges(this.engine.db, project, text, file, opts);
     this.engine.invalidate(project);
     return r;
+  }
+
+  /**
+   * Waits until the project's read model reflects every write so far: the graph analytics recomputed and the
+   * intent memory rebuilt. Requests never wait for this (they answer from the previous analytics and memory
+   * while the refresh runs in the background); call it when the next answers must see the writes (a replay,
+   * a bench, a test).
+   */
+  async settle(opts: ProjectScoped = {}): Promise<void> {
+    const project = this.p(opts);
+    await this.engine.analyticsCache.fresh(await this.engine.snapshot(project));
+    await settledMemory(this.engine, project);
+    // Answers cached at this graph version were computed from the previous memory: they go.
+    this.results.clear();
   }
 
   async stats(opts: ProjectScoped = {}): Promise<StatsResult> {

@@ -174,6 +174,18 @@ export class AnalyticsCache {
     return { analytics: slot.analytics, fresh, ageMs: t - slot.analytics.computedAt };
   }
 
+  /**
+   * Analytics of this very snapshot, computed now if the cached ones are of an older graph (off the event loop
+   * when the worker runs): what `Toolgraph.settle` waits for. Requests meanwhile keep the stale-while-refresh path.
+   */
+  async fresh(s: GraphSnapshot): Promise<AnalyticsView> {
+    const view = this.get(s);
+    if (view.fresh) return view;
+    const analytics = await this.computeInBackground(s);
+    this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
+    return { analytics, fresh: true, ageMs: 0 };
+  }
+
   /** The refresh of a stale read: in the worker thread when one runs, else here. */
   private async computeInBackground(s: GraphSnapshot): Promise<Analytics> {
     const job = analyticsJob(s);

@@ -286,6 +286,22 @@ export async function memoryIndex(engine: Engine, project: string): Promise<Memo
   return built;
 }
 
+/**
+ * The project's intent memory with every recorded execution in it: rebuilds now when executions were recorded
+ * since the last build (recall keeps answering from the previous index meanwhile, and rebuilds at most every
+ * `rebuildAfterMs` on its own). What `Toolgraph.settle` waits for.
+ */
+export async function settledMemory(engine: Engine, project: string): Promise<MemoryIndex> {
+  const slot = engine.memorySlots.get(project);
+  if (!slot) return memoryIndex(engine, project);
+  if (slot.rebuilding) await slot.rebuilding.catch(() => undefined);
+  if (!slot.dirty) return slot.index;
+  slot.dirty = false;
+  const next = buildMemory(engine, project);
+  slot.index = next;
+  return next;
+}
+
 export interface RecallOptions {
   user?: string | undefined;
   k?: number;
