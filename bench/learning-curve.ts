@@ -21,10 +21,8 @@
  * the history; after the whole history is learned (and fitted) they are imported, and every retrieval case
  * whose relevant set holds one is asked: the share with a held-out tool in the top 3 is reported.
  *
- * Known limit (open): answers after an import reflect the new history only once the read model's background
- * refreshes (analytics, intent memory) have run, so a checkpoint scored right after its import can read the
- * previous history: runs of one commit differed (NESTFUL-repeated at 600 executions: 0.479, 0.683, 0.698). No
- * result is committed until the library offers a way to wait for the refreshed view.
+ * After every import the bench awaits `settle()` (the analytics recomputed, the intent memory rebuilt): requests
+ * never wait for those background refreshes, so without it a checkpoint could be scored on the previous history.
  *
  * Imports only the package's public API and algorithms/ (the converters read the shared datasets).
  * Writes bench/results/<out>.json; prints markdown tables with the machine's load.
@@ -213,6 +211,7 @@ async function curve(d: Dataset, points: number, fit: boolean): Promise<Point[]>
       const intents = chunk.map((t) => t.intent ?? "");
       if (intents.length > 0) pastVectors.push(...(await embed(intents)));
       done = n;
+      await tg.settle(); // the fits and the answers see this history
       if (fit && n > 0) {
         await tg.fitSearchWeights();
         await tg.fitNextStepWeights();
@@ -245,11 +244,13 @@ async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; quer
     });
     await tg.importCatalog({ tools: d.catalog.tools.filter((t) => !held.has(t.id)), capabilities });
     for (let i = 0; i < history.length; i += 500) await tg.importTraces(history.slice(i, i + 500));
+    await tg.settle();
     if (fit && history.length > 0) {
       await tg.fitSearchWeights();
       await tg.fitNextStepWeights();
     }
     await tg.importCatalog({ tools: d.catalog.tools.filter((t) => held.has(t.id)) });
+    await tg.settle();
     const asked = retrieval.filter((c) => c.relevant.some((t) => held.has(t)));
     const hits: number[] = [];
     for (const c of asked) {
