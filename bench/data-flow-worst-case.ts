@@ -21,14 +21,14 @@
  * repetitions; the slow scenarios it would take minutes on are skipped.
  * Results: bench/results/data-flow-worst-case.json (+ .md).
  */
-import { execFileSync, execSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import * as current from "../src/gateway/data-flow.ts";
-import { machine, markdownTable, writeResult } from "./lib/report.ts";
+import { codeVersion, machine, markdownTable, writeResult } from "./lib/report.ts";
 
 const { values: cli } = parseArgs({ options: { reps: { type: "string", default: "20" }, "before-ref": { type: "string" }, "before-reps": { type: "string", default: "1" } } });
 const reps = Number(cli.reps);
@@ -138,16 +138,6 @@ async function run(impl: Impl, calls: Call[], times: number): Promise<Run> {
   return { call: stats(wall), callCpu: stats(cpu), matching: stats(matching), matchingCpu: stats(matchingCpu), loopDelay: { p50: ns(h.percentile(50)), p99: ns(h.percentile(99)), max: ns(h.max) }, dependsOn, ...(work ? { work } : {}) };
 }
 
-/** The commit the bench ran on, "+dirty" when its code had changes (results files are not code). */
-function codeVersion(): string {
-  try {
-    const head = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
-    const dirty = execSync("git status --porcelain -- src algorithms bench ':(exclude)bench/results'", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim().length > 0;
-    return dirty ? `${head}+dirty` : head;
-  } catch {
-    return "unknown";
-  }
-}
 const code = codeVersion();
 
 let before: Impl | undefined;

@@ -53,7 +53,7 @@ import { rowDot } from "../src/services/search-index.ts";
 import { searchWeightsFor } from "../src/services/search-weights.ts";
 import { nextStepModel } from "../src/services/suggest.ts";
 import { contexts, importProject, relatedToolSets } from "./latency.ts";
-import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
+import { codeVersion, machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject } from "./synthetic/generate.ts";
 
 const PROJECT = "overhead";
@@ -379,16 +379,6 @@ export function jobOverheadTable(r: JobOverheadResult): string {
   );
 }
 
-/** The commit the bench ran on, "+dirty" when its code had changes (results files are not code); "unknown" outside a git checkout. */
-function codeVersion(): string {
-  try {
-    const head = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
-    const dirty = execSync("git status --porcelain -- src algorithms bench ':(exclude)bench/results'", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim().length > 0;
-    return dirty ? `${head}+dirty` : head;
-  } catch {
-    return "unknown";
-  }
-}
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

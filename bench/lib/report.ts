@@ -1,3 +1,4 @@
+import { execSync } from "node:child_process";
 /** Bench output helpers: the machine, markdown tables, JSON results and SVG files (charts: bench/lib/charts.ts). */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, freemem, totalmem, type } from "node:os";
@@ -48,4 +49,15 @@ export function progress(label: string, done: number, total: number): void {
   const w = 30;
   const f = total > 0 ? done / total : 1;
   process.stderr.write(`\r${label} ${"█".repeat(Math.round(f * w)).padEnd(w, "░")} ${done}/${total}${done >= total ? "\n" : ""}`);
+}
+
+/** The commit the bench ran on, "+dirty" when its code had changes (results files are not code). */
+export function codeVersion(): string {
+  try {
+    const head = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
+    const dirty = execSync("git status --porcelain -- src algorithms bench ':(exclude)bench/results'", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim().length > 0;
+    return dirty ? `${head}+dirty` : head;
+  } catch {
+    return "unknown";
+  }
 }

@@ -38,7 +38,7 @@
  * the project config and applied by the gate. Cost: one query embedding and one memory recall per scored
  * execution with an intent, one CSR build per fold.
  */
-import { groupFolds } from "../../algorithms/evaluation/intent-groups.ts";
+import { fnv1a, groupFolds } from "../../algorithms/evaluation/intent-groups.ts";
 import { buildCsr } from "../../algorithms/graph/csr.ts";
 import { learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
 import { nextAfter, type PastExecution } from "../../algorithms/memory/knn-vote.ts";
@@ -78,16 +78,6 @@ export interface CalibrationOptions {
   folds?: number | undefined;
   /** "cross-fit" (default: folds by id hash, order-independent) or "time" (rolling-origin time split). */
   split?: "cross-fit" | "time" | undefined;
-}
-
-/** 32-bit FNV-1a of a string (fold assignment: deterministic, independent of storage order). */
-export function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
 }
 
 export interface CalibrationPair {
