@@ -17,7 +17,7 @@
  * Defaults and why: docs/decisions/adapters.md.
  */
 import { randomUUID } from "node:crypto";
-import type { ExecutionInput, TraceImportResult } from "../index.ts";
+import type { TraceImportResult } from "../index.ts";
 import { type Fallback, invalid, NameMap, type NameMapOptions, positiveInt, type Selection, selectFrom, type ToolgraphLike } from "./select.ts";
 
 export const AI_SDK_DEFAULTS = {
@@ -148,7 +148,8 @@ export function toolgraphSteps<TOOLS extends Record<string, unknown>>(tg: Toolgr
   async function record(steps: readonly StepLike[], opts: { success?: boolean } = {}): Promise<TraceImportResult | undefined> {
     const calls = callsOf(steps);
     if (calls.length === 0) return undefined;
-    const execution: ExecutionInput = {
+    // The execution as the import schema reads it (recordExecution validates it, dates as ISO text).
+    const execution = {
       id: runId,
       ...(options.user !== undefined ? { user: options.user } : {}),
       ...(intent !== undefined ? { intent } : {}),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Consumer check: build (the checkout's own `npx toolgraph` must then run), pack the package, install the
 # tarball into an empty folder without dev dependencies, then (a) a plain .mjs program uses the library end
-# to end, (b) a TypeScript file type-checks against the shipped .d.ts (NodeNext, strict), (c) the installed
+# to end, (a2) the adapters' subpaths import and the Anthropic example runs, (b) a TypeScript file type-checks
+# against the shipped .d.ts (NodeNext, strict), (c) the installed
 # CLI runs `--help`, `--version` and `demo`; (d) the library program and the CLI again on Node 22.
 # Prints the tarball size and the installed size; with CONSUMER_REPORT=FILE also writes them as JSON.
 set -euo pipefail
@@ -33,6 +34,14 @@ PACKAGE_BYTES=$(du -sb node_modules/toolgraph | cut -f1)
 # (a) the library from plain JavaScript
 cp "$FIX/consumer.mjs" .
 DATABASE_URL= node consumer.mjs
+
+# (a2) the adapters' subpaths: all three import; the Anthropic example runs offline (no SDK installed: the
+# adapters are typed structurally and import no framework)
+node --input-type=module -e 'for (const p of ["toolgraph/ai-sdk", "toolgraph/openai", "toolgraph/anthropic"]) { const m = await import(p); if (Object.keys(m).length === 0) throw new Error(`${p}: no exports`); }'
+cp "$ROOT/examples/catalog.mjs" "$ROOT/examples/anthropic-tool-search.mjs" .
+DATABASE_URL= ANTHROPIC_API_KEY= node anthropic-tool-search.mjs > example.txt
+grep -q '"type": "tool_reference"' example.txt || { cat example.txt; echo "FAIL: the Anthropic example sent no tool_reference" >&2; exit 1; }
+echo "adapters ok: toolgraph/ai-sdk, toolgraph/openai, toolgraph/anthropic import; examples/anthropic-tool-search.mjs runs"
 
 # (b) the shipped types, as a strict NodeNext TypeScript project sees them
 cp "$FIX/consumer.ts" .
