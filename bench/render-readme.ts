@@ -31,6 +31,7 @@ const KNOWN: { match: RegExp; title: string; command?: string }[] = [
   { match: /^embedding-throughput$/, title: "Catalog embedding throughput" },
   { match: /^suite-under-load$/, title: "The test suite on a busy machine" },
   { match: /^package$/, title: "Package size", command: "CONSUMER_REPORT=bench/results/package.json test/package/consumer-check.sh" },
+  { match: /^token-savings$/, title: "Token savings of the adapters", command: "npx tsx bench/token-savings.ts --dataset all --embeddings use-lite" },
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -134,6 +135,7 @@ export const TOPICS: { id: string; question: string; match: RegExp }[] = [
   { id: "reliability", question: "What survives database faults, load and hostile input?", match: /^(fault-injection|pattern-worst-case|data-flow|suite-under-load|load$|suspicious|log-retention)/ },
   { id: "gateway", question: "What does the MCP gateway add to a call?", match: /^gateway/ },
   { id: "package", question: "What does a user install?", match: /^package/ },
+  { id: "token-savings", question: "How many tool-definition tokens do the framework adapters save, at what recall?", match: /^token-savings/ },
 ];
 const OTHER = { id: "other", question: "Other results", match: /./ };
 

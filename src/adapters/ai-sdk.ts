@@ -142,7 +142,8 @@ export function toolgraphSteps<TOOLS extends Record<string, unknown>>(tg: Toolgr
     const accepted = s.picked.filter((p) => p.decision !== "abstained").map((p) => p.name);
     const failed = new Set(exclude);
     const filled = [...accepted, ...first.picked.filter((p) => !failed.has(p.tool)).map((p) => p.name), ...s.names];
-    return { ...s, names: [...new Set(filled)].slice(0, k) };
+    const chosen = [...new Set(filled)].slice(0, k);
+    return { ...s, names: chosen, picked: s.picked.filter((p) => chosen.includes(p.name)) };
   }
 
   async function record(steps: readonly StepLike[], opts: { success?: boolean } = {}): Promise<TraceImportResult | undefined> {

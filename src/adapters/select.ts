@@ -32,7 +32,7 @@ export interface Selection {
   names: string[];
   /** search: the first step (or a later one where next-step abstained); next: the next-step job; fallback: the gate abstained. */
   source: "search" | "next" | "fallback";
-  /** The answer's tools that are offered to the model, with rank, score and explanation. */
+  /** The tools of this answer that are offered to the model, with rank, score and explanation. */
   picked: PickedTool[];
   /** True when the gate abstained on the answer (the fallback set was used). */
   abstained: boolean;
