@@ -1,17 +1,9 @@
 // The small catalog the examples share: eight tools on six servers and twenty runs of one workflow
 // (commit → push → pull request), opened in memory with offline hash embeddings.
 import { openToolgraph } from "toolgraph";
+import TOOLS from "./tools.json" with { type: "json" };
 
-export const TOOLS = [
-  { id: "git.commit", description: "Record staged changes with a message" },
-  { id: "git.push", description: "Push local commits to the remote repository" },
-  { id: "github.create_pull_request", description: "Open a pull request from a branch" },
-  { id: "slack.post_message", description: "Post a message to a Slack channel" },
-  { id: "calendar.create_event", description: "Create a calendar event with attendees" },
-  { id: "weather.forecast", description: "Get the weather forecast for a city" },
-  { id: "files.read", description: "Read a file from disk" },
-  { id: "files.write", description: "Write text to a file on disk" },
-];
+export { TOOLS };
 
 export const PARAMETERS = { type: "object", properties: { text: { type: "string" } } };
 

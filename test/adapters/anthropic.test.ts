@@ -7,7 +7,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANTHROPIC_DEFAULTS, anthropicToolSearch } from "../../src/adapters/anthropic.ts";
 import type { Toolgraph } from "../../src/index.ts";
-import { openCatalog, TOOLS } from "./catalog.ts";
+import { fixtureFetch, openCatalog, TOOLS } from "./catalog.ts";
 
 const FIXTURES = JSON.parse(readFileSync(new URL("fixtures/anthropic-messages.json", import.meta.url), "utf8")) as Record<"searchCall" | "toolCall", object>;
 
@@ -20,16 +20,8 @@ afterAll(async () => {
 });
 
 function recordedClient(responses: object[]) {
-  const sent: Record<string, unknown>[] = [];
-  const client = new Anthropic({
-    apiKey: "test-key",
-    maxRetries: 0,
-    fetch: async (_url, init) => {
-      sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
-      return new Response(JSON.stringify(responses[sent.length - 1]), { status: 200, headers: { "content-type": "application/json" } });
-    },
-  });
-  return { client, sent };
+  const { fetch, sent } = fixtureFetch(responses);
+  return { client: new Anthropic({ apiKey: "test-key", maxRetries: 0, fetch }), sent };
 }
 
 const sdkTools: Anthropic.Tool[] = TOOLS.map((t) => ({ name: t.id.replace(".", "__"), description: t.description, input_schema: { type: "object", properties: { text: { type: "string" } } } }));

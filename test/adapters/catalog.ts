@@ -1,19 +1,12 @@
 /**
  * The small catalog the adapter tests share: eight tools on six servers and twenty runs of one workflow
- * (commit → push → pull request). Hand-checkable: after `git.commit` the only tool ever seen next is `git.push`.
+ * (commit → push → pull request), the examples' own (examples/tools.json). Hand-checkable: after `git.commit` the
+ * only tool ever seen next is `git.push`. Also the fixture `fetch` the SDK clients are given.
  */
+import tools from "../../examples/tools.json" with { type: "json" };
 import { openToolgraph, type Toolgraph } from "../../src/index.ts";
 
-export const TOOLS = [
-  { id: "git.commit", description: "Record staged changes with a message" },
-  { id: "git.push", description: "Push local commits to the remote repository" },
-  { id: "github.create_pull_request", description: "Open a pull request from a branch" },
-  { id: "slack.post_message", description: "Post a message to a Slack channel" },
-  { id: "calendar.create_event", description: "Create a calendar event with attendees" },
-  { id: "weather.forecast", description: "Get the weather forecast for a city" },
-  { id: "files.read", description: "Read a file from disk" },
-  { id: "files.write", description: "Write text to a file on disk" },
-] as const;
+export const TOOLS: readonly { id: string; description: string }[] = tools;
 
 export const INTENT = "ship my fix for review";
 
@@ -31,4 +24,16 @@ export async function openCatalog(project = "adapters"): Promise<Toolgraph> {
   );
   await tg.settle();
   return tg;
+}
+
+/** A `fetch` that answers the given bodies in turn (recorded fixtures) and keeps the request bodies sent. */
+export function fixtureFetch(responses: readonly object[]): { fetch: (url: unknown, init?: { body?: unknown }) => Promise<Response>; sent: Record<string, unknown>[] } {
+  const sent: Record<string, unknown>[] = [];
+  return {
+    sent,
+    fetch: async (_url, init) => {
+      sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+      return new Response(JSON.stringify(responses[sent.length - 1]), { status: 200, headers: { "content-type": "application/json" } });
+    },
+  };
 }

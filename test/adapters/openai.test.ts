@@ -7,7 +7,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultNamespaceOf, OPENAI_DEFAULTS, openaiToolSearch } from "../../src/adapters/openai.ts";
 import type { Toolgraph } from "../../src/index.ts";
-import { openCatalog, TOOLS } from "./catalog.ts";
+import { fixtureFetch, openCatalog, TOOLS } from "./catalog.ts";
 
 const FIXTURES = JSON.parse(readFileSync(new URL("fixtures/openai-responses.json", import.meta.url), "utf8")) as Record<"searchCall" | "functionCall", object>;
 const PARAMS = { type: "object", properties: { text: { type: "string" } } };
@@ -20,18 +20,9 @@ afterAll(async () => {
   await tg?.close();
 });
 
-/** An OpenAI client whose fetch answers the given bodies in turn and keeps the request bodies. */
 function recordedClient(responses: object[]) {
-  const sent: Record<string, unknown>[] = [];
-  const client = new OpenAI({
-    apiKey: "test-key",
-    maxRetries: 0,
-    fetch: async (_url, init) => {
-      sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
-      return new Response(JSON.stringify(responses[sent.length - 1]), { status: 200, headers: { "content-type": "application/json" } });
-    },
-  });
-  return { client, sent };
+  const { fetch, sent } = fixtureFetch(responses);
+  return { client: new OpenAI({ apiKey: "test-key", maxRetries: 0, fetch }), sent };
 }
 
 const fn = (name: string, description: string) => ({ type: "function", name, description, parameters: PARAMS, defer_loading: true });
@@ -55,12 +46,12 @@ describe("toolgraph/openai tool_search", () => {
         description: OPENAI_DEFAULTS.description,
         parameters: { type: "object", properties: { query: { type: "string", description: "What you want to do, in plain words" } }, required: ["query"], additionalProperties: false },
       },
-      { type: "namespace", name: "git", description: "Tools of git: commit, push", tools: [fn("commit", TOOLS[0].description), fn("push", TOOLS[1].description)] },
-      { type: "namespace", name: "github", description: "Tools of github: create_pull_request", tools: [fn("create_pull_request", TOOLS[2].description)] },
-      { type: "namespace", name: "slack", description: "Tools of slack: post_message", tools: [fn("post_message", TOOLS[3].description)] },
-      { type: "namespace", name: "calendar", description: "Tools of calendar: create_event", tools: [fn("create_event", TOOLS[4].description)] },
-      { type: "namespace", name: "weather", description: "Tools of weather: forecast", tools: [fn("forecast", TOOLS[5].description)] },
-      { type: "namespace", name: "files", description: "Tools of files: read, write", tools: [fn("read", TOOLS[6].description), fn("write", TOOLS[7].description)] },
+      { type: "namespace", name: "git", description: "Tools of git: commit, push", tools: [fn("commit", TOOLS[0]!.description), fn("push", TOOLS[1]!.description)] },
+      { type: "namespace", name: "github", description: "Tools of github: create_pull_request", tools: [fn("create_pull_request", TOOLS[2]!.description)] },
+      { type: "namespace", name: "slack", description: "Tools of slack: post_message", tools: [fn("post_message", TOOLS[3]!.description)] },
+      { type: "namespace", name: "calendar", description: "Tools of calendar: create_event", tools: [fn("create_event", TOOLS[4]!.description)] },
+      { type: "namespace", name: "weather", description: "Tools of weather: forecast", tools: [fn("forecast", TOOLS[5]!.description)] },
+      { type: "namespace", name: "files", description: "Tools of files: read, write", tools: [fn("read", TOOLS[6]!.description), fn("write", TOOLS[7]!.description)] },
     ]);
     // Request 2: search("open a pull request") ranks the pull request (0.88), then git.commit (0.14) and git.push
     // (0.10); the top 3 load grouped by namespace in rank order, under the call's own call_id.
@@ -71,8 +62,8 @@ describe("toolgraph/openai tool_search", () => {
         execution: "client",
         status: "completed",
         tools: [
-          { type: "namespace", name: "github", description: "Tools of github: create_pull_request", tools: [fn("create_pull_request", TOOLS[2].description)] },
-          { type: "namespace", name: "git", description: "Tools of git: commit, push", tools: [fn("commit", TOOLS[0].description), fn("push", TOOLS[1].description)] },
+          { type: "namespace", name: "github", description: "Tools of github: create_pull_request", tools: [fn("create_pull_request", TOOLS[2]!.description)] },
+          { type: "namespace", name: "git", description: "Tools of git: commit, push", tools: [fn("commit", TOOLS[0]!.description), fn("push", TOOLS[1]!.description)] },
         ],
       },
     ]);
