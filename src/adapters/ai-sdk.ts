@@ -125,7 +125,8 @@ export function toolgraphSteps<TOOLS extends Record<string, unknown>>(tg: Toolgr
   const ids = (calls: Call[], ok: boolean) => [...new Set(calls.filter((c) => c.success === ok).map((c) => names.idOf(c.name) ?? c.name))];
 
   async function choose(input: PrepareStepInput): Promise<Selection> {
-    intent ??= firstUserText(input.messages);
+    // A search intent holds at most 4,000 characters: a long first message is cut there.
+    intent ??= firstUserText(input.messages)?.slice(0, 4000);
     if (intent === undefined) throw invalid("intent: none given and the messages hold no user text to take it from");
     const calls = callsOf(input.steps);
     const context = ids(calls, true);
