@@ -31,7 +31,7 @@ const KNOWN: { match: RegExp; title: string; command?: string }[] = [
   { match: /^embedding-throughput$/, title: "Catalog embedding throughput" },
   { match: /^suite-under-load$/, title: "The test suite on a busy machine" },
   { match: /^package$/, title: "Package size", command: "CONSUMER_REPORT=bench/results/package.json test/package/consumer-check.sh" },
-  { match: /^token-savings$/, title: "Token savings of the adapters", command: "npx tsx bench/token-savings.ts --dataset all --embeddings use-lite" },
+  { match: /^token-savings$/, title: "Token savings of the adapters", command: "npx tsx bench/token-savings.ts --dataset all --embeddings hash:512 --cases 200" },
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
