@@ -239,6 +239,24 @@ function filesSummary(stems: string[], page: string): string[] {
   return ["| result | date | 1-min load at start |", "| --- | --- | --- |", ...rows];
 }
 
+/** Token savings at a glance: per dataset, each k's tokens against every tool, beside its recall, with the command. */
+function tokenSavingsSummary(stems: string[]): string[] {
+  const out: string[] = [];
+  for (const stem of stems) {
+    const j = readJson(`${stem}.json`);
+    if (!isRecord(j) || !Array.isArray(j.results)) continue;
+    out.push(`\`${fmt(j.command ?? "")}\` (tokens of the tool definitions per request, ${fmt(j.tokenizer ?? "")}):`, "");
+    out.push("| dataset | tools | k | all tools | top k + search tool | saved | Recall@k | ai-sdk default saved | its recall |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    for (const d of j.results.filter(isRecord)) {
+      for (const r of (Array.isArray(d.rows) ? d.rows : []).filter(isRecord)) {
+        const pct = (v: Json | undefined) => (typeof v === "number" ? `${(100 * v).toFixed(1)} %` : "–");
+        out.push(`| ${fmt(d.dataset)} | ${fmt(d.tools)} | ${fmt(r.k)} | ${fmt(r.tokensAll)} | ${typeof r.tokensTopK === "number" ? Math.round(r.tokensTopK) : "–"} | ${pct(r.savedTopK)} | ${fmt(r.recall)} | ${pct(r.savedAiSdk)} | ${fmt(r.recallAiSdk)} |`);
+      }
+    }
+  }
+  return out;
+}
+
 export function renderBenchReadme(): string {
   const stems = stemsOf();
   const out = [
@@ -256,7 +274,7 @@ export function renderBenchReadme(): string {
     const mine = stems.filter((s) => topicOf(s) === t);
     if (mine.length === 0) continue;
     out.push(`## ${t.question}`, "", `Every table: [pages/${t.id}.md](pages/${t.id}.md).`, "");
-    const summary = t.id === "accuracy" ? accuracySummary(mine) : [];
+    const summary = t.id === "accuracy" ? accuracySummary(mine) : t.id === "token-savings" ? tokenSavingsSummary(mine) : [];
     out.push(...(summary.length > 0 ? summary : filesSummary(mine, `${t.id}.md`)), "");
   }
   return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trim()}\n`;
