@@ -12,7 +12,7 @@ import { INTENT, openCatalog, TOOLS } from "./catalog.ts";
 let tg: Toolgraph;
 beforeAll(async () => {
   tg = await openCatalog("ai-sdk");
-}, 120_000);
+});
 afterAll(async () => {
   await tg?.close();
 });

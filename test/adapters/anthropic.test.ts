@@ -14,7 +14,7 @@ const FIXTURES = JSON.parse(readFileSync(new URL("fixtures/anthropic-messages.js
 let tg: Toolgraph;
 beforeAll(async () => {
   tg = await openCatalog("anthropic");
-}, 120_000);
+});
 afterAll(async () => {
   await tg?.close();
 });

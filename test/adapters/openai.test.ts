@@ -15,7 +15,7 @@ const PARAMS = { type: "object", properties: { text: { type: "string" } } };
 let tg: Toolgraph;
 beforeAll(async () => {
   tg = await openCatalog("openai");
-}, 120_000);
+});
 afterAll(async () => {
   await tg?.close();
 });
