@@ -13,6 +13,9 @@ import type { Engine } from "../view/engine.ts";
 import { projectFallbacks, safetyFilter } from "../view/filters.ts";
 import { resolveTools } from "../view/resolve.ts";
 import { rowDot } from "../view/search-index.ts";
+import { alternativesRequest } from "../contract/requests.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
+import { defineJob } from "./job.ts";
 
 function params(schema: Record<string, unknown> | null): Set<string> {
   const props = schema?.properties;
@@ -66,3 +69,11 @@ export async function runAlternatives(engine: Engine, project: string, req: Alte
     timings: { totalMs: performance.now() - t0 },
   };
 }
+
+/** Substitutes for a tool that failed or is unavailable, gated. */
+export const alternativesJob = defineJob({
+  request: alternativesRequest,
+  result: RESULT_SCHEMAS.alternatives,
+  answerKey: "runAlternatives",
+  run: (ctx, req) => runAlternatives(ctx.engine, ctx.project, req),
+});

@@ -31,6 +31,9 @@ import { resolveTools } from "../view/resolve.ts";
 import { rowDot } from "../view/search-index.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { searchCandidates } from "./search-scoring.ts";
+import { discoverCapabilitiesRequest, matchCapabilitiesRequest } from "../contract/requests.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
+import { defineJob } from "./job.ts";
 
 export const CAPABILITY_MEMORY_WEIGHT = 0.8;
 /** Weight of the tool evidence (search score of the capability's most distinctive member). */
@@ -212,3 +215,19 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
     timings: { totalMs: performance.now() - t0 },
   };
 }
+
+/** Capabilities answering an explicit intent. */
+export const matchCapabilitiesJob = defineJob({
+  request: matchCapabilitiesRequest,
+  result: RESULT_SCHEMAS.matchCapabilities,
+  answerKey: "runMatchCapabilities",
+  run: (ctx, req) => runMatchCapabilities(ctx.engine, ctx.project, req),
+});
+
+/** Capabilities that fit the tools in use. */
+export const discoverCapabilitiesJob = defineJob({
+  request: discoverCapabilitiesRequest,
+  result: RESULT_SCHEMAS.discoverCapabilities,
+  answerKey: "runDiscoverCapabilities",
+  run: (ctx, req) => runDiscoverCapabilities(ctx.engine, ctx.project, req),
+});

@@ -64,6 +64,9 @@ import { MEMORY_DEFAULTS } from "../view/intent-memory.ts";
 import { badRequest, resolveTools } from "../view/resolve.ts";
 import { runMatchCapabilities } from "./capabilities.ts";
 import { rankedSearchItems, rankSearch } from "./search.ts";
+import { buildDagRequest, dagOptions, planRequest } from "../contract/requests.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
+import { defineJob } from "./job.ts";
 
 /** Fused similarity above which the best past execution supplies the plan's main tools. */
 export const PLAN_MEMORY_SIMILARITY = 0.6;
@@ -767,3 +770,21 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
     timings: { totalMs: performance.now() - t0 },
   };
 }
+
+/** Selected tools → an execution DAG with parallel layers; `graph` (library only) picks the graph it reads. */
+export const buildDagJob = defineJob({
+  request: buildDagRequest,
+  result: RESULT_SCHEMAS.buildDag,
+  libraryOptions: dagOptions,
+  answerKey: "runBuildDag",
+  run: (ctx, req) => runBuildDag(ctx.engine, ctx.project, req),
+});
+
+/** Intent → plan: search, intent memory, dependency closure, then the DAG. */
+export const planJob = defineJob({
+  request: planRequest,
+  result: RESULT_SCHEMAS.plan,
+  libraryOptions: dagOptions,
+  answerKey: "runPlan",
+  run: (ctx, req) => runPlan(ctx.engine, ctx.project, req),
+});

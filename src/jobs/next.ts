@@ -26,6 +26,9 @@ import { recallMemory, type SimilarPastSuccess } from "../view/intent-memory.ts"
 import { resolveKnownTools, resolveTools } from "../view/resolve.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { explainTerms, nextStepModel, type RawSuggestion } from "./next-scoring.ts";
+import { suggestNextRequest } from "../contract/requests.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
+import { defineJob } from "./job.ts";
 
 export const MARKOV_WEIGHTS: NextStepWeights = { cooc: 1, community: 0, recency: 0, pagerank: 0 };
 export const NEXT_MEMORY_WEIGHT = 0.8;
@@ -416,3 +419,11 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     ...(report ? { report } : {}),
   };
 }
+
+/** The next-step job: the tools that most often follow the successful ones so far, gated. */
+export const suggestNextJob = defineJob({
+  request: suggestNextRequest,
+  result: RESULT_SCHEMAS.suggestNext,
+  answerKey: "runSuggest",
+  run: (ctx, req) => runSuggest(ctx.engine, ctx.project, req),
+});

@@ -19,6 +19,9 @@ import { chooseRouting, explainRoute, namespaceIndexFor, type RoutedNamespace, r
 import { resolveTools } from "../view/resolve.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { explainHit, type SearchHit, searchCandidates } from "./search-scoring.ts";
+import { searchRequest } from "../contract/requests.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
+import { defineJob } from "./job.ts";
 
 const MENTION_INDEX = derivedKey<MentionIndex>("mention index", "catalog");
 function mentionIndex(s: GraphSnapshot): MentionIndex {
@@ -273,3 +276,11 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
 function memoryNote(e: string | undefined): string {
   return e ? `; ${e}` : "";
 }
+
+/** The search job: ranked tools for an intent, each with its score terms, gate decision and explanation. */
+export const searchJob = defineJob({
+  request: searchRequest,
+  result: RESULT_SCHEMAS.search,
+  answerKey: "runSearch",
+  run: (ctx, req) => runSearch(ctx.engine, ctx.project, req),
+});

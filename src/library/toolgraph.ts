@@ -5,30 +5,9 @@
 import { readFile } from "node:fs/promises";
 import { sql } from "kysely";
 import type { RecommenderApi, Scoped } from "../contract/api.ts";
-import {
-  type AlternativesRequest,
-  alternativesRequest,
-  type BuildDagRequest,
-  buildDagRequest,
-  type DiscoverCapabilitiesRequest,
-  dagOptions,
-  discoverCapabilitiesRequest,
-  type FeedbackRequest,
-  feedbackRequest,
-  type MatchCapabilitiesRequest,
-  matchCapabilitiesRequest,
-  type PlanRequest,
-  planRequest,
-  type SearchRequest,
-  type SuggestNextRequest,
-  searchRequest,
-  suggestNextRequest,
-} from "../contract/requests.ts";
+import { OPERATION_LIST, type Operation, type OperationMethods } from "../contract/operations.ts";
 import { parseInput } from "../formats/parse.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
-import { runAlternatives } from "../jobs/alternatives.ts";
-import { runDiscoverCapabilities, runMatchCapabilities } from "../jobs/capabilities.ts";
-import { runBuildDag, runPlan } from "../jobs/dag.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../jobs/fit-calibration.ts";
 import { fitSearchWeights, type SearchFitOptions } from "../jobs/fit-search-weights.ts";
 import {
@@ -43,9 +22,9 @@ import {
   validateExecution,
 } from "../jobs/import.ts";
 import { type LearningStatus, learningStatus } from "../jobs/learning-status.ts";
-import { fitNextStepWeights, runSuggest } from "../jobs/next.ts";
+import type { JobContext } from "../jobs/job.ts";
+import { fitNextStepWeights } from "../jobs/next.ts";
 import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../jobs/recommendation-log.ts";
-import { runSearch } from "../jobs/search.ts";
 import { forgetRetiredEmbeddings, retireUnavailableTools, type ServerSyncOptions, type ServerToolsSyncResult, syncServerTools } from "../jobs/server-sync.ts";
 import { applyUserHistory, userHistoryUpdate } from "../jobs/user-history.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
@@ -61,11 +40,6 @@ import { ResultCache } from "./result-cache.ts";
  * MCP, gateway) do not validate again, so a bad field reads the same (`steps[0].tool: …`) on every door.
  */
 export const parseRequest = parseInput;
-
-function split<T extends Scoped>(req: T): [string | undefined, Omit<T, "project">] {
-  const { project, ...rest } = req;
-  return [project, rest];
-}
 
 export interface ToolgraphOptions extends EngineOptions {
   /** Default project (tenant) for every call. Default "default". */
@@ -90,6 +64,10 @@ export interface StatsResult extends ProjectCounts {
   learning: LearningStatus;
 }
 
+/** One method per operation of the table (contract/operations.ts): `tg.search(req)`, `tg.plan(req)`, … */
+export interface Toolgraph extends OperationMethods {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: see the interface above.
 export class Toolgraph implements RecommenderApi {
   readonly engine: Engine;
   readonly project: string;
@@ -125,6 +103,26 @@ export class Toolgraph implements RecommenderApi {
     // The answer object is this call's own (the result cache keeps a serialized copy and answers a hit with a
     // new object), so the id is added in place.
     return this.recommendations.answer(op, project, req, s.version, result, performance.now() - started, true);
+  }
+
+  /**
+   * Runs one operation of the table: its request validated once (the library options apart), then the job,
+   * through the result cache and the recommendation log when it answers (the method `tg.<name>(req)` calls this).
+   */
+  async run(operation: Operation, req: object & Scoped): Promise<object> {
+    const job = await operation.load();
+    const { project, ...rest } = req as Scoped & Record<string, unknown>;
+    const p = project ?? this.project;
+    let r: Record<string, unknown>;
+    if (job.libraryOptions) {
+      const own = new Set(Object.keys(job.libraryOptions.shape));
+      const options = Object.fromEntries(Object.entries(rest).filter(([k]) => own.has(k)));
+      const request = Object.fromEntries(Object.entries(rest).filter(([k]) => !own.has(k)));
+      r = { ...(parseRequest(job.request, request) as object), ...(parseRequest(job.libraryOptions, options) as object) };
+    } else r = parseRequest(job.request, rest) as Record<string, unknown>;
+    const ctx: JobContext = { engine: this.engine, project: p, log: this.recommendations };
+    const answerKey = job.answerKey;
+    return answerKey === undefined ? (job.run(ctx, r) as Promise<object>) : this.cached(answerKey, p, r, () => job.run(ctx, r) as Promise<object>);
   }
 
   protected p(opts?: ProjectScoped): string {
@@ -217,47 +215,6 @@ export class Toolgraph implements RecommenderApi {
     return r;
   }
 
-  /** Search tools by intent: hybrid semantic + graph score, gated, each hit explained. */
-  async search(req: SearchRequest & Scoped) {
-    const [project, rest] = split(req);
-    const p = project ?? this.project;
-    const r = parseRequest(searchRequest, rest);
-    return this.cached("runSearch", p, r, () => runSearch(this.engine, p, r));
-  }
-
-  /** Suggest the next tool after the successful tools so far (seed formula, learned or Markov weights). */
-  async suggestNext(req: SuggestNextRequest & Scoped) {
-    const [project, rest] = split(req);
-    const p = project ?? this.project;
-    const r = parseRequest(suggestNextRequest, rest);
-    return this.cached("runSuggest", p, r, () => runSuggest(this.engine, p, r));
-  }
-
-  /**
-   * Feedback on a gated answer: an accepted answer that failed pushes the threshold of its context
-   * (project × operation × domain) up by 0.01, an abstention that the user followed successfully pushes
-   * it down by 0.01 (bounded, persisted).
-   */
-  async feedback(req: FeedbackRequest & Scoped) {
-    const [project, rest] = split(req);
-    const r = parseRequest(feedbackRequest, rest);
-    const p = project ?? this.project;
-    const detected = this.engine.gatekeeper.detectors.detect({ text: r.intent });
-    const outcome =
-      r.decision === "abstained"
-        ? r.followed
-          ? r.success
-            ? "abstained-followed-succeeded"
-            : "abstained-followed-failed"
-          : "abstained-not-followed"
-        : r.success
-          ? "accepted-succeeded"
-          : "accepted-failed";
-    const state = await this.engine.gatekeeper.recordOutcome(p, detected.operationType, detected.domain, outcome);
-    this.recommendations.outcome({ project: p, recommendationId: r.recommendationId ?? null, session: r.session ?? null, kind: "feedback", success: r.success, followed: r.decision === "abstained" ? (r.followed ?? false) : true, executionId: null, tools: [] });
-    return { project: p, context: { operation: detected.operationType ?? null, domain: detected.domain ?? null }, outcome, offset: state.offset, counts: state.counts };
-  }
-
   /** Fit the gate's calibration (score → P(success)) on the project's own traces and store it. */
   async calibrate(opts: Scoped & { maxExecutions?: number; split?: "cross-fit" | "time" } = {}) {
     return calibrateProject(this.engine, this.p(opts), opts);
@@ -278,48 +235,6 @@ export class Toolgraph implements RecommenderApi {
     const r = await fitSearchWeights(this.engine, this.p(opts), opts);
     if (!opts.dryRun) this.results.clear();
     return r;
-  }
-
-  /** Capabilities that answer an explicit intent (semantic × reliability, pattern triggers, memory). */
-  async matchCapabilities(req: MatchCapabilitiesRequest & Scoped) {
-    const [project, rest] = split(req);
-    const p = project ?? this.project;
-    const r = parseRequest(matchCapabilitiesRequest, rest);
-    return this.cached("runMatchCapabilities", p, r, () => runMatchCapabilities(this.engine, p, r));
-  }
-
-  /** Capabilities that fit what the workflow is doing (overlap × spectral-cluster boost). */
-  async discoverCapabilities(req: DiscoverCapabilitiesRequest & Scoped) {
-    const [project, rest] = split(req);
-    const p = project ?? this.project;
-    const r = parseRequest(discoverCapabilitiesRequest, rest);
-    return this.cached("runDiscoverCapabilities", p, r, () => runDiscoverCapabilities(this.engine, p, r));
-  }
-
-  /** Order selected tools into an execution DAG with parallel layers, each edge explained. */
-  async buildDag(req: BuildDagRequest & Scoped & { graph?: "history" | "dependency" | "blended" | "auto" }) {
-    const { graph, ...input } = req;
-    const [project, rest] = split(input);
-    const p = project ?? this.project;
-    const r = { ...parseRequest(buildDagRequest, rest), ...parseRequest(dagOptions, { graph }) };
-    return this.cached("runBuildDag", p, r, () => runBuildDag(this.engine, p, r));
-  }
-
-  /** Intent → plan: search, intent memory, dependency closure, then the DAG. */
-  async plan(req: PlanRequest & Scoped & { graph?: "history" | "dependency" | "blended" | "auto" }) {
-    const { graph, ...input } = req;
-    const [project, rest] = split(input);
-    const p = project ?? this.project;
-    const r = { ...parseRequest(planRequest, rest), ...parseRequest(dagOptions, { graph }) };
-    return this.cached("runPlan", p, r, () => runPlan(this.engine, p, r));
-  }
-
-  /** Substitutes for a tool that failed or is unavailable. */
-  async alternatives(req: AlternativesRequest & Scoped) {
-    const [project, rest] = split(req);
-    const p = project ?? this.project;
-    const r = parseRequest(alternativesRequest, rest);
-    return this.cached("runAlternatives", p, r, () => runAlternatives(this.engine, p, r));
   }
 
   protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[], all?: ExecutionInput[], historyDone = false): Promise<void> {
@@ -387,6 +302,16 @@ async function textOf(input: string | object | { file: string }, what: string): 
     return { text: await readFile(file, "utf8"), file };
   }
   return { text: JSON.stringify(input), file: what };
+}
+
+for (const operation of OPERATION_LIST) {
+  Object.defineProperty(Toolgraph.prototype, operation.name, {
+    value(this: Toolgraph, req: object & Scoped) {
+      return this.run(operation, req);
+    },
+    writable: true,
+    configurable: true,
+  });
 }
 
 export async function openToolgraph(options: ToolgraphOptions = {}): Promise<Toolgraph> {
