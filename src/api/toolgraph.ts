@@ -226,7 +226,7 @@ export class Toolgraph implements RecommenderApi {
     return this.cached("runSearch", p, r, () => runSearch(this.engine, p, r));
   }
 
-  /** Suggest the next tool after the successful tools so far (seed formula, learned or Markov weights). */
+  /** Suggest the next tool after the successful tools so far (fixed, learned or Markov weights). */
   async suggestNext(req: SuggestNextRequest & Scoped) {
     const [project, rest] = split(req);
     const p = project ?? this.project;
