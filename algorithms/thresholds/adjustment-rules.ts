@@ -21,8 +21,8 @@
  * "down" (lenient) one; remaining ties go to the earlier rule in the table (so critical_production beats
  * error_rate_high: a new user with errors on a critical production task gets 0.80). No matching rule → the
  * base threshold 0.70. The rule first named similar_past_success is similar_task_success: the success of
- * similar past tasks is a property of the task (computed over every user's executions for an anonymous request, over the user's own
- * when a user is given), not a claim about a user.
+ * similar past tasks is a property of the task (computed over every user's executions for an anonymous request, over
+ * the user's own when a user is given), not a claim about a user.
  *
  * RESOURCE_RULES (resource_critical 0.75 / 9 up, low_resources 0.72 / 8 up, resource_healthy 0.65 / 7 down,
  * from the starting design's resource signal table) are not in the default table: the host's load and free
