@@ -5,7 +5,7 @@
  * `--fusion-stress` prints only retrieval, capability match and the fusion-vs-channels verdict.
  *
  * Gating: each project is calibrated first with the library's `calibrate` (out of sample: a rolling time split
- * of the training executions, services/calibrate.ts); then every held-out top-1 answer (next step, search)
+ * of the training executions, jobs/fit-calibration.ts); then every held-out top-1 answer (next step, search)
  * goes through the real gate for its own request, which gives its calibrated probability and its adaptive
  * threshold. The tables compare thresholds, the adaptive threshold per answer against a fixed 0.70, and the
  * success rate of high-confidence answers (≥ 0.85) against the 0.80 target (docs/decisions/gate-thresholds.md).

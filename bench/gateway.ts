@@ -22,9 +22,9 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { openToolgraph } from "../src/api/toolgraph.ts";
 import { parseGatewayConfig } from "../src/gateway/config.ts";
 import { Gateway, type GatewaySession } from "../src/gateway/gateway.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
 import { fmt, machine, markdownTable, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({ options: { calls: { type: "string", default: "2000" }, warmup: { type: "string", default: "200" }, "per-execution": { type: "string", default: "20" } } });

@@ -15,15 +15,15 @@ import { learnWeights } from "../algorithms/prediction/learned-weights.ts";
 import { markovBaseline, type NextStepWeights } from "../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { calibrate, fitCalibration } from "../algorithms/thresholds/calibration.ts";
-import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
 import type { EvalCase } from "../src/formats/schemas.ts";
-import { calibrationPairs, topNextStep } from "../src/services/calibrate.ts";
-import { recallMemory } from "../src/services/memory.ts";
-import { type DagOverOptions, dagOver } from "../src/services/recommend-dag.ts";
-import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/services/recommend-next.ts";
-import { type SearchAblation, type SearchOptions, searchCandidates } from "../src/services/search.ts";
-import { nextStepModel, rawSuggestions } from "../src/services/suggest.ts";
+import { type DagOverOptions, dagOver } from "../src/jobs/dag.ts";
+import { calibrationPairs, topNextStep } from "../src/jobs/fit-calibration.ts";
+import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/jobs/next.ts";
+import { nextStepModel, rawSuggestions } from "../src/jobs/next-scoring.ts";
+import { type SearchAblation, type SearchOptions, searchCandidates } from "../src/jobs/search-scoring.ts";
+import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { loadExecutionSequences } from "../src/store/reads.ts";
+import { recallMemory } from "../src/view/intent-memory.ts";
 import { progress } from "./lib/report.ts";
 
 export interface HarnessInput {
@@ -81,7 +81,7 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     progress(`${project}/${split}: embedding queries`, Math.min(i + 64, queries.length), queries.length);
   }
   const popular = Array.from({ length: s.n }, (_, i) => i).sort((x, y) => s.executions[y]! - s.executions[x]! || x - y).slice(0, 10).map((i) => s.tools[i]!.id);
-  const { searchWeightsFor } = await import("../src/services/search-weights.ts");
+  const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
   const w = await searchWeightsFor(engine, project);
   // The intent memory's answer for a query is the same for every method: compute it once.
   const memo = new Map<string, Awaited<ReturnType<typeof recallMemory>>>();
@@ -307,7 +307,7 @@ export interface GatedPair {
 export interface GatingData {
   /** Held-out answers, gated. */
   pairs: GatedPair[];
-  /** Out-of-sample calibration pairs on the training executions (rolling time split, services/calibrate.ts). */
+  /** Out-of-sample calibration pairs on the training executions (rolling time split, jobs/fit-calibration.ts). */
   trainPairs: { score: number; correct: boolean }[];
 }
 
@@ -409,7 +409,7 @@ export async function evalSearchGating(tg: Toolgraph, project: string, cases: Ev
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const idx = await engine.searchIndex(project);
-  const { searchWeightsFor } = await import("../src/services/search-weights.ts");
+  const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
   const w = await searchWeightsFor(engine, project);
   const out: GatingData = { pairs: [], trainPairs: (await trainPairs(tg, project)).search };
   for (let i = 0; i < rc.length; i += 64) {
@@ -583,7 +583,7 @@ export async function evalDiscovery(tg: Toolgraph, project: string, split: strin
     for (const c of wf) {
       const context = [...new Set(c.tools)].filter((t) => s.index.has(t)).slice(0, 2);
       if (context.length === 0) continue;
-      const { runDiscoverCapabilities } = await import("../src/services/recommend-capabilities.ts");
+      const { runDiscoverCapabilities } = await import("../src/jobs/capabilities.ts");
       const r = await runDiscoverCapabilities(tg.engine, project, { context, limit: 10 }, boost === 0 ? { clusterBoost: 0 } : {});
       scores.push(scoreCapability(r.results.map((x) => x.capability), caps.get(c.id)!, [1, 5, 10]));
     }

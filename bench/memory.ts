@@ -12,9 +12,9 @@
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
-import { openToolgraph } from "../src/api/toolgraph.ts";
 import { simdScanBytes } from "../algorithms/search/vector-index.ts";
-import { memoryIndex, recallMemory, semanticNeighbours } from "../src/services/memory.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
+import { memoryIndex, recallMemory, semanticNeighbours } from "../src/view/intent-memory.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject } from "./synthetic/generate.ts";
 

@@ -26,7 +26,7 @@
  * observations is merged into its lower neighbour (the first block into the next), repeatedly, until every
  * block has ≥ minBlock observations or one block is left. Merging two adjacent blocks of a non-decreasing
  * fit gives a pooled rate between theirs, so the fit stays non-decreasing; a lone high score among few
- * answers no longer forms a block of its own (services/calibrate.ts uses 10).
+ * answers no longer forms a block of its own (jobs/fit-calibration.ts uses 10).
  *
  * Evaluation: the value of the last block starting at or below the score (the lower, conservative block
  * between two blocks); below the first block, the first block's value. An empty fit has no blocks and

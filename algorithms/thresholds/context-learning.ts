@@ -12,7 +12,7 @@
  * `updateContextThreshold` returns a new state and never mutates its input.
  */
 
-import { ThresholdError, assertInRange } from "./errors.ts";
+import { assertInRange, ThresholdError } from "./errors.ts";
 import { stripUndefined } from "./options.ts";
 
 const MODULE = "thresholds/context-learning";

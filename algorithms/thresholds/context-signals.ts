@@ -10,8 +10,8 @@
  */
 
 import { assertInRange } from "./errors.ts";
-import type { EnvironmentContext, SignalReport, TaskContext } from "./types.ts";
 import { stripUndefined } from "./options.ts";
+import type { EnvironmentContext, SignalReport, TaskContext } from "./types.ts";
 
 const MODULE = "thresholds/context-signals";
 

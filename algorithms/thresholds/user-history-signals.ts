@@ -13,8 +13,8 @@
  */
 
 import { stripUndefined } from "./options.ts";
-import { counterOf } from "./user-history.ts";
 import type { SignalReport, SimilarPastSuccess, UserContext } from "./types.ts";
+import { counterOf } from "./user-history.ts";
 
 export type UserSignal = "high_error_rate" | "new_unproven_user" | "trusted_user" | "similar_success";
 

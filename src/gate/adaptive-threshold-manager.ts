@@ -17,17 +17,17 @@
 
 import {
   type AdjustOptions,
-  type ThresholdAdjustment,
   createThresholdAdjuster,
+  type ThresholdAdjustment,
 } from "../../algorithms/thresholds/adjust-threshold.ts";
 import { type Calibration, calibrator } from "../../algorithms/thresholds/calibration.ts";
 import { contextKeyOf } from "../../algorithms/thresholds/context-learning.ts";
-import { type GateDecision, type GateOptions, type GateTier, decide, gateTier } from "../../algorithms/thresholds/gate-decision.ts";
+import { decide, type GateDecision, type GateOptions, type GateTier, gateTier } from "../../algorithms/thresholds/gate-decision.ts";
 import {
+  buildReasoningReport,
   type ReasoningReport,
   type ReportInput,
   type ReportOptions,
-  buildReasoningReport,
   renderReasoningReport,
 } from "../../algorithms/thresholds/reasoning-report.ts";
 import type { EnvironmentContext, ResourceUsage, TaskContext } from "../../algorithms/thresholds/types.ts";

@@ -6,13 +6,13 @@
  * last `maxWorkflows` workflows (least recently detected workflow dropped first).
  */
 
-import { type RuleBasedDetectorOptions, createRuleBasedDetector } from "../../algorithms/thresholds/context-detection.ts";
+import { createRuleBasedDetector, type RuleBasedDetectorOptions } from "../../algorithms/thresholds/context-detection.ts";
 import {
+  appendToTimeline,
   type ContextDetector,
   type DetectedContext,
   type DetectionInput,
   NEUTRAL_CONTEXT,
-  appendToTimeline,
   runDetectorChain,
 } from "../../algorithms/thresholds/detector-chain.ts";
 import { ThresholdError } from "../../algorithms/thresholds/errors.ts";

@@ -11,9 +11,9 @@ import {
   type ContextKey,
   type ContextLearningOptions,
   type ContextThresholdState,
-  type GateOutcome,
   contextKeyString,
   emptyContextThreshold,
+  type GateOutcome,
   updateContextThreshold,
 } from "../../algorithms/thresholds/context-learning.ts";
 import type { ContextThresholdStore } from "../store/ports.ts";

@@ -13,10 +13,10 @@
 import { ThresholdError } from "../../algorithms/thresholds/errors.ts";
 import type { UserContext } from "../../algorithms/thresholds/types.ts";
 import {
+  emptyUserHistory,
   type TaskOutcome,
   type UserHistory,
   type UserHistoryOptions,
-  emptyUserHistory,
   updateUserHistory,
   userContextOf,
 } from "../../algorithms/thresholds/user-history.ts";

@@ -1,6 +1,6 @@
 /**
  * The MCP front door: an McpServer whose tools call the same RecommenderApi methods as the HTTP server,
- * with the shared request schemas of src/api/requests.ts as input schemas. Each result is a compact text
+ * with the shared request schemas of src/contract/requests.ts as input schemas. Each result is a compact text
  * summary (one line per item) plus the full JSON as structuredContent. A gated-out answer is a normal
  * result that says why; `isError` is reserved for real errors (invalid input, unknown tool, no catalog).
  *
@@ -11,10 +11,11 @@
  */
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { type CallToolResult, CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { JsonResult, RecommenderApi } from "../api/contract.ts";
-import { errorOutcome } from "../api/error-mapping.ts";
+import type { JsonResult, RecommenderApi } from "../contract/api.ts";
+import { errorOutcome } from "../contract/error-mapping.ts";
+import { ToolgraphError } from "../contract/errors.ts";
 import {
   alternativesRequest,
   buildDagRequest,
@@ -24,11 +25,10 @@ import {
   planRequest,
   searchRequest,
   suggestNextRequest,
-} from "../api/requests.ts";
-import { RESULT_SCHEMAS } from "../api/results.ts";
+} from "../contract/requests.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { fieldOf } from "../formats/issues.ts";
 import { jsonValueDepthProblem } from "../formats/json-text.ts";
-import { ToolgraphError } from "../store/errors.ts";
 import { VERSION } from "../version.ts";
 import { executionArgs } from "./execution-input.ts";
 import { summarize } from "./summary.ts";
@@ -52,7 +52,7 @@ export interface McpToolSpec {
   title: string;
   description: string;
   inputSchema: z.ZodObject;
-  /** The result's schema (src/api/results.ts): the tool's MCP outputSchema. */
+  /** The result's schema (src/contract/results.ts): the tool's MCP outputSchema. */
   outputSchema: z.ZodObject;
   readOnly: boolean;
   /** Calling it twice with the same arguments has no further effect. Default: readOnly. */

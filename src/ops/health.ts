@@ -10,9 +10,9 @@
  *   unreachable (503: down at start, or lost meanwhile) runs again once the database answers a report, so
  *   a server started without its database becomes ready by itself.
  */
-import type { RecommenderApi } from "../api/contract.ts";
-import { errorOutcome } from "../api/error-mapping.ts";
-import { Toolgraph } from "../api/toolgraph.ts";
+import type { RecommenderApi } from "../contract/api.ts";
+import { errorOutcome } from "../contract/error-mapping.ts";
+import { Toolgraph } from "../library/toolgraph.ts";
 
 export interface CheckResult {
   name: string;

@@ -1,21 +1,21 @@
 /**
  * The HTTP route table: one entry per operation of RecommenderApi, with the zod schema that validates its
- * body (the shared schemas of src/api/requests.ts and src/formats/schemas.ts), the content types it accepts,
+ * body (the shared schemas of src/contract/requests.ts and src/formats/schemas.ts), the content types it accepts,
  * its query flags, and the call it makes. The server (http-server.ts) and the OpenAPI document (openapi.ts)
  * both read this table, so the document cannot drift from what the server does.
  */
 import type { z } from "zod";
-import type { JsonResult, RecommenderApi } from "../api/contract.ts";
+import type { JsonResult, RecommenderApi } from "../contract/api.ts";
 import {
   alternativesRequest,
-  feedbackRequest,
   buildDagRequest,
   discoverCapabilitiesRequest,
+  feedbackRequest,
   matchCapabilitiesRequest,
   planRequest,
   searchRequest,
   suggestNextRequest,
-} from "../api/requests.ts";
+} from "../contract/requests.ts";
 import { respellAll } from "../formats/advice.ts";
 import { catalogSchema, declaredEdgeSchema, executionSchema, safeId } from "../formats/schemas.ts";
 import { HttpError } from "./errors.ts";

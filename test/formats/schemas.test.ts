@@ -6,8 +6,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { searchRequest } from "../../src/api/requests.ts";
 import { z } from "zod";
+import { searchRequest } from "../../src/contract/requests.ts";
 import { capabilitySchema, catalogSchema, dependencyCycle, executionSchema, idProblem, jsonProblem, LIMITS, safeId, safeIdList, toolSchema } from "../../src/formats/schemas.ts";
 
 function fieldsOf(r: { success: boolean; error?: { issues: { path: PropertyKey[] }[] } }): string[] {

@@ -5,7 +5,7 @@ import { toTaskContext } from "../../algorithms/thresholds/detector-chain.ts";
 import type { UserHistory } from "../../algorithms/thresholds/user-history.ts";
 import { AdaptiveThresholdManager, environmentFromProcess } from "../../src/gate/adaptive-threshold-manager.ts";
 import { ContextDetectorChain } from "../../src/gate/context-detector-chain.ts";
-import { type ContextThresholdStore, ContextThresholdLearner } from "../../src/gate/context-threshold-learner.ts";
+import { ContextThresholdLearner, type ContextThresholdStore } from "../../src/gate/context-threshold-learner.ts";
 import { ResourceMonitor } from "../../src/gate/resource-monitor.ts";
 import { type UserHistoryStore, UserHistoryTracker } from "../../src/gate/user-history-tracker.ts";
 

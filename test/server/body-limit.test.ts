@@ -6,7 +6,7 @@ import { request } from "node:http";
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { type Backend, backends } from "../helpers/backends.ts";
 

@@ -8,15 +8,16 @@
  * with all its steps; an unacknowledged one is either absent or complete; the edge counters equal those of a clean
  * import of exactly the stored executions.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { sql } from "kysely";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
+import { ToolgraphError } from "../../src/contract/errors.ts";
+import { importExecutions, validateExecution } from "../../src/jobs/import.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
-import { importExecutions, validateExecution } from "../../src/services/import.ts";
-import { isConnectionError } from "../../src/store/connection.ts";
-import { ToolgraphError } from "../../src/store/errors.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
+import { isConnectionError } from "../../src/store/connection.ts";
 import { faultCatalog, faultExecution, runFaultLoad, summarize } from "../helpers/fault-load.ts";
 import { type PgCluster, startCluster } from "../helpers/pg-cluster.ts";
 

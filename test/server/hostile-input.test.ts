@@ -6,11 +6,11 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { ImportError } from "../../src/formats/parse.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { ROUTES } from "../../src/server/routes.ts";
-import { ImportError } from "../../src/services/parse.ts";
 import { graphVersion } from "../../src/store/projects.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 

@@ -1,7 +1,7 @@
 /** The HTTP door of two-hop routing: POST /v1/search `routing`, its validation and the OpenAPI schema. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { backends } from "../helpers/backends.ts";
 

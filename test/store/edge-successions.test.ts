@@ -6,7 +6,7 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import type { ExecutionInput } from "../../src/formats/schemas.ts";
-import { importCatalog, importExecutions, validateExecution } from "../../src/services/import.ts";
+import { importCatalog, importExecutions, validateExecution } from "../../src/jobs/import.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
 import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";

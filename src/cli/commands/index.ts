@@ -3,9 +3,8 @@ import type { Command } from "../command.ts";
 import { benchCommand } from "./bench.ts";
 import { demoCommand } from "./demo.ts";
 import { exportCommand } from "./export.ts";
-import { gatewayCommand } from "./gateway.ts";
-import { mcpCommand, serveCommand } from "./serve.ts";
 import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
+import { gatewayCommand } from "./gateway.ts";
 import {
   alternativesCommand,
   calibrateCommand,
@@ -18,6 +17,7 @@ import {
   recordCommand,
   searchCommand,
 } from "./recommend.ts";
+import { mcpCommand, serveCommand } from "./serve.ts";
 
 export const COMMANDS: Command[] = [
   initCommand,

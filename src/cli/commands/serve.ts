@@ -1,6 +1,6 @@
 /** serve (HTTP JSON API + OpenAPI + MCP endpoint) and mcp (MCP over stdio). */
 // The servers are imported when the command runs, so `toolgraph --help` does not load them.
-import type { Toolgraph } from "../../api/toolgraph.ts";
+import type { Toolgraph } from "../../library/toolgraph.ts";
 import { type Command, type CommandContext, EXIT, UsageError } from "../command.ts";
 
 /** One stderr line when the server started without its database (its requests get 503 until it answers). */
