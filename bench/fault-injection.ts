@@ -1,5 +1,6 @@
 /**
- * Fault injection under load (issue 21): the HTTP server with `--clients` clients recording executions
+ * Fault injection under load (a dropped database connection must not kill the server;
+ * docs/decisions/database-timeouts.md): the HTTP server with `--clients` clients recording executions
  * (unique ids) and searching for `--duration` ms, on both backends, alternating the order per round.
  *
  *   npx tsx bench/fault-injection.ts [--rounds 1] [--clients 10] [--duration 9000] [--freeze 15000]

@@ -1,5 +1,5 @@
 /**
- * Gateway overhead bench (issue 18): the latency of `call_tool` through the gateway against a direct call
+ * Gateway overhead bench: the latency of `call_tool` through the gateway against a direct call
  * to the same upstream server, and what recording costs the call.
  *
  * Three arms, each with its own server-everything process over stdio, called in strict alternation

@@ -311,14 +311,15 @@ export interface GatingData {
   trainPairs: { score: number; correct: boolean }[];
 }
 
-/** Success rate that seed 002 asks of answers accepted with high confidence. */
+/** Score from which an answer is accepted with high confidence; such answers must succeed ≥ 80 % of the time
+ * (docs/decisions/gate-thresholds.md). */
 export const HIGH_CONFIDENCE = 0.85;
 export const HIGH_CONFIDENCE_MIN_SUCCESS = 0.8;
 
 /**
  * Precision/coverage of accepted top-1 answers: across fixed thresholds (raw score and calibrated
  * probability), at each answer's own adaptive threshold (the real gate's) versus a fixed 0.70, and the success
- * rate of high-confidence answers (calibrated ≥ 0.85) against seed 002's 0.80.
+ * rate of high-confidence answers (calibrated ≥ 0.85) against the 0.80 target (docs/decisions/gate-thresholds.md).
  */
 export function gatingTable(title: string, g: GatingData): Table {
   const cal = fitCalibration(g.trainPairs.map((p) => p.score), g.trainPairs.map((p) => p.correct));
@@ -367,7 +368,7 @@ export function gatingTable(title: string, g: GatingData): Table {
 }
 
 /**
- * The gate's own decisions on held-out answers (issue 20): coverage (share of all answers) and precision (share
+ * The gate's own decisions on held-out answers: coverage (share of all answers) and precision (share
  * of those correct) of `accepted` and `accepted-with-caution`, the abstention rate, then the risk–coverage
  * curve of the probability the gate compared (answers sorted by it, best first; risk = 1 − precision of the
  * answers kept, at 10 %, 20 %, …, 100 % coverage; Geifman & El-Yaniv 2017, algorithms/evaluation/gating-curve.ts).
@@ -434,7 +435,7 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
   const s = await tg.engine.snapshot(project);
   type Predicted = { edges: [string, string][]; order: string[]; rank: Map<string, number> };
   const chain = (order: string[]): Predicted => ({ edges: order.slice(1).map((t, i) => [order[i]!, t] as [string, string]), order, rank: new Map(order.map((t, i) => [t, i])) });
-  // Full within-execution precedence of the training executions (issue 20 baseline).
+  // Full within-execution precedence of the training executions (the precedence-sorted chain baseline).
   const before = traces ? precedenceCounts(traces.map((t) => t.steps.map((st) => st.tool))) : undefined;
   const rng = mulberry32(20);
   // Each method gets the case's tools and its request text (the default rows pass it to the job as `intent`, as a
@@ -550,7 +551,7 @@ export async function evalCapability(tg: Toolgraph, project: string, split: stri
   }
   const sum = summarizeCapability(scores);
   out.push(["toolgraph match (semantic × reliability + memory + patterns)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
-  // Baseline (issue 20): the capability vote of the nearest past requests alone (intent memory, 20 neighbours,
+  // Baseline: the capability vote of the nearest past requests alone (intent memory, 20 neighbours,
   // similarity × outcome × recency), ties by capability id.
   const nearest = [];
   for (let i = 0; i < cc.length; i += 64) {

@@ -1,5 +1,5 @@
 /**
- * Job overhead bench (issue 22, item 2): each job called through the facade against its scoring core alone,
+ * Job overhead bench: each job called through the facade against its scoring core alone,
  * on the same read model and the same requests, alternating job and core call by call (odd calls run the
  * core first), so both sides see the same machine state. Reports p50 / p95 / p99 of each, the ratio
  * job / core and the overhead job − core at p50, and a verdict against the budget

@@ -139,7 +139,7 @@ export interface SizeResult {
   operations: OperationResult[];
   analytics: { parts: Record<string, { p50: number; max: number }>; reps: number; communities: number; spectralK: number; modularity: number };
   queryCache: EmbeddingCacheStats & { hitRate: number };
-  /** The result cache of repeated identical requests (issue 10). */
+  /** The result cache of repeated identical requests (src/library/result-cache.ts). */
   resultCache?: { hits: number; misses: number; hitRate: number };
   memory: { peakRssMiB: number; maxRssMiB: number };
   server?: { url: string; error?: string };

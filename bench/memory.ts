@@ -1,5 +1,5 @@
 /**
- * Intent-memory scale bench (issue 9): 100k past executions with intents → recall latency (p50/p95/p99,
+ * Intent-memory scale bench: 100k past executions with intents → recall latency (p50/p95/p99,
  * excluding the query embedding), the memory the index takes, and the neighbour recall of the quantised
  * semantic channel (sign-code stages + int8 re-ranking) against an exact float32 scan.
  *

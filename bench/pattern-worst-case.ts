@@ -1,5 +1,6 @@
 /**
- * The worst trigger-pattern work one request may cause (issue 21, item 3), and whether it stalls others.
+ * The worst trigger-pattern work one request may cause, and whether it stalls others (the budget:
+ * algorithms/search/pattern-triggers.ts).
  *
  *   npx tsx bench/pattern-worst-case.ts [--reps 5] [--unbounded-reps 1]
  *

@@ -1,5 +1,6 @@
 /**
- * Two-hop namespace routing vs flat search (issue 10): latency on the synthetic catalogs and recall on the
+ * Two-hop namespace routing vs flat search (algorithms/README.md, "Two-hop routing"): latency on the synthetic
+ * catalogs and recall on the
  * shared datasets.
  *
  *   npx tsx bench/routing.ts [--tools 50000,100000] [--traces 10000,50000] [--queries 100] [--warmup 10] [--seed 1]

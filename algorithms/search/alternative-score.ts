@@ -1,5 +1,5 @@
 /**
- * Score of a substitute for a failed or unavailable tool (seed 002 "retry with an alternate route"; the
+ * Score of a substitute for a failed or unavailable tool (retry with an alternate tool; the
  * weights are this project's documented choice, see src/jobs/alternatives.ts):
  *
  *   score = 0.5·clamp01(cos(tool, candidate)) + 0.2·[same Louvain community] + 0.2·[share a capability]

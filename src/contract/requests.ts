@@ -12,10 +12,10 @@ const text = safeText(4000).min(1, "must not be empty");
 const limit = z.number().int().min(1).max(100);
 
 /**
- * The running workflow (seed 001 task health): its steps so far with their outcome, how often it was
- * replanned, and an id under which the detected contexts form a timeline. Detection reads it: AtRisk
- * (replans > 2) and OffTrack (success < 0.5) each add 0.05 to the threshold; > 3 failures in a row at the
- * end mark the user "frustrated".
+ * The running workflow (for its task health, docs/decisions/gate-thresholds.md): its steps so far with their outcome,
+ * how often it was replanned, and an id under which the detected contexts form a timeline. Detection reads it: AtRisk
+ * (replans > 2) and OffTrack (success < 0.5) each add 0.05 to the threshold; > 3 failures in a row at the end mark the
+ * user "frustrated".
  */
 export const workflowField = z
   .object({
@@ -190,7 +190,7 @@ export type PlanRequest = z.input<typeof planRequest>;
 export type AlternativesRequest = z.input<typeof alternativesRequest>;
 
 /**
- * Feedback on a gated answer (issue 7, learning the threshold per context): was an accepted answer
+ * Feedback on a gated answer (learning the threshold per context): was an accepted answer
  * right, or did the user follow an answer the gate had abstained on, and did it work?
  */
 export const feedbackRequest = z

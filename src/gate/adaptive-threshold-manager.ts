@@ -1,12 +1,12 @@
 /**
- * AdaptiveThresholdManager (seed 000 "Phase 3", seed 003 §4.1): the gate every scored answer passes.
+ * AdaptiveThresholdManager (docs/decisions/gate-thresholds.md): the gate every scored answer passes.
  *
  *   adjustThreshold(user, environment, task)  signals → rule → + learned offset + health penalty → clamp
  *                                            (pure arithmetic in algorithms/thresholds/adjust-threshold.ts)
  *   gate(score, adjustment, { fallbacks })   accepted (≥ 0.85) / accepted-with-caution (≥ threshold) /
  *                                            abstained with gap and fallbacks (gate-decision.ts)
  *   tier(score, adjustment)                  the same decision without its reasoning sentence (an answer's item)
- *   report(input)                            the seed's reasoning report as JSON and text
+ *   report(input)                            the reasoning report as JSON and text
  *
  * Both adjustThreshold and gate are synchronous: the user context is loaded beforehand
  * (UserHistoryTracker.getUserContext), the resource snapshot comes from a ResourceMonitor that reads the

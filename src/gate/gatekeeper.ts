@@ -1,5 +1,5 @@
 /**
- * Every recommendation passes one AdaptiveThresholdManager (seed 000 Phase 3, seed 003 §4.1).
+ * Every recommendation passes one AdaptiveThresholdManager (docs/decisions/gate-thresholds.md).
  *
  * prepare(): the user's context (persisted history, cached), context detection over the request text
  * and the workflow so far (operation, domain, complexity, urgency, health), the environment
@@ -45,7 +45,7 @@ export interface GateRequestContext {
   text: string;
   /** The workflow so far: steps with success, replans. */
   workflow?: WorkflowContext | undefined;
-  /** Environment: production and critical task (seed: critical_production rule). */
+  /** Environment: production and critical task (both → the critical_production rule, threshold 0.80). */
   environment?: { production?: boolean | undefined; critical?: boolean | undefined } | undefined;
   /** Explicit urgency; otherwise detected from the text. */
   urgency?: "low" | "medium" | "high" | undefined;
@@ -94,7 +94,7 @@ function contextKeyText(task: TaskContext): string {
   return `${key.project}/${key.operation}/${key.domain}`;
 }
 
-/** The detected workflow health an answer shows (seed 001). */
+/** The detected workflow health an answer shows (OnTrack / AtRisk / OffTrack, docs/decisions/gate-thresholds.md). */
 export function summarizeHealth(p: Pick<PreparedGate, "detected" | "workflowId" | "timeline">) {
   const d = p.detected;
   return {

@@ -1,6 +1,6 @@
 /**
- * UserHistoryTracker (seed 000 "Post-Execution Tracking", step 9): records task outcomes per project and user
- * through a narrow persistence seam (`UserHistoryStore`, implemented by the store layer on the database) and
+ * UserHistoryTracker (the gate's feedback loop, docs/decisions/gate-thresholds.md): records task outcomes per project
+ * and user through a narrow persistence seam (`UserHistoryStore`, implemented by the store layer on the database) and
  * serves the user context the gate reads, from a cache.
  *
  * Cache: per (project, user), holding the history and its derived context; an entry is replaced when this

@@ -1,5 +1,5 @@
 /**
- * Alternatives on failure (seed 002 "retry with an alternate route"): substitutes for a tool that failed
+ * Alternatives on failure (retry with an alternate tool): substitutes for a tool that failed
  * or is unavailable, never the tool itself. Documented score in [0,1] (algorithms/search/alternative-score.ts):
  *   0.5·cos⁺(tool, candidate embeddings) + 0.2·[same Louvain community] + 0.2·[share a capability]
  *   + 0.1·schema compatibility (Jaccard of the two tools' input parameter names; 0 when both have none).

@@ -1,12 +1,13 @@
 /**
- * Capabilities (seed 003 §3): active match by intent and passive (strategic) discovery from the context.
+ * Capabilities (docs/decisions/capability-scoring.md): active match by intent and passive (strategic)
+ * discovery from the context.
  *
  * match(intent): semantic = fused cosine + BM25 over the capability texts (name, description, keywords),
  * lifted (noisy-OR, algorithms/memory/noisy-or.ts) by the tool evidence (the search score of the
  * capability's most distinctive member tool, weight 0.8) and by the intent memory's capability votes
  * (weight 0.8). Neither the capability texts nor the tool evidence's search use the search's fitted content
  * weight w_c (kept at 1): on ToolLinkOS with hash:512 embeddings (fitted w_c 0.5) weighting the texts cost
- * 0.16 accuracy@1 and weighting the tool search 0.065 (issue 20). The ranking with
+ * 0.16 accuracy@1 and weighting the tool search 0.065 (algorithms/README.md, "Content ⊕ memory"). The ranking with
  * reliability and the pattern triggers is algorithms/search/capability-ranking.ts (score = max(semantic,
  * activated pattern) × reliability).
  *

@@ -1,31 +1,32 @@
 /**
- * Execution DAGs (seed 003 §2.3) and intent → plan.
+ * Execution DAGs (algorithms/README.md, "DAG"; docs/decisions/edge-quality.md) and intent → plan.
  *
  * buildDag(tools): for selected tools A, B, B depends on A when the cheapest path A → B in the history
  * graph (cost 1 / max(w, 0.1)) has ≤ 3 hops; strength = mean edge weight / hops; a direct `dependency`
  * edge wins. One hop-bounded search per selected tool over the CSR (searcher cached per graph state).
  * A tool with a direct dependency edge from another selected tool takes no prerequisite from a path or a
- * proposal (algorithms/dag/direct-first.ts, issue 20).
+ * proposal (algorithms/dag/direct-first.ts).
  * Cycles of any length are broken at their weakest edge, then transitive reduction (direct dependency edges
  * kept: an observed data flow is a fact, not an inference), then parallel layers;
  * with latencies known, the critical path and the wall time against sequential execution.
- * `graph: "history"` (default, the seed's: every edge type) or "dependency" (dependency evidence only).
- * Edge provenance (issue 6, algorithms/dag/infer-dependencies.ts): multi-hop paths run over the learned
- * edges only (observed in traces, weighted from that evidence alone by the seed's type × source rule); a
+ * `graph: "history"` (every edge type) or "dependency" (dependency evidence only).
+ * Edge provenance (algorithms/dag/infer-dependencies.ts): multi-hop paths run over the learned
+ * edges only (observed in traces, weighted from that evidence alone by the type × source rule of
+ * docs/decisions/edge-quality.md); a
  * declared-only edge relates its two ends directly (1 hop) but is never a hop of a longer path.
- * Schema proposals (issue 6, algorithms/dag/schema-dependencies.ts): a selected tool left without any
+ * Schema proposals (algorithms/dag/schema-dependencies.ts): a selected tool left without any
  * prerequisite, whose learned consumer rate is high (or whose required input shares words with another
  * selected tool's output), gets the unrelated selected tool whose `outputSchema` fits its required inputs
  * best, as a weak one-hop edge (strength ≤ 0.3) that cycle breaking drops first; explained as "schema".
  * Measured (bench/tmp/dag-eval.ts, gold tool set, dependency graph, NESTFUL test split): edge F1 all
  * 0.662 → 0.686, covered by training 0.742 → 0.733 (proposal precision 1/3 on the test split against
  * 0.6 in the training leave-one-out); ToolLinkOS and Seal-Tools declare no outputs: unchanged.
- * Data-flow prior (issue 6, algorithms/dag/data-flow-prior.ts; on by default, `dataFlowPrior: false` turns it
+ * Data-flow prior (algorithms/dag/data-flow-prior.ts; on by default, `dataFlowPrior: false` turns it
  * off): when nothing relates any of ≥ 2 selected tools, the single most plausible edge (best output → input
  * fit, then the learned consumer/producer rates, shrunk to the project's base rate, and succession order) is
  * proposed if the history shows B consuming or A producing (rate ≥ 0.2); explained as "prior".
  *
- * Mention order (issue 20, algorithms/dag/mention-order.ts): with the request's `intent` (buildDag's optional
+ * Mention order (algorithms/dag/mention-order.ts): with the request's `intent` (buildDag's optional
  * field; plan's own intent), a non-direct candidate between two tools never observed in succession is oriented
  * by the order the intent mentions them; observed precedence and direct edges always win, and the order of the
  * tools list never counts.
@@ -307,33 +308,33 @@ export interface DagOverOptions {
    */
   readonly dataFlowPrior?: boolean;
   /**
-   * Observed precedence (issue 20, algorithms/dag/precedence.ts): cycles are broken by strength × the shrunk
+   * Observed precedence (algorithms/dag/precedence.ts): cycles are broken by strength × the shrunk
    * share of runs in which `from` came before `to` (learned successions, observedBefore), so a pair seen
    * both ways keeps the direction seen more often; never by tool index or input order. Default true;
-   * false = the seed's strength alone (ties then dropped together).
+   * false = the path strength alone (ties then dropped together).
    */
   readonly precedence?: boolean;
   /**
-   * Role orientation (issue 20, algorithms/dag/role-orientation.ts): a multi-hop path edge between two tools
+   * Role orientation (algorithms/dag/role-orientation.ts): a multi-hop path edge between two tools
    * never observed in succession either way points from the tool that reads other tools' output less often to
    * the one that reads it more (then schema fit, then first share). Default false: 5-fold on NESTFUL's training
    * traces (with directFirst) 0.839 → 0.839 edge F1; its test split loses (bench row "role orientation").
    */
   readonly roles?: boolean;
   /**
-   * Direct evidence first (issue 20, algorithms/dag/direct-first.ts): a tool with a direct dependency edge from
+   * Direct evidence first (algorithms/dag/direct-first.ts): a tool with a direct dependency edge from
    * another selected tool takes no prerequisite from a multi-hop path or a proposal. Default true. Chosen on
    * NESTFUL's training traces (5 folds, gold tool set, covered traces): edge F1 0.824 → 0.839.
    */
   readonly directFirst?: boolean;
   /**
-   * Transitive reduction keeps direct dependency edges (issue 20, transitive-reduction.ts `keep`): an observed or
+   * Transitive reduction keeps direct dependency edges (transitive-reduction.ts `keep`): an observed or
    * declared data flow A → C stays beside A → B → C. Default true. Chosen on NESTFUL's training traces (5 folds,
    * with directFirst): edge F1 0.839 → 0.851.
    */
   readonly keepDirect?: boolean;
   /**
-   * The request's intent text (issue 20, algorithms/dag/mention-order.ts): a non-direct candidate between two
+   * The request's intent text (algorithms/dag/mention-order.ts): a non-direct candidate between two
    * tools never observed in succession either way is oriented by the order the intent mentions them (their
    * distinctive name words); observed precedence and direct edges always win. Default: none (no orientation).
    */

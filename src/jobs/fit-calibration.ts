@@ -1,5 +1,6 @@
 /**
- * Calibration of the gated scores on the project's own traces (issue 7, seed 002 success criterion), fitted
+ * Calibration of the gated scores on the project's own traces (high confidence must mean a success rate
+ * above 0.8, docs/decisions/gate-thresholds.md), fitted
  * out of sample.
  *
  * Default split "cross-fit": the executions are dealt into `folds` (10) folds by near-duplicate group — the
@@ -9,10 +10,10 @@
  * a scored execution's twins are never in its model; each fold is scored by a model that knows every
  * execution of the other folds (transition counts, tools' last use, intent memory without the fold's
  * executions), at one clock (the latest start + 1 h, as a new request would be answered). At most
- * `maxExecutions` (1,000) executions are scored: those of lowest FNV-1a hash of their id. Why: the rolling time split below learned from the *latest* executions only,
- * so a history grouped by scenario (its last blocks new tool sets) taught the gate that nothing succeeds and
- * it abstained on everything (ToolLinkOS traces sorted by capability; bench/accuracy.ts stress row).
- * Split "time" (the previous default) is kept:
+ * `maxExecutions` (1,000) executions are scored: those of lowest FNV-1a hash of their id. Why: the rolling time split
+ * below learned from the *latest* executions only, so a history grouped by scenario (its last blocks new tool sets)
+ * taught the gate that nothing succeeds and it abstained on everything (ToolLinkOS traces sorted by capability;
+ * bench/accuracy.ts stress row). Split "time" (the previous default) is kept:
  *
  * The last `maxExecutions` executions (default 1,000) are cut by start time into `folds` consecutive blocks
  * (default 10). Each block is scored by a model that only knows the executions that started before the

@@ -341,7 +341,7 @@ export interface HeldOutSignals {
  * the counts. Without it the fit scores every one of the execution's tools as a tool with history — one that
  * ran only there keeps α < 1 (cold start at n = 1 instead of α = 1 at n = 0) and is lifted by the graph —
  * while a new request's tools have often never run; the fit then overrates the graph (Seal-Tools,
- * hash:512: graph 0.5 fitted, out-of-domain mAP@10 0.794 against BM25's 0.803; issue 20). Not removed:
+ * hash:512: graph 0.5 fitted, out-of-domain mAP@10 0.794 against BM25's 0.803). Not removed:
  * the execution's edges, so PageRank and coherence still include it (a second-order effect: both only act
  * through α < 1, which a tool that ran nowhere else no longer has).
  */

@@ -20,7 +20,7 @@ export async function learningStatus(engine: Engine, project: string): Promise<L
   const next = fits["next-step-weights"];
   return {
     searchWeights: { inForce: inForce(cfg), fit: fits["search-weights"] ?? null },
-    // Weights stored without a validated fit (an earlier version) are not used: the seed's answer until one runs.
+    // Weights stored without a validated fit (an earlier version) are not used: the fixed ones answer until one runs.
     nextStepWeights: { inForce: next ? ((cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights) : NEXT_DEFAULTS.weights, fit: next ?? null },
     calibration: { kinds: Object.keys((cfg.calibration as Record<string, unknown> | undefined) ?? {}), fit: fits.calibration ?? null },
   };

@@ -1,8 +1,8 @@
 /**
- * Next-step suggestion (seed 003 §2.2): score(B | context) = 0.6·cooc + 0.3·community + 0.1·recency
- * + 0.1·pagerank over the snapshot, its analytics (Louvain, PageRank) and tool recency. Weight modes:
- * "seed" (the formula's weights), "learned" (fitted on the project's own traces, see learnNextStepWeights),
- * "markov" (cooc only: the first-order baseline). Each suggestion lists its four terms.
+ * Next-step suggestion (docs/decisions/next-step-weights.md): score(B | context) = 0.6·cooc + 0.3·community +
+ * 0.1·recency + 0.1·pagerank over the snapshot, its analytics (Louvain, PageRank) and tool recency. Weight modes:
+ * "seed" (the formula's weights), "learned" (fitted on the project's own traces, see learnNextStepWeights), "markov"
+ * (cooc only: the first-order baseline). Each suggestion lists its four terms.
  */
 import { buildNextStepModel, type NextStepModel, type NextStepSuggestion, type NextStepWeights, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
 import { formatFixed } from "../formats/fixed.ts";

@@ -1,5 +1,6 @@
 /**
- * Next-step suggestion end to end: the seed formula (or learned / Markov weights) over the snapshot and its
+ * Next-step suggestion end to end: the fixed-weight formula (docs/decisions/next-step-weights.md; or learned /
+ * Markov weights) over the snapshot and its
  * analytics, the intent memory's "what followed in similar executions" when an intent is given
  * (confidence' = 1 − (1 − confidence)(1 − μ·vote), μ = 0.8, the same lift as in search), and the gate.
  */
@@ -48,7 +49,8 @@ export const AUTO_FIT_MIN_STEPS = 200;
 
 /**
  * Weights per mode. "auto" (the default): the project's learned weights when a fit validated them — they
- * beat the seed's on grouped held-out executions by the margin (fitNextStepWeights) — else the seed's. The
+ * beat the fixed weights on grouped held-out executions by the margin (fitNextStepWeights) — else the fixed
+ * weights 0.6 / 0.3 / 0.1 / 0.1. The
  * fit runs once, in the background, when the project has at least 200 recorded steps and no validated fit;
  * `learn-weights` refits. A request never waits for that fit (`awaitFit` waits instead, for batch callers
  * such as calibration and the bench). "learned": the learned weights whether or not they were accepted.
@@ -71,7 +73,7 @@ export async function weightsFor(
   if (executions >= AUTO_FIT_MIN_STEPS && opts.awaitFit) return (await fitNextStepWeights(engine, project)).weights;
   if (executions >= AUTO_FIT_MIN_STEPS) {
     // Fitted off the request path, once per engine and project: a request never waits seconds for it; the
-    // seed's weights answer until a validated fit is stored.
+    // fixed weights answer until a validated fit is stored.
     startOnce(engine, "fit-next-step-weights", project, () => fitNextStepWeights(engine, project));
   }
   return NEXT_DEFAULTS.weights;
@@ -124,9 +126,9 @@ export const NEXT_FIT_DEFAULTS = {
   maxExecutions: 2000,
   /** Grouped folds. */
   folds: 5,
-  /** Fewest distinct execution groups for learned weights to replace the seed's. */
+  /** Fewest distinct execution groups for learned weights to replace the fixed ones. */
   minGroups: 10,
-  /** Out-of-sample Hit@1 gain over the seed's weights the learned ones need. */
+  /** Out-of-sample Hit@1 gain over the fixed weights the learned ones need. */
   margin: 0.01,
 };
 
@@ -182,7 +184,7 @@ function modelWithout(s: GraphSnapshot, a: AnalyticsView, sequences: readonly Ex
 }
 
 /**
- * Fits the four weights on the project's own recent traces; they replace the seed's only when they beat them
+ * Fits the four weights on the project's own recent traces; they replace the fixed ones only when they beat them
  * out of sample: grouped k-fold (executionGroups, groupFolds), each fold's weights learned on the other folds'
  * examples and scored on the fold's, both under a model whose transition counts leave the fold out. Accepted
  * when the held-out executions span ≥ minGroups groups and Hit@1 (mean over groups) gains ≥ margin; the fit

@@ -1,5 +1,5 @@
 /**
- * Search by intent (seed 003 §2.1): final = α·semantic + (1−α)·graph, per candidate.
+ * Search by intent (docs/decisions/hybrid-alpha.md): final = α·semantic + (1−α)·graph, per candidate.
  *
  * - semantic: cosine (query embedding vs tool embedding, two-stage vector index) fused with BM25 over the
  *   tool fields (algorithms/search/fusion.ts: 0.7·cos⁺ + 0.3·BM25 max-normalised with an ideal-match
@@ -9,7 +9,8 @@
  *   global(u) = 0.5·PageRank(u)/max PageRank + 0.5·ln(1+successes(u))/ln(1+max successes), so a tool with
  *   a successful history is never below an identical-text tool without one (the "lift" combination
  *   only ever adds graph evidence).
- * - α: local adaptive α per candidate (ADR-048): with history, active search uses the coherence of the
+ * - α: local adaptive α per candidate (docs/decisions/hybrid-alpha.md): with history, active search uses the coherence
+ * of the
  *   tool's semantic and graph neighbourhoods, measured as the quality-weighted mean cosine between the
  *   tool's embedding and its graph neighbours' (coherence = Σ_v w(u,v)·cos⁺(u,v) / Σ_v w(u,v); α_est =
  *   1 − 0.5·coherence), computed for every tool once per graph state and search index (≈ m dot
@@ -69,7 +70,7 @@ export interface SearchOptions {
   exclude?: (i: number) => boolean;
   /**
    * "active" (default: a user's intent; α from embedding/graph coherence) or "passive" (suggestions
-   * while a workflow runs; α from heat diffused from the context tools, ADR-048). Passive needs context.
+   * while a workflow runs; α from heat diffused from the context tools). Passive needs context.
    */
   alphaMode?: "active" | "passive";
   /** Intent-memory votes per tool index in [0,1] (absent = no memory evidence). */

@@ -77,7 +77,7 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
 /**
  * The search job's answer and the intent-memory recall it used (the plan job reuses it rather than recalling again).
  * `override.contentWeight` replaces the project's fitted content weight (the plan keeps 1: its "within 5 % of
- * the top score" cut assumes the plain memory lift, issue 20).
+ * the top score" cut assumes the plain memory lift).
  */
 export async function searchWithRecall(engine: Engine, project: string, req: SearchRequest, override: { contentWeight?: number } = {}) {
   const ranking = await rankSearch(engine, project, req, override);

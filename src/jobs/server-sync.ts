@@ -1,5 +1,5 @@
 /**
- * Keeps the catalog in step with one upstream MCP server (the gateway, issue 18): the tools it lists now
+ * Keeps the catalog in step with one upstream MCP server (the gateway): the tools it lists now
  * are upserted as `<server>.<tool>` (validated like a catalog import: `toolSchema`, the same size caps and
  * id rules), the tools of that server it no longer lists are marked unavailable (kept with their history),
  * those unavailable for longer than `retireAfterMs` are retired (they leave the read model: search, the

@@ -1,5 +1,5 @@
 /**
- * The feedback loop (seed 000 "Post-Execution Tracking"): every recorded execution with a user updates
+ * The feedback loop (docs/decisions/gate-thresholds.md): every recorded execution with a user updates
  * that user's persisted history — reputation = 0.7 × recent success (last 10) + 0.3 × overall, per-domain
  * success rates (domain and operation detected from the execution's intent), error and task counts — and
  * drops the user's cached context. Executions are applied in start-time order, one batch per user.

@@ -1,5 +1,5 @@
 /**
- * Answers to repeated identical requests at the same graph version (issue 10, seed 000 caching targets):
+ * Answers to repeated identical requests at the same graph version (measured in bench/latency.ts):
  * an LRU keyed by (operation, project, graph version + in-place patches, analytics state, request JSON).
  * Entries also expire after `ttlMs` (default 10 s) because the gate reads signals that move without a
  * graph change (the machine's resources, a user's history); any write moves the graph version and so

@@ -1,6 +1,6 @@
 /**
  * Whole-graph analytics of a snapshot: PageRank (weighted, damping 0.85, max-normalised to [0,1]),
- * Louvain communities (seeded), spectral clusters of the tool–capability hypergraph (ADR-042 capability
+ * Louvain communities (seeded), spectral clusters of the tool–capability hypergraph (capability
  * dependencies included) and hypergraph PageRank of tools and capabilities.
  *
  * Lifecycle (issue: never recompute on the write path): analytics are computed for a snapshot state

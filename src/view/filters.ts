@@ -39,7 +39,7 @@ export function forgetProjectConfig(engine: Engine, project: string): void {
   engine.projectConfigs.delete(project);
 }
 
-/** The tools offered instead when the gate abstains (seed 002 fallbacks): project config `fallbackTools`. */
+/** The tools offered instead when the gate abstains (fallback to general tools): project config `fallbackTools`. */
 export async function projectFallbacks(engine: Engine, project: string): Promise<string[]> {
   return projectFallbacksNow(engine, project) ?? fallbacksOf(await cachedProjectConfig(engine, project));
 }

@@ -1,5 +1,5 @@
 /**
- * Intent memory (issue 9): what past executions did for similar intents.
+ * Intent memory (algorithms/README.md, "Intent memory"): what past executions did for similar intents.
  *
  * Each recorded execution with an intent keeps its text, its embedding (same provider and store as the
  * tools, keyed by text hash) and a BM25 entry. Identical intent texts are indexed once (agents repeat their

@@ -1,6 +1,6 @@
 /**
- * Two-hop routing for large catalogs (issue 10): the namespace read model of a project's catalog and the
- * routing decision of one search.
+ * Two-hop routing for large catalogs (algorithms/README.md, "Two-hop routing"): the namespace read model of a
+ * project's catalog and the routing decision of one search.
  *
  * The namespace index (algorithms/search/namespace-routing.ts: groups, unit centroids of the tools'
  * embeddings, the tools' BM25 index for the best-member lexical score) is derived from the search index and

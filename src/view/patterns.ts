@@ -1,6 +1,6 @@
 /**
- * Capability trigger patterns (seed 004): checked at import (they must parse and pass the ReDoS guard of
- * algorithms/search/safe-regex.ts, whose matcher runs in time linear in the input) and scored against a
+ * Capability trigger patterns (docs/decisions/capability-scoring.md): checked at import (they must parse and pass the
+ * ReDoS guard of algorithms/search/safe-regex.ts, whose matcher runs in time linear in the input) and scored against a
  * request's text with algorithms/search/pattern-triggers.ts.
  */
 import { type CompiledTrigger, compileTriggers, type MatchBudget, matchBudget, scoreTrigger, type TriggerScore } from "../../algorithms/search/pattern-triggers.ts";

@@ -1,4 +1,4 @@
-/** One mapping of every error to HTTP status, CLI exit code and MCP isError (issue 16). */
+/** One mapping of every error to HTTP status, CLI exit code and MCP isError. */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { PagerankError } from "../../algorithms/centrality/pagerank.ts";

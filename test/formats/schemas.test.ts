@@ -1,5 +1,6 @@
 /**
- * Valid-looking input the database cannot hold is refused at the schema, naming the field (issue 21, item 2):
+ * Valid-looking input the database cannot hold is refused at the schema, naming the field
+ * (docs/decisions/text-validation.md):
  * NUL in text, dates outside 0001..9999, integers past int4, JSON nested too deep, control / format /
  * line-separator characters in ids, absurd numbers, capabilities depending on themselves or in a cycle.
  */

@@ -1,5 +1,5 @@
 /**
- * buildDag's optional `intent` (issue 20, algorithms/dag/mention-order.ts) through the library on both backends.
+ * buildDag's optional `intent` (algorithms/dag/mention-order.ts) through the library on both backends.
  *
  * Catalog: lookupCity, bridge, weatherForecast. Traces (project "unseen"): 3 × lookupCity → bridge (dependsOn),
  * 3 × bridge → weatherForecast (dependsOn). So the dependency graph has lookupCity → bridge → weatherForecast,

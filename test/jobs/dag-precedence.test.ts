@@ -1,5 +1,5 @@
 /**
- * DAG direction from observed order (issue 20) through the library on both real backends.
+ * DAG direction from observed order (algorithms/dag/precedence.ts) through the library on both real backends.
  *
  * flight_search → flight_ticket_changing recorded 50 times (with dependsOn), the reverse 10 times: both
  * dependency edges are `observed` (≥ 3) and saturate at strength 1. share(search before changing) =

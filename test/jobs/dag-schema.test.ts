@@ -1,5 +1,5 @@
 /**
- * Schema proposals in buildDag (issue 6) through the library on both real backends.
+ * Schema proposals in buildDag (algorithms/dag/schema-dependencies.ts) through the library on both real backends.
  *
  * Catalog: route (in: locations array, required; out: distance number), pace (in: distance number, required;
  * out: pace number), sms (in: message string, required; out: status string), x (no schemas).

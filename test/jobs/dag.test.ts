@@ -1,7 +1,7 @@
 /**
- * Execution DAGs and edge provenance (issue 6) through the library on both real backends: declared
+ * Execution DAGs and edge provenance (algorithms/README.md, "DAG") through the library on both real backends: declared
  * dependency edges relate their own ends only (never hops of a longer path); learned edges keep the
- * seed's ≤ 3-hop paths.
+ * ≤ 3-hop paths.
  *
  * Catalog a, b, c, d, x, y, z. Declared (template, weight 1.0 × 0.5 = 0.5): a→b, b→c, z→d.
  * Learned: 3 traces x → y → z with dependsOn (observed at 3 ⇒ weight 1.0 each).

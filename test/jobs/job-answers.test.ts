@@ -1,5 +1,5 @@
 /**
- * The jobs' answers are pinned (issue 22, item 2): the wrappers around the scoring formulas were made
+ * The jobs' answers are pinned: the wrappers around the scoring formulas were made
  * cheaper (explanations built for the kept candidates only, per-view state cached on the read model, …)
  * and must answer exactly as before. test/fixtures/job-answers.json holds the answers of the code before
  * that work (commit 1d1bade) on the demo project (41 tools, 400 traces, hashing embedder, fixed clock,

@@ -76,7 +76,7 @@ describe("fitSearchWeights: fusion never loses to one of its own channels, conte
   });
 });
 
-describe("heldOutSignals (issue 20: the leave-one-out fit scores a past execution without its own history)", () => {
+describe("heldOutSignals (the leave-one-out fit scores a past execution without its own history)", () => {
   const snap = { n: 3, index: new Map([["a", 0], ["b", 1], ["c", 2]]), executions: new Uint32Array([1, 3, 0]), successes: new Uint32Array([1, 2, 0]) };
 
   it("removes the execution's steps from the executions and its successful steps from the usage", () => {

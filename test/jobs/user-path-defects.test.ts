@@ -1,5 +1,6 @@
 /**
- * Issue 16: the answers users get through `openToolgraph(...)` follow the seeds, checked on small catalogs
+ * The answers users get through `openToolgraph(...)` follow the documented formulas (algorithms/README.md,
+ * docs/decisions/), checked on small catalogs
  * whose expected numbers are computed by hand (one `describe` per defect found on the user path).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -20,8 +21,9 @@ async function fresh(): Promise<Toolgraph> {
 }
 
 /**
- * A trigger pattern of exactly `confidence` (seed 004): one pattern of source length L matched alone gives
- * min(1, 0.3 + L/100) / max(1, 0.3·1) = 0.3 + L/100; "ship" followed by k optional "x?" has L = 4 + 2k.
+ * A trigger pattern of exactly `confidence` (docs/decisions/capability-scoring.md): one pattern of source length L
+ * matched alone gives min(1, 0.3 + L/100) / max(1, 0.3·1) = 0.3 + L/100; "ship" followed by k optional "x?" has
+ * L = 4 + 2k.
  */
 function patternOf(confidence: number): string {
   const k = Math.round(((confidence - 0.3) * 100 - 4) / 2);
@@ -49,7 +51,7 @@ describe("defect 1: reliability multiplies the evidence that selected a capabili
       { id: "cap.flaky", confidence: 0.9, priority: 0 },
       { id: "cap.sound", confidence: 0.5, priority: 0 },
     ]));
-    // cap.flaky: 5 executions, 1 succeeded → success 20 % < 50 % → reliability 0.1 (seed 003 §3.1).
+    // cap.flaky: 5 executions, 1 succeeded → success 20 % < 50 % → reliability 0.1 (capability-match.ts).
     await tg.importTraces(
       Array.from({ length: 5 }, (_, i) => ({ id: `e${i}`, capability: "cap.flaky", startedAt: NOW - 3_600_000, success: i === 0, steps: [{ tool: "t.cap.flaky" }] })),
     );
@@ -214,7 +216,7 @@ describe("defect 3: similar-task success is a property of the task, computed per
   });
 });
 
-describe("defect 7: complexity moves the threshold (seed 000 context signals)", () => {
+describe("defect 7: complexity moves the threshold (the complex_task and simple_task rules)", () => {
   it("a lone intent is simple (→ 0.65); 11 context steps over 5 tools are complex (→ 0.72)", async () => {
     const tg = await fresh();
     const ids = ["t1", "t2", "t3", "t4", "t5"];

@@ -1,5 +1,5 @@
 /**
- * Issue 16: each request is validated once, whichever door it comes through, and a bad field reads the
+ * Each request is validated once, whichever door it comes through, and a bad field reads the
  * same on every door (`steps[0].tool`, never `steps.0.tool`). The count is taken on the schema itself: every
  * zod parse (safeParse, parse, the MCP SDK's safeParseAsync) runs the schema's `_zod.run` once at the top.
  */

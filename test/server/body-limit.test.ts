@@ -1,5 +1,5 @@
 /**
- * An upload just over the body limit always gets its 413 (issue 21, item 4): the server reads and discards
+ * An upload just over the body limit always gets its 413: the server reads and discards
  * the rest of the body before answering and closing, so the client never sees a connection reset instead.
  */
 import { request } from "node:http";

@@ -1,12 +1,12 @@
 /**
- * A dropped database connection must not kill the server (issue 21, item 1), tested for real: a throwaway
- * PostgreSQL cluster (initdb + pg_ctl under a temp dir, a free port; never the shared server), an HTTP
- * server in this process over it, 10 clients recording executions with unique ids and searching, and
- * mid-load: every connection terminated (pg_terminate_backend), then a stop and a start of the cluster.
- * Asserted: this process is alive and answers again once the cluster is back; during the outage requests
- * get 503 database-unreachable with Retry-After (never a 500, never a dropped connection); every
- * acknowledged (2xx) execution is stored exactly once, with all its steps; an unacknowledged one is either
- * absent or complete; the edge counters equal those of a clean import of exactly the stored executions.
+ * A dropped database connection must not kill the server (docs/decisions/database-timeouts.md), tested for real: a
+ * throwaway PostgreSQL cluster (initdb + pg_ctl under a temp dir, a free port; never the shared server), an HTTP
+ * server in this process over it, 10 clients recording executions with unique ids and searching, and mid-load: every
+ * connection terminated (pg_terminate_backend), then a stop and a start of the cluster. Asserted: this process is
+ * alive and answers again once the cluster is back; during the outage requests get 503 database-unreachable with
+ * Retry-After (never a 500, never a dropped connection); every acknowledged (2xx) execution is stored exactly once,
+ * with all its steps; an unacknowledged one is either absent or complete; the edge counters equal those of a clean
+ * import of exactly the stored executions.
  */
 
 import { sql } from "kysely";

@@ -1,9 +1,8 @@
 /**
- * Valid-looking hostile input through every door on both backends (issue 21, item 2): HTTP and MCP answer
- * 400 / isError naming the field (never 500), `skipInvalid` skips such a line like any other, an import
- * that writes nothing leaves the graph version alone, and a bounded property-based fuzzer (fast-check,
- * fixed seed) over every HTTP route and MCP tool checks: no 5xx, every 4xx names a field, row counts
- * change only on 2xx.
+ * Valid-looking hostile input through every door on both backends (docs/decisions/text-validation.md): HTTP and MCP
+ * answer 400 / isError naming the field (never 500), `skipInvalid` skips such a line like any other, an import that
+ * writes nothing leaves the graph version alone, and a bounded property-based fuzzer (fast-check, fixed seed) over
+ * every HTTP route and MCP tool checks: no 5xx, every 4xx names a field, row counts change only on 2xx.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

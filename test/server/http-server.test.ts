@@ -19,7 +19,7 @@ const AUTH = { authorization: `Bearer ${TOKEN}` };
 const JSON_HEADERS = { ...AUTH, "content-type": "application/json" };
 const DECISIONS = ["accepted", "accepted-with-caution", "abstained"];
 
-/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine, issue 21). */
+/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine). */
 const backend = backends().at(-1)!;
 let tg: Toolgraph;
 let server: ServerHandle;

@@ -11,7 +11,7 @@ import { type ServerHandle, startServer } from "../../src/server/http-server.ts"
 import { backends } from "../helpers/backends.ts";
 import { parseExposition } from "../helpers/prometheus.ts";
 
-/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine, issue 21). */
+/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine). */
 const backend = backends().at(-1)!;
 const TOKEN = "ops-token";
 const AUTH = { authorization: `Bearer ${TOKEN}` };

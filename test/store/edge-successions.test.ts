@@ -1,5 +1,5 @@
 /**
- * Succession counts (issue 16, defect 6; migration 2026-11-24-020): `edges.succ_count` counts each execution
+ * Succession counts (migration 2026-11-24-020): `edges.succ_count` counts each execution
  * in which `from` was followed by `to` once, whatever the edge types it was observed as, on the batch and
  * the single-execution write paths; the migration fills existing rows from the stored steps by the same rule.
  */

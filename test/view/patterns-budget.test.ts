@@ -1,6 +1,6 @@
 /**
- * One request's pattern work is bounded and does not hold the event loop (issue 21, item 3): on a catalog of
- * literal-free patterns that never match a long intent, scorePatterns spends at most the match budget,
+ * One request's pattern work is bounded and does not hold the event loop (algorithms/search/pattern-triggers.ts): on a
+ * catalog of literal-free patterns that never match a long intent, scorePatterns spends at most the match budget,
  * reports what it skipped, and lets other callbacks run while it works.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The synchronous fast paths the jobs take before awaiting (issue 22: fewer awaits per request): each answers
+ * The synchronous fast paths the jobs take before awaiting (fewer awaits per request): each answers
  * exactly what its awaited form answers while its cache is fresh, and undefined otherwise.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
