@@ -32,7 +32,15 @@ export interface Operation<J extends Job<z.ZodType, unknown, z.ZodObject | undef
     /** The request field the command's first positional argument fills. */
     readonly positional?: string | undefined;
     readonly examples?: readonly string[] | undefined;
+    /**
+     * The command's flags (kebab-case; each fills the request field of the same name in camelCase, its value
+     * read by the field's type: numbers, comma lists, JSON objects). Commands written by hand (search, next,
+     * …) keep their own spelling; these flags serve the generated ones.
+     */
+    readonly options?: Readonly<Record<string, { readonly help: string; readonly boolean?: boolean }>> | undefined;
   };
+  /** A valid request on the demo project (`toolgraph demo`): documentation, and the base of the doors' fuzz tests. */
+  readonly example: Readonly<Record<string, unknown>>;
   /** Reads only (MCP readOnlyHint). */
   readonly readOnly: boolean;
   /** Calling it twice with the same request has no further effect (MCP idempotentHint). */
@@ -63,6 +71,7 @@ export const OPERATIONS = {
       headline: (a) => `for ${quoted(a.intent)}`,
     },
     cli: { command: "search", positional: "intent" },
+    example: { intent: "open a pull request", limit: 3 },
     readOnly: true,
     idempotent: true,
     load: () => import("../jobs/search.ts").then((m) => m.searchJob),
@@ -81,6 +90,7 @@ export const OPERATIONS = {
       headline: (a) => `after ${names(a.context).length > 0 ? names(a.context).join(" → ") : "(start)"}`,
     },
     cli: { command: "next" },
+    example: { context: ["git.commit"], limit: 3 },
     readOnly: true,
     idempotent: true,
     load: () => import("../jobs/next.ts").then((m) => m.suggestNextJob),
@@ -99,6 +109,7 @@ export const OPERATIONS = {
       headline: (a) => `for ${quoted(a.intent)}`,
     },
     cli: { command: "capabilities", positional: "intent" },
+    example: { intent: "triage a new issue" },
     readOnly: true,
     idempotent: true,
     load: () => import("../jobs/capabilities.ts").then((m) => m.matchCapabilitiesJob),
@@ -117,6 +128,7 @@ export const OPERATIONS = {
       headline: (a) => `related to ${names(a.context).join(", ")}`,
     },
     cli: { command: "discover" },
+    example: { context: ["github.list_issues"] },
     readOnly: true,
     idempotent: true,
     load: () => import("../jobs/capabilities.ts").then((m) => m.discoverCapabilitiesJob),
@@ -136,6 +148,7 @@ export const OPERATIONS = {
       headline: (a) => `execution DAG of ${names(a.tools).length} tools`,
     },
     cli: { command: "dag" },
+    example: { tools: ["git.commit", "git.push"] },
     readOnly: true,
     idempotent: true,
     load: () => import("../jobs/dag.ts").then((m) => m.buildDagJob),
@@ -154,6 +167,7 @@ export const OPERATIONS = {
       headline: (a) => `plan for ${quoted(a.intent)}`,
     },
     cli: { command: "plan", positional: "intent" },
+    example: { intent: "fix the typo in the README" },
     readOnly: true,
     idempotent: true,
     load: () => import("../jobs/dag.ts").then((m) => m.planJob),
@@ -171,6 +185,7 @@ export const OPERATIONS = {
       headline: (a) => `alternatives to ${String(a.tool)}`,
     },
     cli: { command: "alternatives", positional: "tool" },
+    example: { tool: "fs.delete_file" },
     readOnly: true,
     idempotent: true,
     load: () => import("../jobs/alternatives.ts").then((m) => m.alternativesJob),
@@ -189,7 +204,20 @@ export const OPERATIONS = {
         "The confidence threshold for that kind of request learns from it (a failed accepted answer raises it, a successful followed abstention lowers it).",
       headline: (a) => `feedback on ${quoted(a.intent)}`,
     },
-    cli: { command: "feedback", positional: "intent" },
+    cli: {
+      command: "feedback",
+      positional: "intent",
+      options: {
+        decision: { help: "the gate decision the answer carried: accepted, accepted-with-caution or abstained" },
+        success: { help: "acting on the answer worked", boolean: true },
+        followed: { help: "for an abstained answer: it was used anyway", boolean: true },
+        user: { help: "who acted on the answer" },
+        "recommendation-id": { help: "the recommendationId of the answer" },
+        session: { help: "the session of the answer(s), when no recommendationId is given" },
+      },
+      examples: ['toolgraph feedback "open a pull request" --decision accepted --success'],
+    },
+    example: { intent: "open a pull request", decision: "accepted", success: true },
     readOnly: false,
     idempotent: false,
     load: () => import("../jobs/feedback.ts").then((m) => m.feedbackJob),
