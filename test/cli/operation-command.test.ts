@@ -4,8 +4,8 @@
  * command).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { operationCommand, requestFromCommandLine } from "../../src/cli/commands/operation.ts";
 import { COMMANDS } from "../../src/cli/commands/index.ts";
+import { operationCommand, requestFromCommandLine } from "../../src/cli/commands/operation.ts";
 import { OPERATION_LIST, OPERATIONS } from "../../src/contract/operations.ts";
 import { cli, freshTarget, type Target } from "./harness.ts";
 

@@ -23,7 +23,7 @@ function fieldKind(t: z.ZodType | undefined): string | undefined {
 }
 
 /** A flag's text read as its field's type. */
-function valueOf(kind: string | undefined, flag: string, text: string): unknown {
+function flagValue(kind: string | undefined, flag: string, text: string): unknown {
   if (kind === "number" || kind === "int") {
     const n = Number(text);
     if (text.trim() === "" || !Number.isFinite(n)) throw new UsageError(`--${flag} must be a number, got ${JSON.stringify(text)}`);
@@ -62,7 +62,7 @@ export function requestFromCommandLine(op: Operation, schema: z.ZodType, ctx: Pi
       if (spec.boolean && shape[field] !== undefined && !shape[field].safeParse(undefined).success) req[field] = false;
       continue;
     }
-    req[field] = spec.boolean ? Boolean(v) : valueOf(fieldKind(shape[field]), flag, String(v));
+    req[field] = spec.boolean ? Boolean(v) : flagValue(fieldKind(shape[field]), flag, String(v));
   }
   return req;
 }
