@@ -222,6 +222,31 @@ export const OPERATIONS = {
     idempotent: false,
     load: () => import("../jobs/feedback.ts").then((m) => m.feedbackJob),
   }),
+  toolInfo: op({
+    name: "toolInfo",
+    summary: "Everything known of one tool",
+    description:
+      "A tool's catalog entry (description, input and output schemas, tags, safety tags, server), its use (steps, success rate, latency), its community, PageRank and capabilities, and its strongest neighbours both ways.",
+    http: { path: "/v1/tools/info", operationId: "toolInfo" },
+    mcp: {
+      name: "tool_info",
+      title: "Describe one tool",
+      description:
+        "Call this before using a tool you know little about, or to check one a search returned: its description and input schema, its safety tags, how often it worked, " +
+        "and which tools usually come before and after it.",
+      headline: (a) => `tool ${String(a.tool)}`,
+    },
+    cli: {
+      command: "tool-info",
+      positional: "tool",
+      options: { neighbours: { help: "neighbours to list each way (default 5)" } },
+      examples: ["toolgraph tool-info fs.delete_file --project demo"],
+    },
+    example: { tool: "fs.delete_file" },
+    readOnly: true,
+    idempotent: true,
+    load: () => import("../jobs/tool-info.ts").then((m) => m.toolInfoJob),
+  }),
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
