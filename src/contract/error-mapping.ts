@@ -17,7 +17,7 @@ import { AlgorithmError } from "../../algorithms/errors.ts";
 import type { Door } from "../formats/advice.ts";
 import { type FieldProblem, fieldOf, problemsMessage, zodProblems } from "../formats/issues.ts";
 import { ImportError, lineErrorMessage } from "../formats/parse.ts";
-import { isConnectionError } from "../store/connection.ts";
+import { isConnectionError } from "./database-errors.ts";
 import { ToolgraphError } from "./errors.ts";
 import { EXIT } from "./exit-codes.ts";
 

@@ -21,7 +21,7 @@ import { summarizeAnswer } from "../jobs/recommendation-log.ts";
 import { Toolgraph } from "../library/toolgraph.ts";
 import { handleMcpHttp } from "../mcp/http.ts";
 import { type OriginPolicy, originProblem } from "../mcp/origin.ts";
-import { createReadiness, type Readiness } from "../ops/health.ts";
+import { createReadiness, type Readiness } from "./health.ts";
 import { createLogger, type Logger } from "../ops/logger.ts";
 import { METRICS_CONTENT_TYPE, MetricsRegistry } from "../ops/metrics.ts";
 import { BODY_DEFAULTS, readBody } from "./body.ts";

@@ -68,7 +68,7 @@ export const mcpCommand: Command = {
   examples: ["toolgraph mcp --project demo", 'claude mcp add toolgraph -- npx toolgraph mcp --project demo'],
   async run(ctx) {
     const { runStdio } = await import("../../mcp/stdio.ts");
-    const { createReadiness } = await import("../../ops/health.ts");
+    const { createReadiness } = await import("../../server/health.ts");
     const tg = await ctx.open({ openWhenUnreachable: true });
     reportUnreachableAtOpen(ctx, tg, "mcp");
     // Warm the model, index and analytics in the background while the client connects (the first search
