@@ -43,6 +43,8 @@ export const PROJECT_HEADER = "x-toolgraph-project";
 export interface ServerOptions {
   /** Bearer token every request but /health must carry. Default TOOLGRAPH_TOKEN; unset or "" = no auth. */
   token?: string | undefined;
+  /** A second bearer token accepted like `token`: the local credential `serve` gives the CLI (src/cli/server-file.ts). */
+  localToken?: string | undefined;
   /** Largest request body in bytes; larger gets 413. Default 10 MiB. */
   bodyLimitBytes?: number | undefined;
   /** Project of requests that name none. Default: the api's own project. */
@@ -193,8 +195,10 @@ function requestProject(req: IncomingMessage, url: URL, bodyProject: unknown): s
 
 export function createServer(api: RecommenderApi, options: ServerOptions = {}): ToolgraphServer {
   const token = options.token ?? process.env.TOOLGRAPH_TOKEN ?? "";
+  const localToken = options.localToken ?? "";
   /** The request carries a token the server accepts (or the server has none). */
-  const bearerOk = (req: IncomingMessage): boolean => token === "" || bearerMatches(req.headers.authorization, token);
+  const bearerOk = (req: IncomingMessage): boolean =>
+    token === "" || bearerMatches(req.headers.authorization, token) || (localToken !== "" && bearerMatches(req.headers.authorization, localToken));
   const bodyLimit = options.bodyLimitBytes ?? SERVER_DEFAULTS.bodyLimitBytes;
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? SERVER_DEFAULTS.shutdownTimeoutMs;
   const log = options.log ?? stderrLog;
