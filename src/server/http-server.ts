@@ -28,7 +28,8 @@ import { BODY_DEFAULTS, readBody } from "./body.ts";
 import { fieldOf, HttpError, invalidInput, toHttpError, zodProblems } from "./errors.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { JSON_TYPES, JSONL_TYPES, parseFlags, projectSchema, ROUTES, type Route, type RouteInput } from "./routes.ts";
-import { cookieToken, createConsole, TOKEN_COOKIE } from "./ui/console.ts";
+import { createSessions, type SessionOptions } from "./sessions.ts";
+import { createConsole } from "./ui/console.ts";
 
 export const SERVER_DEFAULTS = {
   host: "127.0.0.1",
@@ -42,6 +43,8 @@ export const PROJECT_HEADER = "x-toolgraph-project";
 export interface ServerOptions {
   /** Bearer token every request but /health must carry. Default TOOLGRAPH_TOKEN; unset or "" = no auth. */
   token?: string | undefined;
+  /** A second bearer token accepted like `token`: the local credential `serve` gives the CLI (src/cli/server-file.ts). */
+  localToken?: string | undefined;
   /** Largest request body in bytes; larger gets 413. Default 10 MiB. */
   bodyLimitBytes?: number | undefined;
   /** Project of requests that name none. Default: the api's own project. */
@@ -58,8 +61,13 @@ export interface ServerOptions {
   logger?: Logger | undefined;
   /** Start the warm-up (model, search index, analytics) that /ready waits for when listening. Default true. */
   warmUp?: boolean | undefined;
-  /** Origins and Host names /mcp accepts besides the server's own (DNS-rebinding protection, src/mcp/origin.ts). */
+  /**
+   * Origins and Host names every route but /health and /ready accepts besides the server's own
+   * (DNS-rebinding protection, src/mcp/origin.ts).
+   */
   originPolicy?: OriginPolicy | undefined;
+  /** The console's sessions (lifetime, clock): src/server/sessions.ts. */
+  sessions?: SessionOptions | undefined;
   /**
    * Serves /mcp instead of the stateless endpoint (the gateway's Streamable HTTP sessions): every method;
    * the body is parsed JSON for POST, undefined otherwise. Token and Origin rules apply before it.
@@ -187,6 +195,10 @@ function requestProject(req: IncomingMessage, url: URL, bodyProject: unknown): s
 
 export function createServer(api: RecommenderApi, options: ServerOptions = {}): ToolgraphServer {
   const token = options.token ?? process.env.TOOLGRAPH_TOKEN ?? "";
+  const localToken = options.localToken ?? "";
+  /** The request carries a token the server accepts (or the server has none). */
+  const bearerOk = (req: IncomingMessage): boolean =>
+    token === "" || bearerMatches(req.headers.authorization, token) || (localToken !== "" && bearerMatches(req.headers.authorization, localToken));
   const bodyLimit = options.bodyLimitBytes ?? SERVER_DEFAULTS.bodyLimitBytes;
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? SERVER_DEFAULTS.shutdownTimeoutMs;
   const log = options.log ?? stderrLog;
@@ -253,6 +265,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     });
   }
   const ui = (options.console ?? true) && api instanceof Toolgraph ? createConsole(api, { defaultProject: options.defaultProject ?? api.project }) : undefined;
+  const sessions = createSessions(options.sessions);
 
   let active = 0;
   let closing = false;
@@ -307,9 +320,19 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       for (const c of r.checks) if (c.state === "failed") logger.warn("readiness check failed", { check: c.name, error: c.error });
       return respond(res, r.ready ? 200 : 503, { ready: r.ready, checks: r.checks.map(({ name, ok, state, ms }) => ({ name, ok, state, ms })) }, r.ready ? {} : { "retry-after": "1" });
     }
-    if (ui && path === "/ui" && url.searchParams.has("token")) return consoleLogin(res, url);
-    if (token !== "" && !bearerMatches(req.headers.authorization, token) && !cookieMatches(req)) {
-      throw new HttpError(401, "unauthorized", "missing or wrong bearer token (send Authorization: Bearer <token>)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
+    // A page that reached this server under another name (DNS rebinding) or from another origin: refused on
+    // every route but the probes above, before auth (a server without a token has no other gate).
+    const refused = originProblem(req, (server.address() as AddressInfo | null)?.address, options.originPolicy);
+    if (refused) throw new HttpError(403, "forbidden", `${path}: ${refused}`);
+    if (ui && path === "/ui" && url.searchParams.has("token")) return consoleLogin(req, res, url);
+    if (!bearerOk(req)) {
+      if (!sessions.valid(req)) {
+        throw new HttpError(401, "unauthorized", "missing or wrong bearer token (send Authorization: Bearer <token>)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
+      }
+      // Authorized by the console's cookie alone: a write must come from the server's own pages.
+      if (method !== "GET" && method !== "HEAD" && req.headers.origin === undefined && req.headers["sec-fetch-site"] !== "same-origin") {
+        throw new HttpError(403, "forbidden", `${method} ${path}: a request authorized by the console's cookie must be same-origin (send Origin, or use the bearer token)`);
+      }
     }
     if (path === "/metrics") {
       jobOf.set(res, "metrics");
@@ -326,8 +349,6 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     }
     if (path === "/mcp" && mcpEnabled) {
       jobOf.set(res, "mcp");
-      const refused = originProblem(req, (server.address() as AddressInfo | null)?.address, options.originPolicy);
-      if (refused) throw new HttpError(403, "forbidden", `/mcp: ${refused}`);
       if (options.mcpHandler) {
         const project = requestProject(req, url, undefined) ?? options.defaultProject;
         let message: unknown;
@@ -362,13 +383,11 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     respond(res, 200, result);
   }
 
-  function cookieMatches(req: IncomingMessage): boolean {
-    const given = cookieToken(req);
-    return given !== undefined && bearerMatches(`Bearer ${given}`, token);
-  }
-
-  /** `/ui?token=…`: the right token becomes an HttpOnly SameSite=Strict cookie (a browser cannot send the header). */
-  function consoleLogin(res: ServerResponse, url: URL): void {
+  /**
+   * `/ui?token=…`: the right token opens a console session, kept in an HttpOnly SameSite=Strict cookie with an
+   * expiry (a browser cannot send the header); the cookie holds the session's random id, not the token.
+   */
+  function consoleLogin(req: IncomingMessage, res: ServerResponse, url: URL): void {
     const given = url.searchParams.get("token") ?? "";
     if (token !== "" && !bearerMatches(`Bearer ${given}`, token)) {
       throw new HttpError(401, "unauthorized", "wrong token in /ui?token=…", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
@@ -377,7 +396,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     const rest = url.searchParams.toString();
     res.writeHead(303, {
       location: `/ui${rest ? `?${rest}` : ""}`,
-      "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(given)}; Path=/; HttpOnly; SameSite=Strict`,
+      ...(token === "" ? {} : { "set-cookie": sessions.issue("encrypted" in req.socket && req.socket.encrypted === true).cookie }),
       "cache-control": "no-store",
       "content-length": 0,
     });
@@ -423,7 +442,7 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
   async function health(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const details = url.searchParams.get("details");
     const wantDetails = details !== null && details !== "0" && details !== "false";
-    if (wantDetails && token !== "" && !bearerMatches(req.headers.authorization, token)) {
+    if (wantDetails && !bearerOk(req)) {
       throw new HttpError(401, "unauthorized", "/health?details needs the bearer token (plain /health does not)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
     }
     let project: string | undefined;
@@ -432,19 +451,22 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     } catch {
       project = options.defaultProject;
     }
+    const authorized = bearerOk(req);
     try {
-      const extra = options.healthExtra?.({ authorized: token === "" || bearerMatches(req.headers.authorization, token) }) ?? {};
+      const extra = options.healthExtra?.({ authorized }) ?? {};
       const status = extra.ok === false ? 503 : 200;
       if (wantDetails || !api.ping) {
         const s = (await api.stats(project === undefined ? {} : { project })) as Record<string, unknown>;
-        respond(res, status, wantDetails ? { ok: true, ...s, ...extra } : { ok: true, backend: s.backend, project: s.project, ...extra });
+        respond(res, status, wantDetails ? { ok: true, ...s, ...extra } : { ok: true, ...(authorized ? { backend: s.backend, project: s.project } : {}), ...extra });
       } else {
         const p = await api.ping();
-        respond(res, status, { ok: true, backend: p.backend, ...extra });
+        respond(res, status, { ok: true, ...(authorized ? { backend: p.backend } : {}), ...extra });
       }
     } catch (err) {
       const m = toHttpError(err);
       if (m.internal) log(`toolgraph server: health check failed: ${(err as Error)?.stack ?? String(err)}`);
+      // Without the token: ok or not, nothing more (an error text may name a host or a path).
+      if (!authorized) return respond(res, 503, { ok: false }, { "retry-after": "1" });
       respond(res, 503, { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error }, { "retry-after": "1" });
     }
   }
