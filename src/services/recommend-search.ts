@@ -5,6 +5,7 @@
  */
 
 import { buildMentionIndex, findMentions, type MentionIndex } from "../../algorithms/search/explicit-mentions.ts";
+import { DEFAULTS as GUARD_DEFAULTS, historyTrust } from "../../algorithms/search/history-guard.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { SearchRequest } from "../api/requests.ts";
 import { derivedKey } from "../snapshot/derived.ts";
@@ -142,6 +143,7 @@ export async function rankSearch(engine: Engine, project: string, req: SearchReq
     memoryWeight: weights.memoryWeight,
     contentWeight: weights.contentWeight,
     graphWeight: weights.graphWeight,
+    historySimilarity: memory.similarity,
       alphaMode: req.mode,
     });
   let hits: SearchHit[];
@@ -211,6 +213,7 @@ export function rankedSearchItems(engine: Engine, r: SearchRanking): { tool: str
 /** The search answer of a ranking: every item explained and gated, the summary, the optional gate report. */
 function presentSearch(engine: Engine, project: string, req: SearchRequest, r: SearchRanking) {
   const { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, embedMs, searchMs } = r;
+  const guard = historyGuard(memory.similarity);
   const items: SearchResultItem[] = ranked.map(({ hit, index, forced }) => {
     const tool = s.tools[index]!;
     const score = forced ? 1 : hit!.final;
@@ -225,7 +228,7 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
       score,
       gate: capForSafety(engine.gatekeeper.gateItem("search", score, prepared), tool.safetyTags),
       ...(forced ? { reason: forcedReason.get(index) } : {}),
-      explanation: forced ? `${tool.id}: ranked first, ${forcedReason.get(index)}` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)) + routeNote(index),
+      explanation: forced ? `${tool.id}: ranked first, ${forcedReason.get(index)}` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)) + guardNote(guard, h!) + routeNote(index),
       breakdown: {
         semantic: h?.semantic ?? 0,
         cosine: h?.cosine ?? 0,
@@ -260,7 +263,7 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
     intent: req.intent,
     results: items,
     ...gatedSummary(items, (i) => i.tool, prepared, fallbacks, { empty: "no candidate matched the intent" }),
-    memory: { neighbours: memory.neighbours, reason: memory.reason },
+    memory: { neighbours: memory.neighbours, reason: memory.reason, guard },
     routing,
     weights,
     analytics: { fresh: a.fresh, ageMs: a.ageMs },
@@ -272,4 +275,31 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
 
 function memoryNote(e: string | undefined): string {
   return e ? `; ${e}` : "";
+}
+
+/** The history guard of a query (algorithms/search/history-guard.ts): its input, its trust and why. */
+export interface HistoryGuard {
+  /** The query's best similarity to a past request; null when the project has none. */
+  similarity: number | null;
+  /** The weight of the intent memory and the no-context graph signal, in [0, 1]. */
+  trust: number;
+  low: number;
+  high: number;
+  reason: string;
+}
+
+export function historyGuard(similarity: number | undefined): HistoryGuard {
+  const trust = historyTrust(similarity);
+  const { low, high } = GUARD_DEFAULTS;
+  const reason =
+    similarity === undefined
+      ? "no past requests: nothing learned to guard"
+      : `history guard ${trust.toFixed(2)}: the best similarity to a past request is ${similarity.toFixed(2)} (memory and usage count in full from ${high}, not at all up to ${low})`;
+  return { similarity: similarity ?? null, trust, low, high, reason };
+}
+
+/** "; history guard ×0.42 …" on an item the guard turned down (its memory vote or its usage signal). */
+function guardNote(g: HistoryGuard, h: SearchHit): string {
+  if (g.trust >= 1 || !(h.memory > 0 || h.graphSource === "global")) return "";
+  return `; memory and usage × ${g.trust.toFixed(2)} (history guard: best similarity to a past request ${g.similarity?.toFixed(2)})`;
 }
