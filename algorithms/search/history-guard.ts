@@ -32,15 +32,15 @@ import { SearchError } from "./search-error.ts";
 
 export const DEFAULTS = {
   /** Similarity at and below which the history gets no weight. */
-  low: 0.3,
+  low: 0.4,
   /** Similarity at and above which the history gets its full weight. */
-  high: 0.8,
+  high: 0.9,
 } as const;
 
 export interface HistoryGuardOptions {
-  /** Similarity at and below which trust = 0. Default 0.3. */
+  /** Similarity at and below which trust = 0. Default 0.4. */
   readonly low?: number;
-  /** Similarity at and above which trust = 1. Default 0.8. */
+  /** Similarity at and above which trust = 1. Default 0.9. */
   readonly high?: number;
 }
 

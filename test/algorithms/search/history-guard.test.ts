@@ -12,10 +12,14 @@ describe("historyTrust", () => {
     expect(historyTrust(DEFAULTS.low)).toBe(0);
     expect(historyTrust(DEFAULTS.high)).toBe(1);
     expect(historyTrust(1)).toBe(1);
-    // low 0.3, high 0.8: s 0.55 → t 0.5 → 0.25·2 = 0.5; s 0.4 → t 0.2 → 0.04·2.6 = 0.104
-    expect(historyTrust(0.55)).toBeCloseTo(0.5, 12);
-    expect(historyTrust(0.4)).toBeCloseTo(0.104, 12);
+    const ramp = { low: 0.3, high: 0.8 };
+    // s 0.55 → t 0.5 → 0.25·2 = 0.5; s 0.4 → t 0.2 → 0.04·2.6 = 0.104
+    expect(historyTrust(0.55, ramp)).toBeCloseTo(0.5, 12);
+    expect(historyTrust(0.4, ramp)).toBeCloseTo(0.104, 12);
     expect(historyTrust(0.5, { low: 0, high: 1 })).toBeCloseTo(0.5, 12);
+    // the defaults 0.4 and 0.9: midway (0.65) → 0.5; s 0.5 → t 0.2 → 0.104
+    expect(historyTrust(0.65)).toBeCloseTo(0.5, 12);
+    expect(historyTrust(0.5)).toBeCloseTo(0.104, 12);
   });
 
   it("is 1 without any past intent (nothing learned to guard)", () => {
