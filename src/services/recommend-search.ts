@@ -144,6 +144,7 @@ export async function rankSearch(engine: Engine, project: string, req: SearchReq
     contentWeight: weights.contentWeight,
     graphWeight: weights.graphWeight,
     historySimilarity: memory.similarity,
+    historyGuard: weights.historyGuard,
       alphaMode: req.mode,
     });
   let hits: SearchHit[];
@@ -213,7 +214,7 @@ export function rankedSearchItems(engine: Engine, r: SearchRanking): { tool: str
 /** The search answer of a ranking: every item explained and gated, the summary, the optional gate report. */
 function presentSearch(engine: Engine, project: string, req: SearchRequest, r: SearchRanking) {
   const { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, embedMs, searchMs } = r;
-  const guard = historyGuard(memory.similarity);
+  const guard = historyGuard(memory.similarity, weights.historyGuard);
   const items: SearchResultItem[] = ranked.map(({ hit, index, forced }) => {
     const tool = s.tools[index]!;
     const score = forced ? 1 : hit!.final;
@@ -283,19 +284,23 @@ export interface HistoryGuard {
   similarity: number | null;
   /** The weight of the intent memory and the no-context graph signal, in [0, 1]. */
   trust: number;
+  /** The guard's strength γ (the project's search weights): trust ≥ 1 − γ. */
+  strength: number;
   low: number;
   high: number;
   reason: string;
 }
 
-export function historyGuard(similarity: number | undefined): HistoryGuard {
-  const trust = historyTrust(similarity);
+export function historyGuard(similarity: number | undefined, strength: number): HistoryGuard {
+  const trust = historyTrust(similarity, { strength });
   const { low, high } = GUARD_DEFAULTS;
   const reason =
     similarity === undefined
       ? "no past requests: nothing learned to guard"
-      : `history guard ${trust.toFixed(2)}: the best similarity to a past request is ${similarity.toFixed(2)} (memory and usage count in full from ${high}, not at all up to ${low})`;
-  return { similarity: similarity ?? null, trust, low, high, reason };
+      : strength === 0
+        ? "history guard off (strength 0, fitted on this project's unseen requests): memory and usage count in full"
+        : `history guard ${trust.toFixed(2)}: the best similarity to a past request is ${similarity.toFixed(2)} (memory and usage count in full from ${high}, ${strength === 1 ? "not at all" : `× ${(1 - strength).toFixed(2)}`} up to ${low})`;
+  return { similarity: similarity ?? null, trust, strength, low, high, reason };
 }
 
 /** "; history guard ×0.42 …" on an item the guard turned down (its memory vote or its usage signal). */

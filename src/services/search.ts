@@ -92,6 +92,8 @@ export interface SearchOptions {
    * (algorithms/search/history-guard.ts). Absent = trust 1 (no guard).
    */
   historySimilarity?: number | undefined;
+  /** Strength γ of the history guard in [0, 1] (fitted per project, search-weights.ts). Default 1. */
+  historyGuard?: number | undefined;
   /** Replaces the no-context global signal (used by the leave-one-out fit). */
   global?: Float64Array;
   /**
@@ -192,7 +194,7 @@ export function searchCandidates(
     adamicAdar: aa,
     global,
     graphWeight: gw,
-    historyTrust: historyTrust(options.historySimilarity),
+    historyTrust: historyTrust(options.historySimilarity, { strength: options.historyGuard ?? 1 }),
     channel,
     fixedAlpha: ablation.fixedAlpha,
     heat,

@@ -59,10 +59,14 @@ describe("fitSearchWeights: fusion never loses to one of its own channels, conte
     // (Here its overall gain also falls short of the margin; either rule keeps the defaults.)
     expect(fit.accepted).toBe(false);
     expect(fit.reason).toMatch(/is below the margin 0\.02|lose 0\.\d+ mAP@10 on unseen intents/);
+    // 12 groups: too narrow a history to judge requests unlike all of them, so the guard is not fitted.
+    expect(fit.candidate!.historyGuard).toBe(1);
+    expect(fit.guardCurve).toEqual([]);
+    expect(fit.reason).toContain("history guard kept at 1 (12 intent groups, fewer than 100");
     // The search job answers with the defaults: the tool whose description is the best match (tool.t2,
     // "handles recipe requests") in the top 3.
     const r = await tg.search({ intent: `${WORDS[3]} at once`, limit: 3 });
-    expect(r.weights).toEqual({ beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1 });
+    expect(r.weights).toEqual({ beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1, historyGuard: 1 });
     expect(r.results.map((x) => x.tool)).toContain("tool.t2");
   });
 

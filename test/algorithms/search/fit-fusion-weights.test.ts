@@ -130,6 +130,18 @@ describe("fitFusionWeights", () => {
     await expect(fitFusionWeights(flatA, { tolerance: -1 })).rejects.toThrow(/tolerance must be ≥ 0, got -1/);
   });
 
+  it("guardGrid: stage 5 fits the history guard's strength from stage 4's best; ties keep the full guard", async () => {
+    const preferred = { beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1, historyGuard: 1 };
+    const by = (gain: number) => (w: FusionWeights) => 0.7 + ((w.historyGuard ?? 1) === 0 ? gain : 0);
+    const clear = await fitFusionWeights(by(0.01), { preferred, guardGrid: [1, 0.5, 0] });
+    expect(clear.weights).toEqual({ ...preferred, historyGuard: 0 });
+    expect(clear.curves.guard.map((p) => p.weights.historyGuard ?? 1)).toEqual([1, 0.5, 0]);
+    const noise = await fitFusionWeights(by(0.003), { preferred, guardGrid: [1, 0.5, 0] });
+    expect(noise.weights.historyGuard ?? 1).toBe(1);
+    // Without a guardGrid there is no stage 5.
+    expect((await fitFusionWeights(by(0.01), { preferred })).curves.guard).toEqual([]);
+  });
+
   it("contentFloor: no evaluated point goes below it; the memory and graph anchors keep content at the floor", async () => {
     const seen: FusionWeights[] = [];
     // An objective that rewards turning content off: the lower w_c, the better.

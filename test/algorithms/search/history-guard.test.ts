@@ -17,9 +17,17 @@ describe("historyTrust", () => {
     expect(historyTrust(0.55, ramp)).toBeCloseTo(0.5, 12);
     expect(historyTrust(0.4, ramp)).toBeCloseTo(0.104, 12);
     expect(historyTrust(0.5, { low: 0, high: 1 })).toBeCloseTo(0.5, 12);
-    // the defaults 0.4 and 0.9: midway (0.65) → 0.5; s 0.5 → t 0.2 → 0.104
-    expect(historyTrust(0.65)).toBeCloseTo(0.5, 12);
-    expect(historyTrust(0.5)).toBeCloseTo(0.104, 12);
+    // the defaults, midway: (low + high) / 2 → 0.5
+    expect(historyTrust((DEFAULTS.low + DEFAULTS.high) / 2)).toBeCloseTo(0.5, 12);
+  });
+
+  it("strength γ: trust = 1 − γ·(1 − ramp) (hand-computed); γ 0 is no guard", () => {
+    const ramp = { low: 0.3, high: 0.8 };
+    // s 0.4: ramp 0.104; γ 0.5 → 1 − 0.5·0.896 = 0.552
+    expect(historyTrust(0.4, { ...ramp, strength: 0.5 })).toBeCloseTo(0.552, 12);
+    expect(historyTrust(0, { strength: 0.5 })).toBeCloseTo(0.5, 12);
+    expect(historyTrust(0, { strength: 0 })).toBe(1);
+    expect(() => historyTrust(0.5, { strength: 2 })).toThrow(/strength must be in \[0, 1\], got 2/);
   });
 
   it("is 1 without any past intent (nothing learned to guard)", () => {
@@ -32,16 +40,19 @@ describe("historyTrust", () => {
     expect(() => historyTrust(0.5, { low: 0.6, high: 0.4 })).toThrow(/low 0.6, high 0.4/);
   });
 
-  it("property: in [0, 1], non-decreasing, 0 at and below low, 1 at and above high", () => {
+  it("property: in [1 − γ, 1], non-decreasing in s, non-increasing in γ, 1 − γ at and below low, 1 at and above high", () => {
+    const unit = fc.double({ min: 0, max: 1, noNaN: true });
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (x, y) => {
+      fc.property(unit, unit, unit, unit, (x, y, g1, g2) => {
         const [a, b] = x <= y ? [x, y] : [y, x];
-        const ta = historyTrust(a);
-        const tb = historyTrust(b);
-        expect(ta).toBeGreaterThanOrEqual(0);
+        const [lo, hi] = g1 <= g2 ? [g1, g2] : [g2, g1];
+        const ta = historyTrust(a, { strength: hi });
+        const tb = historyTrust(b, { strength: hi });
+        expect(ta).toBeGreaterThanOrEqual(1 - hi - 1e-12);
         expect(tb).toBeLessThanOrEqual(1);
         expect(tb).toBeGreaterThanOrEqual(ta);
-        if (a <= DEFAULTS.low) expect(ta).toBe(0);
+        expect(historyTrust(a, { strength: lo })).toBeGreaterThanOrEqual(ta - 1e-12);
+        if (a <= DEFAULTS.low) expect(ta).toBeCloseTo(1 - hi, 12);
         if (b >= DEFAULTS.high) expect(tb).toBe(1);
       }),
     );
