@@ -205,6 +205,8 @@ async function scoreExecution(
       memoryWeight: sw.memoryWeight,
       contentWeight: sw.contentWeight,
       graphWeight: sw.graphWeight,
+      historySimilarity: m.similarity,
+      historyGuard: sw.historyGuard,
     })[0];
     if (top) out.search.push({ score: top.final, ok: e.steps.some((st) => st.tool === s.tools[top.index]!.id) });
   }

@@ -192,6 +192,11 @@ export interface RecallResult {
   past: PastExecution<string, string>[];
   /** Task similarity of each neighbour of `past` (same order): the fused similarity with BM25 over every query word. */
   taskSimilarity: number[];
+  /**
+   * The query's best fused similarity to a past intent that may vote (the history guard's input,
+   * algorithms/search/history-guard.ts): 0 when none is similar, undefined when the memory holds no execution.
+   */
+  similarity: number | undefined;
   reason?: string | undefined;
 }
 
@@ -206,8 +211,12 @@ const SILENT: RecallResult = {
   similarSuccess: undefined,
   past: [],
   taskSimilarity: [],
+  similarity: undefined,
   reason: "no similar past executions",
 };
+
+/** Silent recall over a memory that has executions, none similar enough to vote: the history guard's similarity 0. */
+const SILENT_WITH_HISTORY: RecallResult = { ...SILENT, similarity: 0 };
 
 /** A project's intent memory in one engine (Engine.memorySlots). */
 export interface MemorySlot {
@@ -319,7 +328,7 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   const tokens = options.tokens ?? tokenize(intent);
   const lex = searchBm25(mem.bm25, tokens, MEMORY_DEFAULTS.channelTopN);
   const sem = semanticNeighbours(mem, qv, MEMORY_DEFAULTS.channelTopN);
-  if (lex.length + sem.length === 0) return SILENT;
+  if (lex.length + sem.length === 0) return SILENT_WITH_HISTORY;
   // BM25 is normalised by max(best score, ideal score of the query) so that a past intent sharing one weak
   // word gets a low lexical similarity (the same floor as the tool fusion), keeping similarities absolute.
   let maxLex = 0;
@@ -381,7 +390,7 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
       taskSims.push(taskSim);
     }
   }
-  if (ranked.length === 0) return SILENT;
+  if (ranked.length === 0) return SILENT_WITH_HISTORY;
   const past: PastExecution<string, string>[] = new Array(ranked.length);
   for (let r = 0; r < ranked.length; r++) past[r] = pastExecution(mem, ranked[r]!, sims[r]!);
   const now = engine.now();
@@ -407,6 +416,7 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
     similarSuccess: similarPastSuccess(past, taskSims, now),
     past,
     taskSimilarity: taskSims,
+    similarity: Math.min(1, strength),
   };
 }
 

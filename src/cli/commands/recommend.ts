@@ -391,7 +391,7 @@ export const learnWeightsCommand: Command = {
         const fmtW = (w: object) => Object.entries(w).map(([k, v]) => `${k} ${fmtNum(v as number)}`).join(", ");
         const sBefore = sw.record?.before as object | undefined;
         const sNow = { beta: sw.beta, memoryWeight: sw.memoryWeight, contentWeight: sw.contentWeight, graphWeight: sw.graphWeight };
-        ctx.out(`search: fusion β ${sw.beta}, memory weight μ ${sw.memoryWeight}, content weight ${sw.contentWeight}, graph weight ${sw.graphWeight} ${verb} in force (${sw.accepted ? "fitted" : "defaults"}; ${sw.intents} past intents, ${sw.groups} intent groups)`);
+        ctx.out(`search: fusion β ${sw.beta}, memory weight μ ${sw.memoryWeight}, content weight ${sw.contentWeight}, graph weight ${sw.graphWeight}, history guard ${sw.historyGuard} ${verb} in force (${sw.accepted ? "fitted" : "defaults"}; ${sw.intents} past intents, ${sw.groups} intent groups)`);
         if (sBefore) ctx.out(`  before: ${fmtW(sBefore)} → after: ${fmtW(sNow)}`);
         if (sw.candidate && !sw.accepted) ctx.out(`  the fit chose ${fmtW(sw.candidate)}, not used`);
         if (sw.reason) ctx.out(`  why: ${sw.reason}`);
