@@ -147,7 +147,8 @@ export function searchVectorIndex(
   checkTopN(topN);
   if (index.n === 0 || topN === 0) return [];
   const fraction = options.shortlistFraction ?? DEFAULTS.shortlistFraction;
-  const wanted = Math.max(topN, options.shortlist ?? DEFAULTS.shortlist, Math.ceil(fraction * index.n));
+  const minimum = options.shortlist ?? Math.ceil(DEFAULTS.shortlist * Math.sqrt(Math.max(1, DEFAULTS.shortlistBits / index.bits)));
+  const wanted = Math.max(topN, minimum, Math.ceil(fraction * index.n));
   const shortlist = Math.min(index.n, wanted);
   const q = query instanceof Float64Array ? query : Float64Array.from(query as ArrayLike<number>);
   const kernel = wantSimd(index, options) ? rowKernel(index) : undefined;

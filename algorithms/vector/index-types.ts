@@ -11,6 +11,12 @@ import type { ScoredId } from "../search/top-k.ts";
 export const DEFAULTS = {
   /** Minimum number of vectors re-scored exactly per query. */
   shortlist: 256,
+  /**
+   * The minimum shortlist holds for codes of this many bits; shorter codes (d < 512) re-rank
+   * ⌈shortlist · √(shortlistBits / D)⌉: the 1-bit estimate's error grows as 1/√D. On anisotropic data, d ≤ 128, n ≈ 2k,
+   * 256 rows gave recall@10 0.9875–0.994 and 512 gave 1.000 (docs/decisions/vector-index-anisotropic.md).
+   */
+  shortlistBits: 512,
   /** Fraction of n re-scored exactly when larger than `shortlist` (keeps recall flat as n grows). */
   shortlistFraction: 0.01,
   /** Randomised Hadamard rounds. */
@@ -88,7 +94,7 @@ export interface PrefilterOptions {
 }
 
 export interface VectorSearchOptions extends PrefilterOptions {
-  /** Minimum candidates re-ranked exactly; raised to N when smaller. Default 256. */
+  /** Minimum candidates re-ranked exactly; raised to N when smaller. Default 256 (scaled up for d < 512: DEFAULTS.shortlistBits). */
   readonly shortlist?: number;
   /**
    * Re-rank max(shortlist, ⌈fraction · n⌉) candidates. Default 0.01 (500 at n = 50k). The fine stage (IVF indexes)
