@@ -121,7 +121,7 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
   const prefixWords = Math.min(DEFAULTS.prefilterWords, words);
   const prefixCodes = new Uint32Array(n * prefixWords);
   for (let i = 0; i < n; i++) prefixCodes.set(codes.subarray(i * words, i * words + prefixWords), i * prefixWords);
-  const coarse = projected && kernel ? buildIvf(kernel.dots, projected, P, options.ivfLists ?? Math.ceil(DEFAULTS.ivfListsPerSqrtN * Math.sqrt(n)), rng) : undefined;
+  const coarse = projected && kernel ? buildIvf(kernel.dots, projected, P, options.ivfLists ?? Math.ceil(DEFAULTS.ivfListsPerSqrtN * Math.sqrt(n)), rng, options.ivfMaxProbeFraction) : undefined;
   const fineScan = coarse && fine ? u4Scan(coarse.order.length, D) : undefined;
   const ivf = coarse && fine && fineScan ? { ...coarse, fine: fineByPosition(fine, coarse.order, D, fineScan) } : coarse;
   const base = { n, d, bits: D, vectors, mean, signs, rounds, codes, scales, prefixCodes, prefixWords, ...(ivf ? { ivf } : {}) };

@@ -72,6 +72,11 @@ export interface VectorIndexOptions {
   /** Rotated coordinates the coarse k-means runs on (≤ the code bits). Default 64. */
   readonly ivfDims?: number;
   /**
+   * Keep the IVF stage only when its calibrated probe fraction is at most this (in (0, 1]). Default 0.4: above it a
+   * full-code scan costs about as much. 1 keeps it on any data (to measure its speed–recall frontier).
+   */
+  readonly ivfMaxProbeFraction?: number;
+  /**
    * Where the float32 vectors live: "kernel" copies them once into the SIMD re-rank kernel's WebAssembly memory
    * and `index.vectors` is a view of that copy (drop your own array to keep one copy); "reference" keeps a
    * reference to the input (the kernel copies it on the first SIMD re-rank, as before). Default "kernel" when

@@ -34,11 +34,12 @@ import { cachedKernel, scratchOf } from "./scratch.ts";
  * SIMD row kernel over the centres when available, else in float64). The list centroids used at
  * query time are the means of the lists' vectors in the input space.
  */
-export function buildIvf(rows: F32RowDots, projected: Float64Array, P: number, wantedLists: number, rng: Rng): IvfLists | undefined {
+export function buildIvf(rows: F32RowDots, projected: Float64Array, P: number, wantedLists: number, rng: Rng, maxProbeFraction: number = DEFAULTS.ivfMaxProbeFraction): IvfLists | undefined {
   const n = projected.length / P;
   const d = rows.d;
   const vectors = rows.rows;
   if (!(Number.isInteger(wantedLists) && wantedLists >= 1)) throw new SearchError(MODULE, "bad-ivf-lists", `ivfLists must be an integer ≥ 1, got ${wantedLists}`);
+  if (!(maxProbeFraction > 0 && maxProbeFraction <= 1)) throw new SearchError(MODULE, "bad-ivf-probe", `ivfMaxProbeFraction must be in (0, 1], got ${maxProbeFraction}`);
   const lists = Math.min(wantedLists, n);
   const train = Math.min(n, DEFAULTS.ivfTrainPerList * lists);
   // A seeded sample without repetition: a partial Fisher–Yates shuffle of the ids.
@@ -125,7 +126,7 @@ export function buildIvf(rows: F32RowDots, projected: Float64Array, P: number, w
     centroidNorms[l] = norm;
   }
   const probeFraction = calibrateProbe(rows, ids.subarray(0, Math.min(n, DEFAULTS.ivfCalibrationQueries)), assign, centroids, centroidNorms, sizes);
-  if (probeFraction > DEFAULTS.ivfMaxProbeFraction) return undefined;
+  if (probeFraction > maxProbeFraction) return undefined;
   return { lists, centroids, centroidNorms, starts, sizes, order, probeFraction };
 }
 
