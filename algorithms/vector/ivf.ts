@@ -13,8 +13,9 @@
  * probeFraction · n vectors (at least 2 lists), and re-ranks the shortlist exactly as stage 2 does. probeFraction
  * is measured at build: for 32 sampled indexed vectors, the share of n in the nearest lists up to the farthest one
  * holding one of the vector's exact top-10 (float32 row kernel), the largest share × 1.25. When that exceeds 0.4
- * (data whose neighbours spread over most lists) the index keeps no IVF stage. Measured with
- * bench/vector-index-bench.ts (results in bench/results/vector-index.json).
+ * (`ivfMaxProbeFraction`; data whose neighbours spread over most lists) the index keeps no IVF stage. Measured with
+ * bench/vector-index-bench.ts (bench/results/vector-index-*.json); on anisotropic data no probe width trades well
+ * (probe 0.05 of n: recall@10 .66; 0.3: .95 at the cost of a full scan): docs/decisions/vector-index-anisotropic.md.
  */
 import type { Rng } from "../random/rng.ts";
 import { SearchError } from "../search/search-error.ts";
