@@ -67,4 +67,14 @@ describe("vector index on anisotropic data", () => {
       { numRuns: 8 },
     );
   });
+
+  it.skipIf(!simdAvailable())("ivfMaxProbeFraction 1 keeps the IVF stage whatever its calibration; outside (0, 1] it is rejected", () => {
+    const d = 128;
+    const { X } = dataset(7, 1500, d, 40);
+    expect(buildVectorIndex(X, d, { ivfFrom: 1000 }).ivf).toBeUndefined(); // calibrated above the default 0.4
+    const kept = buildVectorIndex(X, d, { ivfFrom: 1000, ivfMaxProbeFraction: 1 }).ivf;
+    expect(kept).toBeDefined();
+    expect(kept!.probeFraction).toBeGreaterThan(0.4);
+    for (const bad of [0, 1.5, Number.NaN]) expect(() => buildVectorIndex(X, d, { ivfFrom: 1000, ivfMaxProbeFraction: bad })).toThrow(/ivfMaxProbeFraction/);
+  });
 });
