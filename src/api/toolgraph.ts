@@ -19,6 +19,7 @@ import {
   type TraceImportResult,
   validateExecution,
 } from "../services/import.ts";
+import { appendToHistory } from "../services/history.ts";
 import { markMemoryDirty } from "../services/memory.ts";
 import { parseInput } from "../services/parse.ts";
 import { chooseRouting, namespaceIndexFor } from "../services/namespace-index.ts";
@@ -324,7 +325,10 @@ export class Toolgraph implements RecommenderApi {
   }
 
   protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[], all?: ExecutionInput[], historyDone = false): Promise<void> {
-    if (r.inserted > 0) markMemoryDirty(this.engine, project);
+    if (r.inserted > 0) {
+      markMemoryDirty(this.engine, project);
+      appendToHistory(this.engine, project, r.graphVersion, r.insertedIds);
+    }
     const inserted = new Set(r.insertedIds);
     const fresh = (executions ?? all ?? []).filter((e) => inserted.has(e.id));
     if (historyDone) {

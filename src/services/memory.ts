@@ -25,8 +25,9 @@ import type { SimilarPastSuccess as ThresholdSimilarPastSuccess } from "../../al
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
 import { buildVectorIndex, codeShortlist, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import { DerivedState, derivedKey } from "../snapshot/derived.ts";
-import { type ExecutionMemoryRow, loadExecutionMemory } from "../store/reads.ts";
+import type { ExecutionMemoryRow } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
+import { executionHistory, memoryRowsOf } from "./history.ts";
 import { ensureEmbeddings } from "./search-index.ts";
 
 export const MEMORY_DEFAULTS = {
@@ -223,7 +224,7 @@ export function markMemoryDirty(engine: Engine, project: string): void {
 }
 
 async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex> {
-  const loaded = await loadExecutionMemory(engine.db, project);
+  const loaded = memoryRowsOf(await executionHistory(engine, project));
   const { texts, memberOffsets, members } = groupByText(loaded.map((r) => r.intent));
   const rows = toMemoryRows(loaded);
   const textOf = new Int32Array(rows.length);

@@ -15,11 +15,12 @@ import { mulberry32 } from "../../algorithms/random/rng.ts";
 import type { SuggestNextRequest } from "../api/requests.ts";
 import { derivedKey } from "../snapshot/derived.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
-import { type ExecutionSequenceRow, loadExecutionMemory, loadExecutionSequences } from "../store/reads.ts";
+import type { ExecutionSequenceRow } from "../store/reads.ts";
 import type { AnalyticsView } from "./analytics.ts";
 import { startOnce, yieldToEventLoop } from "./background.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, cachedProjectConfigNow, projectFallbacks, projectFallbacksNow } from "./filters.ts";
+import { executionHistory, intentsOf, recentSequences } from "./history.ts";
 import { type GatedItem, gatedSummary } from "./gating.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { recallMemory, type SimilarPastSuccess } from "./memory.ts";
@@ -187,11 +188,12 @@ function modelWithout(s: GraphSnapshot, a: AnalyticsView, sequences: readonly Ex
 export async function fitNextStepWeights(engine: Engine, project: string, opts: { maxExecutions?: number | undefined; seed?: number | undefined; dryRun?: boolean | undefined } = {}) {
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
-  const seqs = await loadExecutionSequences(engine.db, project, opts.maxExecutions ?? NEXT_FIT_DEFAULTS.maxExecutions);
+  const history = await executionHistory(engine, project);
+  const seqs = recentSequences(history, opts.maxExecutions ?? NEXT_FIT_DEFAULTS.maxExecutions);
   const examples = trainingExamples(s, a, seqs);
   const r = learnWeights(examples, { rng: mulberry32(opts.seed ?? 1) });
   const candidate = r.weights;
-  const intents = new Map((await loadExecutionMemory(engine.db, project)).map((m) => [m.id, m.intent]));
+  const intents = intentsOf(history);
   const groups = executionGroups(seqs, intents);
   const seenGroups = new Set(groups.group).size;
   const cfg = await cachedProjectConfig(engine, project);
