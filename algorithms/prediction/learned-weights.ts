@@ -166,6 +166,19 @@ export function rankingMetrics(examples: readonly TrainingExample[], weights: Ne
 
 /** Fits non-negative next-step weights by softmax logistic regression. Deterministic for a given rng. */
 export function learnWeights(examples: readonly TrainingExample[], options?: LearnWeightsOptions): LearnWeightsResult {
+  const steps = learnWeightsSteps(examples, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * `learnWeights` one epoch at a time: yields the epoch just run, returns the same result. A caller on an
+ * event loop resumes it between epochs (each is one pass over the training examples), so a fit of
+ * thousands of examples never holds the loop for its whole length.
+ */
+export function* learnWeightsSteps(examples: readonly TrainingExample[], options?: LearnWeightsOptions): Generator<number, LearnWeightsResult, void> {
   const init = options?.initialWeights ?? DEFAULTS.initialWeights;
   const eta = options?.learningRate ?? DEFAULTS.learningRate;
   const epochs = options?.epochs ?? DEFAULTS.epochs;
@@ -238,6 +251,7 @@ export function learnWeights(examples: readonly TrainingExample[], options?: Lea
       bestMetrics = m;
       bestEpoch = epoch;
     }
+    yield epoch;
   }
   return {
     weights: normalised(best),

@@ -47,6 +47,7 @@ import { type Calibration, calibrate, fitCalibration } from "../../algorithms/th
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import { projectConfig } from "../store/projects.ts";
 import type { ExecutionSequenceRow } from "../store/reads.ts";
+import { slicer } from "./background.ts";
 import type { Engine } from "./engine.ts";
 import { executionHistory, intentsOf, recentSequences } from "./history.ts";
 import { storeFit } from "./learning-log.ts";
@@ -259,6 +260,8 @@ async function crossFitPairs(engine: Engine, project: string, maxExecutions: num
   const perExec = history.map((e) => transitionsOf(s, e));
   const total = new Map<number, number>();
   for (const m of perExec) for (const [k, c] of m) total.set(k, (total.get(k) ?? 0) + c);
+  // Scoring a thousand executions takes seconds: the loop yields to the event loop between them.
+  const slice = slicer();
   for (let f = 0; f < K; f++) {
     const members = history.map((_, i) => i).filter((i) => fold[i] === f);
     const toScore = members.filter((i) => scored[i] === 1);
@@ -287,6 +290,7 @@ async function crossFitPairs(engine: Engine, project: string, maxExecutions: num
     for (const i of toScore) {
       const e = history[i]!;
       await scoreExecution(engine, project, { s, a, idx, sw, weights }, model, e, intents.get(e.id), vectors.get(i), exclude, now, out);
+      await slice();
     }
   }
   return out;
@@ -326,6 +330,7 @@ async function timeSplitPairs(engine: Engine, project: string, maxExecutions: nu
   };
   let absorbed = 0;
   const sctx = { s, a, idx, sw, weights };
+  const slice = slicer();
   for (let b = 0; b < folds; b++) {
     const [lo, hi] = [cuts[b]!, cuts[b + 1]!];
     while (absorbed < lo) absorb(history[absorbed++]!);
@@ -341,7 +346,10 @@ async function timeSplitPairs(engine: Engine, project: string, maxExecutions: nu
     const withIntent = block.filter((e) => intents.has(e.id));
     const vs = await intentVectors(engine, project, withIntent.map((e) => intents.get(e.id)!));
     const vectors = new Map(withIntent.map((e, j) => [e.id, vs[j]!] as const));
-    for (const e of block) await scoreExecution(engine, project, sctx, model, e, intents.get(e.id), vectors.get(e.id), unseen, e.startedAt.getTime(), out);
+    for (const e of block) {
+      await scoreExecution(engine, project, sctx, model, e, intents.get(e.id), vectors.get(e.id), unseen, e.startedAt.getTime(), out);
+      await slice();
+    }
   }
   return out;
 }

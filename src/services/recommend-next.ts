@@ -9,7 +9,7 @@ import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { groupFolds, type IntentGroups, intentGroups } from "../../algorithms/evaluation/intent-groups.ts";
 import { buildCsr } from "../../algorithms/graph/csr.ts";
 import { learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
-import { learnWeights, rankingMetrics, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
+import { learnWeightsSteps, rankingMetrics, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
 import { buildNextStepModel, DEFAULTS as NEXT_DEFAULTS, type NextStepModel, type NextStepSuggestion, type NextStepWeights, nextStepTerms, suggestNextSteps, weighNextStepTerms } from "../../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import type { SuggestNextRequest } from "../api/requests.ts";
@@ -17,7 +17,7 @@ import { derivedKey } from "../snapshot/derived.ts";
 import type { GraphSnapshot } from "../snapshot/graph-snapshot.ts";
 import type { ExecutionSequenceRow } from "../store/reads.ts";
 import type { AnalyticsView } from "./analytics.ts";
-import { startOnce, yieldToEventLoop } from "./background.ts";
+import { drainInSlices, startOnce, yieldToEventLoop } from "./background.ts";
 import type { Engine } from "./engine.ts";
 import { cachedProjectConfig, cachedProjectConfigNow, projectFallbacks, projectFallbacksNow } from "./filters.ts";
 import { executionHistory, intentsOf, recentSequences } from "./history.ts";
@@ -191,7 +191,7 @@ export async function fitNextStepWeights(engine: Engine, project: string, opts: 
   const history = await executionHistory(engine, project);
   const seqs = recentSequences(history, opts.maxExecutions ?? NEXT_FIT_DEFAULTS.maxExecutions);
   const examples = trainingExamples(s, a, seqs);
-  const r = learnWeights(examples, { rng: mulberry32(opts.seed ?? 1) });
+  const r = await drainInSlices(learnWeightsSteps(examples, { rng: mulberry32(opts.seed ?? 1) }));
   const candidate = r.weights;
   const intents = intentsOf(history);
   const groups = executionGroups(seqs, intents);
@@ -212,7 +212,7 @@ export async function fitNextStepWeights(engine: Engine, project: string, opts: 
     for (let f = 0; f < K; f++) {
       const model = modelWithout(s, a, seqs, (i) => fold[i] === f);
       const trainIdx = seqs.map((_, i) => i).filter((i) => fold[i] !== f);
-      const learned = learnWeights(trainingExamples(s, a, trainIdx.map((i) => seqs[i]!), 10, model), { rng: mulberry32(opts.seed ?? 1) });
+      const learned = await drainInSlices(learnWeightsSteps(trainingExamples(s, a, trainIdx.map((i) => seqs[i]!), 10, model), { rng: mulberry32(opts.seed ?? 1) }));
       for (let i = 0; i < seqs.length; i++) {
         if (fold[i] !== f) continue;
         const held = trainingExamples(s, a, [seqs[i]!], 10, model);
