@@ -282,6 +282,9 @@ export interface ExecutionHistoryRow {
   steps: { tool: string; success: boolean; dependsOn: number[] }[];
 }
 
+/** Step rows per read of `loadExecutionHistory`. */
+const HISTORY_PAGE = 10_000;
+
 /**
  * Every execution of the project (or only those of `ids`) with its ordered steps, by start time then id:
  * one read of the history where the intent memory and the sequences each read their own.
@@ -294,17 +297,27 @@ export async function loadExecutionHistory(db: Db, project: string, ids?: readon
     .where("project", "=", project);
   if (ids) q = q.where("id", "=", sql<string>`ANY(${[...ids]})`);
   const execs = await q.orderBy("started_at").orderBy("id").execute();
-  let sq = db.selectFrom("execution_steps").select(["execution_id", "idx", "tool_id", "success", "depends_on"]).where("project", "=", project);
-  if (ids) sq = sq.where("execution_id", "=", sql<string>`ANY(${[...ids]})`);
-  const steps = await sq.orderBy("execution_id").orderBy("idx").execute();
+  // Steps in pages of HISTORY_PAGE rows (keyset on execution id, index), a turn of the event loop between
+  // pages: on the embedded database a statement runs on the event loop (100k steps in one took seconds).
   const by = new Map<string, ExecutionHistoryRow["steps"]>();
-  for (const st of steps) {
-    let l = by.get(st.execution_id);
-    if (!l) {
-      l = [];
-      by.set(st.execution_id, l);
+  let after: { id: string; idx: number } | undefined;
+  for (;;) {
+    let sq = db.selectFrom("execution_steps").select(["execution_id", "idx", "tool_id", "success", "depends_on"]).where("project", "=", project);
+    if (ids) sq = sq.where("execution_id", "=", sql<string>`ANY(${[...ids]})`);
+    if (after) sq = sq.where(sql<boolean>`(execution_id, idx) > (${after.id}, ${after.idx})`);
+    const steps = await sq.orderBy("execution_id").orderBy("idx").limit(HISTORY_PAGE).execute();
+    for (const st of steps) {
+      let l = by.get(st.execution_id);
+      if (!l) {
+        l = [];
+        by.set(st.execution_id, l);
+      }
+      l.push({ tool: st.tool_id, success: st.success, dependsOn: st.depends_on as number[] });
     }
-    l.push({ tool: st.tool_id, success: st.success, dependsOn: st.depends_on as number[] });
+    if (steps.length < HISTORY_PAGE) break;
+    const last = steps[steps.length - 1]!;
+    after = { id: last.execution_id, idx: last.idx };
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return execs.map((e) => ({
     id: e.id,

@@ -72,3 +72,26 @@ describe("execution history, read once per version", () => {
     expect(await executionHistory(tg.engine, "h")).toEqual(await loadExecutionHistory(tg.engine.db, "h"));
   });
 });
+
+describe("a history larger than one read (10,000 step rows) and one insert (2,000 step rows)", () => {
+  it("stores every step and reads them back in pages, equal to one query", async () => {
+    const tg = await openToolgraph({ home: "memory://", project: "big", embeddings: "hash:32", recommendationLog: { enabled: false } });
+    try {
+      await tg.importCatalog(catalog);
+      // 2,101 executions × 5 steps = 10,505 step rows: six insert statements, two pages.
+      const many = Array.from({ length: 2101 }, (_, i) => {
+        const e = execution(i);
+        return { ...e, steps: [0, 1, 2, 3, 4].map((k) => ({ tool: `t${(i + k) % 3}`, success: true, at: e.startedAt })) };
+      });
+      const r = await tg.importTraces(many);
+      expect(r.steps).toBe(10_505);
+      expect((await tg.stats()).steps).toBe(10_505);
+      const rows = await executionHistory(tg.engine, "big");
+      const want = await loadExecutionSequences(tg.engine.db, "big", 5000);
+      expect(rows.reduce((n, e) => n + e.steps.length, 0)).toBe(10_505);
+      expect(recentSequences(rows, 5000).map((e) => ({ id: e.id, success: e.success, startedAt: e.startedAt, steps: e.steps }))).toEqual(want);
+    } finally {
+      await tg.close();
+    }
+  });
+});
