@@ -21,6 +21,8 @@ import { rankCapabilityMatches } from "../../algorithms/search/capability-rankin
 import { fuseScores } from "../../algorithms/search/fusion.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { DiscoverCapabilitiesRequest, MatchCapabilitiesRequest } from "../contract/requests.ts";
+import { discoverCapabilitiesRequest, matchCapabilitiesRequest } from "../contract/requests.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { gatedSummary } from "../gate/gatekeeper.ts";
 import { derivedKey } from "../view/derived.ts";
 import type { Engine } from "../view/engine.ts";
@@ -31,10 +33,8 @@ import { scorePatterns } from "../view/patterns.ts";
 import { resolveTools } from "../view/resolve.ts";
 import { rowDot } from "../view/search-index.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
-import { searchCandidates } from "./search-scoring.ts";
-import { discoverCapabilitiesRequest, matchCapabilitiesRequest } from "../contract/requests.ts";
-import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { defineJob } from "./job.ts";
+import { searchCandidates } from "./search-scoring.ts";
 
 export const CAPABILITY_MEMORY_WEIGHT = 0.8;
 /** Weight of the tool evidence (search score of the capability's most distinctive member). */

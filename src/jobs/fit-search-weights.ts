@@ -34,11 +34,12 @@ import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metri
 import { DEFAULTS as CHANNEL_DEFAULTS } from "../../algorithms/search/channel-fusion.ts";
 import { type FusionWeights, fitFusionWeights } from "../../algorithms/search/fit-fusion-weights.ts";
 import { globalSignal } from "../../algorithms/search/global-signal.ts";
-import { startOnce, yieldToEventLoop } from "../view/background.ts";
+import { slicer, startOnce, yieldToEventLoop } from "../view/background.ts";
 import type { Engine } from "../view/engine.ts";
 import { cachedProjectConfig } from "../view/filters.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { type MemoryIndex, memoryIndex, memoryRow, recallMemory } from "../view/intent-memory.ts";
+import { ensureEmbeddings } from "../view/search-index.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { searchCandidates } from "./search-scoring.ts";
 
@@ -234,9 +235,11 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
   for (let i = 0; i < s.n; i++) maxSucc = Math.max(maxSucc, s.successes[i]!);
   const unseenOfGroup = new Map<number, HeldOutSignals>();
   const cases: Case[] = [];
+  const slice = slicer();
   for (let i = 0; i < picked.length; i += 64) {
     const batch = picked.slice(i, i + 64).map((j) => ({ j, row: memoryRow(memory, rows[j]!) }));
-    const vs = await engine.embedder.embed(batch.map((b) => b.row.intent));
+    // The memory stored these intents' vectors (by text hash): read back, not embedded again.
+    const vs = (await ensureEmbeddings(engine.db, project, engine.embedder, batch.map((b) => b.row.intent))).vectors;
     for (let b = 0; b < batch.length; b++) {
       const { j, row } = batch[b]!;
       const g = groupOfRow[j]!;
@@ -254,6 +257,7 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
         c.repeat = { memory: memRepeat.toolVotes, similarity: memRepeat.similarity, held: heldOutSignals(s, a.analytics.pagerank, row.steps, maxSucc) };
       }
       cases.push(c);
+      await slice();
     }
   }
   // AP@10 per case and weights, two slots per case (unseen, repeat), computed once and reused by every fold.

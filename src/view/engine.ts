@@ -22,6 +22,7 @@ import { graphVersion, type ProjectConfig } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 import { AnalyticsCache, type AnalyticsOptions, type AnalyticsView } from "./analytics.ts";
 import type { GraphSnapshot } from "./graph-snapshot.ts";
+import type { HistorySlot } from "./history.ts";
 import type { MemorySlot } from "./intent-memory.ts";
 import { loadGraphSnapshot } from "./load-snapshot.ts";
 import { buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
@@ -96,6 +97,8 @@ export class Engine {
   private readonly searchIndexes = new Map<string, Promise<SearchIndex>>();
   /** The intent memory of each project (memory.ts: built on first use, rebuilt after recorded executions). */
   readonly memorySlots = new Map<string, MemorySlot>();
+  /** The execution history of each project as last read (history.ts: per graph version, extended by own imports). */
+  readonly histories = new Map<string, HistorySlot>();
   /** Each project's configuration as last read, with when (filters.ts: re-read at most once per second). */
   readonly projectConfigs = new Map<string, { at: number; config: ProjectConfig }>();
   /** One-off background jobs started by this engine, as "name\0project" (background.ts). */

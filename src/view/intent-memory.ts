@@ -24,9 +24,11 @@ import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
 import { buildVectorIndex, codeShortlist, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { SimilarPastSuccess as ThresholdSimilarPastSuccess } from "../../algorithms/thresholds/types.ts";
-import { type ExecutionMemoryRow, loadExecutionMemory } from "../store/reads.ts";
+import type { ExecutionMemoryRow, } from "../store/reads.ts";
+import { yieldToEventLoop } from "./background.ts";
 import { DerivedState, derivedKey } from "./derived.ts";
 import type { Engine } from "./engine.ts";
+import { executionHistory, memoryRowsOf } from "./history.ts";
 import { ensureEmbeddings } from "./search-index.ts";
 
 export const MEMORY_DEFAULTS = {
@@ -232,12 +234,16 @@ export function markMemoryDirty(engine: Engine, project: string): void {
 }
 
 async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex> {
-  const loaded = await loadExecutionMemory(engine.db, project);
+  const loaded = memoryRowsOf(await executionHistory(engine, project));
+  // Each stage is tens of ms at 17.5k executions: a turn of the event loop between them.
   const { texts, memberOffsets, members } = groupByText(loaded.map((r) => r.intent));
+  await yieldToEventLoop();
   const rows = toMemoryRows(loaded);
   const textOf = new Int32Array(rows.length);
   for (let t = 0; t < texts.length; t++) for (let m = memberOffsets[t]!; m < memberOffsets[t + 1]!; m++) textOf[members[m]!] = t;
+  await yieldToEventLoop();
   const bm25 = buildBm25Index(texts.map((t) => tokenize(t)));
+  await yieldToEventLoop();
   const { vectors } = await ensureEmbeddings(engine.db, project, engine.embedder, texts);
   const dims = vectors.find((v) => v.length > 0)?.length ?? 0;
   const packed = new Float32Array(texts.length * dims);
