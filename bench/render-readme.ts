@@ -26,6 +26,7 @@ const KNOWN: { match: RegExp; title: string; command?: string }[] = [
   { match: /^memory$/, title: "Intent memory at scale", command: "node --expose-gc --import tsx bench/memory.ts" },
   { match: /^routing$/, title: "Two-hop namespace routing", command: "npx tsx bench/routing.ts" },
   { match: /^ingest$/, title: "Ingestion", command: "npx tsx bench/ingest.ts" },
+  { match: /^ingestion$/, title: "Ingestion to the first answer", command: "npx tsx bench/ingestion.ts" },
   { match: /^load$/, title: "HTTP load", command: "npx tsx bench/load.ts" },
   { match: /^cli-startup$/, title: "CLI start-up" },
   { match: /^embedding-throughput$/, title: "Catalog embedding throughput" },

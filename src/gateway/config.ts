@@ -12,8 +12,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { ToolgraphError } from "../contract/errors.ts";
 import { describeIssue } from "../formats/schemas.ts";
-import { ToolgraphError } from "../store/errors.ts";
 import { type GatewayPolicy, policySchema } from "./trust.ts";
 
 export const GATEWAY_CONFIG_DEFAULTS = {

@@ -1,0 +1,62 @@
+/**
+ * Scale-out: two toolgraph instances (as two `serve` processes would be) on one PostgreSQL database stay
+ * coherent — an execution recorded through one is reflected in the other's answers within one second.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { demoCatalog } from "../../src/demo/catalog.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { SKIP_SERVER, serverBackend } from "../helpers/backends.ts";
+
+describe.skipIf(SKIP_SERVER)("two instances on one PostgreSQL server", () => {
+  const backend = serverBackend();
+  let a: Toolgraph;
+  let b: Toolgraph;
+  beforeAll(async () => {
+    const options = await backend.options();
+    a = await openToolgraph({ ...options, project: "shared", embeddings: "hash:128" });
+    b = await openToolgraph({ ...options, project: "shared", embeddings: "hash:128" });
+    await a.importCatalog(demoCatalog());
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await backend.dispose();
+  });
+
+  it("an execution recorded through one is reflected in the other's answers within one second", async () => {
+    const before = await b.suggestNext({ context: ["calendar.find_free_slot"], mode: "seed", limit: 3 });
+    expect(before.suggestions.find((x) => x.tool === "docs.create_page")?.terms.cooc.value ?? 0).toBe(0);
+    for (let i = 0; i < 3; i++) {
+      await a.recordExecution({ id: `so-${i}`, startedAt: "2026-11-01T10:00:00Z", success: true, steps: [{ tool: "calendar.find_free_slot" }, { tool: "docs.create_page" }] });
+    }
+    const t0 = Date.now();
+    let seen = false;
+    while (Date.now() - t0 < 1000 && !seen) {
+      const r = await b.suggestNext({ context: ["calendar.find_free_slot"], mode: "seed", limit: 3 });
+      seen = r.suggestions[0]?.tool === "docs.create_page" && r.suggestions[0].terms.cooc.value === 1;
+      if (!seen) await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(seen).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  it("a frozen scoring clock does not freeze the version checks (they run on the operational clock)", async () => {
+    const options = await backend.options();
+    const NOW = Date.parse("2026-11-01T12:00:00Z");
+    let ms = 0;
+    const frozen = await openToolgraph({ ...options, project: "shared", embeddings: "hash:128", now: () => NOW, clock: () => ms, versionCheckMs: 250 });
+    try {
+      const version = async () => (await frozen.engine.snapshot("shared")).version;
+      const before = await version();
+      await a.recordExecution({ id: "so-frozen", startedAt: "2026-11-01T10:00:00Z", success: true, steps: [{ tool: "calendar.find_free_slot" }, { tool: "docs.create_page" }] });
+      // Within versionCheckMs of the last check (operational clock): the cached read model answers.
+      ms = 100;
+      expect(await version()).toBe(before);
+      // Past it, the version is checked although the scoring clock has not moved.
+      ms = 400;
+      expect(await version()).toBeGreaterThan(before);
+    } finally {
+      await frozen.close();
+    }
+  });
+});
