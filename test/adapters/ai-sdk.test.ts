@@ -59,7 +59,8 @@ describe("toolgraph/ai-sdk prepareStep", () => {
     expect(steps.selections[0]!.picked.map((p) => p.rank)).toEqual([1, 2, 3]);
     // Step 1: git.commit succeeded; git.push followed it in 20 of 20 runs (accepted), then the first step's tools.
     expect(steps.selections[1]!.source).toBe("next");
-    expect(steps.selections[1]!.names).toEqual(["git__push", "git__commit", "github__create_pull_request"]);
+    expect(steps.selections[1]!.names[0]).toBe("git__push");
+    expect(offered(model, 1)).toEqual(["git__commit", "git__push", "github__create_pull_request"]);
     // Step 2: git.push failed, so the context is still [git.commit] and git.push is excluded: the next-step answer
     // abstains (its best, the pull request, scores 0.36), and search with that context and exclusion answers.
     expect(steps.selections[2]!.source).toBe("search");
