@@ -122,7 +122,10 @@ async function remoteError(target: RemoteTarget, status: number, answer: unknown
   // A message with advice ends with its HTTP spelling: without it, plus the advice, the CLI spells it its own way.
   const http = advice ? adviceText(advice, "http") : undefined;
   if (advice && http && e.message.endsWith(http)) return new ToolgraphError(e.code, e.message.slice(0, -http.length), details, advice);
-  return new ToolgraphError(e.code, e.message, details);
+  // Line errors (an import, a recorded execution) carry their advice per line: spelled for the CLI here.
+  let message = e.message;
+  for (const kind of ["auto-register", "import-catalog"] as const) message = message.split(adviceText({ kind }, "http")).join(adviceText({ kind }, "cli"));
+  return new ToolgraphError(e.code, message, details);
 }
 
 /**
