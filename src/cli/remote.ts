@@ -83,22 +83,42 @@ export async function callRoute(target: RemoteTarget, op: RemoteOperation, input
       body = text ?? JSON.stringify(input);
     }
   }
-  let res: Response;
+  let res: { status: number; text: string };
   try {
-    res = await fetch(url, { method: route.method, headers, body });
+    res = await send(url, route.method, headers, body);
   } catch (err) {
     const { ToolgraphError } = await import("../store/errors.ts");
-    throw new ToolgraphError("database-unreachable", `the server at ${target.url} did not answer (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message})`, { server: target.url });
+    throw new ToolgraphError("database-unreachable", `the server at ${target.url} did not answer (${(err as Error).message})`, { server: target.url });
   }
-  const text = await res.text();
+  const text = res.text;
   let answer: unknown;
   try {
     answer = JSON.parse(text);
   } catch {
     throw new Error(`the server at ${target.url} answered ${res.status} with a body that is not JSON: ${text.slice(0, 120)}`);
   }
-  if (!res.ok) throw await remoteError(target, res.status, answer);
+  if (res.status < 200 || res.status > 299) throw await remoteError(target, res.status, answer);
   return asLibraryAnswer(answer, isFile(input) ? input.file : undefined) as never;
+}
+
+/**
+ * One request with node:http(s) (Node's fetch loads its HTTP client on first use: measured in
+ * docs/decisions/everyday-budget.md); resolves the status and the body's text.
+ */
+async function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; text: string }> {
+  const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  return new Promise((resolve, reject) => {
+    // One connection, closed after the answer: a kept-alive socket would hold the process open.
+    const sized = body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) };
+    const req = request(url, { method, agent: false, headers: { ...sized, connection: "close" } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 /** Import problems (`invalid`) spelled for the library and named after the local file, as a local run reports them. */
