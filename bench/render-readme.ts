@@ -29,6 +29,7 @@ const KNOWN: { match: RegExp; title: string; command?: string }[] = [
   { match: /^ingestion$/, title: "Ingestion to the first answer", command: "npx tsx bench/ingestion.ts" },
   { match: /^load$/, title: "HTTP load", command: "npx tsx bench/load.ts" },
   { match: /^cli-startup$/, title: "CLI start-up" },
+  { match: /^everyday-budget$/, title: "Everyday budgets: CLI search with and without a server, library open" },
   { match: /^embedding-throughput$/, title: "Catalog embedding throughput" },
   { match: /^suite-under-load$/, title: "The test suite on a busy machine" },
   { match: /^package$/, title: "Package size", command: "CONSUMER_REPORT=bench/results/package.json test/package/consumer-check.sh" },
@@ -129,7 +130,7 @@ export function fillPlaceholders(text: string): string {
 export const TOPICS: { id: string; question: string; match: RegExp }[] = [
   { id: "accuracy", question: "How accurate are the answers, beside the baselines?", match: /^accuracy-/ },
   { id: "learning", question: "Does learning from traffic ever make answers worse?", match: /^(learning-curve|search-weight-fitting)/ },
-  { id: "latency", question: "How fast is each job at scale, and what does the wrapper cost?", match: /^(latency|job-overhead|recommendation-log|cli-startup|resource-signals)/ },
+  { id: "latency", question: "How fast is each job at scale, and what does the wrapper cost?", match: /^(latency|job-overhead|recommendation-log|cli-startup|everyday-budget|resource-signals)/ },
   { id: "vectors", question: "How does the vector channel compare with HNSW, and what does memory cost?", match: /^(vector-index|memory$|routing)/ },
   { id: "ingestion", question: "How fast does a catalog and its history come in?", match: /^(ingest|embedding)/ },
   { id: "reliability", question: "What survives database faults, load and hostile input?", match: /^(fault-injection|pattern-worst-case|data-flow|suite-under-load|load$|suspicious|log-retention)/ },
