@@ -78,7 +78,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   // Tool evidence: the search score of each capability's most distinctive member (the member shared by the
   // fewest capabilities — for a bundle named after its main tool, that tool), from one tool search.
   const weights = await searchWeightsFor(engine, project);
-  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight, historySimilarity: memory.similarity, historyGuard: weights.historyGuard });
+  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight });
   const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
   const distinctive = distinctiveMembers(s);
   const { scores: patterns, work: patternWork } = await scorePatterns(s, req.intent);
