@@ -4,7 +4,9 @@
  * at a time, in order; the syncs of one server coalesce (a sync queued and not yet started takes the newest
  * list); a sync the database could not take is retried with backoff; tools unlisted past `retireAfterMs` are
  * retired (out of search and the console, history kept: docs/decisions/gateway-churn.md). A search while no
- * upstream has listed its tools says which are pending (explainEmpty).
+ * upstream has listed its tools says which are pending (explainEmpty). The search index of a synced catalog is
+ * built in the background: until its embeddings are in, searches answer lexically
+ * (docs/decisions/lexical-while-embedding.md).
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Toolgraph } from "../api/toolgraph.ts";
@@ -43,6 +45,8 @@ export class CatalogSync {
   private readonly pendingSyncs = new Map<string, Tool[]>();
   /** Servers whose tools have been synced into the catalog at least once. */
   private readonly synced = new Set<string>();
+  /** The search index build of the last synced catalog (background; `indexed` waits for it). */
+  private indexing: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   constructor(options: CatalogSyncOptions) {
@@ -68,10 +72,10 @@ export class CatalogSync {
         throw err;
       }
       this.syncBackoffMs.delete(server);
-      // The rows are in: a search from now on finds the tools (waiting for the index build below if it must).
+      // The rows are in: a search from now on finds the tools (lexically until the index build below is done).
       this.synced.add(server);
       this.refused.set(server, new Set(r.rejected.map((x) => x.tool)));
-      await this.o.api.engine.searchIndex(this.o.project);
+      this.indexing = this.o.api.engine.searchIndex(this.o.project).catch((err: unknown) => this.o.log(`toolgraph gateway: building the search index failed: ${(err as Error)?.message ?? String(err)}`));
       for (const x of r.rejected.slice(0, 10)) this.o.log(`toolgraph gateway: ${server}: tool ${x.tool} left out of the catalog: ${x.problem}`);
       if (r.rejected.length > 10) this.o.log(`toolgraph gateway: ${server}: … ${r.rejected.length - 10} more tools left out of the catalog`);
       if (r.unavailable.length > 0) this.o.log(`toolgraph gateway: ${server}: no longer listed, marked unavailable: ${boundList(r.unavailable)}`);
@@ -94,6 +98,15 @@ export class CatalogSync {
     for (let q = this.queue; ; q = this.queue) {
       await q;
       if (q === this.queue) return;
+    }
+  }
+
+  /** Resolves once the syncs are done and the search index of the catalog is built (its embeddings computed). */
+  async indexed(): Promise<void> {
+    for (let i = this.indexing; ; i = this.indexing) {
+      await this.done();
+      await i;
+      if (i === this.indexing) return;
     }
   }
 

@@ -56,6 +56,8 @@ export class Gateway implements SessionHost {
   constructor(api: Toolgraph, options: GatewayOptions) {
     this.api = api;
     this.options = options;
+    // Answer at once: searches rank lexically while a new catalog's embeddings are computed (catalog-sync.ts).
+    api.engine.whileEmbedding = "lexical";
     this.served = gatewayApi(api, this);
     this.specs = new Map(MCP_TOOLS.map((s) => [s.name, s]));
     this.ownTools = ownTools();
@@ -132,24 +134,34 @@ export class Gateway implements SessionHost {
     return this.catalog.explainEmpty(err);
   }
 
-  /** Connects every upstream (in parallel) and waits for their first attempt and catalog sync. */
-  async start(): Promise<void> {
+  /**
+   * Connects every upstream (in parallel) and waits for their first attempt and catalog sync; with
+   * `waitForEmbeddings` (default true) also for the search index (the tools' embeddings). Without it, searches
+   * answer lexically until the embeddings are in (`degraded: "embedding"`): the CLI serves at once.
+   */
+  async start(options: { waitForEmbeddings?: boolean } = {}): Promise<void> {
     if (!this.sweepTimer && !this.closed) {
       this.sweepTimer = setInterval(() => this.catalog.sweepRetired(), Math.max(1, Math.min(this.retireAfterMs, GATEWAY_DEFAULTS.retireSweepMs)));
       this.sweepTimer.unref();
     }
     await Promise.all([...this.upstreams.values()].map((u) => u.start()));
     await this.catalog.done();
+    if (options.waitForEmbeddings ?? true) await this.catalog.indexed();
     this.writer.resume(); // executions spooled by an earlier run, now that their tools are in the catalog
     const st = this.status();
     this.log(`toolgraph gateway: ${st.servers.length - st.down.length} of ${st.servers.length} servers up${st.down.length > 0 ? ` (down: ${st.down.join(", ")})` : ""}`);
   }
 
-  /** Waits until every queued catalog sync is done and every execution is written (never, while the database
-   *  is down: see `status().recorded.backlog`). */
+  /** Waits until every queued catalog sync is done, its search index built, and every execution written
+   *  (never, while the database is down: see `status().recorded.backlog`). */
   async flush(): Promise<void> {
-    await this.catalog.done();
+    await this.catalog.indexed();
     await this.writer.drained();
+  }
+
+  /** Resolves once the catalog's search index is built (its embeddings computed): searches rank with every channel. */
+  indexed(): Promise<void> {
+    return this.catalog.indexed();
   }
 
   status(): GatewayStatus {

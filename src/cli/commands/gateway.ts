@@ -115,7 +115,8 @@ export const gatewayCommand: Command = {
     };
     for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, hold);
     try {
-      await gateway.start();
+      // Serve as soon as the upstreams are listed: searches rank lexically until the embeddings are in.
+      await gateway.start({ waitForEmbeddings: false });
       if (ctx.values.http === true) {
         const mcp = gatewayHttpHandler(gateway, { sessionIdleMs, maxSessions, log: ctx.err });
         await runServer({
