@@ -14,6 +14,7 @@ import { ToolgraphError } from "../store/errors.ts";
 import { GATEWAY_DEFAULTS, GATEWAY_INFO, type GatewayOptions } from "./gateway-options.ts";
 import { callToolArgs, errorResult } from "./own-tools.ts";
 import { type RecordedExecution, SessionRecorder } from "./recorder.ts";
+import { policyApi, type SessionPolicy } from "./session-policy.ts";
 import { type GatewayStatus, statusResult } from "./status-tool.ts";
 import { splitToolId } from "./tool-map.ts";
 import type { Upstream } from "./upstream.ts";
@@ -43,14 +44,20 @@ export class GatewaySession {
   readonly server: Server;
   private readonly gateway: SessionHost;
   private readonly recorder: SessionRecorder;
+  /** The identity's policy on top of the gateway's (session-policy.ts), if its token named one. */
+  readonly policy: SessionPolicy | undefined;
+  /** The api as this session calls it: the gateway's served api, through the session's policy. */
+  private readonly api: Toolgraph;
   private exposed: string[] = [];
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
   private ended = false;
 
-  constructor(gateway: SessionHost, id: string, user: string | undefined) {
+  constructor(gateway: SessionHost, id: string, user: string | undefined, policy?: SessionPolicy | undefined) {
     this.gateway = gateway;
     this.id = id;
+    this.policy = policy;
+    this.api = policy ? policyApi(gateway.served, policy) : gateway.served;
     this.recorder = new SessionRecorder({ sessionId: `gw-${id}`, write: (e) => gateway.write(e), idleMs: gateway.options.idleMs });
     if (user) this.recorder.setUser(user);
     this.server = new Server(GATEWAY_INFO, {
@@ -63,7 +70,7 @@ export class GatewaySession {
       if (!user) this.recorder.setUser(this.server.getClientVersion()?.name);
       this.refreshExposed();
     };
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: gateway.toolList(this.exposed) }));
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: gateway.toolList(this.exposed.filter((id) => this.policy?.denies(id) === undefined)) }));
     this.server.setRequestHandler(CallToolRequestSchema, async (req) => {
       this.inFlight++;
       try {
@@ -88,7 +95,7 @@ export class GatewaySession {
     const spec = this.gateway.spec(name);
     if (spec) {
       // The api validates the arguments once and names the field as every door does.
-      const result = await callTool(this.gateway.served, spec, args, { project: this.gateway.project });
+      const result = await callTool(this.api, spec, args, { project: this.gateway.project });
       const invalid = (result._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code === "invalid-input";
       if (!invalid) setImmediate(() => this.observe(name, args));
       return result;
@@ -113,7 +120,7 @@ export class GatewaySession {
     if (!upstream) {
       return errorResult(new ToolgraphError("unknown-tool", `call_tool: no server ${JSON.stringify(parts.server)} (servers: ${[...this.gateway.upstreams.keys()].join(", ")})`));
     }
-    const refused = this.gateway.refusal(id);
+    const refused = this.gateway.refusal(id) ?? this.policy?.denies(id);
     if (refused) return errorResult(new ToolgraphError("tool-refused", `call_tool: ${id} is ${refused}`, { tool: id }));
     const known = upstream.tools.some((t) => t.name === parts.tool);
     const at = new Date();
@@ -164,7 +171,7 @@ export class GatewaySession {
       const r = (await api.suggestNext({ context: [...new Set(context)].filter((t) => this.gateway.upstreamTool(t)), limit: Math.min(100, k * 3), project })) as { suggestions: { tool: string }[] };
       ids = r.suggestions.map((x) => x.tool);
     }
-    return ids.filter((id) => this.gateway.upstreamTool(id) !== undefined).slice(0, k);
+    return ids.filter((id) => this.gateway.upstreamTool(id) !== undefined && this.policy?.denies(id) === undefined).slice(0, k);
   }
 
   /** Resolves once no call of this session is running. */

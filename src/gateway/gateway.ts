@@ -26,8 +26,9 @@ import { GatewaySession, type SessionHost } from "./gateway-session.ts";
 import { ownTools } from "./own-tools.ts";
 import type { RecordedExecution } from "./recorder.ts";
 import { withoutRefusedSteps } from "./refused-steps.ts";
+import { SessionPolicy } from "./session-policy.ts";
 import type { GatewayStatus, RecordedCounts } from "./status-tool.ts";
-import { displayText, splitToolId } from "./tool-map.ts";
+import { catalogToolId, displayText, splitToolId } from "./tool-map.ts";
 import { PinStore } from "./trust.ts";
 import { Upstream } from "./upstream.ts";
 
@@ -50,6 +51,8 @@ export class Gateway implements SessionHost {
   private readonly stored = { executions: 0, steps: 0, skippedSteps: 0 };
   private closed = false;
   private sweepTimer: NodeJS.Timeout | undefined;
+  /** Moves whenever an upstream lists its tools (the key of the sessions' policy caches). */
+  private listings = 0;
   /** The api as the sessions call it (gatewayApi). */
   readonly served: Toolgraph;
 
@@ -91,7 +94,10 @@ export class Gateway implements SessionHost {
       this.upstreams.set(
         name,
         new Upstream(name, config, {
-          onTools: (server, tools) => this.catalog.onTools(server, tools),
+          onTools: (server, tools) => {
+            this.listings++;
+            this.catalog.onTools(server, tools);
+          },
           log: (l) => this.log(l),
           minBackoffMs: options.minBackoffMs,
           maxBackoffMs: options.maxBackoffMs,
@@ -207,12 +213,25 @@ export class Gateway implements SessionHost {
     this.stored.steps += execution.steps.length;
   }
 
-  /** A new MCP session (one per stdio connection or Streamable HTTP session). Connect its `server`. */
-  createSession(init: { id?: string | undefined; user?: string | undefined } = {}): GatewaySession {
+  /**
+   * A new MCP session (one per stdio connection or Streamable HTTP session). Connect its `server`. `policy`
+   * names one of the config's `policies`, applied to this session on top of the gateway's (session-policy.ts).
+   */
+  createSession(init: { id?: string | undefined; user?: string | undefined; policy?: string | undefined } = {}): GatewaySession {
     if (this.closed) throw new ToolgraphError("shutting-down", "the gateway is shutting down");
-    const s = new GatewaySession(this, init.id ?? randomUUID(), init.user ?? this.options.user);
+    const s = new GatewaySession(this, init.id ?? randomUUID(), init.user ?? this.options.user, init.policy === undefined ? undefined : this.sessionPolicy(init.policy));
     this.sessions.add(s);
     return s;
+  }
+
+  private sessionPolicy(name: string): SessionPolicy {
+    const policy = this.options.config.policies?.get(name);
+    if (!policy) throw new ToolgraphError("invalid-input", `policy: no policy ${JSON.stringify(name)} in the gateway config (policies: ${[...(this.options.config.policies?.keys() ?? [])].join(", ") || "none"})`, { field: "policy" });
+    return new SessionPolicy(name, policy, {
+      toolOf: (id) => this.upstreamTool(id)?.tool,
+      allTools: () => [...this.upstreams].flatMap(([server, u]) => u.tools.map((tool) => ({ id: catalogToolId(server, tool.name), tool }))),
+      generation: () => this.listings,
+    });
   }
 
   /** @internal */

@@ -65,6 +65,8 @@ export interface ServerOptions {
    * the body is parsed JSON for POST, undefined otherwise. Token and Origin rules apply before it.
    */
   mcpHandler?: ((req: IncomingMessage, res: ServerResponse, body: unknown, project: string | undefined) => Promise<void>) | undefined;
+  /** Bearer tokens /mcp accepts besides `token` (the gateway's per-identity tokens); true when the header carries one. Default: none. */
+  mcpTokens?: ((authorization: string | undefined) => boolean) | undefined;
   /**
    * Extra fields of the /health answer (the gateway's servers); `ok: false` among them answers 503.
    * `authorized`: the request carries the bearer token (or none is set); without it, say no more than ok.
@@ -308,7 +310,8 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       return respond(res, r.ready ? 200 : 503, { ready: r.ready, checks: r.checks.map(({ name, ok, state, ms }) => ({ name, ok, state, ms })) }, r.ready ? {} : { "retry-after": "1" });
     }
     if (ui && path === "/ui" && url.searchParams.has("token")) return consoleLogin(res, url);
-    if (token !== "" && !bearerMatches(req.headers.authorization, token) && !cookieMatches(req)) {
+    const mcpToken = path === "/mcp" && options.mcpTokens?.(req.headers.authorization) === true;
+    if (token !== "" && !bearerMatches(req.headers.authorization, token) && !cookieMatches(req) && !mcpToken) {
       throw new HttpError(401, "unauthorized", "missing or wrong bearer token (send Authorization: Bearer <token>)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
     }
     if (path === "/metrics") {
