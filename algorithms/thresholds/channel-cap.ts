@@ -10,7 +10,7 @@
  *
  * Why a cap and not a lower score: the thresholds were calibrated on hybrid scores; a lexical-only score is on
  * another scale, and what changes is how far the caller may trust the answer until the full ranking is back
- * (docs/decisions/lexical-while-embedding.md). Invariants: pure; never raises a decision; idempotent; a tier
+ * (docs/decisions/lexical-while-embedding.md, algorithms/README.md "Gate"). Invariants: pure; never raises a decision; idempotent; a tier
  * already capped (by safety-cap.ts) keeps its reason.
  */
 import type { GateTier } from "./gate-decision.ts";

@@ -39,6 +39,7 @@
  * Caps (maxTools, maxLatencyMs, maxCost) trim the plan and say what was dropped and why.
  */
 
+import { capForChannels } from "../../algorithms/thresholds/channel-cap.ts";
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
 import { dagConfidence as confidenceOfDag, inMainBand, planConfidence, requiredPrerequisite as requiredByCounts } from "../../algorithms/dag/confidence.ts";
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
@@ -746,11 +747,13 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const confidence = planConfidence(main.map((r) => r.score));
   const gateRequest = { project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow };
   const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
-  const gate = engine.gatekeeper.gateItem("plan", confidence, prepared);
+  // Ranked without the embedding channel (a catalog still being embedded): said, and never accepted outright.
+  const gate = capForChannels(engine.gatekeeper.gateItem("plan", confidence, prepared), ranking.channels);
   const described = describeDag(s, dag);
   return {
     project,
     intent: req.intent,
+    ...(ranking.channels.embedding ? {} : { degraded: "embedding" as const }),
     tools: caps.kept.map((i) => ({ tool: id(i), why: why.get(id(i)) ?? "", server: s.tools[i]!.server, inputSchema: s.tools[i]!.inputSchema })),
     ranked,
     nodes: described.nodes,

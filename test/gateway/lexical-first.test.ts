@@ -3,7 +3,8 @@
  * (fixtures/hostile-server.mjs) whose embeddings are held back (a provider that waits until the test releases
  * it: the stand-in for a slow local model). The SDK client's first search_tools right after connecting finds
  * the tool by the lexical channel, says so (`degraded: "embedding"`, channels, the explanation) and is never
- * accepted outright; once the embeddings land the same search ranks with every channel. Embedded database.
+ * accepted outright, and plan_workflow does not wait either; once the embeddings land the same search ranks with
+ * every channel. Embedded database.
  */
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -77,6 +78,11 @@ describe("search while the embeddings are computed", () => {
     // Every listed tool is searchable from the first answer, not only the control tools.
     const numbered = await search("generation 0 tool number 137 converts quarterly widget reports");
     expect(numbered.results.map((r: { tool: string }) => r.tool)).toContain("hostile.g0_tool_137");
+    // The plan does not wait either (its capability match answers from the same lexical index).
+    const plan = ((await client.callTool({ name: "plan_workflow", arguments: { intent: "shout one stderr line of many characters" } })) as { structuredContent: any }).structuredContent;
+    expect(plan.degraded).toBe("embedding");
+    expect(plan.tools.map((t: { tool: string }) => t.tool)).toContain("hostile.shout");
+    expect(plan.gate.decision).not.toBe("accepted");
   });
 
   it("once the embeddings land, the same search ranks with every channel", async () => {
