@@ -4,7 +4,6 @@
  * a stdio session (or the server's own token) gets the gateway's policy alone. The hostile trust upstream
  * (fixtures/trust-server.mjs) over stdio; the gateway behind the HTTP server, driven by the SDK client.
  */
-import { request } from "node:http";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -178,7 +177,7 @@ describe("per-token policy through the gateway", () => {
     expect((await post({ authorization: "Bearer not-a-known-token-at-all" }, init)).status).toBe(401);
     const opened = await post({ authorization: `Bearer ${READONLY}` }, init);
     expect(opened.status).toBe(200);
-    const sid = opened.headers["mcp-session-id"] as string;
+    const sid = opened.headers.get("mcp-session-id")!;
     const list = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
     const other = await post({ authorization: `Bearer ${OPS}`, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" }, list);
     expect(other.status).toBe(403);
@@ -186,21 +185,8 @@ describe("per-token policy through the gateway", () => {
     expect((await post({ authorization: `Bearer ${READONLY}`, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" }, list)).status).toBe(200);
   });
 
-  function post(headers: Record<string, string>, body: unknown): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
-    return new Promise((resolve, reject) => {
-      const u = new URL(`${base}/mcp`);
-      const req = request(
-        { host: u.hostname, port: u.port, path: u.pathname, method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } },
-        (res) => {
-          let data = "";
-          res.on("data", (c) => {
-            data += c;
-          });
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data, headers: res.headers }));
-        },
-      );
-      req.on("error", reject);
-      req.end(JSON.stringify(body));
-    });
+  async function post(headers: Record<string, string>, body: unknown): Promise<{ status: number; body: string; headers: Headers }> {
+    const r = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(body) });
+    return { status: r.status, body: await r.text(), headers: r.headers };
   }
 });
