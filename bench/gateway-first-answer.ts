@@ -13,7 +13,8 @@
  * From the start until the full answer, perf_hooks.monitorEventLoopDelay (10 ms resolution) records the event
  * loop's delay. Then a churn storm: the upstream sends 20 tools/list_changed 50 ms
  * apart and renames every tool (a new generation to sync and embed); the loop delay is recorded from the storm
- * until the new catalog's index is built, with a search every 500 ms (its latency and whether it was degraded).
+ * until the renamed tools are searchable and their index is built, with a search about every 500 ms (its latency
+ * and whether it was degraded).
  *
  *   npx tsx bench/gateway-first-answer.ts [--tools 3000] [--embeddings use-lite]
  */
@@ -103,6 +104,16 @@ async function arm(wait: boolean, churn: boolean) {
     await client.callTool({ name: "call_tool", arguments: { name: "hostile.storm", arguments: { count: 20, everyMs: 50 } } });
     await client.callTool({ name: "call_tool", arguments: { name: "hostile.rename", arguments: {} } });
     const searches: { ms: number; degraded: boolean }[] = [];
+    const renamed = `hostile.g1_tool_${Math.min(7, TOOLS - 1)}`;
+    // Until the renamed tools are in the catalog (the re-list is debounced), then until their index is built.
+    let synced = false;
+    while (!synced) {
+      const s = await search(client);
+      searches.push({ ms: s.ms, degraded: s.degraded !== undefined });
+      const found = (await client.callTool({ name: "search_tools", arguments: { intent: `generation 1 tool number ${Math.min(7, TOOLS - 1)}`, limit: 10 } })) as { structuredContent?: any };
+      synced = (found.structuredContent?.results ?? []).some((r: { tool: string }) => r.tool === renamed);
+      if (!synced) await new Promise((r) => setTimeout(r, 500));
+    }
     let settled = false;
     const settle = gateway.flush().then(() => {
       settled = true;
