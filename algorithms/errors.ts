@@ -3,7 +3,7 @@
  * `AlgorithmError` (or a subclass named after its folder) carrying the module that threw, a stable string
  * `code`, and a message that starts with the module and names the offending value. A missing answer (no
  * path, no hit) is an empty value with a reason, never an exception. The front doors map the family once
- * (src/api/error-mapping.ts).
+ * (src/contract/error-mapping.ts).
  */
 export class AlgorithmError extends Error {
   /** The module that threw, e.g. "pagerank", "thresholds/adjust-threshold". */

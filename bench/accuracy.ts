@@ -2,13 +2,13 @@
  * `npx tsx bench/accuracy.ts [--dataset seal-tools|toollinkos|nestful|all] [--embeddings use-lite|hash:512]`
  * `npx tsx bench/accuracy.ts --catalog c.json --traces t.jsonl [--edges e.jsonl] --eval cases.jsonl` (your own data)
  * `--gating-only` prints only the calibration and gating tables (skips retrieval baselines, DAG, plan, capabilities).
- * `--fusion-stress` prints only retrieval, capability match and the fusion-vs-channels verdict (issue 20).
+ * `--fusion-stress` prints only retrieval, capability match and the fusion-vs-channels verdict.
  *
  * Gating: each project is calibrated first with the library's `calibrate` (out of sample: a rolling time split
- * of the training executions, services/calibrate.ts); then every held-out top-1 answer (next step, search)
+ * of the training executions, jobs/fit-calibration.ts); then every held-out top-1 answer (next step, search)
  * goes through the real gate for its own request, which gives its calibrated probability and its adaptive
  * threshold. The tables compare thresholds, the adaptive threshold per answer against a fixed 0.70, and the
- * success rate of high-confidence answers (≥ 0.85) against seed 002's 0.80.
+ * success rate of high-confidence answers (≥ 0.85) against the 0.80 target (docs/decisions/gate-thresholds.md).
  *
  * Runs toolgraph beside its baselines on each dataset's own test split (Seal-Tools: test_in_domain and
  * test_out_domain separately; ToolLinkOS and NESTFUL: a seeded half of the instances, the other half being
@@ -65,7 +65,7 @@ export function loadDataset(name: string): HarnessInput & { withEdges: boolean; 
   if (name === "toollinkos") {
     const d = convertToolLinkOs();
     // Training executions carry their instance's capability label (the main tool's bundle), so that past
-    // executions labelled with a capability vote for it (intent memory, issue 9).
+    // executions labelled with a capability vote for it (intent memory, algorithms/README.md).
     const capOf = new Map(d.trainInstances.map((i) => [i.id, i.capability]));
     const traces = d.traces.map((t) => (capOf.get(t.id) ? { ...t, capability: capOf.get(t.id) } : t));
     return { name, catalog: d.catalog, traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]>, withEdges: true, withPlan: true };
@@ -245,7 +245,8 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
 }
 
 /**
- * Fusion against its own channels (issue 20): the fitted toolgraph row of a retrieval table beside the best
+ * Fusion against its own channels (fused search must never lose to its best single channel): the fitted
+ * toolgraph row of a retrieval table beside the best
  * single-channel row of the same run (BM25, embedding, fused semantic, intent memory alone), by mAP@10. The
  * fitted combination can reproduce each of them (algorithms/search/fit-fusion-weights.ts), so it must not be
  * below the best by more than 0.005.
@@ -320,7 +321,8 @@ async function fusionStress(opts: { dataset?: string; embeddings: string; home: 
 }
 
 /**
- * Order stress rows (issue 20): the same training traces collected grouped by capability (sorted by it, the
+ * Order stress rows (the gate must not depend on the order the history was collected in): the same training
+ * traces collected grouped by capability (sorted by it, the
  * original start times reassigned in that order), calibrated with the old rolling time split and with the
  * default cross-fit; each gate's decisions on the same held-out answers are compared with the time-ordered
  * history's (default calibration): coverage of accepted and of accepted-with-caution, and the share of answers

@@ -12,8 +12,8 @@
  */
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
-import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
-import { dagOver, type HistoryFallback } from "../src/services/recommend-dag.ts";
+import { dagOver, type HistoryFallback } from "../src/jobs/dag.ts";
+import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";

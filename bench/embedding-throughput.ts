@@ -15,9 +15,9 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { toolText } from "../algorithms/search/tokenize.ts";
-import { openToolgraph } from "../src/api/toolgraph.ts";
 import { createEmbeddingProvider } from "../src/embeddings/create.ts";
-import { toolTextInput } from "../src/services/search-index.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
+import { toolTextInput } from "../src/view/search-index.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 

@@ -1,5 +1,6 @@
 /**
- * Fault injection under load (issue 21): the HTTP server with `--clients` clients recording executions
+ * Fault injection under load (a dropped database connection must not kill the server;
+ * docs/decisions/database-timeouts.md): the HTTP server with `--clients` clients recording executions
  * (unique ids) and searching for `--duration` ms, on both backends, alternating the order per round.
  *
  *   npx tsx bench/fault-injection.ts [--rounds 1] [--clients 10] [--duration 9000] [--freeze 15000]
@@ -27,9 +28,9 @@
  * answer sent after it), acknowledged writes vs executions stored (and acknowledged ones missing: must be
  * 0), p50/p95/p99 latency of the 2xx answers. Raw results: bench/results/fault-injection.json (+ .md).
  */
-import { uptime as osUptime, loadavg } from "node:os";
+import { loadavg, uptime as osUptime } from "node:os";
 import { parseArgs } from "node:util";
-import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
+import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { startServer } from "../src/server/http-server.ts";
 import { type Fault, faultCatalog, type LoadRecord, runFaultLoad, summarize } from "../test/helpers/fault-load.ts";
 import { startCluster } from "../test/helpers/pg-cluster.ts";

@@ -25,9 +25,9 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { openToolgraph } from "../src/api/toolgraph.ts";
 import { parseGatewayConfig } from "../src/gateway/config.ts";
 import { Gateway } from "../src/gateway/gateway.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
 import { codeVersion, machine, markdownTable, percentiles, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({ options: { tools: { type: "string", default: "3000" }, embeddings: { type: "string", default: "use-lite" } } });

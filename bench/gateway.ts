@@ -1,5 +1,5 @@
 /**
- * Gateway overhead bench (issue 18): the latency of `call_tool` through the gateway against a direct call
+ * Gateway overhead bench: the latency of `call_tool` through the gateway against a direct call
  * to the same upstream server, and what recording costs the call.
  *
  * Three arms, each with its own server-everything process over stdio, called in strict alternation
@@ -22,9 +22,9 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { openToolgraph } from "../src/api/toolgraph.ts";
 import { parseGatewayConfig } from "../src/gateway/config.ts";
 import { Gateway, type GatewaySession } from "../src/gateway/gateway.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
 import { fmt, machine, markdownTable, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({ options: { calls: { type: "string", default: "2000" }, warmup: { type: "string", default: "200" }, "per-execution": { type: "string", default: "20" } } });

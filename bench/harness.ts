@@ -15,15 +15,15 @@ import { learnWeights } from "../algorithms/prediction/learned-weights.ts";
 import { markovBaseline, type NextStepWeights } from "../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { calibrate, fitCalibration } from "../algorithms/thresholds/calibration.ts";
-import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
 import type { EvalCase } from "../src/formats/schemas.ts";
-import { calibrationPairs, topNextStep } from "../src/services/calibrate.ts";
-import { recallMemory } from "../src/services/memory.ts";
-import { type DagOverOptions, dagOver } from "../src/services/recommend-dag.ts";
-import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/services/recommend-next.ts";
-import { type SearchAblation, type SearchOptions, searchCandidates } from "../src/services/search.ts";
-import { nextStepModel, rawSuggestions } from "../src/services/suggest.ts";
+import { type DagOverOptions, dagOver } from "../src/jobs/dag.ts";
+import { calibrationPairs, topNextStep } from "../src/jobs/fit-calibration.ts";
+import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/jobs/next.ts";
+import { nextStepModel, rawSuggestions } from "../src/jobs/next-scoring.ts";
+import { type SearchAblation, type SearchOptions, searchCandidates } from "../src/jobs/search-scoring.ts";
+import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { loadExecutionSequences } from "../src/store/reads.ts";
+import { recallMemory } from "../src/view/intent-memory.ts";
 import { progress } from "./lib/report.ts";
 
 export interface HarnessInput {
@@ -81,7 +81,7 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     progress(`${project}/${split}: embedding queries`, Math.min(i + 64, queries.length), queries.length);
   }
   const popular = Array.from({ length: s.n }, (_, i) => i).sort((x, y) => s.executions[y]! - s.executions[x]! || x - y).slice(0, 10).map((i) => s.tools[i]!.id);
-  const { searchWeightsFor } = await import("../src/services/search-weights.ts");
+  const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
   const w = await searchWeightsFor(engine, project);
   // The intent memory's answer for a query is the same for every method: compute it once.
   const memo = new Map<string, Awaited<ReturnType<typeof recallMemory>>>();
@@ -307,18 +307,19 @@ export interface GatedPair {
 export interface GatingData {
   /** Held-out answers, gated. */
   pairs: GatedPair[];
-  /** Out-of-sample calibration pairs on the training executions (rolling time split, services/calibrate.ts). */
+  /** Out-of-sample calibration pairs on the training executions (rolling time split, jobs/fit-calibration.ts). */
   trainPairs: { score: number; correct: boolean }[];
 }
 
-/** Success rate that seed 002 asks of answers accepted with high confidence. */
+/** Score from which an answer is accepted with high confidence; such answers must succeed ≥ 80 % of the time
+ * (docs/decisions/gate-thresholds.md). */
 export const HIGH_CONFIDENCE = 0.85;
 export const HIGH_CONFIDENCE_MIN_SUCCESS = 0.8;
 
 /**
  * Precision/coverage of accepted top-1 answers: across fixed thresholds (raw score and calibrated
  * probability), at each answer's own adaptive threshold (the real gate's) versus a fixed 0.70, and the success
- * rate of high-confidence answers (calibrated ≥ 0.85) against seed 002's 0.80.
+ * rate of high-confidence answers (calibrated ≥ 0.85) against the 0.80 target (docs/decisions/gate-thresholds.md).
  */
 export function gatingTable(title: string, g: GatingData): Table {
   const cal = fitCalibration(g.trainPairs.map((p) => p.score), g.trainPairs.map((p) => p.correct));
@@ -367,7 +368,7 @@ export function gatingTable(title: string, g: GatingData): Table {
 }
 
 /**
- * The gate's own decisions on held-out answers (issue 20): coverage (share of all answers) and precision (share
+ * The gate's own decisions on held-out answers: coverage (share of all answers) and precision (share
  * of those correct) of `accepted` and `accepted-with-caution`, the abstention rate, then the risk–coverage
  * curve of the probability the gate compared (answers sorted by it, best first; risk = 1 − precision of the
  * answers kept, at 10 %, 20 %, …, 100 % coverage; Geifman & El-Yaniv 2017, algorithms/evaluation/gating-curve.ts).
@@ -408,7 +409,7 @@ export async function evalSearchGating(tg: Toolgraph, project: string, cases: Ev
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const idx = await engine.searchIndex(project);
-  const { searchWeightsFor } = await import("../src/services/search-weights.ts");
+  const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
   const w = await searchWeightsFor(engine, project);
   const out: GatingData = { pairs: [], trainPairs: (await trainPairs(tg, project)).search };
   for (let i = 0; i < rc.length; i += 64) {
@@ -434,7 +435,7 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
   const s = await tg.engine.snapshot(project);
   type Predicted = { edges: [string, string][]; order: string[]; rank: Map<string, number> };
   const chain = (order: string[]): Predicted => ({ edges: order.slice(1).map((t, i) => [order[i]!, t] as [string, string]), order, rank: new Map(order.map((t, i) => [t, i])) });
-  // Full within-execution precedence of the training executions (issue 20 baseline).
+  // Full within-execution precedence of the training executions (the precedence-sorted chain baseline).
   const before = traces ? precedenceCounts(traces.map((t) => t.steps.map((st) => st.tool))) : undefined;
   const rng = mulberry32(20);
   // Each method gets the case's tools and its request text (the default rows pass it to the job as `intent`, as a
@@ -550,7 +551,7 @@ export async function evalCapability(tg: Toolgraph, project: string, split: stri
   }
   const sum = summarizeCapability(scores);
   out.push(["toolgraph match (semantic × reliability + memory + patterns)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
-  // Baseline (issue 20): the capability vote of the nearest past requests alone (intent memory, 20 neighbours,
+  // Baseline: the capability vote of the nearest past requests alone (intent memory, 20 neighbours,
   // similarity × outcome × recency), ties by capability id.
   const nearest = [];
   for (let i = 0; i < cc.length; i += 64) {
@@ -582,7 +583,7 @@ export async function evalDiscovery(tg: Toolgraph, project: string, split: strin
     for (const c of wf) {
       const context = [...new Set(c.tools)].filter((t) => s.index.has(t)).slice(0, 2);
       if (context.length === 0) continue;
-      const { runDiscoverCapabilities } = await import("../src/services/recommend-capabilities.ts");
+      const { runDiscoverCapabilities } = await import("../src/jobs/capabilities.ts");
       const r = await runDiscoverCapabilities(tg.engine, project, { context, limit: 10 }, boost === 0 ? { clusterBoost: 0 } : {});
       scores.push(scoreCapability(r.results.map((x) => x.capability), caps.get(c.id)!, [1, 5, 10]));
     }

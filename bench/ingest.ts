@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { sql } from "kysely";
 import pg from "pg";
-import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
+import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import type { TraceRecord } from "./convert/common.ts";
 import { machine, markdownTable, percentiles, progress, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject, type SyntheticProject } from "./synthetic/generate.ts";

@@ -1,5 +1,5 @@
 /**
- * Job overhead bench (issue 22, item 2): each job called through the facade against its scoring core alone,
+ * Job overhead bench: each job called through the facade against its scoring core alone,
  * on the same read model and the same requests, alternating job and core call by call (odd calls run the
  * core first), so both sides see the same machine state. Reports p50 / p95 / p99 of each, the ratio
  * job / core and the overhead job − core at p50, and a verdict against the budget
@@ -43,15 +43,15 @@ import { bm25IdealScore, searchBm25 } from "../algorithms/search/bm25.ts";
 import { rankCapabilityMatches } from "../algorithms/search/capability-ranking.ts";
 import { fuseScores } from "../algorithms/search/fusion.ts";
 import { tokenize } from "../algorithms/search/tokenize.ts";
-import { openToolgraph, Toolgraph } from "../src/api/toolgraph.ts";
-import { recallMemory } from "../src/services/memory.ts";
-import { runSuggest, weightsFor } from "../src/services/recommend-next.ts";
-import { dagOver, runBuildDag } from "../src/services/recommend-dag.ts";
-import { scorePatterns } from "../src/services/patterns.ts";
-import { searchCandidates } from "../src/services/search.ts";
-import { rowDot } from "../src/services/search-index.ts";
-import { searchWeightsFor } from "../src/services/search-weights.ts";
-import { nextStepModel } from "../src/services/suggest.ts";
+import { dagOver, runBuildDag } from "../src/jobs/dag.ts";
+import { searchWeightsFor } from "../src/jobs/fit-search-weights.ts";
+import { runSuggest, weightsFor } from "../src/jobs/next.ts";
+import { nextStepModel } from "../src/jobs/next-scoring.ts";
+import { searchCandidates } from "../src/jobs/search-scoring.ts";
+import { openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
+import { recallMemory } from "../src/view/intent-memory.ts";
+import { scorePatterns } from "../src/view/patterns.ts";
+import { rowDot } from "../src/view/search-index.ts";
 import { contexts, importProject, relatedToolSets } from "./latency.ts";
 import { codeVersion, machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject } from "./synthetic/generate.ts";

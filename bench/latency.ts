@@ -52,12 +52,12 @@ import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { DEFAULTS as NEXT_DEFAULTS } from "../algorithms/prediction/next-step.ts";
 import { mulberry32, shuffled } from "../algorithms/random/rng.ts";
-import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
 import type { EmbeddingCacheStats } from "../src/embeddings/cached.ts";
 import { createEmbeddingProvider } from "../src/embeddings/create.ts";
-import { recallMemory } from "../src/services/memory.ts";
-import { dagOver } from "../src/services/recommend-dag.ts";
-import { rawSuggestions } from "../src/services/suggest.ts";
+import { dagOver } from "../src/jobs/dag.ts";
+import { rawSuggestions } from "../src/jobs/next-scoring.ts";
+import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
+import { recallMemory } from "../src/view/intent-memory.ts";
 import { latencyCharts, writeCharts } from "./charts.ts";
 import type { TraceRecord } from "./convert/common.ts";
 import { machine, markdownTable, percentiles, progress, writeResult } from "./lib/report.ts";
@@ -139,7 +139,7 @@ export interface SizeResult {
   operations: OperationResult[];
   analytics: { parts: Record<string, { p50: number; max: number }>; reps: number; communities: number; spectralK: number; modularity: number };
   queryCache: EmbeddingCacheStats & { hitRate: number };
-  /** The result cache of repeated identical requests (issue 10). */
+  /** The result cache of repeated identical requests (src/library/result-cache.ts). */
   resultCache?: { hits: number; misses: number; hitRate: number };
   memory: { peakRssMiB: number; maxRssMiB: number };
   server?: { url: string; error?: string };

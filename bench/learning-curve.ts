@@ -29,7 +29,7 @@
  */
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { goldToolEdges, edgeScores } from "../algorithms/evaluation/dag-metrics.ts";
+import { edgeScores, goldToolEdges } from "../algorithms/evaluation/dag-metrics.ts";
 import { nextStepPrefixes } from "../algorithms/evaluation/next-step.ts";
 import { precedenceChain, precedenceCounts } from "../algorithms/evaluation/precedence-chain.ts";
 import { averagePrecisionAtK, hitAtK } from "../algorithms/evaluation/retrieval-metrics.ts";

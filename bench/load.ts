@@ -20,9 +20,9 @@ import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import pg from "pg";
 import { mulberry32 } from "../algorithms/random/rng.ts";
-import { openToolgraph } from "../src/api/toolgraph.ts";
 import { DEMO_CAPABILITIES, demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
 import { runServer } from "../src/server/http-server.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");

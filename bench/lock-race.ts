@@ -11,8 +11,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openToolgraph } from "../src/api/toolgraph.ts";
 import { main } from "../src/cli/main.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
 import { deadOwner, fire, startRacer } from "../test/store/racers/spawn.ts";
 
 export interface LockRaceResult {

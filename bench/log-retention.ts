@@ -14,11 +14,11 @@
  */
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
-import { openToolgraph } from "../src/api/toolgraph.ts";
-import { startServer } from "../src/server/http-server.ts";
 import { demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
-import { RECOMMENDATION_LOG_DEFAULTS } from "../src/services/recommendation-log.ts";
+import { RECOMMENDATION_LOG_DEFAULTS } from "../src/jobs/recommendation-log.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
+import { startServer } from "../src/server/http-server.ts";
 import { openConnection } from "../src/store/connection.ts";
 import {
   countRecommendations,

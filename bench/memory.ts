@@ -1,5 +1,5 @@
 /**
- * Intent-memory scale bench (issue 9): 100k past executions with intents → recall latency (p50/p95/p99,
+ * Intent-memory scale bench: 100k past executions with intents → recall latency (p50/p95/p99,
  * excluding the query embedding), the memory the index takes, and the neighbour recall of the quantised
  * semantic channel (sign-code stages + int8 re-ranking) against an exact float32 scan.
  *
@@ -12,9 +12,9 @@
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
-import { openToolgraph } from "../src/api/toolgraph.ts";
 import { simdScanBytes } from "../algorithms/search/vector-index.ts";
-import { memoryIndex, recallMemory, semanticNeighbours } from "../src/services/memory.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
+import { memoryIndex, recallMemory, semanticNeighbours } from "../src/view/intent-memory.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject } from "./synthetic/generate.ts";
 

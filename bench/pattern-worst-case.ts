@@ -1,5 +1,6 @@
 /**
- * The worst trigger-pattern work one request may cause (issue 21, item 3), and whether it stalls others.
+ * The worst trigger-pattern work one request may cause, and whether it stalls others (the budget:
+ * algorithms/search/pattern-triggers.ts).
  *
  *   npx tsx bench/pattern-worst-case.ts [--reps 5] [--unbounded-reps 1]
  *
@@ -15,14 +16,14 @@
  */
 import { loadavg, uptime as osUptime } from "node:os";
 import { parseArgs } from "node:util";
-import { DEFAULTS as TRIGGER_DEFAULTS, matchBudget } from "../algorithms/search/pattern-triggers.ts";
+import { matchBudget, DEFAULTS as TRIGGER_DEFAULTS } from "../algorithms/search/pattern-triggers.ts";
 import { compileSafeRegex } from "../algorithms/search/safe-regex.ts";
-import { openToolgraph } from "../src/api/toolgraph.ts";
 import { LIMITS } from "../src/formats/schemas.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
 import { startServer } from "../src/server/http-server.ts";
-import { scorePatterns } from "../src/services/patterns.ts";
-import { GraphSnapshot } from "../src/snapshot/graph-snapshot.ts";
 import type { CapabilityRow } from "../src/store/reads.ts";
+import { GraphSnapshot } from "../src/view/graph-snapshot.ts";
+import { scorePatterns } from "../src/view/patterns.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({ options: { reps: { type: "string", default: "5" }, "unbounded-reps": { type: "string", default: "1" } } });

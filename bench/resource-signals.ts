@@ -1,5 +1,6 @@
 /**
- * How the seed's resource signals behave on the machine that answers (issue 16, defect 7): samples the gate's
+ * How the gate's resource signals behave on the machine that answers (why they are not applied:
+ * docs/decisions/gate-thresholds.md): samples the gate's
  * resource reading (src/gate/resource-monitor.ts readResources) once per second and tallies the signal and
  * the threshold that RESOURCE_RULES would set for a request no other rule touches.
  *

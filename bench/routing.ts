@@ -1,5 +1,6 @@
 /**
- * Two-hop namespace routing vs flat search (issue 10): latency on the synthetic catalogs and recall on the
+ * Two-hop namespace routing vs flat search (algorithms/README.md, "Two-hop routing"): latency on the synthetic
+ * catalogs and recall on the
  * shared datasets.
  *
  *   npx tsx bench/routing.ts [--tools 50000,100000] [--traces 10000,50000] [--queries 100] [--warmup 10] [--seed 1]
@@ -18,7 +19,7 @@
  * "search") and the scoring time (timings.searchMs: weights, routing and candidate scoring). Recall@10 and
  * mAP@10 of each query's own trace tools are computed on the same answers. The namespace index build is
  * timed once (cold). Then `auto` answers the first trialQueries queries again: its trial (both routes timed in the
- * service, src/services/namespace-index.ts) and the route it kept are reported beside the two measured ones.
+ * service, src/view/namespace-index.ts) and the route it kept are reported beside the two measured ones.
  *
  * Recall (per dataset, bench/convert/*, its test splits): the harness project (bench/harness.ts, fitted
  * weights) and the toolgraph ranking of `searchCandidates` with the fitted β, μ and graph weight and the
@@ -33,12 +34,12 @@ import { execSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
-import { openToolgraph } from "../src/api/toolgraph.ts";
 import type { EvalCase } from "../src/formats/schemas.ts";
-import { recallMemory } from "../src/services/memory.ts";
-import { namespaceIndexFor, ROUTING_DEFAULTS, routeDecision, routeQuery } from "../src/services/namespace-index.ts";
-import { searchCandidates } from "../src/services/search.ts";
-import { searchWeightsFor } from "../src/services/search-weights.ts";
+import { searchWeightsFor } from "../src/jobs/fit-search-weights.ts";
+import { searchCandidates } from "../src/jobs/search-scoring.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
+import { recallMemory } from "../src/view/intent-memory.ts";
+import { namespaceIndexFor, ROUTING_DEFAULTS, routeDecision, routeQuery } from "../src/view/namespace-index.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";

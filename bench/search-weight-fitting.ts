@@ -13,10 +13,10 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
-import { openToolgraph } from "../src/api/toolgraph.ts";
-import { recallMemory } from "../src/services/memory.ts";
-import { searchCandidates } from "../src/services/search.ts";
-import { DEFAULT_SEARCH_WEIGHTS, type SearchWeights } from "../src/services/search-weights.ts";
+import { DEFAULT_SEARCH_WEIGHTS, type SearchWeights } from "../src/jobs/fit-search-weights.ts";
+import { searchCandidates } from "../src/jobs/search-scoring.ts";
+import { openToolgraph } from "../src/library/toolgraph.ts";
+import { recallMemory } from "../src/view/intent-memory.ts";
 import { loadDataset } from "./accuracy.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 

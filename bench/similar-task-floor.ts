@@ -12,10 +12,10 @@
  * "similar" past task.
  */
 import { parseArgs } from "node:util";
-import { openToolgraph, type Toolgraph } from "../src/api/toolgraph.ts";
 import { demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
-import { recallMemory } from "../src/services/memory.ts";
+import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
+import { recallMemory } from "../src/view/intent-memory.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
 import { markdownTable } from "./lib/report.ts";

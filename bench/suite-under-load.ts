@@ -1,5 +1,5 @@
 /**
- * The test suite on a busy machine (issue 21: "the suite must pass on a busy 2-core machine").
+ * The test suite on a busy machine (the requirement: the suite must pass on a busy 2-core machine).
  *
  *   npx tsx bench/suite-under-load.ts [--busy 4] [--out suite-under-load]
  *

@@ -3,7 +3,7 @@
  *
  * Every table is scoped by `project` (the tenant key) and every primary key starts with it.
  *
- * Edge quality (seed 003 §2.3, ADR-041) is a STORED generated column so it can never disagree with
+ * Edge quality (docs/decisions/edge-quality.md) is a STORED generated column so it can never disagree with
  * the counts it comes from. For each edge type t ∈ {dependency 1.0, contains 0.8, provides 0.7,
  * sequence 0.5}: level_t = max(declared_t, learned_t) where learned_t = 3 (observed) when the type
  * was observed ≥ 3 times, 2 (inferred) when 1–2 times, else 0; declared_t is 1 (template),
@@ -190,7 +190,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint("embeddings_pk", ["project", "model", "text_hash"])
     .execute();
 
-  // User history for the AdaptiveThresholdManager (seed 000), one JSON document per user.
+  // User history for the AdaptiveThresholdManager (docs/decisions/gate-thresholds.md), one JSON document per user.
   await db.schema
     .createTable("user_history")
     .addColumn("project", "text", (c) => c.notNull())

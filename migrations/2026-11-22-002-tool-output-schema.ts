@@ -1,5 +1,5 @@
 /**
- * Tool output schemas (issue 6): a nullable `output_schema` jsonb column on `tools`, the JSON-Schema-like
+ * Tool output schemas: a nullable `output_schema` jsonb column on `tools`, the JSON-Schema-like
  * description of what a tool returns (same shape as `input_schema`). The DAG builder matches a tool's
  * output fields against another's required inputs when no learned or declared relation exists.
  * Frozen: never edit after it has landed; add a new migration instead.

@@ -1,5 +1,5 @@
 /**
- * Tool availability (issue 18, the gateway): a `available boolean not null default true` column on `tools`.
+ * Tool availability (the gateway): a `available boolean not null default true` column on `tools`.
  * The gateway marks a tool unavailable when its upstream MCP server stops listing it, instead of deleting
  * it (its executions, edges and statistics stay); search and the other jobs skip unavailable tools, and a
  * tool listed again becomes available again.

@@ -1,5 +1,5 @@
 /**
- * Recommendation log (issue 19): every answer of a recommending job, and the outcomes that follow it.
+ * Recommendation log: every answer of a recommending job, and the outcomes that follow it.
  * Frozen: never edit after it has landed; add a new migration instead.
  *
  * `recommendations`: one row per answer (job, request summary, ranked items with scores and gate

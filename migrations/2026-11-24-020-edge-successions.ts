@@ -1,5 +1,5 @@
 /**
- * Succession counts (issue 16, defect 6): a `succ_count integer not null default 0` column on `edges`, the
+ * Succession counts: a `succ_count integer not null default 0` column on `edges`, the
  * number of executions in which `from_tool` was followed by `to_tool` — as consecutive siblings, parent →
  * child or through `dependsOn` — counted once per execution whatever the edge types. The next-step
  * co-occurrence reads it; the per-type counts cannot give it (an execution adds 1 to several of them, and

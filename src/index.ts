@@ -17,7 +17,8 @@ export type {
   SearchResult,
   SuggestNextResult,
   TraceImportResult,
-} from "./api/contract.ts";
+} from "./contract/api.ts";
+export { ToolgraphError } from "./contract/errors.ts";
 export type {
   AlternativesRequest,
   BuildDagRequest,
@@ -26,13 +27,12 @@ export type {
   PlanRequest,
   SearchRequest,
   SuggestNextRequest,
-} from "./api/requests.ts";
-export { openToolgraph, parseRequest, type StatsResult, Toolgraph, type ToolgraphOptions } from "./api/toolgraph.ts";
+} from "./contract/requests.ts";
 export { createEmbeddingProvider } from "./embeddings/create.ts";
 export type { EmbeddingProvider } from "./embeddings/provider.ts";
+export { ImportError } from "./formats/parse.ts";
 export type { CatalogInput, DeclaredEdgeInput, EvalCase, ExecutionInput } from "./formats/schemas.ts";
+export { openToolgraph, parseRequest, type StatsResult, Toolgraph, type ToolgraphOptions } from "./library/toolgraph.ts";
 export { createMcpServer } from "./mcp/mcp-server.ts";
 export { runStdio } from "./mcp/stdio.ts";
 export { createServer, runServer, startServer } from "./server/http-server.ts";
-export { ImportError } from "./services/parse.ts";
-export { ToolgraphError } from "./store/errors.ts";

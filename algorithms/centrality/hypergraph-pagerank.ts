@@ -3,13 +3,14 @@
  *
  * The graph is the bipartite star expansion of the tool–capability hypergraph — tool t ↔ capability c for
  * every membership, both directions, weight `membershipWeight` — enriched with capability → capability
- * dependency edges (ADR-042, weight × `dependencyFactor`) and, optionally, the tool → tool edges of the tool
+ * dependency edges (weight × `dependencyFactor`) and, optionally, the tool → tool edges of the tool
  * CSR (weight × `toolEdgeFactor`). See `spectral/tool-capability-graph.ts`. Parallel directed edges keep the
  * largest weight (CSR convention). PageRank conventions (weighted out-degree, uniform dangling mass, L1
  * stopping rule) are those of `pagerank.ts`; scores over all tools + capabilities sum to 1.
  *
- * Source: seed 003 §3.2 and ADR-042 (hypergraph PageRank for capabilities); Zhou, Huang & Schölkopf,
- * "Learning with hypergraphs" (NIPS 2006) for the bipartite expansion; Page et al. (1999).
+ * Source: PageRank over the tools–capabilities bipartite hypergraph (algorithms/README.md, "Analytics");
+ * Zhou, Huang & Schölkopf, "Learning with hypergraphs" (NIPS 2006) for the bipartite expansion; Page et al.
+ * (1999).
  */
 import {
   type ToolCapabilityInput,

@@ -122,7 +122,7 @@ export function pagerankDetailed(g: PagerankGraph, options: PagerankOptions = {}
 
 /**
  * Max-normalisation to [0, 1]: s_i / max_j s_j, so the most central node scores 1. This is the PageRank
- * term of the next-step formula (seed 003 §2.2), which mixes it with other [0, 1] signals. All-zero (or
+ * term of the next-step formula (prediction/next-step.ts), which mixes it with other [0, 1] signals. All-zero (or
  * empty) input returns zeros. Negative or non-finite input is misuse.
  */
 export function normalizeToUnit(scores: ArrayLike<number>): Float64Array {

@@ -15,7 +15,7 @@
  * (`orderWeight`, default the strength; the service passes strength × observed precedence share,
  * precedence.ts, so of two equally strong edges the direction seen less often goes); ties: a non-direct
  * edge before a direct one. Edges still tied (equal weight and kind) are never told apart by node id or
- * input position (issue 20): every edge of such a tie group that lies on a cycle when the group is reached
+ * input position: every edge of such a tie group that lies on a cycle when the group is reached
  * is dropped together — with no evidence for either direction, neither is asserted. So the result does not
  * depend on the order of `nodes` or `edges`, nor on the node ids. The order is replaceable with `weaker`.
  */

@@ -1,5 +1,5 @@
 /**
- * Execution DAG for selected tools (seed 003 §2.3, ADR-041), in four passes:
+ * Execution DAG for selected tools (algorithms/README.md "DAG", docs/decisions/edge-quality.md), in four passes:
  *
  *   1. candidates: B depends on A ⇔ cheapest A → B path with ≤ maxHops (3) edges, cost 1/max(w, 0.1);
  *      strength = (1 / hops) × mean edge weight; a direct `dependency` edge wins; multi-hop paths run

@@ -1,6 +1,6 @@
 /**
- * Confidence of a DAG answer and of a plan (seed 003 §2.3: the answer's confidence is what the gate
- * compares with its threshold), and which dependencies are required.
+ * Confidence of a DAG answer and of a plan (the answer's confidence is what the gate compares with its
+ * threshold, docs/decisions/gate-thresholds.md), and which dependencies are required.
  *
  *   dagConfidence   = 1 for one tool or none; 0 for several tools with no kept edge; else the mean
  *                     strength of the kept edges

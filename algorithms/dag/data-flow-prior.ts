@@ -1,5 +1,5 @@
 /**
- * Data-flow prior: one proposed dependency for a set of tools that no evidence relates at all (issue 6).
+ * Data-flow prior: one proposed dependency for a set of tools that no evidence relates at all.
  *
  * A workflow of several tools usually passes data between them: every multi-step NESTFUL training trace has
  * at least one dependency, and on the pairs never seen together in training the learned graph is silent.

@@ -1,7 +1,8 @@
 /**
  * The edge type of an execution DAG: "`to` depends on `from`", with the evidence that justified it.
  *
- *   strength = (1 / hops) × mean(weights along path)        (seed 003 §2.3, hop count of a direct edge = 1)
+ *   strength = (1 / hops) × mean(weights along path)        (hop count of a direct edge = 1;
+ *                                                            docs/decisions/edge-quality.md)
  *
  * Small-graph passes (cycle breaking, transitive reduction, layers) accept any `Arc`, so they can be
  * reused on declared dependency graphs as well as on inferred ones.

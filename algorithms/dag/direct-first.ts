@@ -1,5 +1,5 @@
 /**
- * Direct evidence first (issue 20): a selected tool B with a direct dependency edge from another selected tool
+ * Direct evidence first: a selected tool B with a direct dependency edge from another selected tool
  * (declared, or learned: B read that tool's output in a past run) takes no further prerequisite from weaker
  * evidence — a multi-hop path over other workflows' edges or a proposal (schema fit, data-flow prior):
  *

@@ -1,5 +1,5 @@
 /**
- * Infers "B depends on A" among selected tools from the history graph (seed 003 §2.3, ADR-041):
+ * Infers "B depends on A" among selected tools from the history graph (docs/decisions/edge-quality.md):
  *
  *   B depends on A  ⇔  the cheapest path A → B with at most maxHops (3) edges exists,
  *                      edge cost = 1 / max(w, minWeight)   (minWeight = 0.1)
@@ -7,9 +7,9 @@
  *
  * A declared/learned `dependency` edge A→B (caller's predicate) wins over any path: the relation is
  * then the direct edge (hops 1, strength = its weight; when the CSR lacks the edge, its weight is
- * `declaredDependencyWeight`, default 1.0 = the seed's `dependency` type weight × `observed`).
+ * `declaredDependencyWeight`, default 1.0 = the `dependency` type weight 1.0 × the `observed` multiplier 1.0).
  *
- * Edge provenance (issue 6): `pathCsr` holds the edges that may be hops of a multi-hop path (the
+ * Edge provenance: `pathCsr` holds the edges that may be hops of a multi-hop path (the
  * service passes the *learned* edges, observed in traces, weighted from that evidence alone); an edge of
  * `csr` absent from `pathCsr` (declared only) justifies a relation only as a whole 1-hop path:
  *
@@ -18,11 +18,11 @@
  *
  * Why: a declared dependency graph lists each tool's *direct* prerequisites, so a declared chain
  * A→X→B without a declared A→B says that B needs X, not A; learned edges are a sample of what ran, so
- * the seed's ≤ 3-hop paths fill pairs the traces happened not to show. Chosen on training data only
+ * the ≤ 3-hop paths fill pairs the traces happened not to show. Chosen on training data only
  * (leave-one-out over the training traces, dependency graph, edge F1): ToolLinkOS traces + declared
  * edges — paths over every edge 0.710, 1 hop 0.937, learned-only paths 0.937; NESTFUL (no declared
- * edges) — 3 learned hops 0.710, 2 hops 0.691, 1 hop 0.688, so learned edges keep seed 003 §2.3's
- * 3 hops. Default `pathCsr = csr`: every edge may be a hop (the seed's rule unchanged).
+ * edges) — 3 learned hops 0.710, 2 hops 0.691, 1 hop 0.688, so learned edges keep the default limit of
+ * 3 hops. Default `pathCsr = csr`: every edge may be a hop (the plain ≤ 3-hop rule unchanged).
  *
  * One hop-bounded search per selected tool, restricted to the other selected tools as targets
  * (algorithms/paths/hop-bounded-search.ts), instead of k² whole-graph searches.

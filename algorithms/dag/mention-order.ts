@@ -1,5 +1,5 @@
 /**
- * Mention order (issue 20): where the history holds no precedence evidence for a pair of selected tools, the
+ * Mention order: where the history holds no precedence evidence for a pair of selected tools, the
  * order in which the request's own intent text mentions them may orient the edge between them.
  *
  *   words(T)      = tokenize(name of T) minus GENERIC_WORDS, minus every word of another selected tool's name
@@ -20,7 +20,8 @@
  * of the data flow ("list the species …, then the conservation projects for these species"); the distinctive
  * words follow the IDF idea of search (words the other selected tools share tell them apart from none).
  *
- * Decision (the project lead, issue 20): the request's own text may orient a pair only where the history is
+ * Decision (the project lead's; measured in algorithms/README.md, "DAG", and bench/decisions.md): the
+ * request's own text may orient a pair only where the history is
  * silent; it is content the user wrote, unlike the order of the tools list, which never counts.
  * Chosen on training traces only (NESTFUL's 150 training traces, 5 folds: each held-out trace's DAG built from
  * the other folds, with that trace's own intent): edge F1 0.797 → 0.840, on the traces whose tools the other

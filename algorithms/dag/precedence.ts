@@ -1,5 +1,5 @@
 /**
- * Observed precedence of a pair of tools (issue 20): how often A ran before B against B before A, shrunk to
+ * Observed precedence of a pair of tools: how often A ran before B against B before A, shrunk to
  * "either order" when the evidence is thin.
  *
  *   share(A before B) = (n(A→B) + w/2) / (n(A→B) + n(B→A) + w)           w = priorWeight (2)
@@ -7,11 +7,12 @@
  *
  * n(A→B) counts A observed before B (the caller's counts: the project's learned successions — sequence,
  * dependency and contains observations of the directed edge A→B). The shrinkage is a Beta(w/2, w/2) prior on
- * the probability that A comes first: with no observation the share is ½ and the weight is the seed's
- * strength unchanged; the flight example of issue 20 (50 observed one way, 10 the other) gives
+ * the probability that A comes first: with no observation the share is ½ and the weight is the path
+ * strength unchanged; a pair of flight-booking tools observed 50 times one way and 10 the other gives
  * 51/62 = 0.823 against 11/62 = 0.177, so of two saturated (strength 1) edges the rarely observed direction is
- * dropped, whatever the order or index of the tools. Path costs stay the seed's quality weights
- * (infer-dependencies.ts); only the choice of which edge of a cycle to drop uses the order weight.
+ * dropped, whatever the order or index of the tools (measurements: algorithms/README.md, "DAG"). Path costs
+ * stay the edge-quality weights (docs/decisions/edge-quality.md, infer-dependencies.ts); only the choice of
+ * which edge of a cycle to drop uses the order weight.
  *
  * Invariants: share(A,B) + share(B,A) = 1; share ∈ (0, 1) when w > 0; share = ½ when n(A→B) = n(B→A);
  * monotone in n(A→B). w chosen on training traces only (a time split of the NESTFUL and ToolLinkOS training

@@ -1,6 +1,6 @@
 /**
- * Learned data-flow rates used by the DAG proposals (seed 003 §2.3 DAG Construction: dependencies learned
- * from execution history; shrinkage to the base rate lives in data-flow-prior.ts's shrunkRate):
+ * Learned data-flow rates used by the DAG proposals (dependencies are learned from execution history,
+ * algorithms/README.md "DAG"; shrinkage to the base rate lives in data-flow-prior.ts's shrunkRate):
  *
  *   consumerRate(v) = min(1, consumed(v) / executions(v))   share of v's runs that read another tool's
  *                     output; 0 when v never ran

@@ -1,5 +1,5 @@
 /**
- * Direction of a relation the history never observed in either order (issue 20): a candidate edge A → B that
+ * Direction of a relation the history never observed in either order: a candidate edge A → B that
  * is not a direct dependency edge (a multi-hop path, a schema or data-flow prior proposal) between two tools
  * never seen in succession either way (n(A→B) = n(B→A) = 0, precedence.ts) says that the two are related, not
  * which one runs first — a path A → X → B over other workflows' edges points whichever way those workflows

@@ -1,6 +1,6 @@
 /**
  * Schema-compatible dependencies: "B depends on A" proposed from the tools' declared inputs and outputs,
- * for selected pairs that have no observed or declared relation (issue 6: NESTFUL's Glaive subset
+ * for selected pairs that have no observed or declared relation (NESTFUL's Glaive subset
  * combines ~70 tools at random, so most test pairs were never seen together in a trace).
  *
  *   fit(o, i)      = 1 when the type classes of output field o and input i agree (number ⊇ integer, float),

@@ -6,8 +6,8 @@
  *   reach(u) = ∪_{u→w} ({w} ∪ reach(w)), computed in reverse topological order (bitsets)
  *
  * With `keep` (the service: direct dependency edges, observed or declared data flows that are facts rather
- * than inferences — issue 20), those edges are never dropped: the smallest edge set with the same
- * reachability that contains them (u→v with keep(u→v) is never redundant; every other rule unchanged).
+ * than inferences), those edges are never dropped: the smallest edge set with the same reachability that
+ * contains them (u→v with keep(u→v) is never redundant; every other rule unchanged).
  * Chosen on training traces only (NESTFUL, 5 folds, gold tool set, covered traces, with direct-first):
  * edge F1 0.839 → 0.851 (recall 0.831 → 0.851, precision 0.848 → 0.851).
  *

@@ -3,7 +3,8 @@
  * gold capability id in the system's ranking (deduplicated, first occurrence kept).
  *   acc@1 = [ranked[0] = gold];  RR = 1 / rank(gold) (0 if absent);  Hit@k = [rank(gold) ≤ k]
  * Means over queries give accuracy@1, MRR and Recall@k (one relevant item, so Recall@k = Hit@k).
- * Source: Manning et al., IR book §8.4 (MRR); task (d) of /work/shared/datasets/README.md.
+ * Source: Manning et al., IR book §8.4 (MRR); the capability-match task on the converted ToolLinkOS data
+ * (bench/convert/README.md).
  */
 
 import { hitAtK, reciprocalRank } from "./retrieval-metrics.ts";

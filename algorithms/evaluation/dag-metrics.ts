@@ -13,7 +13,7 @@
  *   the predicted order, pos = first occurrence; a tool missing from the order makes its edges
  *   inconsistent; no such gold edge ⇒ value null with reason "no-gold-edges".
  *   node P/R/F1 over distinct tool sets, same empty-set conventions as edges.
- *   Kendall τ-b between the gold and predicted orders (issue 20; SkillGraph reports τ between predicted and
+ *   Kendall τ-b between the gold and predicted orders (Kendall 1945; SkillGraph reports τ between predicted and
  *   gold tool orders): over the pairs of distinct gold tools, gold rank = longest-path layer of the gold tool
  *   DAG (tools no gold edge orders share a rank), predicted rank = the caller's (a DAG's layer, a chain's
  *   position; tools in one layer tie, so the order of the input never counts);

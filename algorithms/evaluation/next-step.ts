@@ -8,8 +8,8 @@
  * so a tool used twice is correct again while one of its later occurrences is eligible).
  *   Hit@k(t) = 1 if a correct tool is in the top k of the deduplicated ranking;  RR(t) = 1 / rank.
  * Case totals are sums over prefixes; `summarizeNextStep` micro-averages over all prefixes of all
- * cases (every prefix weighs the same). Source: the NESTFUL/Seal-Tools task (b) protocol in
- * /work/shared/datasets/README.md; MRR as in Manning et al., IR book §8.4.
+ * cases (every prefix weighs the same). Source: the next-step task on the converted NESTFUL / Seal-Tools
+ * traces (bench/convert/README.md, datasets in bench/data/README.md); MRR as in Manning et al., IR book §8.4.
  */
 
 import { EvaluationError } from "./errors.ts";

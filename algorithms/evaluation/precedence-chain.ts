@@ -1,5 +1,5 @@
 /**
- * "Precedence-sorted chain" baseline for execution DAGs (issue 20): order the given tools by how often each
+ * "Precedence-sorted chain" baseline for execution DAGs: order the given tools by how often each
  * ran before the others in the training executions, and chain them.
  *
  *   before(a, b) = Σ over training executions of [a occurs at an earlier step than b] (every pair of

@@ -3,7 +3,7 @@
  *
  * Nodes are integers 0..n-1. Out-edges of node u are `targets[offsets[u] .. offsets[u+1])` with the
  * matching `weights`; in-edges are the same for the reversed graph (`inOffsets`, `inSources`,
- * `inWeights`). Weights are edge qualities in (0, 1] (type weight × source multiplier, seed 003 §2.3).
+ * `inWeights`). Weights are edge qualities in (0, 1] (type weight × source multiplier, edge-quality.ts).
  * Parallel edges given to `buildCsr` are merged keeping the largest weight; self-loops are dropped.
  *
  * Source: the CSR layout of sparse-matrix libraries (Saad, "Iterative Methods for Sparse Linear

@@ -1,5 +1,5 @@
 /**
- * Edge learning from one execution (seed 003 §2.3, ADR-041 hierarchical trace tracking).
+ * Edge learning from one execution (hierarchical trace tracking; the weights: docs/decisions/edge-quality.md).
  *
  * From the ordered steps of an execution:
  * - consecutive siblings (steps with the same parent, or both top-level, in step order) → `sequence`

@@ -1,5 +1,5 @@
 /**
- * Edge quality (seed 003 §2.3, ADR-041): weight = typeWeight(type) × sourceMultiplier(source).
+ * Edge quality: weight = typeWeight(type) × sourceMultiplier(source) (why: docs/decisions/edge-quality.md).
  *
  * Type weights: dependency 1.0, contains 0.8, provides 0.7, sequence 0.5.
  * Source multipliers: observed 1.0, inferred 0.7, template 0.5.

@@ -9,8 +9,8 @@
  * votes in search, the capability votes and tool evidence of capability match, and the memory votes of the
  * next step.
  *
- * Source: the seed 003 §2.1 intent memory "semantic OR memory"; noisy-OR as in Pearl, Probabilistic
- * Reasoning in Intelligent Systems (1988), §4.3.2.
+ * Source: the intent memory's "semantic OR memory" (algorithms/README.md, "Intent memory"); noisy-OR as in
+ * Pearl, Probabilistic Reasoning in Intelligent Systems (1988), §4.3.2.
  */
 
 /** 1 − (1 − score)(1 − weight·vote), or `score` unchanged when there is no vote (undefined or ≤ 0). */

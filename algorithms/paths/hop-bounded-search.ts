@@ -1,6 +1,6 @@
 /**
  * Hop-bounded cheapest paths over a CSR graph: for a source s and a hop budget H, the cheapest path
- * s → t among the paths with at most H edges (H = 3 for execution DAGs, seed 003 §2.3).
+ * s → t among the paths with at most H edges (H = 3 for execution DAGs, docs/decisions/edge-quality.md).
  *
  *   cost(path) = Σ_{edges e} cost(w_e),   default cost(w) = 1 / max(w, minWeight)   (minWeight = 0.1)
  *   D_0(s) = 0;  D_h(v) = min( D_{h-1}(v),  min_{u→v} D_{h-1}(u) + cost(w_uv) )   for h = 1..H

@@ -1,5 +1,5 @@
 /**
- * Strategic discovery (passive capability suggestion), seed 003 (ADR-038) §3.2:
+ * Strategic discovery (passive capability suggestion; the 0.5 boost: docs/decisions/capability-scoring.md):
  *
  *   discovery(c) = toolsOverlap(c) × (1 + boost(c))
  *
@@ -16,8 +16,9 @@
  * the caller's tie-breaker (hypergraph PageRank of the capability) desc, then capability index asc.
  * Cost: O(Σ |tools(c)|) per query.
  *
- * Sources: seed 003 §3.2; spectral clustering of bipartite graphs (Dhillon, "Co-clustering documents
- * and words using bipartite spectral graph partitioning", KDD 2001); hypergraph PageRank as a tie-breaker.
+ * Sources: docs/decisions/capability-scoring.md; spectral clustering of bipartite graphs (Dhillon,
+ * "Co-clustering documents and words using bipartite spectral graph partitioning", KDD 2001); hypergraph
+ * PageRank as a tie-breaker.
  */
 import { PredictionError } from "./prediction-error.ts";
 
@@ -44,7 +45,7 @@ export interface CapabilityDiscoveryInput {
 }
 
 export interface CapabilityDiscoveryOptions {
-  /** Boost for the dominant cluster. Default 0.5 (seed: "+50 %"). */
+  /** Boost for the dominant cluster. Default 0.5 ("+50 %", docs/decisions/capability-scoring.md). */
   readonly clusterBoost?: number;
   /** How the boost applies. Default "own-cluster". */
   readonly boostMode?: BoostMode;

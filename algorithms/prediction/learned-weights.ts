@@ -1,5 +1,6 @@
 /**
- * Learned next-step weights (seed 003 §5.1 "online learning of the weights by logistic regression").
+ * Learned next-step weights: the fixed weights replaced by weights learned from the project's own outcomes
+ * (docs/decisions/next-step-weights.md).
  *
  * Each training example holds the four term values (cooc, community, recency, pagerank) of the true
  * next tool and of negative candidates shown with it. With s_j = w·x_j, the listwise softmax logistic

@@ -1,5 +1,5 @@
 /**
- * Next-step prediction (passive tool suggestion), seed 003 (ADR-038) §2.2:
+ * Next-step prediction (passive tool suggestion; the default weights and why: docs/decisions/next-step-weights.md):
  *
  *   score(B | context) = w1·cooc + w2·community + w3·recency + w4·pagerank
  *   defaults w = { cooc 0.6, community 0.3, recency 0.1, pagerank 0.1 }

@@ -19,7 +19,8 @@
  * explanations.
  *
  * Source: Adamic & Adar, "Friends and neighbors on the Web", Social Networks 25 (2003); weighted variant
- * as in Lü & Zhou, "Link prediction in weighted networks: the role of weak ties", EPL 89 (2010); seed ADR-041.
+ * as in Lü & Zhou, "Link prediction in weighted networks: the role of weak ties", EPL 89 (2010); edge
+ * weights as in docs/decisions/edge-quality.md.
  */
 import { type Csr, undirectedNeighbors } from "../graph/csr.ts";
 import { SearchError } from "./search-error.ts";

@@ -1,6 +1,7 @@
 /**
- * Local adaptive α per candidate (seed ADR-048): the weight of the semantic score in
- * final = α · semantic + (1 − α) · graph, always in [0.5, 1] (0.5 = the seed's alpha floor).
+ * Local adaptive α per candidate (docs/decisions/hybrid-alpha.md): the weight of the semantic score in
+ * final = α · semantic + (1 − α) · graph, always in [0.5, 1] (0.5 = the α floor: text never weighs less
+ * than the graph).
  *
  * (b) Active search, structural estimate from embedding/graph coherence:
  *       S = the tool's k nearest tools by embedding (caller-supplied ids, the tool itself ignored)
@@ -25,7 +26,7 @@
  *     n = 0 gives exactly 1.0 (a tool never run is judged on its text alone). Default k = 1, so the jump at
  *     n = 5 is at most (1 − α_est) · k / (5 + k) ≤ 0.083.
  *
- * Source: seed ADR-038 §2.1 / ADR-048 (three regimes); heat kernel diffusion as in Kondor & Lafferty,
+ * Source: docs/decisions/hybrid-alpha.md (three regimes); heat kernel diffusion as in Kondor & Lafferty,
  * "Diffusion kernels on graphs" (2002), here its lazy random-walk discretisation; Beta-prior shrinkage of a
  * rate toward a prior mean (Gelman et al., Bayesian Data Analysis, §2.4).
  */

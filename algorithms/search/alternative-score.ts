@@ -1,6 +1,6 @@
 /**
- * Score of a substitute for a failed or unavailable tool (seed 002 "retry with an alternate route"; the
- * weights are this project's documented choice, see src/services/recommend-alternatives.ts):
+ * Score of a substitute for a failed or unavailable tool (retry with an alternate tool; the
+ * weights are this project's documented choice, see src/jobs/alternatives.ts):
  *
  *   score = 0.5·clamp01(cos(tool, candidate)) + 0.2·[same Louvain community] + 0.2·[share a capability]
  *           + 0.1·schema,   schema = |P_tool ∩ P_cand| / |P_tool ∪ P_cand| (Jaccard of input parameter

@@ -1,5 +1,5 @@
 /**
- * Capability match (seed ADR-038 §3.1): a strict multiplicative score.
+ * Capability match: a strict multiplicative score.
  *
  *   score       = clamp(semantic × reliability, 0, 1)
  *   reliability = 0.1  if successRate < 0.5     (disqualified: a capability that fails is not proposed)
@@ -10,7 +10,8 @@
  * strict: exactly 0.5 and exactly 0.9 give 1.0. Clamping at 1 makes every semantic ≥ 1/1.2 ≈ 0.833 with the
  * bonus score 1.0; ranking breaks such ties by the unclamped product, then id.
  *
- * Source: seed ADR-038 §3.1; magic numbers 0.5 / 0.1 / 0.9 / 1.2 from its §4.2 inventory ("to validate").
+ * Source: docs/decisions/capability-scoring.md (where 0.5 / 0.1 / 0.9 / 1.2 come from, and that they are
+ * not re-tuned).
  */
 import { SearchError } from "./search-error.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Capability match ranking (seed 003 §3.1 with the pattern triggers of seed 004): one ordered list in which
+ * Capability match ranking (capability match with the pattern triggers): one ordered list in which
  * reliability multiplies whatever evidence selected a capability.
  *
  *   evidence = max(semantic, pattern confidence when the pattern activated)
@@ -13,7 +13,7 @@
  * Reliability applies to pattern evidence as to semantic evidence, so a failing capability cannot come back
  * through its trigger; priority decides only inside the band (a total order — no pairwise comparator).
  *
- * Source: seed 003 §3.1 (score = semantic × reliability), seed 004 ("Framework Triggering Mechanics").
+ * Source: docs/decisions/capability-scoring.md (score = evidence × reliability; the trigger constants).
  */
 import { type CapabilityMatchOptions, capabilityMatch } from "./capability-match.ts";
 import { pickTrigger, type TriggerDecision, type TriggerOptions, type TriggerScore } from "./pattern-triggers.ts";

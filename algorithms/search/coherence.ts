@@ -1,6 +1,6 @@
 /**
- * Semantic–graph coherence of a tool and the active-search α estimate it gives (seed 003 §2.1 "α local
- * adaptatif", ADR-048 active mode):
+ * Semantic–graph coherence of a tool and the active-search α estimate it gives (the local α's active-search
+ * regime, docs/decisions/hybrid-alpha.md):
  *
  *   coherence(u) = Σ_v w(u,v) · clamp01(cos(u,v)) / Σ_v w(u,v)      over u's undirected graph neighbours v
  *                = 0 when u has no neighbour (or Σ w = 0)

@@ -1,5 +1,5 @@
 /**
- * Explicit mentions (seed 004 "target extraction", seed 002): tools that a request names directly.
+ * Explicit mentions: tools that a request names directly.
  *
  * A word of the request counts as an identifier when it looks like code — it contains "_", ".", ":" or
  * "-" between letters, or an inner capital (camelCase) — and it names a tool when, lowercased, it equals

@@ -1,6 +1,6 @@
 /**
- * No-context graph signal of hybrid search (seed 003 §2.1: "graph = global signal when there is no
- * context"; the exact mix is this project's documented choice):
+ * No-context graph signal of hybrid search (with no context tools, the graph side is a global signal; the
+ * exact mix is this project's documented choice, algorithms/README.md "Graph"):
  *
  *   global(u) = min(1, 0.5 · pagerank(u) + 0.5 · ln(1 + successes(u)) / ln(1 + maxSuccesses))
  *

@@ -1,5 +1,5 @@
 /**
- * The hybrid-search scoring loop (seed 003 §2.1 Hybrid Search), per fused candidate u:
+ * The hybrid-search scoring loop (docs/decisions/hybrid-alpha.md), per fused candidate u:
  *
  *   semantic'(u) = 1 − (1 − w_c·semantic(u))(1 − μ·vote(u))        content ⊕ intent memory (channel-fusion.ts;
  *                                                                  w_c = 1: the plain memory lift)

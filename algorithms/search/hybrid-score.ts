@@ -1,5 +1,5 @@
 /**
- * Hybrid tool score: semantic relevance mixed with graph evidence by the local α (seed ADR-038 §2.1).
+ * Hybrid tool score: semantic relevance mixed with graph evidence by the local α.
  *
  *   final = α · semantic + (1 − α) · graphChannel
  *   graphChannel = semantic ⊕ graph = 1 − (1 − semantic)(1 − graph)            (combine = "lift", default)
@@ -17,7 +17,7 @@
  * α = 1 or graph = 0. So a tool with history never ranks below an identical-text tool without one.
  * Ranking ties are broken by graph (more evidence first), then semantic, then id ascending.
  *
- * Source: seed ADR-038 §2.1 (formula), ADR-048 (local α); the OR combination is the noisy-OR of Pearl,
+ * Source: docs/decisions/hybrid-alpha.md (formula and local α); the OR combination is the noisy-OR of Pearl,
  * "Probabilistic reasoning in intelligent systems" (1988), §4.3.
  */
 import { SearchError } from "./search-error.ts";
@@ -29,7 +29,7 @@ export const DEFAULTS = {
 };
 
 export interface HybridOptions {
-  /** "lift" (default): graph channel = semantic ⊕ graph. "convex": graph channel = graph (seed literal). */
+  /** "lift" (default): graph channel = semantic ⊕ graph. "convex": graph channel = graph (the plain mix). */
   readonly combine?: HybridCombine;
 }
 

@@ -1,6 +1,7 @@
 /**
- * Two-hop namespace routing (seed 002 "hierarchical routing"): rank the catalog's namespaces first, then
- * search tools only inside the best few.
+ * Two-hop namespace routing (hierarchical routing; algorithms/README.md, "Two-hop routing", and the measured
+ * choice of route in bench/decisions.md): rank the catalog's namespaces first, then search tools only inside
+ * the best few.
  *
  * Namespace of a tool (`namespaceOf`): its catalog `server` when non-blank; else the id up to the first
  * ".", ":", "/" or "__" (`fs.read_file` → fs, `mcp__github__create_issue` → mcp); a tool whose id has no

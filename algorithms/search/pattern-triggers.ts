@@ -15,16 +15,18 @@
  * characters, with the linear-time matcher of `safe-regex.ts`; unsafe or invalid patterns are rejected by
  * `compileTriggers` (at import time) with an error naming the capability and the pattern.
  *
- * Work bound (issue 21): the matcher is linear, but nothing bounded the total over all patterns. Each pattern
- * is first checked against its required literals (`mayMatch`: free of NFA work); a pattern that passes costs
- * (L + 1) × program size NFA steps, charged to a per-request `MatchBudget` (default `maxMatchWork` = 2·10⁷
+ * Work bound (bench/pattern-worst-case.ts): the matcher is linear, but nothing bounded the total over all
+ * patterns. Each pattern is first checked against its required literals (`mayMatch`: free of NFA work); a
+ * pattern that passes costs (L + 1) × program size NFA steps, charged to a per-request `MatchBudget`
+ * (default `maxMatchWork` = 2·10⁷
  * steps, ≈ 0.1–0.2 s on one loaded core). A pattern whose cost exceeds what is left is not run and counts as
  * not matched; the budget reports how many were skipped. Patterns are visited in declaration order, so the
  * outcome is deterministic for a given catalog and message.
  *
- * Source: seed 004 ("Framework Triggering Mechanics": base 0.3, length/100 specificity, normalisation by
- * 0.3·|patterns|, +0.1 per keyword, 0.4 activation, 15 % ambiguity band with a priority order). The seed's
- * worked examples do not follow from its own formula (see the tests); we implement the formula.
+ * Source: BioMapper's "Framework Triggering Mechanics" documentation (base 0.3, length/100 specificity,
+ * normalisation by 0.3·|patterns|, +0.1 per keyword, 0.4 activation, 15 % ambiguity band with a priority
+ * order; docs/decisions/capability-scoring.md). That document's worked examples do not follow from its own
+ * formula (see the tests); we implement the formula.
  */
 import { compileSafeRegex, matchCost, mayMatch, type SafeRegex, type SafeRegexOptions, safeTest } from "./safe-regex.ts";
 import { SearchError } from "./search-error.ts";

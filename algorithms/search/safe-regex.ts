@@ -2,9 +2,10 @@
  * Safe regular expressions for declared trigger patterns: a static ReDoS guard plus a linear-time matcher.
  *
  * Why both: V8's backtracking engine is exponential on nested quantifiers and polynomial on chains of
- * unbounded quantifiers. Measured here: the seed's own trigger `fix.*(counting|…).*in.*(action|…)` takes
+ * unbounded quantifiers. Measured here: the example trigger `fix.*(counting|…).*in.*(action|…)` (from the
+ * trigger rules of docs/decisions/capability-scoring.md) takes
  * 0.8 s on 2,000 adversarial characters, and `\w+.*\w+.*\w+.*x` 1.6 s on 256. A static check cannot reject
- * those without rejecting the seed's patterns, so patterns are parsed here and run on a Thompson NFA
+ * those without rejecting such ordinary patterns, so patterns are parsed here and run on a Thompson NFA
  * (Pike-style set simulation): O(L · P) time for input length L and program size P, whatever the pattern.
  *
  * Static guard (rejected at compile/import time with a `SearchError` naming the pattern):

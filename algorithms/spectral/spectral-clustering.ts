@@ -22,7 +22,7 @@
  *
  * Source: Ng, Jordan & Weiss, "On spectral clustering: analysis and an algorithm" (NIPS 2001);
  * von Luxburg, "A tutorial on spectral clustering" (2007), §4 and §8.2 (eigengap heuristic);
- * seed 003 §3.2 and ADR-042.
+ * algorithms/README.md, "Spectral clustering".
  */
 import { AlgorithmError } from "../errors.ts";
 import { defaultSteps, lanczos } from "../linalg/lanczos.ts";

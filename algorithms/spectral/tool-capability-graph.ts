@@ -4,13 +4,14 @@
  * Nodes: tools 0..nTools−1, then capabilities nTools..nTools+nCaps−1 (capability c is node nTools + c).
  * Edges:
  *   - membership: tool t ∈ capability c  ↔  t — c with weight `membershipWeight` (each pair once);
- *   - capability dependency c₁ → c₂ with weight w (ADR-042, table `capability_dependency`): w · `dependencyFactor`;
+ *   - capability dependency c₁ → c₂ with weight w (table `capability_dependency`): w · `dependencyFactor`;
  *   - optionally tool → tool edges of the tool CSR: w · `toolEdgeFactor`.
  * The undirected (symmetric) view sums both orientations: A[u][v] = W(u→v) + W(v→u) for dependency and tool
  * edges, and `membershipWeight` for a membership pair.
  *
- * Source: seed 003 §3.2 (Strategic Discovery on the tools–capabilities bipartite hypergraph) and ADR-042
- * (capability→capability hyperedges enrich spectral clustering and PageRank); the clique-free bipartite
+ * Source: strategic discovery on the tools–capabilities bipartite hypergraph, with capability→capability
+ * hyperedges enriching spectral clustering and PageRank (algorithms/README.md, "Spectral clustering",
+ * docs/decisions/capability-scoring.md); the clique-free bipartite
  * ("star") expansion of a hypergraph, Zhou, Huang & Schölkopf, "Learning with hypergraphs" (NIPS 2006).
  */
 import { AlgorithmError } from "../errors.ts";
@@ -24,7 +25,7 @@ export const DEFAULTS = {
   toolEdgeFactor: 1,
 } as const;
 
-/** A capability→capability dependency (ADR-042); capability indices, weight ≥ 0. */
+/** A capability→capability dependency (table `capability_dependency`); capability indices, weight ≥ 0. */
 export interface CapabilityDependency {
   readonly from: number;
   readonly to: number;

@@ -1,5 +1,5 @@
 /**
- * Adaptive threshold adjustment (seed 000 "Phase 3", step 4.5): extract the user-history, resource and context
+ * Adaptive threshold adjustment (docs/decisions/gate-thresholds.md): extract the user-history, resource and context
  * signals, apply the highest-priority matching rule (adjustment-rules.ts), then
  *
  *   adjusted = clamp(ruleThreshold + learnedOffset + healthPenalty × (#health flags), min, max)
@@ -8,7 +8,7 @@
  * per-context offset learned from outcomes (context-learning.ts), the health flags are AtRisk (replans > 2) and
  * OffTrack (workflow success < 0.5) from context detection, each adding 0.05, and [min, max] = [0.60, 0.80].
  *
- * The reasoning sentence follows the seed: "Threshold decreased by 7% (0.70 → 0.65). Rule: user_history_positive.
+ * The reasoning sentence reads: "Threshold decreased by 7% (0.70 → 0.65). Rule: user_history_positive.
  * Reason: ..." (percent = |delta| / original, rounded), with any learned offset, health penalty and clamping
  * appended as further sentences. confidenceLevel is strict / neutral / lenient as adjusted is above / equal to /
  * below the original threshold.
@@ -38,7 +38,7 @@ export interface AdjustOptions {
   readonly maxThreshold?: number;
   /** Added per workflow health flag (AtRisk, OffTrack). Default 0.05. */
   readonly healthPenalty?: number;
-  /** Rule table. Default RULES (the seed's six plus complex_task and simple_task). */
+  /** Rule table. Default RULES (six user/context rules plus complex_task and simple_task). */
   readonly rules?: readonly ThresholdRule[];
   /** Options of the three extractors (their own DEFAULTS apply). */
   readonly userSignals?: UserSignalOptions;
@@ -76,7 +76,7 @@ export interface ThresholdAdjustment {
   readonly adjustedThreshold: number;
   /** adjustedThreshold − originalThreshold. */
   readonly delta: number;
-  /** The rule that applied (zero or one id; an array as in the seed). */
+  /** The rule that applied (zero or one id, as an array). */
   readonly appliedRules: readonly string[];
   /** Every rule that matched, in selection order. */
   readonly matchedRules: readonly Pick<ThresholdRule, "id" | "threshold" | "priority" | "category">[];

@@ -1,6 +1,7 @@
 /**
- * The threshold adjustment rules of seed 000 ("Adjustment Rules (6 rules)") plus the two complexity rules of
- * its ContextSignalExtractor table ("complex_task → 0.72, Medium", "simple_task → 0.65, Low"):
+ * The threshold adjustment rules (six user and context rules) plus two complexity rules (complex_task → 0.72,
+ * Medium; simple_task → 0.65, Low); where the numbers come from and what was changed:
+ * docs/decisions/gate-thresholds.md.
  *
  *   rule                   fires on signal        threshold  priority  category
  *   critical_production    critical_production    0.80       10        up
@@ -12,19 +13,19 @@
  *   similar_task_success   similar_success        0.60        7        down
  *   simple_task            simple_task            0.65        7        down
  *
- * The seed's signal priorities map onto the rule table's numbers as its own rules do (Highest/High 10 or 9,
+ * The signals' priorities map onto the rule table's numbers as the six rules' do (Highest/High 10 or 9,
  * Medium 9 or 8, Low 7): complex_task is Medium (8, up: it beats user_history_positive on a tie), simple_task
  * Low (7, after similar_task_success, which wins their tie by table order).
  *
  * Selection: only the highest-priority matching rule applies; on equal priority an "up" (strict) rule beats a
  * "down" (lenient) one; remaining ties go to the earlier rule in the table (so critical_production beats
- * error_rate_high, as in the seed's scenario 2). No matching rule → the base threshold 0.70.
- * The seed's similar_past_success is named similar_task_success: the success of similar past tasks is a
- * property of the task (computed over every user's executions for an anonymous request, over the user's own
- * when a user is given), not a claim about a user.
+ * error_rate_high: a new user with errors on a critical production task gets 0.80). No matching rule → the
+ * base threshold 0.70. The rule first named similar_past_success is similar_task_success: the success of
+ * similar past tasks is a property of the task (computed over every user's executions for an anonymous request, over
+ * the user's own when a user is given), not a claim about a user.
  *
  * RESOURCE_RULES (resource_critical 0.75 / 9 up, low_resources 0.72 / 8 up, resource_healthy 0.65 / 7 down,
- * from the seed's ResourceSignalExtractor table) are not in the default table: the host's load and free
+ * from the starting design's resource signal table) are not in the default table: the host's load and free
  * memory say nothing about which tool fits a request, and they would make the same request accepted or
  * abstained depending on what else runs on the machine (measured: bench/results/resource-signals.json).
  * Pass `[...RULES, ...RESOURCE_RULES]` to apply them.
@@ -114,7 +115,7 @@ export const RULES: readonly ThresholdRule[] = [
   },
 ];
 
-/** The seed's resource rules; not applied by default (see the header). */
+/** The resource rules of the starting design; not applied by default (see the header). */
 export const RESOURCE_RULES: readonly ThresholdRule[] = [
   {
     id: "resource_critical",

@@ -1,6 +1,7 @@
 /**
- * Score calibration by isotonic regression (seed 002 "Confidence Correlation: high confidence = high
- * success rate (> 0.8)"). Pool-adjacent-violators (Ayer et al., 1955; Zadrozny & Elkan, KDD 2002, "Transforming
+ * Score calibration by isotonic regression, so that high confidence means a high success rate (> 0.8,
+ * docs/decisions/gate-thresholds.md). Pool-adjacent-violators (Ayer et al., 1955; Zadrozny & Elkan, KDD 2002,
+ * "Transforming
  * classifier scores into accurate multiclass probability estimates"): sort by score, pool equal scores, then
  * merge adjacent blocks while a block's mean success exceeds the next one's. The result is a non-decreasing
  * step map score → P(success) whose value on each block is that block's empirical success rate; so on the
@@ -21,11 +22,11 @@
  * 900 of 1000 → 0.88. Each L is a 97.5 % one-sided bound; the maximum over the nested windows i..j is a
  * little less (a scan over one parameter). `z: 0` gives the plain isotonic fit (p = empirical rate).
  *
- * Minimum per block (issue 20, `minBlock`, default 1 = off): after pooling, a block of fewer than minBlock
+ * Minimum per block (`minBlock`, default 1 = off): after pooling, a block of fewer than minBlock
  * observations is merged into its lower neighbour (the first block into the next), repeatedly, until every
  * block has ≥ minBlock observations or one block is left. Merging two adjacent blocks of a non-decreasing
  * fit gives a pooled rate between theirs, so the fit stays non-decreasing; a lone high score among few
- * answers no longer forms a block of its own (services/calibrate.ts uses 10).
+ * answers no longer forms a block of its own (jobs/fit-calibration.ts uses 10).
  *
  * Evaluation: the value of the last block starting at or below the score (the lower, conservative block
  * between two blocks); below the first block, the first block's value. An empty fit has no blocks and

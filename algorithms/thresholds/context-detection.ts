@@ -1,23 +1,24 @@
 /**
- * Rule-based context detection (seed 001 "Layer 1: Rule-Based Detection", seed 000 "Pattern Recognition
- * Rules"): one fast, deterministic detector that turns a request (text + workflow so far) into
+ * Rule-based context detection (the fast, rule-based first layer of the detector chain; thresholds and their
+ * origin: docs/decisions/gate-thresholds.md): one deterministic detector that turns a request (text +
+ * workflow so far) into
  *
- *   operation type  verbs of seed 000 ("Operation Type Classification"), matched on a light stem
+ *   operation type  verbs per operation type (OPERATION_VERBS below), matched on a light stem
  *                   (creating/created/creates → creat); most verb hits wins; ties in the order
  *                   debugging, implementation, creation, analysis, modification, iterative
- *   domain          keywords of seed 000 ("Domain Identification") plus project-configured domains; hits in
+ *   domain          keywords per domain (DOMAIN_KEYWORDS) plus project-configured domains; hits in
  *                   the text + 1 for each workflow domain; most hits wins, ties in declaration order
  *   complexity      clamp01(0.5·s + 0.25·t + 0.25·d + k) with s = min(steps / 10, 1),
  *                   t = min(distinct tools / 5, 1), d = min(domains involved / 3, 1), k = +0.15 for a
  *                   complex indicator (system-wide, architecture, ...), −0.15 for a simple one (typo, single
- *                   file, ...), 0 for both or neither. Matches seed 000's bands: < 3 steps, ≤ 2 tools, 1 domain
+ *                   file, ...), 0 for both or neither. Matches the intended bands: < 3 steps, ≤ 2 tools, 1 domain
  *                   stays below 0.3 (simple); > 10 steps with ≥ 4 tools exceeds 0.7 (complex).
  *   urgency         "high" on an urgent keyword (urgent, asap, immediately, critical, hotfix, now, ...),
  *                   "low" on a no-rush phrase, else "medium"
  *   critical        the text names a critical situation (critical, outage, incident, production down, ...)
  *   task health     replans > 2 → AtRisk; workflow success rate < 0.5 → OffTrack (OffTrack shown when both);
  *                   more than 3 consecutive failures at the end → user state "frustrated"
- *                   (seed 001 RuleBasedDetector heuristics)
+ *                   (docs/decisions/gate-thresholds.md, "Workflow health")
  */
 
 import type { ContextDetector, DetectedContext, DetectionInput, TaskHealth, WorkflowContext } from "./detector-chain.ts";
@@ -203,7 +204,7 @@ export interface WorkflowHealth {
   readonly userStates: readonly string[];
 }
 
-/** seed 001 rules: replans > 2 → AtRisk; success rate < 0.5 → OffTrack; > 3 trailing failures → frustrated. */
+/** Workflow health: replans > 2 → AtRisk; success rate < 0.5 → OffTrack; > 3 trailing failures → frustrated. */
 export function assessWorkflowHealth(
   workflow: WorkflowContext | undefined,
   options?: Pick<RuleBasedDetectorOptions, "maxReplans" | "maxConsecutiveFailures" | "minSuccessRate">,

@@ -1,5 +1,5 @@
 /**
- * Learned threshold offset per context (beyond the seed; the reference's ADR-008 never loaded contexts).
+ * Learned threshold offset per context (ours, beyond the fixed rule table; docs/decisions/gate-thresholds.md).
  * A context is project × operation type × domain. From each gated answer's outcome:
  *
  *   accepted and then failed                      offset ← offset + step     (the gate was too lenient)
@@ -12,7 +12,7 @@
  * `updateContextThreshold` returns a new state and never mutates its input.
  */
 
-import { ThresholdError, assertInRange } from "./errors.ts";
+import { assertInRange, ThresholdError } from "./errors.ts";
 import { stripUndefined } from "./options.ts";
 
 const MODULE = "thresholds/context-learning";

@@ -1,17 +1,17 @@
 /**
- * ContextSignalExtractor (seed 000 "Signal Extractors"), strongest first:
+ * ContextSignalExtractor (docs/decisions/gate-thresholds.md), strongest first:
  *
  *   critical_production  isProduction AND isCriticalTask              up    Highest (override)
  *   urgent_task          urgency = "high" OR urgent keywords found     down  High
  *   complex_task         complexity > 0.7                              up    Medium
  *   simple_task          complexity < 0.3                              down  Low
  *
- * Bounds are strict as in the seed (complexity exactly 0.7 or 0.3 fires neither).
+ * Bounds are strict (complexity exactly 0.7 or 0.3 fires neither).
  */
 
 import { assertInRange } from "./errors.ts";
-import type { EnvironmentContext, SignalReport, TaskContext } from "./types.ts";
 import { stripUndefined } from "./options.ts";
+import type { EnvironmentContext, SignalReport, TaskContext } from "./types.ts";
 
 const MODULE = "thresholds/context-signals";
 

@@ -1,12 +1,12 @@
 /**
- * Detector chain (seed 001 "Layered Detection Pattern", "Custom Detector Chains"): detectors share one
+ * Detector chain (layered detection: a fast rule-based layer first, custom detectors after): detectors share one
  * interface and run in order over the same request; each returns the fields it infers, which are merged over
  * the partial context so far (later detectors override the fields they return, undefined ones are ignored; `userStates` and `detectedBy` are
  * unions), and the chain appends each detector's name to `detectedBy`. Missing fields are filled from
  * NEUTRAL_CONTEXT (medium urgency, complexity 0.5, OnTrack). A disabled chain returns NEUTRAL_CONTEXT itself,
- * a constant: zero cost (seed 001 "DetectionMode::None").
+ * a constant: zero cost (detection is opt-in).
  *
- * Contexts of a workflow form a timeline (seed 001 "Timeline-Based"): `appendToTimeline` returns a new array
+ * Contexts of a workflow form a timeline (never overwritten): `appendToTimeline` returns a new array
  * keeping the last `maxLength` entries.
  */
 
@@ -22,11 +22,11 @@ export interface WorkflowStep {
   readonly success: boolean;
 }
 
-/** What the workflow has done so far (seed 001 EnvContext). */
+/** What the workflow has done so far (raw runtime facts, not inferences). */
 export interface WorkflowContext {
   /** Steps executed so far, in order. */
   readonly steps: readonly WorkflowStep[];
-  /** How many times the plan was redone (seed 001 redesign_count). */
+  /** How many times the plan was redone (> 2 → AtRisk, docs/decisions/gate-thresholds.md). */
   readonly replans: number;
   /** Tools involved (in addition to the steps' tools). */
   readonly tools?: readonly string[] | undefined;
@@ -39,7 +39,7 @@ export interface DetectionInput {
   readonly workflow?: WorkflowContext | undefined;
 }
 
-/** Inferred context (seed 001 DetectedContext, with the seed 000 fields the gate needs). */
+/** Inferred context (task health, user states, and the task fields the gate's rules read). */
 export interface DetectedContext {
   /** Primary operation type (analysis, creation, implementation, modification, debugging, iterative, ...). */
   readonly operationType: string | undefined;

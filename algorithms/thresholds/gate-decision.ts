@@ -1,5 +1,5 @@
 /**
- * Decision tiers of the confidence gate (seed 000 step 5, seed 002 "Confidence Gates"):
+ * Decision tiers of the confidence gate (docs/decisions/gate-thresholds.md, "Tiers"):
  *
  *   score ≥ max(0.85, threshold)           → accepted, high confidence
  *   score ≥ adjusted threshold             → accepted-with-caution, medium confidence (caution flag)
@@ -7,8 +7,9 @@
  *                                            caller's fallbacks (the project's configured fallback tools)
  *
  * With a calibration map (calibration.ts) the high tier also needs calibrated P(success) ≥ 0.80, so that
- * answers accepted with high confidence succeed at least 80% of the time on the calibration data (seed 002
- * "High confidence = high success rate (> 0.8)"); an answer failing that test falls to the caution tier.
+ * answers accepted with high confidence succeed at least 80% of the time on the calibration data (the target
+ * "high confidence = success rate > 0.8", measured per dataset in docs/decisions/gate-thresholds.md); an
+ * answer failing that test falls to the caution tier.
  * Scores are compared with a 1e-9 tolerance (0.62 passes a 0.62 threshold).
  */
 
@@ -34,7 +35,7 @@ export interface GateDecision<F = string> {
   readonly confidence: "high" | "medium" | "low";
   readonly score: number;
   readonly threshold: number;
-  /** True for accepted-with-caution (seed: "proceed_with_caution_flag_and_monitoring"). */
+  /** True for accepted-with-caution (proceed, flagged for monitoring). */
   readonly caution: boolean;
   /** threshold − score, only when abstained. */
   readonly gap?: number;

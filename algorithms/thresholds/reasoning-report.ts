@@ -1,14 +1,14 @@
 /**
- * Reasoning report of a gated answer (seed 000 "Reasoning Report Format", step 6): chosen item, confidence
+ * Reasoning report of a gated answer: chosen item, confidence
  * and level, score breakdown (name → value, from the algorithm that produced the score), key decision factors
  * with weights, alternatives with their scores and why they lost, flags, the threshold adjustment, and a risk
- * assessment. Built as JSON (`buildReasoningReport`) and rendered as English text in the seed's structure
+ * assessment. Built as JSON (`buildReasoningReport`) and rendered as English text in that order of sections
  * (`renderReasoningReport`).
  *
  * Risk cut-offs:
  *   complexity   complexity < 0.3 low, ≤ 0.7 medium, > 0.7 high (the simple/complex signal bounds)
- *   resource     u = max(memory, cpu): u < 0.60 low, u < 0.85 medium, u ≥ 0.85 high (seed 001 green / yellow-
- *                orange / red zones); disk > 0.90 raises low to medium; no snapshot → "unknown"
+ *   resource     u = max(memory, cpu): u < 0.60 low, u < 0.85 medium, u ≥ 0.85 high (green / yellow-orange /
+ *                red zones); disk > 0.90 raises low to medium; no snapshot → "unknown"
  *   uncertainty  score ≥ 0.85 low, score ≥ threshold medium, below threshold high; an alternative within
  *                0.05 of the chosen score raises low to medium (an ambiguous choice)
  * Key factors, when not given, are the breakdown's non-negative values normalised to sum 1, top 3. Mixing
@@ -185,7 +185,7 @@ const DECISION_TEXT: Record<GateDecision["decision"], string> = {
   abstained: "abstained",
 };
 
-/** English text in the seed's layout. */
+/** English text: the report's sections in the order of the header. */
 export function renderReasoningReport(r: ReasoningReport): string {
   const lines: string[] = [];
   lines.push(`🤖 **${r.title}**`, "");

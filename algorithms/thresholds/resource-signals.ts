@@ -1,12 +1,12 @@
 /**
- * ResourceSignalExtractor (seed 000 "Signal Extractors"); usages are fractions in [0, 1]:
+ * ResourceSignalExtractor (docs/decisions/gate-thresholds.md); usages are fractions in [0, 1]:
  *
  *   resource_critical  memory > 0.95 OR cpu > 0.95                      up       High
  *   low_resources      memory > 0.85 OR cpu > 0.90 (when not critical)  up       Medium
  *   resource_healthy   memory < 0.60 AND cpu < 0.70                     down     Low
  *   disk_pressure      disk > 0.90                                      neutral  Low (warning)
  *
- * Bounds are strict as in the seed (memory exactly 0.95 is low, not critical). The default rule table does
+ * Bounds are strict (memory exactly 0.95 is low, not critical). The default rule table does
  * not read resource signals (adjustment-rules.ts RESOURCE_RULES says why); they feed the report's risk.
  */
 

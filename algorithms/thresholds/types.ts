@@ -1,5 +1,5 @@
 /**
- * Shared shapes of the adaptive-threshold gate (seed 000 "Phase 3: Adaptive Threshold Integration"):
+ * Shared shapes of the adaptive-threshold gate (docs/decisions/gate-thresholds.md):
  * the user context (from user history), the environment (production flag, resource usage) and the task
  * context (urgency, complexity, domain, operation, workflow health), plus the signal record that every
  * extractor returns.
@@ -82,7 +82,7 @@ export interface SimilarPastSuccess {
 
 export type Direction = "up" | "down" | "neutral";
 
-/** One extractor's answer (seed 000 "Signal Extractors"). */
+/** One extractor's answer: the signals it saw, its recommendation (up / down / neutral) and why. */
 export interface SignalReport<S extends string = string> {
   /** Signals that fired, strongest first. */
   readonly signals: readonly S[];

@@ -1,20 +1,20 @@
 /**
- * UserHistorySignalExtractor (seed 000 "Signal Extractors"), strongest first:
+ * UserHistorySignalExtractor (docs/decisions/gate-thresholds.md), strongest first:
  *
  *   high_error_rate    recentErrors ≥ 3 OR successRate < 0.50 (only with ≥ 1 task)      up    High (override)
  *   new_unproven_user  taskCount < 5 OR reputation < 0.30 OR inactive                      up    Medium
  *   trusted_user       reputation ≥ 0.80 AND successRate ≥ 0.85 AND taskCount ≥ 10        down  Medium
  *   similar_success    success rate in the task's domain ≥ 0.80 (with ≥ 3 tasks there)     down  Low
  *
- * Boundaries are inclusive exactly as the seed writes them (reputation exactly 0.80 is trusted; exactly
+ * Boundaries are inclusive as the rule table writes them (reputation exactly 0.80 is trusted; exactly
  * 5 tasks is no longer new). At equal strength an "up" signal is listed before a "down" one (safety first).
- * Decisions beyond the seed: errors are counted in the last-10 window (see user-history.ts); an inactive
+ * Our changes to the starting rules: errors are counted in the last-10 window (see user-history.ts); an inactive
  * user (no task for 30 days) is treated as unproven; similar_success needs ≥ 3 tasks in the domain.
  */
 
 import { stripUndefined } from "./options.ts";
-import { counterOf } from "./user-history.ts";
 import type { SignalReport, SimilarPastSuccess, UserContext } from "./types.ts";
+import { counterOf } from "./user-history.ts";
 
 export type UserSignal = "high_error_rate" | "new_unproven_user" | "trusted_user" | "similar_success";
 

@@ -1,5 +1,5 @@
 /**
- * User history arithmetic (seed 000 "Post-Execution Tracking"):
+ * User history arithmetic, updated after every task (docs/decisions/gate-thresholds.md):
  *
  *   recentSuccessRate = successes in the last W outcomes / outcomes in that window      (W = 10)
  *   successRate       = successes / tasks                                                 (whole history)
@@ -48,7 +48,7 @@ export interface UserHistory {
   readonly lastError?: string | undefined;
 }
 
-/** One completed task (seed 000 `trackTaskCompletion`). */
+/** One completed task (what the feedback loop records after each execution). */
 export interface TaskOutcome {
   readonly success: boolean;
   /** Epoch ms at which the task completed. */

@@ -16,9 +16,9 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { CatalogTool, ConvertedDataset, IndexEdge, Instance } from "./common.ts";
 import {
+  buildInputSchema,
   ConvertError,
   DATA_ROOT,
-  buildInputSchema,
   forEachString,
   forwardOrder,
   instanceToEvalCases,

@@ -26,7 +26,7 @@
 import type { Rng } from "../../algorithms/random/rng.ts";
 import { mulberry32, shuffled } from "../../algorithms/random/rng.ts";
 import type { Catalog, CatalogCapability, CatalogTool, DeclaredEdge, InputSchema, TraceRecord, TraceStep } from "../convert/common.ts";
-import { DESCRIPTION_TEMPLATES, DOMAINS, INTENT_TEMPLATES, OBJECTS, PARAM_VOCAB, QUALIFIERS, SERVER_SUFFIXES, VERBS, thirdPerson } from "./vocabulary.ts";
+import { DESCRIPTION_TEMPLATES, DOMAINS, INTENT_TEMPLATES, OBJECTS, PARAM_VOCAB, QUALIFIERS, SERVER_SUFFIXES, thirdPerson, VERBS } from "./vocabulary.ts";
 
 export const SYNTHETIC_SIZES = [1_000, 10_000, 50_000] as const;
 

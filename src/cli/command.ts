@@ -1,6 +1,6 @@
 /** The shape of a CLI command, and the options every command shares. */
 import type { ParseArgsConfig } from "node:util";
-import type { Toolgraph } from "../api/toolgraph.ts";
+import type { Toolgraph } from "../library/toolgraph.ts";
 import type { Stdin } from "./input.ts";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
@@ -53,7 +53,7 @@ export const GLOBAL_HELP: Record<string, string> = {
 };
 
 /** Exit codes, documented in README (defined with the one error mapping of every door). */
-export { EXIT } from "../api/exit-codes.ts";
+export { EXIT } from "../contract/exit-codes.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import type { Toolgraph } from "../api/toolgraph.ts";
+import type { Toolgraph } from "../library/toolgraph.ts";
 import { VERSION } from "../version.ts";
 import { lineWriter } from "./closed-pipe.ts";
 import { type Command, type CommandContext, EXIT, GLOBAL_HELP, GLOBAL_OPTIONS, UsageError } from "./command.ts";
@@ -97,7 +97,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     // The library is imported on first open, so `--help`, `--version` and usage errors start fast.
     open: async (options = {}): Promise<Toolgraph> => {
       if (cmd.readOnly) await assertEmbeddedDatabaseExists(values.database as string | undefined, values.home as string | undefined);
-      return (await import("../api/toolgraph.ts")).openToolgraph({
+      return (await import("../library/toolgraph.ts")).openToolgraph({
         database: values.database as string | undefined,
         home: values.home as string | undefined,
         project: (values.project as string | undefined) || process.env.TOOLGRAPH_PROJECT || "default",
@@ -113,11 +113,11 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     let errorCode = "usage";
     if (!(e instanceof UsageError)) {
       // The one mapping every door shares (HTTP status, exit code, MCP isError); loaded only on failure.
-      const o = (await import("../api/error-mapping.ts")).errorOutcome(e, "cli");
+      const o = (await import("../contract/error-mapping.ts")).errorOutcome(e, "cli");
       code = o.exitCode;
       errorCode = o.internal ? "error" : o.code;
       // The error's advice as the CLI spells it (--auto-register, --project), in its own layout.
-      const { ToolgraphError } = await import("../store/errors.ts");
+      const { ToolgraphError } = await import("../contract/errors.ts");
       if (e instanceof ToolgraphError) message = e.messageFor("cli");
     }
     if (json) out(JSON.stringify({ error: { code: errorCode, message } }));
@@ -132,7 +132,7 @@ async function assertEmbeddedDatabaseExists(database: string | undefined, home: 
   if (resolveDatabaseUrl(database)) return;
   const dir = resolveHome(home);
   if (dir === "memory://" || existsSync(join(dir, "PG_VERSION"))) return;
-  const { ToolgraphError } = await import("../store/errors.ts");
+  const { ToolgraphError } = await import("../contract/errors.ts");
   throw new ToolgraphError(
     "database-unreachable",
     `no embedded database at ${dir} (a mistyped --home or TOOLGRAPH_HOME?). Create one with \`toolgraph init --home ${dir}\` or \`toolgraph demo --home ${dir}\`, or import a catalog there.`,

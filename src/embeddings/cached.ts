@@ -9,7 +9,7 @@
  * caller's abort must not fail another's request).
  * Tool-text embeddings are not meant for this cache: they are persisted by (textHash(text), model).
  */
-import { EmbeddingError, type EmbedOptions, type EmbeddingProvider } from "./provider.ts";
+import { EmbeddingError, type EmbeddingProvider, type EmbedOptions } from "./provider.ts";
 import { textHash } from "./text-hash.ts";
 
 export interface CachedEmbeddingProviderOptions {

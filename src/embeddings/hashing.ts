@@ -14,7 +14,7 @@
  * sqrt(features² / d), so with long texts and small d a shared-word pair can (rarely) score ≤ 0.
  * FNV-1a: Fowler, Noll, Vo (IETF draft-eastlake-fnv); fmix32: Appleby, MurmurHash3.
  */
-import { EmbeddingError, type EmbedOptions, type EmbeddingProvider, positiveInt, throwIfAborted } from "./provider.ts";
+import { EmbeddingError, type EmbeddingProvider, type EmbedOptions, positiveInt, throwIfAborted } from "./provider.ts";
 import { l2Normalised } from "./vector.ts";
 
 export interface HashingEmbedderOptions {

@@ -8,7 +8,7 @@ export {
   parseEmbeddingSpec,
 } from "./create.ts";
 export { HashingEmbedder, type HashingEmbedderOptions } from "./hashing.ts";
-export { OpenAiCompatibleProvider, type OpenAiCompatibleOptions } from "./openai-compatible.ts";
+export { type OpenAiCompatibleOptions, OpenAiCompatibleProvider } from "./openai-compatible.ts";
 export {
   EmbeddingError,
   type EmbeddingErrorCode,
@@ -17,6 +17,6 @@ export {
   isBlank,
 } from "./provider.ts";
 export { textHash } from "./text-hash.ts";
-export { loadUseLiteModel, USE_LITE_DIMENSIONS, UseLiteProvider, type UseLiteOptions } from "./use-lite.ts";
+export { loadUseLiteModel, USE_LITE_DIMENSIONS, type UseLiteOptions, UseLiteProvider } from "./use-lite.ts";
 export { dot, l2Norm, l2Normalised } from "./vector.ts";
 export { EmbeddingWorkerPool, type EmbeddingWorkerPoolOptions } from "./worker-pool.ts";

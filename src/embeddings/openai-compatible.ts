@@ -16,8 +16,8 @@
  */
 import {
   EmbeddingError,
-  type EmbedOptions,
   type EmbeddingProvider,
+  type EmbedOptions,
   isBlank,
   positiveInt,
   throwIfAborted,

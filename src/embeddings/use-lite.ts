@@ -22,8 +22,8 @@
 import { createRequire } from "node:module";
 import {
   EmbeddingError,
-  type EmbedOptions,
   type EmbeddingProvider,
+  type EmbedOptions,
   isBlank,
   positiveInt,
   throwIfAborted,

@@ -24,7 +24,7 @@ import { Worker } from "node:worker_threads";
 import { createEmbeddingProvider, type EmbeddingSpec, parseEmbeddingSpec } from "./create.ts";
 import type { WorkerError } from "./embedding-worker.ts";
 import { DEFAULTS as OPENAI_DEFAULTS } from "./openai-compatible.ts";
-import { EmbeddingError, type EmbedOptions, type EmbeddingProvider, isBlank, positiveInt } from "./provider.ts";
+import { EmbeddingError, type EmbeddingProvider, type EmbedOptions, isBlank, positiveInt } from "./provider.ts";
 import { DEFAULTS as USE_LITE_DEFAULTS } from "./use-lite.ts";
 
 export interface EmbeddingWorkerPoolOptions {

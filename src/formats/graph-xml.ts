@@ -5,7 +5,7 @@
  * GEXF also carries the drawing (viz: position, size by PageRank, colour by community). A value that is
  * unknown (a tool never run has no success rate) is left out, not written as 0. Output is deterministic.
  */
-import type { GraphView, GraphViewEdge, GraphViewNode } from "../services/graph-view.ts";
+import type { GraphView, GraphViewEdge, GraphViewNode } from "../view/graph-view.ts";
 
 type AttrType = "string" | "int" | "double";
 

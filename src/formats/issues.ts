@@ -1,7 +1,7 @@
 /**
  * The one formatter of zod issues, used by every door and every importer: a field path written
  * `steps[0].tool` (never `steps.0.tool`), "required" for an absent field, and an unrecognised key named
- * by the key itself. src/api/error-mapping.ts maps the errors built from it to HTTP, CLI and MCP.
+ * by the key itself. src/contract/error-mapping.ts maps the errors built from it to HTTP, CLI and MCP.
  */
 import type { z } from "zod";
 

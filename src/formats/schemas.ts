@@ -245,7 +245,7 @@ export function dependencyCycle(deps: ReadonlyMap<string, readonly string[]>): s
 /** Project settings a catalog may carry (stored with the project; absent fields keep their stored value). */
 export const projectSettingsSchema = z
   .object({
-    /** Tools offered instead when the gate abstains (seed 002 "fallback to a general tool"); [] clears them. */
+    /** Tools offered instead when the gate abstains (fallback to a general tool); [] clears them. */
     fallbackTools: z.array(id).max(100).optional(),
   })
   .strict();

@@ -1,12 +1,12 @@
 /**
- * AdaptiveThresholdManager (seed 000 "Phase 3", seed 003 §4.1): the gate every scored answer passes.
+ * AdaptiveThresholdManager (docs/decisions/gate-thresholds.md): the gate every scored answer passes.
  *
  *   adjustThreshold(user, environment, task)  signals → rule → + learned offset + health penalty → clamp
  *                                            (pure arithmetic in algorithms/thresholds/adjust-threshold.ts)
  *   gate(score, adjustment, { fallbacks })   accepted (≥ 0.85) / accepted-with-caution (≥ threshold) /
  *                                            abstained with gap and fallbacks (gate-decision.ts)
  *   tier(score, adjustment)                  the same decision without its reasoning sentence (an answer's item)
- *   report(input)                            the seed's reasoning report as JSON and text
+ *   report(input)                            the reasoning report as JSON and text
  *
  * Both adjustThreshold and gate are synchronous: the user context is loaded beforehand
  * (UserHistoryTracker.getUserContext), the resource snapshot comes from a ResourceMonitor that reads the
@@ -17,17 +17,17 @@
 
 import {
   type AdjustOptions,
-  type ThresholdAdjustment,
   createThresholdAdjuster,
+  type ThresholdAdjustment,
 } from "../../algorithms/thresholds/adjust-threshold.ts";
 import { type Calibration, calibrator } from "../../algorithms/thresholds/calibration.ts";
 import { contextKeyOf } from "../../algorithms/thresholds/context-learning.ts";
-import { type GateDecision, type GateOptions, type GateTier, decide, gateTier } from "../../algorithms/thresholds/gate-decision.ts";
+import { decide, type GateDecision, type GateOptions, type GateTier, gateTier } from "../../algorithms/thresholds/gate-decision.ts";
 import {
+  buildReasoningReport,
   type ReasoningReport,
   type ReportInput,
   type ReportOptions,
-  buildReasoningReport,
   renderReasoningReport,
 } from "../../algorithms/thresholds/reasoning-report.ts";
 import type { EnvironmentContext, ResourceUsage, TaskContext } from "../../algorithms/thresholds/types.ts";

@@ -1,18 +1,18 @@
 /**
- * Context detection service (seed 001): a chain of detectors (the rule-based one first by default; more are
- * added with `registerDetector`), a bounded timeline of detected contexts per workflow, and an on/off switch.
- * Disabled, `detect` returns the constant NEUTRAL_CONTEXT without running anything or touching the timeline
- * (seed 001 "Zero-Cost Default"). Timelines keep the last `timelineLength` entries of the last `maxWorkflows`
- * workflows (least recently detected workflow dropped first).
+ * Context detection service (algorithms/thresholds/detector-chain.ts): a chain of detectors (the rule-based one first
+ * by default; more are added with `registerDetector`), a bounded timeline of detected contexts per workflow, and an
+ * on/off switch. Disabled, `detect` returns the constant NEUTRAL_CONTEXT without running anything or touching the
+ * timeline (detection is opt-in and costs nothing when off). Timelines keep the last `timelineLength` entries of the
+ * last `maxWorkflows` workflows (least recently detected workflow dropped first).
  */
 
-import { type RuleBasedDetectorOptions, createRuleBasedDetector } from "../../algorithms/thresholds/context-detection.ts";
+import { createRuleBasedDetector, type RuleBasedDetectorOptions } from "../../algorithms/thresholds/context-detection.ts";
 import {
+  appendToTimeline,
   type ContextDetector,
   type DetectedContext,
   type DetectionInput,
   NEUTRAL_CONTEXT,
-  appendToTimeline,
   runDetectorChain,
 } from "../../algorithms/thresholds/detector-chain.ts";
 import { ThresholdError } from "../../algorithms/thresholds/errors.ts";

@@ -1,5 +1,5 @@
 /**
- * Per-context threshold learning (beyond the seed; see algorithms/thresholds/context-learning.ts for the
+ * Per-context threshold learning (beyond the fixed rule table; see algorithms/thresholds/context-learning.ts for the
  * update rule): loads and saves the learned offset of each context (project × operation × domain) through a
  * narrow seam (`ContextThresholdStore`, implemented by the store layer on the database) and keeps the loaded
  * offsets in memory so the synchronous gate can read them with `peek`. Call `warm(key)` (or
@@ -11,9 +11,9 @@ import {
   type ContextKey,
   type ContextLearningOptions,
   type ContextThresholdState,
-  type GateOutcome,
   contextKeyString,
   emptyContextThreshold,
+  type GateOutcome,
   updateContextThreshold,
 } from "../../algorithms/thresholds/context-learning.ts";
 import type { ContextThresholdStore } from "../store/ports.ts";

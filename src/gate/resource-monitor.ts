@@ -1,6 +1,6 @@
 /**
- * Resource readings for the resource signal (seed 000 ResourceSignalExtractor, seed 001 "Resource
- * Validation"), sampled from the real process and system at most once per `sampleIntervalMs` so that the
+ * Resource readings for the resource signal (algorithms/thresholds/resource-signals.ts), sampled from the
+ * real process and system at most once per `sampleIntervalMs` so that the
  * synchronous gate reads a cached snapshot:
  *
  *   memory  1 − os.freemem() / os.totalmem(); when the process runs under a memory limit

@@ -1,6 +1,6 @@
 /**
- * UserHistoryTracker (seed 000 "Post-Execution Tracking", step 9): records task outcomes per project and user
- * through a narrow persistence seam (`UserHistoryStore`, implemented by the store layer on the database) and
+ * UserHistoryTracker (the gate's feedback loop, docs/decisions/gate-thresholds.md): records task outcomes per project
+ * and user through a narrow persistence seam (`UserHistoryStore`, implemented by the store layer on the database) and
  * serves the user context the gate reads, from a cache.
  *
  * Cache: per (project, user), holding the history and its derived context; an entry is replaced when this
@@ -13,10 +13,10 @@
 import { ThresholdError } from "../../algorithms/thresholds/errors.ts";
 import type { UserContext } from "../../algorithms/thresholds/types.ts";
 import {
+  emptyUserHistory,
   type TaskOutcome,
   type UserHistory,
   type UserHistoryOptions,
-  emptyUserHistory,
   updateUserHistory,
   userContextOf,
 } from "../../algorithms/thresholds/user-history.ts";

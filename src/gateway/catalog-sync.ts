@@ -9,8 +9,8 @@
  * (docs/decisions/lexical-while-embedding.md).
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Toolgraph } from "../api/toolgraph.ts";
-import { ToolgraphError } from "../store/errors.ts";
+import { ToolgraphError } from "../contract/errors.ts";
+import type { Toolgraph } from "../library/toolgraph.ts";
 import { boundLine, boundList } from "./bounded-line.ts";
 import type { GatewayConfig } from "./config.ts";
 import { catalogCanHold } from "./refused-steps.ts";

@@ -17,8 +17,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
+import { ToolgraphError } from "../contract/errors.ts";
 import { describeIssue } from "../formats/schemas.ts";
-import { ToolgraphError } from "../store/errors.ts";
 import { type GatewayPolicy, policySchema } from "./trust.ts";
 
 const policyName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, '_' or '-'");

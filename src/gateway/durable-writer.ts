@@ -15,9 +15,10 @@
  *   not stop the queue). When the spool holds `maxSpoolBytes`, new items are dropped and counted.
  * Defaults and their reasons: docs/decisions/gateway-durable-recording.md.
  */
+
+import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { randomBytes } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { pidAlive } from "../store/data-dir-lock.ts";
 

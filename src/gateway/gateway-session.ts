@@ -7,10 +7,10 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { problemsMessage, zodProblems } from "../api/error-mapping.ts";
-import type { Toolgraph } from "../api/toolgraph.ts";
+import { problemsMessage, zodProblems } from "../contract/error-mapping.ts";
+import { ToolgraphError } from "../contract/errors.ts";
+import type { Toolgraph } from "../library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, type McpToolSpec } from "../mcp/mcp-server.ts";
-import { ToolgraphError } from "../store/errors.ts";
 import { GATEWAY_DEFAULTS, GATEWAY_INFO, type GatewayOptions } from "./gateway-options.ts";
 import { callToolArgs, errorResult } from "./own-tools.ts";
 import { type RecordedExecution, SessionRecorder } from "./recorder.ts";

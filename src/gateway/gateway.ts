@@ -14,9 +14,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Toolgraph } from "../api/toolgraph.ts";
+import { ToolgraphError } from "../contract/errors.ts";
+import type { Toolgraph } from "../library/toolgraph.ts";
 import { MCP_TOOLS, type McpToolSpec } from "../mcp/mcp-server.ts";
-import { ToolgraphError } from "../store/errors.ts";
 import { boundLine } from "./bounded-line.ts";
 import { CatalogSync } from "./catalog-sync.ts";
 import { DurableWriter, type DurableWriterStatus } from "./durable-writer.ts";

@@ -4,7 +4,7 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { errorOutcome } from "../api/error-mapping.ts";
+import { errorOutcome } from "../contract/error-mapping.ts";
 import { ERROR_META_KEY, MCP_TOOLS } from "../mcp/mcp-server.ts";
 
 export const callToolArgs = z

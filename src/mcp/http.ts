@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { RecommenderApi } from "../api/contract.ts";
+import type { RecommenderApi } from "../contract/api.ts";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.ts";
 
 export async function handleMcpHttp(api: RecommenderApi, req: IncomingMessage, res: ServerResponse, body: unknown, options: McpServerOptions = {}): Promise<void> {

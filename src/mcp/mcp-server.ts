@@ -1,6 +1,6 @@
 /**
- * The MCP front door: an McpServer whose tools call the same RecommenderApi methods as the HTTP server,
- * with the shared request schemas of src/api/requests.ts as input schemas. Each result is a compact text
+ * The MCP front door: an McpServer with one tool per operation of the table (src/contract/operations.ts),
+ * calling the same RecommenderApi methods as the HTTP server, with each job's request schema as input schema. Each result is a compact text
  * summary (one line per item) plus the full JSON as structuredContent. A gated-out answer is a normal
  * result that says why; `isError` is reserved for real errors (invalid input, unknown tool, no catalog).
  *
@@ -11,24 +11,15 @@
  */
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { type CallToolResult, CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { JsonResult, RecommenderApi } from "../api/contract.ts";
-import { errorOutcome } from "../api/error-mapping.ts";
-import {
-  alternativesRequest,
-  buildDagRequest,
-  discoverCapabilitiesRequest,
-  feedbackRequest,
-  matchCapabilitiesRequest,
-  planRequest,
-  searchRequest,
-  suggestNextRequest,
-} from "../api/requests.ts";
-import { RESULT_SCHEMAS } from "../api/results.ts";
+import type { JsonResult, RecommenderApi } from "../contract/api.ts";
+import { errorOutcome } from "../contract/error-mapping.ts";
+import { ToolgraphError } from "../contract/errors.ts";
+import { LOADED_OPERATIONS, type LoadedOperation } from "../contract/loaded-operations.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { fieldOf } from "../formats/issues.ts";
 import { jsonValueDepthProblem } from "../formats/json-text.ts";
-import { ToolgraphError } from "../store/errors.ts";
 import { VERSION } from "../version.ts";
 import { executionArgs } from "./execution-input.ts";
 import { summarize } from "./summary.ts";
@@ -52,7 +43,7 @@ export interface McpToolSpec {
   title: string;
   description: string;
   inputSchema: z.ZodObject;
-  /** The result's schema (src/api/results.ts): the tool's MCP outputSchema. */
+  /** The result's schema (src/contract/results.ts): the tool's MCP outputSchema. */
   outputSchema: z.ZodObject;
   readOnly: boolean;
   /** Calling it twice with the same arguments has no further effect. Default: readOnly. */
@@ -62,99 +53,28 @@ export interface McpToolSpec {
   what(args: Args): string;
 }
 
-const quoted = (v: unknown) => JSON.stringify(String(v ?? "")).slice(0, 120);
-
 const recordArgs = executionArgs.extend({
   autoRegister: z.boolean().optional().describe("Register tools absent from the catalog instead of rejecting the record (default false)"),
 });
 
-export const MCP_TOOLS: McpToolSpec[] = [
-  {
-    name: "search_tools",
-    title: "Search tools by intent",
-    description:
-      "Call this before choosing a tool whenever you have more tools available than you can see or compare, or you are unsure which tool fits. " +
-      "Give the task in plain words as `intent` (and the tools already used as `context`); returns the best-matching tools ranked by meaning and by how tools are used together, " +
-      "each with a score, an explanation and a gate decision (accepted / accepted-with-caution / abstained). If every candidate is abstained, say so rather than guessing. " +
-      "`routing: \"two-hop\"` searches namespace first (ranks the namespaces, then searches the tools of the best few) and says which; the default (auto) does so for catalogs of 50,000+ tools.",
-    inputSchema: searchRequest,
-    outputSchema: RESULT_SCHEMAS.search,
-    readOnly: true,
-    run: (api, a, p) => api.search({ ...(a as z.infer<typeof searchRequest>), ...p }),
-    what: (a) => `for ${quoted(a.intent)}`,
-  },
-  {
-    name: "suggest_next_tool",
-    title: "Suggest the next tool",
-    description:
-      "Call this after a tool call succeeds and you need to decide what to do next in a multi-step workflow. Pass the tools run so far in order as `context` " +
-      "(and failed ones in `exclude`); returns the tools that most often follow, scored from past executions (co-occurrence, community, recency, PageRank) and gated.",
-    inputSchema: suggestNextRequest,
-    outputSchema: RESULT_SCHEMAS.suggestNext,
-    readOnly: true,
-    run: (api, a, p) => api.suggestNext({ ...(a as z.infer<typeof suggestNextRequest>), ...p }),
-    what: (a) => `after ${Array.isArray(a.context) && a.context.length > 0 ? a.context.join(" → ") : "(start)"}`,
-  },
-  {
-    name: "search_capabilities",
-    title: "Match an intent to known capabilities",
-    description:
-      "Call this at the start of a task that probably needs several tools, to find a known, proven workflow (capability) for it instead of assembling one tool by tool. " +
-      "Returns capabilities ranked for the intent with their tools, scores and gate decisions.",
-    inputSchema: matchCapabilitiesRequest,
-    outputSchema: RESULT_SCHEMAS.matchCapabilities,
-    readOnly: true,
-    run: (api, a, p) => api.matchCapabilities({ ...(a as z.infer<typeof matchCapabilitiesRequest>), ...p }),
-    what: (a) => `for ${quoted(a.intent)}`,
-  },
-  {
-    name: "discover_capabilities",
-    title: "Discover capabilities related to the tools in use",
-    description:
-      "Call this when you are already using some tools and want to know which larger workflows they belong to, or what related capabilities exist nearby. " +
-      "Pass the tools in use as `context`.",
-    inputSchema: discoverCapabilitiesRequest,
-    outputSchema: RESULT_SCHEMAS.discoverCapabilities,
-    readOnly: true,
-    run: (api, a, p) => api.discoverCapabilities({ ...(a as z.infer<typeof discoverCapabilitiesRequest>), ...p }),
-    what: (a) => `related to ${Array.isArray(a.context) ? a.context.join(", ") : ""}`,
-  },
-  {
-    name: "build_dag",
-    title: "Order tools into an execution DAG",
-    description:
-      "Call this when you know which tools a task needs but not in which order (or which can run in parallel). Pass the tool ids as `tools`; " +
-      "returns their dependencies learned from past executions and declared edges, as parallel layers with the critical path.",
-    inputSchema: buildDagRequest,
-    outputSchema: RESULT_SCHEMAS.buildDag,
-    readOnly: true,
-    run: (api, a, p) => api.buildDag({ ...(a as z.infer<typeof buildDagRequest>), ...p }),
-    what: (a) => `execution DAG of ${Array.isArray(a.tools) ? a.tools.length : 0} tools`,
-  },
-  {
-    name: "plan_workflow",
-    title: "Plan a workflow for an intent",
-    description:
-      "Call this when you have a goal but no plan: it searches the tools for the intent, adds the tools they depend on, and returns an ordered, gated workflow (DAG). " +
-      "Use search_tools instead when you need a single tool.",
-    inputSchema: planRequest,
-    outputSchema: RESULT_SCHEMAS.plan,
-    readOnly: true,
-    run: (api, a, p) => api.plan({ ...(a as z.infer<typeof planRequest>), ...p }),
-    what: (a) => `plan for ${quoted(a.intent)}`,
-  },
-  {
-    name: "find_alternatives",
-    title: "Find alternatives to a tool",
-    description:
-      "Call this when a tool failed, is unavailable, or is too slow or costly: returns tools that can replace it (similar purpose, same community or capability), gated.",
-    inputSchema: alternativesRequest,
-    outputSchema: RESULT_SCHEMAS.alternatives,
-    readOnly: true,
-    run: (api, a, p) => api.alternatives({ ...(a as z.infer<typeof alternativesRequest>), ...p }),
-    what: (a) => `alternatives to ${String(a.tool)}`,
-  },
-  {
+/** The MCP tool of one operation of the table: its job's request and result schemas, its texts and hints. */
+function operationTool({ op, job }: LoadedOperation): McpToolSpec {
+  return {
+    name: op.mcp.name,
+    title: op.mcp.title,
+    description: op.mcp.description,
+    inputSchema: job.request as z.ZodObject,
+    outputSchema: job.result as z.ZodObject,
+    readOnly: op.readOnly,
+    idempotent: op.idempotent,
+    run: (api, a, p) => (api as unknown as Record<string, (r: object) => Promise<JsonResult>>)[op.name]!({ ...a, ...p }),
+    what: (a) => op.mcp.headline(a),
+  };
+}
+
+/** Recording an execution: a write with its own flag (autoRegister), not a job of the table. */
+const RECORD_EXECUTION: McpToolSpec =
+{
     name: "record_execution",
     title: "Record a finished workflow",
     description:
@@ -172,20 +92,13 @@ export const MCP_TOOLS: McpToolSpec[] = [
     },
     what: (a) => `recorded execution ${String(a.id)}`,
     idempotent: true,
-  },
-  {
-    name: "record_feedback",
-    title: "Report how an answer worked out",
-    description:
-      "Call this after acting on an answer of search_tools, suggest_next_tool or plan_workflow: say whether it worked (`success`), and for an abstained answer whether you used it anyway (`followed`). " +
-      "The confidence threshold for that kind of request learns from it (a failed accepted answer raises it, a successful followed abstention lowers it).",
-    inputSchema: feedbackRequest,
-    outputSchema: RESULT_SCHEMAS.feedback,
-    readOnly: false,
-    idempotent: false,
-    run: (api, a, p) => api.feedback({ ...(a as z.infer<typeof feedbackRequest>), ...p }),
-    what: (a) => `feedback on ${quoted(a.intent)}`,
-  },
+  };
+
+/** Every tool: the table's reading operations, then record_execution, then the table's other writes. */
+export const MCP_TOOLS: McpToolSpec[] = [
+  ...LOADED_OPERATIONS.filter((o) => o.op.readOnly).map(operationTool),
+  RECORD_EXECUTION,
+  ...LOADED_OPERATIONS.filter((o) => !o.op.readOnly).map(operationTool),
 ];
 
 function stderrLog(line: string): void {

@@ -5,7 +5,7 @@
  * api is closed afterwards unless `closeApi` is false.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { RecommenderApi } from "../api/contract.ts";
+import type { RecommenderApi } from "../contract/api.ts";
 import { type InFlight, trackInFlight } from "./in-flight.ts";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.ts";
 

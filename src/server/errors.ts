@@ -1,12 +1,12 @@
 /**
  * HTTP error rendering: every failure becomes `{ error: { code, message, field?, details? } }` with the status
- * of the one mapping shared by every door (src/api/error-mapping.ts errorOutcome).
+ * of the one mapping shared by every door (src/contract/error-mapping.ts errorOutcome).
  * Bad input (zod issues, ToolgraphError "invalid-input"/"unknown-tool", ImportError line errors) is 400 and
  * names the field; "empty-project" (no catalog yet) is 404; "database-locked"/"database-unreachable" is 503; the gateway's
  * upstream failures are 502 ("upstream-error"), 503 ("upstream-unavailable") and 504 ("upstream-timeout"); anything else is a real internal error
  * (500, logged by the server, message not leaked).
  */
-import { errorOutcome, type FieldProblem, problemsMessage } from "../api/error-mapping.ts";
+import { errorOutcome, type FieldProblem, problemsMessage } from "../contract/error-mapping.ts";
 
 export interface ErrorBody {
   error: {
@@ -37,7 +37,7 @@ export class HttpError extends Error {
   }
 }
 
-export { type FieldProblem, fieldOf, zodProblems } from "../api/error-mapping.ts";
+export { type FieldProblem, fieldOf, zodProblems } from "../contract/error-mapping.ts";
 
 export function invalidInput(problems: FieldProblem[]): HttpError {
   const first = problems[0] ?? { field: "", message: "invalid input" };

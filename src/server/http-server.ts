@@ -3,7 +3,7 @@
  * route table in routes.ts), `GET /health` (no auth), `GET /openapi.json`, and the MCP Streamable HTTP
  * endpoint at `/mcp`, all behind one optional bearer token (compared in constant time).
  *
- * Every body is validated once, by the api (src/api/toolgraph.ts) with the route's schema; bad input is a
+ * Every body is validated once, by the api (src/library/toolgraph.ts) with the route's schema; bad input is a
  * 400 naming the field (`steps[0].tool`, as on every door), never a 500. The project
  * comes from the body field `project`, the header `x-toolgraph-project` or the query `?project=` (in that
  * order; header and body must agree), else the server's default project.
@@ -15,15 +15,15 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { RecommenderApi } from "../api/contract.ts";
-import { Toolgraph } from "../api/toolgraph.ts";
+import type { RecommenderApi } from "../contract/api.ts";
 import { parseJsonText } from "../formats/json-text.ts";
+import { summarizeAnswer } from "../jobs/recommendation-log.ts";
+import { Toolgraph } from "../library/toolgraph.ts";
 import { handleMcpHttp } from "../mcp/http.ts";
-import { createReadiness, type Readiness } from "../ops/health.ts";
+import { type OriginPolicy, originProblem } from "../mcp/origin.ts";
+import { createReadiness, type Readiness } from "./health.ts";
 import { createLogger, type Logger } from "../ops/logger.ts";
 import { METRICS_CONTENT_TYPE, MetricsRegistry } from "../ops/metrics.ts";
-import { summarizeAnswer } from "../services/recommendation-log.ts";
-import { type OriginPolicy, originProblem } from "../mcp/origin.ts";
 import { BODY_DEFAULTS, readBody } from "./body.ts";
 import { fieldOf, HttpError, invalidInput, toHttpError, zodProblems } from "./errors.ts";
 import { buildOpenApiDocument } from "./openapi.ts";

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { RESULT_SCHEMAS } from "../api/results.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { VERSION } from "../version.ts";
 import { JSONL_TYPES, ROUTES, type Route } from "./routes.ts";
 

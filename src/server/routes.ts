@@ -1,21 +1,12 @@
 /**
- * The HTTP route table: one entry per operation of RecommenderApi, with the zod schema that validates its
- * body (the shared schemas of src/api/requests.ts and src/formats/schemas.ts), the content types it accepts,
+ * The HTTP route table: one route per operation of the table (src/contract/operations.ts), with the schema
+ * of its job as the body's, then the writes (record, imports, stats); the content types each accepts,
  * its query flags, and the call it makes. The server (http-server.ts) and the OpenAPI document (openapi.ts)
  * both read this table, so the document cannot drift from what the server does.
  */
 import type { z } from "zod";
-import type { JsonResult, RecommenderApi } from "../api/contract.ts";
-import {
-  alternativesRequest,
-  feedbackRequest,
-  buildDagRequest,
-  discoverCapabilitiesRequest,
-  matchCapabilitiesRequest,
-  planRequest,
-  searchRequest,
-  suggestNextRequest,
-} from "../api/requests.ts";
+import type { JsonResult, RecommenderApi } from "../contract/api.ts";
+import { LOADED_OPERATIONS } from "../contract/loaded-operations.ts";
 import { respellAll } from "../formats/advice.ts";
 import { catalogSchema, declaredEdgeSchema, executionSchema, safeId } from "../formats/schemas.ts";
 import { HttpError } from "./errors.ts";
@@ -98,70 +89,10 @@ function jsonlText(input: RouteInput): string {
   return (input.body as unknown[]).map((r) => JSON.stringify(r)).join("\n");
 }
 
+/** One route per operation of the table (POST, JSON body = the job's request), then the writes that take files. */
 export const ROUTES: Route[] = [
-  recommend(
-    "/v1/search",
-    "searchTools",
-    "Rank the catalog's tools for an intent",
-    "Hybrid semantic + graph search over the project's tools; every result carries its score breakdown, explanation and gate decision.",
-    searchRequest,
-    (api, req) => api.search(req),
-  ),
-  recommend(
-    "/v1/next",
-    "suggestNext",
-    "Suggest the next tool after the tools run so far",
-    "Next-step scores (co-occurrence, community, recency, PageRank) given the workflow so far; gated.",
-    suggestNextRequest,
-    (api, req) => api.suggestNext(req),
-  ),
-  recommend(
-    "/v1/capabilities/match",
-    "matchCapabilities",
-    "Match an intent to known capabilities",
-    "Capabilities (named multi-tool workflows) ranked for an intent; gated.",
-    matchCapabilitiesRequest,
-    (api, req) => api.matchCapabilities(req),
-  ),
-  recommend(
-    "/v1/capabilities/discover",
-    "discoverCapabilities",
-    "Discover capabilities related to the tools in use",
-    "Capabilities whose tools cluster with the given context tools (spectral clusters, hypergraph PageRank).",
-    discoverCapabilitiesRequest,
-    (api, req) => api.discoverCapabilities(req),
-  ),
-  recommend(
-    "/v1/dag",
-    "buildDag",
-    "Order a set of tools into an execution DAG",
-    "Dependencies among the given tools (learned and declared edges), cycles broken, transitive reduction, parallel layers, critical path.",
-    buildDagRequest,
-    (api, req) => api.buildDag(req),
-  ),
-  recommend(
-    "/v1/plan",
-    "planWorkflow",
-    "Plan a workflow for an intent",
-    "Searches tools for the intent, closes over their dependencies and returns an ordered DAG; gated.",
-    planRequest,
-    (api, req) => api.plan(req),
-  ),
-  recommend(
-    "/v1/alternatives",
-    "findAlternatives",
-    "Find alternatives to a tool",
-    "Tools that can replace the given one (similar description, same community, same capability); gated.",
-    alternativesRequest,
-    (api, req) => api.alternatives(req),
-  ),
-  recommend(
-    "/v1/feedback",
-    "feedback",
-    "Report the outcome of a gated answer",
-    "An accepted answer that failed raises the learned threshold of its context (project × operation × domain); an abstention the user followed successfully lowers it.",
-    feedbackRequest,
-    (api, req) => api.feedback(req),
+  ...LOADED_OPERATIONS.map(({ op, job }) =>
+    recommend(op.http.path, op.http.operationId, op.summary, op.description, job.request, (api, req) => (api as unknown as Record<string, (r: object) => Promise<JsonResult>>)[op.name]!(req)),
   ),
   {
     method: "POST",

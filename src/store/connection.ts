@@ -20,12 +20,16 @@ import { PGlite } from "@electric-sql/pglite";
 import { createPgConfig } from "@electric-sql/pglite/node-postgres";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { ToolgraphError } from "../contract/errors.ts";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
-import { ToolgraphError } from "./errors.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { preparingPool } from "./prepared.ts";
 import type { Database } from "./schema.ts";
-import { createStatementWatch, type StatementWatch, UnansweredStatement, type WatchTimer, watchTimer } from "./statement-watch.ts";
+
+export { isConnectionError } from "../contract/database-errors.ts";
+
+import { isConnectionError } from "../contract/database-errors.ts";
+import { createStatementWatch, type StatementWatch, type WatchTimer, watchTimer } from "./statement-watch.ts";
 
 export interface ConnectionOptions {
   /** PostgreSQL URL. Default: process.env.DATABASE_URL; when neither is set, the embedded database. */
@@ -112,44 +116,6 @@ export function resolveTimeouts(options: ConnectionOptions = {}, env: NodeJS.Pro
     idleInTransactionTimeoutMs: pick("idleInTransactionTimeoutMs", 0),
     livenessCheckAfterMs: pick("livenessCheckAfterMs", 0),
   };
-}
-
-/** SQLSTATEs that mean the server went away or is not accepting work (not a bad statement). */
-const UNREACHABLE_SQLSTATES = new Set([
-  "57014", // query_canceled: statement_timeout (the server did not finish in time; the connection stays usable)
-  "25P03", // idle_in_transaction_session_timeout (the server closed the session)
-  "57P01", // admin_shutdown (pg_terminate_backend, fast shutdown)
-  "57P02", // crash_shutdown
-  "57P03", // cannot_connect_now (starting up / shutting down)
-  "57P05", // idle_session_timeout
-  "53300", // too_many_connections
-]);
-const UNREACHABLE_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
-const UNREACHABLE_MESSAGES = [
-  /^Connection terminated/,
-  /not queryable/,
-  /^timeout exceeded when trying to connect/,
-  /^Client was closed/,
-  /^Connection ended/,
-  /server closed the connection unexpectedly/,
-];
-
-/** True when `err` means the database server is unreachable or dropped the connection (not a bad query). */
-export function isConnectionError(err: unknown): boolean {
-  if (err instanceof ToolgraphError) return err.code === "database-unreachable";
-  if (err instanceof UnansweredStatement) return true;
-  if (err === null || typeof err !== "object") return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === "string") {
-    if (UNREACHABLE_SQLSTATES.has(code) || UNREACHABLE_ERRNOS.has(code) || /^08/.test(code)) return true;
-  }
-  const message = (err as { message?: unknown }).message;
-  if (typeof message === "string" && UNREACHABLE_MESSAGES.some((re) => re.test(message))) return true;
-  // AggregateError (several addresses refused) and wrapped causes.
-  const inner = (err as { errors?: unknown }).errors;
-  if (Array.isArray(inner) && inner.length > 0 && inner.every((e) => isConnectionError(e))) return true;
-  const cause = (err as { cause?: unknown }).cause;
-  return cause !== undefined && cause !== err && isConnectionError(cause);
 }
 
 /** The one error every door sees for a lost or refused database connection. */

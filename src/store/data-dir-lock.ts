@@ -23,7 +23,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
-import { ToolgraphError } from "./errors.ts";
+import { ToolgraphError } from "../contract/errors.ts";
 
 export interface DataDirLock {
   readonly path: string;

@@ -3,8 +3,8 @@
  * whose `toolgraph mcp` reads project "default" while the demo wrote "demo" is told which one to pick.
  */
 import { type Kysely, sql } from "kysely";
+import { ToolgraphError } from "../contract/errors.ts";
 import type { Advice } from "../formats/advice.ts";
-import { ToolgraphError } from "./errors.ts";
 import type { Database } from "./schema.ts";
 
 type Db = Kysely<Database>;

@@ -7,7 +7,7 @@ import * as m019 from "../../migrations/2026-11-24-019-recommendation-log.ts";
 import * as m020 from "../../migrations/2026-11-24-020-edge-successions.ts";
 import * as m021 from "../../migrations/2026-11-27-021-tool-retirement.ts";
 import * as m022 from "../../migrations/2026-11-27-022-recommendation-retention-index.ts";
-import { ToolgraphError } from "./errors.ts";
+import { ToolgraphError } from "../contract/errors.ts";
 
 const MIGRATIONS: Record<string, Migration> = {
   "2026-11-22-001-initial": m001,

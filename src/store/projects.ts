@@ -26,7 +26,7 @@ export async function graphVersion(db: Db, project: string): Promise<number> {
 }
 
 export interface ProjectConfig {
-  /** Tools offered instead when the gate abstains (seed 002 fallbacks). */
+  /** Tools offered instead when the gate abstains (fallback to general tools). */
   fallbackTools?: string[];
   [key: string]: unknown;
 }

@@ -1,6 +1,6 @@
 /**
  * The recommendation log (migration 019): rows in, rows out. What an answer contains and how outcomes are
- * judged is decided above (src/services/recommendation-log.ts); this module only stores and joins.
+ * judged is decided above (src/jobs/recommendation-log.ts); this module only stores and joins.
  */
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { chunks } from "./catalog.ts";

@@ -40,10 +40,9 @@ export interface StatementWatch {
   markAlive(): void;
 }
 
-/** A statement abandoned because the server stopped answering or the deadline passed (the connection is closed). */
-export class UnansweredStatement extends Error {
-  override name = "UnansweredStatement";
-}
+import { UnansweredStatement } from "../contract/database-errors.ts";
+
+export { UnansweredStatement };
 
 export interface WatchTimer {
   clear(): void;

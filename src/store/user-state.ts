@@ -2,8 +2,8 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { ContextKey, ContextThresholdState } from "../../algorithms/thresholds/context-learning.ts";
 import type { UserHistory } from "../../algorithms/thresholds/user-history.ts";
-import type { ContextThresholdStore, UserHistoryStore } from "./ports.ts";
 import { chunks } from "./catalog.ts";
+import type { ContextThresholdStore, UserHistoryStore } from "./ports.ts";
 import type { Database } from "./schema.ts";
 
 export class DbUserHistoryStore implements UserHistoryStore {

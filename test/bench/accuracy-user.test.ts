@@ -1,5 +1,5 @@
 /**
- * The accuracy bench on a user's own files (issue 20): records are validated before anything is embedded
+ * The accuracy bench on a user's own files: records are validated before anything is embedded
  * (file:line: field: message, "required" for an absent field), and each distinct set of inputs gets its own
  * project, named after the eval file and a hash of the contents.
  */

@@ -1,6 +1,6 @@
 /** Smoke test of bench/job-overhead.ts: every row runs end to end at 300 tools; ratios are job / core of the same row. No timing assertions. */
 import { describe, expect, it } from "vitest";
-import { type JobRow, jobOverheadTable, type JobOverheadResult, overheadVerdict, runJobOverhead } from "../../bench/job-overhead.ts";
+import { type JobOverheadResult, type JobRow, jobOverheadTable, overheadVerdict, runJobOverhead } from "../../bench/job-overhead.ts";
 
 const JOBS = [
   "search",

@@ -2,7 +2,7 @@
  * Every CLI command in process through `main` (test/cli/harness.ts), with --json output parsed and checked.
  * The executable itself (bin start, --help, exit codes, standard input) is test/cli/executable.test.ts.
  *
- * Speed on a busy machine (issue 21): each test has its own database — a schema on the PostgreSQL server when
+ * Speed on a busy machine: each test has its own database — a schema on the PostgreSQL server when
  * one is available, else its own embedded data directory — so tests do not wait on each other and a slow or
  * timed-out test cannot leave a data-directory lock behind for the next. The embedded default (`--home`: init,
  * demo, stats) has a test of its own.

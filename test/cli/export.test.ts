@@ -10,9 +10,9 @@ import Graph from "graphology";
 import * as gexf from "graphology-gexf";
 import * as graphml from "graphology-graphml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph } from "../../src/api/toolgraph.ts";
 import { toGEXF, toGraphML } from "../../src/formats/graph-xml.ts";
-import { type GraphView, graphView } from "../../src/services/graph-view.ts";
+import { openToolgraph } from "../../src/library/toolgraph.ts";
+import { type GraphView, graphView } from "../../src/view/graph-view.ts";
 import { type CliResult, cli, freshTarget, type Target, useEmbeddings } from "./harness.ts";
 
 let target: Target;

@@ -130,7 +130,7 @@ describe("an interrupted catalog import", () => {
     const restore = useEmbeddings("hash:32");
     const target = await freshTarget();
     try {
-      const { openToolgraph } = await import("../../src/api/toolgraph.ts");
+      const { openToolgraph } = await import("../../src/library/toolgraph.ts");
       const tg = await openToolgraph({ ...target.options, project: "p" });
       const tools = ["deploy the web app", "roll back a release", "read the logs"].map((d, i) => ({ id: `t.${i}`, description: d }));
       await tg.importCatalog({ tools }, { embed: false }); // as if the import stopped before embedding

@@ -1,5 +1,5 @@
 /**
- * Running CLI commands in process through `main` (issue 21: the suite must pass on a busy 2-core machine).
+ * Running CLI commands in process through `main` (the suite must pass on a busy 2-core machine).
  *
  * Each test takes its own database: a schema on the PostgreSQL server (`--database`; a pool opens in
  * milliseconds) when one is available, else its own embedded data directory (`--home`; every command then pays

@@ -255,7 +255,7 @@ describe("the engine's embedder", () => {
   };
 
   it("runs USE-lite in a worker pool by default and answers a search exactly as in process (workers 0)", async () => {
-    const { openToolgraph } = await import("../../src/api/toolgraph.ts");
+    const { openToolgraph } = await import("../../src/library/toolgraph.ts");
     const answers: unknown[] = [];
     const kinds: string[] = [];
     for (const embeddingWorkers of [undefined, 0]) {
@@ -276,7 +276,7 @@ describe("the engine's embedder", () => {
   });
 
   it("refuses a bad TOOLGRAPH_EMBEDDING_WORKERS, naming the variable", async () => {
-    const { Engine } = await import("../../src/services/engine.ts");
+    const { Engine } = await import("../../src/view/engine.ts");
     const before = process.env.TOOLGRAPH_EMBEDDING_WORKERS;
     process.env.TOOLGRAPH_EMBEDDING_WORKERS = "two";
     try {

@@ -1,12 +1,13 @@
 /**
- * Valid-looking input the database cannot hold is refused at the schema, naming the field (issue 21, item 2):
+ * Valid-looking input the database cannot hold is refused at the schema, naming the field
+ * (docs/decisions/text-validation.md):
  * NUL in text, dates outside 0001..9999, integers past int4, JSON nested too deep, control / format /
  * line-separator characters in ids, absurd numbers, capabilities depending on themselves or in a cycle.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { searchRequest } from "../../src/api/requests.ts";
 import { z } from "zod";
+import { searchRequest } from "../../src/contract/requests.ts";
 import { capabilitySchema, catalogSchema, dependencyCycle, executionSchema, idProblem, jsonProblem, LIMITS, safeId, safeIdList, toolSchema } from "../../src/formats/schemas.ts";
 
 function fieldsOf(r: { success: boolean; error?: { issues: { path: PropertyKey[] }[] } }): string[] {

@@ -5,7 +5,7 @@ import { toTaskContext } from "../../algorithms/thresholds/detector-chain.ts";
 import type { UserHistory } from "../../algorithms/thresholds/user-history.ts";
 import { AdaptiveThresholdManager, environmentFromProcess } from "../../src/gate/adaptive-threshold-manager.ts";
 import { ContextDetectorChain } from "../../src/gate/context-detector-chain.ts";
-import { type ContextThresholdStore, ContextThresholdLearner } from "../../src/gate/context-threshold-learner.ts";
+import { ContextThresholdLearner, type ContextThresholdStore } from "../../src/gate/context-threshold-learner.ts";
 import { ResourceMonitor } from "../../src/gate/resource-monitor.ts";
 import { type UserHistoryStore, UserHistoryTracker } from "../../src/gate/user-history-tracker.ts";
 
@@ -33,7 +33,7 @@ class MemoryContextThresholdStore implements ContextThresholdStore {
 const dev = { isProduction: false, isCriticalTask: false };
 const calmResources = { memory: 0.3, cpu: 0.2, disk: 0.4 };
 
-describe("AdaptiveThresholdManager: seed 000 scenarios", () => {
+describe("AdaptiveThresholdManager: the rule table's worked scenarios (docs/decisions/gate-thresholds.md)", () => {
   const m = new AdaptiveThresholdManager({ resources: false });
 
   it("Scenario 1: 0.68 with a trusted user on an urgent task is accepted with caution under 0.62", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ContextKey, ContextThresholdState } from "../../algorithms/thresholds/context-learning.ts";
-import { type ContextThresholdStore, ContextThresholdLearner } from "../../src/gate/context-threshold-learner.ts";
+import { ContextThresholdLearner, type ContextThresholdStore } from "../../src/gate/context-threshold-learner.ts";
 
 /**
  * In-memory fake of the narrow ContextThresholdStore seam (two methods). Allowed because the seam is narrow;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { extractUserHistorySignals } from "../../algorithms/thresholds/user-history-signals.ts";
 import type { UserHistory } from "../../algorithms/thresholds/user-history.ts";
+import { extractUserHistorySignals } from "../../algorithms/thresholds/user-history-signals.ts";
 import { type UserHistoryStore, UserHistoryTracker } from "../../src/gate/user-history-tracker.ts";
 
 /**

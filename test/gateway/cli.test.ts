@@ -10,8 +10,8 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph } from "../../src/api/toolgraph.ts";
 import { main } from "../../src/cli/main.ts";
+import { openToolgraph } from "../../src/library/toolgraph.ts";
 
 const CLI = resolve(import.meta.dirname, "../../src/cli/toolgraph.mjs");
 const require = createRequire(import.meta.url);

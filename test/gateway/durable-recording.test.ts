@@ -12,10 +12,10 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import { registerGatewayMetrics } from "../../src/gateway/gateway-metrics.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { MetricsRegistry } from "../../src/ops/metrics.ts";
 import { type PgCluster, startCluster } from "../helpers/pg-cluster.ts";
 

@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ToolgraphError } from "../../src/contract/errors.ts";
 import { DurableWriter } from "../../src/gateway/durable-writer.ts";
-import { ToolgraphError } from "../../src/store/errors.ts";
 
 interface Item {
   id: string;

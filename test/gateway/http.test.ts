@@ -9,10 +9,10 @@ import { createRequire } from "node:module";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway, gatewayApi } from "../../src/gateway/gateway.ts";
 import { type GatewayHttpHandler, gatewayHealth, gatewayHttpHandler } from "../../src/gateway/transports.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createServer, type ToolgraphServer } from "../../src/server/http-server.ts";
 
 const require = createRequire(import.meta.url);

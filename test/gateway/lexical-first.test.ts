@@ -10,11 +10,11 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { createEmbeddingProvider, parseEmbeddingSpec } from "../../src/embeddings/create.ts";
 import type { EmbeddingProvider } from "../../src/embeddings/provider.ts";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const fixture = fileURLToPath(new URL("./fixtures/hostile-server.mjs", import.meta.url));
 

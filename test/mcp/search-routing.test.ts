@@ -2,8 +2,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createMcpServer } from "../../src/mcp/mcp-server.ts";
 
 let tg: Toolgraph;

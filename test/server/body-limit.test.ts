@@ -1,12 +1,12 @@
 /**
- * An upload just over the body limit always gets its 413 (issue 21, item 4): the server reads and discards
+ * An upload just over the body limit always gets its 413: the server reads and discards
  * the rest of the body before answering and closing, so the client never sees a connection reset instead.
  */
 import { request } from "node:http";
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { type Backend, backends } from "../helpers/backends.ts";
 

@@ -8,11 +8,11 @@
 import { mkdirSync } from "node:fs";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
+import { liveMetrics } from "../../src/jobs/live-metrics.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
-import { liveMetrics } from "../../src/services/live-metrics.ts";
 import { countRecommendations, joinedRecommendations } from "../../src/store/recommendations.ts";
 import { findTestBrowser } from "../helpers/browser.ts";
 

@@ -11,11 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { ImportError } from "../../src/formats/parse.ts";
 import { LIMITS } from "../../src/formats/schemas.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
-import { ImportError } from "../../src/services/parse.ts";
 import { cli, freshTarget, type Target } from "../cli/harness.ts";
 
 const DEPTH = LIMITS.documentDepth;

@@ -1,11 +1,11 @@
 /** Error mapping of the HTTP door: which failures are the caller's (4xx, with the field) and which are ours. */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { searchRequest } from "../../src/api/requests.ts";
-import { bearerMatches } from "../../src/server/http-server.ts";
+import { ToolgraphError } from "../../src/contract/errors.ts";
+import { searchRequest } from "../../src/contract/requests.ts";
+import { ImportError } from "../../src/formats/parse.ts";
 import { fieldOf, HttpError, toHttpError, zodProblems } from "../../src/server/errors.ts";
-import { ImportError } from "../../src/services/parse.ts";
-import { ToolgraphError } from "../../src/store/errors.ts";
+import { bearerMatches } from "../../src/server/http-server.ts";
 
 describe("fieldOf", () => {
   it("joins keys with dots and indices with brackets", () => {

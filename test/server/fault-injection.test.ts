@@ -1,22 +1,23 @@
 /**
- * A dropped database connection must not kill the server (issue 21, item 1), tested for real: a throwaway
- * PostgreSQL cluster (initdb + pg_ctl under a temp dir, a free port; never the shared server), an HTTP
- * server in this process over it, 10 clients recording executions with unique ids and searching, and
- * mid-load: every connection terminated (pg_terminate_backend), then a stop and a start of the cluster.
- * Asserted: this process is alive and answers again once the cluster is back; during the outage requests
- * get 503 database-unreachable with Retry-After (never a 500, never a dropped connection); every
- * acknowledged (2xx) execution is stored exactly once, with all its steps; an unacknowledged one is either
- * absent or complete; the edge counters equal those of a clean import of exactly the stored executions.
+ * A dropped database connection must not kill the server (docs/decisions/database-timeouts.md), tested for real: a
+ * throwaway PostgreSQL cluster (initdb + pg_ctl under a temp dir, a free port; never the shared server), an HTTP
+ * server in this process over it, 10 clients recording executions with unique ids and searching, and mid-load: every
+ * connection terminated (pg_terminate_backend), then a stop and a start of the cluster. Asserted: this process is
+ * alive and answers again once the cluster is back; during the outage requests get 503 database-unreachable with
+ * Retry-After (never a 500, never a dropped connection); every acknowledged (2xx) execution is stored exactly once,
+ * with all its steps; an unacknowledged one is either absent or complete; the edge counters equal those of a clean
+ * import of exactly the stored executions.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { sql } from "kysely";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
+import { ToolgraphError } from "../../src/contract/errors.ts";
+import { importExecutions, validateExecution } from "../../src/jobs/import.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
-import { importExecutions, validateExecution } from "../../src/services/import.ts";
-import { isConnectionError } from "../../src/store/connection.ts";
-import { ToolgraphError } from "../../src/store/errors.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
+import { isConnectionError } from "../../src/store/connection.ts";
 import { faultCatalog, faultExecution, runFaultLoad, summarize } from "../helpers/fault-load.ts";
 import { type PgCluster, startCluster } from "../helpers/pg-cluster.ts";
 

@@ -1,17 +1,17 @@
 /**
- * Valid-looking hostile input through every door on both backends (issue 21, item 2): HTTP and MCP answer
- * 400 / isError naming the field (never 500), `skipInvalid` skips such a line like any other, an import
- * that writes nothing leaves the graph version alone, and a bounded property-based fuzzer (fast-check,
- * fixed seed) over every HTTP route and MCP tool checks: no 5xx, every 4xx names a field, row counts
- * change only on 2xx.
+ * Valid-looking hostile input through every door on both backends (docs/decisions/text-validation.md): HTTP and MCP
+ * answer 400 / isError naming the field (never 500), `skipInvalid` skips such a line like any other, an import that
+ * writes nothing leaves the graph version alone, and a bounded property-based fuzzer (fast-check, fixed seed) over
+ * every HTTP route and MCP tool checks: no 5xx, every 4xx names a field, row counts change only on 2xx.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
+import { OPERATION_LIST } from "../../src/contract/operations.ts";
+import { ImportError } from "../../src/formats/parse.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { ROUTES } from "../../src/server/routes.ts";
-import { ImportError } from "../../src/services/parse.ts";
 import { graphVersion } from "../../src/store/projects.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
@@ -23,7 +23,9 @@ const CATALOG = {
 const exec = (id: string, over: Record<string, unknown> = {}) => ({ id, startedAt: "2026-11-01T12:00:00Z", success: true, intent: "fetch and parse", steps: [{ tool: "fetch" }, { tool: "parse" }], ...over });
 
 /** A valid body per JSON route (and the MCP tool with the same arguments). */
+/** Every operation of the table from its example request, then hand-written bodies over this test's catalog. */
 const BASE: Record<string, Record<string, unknown>> = {
+  ...Object.fromEntries(OPERATION_LIST.map((op) => [op.http.path, { ...op.example }])),
   "/v1/search": { intent: "fetch a page", limit: 3 },
   "/v1/next": { context: ["fetch"], limit: 3 },
   "/v1/capabilities/match": { intent: "ingest a page" },
@@ -36,6 +38,7 @@ const BASE: Record<string, Record<string, unknown>> = {
   "/v1/import/catalog": CATALOG,
 };
 const MCP_BASE: Record<string, string> = {
+  ...Object.fromEntries(OPERATION_LIST.map((op) => [op.mcp.name, op.http.path])),
   search_tools: "/v1/search",
   suggest_next_tool: "/v1/next",
   search_capabilities: "/v1/capabilities/match",

@@ -6,9 +6,9 @@ import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createServer, runServer, type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { ROUTES } from "../../src/server/routes.ts";
 import { backends } from "../helpers/backends.ts";
@@ -19,7 +19,7 @@ const AUTH = { authorization: `Bearer ${TOKEN}` };
 const JSON_HEADERS = { ...AUTH, "content-type": "application/json" };
 const DECISIONS = ["accepted", "accepted-with-caution", "abstained"];
 
-/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine, issue 21). */
+/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine). */
 const backend = backends().at(-1)!;
 let tg: Toolgraph;
 let server: ServerHandle;

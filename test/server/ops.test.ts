@@ -3,15 +3,15 @@
  * for the warm-up (model, search index, analytics), structured request logs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createLogger } from "../../src/ops/logger.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
-import { parseExposition } from "../helpers/prometheus.ts";
 import { backends } from "../helpers/backends.ts";
+import { parseExposition } from "../helpers/prometheus.ts";
 
-/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine, issue 21). */
+/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine). */
 const backend = backends().at(-1)!;
 const TOKEN = "ops-token";
 const AUTH = { authorization: `Bearer ${TOKEN}` };

@@ -1,11 +1,11 @@
 /** The HTTP door of two-hop routing: POST /v1/search `routing`, its validation and the OpenAPI schema. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/api/toolgraph.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { backends } from "../helpers/backends.ts";
 
-/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine, issue 21). */
+/** The PostgreSQL server when there is one (its own schema, opened in ms), else PGlite in memory (an initdb: tens of seconds on a busy machine). */
 const backend = backends().at(-1)!;
 let tg: Toolgraph;
 let server: ServerHandle;

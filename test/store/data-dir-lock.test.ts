@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ToolgraphError } from "../../src/contract/errors.ts";
 import {
   acquireDataDirLock,
   acquireDataDirLockByFile,
@@ -18,7 +19,6 @@ import {
   parseOwner,
   processStartTime,
 } from "../../src/store/data-dir-lock.ts";
-import { ToolgraphError } from "../../src/store/errors.ts";
 
 const linux = process.platform === "linux";
 let dir: string;

@@ -6,8 +6,8 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ToolgraphError } from "../../src/contract/errors.ts";
 import { CONNECTION_DEFAULTS, type Connection, isConnectionError, openConnection, resolveTimeouts } from "../../src/store/connection.ts";
-import { ToolgraphError } from "../../src/store/errors.ts";
 import { UnansweredStatement } from "../../src/store/statement-watch.ts";
 import { SERVER_URL, SKIP_SERVER } from "../helpers/backends.ts";
 

@@ -1,12 +1,12 @@
 /**
- * Succession counts (issue 16, defect 6; migration 2026-11-24-020): `edges.succ_count` counts each execution
+ * Succession counts (migration 2026-11-24-020): `edges.succ_count` counts each execution
  * in which `from` was followed by `to` once, whatever the edge types it was observed as, on the batch and
  * the single-execution write paths; the migration fills existing rows from the stored steps by the same rule.
  */
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import type { ExecutionInput } from "../../src/formats/schemas.ts";
-import { importCatalog, importExecutions, validateExecution } from "../../src/services/import.ts";
+import { importCatalog, importExecutions, validateExecution } from "../../src/jobs/import.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
 import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";

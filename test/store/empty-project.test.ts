@@ -1,7 +1,7 @@
 /** The empty-project error names the projects of the database that have tools (on both backends). */
 import { describe, expect, it } from "vitest";
-import { openToolgraph } from "../../src/api/toolgraph.ts";
-import { ToolgraphError } from "../../src/store/errors.ts";
+import { ToolgraphError } from "../../src/contract/errors.ts";
+import { openToolgraph } from "../../src/library/toolgraph.ts";
 import { backends } from "../helpers/backends.ts";
 
 for (const backend of backends()) {
@@ -12,7 +12,7 @@ for (const backend of backends()) {
         const none = await tg.search({ intent: "anything" }).catch((e: unknown) => e);
         expect(none).toBeInstanceOf(ToolgraphError);
         expect((none as ToolgraphError).code).toBe("empty-project");
-        // The library's spelling of the advice; each door re-spells it (test/api/door-advice.test.ts).
+        // The library's spelling of the advice; each door re-spells it (test/library/door-advice.test.ts).
         expect((none as ToolgraphError).message).toBe('project "default" has no tools: import a catalog first (tg.importCatalog(…))');
         expect((none as ToolgraphError).messageFor("cli")).toBe('project "default" has no tools: import a catalog first (toolgraph import catalog FILE, or toolgraph demo)');
         expect((none as ToolgraphError).messageFor("http")).toBe('project "default" has no tools: import a catalog first (POST /v1/import/catalog)');

@@ -10,9 +10,9 @@ import { type Kysely, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { learnEdges, learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
 import { emptyUserHistory, type UserHistory, updateUserHistory } from "../../algorithms/thresholds/user-history.ts";
+import { ImportError } from "../../src/formats/parse.ts";
 import type { ExecutionInput } from "../../src/formats/schemas.ts";
-import { importCatalog, importExecutions, type UserHistoryUpdate, validateExecution } from "../../src/services/import.ts";
-import { ImportError } from "../../src/services/parse.ts";
+import { importCatalog, importExecutions, type UserHistoryUpdate, validateExecution } from "../../src/jobs/import.ts";
 import { sha256 } from "../../src/store/catalog.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { type EdgesOf, insertExecution, insertExecutions } from "../../src/store/executions.ts";
@@ -214,7 +214,7 @@ for (const backend of backends()) {
           const version = await graphVersion(conn.db, p);
           const err = await importExecutions(conn.db, p, one(exec(value)), "execution", { userHistory: history }).catch((x: unknown) => x);
           expect(err).toBeInstanceOf(ImportError);
-          // The advice travels as data too: each door spells it (test/api/door-advice.test.ts).
+          // The advice travels as data too: each door spells it (test/library/door-advice.test.ts).
           expect((err as ImportError).errors).toEqual([{ file: "execution", line: 1, field, message: expect.stringMatching(message), advice: { kind: "auto-register" } }]);
           expect(await tables(conn.db, p)).toEqual(before);
           expect(await graphVersion(conn.db, p)).toBe(version);

@@ -7,8 +7,8 @@ import fc from "fast-check";
 import { sql } from "kysely";
 import { beforeAll, describe, expect, it } from "vitest";
 import { edgeQuality, type SourceLevel } from "../../algorithms/graph/edge-quality.ts";
-import { importCatalog, importDeclaredEdges, importTraces } from "../../src/services/import.ts";
-import { ImportError } from "../../src/services/parse.ts";
+import { ImportError } from "../../src/formats/parse.ts";
+import { importCatalog, importDeclaredEdges, importTraces } from "../../src/jobs/import.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { openConnection } from "../../src/store/connection.ts";
 import { acquireDataDirLock } from "../../src/store/data-dir-lock.ts";
@@ -237,7 +237,7 @@ describe("the Seal-Tools catalog (4,076 tools) on both backends", () => {
   for (const backend of backends()) {
     it(`imports with counts checked, and re-imports without change or re-embedding on ${backend.name}`, async () => {
       const { convertSealTools } = await import("../../bench/convert/seal-tools.ts");
-      const { openToolgraph } = await import("../../src/api/toolgraph.ts");
+      const { openToolgraph } = await import("../../src/library/toolgraph.ts");
       const ds = convertSealTools({ limit: 1 });
       const tg = await openToolgraph({ ...(await backend.options()), project: freshProject("seal"), embeddings: "hash:64" });
       try {

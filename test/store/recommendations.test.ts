@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { liveMetrics } from "../../src/services/live-metrics.ts";
+import { liveMetrics } from "../../src/jobs/live-metrics.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import {
   countRecommendations,

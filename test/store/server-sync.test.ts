@@ -1,11 +1,11 @@
 /**
- * Syncing one upstream MCP server's tools into the catalog (src/services/server-sync.ts, migration
+ * Syncing one upstream MCP server's tools into the catalog (src/jobs/server-sync.ts, migration
  * 2026-11-24-018): upsert of the listed tools, the server's unlisted tools marked unavailable (kept), other
  * servers untouched, invalid candidates rejected one by one with the field, and the migration's down step.
  */
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { retireUnavailableTools, syncServerTools } from "../../src/services/server-sync.ts";
+import { retireUnavailableTools, syncServerTools } from "../../src/jobs/server-sync.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
 import { countProject, loadTools } from "../../src/store/reads.ts";

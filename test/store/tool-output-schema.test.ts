@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { importCatalog } from "../../src/services/import.ts";
-import { ImportError } from "../../src/services/parse.ts";
+import { ImportError } from "../../src/formats/parse.ts";
+import { importCatalog } from "../../src/jobs/import.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/migrate.ts";
 import { loadTools } from "../../src/store/reads.ts";

@@ -1,6 +1,6 @@
 /** `toolgraph demo`: a realistic small project on the embedded database, and what toolgraph answers on it. */
 
-import type { Toolgraph } from "../../api/toolgraph.ts";
+import type { Toolgraph } from "../../library/toolgraph.ts";
 import { type Command, EXIT } from "../command.ts";
 import { fmtNum, table } from "../output.ts";
 

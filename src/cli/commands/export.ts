@@ -16,7 +16,7 @@ export const exportCommand: Command = {
   async run(ctx) {
     const format = ctx.values.format;
     if (format !== "graphml" && format !== "gexf") throw new UsageError(`--format must be graphml or gexf, got ${format === undefined ? "nothing" : JSON.stringify(format)}`);
-    const [{ toGEXF, toGraphML }, { graphView }] = await Promise.all([import("../../formats/graph-xml.ts"), import("../../services/graph-view.ts")]);
+    const [{ toGEXF, toGraphML }, { graphView }] = await Promise.all([import("../../formats/graph-xml.ts"), import("../../view/graph-view.ts")]);
     const tg = await ctx.open();
     try {
       const g = await graphView(tg.engine, tg.project);

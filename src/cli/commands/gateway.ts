@@ -81,7 +81,7 @@ export const gatewayCommand: Command = {
         import("../../gateway/gateway.ts"),
         import("../../gateway/gateway-metrics.ts"),
         import("../../gateway/transports.ts"),
-        import("../../ops/health.ts"),
+        import("../../server/health.ts"),
         import("../../server/http-server.ts"),
       ]);
     const config = await loadGatewayConfig(file);

@@ -338,7 +338,7 @@ async function oneExecution(text: string, file: string): Promise<object> {
   if (parsed.ok) return parsed.value as object;
   const p = parsed.problem;
   const line = text.slice(0, p.index).split("\n").length;
-  const { ImportError } = await import("../../services/parse.ts"); // not loaded by --help
+  const { ImportError } = await import("../../formats/parse.ts"); // not loaded by --help
   throw new ImportError([{ file, line, field: fieldOf(p.path), message: p.message }]);
 }
 

@@ -1,6 +1,6 @@
 /** serve (HTTP JSON API + OpenAPI + MCP endpoint) and mcp (MCP over stdio). */
 // The servers are imported when the command runs, so `toolgraph --help` does not load them.
-import type { Toolgraph } from "../../api/toolgraph.ts";
+import type { Toolgraph } from "../../library/toolgraph.ts";
 import { type Command, type CommandContext, EXIT, UsageError } from "../command.ts";
 
 /** One stderr line when the server started without its database (its requests get 503 until it answers). */
@@ -68,7 +68,7 @@ export const mcpCommand: Command = {
   examples: ["toolgraph mcp --project demo", 'claude mcp add toolgraph -- npx toolgraph mcp --project demo'],
   async run(ctx) {
     const { runStdio } = await import("../../mcp/stdio.ts");
-    const { createReadiness } = await import("../../ops/health.ts");
+    const { createReadiness } = await import("../../server/health.ts");
     const tg = await ctx.open({ openWhenUnreachable: true });
     reportUnreachableAtOpen(ctx, tg, "mcp");
     // Warm the model, index and analytics in the background while the client connects (the first search

@@ -2,10 +2,11 @@
  * The JSON behind the console (/ui): the tool graph, one tool's detail, the dashboard over the
  * recommendation log. Thin: every number comes from the snapshot, the analytics, the jobs or the log.
  */
-import type { Toolgraph } from "../../api/toolgraph.ts";
-import { type GraphView, graphView } from "../../services/graph-view.ts";
-import { judgeAnswer, liveMetrics } from "../../services/live-metrics.ts";
+
+import { judgeAnswer, liveMetrics } from "../../jobs/live-metrics.ts";
+import type { Toolgraph } from "../../library/toolgraph.ts";
 import { joinedRecommendations } from "../../store/recommendations.ts";
+import { type GraphView, graphView } from "../../view/graph-view.ts";
 
 export function consoleGraph(tg: Toolgraph, project: string): Promise<GraphView> {
   return graphView(tg.engine, project);

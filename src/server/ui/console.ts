@@ -16,7 +16,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
-import type { Toolgraph } from "../../api/toolgraph.ts";
+import type { Toolgraph } from "../../library/toolgraph.ts";
 import { HttpError } from "../errors.ts";
 import { consoleDashboard, consoleGraph, consoleTool } from "./console-data.ts";
 

@@ -297,7 +297,7 @@ describe("buildExecutionDag: properties", () => {
   });
 });
 
-describe("buildExecutionDag: direction from observed precedence (issue 20)", () => {
+describe("buildExecutionDag: direction from observed precedence", () => {
   // flight_search → flight_ticket_changing seen 50 times, the reverse 10 times; both edges saturate at 1.
   // share = (50 + 1) / (60 + 2) = 0.8226 against 11 / 62 = 0.1774: the reverse edge is dropped.
   for (const [search, change] of [
@@ -389,7 +389,7 @@ describe("buildExecutionDag: direction from observed precedence (issue 20)", () 
 });
 
 /*
- * Direct evidence first (issue 20): 0→2 is a direct dependency edge (weight 1); 1 reaches 2 only through the
+ * Direct evidence first: 0→2 is a direct dependency edge (weight 1); 1 reaches 2 only through the
  * unselected 5 (1→5 0.8, 5→2 0.6: a 2-hop path of strength 0.35). Without directFirst both prerequisites of 2
  * stay (0 and 1 are unrelated, so no reduction); with it the path edge goes, named with the direct edge.
  */
@@ -430,7 +430,7 @@ describe("buildExecutionDag: directFirst", () => {
 });
 
 /*
- * keepDirect (issue 20): direct dependency edges 0→1, 1→2 and 0→2 (a data flow observed from 0 to 2 as well as
+ * keepDirect: direct dependency edges 0→1, 1→2 and 0→2 (a data flow observed from 0 to 2 as well as
  * through 1). The reduction drops 0→2 by default; with keepDirect it stays, and the layers are unchanged.
  */
 describe("buildExecutionDag: keepDirect", () => {
@@ -468,7 +468,7 @@ describe("buildExecutionDag: keepDirect", () => {
 });
 
 /*
- * Mention order (issue 20, mention-order.ts): 1 reaches 2 only through the unselected 5 (1→5 0.8, 5→2 0.6:
+ * Mention order (mention-order.ts): 1 reaches 2 only through the unselected 5 (1→5 0.8, 5→2 0.6:
  * a 2-hop path, strength (0.8 + 0.6)/2/2 = 0.35); 0→2 is a direct dependency edge (weight 1).
  *   - 1 and 2 never observed in succession, the intent mentions 2 (word 0) before 1 (word 4): the path edge is
  *     reversed to a one-hop 2 → 1 of the same strength 0.35, layers [2] [1].

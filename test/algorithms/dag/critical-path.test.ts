@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { criticalPath, DEFAULTS } from "../../../algorithms/dag/critical-path.ts";
-import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { Arc } from "../../../algorithms/dag/dependency-edge.ts";
+import { expectDagErrorOf } from "./expect-dag-error.ts";
 
 const a = (from: number, to: number): Arc => ({ from, to });
 const table = (ms: Record<number, number>) => (v: number) => ms[v];

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildExecutionDag } from "../../../algorithms/dag/build-execution-dag.ts";
-import { DEFAULTS, type DataFlowPriorOptions, dataFlowPrior, shrunkRate } from "../../../algorithms/dag/data-flow-prior.ts";
+import { type DataFlowPriorOptions, DEFAULTS, dataFlowPrior, shrunkRate } from "../../../algorithms/dag/data-flow-prior.ts";
 import type { DependencyEdge } from "../../../algorithms/dag/dependency-edge.ts";
 import { buildCsr } from "../../../algorithms/graph/csr.ts";
 import { expectDagErrorOf } from "./expect-dag-error.ts";

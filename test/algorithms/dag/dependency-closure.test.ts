@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { Prerequisite } from "../../../algorithms/dag/dependency-closure.ts";
 import { DEFAULTS, dependencyClosure } from "../../../algorithms/dag/dependency-closure.ts";
+import { expectDagErrorOf } from "./expect-dag-error.ts";
 
 /** Prerequisite lists from edges prerequisite → dependent. */
 function fromEdges<T>(edges: ReadonlyArray<[T, T, number]>): (v: T) => Prerequisite<T>[] {

@@ -120,7 +120,7 @@ describe("inferDependencies", () => {
 });
 
 /*
- * Edge provenance (issue 6): `csr` holds every edge, `pathCsr` the learned ones; an edge only in csr
+ * Edge provenance: `csr` holds every edge, `pathCsr` the learned ones; an edge only in csr
  * (declared only) is a relation on its own (1 hop) but never a hop of a longer path.
  * Tools A = 0, B = 1, C = 2.
  */

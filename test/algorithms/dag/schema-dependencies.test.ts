@@ -2,12 +2,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildExecutionDag } from "../../../algorithms/dag/build-execution-dag.ts";
 import {
+  createSchemaScorer,
   DEFAULTS,
   fieldMatch,
   inputFields,
   outputFields,
   schemaDependencies,
-  createSchemaScorer,
   schemaScore,
   type ToolIo,
   typeFit,

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { expectDagErrorOf } from "./expect-dag-error.ts";
 import type { Arc } from "../../../algorithms/dag/dependency-edge.ts";
 import { transitiveReduction } from "../../../algorithms/dag/transitive-reduction.ts";
+import { expectDagErrorOf } from "./expect-dag-error.ts";
 
 const a = (from: number, to: number): Arc => ({ from, to });
 const pairs = (edges: readonly Arc[]) => edges.map((e) => [e.from, e.to]);

@@ -53,7 +53,7 @@ describe("rankHybridCandidates", () => {
     expect(h[0]!.final).toBeCloseTo(0.625, 12);
   });
 
-  it("content weight: 1 is the default bit for bit; 0 ranks by the memory vote alone (issue 20)", () => {
+  it("content weight: 1 is the default bit for bit; 0 ranks by the memory vote alone", () => {
     // Content: tool 0 0.9, tool 1 0.2, tool 2 0.5; votes: tool 1 0.6, tool 2 0.3; μ 1, no graph.
     const base = { candidates: [cand(0, 0.9), cand(1, 0.2), cand(2, 0.5)], executions: [10, 10, 10], memory: new Map([[1, 0.6], [2, 0.3]]), memoryWeight: 1, graphWeight: 0, channel: "hybrid" as const, fixedAlpha: 1 };
     const plain = rankHybridCandidates(base);

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { compileTriggers, keywordFound, matchBudget, patternWeight, scoreTrigger, selectTrigger } from "../../../algorithms/search/pattern-triggers.ts";
 
 const S = String.raw;
-// The three capabilities of seed 004, patterns and keywords verbatim; priority order surgical > interstitial > circuitous.
+// The three example frameworks of BioMapper's "Framework Triggering Mechanics" documentation
+// (docs/decisions/capability-scoring.md), patterns and keywords verbatim; priority order surgical > interstitial >
+// circuitous.
 const SEED = [
   {
     id: "surgical",
@@ -70,7 +72,7 @@ describe("formula pieces", () => {
     expect(patternWeight("x".repeat(90))).toBe(1); // 0.3 + 0.9 capped
   });
 
-  it("denominator = max(1, 0.3·|patterns|): 3.3 for the seed's 11 patterns, 1 for ≤ 3", () => {
+  it("denominator = max(1, 0.3·|patterns|): 3.3 for the documentation's 11 patterns, 1 for ≤ 3", () => {
     expect(triggers[0]!.denominator).toBeCloseTo(3.3, 12);
     expect(compileTriggers([{ id: "x", patterns: ["a", "b"] }])[0]!.denominator).toBe(1);
   });
@@ -99,11 +101,11 @@ describe("formula pieces", () => {
   });
 });
 
-describe("seed 004 worked examples (formula applied to the seed's own patterns)", () => {
-  it("'Fix the internal counting logic': seed says 0.6 + 4 keywords → 1.0; the formula gives 0.4", () => {
+describe("the trigger documentation's worked examples (formula applied to its own patterns)", () => {
+  it("'Fix the internal counting logic': the documentation says 0.6 + 4 keywords → 1.0; the formula gives 0.4", () => {
     // Discrepancy: no surgical pattern matches ("fix.*(counting|…).*in.*(action|visualization)" needs "in"
     // followed by action/visualization; "(internal|…).*change" needs "change"), so the pattern part is 0,
-    // not the seed's 0.6. Keywords fix, internal, counting, logic: 4 × 0.1 = 0.4 → activated (≥ 0.4).
+    // not the documentation's 0.6. Keywords fix, internal, counting, logic: 4 × 0.1 = 0.4 → activated (≥ 0.4).
     const s = score("Fix the internal counting logic", "surgical");
     expect(s.patternPart).toBe(0);
     expect(s.matchedKeywords).toEqual(["fix", "internal", "logic", "counting"]);
@@ -112,8 +114,8 @@ describe("seed 004 worked examples (formula applied to the seed's own patterns)"
     expect(selectTrigger(triggers, "Fix the internal counting logic").winner).toBe("surgical");
   });
 
-  it("Example 1 (visualization 3675 vs 1172): seed 0.85; the formula gives 0.1879, not activated", () => {
-    // Discrepancy: of the three patterns the seed ticks, only "\d+.*but.*should.*(be|show).*\d+" (32 chars) matches:
+  it("Example 1 (visualization 3675 vs 1172): documented 0.85; the formula gives 0.1879, not activated", () => {
+    // Discrepancy: of the three patterns the documentation ticks, only "\d+.*but.*should.*(be|show).*\d+" (32 chars) matches:
     // "statistics.*…" needs the word statistics (absent); "should.*show.*unique.*(entities|proteins|…)" needs
     // one of those words after "unique" (the message has "ones"). The keyword "statistics" is not in the message.
     // 0.62 / 3.3 = 0.1878788
@@ -124,7 +126,7 @@ describe("seed 004 worked examples (formula applied to the seed's own patterns)"
     expect(selectTrigger(triggers, "The visualization shows 3675 proteins but should show 1172 unique ones").winner).toBeNull();
   });
 
-  it("Example 2 (parameters.input_file placeholder): seed 0.85; the formula gives 0.2, not activated", () => {
+  it("Example 2 (parameters.input_file placeholder): documented 0.85; the formula gives 0.2, not activated", () => {
     // Discrepancy: "\$\{.*\}.*not.*(…)" needs "not" (the message has "isn't"); "parameter.*substitution.*…" needs
     // "substitution" (the message has "substituted"). Keywords "parameter" (word start of "parameters") and
     // "pipeline": 2 × 0.1 = 0.2.
@@ -136,14 +138,14 @@ describe("seed 004 worked examples (formula applied to the seed's own patterns)"
     expect(selectTrigger(triggers, m)).toMatchObject({ winner: null, reason: "below-threshold" });
   });
 
-  it("Example 3 ('Something is wrong with the action'): 0 everywhere, as the seed says", () => {
+  it("Example 3 ('Something is wrong with the action'): 0 everywhere, as the documentation says", () => {
     const d = selectTrigger(triggers, "Something is wrong with the action");
     expect(d.scores.map((s) => s.confidence)).toEqual([0, 0, 0]);
     expect(d.winner).toBeNull();
   });
 
-  it("Example 4 ('Fix the internal parameter flow'): seed 0.7 vs 0.65; the formula gives 0.2 vs 0.2, none activated", () => {
-    // No pattern matches (the seed's "fix.*(counting|calculation|logic)" and "parameter.*flow" are not the declared
+  it("Example 4 ('Fix the internal parameter flow'): documented 0.7 vs 0.65; the formula gives 0.2 vs 0.2, none activated", () => {
+    // No pattern matches (the documentation's "fix.*(counting|calculation|logic)" and "parameter.*flow" are not the declared
     // patterns). Surgical keywords fix + internal = 0.2; circuitous parameter + flow = 0.2.
     const d = selectTrigger(triggers, "Fix the internal parameter flow");
     expect(score("Fix the internal parameter flow", "surgical").confidence).toBeCloseTo(0.2, 12);
@@ -151,7 +153,7 @@ describe("seed 004 worked examples (formula applied to the seed's own patterns)"
     expect(d.winner).toBeNull();
   });
 
-  it("ambiguity example ('The action parameter handling is broken internally'): seed 0.65 vs 0.60; formula 0.1 vs 0.1", () => {
+  it("ambiguity example ('The action parameter handling is broken internally'): documented 0.65 vs 0.60; formula 0.1 vs 0.1", () => {
     // "internal" is found at the start of "internally"; "parameter" for circuitous. No pattern matches.
     expect(score("The action parameter handling is broken internally", "surgical").confidence).toBeCloseTo(0.1, 12);
     expect(score("The action parameter handling is broken internally", "circuitous").confidence).toBeCloseTo(0.1, 12);
@@ -163,13 +165,13 @@ describe("seed 004 worked examples (formula applied to the seed's own patterns)"
     ["Fix the calculation logic in the action", "surgical", 1 / 3.3 + 0.2], // 72-char pattern → 1/3.3 = 0.30303 + fix, logic = 0.50303
     ["Parameters not flowing between steps", "circuitous", 0.73 / 3.3 + 0.2], // 43 chars → 0.22121 + parameter, flow = 0.42121
     ["Backward compatibility broken", "interstitial", 0.78 / 3.3 + 0.2], // 48 chars → 0.23636 + backward, compatibility = 0.43636
-  ])("seed 'example match' %j activates %s at %f", (message, id, confidence) => {
+  ])("documented 'example match' %j activates %s at %f", (message, id, confidence) => {
     const d = selectTrigger(triggers, message);
     expect(d.winner).toBe(id);
     expect(score(message, id).confidence).toBeCloseTo(confidence, 12);
   });
 
-  it("the bare framework name does not 'guarantee activation' (seed claim): 0.38/3.3 + fix = 0.2152", () => {
+  it("the bare framework name does not 'guarantee activation' (the documentation's claim): 0.38/3.3 + fix = 0.2152", () => {
     expect(score("Use surgical mode to fix this", "surgical").confidence).toBeCloseTo(0.38 / 3.3 + 0.1, 12);
     expect(selectTrigger(triggers, "Use surgical mode to fix this").winner).toBeNull();
   });
@@ -248,7 +250,7 @@ describe("properties", () => {
   });
 });
 
-describe("match budget (issue 21)", () => {
+describe("match budget", () => {
   it("charges (L + 1) × program size per NFA run, skips what does not fit, and never runs a prefiltered pattern", () => {
     const [t] = compileTriggers([{ id: "c", patterns: ["(deploy|release)\\s+it", "\\w+\\s\\w+", "zzz"] }]);
     const text = "please deploy it now"; // 20 characters

@@ -107,7 +107,7 @@ describe("safeTest (linear-time matcher)", () => {
   });
 });
 
-describe("requiredAny prefilter (issue 21)", () => {
+describe("requiredAny prefilter", () => {
   it.each([
     ["(deploy|release) now", ["deploy", "release"]],
     ["(deploy|release)\\s+it", ["deploy", "release"]],

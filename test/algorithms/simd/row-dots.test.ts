@@ -3,9 +3,9 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { dotAt } from "../../../algorithms/linalg/dot.ts";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
-import { assembleKernels } from "../../../bench/build-simd-kernels.ts";
 import { KERNELS_WASM_BASE64 } from "../../../algorithms/simd/kernels-wasm.ts";
 import { CHUNK, dotErrorFactor, dotUnderflowBound, f32RowDots, int8RowDots, setSimdEnabled, simdAvailable, simdByDefault } from "../../../algorithms/simd/row-dots.ts";
+import { assembleKernels } from "../../../bench/build-simd-kernels.ts";
 
 function lcg(seed: number): () => number {
   const rng = mulberry32(seed);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { buildCsr } from "../../../algorithms/graph/csr.ts";
 import {
+  ToolCapabilityGraphError,
   toolCapabilityAdjacency,
   toolCapabilityDigraph,
-  ToolCapabilityGraphError,
 } from "../../../algorithms/spectral/tool-capability-graph.ts";
 
 function dense(a: { n: number; offsets: Uint32Array; targets: Uint32Array; weights: Float64Array }): number[][] {

@@ -9,7 +9,7 @@ const dev: EnvironmentContext = { isProduction: false, isCriticalTask: false };
 const plainTask: TaskContext = { urgency: "medium", complexity: 0.5 };
 const plainUser = { reputation: 0.6, successRate: 0.6, taskCount: 8 };
 
-describe("seed 000 worked scenarios", () => {
+describe("the rule table's worked scenarios (docs/decisions/gate-thresholds.md)", () => {
   it("Scenario 1: trusted user + urgent task → 0.62; 0.68 selects the specialist with caution", () => {
     const adj = adjustThreshold({
       user: { reputation: 0.85, successRate: 0.9, taskCount: 25 },

@@ -275,7 +275,7 @@ describe("calibration properties", () => {
   });
 });
 
-describe("fitCalibration minBlock (issue 20)", () => {
+describe("fitCalibration minBlock", () => {
   it("merges blocks smaller than minBlock into their lower neighbour, hand-computed", () => {
     // Scores 0.1×4 (0 of 4), 0.5×4 (2 of 4), 0.9×2 (2 of 2): PAV blocks n = 4, 4, 2 (rates 0, 0.5, 1).
     const scores = [0.1, 0.1, 0.1, 0.1, 0.5, 0.5, 0.5, 0.5, 0.9, 0.9];

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  type GateOutcome,
   contextKeyOf,
   contextKeyString,
   emptyContextThreshold,
+  type GateOutcome,
   updateContextThreshold,
 } from "../../../algorithms/thresholds/context-learning.ts";
 import { ThresholdError } from "../../../algorithms/thresholds/errors.ts";

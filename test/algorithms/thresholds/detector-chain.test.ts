@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createRuleBasedDetector } from "../../../algorithms/thresholds/context-detection.ts";
 import {
+  appendToTimeline,
   type ContextDetector,
   NEUTRAL_CONTEXT,
-  appendToTimeline,
   runDetectorChain,
   toTaskContext,
 } from "../../../algorithms/thresholds/detector-chain.ts";

@@ -9,7 +9,8 @@ import {
   uncertaintyRisk,
 } from "../../../algorithms/thresholds/reasoning-report.ts";
 
-// Scenario 1 of seed 000 as the gated answer.
+// Scenario 1 of the rule table (trusted user, urgent task → 0.62; docs/decisions/gate-thresholds.md) as the
+// gated answer.
 const adjustment = adjustThreshold({
   user: { reputation: 0.85, successRate: 0.9, taskCount: 25 },
   task: { urgency: "high", complexity: 0.5, domain: "frontend" },

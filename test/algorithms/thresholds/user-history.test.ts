@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { ThresholdError } from "../../../algorithms/thresholds/errors.ts";
 import {
   DEFAULTS,
-  type UserHistory,
   emptyUserHistory,
   reputationOf,
+  type UserHistory,
   updateUserHistory,
   userContextOf,
 } from "../../../algorithms/thresholds/user-history.ts";

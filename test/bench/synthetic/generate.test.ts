@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SYNTHETIC_SIZES, generateSyntheticProject, zipfSampler } from "../../../bench/synthetic/generate.ts";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
+import { generateSyntheticProject, SYNTHETIC_SIZES, zipfSampler } from "../../../bench/synthetic/generate.ts";
 
 describe("generateSyntheticProject", () => {
   it("is deterministic for a seed", () => {

@@ -8,10 +8,10 @@
  * in the file `go` (the test writes it once every racer has started).
  */
 import { appendFileSync, closeSync, openSync, rmSync, writeFileSync } from "node:fs";
-import { startSignal } from "./start-signal.ts";
 import { join } from "node:path";
+import { ToolgraphError } from "../../../src/contract/errors.ts";
 import { acquireDataDirLock } from "../../../src/store/data-dir-lock.ts";
-import { ToolgraphError } from "../../../src/store/errors.ts";
+import { startSignal } from "./start-signal.ts";
 
 const cfg = JSON.parse(process.argv[2]!) as { dir: string; go: string; rounds: number; period: number; holdMs: number; log: string; stale: string };
 const marker = join(cfg.dir, "inside");

@@ -1,0 +1,431 @@
+/**
+ * Next-step suggestion end to end: the fixed-weight formula (docs/decisions/next-step-weights.md; or learned /
+ * Markov weights) over the snapshot and its
+ * analytics, the intent memory's "what followed in similar executions" when an intent is given
+ * (confidence' = 1 − (1 − confidence)(1 − μ·vote), μ = 0.8, the same lift as in search), and the gate.
+ */
+
+import { groupFolds, type IntentGroups, intentGroups } from "../../algorithms/evaluation/intent-groups.ts";
+import { buildCsr } from "../../algorithms/graph/csr.ts";
+import { learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
+import { nextAfter } from "../../algorithms/memory/knn-vote.ts";
+import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
+import { learnWeights, rankingMetrics, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
+import { buildNextStepModel, DEFAULTS as NEXT_DEFAULTS, type NextStepModel, type NextStepSuggestion, type NextStepWeights, nextStepTerms, suggestNextSteps, weighNextStepTerms } from "../../algorithms/prediction/next-step.ts";
+import { mulberry32 } from "../../algorithms/random/rng.ts";
+import { capForSafety } from "../../algorithms/thresholds/safety-cap.ts";
+import type { SuggestNextRequest } from "../contract/requests.ts";
+import { type GatedItem, gatedSummary } from "../gate/gatekeeper.ts";
+import { type ExecutionSequenceRow, loadExecutionMemory, loadExecutionSequences } from "../store/reads.ts";
+import type { AnalyticsView } from "../view/analytics.ts";
+import { startOnce, yieldToEventLoop } from "../view/background.ts";
+import { derivedKey } from "../view/derived.ts";
+import type { Engine } from "../view/engine.ts";
+import { cachedProjectConfig, cachedProjectConfigNow, projectFallbacks, projectFallbacksNow } from "../view/filters.ts";
+import type { GraphSnapshot } from "../view/graph-snapshot.ts";
+import { recallMemory, type SimilarPastSuccess } from "../view/intent-memory.ts";
+import { resolveKnownTools, resolveTools } from "../view/resolve.ts";
+import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
+import { explainTerms, nextStepModel, type RawSuggestion } from "./next-scoring.ts";
+import { suggestNextRequest } from "../contract/requests.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
+import { defineJob } from "./job.ts";
+
+export const MARKOV_WEIGHTS: NextStepWeights = { cooc: 1, community: 0, recency: 0, pagerank: 0 };
+export const NEXT_MEMORY_WEIGHT = 0.8;
+
+/** Next-step confidence lifted by the intent memory's vote v ∈ [0,1]: 1 − (1 − c)·(1 − 0.8·v). */
+export function withMemoryVote(confidence: number, vote: number | undefined): number {
+  return noisyOr(confidence, NEXT_MEMORY_WEIGHT, vote);
+}
+
+/** A tool only the intent memory proposed (not among the model's candidates), scored by the same weighted terms. */
+export function memoryCandidate(model: NextStepModel, context: number[], now: number, tool: number, weights: NextStepWeights) {
+  return weighNextStepTerms(nextStepTerms(model, { context, now }, tool), weights);
+}
+
+/** Recorded steps a project needs before the default mode fits learned weights. */
+export const AUTO_FIT_MIN_STEPS = 200;
+
+/**
+ * Weights per mode. "auto" (the default): the project's learned weights when a fit validated them — they
+ * beat the fixed weights on grouped held-out executions by the margin (fitNextStepWeights) — else the fixed
+ * weights 0.6 / 0.3 / 0.1 / 0.1. The
+ * fit runs once, in the background, when the project has at least 200 recorded steps and no validated fit;
+ * `learn-weights` refits. A request never waits for that fit (`awaitFit` waits instead, for batch callers
+ * such as calibration and the bench). "learned": the learned weights whether or not they were accepted.
+ */
+export async function weightsFor(
+  engine: Engine,
+  project: string,
+  mode: "seed" | "learned" | "markov" | "auto" | undefined,
+  opts: { awaitFit?: boolean } = {},
+): Promise<NextStepWeights> {
+  const now = weightsNow(engine, project, mode);
+  if (now) return now;
+  const cfg = await cachedProjectConfig(engine, project);
+  const fit = storedFits(cfg)["next-step-weights"];
+  if (mode === "learned") return (fit?.evidence.candidate as NextStepWeights | undefined) ?? (await fitNextStepWeights(engine, project)).candidate;
+  if (fit) return (cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights;
+  const s = await engine.snapshot(project);
+  let executions = 0;
+  for (let i = 0; i < s.n; i++) executions += s.executions[i]!;
+  if (executions >= AUTO_FIT_MIN_STEPS && opts.awaitFit) return (await fitNextStepWeights(engine, project)).weights;
+  if (executions >= AUTO_FIT_MIN_STEPS) {
+    // Fitted off the request path, once per engine and project: a request never waits seconds for it; the
+    // fixed weights answer until a validated fit is stored.
+    startOnce(engine, "fit-next-step-weights", project, () => fitNextStepWeights(engine, project));
+  }
+  return NEXT_DEFAULTS.weights;
+}
+
+/** The weights `weightsFor` answers without I/O (a fixed mode, or stored weights in the cached configuration), else undefined. */
+export function weightsNow(engine: Engine, project: string, mode: "seed" | "learned" | "markov" | "auto" | undefined): NextStepWeights | undefined {
+  if (mode === "markov") return MARKOV_WEIGHTS;
+  if (mode === "seed") return NEXT_DEFAULTS.weights;
+  const cfg = cachedProjectConfigNow(engine, project);
+  const fit = cfg && storedFits(cfg)["next-step-weights"];
+  if (!cfg || !fit) return undefined;
+  if (mode === "learned") return fit.evidence.candidate as NextStepWeights | undefined;
+  return (cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights;
+}
+
+/** Training examples from executions: each prefix's true next tool vs the other top candidates. */
+export function trainingExamples(
+  s: GraphSnapshot,
+  a: AnalyticsView,
+  sequences: { steps: { tool: string; success: boolean }[]; startedAt: Date }[],
+  negatives = 10,
+  model: NextStepModel = nextStepModel(s, a),
+): TrainingExample[] {
+  const out: TrainingExample[] = [];
+  for (const seq of sequences) {
+    const ctx: number[] = [];
+    const now = seq.startedAt.getTime();
+    for (const st of seq.steps) {
+      const i = s.index.get(st.tool);
+      if (i === undefined) break;
+      if (ctx.length > 0) {
+        const r = suggestNextSteps(model, { context: ctx, now }, { limit: negatives + 1 });
+        const negs = r.suggestions.filter((x) => x.tool !== i).slice(0, negatives).map((x) => ({ ...mapTerms(x.terms) }));
+        if (negs.length > 0) out.push({ positive: nextStepTerms(model, { context: ctx, now }, i), negatives: negs });
+      }
+      if (st.success) ctx.push(i);
+    }
+  }
+  return out;
+}
+
+function mapTerms(t: RawSuggestion["terms"] | { cooc: { value: number }; community: { value: number }; recency: { value: number }; pagerank: { value: number } }) {
+  return { cooc: t.cooc.value, community: t.community.value, recency: t.recency.value, pagerank: t.pagerank.value };
+}
+
+/** Fitting and acceptance defaults of the learned next-step weights (docs/decisions/search-weight-fitting.md). */
+export const NEXT_FIT_DEFAULTS = {
+  /** Most recent executions used. */
+  maxExecutions: 2000,
+  /** Grouped folds. */
+  folds: 5,
+  /** Fewest distinct execution groups for learned weights to replace the fixed ones. */
+  minGroups: 10,
+  /** Out-of-sample Hit@1 gain over the fixed weights the learned ones need. */
+  margin: 0.01,
+};
+
+/**
+ * Groups of executions for validation: executions with an intent by near-duplicate intent (and tool set,
+ * algorithms/evaluation/intent-groups.ts); an execution without one is a group of its own (nothing ties it to
+ * a request; a workflow run again is what the next-step model is for, not a leak).
+ */
+export function executionGroups(sequences: readonly { id: string; steps: readonly { tool: string }[] }[], intents: ReadonlyMap<string, string>): IntentGroups {
+  const withIntent: number[] = [];
+  const items: { intent: string; tools: string[] }[] = [];
+  sequences.forEach((e, i) => {
+    const intent = intents.get(e.id);
+    if (intent !== undefined) {
+      withIntent.push(i);
+      items.push({ intent, tools: e.steps.map((st) => st.tool) });
+    }
+  });
+  const g = intentGroups(items);
+  const group = new Int32Array(sequences.length);
+  const keys = [...g.keys];
+  withIntent.forEach((i, k) => {
+    group[i] = g.group[k]!;
+  });
+  sequences.forEach((e, i) => {
+    if (intents.has(e.id)) return;
+    group[i] = keys.length;
+    keys.push(`\u0002${e.id}`);
+  });
+  return { group, count: keys.length, keys };
+}
+
+/** The next-step model without the transitions of `heldOut` executions (the validation folds' training model). */
+function modelWithout(s: GraphSnapshot, a: AnalyticsView, sequences: readonly ExecutionSequenceRow[], heldOut: (i: number) => boolean): NextStepModel {
+  const counts = new Map<number, number>();
+  const tr = s.transitions;
+  for (let from = 0; from < tr.n; from++) for (let e = tr.offsets[from]!; e < tr.offsets[from + 1]!; e++) counts.set(from * s.n + tr.targets[e]!, tr.weights[e]!);
+  sequences.forEach((e, i) => {
+    if (!heldOut(i)) return;
+    for (const ob of learnSuccessions(e.steps.map((st) => ({ tool: st.tool, dependsOn: st.dependsOn })))) {
+      const f = s.index.get(ob.from);
+      const t = s.index.get(ob.to);
+      if (f === undefined || t === undefined) continue;
+      const k = f * s.n + t;
+      counts.set(k, (counts.get(k) ?? 0) - 1);
+    }
+  });
+  const transitions = buildCsr(
+    s.n,
+    [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
+  );
+  return buildNextStepModel({ graph: s.csr, transitions, community: a.analytics.community, pagerank: a.analytics.pagerank, lastUsedAt: s.lastUsedAt });
+}
+
+/**
+ * Fits the four weights on the project's own recent traces; they replace the fixed ones only when they beat them
+ * out of sample: grouped k-fold (executionGroups, groupFolds), each fold's weights learned on the other folds'
+ * examples and scored on the fold's, both under a model whose transition counts leave the fold out. Accepted
+ * when the held-out executions span ≥ minGroups groups and Hit@1 (mean over groups) gains ≥ margin; the fit
+ * is stored with its evidence either way (learning-log.ts) unless `dryRun`.
+ */
+export async function fitNextStepWeights(engine: Engine, project: string, opts: { maxExecutions?: number | undefined; seed?: number | undefined; dryRun?: boolean | undefined } = {}) {
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const seqs = await loadExecutionSequences(engine.db, project, opts.maxExecutions ?? NEXT_FIT_DEFAULTS.maxExecutions);
+  const examples = trainingExamples(s, a, seqs);
+  const r = learnWeights(examples, { rng: mulberry32(opts.seed ?? 1) });
+  const candidate = r.weights;
+  const intents = new Map((await loadExecutionMemory(engine.db, project)).map((m) => [m.id, m.intent]));
+  const groups = executionGroups(seqs, intents);
+  const seenGroups = new Set(groups.group).size;
+  const cfg = await cachedProjectConfig(engine, project);
+  const before = storedFits(cfg)["next-step-weights"] ? ((cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights) : NEXT_DEFAULTS.weights;
+  const data = { executions: seqs.length, examples: examples.length, groups: seenGroups, graphVersion: s.version };
+  const evidenceBase = { metric: "Hit@1 among the model's top candidates, mean over execution groups", margin: NEXT_FIT_DEFAULTS.margin, minGroups: NEXT_FIT_DEFAULTS.minGroups, candidate };
+  let accepted = false;
+  let reason: string;
+  let evidence: Record<string, unknown> = evidenceBase;
+  if (r.reason) reason = `nothing learned: ${r.reason}`;
+  else if (seenGroups < NEXT_FIT_DEFAULTS.minGroups) reason = `only ${seenGroups} distinct execution groups (fewer than ${NEXT_FIT_DEFAULTS.minGroups}): too little evidence to replace the seed's weights`;
+  else {
+    const K = Math.min(NEXT_FIT_DEFAULTS.folds, seenGroups);
+    const fold = groupFolds(groups, K);
+    const perGroup = new Map<number, { seed: number; learned: number; n: number }>();
+    for (let f = 0; f < K; f++) {
+      const model = modelWithout(s, a, seqs, (i) => fold[i] === f);
+      const trainIdx = seqs.map((_, i) => i).filter((i) => fold[i] !== f);
+      const learned = learnWeights(trainingExamples(s, a, trainIdx.map((i) => seqs[i]!), 10, model), { rng: mulberry32(opts.seed ?? 1) });
+      for (let i = 0; i < seqs.length; i++) {
+        if (fold[i] !== f) continue;
+        const held = trainingExamples(s, a, [seqs[i]!], 10, model);
+        if (held.length === 0) continue;
+        const g = perGroup.get(groups.group[i]!) ?? { seed: 0, learned: 0, n: 0 };
+        g.seed += rankingMetrics(held, NEXT_DEFAULTS.weights).hitAt1 * held.length;
+        g.learned += rankingMetrics(held, learned.reason ? NEXT_DEFAULTS.weights : learned.weights).hitAt1 * held.length;
+        g.n += held.length;
+        perGroup.set(groups.group[i]!, g);
+      }
+      await yieldToEventLoop();
+    }
+    let seedHit = 0;
+    let learnedHit = 0;
+    for (const g of perGroup.values()) {
+      seedHit += g.seed / g.n;
+      learnedHit += g.learned / g.n;
+    }
+    const G = Math.max(1, perGroup.size);
+    seedHit /= G;
+    learnedHit /= G;
+    const gain = learnedHit - seedHit;
+    evidence = { ...evidenceBase, folds: K, groupsScored: perGroup.size, default: { hitAt1: seedHit }, fitted: { hitAt1: learnedHit }, gain };
+    if (perGroup.size < NEXT_FIT_DEFAULTS.minGroups) reason = `only ${perGroup.size} execution groups with a next step to score (fewer than ${NEXT_FIT_DEFAULTS.minGroups})`;
+    else if (gain >= NEXT_FIT_DEFAULTS.margin) {
+      accepted = true;
+      reason = `out-of-sample Hit@1 gain ${gain.toFixed(3)} ≥ margin ${NEXT_FIT_DEFAULTS.margin} on ${perGroup.size} groups (seed ${seedHit.toFixed(3)}, learned ${learnedHit.toFixed(3)})`;
+    } else reason = `out-of-sample Hit@1 gain ${gain.toFixed(3)} is below the margin ${NEXT_FIT_DEFAULTS.margin} (seed ${seedHit.toFixed(3)}, learned ${learnedHit.toFixed(3)}): the seed's weights stay`;
+  }
+  const weights = accepted ? candidate : NEXT_DEFAULTS.weights;
+  const record: FitRecord = { kind: "next-step-weights", project, fittedAt: new Date(engine.now()).toISOString(), accepted, reason, before, after: weights, evidence, data };
+  if (!opts.dryRun) await storeFit(engine, record, { nextStepWeights: accepted ? candidate : undefined });
+  return { weights, candidate, accepted, examples: examples.length, report: r.report, reason, dryRun: opts.dryRun ?? false, record };
+}
+
+/** One next-step suggestion of the answer. */
+export interface SuggestNextItem {
+  tool: string;
+  name: string;
+  /** The tool's safety tags (destructive, network, suspicious, …): a suspicious tool is never accepted outright. */
+  safetyTags: string[];
+  score: number;
+  /** The model's confidence lifted by the intent memory's vote. */
+  confidence: number;
+  terms: NextStepSuggestion["terms"];
+  coocFrom: string | null;
+  explanation: string;
+  /** The intent memory's vote (0 without one). */
+  memory: number;
+  gate: GatedItem & { reason?: string };
+}
+
+const TOOL_ID_RANK = derivedKey<Int32Array>("tool id rank", "catalog");
+
+/** Each tool's position in the ascending order of tool ids (derived state of the catalog; ids are unique). */
+export function toolIdRank(s: GraphSnapshot): Int32Array {
+  return s.derived(TOOL_ID_RANK, () => {
+    const ids = s.tools.map((t) => t.id);
+    const order = ids.map((_, i) => i).sort((a, b) => (ids[a]! < ids[b]! ? -1 : 1));
+    const rank = new Int32Array(ids.length);
+    order.forEach((i, r) => {
+      rank[i] = r;
+    });
+    return rank;
+  });
+}
+
+/**
+ * The answer's order of two suggestions of tools `pTool` and `qTool` (< 0: p first): confidence desc, then score
+ * desc, then tool id asc (compared by `rank`, toolIdRank).
+ */
+function answerOrder(rank: Int32Array, p: { confidence: number; score: number }, pTool: number, q: { confidence: number; score: number }, qTool: number): number {
+  return q.confidence - p.confidence || q.score - p.score || rank[pTool]! - rank[qTool]!;
+}
+
+/**
+ * The model's suggestions (score desc, PageRank desc, index asc) in the answer's order. They come sorted by
+ * score already, so an insertion sort moves only suggestions of equal score, compared by tool id rank.
+ */
+function inAnswerOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[]): NextStepSuggestion[] {
+  const rank = toolIdRank(s);
+  const out = xs.slice();
+  for (let i = 1; i < out.length; i++) {
+    const x = out[i]!;
+    let j = i - 1;
+    while (j >= 0 && answerOrder(rank, out[j]!, out[j]!.tool, x, x.tool) > 0) {
+      out[j + 1] = out[j]!;
+      j--;
+    }
+    out[j + 1] = x;
+  }
+  return out;
+}
+
+export async function runSuggest(engine: Engine, project: string, req: SuggestNextRequest) {
+  const t0 = performance.now();
+  // Synchronous fast paths (cached snapshot, weights, gate, configuration) before their awaited forms.
+  const s = engine.cachedSnapshot(project) ?? (await engine.snapshot(project));
+  // The analytics of this snapshot (engine.analytics would look the snapshot up again).
+  const a = engine.analyticsCache.get(s);
+  const mode = req.mode;
+  const weights = weightsNow(engine, project, mode) ?? (await weightsFor(engine, project, mode));
+  const limit = req.limit ?? 5;
+  const now = engine.now();
+  const ctxIdx = resolveTools(s, req.context, "context");
+  const excludedIdx = req.exclude === undefined ? [] : resolveKnownTools(s, req.exclude);
+  const blocked = excludedIdx.length > 0 ? new Set(excludedIdx) : undefined;
+  const model = nextStepModel(s, a);
+  // 3 × limit model candidates leave room for the intent memory's; only the kept ones get explained.
+  const raw = suggestNextSteps(model, { context: ctxIdx, now }, { weights, limit: limit * 3, blocked: blocked ? (t) => blocked.has(t) : undefined });
+  // Intent memory: what followed the same tools in similar past executions.
+  let memoryVotes: Map<string, { vote: number; executions: number; succeeded: number }> | undefined;
+  let similarSuccess: SimilarPastSuccess | undefined;
+  if (req.intent && req.intent.trim().length > 0) {
+    const [qv] = await engine.queryEmbedder.embed([req.intent]);
+    const mem = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
+    similarSuccess = mem.similarSuccess;
+    if (mem.past.length > 0) {
+      const v = nextAfter(mem.past, req.context, now, { limit: 20 });
+      memoryVotes = new Map(v.votes.map((x) => [x.key, { vote: x.vote, executions: x.executions, succeeded: x.succeeded }]));
+    }
+  }
+  const last = req.context[req.context.length - 1];
+  // Candidates ranked by the lifted confidence (then score, then tool id); the answer's objects and
+  // explanations are built for the first `limit` only. Without memory votes the confidence is the model's and
+  // its suggestions only need their ties reordered (inAnswerOrder); with votes, every candidate gets a row.
+  type Candidate = { tool: string; index: number; score: number; confidence: number; model: NextStepSuggestion | undefined; memory: ReturnType<typeof memoryCandidate> | undefined };
+  let ranked: Candidate[] | undefined;
+  let ordered: NextStepSuggestion[] | undefined;
+  if (memoryVotes) {
+    ranked = [];
+    for (const x of raw.suggestions) {
+      const tool = s.tools[x.tool]!.id;
+      ranked.push({ tool, index: x.tool, score: x.score, confidence: withMemoryVote(x.confidence, memoryVotes.get(tool)?.vote), model: x, memory: undefined });
+    }
+    const inModel = new Set(ranked.map((c) => c.tool));
+    const excluded = new Set(req.exclude ?? []);
+    for (const [tool, m] of memoryVotes) {
+      if (inModel.has(tool) || excluded.has(tool) || tool === last) continue;
+      const i = s.index.get(tool);
+      if (i === undefined) continue;
+      const c = memoryCandidate(model, ctxIdx, now, i, weights);
+      ranked.push({ tool, index: i, score: c.score, confidence: withMemoryVote(c.confidence, m.vote), model: undefined, memory: c });
+    }
+    const rank = toolIdRank(s);
+    ranked.sort((p, q) => answerOrder(rank, p, p.index, q, q.index));
+  } else ordered = inAnswerOrder(s, raw.suggestions);
+  const gateRequest = {
+    project,
+    user: req.user,
+    text: req.intent ?? "",
+    workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
+    environment: req.environment,
+    urgency: req.urgency,
+    requestWorkflow: req.workflow,
+    similarPastSuccess: similarSuccess,
+  };
+  const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
+  const fallbacks = projectFallbacksNow(engine, project) ?? (await projectFallbacks(engine, project));
+  // Each kept candidate in its final shape, explained and gated (fields in the answer's order).
+  const kept = Math.min(limit, ranked ? ranked.length : ordered!.length);
+  const suggestions: SuggestNextItem[] = new Array(kept);
+  for (let k = 0; k < kept; k++) {
+    const c = ranked?.[k];
+    const x = c ? c.model : ordered![k]!;
+    const index = c ? c.index : x!.tool;
+    const tool = c ? c.tool : s.tools[index]!.id;
+    const confidence = c ? c.confidence : x!.confidence;
+    const m = memoryVotes?.get(tool);
+    const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
+    const safetyTags = s.tools[index]!.safetyTags;
+    const gate = capForSafety(engine.gatekeeper.gateItem("next-step", confidence, prepared), safetyTags);
+    if (x) {
+      const coocFrom = x.coocFrom === null ? null : s.tools[x.coocFrom]!.id;
+      const explanation = explainTerms(tool, x.score, x.confidence, x.terms, coocFrom, last) + note;
+      suggestions[k] = { tool, name: s.tools[index]!.name, safetyTags, score: x.score, confidence, terms: x.terms, coocFrom, explanation, memory: m?.vote ?? 0, gate };
+    } else {
+      const w = c!.memory!;
+      suggestions[k] = { tool, name: s.tools[index]!.name, safetyTags, score: w.score, confidence, terms: w.terms, coocFrom: null, explanation: `${tool}: from the intent memory${note}`, memory: m?.vote ?? 0, gate };
+    }
+  }
+  let report: unknown;
+  const top = suggestions[0];
+  if (req.explain && top) {
+    report = engine.gatekeeper.report(
+      { id: top.tool, label: top.name },
+      engine.gatekeeper.gate("next-step", top.confidence, prepared, fallbacks),
+      prepared,
+      { cooc: top.terms.cooc.contribution, community: top.terms.community.contribution, recency: top.terms.recency.contribution, pagerank: top.terms.pagerank.contribution, memory: top.memory },
+      suggestions.slice(1, 4).map((x) => ({ id: x.tool, score: x.confidence, reason: `confidence ${x.confidence.toFixed(3)} < ${top.confidence.toFixed(3)}` })),
+    );
+  }
+  return {
+    project,
+    context: req.context,
+    mode: req.mode ?? "auto",
+    weights,
+    suggestions,
+    ...gatedSummary(suggestions, (x) => x.tool, prepared, fallbacks, { empty: raw.reason ?? "no candidate follows this context" }),
+    analytics: { fresh: a.fresh, ageMs: a.ageMs, communities: a.analytics.communityCount },
+    timings: { totalMs: performance.now() - t0 },
+    ...(report ? { report } : {}),
+  };
+}
+
+/** The next-step job: the tools that most often follow the successful ones so far, gated. */
+export const suggestNextJob = defineJob({
+  request: suggestNextRequest,
+  result: RESULT_SCHEMAS.suggestNext,
+  answerKey: "runSuggest",
+  run: (ctx, req) => runSuggest(ctx.engine, ctx.project, req),
+});

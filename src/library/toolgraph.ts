@@ -1,0 +1,321 @@
+/**
+ * The library API: `openToolgraph(options)` returns a Toolgraph bound to one project (overridable per
+ * call). The CLI, the HTTP server and the MCP server all call these same methods.
+ */
+import { readFile } from "node:fs/promises";
+import { sql } from "kysely";
+import type { RecommenderApi, Scoped } from "../contract/api.ts";
+import { OPERATION_LIST, type Operation, type OperationMethods } from "../contract/operations.ts";
+import { parseInput } from "../formats/parse.ts";
+import type { ExecutionInput } from "../formats/schemas.ts";
+import { calibrateProject, ensureCalibrationLoaded } from "../jobs/fit-calibration.ts";
+import { fitSearchWeights, type SearchFitOptions } from "../jobs/fit-search-weights.ts";
+import {
+  type CatalogImportResult,
+  type EdgeImportResult,
+  importCatalog,
+  importDeclaredEdges,
+  importExecutions,
+  importTraces,
+  type TraceImportOptions,
+  type TraceImportResult,
+  validateExecution,
+} from "../jobs/import.ts";
+import { type LearningStatus, learningStatus } from "../jobs/learning-status.ts";
+import type { JobContext } from "../jobs/job.ts";
+import { fitNextStepWeights } from "../jobs/next.ts";
+import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../jobs/recommendation-log.ts";
+import { forgetRetiredEmbeddings, retireUnavailableTools, type ServerSyncOptions, type ServerToolsSyncResult, syncServerTools } from "../jobs/server-sync.ts";
+import { applyUserHistory, userHistoryUpdate } from "../jobs/user-history.ts";
+import { countProject, type ProjectCounts } from "../store/reads.ts";
+import { Engine, type EngineOptions } from "../view/engine.ts";
+import { forgetProjectConfig } from "../view/filters.ts";
+import { markMemoryDirty, settledMemory } from "../view/intent-memory.ts";
+import { chooseRouting, namespaceIndexFor } from "../view/namespace-index.ts";
+import { validatePattern } from "../view/patterns.ts";
+import { ResultCache } from "./result-cache.ts";
+
+/**
+ * Validates a request with its schema, once: the public methods below call it and the doors (CLI, HTTP,
+ * MCP, gateway) do not validate again, so a bad field reads the same (`steps[0].tool: …`) on every door.
+ */
+export const parseRequest = parseInput;
+
+export interface ToolgraphOptions extends EngineOptions {
+  /** Default project (tenant) for every call. Default "default". */
+  project?: string | undefined;
+  /** Capacity of the result cache for repeated identical requests (0 turns it off). Default 1000. */
+  resultCacheSize?: number | undefined;
+  /** The recommendation log (every answer stored with its id; retention bounds). Default: on, see RECOMMENDATION_LOG_DEFAULTS. */
+  recommendationLog?: RecommendationLogOptions | undefined;
+}
+
+export interface ProjectScoped {
+  /** The project this call reads or writes. Default: the Toolgraph's project. */
+  project?: string | undefined;
+}
+
+export interface StatsResult extends ProjectCounts {
+  project: string;
+  backend: "postgres" | "pglite";
+  location: string;
+  caches: { results: ReturnType<ResultCache["stats"]>; queryEmbeddings: ReturnType<Engine["queryEmbedder"]["stats"]> };
+  /** The weights in force and their latest fits (when, accepted or not and why). */
+  learning: LearningStatus;
+}
+
+/** One method per operation of the table (contract/operations.ts): `tg.search(req)`, `tg.plan(req)`, … */
+export interface Toolgraph extends OperationMethods {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: see the interface above.
+export class Toolgraph implements RecommenderApi {
+  readonly engine: Engine;
+  readonly project: string;
+  readonly results: ResultCache;
+  /** Every answer of the jobs below, with the feedback and executions that follow it (written in the background). */
+  readonly recommendations: RecommendationLog;
+
+  constructor(engine: Engine, project: string, resultCacheSize = 1000, recommendationLog: RecommendationLogOptions = {}) {
+    this.engine = engine;
+    this.project = project;
+    this.results = new ResultCache(resultCacheSize);
+    this.recommendations = new RecommendationLog(engine.db, recommendationLog);
+  }
+
+  /**
+   * Answers from the result cache when the same request was answered at the same graph state, and logs
+   * the answer (its `recommendationId` is added to the returned copy; the session is not part of the key).
+   */
+  protected async cached<T>(op: string, project: string, req: unknown, compute: () => Promise<T>): Promise<T & { recommendationId?: string }> {
+    const started = performance.now();
+    if (!this.engine.calibrationsLoaded.has(project)) await ensureCalibrationLoaded(this.engine, project);
+    const s = this.engine.cachedSnapshot(project) ?? (await this.engine.snapshot(project));
+    // A request naming a workflow appends to its detection timeline: its answer depends on the calls before.
+    const fresh = this.results.capacity === 0 || (req as { workflow?: { id?: string } }).workflow?.id !== undefined;
+    let result: T;
+    if (fresh) result = await compute();
+    else {
+      const a = await this.engine.analytics(project);
+      const { session: _session, ...keyed } = (req ?? {}) as { session?: unknown };
+      const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(keyed)}`;
+      result = await this.results.get(key, compute);
+    }
+    // The answer object is this call's own (the result cache keeps a serialized copy and answers a hit with a
+    // new object), so the id is added in place.
+    return this.recommendations.answer(op, project, req, s.version, result, performance.now() - started, true);
+  }
+
+  /**
+   * Runs one operation of the table: its request validated once (the library options apart), then the job,
+   * through the result cache and the recommendation log when it answers (the method `tg.<name>(req)` calls this).
+   */
+  async run(operation: Operation, req: object & Scoped): Promise<object> {
+    const job = await operation.load();
+    const { project, ...rest } = req as Scoped & Record<string, unknown>;
+    const p = project ?? this.project;
+    let r: Record<string, unknown>;
+    if (job.libraryOptions) {
+      const own = new Set(Object.keys(job.libraryOptions.shape));
+      const options = Object.fromEntries(Object.entries(rest).filter(([k]) => own.has(k)));
+      const request = Object.fromEntries(Object.entries(rest).filter(([k]) => !own.has(k)));
+      r = { ...(parseRequest(job.request, request) as object), ...(parseRequest(job.libraryOptions, options) as object) };
+    } else r = parseRequest(job.request, rest) as Record<string, unknown>;
+    const ctx: JobContext = { engine: this.engine, project: p, log: this.recommendations };
+    const answerKey = job.answerKey;
+    return answerKey === undefined ? (job.run(ctx, r) as Promise<object>) : this.cached(answerKey, p, r, () => job.run(ctx, r) as Promise<object>);
+  }
+
+  protected p(opts?: ProjectScoped): string {
+    return opts?.project ?? this.project;
+  }
+
+  /** Imports a catalog given as JSON text, a parsed object, or `{ file }`. */
+  async importCatalog(
+    input: string | object | { file: string },
+    opts: ProjectScoped & {
+      /** Embed the new or changed tool texts now (default true); otherwise on the first search. */
+      embed?: boolean;
+      onProgress?: (done: number, total: number) => void;
+    } = {},
+  ): Promise<CatalogImportResult & { embeddedNow: number }> {
+    // A parsed object is validated as it is (stringifying it again could overflow on a hostile nesting).
+    const { text, file } = typeof input === "object" && !("file" in input && typeof input.file === "string") ? { text: { json: input }, file: "catalog" } : await textOf(input, "catalog");
+    const project = this.p(opts);
+    const r = await importCatalog(this.engine.db, project, text, file, { validatePattern });
+    this.engine.invalidate(project);
+    if (r.settings) forgetProjectConfig(this.engine, project);
+    let embeddedNow = 0;
+    if (opts.embed ?? true) {
+      const previous = await this.engine.cachedSearchIndex(project);
+      const idx = await this.engine.searchIndex(project, opts.onProgress);
+      embeddedNow = idx === previous ? 0 : idx.embeddedNow;
+      // A catalog large enough for two-hop routing gets its namespace index now, not on the first search.
+      const s = await this.engine.snapshot(project);
+      const auto = chooseRouting("auto", s, idx);
+      if (auto.mode === "two-hop" || auto.trial) namespaceIndexFor(s, idx);
+    }
+    return { ...r, embeddedNow };
+  }
+
+  /**
+   * Replaces what the catalog knows of one upstream MCP server's tools (the gateway): upserts the listed
+   * tools (each validated like a catalog tool; invalid ones are reported in `rejected`), marks the server's
+   * tools no longer listed unavailable, retires those unavailable for longer than `retireAfterMs` (they leave
+   * search and the console; their history stays), and embeds new texts now unless `embed` is false.
+   */
+  async syncServerTools(server: string, tools: readonly unknown[], opts: ProjectScoped & ServerSyncOptions & { embed?: boolean } = {}): Promise<ServerToolsSyncResult> {
+    const project = this.p(opts);
+    const r = await syncServerTools(this.engine.db, project, server, tools, { retireAfterMs: opts.retireAfterMs });
+    this.engine.invalidate(project);
+    if (r.retired.length > 0) await forgetRetiredEmbeddings(this.engine.db, await this.engine.snapshot(project), r.retired);
+    if (opts.embed ?? true) await this.engine.searchIndex(project);
+    return r;
+  }
+
+  /** Retires every tool unavailable for longer than `graceMs` (the gateway's sweep); returns their ids. */
+  async retireUnavailableTools(graceMs: number, opts: ProjectScoped = {}): Promise<string[]> {
+    const project = this.p(opts);
+    const retired = await retireUnavailableTools(this.engine.db, project, graceMs);
+    if (retired.length > 0) {
+      this.engine.invalidate(project);
+      await forgetRetiredEmbeddings(this.engine.db, await this.engine.snapshot(project), retired);
+    }
+    return retired;
+  }
+
+  /** Imports traces given as JSONL text, an array of executions, or `{ file }`. */
+  async importTraces(input: string | object[] | { file: string }, opts: ProjectScoped & TraceImportOptions = {}): Promise<TraceImportResult> {
+    const project = this.p(opts);
+    let r: TraceImportResult & { executions?: ExecutionInput[] };
+    if (Array.isArray(input)) {
+      const records = input.map((v, i) => ({ line: i + 1, value: validateExecution(v, "executions", i + 1) }));
+      r = { ...(await importExecutions(this.engine.db, project, records, "executions", opts)), executions: records.map((x) => x.value) };
+    } else {
+      const { text, file } = await textOf(input, "traces");
+      r = await importTraces(this.engine.db, project, text, file, opts);
+    }
+    const { executions, ...result } = r;
+    await this.afterExecutions(project, result, undefined, executions);
+    return result;
+  }
+
+  /** Records one execution (idempotent by id) and patches the read model in place. */
+  async recordExecution(execution: ExecutionInput | object, opts: ProjectScoped & TraceImportOptions = {}): Promise<TraceImportResult> {
+    const project = this.p(opts);
+    const value = validateExecution(execution);
+    const r = await importExecutions(this.engine.db, project, [{ line: 1, value }], "execution", {
+      ...opts,
+      userHistory: userHistoryUpdate(this.engine),
+    });
+    await this.afterExecutions(project, r, [value], undefined, true);
+    if (r.inserted > 0) {
+      const v = value as ExecutionInput & { recommendationId?: string };
+      this.recommendations.outcome({ project, recommendationId: v.recommendationId ?? null, session: v.id, kind: "execution", success: v.success, followed: null, executionId: v.id, tools: v.steps.map((st) => st.tool) });
+    }
+    return r;
+  }
+
+  /** Fit the gate's calibration (score → P(success)) on the project's own traces and store it. */
+  async calibrate(opts: Scoped & { maxExecutions?: number; split?: "cross-fit" | "time" } = {}) {
+    return calibrateProject(this.engine, this.p(opts), opts);
+  }
+
+  /** Fit the next-step weights on the project's own traces (the `learned` mode) and store them. */
+  async fitNextStepWeights(opts: Scoped & { maxExecutions?: number; seed?: number; dryRun?: boolean } = {}) {
+    const r = await fitNextStepWeights(this.engine, this.p(opts), opts);
+    if (!opts.dryRun) this.results.clear();
+    return r;
+  }
+
+  /**
+   * Fit the search weights (fusion β, memory μ, content, graph) on the project's own past intents; they replace
+   * the defaults only when they beat them on grouped held-out intents (search-weights.ts). `dryRun` stores nothing.
+   */
+  async fitSearchWeights(opts: Scoped & SearchFitOptions = {}) {
+    const r = await fitSearchWeights(this.engine, this.p(opts), opts);
+    if (!opts.dryRun) this.results.clear();
+    return r;
+  }
+
+  protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[], all?: ExecutionInput[], historyDone = false): Promise<void> {
+    if (r.inserted > 0) markMemoryDirty(this.engine, project);
+    const inserted = new Set(r.insertedIds);
+    const fresh = (executions ?? all ?? []).filter((e) => inserted.has(e.id));
+    if (historyDone) {
+      for (const e of fresh) if (e.user) this.engine.gatekeeper.tracker.invalidate(project, e.user);
+    } else if (fresh.length > 0) await applyUserHistory(this.engine, project, fresh);
+    if (r.autoRegistered.length > 0 || !executions) this.engine.invalidate(project);
+    else if (r.inserted > 0) this.engine.afterRecord(project, executions, r.graphVersion);
+  }
+
+  /** Imports declared edges given as JSONL text or `{ file }`. */
+  async importEdges(input: string | { file: string }, opts: ProjectScoped & { skipInvalid?: boolean } = {}): Promise<EdgeImportResult> {
+    const { text, file } = await textOf(input, "edges");
+    const project = this.p(opts);
+    const r = await importDeclaredEdges(this.engine.db, project, text, file, opts);
+    this.engine.invalidate(project);
+    return r;
+  }
+
+  /**
+   * Waits until the project's read model reflects every write so far: the graph analytics recomputed and the
+   * intent memory rebuilt. Requests never wait for this (they answer from the previous analytics and memory
+   * while the refresh runs in the background); call it when the next answers must see the writes (a replay,
+   * a bench, a test).
+   */
+  async settle(opts: ProjectScoped = {}): Promise<void> {
+    const project = this.p(opts);
+    await this.engine.analyticsCache.fresh(await this.engine.snapshot(project));
+    await settledMemory(this.engine, project);
+    // Answers cached at this graph version were computed from the previous memory: they go.
+    this.results.clear();
+  }
+
+  async stats(opts: ProjectScoped = {}): Promise<StatsResult> {
+    const project = this.p(opts);
+    return {
+      project,
+      backend: this.engine.conn.backend,
+      location: this.engine.conn.location,
+      ...(await countProject(this.engine.db, project)),
+      caches: { results: this.results.stats(), queryEmbeddings: this.engine.queryEmbedder.stats() },
+      learning: await learningStatus(this.engine, project),
+    };
+  }
+
+  /** One `SELECT 1` round trip: cheap liveness for `/health` (rejects with database-unreachable when down). */
+  async ping(): Promise<{ backend: "postgres" | "pglite" }> {
+    await sql`SELECT 1`.execute(this.engine.db);
+    return { backend: this.engine.conn.backend };
+  }
+
+  async close(): Promise<void> {
+    await this.recommendations.close();
+    await this.engine.close();
+  }
+}
+
+async function textOf(input: string | object | { file: string }, what: string): Promise<{ text: string; file: string }> {
+  if (typeof input === "string") return { text: input, file: what };
+  if (input && typeof input === "object" && "file" in input && typeof (input as { file: unknown }).file === "string") {
+    const file = (input as { file: string }).file;
+    return { text: await readFile(file, "utf8"), file };
+  }
+  return { text: JSON.stringify(input), file: what };
+}
+
+for (const operation of OPERATION_LIST) {
+  Object.defineProperty(Toolgraph.prototype, operation.name, {
+    value(this: Toolgraph, req: object & Scoped) {
+      return this.run(operation, req);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+export async function openToolgraph(options: ToolgraphOptions = {}): Promise<Toolgraph> {
+  retentionFromEnv(); // a bad bound in the environment is refused before the database is opened
+  const engine = await Engine.open(options);
+  return new Toolgraph(engine, options.project ?? "default", options.resultCacheSize ?? 1000, options.recommendationLog);
+}

@@ -1,0 +1,232 @@
+/**
+ * Whole-graph analytics of a snapshot: PageRank (weighted, damping 0.85, max-normalised to [0,1]),
+ * Louvain communities (seeded), spectral clusters of the tool–capability hypergraph (capability
+ * dependencies included) and hypergraph PageRank of tools and capabilities.
+ *
+ * Lifecycle (issue: never recompute on the write path): analytics are computed for a snapshot state
+ * (version + in-place patch count) and cached. A read uses the last completed analytics; when the graph
+ * has moved since, it returns them flagged stale and schedules one refresh off the request path
+ * (setImmediate, one at a time, at most once per `minRefreshIntervalMs`, default 5 s: under a stream of
+ * writes the analytics lag by at most that much instead of recomputing after every write). Only the very
+ * first read of a project computes synchronously.
+ * The background refresh runs in a worker thread (analytics-worker.ts; ≈ 1 s of spectral clustering at 10k
+ * tools would otherwise hold the event loop and every request behind it): the snapshot's CSR and the
+ * tool–capability memberships are copied to the worker, which runs the same computeAnalyticsFrom. When a
+ * worker cannot start (or `offThread: false`), the refresh runs on the event loop as before.
+ */
+import { hypergraphPagerank } from "../../algorithms/centrality/hypergraph-pagerank.ts";
+import { normalizeToUnit, pagerankDetailed } from "../../algorithms/centrality/pagerank.ts";
+import { louvainDetailed } from "../../algorithms/community/louvain.ts";
+import type { Csr } from "../../algorithms/graph/csr.ts";
+import { mulberry32 } from "../../algorithms/random/rng.ts";
+import { spectralClustering } from "../../algorithms/spectral/spectral-clustering.ts";
+import type { ToolCapabilityInput } from "../../algorithms/spectral/tool-capability-graph.ts";
+import { AnalyticsWorker } from "./analytics-worker-client.ts";
+import type { GraphSnapshot } from "./graph-snapshot.ts";
+
+export interface AnalyticsOptions {
+  /** Seed of Louvain and spectral clustering. Default 1. */
+  seed?: number;
+  /** Debounce: a stale read schedules a refresh at most once per this many ms. Default 5000. */
+  minRefreshIntervalMs?: number;
+  /** Weight of tool→tool edges in the hypergraph (spectral, hypergraph PageRank). Default 0.5. */
+  toolEdgeFactor?: number;
+  /** Background refreshes in a worker thread. Default true. */
+  offThread?: boolean;
+}
+
+/** What the analytics are computed from: plain data, so it can be sent to a worker thread. */
+export interface AnalyticsJob {
+  version: number;
+  patchCount: number;
+  csr: Csr;
+  input: ToolCapabilityInput;
+}
+
+export const ANALYTICS_DEFAULTS = { seed: 1, toolEdgeFactor: 0.5, minRefreshIntervalMs: 5000 } as const;
+
+export interface Analytics {
+  /** Snapshot state the analytics were computed on. */
+  version: number;
+  patchCount: number;
+  computedAt: number;
+  /** PageRank, raw (sums to 1) and max-normalised to [0,1]. */
+  pagerankRaw: Float64Array;
+  pagerank: Float64Array;
+  /** Louvain community per tool. */
+  community: Int32Array;
+  communityCount: number;
+  modularity: number;
+  /** Spectral cluster per tool and per capability. */
+  toolCluster: Int32Array;
+  capabilityCluster: Int32Array;
+  spectralK: number;
+  spectralKSource: string;
+  /** Hypergraph PageRank per tool and capability (share one distribution). */
+  hyperTools: Float64Array;
+  hyperCapabilities: Float64Array;
+  timingsMs: { pagerank: number; louvain: number; spectral: number; hypergraphPagerank: number; total: number };
+}
+
+export interface AnalyticsView {
+  analytics: Analytics;
+  /** False when the graph moved since they were computed (a refresh is under way). */
+  fresh: boolean;
+  ageMs: number;
+}
+
+export function toolCapabilityInput(s: GraphSnapshot): ToolCapabilityInput {
+  const memberships = s.capabilities.map((c) =>
+    [...new Set(s.capabilityMembers(c).map((t) => s.index.get(t)))].filter((x): x is number => x !== undefined),
+  );
+  const capabilityDeps = s.capabilities.flatMap((c, from) =>
+    c.dependsOn.flatMap((d) => {
+      const to = s.capabilityIndex.get(d.to);
+      return to === undefined ? [] : [{ from, to, weight: d.weight }];
+    }),
+  );
+  return { nTools: s.n, memberships, capabilityDeps, toolGraph: s.csr };
+}
+
+export function analyticsJob(s: GraphSnapshot): AnalyticsJob {
+  return { version: s.version, patchCount: s.patchCount, csr: s.csr, input: toolCapabilityInput(s) };
+}
+
+export function computeAnalytics(s: GraphSnapshot, now: number, options: AnalyticsOptions = {}): Analytics {
+  return computeAnalyticsFrom(analyticsJob(s), now, options);
+}
+
+export function computeAnalyticsFrom(job: AnalyticsJob, now: number, options: AnalyticsOptions = {}): Analytics {
+  const seed = options.seed ?? ANALYTICS_DEFAULTS.seed;
+  const t0 = performance.now();
+  const pr = pagerankDetailed(job.csr);
+  const t1 = performance.now();
+  const lv = louvainDetailed(job.csr, { rng: mulberry32(seed) });
+  const t2 = performance.now();
+  const input = job.input;
+  const toolEdgeFactor = options.toolEdgeFactor ?? ANALYTICS_DEFAULTS.toolEdgeFactor;
+  const sp = spectralClustering(input, { rng: mulberry32(seed), toolEdgeFactor });
+  const t3 = performance.now();
+  const hp = hypergraphPagerank(input, { toolEdgeFactor });
+  const t4 = performance.now();
+  return {
+    version: job.version,
+    patchCount: job.patchCount,
+    computedAt: now,
+    pagerankRaw: pr.scores,
+    pagerank: normalizeToUnit(pr.scores),
+    community: lv.communities,
+    communityCount: lv.count,
+    modularity: lv.modularity,
+    toolCluster: sp.toolClusters,
+    capabilityCluster: sp.capabilityClusters,
+    spectralK: sp.k,
+    spectralKSource: sp.kSource,
+    hyperTools: hp.tools,
+    hyperCapabilities: hp.capabilities,
+    timingsMs: { pagerank: t1 - t0, louvain: t2 - t1, spectral: t3 - t2, hypergraphPagerank: t4 - t3, total: t4 - t0 },
+  };
+}
+
+interface Slot {
+  snapshot: GraphSnapshot;
+  analytics: Analytics;
+  refreshing: boolean;
+  /** performance.now() when computed (monotonic; drives the debounce). */
+  at: number;
+}
+
+/** Per-engine cache of analytics by project. */
+export class AnalyticsCache {
+  private readonly slots = new Map<string, Slot>();
+  private readonly options: AnalyticsOptions;
+  private readonly now: () => number;
+
+  constructor(now: () => number, options: AnalyticsOptions = {}) {
+    this.now = now;
+    this.options = options;
+  }
+
+  get(s: GraphSnapshot): AnalyticsView {
+    const slot = this.slots.get(s.project);
+    const t = this.now();
+    // Analytics of another shape (tools or capabilities added) cannot serve this graph even while stale.
+    if (!slot || slot.analytics.pagerank.length !== s.n || slot.analytics.hyperCapabilities.length !== s.capabilities.length) {
+      const analytics = computeAnalytics(s, t, this.options);
+      this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
+      return { analytics, fresh: true, ageMs: 0 };
+    }
+    const fresh = slot.snapshot === s && slot.analytics.version === s.version && slot.analytics.patchCount === s.patchCount;
+    const interval = this.options.minRefreshIntervalMs ?? ANALYTICS_DEFAULTS.minRefreshIntervalMs;
+    if (!fresh && !slot.refreshing) {
+      slot.refreshing = true;
+      const wait = Math.max(0, slot.at + interval - performance.now());
+      const schedule = wait > 0 ? (fn: () => void) => setTimeout(fn, wait).unref() : setImmediate;
+      schedule(() => {
+        this.computeInBackground(s).then(
+          (analytics) => this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() }),
+          () => {
+            slot.refreshing = false;
+          },
+        );
+      });
+    }
+    return { analytics: slot.analytics, fresh, ageMs: t - slot.analytics.computedAt };
+  }
+
+  /**
+   * Analytics of this very snapshot, computed now if the cached ones are of an older graph (off the event loop
+   * when the worker runs): what `Toolgraph.settle` waits for. Requests meanwhile keep the stale-while-refresh path.
+   */
+  async fresh(s: GraphSnapshot): Promise<AnalyticsView> {
+    const view = this.get(s);
+    if (view.fresh) return view;
+    const analytics = await this.computeInBackground(s);
+    this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
+    return { analytics, fresh: true, ageMs: 0 };
+  }
+
+  /** The refresh of a stale read: in the worker thread when one runs, else here. */
+  private async computeInBackground(s: GraphSnapshot): Promise<Analytics> {
+    const job = analyticsJob(s);
+    const worker = this.offThread();
+    if (worker) {
+      try {
+        const analytics = await worker.compute(job, this.now(), { seed: this.options.seed, toolEdgeFactor: this.options.toolEdgeFactor });
+        this.refreshes.worker++;
+        return analytics;
+      } catch {
+        // A worker that failed (could not load, crashed) is dropped; this and later refreshes run here.
+        this.worker = null;
+      }
+    }
+    const analytics = computeAnalyticsFrom(job, this.now(), this.options);
+    this.refreshes.inThread++;
+    return analytics;
+  }
+
+  private worker: AnalyticsWorker | null | undefined;
+
+  /** Background refreshes completed in the worker thread and on the event loop. */
+  readonly refreshes = { worker: 0, inThread: 0 };
+
+  private offThread(): AnalyticsWorker | null {
+    if (this.options.offThread === false) return null;
+    if (this.worker === undefined) this.worker = AnalyticsWorker.start();
+    return this.worker;
+  }
+
+  /** Stops the worker thread (Engine.close). */
+  async dispose(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    await w?.stop();
+  }
+
+  /** Computes synchronously now (CLI one-shots, benches, tests). */
+  refresh(s: GraphSnapshot): Analytics {
+    const analytics = computeAnalytics(s, this.now(), this.options);
+    this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
+    return analytics;
+  }
+}

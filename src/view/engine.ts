@@ -1,0 +1,264 @@
+/**
+ * The engine: one open database, the embedding provider, and the per-project read models.
+ * Every front door (library, CLI, HTTP, MCP) calls the services through one Engine.
+ *
+ * Freshness: a read model is reused while the project's graph version is unchanged. Writes made
+ * through this engine patch or invalidate it at once; writes by other processes (several `serve`
+ * processes on one PostgreSQL) are noticed by a version check at most every `versionCheckMs`
+ * (default 250 ms), so they are reflected within one second.
+ */
+
+import type { Kysely } from "kysely";
+import { setSimdEnabled } from "../../algorithms/simd/row-dots.ts";
+import { CachedEmbeddingProvider } from "../embeddings/cached.ts";
+import { createEmbeddingProvider, type EmbeddingSpec, parseEmbeddingSpec } from "../embeddings/create.ts";
+import { EmbeddingError, type EmbeddingProvider } from "../embeddings/provider.ts";
+import { EmbeddingWorkerPool } from "../embeddings/worker-pool.ts";
+import type { ExecutionInput } from "../formats/schemas.ts";
+import { Gatekeeper } from "../gate/gatekeeper.ts";
+import type { FitRecord } from "../jobs/learning-log.ts";
+import { type Connection, type ConnectionOptions, openConnection } from "../store/connection.ts";
+import { graphVersion, type ProjectConfig } from "../store/projects.ts";
+import type { Database } from "../store/schema.ts";
+import { AnalyticsCache, type AnalyticsOptions, type AnalyticsView } from "./analytics.ts";
+import type { GraphSnapshot } from "./graph-snapshot.ts";
+import type { MemorySlot } from "./intent-memory.ts";
+import { loadGraphSnapshot } from "./load-snapshot.ts";
+import { buildLexicalIndex, buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
+
+export interface EngineOptions extends ConnectionOptions {
+  /** How often (ms) a read checks the stored graph version for writes by other processes. Default 250. */
+  versionCheckMs?: number | undefined;
+  /** Clock (epoch ms). Default Date.now. Algorithms never read the clock; services pass `now`. */
+  now?: (() => number) | undefined;
+  /** Embedding provider or spec ("use-lite" default, "hash:256", "openai:<url>#<model>"). Default TOOLGRAPH_EMBEDDINGS or "use-lite". */
+  embeddings?: EmbeddingProvider | string | EmbeddingSpec | undefined;
+  /**
+   * Worker threads that run a local model ("use-lite") off the event loop; 0 runs it on the event loop. Other
+   * specs (hash: cheap; openai: remote) and a provider instance are used as they are. Default
+   * TOOLGRAPH_EMBEDDING_WORKERS, else 1 on a 2-core machine (cores − 1, at most 4): docs/decisions/embedding-worker-pool.md.
+   */
+  embeddingWorkers?: number | undefined;
+  /** Capacity of the query-embedding LRU cache. Default 1000. */
+  queryCacheSize?: number | undefined;
+  /** Analytics options (seeds, hypergraph weights). */
+  analytics?: AnalyticsOptions | undefined;
+  /** Context detection for the gate. Default true. */
+  detection?: boolean | undefined;
+}
+
+export const ENGINE_DEFAULTS = { versionCheckMs: 250 } as const;
+
+/** TOOLGRAPH_NO_SIMD=1 runs every vector kernel in plain JS (the WebAssembly SIMD kernels stay unused). */
+function applySimdEnvironment(): void {
+  if (process.env.TOOLGRAPH_NO_SIMD === "1") setSimdEnabled(false);
+}
+
+/** The provider of a spec: a local model in a worker pool (unless workers is 0), anything else in process. */
+function embeddingProvider(spec: string | EmbeddingSpec, workers: number | undefined): EmbeddingProvider {
+  const parsed = typeof spec === "string" ? parseEmbeddingSpec(spec) : spec;
+  const env = process.env.TOOLGRAPH_EMBEDDING_WORKERS;
+  const n = workers ?? (env !== undefined && env.trim() !== "" ? Number(env) : undefined);
+  if (workers === undefined && n !== undefined && !(Number.isInteger(n) && n >= 0)) {
+    throw new EmbeddingError("bad-option", `TOOLGRAPH_EMBEDDING_WORKERS must be a non-negative integer, got ${JSON.stringify(env)}`);
+  }
+  if (parsed.kind !== "use-lite" || n === 0) return createEmbeddingProvider(parsed);
+  return new EmbeddingWorkerPool(parsed, n === undefined ? {} : { workers: n });
+}
+
+interface CachedSnapshot {
+  snapshot: GraphSnapshot;
+  checkedAt: number;
+}
+
+export class Engine {
+  readonly conn: Connection;
+  readonly now: () => number;
+  private readonly versionCheckMs: number;
+  private readonly snapshots = new Map<string, CachedSnapshot>();
+  private readonly loading = new Map<string, Promise<GraphSnapshot>>();
+  private closed = false;
+  readonly embedder: EmbeddingProvider;
+  readonly queryEmbedder: CachedEmbeddingProvider;
+  readonly analyticsCache: AnalyticsCache;
+  readonly gatekeeper: Gatekeeper;
+  private readonly searchIndexes = new Map<string, Promise<SearchIndex>>();
+  /** Per project, the last full search index built (servingSearchIndex answers from it without waiting). */
+  private readonly builtIndexes = new Map<string, SearchIndex>();
+  /** Per project, the lexical index of the catalog whose embeddings are being computed. */
+  private readonly lexicalIndexes = new Map<string, Promise<SearchIndex>>();
+  /**
+   * Search answers from a lexical index while a catalog's embeddings are computed ("lexical"), or waits for
+   * them ("wait"). Default "wait"; the gateway answers at once (docs/decisions/lexical-while-embedding.md).
+   */
+  whileEmbedding: "wait" | "lexical" = "wait";
+  /** The intent memory of each project (memory.ts: built on first use, rebuilt after recorded executions). */
+  readonly memorySlots = new Map<string, MemorySlot>();
+  /** Each project's configuration as last read, with when (filters.ts: re-read at most once per second). */
+  readonly projectConfigs = new Map<string, { at: number; config: ProjectConfig }>();
+  /** One-off background jobs started by this engine, as "name\0project" (background.ts). */
+  readonly startedJobs = new Set<string>();
+  /** The last configuration write of each project's fits (learning-log.ts serialises them: read, modify, write). */
+  readonly fitWrites = new Map<string, Promise<void>>();
+  /** Projects whose stored calibrations the gate has loaded (calibrate.ts). */
+  readonly calibrationsLoaded = new Set<string>();
+  /** Told of every refit of a project's weights (learning-log.ts); the HTTP server logs them. Default: none. */
+  learningLog: ((record: FitRecord) => void) | undefined;
+
+  private constructor(conn: Connection, options: EngineOptions, embedder: EmbeddingProvider) {
+    this.conn = conn;
+    this.now = options.now ?? Date.now;
+    this.versionCheckMs = options.versionCheckMs ?? ENGINE_DEFAULTS.versionCheckMs;
+    this.embedder = embedder;
+    this.queryEmbedder = new CachedEmbeddingProvider(this.embedder, { capacity: options.queryCacheSize ?? 1000 });
+    this.analyticsCache = new AnalyticsCache(this.now, options.analytics);
+    this.gatekeeper = new Gatekeeper(conn.db, { now: this.now, detection: options.detection ?? true });
+  }
+
+  /** The project's analytics (last completed; refreshed off the request path when stale). */
+  async analytics(project: string): Promise<AnalyticsView> {
+    return this.analyticsCache.get(await this.snapshot(project));
+  }
+
+  /** The search index currently cached for a project, if one was built. */
+  async cachedSearchIndex(project: string): Promise<SearchIndex | undefined> {
+    return this.searchIndexes.get(project)?.catch(() => undefined);
+  }
+
+  /** The search index of the project's catalog, rebuilt only when tool or capability texts change. */
+  async searchIndex(project: string, onProgress?: (done: number, total: number) => void): Promise<SearchIndex> {
+    const s = await this.snapshot(project);
+    const key = catalogKey(s, this.embedder.model);
+    const cached = this.searchIndexes.get(project);
+    if (cached) {
+      const idx = await cached.catch(() => undefined);
+      if (idx && idx.key === key) return idx;
+    }
+    const p = buildSearchIndex(this.db, s, this.embedder, onProgress);
+    this.searchIndexes.set(project, p);
+    p.then(
+      (idx) => {
+        if (this.searchIndexes.get(project) === p) this.builtIndexes.set(project, idx);
+      },
+      () => this.searchIndexes.delete(project),
+    );
+    return p;
+  }
+
+  /**
+   * The index a search answers from: the full index of the current catalog, or — with whileEmbedding
+   * "lexical", while that index is still being built (its embeddings computed) — the catalog's lexical index
+   * (`degraded: "embedding"`), the build going on in the background.
+   */
+  async servingSearchIndex(project: string): Promise<SearchIndex> {
+    if (this.whileEmbedding === "wait") return this.searchIndex(project);
+    const s = await this.snapshot(project);
+    const key = catalogKey(s, this.embedder.model);
+    const built = this.builtIndexes.get(project);
+    if (built?.key === key) return built;
+    this.searchIndex(project).catch(() => undefined);
+    const lexical = this.lexicalIndexes.get(project);
+    const idx = lexical && (await lexical.catch(() => undefined));
+    if (idx?.key === key) return idx;
+    const p = buildLexicalIndex(s, this.embedder.model, this.embedder.dimensions);
+    this.lexicalIndexes.set(project, p);
+    p.catch(() => this.lexicalIndexes.delete(project));
+    return p;
+  }
+
+  static async open(options: EngineOptions = {}): Promise<Engine> {
+    applySimdEnvironment();
+    // The embedder first: a bad spec or worker count fails before the database is opened (and locked).
+    const spec = options.embeddings ?? process.env.TOOLGRAPH_EMBEDDINGS ?? "use-lite";
+    const embedder = typeof spec === "object" && "embed" in spec ? spec : embeddingProvider(spec, options.embeddingWorkers);
+    const conn = await openConnection(options);
+    return new Engine(conn, options, embedder);
+  }
+
+  get db(): Kysely<Database> {
+    return this.conn.db;
+  }
+
+  /**
+   * The cached read model of a project while it needs no version check (within `versionCheckMs` of the last),
+   * else undefined: a synchronous fast path for `snapshot`, which callers await only on undefined.
+   */
+  cachedSnapshot(project: string): GraphSnapshot | undefined {
+    const cached = this.snapshots.get(project);
+    return cached && this.now() - cached.checkedAt < this.versionCheckMs ? cached.snapshot : undefined;
+  }
+
+  /** The read model of a project, fresh to within `versionCheckMs` of other processes' writes. */
+  async snapshot(project: string): Promise<GraphSnapshot> {
+    const cached = this.snapshots.get(project);
+    const t = this.now();
+    if (cached && t - cached.checkedAt < this.versionCheckMs) return cached.snapshot;
+    if (cached) {
+      const v = await graphVersion(this.db, project);
+      if (v === cached.snapshot.version) {
+        cached.checkedAt = t;
+        return cached.snapshot;
+      }
+    }
+    return this.reload(project);
+  }
+
+  private reload(project: string): Promise<GraphSnapshot> {
+    let p = this.loading.get(project);
+    if (!p) {
+      p = loadGraphSnapshot(this.db, project)
+        .then((s) => {
+          const prev = this.snapshots.get(project);
+          this.snapshots.set(project, { snapshot: s, checkedAt: this.now() });
+          if (prev) this.onRebuilt(project, prev.snapshot, s);
+          return s;
+        })
+        .finally(() => this.loading.delete(project));
+      this.loading.set(project, p);
+    }
+    return p;
+  }
+
+  private rebuildListeners: ((project: string, prev: GraphSnapshot, next: GraphSnapshot) => void)[] = [];
+
+  /** Called when a project's snapshot is replaced by a fresh load (not on in-place patches). */
+  onSnapshotRebuilt(fn: (project: string, prev: GraphSnapshot, next: GraphSnapshot) => void): void {
+    this.rebuildListeners.push(fn);
+  }
+
+  private onRebuilt(project: string, prev: GraphSnapshot, next: GraphSnapshot): void {
+    for (const fn of this.rebuildListeners) fn(project, prev, next);
+  }
+
+  /** After a write by this engine: patch the cached snapshot in place, or drop it to reload. */
+  afterRecord(project: string, executions: readonly ExecutionInput[], version: number): void {
+    const cached = this.snapshots.get(project);
+    if (!cached) return;
+    if (cached.snapshot.version !== version - 1) {
+      this.invalidate(project);
+      return;
+    }
+    for (const e of executions) {
+      if (!cached.snapshot.patchExecution(e, version)) {
+        this.invalidate(project);
+        return;
+      }
+    }
+    cached.checkedAt = this.now();
+  }
+
+  /** Forgets the cached read model of a project (after a catalog or edge import). */
+  invalidate(project: string): void {
+    this.snapshots.delete(project);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.loading.values().next().value?.catch(() => undefined);
+    for (const p of this.searchIndexes.values()) await p.catch(() => undefined);
+    await this.queryEmbedder.close?.().catch(() => undefined);
+    await this.analyticsCache.dispose().catch(() => undefined);
+    await this.conn.close();
+  }
+}

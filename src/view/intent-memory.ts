@@ -1,0 +1,606 @@
+/**
+ * Intent memory (algorithms/README.md, "Intent memory"): what past executions did for similar intents.
+ *
+ * Each recorded execution with an intent keeps its text, its embedding (same provider and store as the
+ * tools, keyed by text hash) and a BM25 entry. Identical intent texts are indexed once (agents repeat their
+ * requests: the 100k-execution synthetic bench has 1.6k distinct intents) and the executions behind a text are
+ * expanded after the similarity ranking, most recent first. recall(intent): the k = 20 most similar past intents of the
+ * same project (optionally of the same user) by fused similarity 0.5·cos⁺ + 0.5·BM25/max(best, ideal)
+ * (fuse-similarity.ts), each voting for the tools it used with similarity × outcome × recency decay
+ * (knn-vote.ts); votes normalised to [0,1] by the best tool and scaled by the best neighbour's similarity.
+ * With no past intents the memory is silent and every answer is exactly what it
+ * would be without it.
+ *
+ * Freshness: when executions were recorded since the index was built, the next read triggers a rebuild
+ * in the background (at most once per `rebuildAfterMs`, default 2 s) and keeps answering from the
+ * previous index until the new one is ready (stale-while-revalidate): writes never block reads.
+ */
+import { groupByKey } from "../../algorithms/graph/group-by-key.ts";
+import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
+import { memoryScore, type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
+import { type Bm25Index, bm25FullIdealScore, bm25IdealScore, buildBm25Index, searchBm25 } from "../../algorithms/search/bm25.ts";
+import { dotInt8, dotsInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search/int8-vectors.ts";
+import { tokenize } from "../../algorithms/search/tokenize.ts";
+import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
+import { buildVectorIndex, codeShortlist, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import type { SimilarPastSuccess as ThresholdSimilarPastSuccess } from "../../algorithms/thresholds/types.ts";
+import { type ExecutionMemoryRow, loadExecutionMemory } from "../store/reads.ts";
+import { DerivedState, derivedKey } from "./derived.ts";
+import type { Engine } from "./engine.ts";
+import { ensureEmbeddings } from "./search-index.ts";
+
+export const MEMORY_DEFAULTS = {
+  k: 20,
+  /** Candidates from each channel before fusion. */
+  channelTopN: 60,
+  rebuildAfterMs: 2000,
+  /** Minimum fused similarity for a past execution to vote. */
+  minSimilarity: 0.05,
+  /**
+   * Semantic channel: int8 re-ranking of max(256, shortlistFraction · n) sign-code candidates. 0.5 % (500 at
+   * 100k) keeps the top-20 recall against an exact float scan of the 100k unique-intent bench (0.949, as 1 %
+   * did) for half the re-ranking; below 25.6k intents the 256 floor decides.
+   */
+  shortlistFraction: 0.005,
+  /**
+   * The 128-bit prefix stage keeps prefilterFactor × the shortlist for the full-code stage. 4 (the vector index
+   * default is 8) halves the full-code gathers (~0.2 ms at 100k) for a top-20 recall of 0.948 against 0.949
+   * (bench/memory.ts, 100k unique intents).
+   */
+  prefilterFactor: 4,
+  /**
+   * A past execution is a *similar task* (the gate's similar_task_success rule, the plan's prerequisite
+   * evidence) only when its task similarity — the fused similarity with BM25 normalised over every query word,
+   * known or not (bm25FullIdealScore) — reaches this floor. Measured: docs/decisions/similar-task-floor.md.
+   */
+  similarTaskFloor: 0.5,
+} as const;
+
+/**
+ * The past executions in columns (struct of arrays) instead of 100k row objects: at 100k executions the row
+ * objects (a Date, an id string, a 64-hex intent hash, a steps array of objects each) took ~120 MiB of JS heap
+ * and a major GC had to trace every one of them; the columns are typed arrays plus interned strings.
+ * Execution i: ids[i], startedAt[i] (epoch ms), success[i], user users[userOf[i]] (−1: none), capability
+ * capabilities[capabilityOf[i]] (−1: none), steps k ∈ [stepOffsets[i], stepOffsets[i + 1]): tool
+ * stepTools[stepTool[k]], success stepSuccess[k].
+ */
+export interface MemoryRows {
+  length: number;
+  ids: string[];
+  startedAt: Float64Array;
+  success: Uint8Array;
+  userOf: Int32Array;
+  users: string[];
+  capabilityOf: Int32Array;
+  capabilities: string[];
+  stepOffsets: Int32Array;
+  stepTool: Int32Array;
+  stepTools: string[];
+  stepSuccess: Uint8Array;
+}
+
+/** Past execution i of the memory as one object (built on demand from the columns). */
+export function memoryRow(
+  mem: MemoryIndex,
+  i: number,
+): { id: string; intent: string; user: string | null; capability: string | null; startedAt: number; success: boolean; steps: { tool: string; success: boolean }[] } {
+  const rows = mem.rows;
+  const steps: { tool: string; success: boolean }[] = [];
+  for (let k = rows.stepOffsets[i]!; k < rows.stepOffsets[i + 1]!; k++) steps.push({ tool: rows.stepTools[rows.stepTool[k]!]!, success: rows.stepSuccess[k] === 1 });
+  const user = rows.userOf[i]!;
+  const cap = rows.capabilityOf[i]!;
+  return {
+    id: rows.ids[i]!,
+    intent: mem.texts[mem.textOf[i]!]!,
+    user: user >= 0 ? rows.users[user]! : null,
+    capability: cap >= 0 ? rows.capabilities[cap]! : null,
+    startedAt: rows.startedAt[i]!,
+    success: rows.success[i] === 1,
+    steps,
+  };
+}
+
+/** Columns of the loaded rows (interning users, capabilities and tool ids). */
+export function toMemoryRows(rows: readonly ExecutionMemoryRow[]): MemoryRows {
+  const n = rows.length;
+  const intern = (table: string[], index: Map<string, number>, v: string | null): number => {
+    if (v === null) return -1;
+    let k = index.get(v);
+    if (k === undefined) {
+      k = table.length;
+      table.push(v);
+      index.set(v, k);
+    }
+    return k;
+  };
+  const users: string[] = [];
+  const userIndex = new Map<string, number>();
+  const capabilities: string[] = [];
+  const capIndex = new Map<string, number>();
+  const stepTools: string[] = [];
+  const toolIndex = new Map<string, number>();
+  let steps = 0;
+  for (const r of rows) steps += r.steps.length;
+  const out: MemoryRows = {
+    length: n,
+    ids: new Array<string>(n),
+    startedAt: new Float64Array(n),
+    success: new Uint8Array(n),
+    userOf: new Int32Array(n),
+    users,
+    capabilityOf: new Int32Array(n),
+    capabilities,
+    stepOffsets: new Int32Array(n + 1),
+    stepTool: new Int32Array(steps),
+    stepTools,
+    stepSuccess: new Uint8Array(steps),
+  };
+  let k = 0;
+  rows.forEach((r, i) => {
+    out.ids[i] = r.id;
+    out.startedAt[i] = r.startedAt.getTime();
+    out.success[i] = r.success ? 1 : 0;
+    out.userOf[i] = intern(users, userIndex, r.user);
+    out.capabilityOf[i] = intern(capabilities, capIndex, r.capability);
+    out.stepOffsets[i] = k;
+    for (const st of r.steps) {
+      out.stepTool[k] = intern(stepTools, toolIndex, st.tool);
+      out.stepSuccess[k] = st.success ? 1 : 0;
+      k++;
+    }
+  });
+  out.stepOffsets[n] = k;
+  return out;
+}
+
+export interface MemoryIndex {
+  rows: MemoryRows;
+  /** Distinct intent texts; BM25 documents, vectors and codes are indexed by text, not by row. */
+  texts: string[];
+  /** The text of row i. */
+  textOf: Int32Array;
+  /** Rows of text t: members[memberOffsets[t] .. memberOffsets[t + 1]), most recent first. */
+  memberOffsets: Int32Array;
+  members: Int32Array;
+  bm25: Bm25Index;
+  /** Intent vectors, int8-quantised (the float vectors are dropped after the build). */
+  vectors: Int8Vectors;
+  dims: number;
+  /** Sign-code first stage (its float reference dropped: only codes, scales and the rotation are kept). */
+  vindex: VectorIndex | undefined;
+  /** performance.now() at build (monotonic; throttles rebuilds). */
+  builtAt: number;
+  executions: number;
+  /** Derived state of this build (recall scratch, explanation texts): see view/derived.ts. */
+  derived: DerivedState;
+}
+
+export interface RecallResult {
+  /** Tool index → normalised vote in [0,1]. */
+  toolVotes: Map<number, number> | undefined;
+  /** Tool index → "used in 7 similar past requests, 6 succeeded". */
+  explanations: Map<number, string>;
+  capabilityVotes: Map<string, number>;
+  neighbours: number;
+  /**
+   * Similar past tasks' success (similar_task_success signal of the gate): over the neighbours whose task
+   * similarity reaches MEMORY_DEFAULTS.similarTaskFloor; `rate` null and `executions` 0 when none does (the
+   * gate then says there was no similar past task). Undefined when the memory is silent.
+   */
+  similarSuccess: SimilarPastSuccess | undefined;
+  /** The neighbours, best first (for plan and next-step). */
+  past: PastExecution<string, string>[];
+  /** Task similarity of each neighbour of `past` (same order): the fused similarity with BM25 over every query word. */
+  taskSimilarity: number[];
+  reason?: string | undefined;
+}
+
+/** What the gate reads of the similar past tasks (algorithms/thresholds/types.ts), with the floor they passed. */
+export type SimilarPastSuccess = ThresholdSimilarPastSuccess & { floor: number; best: number };
+
+const SILENT: RecallResult = {
+  toolVotes: undefined,
+  explanations: new Map(),
+  capabilityVotes: new Map(),
+  neighbours: 0,
+  similarSuccess: undefined,
+  past: [],
+  taskSimilarity: [],
+  reason: "no similar past executions",
+};
+
+/** A project's intent memory in one engine (Engine.memorySlots). */
+export interface MemorySlot {
+  index: Promise<MemoryIndex>;
+  dirty: boolean;
+  rebuilding?: Promise<MemoryIndex> | undefined;
+}
+
+/** Marks a project's memory stale (after recorded executions). */
+export function markMemoryDirty(engine: Engine, project: string): void {
+  const slot = engine.memorySlots.get(project);
+  if (slot) slot.dirty = true;
+}
+
+async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex> {
+  const loaded = await loadExecutionMemory(engine.db, project);
+  const { texts, memberOffsets, members } = groupByText(loaded.map((r) => r.intent));
+  const rows = toMemoryRows(loaded);
+  const textOf = new Int32Array(rows.length);
+  for (let t = 0; t < texts.length; t++) for (let m = memberOffsets[t]!; m < memberOffsets[t + 1]!; m++) textOf[members[m]!] = t;
+  const bm25 = buildBm25Index(texts.map((t) => tokenize(t)));
+  const { vectors } = await ensureEmbeddings(engine.db, project, engine.embedder, texts);
+  const dims = vectors.find((v) => v.length > 0)?.length ?? 0;
+  const packed = new Float32Array(texts.length * dims);
+  vectors.forEach((v, i) => {
+    if (v.length === dims) packed.set(v, i * dims);
+  });
+  // Memory budget (100k past executions ≤ 200 MB): keep 1-bit codes for the first stage and int8 vectors
+  // for re-ranking, not the float32 matrix (2 KiB per 512-d vector).
+  const vindex = dims > 0 && texts.length > 0 ? { ...buildVectorIndex(packed, dims, { vectorStore: "reference", ivfFrom: 0 }), vectors: new Float32Array(0) } : undefined;
+  return {
+    rows,
+    textOf,
+    texts,
+    memberOffsets,
+    members,
+    bm25,
+    vectors: quantizeInt8(packed, dims),
+    dims,
+    vindex,
+    builtAt: performance.now(),
+    executions: rows.length,
+    derived: new DerivedState(),
+  };
+}
+
+export async function memoryIndex(engine: Engine, project: string): Promise<MemoryIndex> {
+  const m = engine.memorySlots;
+  const slot = m.get(project);
+  if (!slot) {
+    const fresh: MemorySlot = { index: buildMemory(engine, project), dirty: false };
+    m.set(project, fresh);
+    fresh.index.catch(() => m.delete(project));
+    return fresh.index;
+  }
+  const built = await slot.index.catch(() => undefined);
+  if (!built) {
+    m.delete(project);
+    return memoryIndex(engine, project);
+  }
+  if (slot.dirty && !slot.rebuilding && performance.now() - built.builtAt >= MEMORY_DEFAULTS.rebuildAfterMs) {
+    slot.dirty = false;
+    const next = buildMemory(engine, project);
+    slot.rebuilding = next;
+    next.then(
+      () => {
+        slot.index = next;
+        slot.rebuilding = undefined;
+      },
+      () => {
+        slot.dirty = true;
+        slot.rebuilding = undefined;
+      },
+    );
+  }
+  return built;
+}
+
+/**
+ * The project's intent memory with every recorded execution in it: rebuilds now when executions were recorded
+ * since the last build (recall keeps answering from the previous index meanwhile, and rebuilds at most every
+ * `rebuildAfterMs` on its own). What `Toolgraph.settle` waits for.
+ */
+export async function settledMemory(engine: Engine, project: string): Promise<MemoryIndex> {
+  const slot = engine.memorySlots.get(project);
+  if (!slot) return memoryIndex(engine, project);
+  if (slot.rebuilding) await slot.rebuilding.catch(() => undefined);
+  if (!slot.dirty) return slot.index;
+  slot.dirty = false;
+  const next = buildMemory(engine, project);
+  slot.index = next;
+  return next;
+}
+
+export interface RecallOptions {
+  user?: string | undefined;
+  k?: number;
+  /** Executions that must not vote (evaluation leakage guard). */
+  excludeIds?: ReadonlySet<string>;
+  /** tokenize(intent), when the caller has it already. */
+  tokens?: readonly string[];
+}
+
+export async function recallMemory(engine: Engine, project: string, intent: string, qv: Float32Array, options: RecallOptions = {}): Promise<RecallResult> {
+  const mem = await memoryIndex(engine, project);
+  if (mem.rows.length === 0) return SILENT;
+  const s = await engine.snapshot(project);
+  const k = options.k ?? MEMORY_DEFAULTS.k;
+  const tokens = options.tokens ?? tokenize(intent);
+  const lex = searchBm25(mem.bm25, tokens, MEMORY_DEFAULTS.channelTopN);
+  const sem = semanticNeighbours(mem, qv, MEMORY_DEFAULTS.channelTopN);
+  if (lex.length + sem.length === 0) return SILENT;
+  // BM25 is normalised by max(best score, ideal score of the query) so that a past intent sharing one weak
+  // word gets a low lexical similarity (the same floor as the tool fusion), keeping similarities absolute.
+  let maxLex = 0;
+  for (let j = 0; j < lex.length; j++) maxLex = Math.max(maxLex, lex[j]!.score);
+  maxLex = Math.max(maxLex, bm25IdealScore(mem.bm25, tokens));
+  // Task similarity's normaliser: every query word counts, known or not (a past intent sharing the one known
+  // word of "get the version of the angular library" is not the same task).
+  const taskLex = Math.max(maxLex, bm25FullIdealScore(mem.bm25, tokens));
+  // Candidate texts (each hit list holds distinct ids): the semantic hits' scores by text through a stamped
+  // scratch column (membership without a Map), then the BM25 hits fused with theirs, then the semantic-only
+  // hits. A BM25 hit the semantic channel missed is fused with its exact int8 cosine, computed only when it
+  // reaches the top of the heap: it enters with the bound fuse(bm25, cos = 1) (fusion is monotone in the
+  // cosine), so texts come out in the order of a full sort (similarity desc, text asc) while those never
+  // reached (once k executions are found) need no cosine.
+  const scratch = scratchOf(mem);
+  const stamp = ++scratch.epoch;
+  for (let j = 0; j < sem.length; j++) {
+    scratch.seen[sem[j]!.id] = stamp;
+    scratch.semScore[sem[j]!.id] = sem[j]!.score;
+  }
+  const hasCosine = qv.length === mem.dims && mem.dims > 0;
+  const cand = new CandidateHeap(lex.length + sem.length);
+  for (let j = 0; j < lex.length; j++) {
+    const t = lex[j]!.id;
+    const lexical = lex[j]!.score;
+    if (scratch.seen[t] === stamp) cand.push(t, fuseSimilarity({ lexical, semantic: scratch.semScore[t]! }, maxLex), lexical, true, scratch.semScore[t]!);
+    else if (hasCosine) cand.push(t, fuseSimilarity({ lexical, semantic: 1 }, maxLex), lexical, false, 1);
+    else cand.push(t, fuseSimilarity({ lexical, semantic: 0 }, maxLex), lexical, true, 0);
+    scratch.seen[t] = stamp + 1;
+  }
+  for (let j = 0; j < sem.length; j++) {
+    const t = sem[j]!.id;
+    if (scratch.seen[t] === stamp) cand.push(t, fuseSimilarity({ lexical: 0, semantic: sem[j]!.score }, maxLex), 0, true, sem[j]!.score);
+  }
+  scratch.epoch++;
+  // Expand texts, best first, into their executions (most recent first), skipping other users' and excluded
+  // ones, until k.
+  cand.heapify();
+  const rows = mem.rows;
+  const ranked: number[] = [];
+  const sims: number[] = [];
+  const taskSims: number[] = [];
+  while (ranked.length < k && cand.size > 0) {
+    const t = cand.topId();
+    if (!cand.topExact()) {
+      const cosine = dotInt8(mem.vectors, t, qv);
+      cand.settleTop(fuseSimilarity({ lexical: cand.topLexical(), semantic: cosine }, maxLex), cosine);
+      continue;
+    }
+    const sim = cand.topScore();
+    const taskSim = fuseSimilarity({ lexical: cand.topLexical(), semantic: cand.topSemantic() }, taskLex);
+    cand.pop();
+    for (let j = mem.memberOffsets[t]!; j < mem.memberOffsets[t + 1]! && ranked.length < k; j++) {
+      const i = mem.members[j]!;
+      const u = rows.userOf[i]!;
+      if ((options.user && (u < 0 || rows.users[u] !== options.user)) || options.excludeIds?.has(rows.ids[i]!)) continue;
+      ranked.push(i);
+      sims.push(sim);
+      taskSims.push(taskSim);
+    }
+  }
+  if (ranked.length === 0) return SILENT;
+  const past: PastExecution<string, string>[] = new Array(ranked.length);
+  for (let r = 0; r < ranked.length; r++) past[r] = pastExecution(mem, ranked[r]!, sims[r]!);
+  const now = engine.now();
+  const tv = voteTools(past, now, { limit: 50 });
+  const cv = voteCapabilities(past, now, { limit: 20 });
+  // memory(t) = normalised vote(t) × max similarity (algorithms/memory/knn-vote.ts memoryScore).
+  const strength = sims[0]!;
+  const toolVotes = new Map<number, number>();
+  const explanations = new Map<number, string>();
+  for (const v of tv.votes) {
+    const i = s.index.get(v.key);
+    if (i === undefined) continue;
+    toolVotes.set(i, memoryScore(v.vote, strength));
+    explanations.set(i, explanation(mem, v.executions, v.succeeded));
+  }
+  const capabilityVotes = new Map<string, number>();
+  for (const v of cv.votes) capabilityVotes.set(v.key, memoryScore(v.vote, strength));
+  return {
+    toolVotes,
+    explanations,
+    capabilityVotes,
+    neighbours: past.length,
+    similarSuccess: similarPastSuccess(past, taskSims, now),
+    past,
+    taskSimilarity: taskSims,
+  };
+}
+
+/**
+ * The success of the neighbours that are similar tasks (task similarity ≥ MEMORY_DEFAULTS.similarTaskFloor),
+ * weighted by that similarity and recency (knn-vote.ts similarSuccessRate); rate null when none is.
+ */
+function similarPastSuccess(past: readonly PastExecution<string, string>[], taskSims: readonly number[], now: number): SimilarPastSuccess {
+  const floor = MEMORY_DEFAULTS.similarTaskFloor;
+  const similar: PastExecution<string, string>[] = [];
+  let best = 0;
+  for (let r = 0; r < past.length; r++) {
+    const sim = taskSims[r]!;
+    if (sim > best) best = sim;
+    if (sim >= floor) similar.push({ ...past[r]!, similarity: sim });
+  }
+  const sr = similarSuccessRate(similar, now);
+  return { rate: sr.rate, executions: sr.rate === null ? 0 : similar.length, floor, best };
+}
+
+/** Execution i as a neighbour of similarity sim (the fields of memoryRow, without the intent). */
+function pastExecution(mem: MemoryIndex, i: number, similarity: number): PastExecution<string, string> {
+  const rows = mem.rows;
+  const end = rows.stepOffsets[i + 1]!;
+  const steps: { tool: string; success: boolean }[] = [];
+  for (let j = rows.stepOffsets[i]!; j < end; j++) steps.push({ tool: rows.stepTools[rows.stepTool[j]!]!, success: rows.stepSuccess[j] === 1 });
+  const e: { executionId: string; similarity: number; success: boolean; startedAt: number; steps: typeof steps; capability?: string; user?: string } = {
+    executionId: rows.ids[i]!,
+    similarity,
+    success: rows.success[i] === 1,
+    startedAt: rows.startedAt[i]!,
+    steps,
+  };
+  const cap = rows.capabilityOf[i]!;
+  if (cap >= 0) e.capability = rows.capabilities[cap]!;
+  const user = rows.userOf[i]!;
+  if (user >= 0) e.user = rows.users[user]!;
+  return e;
+}
+
+/** Explanation texts by executions × 4096 + succeeded: derived state of the memory index. */
+const EXPLANATIONS = derivedKey<Map<number, string>>("memory explanations");
+
+/** "memory: used in 7 similar past requests, 6 succeeded", built once per (executions, succeeded) and index. */
+function explanation(mem: MemoryIndex, executions: number, succeeded: number): string {
+  const cache = mem.derived.get(EXPLANATIONS, () => new Map<number, string>());
+  const key = executions * 4096 + succeeded;
+  let text = cache.get(key);
+  if (text === undefined) {
+    text = `memory: used in ${executions} similar past request${executions === 1 ? "" : "s"}, ${succeeded} succeeded`;
+    if (executions < 4096 && succeeded < 4096) cache.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * Per-index scratch of recallMemory (used synchronously, between awaits): semantic score of each text and the
+ * recall stamp that wrote it, so membership needs no Map.
+ */
+interface RecallScratch {
+  epoch: number;
+  seen: Uint32Array;
+  semScore: Float64Array;
+}
+
+const SCRATCH = derivedKey<RecallScratch>("recall scratch");
+function scratchOf(mem: MemoryIndex): RecallScratch {
+  const n = mem.texts.length;
+  const s = mem.derived.get(SCRATCH, () => ({ epoch: 0, seen: new Uint32Array(n), semScore: new Float64Array(n) }));
+  if (s.epoch > 0xfffffff0) {
+    s.epoch = 0;
+    s.seen.fill(0);
+  }
+  return s;
+}
+
+/**
+ * Binary max-heap of candidate texts by (fused similarity desc, text asc). An entry is exact or a bound (an upper
+ * bound of its similarity, with the BM25 score it was fused from, to be settled by the caller when on top).
+ */
+class CandidateHeap {
+  private readonly ids: Int32Array;
+  private readonly scores: Float64Array;
+  private readonly lexical: Float64Array;
+  /** The cosine the score was fused from (1, the bound, until settled). */
+  private readonly semantic: Float64Array;
+  private readonly exact: Uint8Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.ids = new Int32Array(capacity);
+    this.scores = new Float64Array(capacity);
+    this.lexical = new Float64Array(capacity);
+    this.semantic = new Float64Array(capacity);
+    this.exact = new Uint8Array(capacity);
+  }
+  /** Appends (unordered until heapify); similarities below the memory's minimum do not vote and are dropped. */
+  push(id: number, score: number, lexical: number, exact: boolean, semantic: number): void {
+    if (!(score >= MEMORY_DEFAULTS.minSimilarity)) return;
+    const n = this.size++;
+    this.ids[n] = id;
+    this.scores[n] = score;
+    this.lexical[n] = lexical;
+    this.semantic[n] = semantic;
+    this.exact[n] = exact ? 1 : 0;
+  }
+  heapify(): void {
+    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
+  }
+  topId(): number {
+    return this.ids[0]!;
+  }
+  topScore(): number {
+    return this.scores[0]!;
+  }
+  topLexical(): number {
+    return this.lexical[0]!;
+  }
+  topSemantic(): number {
+    return this.semantic[0]!;
+  }
+  topExact(): boolean {
+    return this.exact[0] === 1;
+  }
+  /** The top bound's exact similarity (≤ the bound, so it can only sink); dropped below the minimum. */
+  settleTop(score: number, semantic: number): void {
+    if (!(score >= MEMORY_DEFAULTS.minSimilarity)) {
+      this.pop();
+      return;
+    }
+    this.scores[0] = score;
+    this.semantic[0] = semantic;
+    this.exact[0] = 1;
+    this.down(0);
+  }
+  pop(): void {
+    const last = --this.size;
+    this.move(last, 0);
+    this.down(0);
+  }
+  private move(from: number, to: number): void {
+    this.ids[to] = this.ids[from]!;
+    this.scores[to] = this.scores[from]!;
+    this.lexical[to] = this.lexical[from]!;
+    this.semantic[to] = this.semantic[from]!;
+    this.exact[to] = this.exact[from]!;
+  }
+  private before(a: number, b: number): boolean {
+    const sa = this.scores[a]!;
+    const sb = this.scores[b]!;
+    return sa > sb || (sa === sb && this.ids[a]! < this.ids[b]!);
+  }
+  private down(i: number): void {
+    const n = this.size;
+    const id = this.ids[i]!;
+    const score = this.scores[i]!;
+    const lexical = this.lexical[i]!;
+    const semantic = this.semantic[i]!;
+    const exact = this.exact[i]!;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const c = l + 1 < n && this.before(l + 1, l) ? l + 1 : l;
+      const sc = this.scores[c]!;
+      if (!(sc > score || (sc === score && this.ids[c]! < id))) break;
+      this.move(c, i);
+      i = c;
+    }
+    this.ids[i] = id;
+    this.scores[i] = score;
+    this.lexical[i] = lexical;
+    this.semantic[i] = semantic;
+    this.exact[i] = exact;
+  }
+}
+
+/**
+ * The topN distinct past intents by cosine to qv: sign-code stages over all of them (a 128-bit prefix first
+ * when there are many), then int8 re-ranking of a shortlist of max(256, 0.5 % of n). Empty when the memory has
+ * no vectors or qv has another dimension.
+ */
+export function semanticNeighbours(mem: MemoryIndex, qv: Float32Array, topN: number): ScoredId[] {
+  const n = mem.texts.length;
+  if (!mem.vindex || qv.length !== mem.dims || n === 0) return [];
+  const shortlist = codeShortlist(mem.vindex, qv, Math.min(n, Math.max(256, Math.ceil(MEMORY_DEFAULTS.shortlistFraction * n))), {
+    prefilterFactor: MEMORY_DEFAULTS.prefilterFactor,
+  });
+  const scores = dotsInt8(mem.vectors, shortlist, qv);
+  const exact = new TopK(Math.min(n, topN));
+  for (let j = 0; j < shortlist.length; j++) exact.offer(shortlist[j]!, scores[j]!);
+  return exact.result();
+}
+
+/** Distinct texts in first-seen order, and for each the rows carrying it, most recent (last) first. */
+export function groupByText(intents: readonly string[]): { texts: string[]; memberOffsets: Int32Array; members: Int32Array } {
+  const g = groupByKey(intents, "descending");
+  return { texts: g.keys, memberOffsets: g.offsets, members: g.members };
+}

@@ -1,0 +1,52 @@
+/**
+ * The default DAG graph falls back to the history graph for tools the dependency graph knows nothing about
+ * (docs/decisions/dag-default.md): on the demo project with the research traces recorded without `dependsOn`,
+ * the default orders web.search → web.summarize_page → docs.create_page as observed; an explicit
+ * `graph: "dependency"` keeps its own answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { demoCatalog } from "../../src/demo/catalog.ts";
+import { demoTraces } from "../../src/demo/traces.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+
+const NOW = Date.parse("2026-11-01T12:00:00Z");
+const RESEARCH = ["docs.create_page", "web.search", "web.summarize_page"];
+let tg: Toolgraph;
+
+beforeAll(async () => {
+  tg = await openToolgraph({ home: "memory://", project: "sparse", embeddings: "hash:64", now: () => NOW, resultCacheSize: 0, recommendationLog: { enabled: false } });
+  await tg.importCatalog(demoCatalog());
+  // Research runs recorded without data flow (e.g. by a client that does not report it); the rest with it.
+  const traces = demoTraces(400, 5, NOW).map((e) => (e.capability === "research" ? { ...e, steps: e.steps.map(({ dependsOn: _d, ...st }) => st) } : e));
+  await tg.importTraces(traces);
+}, 120_000);
+
+afterAll(async () => {
+  await tg?.close();
+});
+
+describe("default DAG graph", () => {
+  it("the dependency graph exists but knows nothing of the research tools", async () => {
+    const dep = await tg.buildDag({ tools: RESEARCH, graph: "dependency" });
+    expect(dep.graph).toBe("dependency");
+    expect(dep.edges.filter((e) => e.evidence === "dependency" || e.evidence === "path")).toEqual([]);
+  });
+
+  it("the default orders them by the history graph, and says it stands in for the dependency graph", async () => {
+    const dag = await tg.buildDag({ tools: RESEARCH });
+    expect(dag.graph).toBe("dependency");
+    expect(dag.edges.map((e) => [e.from, e.to])).toEqual([
+      ["web.search", "web.summarize_page"],
+      ["web.summarize_page", "docs.create_page"],
+    ]);
+    for (const e of dag.edges) expect(e.explanation).toMatch(/in the history graph .*standing in for the dependency graph, which records no data flow in or out of /);
+    expect(dag.layers).toEqual([["web.search"], ["web.summarize_page"], ["docs.create_page"]]);
+  });
+
+  it("tools with recorded data flow keep the dependency graph's answer", async () => {
+    const tools = ["git.push", "git.commit", "git.diff", "git.create_branch"];
+    const auto = await tg.buildDag({ tools });
+    const dep = await tg.buildDag({ tools, graph: "dependency" });
+    expect(auto.edges).toEqual(dep.edges);
+  });
+});
