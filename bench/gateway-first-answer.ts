@@ -16,7 +16,10 @@
  * until the renamed tools are searchable and their index is built, with a search about every 500 ms (its latency
  * and whether it was degraded).
  *
- *   npx tsx bench/gateway-first-answer.ts [--tools 3000] [--embeddings use-lite]
+ * The embedded database runs in the process (PGlite, WebAssembly on the event loop); with `--database URL` the
+ * arms use a PostgreSQL server instead, each with a new project, which shows what is the embedded database's.
+ *
+ *   npx tsx bench/gateway-first-answer.ts [--tools 3000] [--embeddings use-lite] [--database postgres://…]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -30,7 +33,10 @@ import { Gateway } from "../src/gateway/gateway.ts";
 import { openToolgraph } from "../src/library/toolgraph.ts";
 import { codeVersion, machine, markdownTable, percentiles, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
-const { values } = parseArgs({ options: { tools: { type: "string", default: "3000" }, embeddings: { type: "string", default: "use-lite" } } });
+const { values } = parseArgs({ options: { tools: { type: "string", default: "3000" }, embeddings: { type: "string", default: "use-lite" }, database: { type: "string" } } });
+/** A PostgreSQL server instead of the embedded database (each arm then uses a new project: a fresh catalog). */
+const DATABASE = values.database;
+const STEM = DATABASE ? "gateway-first-answer-postgres" : "gateway-first-answer";
 const TOOLS = Number(values.tools);
 const EMBEDDINGS = values.embeddings!;
 const fixture = join(import.meta.dirname, "..", "test", "gateway", "fixtures", "hostile-server.mjs");
@@ -62,7 +68,8 @@ async function arm(wait: boolean, churn: boolean) {
   // Creating the embedded database (a fresh home) is the library's, not the gateway's: timed apart.
   const tOpen = performance.now();
   const stopOpenLoop = loopMonitor();
-  const tg = await openToolgraph({ home, project: "first", embeddings: EMBEDDINGS });
+  const project = `first-${Date.now().toString(36)}-${wait ? "wait" : "now"}`;
+  const tg = await openToolgraph(DATABASE ? { database: DATABASE, project, embeddings: EMBEDDINGS } : { home, project, embeddings: EMBEDDINGS });
   const openHome = { ms: performance.now() - tOpen, loopDelayMs: stopOpenLoop() };
   const t0 = performance.now();
   const stopLoop = loopMonitor();
@@ -150,24 +157,24 @@ async function main(): Promise<void> {
   const waited = await arm(true, false);
   const loadAfter = loadavg();
   const result = {
-    bench: "gateway-first-answer",
+    bench: STEM,
     date: startedAt,
-    command: `npx tsx bench/gateway-first-answer.ts --tools ${TOOLS} --embeddings ${EMBEDDINGS}`,
+    command: `npx tsx bench/gateway-first-answer.ts --tools ${TOOLS} --embeddings ${EMBEDDINGS}${DATABASE ? " --database postgres://…" : ""}`,
     code: codeVersion(),
     machine: machine(),
     load: { before: loadBefore, after: loadAfter },
-    settings: { tools: TOOLS, embeddings: EMBEDDINGS, upstream: "hostile-server.mjs over stdio", intent: INTENT, expected: EXPECTED, home: "fresh embedded directory per arm" },
+    settings: { tools: TOOLS, embeddings: EMBEDDINGS, upstream: "hostile-server.mjs over stdio", intent: INTENT, expected: EXPECTED, home: DATABASE ? "PostgreSQL server, a new project per arm" : "fresh embedded directory per arm" },
     arms: [atOnce, waited].map(({ churn: _c, ...a }) => a),
     churn: atOnce.churn,
     targets: { initializeMs: 2000, lexicalSearchMs: 100, loopDelayP99Ms: 50 },
   };
-  writeResult("gateway-first-answer", result);
+  writeResult(STEM, result);
   const s = (x: number) => (x / 1000).toFixed(1);
   const md = [
-    `# Gateway: time to the first answer (${startedAt.slice(0, 10)})`,
+    `# Gateway: time to the first answer${DATABASE ? ", on PostgreSQL" : ""} (${startedAt.slice(0, 10)})`,
     "",
     `${machine()}; load before ${loadBefore.map((x) => x.toFixed(2)).join(" ")}, after ${loadAfter.map((x) => x.toFixed(2)).join(" ")}; code ${result.code}.`,
-    `A fresh embedded home per arm, one upstream of ${TOOLS} tools (+5 control tools) over stdio, ${EMBEDDINGS} embeddings; the SDK client searches "${INTENT}".`,
+    `${DATABASE ? "PostgreSQL (a new project per arm)" : "A fresh embedded home per arm"}, one upstream of ${TOOLS} tools (+5 control tools) over stdio, ${EMBEDDINGS} embeddings; the SDK client searches "${INTENT}".`,
     "Times from the gateway's start (opening the fresh home apart); loop delay from the start to the full answer.",
     "",
     markdownTable(
@@ -184,7 +191,7 @@ async function main(): Promise<void> {
     "",
   ].join("\n");
   const { writeFileSync } = await import("node:fs");
-  writeFileSync(join(RESULTS_DIR, "gateway-first-answer.md"), md);
+  writeFileSync(join(RESULTS_DIR, `${STEM}.md`), md);
   process.stdout.write(`${md}\n`);
 }
 
