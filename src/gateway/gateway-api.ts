@@ -11,7 +11,7 @@ export interface ApiHost {
 /**
  * The api the gateway serves (its MCP sessions and its HTTP server): the library's, with `stats` also naming
  * the upstream servers and which are down (GET /v1/stats), like `gateway_status` and /health, and an empty
- * catalog explained by the upstreams still being listed (Gateway.explainEmpty) rather than by CLI advice.
+ * catalog explained by the upstreams still being listed (CatalogSync.explainEmpty) rather than by CLI advice.
  */
 export function gatewayApi<T extends object & { stats(opts?: { project?: string | undefined }): Promise<object> }>(api: T, gateway: ApiHost): T {
   return new Proxy(api, {
