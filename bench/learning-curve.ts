@@ -264,8 +264,9 @@ async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; quer
 }
 
 /**
- * The evaluation clock: a day after the last training execution, advancing with real time (the engine's caches
- * and version checks run on the same clock, so a frozen one would keep answering from the first snapshot).
+ * The evaluation clock: a day after the last training execution, advancing with real time (the milliseconds
+ * do not move recency measured in days; the results before the version checks moved to their own clock were
+ * measured so, and stay comparable).
  */
 const benchStart = performance.now();
 function clockOf(d: Dataset): number {

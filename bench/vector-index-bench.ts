@@ -2,13 +2,14 @@
  * Vector index benchmark: toolgraph's staged index beside two native HNSW indexes (hnswlib-node, usearch; bench-only
  * devDependencies) and the exact float32 scan, on the same data and the same queries, contenders alternating.
  *
- *   nice -n 10 npx tsx bench/vector-index-bench.ts [--queries 200] [--sizes 100000] [--data clustered,anisotropic]
+ *   nice -n 10 npx tsx bench/vector-index-bench.ts [--queries 200] [--sizes 100000] [--data clustered,anisotropic,real]
  *       [--contenders exact,toolgraph,toolgraph-cascade,hnswlib,usearch] [--ef 64] [--M 16] [--ef-construction 200]
  *       [--stages] [--repeats 1] [--out vector-index] [--hnsw-efs 128,256] [--tg-variants "shortlistFraction=0.003;..."]
- *       [--hnsw-cache /tmp/hnsw]
+ *       [--hnsw-cache /tmp/hnsw] [--tg-build "ivfMaxProbeFraction=1"]
  *
  * --hnsw-efs adds hnswlib contenders at other search widths on the same build, --tg-variants toolgraph contenders
- * with other VectorSearchOptions on the same index: the speed–recall frontier of both, from one run. --hnsw-cache DIR
+ * with other VectorSearchOptions on the same index: the speed–recall frontier of both, from one run. --tg-build passes
+ * VectorIndexOptions to toolgraph's build (e.g. ivfMaxProbeFraction=1 keeps the IVF stage whatever its calibration). --hnsw-cache DIR
  * writes hnswlib's index (and its build measurements) there after a build and reads it in later runs, to iterate
  * without its minutes-long build: the comparison stays within one process, the build columns are the building run's.
  *
@@ -17,6 +18,11 @@
  *   - "anisotropic": 300 topics, noise 1.2, a shared mean component (weight 1.5) and a power-law spectrum,
  *     the shape of real sentence embeddings.
  * Queries are fresh draws from the same mixture; the truth is the exact top-10 (float64 dot products).
+ * And one of real embeddings (bench/lib/real-embeddings.ts):
+ *   - "real": USE-lite vectors of the real tool descriptions, parameter descriptions and intents of Seal-Tools,
+ *     ToolLinkOS and NESTFUL (29,060 texts), then deterministic paraphrases of them beyond that; the first n + queries
+ *     texts of a fixed hash order are embedded (cached in bench/tmp/real-embeddings/, rebuilt when missing: minutes),
+ *     the first n are indexed and the last `queries` (held-out real texts) are the queries.
  *
  * Contenders (top-10 per query; each query runs every contender once, the order rotating per query):
  *   - exact: exactTopK, the full JS scan (the ground truth's own cost);
@@ -47,6 +53,7 @@ import { type SyntheticEmbeddingOptions, syntheticEmbeddings } from "../algorith
 import { topKOfArray } from "../algorithms/search/top-k.ts";
 import { buildVectorIndex, codeShortlist, DEFAULTS, exactTopK, rerankIds, searchVectorIndex, type VectorIndex, vectorIndexBytes } from "../algorithms/search/vector-index.ts";
 import { simdAvailable } from "../algorithms/simd/row-dots.ts";
+import { realEmbeddings } from "./lib/real-embeddings.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({
@@ -58,6 +65,7 @@ const { values } = parseArgs({
     ef: { type: "string", default: "64" },
     "hnsw-efs": { type: "string", default: "" },
     "tg-variants": { type: "string", default: "" },
+    "tg-build": { type: "string", default: "" },
     M: { type: "string", default: "16" },
     "ef-construction": { type: "string", default: "200" },
     stages: { type: "boolean", default: false },
@@ -87,10 +95,13 @@ const tgVariants: Record<string, number | boolean>[] =
   values["tg-variants"] === ""
     ? []
     : values["tg-variants"].split(";").map((v) => Object.fromEntries(v.split(",").map((kv) => { const [k, x] = kv.split("="); return [k!, BOOLEAN_OPTIONS.has(k!) ? x === "1" || x === "true" : Number(x)]; })));
+/** Build options of toolgraph's index, "key=value,…" of VectorIndexOptions numbers, e.g. "ivfMaxProbeFraction=1". */
+const tgBuild: Record<string, number> = values["tg-build"] === "" ? {} : Object.fromEntries(values["tg-build"].split(",").map((kv) => { const [k, x] = kv.split("="); return [k!, Number(x)]; }));
 const wantedContenders = values.contenders.split(",");
-const all: { name: string; options: SyntheticEmbeddingOptions }[] = [
+const all: { name: string; options?: SyntheticEmbeddingOptions }[] = [
   { name: "clustered", options: { clusters: 100, noise: 0.7 } },
   { name: "anisotropic", options: { clusters: 300, noise: 1.2, meanWeight: 1.5, spectrumDecay: 1 } },
+  { name: "real" },
 ];
 const datasets = all.filter((ds) => values.data.split(",").includes(ds.name));
 const uptime = () => execSync("uptime").toString().trim();
@@ -231,16 +242,14 @@ const results = () => ({
   machine: machine(),
   note: "shared 2-core machine (other helpers' jobs running): compare contenders within one run; p50 ratios are to hnswlib's p50 of the same run",
   uptime: uptimes,
-  options: { queries, sizes, d, k: K, ef, M, efConstruction: efc, contenders: wantedContenders, repeats, simd: simdAvailable() },
+  options: { queries, sizes, d, k: K, ef, M, efConstruction: efc, contenders: wantedContenders, repeats, simd: simdAvailable(), toolgraphBuild: tgBuild },
   rows,
 });
 
 for (const ds of datasets) {
   for (const n of sizes) {
     log(`${ds.name} n=${n}: generating`);
-    const gen = syntheticEmbeddings(d, mulberry32(42), ds.options);
-    const X = gen.sample(n);
-    const Q = gen.sample(queries);
+    const { X, Q } = await dataOf(ds.options, n);
     const truth: Set<number>[] = [];
     for (let r = 0; r < queries; r++) truth.push(new Set(exactTopK(X, d, Q.subarray(r * d, (r + 1) * d), K).map((h) => h.id)));
     const contenders: Contender[] = [];
@@ -249,7 +258,7 @@ for (const ds of datasets) {
       log(`${ds.name} n=${n}: building toolgraph's index`);
       const t0 = performance.now();
       const c0 = cpuMs();
-      const index = buildVectorIndex(X, d);
+      const index = buildVectorIndex(X, d, tgBuild);
       log(`${ds.name} n=${n}: IVF ${index.ivf ? `${index.ivf.lists} lists, probe ${(100 * index.ivf.probeFraction).toFixed(2)} % of n` : "not kept"}`);
       // The first search creates the SIMD kernels (their copies are part of the build).
       searchVectorIndex(index, Q.subarray(0, d), K);
@@ -310,6 +319,17 @@ for (const ds of datasets) {
     });
     writeResult(values.out, results());
   }
+}
+
+/** n indexed vectors and the queries: a seeded synthetic mixture, or real embeddings (the last `queries` held out). */
+async function dataOf(options: SyntheticEmbeddingOptions | undefined, n: number): Promise<{ X: Float32Array; Q: Float32Array }> {
+  if (options) {
+    const gen = syntheticEmbeddings(d, mulberry32(42), options);
+    return { X: gen.sample(n), Q: gen.sample(queries) };
+  }
+  const real = await realEmbeddings(n + queries, log);
+  if (real.texts.length < n + queries) throw new Error(`real: only ${real.texts.length} texts, ${n + queries} wanted`);
+  return { X: real.vectors.slice(0, n * d), Q: real.vectors.slice(n * d, (n + queries) * d) };
 }
 
 /** Per-stage p50 of the JS and SIMD kernels on the cascade's shortlist (the former bench's second table). */

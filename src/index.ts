@@ -1,9 +1,14 @@
 /**
  * toolgraph — the library API. `openToolgraph(options)` opens the embedded database (or a PostgreSQL
- * server with `database`) and returns a Toolgraph whose methods are the four jobs: search, suggestNext,
- * matchCapabilities / discoverCapabilities, buildDag / plan, plus imports, recording and stats.
+ * server with `database`) and returns a Toolgraph with one method per operation of the table (OPERATIONS:
+ * search, suggestNext, matchCapabilities, discoverCapabilities, buildDag, plan, alternatives, toolInfo,
+ * feedback), plus imports, recording and stats. The gate (AdaptiveThresholdManager) works on its own too.
  */
 
+export type { ThresholdAdjustment } from "../algorithms/thresholds/adjust-threshold.ts";
+export type { GateDecision } from "../algorithms/thresholds/gate-decision.ts";
+export type { EnvironmentContext, TaskContext } from "../algorithms/thresholds/types.ts";
+export type { UserSignalInput } from "../algorithms/thresholds/user-history-signals.ts";
 export type {
   AlternativesResult,
   BuildDagResult,
@@ -19,10 +24,12 @@ export type {
   TraceImportResult,
 } from "./contract/api.ts";
 export { ToolgraphError } from "./contract/errors.ts";
+export { OPERATIONS, type Operation, type OperationName, type RequestOf, type ResultOf } from "./contract/operations.ts";
 export type {
   AlternativesRequest,
   BuildDagRequest,
   DiscoverCapabilitiesRequest,
+  FeedbackRequest,
   MatchCapabilitiesRequest,
   PlanRequest,
   SearchRequest,
@@ -32,6 +39,7 @@ export { createEmbeddingProvider } from "./embeddings/create.ts";
 export type { EmbeddingProvider } from "./embeddings/provider.ts";
 export { ImportError } from "./formats/parse.ts";
 export type { CatalogInput, DeclaredEdgeInput, EvalCase, ExecutionInput } from "./formats/schemas.ts";
+export { AdaptiveThresholdManager, type AdaptiveThresholdManagerOptions } from "./gate/adaptive-threshold-manager.ts";
 export { openToolgraph, parseRequest, type StatsResult, Toolgraph, type ToolgraphOptions } from "./library/toolgraph.ts";
 export { createMcpServer } from "./mcp/mcp-server.ts";
 export { runStdio } from "./mcp/stdio.ts";

@@ -10,17 +10,25 @@
  *      (values below          uses μ = max(memoryGrid) (the same order as any μ > 0, and a final score that
  *      contentFloor dropped)   is the vote itself, which the gate's absolute thresholds expect)
  *   4. w_g on graphGrid         from the best point so far
+ *   5. γ on guardGrid           from stage 4's best, when a guardGrid is given: the history guard's strength
+ *                               (history-guard.ts; absent = 1, the full guard, in stages 1–4)
  *   anchors: each channel alone — content {β*, μ 0, w_c 1, w_g 0}, memory {β*, max(memoryGrid), w_c f, w_g 0}
  *   and graph {β*, μ 0, w_c f, w_g max(graphGrid)}, f = contentFloor (0 by default: the channel truly alone;
  *   with a floor the content channel never leaves, docs/decisions/search-weight-fitting.md). Evaluated once;
  *   most are already points of the stages.
  *
- * Each stage keeps its first best point in grid order (grids list today's defaults first, so a flat curve
- * keeps them: contentGrid starts at 1). The answer is the best of every evaluated point, the earliest on ties.
+ * Ties and flat curves: a point counts as best when its objective is within `tolerance` of the best one (gains
+ * smaller than that are noise of the sample, not a reason to move). Among those, each stage keeps the value
+ * closest to the `preferred` setting's (the caller's defaults; absent: the first in grid order — grids list
+ * today's defaults first: contentGrid starts at 1), and the answer is the evaluated point nearest the
+ * preferred setting (L1 distance over the four weights; without one, the earliest evaluated). So two samples
+ * of the same traffic (e.g. the same history stored in another order) that differ only within the noise choose
+ * the same weights, and the smaller change from the defaults wins.
  *
- * Invariant: the fitted objective ≥ the objective of every evaluated point, in particular of each channel
- * alone (content, memory, graph) — the combination never loses to one of its own channels on the data it is
- * fitted on. Identical weights are evaluated once. Every evaluated w_c is ≥ contentFloor.
+ * Invariant: the fitted objective ≥ the objective of every evaluated point − tolerance, in particular of each
+ * channel alone (content, memory, graph) — the combination never loses more than the tolerance to one of its
+ * own channels on the data it is fitted on (tolerance 0: never). Identical weights are evaluated once. Every
+ * evaluated w_c is ≥ contentFloor.
  *
  * Source: coordinate-wise grid search (a line search per weight); the channel anchors make the fitted fusion
  * at least as good as its best single component (Bruch, Gai & Ingber, "An analysis of fusion functions for
@@ -37,6 +45,8 @@ export interface FusionWeights {
   readonly contentWeight: number;
   /** Graph weight w_g, in [0, 1]. */
   readonly graphWeight: number;
+  /** Strength γ of the history guard, in [0, 1] (history-guard.ts). Absent: 1, the full guard. */
+  readonly historyGuard?: number;
 }
 
 export const DEFAULTS = {
@@ -44,6 +54,11 @@ export const DEFAULTS = {
   memoryGrid: [0, 0.2, 0.4, 0.6, 0.8, 1],
   contentGrid: [1, 0.75, 0.5, 0.25, 0],
   graphGrid: [0, 0.25, 0.5, 1],
+  /**
+   * Objective differences at most this large are ties (docs/decisions/search-weight-fitting.md: 0.005 mAP@10,
+   * below the standard error of a fit's gain over ~200 cases).
+   */
+  tolerance: 0.005,
 } as const;
 
 export interface FitFusionOptions {
@@ -57,6 +72,12 @@ export interface FitFusionOptions {
   readonly graphGrid?: readonly number[];
   /** Lowest content weight evaluated, in [0, 1]: contentGrid values below it are dropped. Default 0. */
   readonly contentFloor?: number;
+  /** γ values (stage 5), preferred first on ties; absent: no stage 5 (γ stays 1). */
+  readonly guardGrid?: readonly number[];
+  /** Objective differences ≤ tolerance are ties (≥ 0). Default 0.005. */
+  readonly tolerance?: number;
+  /** The setting preferred on ties (the caller's defaults). Default none: grid order, then evaluation order. */
+  readonly preferred?: FusionWeights;
 }
 
 export interface FusionPoint {
@@ -73,6 +94,8 @@ export interface FusionFit {
     readonly memory: readonly FusionPoint[];
     readonly content: readonly FusionPoint[];
     readonly graph: readonly FusionPoint[];
+    /** Empty without a guardGrid. */
+    readonly guard: readonly FusionPoint[];
   };
   /** Each channel alone (see the header). */
   readonly channels: { readonly content: FusionPoint; readonly memory: FusionPoint; readonly graph: FusionPoint };
@@ -94,46 +117,61 @@ export async function fitFusionWeights(objective: (w: FusionWeights) => number |
   const memoryGrid = checkGrid("memoryGrid", options.memoryGrid ?? DEFAULTS.memoryGrid);
   const allContent = checkGrid("contentGrid", options.contentGrid ?? DEFAULTS.contentGrid);
   const graphGrid = checkGrid("graphGrid", options.graphGrid ?? DEFAULTS.graphGrid);
+  const guardGrid = options.guardGrid === undefined ? undefined : checkGrid("guardGrid", options.guardGrid);
   const floor = options.contentFloor ?? 0;
   if (!(floor >= 0 && floor <= 1)) throw new SearchError(MODULE, "bad-grid", `contentFloor must be in [0, 1], got ${floor}`);
   const contentGrid = allContent.filter((x) => x >= floor);
   if (contentGrid.length === 0) contentGrid.push(floor);
+  const tolerance = options.tolerance ?? DEFAULTS.tolerance;
+  if (!(tolerance >= 0)) throw new SearchError(MODULE, "bad-grid", `tolerance must be ≥ 0, got ${tolerance}`);
+  const preferred = options.preferred;
+  /** The point of `points` nearest the preferred setting among those within the tolerance of the best (first on ties). */
+  const pick = (points: readonly FusionPoint[], distance: (w: FusionWeights) => number): FusionPoint => {
+    const top = Math.max(...points.map((p) => p.objective));
+    const near = points.filter((p) => p.objective >= top - tolerance - 1e-12);
+    if (!preferred) return near[0]!;
+    return near.reduce((b, p) => (distance(p.weights) < distance(b.weights) - 1e-12 ? p : b));
+  };
+  const coordinate = (w: FusionWeights, k: keyof FusionWeights): number => w[k] ?? 1;
+  const l1 = (w: FusionWeights) =>
+    preferred ? (["beta", "memoryWeight", "contentWeight", "graphWeight", "historyGuard"] as const).reduce((d, k) => d + Math.abs(coordinate(w, k) - coordinate(preferred, k)), 0) : 0;
   const seen = new Map<string, FusionPoint>();
   const order: FusionPoint[] = [];
   const evaluate = async (w: FusionWeights): Promise<FusionPoint> => {
-    const key = `${w.beta}|${w.memoryWeight}|${w.contentWeight}|${w.graphWeight}`;
+    const key = `${w.beta}|${w.memoryWeight}|${w.contentWeight}|${w.graphWeight}|${w.historyGuard ?? 1}`;
     const hit = seen.get(key);
     if (hit) return hit;
     const value = await objective(w);
-    if (!Number.isFinite(value)) throw new SearchError(MODULE, "bad-objective", `objective of ${key} (β|μ|w_c|w_g) is ${value}, not a finite number`);
+    if (!Number.isFinite(value)) throw new SearchError(MODULE, "bad-objective", `objective of ${key} (β|μ|w_c|w_g|γ) is ${value}, not a finite number`);
     const p: FusionPoint = { weights: w, objective: value };
     seen.set(key, p);
     order.push(p);
     return p;
   };
-  const stage = async (grid: readonly number[], make: (x: number) => FusionWeights): Promise<{ curve: FusionPoint[]; best: FusionPoint }> => {
+  const stage = async (grid: readonly number[], make: (x: number) => FusionWeights, k: keyof FusionWeights): Promise<{ curve: FusionPoint[]; best: FusionPoint }> => {
     const curve: FusionPoint[] = [];
     for (const x of grid) curve.push(await evaluate(make(x)));
-    return { curve, best: curve.reduce((b, p) => (p.objective > b.objective + 1e-12 ? p : b)) };
+    return { curve, best: pick(curve, (w) => (preferred ? Math.abs(coordinate(w, k) - coordinate(preferred, k)) : 0)) };
   };
-  const s1 = await stage(betaGrid, (beta) => ({ beta, memoryWeight: 0, contentWeight: 1, graphWeight: 0 }));
+  const s1 = await stage(betaGrid, (beta) => ({ beta, memoryWeight: 0, contentWeight: 1, graphWeight: 0 }), "beta");
   const beta = s1.best.weights.beta;
-  const s2 = await stage(memoryGrid, (memoryWeight) => ({ beta, memoryWeight, contentWeight: 1, graphWeight: 0 }));
+  const s2 = await stage(memoryGrid, (memoryWeight) => ({ beta, memoryWeight, contentWeight: 1, graphWeight: 0 }), "memoryWeight");
   const mu = s2.best.weights.memoryWeight > 0 ? s2.best.weights.memoryWeight : Math.max(...memoryGrid);
   const muMax = Math.max(...memoryGrid);
-  const s3 = await stage(contentGrid, (contentWeight) => ({ beta, memoryWeight: contentWeight === 0 ? muMax : mu, contentWeight, graphWeight: 0 }));
-  const bestSoFar = [s2.best, s3.best].reduce((b, p) => (p.objective > b.objective + 1e-12 ? p : b));
-  const s4 = await stage(graphGrid, (graphWeight) => ({ ...bestSoFar.weights, graphWeight }));
+  const s3 = await stage(contentGrid, (contentWeight) => ({ beta, memoryWeight: contentWeight === 0 ? muMax : mu, contentWeight, graphWeight: 0 }), "contentWeight");
+  const bestSoFar = pick([s2.best, s3.best], l1);
+  const s4 = await stage(graphGrid, (graphWeight) => ({ ...bestSoFar.weights, graphWeight }), "graphWeight");
+  const s5 = guardGrid ? await stage(guardGrid, (historyGuard) => ({ ...s4.best.weights, historyGuard }), "historyGuard") : undefined;
   const channels = {
     content: await evaluate({ beta, memoryWeight: 0, contentWeight: 1, graphWeight: 0 }),
     memory: await evaluate({ beta, memoryWeight: muMax, contentWeight: floor, graphWeight: 0 }),
     graph: await evaluate({ beta, memoryWeight: 0, contentWeight: floor, graphWeight: Math.max(...graphGrid) }),
   };
-  const best = order.reduce((b, p) => (p.objective > b.objective + 1e-12 ? p : b));
+  const best = pick(order, l1);
   return {
     weights: best.weights,
     objective: best.objective,
-    curves: { beta: s1.curve, memory: s2.curve, content: s3.curve, graph: s4.curve },
+    curves: { beta: s1.curve, memory: s2.curve, content: s3.curve, graph: s4.curve, guard: s5?.curve ?? [] },
     channels,
     evaluations: order.length,
   };

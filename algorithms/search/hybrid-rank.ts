@@ -1,10 +1,11 @@
 /**
  * The hybrid-search scoring loop (docs/decisions/hybrid-alpha.md), per fused candidate u:
  *
- *   semantic'(u) = 1 − (1 − w_c·semantic(u))(1 − μ·vote(u))        content ⊕ intent memory (channel-fusion.ts;
+ *   semantic'(u) = 1 − (1 − w_c·semantic(u))(1 − τ·μ·vote(u))      content ⊕ intent memory (channel-fusion.ts;
  *                                                                  w_c = 1: the plain memory lift)
  *   graph(u)     = w_g · AA(u, context)   (adamic-adar.ts: 1 − exp(−AA), max over the context tools)
- *                = w_g · global(u)        without context (global-signal.ts)
+ *                = τ · w_g · global(u)    without context (global-signal.ts)
+ *   τ            = the history guard's trust in [0, 1] (history-guard.ts; 1 when not given)
  *   α(u)         = fixed α (ablation) | passive: localAlpha(heat) | active: α_est = 1 − 0.5·coherence(u)
  *                  (coherence.ts), shrunk toward 1 by coldStartAlpha below 5 executions
  *   final(u)     = hybridScore(semantic', graph, α)                 (hybrid-score.ts, "lift")
@@ -57,6 +58,8 @@ export interface HybridHit {
   commonNeighbours: { via: number; contribution: number }[];
   alpha: number;
   alphaRegime: string;
+  /** The history guard's trust τ applied to the memory weight and the global graph term (history-guard.ts). */
+  historyTrust: number;
   /** True when the description anchor was moved up to DEFAULTS.anchorRank (see the header). */
   anchored?: boolean;
 }
@@ -75,6 +78,8 @@ export interface HybridRankInput {
   /** No-context graph signal per tool index (absent: no graph term). */
   global?: ArrayLike<number>;
   graphWeight: number;
+  /** Trust τ ∈ [0, 1] in the history channels (history-guard.ts): scales μ and the global graph term. Default 1. */
+  historyTrust?: number;
   channel: SearchChannel;
   fixedAlpha?: number;
   /** Passive α: heat diffused from the context. */
@@ -90,6 +95,8 @@ const NO_NEIGHBOURS = Object.freeze([]) as unknown as HybridHit["commonNeighbour
 export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
   const { adamicAdar: aa, global, heat, coherence, memory, exclude, channel } = input;
   const gw = input.graphWeight;
+  const trust = input.historyTrust ?? 1;
+  if (!(trust >= 0 && trust <= 1)) throw new SearchError("hybrid-rank", "bad-weight", `historyTrust must be in [0, 1], got ${trust}`);
   const mu = input.memoryWeight;
   const wc = input.contentWeight ?? CHANNEL_DEFAULTS.contentWeight;
   if (!(wc >= 0 && wc <= 1)) throw new SearchError("hybrid-rank", "bad-weight", `contentWeight must be in [0, 1], got ${wc}`);
@@ -99,7 +106,7 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
     const i = f.id;
     if (exclude?.(i)) continue;
     const vote = memory?.get(i) ?? 0;
-    const semantic = fuseChannels(f.semantic, wc, vote, mu);
+    const semantic = fuseChannels(f.semantic, wc, vote, trust * mu);
     let graph = 0;
     let graphSource: HybridHit["graphSource"] = "none";
     let commonNeighbours: HybridHit["commonNeighbours"] = NO_NEIGHBOURS;
@@ -110,7 +117,7 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
       const best = g.pairs.reduce((b, p) => (p.score > (b?.score ?? -1) ? p : b), g.pairs[0]);
       commonNeighbours = (best?.contributions ?? []).slice(0, 5).map((c) => ({ via: c.via, contribution: c.contribution }));
     } else if (global) {
-      graph = global[i]!;
+      graph = trust * global[i]!;
       graphSource = "global";
     }
     graph *= gw;
@@ -140,7 +147,7 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
           : channel === "bm25"
             ? f.bm25Norm
             : Math.max(0, Math.min(1, f.cosine));
-    hits.push({ index: i, final, semantic, content: f.semantic, contentWeight: wc, cosine: f.cosine, bm25: f.bm25, bm25Norm: f.bm25Norm, memory: vote, graph, graphSource, commonNeighbours, alpha, alphaRegime });
+    hits.push({ index: i, final, semantic, content: f.semantic, contentWeight: wc, cosine: f.cosine, bm25: f.bm25, bm25Norm: f.bm25Norm, memory: vote, graph, graphSource, commonNeighbours, alpha, alphaRegime, historyTrust: trust });
   }
   const top = input.top;
   const anchor = channel === "hybrid" ? descriptionAnchor(hits) : undefined;

@@ -30,6 +30,11 @@ export interface Command {
   optionHelp?: Record<string, string>;
   /** Only reads: an embedded database that does not exist yet is an error, not created (a mistyped --home). Default false. */
   readOnly?: boolean;
+  /**
+   * Its operations run through a server's routes when one is named (--server, TOOLGRAPH_SERVER) or holds
+   * the embedded data directory (src/cli/remote.ts). Default false: the command opens the database itself.
+   */
+  remote?: boolean;
   /** Options unknown to the CLI are passed to the command untouched (bench). Default false. */
   passThrough?: boolean;
   run(ctx: CommandContext): Promise<number>;
@@ -41,6 +46,7 @@ export const GLOBAL_OPTIONS: OptionSpec = {
   project: { type: "string" },
   database: { type: "string" },
   home: { type: "string" },
+  server: { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 };
 
@@ -49,6 +55,7 @@ export const GLOBAL_HELP: Record<string, string> = {
   "--project NAME": "project (tenant) to read and write (default: TOOLGRAPH_PROJECT or 'default')",
   "--database URL": "PostgreSQL server URL (default: DATABASE_URL; without one, the embedded database)",
   "--home DIR": "embedded database directory (default: TOOLGRAPH_HOME or ./.toolgraph)",
+  "--server URL": "send the request to a running toolgraph serve (default: TOOLGRAPH_SERVER, else the serve that holds --home)",
   "--help": "show help for the command",
 };
 

@@ -96,11 +96,18 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     stdin: io.stdin ?? processStdin(),
     // The library is imported on first open, so `--help`, `--version` and usage errors start fast.
     open: async (options = {}): Promise<Toolgraph> => {
+      const project = (values.project as string | undefined) || process.env.TOOLGRAPH_PROJECT || "default";
+      // Through a running server (`--server`, or the `serve` that holds the data directory): src/cli/remote.ts.
+      if (cmd.remote) {
+        const remote = await import("./remote.ts");
+        const target = await remote.remoteTarget(values, project);
+        if (target) return remote.remoteToolgraph(target);
+      } else if (values.server) throw new UsageError(`--server: ${cmd.name} does not run through a server; it opens the database itself`);
       if (cmd.readOnly) await assertEmbeddedDatabaseExists(values.database as string | undefined, values.home as string | undefined);
       return (await import("../library/toolgraph.ts")).openToolgraph({
         database: values.database as string | undefined,
         home: values.home as string | undefined,
-        project: (values.project as string | undefined) || process.env.TOOLGRAPH_PROJECT || "default",
+        project,
         openWhenUnreachable: options.openWhenUnreachable,
       });
     },
@@ -128,7 +135,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
 
 /** A read-only command on an embedded data directory that does not exist: refuse instead of creating one. */
 async function assertEmbeddedDatabaseExists(database: string | undefined, home: string | undefined): Promise<void> {
-  const { resolveDatabaseUrl, resolveHome } = await import("../store/connection.ts");
+  const { resolveDatabaseUrl, resolveHome } = await import("../store/locations.ts");
   if (resolveDatabaseUrl(database)) return;
   const dir = resolveHome(home);
   if (dir === "memory://" || existsSync(join(dir, "PG_VERSION"))) return;

@@ -14,7 +14,7 @@
  */
 import { ZodError } from "zod";
 import { AlgorithmError } from "../../algorithms/errors.ts";
-import type { Door } from "../formats/advice.ts";
+import type { Advice, Door } from "../formats/advice.ts";
 import { type FieldProblem, fieldOf, problemsMessage, zodProblems } from "../formats/issues.ts";
 import { ImportError, lineErrorMessage } from "../formats/parse.ts";
 import { isConnectionError } from "./database-errors.ts";
@@ -35,6 +35,8 @@ export interface ErrorOutcome {
   headers: Record<string, string>;
   /** A real internal error: the door logs it and does not show its message. */
   internal: boolean;
+  /** What the caller can change to succeed (the message ends with its spelling for the door). */
+  advice?: Advice | undefined;
 }
 
 const BAD_INPUT_CODES = new Set(["invalid-input", "unknown-tool", "unknown-capability"]);
@@ -72,8 +74,9 @@ export function errorOutcome(err: unknown, door: Door = "library"): ErrorOutcome
     const field = typeof err.details?.field === "string" ? err.details.field : undefined;
     const issues = Array.isArray(err.details?.issues) && (err.details.issues as unknown[]).length > 1 ? { details: err.details.issues } : {};
     const message = err.messageFor(door);
-    if (BAD_INPUT_CODES.has(err.code)) return outcome(400, EXIT.invalidInput, err.code, message, { ...(field !== undefined ? { field } : {}), ...issues });
-    if (NOT_FOUND_CODES.has(err.code)) return outcome(404, EXIT.failure, err.code, message);
+    const advice = err.advice ? { advice: err.advice } : {};
+    if (BAD_INPUT_CODES.has(err.code)) return outcome(400, EXIT.invalidInput, err.code, message, { ...(field !== undefined ? { field } : {}), ...issues, ...advice });
+    if (NOT_FOUND_CODES.has(err.code)) return outcome(404, EXIT.failure, err.code, message, advice);
     if (UNAVAILABLE_CODES.has(err.code)) return outcome(503, EXIT.databaseUnavailable, err.code, message, { headers: RETRY });
     // A tool the gateway's policy denies or its pins quarantine: refused, with the reason (gateway/trust.ts).
     if (err.code === "tool-refused") return outcome(403, EXIT.failure, err.code, message, field !== undefined ? { field } : {});

@@ -170,7 +170,7 @@ export const OPERATIONS = {
     example: { intent: "fix the typo in the README" },
     readOnly: true,
     idempotent: true,
-    load: () => import("../jobs/dag.ts").then((m) => m.planJob),
+    load: () => import("../jobs/plan.ts").then((m) => m.planJob),
   }),
   alternatives: op({
     name: "alternatives",

@@ -56,9 +56,14 @@ export function adviceText(advice: Advice, door: Door): string {
 
 /** `message`, whose end is the library's spelling of `advice`, with the advice spelled for `door` instead. */
 export function respell(message: string, advice: Advice | undefined, door: Door): string {
-  if (!advice || door === "library") return message;
-  const library = adviceText(advice, "library");
-  return message.endsWith(library) ? message.slice(0, message.length - library.length) + adviceText(advice, door) : message;
+  return respellFrom(message, advice, "library", door);
+}
+
+/** `message`, whose end is `from`'s spelling of `advice`, with the advice spelled for `to` instead. */
+export function respellFrom(message: string, advice: Advice | undefined, from: Door, to: Door): string {
+  if (!advice || from === to) return message;
+  const was = adviceText(advice, from);
+  return message.endsWith(was) ? message.slice(0, message.length - was.length) + adviceText(advice, to) : message;
 }
 
 /** Reported problems (a result's `invalid` lines) with their messages spelled for `door`. */

@@ -8,13 +8,13 @@
 import { alternativeScore, schemaJaccard } from "../../algorithms/search/alternative-score.ts";
 import { searchVectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { AlternativesRequest } from "../contract/requests.ts";
+import { alternativesRequest } from "../contract/requests.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { gatedSummary } from "../gate/gatekeeper.ts";
 import type { Engine } from "../view/engine.ts";
 import { projectFallbacks, safetyFilter } from "../view/filters.ts";
 import { resolveTools } from "../view/resolve.ts";
 import { rowDot } from "../view/search-index.ts";
-import { alternativesRequest } from "../contract/requests.ts";
-import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { defineJob } from "./job.ts";
 
 function params(schema: Record<string, unknown> | null): Set<string> {

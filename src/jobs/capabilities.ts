@@ -22,6 +22,8 @@ import { rankCapabilityMatches } from "../../algorithms/search/capability-rankin
 import { fuseScores } from "../../algorithms/search/fusion.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import type { DiscoverCapabilitiesRequest, MatchCapabilitiesRequest } from "../contract/requests.ts";
+import { discoverCapabilitiesRequest, matchCapabilitiesRequest } from "../contract/requests.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { gatedSummary } from "../gate/gatekeeper.ts";
 import { derivedKey } from "../view/derived.ts";
 import type { Engine } from "../view/engine.ts";
@@ -32,10 +34,8 @@ import { scorePatterns } from "../view/patterns.ts";
 import { resolveTools } from "../view/resolve.ts";
 import { rowDot } from "../view/search-index.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
-import { searchCandidates } from "./search-scoring.ts";
-import { discoverCapabilitiesRequest, matchCapabilitiesRequest } from "../contract/requests.ts";
-import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { defineJob } from "./job.ts";
+import { searchCandidates } from "./search-scoring.ts";
 
 export const CAPABILITY_MEMORY_WEIGHT = 0.8;
 /** Weight of the tool evidence (search score of the capability's most distinctive member). */
@@ -80,7 +80,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   // Tool evidence: the search score of each capability's most distinctive member (the member shared by the
   // fewest capabilities — for a bundle named after its main tool, that tool), from one tool search.
   const weights = await searchWeightsFor(engine, project);
-  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight });
+  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight, historySimilarity: memory.similarity, historyGuard: weights.historyGuard });
   const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
   const distinctive = distinctiveMembers(s);
   const { scores: patterns, work: patternWork } = await scorePatterns(s, req.intent);

@@ -46,10 +46,13 @@ import { nextAfter, type PastExecution } from "../../algorithms/memory/knn-vote.
 import { buildNextStepModel, type NextStepModel, type NextStepWeights, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
 import { type Calibration, calibrate, fitCalibration } from "../../algorithms/thresholds/calibration.ts";
 import { projectConfig } from "../store/projects.ts";
-import { type ExecutionSequenceRow, loadExecutionMemory, loadExecutionSequences } from "../store/reads.ts";
+import type { ExecutionSequenceRow, } from "../store/reads.ts";
+import { slicer } from "../view/background.ts";
 import type { Engine } from "../view/engine.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
+import { executionHistory, intentsOf, recentSequences } from "../view/history.ts";
 import { recallMemory } from "../view/intent-memory.ts";
+import { ensureEmbeddings } from "../view/search-index.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { storeFit } from "./learning-log.ts";
 import { executionGroups, memoryCandidate, weightsFor, withMemoryVote } from "./next.ts";
@@ -205,6 +208,8 @@ async function scoreExecution(
       memoryWeight: sw.memoryWeight,
       contentWeight: sw.contentWeight,
       graphWeight: sw.graphWeight,
+      historySimilarity: m.similarity,
+      historyGuard: sw.historyGuard,
     })[0];
     if (top) out.search.push({ score: top.final, ok: e.steps.some((st) => st.tool === s.tools[top.index]!.id) });
   }
@@ -219,15 +224,26 @@ async function scoreExecution(
   });
 }
 
+/**
+ * The intents' vectors: the ones the intent memory stored (by text hash and model, search-index.ts
+ * `ensureEmbeddings`) are read back, only texts never embedded go to the model (and are stored). Before, every
+ * scored intent was embedded again (≈ 1,000 model calls per calibration): docs/decisions/ingestion-first-answer.md.
+ */
+async function intentVectors(engine: Engine, project: string, texts: readonly string[]): Promise<Float32Array[]> {
+  if (texts.length === 0) return [];
+  return (await ensureEmbeddings(engine.db, project, engine.embedder, texts)).vectors;
+}
+
 /** Cross-fitted pairs: folds by id hash, each scored by a model of the other folds (header). */
 async function crossFitPairs(engine: Engine, project: string, maxExecutions: number, folds: number): Promise<CalibrationPairs> {
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
-  const history = await loadExecutionSequences(engine.db, project, CALIBRATION_DEFAULTS.historyLimit);
+  const all = await executionHistory(engine, project);
+  const history = recentSequences(all, CALIBRATION_DEFAULTS.historyLimit);
   const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0 };
   const H = history.length;
   if (H < 2 || s.n === 0) return out;
-  const intents = new Map((await loadExecutionMemory(engine.db, project)).map((m) => [m.id, m.intent]));
+  const intents = intentsOf(all);
   // Folds by near-duplicate group (executionGroups: intent, else tool set), whole groups dealt to the
   // least-filled fold: a scored execution's twins are never in its model. Scored: the executions of lowest
   // id hash (ties by id), the same whatever order the history is in.
@@ -247,6 +263,8 @@ async function crossFitPairs(engine: Engine, project: string, maxExecutions: num
   const perExec = history.map((e) => transitionsOf(s, e));
   const total = new Map<number, number>();
   for (const m of perExec) for (const [k, c] of m) total.set(k, (total.get(k) ?? 0) + c);
+  // Scoring a thousand executions takes seconds: the loop yields to the event loop between them.
+  const slice = slicer();
   for (let f = 0; f < K; f++) {
     const members = history.map((_, i) => i).filter((i) => fold[i] === f);
     const toScore = members.filter((i) => scored[i] === 1);
@@ -270,15 +288,12 @@ async function crossFitPairs(engine: Engine, project: string, maxExecutions: num
     const model = buildNextStepModel({ graph: s.csr, transitions, community: a.analytics.community, pagerank: a.analytics.pagerank, lastUsedAt });
     const exclude = new Set(members.map((i) => history[i]!.id));
     const withIntent = toScore.filter((i) => intents.has(history[i]!.id));
-    const vectors = new Map<number, Float32Array>();
-    for (let j = 0; j < withIntent.length; j += 64) {
-      const batch = withIntent.slice(j, j + 64);
-      const vs = await engine.queryEmbedder.embed(batch.map((i) => intents.get(history[i]!.id)!));
-      for (let k = 0; k < batch.length; k++) vectors.set(batch[k]!, vs[k]!);
-    }
+    const vs = await intentVectors(engine, project, withIntent.map((i) => intents.get(history[i]!.id)!));
+    const vectors = new Map(withIntent.map((i, k) => [i, vs[k]!] as const));
     for (const i of toScore) {
       const e = history[i]!;
       await scoreExecution(engine, project, { s, a, idx, sw, weights }, model, e, intents.get(e.id), vectors.get(i), exclude, now, out);
+      await slice();
     }
   }
   return out;
@@ -288,7 +303,8 @@ async function crossFitPairs(engine: Engine, project: string, maxExecutions: num
 async function timeSplitPairs(engine: Engine, project: string, maxExecutions: number, folds: number): Promise<CalibrationPairs> {
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
-  const history = await loadExecutionSequences(engine.db, project, Math.max(CALIBRATION_DEFAULTS.historyLimit, maxExecutions));
+  const all = await executionHistory(engine, project);
+  const history = recentSequences(all, Math.max(CALIBRATION_DEFAULTS.historyLimit, maxExecutions));
   const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0 };
   const H = history.length;
   if (H === 0 || s.n === 0) return out;
@@ -297,7 +313,7 @@ async function timeSplitPairs(engine: Engine, project: string, maxExecutions: nu
   const weights = await weightsFor(engine, project, "auto", { awaitFit: true });
   const sw = await searchWeightsFor(engine, project);
   const idx = await engine.searchIndex(project);
-  const intents = new Map((await loadExecutionMemory(engine.db, project)).map((m) => [m.id, m.intent]));
+  const intents = intentsOf(all);
   // Running training state: transition counts and last use of the executions before the current cut.
   const counts = new Map<number, number>(); // from·n + to → count
   const lastUsedAt = new Float64Array(s.n).fill(Number.NaN);
@@ -317,6 +333,7 @@ async function timeSplitPairs(engine: Engine, project: string, maxExecutions: nu
   };
   let absorbed = 0;
   const sctx = { s, a, idx, sw, weights };
+  const slice = slicer();
   for (let b = 0; b < folds; b++) {
     const [lo, hi] = [cuts[b]!, cuts[b + 1]!];
     while (absorbed < lo) absorb(history[absorbed++]!);
@@ -330,13 +347,12 @@ async function timeSplitPairs(engine: Engine, project: string, maxExecutions: nu
     const unseen = new Set(history.slice(lo).map((e) => e.id));
     const block = history.slice(lo, hi);
     const withIntent = block.filter((e) => intents.has(e.id));
-    const vectors = new Map<string, Float32Array>();
-    for (let i = 0; i < withIntent.length; i += 64) {
-      const batch = withIntent.slice(i, i + 64);
-      const vs = await engine.queryEmbedder.embed(batch.map((e) => intents.get(e.id)!));
-      for (let j = 0; j < batch.length; j++) vectors.set(batch[j]!.id, vs[j]!);
+    const vs = await intentVectors(engine, project, withIntent.map((e) => intents.get(e.id)!));
+    const vectors = new Map(withIntent.map((e, j) => [e.id, vs[j]!] as const));
+    for (const e of block) {
+      await scoreExecution(engine, project, sctx, model, e, intents.get(e.id), vectors.get(e.id), unseen, e.startedAt.getTime(), out);
+      await slice();
     }
-    for (const e of block) await scoreExecution(engine, project, sctx, model, e, intents.get(e.id), vectors.get(e.id), unseen, e.startedAt.getTime(), out);
   }
   return out;
 }

@@ -10,14 +10,21 @@
  *   score      of weights w on one case = ½·AP@10(unseen) + ½·AP@10(repeat), where "unseen" answers the intent
  *              with every execution of its group left out of the memory and of the usage counts (a request
  *              never seen before), and "repeat" leaves out the execution itself only (a repeated request,
- *              its twins in the history); a set of cases scores the mean over its groups of each group's mean;
+ *              its twins in the history); each answered as search answers it, the history guard's trust
+ *              taken from the memory left in (algorithms/search/history-guard.ts); a set of cases scores the
+ *              mean over its groups of each group's mean;
  *   selection  the staged grid search of algorithms/search/fit-fusion-weights.ts, w_c never below the content
  *              floor (channel-fusion.ts DEFAULTS.contentFloor);
  *   validation grouped k-fold (5) over the cases' groups: each fold's weights are chosen on the other folds
  *              and scored on it, against the defaults on the same cases;
  *   acceptance the fitted weights replace the defaults only when the cases span ≥ minGroups (10) groups and
- *              the out-of-sample gain is ≥ margin (0.02 mAP@10), without losing more than the margin on unseen
- *              intents; otherwise the defaults stay and the stored fit says why.
+ *              the out-of-sample gain is ≥ margin (0.02 mAP@10), without losing anything (unseenLoss 0) on
+ *              the unseen intents of the held-out folds; otherwise the defaults stay and the stored fit says why.
+ *   ties       gains within the grid search's tolerance (0.005) keep the value nearest the defaults.
+ *   guard      the history guard's strength γ (algorithms/search/history-guard.ts) is fitted too (1, 0.5, 0) when
+ *              the cases span ≥ guardMinGroups (100) groups, and a γ < 1 is kept only when it gains ≥ margin on
+ *              the unseen intents out of sample; otherwise the fit and its validation are rerun with γ = 1
+ *              (every score already computed is reused).
  *
  * Every fit is stored and announced as a refit record (learning-log.ts). Defaults: β = 0.5, μ = 0.8, w_c = 1,
  * graph 1. Stored weights below the content floor (fitted by an earlier version) are raised to it when read.
@@ -27,11 +34,12 @@ import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metri
 import { DEFAULTS as CHANNEL_DEFAULTS } from "../../algorithms/search/channel-fusion.ts";
 import { type FusionWeights, fitFusionWeights } from "../../algorithms/search/fit-fusion-weights.ts";
 import { globalSignal } from "../../algorithms/search/global-signal.ts";
-import { startOnce, yieldToEventLoop } from "../view/background.ts";
+import { slicer, startOnce, yieldToEventLoop } from "../view/background.ts";
 import type { Engine } from "../view/engine.ts";
 import { cachedProjectConfig } from "../view/filters.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { type MemoryIndex, memoryIndex, memoryRow, recallMemory } from "../view/intent-memory.ts";
+import { ensureEmbeddings } from "../view/search-index.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { searchCandidates } from "./search-scoring.ts";
 
@@ -42,9 +50,14 @@ export interface SearchWeights {
   contentWeight: number;
   /** Multiplier of the graph term (0 turns it off). */
   graphWeight: number;
+  /**
+   * Strength γ of the history guard (algorithms/search/history-guard.ts): 1 scales memory and usage fully by
+   * the query's similarity to the past, 0 turns the guard off.
+   */
+  historyGuard: number;
 }
 
-export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = { beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1 };
+export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = { beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1, historyGuard: 1 };
 
 /** Fitting and acceptance defaults (docs/decisions/search-weight-fitting.md). */
 export const SEARCH_FIT_DEFAULTS = {
@@ -58,6 +71,18 @@ export const SEARCH_FIT_DEFAULTS = {
   minGroups: 10,
   /** Out-of-sample mAP@10 gain over the default a fitted setting needs. */
   margin: 0.02,
+  /**
+   * Most mAP@10 a fitted setting may lose against the defaults on unseen intents (the held-out groups answered
+   * without their own history): 0, learning must never make a new request's answer worse.
+   */
+  unseenLoss: 0,
+  /** History-guard strengths the fit tries (preferred first: the full guard). */
+  guardGrid: [1, 0.5, 0],
+  /**
+   * Fewest distinct intent groups among the cases for the fit to try lowering the guard: a narrow history (a few
+   * intents repeated) cannot show how it serves requests unlike all of them (docs/decisions/history-guard.md).
+   */
+  guardMinGroups: 100,
   /** Lowest content weight a fit may choose or a stored setting may hold. */
   contentFloor: CHANNEL_DEFAULTS.contentFloor,
 };
@@ -85,11 +110,12 @@ export interface SearchWeightsFit extends SearchWeights {
   candidate?: SearchWeights;
   /** Out-of-sample (grouped folds) score of the defaults and of the fitting procedure: mean, unseen, repeat. */
   outOfSample?: { default: CaseScore; fitted: CaseScore; folds: number; gainStdErr: number };
-  /** In-sample mAP@10 on every case: per β (μ = 0), then per μ, per w_c, per graph weight. */
+  /** In-sample mAP@10 on every case: per β (μ = 0), then per μ, per w_c, per graph weight, per guard strength. */
   betaCurve: { beta: number; map: number }[];
   memoryCurve: { memoryWeight: number; map: number }[];
   contentCurve: { contentWeight: number; map: number }[];
   graphCurve: { graphWeight: number; map: number }[];
+  guardCurve: { historyGuard: number; map: number }[];
   /** In-sample score of the candidate and of each channel alone (content, memory, graph) on the same cases. */
   map?: number;
   channels?: { content: number; memory: number; graph: number };
@@ -110,12 +136,19 @@ interface Case {
   v: Float32Array;
   relevant: Set<string>;
   group: number;
-  unseen: { memory: Map<number, number> | undefined; held: HeldOutSignals };
+  unseen: CaseMode;
   /** Absent: the case's group is itself alone, repeat = unseen. */
-  repeat?: { memory: Map<number, number> | undefined; held: HeldOutSignals };
+  repeat?: CaseMode;
 }
 
-const weightKey = (w: FusionWeights) => `${w.beta}|${w.memoryWeight}|${w.contentWeight}|${w.graphWeight}`;
+/** What a case is answered with in one mode: the memory's votes and the history guard's similarity without the held-out executions, and the held-out usage. */
+interface CaseMode {
+  memory: Map<number, number> | undefined;
+  similarity: number | undefined;
+  held: HeldOutSignals;
+}
+
+const weightKey = (w: FusionWeights) => `${w.beta}|${w.memoryWeight}|${w.contentWeight}|${w.graphWeight}|${w.historyGuard ?? 1}`;
 
 /** Rows of the memory index with at least one successful step. */
 function successfulRows(memory: MemoryIndex): number[] {
@@ -163,7 +196,7 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
   const before = inForce(cfg);
   const s = await engine.snapshot(project);
   const data = { executions: rows.length, intents: new Set(rows.map((r) => memory.textOf[r]!)).size, graphVersion: s.version };
-  const empty = { betaCurve: [], memoryCurve: [], contentCurve: [], graphCurve: [] };
+  const empty = { betaCurve: [], memoryCurve: [], contentCurve: [], graphCurve: [], guardCurve: [] };
   const keepDefaults = async (reason: string, extra: Partial<SearchWeightsFit>, evidence: Record<string, unknown>, groups: number): Promise<SearchWeightsFit> => {
     const record = fitRecord(engine, project, false, reason, before, DEFAULT_SEARCH_WEIGHTS, evidence, { ...data, groups });
     if (!dryRun) await storeFit(engine, record, { searchWeights: undefined });
@@ -202,9 +235,11 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
   for (let i = 0; i < s.n; i++) maxSucc = Math.max(maxSucc, s.successes[i]!);
   const unseenOfGroup = new Map<number, HeldOutSignals>();
   const cases: Case[] = [];
+  const slice = slicer();
   for (let i = 0; i < picked.length; i += 64) {
     const batch = picked.slice(i, i + 64).map((j) => ({ j, row: memoryRow(memory, rows[j]!) }));
-    const vs = await engine.embedder.embed(batch.map((b) => b.row.intent));
+    // The memory stored these intents' vectors (by text hash): read back, not embedded again.
+    const vs = (await ensureEmbeddings(engine.db, project, engine.embedder, batch.map((b) => b.row.intent))).vectors;
     for (let b = 0; b < batch.length; b++) {
       const { j, row } = batch[b]!;
       const g = groupOfRow[j]!;
@@ -216,12 +251,13 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
         unseenOfGroup.set(g, unseenHeld);
       }
       const memUnseen = await recallMemory(engine, project, row.intent, vs[b]!, { excludeIds: new Set(members.map((m) => memory.rows.ids[rows[m]!]!)) });
-      const c: Case = { intent: row.intent, v: vs[b]!, relevant: new Set(row.steps.filter((st) => st.success).map((st) => st.tool)), group: g, unseen: { memory: memUnseen.toolVotes, held: unseenHeld } };
+      const c: Case = { intent: row.intent, v: vs[b]!, relevant: new Set(row.steps.filter((st) => st.success).map((st) => st.tool)), group: g, unseen: { memory: memUnseen.toolVotes, similarity: memUnseen.similarity, held: unseenHeld } };
       if (members.length > 1) {
         const memRepeat = await recallMemory(engine, project, row.intent, vs[b]!, { excludeIds: new Set([row.id]) });
-        c.repeat = { memory: memRepeat.toolVotes, held: heldOutSignals(s, a.analytics.pagerank, row.steps, maxSucc) };
+        c.repeat = { memory: memRepeat.toolVotes, similarity: memRepeat.similarity, held: heldOutSignals(s, a.analytics.pagerank, row.steps, maxSucc) };
       }
       cases.push(c);
+      await slice();
     }
   }
   // AP@10 per case and weights, two slots per case (unseen, repeat), computed once and reused by every fold.
@@ -236,8 +272,8 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
     }
     if (Number.isNaN(m[2 * k]!)) {
       const c = cases[k]!;
-      const score = (mode: Case["unseen"]) => {
-        const ranked = searchCandidates(s, a, idx, c.intent, c.v, { ...w, memory: w.memoryWeight > 0 ? mode.memory : undefined, global: mode.held.global, executions: mode.held.executions, top: 10 }).map((h) => s.tools[h.index]!.id);
+      const score = (mode: CaseMode) => {
+        const ranked = searchCandidates(s, a, idx, c.intent, c.v, { ...w, memory: w.memoryWeight > 0 ? mode.memory : undefined, historySimilarity: mode.similarity, historyGuard: w.historyGuard ?? 1, global: mode.held.global, executions: mode.held.executions, top: 10 }).map((h) => s.tools[h.index]!.id);
         return averagePrecisionAtK(ranked, c.relevant, 10);
       };
       m[2 * k] = score(c.unseen);
@@ -267,20 +303,48 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
     return { score: (u + r) / (2 * G), unseen: u / G, repeat: r / G, groupScores };
   };
   const all = cases.map((_, k) => k);
-  const fitOn = (subset: readonly number[]) => fitFusionWeights(async (w) => (await scoreOf(() => w, subset)).score, { contentFloor: floor });
+  const fitOn = (subset: readonly number[], guardGrid: readonly number[] | undefined) =>
+    fitFusionWeights(async (w) => (await scoreOf(() => w, subset)).score, { contentFloor: floor, preferred: DEFAULT_SEARCH_WEIGHTS, ...(guardGrid ? { guardGrid } : {}) });
   const caseGroups = new Set(cases.map((c) => c.group)).size;
-  const full = await fitOn(all);
-  const candidate = { ...full.weights };
-  const curves = {
-    betaCurve: full.curves.beta.map((p) => ({ beta: p.weights.beta, map: p.objective })),
-    memoryCurve: full.curves.memory.map((p) => ({ memoryWeight: p.weights.memoryWeight, map: p.objective })),
-    contentCurve: full.curves.content.map((p) => ({ contentWeight: p.weights.contentWeight, map: p.objective })),
-    graphCurve: full.curves.graph.map((p) => ({ graphWeight: p.weights.graphWeight, map: p.objective })),
-    map: full.objective,
-    channels: { content: full.channels.content.objective, memory: full.channels.memory.objective, graph: full.channels.graph.objective },
+  const K = Math.min(SEARCH_FIT_DEFAULTS.folds, caseGroups);
+  const caseFold = groupFolds({ group: Int32Array.from(cases, (c) => c.group), count: groups.count, keys: groups.keys }, K);
+  // The fit on every case and its grouped k-fold validation (each fold's weights chosen on the other folds only).
+  const validate = async (guardGrid: readonly number[] | undefined) => {
+    const full = await fitOn(all, guardGrid);
+    const candidate: SearchWeights = { ...full.weights, historyGuard: full.weights.historyGuard ?? 1 };
+    const curves = {
+      betaCurve: full.curves.beta.map((p) => ({ beta: p.weights.beta, map: p.objective })),
+      memoryCurve: full.curves.memory.map((p) => ({ memoryWeight: p.weights.memoryWeight, map: p.objective })),
+      contentCurve: full.curves.content.map((p) => ({ contentWeight: p.weights.contentWeight, map: p.objective })),
+      graphCurve: full.curves.graph.map((p) => ({ graphWeight: p.weights.graphWeight, map: p.objective })),
+      guardCurve: full.curves.guard.map((p) => ({ historyGuard: p.weights.historyGuard ?? 1, map: p.objective })),
+      map: full.objective,
+      channels: { content: full.channels.content.objective, memory: full.channels.memory.objective, graph: full.channels.graph.objective },
+    };
+    if (caseGroups < SEARCH_FIT_DEFAULTS.minGroups) return { candidate, curves };
+    const foldWeights: FusionWeights[] = [];
+    for (let f = 0; f < K; f++) foldWeights.push((await fitOn(all.filter((k) => caseFold[k] !== f), guardGrid)).weights);
+    const { groupScores: dG, ...oosDefault } = await scoreOf(() => DEFAULT_SEARCH_WEIGHTS, all);
+    const { groupScores: fG, ...oosFitted } = await scoreOf((k) => foldWeights[caseFold[k]!]!, all);
+    // Standard error of the gain over groups (paired per group), reported beside the margin.
+    const diffs = [...fG].map(([g, x]) => x - dG.get(g)!);
+    const mean = diffs.reduce((x, y) => x + y, 0) / diffs.length;
+    const gainStdErr = diffs.length > 1 ? Math.sqrt(diffs.reduce((x, d) => x + (d - mean) ** 2, 0) / (diffs.length - 1) / diffs.length) : Number.NaN;
+    return { candidate, curves, foldWeights, oosDefault, oosFitted, gain: oosFitted.score - oosDefault.score, unseenGain: oosFitted.unseen - oosDefault.unseen, gainStdErr };
   };
-  const evidenceBase = { metric: "mAP@10, ½ unseen + ½ repeat, mean over intent groups", cases: cases.length, groups: caseGroups, minGroups: SEARCH_FIT_DEFAULTS.minGroups, margin: SEARCH_FIT_DEFAULTS.margin, contentFloor: floor };
-  if (caseGroups < SEARCH_FIT_DEFAULTS.minGroups) {
+  const margin = SEARCH_FIT_DEFAULTS.margin;
+  // The guard protects requests never seen before: it is tried lower only on a broad history (≥ guardMinGroups
+  // groups), and kept lower only when that helps the unseen intents by the margin.
+  const broad = caseGroups >= SEARCH_FIT_DEFAULTS.guardMinGroups;
+  let v = await validate(broad ? SEARCH_FIT_DEFAULTS.guardGrid : undefined);
+  let guardNote = broad ? "" : `; history guard kept at 1 (${caseGroups} intent groups, fewer than ${SEARCH_FIT_DEFAULTS.guardMinGroups} to judge requests unlike all of them)`;
+  if (v.candidate.historyGuard < 1 && v.unseenGain !== undefined && !(v.unseenGain >= margin)) {
+    guardNote = `; history guard kept at 1 (lowering it to ${v.candidate.historyGuard} gained ${v.unseenGain.toFixed(3)} mAP@10 on unseen intents, below the margin ${margin})`;
+    v = await validate(undefined);
+  }
+  const { candidate, curves } = v;
+  const evidenceBase = { metric: "mAP@10, ½ unseen + ½ repeat, mean over intent groups", cases: cases.length, groups: caseGroups, minGroups: SEARCH_FIT_DEFAULTS.minGroups, margin, unseenLoss: SEARCH_FIT_DEFAULTS.unseenLoss, contentFloor: floor };
+  if (v.oosDefault === undefined || v.oosFitted === undefined || v.gain === undefined || v.unseenGain === undefined) {
     return keepDefaults(
       `only ${caseGroups} distinct intent groups (fewer than ${SEARCH_FIT_DEFAULTS.minGroups}): too little evidence to replace the defaults`,
       { intents: cases.length, candidate, ...curves },
@@ -288,30 +352,18 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
       groups.count,
     );
   }
-  // Grouped k-fold: each fold's weights are chosen on the other folds only.
-  const K = Math.min(SEARCH_FIT_DEFAULTS.folds, caseGroups);
-  const caseFold = groupFolds({ group: Int32Array.from(cases, (c) => c.group), count: groups.count, keys: groups.keys }, K);
-  const foldWeights: FusionWeights[] = [];
-  for (let f = 0; f < K; f++) foldWeights.push((await fitOn(all.filter((k) => caseFold[k] !== f))).weights);
-  const { groupScores: dG, ...oosDefault } = await scoreOf(() => DEFAULT_SEARCH_WEIGHTS, all);
-  const { groupScores: fG, ...oosFitted } = await scoreOf((k) => foldWeights[caseFold[k]!]!, all);
-  const gain = oosFitted.score - oosDefault.score;
-  const unseenGain = oosFitted.unseen - oosDefault.unseen;
-  // Standard error of the gain over groups (paired per group), reported beside the margin.
-  const diffs = [...fG].map(([g, x]) => x - dG.get(g)!);
-  const mean = diffs.reduce((x, y) => x + y, 0) / diffs.length;
-  const gainStdErr = diffs.length > 1 ? Math.sqrt(diffs.reduce((x, d) => x + (d - mean) ** 2, 0) / (diffs.length - 1) / diffs.length) : Number.NaN;
+  const { oosDefault, oosFitted, gain, unseenGain, gainStdErr, foldWeights } = v;
   const outOfSample = { default: oosDefault, fitted: oosFitted, folds: K, gainStdErr };
   const evidence = { ...evidenceBase, folds: K, default: oosDefault, fitted: oosFitted, gain, gainStdErr, unseenGain, foldWeights };
-  const margin = SEARCH_FIT_DEFAULTS.margin;
-  if (!(gain >= margin && unseenGain >= -margin)) {
+  const unseenLoss = SEARCH_FIT_DEFAULTS.unseenLoss;
+  if (!(gain >= margin && unseenGain >= -unseenLoss)) {
     const why =
       gain < margin
         ? `out-of-sample gain ${gain.toFixed(3)} mAP@10 is below the margin ${margin} (defaults ${oosDefault.score.toFixed(3)}, fitted ${oosFitted.score.toFixed(3)})`
-        : `fitted weights lose ${(-unseenGain).toFixed(3)} mAP@10 on unseen intents (more than the margin ${margin})`;
-    return keepDefaults(why, { intents: cases.length, candidate, outOfSample, ...curves }, evidence, groups.count);
+        : `fitted weights lose ${(-unseenGain).toFixed(4)} mAP@10 on unseen intents (defaults ${oosDefault.unseen.toFixed(3)}, fitted ${oosFitted.unseen.toFixed(3)}): a fit may not make a new request's answer worse`;
+    return keepDefaults(why + guardNote, { intents: cases.length, candidate, outOfSample, ...curves }, evidence, groups.count);
   }
-  const reason = `out-of-sample gain ${gain.toFixed(3)} mAP@10 ≥ margin ${margin} on ${caseGroups} intent groups (defaults ${oosDefault.score.toFixed(3)}, fitted ${oosFitted.score.toFixed(3)})`;
+  const reason = `out-of-sample gain ${gain.toFixed(3)} mAP@10 ≥ margin ${margin} on ${caseGroups} intent groups (defaults ${oosDefault.score.toFixed(3)}, fitted ${oosFitted.score.toFixed(3)})${guardNote}`;
   const record = fitRecord(engine, project, true, reason, before, candidate, evidence, { ...data, groups: groups.count });
   if (!dryRun) await storeFit(engine, record, { searchWeights: candidate });
   return { ...candidate, intents: cases.length, groups: caseGroups, accepted: true, candidate, outOfSample, ...curves, reason, dryRun, record };

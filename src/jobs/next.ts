@@ -10,26 +10,27 @@ import { buildCsr } from "../../algorithms/graph/csr.ts";
 import { learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
 import { nextAfter } from "../../algorithms/memory/knn-vote.ts";
 import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
-import { learnWeights, rankingMetrics, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
+import { learnWeightsSteps, rankingMetrics, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
 import { buildNextStepModel, DEFAULTS as NEXT_DEFAULTS, type NextStepModel, type NextStepSuggestion, type NextStepWeights, nextStepTerms, suggestNextSteps, weighNextStepTerms } from "../../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import { capForSafety } from "../../algorithms/thresholds/safety-cap.ts";
 import type { SuggestNextRequest } from "../contract/requests.ts";
+import { suggestNextRequest } from "../contract/requests.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { type GatedItem, gatedSummary } from "../gate/gatekeeper.ts";
-import { type ExecutionSequenceRow, loadExecutionMemory, loadExecutionSequences } from "../store/reads.ts";
+import type { ExecutionSequenceRow, } from "../store/reads.ts";
 import type { AnalyticsView } from "../view/analytics.ts";
-import { startOnce, yieldToEventLoop } from "../view/background.ts";
+import { drainInSlices, startOnce, yieldToEventLoop } from "../view/background.ts";
 import { derivedKey } from "../view/derived.ts";
 import type { Engine } from "../view/engine.ts";
 import { cachedProjectConfig, cachedProjectConfigNow, projectFallbacks, projectFallbacksNow } from "../view/filters.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
+import { executionHistory, intentsOf, recentSequences } from "../view/history.ts";
 import { recallMemory, type SimilarPastSuccess } from "../view/intent-memory.ts";
 import { resolveKnownTools, resolveTools } from "../view/resolve.ts";
+import { defineJob } from "./job.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { explainTerms, nextStepModel, type RawSuggestion } from "./next-scoring.ts";
-import { suggestNextRequest } from "../contract/requests.ts";
-import { RESULT_SCHEMAS } from "../contract/results.ts";
-import { defineJob } from "./job.ts";
 
 export const MARKOV_WEIGHTS: NextStepWeights = { cooc: 1, community: 0, recency: 0, pagerank: 0 };
 export const NEXT_MEMORY_WEIGHT = 0.8;
@@ -193,11 +194,12 @@ function modelWithout(s: GraphSnapshot, a: AnalyticsView, sequences: readonly Ex
 export async function fitNextStepWeights(engine: Engine, project: string, opts: { maxExecutions?: number | undefined; seed?: number | undefined; dryRun?: boolean | undefined } = {}) {
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
-  const seqs = await loadExecutionSequences(engine.db, project, opts.maxExecutions ?? NEXT_FIT_DEFAULTS.maxExecutions);
+  const history = await executionHistory(engine, project);
+  const seqs = recentSequences(history, opts.maxExecutions ?? NEXT_FIT_DEFAULTS.maxExecutions);
   const examples = trainingExamples(s, a, seqs);
-  const r = learnWeights(examples, { rng: mulberry32(opts.seed ?? 1) });
+  const r = await drainInSlices(learnWeightsSteps(examples, { rng: mulberry32(opts.seed ?? 1) }));
   const candidate = r.weights;
-  const intents = new Map((await loadExecutionMemory(engine.db, project)).map((m) => [m.id, m.intent]));
+  const intents = intentsOf(history);
   const groups = executionGroups(seqs, intents);
   const seenGroups = new Set(groups.group).size;
   const cfg = await cachedProjectConfig(engine, project);
@@ -216,7 +218,7 @@ export async function fitNextStepWeights(engine: Engine, project: string, opts: 
     for (let f = 0; f < K; f++) {
       const model = modelWithout(s, a, seqs, (i) => fold[i] === f);
       const trainIdx = seqs.map((_, i) => i).filter((i) => fold[i] !== f);
-      const learned = learnWeights(trainingExamples(s, a, trainIdx.map((i) => seqs[i]!), 10, model), { rng: mulberry32(opts.seed ?? 1) });
+      const learned = await drainInSlices(learnWeightsSteps(trainingExamples(s, a, trainIdx.map((i) => seqs[i]!), 10, model), { rng: mulberry32(opts.seed ?? 1) }));
       for (let i = 0; i < seqs.length; i++) {
         if (fold[i] !== f) continue;
         const held = trainingExamples(s, a, [seqs[i]!], 10, model);

@@ -19,6 +19,9 @@
  * - intent memory (optional evidence, see memory.ts): the tools of similar past requests, fused with the
  *   content side as semantic' = 1 − (1 − w_c·semantic)(1 − μ·vote) with μ = memoryWeight, w_c = contentWeight
  *   (algorithms/search/channel-fusion.ts; w_c = 1 by default).
+ * - history guard: μ and the no-context graph term are scaled by a trust that rises with the query's best
+ *   similarity to a past intent (algorithms/search/history-guard.ts), so an intent the history never saw is
+ *   answered by the descriptions; `historySimilarity` absent = no guard (trust 1).
  * - two-hop routing (optional, `restrictTo`): the candidates come from a subset of the tools chosen by
  *   namespace (namespace-index.ts); scoring inside the subset is unchanged.
  */
@@ -29,6 +32,7 @@ import { bm25IdealScore, bm25Scores, searchBm25 } from "../../algorithms/search/
 import { toolCoherence as coherenceOf } from "../../algorithms/search/coherence.ts";
 import { type FusedHit, fusedSemantic, fuseScores } from "../../algorithms/search/fusion.ts";
 import { globalSignal as globalSignalOf } from "../../algorithms/search/global-signal.ts";
+import { historyTrust } from "../../algorithms/search/history-guard.ts";
 import { type HybridHit, rankHybridCandidates, type SearchChannel } from "../../algorithms/search/hybrid-rank.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
@@ -84,6 +88,13 @@ export interface SearchOptions {
   beta?: number;
   /** Multiplier of the graph term in [0, 1] (fitted per project, search-weights.ts). Default 1. */
   graphWeight?: number;
+  /**
+   * The query's best similarity to a past intent (RecallResult.similarity): the history guard's input
+   * (algorithms/search/history-guard.ts). Absent = trust 1 (no guard).
+   */
+  historySimilarity?: number | undefined;
+  /** Strength γ of the history guard in [0, 1] (fitted per project, search-weights.ts). Default 1. */
+  historyGuard?: number | undefined;
   /** Replaces the no-context global signal (used by the leave-one-out fit). */
   global?: Float64Array;
   /**
@@ -184,6 +195,7 @@ export function searchCandidates(
     adamicAdar: aa,
     global,
     graphWeight: gw,
+    historyTrust: historyTrust(options.historySimilarity, { strength: options.historyGuard ?? 1 }),
     channel,
     fixedAlpha: ablation.fixedAlpha,
     heat,

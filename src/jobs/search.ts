@@ -8,6 +8,7 @@
  */
 
 import { buildMentionIndex, findMentions, type MentionIndex } from "../../algorithms/search/explicit-mentions.ts";
+import { DEFAULTS as GUARD_DEFAULTS, historyTrust } from "../../algorithms/search/history-guard.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { capForChannels, type LiveChannels } from "../../algorithms/thresholds/channel-cap.ts";
 import { capForSafety } from "../../algorithms/thresholds/safety-cap.ts";
@@ -155,6 +156,8 @@ export async function rankSearch(engine: Engine, project: string, req: SearchReq
     memoryWeight: weights.memoryWeight,
     contentWeight: weights.contentWeight,
     graphWeight: weights.graphWeight,
+    historySimilarity: memory.similarity,
+    historyGuard: weights.historyGuard,
       alphaMode: req.mode,
     });
   let hits: SearchHit[];
@@ -224,6 +227,7 @@ export function rankedSearchItems(engine: Engine, r: SearchRanking): { tool: str
 /** The search answer of a ranking: every item explained and gated, the summary, the optional gate report. */
 function presentSearch(engine: Engine, project: string, req: SearchRequest, r: SearchRanking) {
   const { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, embedMs, searchMs, channels } = r;
+  const guard = historyGuard(memory.similarity, weights.historyGuard);
   const items: SearchResultItem[] = ranked.map(({ hit, index, forced }) => {
     const tool = s.tools[index]!;
     const score = forced ? 1 : hit!.final;
@@ -238,9 +242,7 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
       score,
       gate: capForChannels(capForSafety(engine.gatekeeper.gateItem("search", score, prepared), tool.safetyTags), channels),
       ...(forced ? { reason: forcedReason.get(index) } : {}),
-      explanation: forced
-        ? `${tool.id}: ranked first, ${forcedReason.get(index)}`
-        : explainHit(s, h!) + memoryNote(memory.explanations.get(index)) + routeNote(index) + (channels.embedding ? "" : `; ${LEXICAL_NOTE}`),
+      explanation: forced ? `${tool.id}: ranked first, ${forcedReason.get(index)}` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)) + guardNote(guard, h!) + routeNote(index) + (channels.embedding ? "" : `; ${LEXICAL_NOTE}`),
       breakdown: {
         semantic: h?.semantic ?? 0,
         cosine: h?.cosine ?? 0,
@@ -275,7 +277,7 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
     intent: req.intent,
     results: items,
     ...gatedSummary(items, (i) => i.tool, prepared, fallbacks, { empty: "no candidate matched the intent" }),
-    memory: { neighbours: memory.neighbours, reason: memory.reason },
+    memory: { neighbours: memory.neighbours, reason: memory.reason, guard },
     routing,
     weights,
     channels,
@@ -291,6 +293,37 @@ const LEXICAL_NOTE = "lexical and graph channels only: the tools' embeddings are
 
 function memoryNote(e: string | undefined): string {
   return e ? `; ${e}` : "";
+}
+
+/** The history guard of a query (algorithms/search/history-guard.ts): its input, its trust and why. */
+export interface HistoryGuard {
+  /** The query's best similarity to a past request; null when the project has none. */
+  similarity: number | null;
+  /** The weight of the intent memory and the no-context graph signal, in [0, 1]. */
+  trust: number;
+  /** The guard's strength γ (the project's search weights): trust ≥ 1 − γ. */
+  strength: number;
+  low: number;
+  high: number;
+  reason: string;
+}
+
+export function historyGuard(similarity: number | undefined, strength: number): HistoryGuard {
+  const trust = historyTrust(similarity, { strength });
+  const { low, high } = GUARD_DEFAULTS;
+  const reason =
+    similarity === undefined
+      ? "no past requests: nothing learned to guard"
+      : strength === 0
+        ? "history guard off (strength 0, fitted on this project's unseen requests): memory and usage count in full"
+        : `history guard ${trust.toFixed(2)}: the best similarity to a past request is ${similarity.toFixed(2)} (memory and usage count in full from ${high}, ${strength === 1 ? "not at all" : `× ${(1 - strength).toFixed(2)}`} up to ${low})`;
+  return { similarity: similarity ?? null, trust, strength, low, high, reason };
+}
+
+/** "; history guard ×0.42 …" on an item the guard turned down (its memory vote or its usage signal). */
+function guardNote(g: HistoryGuard, h: SearchHit): string {
+  if (g.trust >= 1 || !(h.memory > 0 || h.graphSource === "global")) return "";
+  return `; memory and usage × ${g.trust.toFixed(2)} (history guard: best similarity to a past request ${g.similarity?.toFixed(2)})`;
 }
 
 /** The search job: ranked tools for an intent, each with its score terms, gate decision and explanation. */

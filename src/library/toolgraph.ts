@@ -21,8 +21,8 @@ import {
   type TraceImportResult,
   validateExecution,
 } from "../jobs/import.ts";
-import { type LearningStatus, learningStatus } from "../jobs/learning-status.ts";
 import type { JobContext } from "../jobs/job.ts";
+import { type LearningStatus, learningStatus } from "../jobs/learning-status.ts";
 import { fitNextStepWeights } from "../jobs/next.ts";
 import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../jobs/recommendation-log.ts";
 import { forgetRetiredEmbeddings, retireUnavailableTools, type ServerSyncOptions, type ServerToolsSyncResult, syncServerTools } from "../jobs/server-sync.ts";
@@ -30,6 +30,7 @@ import { applyUserHistory, userHistoryUpdate } from "../jobs/user-history.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import { Engine, type EngineOptions } from "../view/engine.ts";
 import { forgetProjectConfig } from "../view/filters.ts";
+import { appendToHistory } from "../view/history.ts";
 import { markMemoryDirty, settledMemory } from "../view/intent-memory.ts";
 import { chooseRouting, namespaceIndexFor } from "../view/namespace-index.ts";
 import { validatePattern } from "../view/patterns.ts";
@@ -238,7 +239,10 @@ export class Toolgraph implements RecommenderApi {
   }
 
   protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[], all?: ExecutionInput[], historyDone = false): Promise<void> {
-    if (r.inserted > 0) markMemoryDirty(this.engine, project);
+    if (r.inserted > 0) {
+      markMemoryDirty(this.engine, project);
+      appendToHistory(this.engine, project, r.graphVersion, r.insertedIds);
+    }
     const inserted = new Set(r.insertedIds);
     const fresh = (executions ?? all ?? []).filter((e) => inserted.has(e.id));
     if (historyDone) {

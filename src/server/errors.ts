@@ -16,6 +16,8 @@ export interface ErrorBody {
     field?: string | undefined;
     /** Every problem found (zod issues, import line errors), when there is more than one. */
     details?: unknown;
+    /** What the caller can change to succeed, as data (the message ends with its HTTP spelling). */
+    advice?: unknown;
   };
 }
 
@@ -67,6 +69,8 @@ export function toHttpError(err: unknown): MappedError {
     status: o.status,
     headers: o.headers,
     internal: o.internal,
-    body: { error: { code: o.code, message: o.message, ...(o.field !== undefined ? { field: o.field } : {}), ...(o.details !== undefined ? { details: o.details } : {}) } },
+    body: {
+      error: { code: o.code, message: o.message, ...(o.field !== undefined ? { field: o.field } : {}), ...(o.details !== undefined ? { details: o.details } : {}), ...(o.advice ? { advice: o.advice } : {}) },
+    },
   };
 }

@@ -15,13 +15,13 @@
  * the message says (writes are idempotent by id, so retrying is safe). New clients are created on demand,
  * so the process recovers by itself once the server answers again.
  */
-import { resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { createPgConfig } from "@electric-sql/pglite/node-postgres";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { ToolgraphError } from "../contract/errors.ts";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
+import { resolveDatabaseUrl, resolveHome } from "./locations.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { preparingPool } from "./prepared.ts";
 import type { Database } from "./schema.ts";
@@ -30,6 +30,8 @@ export { isConnectionError } from "../contract/database-errors.ts";
 
 import { isConnectionError } from "../contract/database-errors.ts";
 import { createStatementWatch, type StatementWatch, type WatchTimer, watchTimer } from "./statement-watch.ts";
+
+export { resolveDatabaseUrl, resolveHome };
 
 export interface ConnectionOptions {
   /** PostgreSQL URL. Default: process.env.DATABASE_URL; when neither is set, the embedded database. */
@@ -322,16 +324,6 @@ export interface Connection {
 
 // bigint (int8) comes back as a string from both backends; counts are parsed at the store edge.
 
-export function resolveDatabaseUrl(opt?: string): string | undefined {
-  const url = opt ?? process.env.DATABASE_URL;
-  return url && url.length > 0 ? url : undefined;
-}
-
-export function resolveHome(opt?: string): string {
-  const home = opt ?? process.env.TOOLGRAPH_HOME;
-  if (home === "memory://") return home;
-  return resolve(home && home.length > 0 ? home : ".toolgraph");
-}
 
 function redact(url: string): string {
   try {

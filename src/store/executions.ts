@@ -240,6 +240,9 @@ function incrementCtes(project: string, inc: ExecutionIncrements, gate: RawBuild
   return out;
 }
 
+/** Step rows per statement of a batch insert (docs/decisions/ingestion-first-answer.md). */
+const STEP_CHUNK = 2000;
+
 const durationOf = (e: ExecutionInput) => e.steps.reduce((t, st) => t + (st.durationMs ?? 0), 0);
 
 export async function insertExecutions(
@@ -250,7 +253,8 @@ export async function insertExecutions(
   edgesOf: EdgesOf,
 ): Promise<InsertExecutionsResult> {
   const insertedIds = new Set<string>();
-  for (const part of chunks(executions, 5000)) {
+  for (const part of chunks(executions, 1000)) {
+    if (insertedIds.size > 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const rows = await sql<{ id: string }>`
       INSERT INTO executions (project, id, user_id, intent, intent_hash, capability_id, started_at, success, duration_ms, step_count)
       SELECT ${project}, * FROM unnest(
@@ -271,9 +275,19 @@ export async function insertExecutions(
   const fresh = executions.filter((e) => insertedIds.has(e.id));
   const skipped = executions.filter((e) => !insertedIds.has(e.id)).map((e) => e.id);
   const inc = executionIncrements(fresh, edgesOf);
-  // Everything the fresh executions add, in one statement (aggregated over the whole batch, so each
-  // table's rows are locked in one sorted order).
-  const ctes = incrementCtes(project, inc, sql`true`);
+  // The steps (new rows, no lock taken on others' rows) in statements of STEP_CHUNK rows, with a turn of the
+  // event loop between them: on the embedded database a statement runs on the event loop, and 100k steps in
+  // one took seconds. Then everything else the fresh executions add, in one statement (aggregated over the
+  // whole batch, so each table's rows are locked in one sorted order).
+  for (const part of chunks(inc.steps, STEP_CHUNK)) {
+    const ctes = incrementCtes(project, { steps: part, edges: [], tools: [], capabilities: [] }, sql`true`);
+    await sql`WITH ${sql.join(
+      ctes.map((c) => c.cte),
+      sql`, `,
+    )} SELECT 1`.execute(db);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  const ctes = incrementCtes(project, { ...inc, steps: [] }, sql`true`);
   if (ctes.length > 0) {
     await sql`WITH ${sql.join(
       ctes.map((c) => c.cte),

@@ -187,46 +187,6 @@ export interface ExecutionMemoryRow {
   steps: { tool: string; success: boolean }[];
 }
 
-/** Executions with an intent, with their steps, for the intent memory. */
-export async function loadExecutionMemory(db: Db, project: string): Promise<ExecutionMemoryRow[]> {
-  const execs = await db
-    .selectFrom("executions")
-    .select(["id", "user_id", "intent", "intent_hash", "capability_id", "started_at", "success"])
-    .where("project", "=", project)
-    .where("intent", "is not", null)
-    .orderBy("started_at")
-    .orderBy("id")
-    .execute();
-  const steps = await db
-    .selectFrom("execution_steps as s")
-    .innerJoin("executions as e", (j) => j.onRef("e.project", "=", "s.project").onRef("e.id", "=", "s.execution_id"))
-    .select(["s.execution_id", "s.idx", "s.tool_id", "s.success"])
-    .where("s.project", "=", project)
-    .where("e.intent", "is not", null)
-    .orderBy("s.execution_id")
-    .orderBy("s.idx")
-    .execute();
-  const byExec = new Map<string, { tool: string; success: boolean }[]>();
-  for (const s of steps) {
-    let list = byExec.get(s.execution_id);
-    if (!list) {
-      list = [];
-      byExec.set(s.execution_id, list);
-    }
-    list.push({ tool: s.tool_id, success: s.success });
-  }
-  return execs.map((e) => ({
-    id: e.id,
-    user: e.user_id,
-    intent: e.intent as string,
-    intentHash: e.intent_hash as string,
-    capability: e.capability_id,
-    startedAt: e.started_at,
-    success: e.success,
-    steps: byExec.get(e.id) ?? [],
-  }));
-}
-
 export interface ProjectCounts {
   /** Every tool of the catalog, retired ones included. */
   tools: number;
@@ -308,4 +268,65 @@ export async function loadExecutionSequences(db: Db, project: string, limit: num
     l.push({ tool: st.tool_id, success: st.success, dependsOn: st.depends_on as number[] });
   }
   return execs.map((e) => ({ id: e.id, success: e.success, startedAt: e.started_at, steps: by.get(e.id) ?? [] })).reverse();
+}
+
+/** An execution with everything the history views read (intent memory, sequences for fits and calibration). */
+export interface ExecutionHistoryRow {
+  id: string;
+  user: string | null;
+  intent: string | null;
+  intentHash: string | null;
+  capability: string | null;
+  startedAt: Date;
+  success: boolean;
+  steps: { tool: string; success: boolean; dependsOn: number[] }[];
+}
+
+/** Step rows per read of `loadExecutionHistory`. */
+const HISTORY_PAGE = 10_000;
+
+/**
+ * Every execution of the project (or only those of `ids`) with its ordered steps, by start time then id:
+ * one read of the history where the intent memory and the sequences each read their own.
+ */
+export async function loadExecutionHistory(db: Db, project: string, ids?: readonly string[]): Promise<ExecutionHistoryRow[]> {
+  if (ids && ids.length === 0) return [];
+  let q = db
+    .selectFrom("executions")
+    .select(["id", "user_id", "intent", "intent_hash", "capability_id", "started_at", "success"])
+    .where("project", "=", project);
+  if (ids) q = q.where("id", "=", sql<string>`ANY(${[...ids]})`);
+  const execs = await q.orderBy("started_at").orderBy("id").execute();
+  // Steps in pages of HISTORY_PAGE rows (keyset on execution id, index), a turn of the event loop between
+  // pages: on the embedded database a statement runs on the event loop (100k steps in one took seconds).
+  const by = new Map<string, ExecutionHistoryRow["steps"]>();
+  let after: { id: string; idx: number } | undefined;
+  for (;;) {
+    let sq = db.selectFrom("execution_steps").select(["execution_id", "idx", "tool_id", "success", "depends_on"]).where("project", "=", project);
+    if (ids) sq = sq.where("execution_id", "=", sql<string>`ANY(${[...ids]})`);
+    if (after) sq = sq.where(sql<boolean>`(execution_id, idx) > (${after.id}, ${after.idx})`);
+    const steps = await sq.orderBy("execution_id").orderBy("idx").limit(HISTORY_PAGE).execute();
+    for (const st of steps) {
+      let l = by.get(st.execution_id);
+      if (!l) {
+        l = [];
+        by.set(st.execution_id, l);
+      }
+      l.push({ tool: st.tool_id, success: st.success, dependsOn: st.depends_on as number[] });
+    }
+    if (steps.length < HISTORY_PAGE) break;
+    const last = steps[steps.length - 1]!;
+    after = { id: last.execution_id, idx: last.idx };
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return execs.map((e) => ({
+    id: e.id,
+    user: e.user_id,
+    intent: e.intent,
+    intentHash: e.intent_hash,
+    capability: e.capability_id,
+    startedAt: e.started_at,
+    success: e.success,
+    steps: by.get(e.id) ?? [],
+  }));
 }

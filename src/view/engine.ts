@@ -22,6 +22,7 @@ import { graphVersion, type ProjectConfig } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 import { AnalyticsCache, type AnalyticsOptions, type AnalyticsView } from "./analytics.ts";
 import type { GraphSnapshot } from "./graph-snapshot.ts";
+import type { HistorySlot } from "./history.ts";
 import type { MemorySlot } from "./intent-memory.ts";
 import { loadGraphSnapshot } from "./load-snapshot.ts";
 import { buildLexicalIndex, buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
@@ -29,8 +30,17 @@ import { buildLexicalIndex, buildSearchIndex, catalogKey, type SearchIndex } fro
 export interface EngineOptions extends ConnectionOptions {
   /** How often (ms) a read checks the stored graph version for writes by other processes. Default 250. */
   versionCheckMs?: number | undefined;
-  /** Clock (epoch ms). Default Date.now. Algorithms never read the clock; services pass `now`. */
+  /**
+   * The scoring clock (epoch ms): recency of past executions, the analytics' and fits' timestamps. Default
+   * Date.now. Algorithms never read the clock; services pass `now`. A frozen `now` (tests, benches) does not
+   * freeze refreshes: version checks run on `clock`.
+   */
   now?: (() => number) | undefined;
+  /**
+   * The operational clock (ms, monotonic) of the version checks. Default performance.now. The other refreshes
+   * (analytics debounce, memory rebuilds, the result cache's TTL) already run on performance.now.
+   */
+  clock?: (() => number) | undefined;
   /** Embedding provider or spec ("use-lite" default, "hash:256", "openai:<url>#<model>"). Default TOOLGRAPH_EMBEDDINGS or "use-lite". */
   embeddings?: EmbeddingProvider | string | EmbeddingSpec | undefined;
   /**
@@ -74,6 +84,8 @@ interface CachedSnapshot {
 export class Engine {
   readonly conn: Connection;
   readonly now: () => number;
+  /** The operational clock (version checks): see EngineOptions.clock. */
+  private readonly clock: () => number;
   private readonly versionCheckMs: number;
   private readonly snapshots = new Map<string, CachedSnapshot>();
   private readonly loading = new Map<string, Promise<GraphSnapshot>>();
@@ -94,6 +106,8 @@ export class Engine {
   whileEmbedding: "wait" | "lexical" = "wait";
   /** The intent memory of each project (memory.ts: built on first use, rebuilt after recorded executions). */
   readonly memorySlots = new Map<string, MemorySlot>();
+  /** The execution history of each project as last read (history.ts: per graph version, extended by own imports). */
+  readonly histories = new Map<string, HistorySlot>();
   /** Each project's configuration as last read, with when (filters.ts: re-read at most once per second). */
   readonly projectConfigs = new Map<string, { at: number; config: ProjectConfig }>();
   /** One-off background jobs started by this engine, as "name\0project" (background.ts). */
@@ -108,6 +122,7 @@ export class Engine {
   private constructor(conn: Connection, options: EngineOptions, embedder: EmbeddingProvider) {
     this.conn = conn;
     this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? (() => performance.now());
     this.versionCheckMs = options.versionCheckMs ?? ENGINE_DEFAULTS.versionCheckMs;
     this.embedder = embedder;
     this.queryEmbedder = new CachedEmbeddingProvider(this.embedder, { capacity: options.queryCacheSize ?? 1000 });
@@ -185,13 +200,13 @@ export class Engine {
    */
   cachedSnapshot(project: string): GraphSnapshot | undefined {
     const cached = this.snapshots.get(project);
-    return cached && this.now() - cached.checkedAt < this.versionCheckMs ? cached.snapshot : undefined;
+    return cached && this.clock() - cached.checkedAt < this.versionCheckMs ? cached.snapshot : undefined;
   }
 
   /** The read model of a project, fresh to within `versionCheckMs` of other processes' writes. */
   async snapshot(project: string): Promise<GraphSnapshot> {
     const cached = this.snapshots.get(project);
-    const t = this.now();
+    const t = this.clock();
     if (cached && t - cached.checkedAt < this.versionCheckMs) return cached.snapshot;
     if (cached) {
       const v = await graphVersion(this.db, project);
@@ -209,7 +224,7 @@ export class Engine {
       p = loadGraphSnapshot(this.db, project)
         .then((s) => {
           const prev = this.snapshots.get(project);
-          this.snapshots.set(project, { snapshot: s, checkedAt: this.now() });
+          this.snapshots.set(project, { snapshot: s, checkedAt: this.clock() });
           if (prev) this.onRebuilt(project, prev.snapshot, s);
           return s;
         })
@@ -244,7 +259,7 @@ export class Engine {
         return;
       }
     }
-    cached.checkedAt = this.now();
+    cached.checkedAt = this.clock();
   }
 
   /** Forgets the cached read model of a project (after a catalog or edge import). */

@@ -24,9 +24,11 @@ import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
 import { buildVectorIndex, codeShortlist, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { SimilarPastSuccess as ThresholdSimilarPastSuccess } from "../../algorithms/thresholds/types.ts";
-import { type ExecutionMemoryRow, loadExecutionMemory } from "../store/reads.ts";
+import type { ExecutionMemoryRow, } from "../store/reads.ts";
+import { yieldToEventLoop } from "./background.ts";
 import { DerivedState, derivedKey } from "./derived.ts";
 import type { Engine } from "./engine.ts";
+import { executionHistory, memoryRowsOf } from "./history.ts";
 import { ensureEmbeddings } from "./search-index.ts";
 
 export const MEMORY_DEFAULTS = {
@@ -192,6 +194,11 @@ export interface RecallResult {
   past: PastExecution<string, string>[];
   /** Task similarity of each neighbour of `past` (same order): the fused similarity with BM25 over every query word. */
   taskSimilarity: number[];
+  /**
+   * The query's best fused similarity to a past intent that may vote (the history guard's input,
+   * algorithms/search/history-guard.ts): 0 when none is similar, undefined when the memory holds no execution.
+   */
+  similarity: number | undefined;
   reason?: string | undefined;
 }
 
@@ -206,8 +213,12 @@ const SILENT: RecallResult = {
   similarSuccess: undefined,
   past: [],
   taskSimilarity: [],
+  similarity: undefined,
   reason: "no similar past executions",
 };
+
+/** Silent recall over a memory that has executions, none similar enough to vote: the history guard's similarity 0. */
+const SILENT_WITH_HISTORY: RecallResult = { ...SILENT, similarity: 0 };
 
 /** A project's intent memory in one engine (Engine.memorySlots). */
 export interface MemorySlot {
@@ -223,12 +234,16 @@ export function markMemoryDirty(engine: Engine, project: string): void {
 }
 
 async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex> {
-  const loaded = await loadExecutionMemory(engine.db, project);
+  const loaded = memoryRowsOf(await executionHistory(engine, project));
+  // Each stage is tens of ms at 17.5k executions: a turn of the event loop between them.
   const { texts, memberOffsets, members } = groupByText(loaded.map((r) => r.intent));
+  await yieldToEventLoop();
   const rows = toMemoryRows(loaded);
   const textOf = new Int32Array(rows.length);
   for (let t = 0; t < texts.length; t++) for (let m = memberOffsets[t]!; m < memberOffsets[t + 1]!; m++) textOf[members[m]!] = t;
+  await yieldToEventLoop();
   const bm25 = buildBm25Index(texts.map((t) => tokenize(t)));
+  await yieldToEventLoop();
   const { vectors } = await ensureEmbeddings(engine.db, project, engine.embedder, texts);
   const dims = vectors.find((v) => v.length > 0)?.length ?? 0;
   const packed = new Float32Array(texts.length * dims);
@@ -319,7 +334,7 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   const tokens = options.tokens ?? tokenize(intent);
   const lex = searchBm25(mem.bm25, tokens, MEMORY_DEFAULTS.channelTopN);
   const sem = semanticNeighbours(mem, qv, MEMORY_DEFAULTS.channelTopN);
-  if (lex.length + sem.length === 0) return SILENT;
+  if (lex.length + sem.length === 0) return SILENT_WITH_HISTORY;
   // BM25 is normalised by max(best score, ideal score of the query) so that a past intent sharing one weak
   // word gets a low lexical similarity (the same floor as the tool fusion), keeping similarities absolute.
   let maxLex = 0;
@@ -381,7 +396,7 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
       taskSims.push(taskSim);
     }
   }
-  if (ranked.length === 0) return SILENT;
+  if (ranked.length === 0) return SILENT_WITH_HISTORY;
   const past: PastExecution<string, string>[] = new Array(ranked.length);
   for (let r = 0; r < ranked.length; r++) past[r] = pastExecution(mem, ranked[r]!, sims[r]!);
   const now = engine.now();
@@ -407,6 +422,7 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
     similarSuccess: similarPastSuccess(past, taskSims, now),
     past,
     taskSimilarity: taskSims,
+    similarity: Math.min(1, strength),
   };
 }
 

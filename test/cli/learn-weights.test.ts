@@ -71,6 +71,6 @@ describe("toolgraph learn-weights on 20 tools and 32 repeated traces", () => {
     expect(next.weights).toEqual({ cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1 });
     expect(lw.out).toMatch(/next step: .* in force \(seed; /);
     const text = await run("stats", ...p);
-    expect(text.out).toMatch(/search weights: beta [\d.]+, memoryWeight [\d.]+, contentWeight [\d.]+, graphWeight [\d.]+ \(fitted /);
+    expect(text.out).toMatch(/search weights: beta [\d.]+, memoryWeight [\d.]+, contentWeight [\d.]+, graphWeight [\d.]+, historyGuard [\d.]+ \(fitted /);
   }, 300_000);
 });

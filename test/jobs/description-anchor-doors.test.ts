@@ -106,6 +106,6 @@ describe("the best-described tool ranks in the top 3 on every door, whatever the
     // 8 requests repeated with one word changed: too few groups, the defaults replace the stored content-0 weights.
     expect(fit.accepted).toBe(false);
     const stats = await (await fetch(`${server.url}/v1/stats?project=anchor`)).json();
-    expect(stats.learning.searchWeights.inForce).toEqual({ beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1 });
+    expect(stats.learning.searchWeights.inForce).toEqual({ beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1, historyGuard: 1 });
   });
 });

@@ -78,10 +78,12 @@ describe("operations endpoints", () => {
     }
   });
 
-  it("/health is open and cheap (no token)", async () => {
+  it("/health is open and cheap (no token): ok and nothing more; with the token, the backend", async () => {
     const r = await fetch(`${server.url}/health`);
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ ok: true, backend: backend.name });
+    expect(await r.json()).toEqual({ ok: true });
+    const authorized = await fetch(`${server.url}/health`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(await authorized.json()).toMatchObject({ ok: true, backend: backend.name });
   });
 
   it("request ids: a caller's id is echoed and logged; otherwise one is made", async () => {

@@ -39,4 +39,24 @@ describe.skipIf(SKIP_SERVER)("two instances on one PostgreSQL server", () => {
     expect(seen).toBe(true);
     expect(Date.now() - t0).toBeLessThan(1000);
   });
+
+  it("a frozen scoring clock does not freeze the version checks (they run on the operational clock)", async () => {
+    const options = await backend.options();
+    const NOW = Date.parse("2026-11-01T12:00:00Z");
+    let ms = 0;
+    const frozen = await openToolgraph({ ...options, project: "shared", embeddings: "hash:128", now: () => NOW, clock: () => ms, versionCheckMs: 250 });
+    try {
+      const version = async () => (await frozen.engine.snapshot("shared")).version;
+      const before = await version();
+      await a.recordExecution({ id: "so-frozen", startedAt: "2026-11-01T10:00:00Z", success: true, steps: [{ tool: "calendar.find_free_slot" }, { tool: "docs.create_page" }] });
+      // Within versionCheckMs of the last check (operational clock): the cached read model answers.
+      ms = 100;
+      expect(await version()).toBe(before);
+      // Past it, the version is checked although the scoring clock has not moved.
+      ms = 400;
+      expect(await version()).toBeGreaterThan(before);
+    } finally {
+      await frozen.close();
+    }
+  });
 });

@@ -63,6 +63,7 @@ export const migrateCommand: Command = {
 
 export const importCommand: Command = {
   name: "import",
+  remote: true,
   summary: "import a catalog (JSON), traces (JSONL) or declared edges (JSONL)",
   usage: "toolgraph import catalog|traces|edges FILE|- [--skip-invalid] [--auto-register]",
   examples: [
@@ -130,6 +131,7 @@ export const importCommand: Command = {
 
 export const statsCommand: Command = {
   name: "stats",
+  remote: true,
   readOnly: true,
   summary: "counts of tools, capabilities, edges, executions of the project, and the learned weights in force",
   usage: "toolgraph stats",

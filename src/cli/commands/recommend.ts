@@ -100,7 +100,8 @@ async function withTg(
 ): Promise<number> {
   const tg = await ctx.open();
   try {
-    if (opts.searchIndex) await embedMissing(tg);
+    // Through a server, the server embeds what it lacks itself.
+    if (opts.searchIndex && !("remote" in tg)) await embedMissing(tg);
     return await fn(tg);
   } finally {
     await tg.close();
@@ -122,6 +123,7 @@ const decisionMark = (d: string) => (d === "accepted" ? "✓" : d === "accepted-
 
 export const searchCommand: Command = {
   name: "search",
+  remote: true,
   readOnly: true,
   summary: "find tools for an intent (hybrid semantic + graph score, gated and explained)",
   usage: 'toolgraph search "INTENT" [--context a,b] [--limit N] [--exclude t1,t2] [--only t] [--routing flat|two-hop|auto] [--explain]',
@@ -173,6 +175,7 @@ export const searchCommand: Command = {
 
 export const nextCommand: Command = {
   name: "next",
+  remote: true,
   readOnly: true,
   summary: "suggest the next tool after the tools run so far (co-occurrence, Louvain, recency, PageRank)",
   usage: "toolgraph next --context a,b [--intent TEXT] [--mode auto|seed|learned|markov] [--exclude t] [--limit N]",
@@ -200,6 +203,7 @@ export const nextCommand: Command = {
 
 export const capabilitiesCommand: Command = {
   name: "capabilities",
+  remote: true,
   readOnly: true,
   summary: "capabilities (named groups of tools) for an intent: semantic × reliability, pattern triggers, memory",
   usage: 'toolgraph capabilities "INTENT" [--limit N]',
@@ -220,6 +224,7 @@ export const capabilitiesCommand: Command = {
 
 export const discoverCommand: Command = {
   name: "discover",
+  remote: true,
   readOnly: true,
   summary: "capabilities that fit the tools in use (overlap × spectral-cluster boost)",
   usage: "toolgraph discover --context a,b [--limit N]",
@@ -263,6 +268,7 @@ function schemaEdgesFlag(ctx: { values: Record<string, unknown> }): boolean | un
 
 export const dagCommand: Command = {
   name: "dag",
+  remote: true,
   readOnly: true,
   summary: "order tools into an execution DAG with parallel layers (Dijkstra ≤ 3 hops over the learned graph)",
   usage: "toolgraph dag TOOL... [--intent TEXT] [--graph auto|history|dependency|blended] [--schema-edges]",
@@ -290,6 +296,7 @@ export const dagCommand: Command = {
 
 export const planCommand: Command = {
   name: "plan",
+  remote: true,
   readOnly: true,
   summary: "intent → plan: search, dependency closure (prerequisites), then the execution DAG",
   usage: 'toolgraph plan "INTENT" [--limit N] [--max-tools N] [--max-latency-ms MS] [--max-cost C]',
@@ -313,6 +320,7 @@ export const planCommand: Command = {
 
 export const alternativesCommand: Command = {
   name: "alternatives",
+  remote: true,
   readOnly: true,
   summary: "substitutes for a tool that failed or is unavailable",
   usage: "toolgraph alternatives TOOL [--context a,b] [--limit N]",
@@ -344,6 +352,7 @@ async function oneExecution(text: string, file: string): Promise<object> {
 
 export const recordCommand: Command = {
   name: "record",
+  remote: true,
   summary: "record executions (a JSON object, or JSONL with one execution per line) and learn from them",
   usage: "toolgraph record FILE|- [--auto-register]",
   examples: ["toolgraph record run.json", "toolgraph record runs.jsonl --auto-register --json", "my-agent --trace | toolgraph record -"],
@@ -382,7 +391,7 @@ export const learnWeightsCommand: Command = {
         const fmtW = (w: object) => Object.entries(w).map(([k, v]) => `${k} ${fmtNum(v as number)}`).join(", ");
         const sBefore = sw.record?.before as object | undefined;
         const sNow = { beta: sw.beta, memoryWeight: sw.memoryWeight, contentWeight: sw.contentWeight, graphWeight: sw.graphWeight };
-        ctx.out(`search: fusion β ${sw.beta}, memory weight μ ${sw.memoryWeight}, content weight ${sw.contentWeight}, graph weight ${sw.graphWeight} ${verb} in force (${sw.accepted ? "fitted" : "defaults"}; ${sw.intents} past intents, ${sw.groups} intent groups)`);
+        ctx.out(`search: fusion β ${sw.beta}, memory weight μ ${sw.memoryWeight}, content weight ${sw.contentWeight}, graph weight ${sw.graphWeight}, history guard ${sw.historyGuard} ${verb} in force (${sw.accepted ? "fitted" : "defaults"}; ${sw.intents} past intents, ${sw.groups} intent groups)`);
         if (sBefore) ctx.out(`  before: ${fmtW(sBefore)} → after: ${fmtW(sNow)}`);
         if (sw.candidate && !sw.accepted) ctx.out(`  the fit chose ${fmtW(sw.candidate)}, not used`);
         if (sw.reason) ctx.out(`  why: ${sw.reason}`);

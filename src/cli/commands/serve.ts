@@ -43,6 +43,11 @@ export const serveCommand: Command = {
     const tg = await ctx.open({ openWhenUnreachable: true });
     reportUnreachableAtOpen(ctx, tg, "serve");
     const host = ctx.values.host as string;
+    // On an embedded data directory, the CLI's commands come here instead of failing on its lock: the server
+    // says where it listens, with a local token, in the directory (src/cli/server-file.ts).
+    const serverFile = tg.engine.conn.backend === "pglite" && tg.engine.conn.location !== "memory://" ? await import("../server-file.ts") : undefined;
+    const localToken = serverFile?.newLocalToken();
+    let removeServerFile: (() => void) | undefined;
     try {
       // Closes the database (and the data-directory lock) itself when it cannot listen.
       await runServer({
@@ -50,12 +55,19 @@ export const serveCommand: Command = {
         logger: createLogger({ format, level }),
         port,
         host,
+        localToken,
         defaultProject: tg.project,
-        onListening: (a) => (ctx.json ? ctx.out(JSON.stringify({ listening: a.url, pid: process.pid })) : ctx.err(`toolgraph: listening on ${a.url} (project ${tg.project}, ${tg.engine.conn.backend})`)),
+        onListening: (a) => {
+          if (serverFile && localToken) removeServerFile = serverFile.writeServerFile(tg.engine.conn.location, a.url, localToken);
+          if (ctx.json) ctx.out(JSON.stringify({ listening: a.url, pid: process.pid }));
+          else ctx.err(`toolgraph: listening on ${a.url} (project ${tg.project}, ${tg.engine.conn.backend})`);
+        },
       });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") throw new Error(`port ${port} on ${host} is in use (another toolgraph serve?): stop it, or choose another --port (0 picks a free one)`);
       throw err;
+    } finally {
+      removeServerFile?.();
     }
     return EXIT.ok;
   },

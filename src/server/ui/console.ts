@@ -9,8 +9,9 @@
  * devDependency) and this console instance keeps it (~0.5 s once).
  *
  * Auth: the server's bearer token. A browser cannot set a header on navigation, so `/ui?token=…` with the
- * right token sets an HttpOnly, SameSite=Strict cookie and redirects to `/ui`; the server accepts that
- * cookie like the header.
+ * right token opens a session (src/server/sessions.ts: a random id in an HttpOnly, SameSite=Strict cookie
+ * with an expiry) and redirects to `/ui`; the server accepts a live session like the header, for writes only
+ * from its own origin.
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -19,8 +20,6 @@ import { fileURLToPath } from "node:url";
 import type { Toolgraph } from "../../library/toolgraph.ts";
 import { HttpError } from "../errors.ts";
 import { consoleDashboard, consoleGraph, consoleTool } from "./console-data.ts";
-
-export const TOKEN_COOKIE = "toolgraph_token";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 
@@ -34,16 +33,6 @@ export interface ConsoleOptions {
 export interface Console {
   /** Serves the request when it is a console path (returns true), else returns false. */
   handle(req: IncomingMessage, res: ServerResponse, url: URL, project: string | undefined): Promise<boolean>;
-}
-
-/** The token in the console cookie, or undefined. */
-export function cookieToken(req: IncomingMessage): string | undefined {
-  const raw = req.headers.cookie ?? "";
-  for (const part of raw.split(";")) {
-    const [k, ...v] = part.trim().split("=");
-    if (k === TOKEN_COOKIE) return decodeURIComponent(v.join("="));
-  }
-  return undefined;
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { learnWeights, rankingMetrics, type TrainingExample } from "../../../algorithms/prediction/learned-weights.ts";
+import { learnWeights, learnWeightsSteps, rankingMetrics, type TrainingExample } from "../../../algorithms/prediction/learned-weights.ts";
 import type { NextStepTerms } from "../../../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
 
@@ -120,5 +120,20 @@ describe("learnWeights", () => {
     expect(() => learnWeights([{ positive: t(Number.NaN), negatives: [] }])).toThrow(
       expect.objectContaining({ code: "bad-example" }),
     );
+  });
+});
+
+describe("learnWeightsSteps", () => {
+  it("yields each epoch once, in order, and returns exactly what learnWeights returns", () => {
+    const examples = coocOnlySet(60, 7);
+    const steps = learnWeightsSteps(examples, { epochs: 12, rng: mulberry32(3) });
+    const epochs: number[] = [];
+    let r = steps.next();
+    while (!r.done) {
+      epochs.push(r.value);
+      r = steps.next();
+    }
+    expect(epochs).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(r.value).toEqual(learnWeights(examples, { epochs: 12, rng: mulberry32(3) }));
   });
 });

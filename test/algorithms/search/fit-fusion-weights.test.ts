@@ -93,7 +93,7 @@ describe("fitFusionWeights", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(caseArb, { minLength: 1, maxLength: 6 }), async (cases) => {
         const fit = await fitFusionWeights((w) => mapOf(cases, w), grids);
-        const eps = 1e-12;
+        const eps = 1e-12 + DEFAULTS.tolerance;
         // Each channel alone, computed here independently of the fit's own anchors.
         const content = Math.max(...grids.betaGrid.map((beta) => mapOf(cases, { beta, memoryWeight: 0, contentWeight: 1, graphWeight: 0 })));
         const memory = mapOf(cases, { beta: 0.5, memoryWeight: 1, contentWeight: 0, graphWeight: 0 });
@@ -105,6 +105,41 @@ describe("fitFusionWeights", () => {
       }),
       { seed: 20, numRuns: 60 },
     );
+  });
+
+  it("tolerance: gains within it are ties, the value nearest the preferred setting wins; larger gains move", async () => {
+    const preferred = { beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1 };
+    // Only the graph weight matters; two samples of the same traffic whose flat curves peak at different points
+    // (by 0.004 and 0.003, within the tolerance 0.005): both keep the preferred graph weight 1.
+    const flatA = (w: FusionWeights) => ({ 0: 0.7, 0.25: 0.701, 0.5: 0.704, 1: 0.7 })[w.graphWeight as 0 | 0.25 | 0.5 | 1];
+    const flatB = (w: FusionWeights) => ({ 0: 0.7, 0.25: 0.703, 0.5: 0.701, 1: 0.7 })[w.graphWeight as 0 | 0.25 | 0.5 | 1];
+    const a = await fitFusionWeights(flatA, { preferred });
+    const b = await fitFusionWeights(flatB, { preferred });
+    expect(a.weights.graphWeight).toBe(1);
+    expect(b.weights).toEqual(a.weights);
+    // β: every value ties, so the preferred 0.5; μ likewise 0.8 (the preferred), w_c 1.
+    expect(a.weights).toEqual(preferred);
+    // Without the tolerance each sample follows its own peak.
+    expect((await fitFusionWeights(flatA, { preferred, tolerance: 0 })).weights.graphWeight).toBe(0.5);
+    expect((await fitFusionWeights(flatB, { preferred, tolerance: 0 })).weights.graphWeight).toBe(0.25);
+    // A gain of 0.02 is beyond the tolerance: it moves.
+    const steep = (w: FusionWeights) => (w.graphWeight === 0.25 ? 0.72 : 0.7);
+    const c = await fitFusionWeights(steep, { preferred });
+    expect(c.weights.graphWeight).toBe(0.25);
+    expect(c.objective).toBe(0.72);
+    await expect(fitFusionWeights(flatA, { tolerance: -1 })).rejects.toThrow(/tolerance must be ≥ 0, got -1/);
+  });
+
+  it("guardGrid: stage 5 fits the history guard's strength from stage 4's best; ties keep the full guard", async () => {
+    const preferred = { beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1, historyGuard: 1 };
+    const by = (gain: number) => (w: FusionWeights) => 0.7 + ((w.historyGuard ?? 1) === 0 ? gain : 0);
+    const clear = await fitFusionWeights(by(0.01), { preferred, guardGrid: [1, 0.5, 0] });
+    expect(clear.weights).toEqual({ ...preferred, historyGuard: 0 });
+    expect(clear.curves.guard.map((p) => p.weights.historyGuard ?? 1)).toEqual([1, 0.5, 0]);
+    const noise = await fitFusionWeights(by(0.003), { preferred, guardGrid: [1, 0.5, 0] });
+    expect(noise.weights.historyGuard ?? 1).toBe(1);
+    // Without a guardGrid there is no stage 5.
+    expect((await fitFusionWeights(by(0.01), { preferred })).curves.guard).toEqual([]);
   });
 
   it("contentFloor: no evaluated point goes below it; the memory and graph anchors keep content at the floor", async () => {

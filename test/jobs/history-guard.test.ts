@@ -1,0 +1,71 @@
+/**
+ * The history guard through the library (algorithms/search/history-guard.ts): over a repetitive history (two
+ * requests, 40 executions, all served by the billing tools), a request unlike any past one is answered by the
+ * descriptions alone — every score is the content score β·cos⁺ + (1 − β)·BM25ⁿ, no memory or usage lift — and the
+ * tool whose description it names ranks first; the repeated request still gets its history in full.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+
+const NOW = Date.parse("2026-11-01T12:00:00Z");
+const TOOLS = [
+  { id: "billing.create_invoice", description: "Create an invoice for a customer order" },
+  { id: "billing.send_invoice", description: "Send an invoice to the customer by email" },
+  { id: "text.translate", description: "Translate a paragraph of text into another language such as French or German" },
+  { id: "weather.forecast", description: "Get the weather forecast for a city" },
+  { id: "calendar.create_event", description: "Create a calendar event with attendees" },
+];
+const PAST = ["bill the customer for the monthly order", "invoice the customer and email it"];
+
+let tg: Toolgraph;
+beforeAll(async () => {
+  tg = await openToolgraph({ home: "memory://", project: "guard", embeddings: "hash:256", now: () => NOW, resultCacheSize: 0, recommendationLog: { enabled: false } });
+  await tg.importCatalog({ tools: TOOLS });
+  await tg.importTraces(
+    Array.from({ length: 40 }, (_, i) => ({
+      id: `bill-${i}`,
+      intent: PAST[i % 2],
+      startedAt: new Date(NOW - (40 - i) * 3_600_000).toISOString(),
+      success: true,
+      steps: [
+        { tool: "billing.create_invoice", success: true },
+        { tool: "billing.send_invoice", success: true },
+      ],
+    })),
+  );
+  await tg.settle();
+}, 120_000);
+afterAll(async () => {
+  await tg?.close();
+});
+
+describe("history guard (library)", () => {
+  it("a novel request over a repetitive history: ranked by description alone, the guard named", async () => {
+    const r = await tg.search({ intent: "translate this paragraph into french", limit: 5 });
+    // No word in common with a past request, and hash cosines of unrelated texts are far below 0.6: the best
+    // similarity 0.5·cos⁺ + 0.5·0 is below the ramp's 0.4, so the trust is exactly 0.
+    expect(r.memory.guard.similarity).not.toBeNull();
+    expect(r.memory.guard.similarity!).toBeLessThan(0.3);
+    expect(r.memory.guard.trust).toBe(0);
+    expect(r.memory.guard.reason).toMatch(/^history guard 0\.00: the best similarity to a past request is 0\.\d\d/);
+    expect(r.results[0]!.tool).toBe("text.translate");
+    // With trust 0 and the default weights (β 0.5, content 1), every score is the content score alone.
+    for (const item of r.results) {
+      const b = item.breakdown;
+      expect(item.score).toBeCloseTo(0.5 * Math.max(0, b.cosine) + 0.5 * b.bm25Norm, 12);
+      expect(b.graph).toBe(0);
+    }
+    // The history's tools get no lift, and their explanation says why.
+    const billing = r.results.find((x) => x.tool === "billing.send_invoice");
+    if (billing) expect(billing.explanation).toMatch(/memory and usage × 0\.00 \(history guard: best similarity to a past request 0\.\d\d\)/);
+  });
+
+  it("the repeated request keeps its history in full (trust 1)", async () => {
+    const r = await tg.search({ intent: PAST[1]!, limit: 5 });
+    expect(r.memory.guard.similarity!).toBeGreaterThanOrEqual(0.9);
+    expect(r.memory.guard.trust).toBe(1);
+    expect(r.results.slice(0, 2).map((x) => x.tool).sort()).toEqual(["billing.create_invoice", "billing.send_invoice"]);
+    expect(r.results[0]!.breakdown.memory).toBeGreaterThan(0);
+    expect(r.results[0]!.score).toBeGreaterThan(0.5 * Math.max(0, r.results[0]!.breakdown.cosine) + 0.5 * r.results[0]!.breakdown.bm25Norm);
+  });
+});
