@@ -32,6 +32,7 @@ const KNOWN: { match: RegExp; title: string; command?: string }[] = [
   { match: /^everyday-budget$/, title: "Everyday budgets: CLI search with and without a server, library open" },
   { match: /^embedding-throughput$/, title: "Catalog embedding throughput" },
   { match: /^suite-under-load$/, title: "The test suite on a busy machine" },
+  { match: /^gateway-first-answer$/, title: "Gateway: time to the first answer on a fresh home" },
   { match: /^package$/, title: "Package size", command: "CONSUMER_REPORT=bench/results/package.json test/package/consumer-check.sh" },
 ];
 
@@ -134,7 +135,7 @@ export const TOPICS: { id: string; question: string; match: RegExp }[] = [
   { id: "vectors", question: "How does the vector channel compare with HNSW, and what does memory cost?", match: /^(vector-index|memory$|routing)/ },
   { id: "ingestion", question: "How fast does a catalog and its history come in?", match: /^(ingest|embedding)/ },
   { id: "reliability", question: "What survives database faults, load and hostile input?", match: /^(fault-injection|pattern-worst-case|data-flow|suite-under-load|load$|suspicious|log-retention)/ },
-  { id: "gateway", question: "What does the MCP gateway add to a call?", match: /^gateway/ },
+  { id: "gateway", question: "What does the MCP gateway add to a call, and how soon does it answer?", match: /^gateway/ },
   { id: "package", question: "What does a user install?", match: /^package/ },
 ];
 const OTHER = { id: "other", question: "Other results", match: /./ };

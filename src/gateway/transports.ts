@@ -3,13 +3,18 @@
  * session's open execution is recorded), and Streamable HTTP sessions on the existing HTTP server (one
  * gateway session per MCP session id; DELETE, a closed transport, `sessionIdleMs` without a request, or
  * eviction at `maxSessions` ends it: docs/decisions/gateway-churn.md). The HTTP door serves the gateway's one
- * project: an `x-toolgraph-project` (or `?project=`) naming another is refused with 400.
+ * project: an `x-toolgraph-project` (or `?project=`) naming another is refused with 400. A session opened with a
+ * bearer token of the config's `tokens` gets that token's policy and user (session-policy.ts); with `tokens`
+ * set, a session needs one of them or the server's own token (the gateway's policy alone), and every later
+ * request of a session must present a token of the same policy (403 otherwise).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { type InFlight, trackInFlight } from "../mcp/in-flight.ts";
+import { bearerMatches } from "../server/http-server.ts";
+import type { TokenIdentity } from "./config.ts";
 import type { Gateway, GatewaySession } from "./gateway.ts";
 
 export interface GatewayStdioOptions {
@@ -65,12 +70,19 @@ export interface GatewayHttpOptions {
   sessionIdleMs?: number | undefined;
   /** Default GATEWAY_HTTP_DEFAULTS.maxSessions. */
   maxSessions?: number | undefined;
+  /** The HTTP server's own bearer token (TOOLGRAPH_TOKEN), if set: with config `tokens`, it opens sessions under the gateway's policy alone. */
+  serverToken?: string | undefined;
   log?: ((line: string) => void) | undefined;
 }
 
 function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+/** The identity (named policy, user) of the config token an Authorization header presents, compared in constant time. */
+export function tokenIdentity(tokens: readonly TokenIdentity[] | undefined, authorization: string | undefined): TokenIdentity | undefined {
+  return tokens?.find((t) => bearerMatches(authorization, t.token));
 }
 
 export interface GatewayHttpHandler {
@@ -152,13 +164,21 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
           `x-toolgraph-project: this gateway serves project ${JSON.stringify(gateway.project)} only (its upstream tools and executions live there), got ${JSON.stringify(project)}: drop the header, or run a gateway with --project ${project}`,
         );
       }
+      const tokens = gateway.options.config.tokens;
+      const identity = tokenIdentity(tokens, req.headers.authorization);
       const sid = req.headers["mcp-session-id"];
       if (typeof sid === "string") {
         const s = open.get(sid);
         if (!s) return jsonRpcError(res, 404, `unknown or ended MCP session ${JSON.stringify(sid)}: initialize a new one`);
+        if (identity?.policy !== s.session.policy?.name) return jsonRpcError(res, 403, "this MCP session was opened with another bearer token: send the token it was opened with");
         return serve(s, req, res, body);
       }
       if (req.method !== "POST" || !isInitializeRequest(body)) return jsonRpcError(res, 400, "no mcp-session-id header: send an initialize request first");
+      if (tokens && tokens.length > 0 && !identity && !(options.serverToken && bearerMatches(req.headers.authorization, options.serverToken))) {
+        return jsonRpcError(res, 401, "missing or unknown bearer token: this gateway gives each token its policy (config tokens); send Authorization: Bearer <token>", {
+          "www-authenticate": 'Bearer realm="toolgraph"',
+        });
+      }
       if (open.size >= maxSessions) await sweep();
       if (open.size >= maxSessions) {
         const lru = [...open.values()].find((s) => s.active === 0);
@@ -166,7 +186,7 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
         log(`toolgraph gateway: ${open.size} HTTP sessions open (the cap): ended the least recently used one`);
         await end(lru);
       }
-      const session = gateway.createSession();
+      const session = gateway.createSession({ policy: identity?.policy, user: identity?.user });
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => session.id,
         enableJsonResponse: true,
