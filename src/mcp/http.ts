@@ -1,15 +1,50 @@
 /**
- * The MCP Streamable HTTP endpoint, stateless, in either protocol era: the SDK's createMcpHandler builds a
- * fresh McpServer per request and routes it by its era (a 2026-07-28 request carries the `_meta` envelope
- * and the MCP-Protocol-Version / Mcp-Method / Mcp-Name headers, which it checks against the body; a
- * 2025-06-18 / 2025-11-25 request is served by the stateless 2025 transport, which answers as an SSE
- * stream). 2026-07-28 answers are plain JSON (the tools send no notifications before their result). The HTTP server (src/server/http-server.ts) mounts it at /mcp behind
- * its token, Host/Origin check and body limit, and passes the parsed JSON-RPC body.
+ * The MCP Streamable HTTP endpoint, stateless, in either protocol era, with a fresh McpServer per request:
+ * - a 2026-07-28 request (it carries the `_meta` envelope) goes to the SDK's createMcpHandler, which checks
+ *   the MCP-Protocol-Version / Mcp-Method / Mcp-Name headers against the body and answers plain JSON (the tools
+ *   send no notifications before their result);
+ * - a 2025-06-18 / 2025-11-25 request goes to the SDK's stateless Streamable HTTP transport with JSON answers,
+ *   as before (the SDK's own 2025 leg would answer SSE).
+ * The HTTP server (src/server/http-server.ts) mounts it at /mcp behind its token, Host/Origin check and body
+ * limit, and passes the parsed JSON-RPC body.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createMcpHandler, type McpHttpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import type { RecommenderApi } from "../contract/api.ts";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.ts";
+
+/** The /mcp endpoint as a fetch function (web Request in, Response out), without node's http. */
+export interface McpFetchHandler {
+  fetch(request: Request, options?: { parsedBody?: unknown }): Promise<Response>;
+  /** Ends the 2026-07-28 exchanges still running. */
+  close(): Promise<void>;
+}
+
+/** Answers one 2025-era request on a fresh server and stateless transport; the JSON answer is read whole. */
+async function legacyAnswer(api: RecommenderApi, options: McpServerOptions, request: Request, parsedBody: unknown): Promise<Response> {
+  const server = createMcpServer(api, options);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    const response = await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
+    const text = await response.text();
+    return new Response(text === "" ? null : text, { status: response.status, headers: response.headers });
+  } finally {
+    await server.close();
+  }
+}
+
+export function createMcpHttpHandler(api: RecommenderApi, options: McpServerOptions = {}): McpFetchHandler {
+  // A refused request (header mismatch, unsupported version) is answered in-band; nothing to log.
+  const modern = createMcpHandler(() => createMcpServer(api, options), { legacy: "reject", onerror: () => {} });
+  return {
+    async fetch(request, { parsedBody } = {}) {
+      if (await isLegacyRequest(request, parsedBody)) return legacyAnswer(api, options, request, parsedBody);
+      return modern.fetch(request, parsedBody === undefined ? {} : { parsedBody });
+    },
+    close: () => modern.close(),
+  };
+}
 
 /** The node request as a web Request without its body (the caller has read and parsed it already). */
 function webRequest(req: IncomingMessage): Request {
@@ -40,12 +75,6 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
     if (!res.write(value)) await new Promise<void>((resolve) => res.once("drain", resolve));
   }
   res.end();
-}
-
-/** The fetch-shaped handler of both eras (web Request in, Response out): the /mcp endpoint without node's http. */
-export function createMcpHttpHandler(api: RecommenderApi, options: McpServerOptions = {}): McpHttpHandler {
-  // A refused request (header mismatch, unsupported version) is answered in-band; nothing to log.
-  return createMcpHandler(() => createMcpServer(api, options), { onerror: () => {} });
 }
 
 export async function handleMcpHttp(api: RecommenderApi, req: IncomingMessage, res: ServerResponse, body: unknown, options: McpServerOptions = {}): Promise<void> {

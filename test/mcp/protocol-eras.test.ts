@@ -197,12 +197,13 @@ describe("2025 era on the same port", () => {
     }
   });
 
-  it("a raw 2025-06-18 initialize is answered in that revision, and a call needs no session", async () => {
+  it("a raw 2025-06-18 initialize is answered in that revision as plain JSON, and a call needs no session", async () => {
     const init = await rawPost(
       { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
       {},
     );
     expect(init.status).toBe(200);
+    expect(init.type).toMatch(/^application\/json/);
     expect(init.json.result.protocolVersion).toBe("2025-06-18");
     const call = await rawPost(
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "search_tools", arguments: { intent: "" } } },
