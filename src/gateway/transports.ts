@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { type InFlight, trackInFlight } from "../mcp/in-flight.ts";
 import type { Gateway, GatewaySession } from "./gateway.ts";
 
@@ -71,6 +71,13 @@ export interface GatewayHttpOptions {
 function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
+
+/** The revision a 2026-07-28-style request claims in its `_meta` envelope, if it carries one. */
+function envelopeVersion(body: unknown): string | undefined {
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta;
+  const v = meta?.["io.modelcontextprotocol/protocolVersion"];
+  return typeof v === "string" ? v : undefined;
 }
 
 export interface GatewayHttpHandler {
@@ -157,6 +164,16 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
         const s = open.get(sid);
         if (!s) return jsonRpcError(res, 404, `unknown or ended MCP session ${JSON.stringify(sid)}: initialize a new one`);
         return serve(s, req, res, body);
+      }
+      // The gateway's sessions speak the 2025 era (docs/decisions/mcp-protocol-eras.md): a 2026-07-28 request is
+      // told so with the spec's unsupported-version error, which lets a client that negotiates fall back to initialize.
+      const requested = req.method === "POST" ? envelopeVersion(body) : undefined;
+      if (requested !== undefined) {
+        const id = (body as { id?: unknown }).id ?? null;
+        const supported = [...SUPPORTED_PROTOCOL_VERSIONS];
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32022, message: `Unsupported protocol version: ${requested} (this gateway speaks ${supported.join(", ")}: send initialize)`, data: { supported, requested } } }));
+        return;
       }
       if (req.method !== "POST" || !isInitializeRequest(body)) return jsonRpcError(res, 400, "no mcp-session-id header: send an initialize request first");
       if (open.size >= maxSessions) await sweep();
