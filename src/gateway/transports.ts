@@ -1,16 +1,20 @@
 /**
- * The gateway's two doors: one session over stdio (closing stdin lets running calls finish, then the
- * session's open execution is recorded), and Streamable HTTP sessions on the existing HTTP server (one
+ * The gateway's two doors: one session over stdio in either protocol era (closing stdin lets running calls
+ * finish, then the session's open execution is recorded), and Streamable HTTP sessions on the existing HTTP server (one
  * gateway session per MCP session id; DELETE, a closed transport, `sessionIdleMs` without a request, or
  * eviction at `maxSessions` ends it: docs/decisions/gateway-churn.md). The HTTP door serves the gateway's one
  * project: an `x-toolgraph-project` (or `?project=`) naming another is refused with 400.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { type InFlight, trackInFlight } from "../mcp/in-flight.ts";
-import type { Gateway, GatewaySession } from "./gateway.ts";
+import { type CallToolResult as V2CallToolResult, Server as V2Server, type Tool as V2Tool } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { trackInFlight } from "../mcp/in-flight.ts";
+import { StdioWire } from "../mcp/stdio-wire.ts";
+import { GATEWAY_INFO, type Gateway, type GatewaySession } from "./gateway.ts";
 
 export interface GatewayStdioOptions {
   stdin?: NodeJS.ReadableStream | undefined;
@@ -19,38 +23,48 @@ export interface GatewayStdioOptions {
   signals?: NodeJS.Signals[] | undefined;
 }
 
-/** Serves one session over stdio; resolves when stdin ends (after the running calls finish) or on a signal. */
+/**
+ * The 2026-07-28 face of one stdio gateway session: a v2 server whose `tools/list` is the gateway's fixed
+ * tools (the same for every connection; upstream tools are reached through call_tool) and whose calls go to
+ * the session over an in-memory 2025 link, so recording and trust work as on the 2025 face.
+ */
+async function modernGatewayServer(gateway: Gateway, session: GatewaySession): Promise<V2Server> {
+  const [inner, outer] = InMemoryTransport.createLinkedPair();
+  await session.server.connect(inner);
+  const link = new Client({ name: "toolgraph-gateway-2026", version: GATEWAY_INFO.version });
+  await link.connect(outer);
+  const server = new V2Server(GATEWAY_INFO, { capabilities: { tools: { listChanged: false } } });
+  server.setRequestHandler("tools/list", async () => ({ tools: gateway.toolList([]) as V2Tool[] }));
+  server.setRequestHandler("tools/call", async (request) => (await link.callTool(request.params)) as V2CallToolResult);
+  server.onclose = () => void link.close();
+  return server;
+}
+
+/**
+ * Serves one session over stdio in either protocol era (the SDK's serveStdio pins it from the opening
+ * message); resolves when stdin ends (after the running calls finish) or on a signal.
+ */
 export async function runGatewayStdio(gateway: Gateway, options: GatewayStdioOptions = {}): Promise<void> {
-  const stdin = (options.stdin ?? process.stdin) as NodeJS.ReadStream;
-  const stdout = (options.stdout ?? process.stdout) as NodeJS.WriteStream;
+  const wire = new StdioWire(options.stdin ?? process.stdin, options.stdout ?? process.stdout);
   const session = gateway.createSession();
-  const transport = new StdioServerTransport(stdin, stdout);
+  const handle = serveStdio(({ era }) => (era === "modern" ? modernGatewayServer(gateway, session) : (session.server as unknown as V2Server)), { transport: wire });
+  // serveStdio installs its handlers synchronously; count the requests it receives from here on.
+  const inFlight = trackInFlight(wire);
   const signals = options.signals ?? ["SIGTERM", "SIGINT"];
-  let inFlight: InFlight | undefined;
-  await new Promise<void>((resolve, reject) => {
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      for (const s of signals) process.off(s, finish);
-      stdin.off("end", finish);
-      stdin.off("close", finish);
-      // session.close() waits for the running calls; their answers still go out on stdout.
-      (inFlight?.drain() ?? Promise.resolve())
-        .then(() => session.close())
-        .then(() => resolve(), reject);
-    };
-    session.server.onclose = finish;
-    stdin.once("end", finish);
-    stdin.once("close", finish);
-    for (const s of signals) process.once(s, finish);
-    session.server
-      .connect(transport)
-      .then(() => {
-        inFlight = trackInFlight(transport);
-      })
-      .catch(reject);
+  let onSignal = () => {};
+  const signalled = new Promise<void>((resolve) => {
+    onSignal = resolve;
   });
+  for (const s of signals) process.once(s, onSignal);
+  try {
+    await Promise.race([wire.ended, signalled]);
+  } finally {
+    for (const s of signals) process.off(s, onSignal);
+  }
+  // session.close() waits for the running calls; their answers still go out on stdout.
+  await inFlight.drain();
+  await session.close();
+  await handle.close();
 }
 
 export const GATEWAY_HTTP_DEFAULTS = {
