@@ -13,7 +13,7 @@ import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextp
 import { type CallToolResult as V2CallToolResult, Server as V2Server, type Tool as V2Tool } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { trackInFlight } from "../mcp/in-flight.ts";
-import { StdioWire } from "../mcp/stdio-wire.ts";
+import { hangUp, StdioWire } from "../mcp/stdio-wire.ts";
 import { GATEWAY_INFO, type Gateway, type GatewaySession } from "./gateway.ts";
 
 export interface GatewayStdioOptions {
@@ -50,17 +50,7 @@ export async function runGatewayStdio(gateway: Gateway, options: GatewayStdioOpt
   const handle = serveStdio(({ era }) => (era === "modern" ? modernGatewayServer(gateway, session) : (session.server as unknown as V2Server)), { transport: wire });
   // serveStdio installs its handlers synchronously; count the requests it receives from here on.
   const inFlight = trackInFlight(wire);
-  const signals = options.signals ?? ["SIGTERM", "SIGINT"];
-  let onSignal = () => {};
-  const signalled = new Promise<void>((resolve) => {
-    onSignal = resolve;
-  });
-  for (const s of signals) process.once(s, onSignal);
-  try {
-    await Promise.race([wire.ended, signalled]);
-  } finally {
-    for (const s of signals) process.off(s, onSignal);
-  }
+  await hangUp(wire, options.signals);
   // session.close() waits for the running calls; their answers still go out on stdout.
   await inFlight.drain();
   await session.close();

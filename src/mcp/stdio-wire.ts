@@ -72,3 +72,17 @@ export class StdioWire implements Transport {
     this.onclose?.();
   }
 }
+
+/** Resolves when the client hangs up (stdin ends) or one of `signals` arrives, whichever is first. */
+export async function hangUp(wire: StdioWire, signals: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT"]): Promise<void> {
+  let onSignal = () => {};
+  const signalled = new Promise<void>((resolve) => {
+    onSignal = resolve;
+  });
+  for (const s of signals) process.once(s, onSignal);
+  try {
+    await Promise.race([wire.ended, signalled]);
+  } finally {
+    for (const s of signals) process.off(s, onSignal);
+  }
+}

@@ -10,7 +10,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { RecommenderApi } from "../contract/api.ts";
 import { trackInFlight } from "./in-flight.ts";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.ts";
-import { StdioWire } from "./stdio-wire.ts";
+import { hangUp, StdioWire } from "./stdio-wire.ts";
 
 export interface RunStdioOptions extends McpServerOptions {
   /** Close the api (database) when the session ends. Default true. */
@@ -26,17 +26,7 @@ export async function runStdio(api: RecommenderApi, options: RunStdioOptions = {
   const handle = serveStdio(() => createMcpServer(api, options), { transport: wire, onerror: (err) => log(`toolgraph mcp: ${err.message}`) });
   // serveStdio installs its handlers synchronously; count the requests it receives from here on.
   const inFlight = trackInFlight(wire);
-  const signals = ["SIGTERM", "SIGINT"] as const;
-  let onSignal = () => {};
-  const signalled = new Promise<void>((resolve) => {
-    onSignal = resolve;
-  });
-  for (const s of signals) process.once(s, onSignal);
-  try {
-    await Promise.race([wire.ended, signalled]);
-  } finally {
-    for (const s of signals) process.off(s, onSignal);
-  }
+  await hangUp(wire);
   await inFlight.drain();
   await handle.close();
   if (options.closeApi ?? true) await api.close();
