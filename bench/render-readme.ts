@@ -25,6 +25,8 @@ const KNOWN: { match: RegExp; title: string; command?: string }[] = [
   { match: /^latency$/, title: "Latency at scale", command: "node --expose-gc --import tsx bench/latency.ts --tools 1000,10000 --op-seconds 20" },
   { match: /^memory$/, title: "Intent memory at scale", command: "node --expose-gc --import tsx bench/memory.ts" },
   { match: /^routing$/, title: "Two-hop namespace routing", command: "npx tsx bench/routing.ts" },
+  { match: /^mcp-conformance$/, title: "MCP conformance (the official suite): serve /mcp", command: ".ci/conformance --record" },
+  { match: /^mcp-conformance-gateway$/, title: "MCP conformance (the official suite): gateway --http", command: ".ci/conformance --record" },
   { match: /^ingest$/, title: "Ingestion", command: "npx tsx bench/ingest.ts" },
   { match: /^ingestion$/, title: "Ingestion to the first answer", command: "npx tsx bench/ingestion.ts" },
   { match: /^load$/, title: "HTTP load", command: "npx tsx bench/load.ts" },
@@ -136,6 +138,7 @@ export const TOPICS: { id: string; question: string; match: RegExp }[] = [
   { id: "ingestion", question: "How fast does a catalog and its history come in?", match: /^(ingest|embedding)/ },
   { id: "reliability", question: "What survives database faults, load and hostile input?", match: /^(fault-injection|pattern-worst-case|data-flow|suite-under-load|load$|suspicious|log-retention)/ },
   { id: "gateway", question: "What does the MCP gateway add to a call, and how soon does it answer?", match: /^gateway/ },
+  { id: "protocol", question: "Do the MCP endpoints pass the official conformance suite?", match: /^mcp-conformance/ },
   { id: "package", question: "What does a user install?", match: /^package/ },
 ];
 const OTHER = { id: "other", question: "Other results", match: /./ };
