@@ -270,6 +270,7 @@ export async function runIngestion(options: IngestionOptions = {}): Promise<Inge
     log: options.log ?? ((s: string) => process.stderr.write(`${s}\n`)),
   };
   const start = loadavg();
+  const code = codeVersion();
   const data = generateSyntheticProject({ tools: o.tools, traces: o.traces + o.increment * o.increments, seed: o.seed });
   const base = data.traces.slice(0, o.traces);
   const runs: BackendRun[] = [];
@@ -292,7 +293,7 @@ export async function runIngestion(options: IngestionOptions = {}): Promise<Inge
   return {
     bench: "ingestion",
     command: `npx tsx bench/ingestion.ts ${process.argv.slice(2).join(" ")}`.trim(),
-    code: codeVersion(),
+    code,
     machine: machine(),
     date: new Date().toISOString(),
     loadAverage: { start, end: loadavg() },
