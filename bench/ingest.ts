@@ -13,16 +13,14 @@
  * Target on the server: ≥ 20,000 steps/s. The catalog import (not timed in the throughput) comes first.
  * PostgreSQL: TOOLGRAPH_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { sql } from "kysely";
 import pg from "pg";
-import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
+import type { Toolgraph } from "../src/library/toolgraph.ts";
 import type { TraceRecord } from "./convert/common.ts";
+import { openBenchHome } from "./ingestion.ts";
 import { machine, markdownTable, percentiles, progress, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject, type SyntheticProject } from "./synthetic/generate.ts";
 
@@ -197,41 +195,9 @@ async function storedCounts(tg: Toolgraph): Promise<BackendResult["stored"]> {
   };
 }
 
-async function openBackend(backend: IngestBackend, serverUrl: string): Promise<{ tg: Toolgraph; cleanup: () => Promise<void> }> {
-  const project = "ingest";
-  if (backend === "pglite") {
-    const home = mkdtempSync(join(tmpdir(), "toolgraph-ingest-"));
-    try {
-      const tg = await openToolgraph({ home, database: "", project, embeddings: "hash:64" });
-      return { tg, cleanup: async () => rmSync(home, { recursive: true, force: true }) };
-    } catch (err) {
-      rmSync(home, { recursive: true, force: true });
-      throw err;
-    }
-  }
-  const schema = `tg_ingest_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE SCHEMA ${schema}`);
-  } finally {
-    await admin.end();
-  }
-  const drop = async () => {
-    const c = new pg.Client({ connectionString: serverUrl });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await c.end();
-  };
-  const u = new URL(serverUrl);
-  u.searchParams.set("options", `-c search_path=${schema}`);
-  try {
-    const tg = await openToolgraph({ database: u.toString(), poolSize: 4, project, embeddings: "hash:64" });
-    return { tg, cleanup: drop };
-  } catch (err) {
-    await drop();
-    throw err;
-  }
+/** The ingest bench's home: hash:64 embeddings (not timed here), project "ingest". */
+function openBackend(backend: IngestBackend, serverUrl: string): Promise<{ tg: Toolgraph; cleanup: () => Promise<void> }> {
+  return openBenchHome(backend, "hash:64", serverUrl, "ingest");
 }
 
 async function runBackend(

@@ -48,7 +48,7 @@ export const INGESTION_DEFAULTS = {
   targetDelayMs: 50,
 } as const;
 
-type Backend = "pglite" | "postgres";
+export type Backend = "pglite" | "postgres";
 
 export interface Phase {
   phase: string;
@@ -122,17 +122,20 @@ function delayOf(h: ReturnType<typeof monitorEventLoopDelay>): Delay {
   return { p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max), over50: over };
 }
 
-async function open(backend: Backend, embeddings: string, serverUrl: string): Promise<{ tg: Toolgraph; cleanup: () => Promise<void> }> {
-  const project = "ingestion";
+/**
+ * A fresh home for a bench: a temporary PGlite data directory on disk, or a new schema on the server (dropped
+ * by `cleanup`).
+ */
+export async function openBenchHome(backend: Backend, embeddings: string, serverUrl: string, project = "ingestion"): Promise<{ tg: Toolgraph; cleanup: () => Promise<void> }> {
   if (backend === "pglite") {
-    const home = mkdtempSync(join(tmpdir(), "toolgraph-ingestion-"));
+    const home = mkdtempSync(join(tmpdir(), `toolgraph-${project}-`));
     const tg = await openToolgraph({ home, database: "", project, embeddings }).catch((err) => {
       rmSync(home, { recursive: true, force: true });
       throw err;
     });
     return { tg, cleanup: async () => rmSync(home, { recursive: true, force: true }) };
   }
-  const schema = `tg_ingestion_${randomBytes(6).toString("hex")}`;
+  const schema = `tg_${project}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 5000 });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`).finally(() => admin.end());
@@ -178,7 +181,7 @@ async function runBackend(backend: Backend, data: SyntheticProject, o: Required<
   const base = data.traces.slice(0, o.traces);
   const probe = base[base.length - 1]!;
   const h = monitorEventLoopDelay({ resolution: 10 });
-  const { tg, cleanup } = await open(backend, o.embeddings, SERVER_URL);
+  const { tg, cleanup } = await openBenchHome(backend, o.embeddings, SERVER_URL);
   watch = new BlockWatch();
   try {
     const phases: Phase[] = [];
@@ -267,6 +270,7 @@ export async function runIngestion(options: IngestionOptions = {}): Promise<Inge
     log: options.log ?? ((s: string) => process.stderr.write(`${s}\n`)),
   };
   const start = loadavg();
+  const code = codeVersion();
   const data = generateSyntheticProject({ tools: o.tools, traces: o.traces + o.increment * o.increments, seed: o.seed });
   const base = data.traces.slice(0, o.traces);
   const runs: BackendRun[] = [];
@@ -289,7 +293,7 @@ export async function runIngestion(options: IngestionOptions = {}): Promise<Inge
   return {
     bench: "ingestion",
     command: `npx tsx bench/ingestion.ts ${process.argv.slice(2).join(" ")}`.trim(),
-    code: codeVersion(),
+    code,
     machine: machine(),
     date: new Date().toISOString(),
     loadAverage: { start, end: loadavg() },

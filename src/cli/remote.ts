@@ -15,31 +15,30 @@
  * (a ToolgraphError with the server's code and message), so exit codes match the local run.
  */
 import { readFile } from "node:fs/promises";
+import { OPERATION_LIST, type Operation, type OperationName } from "../contract/operations.ts";
 import type { Toolgraph } from "../library/toolgraph.ts";
 
 /** How a route takes its input: a JSON body, JSONL records, or nothing (GET). */
 type Spelling = { operationId: string; method: "GET" | "POST"; path: string; body: "json" | "jsonl" | "none"; flags?: readonly string[] };
 
 /**
- * Library operation (the method a command calls) → the route that runs it on a server, by operationId, with
+ * Library operation (the method a command calls) → the route that runs it on a server: every operation of the
+ * table (src/contract/operations.ts: a JSON POST to its path), then the writes that take files or flags, with
  * the route's method, path, body kind and query flags copied here so a command through a server does not load
  * the route table's schemas; a test checks every row against src/server/routes.ts.
  */
-export const REMOTE_OPERATIONS = {
-  search: { operationId: "searchTools", method: "POST", path: "/v1/search", body: "json" },
-  suggestNext: { operationId: "suggestNext", method: "POST", path: "/v1/next", body: "json" },
-  matchCapabilities: { operationId: "matchCapabilities", method: "POST", path: "/v1/capabilities/match", body: "json" },
-  discoverCapabilities: { operationId: "discoverCapabilities", method: "POST", path: "/v1/capabilities/discover", body: "json" },
-  buildDag: { operationId: "buildDag", method: "POST", path: "/v1/dag", body: "json" },
-  plan: { operationId: "planWorkflow", method: "POST", path: "/v1/plan", body: "json" },
-  alternatives: { operationId: "findAlternatives", method: "POST", path: "/v1/alternatives", body: "json" },
-  feedback: { operationId: "feedback", method: "POST", path: "/v1/feedback", body: "json" },
+const TABLE_ROUTES = Object.fromEntries(
+  OPERATION_LIST.map((op) => [op.name, { operationId: op.http.operationId, method: "POST", path: op.http.path, body: "json" } as Spelling]),
+) as Record<OperationName, Spelling>;
+
+export const REMOTE_OPERATIONS: Record<OperationName | "recordExecution" | "importCatalog" | "importTraces" | "importEdges" | "stats", Spelling> = {
+  ...TABLE_ROUTES,
   recordExecution: { operationId: "recordExecution", method: "POST", path: "/v1/executions", body: "json", flags: ["autoRegister"] },
   importCatalog: { operationId: "importCatalog", method: "POST", path: "/v1/import/catalog", body: "json" },
   importTraces: { operationId: "importTraces", method: "POST", path: "/v1/import/traces", body: "jsonl", flags: ["skipInvalid", "autoRegister"] },
   importEdges: { operationId: "importEdges", method: "POST", path: "/v1/import/edges", body: "jsonl", flags: ["skipInvalid"] },
   stats: { operationId: "stats", method: "GET", path: "/v1/stats", body: "none" },
-} as const satisfies Partial<Record<keyof Toolgraph, Spelling>>;
+};
 
 export type RemoteOperation = keyof typeof REMOTE_OPERATIONS;
 
@@ -57,6 +56,8 @@ export function remoteToolgraph(target: RemoteTarget): Toolgraph {
   for (const op of Object.keys(REMOTE_OPERATIONS) as RemoteOperation[]) {
     client[op] = (input?: unknown, opts?: Record<string, unknown>) => callRoute(target, op, input, opts ?? {});
   }
+  // The facade's generic entry (commands generated from the table call it): the same route as the method.
+  client.run = (operation: Operation, req: unknown) => callRoute(target, operation.name as RemoteOperation, req, {});
   return client as unknown as Toolgraph;
 }
 
@@ -83,22 +84,42 @@ export async function callRoute(target: RemoteTarget, op: RemoteOperation, input
       body = text ?? JSON.stringify(input);
     }
   }
-  let res: Response;
+  let res: { status: number; text: string };
   try {
-    res = await fetch(url, { method: route.method, headers, body });
+    res = await send(url, route.method, headers, body);
   } catch (err) {
     const { ToolgraphError } = await import("../contract/errors.ts");
-    throw new ToolgraphError("database-unreachable", `the server at ${target.url} did not answer (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message})`, { server: target.url });
+    throw new ToolgraphError("database-unreachable", `the server at ${target.url} did not answer (${(err as Error).message})`, { server: target.url });
   }
-  const text = await res.text();
+  const text = res.text;
   let answer: unknown;
   try {
     answer = JSON.parse(text);
   } catch {
     throw new Error(`the server at ${target.url} answered ${res.status} with a body that is not JSON: ${text.slice(0, 120)}`);
   }
-  if (!res.ok) throw await remoteError(target, res.status, answer);
+  if (res.status < 200 || res.status > 299) throw await remoteError(target, res.status, answer);
   return asLibraryAnswer(answer, isFile(input) ? input.file : undefined) as never;
+}
+
+/**
+ * One request with node:http(s) (Node's fetch loads its HTTP client on first use: measured in
+ * docs/decisions/everyday-budget.md); resolves the status and the body's text.
+ */
+async function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; text: string }> {
+  const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  return new Promise((resolve, reject) => {
+    // One connection, closed after the answer: a kept-alive socket would hold the process open.
+    const sized = body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) };
+    const req = request(url, { method, agent: false, headers: { ...sized, connection: "close" } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 /** Import problems (`invalid`) spelled for the library and named after the local file, as a local run reports them. */
@@ -122,7 +143,10 @@ async function remoteError(target: RemoteTarget, status: number, answer: unknown
   // A message with advice ends with its HTTP spelling: without it, plus the advice, the CLI spells it its own way.
   const http = advice ? adviceText(advice, "http") : undefined;
   if (advice && http && e.message.endsWith(http)) return new ToolgraphError(e.code, e.message.slice(0, -http.length), details, advice);
-  return new ToolgraphError(e.code, e.message, details);
+  // Line errors (an import, a recorded execution) carry their advice per line: spelled for the CLI here.
+  let message = e.message;
+  for (const kind of ["auto-register", "import-catalog"] as const) message = message.split(adviceText({ kind }, "http")).join(adviceText({ kind }, "cli"));
+  return new ToolgraphError(e.code, message, details);
 }
 
 /**

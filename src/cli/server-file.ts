@@ -9,9 +9,9 @@
  * Why a file and not the lock socket: docs/decisions/cli-through-server.md.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { currentOwner, type LockOwner, ownerAlive } from "../store/data-dir-lock.ts";
+import { currentOwner, type LockOwner, ownerAlive, removeOwnFileOnce } from "../store/data-dir-lock.ts";
 
 export const SERVER_FILE = "toolgraph.server";
 
@@ -41,19 +41,7 @@ export function writeServerFile(dir: string, url: string, token: string): () => 
   }
   chmodSync(tmp, 0o600); // the umask could only narrow it, but say it once
   renameSync(tmp, path);
-  let removed = false;
-  const remove = (): void => {
-    if (removed) return;
-    removed = true;
-    process.removeListener("exit", remove);
-    try {
-      if (readFileSync(path, "utf8") === text) rmSync(path, { force: true });
-    } catch {
-      /* already gone */
-    }
-  };
-  process.once("exit", remove);
-  return remove;
+  return removeOwnFileOnce(path, text);
 }
 
 /** The server file of `dir` when its server is still running; undefined when absent, unreadable or stale. */

@@ -58,6 +58,10 @@ export const searchResultSchema = z.looseObject({
       }),
     )
     .describe("Tools ranked for the intent"),
+  channels: z
+    .object({ lexical: z.boolean(), embedding: z.boolean(), graph: z.boolean() })
+    .describe("The ranking channels that were live (embedding false while the tools' embeddings are still being computed)"),
+  degraded: z.literal("embedding").optional().describe('"embedding": ranked by the lexical and graph channels only, nothing accepted outright; ask again shortly for the full ranking'),
   ...gatedTail,
 });
 

@@ -9,12 +9,36 @@
  * server. Server names become the prefix of their tools' ids (`fs.read_file`), so they may not contain a
  * dot. Errors name the file and the field (`mcpServers.fs.args[1]: expected string`). A top-level `policy`
  * ({ allow?, deny? }: rules of server, tool glob, safety tag) and a server's `autoApprove` are trust.ts's.
+ *
+ * Per downstream identity: `policies` names more policies, and `tokens` maps an HTTP bearer token (given as
+ * `token`, or read from the environment variable `tokenEnv`) to one of them (and optionally to the user its
+ * executions are recorded for). A session opened with that token gets that policy on top of `policy`;
+ * stdio sessions get `policy` alone (session-policy.ts).
  */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { ToolgraphError } from "../contract/errors.ts";
 import { describeIssue } from "../formats/schemas.ts";
 import { type GatewayPolicy, policySchema } from "./trust.ts";
+
+const policyName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, '_' or '-'");
+
+export const tokenEntrySchema = z
+  .object({
+    token: z.string().min(16, "must be at least 16 characters").max(4096).optional(),
+    tokenEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional(),
+    policy: policyName,
+    user: z.string().min(1).max(256).optional(),
+  })
+  .strict()
+  .refine((t) => (t.token === undefined) !== (t.tokenEnv === undefined), "give exactly one of token, tokenEnv");
+
+/** An HTTP bearer token and the named policy (and user) of the sessions that present it. */
+export interface TokenIdentity {
+  token: string;
+  policy: string;
+  user?: string | undefined;
+}
 
 export const GATEWAY_CONFIG_DEFAULTS = {
   /** How long one upstream tools/call may take before it fails as a timeout (ms). */
@@ -67,6 +91,10 @@ export interface GatewayConfig {
   servers: Map<string, UpstreamConfig>;
   /** Allow / deny rules by server, tool glob and safety tag (trust.ts). Default: everything allowed. */
   policy?: GatewayPolicy | undefined;
+  /** Named policies a token can select (applied on top of `policy`). Default: none. */
+  policies?: Map<string, GatewayPolicy> | undefined;
+  /** HTTP bearer tokens → named policy (and user). Default: none (every session gets `policy`). */
+  tokens?: TokenIdentity[] | undefined;
 }
 
 function problem(field: string, message: string, file: string): ToolgraphError {
@@ -97,17 +125,53 @@ export function parseGatewayConfig(value: unknown, file = "gateway config"): Gat
     out.set(name, isRemote ? { kind: "remote", ...(r.data as RemoteServerConfig) } : { kind: "stdio", ...(r.data as StdioServerConfig) });
   }
   if (out.size === 0) throw problem("mcpServers", "names no (enabled) server", file);
-  const rawPolicy = (value as { policy?: unknown }).policy;
-  if (rawPolicy === undefined) return { servers: out };
-  const pr = policySchema.safeParse(rawPolicy);
-  if (!pr.success) {
-    const [field, ...rest] = describeIssue(pr.error.issues[0]!).split(": ");
-    throw problem(`policy${field === "(record)" ? "" : field!.startsWith("[") ? field : `.${field}`}`, rest.join(": "), file);
+  const parsePolicy = (raw: unknown, at: string): GatewayPolicy => {
+    const pr = policySchema.safeParse(raw);
+    if (!pr.success) throw problem(subField(at, describeIssue(pr.error.issues[0]!)), describeIssue(pr.error.issues[0]!).split(": ").slice(1).join(": "), file);
+    for (const r of [...(pr.data.allow ?? []), ...(pr.data.deny ?? [])]) {
+      if (r.server !== undefined && !out.has(r.server) && !Object.hasOwn(servers, r.server)) throw problem(at, `a rule names server ${JSON.stringify(r.server)}, which mcpServers does not have`, file);
+    }
+    return pr.data;
+  };
+  const v = value as { policy?: unknown; policies?: unknown; tokens?: unknown };
+  const config: GatewayConfig = { servers: out };
+  if (v.policy !== undefined) config.policy = parsePolicy(v.policy, "policy");
+  if (v.policies !== undefined) {
+    if (v.policies === null || typeof v.policies !== "object" || Array.isArray(v.policies)) throw problem("policies", "must be an object of policy name → { allow?, deny? }", file);
+    config.policies = new Map();
+    for (const [name, raw] of Object.entries(v.policies)) {
+      const n = policyName.safeParse(name);
+      if (!n.success) throw problem(`policies.${name}`, `policy name ${n.error.issues[0]!.message}`, file);
+      config.policies.set(name, parsePolicy(raw, `policies.${name}`));
+    }
   }
-  for (const r of [...(pr.data.allow ?? []), ...(pr.data.deny ?? [])]) {
-    if (r.server !== undefined && !out.has(r.server) && !Object.hasOwn(servers, r.server)) throw problem("policy", `a rule names server ${JSON.stringify(r.server)}, which mcpServers does not have`, file);
-  }
-  return { servers: out, policy: pr.data };
+  if (v.tokens !== undefined) config.tokens = parseTokens(v.tokens, config.policies, file);
+  return config;
+}
+
+function subField(at: string, issue: string): string {
+  const field = issue.split(": ")[0]!;
+  return `${at}${field === "(record)" ? "" : field.startsWith("[") ? field : `.${field}`}`;
+}
+
+/** The `tokens` list: each token resolved (from the environment for tokenEnv), naming a known policy, unique. */
+function parseTokens(raw: unknown, policies: Map<string, GatewayPolicy> | undefined, file: string): TokenIdentity[] {
+  if (!Array.isArray(raw)) throw problem("tokens", "must be an array of { token | tokenEnv, policy, user? }", file);
+  const seen = new Set<string>();
+  return raw.map((entry, i) => {
+    const at = `tokens[${i}]`;
+    const r = tokenEntrySchema.safeParse(entry);
+    if (!r.success) {
+      const issue = describeIssue(r.error.issues[0]!);
+      throw problem(subField(at, issue), issue.split(": ").slice(1).join(": "), file);
+    }
+    const token = r.data.token ?? process.env[r.data.tokenEnv!];
+    if (token === undefined || token.length < 16) throw problem(`${at}.tokenEnv`, `environment variable ${r.data.tokenEnv} is ${token === undefined ? "not set" : "shorter than 16 characters"}`, file);
+    if (!policies?.has(r.data.policy)) throw problem(`${at}.policy`, `names policy ${JSON.stringify(r.data.policy)}, which policies does not have`, file);
+    if (seen.has(token)) throw problem(at, "repeats a token of an earlier entry", file);
+    seen.add(token);
+    return { token, policy: r.data.policy, ...(r.data.user !== undefined ? { user: r.data.user } : {}) };
+  });
 }
 
 export async function loadGatewayConfig(file: string): Promise<GatewayConfig> {

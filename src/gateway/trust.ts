@@ -103,13 +103,20 @@ export interface Pin {
 
 export type PinVerdict = { state: "pinned" | "new" | "approved-change" } | { state: "quarantined"; reason: string };
 
+function fileVersion(file: string): string {
+  const st = statSync(file);
+  return `${st.mtimeMs}:${st.ino}:${st.size}`;
+}
+
 /**
  * The pins of one gateway, kept in a JSON file (or in memory without one). Re-read when the file changed on
  * disk (an `approve` from another process), written whole through a rename (never half-written).
  */
 export class PinStore {
   private pins = new Map<string, Pin>();
-  private mtimeMs = -1;
+  /** The file's version as last read or written: mtime, inode and size (each save renames a new file into
+   *  place, so the inode changes even when two saves land within one tick of the file system's clock). */
+  private version = "";
   constructor(private readonly file: string | undefined) {
     this.reload();
   }
@@ -117,11 +124,11 @@ export class PinStore {
   /** Reads the file again if it changed since the last read; true when it did. */
   reload(): boolean {
     if (!this.file || !existsSync(this.file)) return false;
-    const m = statSync(this.file).mtimeMs;
-    if (m === this.mtimeMs) return false;
+    const v = fileVersion(this.file);
+    if (v === this.version) return false;
     const parsed = JSON.parse(readFileSync(this.file, "utf8")) as { pins?: Record<string, Pin> };
     this.pins = new Map(Object.entries(parsed.pins ?? {}));
-    this.mtimeMs = m;
+    this.version = v;
     return true;
   }
 
@@ -130,7 +137,7 @@ export class PinStore {
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify({ version: 1, pins: Object.fromEntries([...this.pins].sort(([a], [b]) => (a < b ? -1 : 1))) }, null, 1)}\n`);
     renameSync(tmp, this.file);
-    this.mtimeMs = statSync(this.file).mtimeMs;
+    this.version = fileVersion(this.file);
   }
 
   get(id: string): Pin | undefined {

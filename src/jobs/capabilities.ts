@@ -14,6 +14,7 @@
  * discover(context): discovery = toolsOverlap × (1 + 0.5 when the capability's own spectral cluster is
  * one of the clusters holding the most context tools).
  */
+import { capForChannels } from "../../algorithms/thresholds/channel-cap.ts";
 import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { discoverCapabilities } from "../../algorithms/prediction/capability-discovery.ts";
 import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
@@ -65,9 +66,10 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   const t0 = performance.now();
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
-  const idx = await engine.searchIndex(project);
+  // While a new catalog is embedded (engine.whileEmbedding "lexical") the lexical index answers: no query vector.
+  const idx = await engine.servingSearchIndex(project);
   const limit = req.limit ?? 5;
-  const [qv] = await engine.queryEmbedder.embed([req.intent]);
+  const [qv] = idx.degraded ? [new Float32Array(0)] : await engine.queryEmbedder.embed([req.intent]);
   const tokens = tokenize(req.intent);
   const nc = s.capabilities.length;
   const cos = (c: number) => rowDot(idx.capVectors, idx.dims, c, qv!);
@@ -78,7 +80,7 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   // Tool evidence: the search score of each capability's most distinctive member (the member shared by the
   // fewest capabilities — for a bundle named after its main tool, that tool), from one tool search.
   const weights = await searchWeightsFor(engine, project);
-  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight, historySimilarity: memory.similarity, historyGuard: weights.historyGuard });
+  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight });
   const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
   const distinctive = distinctiveMembers(s);
   const { scores: patterns, work: patternWork } = await scorePatterns(s, req.intent);
@@ -136,11 +138,13 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   });
   const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow, similarPastSuccess: memory.similarSuccess });
   const fallbacks = await projectFallbacks(engine, project);
-  const results = top.map((r) => ({ ...r, gate: engine.gatekeeper.gateItem("capability", r.score, prepared) }));
+  const live = { lexical: true, embedding: idx.degraded !== "embedding", graph: true };
+  const results = top.map((r) => ({ ...r, gate: capForChannels(engine.gatekeeper.gateItem("capability", r.score, prepared), live) }));
   return {
     project,
     intent: req.intent,
     results,
+    ...(live.embedding ? {} : { degraded: "embedding" as const }),
     ...gatedSummary(results, (r) => r.capability, prepared, fallbacks, { empty: "the project has no capabilities" }),
     trigger: {
       winner: ranking.trigger.winner,

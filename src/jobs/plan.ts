@@ -2,6 +2,7 @@
 import { inMainBand, planConfidence, } from "../../algorithms/dag/confidence.ts";
 import { dependencyClosure, type Prerequisite } from "../../algorithms/dag/dependency-closure.ts";
 import { describeEvidence, type EvidenceSources, type PrerequisiteEvidence, prerequisiteEvidence } from "../../algorithms/dag/prerequisite-evidence.ts";
+import { capForChannels } from "../../algorithms/thresholds/channel-cap.ts";
 import type { PlanRequest } from "../contract/requests.ts";
 import { dagOptions, planRequest } from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
@@ -125,11 +126,13 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const confidence = planConfidence(main.map((r) => r.score));
   const gateRequest = { project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow };
   const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
-  const gate = engine.gatekeeper.gateItem("plan", confidence, prepared);
+  // Ranked without the embedding channel (a catalog still being embedded): said, and never accepted outright.
+  const gate = capForChannels(engine.gatekeeper.gateItem("plan", confidence, prepared), ranking.channels);
   const described = describeDag(s, dag);
   return {
     project,
     intent: req.intent,
+    ...(ranking.channels.embedding ? {} : { degraded: "embedding" as const }),
     tools: caps.kept.map((i) => ({ tool: id(i), why: why.get(id(i)) ?? "", server: s.tools[i]!.server, inputSchema: s.tools[i]!.inputSchema })),
     ranked,
     nodes: described.nodes,

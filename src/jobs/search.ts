@@ -1,12 +1,16 @@
 /**
  * The search job end to end: query embedding (cached), the routing decision (flat, or two-hop through the
  * best namespaces: namespace-index.ts), candidates and hybrid scores (search.ts), safety and exclusion
- * filters, the manual override (`only`), and the gate on every hit.
+ * filters, the manual override (`only`), and the gate on every hit. While the catalog's embeddings are
+ * computed the engine may serve a lexical index (engine.servingSearchIndex): the answer then ranks by BM25 and
+ * the graph only (no query embedding, flat routing), says so (`degraded: "embedding"`, `channels`), and the
+ * gate accepts nothing outright (algorithms/thresholds/channel-cap.ts).
  */
 
 import { buildMentionIndex, findMentions, type MentionIndex } from "../../algorithms/search/explicit-mentions.ts";
 import { DEFAULTS as GUARD_DEFAULTS, historyTrust } from "../../algorithms/search/history-guard.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
+import { capForChannels, type LiveChannels } from "../../algorithms/thresholds/channel-cap.ts";
 import { capForSafety } from "../../algorithms/thresholds/safety-cap.ts";
 import type { SearchRequest } from "../contract/requests.ts";
 import { searchRequest } from "../contract/requests.ts";
@@ -18,7 +22,7 @@ import type { Engine } from "../view/engine.ts";
 import { filtersAnything, projectFallbacks, safetyFilter } from "../view/filters.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { recallMemory } from "../view/intent-memory.ts";
-import { chooseRouting, explainRoute, namespaceIndexFor, type RoutedNamespace, recordRouteTrial, routeQuery, routeTrialCount } from "../view/namespace-index.ts";
+import { chooseRouting, explainRoute, namespaceIndexFor, type RoutedNamespace, type RoutingChoice, recordRouteTrial, routeQuery, routeTrialCount } from "../view/namespace-index.ts";
 import { resolveTools } from "../view/resolve.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { defineJob } from "./job.ts";
@@ -94,11 +98,13 @@ export async function rankSearch(engine: Engine, project: string, req: SearchReq
   const t0 = performance.now();
   const s = await engine.snapshot(project);
   if (s.n === 0) throw await emptyProjectError(engine.db, project);
-  const [a, idx] = [await engine.analytics(project), await engine.searchIndex(project)];
+  const [a, idx] = [await engine.analytics(project), await engine.servingSearchIndex(project)];
+  const channels: LiveChannels = { lexical: true, embedding: idx.degraded !== "embedding", graph: true };
   const context = resolveTools(s, req.context, "context");
   const only = resolveTools(s, req.only, "only");
   const tEmbed = performance.now();
-  const [qv] = await engine.queryEmbedder.embed([req.intent]);
+  // Without the embedding channel the query is not embedded (the model may still be busy with the catalog).
+  const [qv] = channels.embedding ? await engine.queryEmbedder.embed([req.intent]) : [new Float32Array(0)];
   const embedMs = performance.now() - tEmbed;
   const excluded = new Set(req.exclude ?? []);
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
@@ -113,8 +119,12 @@ export async function rankSearch(engine: Engine, project: string, req: SearchReq
   for (const m of mentions) if (!forcedReason.has(m.index)) forcedReason.set(m.index, `named in the request ("${m.word}", ${m.match})`);
   const tSearch = performance.now();
   const fitted = await searchWeightsFor(engine, project);
-  const weights = override.contentWeight === undefined ? fitted : { ...fitted, contentWeight: override.contentWeight };
-  const choice = chooseRouting(req.routing ?? "auto", s, idx);
+  const withOverride = override.contentWeight === undefined ? fitted : { ...fitted, contentWeight: override.contentWeight };
+  // The semantic side is BM25 alone while the cosine channel is not live (β = 0).
+  const weights = channels.embedding ? withOverride : { ...withOverride, beta: 0 };
+  const choice: RoutingChoice = channels.embedding
+    ? chooseRouting(req.routing ?? "auto", s, idx)
+    : { requested: req.routing ?? "auto", mode: "flat", reason: "flat: the namespace routes need the tools' embeddings, still being computed" };
   const memoryVotes = weights.memoryWeight > 0 ? memory.toolVotes : undefined;
   const routeNow = () => routeQuery(s, namespaceIndexFor(s, idx), req.intent, qv!, memoryVotes, { context, beta: weights.beta, memoryWeight: weights.memoryWeight });
   const route = choice.mode === "two-hop" ? routeNow() : undefined;
@@ -200,7 +210,7 @@ export async function rankSearch(engine: Engine, project: string, req: SearchReq
     similarPastSuccess: memory.similarSuccess,
   });
   const fallbacks = await projectFallbacks(engine, project);
-  return { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, tokens, embedMs, searchMs };
+  return { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, tokens, embedMs, searchMs, channels };
 }
 
 export type SearchRanking = Awaited<ReturnType<typeof rankSearch>>;
@@ -210,13 +220,13 @@ export function rankedSearchItems(engine: Engine, r: SearchRanking): { tool: str
   return r.ranked.map(({ hit, index, forced }) => {
     const score = forced ? 1 : hit!.final;
     const tool = r.s.tools[index]!;
-    return { tool: tool.id, score, decision: capForSafety(engine.gatekeeper.gateItem("search", score, r.prepared), tool.safetyTags).decision };
+    return { tool: tool.id, score, decision: capForChannels(capForSafety(engine.gatekeeper.gateItem("search", score, r.prepared), tool.safetyTags), r.channels).decision };
   });
 }
 
 /** The search answer of a ranking: every item explained and gated, the summary, the optional gate report. */
 function presentSearch(engine: Engine, project: string, req: SearchRequest, r: SearchRanking) {
-  const { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, embedMs, searchMs } = r;
+  const { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, embedMs, searchMs, channels } = r;
   const guard = historyGuard(memory.similarity, weights.historyGuard);
   const items: SearchResultItem[] = ranked.map(({ hit, index, forced }) => {
     const tool = s.tools[index]!;
@@ -230,9 +240,9 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
       inputSchema: tool.inputSchema,
       safetyTags: tool.safetyTags,
       score,
-      gate: capForSafety(engine.gatekeeper.gateItem("search", score, prepared), tool.safetyTags),
+      gate: capForChannels(capForSafety(engine.gatekeeper.gateItem("search", score, prepared), tool.safetyTags), channels),
       ...(forced ? { reason: forcedReason.get(index) } : {}),
-      explanation: forced ? `${tool.id}: ranked first, ${forcedReason.get(index)}` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)) + guardNote(guard, h!) + routeNote(index),
+      explanation: forced ? `${tool.id}: ranked first, ${forcedReason.get(index)}` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)) + guardNote(guard, h!) + routeNote(index) + (channels.embedding ? "" : `; ${LEXICAL_NOTE}`),
       breakdown: {
         semantic: h?.semantic ?? 0,
         cosine: h?.cosine ?? 0,
@@ -270,12 +280,16 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
     memory: { neighbours: memory.neighbours, reason: memory.reason, guard },
     routing,
     weights,
+    channels,
+    ...(channels.embedding ? {} : { degraded: "embedding" as const }),
     analytics: { fresh: a.fresh, ageMs: a.ageMs },
     timings: { embedMs, searchMs, totalMs: performance.now() - t0 },
     ...(report ? { report } : {}),
   };
   return answer;
 }
+
+const LEXICAL_NOTE = "lexical and graph channels only: the tools' embeddings are still being computed";
 
 function memoryNote(e: string | undefined): string {
   return e ? `; ${e}` : "";

@@ -10,7 +10,9 @@
  * trace, instead of hundreds of small objects promoted to the old generation (a full cache of search
  * answers would otherwise be ~10 MiB of objects for every major GC to mark). Every hit deserialises a
  * fresh copy, so callers may mutate what they get. Expired entries are dropped from the LRU end on
- * every write, so idle entries do not pin memory until the capacity pushes them out.
+ * every write, so idle entries do not pin memory until the capacity pushes them out. An answer marked
+ * `degraded` (ranked while the embeddings were still being computed) is never kept: the next request gets the
+ * full answer as soon as it exists.
  */
 import { deserialize, serialize } from "node:v8";
 
@@ -55,6 +57,7 @@ export class ResultCache {
     this.misses++;
     const value = await compute();
     if (e) this.drop(key, e);
+    if ((value as { degraded?: unknown } | null)?.degraded !== undefined) return value;
     const data = serialize(value);
     this.entries.set(key, { at: now, data });
     this.bytes += data.byteLength;

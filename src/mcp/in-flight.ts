@@ -3,7 +3,7 @@
  * server whose stdin closes can let them finish (their answers still go out) before it exits. Wrap the
  * transport after `server.connect(transport)` (the protocol installs its handlers there).
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Transport } from "@modelcontextprotocol/server";
 
 type Id = string | number;
 

@@ -8,10 +8,14 @@
  * here instead of by the SDK's handler (which would check them first and word the error its own way,
  * `steps.0.tool`), so an invalid field reads as on every other door (`steps[0].tool`, in `_meta`). Arguments
  * nested deeper than any body may be (LIMITS.documentDepth) are refused first, naming the path.
+ *
+ * The server is the SDK's v2 McpServer, so one instance serves either protocol era (2025-06-18 / 2025-11-25
+ * with `initialize`, 2026-07-28 with `server/discover`): the doors (stdio.ts, http.ts) build one per
+ * connection or request. `tools/list` is the same for every caller (the static table), so it and
+ * `server/discover` carry a public cache hint on 2026-07-28 (docs/decisions/mcp-protocol-eras.md).
  */
 
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CacheHint, type CallToolResult, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { JsonResult, RecommenderApi } from "../contract/api.ts";
 import { errorOutcome } from "../contract/error-mapping.ts";
@@ -37,6 +41,15 @@ export interface McpServerOptions {
 }
 
 type Args = Record<string, unknown>;
+
+/**
+ * Cache hints of the 2026-07-28 cacheable results: the tool list and the discover answer depend only on
+ * the toolgraph version, never on the caller, so any cache may keep them for an hour.
+ */
+export const MCP_CACHE_HINTS: Record<"tools/list" | "server/discover", CacheHint> = {
+  "tools/list": { ttlMs: 3_600_000, cacheScope: "public" },
+  "server/discover": { ttlMs: 3_600_000, cacheScope: "public" },
+};
 
 export interface McpToolSpec {
   name: string;
@@ -105,8 +118,11 @@ function stderrLog(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
+/** A tool's result: its structuredContent is always a JSON object (the result schemas are objects). */
+export type ToolResult = CallToolResult & { structuredContent?: Record<string, unknown> };
+
 /** Runs one tool call: the result as text + structuredContent, or an isError result for real errors. */
-export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Args, options: McpServerOptions = {}): Promise<CallToolResult> {
+export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Args, options: McpServerOptions = {}): Promise<ToolResult> {
   const scope = options.project === undefined ? {} : { project: options.project };
   try {
     // Arguments nested past the bound of every body (LIMITS.documentDepth) are refused before anything walks them.
@@ -133,15 +149,16 @@ export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Arg
 }
 
 /** An isError result for a tool name no spec has (as the SDK's handler would answer, with toolgraph's error object). */
-function unknownToolResult(name: string): CallToolResult {
+function unknownToolResult(name: string): ToolResult {
   const e = { code: "unknown-tool", message: `no tool ${JSON.stringify(name).slice(0, 200)} (see tools/list)`, field: "name" };
   return { isError: true, content: [{ type: "text", text: `${e.code}: ${e.message}` }], _meta: { [ERROR_META_KEY]: e } };
 }
 
-/** An McpServer with every toolgraph tool registered, bound to one project. */
+/** An McpServer with every toolgraph tool registered, bound to one project (one per connection or request). */
 export function createMcpServer(api: RecommenderApi, options: McpServerOptions = {}): McpServer {
   const server = new McpServer(MCP_SERVER_INFO, {
-    capabilities: { tools: {} },
+    capabilities: { tools: { listChanged: false } },
+    cacheHints: MCP_CACHE_HINTS,
     instructions:
       "toolgraph recommends tools from a graph learned from past executions. Use search_tools before picking a tool, suggest_next_tool between steps, " +
       "plan_workflow or build_dag for multi-step tasks, and record_execution when a workflow ends. Answers marked abstained are not confident: say so.",
@@ -162,7 +179,7 @@ export function createMcpServer(api: RecommenderApi, options: McpServerOptions =
   // tools/list stays the SDK's (JSON Schemas of the specs); tools/call passes the arguments unchecked to
   // the api, which validates them once (see the header).
   const byName = new Map(MCP_TOOLS.map((spec) => [spec.name, spec]));
-  server.server.setRequestHandler(CallToolRequestSchema, (request) => {
+  server.server.setRequestHandler("tools/call", async (request) => {
     const spec = byName.get(request.params.name);
     const args = request.params.arguments ?? {};
     return spec ? callTool(api, spec, args, options) : unknownToolResult(request.params.name);

@@ -1,13 +1,16 @@
 /**
- * `toolgraph mcp`: the MCP server over stdio. stdout carries the protocol, so every log line goes to
+ * `toolgraph mcp`: the MCP server over stdio, in either protocol era (the SDK's serveStdio entry pins the
+ * connection's era from its opening message: `initialize` for 2025-06-18 / 2025-11-25, a request carrying
+ * the 2026-07-28 `_meta` envelope otherwise). stdout carries the protocol, so every log line goes to
  * stderr. Resolves when the client closes the connection (stdin ends) or on SIGTERM/SIGINT, after the
  * requests already received have been answered (a piped request followed by EOF gets its answer); the
  * api is closed afterwards unless `closeApi` is false.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import type { RecommenderApi } from "../contract/api.ts";
-import { type InFlight, trackInFlight } from "./in-flight.ts";
+import { trackInFlight } from "./in-flight.ts";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.ts";
+import { hangUp, StdioWire } from "./stdio-wire.ts";
 
 export interface RunStdioOptions extends McpServerOptions {
   /** Close the api (database) when the session ends. Default true. */
@@ -18,32 +21,13 @@ export interface RunStdioOptions extends McpServerOptions {
 }
 
 export async function runStdio(api: RecommenderApi, options: RunStdioOptions = {}): Promise<void> {
-  const server = createMcpServer(api, options);
-  const stdin = (options.stdin ?? process.stdin) as NodeJS.ReadStream;
-  const transport = new StdioServerTransport(stdin, (options.stdout ?? process.stdout) as NodeJS.WriteStream);
-  let inFlight: InFlight | undefined;
-  await new Promise<void>((resolve, reject) => {
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      for (const s of ["SIGTERM", "SIGINT"] as const) process.off(s, finish);
-      stdin.off("end", finish);
-      stdin.off("close", finish);
-      (inFlight?.drain() ?? Promise.resolve())
-        .then(() => server.close())
-        .then(() => ((options.closeApi ?? true) ? api.close() : undefined))
-        .then(() => resolve(), reject);
-    };
-    server.server.onclose = finish;
-    stdin.once("end", finish);
-    stdin.once("close", finish);
-    for (const s of ["SIGTERM", "SIGINT"] as const) process.once(s, finish);
-    server
-      .connect(transport)
-      .then(() => {
-        inFlight = trackInFlight(transport);
-      })
-      .catch(reject);
-  });
+  const wire = new StdioWire(options.stdin ?? process.stdin, options.stdout ?? process.stdout);
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const handle = serveStdio(() => createMcpServer(api, options), { transport: wire, onerror: (err) => log(`toolgraph mcp: ${err.message}`) });
+  // serveStdio installs its handlers synchronously; count the requests it receives from here on.
+  const inFlight = trackInFlight(wire);
+  await hangUp(wire);
+  await inFlight.drain();
+  await handle.close();
+  if (options.closeApi ?? true) await api.close();
 }

@@ -74,6 +74,8 @@ export interface ServerOptions {
    * the body is parsed JSON for POST, undefined otherwise. Token and Origin rules apply before it.
    */
   mcpHandler?: ((req: IncomingMessage, res: ServerResponse, body: unknown, project: string | undefined) => Promise<void>) | undefined;
+  /** Bearer tokens /mcp accepts besides `token` (the gateway's per-identity tokens); true when the header carries one. Default: none. */
+  mcpTokens?: ((authorization: string | undefined) => boolean) | undefined;
   /**
    * Extra fields of the /health answer (the gateway's servers); `ok: false` among them answers 503.
    * `authorized`: the request carries the bearer token (or none is set); without it, say no more than ok.
@@ -177,7 +179,9 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     }
     checkOrigin(req, path, (server.address() as AddressInfo | null)?.address, options.originPolicy);
     if (ui && path === "/ui" && url.searchParams.has("token")) return consoleLogin(req, res, url, { token, sessions });
-    checkCredentials(req, method, path, bearerOk, sessions);
+    // The gateway's per-identity tokens open /mcp only (mcpTokens).
+    const mcpToken = path === "/mcp" && options.mcpTokens?.(req.headers.authorization) === true;
+    checkCredentials(req, method, path, (r) => mcpToken || bearerOk(r), sessions);
     if (path === "/metrics") {
       jobOf.set(res, "metrics");
       if (method !== "GET") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET" } });

@@ -230,22 +230,30 @@ function removeStale(path: string, staleText: string): boolean {
   return false;
 }
 
-function holdFile(path: string, mine: string, server: net.Server | undefined): DataDirLock {
-  let released = false;
-  const release = (): void => {
-    if (released) return;
-    released = true;
-    process.removeListener("exit", release);
-    // The file first, then the socket: a newcomer that gets the socket must not find our file alive.
+/**
+ * Removes `path` once, at the returned function's call or at the process's exit, if it still holds `text` (a
+ * file another process has put there since stays); then runs `after`.
+ */
+export function removeOwnFileOnce(path: string, text: string, after?: () => void): () => void {
+  let done = false;
+  const remove = (): void => {
+    if (done) return;
+    done = true;
+    process.removeListener("exit", remove);
     try {
-      if (readFileSync(path, "utf8") === mine) rmSync(path, { force: true });
+      if (readFileSync(path, "utf8") === text) rmSync(path, { force: true });
     } catch {
       /* already gone */
     }
-    server?.close();
+    after?.();
   };
-  process.once("exit", release);
-  return { path, release };
+  process.once("exit", remove);
+  return remove;
+}
+
+function holdFile(path: string, mine: string, server: net.Server | undefined): DataDirLock {
+  // The file first, then the socket: a newcomer that gets the socket must not find our file alive.
+  return { path, release: removeOwnFileOnce(path, mine, () => server?.close()) };
 }
 
 /**

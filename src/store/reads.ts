@@ -259,6 +259,15 @@ export async function loadExecutionSequences(db: Db, project: string, limit: num
     .orderBy("idx")
     .execute();
   const by = new Map<string, ExecutionSequenceRow["steps"]>();
+  groupSteps(steps, by);
+  return execs.map((e) => ({ id: e.id, success: e.success, startedAt: e.started_at, steps: by.get(e.id) ?? [] })).reverse();
+}
+
+/** Appends step rows (ordered by execution, index) to their execution's list in `by`. */
+function groupSteps(
+  steps: readonly { execution_id: string; tool_id: string; success: boolean; depends_on: unknown }[],
+  by: Map<string, { tool: string; success: boolean; dependsOn: number[] }[]>,
+): void {
   for (const st of steps) {
     let l = by.get(st.execution_id);
     if (!l) {
@@ -267,7 +276,6 @@ export async function loadExecutionSequences(db: Db, project: string, limit: num
     }
     l.push({ tool: st.tool_id, success: st.success, dependsOn: st.depends_on as number[] });
   }
-  return execs.map((e) => ({ id: e.id, success: e.success, startedAt: e.started_at, steps: by.get(e.id) ?? [] })).reverse();
 }
 
 /** An execution with everything the history views read (intent memory, sequences for fits and calibration). */
@@ -306,14 +314,7 @@ export async function loadExecutionHistory(db: Db, project: string, ids?: readon
     if (ids) sq = sq.where("execution_id", "=", sql<string>`ANY(${[...ids]})`);
     if (after) sq = sq.where(sql<boolean>`(execution_id, idx) > (${after.id}, ${after.idx})`);
     const steps = await sq.orderBy("execution_id").orderBy("idx").limit(HISTORY_PAGE).execute();
-    for (const st of steps) {
-      let l = by.get(st.execution_id);
-      if (!l) {
-        l = [];
-        by.set(st.execution_id, l);
-      }
-      l.push({ tool: st.tool_id, success: st.success, dependsOn: st.depends_on as number[] });
-    }
+    groupSteps(steps, by);
     if (steps.length < HISTORY_PAGE) break;
     const last = steps[steps.length - 1]!;
     after = { id: last.execution_id, idx: last.idx };

@@ -179,8 +179,13 @@ export class AnalyticsCache {
    * when the worker runs): what `Toolgraph.settle` waits for. Requests meanwhile keep the stale-while-refresh path.
    */
   async fresh(s: GraphSnapshot): Promise<AnalyticsView> {
-    const view = this.get(s);
-    if (view.fresh) return view;
+    // No analytics of this graph's shape yet: computed in the worker too, not by `get`'s synchronous first
+    // computation (seconds at 2,000 tools, on the event loop, right after a first import).
+    const slot = this.slots.get(s.project);
+    if (slot && slot.analytics.pagerank.length === s.n && slot.analytics.hyperCapabilities.length === s.capabilities.length) {
+      const view = this.get(s);
+      if (view.fresh) return view;
+    }
     const analytics = await this.computeInBackground(s);
     this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
     return { analytics, fresh: true, ageMs: 0 };

@@ -25,7 +25,7 @@ import type { GraphSnapshot } from "./graph-snapshot.ts";
 import type { HistorySlot } from "./history.ts";
 import type { MemorySlot } from "./intent-memory.ts";
 import { loadGraphSnapshot } from "./load-snapshot.ts";
-import { buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
+import { buildLexicalIndex, buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
 
 export interface EngineOptions extends ConnectionOptions {
   /** How often (ms) a read checks the stored graph version for writes by other processes. Default 250. */
@@ -95,6 +95,15 @@ export class Engine {
   readonly analyticsCache: AnalyticsCache;
   readonly gatekeeper: Gatekeeper;
   private readonly searchIndexes = new Map<string, Promise<SearchIndex>>();
+  /** Per project, the last full search index built (servingSearchIndex answers from it without waiting). */
+  private readonly builtIndexes = new Map<string, SearchIndex>();
+  /** Per project, the lexical index of the catalog whose embeddings are being computed. */
+  private readonly lexicalIndexes = new Map<string, Promise<SearchIndex>>();
+  /**
+   * Search answers from a lexical index while a catalog's embeddings are computed ("lexical"), or waits for
+   * them ("wait"). Default "wait"; the gateway answers at once (docs/decisions/lexical-while-embedding.md).
+   */
+  whileEmbedding: "wait" | "lexical" = "wait";
   /** The intent memory of each project (memory.ts: built on first use, rebuilt after recorded executions). */
   readonly memorySlots = new Map<string, MemorySlot>();
   /** The execution history of each project as last read (history.ts: per graph version, extended by own imports). */
@@ -142,7 +151,33 @@ export class Engine {
     }
     const p = buildSearchIndex(this.db, s, this.embedder, onProgress);
     this.searchIndexes.set(project, p);
-    p.catch(() => this.searchIndexes.delete(project));
+    p.then(
+      (idx) => {
+        if (this.searchIndexes.get(project) === p) this.builtIndexes.set(project, idx);
+      },
+      () => this.searchIndexes.delete(project),
+    );
+    return p;
+  }
+
+  /**
+   * The index a search answers from: the full index of the current catalog, or — with whileEmbedding
+   * "lexical", while that index is still being built (its embeddings computed) — the catalog's lexical index
+   * (`degraded: "embedding"`), the build going on in the background.
+   */
+  async servingSearchIndex(project: string): Promise<SearchIndex> {
+    if (this.whileEmbedding === "wait") return this.searchIndex(project);
+    const s = await this.snapshot(project);
+    const key = catalogKey(s, this.embedder.model);
+    const built = this.builtIndexes.get(project);
+    if (built?.key === key) return built;
+    this.searchIndex(project).catch(() => undefined);
+    const lexical = this.lexicalIndexes.get(project);
+    const idx = lexical && (await lexical.catch(() => undefined));
+    if (idx?.key === key) return idx;
+    const p = buildLexicalIndex(s, this.embedder.model, this.embedder.dimensions);
+    this.lexicalIndexes.set(project, p);
+    p.catch(() => this.lexicalIndexes.delete(project));
     return p;
   }
 

@@ -1,159 +1,25 @@
-/**
- * Intent memory (algorithms/README.md, "Intent memory"): what past executions did for similar intents.
- *
- * Each recorded execution with an intent keeps its text, its embedding (same provider and store as the
- * tools, keyed by text hash) and a BM25 entry. Identical intent texts are indexed once (agents repeat their
- * requests: the 100k-execution synthetic bench has 1.6k distinct intents) and the executions behind a text are
- * expanded after the similarity ranking, most recent first. recall(intent): the k = 20 most similar past intents of the
- * same project (optionally of the same user) by fused similarity 0.5·cos⁺ + 0.5·BM25/max(best, ideal)
- * (fuse-similarity.ts), each voting for the tools it used with similarity × outcome × recency decay
- * (knn-vote.ts); votes normalised to [0,1] by the best tool and scaled by the best neighbour's similarity.
- * With no past intents the memory is silent and every answer is exactly what it
- * would be without it.
- *
- * Freshness: when executions were recorded since the index was built, the next read triggers a rebuild
- * in the background (at most once per `rebuildAfterMs`, default 2 s) and keeps answering from the
- * previous index until the new one is ready (stale-while-revalidate): writes never block reads.
- */
-import { groupByKey } from "../../algorithms/graph/group-by-key.ts";
+
 import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
 import { memoryScore, type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
 import { type Bm25Index, bm25FullIdealScore, bm25IdealScore, buildBm25Index, searchBm25 } from "../../algorithms/search/bm25.ts";
-import { dotInt8, dotsInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search/int8-vectors.ts";
+import { dotInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
-import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
-import { buildVectorIndex, codeShortlist, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import { buildVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { SimilarPastSuccess as ThresholdSimilarPastSuccess } from "../../algorithms/thresholds/types.ts";
-import type { ExecutionMemoryRow, } from "../store/reads.ts";
 import { yieldToEventLoop } from "./background.ts";
 import { DerivedState, derivedKey } from "./derived.ts";
 import type { Engine } from "./engine.ts";
 import { executionHistory, memoryRowsOf } from "./history.ts";
+import { MEMORY_DEFAULTS } from "./memory-defaults.ts";
+import { CandidateHeap, groupByText, semanticNeighbours } from "./memory-neighbours.ts";
+import { type MemoryRows, toMemoryRows } from "./memory-rows.ts";
 import { ensureEmbeddings } from "./search-index.ts";
 
-export const MEMORY_DEFAULTS = {
-  k: 20,
-  /** Candidates from each channel before fusion. */
-  channelTopN: 60,
-  rebuildAfterMs: 2000,
-  /** Minimum fused similarity for a past execution to vote. */
-  minSimilarity: 0.05,
-  /**
-   * Semantic channel: int8 re-ranking of max(256, shortlistFraction · n) sign-code candidates. 0.5 % (500 at
-   * 100k) keeps the top-20 recall against an exact float scan of the 100k unique-intent bench (0.949, as 1 %
-   * did) for half the re-ranking; below 25.6k intents the 256 floor decides.
-   */
-  shortlistFraction: 0.005,
-  /**
-   * The 128-bit prefix stage keeps prefilterFactor × the shortlist for the full-code stage. 4 (the vector index
-   * default is 8) halves the full-code gathers (~0.2 ms at 100k) for a top-20 recall of 0.948 against 0.949
-   * (bench/memory.ts, 100k unique intents).
-   */
-  prefilterFactor: 4,
-  /**
-   * A past execution is a *similar task* (the gate's similar_task_success rule, the plan's prerequisite
-   * evidence) only when its task similarity — the fused similarity with BM25 normalised over every query word,
-   * known or not (bm25FullIdealScore) — reaches this floor. Measured: docs/decisions/similar-task-floor.md.
-   */
-  similarTaskFloor: 0.5,
-} as const;
+export { MEMORY_DEFAULTS } from "./memory-defaults.ts";
+export { groupByText, semanticNeighbours } from "./memory-neighbours.ts";
+export { type MemoryRows, memoryRow, toMemoryRows } from "./memory-rows.ts";
 
-/**
- * The past executions in columns (struct of arrays) instead of 100k row objects: at 100k executions the row
- * objects (a Date, an id string, a 64-hex intent hash, a steps array of objects each) took ~120 MiB of JS heap
- * and a major GC had to trace every one of them; the columns are typed arrays plus interned strings.
- * Execution i: ids[i], startedAt[i] (epoch ms), success[i], user users[userOf[i]] (−1: none), capability
- * capabilities[capabilityOf[i]] (−1: none), steps k ∈ [stepOffsets[i], stepOffsets[i + 1]): tool
- * stepTools[stepTool[k]], success stepSuccess[k].
- */
-export interface MemoryRows {
-  length: number;
-  ids: string[];
-  startedAt: Float64Array;
-  success: Uint8Array;
-  userOf: Int32Array;
-  users: string[];
-  capabilityOf: Int32Array;
-  capabilities: string[];
-  stepOffsets: Int32Array;
-  stepTool: Int32Array;
-  stepTools: string[];
-  stepSuccess: Uint8Array;
-}
 
-/** Past execution i of the memory as one object (built on demand from the columns). */
-export function memoryRow(
-  mem: MemoryIndex,
-  i: number,
-): { id: string; intent: string; user: string | null; capability: string | null; startedAt: number; success: boolean; steps: { tool: string; success: boolean }[] } {
-  const rows = mem.rows;
-  const steps: { tool: string; success: boolean }[] = [];
-  for (let k = rows.stepOffsets[i]!; k < rows.stepOffsets[i + 1]!; k++) steps.push({ tool: rows.stepTools[rows.stepTool[k]!]!, success: rows.stepSuccess[k] === 1 });
-  const user = rows.userOf[i]!;
-  const cap = rows.capabilityOf[i]!;
-  return {
-    id: rows.ids[i]!,
-    intent: mem.texts[mem.textOf[i]!]!,
-    user: user >= 0 ? rows.users[user]! : null,
-    capability: cap >= 0 ? rows.capabilities[cap]! : null,
-    startedAt: rows.startedAt[i]!,
-    success: rows.success[i] === 1,
-    steps,
-  };
-}
-
-/** Columns of the loaded rows (interning users, capabilities and tool ids). */
-export function toMemoryRows(rows: readonly ExecutionMemoryRow[]): MemoryRows {
-  const n = rows.length;
-  const intern = (table: string[], index: Map<string, number>, v: string | null): number => {
-    if (v === null) return -1;
-    let k = index.get(v);
-    if (k === undefined) {
-      k = table.length;
-      table.push(v);
-      index.set(v, k);
-    }
-    return k;
-  };
-  const users: string[] = [];
-  const userIndex = new Map<string, number>();
-  const capabilities: string[] = [];
-  const capIndex = new Map<string, number>();
-  const stepTools: string[] = [];
-  const toolIndex = new Map<string, number>();
-  let steps = 0;
-  for (const r of rows) steps += r.steps.length;
-  const out: MemoryRows = {
-    length: n,
-    ids: new Array<string>(n),
-    startedAt: new Float64Array(n),
-    success: new Uint8Array(n),
-    userOf: new Int32Array(n),
-    users,
-    capabilityOf: new Int32Array(n),
-    capabilities,
-    stepOffsets: new Int32Array(n + 1),
-    stepTool: new Int32Array(steps),
-    stepTools,
-    stepSuccess: new Uint8Array(steps),
-  };
-  let k = 0;
-  rows.forEach((r, i) => {
-    out.ids[i] = r.id;
-    out.startedAt[i] = r.startedAt.getTime();
-    out.success[i] = r.success ? 1 : 0;
-    out.userOf[i] = intern(users, userIndex, r.user);
-    out.capabilityOf[i] = intern(capabilities, capIndex, r.capability);
-    out.stepOffsets[i] = k;
-    for (const st of r.steps) {
-      out.stepTool[k] = intern(stepTools, toolIndex, st.tool);
-      out.stepSuccess[k] = st.success ? 1 : 0;
-      k++;
-    }
-  });
-  out.stepOffsets[n] = k;
-  return out;
-}
 
 export interface MemoryIndex {
   rows: MemoryRows;
@@ -497,126 +363,4 @@ function scratchOf(mem: MemoryIndex): RecallScratch {
     s.seen.fill(0);
   }
   return s;
-}
-
-/**
- * Binary max-heap of candidate texts by (fused similarity desc, text asc). An entry is exact or a bound (an upper
- * bound of its similarity, with the BM25 score it was fused from, to be settled by the caller when on top).
- */
-class CandidateHeap {
-  private readonly ids: Int32Array;
-  private readonly scores: Float64Array;
-  private readonly lexical: Float64Array;
-  /** The cosine the score was fused from (1, the bound, until settled). */
-  private readonly semantic: Float64Array;
-  private readonly exact: Uint8Array;
-  size = 0;
-  constructor(capacity: number) {
-    this.ids = new Int32Array(capacity);
-    this.scores = new Float64Array(capacity);
-    this.lexical = new Float64Array(capacity);
-    this.semantic = new Float64Array(capacity);
-    this.exact = new Uint8Array(capacity);
-  }
-  /** Appends (unordered until heapify); similarities below the memory's minimum do not vote and are dropped. */
-  push(id: number, score: number, lexical: number, exact: boolean, semantic: number): void {
-    if (!(score >= MEMORY_DEFAULTS.minSimilarity)) return;
-    const n = this.size++;
-    this.ids[n] = id;
-    this.scores[n] = score;
-    this.lexical[n] = lexical;
-    this.semantic[n] = semantic;
-    this.exact[n] = exact ? 1 : 0;
-  }
-  heapify(): void {
-    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
-  }
-  topId(): number {
-    return this.ids[0]!;
-  }
-  topScore(): number {
-    return this.scores[0]!;
-  }
-  topLexical(): number {
-    return this.lexical[0]!;
-  }
-  topSemantic(): number {
-    return this.semantic[0]!;
-  }
-  topExact(): boolean {
-    return this.exact[0] === 1;
-  }
-  /** The top bound's exact similarity (≤ the bound, so it can only sink); dropped below the minimum. */
-  settleTop(score: number, semantic: number): void {
-    if (!(score >= MEMORY_DEFAULTS.minSimilarity)) {
-      this.pop();
-      return;
-    }
-    this.scores[0] = score;
-    this.semantic[0] = semantic;
-    this.exact[0] = 1;
-    this.down(0);
-  }
-  pop(): void {
-    const last = --this.size;
-    this.move(last, 0);
-    this.down(0);
-  }
-  private move(from: number, to: number): void {
-    this.ids[to] = this.ids[from]!;
-    this.scores[to] = this.scores[from]!;
-    this.lexical[to] = this.lexical[from]!;
-    this.semantic[to] = this.semantic[from]!;
-    this.exact[to] = this.exact[from]!;
-  }
-  private before(a: number, b: number): boolean {
-    const sa = this.scores[a]!;
-    const sb = this.scores[b]!;
-    return sa > sb || (sa === sb && this.ids[a]! < this.ids[b]!);
-  }
-  private down(i: number): void {
-    const n = this.size;
-    const id = this.ids[i]!;
-    const score = this.scores[i]!;
-    const lexical = this.lexical[i]!;
-    const semantic = this.semantic[i]!;
-    const exact = this.exact[i]!;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const c = l + 1 < n && this.before(l + 1, l) ? l + 1 : l;
-      const sc = this.scores[c]!;
-      if (!(sc > score || (sc === score && this.ids[c]! < id))) break;
-      this.move(c, i);
-      i = c;
-    }
-    this.ids[i] = id;
-    this.scores[i] = score;
-    this.lexical[i] = lexical;
-    this.semantic[i] = semantic;
-    this.exact[i] = exact;
-  }
-}
-
-/**
- * The topN distinct past intents by cosine to qv: sign-code stages over all of them (a 128-bit prefix first
- * when there are many), then int8 re-ranking of a shortlist of max(256, 0.5 % of n). Empty when the memory has
- * no vectors or qv has another dimension.
- */
-export function semanticNeighbours(mem: MemoryIndex, qv: Float32Array, topN: number): ScoredId[] {
-  const n = mem.texts.length;
-  if (!mem.vindex || qv.length !== mem.dims || n === 0) return [];
-  const shortlist = codeShortlist(mem.vindex, qv, Math.min(n, Math.max(256, Math.ceil(MEMORY_DEFAULTS.shortlistFraction * n))), {
-    prefilterFactor: MEMORY_DEFAULTS.prefilterFactor,
-  });
-  const scores = dotsInt8(mem.vectors, shortlist, qv);
-  const exact = new TopK(Math.min(n, topN));
-  for (let j = 0; j < shortlist.length; j++) exact.offer(shortlist[j]!, scores[j]!);
-  return exact.result();
-}
-
-/** Distinct texts in first-seen order, and for each the rows carrying it, most recent (last) first. */
-export function groupByText(intents: readonly string[]): { texts: string[]; memberOffsets: Int32Array; members: Int32Array } {
-  const g = groupByKey(intents, "descending");
-  return { texts: g.keys, memberOffsets: g.offsets, members: g.members };
 }

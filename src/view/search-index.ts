@@ -2,7 +2,9 @@
  * The search read model of a project's catalog: BM25 over tool fields (weighted by repetition), the
  * tools' embeddings (stored by (text hash, model), computed once; unchanged tools are never re-embedded)
  * in a two-stage vector index, and the same two channels for capabilities. Rebuilt only when the
- * catalog's texts change (a recorded execution does not touch it).
+ * catalog's texts change (a recorded execution does not touch it). While the embeddings of a new catalog are
+ * computed, a lexical index (BM25 only, no vectors, `degraded: "embedding"`) can answer in their place
+ * (docs/decisions/lexical-while-embedding.md).
  */
 
 import { createHash } from "node:crypto";
@@ -36,6 +38,8 @@ export interface SearchIndex {
   embeddedNow: number;
   /** Derived state of this catalog's index (routing trial, namespace index, coherence): see view/derived.ts. */
   derived: DerivedState;
+  /** Set on a lexical index (buildLexicalIndex): the embedding channel is not live, its vectors are empty. */
+  degraded?: "embedding" | undefined;
 }
 
 export function toolTextInput(t: ToolRow): ToolTextInput {
@@ -133,6 +137,18 @@ function pack(vectors: Float32Array[], dims: number): Float32Array {
   return out;
 }
 
+/** The BM25 channels of the catalog (tool fields weighted by repetition, capability texts), built in slices. */
+async function lexicalChannels(s: GraphSnapshot, inputs: readonly ToolTextInput[], capTexts: readonly string[]): Promise<Pick<SearchIndex, "toolBm25" | "capBm25" | "toolIds" | "capIds">> {
+  const toolTokenLists = await mapInSlices(inputs, (t) => toolTokens(t));
+  const capTokenLists = await mapInSlices(capTexts, (t) => tokenize(t));
+  return {
+    toolBm25: buildBm25Index(toolTokenLists),
+    capBm25: buildBm25Index(capTokenLists),
+    toolIds: s.tools.map((t) => t.id),
+    capIds: s.capabilities.map((c) => c.id),
+  };
+}
+
 export async function buildSearchIndex(
   db: Kysely<Database>,
   s: GraphSnapshot,
@@ -148,22 +164,42 @@ export async function buildSearchIndex(
   const dims = provider.dimensions || tools.vectors.find((v) => v.length > 0)?.length || 1;
   // The vector index keeps the vectors once (in its SIMD kernel's memory when available): read them through it.
   const toolVectorIndex = buildVectorIndex(pack(tools.vectors, dims), dims);
-  const toolTokenLists = await mapInSlices(inputs, (t) => toolTokens(t));
-  const capTokenLists = await mapInSlices(capTexts, (t) => tokenize(t));
-  const toolVectors = toolVectorIndex.vectors;
+  const lexical = await lexicalChannels(s, inputs, capTexts);
   return {
     key: catalogKey(s, provider.model),
     model: provider.model,
     dims,
-    toolBm25: buildBm25Index(toolTokenLists),
-    toolVectors,
+    ...lexical,
+    toolVectors: toolVectorIndex.vectors,
     toolVectorIndex,
-    capBm25: buildBm25Index(capTokenLists),
     capVectors: pack(caps.vectors, dims),
-    toolIds: s.tools.map((t) => t.id),
-    capIds: s.capabilities.map((c) => c.id),
     buildMs: performance.now() - t0,
     embeddedNow: tools.embeddedNow + caps.embeddedNow,
     derived: new DerivedState(),
+  };
+}
+
+/**
+ * The catalog's lexical index: the BM25 channels of buildSearchIndex and no vectors (every cosine reads 0, the
+ * vector channel returns nothing). What search answers from while buildSearchIndex embeds a new catalog.
+ */
+export async function buildLexicalIndex(s: GraphSnapshot, model: string, dims: number): Promise<SearchIndex> {
+  const t0 = performance.now();
+  const inputs = s.tools.map(toolTextInput);
+  const lexical = await lexicalChannels(s, inputs, s.capabilities.map(capabilityText));
+  const d = Math.max(1, dims);
+  const toolVectorIndex = buildVectorIndex(new Float32Array(0), d);
+  return {
+    key: catalogKey(s, model),
+    model,
+    dims: d,
+    ...lexical,
+    toolVectors: toolVectorIndex.vectors,
+    toolVectorIndex,
+    capVectors: new Float32Array(0),
+    buildMs: performance.now() - t0,
+    embeddedNow: 0,
+    derived: new DerivedState(),
+    degraded: "embedding",
   };
 }

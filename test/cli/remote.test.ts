@@ -86,7 +86,7 @@ describe("the CLI through a running server", () => {
         method: spelling.method,
         path: spelling.path,
         body: spelling.body,
-        flags: [...("flags" in spelling ? spelling.flags : [])],
+        flags: [...(spelling.flags ?? [])],
       });
     }
   });
@@ -137,10 +137,11 @@ describe("the CLI through a running server", () => {
       expect(edges.out).toBe("1 declared edges imported\n");
       expect(edges.err).toMatch(/^skipped edges:2: /);
 
-      // --server names the server explicitly; the configured token comes from TOOLGRAPH_TOKEN.
+      // --server names the server explicitly; the configured token comes from TOOLGRAPH_TOKEN. 41 demo tools,
+      // brand.new_tool (auto-registered) and extra.tool.
       const named = await toolgraph(["stats", "--json", ...PROJECT, "--server", server.url, "--home", "/nonexistent"], { env: { TOOLGRAPH_TOKEN: "configured-secret" } });
       expect(named.code, named.err).toBe(0);
-      expect(JSON.parse(named.out)).toMatchObject({ project: "demo", tools: 42, executions: 201 });
+      expect(JSON.parse(named.out)).toMatchObject({ project: "demo", tools: 43, executions: 201 });
       const wrong = await toolgraph(["stats", ...PROJECT, "--server", server.url], { env: { TOOLGRAPH_TOKEN: "wrong" } });
       expect(wrong.code).toBe(1);
       expect(wrong.err).toContain("refused the request (401)");
@@ -152,7 +153,7 @@ describe("the CLI through a running server", () => {
     // The server wrote through the same database the local run reads.
     const after = await toolgraph(["stats", "--json", ...PROJECT, "--home", home]);
     expect(after.code, after.err).toBe(0);
-    expect(JSON.parse(after.out)).toMatchObject({ tools: 42, executions: 201 });
+    expect(JSON.parse(after.out)).toMatchObject({ tools: 43, executions: 201 });
   }, 600_000);
 
   it("ignores a server file left by a process that is gone", () => {

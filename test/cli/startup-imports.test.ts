@@ -53,7 +53,7 @@ function loadedModules(args: string[]): Promise<{ code: number; modules: string[
 }
 
 /** Packages and source folders the start-up of --version and --help must not touch. */
-const HEAVY_PACKAGES = ["kysely", "pg", "@electric-sql/pglite", "@energetic-ai/embeddings", "@energetic-ai/core", "graphology", "ml-matrix", "zod", "@modelcontextprotocol/sdk"];
+const HEAVY_PACKAGES = ["kysely", "pg", "@electric-sql/pglite", "@energetic-ai/embeddings", "@energetic-ai/core", "graphology", "ml-matrix", "zod", "@modelcontextprotocol/sdk", "@modelcontextprotocol/server", "@modelcontextprotocol/core"];
 const HEAVY_SOURCES = ["src/store/", "src/jobs/", "src/view/", "src/gate/", "src/server/", "src/gateway/", "src/mcp/", "src/embeddings/", "src/library/toolgraph.ts"];
 
 function heavy(modules: string[]): string[] {

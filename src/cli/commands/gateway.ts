@@ -75,7 +75,7 @@ export const gatewayCommand: Command = {
     if (ctx.positionals[0] === "approve") return approve(ctx);
     const file = ctx.values.config;
     if (typeof file !== "string" || file === "") throw new UsageError("--config FILE is required (a JSON file with an mcpServers object)");
-    const [{ loadGatewayConfig }, { Gateway, gatewayApi }, { registerGatewayMetrics }, { gatewayHealth, gatewayHttpHandler, runGatewayStdio }, { createReadiness }, { runServer }] =
+    const [{ loadGatewayConfig }, { Gateway, gatewayApi }, { registerGatewayMetrics }, { gatewayHealth, gatewayHttpHandler, runGatewayStdio, tokenIdentity }, { createReadiness }, { runServer }] =
       await Promise.all([
         import("../../gateway/config.ts"),
         import("../../gateway/gateway.ts"),
@@ -115,9 +115,10 @@ export const gatewayCommand: Command = {
     };
     for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, hold);
     try {
-      await gateway.start();
+      // Serve as soon as the upstreams are listed: searches rank lexically until the embeddings are in.
+      await gateway.start({ waitForEmbeddings: false });
       if (ctx.values.http === true) {
-        const mcp = gatewayHttpHandler(gateway, { sessionIdleMs, maxSessions, log: ctx.err });
+        const mcp = gatewayHttpHandler(gateway, { sessionIdleMs, maxSessions, serverToken: process.env.TOOLGRAPH_TOKEN, log: ctx.err });
         await runServer({
           api: gatewayApi(tg, gateway),
           port,
@@ -125,6 +126,7 @@ export const gatewayCommand: Command = {
           defaultProject: tg.project,
           closeApi: false,
           mcpHandler: (req, res, body, project) => mcp.handle(req, res, body, project),
+          mcpTokens: (authorization) => tokenIdentity(config.tokens, authorization) !== undefined,
           healthExtra: gatewayHealth(gateway),
           registerMetrics: (m) => registerGatewayMetrics(m, gateway),
           onListening: (a) =>

@@ -86,6 +86,7 @@ export function operationCommand(op: Operation): Command {
     options,
     optionHelp,
     readOnly: op.readOnly,
+    remote: true,
     async run(ctx) {
       const job = await op.load();
       const req = requestFromCommandLine(op, job.request, ctx);

@@ -1,0 +1,124 @@
+/**
+ * A downstream identity's policy (config `policies`, selected by its HTTP bearer token: config.ts `tokens`)
+ * applied to one session on top of the gateway's `policy`. The gateway's policy keeps tools out of the shared
+ * catalog; a session's policy cannot (other sessions share the catalog), so it applies to what the session
+ * sees and calls:
+ *   - search_tools, suggest_next_tool and plan_workflow get the denied tools in their `exclude` (so a plan is
+ *     built without them, not cut afterwards), up to the request's bound of ids;
+ *   - every answer of the gateway's own tools is then filtered: an array item naming a denied tool (a string
+ *     id, or an object whose `tool`, `from` or `to` is one) is removed, so a denied tool never appears;
+ *   - call_tool refuses a denied tool with the reason, and `expose` never lists one.
+ * Reasons and the choice: docs/decisions/gateway-trust.md.
+ */
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { safetyTagsOf, splitToolId } from "./tool-map.ts";
+import { compilePolicy, type GatewayPolicy } from "./trust.ts";
+
+/** The request bound of `exclude` (api/requests.ts safeIdList max). */
+const EXCLUDE_MAX = 1000;
+
+/** The api methods whose requests take `exclude`. */
+const EXCLUDING = new Set(["search", "suggestNext", "plan"]);
+
+export class SessionPolicy {
+  readonly name: string;
+  private readonly compiled: ReturnType<typeof compilePolicy>;
+  private readonly toolOf: (id: string) => Tool | undefined;
+  private readonly allTools: () => Iterable<{ id: string; tool: Tool }>;
+  private readonly generation: () => number;
+  private cache: { generation: number; denied: Map<string, string | undefined>; all?: string[] } = { generation: -1, denied: new Map() };
+
+  /**
+   * `toolOf`: the upstream tool behind a catalog id (undefined when no server lists it); `allTools`: every
+   * listed upstream tool; `generation`: a number that moves whenever the lists change (the cache key).
+   */
+  constructor(
+    name: string,
+    policy: GatewayPolicy,
+    tools: { toolOf: (id: string) => Tool | undefined; allTools: () => Iterable<{ id: string; tool: Tool }>; generation: () => number },
+  ) {
+    this.name = name;
+    this.compiled = compilePolicy(policy);
+    this.toolOf = tools.toolOf;
+    this.allTools = tools.allTools;
+    this.generation = tools.generation;
+  }
+
+  private fresh(): typeof this.cache {
+    const g = this.generation();
+    if (this.cache.generation !== g) this.cache = { generation: g, denied: new Map() };
+    return this.cache;
+  }
+
+  /** Why this policy denies the tool (naming the policy), or undefined. A tool no server lists is judged by its id. */
+  denies(id: string): string | undefined {
+    const c = this.fresh();
+    if (c.denied.has(id)) return c.denied.get(id);
+    const server = splitToolId(id)?.server ?? "";
+    const tool = this.toolOf(id);
+    const why = this.compiled.denies({ id, server, safetyTags: tool ? safetyTagsOf(tool) : [] });
+    const out = why === undefined ? undefined : why.replace("the gateway policy", `the policy ${JSON.stringify(this.name)} of this session's token`);
+    c.denied.set(id, out);
+    return out;
+  }
+
+  /** Every listed upstream tool this policy denies. */
+  deniedIds(): string[] {
+    const c = this.fresh();
+    if (!c.all) {
+      const all: string[] = [];
+      for (const { id } of this.allTools()) if (this.denies(id) !== undefined) all.push(id);
+      c.all = all;
+    }
+    return c.all;
+  }
+
+  /** The request with the denied tools added to its `exclude` (as many as the bound allows). */
+  request(method: string, req: unknown): unknown {
+    if (!EXCLUDING.has(method) || req === null || typeof req !== "object") return req;
+    const given = (req as { exclude?: unknown }).exclude;
+    const mine = Array.isArray(given) ? (given as string[]) : [];
+    const room = EXCLUDE_MAX - mine.length;
+    if (room <= 0) return req;
+    const have = new Set(mine);
+    const more = this.deniedIds().filter((id) => !have.has(id)).slice(0, room);
+    return more.length === 0 ? req : { ...req, exclude: [...mine, ...more] };
+  }
+
+  /** The answer without any array item that names a denied tool (see the header). The input is not changed. */
+  filter<T>(answer: T): T {
+    // Only ids of listed upstream tools are judged: other strings (reasons, explanations) pass.
+    const named = (v: unknown): boolean => typeof v === "string" && this.toolOf(v) !== undefined && this.denies(v) !== undefined;
+    const walk = (v: unknown): unknown => {
+      if (Array.isArray(v)) {
+        return v
+          .filter((x) => {
+            if (typeof x === "string") return !named(x);
+            if (x !== null && typeof x === "object") {
+              const o = x as Record<string, unknown>;
+              return !named(o.tool) && !named(o.from) && !named(o.to);
+            }
+            return true;
+          })
+          .map(walk);
+      }
+      if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, walk(x)]));
+      return v;
+    };
+    return walk(answer) as T;
+  }
+}
+
+/** The api as a session with this policy calls it: requests get the exclusions, answers the filter. */
+export function policyApi<T extends object>(api: T, policy: SessionPolicy): T {
+  return new Proxy(api, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v !== "function" || typeof prop !== "string") return v;
+      return (req: unknown, ...rest: unknown[]) => {
+        const r = v.apply(target, [policy.request(prop, req), ...rest]);
+        return r instanceof Promise ? r.then((answer: unknown) => policy.filter(answer)) : r;
+      };
+    },
+  });
+}

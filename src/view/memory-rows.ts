@@ -1,0 +1,100 @@
+
+import type { ExecutionMemoryRow, } from "../store/reads.ts";
+import type { MemoryIndex } from "./intent-memory.ts";
+
+/**
+ * The past executions in columns (struct of arrays) instead of 100k row objects: at 100k executions the row
+ * objects (a Date, an id string, a 64-hex intent hash, a steps array of objects each) took ~120 MiB of JS heap
+ * and a major GC had to trace every one of them; the columns are typed arrays plus interned strings.
+ * Execution i: ids[i], startedAt[i] (epoch ms), success[i], user users[userOf[i]] (−1: none), capability
+ * capabilities[capabilityOf[i]] (−1: none), steps k ∈ [stepOffsets[i], stepOffsets[i + 1]): tool
+ * stepTools[stepTool[k]], success stepSuccess[k].
+ */
+export interface MemoryRows {
+  length: number;
+  ids: string[];
+  startedAt: Float64Array;
+  success: Uint8Array;
+  userOf: Int32Array;
+  users: string[];
+  capabilityOf: Int32Array;
+  capabilities: string[];
+  stepOffsets: Int32Array;
+  stepTool: Int32Array;
+  stepTools: string[];
+  stepSuccess: Uint8Array;
+}
+
+/** Past execution i of the memory as one object (built on demand from the columns). */
+export function memoryRow(
+  mem: MemoryIndex,
+  i: number,
+): { id: string; intent: string; user: string | null; capability: string | null; startedAt: number; success: boolean; steps: { tool: string; success: boolean }[] } {
+  const rows = mem.rows;
+  const steps: { tool: string; success: boolean }[] = [];
+  for (let k = rows.stepOffsets[i]!; k < rows.stepOffsets[i + 1]!; k++) steps.push({ tool: rows.stepTools[rows.stepTool[k]!]!, success: rows.stepSuccess[k] === 1 });
+  const user = rows.userOf[i]!;
+  const cap = rows.capabilityOf[i]!;
+  return {
+    id: rows.ids[i]!,
+    intent: mem.texts[mem.textOf[i]!]!,
+    user: user >= 0 ? rows.users[user]! : null,
+    capability: cap >= 0 ? rows.capabilities[cap]! : null,
+    startedAt: rows.startedAt[i]!,
+    success: rows.success[i] === 1,
+    steps,
+  };
+}
+
+/** Columns of the loaded rows (interning users, capabilities and tool ids). */
+export function toMemoryRows(rows: readonly ExecutionMemoryRow[]): MemoryRows {
+  const n = rows.length;
+  const intern = (table: string[], index: Map<string, number>, v: string | null): number => {
+    if (v === null) return -1;
+    let k = index.get(v);
+    if (k === undefined) {
+      k = table.length;
+      table.push(v);
+      index.set(v, k);
+    }
+    return k;
+  };
+  const users: string[] = [];
+  const userIndex = new Map<string, number>();
+  const capabilities: string[] = [];
+  const capIndex = new Map<string, number>();
+  const stepTools: string[] = [];
+  const toolIndex = new Map<string, number>();
+  let steps = 0;
+  for (const r of rows) steps += r.steps.length;
+  const out: MemoryRows = {
+    length: n,
+    ids: new Array<string>(n),
+    startedAt: new Float64Array(n),
+    success: new Uint8Array(n),
+    userOf: new Int32Array(n),
+    users,
+    capabilityOf: new Int32Array(n),
+    capabilities,
+    stepOffsets: new Int32Array(n + 1),
+    stepTool: new Int32Array(steps),
+    stepTools,
+    stepSuccess: new Uint8Array(steps),
+  };
+  let k = 0;
+  rows.forEach((r, i) => {
+    out.ids[i] = r.id;
+    out.startedAt[i] = r.startedAt.getTime();
+    out.success[i] = r.success ? 1 : 0;
+    out.userOf[i] = intern(users, userIndex, r.user);
+    out.capabilityOf[i] = intern(capabilities, capIndex, r.capability);
+    out.stepOffsets[i] = k;
+    for (const st of r.steps) {
+      out.stepTool[k] = intern(stepTools, toolIndex, st.tool);
+      out.stepSuccess[k] = st.success ? 1 : 0;
+      k++;
+    }
+  });
+  out.stepOffsets[n] = k;
+  return out;
+}

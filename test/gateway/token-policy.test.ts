@@ -1,0 +1,192 @@
+/**
+ * Per-identity policy: the config's `policies` selected by an HTTP bearer token (`tokens`), applied to that
+ * session on top of the gateway's policy — in search, plan, next step, the exposed list and call_tool — while
+ * a stdio session (or the server's own token) gets the gateway's policy alone. The hostile trust upstream
+ * (fixtures/trust-server.mjs) over stdio; the gateway behind the HTTP server, driven by the SDK client.
+ */
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseGatewayConfig } from "../../src/gateway/config.ts";
+import { Gateway, gatewayApi } from "../../src/gateway/gateway.ts";
+import { SessionPolicy } from "../../src/gateway/session-policy.ts";
+import { type GatewayHttpHandler, gatewayHttpHandler, tokenIdentity } from "../../src/gateway/transports.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { createServer, type ToolgraphServer } from "../../src/server/http-server.ts";
+
+const fixture = join(process.cwd(), "test/gateway/fixtures/trust-server.mjs");
+const SERVER_TOKEN = "server-token-0123456789";
+const READONLY = "readonly-token-0123456789";
+const OPS = "ops-token-0123456789abcdef";
+const servers = { trust: { command: process.execPath, args: [fixture] } };
+
+describe("config: policies and tokens", () => {
+  it("resolves tokens (literal or from the environment) to a named policy and user", () => {
+    process.env.TG_TEST_OPS_TOKEN = OPS;
+    const c = parseGatewayConfig({
+      mcpServers: servers,
+      policies: { readonly: { deny: [{ tag: "destructive" }] }, ops: {} },
+      tokens: [
+        { token: READONLY, policy: "readonly", user: "ana" },
+        { tokenEnv: "TG_TEST_OPS_TOKEN", policy: "ops" },
+      ],
+    });
+    expect(c.tokens).toEqual([
+      { token: READONLY, policy: "readonly", user: "ana" },
+      { token: OPS, policy: "ops" },
+    ]);
+    expect(tokenIdentity(c.tokens, `Bearer ${OPS}`)?.policy).toBe("ops");
+    expect(tokenIdentity(c.tokens, `Bearer ${OPS}x`)).toBeUndefined();
+    expect(tokenIdentity(c.tokens, undefined)).toBeUndefined();
+  });
+
+  it("names the field of each mistake", () => {
+    const policies = { readonly: { deny: [{ tag: "destructive" }] } };
+    expect(() => parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ token: READONLY, policy: "nope" }] })).toThrow(/tokens\[0\]\.policy: names policy "nope"/);
+    expect(() => parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ token: "short", policy: "readonly" }] })).toThrow(/tokens\[0\]\.token: must be at least 16 characters/);
+    expect(() => parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ policy: "readonly" }] })).toThrow(/tokens\[0\]: give exactly one of token, tokenEnv/);
+    expect(() => parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ tokenEnv: "TG_TEST_UNSET_TOKEN_VAR", policy: "readonly" }] })).toThrow(/tokens\[0\]\.tokenEnv: environment variable TG_TEST_UNSET_TOKEN_VAR is not set/);
+    expect(() => parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ token: READONLY, policy: "readonly" }, { token: READONLY, policy: "readonly" }] })).toThrow(/tokens\[1\]: repeats a token/);
+    expect(() => parseGatewayConfig({ mcpServers: servers, policies: { "bad name": {} } })).toThrow(/policies\.bad name: policy name must be/);
+    expect(() => parseGatewayConfig({ mcpServers: servers, policies: { p: { deny: [{ server: "other" }] } } })).toThrow(/policies\.p: a rule names server "other"/);
+  });
+});
+
+describe("SessionPolicy", () => {
+  const tools = new Map([
+    ["fs.read", { name: "read", inputSchema: { type: "object" as const } }],
+    ["fs.rm", { name: "rm", inputSchema: { type: "object" as const }, annotations: { destructiveHint: true } }],
+  ]);
+  const policy = new SessionPolicy("readonly", { deny: [{ tag: "destructive" }] }, {
+    toolOf: (id) => tools.get(id),
+    allTools: () => [...tools].map(([id, tool]) => ({ id, tool })),
+    generation: () => 0,
+  });
+
+  it("denies by the listed tool's tags and names the policy", () => {
+    expect(policy.denies("fs.read")).toBeUndefined();
+    expect(policy.denies("fs.rm")).toBe('denied by the policy "readonly" of this session\'s token (deny rule: tag "destructive")');
+    expect(policy.deniedIds()).toEqual(["fs.rm"]);
+  });
+
+  it("adds the denied tools to exclude for search, next and plan only", () => {
+    expect(policy.request("search", { intent: "x", exclude: ["a.b"] })).toEqual({ intent: "x", exclude: ["a.b", "fs.rm"] });
+    expect(policy.request("plan", { intent: "x" })).toEqual({ intent: "x", exclude: ["fs.rm"] });
+    expect(policy.request("stats", { project: "p" })).toEqual({ project: "p" });
+  });
+
+  it("filters every array item naming a denied tool, and nothing else", () => {
+    const answer = { results: [{ tool: "fs.rm" }, { tool: "fs.read" }], accepted: ["fs.rm", "fs.read"], edges: [{ from: "fs.read", to: "fs.rm" }], notes: ["fs.rm is risky"] };
+    expect(policy.filter(answer)).toEqual({ results: [{ tool: "fs.read" }], accepted: ["fs.read"], edges: [], notes: ["fs.rm is risky"] });
+    expect(answer.results).toHaveLength(2);
+  });
+});
+
+describe("per-token policy through the gateway", () => {
+  let tg: Toolgraph;
+  let gateway: Gateway;
+  let mcp: GatewayHttpHandler;
+  let server: ToolgraphServer;
+  let base: string;
+
+  beforeAll(async () => {
+    tg = await openToolgraph({ home: "memory://", database: "", project: "tokens", embeddings: "hash:256" });
+    const config = parseGatewayConfig({
+      mcpServers: servers,
+      policies: { readonly: { deny: [{ tag: "destructive" }] }, ops: {} },
+      tokens: [
+        { token: READONLY, policy: "readonly", user: "ana" },
+        { token: OPS, policy: "ops" },
+      ],
+    });
+    gateway = new Gateway(tg, { config, expose: 5, log: () => {} });
+    await gateway.start();
+    mcp = gatewayHttpHandler(gateway, { serverToken: SERVER_TOKEN });
+    server = createServer(gatewayApi(tg, gateway), {
+      token: SERVER_TOKEN,
+      log: () => {},
+      mcpHandler: (req, res, body) => mcp.handle(req, res, body),
+      mcpTokens: (h) => tokenIdentity(config.tokens, h) !== undefined,
+    });
+    base = (await server.listen(0, "127.0.0.1")).url;
+  }, 180_000);
+
+  afterAll(async () => {
+    await mcp?.close();
+    await server?.close();
+    await gateway?.close();
+    await tg?.close();
+  });
+
+  async function httpClient(token: string): Promise<Client> {
+    const client = new Client({ name: "token-test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    return client;
+  }
+
+  const call = (c: Client, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean; content: { text: string }[]; structuredContent?: any }>;
+  const DEPLOY = "deploy the application to production";
+
+  it("a token's policy keeps its denied tools out of search, plan, next, the exposed list and call_tool", { timeout: 120_000 }, async () => {
+    const c = await httpClient(READONLY);
+    try {
+      const found = await call(c, "search_tools", { intent: DEPLOY, limit: 10 });
+      const ids = found.structuredContent.results.map((r: { tool: string }) => r.tool);
+      expect(ids).toContain("trust.status");
+      expect(ids).not.toContain("trust.deploy");
+      expect(JSON.stringify(found.structuredContent)).not.toContain("trust.deploy");
+      const plan = await call(c, "plan_workflow", { intent: DEPLOY });
+      expect(JSON.stringify(plan.structuredContent ?? {})).not.toContain("trust.deploy");
+      const next = await call(c, "suggest_next_tool", { context: ["trust.status"] });
+      expect(JSON.stringify(next.structuredContent ?? {})).not.toContain("trust.deploy");
+      const refused = await call(c, "call_tool", { name: "trust.deploy", arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toContain('denied by the policy "readonly" of this session\'s token (deny rule: tag "destructive")');
+      expect((await c.listTools()).tools.map((t) => t.name)).not.toContain("trust.deploy");
+      expect((await call(c, "call_tool", { name: "trust.status", arguments: { text: "ok" } })).isError ?? false).toBe(false);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("another token's policy, the server's token and a stdio session see the tool", { timeout: 120_000 }, async () => {
+    for (const token of [OPS, SERVER_TOKEN]) {
+      const c = await httpClient(token);
+      try {
+        const found = await call(c, "search_tools", { intent: DEPLOY, limit: 10 });
+        expect(found.structuredContent.results.map((r: { tool: string }) => r.tool)).toContain("trust.deploy");
+      } finally {
+        await c.close();
+      }
+    }
+    const session = gateway.createSession();
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await session.server.connect(a);
+    const local = new Client({ name: "stdio-like", version: "1" });
+    await local.connect(b);
+    const found = await call(local, "search_tools", { intent: DEPLOY, limit: 10 });
+    expect(found.structuredContent.results.map((r: { tool: string }) => r.tool)).toContain("trust.deploy");
+    await local.close();
+    expect(() => gateway.createSession({ policy: "nope" })).toThrow(/policy: no policy "nope" in the gateway config \(policies: readonly, ops\)/);
+  });
+
+  it("refuses an unknown token, and a session's requests under another token", async () => {
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+    expect((await post({ authorization: "Bearer not-a-known-token-at-all" }, init)).status).toBe(401);
+    const opened = await post({ authorization: `Bearer ${READONLY}` }, init);
+    expect(opened.status).toBe(200);
+    const sid = opened.headers.get("mcp-session-id")!;
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
+    const other = await post({ authorization: `Bearer ${OPS}`, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" }, list);
+    expect(other.status).toBe(403);
+    expect(other.body).toMatch(/opened with another bearer token/);
+    expect((await post({ authorization: `Bearer ${READONLY}`, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" }, list)).status).toBe(200);
+  });
+
+  async function post(headers: Record<string, string>, body: unknown): Promise<{ status: number; body: string; headers: Headers }> {
+    const r = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(body) });
+    return { status: r.status, body: await r.text(), headers: r.headers };
+  }
+});
