@@ -245,22 +245,27 @@ function filesSummary(stems: string[], page: string): string[] {
   return ["| result | date | 1-min load at start |", "| --- | --- | --- |", ...rows];
 }
 
-/** Token savings at a glance: per dataset, each k's tokens against every tool, beside its recall, with the command. */
+/** Token savings at a glance: per run and dataset, k = 5 and 10 against every tool, beside recall (all k on the page). */
 function tokenSavingsSummary(stems: string[]): string[] {
-  const out: string[] = [];
+  const pct = (v: Json | undefined) => (typeof v === "number" ? `${(100 * v).toFixed(1)} %` : "–");
+  const commands: string[] = [];
+  const rows: string[] = [];
   for (const stem of stems) {
     const j = readJson(`${stem}.json`);
     if (!isRecord(j) || !Array.isArray(j.results)) continue;
-    out.push(`\`${fmt(j.command ?? "")}\` (tokens of the tool definitions per request, ${fmt(j.tokenizer ?? "")}):`, "");
-    out.push("| dataset | tools | k | all tools | top k + search tool | saved | Recall@k | ai-sdk default saved | its recall |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-    for (const d of j.results.filter(isRecord)) {
-      for (const r of (Array.isArray(d.rows) ? d.rows : []).filter(isRecord)) {
-        const pct = (v: Json | undefined) => (typeof v === "number" ? `${(100 * v).toFixed(1)} %` : "–");
-        out.push(`| ${fmt(d.dataset)} | ${fmt(d.tools)} | ${fmt(r.k)} | ${fmt(r.tokensAll)} | ${typeof r.tokensTopK === "number" ? Math.round(r.tokensTopK) : "–"} | ${pct(r.savedTopK)} | ${fmt(r.recall)} | ${pct(r.savedAiSdk)} | ${fmt(r.recallAiSdk)} |`);
-      }
-    }
+    commands.push(`\`${fmt(j.command ?? "")}\``);
+    for (const d of j.results.filter(isRecord))
+      for (const r of (Array.isArray(d.rows) ? d.rows : []).filter(isRecord).filter((x) => x.k === 5 || x.k === 10))
+        rows.push(`| ${fmt(d.dataset)} (${fmt(d.tools)}) | ${fmt(j.embeddings)} | ${fmt(r.k)} | ${fmt(r.tokensAll)} | ${typeof r.tokensTopK === "number" ? Math.round(r.tokensTopK) : "–"} | ${pct(r.savedTopK)} | ${fmt(r.recall)} | ${pct(r.savedAiSdk)} | ${fmt(r.recallAiSdk)} |`);
   }
-  return out;
+  if (rows.length === 0) return [];
+  return [
+    `Tokens of the tool definitions per request (gpt-tokenizer, o200k_base), by ${commands.join(" and ")}:`,
+    "",
+    "| dataset (tools) | embeddings | k | all tools | top k + search tool | saved | Recall@k | ai-sdk default saved | its recall |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...rows,
+  ];
 }
 
 export function renderBenchReadme(): string {
