@@ -23,7 +23,14 @@ import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { z } from "zod";
-import { catalogSchema, declaredEdgeSchema, describeIssue, type EvalCase, evalCaseSchema, executionSchema } from "../src/formats/schemas.ts";
+import {
+  catalogSchema,
+  declaredEdgeSchema,
+  describeIssue,
+  type EvalCase,
+  evalCaseSchema,
+  executionSchema,
+} from "../src/formats/schemas.ts";
 import { gatingCharts, writeCharts } from "./charts.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
@@ -60,7 +67,15 @@ function print(t: Table | undefined): void {
 export function loadDataset(name: string): HarnessInput & { withEdges: boolean; withPlan: boolean } {
   if (name === "seal-tools") {
     const d = convertSealTools();
-    return { name, catalog: d.catalog, traces: d.traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]>, withEdges: false, withPlan: false };
+    return {
+      name,
+      catalog: d.catalog,
+      traces: d.traces,
+      edges: d.edges,
+      evaluation: d.evaluation as Record<string, EvalCase[]>,
+      withEdges: false,
+      withPlan: false,
+    };
   }
   if (name === "toollinkos") {
     const d = convertToolLinkOs();
@@ -68,11 +83,27 @@ export function loadDataset(name: string): HarnessInput & { withEdges: boolean; 
     // executions labelled with a capability vote for it (intent memory, algorithms/README.md).
     const capOf = new Map(d.trainInstances.map((i) => [i.id, i.capability]));
     const traces = d.traces.map((t) => (capOf.get(t.id) ? { ...t, capability: capOf.get(t.id) } : t));
-    return { name, catalog: d.catalog, traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]>, withEdges: true, withPlan: true };
+    return {
+      name,
+      catalog: d.catalog,
+      traces,
+      edges: d.edges,
+      evaluation: d.evaluation as Record<string, EvalCase[]>,
+      withEdges: true,
+      withPlan: true,
+    };
   }
   if (name === "nestful") {
     const d = convertNestful();
-    return { name, catalog: d.catalog, traces: d.traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]>, withEdges: false, withPlan: false };
+    return {
+      name,
+      catalog: d.catalog,
+      traces: d.traces,
+      edges: d.edges,
+      evaluation: d.evaluation as Record<string, EvalCase[]>,
+      withEdges: false,
+      withPlan: false,
+    };
   }
   throw new Error(`--dataset: unknown dataset ${JSON.stringify(name)} (seal-tools, toollinkos, nestful, all)`);
 }
@@ -90,7 +121,9 @@ export interface UserFiles {
  * from the eval file's name and a hash of all the inputs, so two different datasets never share a project
  * (a re-run of the same files re-imports the same records, which the import deduplicates).
  */
-export function loadUserDataset(v: UserFiles): HarnessInput & { withEdges: boolean; withPlan: boolean; resultName: string } {
+export function loadUserDataset(
+  v: UserFiles,
+): HarnessInput & { withEdges: boolean; withPlan: boolean; resultName: string } {
   const read = (p: string) => {
     try {
       return readFileSync(p, "utf8");
@@ -135,41 +168,86 @@ export function loadUserDataset(v: UserFiles): HarnessInput & { withEdges: boole
     const key = c.split ?? "eval";
     bySplit[key] = [...(bySplit[key] ?? []), c];
   }
-  const base = basename(v.eval).replace(/\.[^.]*$/, "").replace(/[^a-z0-9_-]+/gi, "-").toLowerCase() || "user";
+  const base =
+    basename(v.eval)
+      .replace(/\.[^.]*$/, "")
+      .replace(/[^a-z0-9_-]+/gi, "-")
+      .toLowerCase() || "user";
   const hash = createHash("sha256");
   for (const p of [v.catalog, v.traces, v.edges, v.eval]) hash.update(p ? read(p) : "").update("\u0000");
   const name = `user-${base}-${hash.digest("hex").slice(0, 10)}`;
-  return { name, resultName: `user-${base}`, catalog: catalog as HarnessInput["catalog"], traces, edges, evaluation: bySplit, withEdges: edges.length > 0, withPlan: true };
+  return {
+    name,
+    resultName: `user-${base}`,
+    catalog: catalog as HarnessInput["catalog"],
+    traces,
+    edges,
+    evaluation: bySplit,
+    withEdges: edges.length > 0,
+    withPlan: true,
+  };
 }
 
-export async function runAccuracy(opts: { dataset?: string; embeddings: string; home: string; gatingOnly?: boolean; fusionStress?: boolean; user?: UserFiles }) {
+export async function runAccuracy(opts: {
+  dataset?: string;
+  embeddings: string;
+  home: string;
+  gatingOnly?: boolean;
+  fusionStress?: boolean;
+  user?: UserFiles;
+}) {
   if (opts.fusionStress) return fusionStress(opts);
   // A user's files are read and validated before anything is embedded.
   const userData = opts.user ? loadUserDataset(opts.user) : undefined;
-  const names = userData ? [userData.resultName] : opts.dataset === "all" || !opts.dataset ? ["seal-tools", "toollinkos", "nestful"] : opts.dataset.split(",");
+  const names = userData
+    ? [userData.resultName]
+    : opts.dataset === "all" || !opts.dataset
+      ? ["seal-tools", "toollinkos", "nestful"]
+      : opts.dataset.split(",");
   console.log(`# toolgraph accuracy\n\nmachine: ${machine()}\nembeddings: ${opts.embeddings}\n`);
   const all: Record<string, unknown> = {};
   for (const name of names) {
     const t0 = Date.now();
     const data = userData ?? loadDataset(name);
     const nTrain = data.traces.length;
-    console.log(`\n## ${name}\n\n${userData ? `project: ${userData.name} (its own, named after the inputs' contents)\n` : ""}training executions: ${nTrain}; evaluation: ${Object.entries(data.evaluation).map(([s, c]) => `${s} ${c.length} cases`).join(", ")}; declared edges: ${data.edges?.length ?? 0}`);
+    console.log(
+      `\n## ${name}\n\n${userData ? `project: ${userData.name} (its own, named after the inputs' contents)\n` : ""}training executions: ${nTrain}; evaluation: ${Object.entries(
+        data.evaluation,
+      )
+        .map(([s, c]) => `${s} ${c.length} cases`)
+        .join(", ")}; declared edges: ${data.edges?.length ?? 0}`,
+    );
     const tables: Table[] = [];
     const variants = data.withEdges ? ["traces", "traces+edges"] : ["traces"];
     // Gate decisions of the time-ordered history, per split and job, for the order stress rows below.
     const baseline = new Map<string, GatedPair[]>();
     for (const variant of variants) {
-      const { tg, project } = await openHarnessProject(data, { embeddings: opts.embeddings, home: opts.home }, `${variant}-${opts.embeddings.replace(/[^a-z0-9]/gi, "")}`);
+      const { tg, project } = await openHarnessProject(
+        data,
+        { embeddings: opts.embeddings, home: opts.home },
+        `${variant}-${opts.embeddings.replace(/[^a-z0-9]/gi, "")}`,
+      );
       try {
         // One hour after the last training execution; without traces (nothing learned, nothing is recent) the
         // wall clock.
-        const now = data.traces.length > 0 ? Math.max(...data.traces.map((t) => new Date((t as { startedAt: string | number }).startedAt).getTime())) + 3600_000 : Date.now();
+        const now =
+          data.traces.length > 0
+            ? Math.max(...data.traces.map((t) => new Date((t as { startedAt: string | number }).startedAt).getTime())) +
+              3600_000
+            : Date.now();
         // The library's calibration (out of sample), loaded into the gate every gated answer below goes through.
         const cal = await tg.calibrate();
         const ct: Table = {
           title: `Calibration — ${project} (tg.calibrate(): out of sample, isotonic + Wilson lower bound)`,
           headers: ["kind", "pairs", "method", "success ≥ 0.85 raw", "success ≥ 0.85 calibrated", "blocks"],
-          rows: cal.map((c) => [c.kind, String(c.pairs), c.method, c.rawHighPrecision, c.calibratedHighPrecision, String(c.blocks)]),
+          rows: cal.map((c) => [
+            c.kind,
+            String(c.pairs),
+            c.method,
+            c.rawHighPrecision,
+            c.calibratedHighPrecision,
+            String(c.blocks),
+          ]),
         };
         tables.push(ct);
         print(ct);
@@ -196,7 +274,9 @@ export async function runAccuracy(opts: { dataset?: string; embeddings: string; 
             print(gd);
             writeCharts(gatingCharts({ tables: [g] }));
           }
-          const d = opts.gatingOnly ? undefined : await evalDag(tg, project, split, cases, data.traces as { steps: { tool: string }[] }[]);
+          const d = opts.gatingOnly
+            ? undefined
+            : await evalDag(tg, project, split, cases, data.traces as { steps: { tool: string }[] }[]);
           if (d) {
             tables.push(d);
             print(d);
@@ -255,14 +335,26 @@ export function fusionVerdict(retrieval: Table): Table {
   const map = retrieval.headers.indexOf("mAP@10");
   const single = retrieval.rows.filter((r) => {
     const name = String(r[0]);
-    return name === "bm25" || name === "embedding" || name.startsWith("fused semantic") || name.startsWith("memory only");
+    return (
+      name === "bm25" || name === "embedding" || name.startsWith("fused semantic") || name.startsWith("memory only")
+    );
   });
   const fitted = retrieval.rows.find((r) => String(r[0]).startsWith("toolgraph (fitted"));
-  const best = single.reduce<Row | undefined>((b, r) => (b === undefined || Number(r[map]) > Number(b[map]) ? r : b), undefined);
+  const best = single.reduce<Row | undefined>(
+    (b, r) => (b === undefined || Number(r[map]) > Number(b[map]) ? r : b),
+    undefined,
+  );
   const rows: Row[] = [];
   if (fitted && best) {
     const gap = Number(fitted[map]) - Number(best[map]);
-    rows.push([String(fitted[0]), Number(fitted[map]), String(best[0]), Number(best[map]), gap, gap >= -0.005 ? "PASS (≥ best − 0.005)" : "FAIL (≥ best − 0.005)"]);
+    rows.push([
+      String(fitted[0]),
+      Number(fitted[map]),
+      String(best[0]),
+      Number(best[map]),
+      gap,
+      gap >= -0.005 ? "PASS (≥ best − 0.005)" : "FAIL (≥ best − 0.005)",
+    ]);
   }
   return {
     title: `Fusion vs its own channels — ${retrieval.title.replace(/^Retrieval — /, "")}`,
@@ -287,7 +379,11 @@ async function fusionStress(opts: { dataset?: string; embeddings: string; home: 
     const data = loadDataset(name);
     console.log(`\n## ${name}\n\ntraining executions: ${data.traces.length}`);
     const tables: Table[] = [];
-    const { tg, project } = await openHarnessProject(data, { embeddings: opts.embeddings, home: opts.home }, `traces-${emb}`);
+    const { tg, project } = await openHarnessProject(
+      data,
+      { embeddings: opts.embeddings, home: opts.home },
+      `traces-${emb}`,
+    );
     try {
       for (const [split, cases] of Object.entries(data.evaluation)) {
         const r = await evalRetrieval(tg, project, split, cases, false);
@@ -311,7 +407,9 @@ async function fusionStress(opts: { dataset?: string; embeddings: string; home: 
       command: `npx tsx bench/accuracy.ts --fusion-stress --dataset ${name} --embeddings ${opts.embeddings}`,
       machine: machine(),
       date: new Date().toISOString(),
-      loadAverage: loadavg().map((x) => x.toFixed(2)).join(" "),
+      loadAverage: loadavg()
+        .map((x) => x.toFixed(2))
+        .join(" "),
       embeddings: opts.embeddings,
       tables,
     };
@@ -328,12 +426,22 @@ async function fusionStress(opts: { dataset?: string; embeddings: string; home: 
  * history's (default calibration): coverage of accepted and of accepted-with-caution, and the share of answers
  * given the same decision. Target: within ±5 % of the time order.
  */
-export async function orderStress(data: HarnessInput, opts: { embeddings: string; home: string }, baseline: Map<string, GatedPair[]>): Promise<Table> {
+export async function orderStress(
+  data: HarnessInput,
+  opts: { embeddings: string; home: string },
+  baseline: Map<string, GatedPair[]>,
+): Promise<Table> {
   const traces = data.traces as { id: string; startedAt: string; capability?: string }[];
   const times = traces.map((t) => t.startedAt).sort((x, y) => Date.parse(x) - Date.parse(y));
-  const sorted = traces.slice().sort((x, y) => (x.capability ?? "").localeCompare(y.capability ?? "") || x.id.localeCompare(y.id));
+  const sorted = traces
+    .slice()
+    .sort((x, y) => (x.capability ?? "").localeCompare(y.capability ?? "") || x.id.localeCompare(y.id));
   const grouped = sorted.map((t, i) => ({ ...t, startedAt: times[i]! }));
-  const { tg, project } = await openHarnessProject({ ...data, traces: grouped }, { embeddings: opts.embeddings, home: opts.home }, `traces-grouped-${opts.embeddings.replace(/[^a-z0-9]/gi, "")}`);
+  const { tg, project } = await openHarnessProject(
+    { ...data, traces: grouped },
+    { embeddings: opts.embeddings, home: opts.home },
+    `traces-grouped-${opts.embeddings.replace(/[^a-z0-9]/gi, "")}`,
+  );
   const rows: Row[] = [];
   try {
     const now = Math.max(...grouped.map((t) => Date.parse(t.startedAt))) + 3600_000;
@@ -369,7 +477,15 @@ export async function orderStress(data: HarnessInput, opts: { embeddings: string
   }
   return {
     title: `Gate decisions vs history order — ${data.name}: training traces grouped by capability against time order (default calibration)`,
-    headers: ["history / calibration — split job", "accepted (grouped)", "accepted (time order)", "with caution (grouped)", "with caution (time order)", "same decision", "verdict"],
+    headers: [
+      "history / calibration — split job",
+      "accepted (grouped)",
+      "accepted (time order)",
+      "with caution (grouped)",
+      "with caution (time order)",
+      "same decision",
+      "verdict",
+    ],
     rows,
   };
 }
@@ -411,13 +527,22 @@ Prints markdown tables; writes bench/results/accuracy-<dataset>.json (-gating.js
 accuracy-user-<eval file name>.json for your own data) and gating-next-step-<project>-<split>.svg.`);
     process.exit(0);
   }
-  const user = values.catalog ? { catalog: values.catalog, traces: values.traces, edges: values.edges, eval: values.eval ?? "" } : undefined;
+  const user = values.catalog
+    ? { catalog: values.catalog, traces: values.traces, edges: values.edges, eval: values.eval ?? "" }
+    : undefined;
   if (user && !user.eval) {
     console.error("bench accuracy: --eval is required with --catalog");
     process.exit(2);
   }
   try {
-    await runAccuracy({ dataset: values.dataset, embeddings: values.embeddings!, home: values.home!, gatingOnly: values["gating-only"], fusionStress: values["fusion-stress"], user });
+    await runAccuracy({
+      dataset: values.dataset,
+      embeddings: values.embeddings!,
+      home: values.home!,
+      gatingOnly: values["gating-only"],
+      fusionStress: values["fusion-stress"],
+      user,
+    });
   } catch (err) {
     console.error(`bench accuracy: ${(err as Error).message}`);
     process.exit(2);

@@ -32,7 +32,9 @@ export function latencyCharts(r: LatencyLike): Chart[] {
   return r.sizes.map((s) => {
     const ops = s.operations.filter((o) => o.name !== "analytics refresh" && Number.isFinite(o.p50));
     const n = Math.min(...ops.map((o) => o.n));
-    const load = r.loadAverage ? `, load ${r.loadAverage.start[0]?.toFixed(1)}→${r.loadAverage.end[0]?.toFixed(1)}` : "";
+    const load = r.loadAverage
+      ? `, load ${r.loadAverage.start[0]?.toFixed(1)}→${r.loadAverage.end[0]?.toFixed(1)}`
+      : "";
     const question = `How long does each operation take at ${s.tools.toLocaleString("en-US")} tools?`;
     return {
       name: `latency-${s.tools}-tools`,
@@ -115,10 +117,12 @@ function main(): void {
   const lat = join(RESULTS_DIR, "latency.json");
   if (existsSync(lat)) charts.push(...latencyCharts(JSON.parse(readFileSync(lat, "utf8")) as LatencyLike));
   for (const f of readdirSync(RESULTS_DIR).sort()) {
-    if (/^accuracy-[a-z0-9-]+\.json$/.test(f)) charts.push(...gatingCharts(JSON.parse(readFileSync(join(RESULTS_DIR, f), "utf8")) as AccuracyLike));
+    if (/^accuracy-[a-z0-9-]+\.json$/.test(f))
+      charts.push(...gatingCharts(JSON.parse(readFileSync(join(RESULTS_DIR, f), "utf8")) as AccuracyLike));
   }
   // Superseded: 14 series on 2 x-values (latency.svg) and untitled-job gating charts with ticks 0.01/0.01/0.00.
-  for (const f of readdirSync(RESULTS_DIR)) if (f === "latency.svg" || /^accuracy-gating-.*\.svg$/.test(f)) rmSync(join(RESULTS_DIR, f));
+  for (const f of readdirSync(RESULTS_DIR))
+    if (f === "latency.svg" || /^accuracy-gating-.*\.svg$/.test(f)) rmSync(join(RESULTS_DIR, f));
   for (const p of writeCharts(charts)) process.stdout.write(`wrote ${p}\n`);
   writeFileSync(join(RESULTS_DIR, "charts.md"), indexMarkdown(charts));
   process.stdout.write(`wrote ${join(RESULTS_DIR, "charts.md")}\n`);

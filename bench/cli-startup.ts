@@ -39,7 +39,10 @@ function prepareBefore(ref: string): string {
   if (!existsSync(join(dir, "src/cli/toolgraph.mjs"))) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    const tar = execFileSync("git", ["archive", ref, "src", "algorithms", "migrations", "package.json"], { cwd: ROOT, maxBuffer: 1 << 28 });
+    const tar = execFileSync("git", ["archive", ref, "src", "algorithms", "migrations", "package.json"], {
+      cwd: ROOT,
+      maxBuffer: 1 << 28,
+    });
     execFileSync("tar", ["-x", "-C", dir], { input: tar });
     symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
   }
@@ -63,7 +66,10 @@ const seedHome = join(TMP, "cli-startup-home");
 const env = { ...process.env, DATABASE_URL: "", TOOLGRAPH_PROJECT: "" };
 if (!existsSync(join(seedHome, "PG_VERSION"))) {
   rmSync(seedHome, { recursive: true, force: true });
-  const r = spawnSync(process.execPath, [entries[variants[0]!]!, "demo", "--home", seedHome, "--traces", "600"], { env, encoding: "utf8" });
+  const r = spawnSync(process.execPath, [entries[variants[0]!]!, "demo", "--home", seedHome, "--traces", "600"], {
+    env,
+    encoding: "utf8",
+  });
   if (r.status !== 0) throw new Error(`demo failed: ${r.stderr}`);
 }
 const homes: Record<string, string> = {};
@@ -75,7 +81,18 @@ for (const v of variants) {
 
 const COMMANDS: Record<string, { args: (v: string) => string[]; runs: number }> = {
   help: { args: () => ["--help"], runs },
-  search: { args: (v) => ["search", "the payments service is throwing errors, find out why", "--project", "demo", "--home", homes[v]!, "--json"], runs: searchRuns },
+  search: {
+    args: (v) => [
+      "search",
+      "the payments service is throwing errors, find out why",
+      "--project",
+      "demo",
+      "--home",
+      homes[v]!,
+      "--json",
+    ],
+    runs: searchRuns,
+  },
 };
 
 function once(entry: string, args: string[]): number {
@@ -101,7 +118,12 @@ for (const [cmd, spec] of Object.entries(COMMANDS)) {
 const loadEnd = loadavg();
 
 const results = Object.entries(samples).flatMap(([cmd, byVariant]) =>
-  Object.entries(byVariant).map(([variant, ms]) => ({ command: `toolgraph ${COMMANDS[cmd]!.args("")[0]}`, variant, ...percentiles(ms), samplesMs: ms.map((x) => Math.round(x)) })),
+  Object.entries(byVariant).map(([variant, ms]) => ({
+    command: `toolgraph ${COMMANDS[cmd]!.args("")[0]}`,
+    variant,
+    ...percentiles(ms),
+    samplesMs: ms.map((x) => Math.round(x)),
+  })),
 );
 const file = writeResult("cli-startup", {
   bench: "cli-startup",
@@ -109,7 +131,11 @@ const file = writeResult("cli-startup", {
   date: new Date().toISOString(),
   machine: machine(),
   loadAverage: { start: loadStart, end: loadEnd },
-  variants: { before: `sources of ${values["before-ref"]} through tsx`, tsx: "current sources through tsx", dist: "built package (dist/)" },
+  variants: {
+    before: `sources of ${values["before-ref"]} through tsx`,
+    tsx: "current sources through tsx",
+    dist: "built package (dist/)",
+  },
   results,
 });
 console.log(

@@ -19,13 +19,26 @@ import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
 import { markdownTable } from "./lib/report.ts";
 
-const { values } = parseArgs({ options: { dataset: { type: "string", default: "nestful,seal-tools,toollinkos" }, folds: { type: "string", default: "5" }, embeddings: { type: "string", default: "hash:64" }, sparse: { type: "string", default: "0" } } });
+const { values } = parseArgs({
+  options: {
+    dataset: { type: "string", default: "nestful,seal-tools,toollinkos" },
+    folds: { type: "string", default: "5" },
+    embeddings: { type: "string", default: "hash:64" },
+    sparse: { type: "string", default: "0" },
+  },
+});
 /** Share of the imported (training-fold) executions whose `dependsOn` is dropped: a project that records data flow rarely. */
 const SPARSE = Number(values.sparse);
 const FOLDS = Number(values.folds);
 
 type Trace = { id: string; intent?: string | undefined; steps: { tool: string; dependsOn?: number[] | undefined }[] };
-type Method = (tg: Toolgraph, project: string, tools: string[], intent: string | undefined, rng: () => number) => Promise<[string, string][]>;
+type Method = (
+  tg: Toolgraph,
+  project: string,
+  tools: string[],
+  intent: string | undefined,
+  rng: () => number,
+) => Promise<[string, string][]>;
 
 const viaJob =
   (graph: "history" | "dependency" | "auto"): Method =>
@@ -37,7 +50,14 @@ const viaFallback =
   (mode: HistoryFallback): Method =>
   async (tg, project, tools, intent) => {
     const s = await tg.engine.snapshot(project);
-    const dag = dagOver(s, tools.map((t) => s.index.get(t)!), "auto", 3, false, { historyFallback: mode, ...(intent ? { intent } : {}) });
+    const dag = dagOver(
+      s,
+      tools.map((t) => s.index.get(t)!),
+      "auto",
+      3,
+      false,
+      { historyFallback: mode, ...(intent ? { intent } : {}) },
+    );
     return dag.edges.map((e) => [s.tools[e.from]!.id, s.tools[e.to]!.id]);
   };
 const METHODS: Record<string, Method> = {
@@ -78,18 +98,33 @@ function goldEdges(t: Trace): Set<string> {
 for (const name of values.dataset.split(",")) {
   const d = load(name);
   const rng = mulberry32(7);
-  const order = d.traces.map((t, i) => ({ t, k: rng(), i })).sort((a, b) => a.k - b.k || a.i - b.i).map((x) => x.t);
-  const counts = new Map<string, { all: number[]; covered: number[] }>(Object.keys(METHODS).map((m) => [m, { all: [0, 0, 0], covered: [0, 0, 0] }]));
+  const order = d.traces
+    .map((t, i) => ({ t, k: rng(), i }))
+    .sort((a, b) => a.k - b.k || a.i - b.i)
+    .map((x) => x.t);
+  const counts = new Map<string, { all: number[]; covered: number[] }>(
+    Object.keys(METHODS).map((m) => [m, { all: [0, 0, 0], covered: [0, 0, 0] }]),
+  );
   let cases = 0;
   let coveredCases = 0;
   for (let f = 0; f < FOLDS; f++) {
     const held = order.filter((_, i) => i % FOLDS === f);
     const train = order.filter((_, i) => i % FOLDS !== f);
     const project = `${name}-fold${f}`;
-    const tg = await openToolgraph({ home: "memory://", database: "", project, embeddings: values.embeddings, resultCacheSize: 0, recommendationLog: { enabled: false } });
+    const tg = await openToolgraph({
+      home: "memory://",
+      database: "",
+      project,
+      embeddings: values.embeddings,
+      resultCacheSize: 0,
+      recommendationLog: { enabled: false },
+    });
     await tg.importCatalog(d.catalog as never);
     const dropRng = mulberry32(13 + f);
-    const imported = SPARSE > 0 ? train.map((x) => (dropRng() < SPARSE ? { ...x, steps: x.steps.map(({ dependsOn: _d, ...st }) => st) } : x)) : train;
+    const imported =
+      SPARSE > 0
+        ? train.map((x) => (dropRng() < SPARSE ? { ...x, steps: x.steps.map(({ dependsOn: _d, ...st }) => st) } : x))
+        : train;
     await tg.importTraces(imported as never);
     const s = await tg.engine.snapshot(project);
     const methodRng = mulberry32(11 + f);
@@ -129,6 +164,8 @@ for (const name of values.dataset.split(",")) {
     [`${m} [all]`, cases, ...prf(c.all)],
     [`${m} [covered by the other folds]`, coveredCases, ...prf(c.covered)],
   ]);
-  console.log(`\n### DAG edges on training traces, ${FOLDS} folds${SPARSE > 0 ? `, dependsOn dropped from ${SPARSE * 100} % of the imported executions` : ""} — ${name} (${cases} held-out executions with ≥ 2 tools, ${coveredCases} covered; ${values.embeddings})\n`);
+  console.log(
+    `\n### DAG edges on training traces, ${FOLDS} folds${SPARSE > 0 ? `, dependsOn dropped from ${SPARSE * 100} % of the imported executions` : ""} — ${name} (${cases} held-out executions with ≥ 2 tools, ${coveredCases} covered; ${values.embeddings})\n`,
+  );
   console.log(markdownTable(["method [cases]", "n", "edge P", "edge R", "edge F1"], rows));
 }

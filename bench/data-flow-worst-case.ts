@@ -30,14 +30,23 @@ import { parseArgs } from "node:util";
 import * as current from "../src/gateway/data-flow.ts";
 import { codeVersion, machine, markdownTable, writeResult } from "./lib/report.ts";
 
-const { values: cli } = parseArgs({ options: { reps: { type: "string", default: "20" }, "before-ref": { type: "string" }, "before-reps": { type: "string", default: "1" } } });
+const { values: cli } = parseArgs({
+  options: {
+    reps: { type: "string", default: "20" },
+    "before-ref": { type: "string" },
+    "before-reps": { type: "string", default: "1" },
+  },
+});
 const reps = Number(cli.reps);
 const beforeReps = Number(cli["before-reps"]);
 
 interface Impl {
   dataFlowDependencies: (args: unknown, earlier: readonly any[]) => number[];
   stepOutput: (args: unknown, result: { content?: unknown; structuredContent?: unknown } | undefined) => any;
-  dataFlowDependenciesDetailed?: (args: unknown, earlier: readonly any[]) => { dependsOn: number[]; work: number; truncated: boolean };
+  dataFlowDependenciesDetailed?: (
+    args: unknown,
+    earlier: readonly any[],
+  ) => { dependsOn: number[]; work: number; truncated: boolean };
 }
 
 interface Call {
@@ -46,8 +55,14 @@ interface Call {
 }
 
 const MESSAGE = "a".repeat(65_000);
-const echo = (m: string): Call => ({ args: { message: m }, result: { content: [{ type: "text", text: `Echo: ${m}` }] } });
-const fourLetters: Call = { args: Object.fromEntries(Array.from({ length: 256 }, (_, i) => [`k${i}`, "aaaa"])), result: { content: [{ type: "text", text: "ok" }] } };
+const echo = (m: string): Call => ({
+  args: { message: m },
+  result: { content: [{ type: "text", text: `Echo: ${m}` }] },
+});
+const fourLetters: Call = {
+  args: Object.fromEntries(Array.from({ length: 256 }, (_, i) => [`k${i}`, "aaaa"])),
+  result: { content: [{ type: "text", text: "ok" }] },
+};
 const LETTERS = "abcd";
 let seed = 1;
 const PSEUDO = Array.from({ length: 65_000 }, () => {
@@ -55,13 +70,17 @@ const PSEUDO = Array.from({ length: 65_000 }, () => {
   return LETTERS[seed >> 29];
 }).join("");
 const distinctFour: Call = {
-  args: Object.fromEntries(Array.from({ length: 256 }, (_, i) => [`k${i}`, [6, 4, 2, 0].map((s) => LETTERS[(i >> s) & 3]).join("")])),
+  args: Object.fromEntries(
+    Array.from({ length: 256 }, (_, i) => [`k${i}`, [6, 4, 2, 0].map((s) => LETTERS[(i >> s) & 3]).join("")]),
+  ),
   result: { content: [{ type: "text", text: "ok" }] },
 };
 const WORDS = Array.from({ length: 13_000 }, () => "aaaa").join(" ");
 const words = (): Call => ({ args: {}, result: { content: [{ type: "text", text: WORDS }] } });
 const longValues: Call = {
-  args: Object.fromEntries(Array.from({ length: 256 }, (_, i) => [`v${i}`, `${"aaaa ".repeat(199)}b${String(i).padStart(3, "0")}`])),
+  args: Object.fromEntries(
+    Array.from({ length: 256 }, (_, i) => [`v${i}`, `${"aaaa ".repeat(199)}b${String(i).padStart(3, "0")}`]),
+  ),
   result: { content: [{ type: "text", text: "ok" }] },
 };
 
@@ -78,7 +97,13 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
 }
 type Stats = { n: number; p50: number; p95: number; p99: number; max: number };
-const stats = (xs: number[]): Stats => ({ n: xs.length, p50: pct(xs, 50), p95: pct(xs, 95), p99: pct(xs, 99), max: Math.max(...xs) });
+const stats = (xs: number[]): Stats => ({
+  n: xs.length,
+  p50: pct(xs, 50),
+  p95: pct(xs, 95),
+  p99: pct(xs, 99),
+  max: Math.max(...xs),
+});
 const turn = () => new Promise<void>((r) => setImmediate(r));
 
 interface Run {
@@ -135,7 +160,15 @@ async function run(impl: Impl, calls: Call[], times: number): Promise<Run> {
   await new Promise((r) => setTimeout(r, 25));
   h.disable();
   const ns = (x: number) => x / 1e6;
-  return { call: stats(wall), callCpu: stats(cpu), matching: stats(matching), matchingCpu: stats(matchingCpu), loopDelay: { p50: ns(h.percentile(50)), p99: ns(h.percentile(99)), max: ns(h.max) }, dependsOn, ...(work ? { work } : {}) };
+  return {
+    call: stats(wall),
+    callCpu: stats(cpu),
+    matching: stats(matching),
+    matchingCpu: stats(matchingCpu),
+    loopDelay: { p50: ns(h.percentile(50)), p99: ns(h.percentile(99)), max: ns(h.max) },
+    dependsOn,
+    ...(work ? { work } : {}),
+  };
 }
 
 const code = codeVersion();
@@ -170,7 +203,12 @@ const result = {
   beforeReps,
   beforeRef,
   defaults: current.DATA_FLOW_DEFAULTS,
-  scenarios: Object.fromEntries(Object.entries(SCENARIOS).map(([k, s]) => [k, { calls: s.calls.length, valuesInLastCall: Object.keys(s.calls.at(-1)!.args).length }])),
+  scenarios: Object.fromEntries(
+    Object.entries(SCENARIOS).map(([k, s]) => [
+      k,
+      { calls: s.calls.length, valuesInLastCall: Object.keys(s.calls.at(-1)!.args).length },
+    ]),
+  ),
   results,
 };
 const path = writeResult("data-flow-worst-case", result);
@@ -182,15 +220,58 @@ for (const [name, r] of Object.entries(results)) {
     ["after", r.after],
   ] as const) {
     if (!x) continue;
-    rows.push([`${name}, ${which}`, "every call", String(x.call.n), f(x.call.p50), f(x.call.p95), f(x.call.p99), f(x.call.max)]);
-    rows.push([`${name}, ${which}`, "every call, CPU", String(x.callCpu.n), f(x.callCpu.p50), f(x.callCpu.p95), f(x.callCpu.p99), f(x.callCpu.max)]);
-    rows.push([`${name}, ${which}`, "the 256-value call", String(x.matching.n), f(x.matching.p50), f(x.matching.p95), f(x.matching.p99), f(x.matching.max)]);
-    rows.push([`${name}, ${which}`, "the 256-value call, CPU", String(x.matchingCpu.n), f(x.matchingCpu.p50), f(x.matchingCpu.p95), f(x.matchingCpu.p99), f(x.matchingCpu.max)]);
-    rows.push([`${name}, ${which}`, "event-loop delay", "–", f(x.loopDelay.p50), "–", f(x.loopDelay.p99), f(x.loopDelay.max)]);
+    rows.push([
+      `${name}, ${which}`,
+      "every call",
+      String(x.call.n),
+      f(x.call.p50),
+      f(x.call.p95),
+      f(x.call.p99),
+      f(x.call.max),
+    ]);
+    rows.push([
+      `${name}, ${which}`,
+      "every call, CPU",
+      String(x.callCpu.n),
+      f(x.callCpu.p50),
+      f(x.callCpu.p95),
+      f(x.callCpu.p99),
+      f(x.callCpu.max),
+    ]);
+    rows.push([
+      `${name}, ${which}`,
+      "the 256-value call",
+      String(x.matching.n),
+      f(x.matching.p50),
+      f(x.matching.p95),
+      f(x.matching.p99),
+      f(x.matching.max),
+    ]);
+    rows.push([
+      `${name}, ${which}`,
+      "the 256-value call, CPU",
+      String(x.matchingCpu.n),
+      f(x.matchingCpu.p50),
+      f(x.matchingCpu.p95),
+      f(x.matchingCpu.p99),
+      f(x.matchingCpu.max),
+    ]);
+    rows.push([
+      `${name}, ${which}`,
+      "event-loop delay",
+      "–",
+      f(x.loopDelay.p50),
+      "–",
+      f(x.loopDelay.p99),
+      f(x.loopDelay.max),
+    ]);
   }
 }
 const notes = Object.entries(results)
-  .map(([name, r]) => `- ${name}: dependsOn ${JSON.stringify(r.after.dependsOn)}${r.after.work ? `, work ${r.after.work.work} units${r.after.work.truncated ? " (cap reached: older steps not examined)" : ""}` : ""}${r.before ? `; before: dependsOn ${JSON.stringify(r.before.dependsOn)}` : ""}`)
+  .map(
+    ([name, r]) =>
+      `- ${name}: dependsOn ${JSON.stringify(r.after.dependsOn)}${r.after.work ? `, work ${r.after.work.work} units${r.after.work.truncated ? " (cap reached: older steps not examined)" : ""}` : ""}${r.before ? `; before: dependsOn ${JSON.stringify(r.before.dependsOn)}` : ""}`,
+  )
   .join("\n");
 const md = `# Data-flow matching: worst case\n\n\`${result.command}\` on ${code}. ${result.machine}; load average ${loadBefore.map((x) => x.toFixed(2)).join(", ")} before, ${result.loadavg.after.map((x) => x.toFixed(2)).join(", ")} after. After: ${reps} repetitions of each sequence${before ? `; before (data-flow.ts at ${beforeRef}): ${beforeReps}` : ""}. Per call: dependencies, then the call's output extracted and indexed, as the recorder does. Times in ms.\n\n${markdownTable(["scenario", "measure (ms)", "n", "p50", "p95", "p99", "max"], rows)}\n\n${notes}\n`;
 writeFileSync(path.replace(/\.json$/, ".md"), md);

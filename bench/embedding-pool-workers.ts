@@ -18,19 +18,24 @@ import { EmbeddingWorkerPool } from "../src/embeddings/worker-pool.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
-const { values } = parseArgs({ options: { texts: { type: "string", default: "256" }, reps: { type: "string", default: "2" } } });
+const { values } = parseArgs({
+  options: { texts: { type: "string", default: "256" }, reps: { type: "string", default: "2" } },
+});
 const nTexts = Number(values.texts);
 const reps = Number(values.reps);
 
 const ds = convertSealTools({ limit: 1 });
-const texts = ds.catalog.tools.slice(0, nTexts).map((t) => toolText({ id: t.id, name: t.name, description: t.description, parameters: [], tags: [], examples: [] }));
+const texts = ds.catalog.tools
+  .slice(0, nTexts)
+  .map((t) => toolText({ id: t.id, name: t.name, description: t.description, parameters: [], tags: [], examples: [] }));
 
 const loadStart = loadavg();
 const rows: { round: number; workers: number; seconds: number; textsPerSecond: number; rssGrowthMiB: number }[] = [];
 for (let round = 1; round <= reps; round++) {
   for (const workers of [0, 1, 2]) {
     const rssBefore = process.memoryUsage().rss;
-    const provider: EmbeddingProvider = workers === 0 ? createEmbeddingProvider("use-lite") : new EmbeddingWorkerPool("use-lite", { workers });
+    const provider: EmbeddingProvider =
+      workers === 0 ? createEmbeddingProvider("use-lite") : new EmbeddingWorkerPool("use-lite", { workers });
     try {
       await provider.embed(["warm-up"]);
       const t0 = performance.now();
@@ -38,7 +43,9 @@ for (let round = 1; round <= reps; round++) {
       const seconds = (performance.now() - t0) / 1000;
       const rssGrowthMiB = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
       rows.push({ round, workers, seconds, textsPerSecond: texts.length / seconds, rssGrowthMiB });
-      process.stderr.write(`round ${round}, ${workers} workers: ${(texts.length / seconds).toFixed(1)} texts/s, RSS +${rssGrowthMiB.toFixed(0)} MiB\n`);
+      process.stderr.write(
+        `round ${round}, ${workers} workers: ${(texts.length / seconds).toFixed(1)} texts/s, RSS +${rssGrowthMiB.toFixed(0)} MiB\n`,
+      );
     } finally {
       await provider.close?.();
     }
@@ -56,5 +63,10 @@ const result = {
   rows,
 };
 const path = writeResult("embedding-pool-workers", result);
-console.log(markdownTable(["round", "workers", "seconds", "texts/s", "RSS growth MiB"], rows.map((r) => [String(r.round), String(r.workers), r.seconds, r.textsPerSecond, Math.round(r.rssGrowthMiB)])));
+console.log(
+  markdownTable(
+    ["round", "workers", "seconds", "texts/s", "RSS growth MiB"],
+    rows.map((r) => [String(r.round), String(r.workers), r.seconds, r.textsPerSecond, Math.round(r.rssGrowthMiB)]),
+  ),
+);
 console.log(`\nwrote ${path}`);

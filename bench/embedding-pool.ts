@@ -53,17 +53,30 @@ interface Delay {
 
 type Phase = "idle" | "library" | "traces";
 type ToChild = { cmd: Phase; project: string } | { cmd: "reset" } | { cmd: "stats" } | { cmd: "exit" };
-type FromChild = { ready: true; port: number; embedder: string; workers: number } | { delay: Delay; seconds?: number; embeddedNow?: number; rssMiB: number };
+type FromChild =
+  | { ready: true; port: number; embedder: string; workers: number }
+  | { delay: Delay; seconds?: number; embeddedNow?: number; rssMiB: number };
 
 // ─── child: one toolgraph + server, embedding in process or in the pool ──────────────────────────────
 if (values.child !== undefined) {
   const workers = values.child === "in-process" ? 0 : values.workers === undefined ? undefined : Number(values.workers);
   const { catalog, traces } = datasetOf(nTools);
-  const tg = await openToolgraph({ home: "memory://", project: "warm", embeddings: "use-lite", embeddingWorkers: workers, recommendationLog: { enabled: false } });
+  const tg = await openToolgraph({
+    home: "memory://",
+    project: "warm",
+    embeddings: "use-lite",
+    embeddingWorkers: workers,
+    recommendationLog: { enabled: false },
+  });
   const server = await startServer({ api: tg, port: 0, host: "127.0.0.1" });
   await tg.engine.embedder.embed(["warm-up: load the model"]);
   const h = monitorEventLoopDelay({ resolution: 10 });
-  const delay = (): Delay => ({ p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, samples: h.count });
+  const delay = (): Delay => ({
+    p50: h.percentile(50) / 1e6,
+    p99: h.percentile(99) / 1e6,
+    max: h.max / 1e6,
+    samples: h.count,
+  });
   const send = (m: FromChild) => process.send!(m);
   const rssMiB = () => process.memoryUsage().rss / 2 ** 20;
   // 50 ms more: a block at the very end of a phase is recorded when the loop's timer next fires.
@@ -100,7 +113,12 @@ if (values.child !== undefined) {
     }
   });
   const embedder = tg.engine.embedder;
-  send({ ready: true, port: server.port, embedder: embedder.constructor.name, workers: embedder instanceof EmbeddingWorkerPool ? embedder.maxWorkers : 0 });
+  send({
+    ready: true,
+    port: server.port,
+    embedder: embedder.constructor.name,
+    workers: embedder instanceof EmbeddingWorkerPool ? embedder.maxWorkers : 0,
+  });
 } else {
   await parent();
 }
@@ -166,33 +184,86 @@ async function parent(): Promise<void> {
   const rows: Row[] = [];
   for (let rep = 1; rep <= reps; rep++) {
     for (const mode of ["in-process", "pool"] as const) {
-      const args = ["--tools", String(nTools), "--child", mode, ...(values.workers === undefined ? [] : ["--workers", values.workers])];
-      const child = fork(import.meta.filename, args, { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-      const ready = (await new Promise((resolve) => child.once("message", resolve))) as Extract<FromChild, { ready: true }>;
+      const args = [
+        "--tools",
+        String(nTools),
+        "--child",
+        mode,
+        ...(values.workers === undefined ? [] : ["--workers", values.workers]),
+      ];
+      const child = fork(import.meta.filename, args, {
+        execArgv: ["--import", "tsx"],
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      });
+      const ready = (await new Promise((resolve) => child.once("message", resolve))) as Extract<
+        FromChild,
+        { ready: true }
+      >;
       const health = (polls: Poll[]) => {
         const xs = polls.map((x) => x.ms);
         const p = percentiles(xs);
-        return { p50: p.p50, p99: p.p99, max: Math.max(...xs), polls: xs.length, over1s: xs.filter((x) => x > 1000).length, failed: polls.filter((x) => x.failed).length };
+        return {
+          p50: p.p50,
+          p99: p.p99,
+          max: Math.max(...xs),
+          polls: xs.length,
+          over1s: xs.filter((x) => x > 1000).length,
+          failed: polls.filter((x) => x.failed).length,
+        };
       };
       // idle, library, traces: the child works; the parent polls /health meanwhile.
       for (const phase of ["idle", "library", "traces"] as const) {
-        const run = request(child, { cmd: phase, project: `lib${rep}` }) as Promise<Extract<FromChild, { delay: Delay }>>;
+        const run = request(child, { cmd: phase, project: `lib${rep}` }) as Promise<
+          Extract<FromChild, { delay: Delay }>
+        >;
         const polls = await pollHealth(ready.port, run);
         const r = await run;
-        rows.push({ mode, path: phase, rep, embedder: ready.embedder, workers: ready.workers, tools: nTools, embeddedNow: r.embeddedNow!, seconds: r.seconds!, eventLoopDelayMs: r.delay, healthMs: health(polls), rssMiB: r.rssMiB });
-        process.stderr.write(`${mode} ${phase}: ${r.seconds!.toFixed(1)} s, event-loop p99 ${r.delay.p99.toFixed(0)} ms, /health max ${health(polls).max.toFixed(0)} ms\n`);
+        rows.push({
+          mode,
+          path: phase,
+          rep,
+          embedder: ready.embedder,
+          workers: ready.workers,
+          tools: nTools,
+          embeddedNow: r.embeddedNow!,
+          seconds: r.seconds!,
+          eventLoopDelayMs: r.delay,
+          healthMs: health(polls),
+          rssMiB: r.rssMiB,
+        });
+        process.stderr.write(
+          `${mode} ${phase}: ${r.seconds!.toFixed(1)} s, event-loop p99 ${r.delay.p99.toFixed(0)} ms, /health max ${health(polls).max.toFixed(0)} ms\n`,
+        );
       }
       // http: the parent POSTs the catalog and polls /health meanwhile.
       await request(child, { cmd: "reset" });
       const t0 = performance.now();
-      const post = fetch(`http://127.0.0.1:${ready.port}/v1/import/catalog?project=http${rep}`, { method: "POST", headers: { "content-type": "application/json" }, body }).then(async (r) => ({ status: r.status, json: (await r.json()) as { embeddedNow?: number } }));
+      const post = fetch(`http://127.0.0.1:${ready.port}/v1/import/catalog?project=http${rep}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      }).then(async (r) => ({ status: r.status, json: (await r.json()) as { embeddedNow?: number } }));
       const httpPolls = await pollHealth(ready.port, post);
       const res = await post;
       const seconds = (performance.now() - t0) / 1000;
       if (res.status !== 200) throw new Error(`import over HTTP answered ${res.status}: ${JSON.stringify(res.json)}`);
       const st = (await request(child, { cmd: "stats" })) as Extract<FromChild, { delay: Delay }>;
-      rows.push({ mode, path: "http", rep, embedder: ready.embedder, workers: ready.workers, tools: nTools, embeddedNow: res.json.embeddedNow ?? 0, seconds, eventLoopDelayMs: st.delay, healthMs: health(httpPolls), rssMiB: st.rssMiB });
-      process.stderr.write(`${mode} http: ${seconds.toFixed(1)} s, event-loop p99 ${st.delay.p99.toFixed(0)} ms, /health max ${health(httpPolls).max.toFixed(0)} ms\n`);
+      rows.push({
+        mode,
+        path: "http",
+        rep,
+        embedder: ready.embedder,
+        workers: ready.workers,
+        tools: nTools,
+        embeddedNow: res.json.embeddedNow ?? 0,
+        seconds,
+        eventLoopDelayMs: st.delay,
+        healthMs: health(httpPolls),
+        rssMiB: st.rssMiB,
+      });
+      process.stderr.write(
+        `${mode} http: ${seconds.toFixed(1)} s, event-loop p99 ${st.delay.p99.toFixed(0)} ms, /health max ${health(httpPolls).max.toFixed(0)} ms\n`,
+      );
       child.send({ cmd: "exit" } satisfies ToChild);
       await new Promise((resolve) => child.once("exit", resolve));
     }
@@ -207,11 +278,42 @@ async function parent(): Promise<void> {
     embeddings: "use-lite (batch 32)",
     rows,
   };
-  const path = writeResult(values.workers === undefined ? "embedding-pool" : `embedding-pool-workers-${values.workers}`, result);
+  const path = writeResult(
+    values.workers === undefined ? "embedding-pool" : `embedding-pool-workers-${values.workers}`,
+    result,
+  );
   console.log(
     markdownTable(
-      ["mode", "phase", "rep", "s", "event-loop p50 ms", "p99 ms", "max ms", "/health p50 ms", "p99 ms", "max ms", "polls > 1 s", "failed", "RSS MiB"],
-      rows.map((r) => [r.mode, r.path, String(r.rep), r.seconds, r.eventLoopDelayMs.p50, r.eventLoopDelayMs.p99, r.eventLoopDelayMs.max, r.healthMs.p50, r.healthMs.p99, r.healthMs.max, `${r.healthMs.over1s}/${r.healthMs.polls}`, String(r.healthMs.failed), Math.round(r.rssMiB)]),
+      [
+        "mode",
+        "phase",
+        "rep",
+        "s",
+        "event-loop p50 ms",
+        "p99 ms",
+        "max ms",
+        "/health p50 ms",
+        "p99 ms",
+        "max ms",
+        "polls > 1 s",
+        "failed",
+        "RSS MiB",
+      ],
+      rows.map((r) => [
+        r.mode,
+        r.path,
+        String(r.rep),
+        r.seconds,
+        r.eventLoopDelayMs.p50,
+        r.eventLoopDelayMs.p99,
+        r.eventLoopDelayMs.max,
+        r.healthMs.p50,
+        r.healthMs.p99,
+        r.healthMs.max,
+        `${r.healthMs.over1s}/${r.healthMs.polls}`,
+        String(r.healthMs.failed),
+        Math.round(r.rssMiB),
+      ]),
     ),
   );
   console.log(`\nwrote ${path}`);

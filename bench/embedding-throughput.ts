@@ -21,7 +21,13 @@ import { toolTextInput } from "../src/view/search-index.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
-const { values } = parseArgs({ options: { tools: { type: "string", default: "4076" }, reps: { type: "string", default: "2" }, batch: { type: "string", default: "32" } } });
+const { values } = parseArgs({
+  options: {
+    tools: { type: "string", default: "4076" },
+    reps: { type: "string", default: "2" },
+    batch: { type: "string", default: "32" },
+  },
+});
 const nTools = Number(values.tools);
 const reps = Number(values.reps);
 const batchSize = Number(values.batch);
@@ -47,7 +53,12 @@ for (let round = 1; round <= reps; round++) {
   rows.push({ round, path: "model", tools: vectors.length, seconds: s, toolsPerSecond: vectors.length / s });
   process.stderr.write(`round ${round} model ${(vectors.length / s).toFixed(1)} tools/s\n`);
 
-  const tg = await openToolgraph({ home: "memory://", database: "", project: `r${round}`, embeddings: { kind: "use-lite", batchSize } });
+  const tg = await openToolgraph({
+    home: "memory://",
+    database: "",
+    project: `r${round}`,
+    embeddings: { kind: "use-lite", batchSize },
+  });
   try {
     t0 = performance.now();
     const r = await tg.importCatalog(catalog);
@@ -63,7 +74,12 @@ const loadEnd = loadavg();
 const summary = (["model", "import"] as const).map((path) => {
   const rs = rows.filter((r) => r.path === path);
   const tps = rs.map((r) => r.toolsPerSecond).sort((a, b) => a - b);
-  return { path, rounds: rs.length, medianToolsPerSecond: tps[Math.floor((tps.length - 1) / 2)]!, bestToolsPerSecond: tps[tps.length - 1]! };
+  return {
+    path,
+    rounds: rs.length,
+    medianToolsPerSecond: tps[Math.floor((tps.length - 1) / 2)]!,
+    bestToolsPerSecond: tps[tps.length - 1]!,
+  };
 });
 const ratio = summary[1]!.medianToolsPerSecond / summary[0]!.medianToolsPerSecond;
 const file = writeResult("embedding-throughput", {
@@ -79,5 +95,10 @@ const file = writeResult("embedding-throughput", {
   summary,
   rows,
 });
-console.log(markdownTable(["path", "rounds", "median tools/s", "best tools/s"], summary.map((x) => [x.path, x.rounds, x.medianToolsPerSecond, x.bestToolsPerSecond])));
+console.log(
+  markdownTable(
+    ["path", "rounds", "median tools/s", "best tools/s"],
+    summary.map((x) => [x.path, x.rounds, x.medianToolsPerSecond, x.bestToolsPerSecond]),
+  ),
+);
 console.log(`\nimport / model = ${ratio.toFixed(2)}\nwritten ${file}`);

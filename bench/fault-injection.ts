@@ -82,7 +82,14 @@ async function runOne(scenario: Scenario) {
       ? { home: "memory://", database: "", project, embeddings: "hash:256" }
       : scenario === "frozen"
         ? { database: cluster.url, project, embeddings: "hash:256", poolSize: 6, onConnectionError: () => {} }
-        : { database: cluster.url, project, embeddings: "hash:256", poolSize: 6, connectTimeoutMs: 2000, onConnectionError: () => {} },
+        : {
+            database: cluster.url,
+            project,
+            embeddings: "hash:256",
+            poolSize: 6,
+            connectTimeoutMs: 2000,
+            onConnectionError: () => {},
+          },
   );
   const logged: string[] = [];
   try {
@@ -113,7 +120,9 @@ async function runOne(scenario: Scenario) {
                 const asked = (async () => {
                   await new Promise((r) => setTimeout(r, 500));
                   const t0 = performance.now();
-                  const status = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(freezeMs * 2) }).then(
+                  const status = await fetch(`${server.url}/health`, {
+                    signal: AbortSignal.timeout(freezeMs * 2),
+                  }).then(
                     (r) => r.status,
                     () => 0,
                   );
@@ -125,17 +134,43 @@ async function runOne(scenario: Scenario) {
               },
             },
           ];
-    const load = await runFaultLoad({ baseUrl: server.url, clients, durationMs: scenario === "frozen" ? Math.max(durationMs, freezeMs + 3_000) : durationMs, faults, requestTimeoutMs: scenario === "frozen" ? freezeMs * 2 : 8_000 });
+    const load = await runFaultLoad({
+      baseUrl: server.url,
+      clients,
+      durationMs: scenario === "frozen" ? Math.max(durationMs, freezeMs + 3_000) : durationMs,
+      faults,
+      requestTimeoutMs: scenario === "frozen" ? freezeMs * 2 : 8_000,
+    });
     await server.close();
-    const s = faults.length > 0 ? summarize(load) : { ...summarize({ ...load, faults: [{ name: "none", startedAt: Number.POSITIVE_INFINITY, endedAt: 0 }] }), errorsDuringOutage: 0, recoveryMs: null };
+    const s =
+      faults.length > 0
+        ? summarize(load)
+        : {
+            ...summarize({ ...load, faults: [{ name: "none", startedAt: Number.POSITIVE_INFINITY, endedAt: 0 }] }),
+            errorsDuringOutage: 0,
+            recoveryMs: null,
+          };
     const stored = new Set(await storedIds(tg, project));
     const missing = s.acknowledged.filter((id) => !stored.has(id));
-    let frozen: { timeTo503Ms: number | null; inFlightMaxWaitMs: number | null; sentDuringMaxWaitMs: number | null; health: typeof health } | undefined;
+    let frozen:
+      | {
+          timeTo503Ms: number | null;
+          inFlightMaxWaitMs: number | null;
+          sentDuringMaxWaitMs: number | null;
+          health: typeof health;
+        }
+      | undefined;
     if (scenario === "frozen") {
       const f = load.faults[0]!;
-      const first503 = load.records.filter((x) => x.status === 503 && x.doneAt >= f.startedAt).reduce((m, x) => Math.min(m, x.doneAt), Number.POSITIVE_INFINITY);
-      const inFlight = load.records.filter((x) => x.sentAt < f.startedAt && x.doneAt > f.startedAt).map((x) => x.doneAt - f.startedAt);
-      const during = load.records.filter((x) => x.sentAt >= f.startedAt && x.sentAt < f.endedAt).map((x) => x.doneAt - x.sentAt);
+      const first503 = load.records
+        .filter((x) => x.status === 503 && x.doneAt >= f.startedAt)
+        .reduce((m, x) => Math.min(m, x.doneAt), Number.POSITIVE_INFINITY);
+      const inFlight = load.records
+        .filter((x) => x.sentAt < f.startedAt && x.doneAt > f.startedAt)
+        .map((x) => x.doneAt - f.startedAt);
+      const during = load.records
+        .filter((x) => x.sentAt >= f.startedAt && x.sentAt < f.endedAt)
+        .map((x) => x.doneAt - x.sentAt);
       frozen = {
         timeTo503Ms: Number.isFinite(first503) ? first503 - f.startedAt : null,
         inFlightMaxWaitMs: inFlight.length > 0 ? Math.max(...inFlight) : null,
@@ -175,14 +210,25 @@ for (let r = 0; r < rounds; r++) {
   for (const sc of order) {
     const res = await runOne(sc);
     runs.push({ ...res, round: r });
-    const fz = res.frozen ? `, first 503 after ${res.frozen.timeTo503Ms?.toFixed(0) ?? "–"} ms, running requests answered within ${res.frozen.inFlightMaxWaitMs?.toFixed(0) ?? "–"} ms` : "";
-    process.stderr.write(`round ${r} ${sc}: ${res.requests} requests, ${res.errorsDuringOutage} errors during the outage${fz}, recovery ${res.recoveryMs?.toFixed(0) ?? "–"} ms, acknowledged ${res.acknowledgedWrites} / stored ${res.storedExecutions}\n`);
+    const fz = res.frozen
+      ? `, first 503 after ${res.frozen.timeTo503Ms?.toFixed(0) ?? "–"} ms, running requests answered within ${res.frozen.inFlightMaxWaitMs?.toFixed(0) ?? "–"} ms`
+      : "";
+    process.stderr.write(
+      `round ${r} ${sc}: ${res.requests} requests, ${res.errorsDuringOutage} errors during the outage${fz}, recovery ${res.recoveryMs?.toFixed(0) ?? "–"} ms, acknowledged ${res.acknowledgedWrites} / stored ${res.storedExecutions}\n`,
+    );
   }
 }
 const race = wanted.includes("race")
-  ? await runLockRace({ processes: Number(values["race-processes"]), rounds: Number(values["race-rounds"]), recordRounds: Number(values["race-record-rounds"]) })
+  ? await runLockRace({
+      processes: Number(values["race-processes"]),
+      rounds: Number(values["race-rounds"]),
+      recordRounds: Number(values["race-record-rounds"]),
+    })
   : undefined;
-if (race) process.stderr.write(`race: ${race.lock.overlaps} overlaps in ${race.lock.rounds} rounds; record ${race.record.map((r) => `${r.acknowledged}=${r.stored}`).join(", ")}\n`);
+if (race)
+  process.stderr.write(
+    `race: ${race.lock.overlaps} overlaps in ${race.lock.rounds} rounds; record ${race.record.map((r) => `${r.acknowledged}=${r.stored}`).join(", ")}\n`,
+  );
 const result = {
   bench: "fault-injection",
   machine: machine(),
@@ -196,12 +242,27 @@ const result = {
 };
 const path = writeResult("fault-injection", result);
 const table = markdownTable(
-  ["round", "scenario", "requests", "2xx", "503", "other", "errors during outage", "recovery ms", "acknowledged", "stored", "ack. missing", "record p50/p95/p99 ms", "search p50/p95/p99 ms"],
+  [
+    "round",
+    "scenario",
+    "requests",
+    "2xx",
+    "503",
+    "other",
+    "errors during outage",
+    "recovery ms",
+    "acknowledged",
+    "stored",
+    "ack. missing",
+    "record p50/p95/p99 ms",
+    "search p50/p95/p99 ms",
+  ],
   runs.map((r) => {
     const ok = Object.entries(r.byStatus)
       .filter(([k]) => k.startsWith("2"))
       .reduce((a, [, v]) => a + v, 0);
-    const l = (x: { p50: number | null; p95: number | null; p99: number | null }) => [x.p50, x.p95, x.p99].map((v) => (v === null ? "–" : v.toFixed(1))).join(" / ");
+    const l = (x: { p50: number | null; p95: number | null; p99: number | null }) =>
+      [x.p50, x.p95, x.p99].map((v) => (v === null ? "–" : v.toFixed(1))).join(" / ");
     return [
       r.round,
       r.scenario,
@@ -225,21 +286,43 @@ const frozenTable =
   frozenRuns.length === 0
     ? ""
     : `\n\nFrozen server (SIGSTOP ${freezeMs} ms): when the doors answered.\n\n${markdownTable(
-        ["round", "first 503 after freeze ms", "running requests answered within ms", "longest wait of a request sent while frozen ms", "/health while frozen", "recovery after SIGCONT ms", "acknowledged = stored"],
-        frozenRuns.map((r) => [
-          r.round,
-          ms(r.frozen!.timeTo503Ms),
-          ms(r.frozen!.inFlightMaxWaitMs),
-          ms(r.frozen!.sentDuringMaxWaitMs),
-          r.frozen!.health ? `${r.frozen!.health.status} in ${ms(r.frozen!.health.ms)} ms` : "–",
-          ms(r.recoveryMs),
-          `${r.acknowledgedWrites} = ${r.storedExecutions - r.unacknowledgedButStored} (${r.acknowledgedMissing} missing)`,
-        ]).map((row) => row.map(String)),
+        [
+          "round",
+          "first 503 after freeze ms",
+          "running requests answered within ms",
+          "longest wait of a request sent while frozen ms",
+          "/health while frozen",
+          "recovery after SIGCONT ms",
+          "acknowledged = stored",
+        ],
+        frozenRuns
+          .map((r) => [
+            r.round,
+            ms(r.frozen!.timeTo503Ms),
+            ms(r.frozen!.inFlightMaxWaitMs),
+            ms(r.frozen!.sentDuringMaxWaitMs),
+            r.frozen!.health ? `${r.frozen!.health.status} in ${ms(r.frozen!.health.ms)} ms` : "–",
+            ms(r.recoveryMs),
+            `${r.acknowledgedWrites} = ${r.storedExecutions - r.unacknowledgedButStored} (${r.acknowledgedMissing} missing)`,
+          ])
+          .map((row) => row.map(String)),
       )}`;
 const raceTable = race
   ? `\n\nConcurrent start on one embedded data directory: ${race.lock.processes} processes × ${race.lock.rounds} rounds on the lock — ${race.lock.overlaps} rounds with two holders at once, ${race.lock.refusalsNamingHolder} of ${race.lock.refusals} refusals naming the holder (${(race.lock.wallMs / 1000).toFixed(1)} s). Whole \`toolgraph record\` processes started together (a stale lock file before every other round):\n\n${markdownTable(
-      ["round", "processes", "exit 0", "exit 4", "other exit", "acknowledged", "stored", "acknowledged missing", "stored unacknowledged"],
-      race.record.map((r, i) => [i, r.processes, r.exit0, r.exit4, r.other, r.acknowledged, r.stored, r.missing, r.extra].map(String)),
+      [
+        "round",
+        "processes",
+        "exit 0",
+        "exit 4",
+        "other exit",
+        "acknowledged",
+        "stored",
+        "acknowledged missing",
+        "stored unacknowledged",
+      ],
+      race.record.map((r, i) =>
+        [i, r.processes, r.exit0, r.exit4, r.other, r.acknowledged, r.stored, r.missing, r.extra].map(String),
+      ),
     )}`
   : "";
 const md = `# Fault injection\n\n${result.note}\n\n${result.machine}; load average ${loadBefore.map((x) => x.toFixed(2)).join(", ")} before.\n\n${table}${frozenTable}${raceTable}\n`;

@@ -33,7 +33,13 @@ import { Gateway } from "../src/gateway/gateway.ts";
 import { openToolgraph } from "../src/library/toolgraph.ts";
 import { codeVersion, machine, markdownTable, percentiles, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
-const { values } = parseArgs({ options: { tools: { type: "string", default: "3000" }, embeddings: { type: "string", default: "use-lite" }, database: { type: "string" } } });
+const { values } = parseArgs({
+  options: {
+    tools: { type: "string", default: "3000" },
+    embeddings: { type: "string", default: "use-lite" },
+    database: { type: "string" },
+  },
+});
 /** A PostgreSQL server instead of the embedded database (each arm then uses a new project: a fresh catalog). */
 const DATABASE = values.database;
 const STEM = DATABASE ? "gateway-first-answer-postgres" : "gateway-first-answer";
@@ -57,10 +63,19 @@ function loopMonitor() {
 
 async function search(client: Client) {
   const t0 = performance.now();
-  const r = (await client.callTool({ name: "search_tools", arguments: { intent: INTENT, limit: 5 } })) as { isError?: boolean; content: { text: string }[]; structuredContent?: any };
+  const r = (await client.callTool({ name: "search_tools", arguments: { intent: INTENT, limit: 5 } })) as {
+    isError?: boolean;
+    content: { text: string }[];
+    structuredContent?: any;
+  };
   const took = performance.now() - t0;
   if (r.isError) return { ms: took, error: r.content[0]?.text ?? "error", degraded: undefined, top: undefined };
-  return { ms: took, degraded: r.structuredContent.degraded as string | undefined, top: r.structuredContent.results[0]?.tool as string | undefined, error: undefined };
+  return {
+    ms: took,
+    degraded: r.structuredContent.degraded as string | undefined,
+    top: r.structuredContent.results[0]?.tool as string | undefined,
+    error: undefined,
+  };
 }
 
 async function arm(wait: boolean, churn: boolean) {
@@ -69,11 +84,15 @@ async function arm(wait: boolean, churn: boolean) {
   const tOpen = performance.now();
   const stopOpenLoop = loopMonitor();
   const project = `first-${Date.now().toString(36)}-${wait ? "wait" : "now"}`;
-  const tg = await openToolgraph(DATABASE ? { database: DATABASE, project, embeddings: EMBEDDINGS } : { home, project, embeddings: EMBEDDINGS });
+  const tg = await openToolgraph(
+    DATABASE ? { database: DATABASE, project, embeddings: EMBEDDINGS } : { home, project, embeddings: EMBEDDINGS },
+  );
   const openHome = { ms: performance.now() - tOpen, loopDelayMs: stopOpenLoop() };
   const t0 = performance.now();
   const stopLoop = loopMonitor();
-  const config = parseGatewayConfig({ mcpServers: { hostile: { command: process.execPath, args: [fixture], env: { HOSTILE_TOOLS: String(TOOLS) } } } });
+  const config = parseGatewayConfig({
+    mcpServers: { hostile: { command: process.execPath, args: [fixture], env: { HOSTILE_TOOLS: String(TOOLS) } } },
+  });
   const gateway = new Gateway(tg, { config, log: () => {} });
   try {
     await gateway.start({ waitForEmbeddings: wait });
@@ -108,7 +127,10 @@ async function arm(wait: boolean, churn: boolean) {
     // The storm: 20 notifications 50 ms apart, then every tool renamed (a new catalog to sync and embed).
     const stopChurnLoop = loopMonitor();
     const c0 = performance.now();
-    await client.callTool({ name: "call_tool", arguments: { name: "hostile.storm", arguments: { count: 20, everyMs: 50 } } });
+    await client.callTool({
+      name: "call_tool",
+      arguments: { name: "hostile.storm", arguments: { count: 20, everyMs: 50 } },
+    });
     await client.callTool({ name: "call_tool", arguments: { name: "hostile.rename", arguments: {} } });
     const searches: { ms: number; degraded: boolean }[] = [];
     const renamed = `hostile.g1_tool_${Math.min(7, TOOLS - 1)}`;
@@ -117,7 +139,10 @@ async function arm(wait: boolean, churn: boolean) {
     while (!synced) {
       const s = await search(client);
       searches.push({ ms: s.ms, degraded: s.degraded !== undefined });
-      const found = (await client.callTool({ name: "search_tools", arguments: { intent: `generation 1 tool number ${Math.min(7, TOOLS - 1)}`, limit: 10 } })) as { structuredContent?: any };
+      const found = (await client.callTool({
+        name: "search_tools",
+        arguments: { intent: `generation 1 tool number ${Math.min(7, TOOLS - 1)}`, limit: 10 },
+      })) as { structuredContent?: any };
       synced = (found.structuredContent?.results ?? []).some((r: { tool: string }) => r.tool === renamed);
       if (!synced) await new Promise((r) => setTimeout(r, 500));
     }
@@ -163,7 +188,14 @@ async function main(): Promise<void> {
     code: codeVersion(),
     machine: machine(),
     load: { before: loadBefore, after: loadAfter },
-    settings: { tools: TOOLS, embeddings: EMBEDDINGS, upstream: "hostile-server.mjs over stdio", intent: INTENT, expected: EXPECTED, home: DATABASE ? "PostgreSQL server, a new project per arm" : "fresh embedded directory per arm" },
+    settings: {
+      tools: TOOLS,
+      embeddings: EMBEDDINGS,
+      upstream: "hostile-server.mjs over stdio",
+      intent: INTENT,
+      expected: EXPECTED,
+      home: DATABASE ? "PostgreSQL server, a new project per arm" : "fresh embedded directory per arm",
+    },
     arms: [atOnce, waited].map(({ churn: _c, ...a }) => a),
     churn: atOnce.churn,
     targets: { initializeMs: 2000, lexicalSearchMs: 100, loopDelayP99Ms: 50 },
@@ -178,15 +210,59 @@ async function main(): Promise<void> {
     "Times from the gateway's start (opening the fresh home apart); loop delay from the start to the full answer.",
     "",
     markdownTable(
-      ["arm", "open home s", "initialize s", "first answer s", "first search ms", "first answer ranked by", "found " + EXPECTED, "full answer s", "loop delay p99 ms", "loop delay max ms"],
-      result.arms.map((a) => [a.arm, s(a.openHome.ms), s(a.initializeMs), s(a.firstAnswerMs), a.firstSearchMs, a.firstDegraded ? "lexical + graph" : "every channel", a.firstFound ? "yes" : "no", s(a.fullAnswerMs), a.loopDelayMs.p99, a.loopDelayMs.max]),
+      [
+        "arm",
+        "open home s",
+        "initialize s",
+        "first answer s",
+        "first search ms",
+        "first answer ranked by",
+        "found " + EXPECTED,
+        "full answer s",
+        "loop delay p99 ms",
+        "loop delay max ms",
+      ],
+      result.arms.map((a) => [
+        a.arm,
+        s(a.openHome.ms),
+        s(a.initializeMs),
+        s(a.firstAnswerMs),
+        a.firstSearchMs,
+        a.firstDegraded ? "lexical + graph" : "every channel",
+        a.firstFound ? "yes" : "no",
+        s(a.fullAnswerMs),
+        a.loopDelayMs.p99,
+        a.loopDelayMs.max,
+      ]),
     ),
     "",
     "Churn storm after the full answer (20 tools/list_changed 50 ms apart, then every tool renamed), until the new catalog's index is built:",
     "",
     markdownTable(
-      ["settled s", "loop delay p50 ms", "p99 ms", "max ms", "searches during", "of them degraded", "search p50 ms", "search p99 ms"],
-      atOnce.churn ? [[s(atOnce.churn.settledMs), atOnce.churn.loopDelayMs.p50, atOnce.churn.loopDelayMs.p99, atOnce.churn.loopDelayMs.max, atOnce.churn.searchesDuring, atOnce.churn.degradedDuring, atOnce.churn.searchMs.p50, atOnce.churn.searchMs.p99]] : [],
+      [
+        "settled s",
+        "loop delay p50 ms",
+        "p99 ms",
+        "max ms",
+        "searches during",
+        "of them degraded",
+        "search p50 ms",
+        "search p99 ms",
+      ],
+      atOnce.churn
+        ? [
+            [
+              s(atOnce.churn.settledMs),
+              atOnce.churn.loopDelayMs.p50,
+              atOnce.churn.loopDelayMs.p99,
+              atOnce.churn.loopDelayMs.max,
+              atOnce.churn.searchesDuring,
+              atOnce.churn.degradedDuring,
+              atOnce.churn.searchMs.p50,
+              atOnce.churn.searchMs.p99,
+            ],
+          ]
+        : [],
     ),
     "",
   ].join("\n");

@@ -27,7 +27,13 @@ import { Gateway, type GatewaySession } from "../src/gateway/gateway.ts";
 import { openToolgraph } from "../src/library/toolgraph.ts";
 import { fmt, machine, markdownTable, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
-const { values } = parseArgs({ options: { calls: { type: "string", default: "2000" }, warmup: { type: "string", default: "200" }, "per-execution": { type: "string", default: "20" } } });
+const { values } = parseArgs({
+  options: {
+    calls: { type: "string", default: "2000" },
+    warmup: { type: "string", default: "200" },
+    "per-execution": { type: "string", default: "20" },
+  },
+});
 const CALLS = Number(values.calls);
 const WARMUP = Number(values.warmup);
 const PER_EXECUTION = Number(values["per-execution"]);
@@ -41,20 +47,34 @@ function pct(xs: number[], p: number): number {
 }
 
 function summary(xs: number[]) {
-  return { n: xs.length, p50: pct(xs, 50), p95: pct(xs, 95), p99: pct(xs, 99), mean: xs.reduce((a, b) => a + b, 0) / xs.length };
+  return {
+    n: xs.length,
+    p50: pct(xs, 50),
+    p95: pct(xs, 95),
+    p99: pct(xs, 99),
+    mean: xs.reduce((a, b) => a + b, 0) / xs.length,
+  };
 }
 
 async function main(): Promise<void> {
   const uptimeBefore = loadavg();
   const tg = await openToolgraph({ home: "memory://", database: "", project: "bench", embeddings: "hash:256" });
-  const config = (name: string) => parseGatewayConfig({ mcpServers: { [name]: { command: process.execPath, args: [everything, "stdio"] } } });
+  const config = (name: string) =>
+    parseGatewayConfig({ mcpServers: { [name]: { command: process.execPath, args: [everything, "stdio"] } } });
   const learn = new Gateway(tg, { config: config("everything"), log: () => {} });
-  const noLearn = new Gateway(tg, { config: config("everything"), project: "bench-nolearn", learn: false, log: () => {} });
+  const noLearn = new Gateway(tg, {
+    config: config("everything"),
+    project: "bench-nolearn",
+    learn: false,
+    log: () => {},
+  });
   await learn.start();
   await noLearn.start();
 
   const direct = new Client({ name: "direct", version: "1" });
-  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [everything, "stdio"], stderr: "ignore" }));
+  await direct.connect(
+    new StdioClientTransport({ command: process.execPath, args: [everything, "stdio"], stderr: "ignore" }),
+  );
 
   async function open(g: Gateway): Promise<{ client: Client; session: GatewaySession }> {
     const session = g.createSession({ user: "bench" });
@@ -84,8 +104,12 @@ async function main(): Promise<void> {
         arm === 0
           ? await time(() => direct.callTool({ name: "get-sum", arguments: args(i) }))
           : arm === 1
-            ? await time(() => L.client.callTool({ name: "call_tool", arguments: { name: "everything.get-sum", arguments: args(i) } }))
-            : await time(() => N.client.callTool({ name: "call_tool", arguments: { name: "everything.get-sum", arguments: args(i) } }));
+            ? await time(() =>
+                L.client.callTool({ name: "call_tool", arguments: { name: "everything.get-sum", arguments: args(i) } }),
+              )
+            : await time(() =>
+                N.client.callTool({ name: "call_tool", arguments: { name: "everything.get-sum", arguments: args(i) } }),
+              );
       if (i >= WARMUP) (arm === 0 ? times.direct : arm === 1 ? times.learn : times.noLearn).push(ms);
     }
     if ((i + 1) % PER_EXECUTION === 0) {
@@ -115,7 +139,13 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     machine: machine(),
     load: { before: uptimeBefore, after: loadAfter },
-    settings: { calls: CALLS, warmup: WARMUP, perExecution: PER_EXECUTION, tool: "server-everything get-sum over stdio", alternation: "direct, learn, no-learn, rotating order" },
+    settings: {
+      calls: CALLS,
+      warmup: WARMUP,
+      perExecution: PER_EXECUTION,
+      tool: "server-everything get-sum over stdio",
+      alternation: "direct, learn, no-learn, rotating order",
+    },
     latencyMs: { direct: d, gatewayLearn: l, gatewayNoLearn: n },
     addedMs: {
       learn: { p50: l.p50 - d.p50, p95: l.p95 - d.p95, p99: l.p99 - d.p99 },
@@ -123,7 +153,12 @@ async function main(): Promise<void> {
       recordingVsNoLearn: { p50: l.p50 - n.p50, p95: l.p95 - n.p95, p99: l.p99 - n.p99 },
     },
     target: { addedP50Ms: 1, pass: l.p50 - d.p50 <= 1 },
-    recording: { executions: recorded.executions, steps: recorded.steps, failedWrites: recorded.failedWrites, remainingQueueAtEndMs: flushMs },
+    recording: {
+      executions: recorded.executions,
+      steps: recorded.steps,
+      failedWrites: recorded.failedWrites,
+      remainingQueueAtEndMs: flushMs,
+    },
   };
   const path = writeResult("gateway", result);
   const md = [

@@ -5,7 +5,13 @@
  */
 
 import { scoreCapability, summarizeCapability } from "../algorithms/evaluation/capability-metrics.ts";
-import { edgeScores, goldToolEdges, kendallTau, nodeScores, orderConsistency } from "../algorithms/evaluation/dag-metrics.ts";
+import {
+  edgeScores,
+  goldToolEdges,
+  kendallTau,
+  nodeScores,
+  orderConsistency,
+} from "../algorithms/evaluation/dag-metrics.ts";
 import { gatingCurve } from "../algorithms/evaluation/gating-curve.ts";
 import { type NextStepCaseScore, scoreNextStepCase, summarizeNextStep } from "../algorithms/evaluation/next-step.ts";
 import { precedenceChain, precedenceCounts } from "../algorithms/evaluation/precedence-chain.ts";
@@ -55,11 +61,24 @@ export interface Table {
 
 const mean = (xs: number[]) => (xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length);
 
-export async function openHarnessProject(input: HarnessInput, options: HarnessOptions, variant: string): Promise<{ tg: Toolgraph; project: string }> {
+export async function openHarnessProject(
+  input: HarnessInput,
+  options: HarnessOptions,
+  variant: string,
+): Promise<{ tg: Toolgraph; project: string }> {
   const project = `${input.name}-${variant}`;
-  const tg = await openToolgraph({ home: options.home, database: "", project, embeddings: options.embeddings, detection: true, queryCacheSize: 5000, now: options.now ? () => options.now! : undefined });
+  const tg = await openToolgraph({
+    home: options.home,
+    database: "",
+    project,
+    embeddings: options.embeddings,
+    detection: true,
+    queryCacheSize: 5000,
+    now: options.now ? () => options.now! : undefined,
+  });
   await tg.importCatalog(input.catalog, { onProgress: (d, t) => progress(`${input.name}: embedding tools`, d, t) });
-  if (variant.includes("edges") && input.edges && input.edges.length > 0) await tg.importEdges(input.edges.map((e) => JSON.stringify(e)).join("\n"));
+  if (variant.includes("edges") && input.edges && input.edges.length > 0)
+    await tg.importEdges(input.edges.map((e) => JSON.stringify(e)).join("\n"));
   await tg.importTraces(input.traces);
   // Fit the project's search weights on its training executions (leave-one-out), as `learn-weights` does.
   await tg.fitSearchWeights();
@@ -67,7 +86,14 @@ export async function openHarnessProject(input: HarnessInput, options: HarnessOp
 }
 
 /** Retrieval: toolgraph and its baselines; returns one table per split. */
-export async function evalRetrieval(tg: Toolgraph, project: string, split: string, cases: EvalCase[], withPlan: boolean, gating?: GatingData): Promise<Table | undefined> {
+export async function evalRetrieval(
+  tg: Toolgraph,
+  project: string,
+  split: string,
+  cases: EvalCase[],
+  withPlan: boolean,
+  gating?: GatingData,
+): Promise<Table | undefined> {
   const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   if (rc.length === 0) return undefined;
   const engine = tg.engine;
@@ -80,7 +106,10 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     vectors.push(...(await engine.queryEmbedder.embed(queries.slice(i, i + 64))));
     progress(`${project}/${split}: embedding queries`, Math.min(i + 64, queries.length), queries.length);
   }
-  const popular = Array.from({ length: s.n }, (_, i) => i).sort((x, y) => s.executions[y]! - s.executions[x]! || x - y).slice(0, 10).map((i) => s.tools[i]!.id);
+  const popular = Array.from({ length: s.n }, (_, i) => i)
+    .sort((x, y) => s.executions[y]! - s.executions[x]! || x - y)
+    .slice(0, 10)
+    .map((i) => s.tools[i]!.id);
   const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
   const w = await searchWeightsFor(engine, project);
   // The intent memory's answer for a query is the same for every method: compute it once.
@@ -95,24 +124,35 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
   };
   const methods: Record<string, (q: string, v: Float32Array) => Promise<string[]>> = {
     "most-popular": async () => popular,
-    "bm25": async (q, v) => rank(q, v, {}, { channel: "bm25", noGraph: true }),
-    "embedding": async (q, v) => rank(q, v, {}, { channel: "embedding", noGraph: true }),
+    bm25: async (q, v) => rank(q, v, {}, { channel: "bm25", noGraph: true }),
+    embedding: async (q, v) => rank(q, v, {}, { channel: "embedding", noGraph: true }),
     "fused semantic (β 0.5)": async (q, v) => rank(q, v, {}, { channel: "semantic", noGraph: true }),
-    [`fused semantic (fitted β ${w.beta})`]: async (q, v) => rank(q, v, { beta: w.beta }, { channel: "semantic", noGraph: true }),
+    [`fused semantic (fitted β ${w.beta})`]: async (q, v) =>
+      rank(q, v, { beta: w.beta }, { channel: "semantic", noGraph: true }),
     "hybrid (graph weight 1, no memory)": async (q, v) => rank(q, v, { beta: w.beta }),
     "memory only (kNN-traces)": async (q, v) => {
       const m = await recalled(q, v);
-      return [...(m.toolVotes ?? new Map()).entries()].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, 10).map(([i]) => s.tools[i]!.id);
+      return [...(m.toolVotes ?? new Map()).entries()]
+        .sort((x, y) => y[1] - x[1] || x[0] - y[0])
+        .slice(0, 10)
+        .map(([i]) => s.tools[i]!.id);
     },
     "toolgraph − graph (semantic + memory)": async (q, v) => {
       const m = await recalled(q, v);
-      return rank(q, v, { memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight, contentWeight: w.contentWeight }, { channel: "semantic", noGraph: true });
+      return rank(
+        q,
+        v,
+        { memory: m.toolVotes, beta: w.beta, memoryWeight: w.memoryWeight, contentWeight: w.contentWeight },
+        { channel: "semantic", noGraph: true },
+      );
     },
     "toolgraph with fixed weights (β 0.7, μ 0.8)": async (q, v) => {
       const m = await recalled(q, v);
       return rank(q, v, { memory: m.toolVotes, beta: 0.7, memoryWeight: 0.8 });
     },
-    [`toolgraph (fitted β ${w.beta}, μ ${w.memoryWeight}, content ${w.contentWeight}, graph ${w.graphWeight})`]: async (q) => {
+    [`toolgraph (fitted β ${w.beta}, μ ${w.memoryWeight}, content ${w.contentWeight}, graph ${w.graphWeight})`]: async (
+      q,
+    ) => {
       // The default row: the library's search job (the one every door calls), not the scoring internals.
       const r = await tg.search({ project, intent: q, limit: 10 });
       const first = r.results[0];
@@ -121,7 +161,8 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     },
   };
   if (withPlan) {
-    methods["toolgraph plan (+ prerequisite closure)"] = async (q) => (await tg.plan({ project, intent: q, limit: 3 })).ranked.slice(0, 10);
+    methods["toolgraph plan (+ prerequisite closure)"] = async (q) =>
+      (await tg.plan({ project, intent: q, limit: 3 })).ranked.slice(0, 10);
   }
   function rank(q: string, v: Float32Array, o: SearchOptions, ablation: SearchAblation = {}): string[] {
     return searchCandidates(s, a, idx, q, v, { ...o, channelTopN: 100 }, ablation)
@@ -131,7 +172,14 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
   let currentRelevant = new Set<string>();
   const rows: Row[] = [];
   for (const [name, fn] of Object.entries(methods)) {
-    const per = { r1: [] as number[], r5: [] as number[], r10: [] as number[], ndcg: [] as number[], map: [] as number[], comp: [] as number[] };
+    const per = {
+      r1: [] as number[],
+      r5: [] as number[],
+      r10: [] as number[],
+      ndcg: [] as number[],
+      map: [] as number[],
+      comp: [] as number[],
+    };
     for (let i = 0; i < rc.length; i++) {
       currentRelevant = new Set(rc[i]!.relevant);
       const ranked = await fn(rc[i]!.query, vectors[i]!);
@@ -145,11 +193,21 @@ export async function evalRetrieval(tg: Toolgraph, project: string, split: strin
     }
     rows.push([name, mean(per.r1), mean(per.r5), mean(per.r10), mean(per.ndcg), mean(per.map), mean(per.comp)]);
   }
-  return { title: `Retrieval — ${project} / ${split} (${rc.length} queries)`, headers: ["method", "Recall@1", "Recall@5", "Recall@10", "NDCG@10", "mAP@10", "COMP@10"], rows };
+  return {
+    title: `Retrieval — ${project} / ${split} (${rc.length} queries)`,
+    headers: ["method", "Recall@1", "Recall@5", "Recall@10", "NDCG@10", "mAP@10", "COMP@10"],
+    rows,
+  };
 }
 
 /** Next step over every prefix of every test workflow: toolgraph, baselines and ablations. */
-export async function evalNextStep(tg: Toolgraph, project: string, split: string, cases: EvalCase[], now: number): Promise<{ table: Table; gating: GatingData } | undefined> {
+export async function evalNextStep(
+  tg: Toolgraph,
+  project: string,
+  split: string,
+  cases: EvalCase[],
+  now: number,
+): Promise<{ table: Table; gating: GatingData } | undefined> {
   const nc = cases.filter((c): c is Extract<EvalCase, { kind: "next-step" }> => c.kind === "next-step");
   if (nc.length === 0) return undefined;
   const engine = tg.engine;
@@ -163,7 +221,13 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
     learned = learnWeights(trainingExamples(s, a, seqs), { rng: mulberry32(1) }).weights;
     learnedCache.set(project, learned);
   }
-  const W = (w: Partial<NextStepWeights>): NextStepWeights => ({ cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1, ...w });
+  const W = (w: Partial<NextStepWeights>): NextStepWeights => ({
+    cooc: 0.6,
+    community: 0.3,
+    recency: 0.1,
+    pagerank: 0.1,
+    ...w,
+  });
   const variants: Record<string, NextStepWeights | "markov" | "popular" | "memory" | "job"> = {
     "most-popular": "popular",
     "first-order Markov": "markov",
@@ -178,7 +242,9 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
     // to its request limit (100).
     "toolgraph (suggestNext job)": "job",
   };
-  const popular = Array.from({ length: s.n }, (_, i) => i).sort((x, y) => s.executions[y]! - s.executions[x]! || x - y).map((i) => s.tools[i]!.id);
+  const popular = Array.from({ length: s.n }, (_, i) => i)
+    .sort((x, y) => s.executions[y]! - s.executions[x]! || x - y)
+    .map((i) => s.tools[i]!.id);
   const rows: Row[] = [];
   const gating: GatingData = { pairs: [], trainPairs: [] };
   const libraryWeights = await weightsFor(engine, project, "auto", { awaitFit: true });
@@ -204,7 +270,12 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
           continue;
         }
         if (w === "popular") rankings.push(popular.filter((x) => x !== ctx[ctx.length - 1]));
-        else if (w === "job") rankings.push((await tg.suggestNext({ project, context: ctx, ...(c.query ? { intent: c.query } : {}), limit: 100 })).suggestions.map((x) => x.tool));
+        else if (w === "job")
+          rankings.push(
+            (
+              await tg.suggestNext({ project, context: ctx, ...(c.query ? { intent: c.query } : {}), limit: 100 })
+            ).suggestions.map((x) => x.tool),
+          );
         else if (w === "markov") {
           const r = markovBaseline(s.transitions, [s.index.get(ctx[ctx.length - 1]!)!], { limit: s.n });
           rankings.push(r.suggestions.map((x) => s.tools[x.tool]!.id));
@@ -214,23 +285,46 @@ export async function evalNextStep(tg: Toolgraph, project: string, split: string
           let list = r.suggestions.map((x) => ({ tool: x.tool, conf: x.confidence }));
           if (mem && mem.past.length > 0) {
             const votes = new Map(nextAfter(mem.past, ctx, now, { limit: 20 }).votes.map((v) => [v.key, v.vote]));
-            for (const tool of votes.keys()) if (!list.some((x) => x.tool === tool) && tool !== ctx[ctx.length - 1]) list.push({ tool, conf: 0 });
-            list = list.map((x) => ({ tool: x.tool, conf: 1 - (1 - x.conf) * (1 - 0.8 * (votes.get(x.tool) ?? 0)) })).sort((p, q) => q.conf - p.conf);
+            for (const tool of votes.keys())
+              if (!list.some((x) => x.tool === tool) && tool !== ctx[ctx.length - 1]) list.push({ tool, conf: 0 });
+            list = list
+              .map((x) => ({ tool: x.tool, conf: 1 - (1 - x.conf) * (1 - 0.8 * (votes.get(x.tool) ?? 0)) }))
+              .sort((p, q) => q.conf - p.conf);
           }
           rankings.push(list.map((x) => x.tool));
         }
       }
       scores.push(scoreNextStepCase({ steps: c.steps, edges: c.edges }, rankings, [1, 3, 5]));
-      scoresAt5.push(scoreNextStepCase({ steps: c.steps, edges: c.edges }, rankings.map((r) => r.slice(0, 5)), [1, 3, 5]));
+      scoresAt5.push(
+        scoreNextStepCase(
+          { steps: c.steps, edges: c.edges },
+          rankings.map((r) => r.slice(0, 5)),
+          [1, 3, 5],
+        ),
+      );
     }
     const sum = summarizeNextStep(scores);
     const at5 = summarizeNextStep(scoresAt5);
-    rows.push([name, sum.hitAtK[1] ?? null, sum.hitAtK[3] ?? null, sum.hitAtK[5] ?? null, at5.mrr ?? null, sum.mrr ?? null]);
+    rows.push([
+      name,
+      sum.hitAtK[1] ?? null,
+      sum.hitAtK[3] ?? null,
+      sum.hitAtK[5] ?? null,
+      at5.mrr ?? null,
+      sum.mrr ?? null,
+    ]);
   }
   gating.pairs = await nextStepGatedPairs(tg, project, nc, now, libraryWeights, qv);
   gating.trainPairs = (await trainPairs(tg, project)).nextStep;
   const prefixes = nc.reduce((t, c) => t + c.steps.length - 1, 0);
-  return { table: { title: `Next step — ${project} / ${split} (${nc.length} workflows, ${prefixes} prefixes)`, headers: ["method", "acc@1 (P@1)", "Hit@3", "Hit@5", "MRR@5", "MRR (full ranking)"], rows }, gating };
+  return {
+    table: {
+      title: `Next step — ${project} / ${split} (${nc.length} workflows, ${prefixes} prefixes)`,
+      headers: ["method", "acc@1 (P@1)", "Hit@3", "Hit@5", "MRR@5", "MRR (full ranking)"],
+      rows,
+    },
+    gating,
+  };
 }
 
 /**
@@ -274,7 +368,14 @@ export async function nextStepGatedPairs(
         workflowId: c.id,
       });
       const d = engine.gatekeeper.gate("next-step", top.confidence, prepared);
-      out.push({ score: top.confidence, correct: eligibleNext(c, t).has(top.tool), probability: d.score, threshold: d.threshold, rules: d.appliedRules, decision: d.decision });
+      out.push({
+        score: top.confidence,
+        correct: eligibleNext(c, t).has(top.tool),
+        probability: d.score,
+        threshold: d.threshold,
+        rules: d.appliedRules,
+        decision: d.decision,
+      });
     }
   }
   return out;
@@ -322,12 +423,19 @@ export const HIGH_CONFIDENCE_MIN_SUCCESS = 0.8;
  * rate of high-confidence answers (calibrated ≥ 0.85) against the 0.80 target (docs/decisions/gate-thresholds.md).
  */
 export function gatingTable(title: string, g: GatingData): Table {
-  const cal = fitCalibration(g.trainPairs.map((p) => p.score), g.trainPairs.map((p) => p.correct));
+  const cal = fitCalibration(
+    g.trainPairs.map((p) => p.score),
+    g.trainPairs.map((p) => p.correct),
+  );
   const prob = (p: GatedPair) => p.probability ?? calibrate(cal, p.score);
   const rows: Row[] = [];
   const at = (keep: (p: GatedPair) => boolean) => {
     const kept = g.pairs.filter(keep);
-    return [kept.length / Math.max(1, g.pairs.length), kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length, kept.length] as const;
+    return [
+      kept.length / Math.max(1, g.pairs.length),
+      kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length,
+      kept.length,
+    ] as const;
   };
   for (const tau of [0.5, 0.6, 0.62, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9]) {
     const [c1, p1] = at((p) => p.score >= tau - 1e-9);
@@ -341,7 +449,11 @@ export function gatingTable(title: string, g: GatingData): Table {
     const [c2, p2] = at((p) => prob(p) >= thr(p) - 1e-9);
     const rules = new Map<string, number>();
     for (const p of g.pairs) for (const r of p.rules ?? []) rules.set(r, (rules.get(r) ?? 0) + 1);
-    const ruleText = [...rules].sort((x, y) => y[1] - x[1]).map(([r, n]) => `${r} ×${n}`).join(", ") || "no rule";
+    const ruleText =
+      [...rules]
+        .sort((x, y) => y[1] - x[1])
+        .map(([r, n]) => `${r} ×${n}`)
+        .join(", ") || "no rule";
     const f2 = (x: number) => x.toFixed(2);
     rows.push([
       "adaptive (per answer)",
@@ -356,13 +468,29 @@ export function gatingTable(title: string, g: GatingData): Table {
     rows.push(["fixed 0.70", f1, q1, f3, q3, ""]);
   }
   const verdict = (rate: number | null, n: number) =>
-    rate === null ? "no answer reaches 0.85 (vacuous)" : `${rate >= HIGH_CONFIDENCE_MIN_SUCCESS ? "PASS" : "FAIL"} (${rate.toFixed(3)} over ${n} answers, needs ≥ ${HIGH_CONFIDENCE_MIN_SUCCESS.toFixed(2)})`;
+    rate === null
+      ? "no answer reaches 0.85 (vacuous)"
+      : `${rate >= HIGH_CONFIDENCE_MIN_SUCCESS ? "PASS" : "FAIL"} (${rate.toFixed(3)} over ${n} answers, needs ≥ ${HIGH_CONFIDENCE_MIN_SUCCESS.toFixed(2)})`;
   const [hc1, hp1, hn1] = at((p) => p.score >= HIGH_CONFIDENCE - 1e-9);
   const [hc2, hp2, hn2] = at((p) => prob(p) >= HIGH_CONFIDENCE - 1e-9);
-  rows.push([`high confidence ≥ ${HIGH_CONFIDENCE}`, hc1, hp1, hc2, hp2, `raw: ${verdict(hp1, hn1)}; calibrated: ${verdict(hp2, hn2)}`]);
+  rows.push([
+    `high confidence ≥ ${HIGH_CONFIDENCE}`,
+    hc1,
+    hp1,
+    hc2,
+    hp2,
+    `raw: ${verdict(hp1, hn1)}; calibrated: ${verdict(hp2, hn2)}`,
+  ]);
   return {
     title: `Gating — ${title} (top-1 answers, ${g.pairs.length} held out; calibration out of sample on ${g.trainPairs.length} training answers, tg.calibrate(), Wilson bound)`,
-    headers: ["threshold", "coverage (raw)", "precision (raw)", "coverage (calibrated)", "precision (calibrated)", "note"],
+    headers: [
+      "threshold",
+      "coverage (raw)",
+      "precision (raw)",
+      "coverage (calibrated)",
+      "precision (calibrated)",
+      "note",
+    ],
     rows,
   };
 }
@@ -378,7 +506,11 @@ export function gateDecisionTable(title: string, g: GatingData): Table {
   const rows: Row[] = [];
   const tier = (d: string) => {
     const kept = g.pairs.filter((p) => p.decision === d);
-    return [kept.length / Math.max(1, n), kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length, kept.length] as const;
+    return [
+      kept.length / Math.max(1, n),
+      kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length,
+      kept.length,
+    ] as const;
   };
   for (const d of ["accepted", "accepted-with-caution", "abstained"] as const) {
     const [c, p, k] = tier(d);
@@ -386,23 +518,40 @@ export function gateDecisionTable(title: string, g: GatingData): Table {
   }
   const [ca, pa, ka] = (() => {
     const kept = g.pairs.filter((p) => p.decision === "accepted" || p.decision === "accepted-with-caution");
-    return [kept.length / Math.max(1, n), kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length, kept.length] as const;
+    return [
+      kept.length / Math.max(1, n),
+      kept.length === 0 ? null : kept.filter((p) => p.correct).length / kept.length,
+      kept.length,
+    ] as const;
   })();
   rows.push(["accepted or with caution", ca, pa, String(ka)]);
   const curve = gatingCurve(g.pairs.map((p) => ({ score: p.probability ?? p.score, correct: p.correct })));
   for (let q = 1; q <= 10; q++) {
     const point = curve.find((x) => x.coverage >= q / 10 - 1e-9);
     if (!point) continue;
-    rows.push([`risk at coverage ≥ ${(q / 10).toFixed(1)} (P ≥ ${point.threshold.toFixed(3)})`, point.coverage, point.precision === null ? null : 1 - point.precision, String(point.kept)]);
+    rows.push([
+      `risk at coverage ≥ ${(q / 10).toFixed(1)} (P ≥ ${point.threshold.toFixed(3)})`,
+      point.coverage,
+      point.precision === null ? null : 1 - point.precision,
+      String(point.kept),
+    ]);
   }
-  return { title: `Gate decisions — ${title} (${n} held-out top-1 answers; then the risk–coverage curve)`, headers: ["decision / point", "coverage", "precision (risk on curve rows)", "answers"], rows };
+  return {
+    title: `Gate decisions — ${title} (${n} held-out top-1 answers; then the risk–coverage curve)`,
+    headers: ["decision / point", "coverage", "precision (risk on curve rows)", "answers"],
+    rows,
+  };
 }
 
 /**
  * Search gating on held-out retrieval cases: the library's top-1 hit (fitted weights, intent memory) and the
  * real gate's decision for that request (its adaptive threshold and the project's calibration).
  */
-export async function evalSearchGating(tg: Toolgraph, project: string, cases: EvalCase[]): Promise<GatingData | undefined> {
+export async function evalSearchGating(
+  tg: Toolgraph,
+  project: string,
+  cases: EvalCase[],
+): Promise<GatingData | undefined> {
   const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   if (rc.length === 0) return undefined;
   const engine = tg.engine;
@@ -418,23 +567,49 @@ export async function evalSearchGating(tg: Toolgraph, project: string, cases: Ev
     for (let j = 0; j < batch.length; j++) {
       const c = batch[j]!;
       const m = await recallMemory(engine, project, c.query, vs[j]!);
-      const top = searchCandidates(s, a, idx, c.query, vs[j]!, { memory: w.memoryWeight > 0 ? m.toolVotes : undefined, beta: w.beta, memoryWeight: w.memoryWeight, graphWeight: w.graphWeight })[0];
+      const top = searchCandidates(s, a, idx, c.query, vs[j]!, {
+        memory: w.memoryWeight > 0 ? m.toolVotes : undefined,
+        beta: w.beta,
+        memoryWeight: w.memoryWeight,
+        graphWeight: w.graphWeight,
+      })[0];
       if (!top) continue;
-      const prepared = await engine.gatekeeper.prepare({ project, text: c.query, similarPastSuccess: m.similarSuccess });
+      const prepared = await engine.gatekeeper.prepare({
+        project,
+        text: c.query,
+        similarPastSuccess: m.similarSuccess,
+      });
       const d = engine.gatekeeper.gate("search", top.final, prepared);
-      out.pairs.push({ score: top.final, correct: c.relevant.includes(s.tools[top.index]!.id), probability: d.score, threshold: d.threshold, rules: d.appliedRules, decision: d.decision });
+      out.pairs.push({
+        score: top.final,
+        correct: c.relevant.includes(s.tools[top.index]!.id),
+        probability: d.score,
+        threshold: d.threshold,
+        rules: d.appliedRules,
+        decision: d.decision,
+      });
     }
   }
   return out;
 }
 
 /** DAG edges given the gold tool set: toolgraph (history / dependency graph) vs the listed-order chain. */
-export async function evalDag(tg: Toolgraph, project: string, split: string, cases: EvalCase[], traces?: readonly { steps: readonly { tool: string }[] }[]): Promise<Table | undefined> {
+export async function evalDag(
+  tg: Toolgraph,
+  project: string,
+  split: string,
+  cases: EvalCase[],
+  traces?: readonly { steps: readonly { tool: string }[] }[],
+): Promise<Table | undefined> {
   const dc = cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag");
   if (dc.length === 0) return undefined;
   const s = await tg.engine.snapshot(project);
   type Predicted = { edges: [string, string][]; order: string[]; rank: Map<string, number> };
-  const chain = (order: string[]): Predicted => ({ edges: order.slice(1).map((t, i) => [order[i]!, t] as [string, string]), order, rank: new Map(order.map((t, i) => [t, i])) });
+  const chain = (order: string[]): Predicted => ({
+    edges: order.slice(1).map((t, i) => [order[i]!, t] as [string, string]),
+    order,
+    rank: new Map(order.map((t, i) => [t, i])),
+  });
   // Full within-execution precedence of the training executions (the precedence-sorted chain baseline).
   const before = traces ? precedenceCounts(traces.map((t) => t.steps.map((st) => st.tool))) : undefined;
   const rng = mulberry32(20);
@@ -442,7 +617,9 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
   // user would; the baselines ignore it).
   const methods: Record<string, (tools: string[], intent?: string) => Predicted | Promise<Predicted>> = {
     "listed-order chain": (tools) => chain(tools),
-    ...(before ? { "precedence-sorted chain (training order)": (tools: string[]) => chain(precedenceChain(tools, before).order) } : {}),
+    ...(before
+      ? { "precedence-sorted chain (training order)": (tools: string[]) => chain(precedenceChain(tools, before).order) }
+      : {}),
     "no edges": (tools) => ({ edges: [], order: tools, rank: new Map() }),
     "toolgraph (history graph)": (tools, intent) => viaJob(tools, "history", false, intent),
     "toolgraph (default graph)": (tools, intent) => viaJob(tools, "auto", false, intent),
@@ -455,21 +632,33 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
       }
       return viaJob(u, "dependency", false, intent);
     },
-    "toolgraph (dependency graph, no precedence)": (tools, intent) => viaDag(tools, "dependency", 3, false, true, false, { intent }),
-    "toolgraph (dependency graph, no data-flow prior)": (tools, intent) => viaDag(tools, "dependency", 3, false, false, true, { intent }),
-    "toolgraph (dependency graph, 1 hop)": (tools, intent) => viaDag(tools, "dependency", 1, false, true, true, { intent }),
-    "toolgraph (dependency graph, no direct-first)": (tools, intent) => viaDag(tools, "dependency", 3, false, true, true, { directFirst: false, intent }),
-    "toolgraph (dependency graph, direct edges reduced)": (tools, intent) => viaDag(tools, "dependency", 3, false, true, true, { keepDirect: false, intent }),
-    "toolgraph (dependency graph + role orientation)": (tools, intent) => viaDag(tools, "dependency", 3, false, true, true, { roles: true, intent }),
+    "toolgraph (dependency graph, no precedence)": (tools, intent) =>
+      viaDag(tools, "dependency", 3, false, true, false, { intent }),
+    "toolgraph (dependency graph, no data-flow prior)": (tools, intent) =>
+      viaDag(tools, "dependency", 3, false, false, true, { intent }),
+    "toolgraph (dependency graph, 1 hop)": (tools, intent) =>
+      viaDag(tools, "dependency", 1, false, true, true, { intent }),
+    "toolgraph (dependency graph, no direct-first)": (tools, intent) =>
+      viaDag(tools, "dependency", 3, false, true, true, { directFirst: false, intent }),
+    "toolgraph (dependency graph, direct edges reduced)": (tools, intent) =>
+      viaDag(tools, "dependency", 3, false, true, true, { keepDirect: false, intent }),
+    "toolgraph (dependency graph + role orientation)": (tools, intent) =>
+      viaDag(tools, "dependency", 3, false, true, true, { roles: true, intent }),
     "toolgraph (blended graph)": (tools, intent) => viaJob(tools, "blended", false, intent),
     "toolgraph (dependency graph + schema edges)": (tools, intent) => viaJob(tools, "dependency", true, intent),
     "toolgraph (dependency graph, no intent)": (tools) => viaJob(tools, "dependency"),
-    "toolgraph (dependency graph, intent, no mention chain)": (tools, intent) => viaDag(tools, "dependency", 3, false, true, true, { intent, mentionChain: 0 }),
+    "toolgraph (dependency graph, intent, no mention chain)": (tools, intent) =>
+      viaDag(tools, "dependency", 3, false, true, true, { intent, mentionChain: 0 }),
   };
   // Default rows go through the library's buildDag job (the doors' path: data-flow prior, precedence and the
   // request's intent on); the ablation rows (no intent, no precedence, no data-flow prior, 1 hop, no direct-first,
   // direct edges reduced, + role orientation) switch them off (or on) through dagOver's ablation seam.
-  async function viaJob(tools: string[], graph: "history" | "dependency" | "blended" | "auto", schemaEdges = false, intent?: string): Promise<Predicted> {
+  async function viaJob(
+    tools: string[],
+    graph: "history" | "dependency" | "blended" | "auto",
+    schemaEdges = false,
+    intent?: string,
+  ): Promise<Predicted> {
     const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
     if (uniq.length === 0) return { edges: [], order: [], rank: new Map() };
     const dag = await tg.buildDag({ project, tools: uniq, graph, schemaEdges, ...(intent ? { intent } : {}) });
@@ -479,78 +668,158 @@ export async function evalDag(tg: Toolgraph, project: string, split: string, cas
     });
     return { edges: dag.edges.map((e) => [e.from, e.to] as [string, string]), order: dag.layers.flat(), rank };
   }
-  function viaDag(tools: string[], graph: "history" | "dependency" | "blended", hops = 3, schemaEdges = false, dataFlowPrior = true, precedence = true, more: DagOverOptions = {}): Predicted {
+  function viaDag(
+    tools: string[],
+    graph: "history" | "dependency" | "blended",
+    hops = 3,
+    schemaEdges = false,
+    dataFlowPrior = true,
+    precedence = true,
+    more: DagOverOptions = {},
+  ): Predicted {
     const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
-    const dag = dagOver(s, uniq.map((t) => s.index.get(t)!), graph, hops, schemaEdges, { dataFlowPrior, precedence, ...more });
+    const dag = dagOver(
+      s,
+      uniq.map((t) => s.index.get(t)!),
+      graph,
+      hops,
+      schemaEdges,
+      { dataFlowPrior, precedence, ...more },
+    );
     const id = (i: number) => s.tools[i]!.id;
     const rank = new Map<string, number>();
     dag.layers.forEach((l, k) => {
       for (const v of l) rank.set(id(v), k);
     });
-    return { edges: dag.edges.map((e) => [id(e.from), id(e.to)] as [string, string]), order: dag.layers.flat().map(id), rank };
+    return {
+      edges: dag.edges.map((e) => [id(e.from), id(e.to)] as [string, string]),
+      order: dag.layers.flat().map(id),
+      rank,
+    };
   }
   const rows: Row[] = [];
   const withEdges = dc.filter((c) => goldToolEdges(c).length > 0);
   const covered = dc.filter((c) => c.tools.every((t) => (s.index.has(t) ? s.executions[s.index.get(t)!]! > 0 : false)));
-  for (const [subset, list] of [["all", dc], ["covered by training", covered]] as const)
-  for (const [name, fn] of Object.entries(methods)) {
-    if (list.length === 0) continue;
-    let tp = 0;
-    let fp = 0;
-    let fn_ = 0;
-    let exact = 0;
-    const oc: number[] = [];
-    const tau: number[] = [];
-    let fpOnNoEdge = 0;
-    for (const c of list) {
-      const p = await fn(c.tools, c.query);
-      const sc = edgeScores(c, p.edges);
-      tp += sc.tp;
-      fp += sc.fp;
-      fn_ += sc.fn;
-      if (sc.exact) exact++;
-      const o = orderConsistency(c, p.order);
-      if (o.value !== null) oc.push(o.value);
-      const k = kendallTau(c, p.rank);
-      if (k.value !== null) tau.push(k.value);
-      if (goldToolEdges(c).length === 0) fpOnNoEdge += sc.fp;
+  for (const [subset, list] of [
+    ["all", dc],
+    ["covered by training", covered],
+  ] as const)
+    for (const [name, fn] of Object.entries(methods)) {
+      if (list.length === 0) continue;
+      let tp = 0;
+      let fp = 0;
+      let fn_ = 0;
+      let exact = 0;
+      const oc: number[] = [];
+      const tau: number[] = [];
+      let fpOnNoEdge = 0;
+      for (const c of list) {
+        const p = await fn(c.tools, c.query);
+        const sc = edgeScores(c, p.edges);
+        tp += sc.tp;
+        fp += sc.fp;
+        fn_ += sc.fn;
+        if (sc.exact) exact++;
+        const o = orderConsistency(c, p.order);
+        if (o.value !== null) oc.push(o.value);
+        const k = kendallTau(c, p.rank);
+        if (k.value !== null) tau.push(k.value);
+        if (goldToolEdges(c).length === 0) fpOnNoEdge += sc.fp;
+      }
+      const P = tp + fp === 0 ? 0 : tp / (tp + fp);
+      const R = tp + fn_ === 0 ? 0 : tp / (tp + fn_);
+      rows.push([
+        `${name} [${subset}]`,
+        list.length,
+        P,
+        R,
+        P + R === 0 ? 0 : (2 * P * R) / (P + R),
+        exact / list.length,
+        mean(oc),
+        mean(tau),
+        fpOnNoEdge,
+      ]);
     }
-    const P = tp + fp === 0 ? 0 : tp / (tp + fp);
-    const R = tp + fn_ === 0 ? 0 : tp / (tp + fn_);
-    rows.push([`${name} [${subset}]`, list.length, P, R, P + R === 0 ? 0 : (2 * P * R) / (P + R), exact / list.length, mean(oc), mean(tau), fpOnNoEdge]);
-  }
   return {
     title: `DAG edges, gold tool set given — ${project} / ${split} (${dc.length} cases, ${withEdges.length} with gold edges, ${covered.length} whose tools all occur in training; micro-averaged)`,
-    headers: ["method [cases]", "n", "edge P", "edge R", "edge F1", "exact DAG", "order consistency", "Kendall τ-b (gold layers)", "false edges on no-edge cases"],
+    headers: [
+      "method [cases]",
+      "n",
+      "edge P",
+      "edge R",
+      "edge F1",
+      "exact DAG",
+      "order consistency",
+      "Kendall τ-b (gold layers)",
+      "false edges on no-edge cases",
+    ],
     rows,
   };
 }
 
 /** Intent → plan: node F1 and edge F1 with toolgraph picking the tools. */
-export async function evalPlan(tg: Toolgraph, project: string, split: string, cases: EvalCase[], limit = Number.POSITIVE_INFINITY): Promise<Table | undefined> {
-  const dc = cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag" && typeof c.query === "string").slice(0, limit);
+export async function evalPlan(
+  tg: Toolgraph,
+  project: string,
+  split: string,
+  cases: EvalCase[],
+  limit = Number.POSITIVE_INFINITY,
+): Promise<Table | undefined> {
+  const dc = cases
+    .filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag" && typeof c.query === "string")
+    .slice(0, limit);
   if (dc.length === 0) return undefined;
   const nodeF: number[] = [];
   const edgeF: number[] = [];
   for (const c of dc) {
     const r = await tg.plan({ project, intent: c.query!, limit: 3 });
-    nodeF.push(nodeScores(c.tools, r.tools.map((t) => t.tool)).f1);
-    edgeF.push(edgeScores(c, r.edges.map((e) => [e.from, e.to] as [string, string])).f1);
+    nodeF.push(
+      nodeScores(
+        c.tools,
+        r.tools.map((t) => t.tool),
+      ).f1,
+    );
+    edgeF.push(
+      edgeScores(
+        c,
+        r.edges.map((e) => [e.from, e.to] as [string, string]),
+      ).f1,
+    );
   }
-  return { title: `Intent → plan — ${project} / ${split} (${dc.length} cases)`, headers: ["method", "node F1", "edge F1"], rows: [["toolgraph plan", mean(nodeF), mean(edgeF)]] };
+  return {
+    title: `Intent → plan — ${project} / ${split} (${dc.length} cases)`,
+    headers: ["method", "node F1", "edge F1"],
+    rows: [["toolgraph plan", mean(nodeF), mean(edgeF)]],
+  };
 }
 
-export async function evalCapability(tg: Toolgraph, project: string, split: string, cases: EvalCase[]): Promise<Table | undefined> {
+export async function evalCapability(
+  tg: Toolgraph,
+  project: string,
+  split: string,
+  cases: EvalCase[],
+): Promise<Table | undefined> {
   const cc = cases.filter((c): c is Extract<EvalCase, { kind: "capability" }> => c.kind === "capability");
   if (cc.length === 0) return undefined;
   const out: Row[] = [];
   const scores = [];
   for (const c of cc) {
     const r = await tg.matchCapabilities({ project, intent: c.query, limit: 10 });
-    scores.push(scoreCapability(r.results.map((x) => x.capability), c.capability, [1, 5, 10]));
+    scores.push(
+      scoreCapability(
+        r.results.map((x) => x.capability),
+        c.capability,
+        [1, 5, 10],
+      ),
+    );
   }
   const sum = summarizeCapability(scores);
-  out.push(["toolgraph match (semantic × reliability + memory + patterns)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
+  out.push([
+    "toolgraph match (semantic × reliability + memory + patterns)",
+    sum.accuracyAt1,
+    sum.mrr,
+    sum.hitAtK[5] ?? null,
+  ]);
   // Baseline: the capability vote of the nearest past requests alone (intent memory, 20 neighbours,
   // similarity × outcome × recency), ties by capability id.
   const nearest = [];
@@ -559,22 +828,44 @@ export async function evalCapability(tg: Toolgraph, project: string, split: stri
     const vs = await tg.engine.queryEmbedder.embed(batch.map((c) => c.query));
     for (let j = 0; j < batch.length; j++) {
       const m = await recallMemory(tg.engine, project, batch[j]!.query, vs[j]!);
-      const ranked = [...m.capabilityVotes].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([cap]) => cap);
+      const ranked = [...m.capabilityVotes]
+        .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
+        .map(([cap]) => cap);
       nearest.push(scoreCapability(ranked.slice(0, 10), batch[j]!.capability, [1, 5, 10]));
     }
   }
   const ns = summarizeCapability(nearest);
-  out.push(["capability of the nearest past requests (memory vote only)", ns.accuracyAt1, ns.mrr, ns.hitAtK[5] ?? null]);
-  return { title: `Capability match — ${project} / ${split} (${cc.length} queries)`, headers: ["method", "accuracy@1 (P@1)", "MRR@10", "Hit@5"], rows: out };
+  out.push([
+    "capability of the nearest past requests (memory vote only)",
+    ns.accuracyAt1,
+    ns.mrr,
+    ns.hitAtK[5] ?? null,
+  ]);
+  return {
+    title: `Capability match — ${project} / ${split} (${cc.length} queries)`,
+    headers: ["method", "accuracy@1 (P@1)", "MRR@10", "Hit@5"],
+    rows: out,
+  };
 }
 
 /**
  * Capability discovery on workflows: given the first two tools of a test workflow as the context, rank
  * capabilities by overlap × spectral boost; the gold capability is the workflow's (ToolLinkOS bundles).
  */
-export async function evalDiscovery(tg: Toolgraph, project: string, split: string, cases: EvalCase[]): Promise<Table | undefined> {
-  const caps = new Map(cases.filter((c): c is Extract<EvalCase, { kind: "capability" }> => c.kind === "capability").map((c) => [c.id, c.capability]));
-  const wf = cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag" && caps.has(c.id) && c.tools.length >= 3);
+export async function evalDiscovery(
+  tg: Toolgraph,
+  project: string,
+  split: string,
+  cases: EvalCase[],
+): Promise<Table | undefined> {
+  const caps = new Map(
+    cases
+      .filter((c): c is Extract<EvalCase, { kind: "capability" }> => c.kind === "capability")
+      .map((c) => [c.id, c.capability]),
+  );
+  const wf = cases.filter(
+    (c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag" && caps.has(c.id) && c.tools.length >= 3,
+  );
   if (wf.length === 0) return undefined;
   const s = await tg.engine.snapshot(project);
   const rows: Row[] = [];
@@ -584,17 +875,40 @@ export async function evalDiscovery(tg: Toolgraph, project: string, split: strin
       const context = [...new Set(c.tools)].filter((t) => s.index.has(t)).slice(0, 2);
       if (context.length === 0) continue;
       const { runDiscoverCapabilities } = await import("../src/jobs/capabilities.ts");
-      const r = await runDiscoverCapabilities(tg.engine, project, { context, limit: 10 }, boost === 0 ? { clusterBoost: 0 } : {});
-      scores.push(scoreCapability(r.results.map((x) => x.capability), caps.get(c.id)!, [1, 5, 10]));
+      const r = await runDiscoverCapabilities(
+        tg.engine,
+        project,
+        { context, limit: 10 },
+        boost === 0 ? { clusterBoost: 0 } : {},
+      );
+      scores.push(
+        scoreCapability(
+          r.results.map((x) => x.capability),
+          caps.get(c.id)!,
+          [1, 5, 10],
+        ),
+      );
     }
     const sum = summarizeCapability(scores);
-    rows.push([boost === 0.5 ? "overlap × (1 + 0.5 spectral boost)" : "overlap only (no spectral boost)", sum.accuracyAt1, sum.mrr, sum.hitAtK[5] ?? null]);
+    rows.push([
+      boost === 0.5 ? "overlap × (1 + 0.5 spectral boost)" : "overlap only (no spectral boost)",
+      sum.accuracyAt1,
+      sum.mrr,
+      sum.hitAtK[5] ?? null,
+    ]);
   }
-  return { title: `Capability discovery from the first two tools — ${project} / ${split} (${wf.length} workflows)`, headers: ["method", "accuracy@1 (P@1)", "MRR@10", "Hit@5"], rows };
+  return {
+    title: `Capability discovery from the first two tools — ${project} / ${split} (${wf.length} workflows)`,
+    headers: ["method", "accuracy@1 (P@1)", "MRR@10", "Hit@5"],
+    rows,
+  };
 }
 
 const learnedCache = new Map<string, NextStepWeights>();
-const trainPairsCache = new Map<string, Promise<{ nextStep: { score: number; correct: boolean }[]; search: { score: number; correct: boolean }[] }>>();
+const trainPairsCache = new Map<
+  string,
+  Promise<{ nextStep: { score: number; correct: boolean }[]; search: { score: number; correct: boolean }[] }>
+>();
 
 /**
  * Calibration pairs of the training executions, out of sample: the calibrate service's rolling time split

@@ -47,7 +47,13 @@ export interface IngestOptions {
   log?: (line: string) => void;
 }
 
-export const INGEST_DEFAULTS = { steps: 100_000, tools: 2_000, fileSize: 5_000, seed: 1, targetStepsPerSecond: 20_000 } as const;
+export const INGEST_DEFAULTS = {
+  steps: 100_000,
+  tools: 2_000,
+  fileSize: 5_000,
+  seed: 1,
+  targetStepsPerSecond: 20_000,
+} as const;
 
 export interface StatementProfile {
   statement: string;
@@ -85,11 +91,20 @@ export interface IngestResult {
   loadAverage: number[];
   options: { steps: number; tools: number; fileSize: number; seed: number; traces: number; stepsSent: number };
   backends: BackendResult[];
-  target: { backend: "postgres"; stepsPerSecond: number; measured: number | null; verdict: "PASS" | "FAIL" | "not run" };
+  target: {
+    backend: "postgres";
+    stepsPerSecond: number;
+    measured: number | null;
+    verdict: "PASS" | "FAIL" | "not run";
+  };
 }
 
 /** Traces from one synthetic project, the shortest prefix with ≥ `steps` steps. */
-export function tracesForSteps(tools: number, steps: number, seed: number): { project: SyntheticProject; traces: TraceRecord[]; steps: number } {
+export function tracesForSteps(
+  tools: number,
+  steps: number,
+  seed: number,
+): { project: SyntheticProject; traces: TraceRecord[]; steps: number } {
   let guess = Math.ceil(steps / 5) + 100;
   for (;;) {
     const project = generateSyntheticProject({ tools, traces: guess, seed });
@@ -158,7 +173,10 @@ interface CpuProfile {
 }
 
 /** Self time per function (name + file:line) and per file, the top `limit` of each, in ms. */
-export function selfTimes(profile: CpuProfile, limit: number): { functions: { fn: string; selfMs: number }[]; files: { file: string; selfMs: number }[] } {
+export function selfTimes(
+  profile: CpuProfile,
+  limit: number,
+): { functions: { fn: string; selfMs: number }[]; files: { file: string; selfMs: number }[] } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const fns = new Map<string, number>();
   const files = new Map<string, number>();
@@ -169,10 +187,21 @@ export function selfTimes(profile: CpuProfile, limit: number): { functions: { fn
     if (!n) return;
     const f = n.callFrame;
     const ms = (deltas[i] ?? 0) / 1000;
-    const file = f.url.replace(/^file:\/\//, "").replace(/^.*\/node_modules\//, "node_modules/").replace(/^\/work\/main\//, "");
+    const file = f.url
+      .replace(/^file:\/\//, "")
+      .replace(/^.*\/node_modules\//, "node_modules/")
+      .replace(/^\/work\/main\//, "");
     const fn = `${f.functionName || "(anonymous)"} ${file.split("/").slice(-2).join("/")}`.trim();
     fns.set(fn, (fns.get(fn) ?? 0) + ms);
-    const key = file === "" ? f.functionName || "(native)" : file.startsWith("node_modules/") ? file.split("/").slice(0, file.split("/")[1]!.startsWith("@") ? 3 : 2).join("/") : file;
+    const key =
+      file === ""
+        ? f.functionName || "(native)"
+        : file.startsWith("node_modules/")
+          ? file
+              .split("/")
+              .slice(0, file.split("/")[1]!.startsWith("@") ? 3 : 2)
+              .join("/")
+          : file;
     files.set(key, (files.get(key) ?? 0) + ms);
   });
   const top = <K extends string>(m: Map<string, number>, k: K) =>
@@ -185,7 +214,9 @@ export function selfTimes(profile: CpuProfile, limit: number): { functions: { fn
 
 async function storedCounts(tg: Toolgraph): Promise<BackendResult["stored"]> {
   const st = await tg.stats();
-  const r = await sql<{ n: string | null }>`select sum(executions)::text as n from tool_stats where project = ${tg.project}`.execute(tg.engine.db);
+  const r = await sql<{
+    n: string | null;
+  }>`select sum(executions)::text as n from tool_stats where project = ${tg.project}`.execute(tg.engine.db);
   return {
     executions: st.executions,
     steps: st.steps,
@@ -196,7 +227,10 @@ async function storedCounts(tg: Toolgraph): Promise<BackendResult["stored"]> {
 }
 
 /** The ingest bench's home: hash:64 embeddings (not timed here), project "ingest". */
-function openBackend(backend: IngestBackend, serverUrl: string): Promise<{ tg: Toolgraph; cleanup: () => Promise<void> }> {
+function openBackend(
+  backend: IngestBackend,
+  serverUrl: string,
+): Promise<{ tg: Toolgraph; cleanup: () => Promise<void> }> {
   return openBenchHome(backend, "hash:64", serverUrl, "ingest");
 }
 
@@ -241,7 +275,13 @@ async function runBackend(
     const stored = await storedCounts(tg);
     const sqlMs = [...timer.byKey.values()].reduce((t, x) => t + x.ms, 0);
     const profile = [...timer.byKey.entries()]
-      .map(([statement, x]) => ({ statement, calls: x.calls, totalMs: x.ms, meanMs: x.ms / x.calls, share: x.ms / wallMs }))
+      .map(([statement, x]) => ({
+        statement,
+        calls: x.calls,
+        totalMs: x.ms,
+        meanMs: x.ms / x.calls,
+        share: x.ms / wallMs,
+      }))
       .sort((a, b) => b.totalMs - a.totalMs);
     const sent = { executions: data.traces.length, steps: data.steps };
     const seconds = wallMs / 1000;
@@ -261,7 +301,10 @@ async function runBackend(
       fileMs: { p50: fp.p50, max: Math.max(...fileMs), first: fileMs[0]!, last: fileMs[fileMs.length - 1]! },
       sent,
       stored,
-      noLostWrites: stored.executions === sent.executions && stored.steps === sent.steps && stored.toolStatExecutions === sent.steps,
+      noLostWrites:
+        stored.executions === sent.executions &&
+        stored.steps === sent.steps &&
+        stored.toolStatExecutions === sent.steps,
       profile,
       outsideSqlMs: wallMs - sqlMs,
       ...(hot ? { hotFunctions: hot.functions, hotFiles: hot.files } : {}),
@@ -324,7 +367,14 @@ export async function runIngest(options: IngestOptions = {}): Promise<IngestResu
     machine: machine(),
     startedAt,
     loadAverage: loadavg(),
-    options: { steps: o.steps, tools: o.tools, fileSize: o.fileSize, seed: o.seed, traces: data.traces.length, stepsSent: data.steps },
+    options: {
+      steps: o.steps,
+      tools: o.tools,
+      fileSize: o.fileSize,
+      seed: o.seed,
+      traces: data.traces.length,
+      stepsSent: data.steps,
+    },
     backends: results,
     target: {
       backend: "postgres",
@@ -341,7 +391,20 @@ export function formatIngest(r: IngestResult): string {
     `${r.options.traces.toLocaleString("en")} executions, ${r.options.stepsSent.toLocaleString("en")} steps, ${r.options.tools.toLocaleString("en")} tools, files of ${r.options.fileSize.toLocaleString("en")} executions (one transaction each).`,
     "",
     markdownTable(
-      ["backend", "steps/s", "executions/s", "seconds", "file p50 s", "file max s", "catalog s", "executions stored/sent", "steps stored/sent", "tool_stats Σ executions", "edges", "no lost writes"],
+      [
+        "backend",
+        "steps/s",
+        "executions/s",
+        "seconds",
+        "file p50 s",
+        "file max s",
+        "catalog s",
+        "executions stored/sent",
+        "steps stored/sent",
+        "tool_stats Σ executions",
+        "edges",
+        "no lost writes",
+      ],
       r.backends.map((b) =>
         b.error
           ? [b.backend, `not run: ${b.error}`, "", "", "", "", "", "", "", "", "", ""]
@@ -373,14 +436,42 @@ export function formatIngest(r: IngestResult): string {
       markdownTable(
         ["statement", "calls", "total ms", "mean ms", "share of wall"],
         [
-          ...b.profile.map((p) => [p.statement, String(p.calls), p.totalMs.toFixed(0), p.meanMs.toFixed(2), `${(100 * p.share).toFixed(1)} %`]),
-          ["(outside SQL: JS)", "", b.outsideSqlMs.toFixed(0), "", `${((100 * b.outsideSqlMs) / (1000 * b.seconds)).toFixed(1)} %`],
+          ...b.profile.map((p) => [
+            p.statement,
+            String(p.calls),
+            p.totalMs.toFixed(0),
+            p.meanMs.toFixed(2),
+            `${(100 * p.share).toFixed(1)} %`,
+          ]),
+          [
+            "(outside SQL: JS)",
+            "",
+            b.outsideSqlMs.toFixed(0),
+            "",
+            `${((100 * b.outsideSqlMs) / (1000 * b.seconds)).toFixed(1)} %`,
+          ],
         ],
       ),
     );
     if (b.hotFunctions && b.hotFiles) {
-      out.push("", `Self time by file or package (${b.backend}, sampled CPU profile; "(idle)" = waiting on the database):`, "", markdownTable(["file", "self ms"], b.hotFiles.map((h) => [h.file, h.selfMs.toFixed(0)])));
-      out.push("", `Top functions by self time (${b.backend}):`, "", markdownTable(["function", "self ms"], b.hotFunctions.map((h) => [h.fn, h.selfMs.toFixed(0)])));
+      out.push(
+        "",
+        `Self time by file or package (${b.backend}, sampled CPU profile; "(idle)" = waiting on the database):`,
+        "",
+        markdownTable(
+          ["file", "self ms"],
+          b.hotFiles.map((h) => [h.file, h.selfMs.toFixed(0)]),
+        ),
+      );
+      out.push(
+        "",
+        `Top functions by self time (${b.backend}):`,
+        "",
+        markdownTable(
+          ["function", "self ms"],
+          b.hotFunctions.map((h) => [h.fn, h.selfMs.toFixed(0)]),
+        ),
+      );
     }
   }
   return out.join("\n");
@@ -395,14 +486,17 @@ function intArg(name: string, fallback: number, min: number): number {
   const v = arg(name);
   if (v === undefined) return fallback;
   const x = Number(v.replace(/_/g, ""));
-  if (!Number.isInteger(x) || x < min) throw new Error(`bench/ingest: --${name} must be an integer ≥ ${min}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(x) || x < min)
+    throw new Error(`bench/ingest: --${name} must be an integer ≥ ${min}, got ${JSON.stringify(v)}`);
   return x;
 }
 
 async function main(): Promise<void> {
   const b = arg("backends");
   const backends = b === undefined ? undefined : b.split(",").map((x) => x.trim());
-  for (const x of backends ?? []) if (x !== "pglite" && x !== "postgres") throw new Error(`bench/ingest: --backends takes pglite,postgres, got ${JSON.stringify(x)}`);
+  for (const x of backends ?? [])
+    if (x !== "pglite" && x !== "postgres")
+      throw new Error(`bench/ingest: --backends takes pglite,postgres, got ${JSON.stringify(x)}`);
   const r = await runIngest({
     steps: intArg("steps", INGEST_DEFAULTS.steps, 1),
     tools: intArg("tools", INGEST_DEFAULTS.tools, 8),

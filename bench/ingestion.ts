@@ -73,7 +73,14 @@ export interface BackendRun {
   /** Catalog → traces → settle → calibrate → first answers. */
   toFirstAnswer: { wallMs: number; cpuMs: number; peakRssMiB: number; phases: Phase[]; eventLoop: Delay };
   /** Each incremental batch: import → settle → calibrate → answers. */
-  increments: { traces: number; historyBefore: number; wallMs: number; cpuMs: number; phases: Phase[]; eventLoop: Delay }[];
+  increments: {
+    traces: number;
+    historyBefore: number;
+    wallMs: number;
+    cpuMs: number;
+    phases: Phase[];
+    eventLoop: Delay;
+  }[];
   stored: { executions: number; steps: number; edges: number };
   firstAnswer: { search: string[]; next: string[] };
   error?: string;
@@ -110,7 +117,13 @@ async function phase<T>(phases: Phase[], name: string, fn: () => Promise<T>): Pr
   const t0 = performance.now();
   const r = await fn();
   const c = process.cpuUsage(c0);
-  phases.push({ phase: name, wallMs: performance.now() - t0, cpuMs: (c.user + c.system) / 1000, peakRssMiB: process.resourceUsage().maxRSS / 1024, longestBlockMs: watch?.now() ?? 0 });
+  phases.push({
+    phase: name,
+    wallMs: performance.now() - t0,
+    cpuMs: (c.user + c.system) / 1000,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    longestBlockMs: watch?.now() ?? 0,
+  });
   return r;
 }
 
@@ -126,7 +139,12 @@ function delayOf(h: ReturnType<typeof monitorEventLoopDelay>): Delay {
  * A fresh home for a bench: a temporary PGlite data directory on disk, or a new schema on the server (dropped
  * by `cleanup`).
  */
-export async function openBenchHome(backend: Backend, embeddings: string, serverUrl: string, project = "ingestion"): Promise<{ tg: Toolgraph; cleanup: () => Promise<void> }> {
+export async function openBenchHome(
+  backend: Backend,
+  embeddings: string,
+  serverUrl: string,
+  project = "ingestion",
+): Promise<{ tg: Toolgraph; cleanup: () => Promise<void> }> {
   if (backend === "pglite") {
     const home = mkdtempSync(join(tmpdir(), `toolgraph-${project}-`));
     const tg = await openToolgraph({ home, database: "", project, embeddings }).catch((err) => {
@@ -165,7 +183,13 @@ async function answers(tg: Toolgraph, probe: TraceRecord): Promise<{ search: str
  * reflect it. The fits run as their own phases, as `learn-weights` and the accuracy bench run them: left to
  * the background, the search-weight fit would run beside whichever phase comes next.
  */
-async function ingest(tg: Toolgraph, phases: Phase[], traces: TraceRecord[], fileSize: number, first: boolean): Promise<void> {
+async function ingest(
+  tg: Toolgraph,
+  phases: Phase[],
+  traces: TraceRecord[],
+  fileSize: number,
+  first: boolean,
+): Promise<void> {
   await phase(phases, "import traces", async () => {
     for (let i = 0; i < traces.length; i += fileSize) await tg.importTraces(traces.slice(i, i + fileSize));
   });
@@ -177,7 +201,11 @@ async function ingest(tg: Toolgraph, phases: Phase[], traces: TraceRecord[], fil
   await phase(phases, "calibrate", () => tg.calibrate());
 }
 
-async function runBackend(backend: Backend, data: SyntheticProject, o: Required<Omit<IngestionOptions, "backends" | "log">> & { log: (s: string) => void }): Promise<BackendRun> {
+async function runBackend(
+  backend: Backend,
+  data: SyntheticProject,
+  o: Required<Omit<IngestionOptions, "backends" | "log">> & { log: (s: string) => void },
+): Promise<BackendRun> {
   const base = data.traces.slice(0, o.traces);
   const probe = base[base.length - 1]!;
   const h = monitorEventLoopDelay({ resolution: 10 });
@@ -192,10 +220,21 @@ async function runBackend(backend: Backend, data: SyntheticProject, o: Required<
     await ingest(tg, phases, base, o.fileSize, true);
     const firstAnswer = await phase(phases, "first answers (search, next step)", () => answers(tg, probe));
     const c = process.cpuUsage(c0);
-    const toFirstAnswer = { wallMs: performance.now() - t0, cpuMs: (c.user + c.system) / 1000, peakRssMiB: process.resourceUsage().maxRSS / 1024, phases, eventLoop: delayOf(h) };
+    const toFirstAnswer = {
+      wallMs: performance.now() - t0,
+      cpuMs: (c.user + c.system) / 1000,
+      peakRssMiB: process.resourceUsage().maxRSS / 1024,
+      phases,
+      eventLoop: delayOf(h),
+    };
     h.disable();
-    o.log(`${backend}: first answer after ${(toFirstAnswer.wallMs / 1000).toFixed(1)} s wall, ${(toFirstAnswer.cpuMs / 1000).toFixed(1)} s CPU`);
-    for (const p of phases) o.log(`  ${p.phase}: ${(p.wallMs / 1000).toFixed(2)} s wall, ${(p.cpuMs / 1000).toFixed(2)} s CPU, longest block ${p.longestBlockMs.toFixed(0)} ms`);
+    o.log(
+      `${backend}: first answer after ${(toFirstAnswer.wallMs / 1000).toFixed(1)} s wall, ${(toFirstAnswer.cpuMs / 1000).toFixed(1)} s CPU`,
+    );
+    for (const p of phases)
+      o.log(
+        `  ${p.phase}: ${(p.wallMs / 1000).toFixed(2)} s wall, ${(p.cpuMs / 1000).toFixed(2)} s CPU, longest block ${p.longestBlockMs.toFixed(0)} ms`,
+      );
     const increments: BackendRun["increments"] = [];
     for (let k = 0; k < o.increments; k++) {
       const from = o.traces + k * o.increment;
@@ -208,13 +247,31 @@ async function runBackend(backend: Backend, data: SyntheticProject, o: Required<
       await ingest(tg, ps, batch, o.fileSize, false);
       await phase(ps, "answers", () => answers(tg, batch[batch.length - 1]!));
       const cc = process.cpuUsage(c1);
-      increments.push({ traces: batch.length, historyBefore: from, wallMs: performance.now() - t1, cpuMs: (cc.user + cc.system) / 1000, phases: ps, eventLoop: delayOf(h) });
+      increments.push({
+        traces: batch.length,
+        historyBefore: from,
+        wallMs: performance.now() - t1,
+        cpuMs: (cc.user + cc.system) / 1000,
+        phases: ps,
+        eventLoop: delayOf(h),
+      });
       h.disable();
-      o.log(`${backend}: +${batch.length} traces on ${from}: ${((performance.now() - t1) / 1000).toFixed(1)} s wall, ${((cc.user + cc.system) / 1e6).toFixed(1)} s CPU`);
-      for (const p of ps) o.log(`  ${p.phase}: ${(p.wallMs / 1000).toFixed(2)} s wall, ${(p.cpuMs / 1000).toFixed(2)} s CPU, longest block ${p.longestBlockMs.toFixed(0)} ms`);
+      o.log(
+        `${backend}: +${batch.length} traces on ${from}: ${((performance.now() - t1) / 1000).toFixed(1)} s wall, ${((cc.user + cc.system) / 1e6).toFixed(1)} s CPU`,
+      );
+      for (const p of ps)
+        o.log(
+          `  ${p.phase}: ${(p.wallMs / 1000).toFixed(2)} s wall, ${(p.cpuMs / 1000).toFixed(2)} s CPU, longest block ${p.longestBlockMs.toFixed(0)} ms`,
+        );
     }
     const st = await tg.stats();
-    return { backend, toFirstAnswer, increments, stored: { executions: st.executions, steps: st.steps, edges: st.edges }, firstAnswer };
+    return {
+      backend,
+      toFirstAnswer,
+      increments,
+      stored: { executions: st.executions, steps: st.steps, edges: st.edges },
+      firstAnswer,
+    };
   } finally {
     watch.stop();
     watch = undefined;
@@ -271,7 +328,11 @@ export async function runIngestion(options: IngestionOptions = {}): Promise<Inge
   };
   const start = loadavg();
   const code = codeVersion();
-  const data = generateSyntheticProject({ tools: o.tools, traces: o.traces + o.increment * o.increments, seed: o.seed });
+  const data = generateSyntheticProject({
+    tools: o.tools,
+    traces: o.traces + o.increment * o.increments,
+    seed: o.seed,
+  });
   const base = data.traces.slice(0, o.traces);
   const runs: BackendRun[] = [];
   for (const backend of o.backends) {
@@ -281,7 +342,13 @@ export async function runIngestion(options: IngestionOptions = {}): Promise<Inge
       o.log(`${backend}: not run: ${(err as Error).stack}`);
       runs.push({
         backend,
-        toFirstAnswer: { wallMs: 0, cpuMs: 0, peakRssMiB: 0, phases: [], eventLoop: { p50: 0, p99: 0, max: 0, over50: 0 } },
+        toFirstAnswer: {
+          wallMs: 0,
+          cpuMs: 0,
+          peakRssMiB: 0,
+          phases: [],
+          eventLoop: { p50: 0, p99: 0, max: 0, over50: 0 },
+        },
         increments: [],
         stored: { executions: 0, steps: 0, edges: 0 },
         firstAnswer: { search: [], next: [] },
@@ -322,7 +389,15 @@ export function formatIngestion(r: IngestionResult): string {
     "## Empty home → first answer",
     "",
     markdownTable(
-      ["backend", "wall s", "CPU s", "peak RSS MiB", "event loop p99 / max ms", `CPU ≤ ${r.targets.cpuSeconds} s`, `max delay ≤ ${r.targets.delayMs} ms`],
+      [
+        "backend",
+        "wall s",
+        "CPU s",
+        "peak RSS MiB",
+        "event loop p99 / max ms",
+        `CPU ≤ ${r.targets.cpuSeconds} s`,
+        `max delay ≤ ${r.targets.delayMs} ms`,
+      ],
       r.runs.map((x) =>
         x.error
           ? [x.backend, `not run: ${x.error}`, "", "", "", "", ""]
@@ -343,7 +418,8 @@ export function formatIngestion(r: IngestionResult): string {
     markdownTable(
       ["phase", ...ok.map((x) => x.backend)],
       (ok[0]?.toFirstAnswer.phases ?? []).map((p, i) => {
-        const cell = (q: Phase | undefined) => (q ? `${s(q.wallMs)} / ${s(q.cpuMs)} / ${q.longestBlockMs.toFixed(0)}` : "");
+        const cell = (q: Phase | undefined) =>
+          q ? `${s(q.wallMs)} / ${s(q.cpuMs)} / ${q.longestBlockMs.toFixed(0)}` : "";
         return [p.phase, ...ok.map((x) => cell(x.toFirstAnswer.phases[i]))];
       }),
     ),
@@ -351,7 +427,17 @@ export function formatIngestion(r: IngestionResult): string {
     "## Incremental batches on top (import → settle → calibrate → answers)",
     "",
     markdownTable(
-      ["backend", "batch", "history before", "wall s", "CPU s", "CPU ms per trace", "first answer CPU ms per trace", "event loop p99 / max ms", "phases (CPU s)"],
+      [
+        "backend",
+        "batch",
+        "history before",
+        "wall s",
+        "CPU s",
+        "CPU ms per trace",
+        "first answer CPU ms per trace",
+        "event loop p99 / max ms",
+        "phases (CPU s)",
+      ],
       ok.flatMap((x) =>
         x.increments.map((b) => [
           x.backend,

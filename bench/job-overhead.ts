@@ -67,18 +67,37 @@ export interface JobOverheadOptions {
   log?: (line: string) => void;
 }
 
-export const JOB_OVERHEAD_DEFAULTS = { sizes: [1_000, 10_000], reps: 300, warmup: 50, seed: 1, embeddings: "hash:512", target: 1.5 } as const;
+export const JOB_OVERHEAD_DEFAULTS = {
+  sizes: [1_000, 10_000],
+  reps: 300,
+  warmup: 50,
+  seed: 1,
+  embeddings: "hash:512",
+  target: 1.5,
+} as const;
 
 /** The budget (docs/decisions/job-overhead-budget.md): absolute below a 0.1 ms core, a ratio above it. */
 export const JOB_OVERHEAD_BUDGET = { smallCoreMs: 0.1, smallCoreOverheadUs: 25, ratio: 1.5 } as const;
 
 /** The budget a row is held to, and whether its p50 meets it. */
-export function overheadVerdict(row: Pick<JobRow, "job_ms" | "core_ms">): { budget: string; overheadUs: number; pass: boolean } {
+export function overheadVerdict(row: Pick<JobRow, "job_ms" | "core_ms">): {
+  budget: string;
+  overheadUs: number;
+  pass: boolean;
+} {
   const overheadUs = (row.job_ms.p50 - row.core_ms.p50) * 1000;
   if (row.core_ms.p50 < JOB_OVERHEAD_BUDGET.smallCoreMs) {
-    return { budget: `≤ ${JOB_OVERHEAD_BUDGET.smallCoreOverheadUs} µs added`, overheadUs, pass: overheadUs <= JOB_OVERHEAD_BUDGET.smallCoreOverheadUs };
+    return {
+      budget: `≤ ${JOB_OVERHEAD_BUDGET.smallCoreOverheadUs} µs added`,
+      overheadUs,
+      pass: overheadUs <= JOB_OVERHEAD_BUDGET.smallCoreOverheadUs,
+    };
   }
-  return { budget: `≤ ${JOB_OVERHEAD_BUDGET.ratio}× core`, overheadUs, pass: row.job_ms.p50 / row.core_ms.p50 <= JOB_OVERHEAD_BUDGET.ratio };
+  return {
+    budget: `≤ ${JOB_OVERHEAD_BUDGET.ratio}× core`,
+    overheadUs,
+    pass: row.job_ms.p50 / row.core_ms.p50 <= JOB_OVERHEAD_BUDGET.ratio,
+  };
 }
 
 type Stats = ReturnType<typeof percentiles>;
@@ -111,7 +130,13 @@ export interface JobOverheadResult {
 const settle = () => (globalThis as { gc?: () => void }).gc?.();
 
 /** Alternates job and core over the inputs (odd calls: core first); warm-up calls untimed. */
-async function alternate<T>(inputs: readonly T[], warmup: number, reps: number, job: (x: T) => Promise<unknown>, core: (x: T) => Promise<unknown> | unknown): Promise<{ job: number[]; core: number[] }> {
+async function alternate<T>(
+  inputs: readonly T[],
+  warmup: number,
+  reps: number,
+  job: (x: T) => Promise<unknown>,
+  core: (x: T) => Promise<unknown> | unknown,
+): Promise<{ job: number[]; core: number[] }> {
   settle();
   const out = { job: [] as number[], core: [] as number[] };
   const timeJob = async (x: T) => {
@@ -143,7 +168,10 @@ async function alternate<T>(inputs: readonly T[], warmup: number, reps: number, 
   return out;
 }
 
-async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "log">> & { log: (s: string) => void }): Promise<JobRow[]> {
+async function measureSize(
+  tools: number,
+  o: Required<Omit<JobOverheadOptions, "log">> & { log: (s: string) => void },
+): Promise<JobRow[]> {
   const rng = mulberry32(o.seed * 1_000_003 + tools);
   const project = generateSyntheticProject({ tools, traces: 2 * tools, seed: o.seed });
   const tg = await openToolgraph({ home: "memory://", project: PROJECT, embeddings: o.embeddings, resultCacheSize: 0 });
@@ -160,7 +188,14 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
     const idx = await engine.searchIndex(PROJECT);
     o.log(`[${tools}] imported`);
     const n = o.warmup + o.reps;
-    const intents = shuffled([...new Set(project.traces.map((t) => t.intent).filter((x): x is string => typeof x === "string" && x.length > 0))], rng).slice(0, n);
+    const intents = shuffled(
+      [
+        ...new Set(
+          project.traces.map((t) => t.intent).filter((x): x is string => typeof x === "string" && x.length > 0),
+        ),
+      ],
+      rng,
+    ).slice(0, n);
     const vectors = await engine.queryEmbedder.embed(intents);
     const sw = await searchWeightsFor(engine, PROJECT);
     // Per intent: what does not depend on the scoring (query vector, tokens, memory recall).
@@ -174,10 +209,19 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
     const add = (job: string, what: JobRow["what"], r: { job: number[]; core: number[] }) => {
       const jm = percentiles(r.job);
       const cm = percentiles(r.core);
-      const row: JobRow = { tools, job, what, job_ms: jm, core_ms: cm, ratio: { p50: jm.p50 / cm.p50, p95: jm.p95 / cm.p95, p99: jm.p99 / cm.p99 } };
+      const row: JobRow = {
+        tools,
+        job,
+        what,
+        job_ms: jm,
+        core_ms: cm,
+        ratio: { p50: jm.p50 / cm.p50, p95: jm.p95 / cm.p95, p99: jm.p99 / cm.p99 },
+      };
       row.verdict = overheadVerdict(row);
       rows.push(row);
-      o.log(`[${tools}] ${job}: job p50 ${jm.p50.toFixed(3)} ms, core ${cm.p50.toFixed(3)} ms, ratio ${(jm.p50 / cm.p50).toFixed(2)}`);
+      o.log(
+        `[${tools}] ${job}: job p50 ${jm.p50.toFixed(3)} ms, core ${cm.p50.toFixed(3)} ms, ratio ${(jm.p50 / cm.p50).toFixed(2)}`,
+      );
     };
     const searchCore = (q: (typeof queries)[number], top: number) =>
       searchCandidates(s, a, idx, q.intent, q.qv, {
@@ -191,15 +235,27 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
     // --- search ---------------------------------------------------------------------------------------
     add(
       "search",
-      { job: "await tg.search({intent})", core: "searchCandidates(view, intent, {top 10, memory votes, fitted weights})" },
-      await alternate(queries, o.warmup, o.reps, (q) => tg.search({ intent: q.intent }), (q) => searchCore(q, 10)),
+      {
+        job: "await tg.search({intent})",
+        core: "searchCandidates(view, intent, {top 10, memory votes, fitted weights})",
+      },
+      await alternate(
+        queries,
+        o.warmup,
+        o.reps,
+        (q) => tg.search({ intent: q.intent }),
+        (q) => searchCore(q, 10),
+      ),
     );
 
     // The same job against its scoring including the intent-memory recall (kNN over past intents, whose votes
     // enter the semantic score).
     add(
       "search (core with recall)",
-      { job: "await tg.search({intent})", core: "recallMemory(intent, query vector) + searchCandidates(view, intent, {top 10, its votes, fitted weights})" },
+      {
+        job: "await tg.search({intent})",
+        core: "recallMemory(intent, query vector) + searchCandidates(view, intent, {top 10, its votes, fitted weights})",
+      },
       await alternate(
         queries,
         o.warmup,
@@ -216,9 +272,18 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
     const ctxs = contexts(project.traces, n, rng);
     const nw = await weightsFor(engine, PROJECT, undefined);
     const model = nextStepModel(s, a);
-    const nextCore = (context: string[]) => suggestNextSteps(model, { context: context.map((t) => s.index.get(t)!), now: engine.now() }, { weights: nw, limit: 15 });
+    const nextCore = (context: string[]) =>
+      suggestNextSteps(
+        model,
+        { context: context.map((t) => s.index.get(t)!), now: engine.now() },
+        { weights: nw, limit: 15 },
+      );
     const nextCoreWhat = "suggestNextSteps(model, {context, now}, {fitted weights, limit 15})";
-    add("next step", { job: "await tg.suggestNext({context})", core: nextCoreWhat }, await alternate(ctxs, o.warmup, o.reps, (context) => tg.suggestNext({ context }), nextCore));
+    add(
+      "next step",
+      { job: "await tg.suggestNext({context})", core: nextCoreWhat },
+      await alternate(ctxs, o.warmup, o.reps, (context) => tg.suggestNext({ context }), nextCore),
+    );
     add(
       "next step (job function)",
       { job: "await runSuggest(engine, project, {context}) (no validation, no log)", core: nextCoreWhat },
@@ -255,14 +320,28 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
       return rankCapabilityMatches(
         fused.map((f) => {
           const cap = s.capabilities[f.id]!;
-          const semantic = noisyOr(noisyOr(f.semantic, 0.8, toolScore.get(distinctive.get(cap.id) ?? "") ?? 0), 0.8, q.mem.capabilityVotes.get(cap.id) ?? 0);
-          return { id: cap.id, semantic, successRate: cap.executions > 0 ? cap.successes / cap.executions : undefined, executions: cap.executions, trigger: patterns.get(cap.id), tieBreaker: a.analytics.hyperCapabilities[f.id] ?? 0 };
+          const semantic = noisyOr(
+            noisyOr(f.semantic, 0.8, toolScore.get(distinctive.get(cap.id) ?? "") ?? 0),
+            0.8,
+            q.mem.capabilityVotes.get(cap.id) ?? 0,
+          );
+          return {
+            id: cap.id,
+            semantic,
+            successRate: cap.executions > 0 ? cap.successes / cap.executions : undefined,
+            executions: cap.executions,
+            trigger: patterns.get(cap.id),
+            tieBreaker: a.analytics.hyperCapabilities[f.id] ?? 0,
+          };
         }),
       );
     };
     add(
       "capability match",
-      { job: "await tg.matchCapabilities({intent})", core: "capability cosine + BM25 fusion, searchCandidates (tool evidence), pattern triggers, rankCapabilityMatches" },
+      {
+        job: "await tg.matchCapabilities({intent})",
+        core: "capability cosine + BM25 fusion, searchCandidates (tool evidence), pattern triggers, rankCapabilityMatches",
+      },
       await alternate(queries, o.warmup, o.reps, (q) => tg.matchCapabilities({ intent: q.intent }), matchCore),
     );
 
@@ -276,13 +355,25 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
     }));
     add(
       "capability discovery",
-      { job: "await tg.discoverCapabilities({context})", core: "discoverCapabilities({capabilities, toolCluster, context}, {limit 5})" },
+      {
+        job: "await tg.discoverCapabilities({context})",
+        core: "discoverCapabilities({capabilities, toolCluster, context}, {limit 5})",
+      },
       await alternate(
         ctxs,
         o.warmup,
         o.reps,
         (context) => tg.discoverCapabilities({ context }),
-        (context) => discoverCapabilities({ capabilities: caps, toolCluster: a.analytics.toolCluster, context: context.map((t) => s.index.get(t)!), tieBreaker: a.analytics.hyperCapabilities }, { limit: 5 }),
+        (context) =>
+          discoverCapabilities(
+            {
+              capabilities: caps,
+              toolCluster: a.analytics.toolCluster,
+              context: context.map((t) => s.index.get(t)!),
+              tieBreaker: a.analytics.hyperCapabilities,
+            },
+            { limit: 5 },
+          ),
       ),
     );
 
@@ -291,7 +382,11 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
     const dagWhat = "dagOver(snapshot, 20 tool indices)";
     const dagCore = (set: number[]) => dagOver(s, set);
     const ids = (set: number[]) => set.map((i) => s.tools[i]!.id);
-    add("DAG of 20 tools", { job: "await tg.buildDag({tools})", core: dagWhat }, await alternate(dagSets, o.warmup, o.reps, (set) => tg.buildDag({ tools: ids(set) }), dagCore));
+    add(
+      "DAG of 20 tools",
+      { job: "await tg.buildDag({tools})", core: dagWhat },
+      await alternate(dagSets, o.warmup, o.reps, (set) => tg.buildDag({ tools: ids(set) }), dagCore),
+    );
     add(
       "DAG of 20 tools (job function)",
       { job: "await runBuildDag(engine, project, {tools}) (no validation, no log)", core: dagWhat },
@@ -329,7 +424,10 @@ async function measureSize(tools: number, o: Required<Omit<JobOverheadOptions, "
     // the memory's votes and takes its main tools from the closest past execution.
     add(
       "plan (core with recall)",
-      { job: "await tg.plan({intent})", core: "recallMemory(intent, query vector) + searchCandidates (top 10, its votes) + dagOver(the tools the plan keeps)" },
+      {
+        job: "await tg.plan({intent})",
+        core: "recallMemory(intent, query vector) + searchCandidates (top 10, its votes) + dagOver(the tools the plan keeps)",
+      },
       await alternate(
         planInputs,
         o.warmup,
@@ -366,19 +464,51 @@ export async function runJobOverhead(options: JobOverheadOptions = {}): Promise<
   uptime.push(execSync("uptime").toString().trim());
   const { log: _log, ...rest } = o;
   const command = `node --expose-gc --import tsx bench/job-overhead.ts ${process.argv.slice(2).join(" ")}`.trim();
-  return { machine: machine(), command, code: codeVersion(), startedAt, uptime, loadAverage: { start, end: loadavg() }, options: rest, rows };
+  return {
+    machine: machine(),
+    command,
+    code: codeVersion(),
+    startedAt,
+    uptime,
+    loadAverage: { start, end: loadavg() },
+    options: rest,
+    rows,
+  };
 }
 
 export function jobOverheadTable(r: JobOverheadResult): string {
   return markdownTable(
-    ["tools", "job", "job p50", "core p50", "p50 ratio", "added p50 µs", "budget", "verdict", "job p99", "core p99", "p99 ratio"],
+    [
+      "tools",
+      "job",
+      "job p50",
+      "core p50",
+      "p50 ratio",
+      "added p50 µs",
+      "budget",
+      "verdict",
+      "job p99",
+      "core p99",
+      "p99 ratio",
+    ],
     r.rows.map((x) => {
       const v = overheadVerdict(x);
-      return [x.tools, x.job, x.job_ms.p50, x.core_ms.p50, x.ratio.p50, v.overheadUs, v.budget, v.pass ? "PASS" : "FAIL", x.job_ms.p99, x.core_ms.p99, x.ratio.p99];
+      return [
+        x.tools,
+        x.job,
+        x.job_ms.p50,
+        x.core_ms.p50,
+        x.ratio.p50,
+        v.overheadUs,
+        v.budget,
+        v.pass ? "PASS" : "FAIL",
+        x.job_ms.p99,
+        x.core_ms.p99,
+        x.ratio.p99,
+      ];
     }),
   );
 }
-
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -137,7 +137,13 @@ export interface SizeResult {
   /** Setup wall times (ms). */
   setupMs: Record<string, number>;
   operations: OperationResult[];
-  analytics: { parts: Record<string, { p50: number; max: number }>; reps: number; communities: number; spectralK: number; modularity: number };
+  analytics: {
+    parts: Record<string, { p50: number; max: number }>;
+    reps: number;
+    communities: number;
+    spectralK: number;
+    modularity: number;
+  };
   queryCache: EmbeddingCacheStats & { hitRate: number };
   /** The result cache of repeated identical requests (src/library/result-cache.ts). */
   resultCache?: { hits: number; misses: number; hitRate: number };
@@ -161,7 +167,16 @@ export interface LatencyResult {
   loadAverage: { start: number[]; end: number[] };
   /** `uptime` at the start and the end. */
   uptime: string[];
-  options: { sizes: number[]; reps: number; warmup: number; seed: number; embeddings: string; serverSizes: number[]; traces: number[]; gcBetweenOperations: boolean };
+  options: {
+    sizes: number[];
+    reps: number;
+    warmup: number;
+    seed: number;
+    embeddings: string;
+    serverSizes: number[];
+    traces: number[];
+    gcBetweenOperations: boolean;
+  };
   useLite?: { loadMs: number; p50: number; p95: number; p99: number; mean: number; n: number; error?: string };
   sizes: SizeResult[];
   budgets: BudgetRow[];
@@ -204,7 +219,13 @@ class RssPeak {
  * wall time). Bounded: warm-up stops after capMs/4 and timing after capMs once 10 calls are timed, so the
  * reported n can be below reps at large sizes.
  */
-async function timeAsync<T>(inputs: readonly T[], warmup: number, reps: number, capMs: number, fn: (x: T) => Promise<number | undefined>): Promise<number[]> {
+async function timeAsync<T>(
+  inputs: readonly T[],
+  warmup: number,
+  reps: number,
+  capMs: number,
+  fn: (x: T) => Promise<number | undefined>,
+): Promise<number[]> {
   settleHeap();
   const start = performance.now();
   for (let k = 0; k < warmup && performance.now() - start < capMs / 4; k++) await fn(inputs[k % inputs.length]!);
@@ -253,7 +274,8 @@ export const PEERS: Record<string, string> = {
 /** Adds peer and ratioToPeer to the rows with a peer in the same size (the analytics refresh: its 2 s budget). */
 export function withPeers(operations: OperationResult[]): OperationResult[] {
   return operations.map((x) => {
-    if (x.name === "analytics refresh") return { ...x, peer: "budget 2,000 ms", ratioToPeer: { p50: x.p50 / 2000, p99: x.p99 / 2000 } };
+    if (x.name === "analytics refresh")
+      return { ...x, peer: "budget 2,000 ms", ratioToPeer: { p50: x.p50 / 2000, p99: x.p99 / 2000 } };
     const peer = operations.find((y) => y.name === PEERS[x.name]);
     return peer ? { ...x, peer: peer.name, ratioToPeer: { p50: x.p50 / peer.p50, p99: x.p99 / peer.p99 } } : x;
   });
@@ -263,7 +285,11 @@ export function withPeers(operations: OperationResult[]): OperationResult[] {
  * Times `fn` over `inputs` in blocks of `block`, with a second process spinning one core during every other block
  * (SIGSTOP / SIGCONT): [quiet, loaded] times. The spinner is killed before returning.
  */
-async function underCpuLoad<T>(inputs: readonly T[], block: number, fn: (x: T) => Promise<number>): Promise<{ quiet: number[]; loaded: number[] }> {
+async function underCpuLoad<T>(
+  inputs: readonly T[],
+  block: number,
+  fn: (x: T) => Promise<number>,
+): Promise<{ quiet: number[]; loaded: number[] }> {
   const spinner = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
   const quiet: number[] = [];
   const loaded: number[] = [];
@@ -322,7 +348,13 @@ export function relatedToolSets(community: Int32Array, size: number, count: numb
   return out;
 }
 
-export async function importProject(tg: Toolgraph, p: SyntheticProject, embed: boolean, setupMs: Record<string, number>, prefix = ""): Promise<void> {
+export async function importProject(
+  tg: Toolgraph,
+  p: SyntheticProject,
+  embed: boolean,
+  setupMs: Record<string, number>,
+  prefix = "",
+): Promise<void> {
   let t = performance.now();
   const lap = (label: string) => {
     const x = performance.now();
@@ -372,7 +404,11 @@ async function serverToolgraph(url: string, embeddings: string): Promise<{ tg: T
   }
 }
 
-type Resolved = Required<Omit<LatencyOptions, "log" | "serverUrl" | "opSeconds">> & { serverUrl: string; capMs: number; log: (s: string) => void };
+type Resolved = Required<Omit<LatencyOptions, "log" | "serverUrl" | "opSeconds">> & {
+  serverUrl: string;
+  capMs: number;
+  log: (s: string) => void;
+};
 
 async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
   const rng = mulberry32(o.seed * 1_000_003 + tools);
@@ -404,10 +440,20 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
     await tg.fitSearchWeights();
     await tg.fitNextStepWeights();
     setupMs.weightFits = performance.now() - t0;
-    o.log(`[${tools}] imported (${Object.entries(setupMs).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(", ")})`);
+    o.log(
+      `[${tools}] imported (${Object.entries(setupMs)
+        .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`)
+        .join(", ")})`,
+    );
 
     // --- analytics refresh (each part) --------------------------------------------------------------
-    const parts: Record<string, number[]> = { pagerank: [], louvain: [], spectral: [], hypergraphPagerank: [], total: [] };
+    const parts: Record<string, number[]> = {
+      pagerank: [],
+      louvain: [],
+      spectral: [],
+      hypergraphPagerank: [],
+      total: [],
+    };
     // One untimed refresh first (JIT warm-up), skipped at a single repetition (50k: it takes tens of seconds).
     if (o.analyticsReps > 1) engine.analyticsCache.refresh(s);
     for (let k = 0; k < o.analyticsReps; k++) {
@@ -417,15 +463,36 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
     }
     rss.sample();
     const a = await engine.analytics(PROJECT);
-    operations.push(op("analytics refresh", "engine.analyticsCache.refresh(snapshot).timingsMs.total (PageRank + Louvain + spectral + hypergraph PageRank)", parts.total!));
+    operations.push(
+      op(
+        "analytics refresh",
+        "engine.analyticsCache.refresh(snapshot).timingsMs.total (PageRank + Louvain + spectral + hypergraph PageRank)",
+        parts.total!,
+      ),
+    );
 
     // --- inputs ---------------------------------------------------------------------------------------
     // Distinct intents: a repeated one would be answered by the result cache (timed in its own row).
-    const distinctIntents = shuffled([...new Set(project.traces.map((t) => t.intent).filter((x): x is string => typeof x === "string" && x.length > 0))], rng);
+    const distinctIntents = shuffled(
+      [
+        ...new Set(
+          project.traces.map((t) => t.intent).filter((x): x is string => typeof x === "string" && x.length > 0),
+        ),
+      ],
+      rng,
+    );
     const intents = distinctIntents.slice(0, o.warmup + o.reps);
     const ctxs = contexts(project.traces, o.warmup + o.reps, rng);
-    const searchCtx = ctxs.map((c, k) => ({ intent: intents[k % intents.length]!, context: c.slice(-LATENCY_DEFAULTS.contextTools) }));
-    const dagSets = relatedToolSets(a.analytics.community, Math.min(LATENCY_DEFAULTS.dagTools, s.n), o.warmup + o.reps, rng);
+    const searchCtx = ctxs.map((c, k) => ({
+      intent: intents[k % intents.length]!,
+      context: c.slice(-LATENCY_DEFAULTS.contextTools),
+    }));
+    const dagSets = relatedToolSets(
+      a.analytics.community,
+      Math.min(LATENCY_DEFAULTS.dagTools, s.n),
+      o.warmup + o.reps,
+      rng,
+    );
     t0 = performance.now();
     await tg.search({ intent: intents[0]! });
     setupMs.firstSearch = performance.now() - t0;
@@ -438,23 +505,50 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
       return r.timings.totalMs - r.timings.embedMs;
     });
     const scoring = scoringAll.slice(scoringAll.length - searchTotals.length);
-    operations.push(op("search", "tg.search({intent}) timings.totalMs − embedMs: the whole search job except the query embedding", searchTotals));
-    operations.push(op("search scoring", "tg.search timings.searchMs: searchCandidates alone (BM25 + vector + fusion + graph + α)", scoring));
+    operations.push(
+      op(
+        "search",
+        "tg.search({intent}) timings.totalMs − embedMs: the whole search job except the query embedding",
+        searchTotals,
+      ),
+    );
+    operations.push(
+      op(
+        "search scoring",
+        "tg.search timings.searchMs: searchCandidates alone (BM25 + vector + fusion + graph + α)",
+        scoring,
+      ),
+    );
     const repeat = await timeAsync(intents, o.warmup, o.reps, o.capMs, async (intent) => {
       // Wall clock: a result-cache hit returns the first answer (and its recorded timings) at once.
       const t = performance.now();
       await tg.search({ intent });
       return performance.now() - t;
     });
-    operations.push(op("search, repeated queries", "tg.search({intent}) again, wall clock: the result cache of repeated identical requests", repeat));
+    operations.push(
+      op(
+        "search, repeated queries",
+        "tg.search({intent}) again, wall clock: the result cache of repeated identical requests",
+        repeat,
+      ),
+    );
     const withCtx = await timeAsync(searchCtx, o.warmup, o.reps, o.capMs, async (q) => {
       const r = await tg.search(q);
       return r.timings.totalMs - r.timings.embedMs;
     });
-    operations.push(op("search with context", `as search, with ${LATENCY_DEFAULTS.contextTools} context tools from a trace prefix (Adamic-Adar graph term)`, withCtx));
+    operations.push(
+      op(
+        "search with context",
+        `as search, with ${LATENCY_DEFAULTS.contextTools} context tools from a trace prefix (Adamic-Adar graph term)`,
+        withCtx,
+      ),
+    );
     // Sustained: the intents not used above, one search after another with no collection in between
     // (minor and major GC pauses included), up to sustainedSearches calls.
-    const sustainedInputs = distinctIntents.slice(o.warmup + o.reps, o.warmup + o.reps + LATENCY_DEFAULTS.sustainedSearches);
+    const sustainedInputs = distinctIntents.slice(
+      o.warmup + o.reps,
+      o.warmup + o.reps + LATENCY_DEFAULTS.sustainedSearches,
+    );
     if (sustainedInputs.length >= 10) {
       const sustained: number[] = [];
       const tS = performance.now();
@@ -463,19 +557,40 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
         const r = await tg.search({ intent });
         sustained.push(r.timings.totalMs - r.timings.embedMs);
       }
-      operations.push(op("search, sustained", `tg.search({intent}) over ${sustained.length} further distinct intents in a row, no collection before: as search, GC pauses included`, sustained));
+      operations.push(
+        op(
+          "search, sustained",
+          `tg.search({intent}) over ${sustained.length} further distinct intents in a row, no collection before: as search, GC pauses included`,
+          sustained,
+        ),
+      );
     }
     // Under a concurrent CPU-bound process: fresh distinct intents (a repeated one would be a result-cache hit),
     // taken after the sustained ones; when too few remain, earlier ones with a block tag (a new token).
     const loadFrom = o.warmup + o.reps + sustainedInputs.length;
     const loadIntents = distinctIntents.slice(loadFrom, loadFrom + 2 * o.reps);
-    for (let k = 0; loadIntents.length < Math.min(2 * o.reps, 2 * distinctIntents.length); k++) loadIntents.push(`${distinctIntents[k % distinctIntents.length]!} batch${Math.floor(k / distinctIntents.length)}`);
+    for (let k = 0; loadIntents.length < Math.min(2 * o.reps, 2 * distinctIntents.length); k++)
+      loadIntents.push(
+        `${distinctIntents[k % distinctIntents.length]!} batch${Math.floor(k / distinctIntents.length)}`,
+      );
     const loadRun = await underCpuLoad(loadIntents, Math.min(LATENCY_DEFAULTS.loadBlock, o.reps), async (intent) => {
       const r = await tg.search({ intent });
       return r.timings.totalMs - r.timings.embedMs;
     });
-    operations.push(op("search, quiet peer", `as search, fresh intents, the blocks of ${LATENCY_DEFAULTS.loadBlock} without the spinning process (peer of the next row)`, loadRun.quiet));
-    operations.push(op("search under a CPU-bound process", `as search, fresh intents, the blocks of ${LATENCY_DEFAULTS.loadBlock} while a second process spins one core`, loadRun.loaded));
+    operations.push(
+      op(
+        "search, quiet peer",
+        `as search, fresh intents, the blocks of ${LATENCY_DEFAULTS.loadBlock} without the spinning process (peer of the next row)`,
+        loadRun.quiet,
+      ),
+    );
+    operations.push(
+      op(
+        "search under a CPU-bound process",
+        `as search, fresh intents, the blocks of ${LATENCY_DEFAULTS.loadBlock} while a second process spins one core`,
+        loadRun.loaded,
+      ),
+    );
     const vectors = await engine.queryEmbedder.embed(intents);
     const recallInputs = intents.map((intent, k) => ({ intent, qv: vectors[k]! }));
     const recall = await timeAsync(recallInputs, o.warmup, o.reps, o.capMs, async (q) => {
@@ -483,22 +598,44 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
       await recallMemory(engine, PROJECT, q.intent, q.qv);
       return performance.now() - t;
     });
-    operations.push(op("intent memory recall", "recallMemory(intent, pre-embedded query) alone: the search job's similar-past-requests step", recall));
+    operations.push(
+      op(
+        "intent memory recall",
+        "recallMemory(intent, pre-embedded query) alone: the search job's similar-past-requests step",
+        recall,
+      ),
+    );
     rss.sample();
     o.log(`[${tools}] search done`);
 
     // --- next step ------------------------------------------------------------------------------------
-    const next = await timeAsync(ctxs, o.warmup, o.reps, o.capMs, async (context) => (await tg.suggestNext({ context })).timings.totalMs);
-    operations.push(op("next step", "tg.suggestNext({context}) timings.totalMs (seed weights, gate included, no intent)", next));
+    const next = await timeAsync(
+      ctxs,
+      o.warmup,
+      o.reps,
+      o.capMs,
+      async (context) => (await tg.suggestNext({ context })).timings.totalMs,
+    );
+    operations.push(
+      op("next step", "tg.suggestNext({context}) timings.totalMs (seed weights, gate included, no intent)", next),
+    );
     const nextCore = await timeAsync(ctxs, o.warmup, o.reps, o.capMs, async (context) => {
       const t = performance.now();
       rawSuggestions(s, a, { context, limit: 15 }, engine.now(), NEXT_DEFAULTS.weights);
       return performance.now() - t;
     });
-    operations.push(op("next step scoring", "rawSuggestions(snapshot, analytics, {context, limit 15}) alone", nextCore));
+    operations.push(
+      op("next step scoring", "rawSuggestions(snapshot, analytics, {context, limit 15}) alone", nextCore),
+    );
 
     // --- capability discovery ---------------------------------------------------------------------------
-    const disc = await timeAsync(ctxs, o.warmup, o.reps, o.capMs, async (context) => (await tg.discoverCapabilities({ context })).timings.totalMs);
+    const disc = await timeAsync(
+      ctxs,
+      o.warmup,
+      o.reps,
+      o.capMs,
+      async (context) => (await tg.discoverCapabilities({ context })).timings.totalMs,
+    );
     operations.push(op("capability discovery", "tg.discoverCapabilities({context}) timings.totalMs", disc));
 
     // --- DAG of 20 related tools ----------------------------------------------------------------------
@@ -508,8 +645,16 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
       return performance.now() - t;
     });
     operations.push(op("DAG of 20 tools", "dagOver(snapshot, 20 tool indices from one Louvain community)", dag));
-    const dagService = await timeAsync(dagSets, o.warmup, o.reps, o.capMs, async (set) => (await tg.buildDag({ tools: set.map((i) => s.tools[i]!.id) })).timings.totalMs);
-    operations.push(op("DAG of 20 tools (service)", "tg.buildDag({tools}) timings.totalMs (DAG + explanations + gate)", dagService));
+    const dagService = await timeAsync(
+      dagSets,
+      o.warmup,
+      o.reps,
+      o.capMs,
+      async (set) => (await tg.buildDag({ tools: set.map((i) => s.tools[i]!.id) })).timings.totalMs,
+    );
+    operations.push(
+      op("DAG of 20 tools (service)", "tg.buildDag({tools}) timings.totalMs (DAG + explanations + gate)", dagService),
+    );
 
     // --- gating alone -------------------------------------------------------------------------------------
     const scores = [0.95, 0.9, 0.85, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2];
@@ -519,11 +664,14 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
       for (const score of scores) engine.gatekeeper.gate("search", score, prepared);
       return performance.now() - t;
     });
-    operations.push(op("gating", "gatekeeper.prepare({text: intent}) + gate(\"search\", score) × 10", gating));
+    operations.push(op("gating", 'gatekeeper.prepare({text: intent}) + gate("search", score) × 10', gating));
     rss.sample();
 
     const stats = engine.queryEmbedder.stats();
-    const queryCache = { ...stats, hitRate: stats.hits + stats.misses > 0 ? stats.hits / (stats.hits + stats.misses) : 0 };
+    const queryCache = {
+      ...stats,
+      hitRate: stats.hits + stats.misses > 0 ? stats.hits / (stats.hits + stats.misses) : 0,
+    };
     const resultCache = tg.results.stats();
 
     // --- record one execution (embedded, then server) -----------------------------------------------------
@@ -532,7 +680,9 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
       await tg.recordExecution(e);
       return undefined;
     });
-    operations.push(op("record one execution (embedded)", "await tg.recordExecution(exec) on PGlite memory://", record));
+    operations.push(
+      op("record one execution (embedded)", "await tg.recordExecution(exec) on PGlite memory://", record),
+    );
     o.log(`[${tools}] embedded done`);
 
     if (o.serverSizes.includes(tools)) {
@@ -547,7 +697,9 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
           await handle!.tg.recordExecution(e);
           return undefined;
         });
-        operations.push(op("record one execution (server)", "await tg.recordExecution(exec) on PostgreSQL 15 (fresh schema)", times));
+        operations.push(
+          op("record one execution (server)", "await tg.recordExecution(exec) on PostgreSQL 15 (fresh schema)", times),
+        );
         o.log(`[${tools}] server done`);
       } catch (err) {
         server.error = (err as Error).message;
@@ -584,7 +736,10 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
   }
 }
 
-async function measureUseLite(queries: string[], log: (s: string) => void): Promise<NonNullable<LatencyResult["useLite"]>> {
+async function measureUseLite(
+  queries: string[],
+  log: (s: string) => void,
+): Promise<NonNullable<LatencyResult["useLite"]>> {
   const provider = createEmbeddingProvider("use-lite");
   try {
     const t0 = performance.now();
@@ -600,7 +755,15 @@ async function measureUseLite(queries: string[], log: (s: string) => void): Prom
     log(`USE-lite: ${times.length} query embeddings`);
     return { loadMs, ...percentiles(times) };
   } catch (err) {
-    return { loadMs: 0, p50: Number.NaN, p95: Number.NaN, p99: Number.NaN, mean: Number.NaN, n: 0, error: (err as Error).message };
+    return {
+      loadMs: 0,
+      p50: Number.NaN,
+      p95: Number.NaN,
+      p99: Number.NaN,
+      mean: Number.NaN,
+      n: 0,
+      error: (err as Error).message,
+    };
   } finally {
     await provider.close?.().catch(() => undefined);
   }
@@ -654,7 +817,16 @@ export async function runLatency(options: LatencyOptions = {}): Promise<LatencyR
     startedAt,
     loadAverage: { start: loadStart, end: loadavg() },
     uptime: [uptimeStart, execSync("uptime").toString().trim()],
-    options: { sizes, reps: o.reps, warmup: o.warmup, seed: o.seed, embeddings: o.embeddings, serverSizes: o.serverSizes, traces: sizes.map(o.tracesFor), gcBetweenOperations: GC_EXPOSED },
+    options: {
+      sizes,
+      reps: o.reps,
+      warmup: o.warmup,
+      seed: o.seed,
+      embeddings: o.embeddings,
+      serverSizes: o.serverSizes,
+      traces: sizes.map(o.tracesFor),
+      gcBetweenOperations: GC_EXPOSED,
+    },
     ...(useLite ? { useLite } : {}),
     sizes: results,
     budgets: budgetRows(results),
@@ -664,7 +836,11 @@ export async function runLatency(options: LatencyOptions = {}): Promise<LatencyR
 /** The markdown report: one table per size, the analytics parts, the budgets. */
 export function formatLatency(r: LatencyResult): string {
   const la = (x: number[]) => x.map((v) => v.toFixed(2)).join(" / ");
-  const out: string[] = [`Machine: ${r.machine}; load average ${la(r.loadAverage.start)} at start, ${la(r.loadAverage.end)} at end`, `Embeddings: ${r.options.embeddings}; ${r.options.reps} timed calls per operation after ${r.options.warmup} warm-up calls; seed ${r.options.seed}; ${r.options.gcBetweenOperations ? "a full GC before each operation (--expose-gc)" : "no GC between operations (run node with --expose-gc to isolate them)"}.`, ""];
+  const out: string[] = [
+    `Machine: ${r.machine}; load average ${la(r.loadAverage.start)} at start, ${la(r.loadAverage.end)} at end`,
+    `Embeddings: ${r.options.embeddings}; ${r.options.reps} timed calls per operation after ${r.options.warmup} warm-up calls; seed ${r.options.seed}; ${r.options.gcBetweenOperations ? "a full GC before each operation (--expose-gc)" : "no GC between operations (run node with --expose-gc to isolate them)"}.`,
+    "",
+  ];
   if (r.useLite) {
     out.push(
       r.useLite.error
@@ -674,11 +850,24 @@ export function formatLatency(r: LatencyResult): string {
     );
   }
   for (const s of r.sizes) {
-    out.push(`### ${s.tools.toLocaleString("en")} tools, ${s.capabilities.toLocaleString("en")} capabilities, ${s.traces.toLocaleString("en")} traces, ${s.steps.toLocaleString("en")} steps`, "");
+    out.push(
+      `### ${s.tools.toLocaleString("en")} tools, ${s.capabilities.toLocaleString("en")} capabilities, ${s.traces.toLocaleString("en")} traces, ${s.steps.toLocaleString("en")} steps`,
+      "",
+    );
     out.push(
       markdownTable(
         ["operation", "p50 ms", "p95 ms", "p99 ms", "mean ms", "n", "peer (same run)", "p50 ×", "p99 ×"],
-        s.operations.map((x) => [x.name, x.p50, x.p95, x.p99, x.mean, String(x.n), x.peer ?? "–", x.ratioToPeer ? `${x.ratioToPeer.p50.toFixed(2)}×` : "–", x.ratioToPeer ? `${x.ratioToPeer.p99.toFixed(2)}×` : "–"]),
+        s.operations.map((x) => [
+          x.name,
+          x.p50,
+          x.p95,
+          x.p99,
+          x.mean,
+          String(x.n),
+          x.peer ?? "–",
+          x.ratioToPeer ? `${x.ratioToPeer.p50.toFixed(2)}×` : "–",
+          x.ratioToPeer ? `${x.ratioToPeer.p99.toFixed(2)}×` : "–",
+        ]),
       ),
     );
     out.push("");
@@ -723,7 +912,9 @@ function intList(name: string, fallback: readonly number[]): number[] {
   if (v === undefined) return [...fallback];
   if (v.trim() === "") return [];
   const xs = v.split(",").map((x) => Number(x.trim().replace(/_/g, "")));
-  for (const x of xs) if (!Number.isInteger(x) || x < 0) throw new Error(`bench/latency: --${name} must be comma-separated integers, got ${JSON.stringify(v)}`);
+  for (const x of xs)
+    if (!Number.isInteger(x) || x < 0)
+      throw new Error(`bench/latency: --${name} must be comma-separated integers, got ${JSON.stringify(v)}`);
   return xs;
 }
 
@@ -731,7 +922,8 @@ function intArg(name: string, fallback: number, min: number): number {
   const v = arg(name);
   if (v === undefined) return fallback;
   const x = Number(v);
-  if (!Number.isInteger(x) || x < min) throw new Error(`bench/latency: --${name} must be an integer ≥ ${min}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(x) || x < min)
+    throw new Error(`bench/latency: --${name} must be an integer ≥ ${min}, got ${JSON.stringify(v)}`);
   return x;
 }
 
@@ -745,7 +937,9 @@ async function main(): Promise<void> {
     serverSizes: intList("server-sizes", LATENCY_DEFAULTS.serverSizes),
     useLiteQueries: intArg("use-lite-queries", LATENCY_DEFAULTS.useLiteQueries, 0),
     opSeconds: intArg("op-seconds", LATENCY_DEFAULTS.opSeconds, 1),
-    ...(analyticsReps !== undefined ? { analyticsReps: intArg("analytics-reps", LATENCY_DEFAULTS.analyticsReps, 1) } : {}),
+    ...(analyticsReps !== undefined
+      ? { analyticsReps: intArg("analytics-reps", LATENCY_DEFAULTS.analyticsReps, 1) }
+      : {}),
   });
   process.stdout.write(`${formatLatency(r)}\n\n`);
   process.stdout.write(`wrote ${writeResult("latency", r)}\n`);

@@ -81,18 +81,37 @@ function thin<T>(xs: T[], max: number): T[] {
 }
 
 function load(name: string, maxCases: number): Dataset {
-  const d = name === "seal-tools" ? convertSealTools() : name === "toollinkos" ? convertToolLinkOs() : name === "nestful" ? convertNestful() : undefined;
+  const d =
+    name === "seal-tools"
+      ? convertSealTools()
+      : name === "toollinkos"
+        ? convertToolLinkOs()
+        : name === "nestful"
+          ? convertNestful()
+          : undefined;
   if (!d) throw new Error(`--dataset: unknown dataset ${JSON.stringify(name)} (seal-tools, toollinkos, nestful, all)`);
   const all = Object.values(d.evaluation as Record<string, EvalCase[]>).flat();
-  const byKind = (k: EvalCase["kind"]) => thin(all.filter((c) => c.kind === k), maxCases);
-  const traces = [...(d.traces as unknown as Trace[])].sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id));
-  return { name, catalog: d.catalog as unknown as Dataset["catalog"], traces, cases: [...byKind("retrieval"), ...byKind("next-step"), ...byKind("dag")] };
+  const byKind = (k: EvalCase["kind"]) =>
+    thin(
+      all.filter((c) => c.kind === k),
+      maxCases,
+    );
+  const traces = [...(d.traces as unknown as Trace[])].sort(
+    (a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id),
+  );
+  return {
+    name,
+    catalog: d.catalog as unknown as Dataset["catalog"],
+    traces,
+    cases: [...byKind("retrieval"), ...byKind("next-step"), ...byKind("dag")],
+  };
 }
 
 /** Few intents repeated many times: the first REPEATED.intents distinct intents, their executions in turn. */
 function repeated(d: Dataset): Dataset {
   const firstOf = new Map<string, Trace>();
-  for (const t of d.traces) if (t.intent && !firstOf.has(t.intent) && firstOf.size < REPEATED.intents) firstOf.set(t.intent, t);
+  for (const t of d.traces)
+    if (t.intent && !firstOf.has(t.intent) && firstOf.size < REPEATED.intents) firstOf.set(t.intent, t);
   const base = [...firstOf.values()];
   const t0 = Date.parse(d.traces[0]?.startedAt ?? "2026-01-01T00:00:00Z");
   const traces = Array.from({ length: base.length === 0 ? 0 : REPEATED.executions }, (_, i) => {
@@ -114,7 +133,13 @@ interface Point {
 
 const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 
-async function score(tg: Toolgraph, d: Dataset, history: Trace[], embed: (texts: string[]) => Promise<Float32Array[]>, pastVectors: Float32Array[]): Promise<Omit<Point, "executions">> {
+async function score(
+  tg: Toolgraph,
+  d: Dataset,
+  history: Trace[],
+  embed: (texts: string[]) => Promise<Float32Array[]>,
+  pastVectors: Float32Array[],
+): Promise<Omit<Point, "executions">> {
   const retrieval = d.cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   const nexts = d.cases.filter((c): c is Extract<EvalCase, { kind: "next-step" }> => c.kind === "next-step");
   const dags = d.cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag");
@@ -125,10 +150,20 @@ async function score(tg: Toolgraph, d: Dataset, history: Trace[], embed: (texts:
   const qv = retrieval.length > 0 ? await embed(retrieval.map((c) => c.query)) : [];
   for (const [i, c] of retrieval.entries()) {
     const r = (await tg.search({ intent: c.query, limit: 10 })) as { results: { tool: string }[] };
-    ap.push(averagePrecisionAtK(r.results.map((x) => x.tool), c.relevant, 10));
+    ap.push(
+      averagePrecisionAtK(
+        r.results.map((x) => x.tool),
+        c.relevant,
+        10,
+      ),
+    );
     const votes = new Map<string, number>();
-    const sims = pastVectors.map((v, j) => [j, dot(v, qv[i]!)] as const).sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 10);
-    for (const [j, s] of sims) for (const st of history[j]!.steps) votes.set(st.tool, (votes.get(st.tool) ?? 0) + Math.max(0, s));
+    const sims = pastVectors
+      .map((v, j) => [j, dot(v, qv[i]!)] as const)
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, 10);
+    for (const [j, s] of sims)
+      for (const st of history[j]!.steps) votes.set(st.tool, (votes.get(st.tool) ?? 0) + Math.max(0, s));
     const knn = [...votes].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([t]) => t);
     apKnn.push(averagePrecisionAtK(knn, c.relevant, 10));
   }
@@ -150,12 +185,27 @@ async function score(tg: Toolgraph, d: Dataset, history: Trace[], embed: (texts:
   const hits: number[] = [];
   const hitsMarkov: number[] = [];
   for (const c of nexts) {
-    for (const p of nextStepPrefixes({ steps: c.steps, ...(c.edges ? { edges: c.edges as [number, number][] } : {}) })) {
+    for (const p of nextStepPrefixes({
+      steps: c.steps,
+      ...(c.edges ? { edges: c.edges as [number, number][] } : {}),
+    })) {
       const r = (await tg.suggestNext({ context: p.prefix, limit: 5 })) as { suggestions: { tool: string }[] };
-      hits.push(hitAtK(r.suggestions.map((s) => s.tool), p.correct, 1));
+      hits.push(
+        hitAtK(
+          r.suggestions.map((s) => s.tool),
+          p.correct,
+          1,
+        ),
+      );
       const m = trans.get(p.prefix.at(-1)!);
       const markov = m ? [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([t]) => t) : popular;
-      hitsMarkov.push(hitAtK(markov.filter((t) => !p.prefix.includes(t)), p.correct, 1));
+      hitsMarkov.push(
+        hitAtK(
+          markov.filter((t) => !p.prefix.includes(t)),
+          p.correct,
+          1,
+        ),
+      );
     }
   }
 
@@ -169,10 +219,22 @@ async function score(tg: Toolgraph, d: Dataset, history: Trace[], embed: (texts:
     // The cases list their tools in the gold order: both sides get them shuffled (seeded by the case id).
     const tools = shuffled([...new Set(c.tools)], c.id);
     const r = (await tg.buildDag({ tools })) as { edges: { from: string; to: string }[] };
-    f1.push(edgeScores(gold, r.edges.map((e) => [e.from, e.to] as const)).f1);
+    f1.push(
+      edgeScores(
+        gold,
+        r.edges.map((e) => [e.from, e.to] as const),
+      ).f1,
+    );
     f1Prec.push(edgeScores(gold, precedenceChain(tools, counts).edges).f1);
   }
-  return { map10: mean(ap), map10Knn: mean(apKnn), acc1: mean(hits), acc1Markov: mean(hitsMarkov), dagF1: mean(f1), dagF1Precedence: mean(f1Prec) };
+  return {
+    map10: mean(ap),
+    map10Knn: mean(apKnn),
+    acc1: mean(hits),
+    acc1Markov: mean(hitsMarkov),
+    dagF1: mean(f1),
+    dagF1Precedence: mean(f1Prec),
+  };
 }
 
 function shuffled<T>(xs: T[], seed: string): T[] {
@@ -196,12 +258,20 @@ function dot(a: Float32Array, b: Float32Array): number {
 async function curve(d: Dataset, points: number, fit: boolean): Promise<Point[]> {
   // A clock set a day after the history, so recency and the fits do not depend on when the bench runs; no result
   // cache, so an answer is never one computed before the last import.
-  const tg = await openToolgraph({ home: "memory://", project: "curve", embeddings: values.embeddings, now: () => clockOf(d), resultCacheSize: 0 });
+  const tg = await openToolgraph({
+    home: "memory://",
+    project: "curve",
+    embeddings: values.embeddings,
+    now: () => clockOf(d),
+    resultCacheSize: 0,
+  });
   const provider = createEmbeddingProvider(values.embeddings);
   const embed = (texts: string[]) => provider.embed(texts);
   try {
     await tg.importCatalog(d.catalog);
-    const marks = [...new Set(Array.from({ length: points }, (_, i) => Math.round((d.traces.length * i) / (points - 1))))];
+    const marks = [
+      ...new Set(Array.from({ length: points }, (_, i) => Math.round((d.traces.length * i) / (points - 1)))),
+    ];
     const out: Point[] = [];
     const pastVectors: Float32Array[] = [];
     let done = 0;
@@ -218,7 +288,9 @@ async function curve(d: Dataset, points: number, fit: boolean): Promise<Point[]>
       }
       const s = await score(tg, d, d.traces.slice(0, n), embed, pastVectors);
       out.push({ executions: n, ...s });
-      console.error(`[${d.name}] ${n} executions: mAP@10 ${s.map10?.toFixed(3)} acc@1 ${s.acc1?.toFixed(3)} DAG F1 ${s.dagF1?.toFixed(3)}`);
+      console.error(
+        `[${d.name}] ${n} executions: mAP@10 ${s.map10?.toFixed(3)} acc@1 ${s.acc1?.toFixed(3)} DAG F1 ${s.dagF1?.toFixed(3)}`,
+      );
     }
     return out;
   } finally {
@@ -233,9 +305,17 @@ async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; quer
   // Prefer tools the history never used (their traces stay whole); then the least used ones.
   const count = new Map<string, number>();
   for (const t of d.traces) for (const s of t.steps) count.set(s.tool, (count.get(s.tool) ?? 0) + 1);
-  const held = new Set(wanted.sort((a, b) => (count.get(a) ?? 0) - (count.get(b) ?? 0) || (a < b ? -1 : 1)).slice(0, NEW_TOOLS));
+  const held = new Set(
+    wanted.sort((a, b) => (count.get(a) ?? 0) - (count.get(b) ?? 0) || (a < b ? -1 : 1)).slice(0, NEW_TOOLS),
+  );
   const history = d.traces.filter((t) => t.steps.every((s) => !held.has(s.tool)));
-  const tg = await openToolgraph({ home: "memory://", project: "new-tools", embeddings: values.embeddings, now: () => clockOf(d), resultCacheSize: 0 });
+  const tg = await openToolgraph({
+    home: "memory://",
+    project: "new-tools",
+    embeddings: values.embeddings,
+    now: () => clockOf(d),
+    resultCacheSize: 0,
+  });
   try {
     // Capabilities stay (the traces name them), without the held-out tools.
     const capabilities = (d.catalog.capabilities ?? []).map((c) => {
@@ -255,7 +335,13 @@ async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; quer
     const hits: number[] = [];
     for (const c of asked) {
       const r = (await tg.search({ intent: c.query, limit: 3 })) as { results: { tool: string }[] };
-      hits.push(hitAtK(r.results.map((x) => x.tool), c.relevant.filter((t) => held.has(t)), 3));
+      hits.push(
+        hitAtK(
+          r.results.map((x) => x.tool),
+          c.relevant.filter((t) => held.has(t)),
+          3,
+        ),
+      );
     }
     return { tools: held.size, queries: asked.length, top3: mean(hits) };
   } finally {
@@ -281,27 +367,50 @@ async function main(): Promise<void> {
   const points = Math.max(2, Number(values.points));
   const fit = !values["no-fit"];
   const results: Record<string, unknown> = {};
-  console.log(`# Learning curves\n\n${machine()}; load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; embeddings ${values.embeddings}; fits ${fit ? "on" : "off"}\n`);
+  console.log(
+    `# Learning curves\n\n${machine()}; load ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}; embeddings ${values.embeddings}; fits ${fit ? "on" : "off"}\n`,
+  );
   for (const name of names) {
     const d = load(name, Number(values.cases));
     for (const set of [d, repeated(d)]) {
       const pts = await curve(set, points, fit);
       const base = pts[0]!;
       const worst = Math.min(...pts.map((p) => (p.map10 ?? 0) - (base.map10 ?? 0)));
-      console.log(`\n### ${set.name} (${set.traces.length} training executions; no-learning mAP@10 ${f(base.map10)}; worst drop ${worst.toFixed(3)})\n`);
+      console.log(
+        `\n### ${set.name} (${set.traces.length} training executions; no-learning mAP@10 ${f(base.map10)}; worst drop ${worst.toFixed(3)})\n`,
+      );
       console.log(
         markdownTable(
           ["executions", "mAP@10", "kNN mAP@10", "acc@1", "Markov acc@1", "DAG edge F1", "precedence F1"],
-          pts.map((p) => [String(p.executions), f(p.map10), f(p.map10Knn), f(p.acc1), f(p.acc1Markov), f(p.dagF1), f(p.dagF1Precedence)]),
+          pts.map((p) => [
+            String(p.executions),
+            f(p.map10),
+            f(p.map10Knn),
+            f(p.acc1),
+            f(p.acc1Markov),
+            f(p.dagF1),
+            f(p.dagF1Precedence),
+          ]),
         ),
       );
       results[set.name] = { points: pts, noLearningMap10: base.map10, worstDropMap10: worst };
     }
     const nt = await newTools(d, fit);
-    console.log(`\nnew tools (${name}): ${nt.tools} held-out tools, ${nt.queries} queries, found in the top 3 for ${f(nt.top3)}`);
+    console.log(
+      `\nnew tools (${name}): ${nt.tools} held-out tools, ${nt.queries} queries, found in the top 3 for ${f(nt.top3)}`,
+    );
     (results[name] as Record<string, unknown>).newTools = nt;
   }
-  const path = writeResult(values.out, { machine: machine(), load: loadavg(), embeddings: values.embeddings, fit, points, results });
+  const path = writeResult(values.out, {
+    machine: machine(),
+    load: loadavg(),
+    embeddings: values.embeddings,
+    fit,
+    points,
+    results,
+  });
   console.error(`wrote ${path}`);
 }
 

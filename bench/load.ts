@@ -37,7 +37,8 @@ function arg(name: string, fallback: string): string {
 
 function intArg(name: string, fallback: number, min: number, max: number): number {
   const v = Number(arg(name, String(fallback)));
-  if (!Number.isInteger(v) || v < min || v > max) throw new Error(`bench/load: --${name} must be an integer from ${min} to ${max}, got ${arg(name, "")}`);
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw new Error(`bench/load: --${name} must be an integer from ${min} to ${max}, got ${arg(name, "")}`);
   return v;
 }
 
@@ -82,7 +83,9 @@ interface RunResult {
 }
 
 function startChild(args: string[]): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--child", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--child", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   proc.stderr!.on("data", (d) => (stderr += String(d)));
   return new Promise((resolve, reject) => {
@@ -114,10 +117,19 @@ function stopChild(proc: ChildProcess): Promise<number | null> {
   });
 }
 
-async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   const res = await fetch(base + path, {
     method,
-    headers: { authorization: `Bearer ${TOKEN}`, "x-toolgraph-project": PROJECT, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      "x-toolgraph-project": PROJECT,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
@@ -125,9 +137,18 @@ async function call(base: string, method: string, path: string, body?: unknown):
   return { status: res.status, json: text ? JSON.parse(text) : undefined };
 }
 
-async function runLoad(backend: string, base: string, clients: number, seconds: number, maxRequests: number, mix: [number, number, number]): Promise<Omit<RunResult, "executionsBefore" | "executionsAfter" | "directCount">> {
+async function runLoad(
+  backend: string,
+  base: string,
+  clients: number,
+  seconds: number,
+  maxRequests: number,
+  mix: [number, number, number],
+): Promise<Omit<RunResult, "executionsBefore" | "executionsAfter" | "directCount">> {
   const intents = DEMO_CAPABILITIES.flatMap((c) => c.intents);
-  const contexts = DEMO_CAPABILITIES.flatMap((c) => c.workflow.slice(0, -1).map((_, i) => c.workflow.slice(0, i + 1).map((w) => w.tool)));
+  const contexts = DEMO_CAPABILITIES.flatMap((c) =>
+    c.workflow.slice(0, -1).map((_, i) => c.workflow.slice(0, i + 1).map((w) => w.tool)),
+  );
   const templates = demoTraces(500, 7, NOW);
   const samples: Sample[] = [];
   const errors: string[] = [];
@@ -149,8 +170,16 @@ async function runLoad(backend: string, base: string, clients: number, seconds: 
       let ok = false;
       try {
         let res: { status: number; json: any };
-        if (op === "search") res = await call(base, "POST", "/v1/search", { intent: intents[Math.floor(rng() * intents.length)]!, limit: 5 });
-        else if (op === "next") res = await call(base, "POST", "/v1/next", { context: contexts[Math.floor(rng() * contexts.length)]!, limit: 5 });
+        if (op === "search")
+          res = await call(base, "POST", "/v1/search", {
+            intent: intents[Math.floor(rng() * intents.length)]!,
+            limit: 5,
+          });
+        else if (op === "next")
+          res = await call(base, "POST", "/v1/next", {
+            context: contexts[Math.floor(rng() * contexts.length)]!,
+            limit: 5,
+          });
         else {
           const t = templates[Math.floor(rng() * templates.length)]!;
           res = await call(base, "POST", "/v1/executions", { ...t, id: `load-${runId}-${c}-${i++}` });
@@ -179,12 +208,24 @@ function rows(r: RunResult): string[] {
     const s = r.samples.filter((x) => op === "all" || x.op === op);
     const ms = s.map((x) => x.ms).sort((a, b) => a - b);
     const errs = s.filter((x) => !x.ok).length;
-    out.push(`| ${r.backend} | ${op} | ${s.length} | ${(s.length / r.seconds).toFixed(0)} | ${pct(ms, 0.5).toFixed(1)} | ${pct(ms, 0.95).toFixed(1)} | ${pct(ms, 0.99).toFixed(1)} | ${errs} |`);
+    out.push(
+      `| ${r.backend} | ${op} | ${s.length} | ${(s.length / r.seconds).toFixed(0)} | ${pct(ms, 0.5).toFixed(1)} | ${pct(ms, 0.95).toFixed(1)} | ${pct(ms, 0.99).toFixed(1)} | ${errs} |`,
+    );
   }
   return out;
 }
 
-async function runBackend(backend: "pglite" | "postgres", o: { clients: number; seconds: number; traces: number; embeddings: string; maxRequests: number; mix: [number, number, number] }): Promise<RunResult> {
+async function runBackend(
+  backend: "pglite" | "postgres",
+  o: {
+    clients: number;
+    seconds: number;
+    traces: number;
+    embeddings: string;
+    maxRequests: number;
+    mix: [number, number, number];
+  },
+): Promise<RunResult> {
   let database = "";
   let dropSchema: (() => Promise<void>) | undefined;
   let countDirect: (() => Promise<number>) | undefined;
@@ -212,7 +253,16 @@ async function runBackend(backend: "pglite" | "postgres", o: { clients: number; 
       await c.end();
     };
   }
-  const { proc, port } = await startChild(["--database", database, "--token", TOKEN, "--traces", String(o.traces), "--embeddings", o.embeddings]);
+  const { proc, port } = await startChild([
+    "--database",
+    database,
+    "--token",
+    TOKEN,
+    "--traces",
+    String(o.traces),
+    "--embeddings",
+    o.embeddings,
+  ]);
   try {
     const base = `http://127.0.0.1:${port}`;
     const before = await call(base, "GET", "/v1/stats");
@@ -224,7 +274,12 @@ async function runBackend(backend: "pglite" | "postgres", o: { clients: number; 
     const code = await stopChild(proc);
     if (code !== 0) r.errors.push(`server exited with code ${code} after SIGTERM`);
     const directCount = countDirect ? await countDirect() : undefined;
-    return { ...r, executionsBefore: Number(before.json.executions), executionsAfter: Number(after.json.executions), directCount };
+    return {
+      ...r,
+      executionsBefore: Number(before.json.executions),
+      executionsAfter: Number(after.json.executions),
+      directCount,
+    };
   } finally {
     if (proc.exitCode === null) proc.kill("SIGKILL");
     await dropSchema?.();
@@ -243,18 +298,25 @@ async function parent(): Promise<void> {
   if (mix.length !== 3 || mix.some((x) => !Number.isFinite(x) || x < 0) || mix[0]! + mix[1]! + mix[2]! <= 0) {
     throw new Error(`bench/load: --mix must be three non-negative weights search:next:record, got ${mixText}`);
   }
-  if (!["pglite", "postgres", "both"].includes(which)) throw new Error(`bench/load: --backend must be pglite, postgres or both, got ${which}`);
+  if (!["pglite", "postgres", "both"].includes(which))
+    throw new Error(`bench/load: --backend must be pglite, postgres or both, got ${which}`);
   const backends = which === "both" ? (["pglite", "postgres"] as const) : ([which] as ("pglite" | "postgres")[]);
   const results: RunResult[] = [];
   for (const b of backends) {
     process.stderr.write(`bench/load: ${b}: ${clients} clients for ${seconds} s…\n`);
-    results.push(await runBackend(b, { clients, seconds, traces, embeddings, maxRequests, mix: mix as [number, number, number] }));
+    results.push(
+      await runBackend(b, { clients, seconds, traces, embeddings, maxRequests, mix: mix as [number, number, number] }),
+    );
   }
-  console.log(`\nLoad: ${clients} concurrent clients, ${seconds} s per backend, mix search:next:record ${mixText}, embeddings ${embeddings}, ${traces} demo traces; latency in ms.\n`);
+  console.log(
+    `\nLoad: ${clients} concurrent clients, ${seconds} s per backend, mix search:next:record ${mixText}, embeddings ${embeddings}, ${traces} demo traces; latency in ms.\n`,
+  );
   console.log("| backend | op | requests | req/s | p50 | p95 | p99 | errors |");
   console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const r of results) for (const line of rows(r)) console.log(line);
-  console.log("\n| backend | recorded (HTTP 200, inserted) | executions before | after | expected after | direct count | lost writes |");
+  console.log(
+    "\n| backend | recorded (HTTP 200, inserted) | executions before | after | expected after | direct count | lost writes |",
+  );
   console.log("| --- | --- | --- | --- | --- | --- | --- |");
   let bad = false;
   for (const r of results) {
@@ -262,7 +324,9 @@ async function parent(): Promise<void> {
     const stored = r.directCount ?? r.executionsAfter;
     const lost = expected - stored;
     if (lost !== 0 || r.executionsAfter !== expected || r.samples.some((s) => !s.ok) || r.errors.length > 0) bad = true;
-    console.log(`| ${r.backend} | ${r.recorded} | ${r.executionsBefore} | ${r.executionsAfter} | ${expected} | ${r.directCount ?? "n/a (in-memory, via /v1/stats)"} | ${lost} |`);
+    console.log(
+      `| ${r.backend} | ${r.recorded} | ${r.executionsBefore} | ${r.executionsAfter} | ${expected} | ${r.directCount ?? "n/a (in-memory, via /v1/stats)"} | ${lost} |`,
+    );
   }
   for (const r of results) for (const e of r.errors) console.log(`- ${r.backend}: ${e}`);
   console.log(bad ? "\nFAILED: errors or lost writes (see above)" : "\nOK: no errors, no lost writes");

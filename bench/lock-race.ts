@@ -16,18 +16,49 @@ import { openToolgraph } from "../src/library/toolgraph.ts";
 import { deadOwner, fire, startRacer } from "../test/store/racers/spawn.ts";
 
 export interface LockRaceResult {
-  lock: { processes: number; rounds: number; holds: number; refusals: number; refusalsNamingHolder: number; overlaps: number; wallMs: number };
-  record: { processes: number; rounds: number; exit0: number; exit4: number; other: number; acknowledged: number; stored: number; missing: number; extra: number; wallMs: number }[];
+  lock: {
+    processes: number;
+    rounds: number;
+    holds: number;
+    refusals: number;
+    refusalsNamingHolder: number;
+    overlaps: number;
+    wallMs: number;
+  };
+  record: {
+    processes: number;
+    rounds: number;
+    exit0: number;
+    exit4: number;
+    other: number;
+    acknowledged: number;
+    stored: number;
+    missing: number;
+    extra: number;
+    wallMs: number;
+  }[];
 }
 
-export async function runLockRace(o: { processes: number; rounds: number; recordRounds: number }): Promise<LockRaceResult> {
+export async function runLockRace(o: {
+  processes: number;
+  rounds: number;
+  recordRounds: number;
+}): Promise<LockRaceResult> {
   const dir = mkdtempSync(join(tmpdir(), "tg-race-bench-"));
   try {
     // The lock itself.
     const log = join(dir, "lock.log");
     writeFileSync(log, "");
     const t0 = performance.now();
-    const cfg = { dir: join(dir, "lock"), go: join(dir, "lock.go"), rounds: o.rounds, period: 100, holdMs: 5, log, stale: await deadOwner() };
+    const cfg = {
+      dir: join(dir, "lock"),
+      go: join(dir, "lock.go"),
+      rounds: o.rounds,
+      period: 100,
+      holdMs: 5,
+      log,
+      stale: await deadOwner(),
+    };
     const racers = Array.from({ length: o.processes }, () => startRacer("lock-racer.ts", cfg));
     await fire(racers, cfg.go);
     await Promise.all(racers.map((r) => r.exit));
@@ -46,9 +77,18 @@ export async function runLockRace(o: { processes: number; rounds: number; record
 
     // Whole `toolgraph record` processes.
     const home = join(dir, "home");
-    const exec = (id: string) => ({ id, intent: "ship a fix", startedAt: "2026-01-01T00:00:00.000Z", success: true, steps: [{ tool: "git.commit" }, { tool: "git.push", dependsOn: [0] }] });
+    const exec = (id: string) => ({
+      id,
+      intent: "ship a fix",
+      startedAt: "2026-01-01T00:00:00.000Z",
+      success: true,
+      steps: [{ tool: "git.commit" }, { tool: "git.push", dependsOn: [0] }],
+    });
     writeFileSync(join(dir, "seed.json"), JSON.stringify(exec("seed")));
-    await main(["record", join(dir, "seed.json"), "--auto-register", "--home", home, "--database", ""], { out: () => {}, err: () => {} });
+    await main(["record", join(dir, "seed.json"), "--auto-register", "--home", home, "--database", ""], {
+      out: () => {},
+      err: () => {},
+    });
     const record: LockRaceResult["record"] = [];
     const acknowledged = new Set<string>(["seed"]);
     for (let round = 0; round < o.recordRounds; round++) {
@@ -58,7 +98,10 @@ export async function runLockRace(o: { processes: number; rounds: number; record
       const rs = Array.from({ length: o.processes }, (_, i) => {
         const file = join(dir, `run-${round}-${i}.json`);
         writeFileSync(file, JSON.stringify(exec(`run-${round}-${i}`)));
-        return startRacer("record-racer.ts", { go, argv: ["record", file, "--auto-register", "--json", "--home", home, "--database", ""] });
+        return startRacer("record-racer.ts", {
+          go,
+          argv: ["record", file, "--auto-register", "--json", "--home", home, "--database", ""],
+        });
       });
       await fire(rs, go);
       const codes = await Promise.all(rs.map((r) => r.exit));

@@ -37,7 +37,12 @@ function arg(name: string): string | undefined {
 }
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
-const INTENTS = ["open a pull request with my changes", "roll back the production deploy", "run the tests and the linter", "back up the database"];
+const INTENTS = [
+  "open a pull request with my changes",
+  "roll back the production deploy",
+  "run the tests and the linter",
+  "back up the database",
+];
 
 async function soak(iterations: number, bound: number, pruneEvery: number) {
   const tg = await openToolgraph({
@@ -51,7 +56,11 @@ async function soak(iterations: number, bound: number, pruneEvery: number) {
   await tg.importCatalog(demoCatalog());
   const server = await startServer({ api: tg, port: 0, log: () => {} });
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(server.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(server.url + path, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     await res.arrayBuffer();
   };
@@ -79,7 +88,10 @@ async function soak(iterations: number, bound: number, pruneEvery: number) {
     written,
     dropped,
     prunes,
-    most: { answers: Math.max(...samples.map((s) => s.answers)), outcomes: Math.max(...samples.map((s) => s.outcomes)) },
+    most: {
+      answers: Math.max(...samples.map((s) => s.answers)),
+      outcomes: Math.max(...samples.map((s) => s.outcomes)),
+    },
     last: samples[samples.length - 1]!,
     samples,
   };
@@ -110,15 +122,44 @@ async function pruneCost(database: string | undefined, rows: number, step: numbe
     const outcomes: OutcomeRow[] = [];
     for (let i = 0; i < rows; i++) {
       const at = new Date(NOW - (rows - i) * 1000);
-      answers.push({ project, id: `r${i}`, job: "search", createdAt: at, user: null, session: `s${i}`, graphVersion: 1, request: { intent: "x" }, items: [{ id: "a", score: 0.5, decision: "accepted" }], decision: "accepted", topScore: 0.5, latencyMs: 1 });
-      outcomes.push({ project, recommendationId: null, session: `s${i}`, kind: "execution", at, success: true, followed: null, executionId: `s${i}`, tools: ["a", "b"] });
+      answers.push({
+        project,
+        id: `r${i}`,
+        job: "search",
+        createdAt: at,
+        user: null,
+        session: `s${i}`,
+        graphVersion: 1,
+        request: { intent: "x" },
+        items: [{ id: "a", score: 0.5, decision: "accepted" }],
+        decision: "accepted",
+        topScore: 0.5,
+        latencyMs: 1,
+      });
+      outcomes.push({
+        project,
+        recommendationId: null,
+        session: `s${i}`,
+        kind: "execution",
+        at,
+        success: true,
+        followed: null,
+        executionId: `s${i}`,
+        tools: ["a", "b"],
+      });
     }
     const t0 = performance.now();
     await insertRecommendations(conn.db, answers);
     await insertOutcomes(conn.db, outcomes);
     const insertSeconds = (performance.now() - t0) / 1000;
     const d = RECOMMENDATION_LOG_DEFAULTS;
-    const o = { maxPerProject: d.maxPerProject, maxOutcomesPerProject: d.maxOutcomesPerProject, maxAgeDays: d.maxAgeDays, now: NOW, step };
+    const o = {
+      maxPerProject: d.maxPerProject,
+      maxOutcomesPerProject: d.maxOutcomesPerProject,
+      maxAgeDays: d.maxAgeDays,
+      now: NOW,
+      step,
+    };
     // As the writer runs it: a turn of the event loop between statements; the longest stretch without one is
     // the longest the pruning holds the thread (the embedded database works on it).
     const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -134,8 +175,14 @@ async function pruneCost(database: string | undefined, rows: number, step: numbe
     const noopPruneMs = performance.now() - t2;
     // The same pruning in one statement per phase (no step), for comparison: 10% more rows again, then prune.
     const extra = Math.round(rows / 11);
-    await insertRecommendations(conn.db, answers.slice(0, extra).map((r, i) => ({ ...r, id: `x${i}`, createdAt: new Date(NOW + i) })));
-    await insertOutcomes(conn.db, outcomes.slice(0, extra).map((r, i) => ({ ...r, at: new Date(NOW + i) })));
+    await insertRecommendations(
+      conn.db,
+      answers.slice(0, extra).map((r, i) => ({ ...r, id: `x${i}`, createdAt: new Date(NOW + i) })),
+    );
+    await insertOutcomes(
+      conn.db,
+      outcomes.slice(0, extra).map((r, i) => ({ ...r, at: new Date(NOW + i) })),
+    );
     const whole = gapMonitor();
     const t3 = performance.now();
     const deletedWhole = await pruneRecommendations(conn.db, project, { ...o, pause, step: Number.MAX_SAFE_INTEGER });
@@ -143,7 +190,17 @@ async function pruneCost(database: string | undefined, rows: number, step: numbe
     await settle();
     const unstepped = { pruneMs: unsteppedMs, longestBlockMs: whole.stop(), deleted: deletedWhole };
     const left = await countRecommendations(conn.db, project);
-    return { backend: conn.backend, rows, insertSeconds, pruneMs, longestBlockMs, noopPruneMs, deleted, left, unstepped };
+    return {
+      backend: conn.backend,
+      rows,
+      insertSeconds,
+      pruneMs,
+      longestBlockMs,
+      noopPruneMs,
+      deleted,
+      left,
+      unstepped,
+    };
   } finally {
     await conn.db.deleteFrom("recommendations").where("project", "=", project).execute();
     await conn.db.deleteFrom("recommendation_outcomes").where("project", "=", project).execute();
@@ -183,7 +240,17 @@ async function main(): Promise<void> {
     ) +
     `\n\n${s.prunes} prunings, ${s.dropped} rows dropped.\n\nOne pruning at the default bounds (${rows} answers and ${rows} outcomes in one project), statements of at most ${step} rows:\n\n` +
     markdownTable(
-      ["backend", "insert s", "prune ms", "longest event-loop block ms", "deleted answers", "deleted outcomes", "prune again ms", "one statement per phase: prune ms", "its longest block ms"],
+      [
+        "backend",
+        "insert s",
+        "prune ms",
+        "longest event-loop block ms",
+        "deleted answers",
+        "deleted outcomes",
+        "prune again ms",
+        "one statement per phase: prune ms",
+        "its longest block ms",
+      ],
       costs.map((c) => [
         c.backend,
         c.insertSeconds.toFixed(1),

@@ -42,7 +42,8 @@ async function runOne(o: { executions: number; queries: number; embeddings: stri
   const tg = await openToolgraph({ home: "memory://", database: "", project: "mem", embeddings: o.embeddings });
   try {
     await tg.importCatalog(gen.catalog, { embed: false });
-    for (let i = 0; i < gen.traces.length; i += 10_000) await tg.importTraces(gen.traces.slice(i, i + 10_000) as object[]);
+    for (let i = 0; i < gen.traces.length; i += 10_000)
+      await tg.importTraces(gen.traces.slice(i, i + 10_000) as object[]);
     global.gc?.();
     const heapBefore = process.memoryUsage();
     const t0 = performance.now();
@@ -55,11 +56,31 @@ async function runOne(o: { executions: number; queries: number; embeddings: stri
     let typed =
       mem.vectors.data.byteLength +
       mem.vectors.scales.byteLength +
-      (mem.vindex ? mem.vindex.codes.byteLength + (mem.vindex.prefixCodes?.byteLength ?? 0) + mem.vindex.scales.byteLength + mem.vindex.mean.byteLength + mem.vindex.signs.byteLength : 0) +
-      b.idf.byteLength + b.postingOffsets.byteLength + b.postingDocs.byteLength + b.postingTf.byteLength + b.postingImpact.byteLength + b.maxImpact.byteLength + b.docLength.byteLength +
-      mem.memberOffsets.byteLength + mem.members.byteLength + mem.textOf.byteLength +
+      (mem.vindex
+        ? mem.vindex.codes.byteLength +
+          (mem.vindex.prefixCodes?.byteLength ?? 0) +
+          mem.vindex.scales.byteLength +
+          mem.vindex.mean.byteLength +
+          mem.vindex.signs.byteLength
+        : 0) +
+      b.idf.byteLength +
+      b.postingOffsets.byteLength +
+      b.postingDocs.byteLength +
+      b.postingTf.byteLength +
+      b.postingImpact.byteLength +
+      b.maxImpact.byteLength +
+      b.docLength.byteLength +
+      mem.memberOffsets.byteLength +
+      mem.members.byteLength +
+      mem.textOf.byteLength +
       // the executions' columns
-      r.startedAt.byteLength + r.success.byteLength + r.userOf.byteLength + r.capabilityOf.byteLength + r.stepOffsets.byteLength + r.stepTool.byteLength + r.stepSuccess.byteLength;
+      r.startedAt.byteLength +
+      r.success.byteLength +
+      r.userOf.byteLength +
+      r.capabilityOf.byteLength +
+      r.stepOffsets.byteLength +
+      r.stepTool.byteLength +
+      r.stepSuccess.byteLength;
     // Queries: held-out paraphrases of past intents ("… please").
     const queries = gen.traces.slice(0, o.queries).map((t) => `${(t as { intent?: string }).intent ?? ""} please`);
     const vectors = await tg.engine.embedder.embed(queries);
@@ -105,7 +126,8 @@ async function runOne(o: { executions: number; queries: number; embeddings: stri
       // The index = JS objects it holds (rows, strings, maps: the heapUsed delta) + its typed arrays. The
       // arrayBuffers delta is not used: with the embedded PGlite it also counts the database's own WASM memory.
       indexMiB: (heapAfter.heapUsed - heapBefore.heapUsed + typed) / 2 ** 20,
-      heapDeltaMiB: (heapAfter.heapUsed + heapAfter.arrayBuffers - heapBefore.heapUsed - heapBefore.arrayBuffers) / 2 ** 20,
+      heapDeltaMiB:
+        (heapAfter.heapUsed + heapAfter.arrayBuffers - heapBefore.heapUsed - heapBefore.arrayBuffers) / 2 ** 20,
       rssMiB: heapAfter.rss / 2 ** 20,
       semanticRecallAt20: total > 0 ? agree / total : null,
     };
@@ -126,18 +148,54 @@ export async function runMemoryBench(o: { executions: number; queries: number; e
   console.log(`# intent memory at scale\n\nmachine: ${machine()}\n`);
   console.log(
     markdownTable(
-      ["workload", "past executions", "distinct intents", "recall p50 ms", "p95", "p99", "index build s", "typed arrays MiB", "index MiB (JS heap + typed)", "process heap + buffers delta MiB (incl. PGlite)", "semantic top-20 recall vs exact"],
-      results.map((r) => [r.workload, r.executions, r.distinctIntents, r.recallMs.p50, r.recallMs.p95, r.recallMs.p99, r.buildMs / 1000, r.typedArrayMiB, r.indexMiB, r.heapDeltaMiB, r.semanticRecallAt20]),
+      [
+        "workload",
+        "past executions",
+        "distinct intents",
+        "recall p50 ms",
+        "p95",
+        "p99",
+        "index build s",
+        "typed arrays MiB",
+        "index MiB (JS heap + typed)",
+        "process heap + buffers delta MiB (incl. PGlite)",
+        "semantic top-20 recall vs exact",
+      ],
+      results.map((r) => [
+        r.workload,
+        r.executions,
+        r.distinctIntents,
+        r.recallMs.p50,
+        r.recallMs.p95,
+        r.recallMs.p99,
+        r.buildMs / 1000,
+        r.typedArrayMiB,
+        r.indexMiB,
+        r.heapDeltaMiB,
+        r.semanticRecallAt20,
+      ]),
     ),
   );
   for (const r of results) {
-    console.log(`\n${r.workload}: recall p50 ≤ 3 ms → ${r.recallMs.p50 <= 3 ? "PASS" : "FAIL"}; index memory ≤ 200 MB (${((r.indexMiB * 2 ** 20) / 1e6).toFixed(1)} MB) → ${r.indexMiB * 2 ** 20 <= 200e6 ? "PASS" : "FAIL"}`);
+    console.log(
+      `\n${r.workload}: recall p50 ≤ 3 ms → ${r.recallMs.p50 <= 3 ? "PASS" : "FAIL"}; index memory ≤ 200 MB (${((r.indexMiB * 2 ** 20) / 1e6).toFixed(1)} MB) → ${r.indexMiB * 2 ** 20 <= 200e6 ? "PASS" : "FAIL"}`,
+    );
   }
   writeResult("memory", { machine: machine(), results });
   return results;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
-  const { values } = parseArgs({ options: { executions: { type: "string", default: "100000" }, queries: { type: "string", default: "200" }, embeddings: { type: "string", default: "hash:512" } } });
-  await runMemoryBench({ executions: Number(values.executions), queries: Number(values.queries), embeddings: values.embeddings! });
+  const { values } = parseArgs({
+    options: {
+      executions: { type: "string", default: "100000" },
+      queries: { type: "string", default: "200" },
+      embeddings: { type: "string", default: "hash:512" },
+    },
+  });
+  await runMemoryBench({
+    executions: Number(values.executions),
+    queries: Number(values.queries),
+    embeddings: values.embeddings!,
+  });
 }

@@ -26,7 +26,9 @@ import { GraphSnapshot } from "../src/view/graph-snapshot.ts";
 import { scorePatterns } from "../src/view/patterns.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
-const { values } = parseArgs({ options: { reps: { type: "string", default: "5" }, "unbounded-reps": { type: "string", default: "1" } } });
+const { values } = parseArgs({
+  options: { reps: { type: "string", default: "5" }, "unbounded-reps": { type: "string", default: "1" } },
+});
 const reps = Number(values.reps);
 const unboundedReps = Number(values["unbounded-reps"]);
 
@@ -57,7 +59,13 @@ function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
 }
-const stats = (xs: number[]) => ({ n: xs.length, p50: pct(xs, 50), p95: pct(xs, 95), p99: pct(xs, 99), max: Math.max(...xs) });
+const stats = (xs: number[]) => ({
+  n: xs.length,
+  p50: pct(xs, 50),
+  p95: pct(xs, 95),
+  p99: pct(xs, 99),
+  max: Math.max(...xs),
+});
 
 /** Runs fn while counting the longest gap between event-loop turns. */
 async function withLoopGap<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; maxGapMs: number }> {
@@ -80,7 +88,14 @@ async function withLoopGap<T>(fn: () => Promise<T>): Promise<{ value: T; ms: num
 
 const loadBefore = loadavg();
 // Compile once (derived state of the snapshot's catalog, yields while compiling).
-const view = new GraphSnapshot({ project: "patterns", version: 1, tools: [], edges: [], stats: [], capabilities: caps });
+const view = new GraphSnapshot({
+  project: "patterns",
+  version: 1,
+  tools: [],
+  edges: [],
+  stats: [],
+  capabilities: caps,
+});
 const compile = await withLoopGap(() => scorePatterns(view, "warm up", matchBudget()));
 const bounded: number[] = [];
 const gaps: number[] = [];
@@ -99,7 +114,10 @@ for (let r = 0; r < reps; r++) {
 
 // /health over HTTP while match requests run, vs idle (embedded database, same catalog).
 const tg = await openToolgraph({ home: "memory://", database: "", project: "worst", embeddings: "hash:64" });
-await tg.importCatalog({ tools: [{ id: "t", description: "tool" }], capabilities: caps.map((c) => ({ id: c.id, tools: ["t"], patterns: c.patterns })) });
+await tg.importCatalog({
+  tools: [{ id: "t", description: "tool" }],
+  capabilities: caps.map((c) => ({ id: c.id, tools: ["t"], patterns: c.patterns })),
+});
 const server = await startServer({ api: tg, port: 0, log: () => {} });
 async function healthWhile(busy: boolean): Promise<{ health: number[]; match: number[] }> {
   const health: number[] = [];
@@ -109,7 +127,11 @@ async function healthWhile(busy: boolean): Promise<{ health: number[]; match: nu
     ? (async () => {
         for (let i = 0; i < reps; i++) {
           const t = performance.now();
-          const r = await fetch(`${server.url}/v1/capabilities/match`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ intent: `${intent.slice(0, 3990)} ${i}` }) });
+          const r = await fetch(`${server.url}/v1/capabilities/match`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ intent: `${intent.slice(0, 3990)} ${i}` }),
+          });
           await r.text();
           match.push(performance.now() - t);
         }
@@ -141,7 +163,15 @@ const result = {
   at: new Date().toISOString(),
   loadavg: { before: loadBefore, after: loadavg() },
   uptimeS: osUptime(),
-  setup: { capabilities: CAPS, patterns: patterns.length, patternChars: patterns[0]!.length, programSize: program, intentChars: intent.length, matchedChars: TRIGGER_DEFAULTS.maxInputLength, budgetSteps: TRIGGER_DEFAULTS.maxMatchWork },
+  setup: {
+    capabilities: CAPS,
+    patterns: patterns.length,
+    patternChars: patterns[0]!.length,
+    programSize: program,
+    intentChars: intent.length,
+    matchedChars: TRIGGER_DEFAULTS.maxInputLength,
+    budgetSteps: TRIGGER_DEFAULTS.maxMatchWork,
+  },
   compileMs: compile.ms,
   compileMaxLoopGapMs: compile.maxGapMs,
   patternWork: work,
@@ -152,7 +182,14 @@ const result = {
 };
 const path = writeResult("pattern-worst-case", result);
 const f = (x: number) => x.toFixed(1);
-const row = (name: string, s: { n: number; p50: number; p95: number; p99: number; max: number }) => [name, String(s.n), f(s.p50), f(s.p95), f(s.p99), f(s.max)];
+const row = (name: string, s: { n: number; p50: number; p95: number; p99: number; max: number }) => [
+  name,
+  String(s.n),
+  f(s.p50),
+  f(s.p95),
+  f(s.p99),
+  f(s.max),
+];
 const md = `# Trigger patterns: worst case allowed\n\n${CAPS} capabilities × ${LIMITS.patternsPerCapability} patterns (${patterns[0]!.length} chars, program ${program}, no required literal), intent ${intent.length} chars; budget ${TRIGGER_DEFAULTS.maxMatchWork} NFA steps. ${result.machine}; load average ${loadBefore.map((x) => x.toFixed(2)).join(", ")} before.\n\nPattern work of a bounded request: ${JSON.stringify(work)}. Compile (once per catalog): ${f(compile.ms)} ms, longest event-loop gap ${f(compile.maxGapMs)} ms.\n\n${markdownTable(
   ["measure (ms)", "n", "p50", "p95", "p99", "max"],
   [

@@ -19,7 +19,12 @@ import { demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
 import { openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
 import { openConnection } from "../src/store/connection.ts";
-import { countRecommendations, insertRecommendations, joinedRecommendations, type RecommendationRow } from "../src/store/recommendations.ts";
+import {
+  countRecommendations,
+  insertRecommendations,
+  joinedRecommendations,
+  type RecommendationRow,
+} from "../src/store/recommendations.ts";
 import { machine, markdownTable, percentiles, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
 const INTENTS = [
@@ -42,7 +47,12 @@ function arg(name: string): string | undefined {
  * Writes `batches` batches of `size` answers (copies of `sample` under fresh ids and a fresh project) through
  * insertRecommendations; per batch, CPU (user + system of this process) and wall time per answer.
  */
-async function writeCost(database: string | undefined, sample: readonly RecommendationRow[], batches: number, size: number) {
+async function writeCost(
+  database: string | undefined,
+  sample: readonly RecommendationRow[],
+  batches: number,
+  size: number,
+) {
   const conn = await openConnection(database ? { database } : { home: "memory://" });
   const project = `bench-log-${process.pid}-${Date.now()}`;
   const cpu: number[] = [];
@@ -75,7 +85,13 @@ async function main(): Promise<void> {
   const batches = Number(arg("batches") ?? 30);
   const database = arg("database");
   const load = { start: loadavg() };
-  const on = await openToolgraph({ home: "memory://", database: "", project: "demo", embeddings: "hash:256", resultCacheSize: 0 });
+  const on = await openToolgraph({
+    home: "memory://",
+    database: "",
+    project: "demo",
+    embeddings: "hash:256",
+    resultCacheSize: 0,
+  });
   await on.importCatalog(demoCatalog());
   await on.importTraces(demoTraces(600, 42, Date.parse("2026-11-01T12:00:00Z")));
   const off = new Toolgraph(on.engine, "demo", 0, { enabled: false });
@@ -95,7 +111,10 @@ async function main(): Promise<void> {
   await on.recommendations.flush();
   const flushMs = performance.now() - t0;
   const stored = await countRecommendations(on.engine.db, "demo");
-  const sample = (await joinedRecommendations(on.engine.db, "demo")).map(({ outcome: _o, ...r }) => ({ ...r, project: "demo" }));
+  const sample = (await joinedRecommendations(on.engine.db, "demo")).map(({ outcome: _o, ...r }) => ({
+    ...r,
+    project: "demo",
+  }));
   await on.close();
   // The server first: the embedded database's heap, once closed, is garbage the next measurement would pay
   // for in its CPU time (a full collection runs before each when node has --expose-gc).
@@ -120,10 +139,28 @@ async function main(): Promise<void> {
     written: on.recommendations.written,
     dropped: on.recommendations.dropped,
     /** Writing the logged answers again, batches of 200: per answer, per backend. */
-    writes: writes.map((w) => ({ ...w, batches, batchSize: 200, itemsPerAnswer: sample.reduce((a, r) => a + r.items.length, 0) / Math.max(1, sample.length) })),
+    writes: writes.map((w) => ({
+      ...w,
+      batches,
+      batchSize: 200,
+      itemsPerAnswer: sample.reduce((a, r) => a + r.items.length, 0) / Math.max(1, sample.length),
+    })),
   };
-  const rows = (["logOff", "logOn"] as const).map((k) => [k === "logOn" ? "search, log on" : "search, log off", result.searchMs[k].p50, result.searchMs[k].p95, result.searchMs[k].p99, result.searchMs[k].n]);
-  const writeRows = result.writes.map((w) => [w.backend, w.cpuUsPerAnswer.p50, w.cpuUsPerAnswer.p95, w.wallUsPerAnswer.p50, w.wallUsPerAnswer.p95, w.cpuUsPerAnswer.n]);
+  const rows = (["logOff", "logOn"] as const).map((k) => [
+    k === "logOn" ? "search, log on" : "search, log off",
+    result.searchMs[k].p50,
+    result.searchMs[k].p95,
+    result.searchMs[k].p99,
+    result.searchMs[k].n,
+  ]);
+  const writeRows = result.writes.map((w) => [
+    w.backend,
+    w.cpuUsPerAnswer.p50,
+    w.cpuUsPerAnswer.p95,
+    w.wallUsPerAnswer.p50,
+    w.wallUsPerAnswer.p95,
+    w.cpuUsPerAnswer.n,
+  ]);
   const md = `${markdownTable(["", "p50 ms", "p95 ms", "p99 ms", "n"], rows)}\n\nWriting the logged answers (batches of 200, ${result.writes[0]!.itemsPerAnswer.toFixed(1)} items per answer), per answer:\n\n${markdownTable(["backend", "CPU p50 µs", "CPU p95 µs", "wall p50 µs", "wall p95 µs", "batches"], writeRows)}\n\nstored ${result.stored} answers, dropped ${result.dropped}; load ${load.start[0]!.toFixed(1)} → ${result.loadAverage.end[0]!.toFixed(1)}; ${result.command}\n`;
   process.stdout.write(md);
   writeFileSync(join(RESULTS_DIR, "recommendation-log.md"), md);

@@ -22,11 +22,23 @@ const ROOT = join(BENCH, "..");
 /** Titles and usual commands of the known benches, in the order bench/README.md lists them. */
 const KNOWN: { match: RegExp; title: string; command?: string }[] = [
   { match: /^accuracy-/, title: "Accuracy", command: "npx tsx bench/accuracy.ts --dataset all" },
-  { match: /^latency$/, title: "Latency at scale", command: "node --expose-gc --import tsx bench/latency.ts --tools 1000,10000 --op-seconds 20" },
+  {
+    match: /^latency$/,
+    title: "Latency at scale",
+    command: "node --expose-gc --import tsx bench/latency.ts --tools 1000,10000 --op-seconds 20",
+  },
   { match: /^memory$/, title: "Intent memory at scale", command: "node --expose-gc --import tsx bench/memory.ts" },
   { match: /^routing$/, title: "Two-hop namespace routing", command: "npx tsx bench/routing.ts" },
-  { match: /^mcp-conformance$/, title: "MCP conformance (the official suite): serve /mcp", command: ".ci/conformance --record" },
-  { match: /^mcp-conformance-gateway$/, title: "MCP conformance (the official suite): gateway --http", command: ".ci/conformance --record" },
+  {
+    match: /^mcp-conformance$/,
+    title: "MCP conformance (the official suite): serve /mcp",
+    command: ".ci/conformance --record",
+  },
+  {
+    match: /^mcp-conformance-gateway$/,
+    title: "MCP conformance (the official suite): gateway --http",
+    command: ".ci/conformance --record",
+  },
   { match: /^ingest$/, title: "Ingestion", command: "npx tsx bench/ingest.ts" },
   { match: /^ingestion$/, title: "Ingestion to the first answer", command: "npx tsx bench/ingestion.ts" },
   { match: /^load$/, title: "HTTP load", command: "npx tsx bench/load.ts" },
@@ -35,8 +47,16 @@ const KNOWN: { match: RegExp; title: string; command?: string }[] = [
   { match: /^embedding-throughput$/, title: "Catalog embedding throughput" },
   { match: /^suite-under-load$/, title: "The test suite on a busy machine" },
   { match: /^gateway-first-answer$/, title: "Gateway: time to the first answer on a fresh home" },
-  { match: /^package$/, title: "Package size", command: "CONSUMER_REPORT=bench/results/package.json test/package/consumer-check.sh" },
-  { match: /^token-savings$/, title: "Token savings of the adapters", command: "npx tsx bench/token-savings.ts --dataset all --embeddings hash:512 --cases 200" },
+  {
+    match: /^package$/,
+    title: "Package size",
+    command: "CONSUMER_REPORT=bench/results/package.json test/package/consumer-check.sh",
+  },
+  {
+    match: /^token-savings$/,
+    title: "Token savings of the adapters",
+    command: "npx tsx bench/token-savings.ts --dataset all --embeddings hash:512 --cases 200",
+  },
 ];
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -53,14 +73,20 @@ function fmt(v: Json | undefined): string {
     return Math.abs(v) >= 100 ? v.toFixed(1) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3);
   }
   if (typeof v === "string") return v.replace(/\|/g, "\\|").replace(/\n/g, " ");
-  if (Array.isArray(v)) return v.every((x) => typeof x !== "object" || x === null) ? (v.length > 8 ? `${v.slice(0, 8).map(fmt).join(", ")}, … (${v.length})` : v.map(fmt).join(", ")) : `(${v.length} records)`;
+  if (Array.isArray(v))
+    return v.every((x) => typeof x !== "object" || x === null)
+      ? v.length > 8
+        ? `${v.slice(0, 8).map(fmt).join(", ")}, … (${v.length})`
+        : v.map(fmt).join(", ")
+      : `(${v.length} records)`;
   return Object.entries(v)
     .filter(([, x]) => typeof x !== "object" || x === null)
     .map(([k, x]) => `${k} ${fmt(x)}`)
     .join(", ");
 }
 
-const isRecord = (v: Json | undefined): v is { [k: string]: Json } => typeof v === "object" && v !== null && !Array.isArray(v);
+const isRecord = (v: Json | undefined): v is { [k: string]: Json } =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Flattens one level of nesting: { a: { b: 1 } } → { "a.b": 1 }; arrays of numbers stay as cells. */
 function flatten(r: { [k: string]: Json }): Record<string, Json> {
@@ -73,20 +99,37 @@ function flatten(r: { [k: string]: Json }): Record<string, Json> {
 }
 
 function table(rows: Record<string, Json>[], maxRows = 30): string {
-  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((c) => rows.some((r) => !Array.isArray(r[c]) || (r[c] as Json[]).length <= 8));
+  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((c) =>
+    rows.some((r) => !Array.isArray(r[c]) || (r[c] as Json[]).length <= 8),
+  );
   const head = `| ${cols.join(" | ")} |\n| ${cols.map(() => "---").join(" | ")} |`;
   const body = rows.slice(0, maxRows).map((r) => `| ${cols.map((c) => fmt(r[c])).join(" | ")} |`);
   const more = rows.length > maxRows ? `\n\n(${rows.length - maxRows} more rows in the JSON)` : "";
   return `${head}\n${body.join("\n")}${more}`;
 }
 
-const META = new Set(["bench", "command", "cmd", "commands", "machine", "date", "at", "startedAt", "loadAverage", "loadavg", "load", "uptimeS"]);
+const META = new Set([
+  "bench",
+  "command",
+  "cmd",
+  "commands",
+  "machine",
+  "date",
+  "at",
+  "startedAt",
+  "loadAverage",
+  "loadavg",
+  "load",
+  "uptimeS",
+]);
 
 /** A JSON results file with no table of its own: its values, then one table per array of records. */
 export function renderGeneric(j: Json): string {
   if (!isRecord(j)) return "```json\n" + JSON.stringify(j, null, 2).slice(0, 2000) + "\n```";
   const parts: string[] = [];
-  const scalars = Object.entries(j).filter(([k, v]) => !META.has(k) && !(Array.isArray(v) && v.some((x) => isRecord(x))));
+  const scalars = Object.entries(j).filter(
+    ([k, v]) => !META.has(k) && !(Array.isArray(v) && v.some((x) => isRecord(x))),
+  );
   if (scalars.length > 0) parts.push(scalars.map(([k, v]) => `- ${k}: ${fmt(v)}`).join("\n"));
   for (const [k, v] of Object.entries(j)) {
     if (META.has(k) || !Array.isArray(v) || !v.some((x) => isRecord(x))) continue;
@@ -97,14 +140,29 @@ export function renderGeneric(j: Json): string {
 
 function meta(stem: string, j: Json, known: (typeof KNOWN)[number] | undefined): string {
   const r = isRecord(j) ? j : {};
-  const command = typeof r.command === "string" ? r.command : Array.isArray(r.commands) ? r.commands.map(String).join(" ; ") : known?.command;
+  const command =
+    typeof r.command === "string"
+      ? r.command
+      : Array.isArray(r.commands)
+        ? r.commands.map(String).join(" ; ")
+        : known?.command;
   const date = r.date ?? r.at ?? r.startedAt;
   const load = r.loadAverage ?? r.loadavg ?? r.load;
   const lines = [
     `- command: ${command ? `\`${command}\`` : "(not recorded)"}`,
     `- machine: ${typeof r.machine === "string" ? r.machine : r.machine ? fmt(r.machine) : "(not recorded)"}`,
     ...(date ? [`- date: ${fmt(date)}`] : []),
-    ...(load ? [`- load average: ${isRecord(load) ? Object.entries(load).map(([k, v]) => `${k} ${fmt(v)}`).join("; ") : fmt(load)}`] : []),
+    ...(load
+      ? [
+          `- load average: ${
+            isRecord(load)
+              ? Object.entries(load)
+                  .map(([k, v]) => `${k} ${fmt(v)}`)
+                  .join("; ")
+              : fmt(load)
+          }`,
+        ]
+      : []),
     `- raw: [results/${stem}.json](results/${stem}.json)`,
   ];
   return lines.join("\n");
@@ -133,15 +191,39 @@ export function fillPlaceholders(text: string): string {
 /** The questions bench/README.md answers, each with its page (bench/pages/<id>.md) and the results it holds. */
 export const TOPICS: { id: string; question: string; match: RegExp }[] = [
   { id: "accuracy", question: "How accurate are the answers, beside the baselines?", match: /^accuracy-/ },
-  { id: "learning", question: "Does learning from traffic ever make answers worse?", match: /^(learning-curve|search-weight-fitting)/ },
-  { id: "latency", question: "How fast is each job at scale, and what does the wrapper cost?", match: /^(latency|job-overhead|recommendation-log|cli-startup|everyday-budget|resource-signals)/ },
-  { id: "vectors", question: "How does the vector channel compare with HNSW, and what does memory cost?", match: /^(vector-index|memory$|routing)/ },
+  {
+    id: "learning",
+    question: "Does learning from traffic ever make answers worse?",
+    match: /^(learning-curve|search-weight-fitting)/,
+  },
+  {
+    id: "latency",
+    question: "How fast is each job at scale, and what does the wrapper cost?",
+    match: /^(latency|job-overhead|recommendation-log|cli-startup|everyday-budget|resource-signals)/,
+  },
+  {
+    id: "vectors",
+    question: "How does the vector channel compare with HNSW, and what does memory cost?",
+    match: /^(vector-index|memory$|routing)/,
+  },
   { id: "ingestion", question: "How fast does a catalog and its history come in?", match: /^(ingest|embedding)/ },
-  { id: "reliability", question: "What survives database faults, load and hostile input?", match: /^(fault-injection|pattern-worst-case|data-flow|suite-under-load|load$|suspicious|log-retention)/ },
-  { id: "gateway", question: "What does the MCP gateway add to a call, and how soon does it answer?", match: /^gateway/ },
+  {
+    id: "reliability",
+    question: "What survives database faults, load and hostile input?",
+    match: /^(fault-injection|pattern-worst-case|data-flow|suite-under-load|load$|suspicious|log-retention)/,
+  },
+  {
+    id: "gateway",
+    question: "What does the MCP gateway add to a call, and how soon does it answer?",
+    match: /^gateway/,
+  },
   { id: "protocol", question: "Do the MCP endpoints pass the official conformance suite?", match: /^mcp-conformance/ },
   { id: "package", question: "What does a user install?", match: /^package/ },
-  { id: "token-savings", question: "How many tool-definition tokens do the framework adapters save, at what recall?", match: /^token-savings/ },
+  {
+    id: "token-savings",
+    question: "How many tool-definition tokens do the framework adapters save, at what recall?",
+    match: /^token-savings/,
+  },
 ];
 const OTHER = { id: "other", question: "Other results", match: /./ };
 
@@ -164,12 +246,26 @@ function stemsOf(): string[] {
 function section(stem: string, svgs: string[], link: (f: string) => string): string {
   const known = KNOWN.find((k) => k.match.test(stem));
   const j = readJson(`${stem}.json`);
-  const out = [`## ${known ? `${known.title}${known.title === "Accuracy" ? `: ${stem.replace(/^accuracy-/, "")}` : ""}` : stem}`, "", meta(stem, j, known).replace(`](results/${stem}.json)`, `](${link(`${stem}.json`)})`), ""];
+  const out = [
+    `## ${known ? `${known.title}${known.title === "Accuracy" ? `: ${stem.replace(/^accuracy-/, "")}` : ""}` : stem}`,
+    "",
+    meta(stem, j, known).replace(`](results/${stem}.json)`, `](${link(`${stem}.json`)})`),
+    "",
+  ];
   const md = join(RESULTS, `${stem}.md`);
   // A bench's own .md: its title line dropped, its headings nested under this section's.
-  const own = () => readFileSync(md, "utf8").replace(/^# .*\n/, "").replace(/^(#{1,4}) /gm, "$1## ").trim();
+  const own = () =>
+    readFileSync(md, "utf8")
+      .replace(/^# .*\n/, "")
+      .replace(/^(#{1,4}) /gm, "$1## ")
+      .trim();
   out.push(existsSync(md) ? own() : renderGeneric(j), "");
-  for (const svg of svgs.filter((s) => s.startsWith(`${stem}.`) || s.startsWith(`${stem}-`) || (stem.startsWith("accuracy-") && s.startsWith(`accuracy-gating-${stem.slice(9)}`)))) {
+  for (const svg of svgs.filter(
+    (s) =>
+      s.startsWith(`${stem}.`) ||
+      s.startsWith(`${stem}-`) ||
+      (stem.startsWith("accuracy-") && s.startsWith(`accuracy-gating-${stem.slice(9)}`)),
+  )) {
     out.push(`![${svg}](${link(svg)})`, "");
   }
   return out.join("\n");
@@ -181,7 +277,13 @@ export function renderBenchPages(): Map<string, string> {
   const svgs = readdirSync(RESULTS).filter((f) => f.endsWith(".svg"));
   const pages = new Map<string, string>();
   const head = (title: string) =>
-    [`# ${title}`, "", "Generated by `npm run bench:readme` from `bench/results/`: do not edit by hand. The machine is shared with other", "work: compare numbers within one run (each section names its command, machine and load), not across runs.", ""].join("\n");
+    [
+      `# ${title}`,
+      "",
+      "Generated by `npm run bench:readme` from `bench/results/`: do not edit by hand. The machine is shared with other",
+      "work: compare numbers within one run (each section names its command, machine and load), not across runs.",
+      "",
+    ].join("\n");
   for (const t of [...TOPICS, OTHER]) {
     const mine = stems.filter((s) => topicOf(s) === t);
     if (mine.length === 0) continue;
@@ -189,21 +291,32 @@ export function renderBenchPages(): Map<string, string> {
     pages.set(`${t.id}.md`, `${`${head(t.question)}\n${body}`.replace(/\n{3,}/g, "\n\n").trim()}\n`);
   }
   const decisions = join(BENCH, "decisions.md");
-  if (existsSync(decisions)) pages.set("decisions.md", `${head("Decisions behind the defaults, with their numbers")}\n${fillPlaceholders(readFileSync(decisions, "utf8")).replace(/^## Decisions\n/, "").trim()}\n`);
+  if (existsSync(decisions))
+    pages.set(
+      "decisions.md",
+      `${head("Decisions behind the defaults, with their numbers")}\n${fillPlaceholders(readFileSync(decisions, "utf8"))
+        .replace(/^## Decisions\n/, "")
+        .trim()}\n`,
+    );
   return pages;
 }
 
 type Table = { title: string; headers: string[]; rows: Json[][] };
 
 /** Rows of the accuracy tables that are baselines (not toolgraph, its ablations or its own channels). */
-const BASELINE = /^(most-popular|bm25|embedding$|first-order Markov|listed-order chain|precedence-sorted chain|no edges|memory only|capability of the nearest)/;
+const BASELINE =
+  /^(most-popular|bm25|embedding$|first-order Markov|listed-order chain|precedence-sorted chain|no edges|memory only|capability of the nearest)/;
 
 /** Accuracy at a glance: per dataset and split, toolgraph's row of each job against the best baseline row. */
 function accuracySummary(stems: string[]): string[] {
   const jobs: { table: RegExp; metric: string; ours: RegExp }[] = [
     { table: /^Retrieval — .*-traces-uselite \/ /, metric: "mAP@10", ours: /^toolgraph \(fitted/ },
     { table: /^Next step — .*-traces-uselite \/ /, metric: "acc@1 (P@1)", ours: /^toolgraph \(suggestNext job\)/ },
-    { table: /^DAG edges, gold tool set given — .*-traces-uselite \/ /, metric: "edge F1", ours: /^toolgraph \(dependency graph\) \[all\]$/ },
+    {
+      table: /^DAG edges, gold tool set given — .*-traces-uselite \/ /,
+      metric: "edge F1",
+      ours: /^toolgraph \(dependency graph\) \[all\]$/,
+    },
     { table: /^Capability match — .*-traces-uselite \/ /, metric: "accuracy@1 (P@1)", ours: /^toolgraph match/ },
   ];
   const rows: string[] = [];
@@ -214,11 +327,15 @@ function accuracySummary(stems: string[]): string[] {
       for (const t of tables.filter((x) => job.table.test(x.title))) {
         const col = t.headers.indexOf(job.metric);
         const ours = t.rows.find((r) => job.ours.test(String(r[0])));
-        const base = t.rows.filter((r) => BASELINE.test(String(r[0])) && typeof r[col] === "number").sort((a, b) => (b[col] as number) - (a[col] as number))[0];
+        const base = t.rows
+          .filter((r) => BASELINE.test(String(r[0])) && typeof r[col] === "number")
+          .sort((a, b) => (b[col] as number) - (a[col] as number))[0];
         if (col < 0 || !ours) continue;
         const split = t.title.split(" / ")[1]?.replace(/ \(.*$/, "") ?? "";
         const what = t.title.split(" — ")[0]!.replace(/, gold tool set given/, "");
-        rows.push(`| ${stem.replace(/^accuracy-/, "")} ${split} | ${what} | ${job.metric} | ${fmt(ours[col])} | ${base ? `${fmt(base[col])} (${fmt(base[0])})` : "–"} |`);
+        rows.push(
+          `| ${stem.replace(/^accuracy-/, "")} ${split} | ${what} | ${job.metric} | ${fmt(ours[col])} | ${base ? `${fmt(base[col])} (${fmt(base[0])})` : "–"} |`,
+        );
       }
     }
   }
@@ -236,7 +353,9 @@ function filesSummary(stems: string[], page: string): string[] {
     const first = isRecord(load) ? (Object.values(load)[0] as Json) : load;
     const load1 = Array.isArray(first) ? first[0] : first;
     const known = KNOWN.find((k) => k.match.test(stem));
-    const anchor = (known ? `${known.title}${known.title === "Accuracy" ? `: ${stem.replace(/^accuracy-/, "")}` : ""}` : stem)
+    const anchor = (
+      known ? `${known.title}${known.title === "Accuracy" ? `: ${stem.replace(/^accuracy-/, "")}` : ""}` : stem
+    )
       .toLowerCase()
       .replace(/[^a-z0-9 -]/g, "")
       .replace(/ /g, "-");
@@ -256,7 +375,9 @@ function tokenSavingsSummary(stems: string[]): string[] {
     commands.push(`\`${fmt(j.command ?? "")}\``);
     for (const d of j.results.filter(isRecord))
       for (const r of (Array.isArray(d.rows) ? d.rows : []).filter(isRecord).filter((x) => x.k === 5 || x.k === 10))
-        rows.push(`| ${fmt(d.dataset)} (${fmt(d.tools)}) | ${fmt(j.embeddings)} | ${fmt(r.k)} | ${fmt(r.tokensAll)} | ${typeof r.tokensTopK === "number" ? Math.round(r.tokensTopK) : "–"} | ${pct(r.savedTopK)} | ${fmt(r.recall)} | ${pct(r.savedAiSdk)} | ${fmt(r.recallAiSdk)} |`);
+        rows.push(
+          `| ${fmt(d.dataset)} (${fmt(d.tools)}) | ${fmt(j.embeddings)} | ${fmt(r.k)} | ${fmt(r.tokensAll)} | ${typeof r.tokensTopK === "number" ? Math.round(r.tokensTopK) : "–"} | ${pct(r.savedTopK)} | ${fmt(r.recall)} | ${pct(r.savedAiSdk)} | ${fmt(r.recallAiSdk)} |`,
+        );
   }
   if (rows.length === 0) return [];
   return [
@@ -279,16 +400,21 @@ export function renderBenchReadme(): string {
     "",
     "Why each default is what it is, with the numbers that decided it: [pages/decisions.md](pages/decisions.md).",
   ];
-  if (existsSync(join(RESULTS, "charts.md"))) out.push("Charts (p50 and p99 per question, `npx tsx bench/charts.ts`): [results/charts.md](results/charts.md).");
+  if (existsSync(join(RESULTS, "charts.md")))
+    out.push("Charts (p50 and p99 per question, `npx tsx bench/charts.ts`): [results/charts.md](results/charts.md).");
   out.push("");
   for (const t of [...TOPICS, OTHER]) {
     const mine = stems.filter((s) => topicOf(s) === t);
     if (mine.length === 0) continue;
     out.push(`## ${t.question}`, "", `Every table: [pages/${t.id}.md](pages/${t.id}.md).`, "");
-    const summary = t.id === "accuracy" ? accuracySummary(mine) : t.id === "token-savings" ? tokenSavingsSummary(mine) : [];
+    const summary =
+      t.id === "accuracy" ? accuracySummary(mine) : t.id === "token-savings" ? tokenSavingsSummary(mine) : [];
     out.push(...(summary.length > 0 ? summary : filesSummary(mine, `${t.id}.md`)), "");
   }
-  return `${out.join("\n").replace(/\n{3,}/g, "\n\n").trim()}\n`;
+  return `${out
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim()}\n`;
 }
 
 /**
@@ -309,7 +435,9 @@ export function renderSummary(): string {
     "- Package size (`test/package/consumer-check.sh` prints it for a fresh pack), CLI start-up and the test suite on a busy 2-core machine: dated results in [bench/README.md](bench/README.md).",
   );
   const results = readdirSync(RESULTS).filter((f) => f.endsWith(".json")).length;
-  lines.push(`- Accuracy, latency, memory, routing, ingestion, every other bench (${results} result files, generated by \`npm run bench:readme\`): [bench/README.md](bench/README.md).`);
+  lines.push(
+    `- Accuracy, latency, memory, routing, ingestion, every other bench (${results} result files, generated by \`npm run bench:readme\`): [bench/README.md](bench/README.md).`,
+  );
   return lines.join("\n");
 }
 

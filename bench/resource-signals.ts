@@ -26,8 +26,18 @@ const samples: { at: string; memory: number; cpu: number; load1m: number; signal
 for (let i = 0; i < seconds; i++) {
   const r = readResources(process.cwd(), Date.now());
   const signals = extractResourceSignals(r).signals;
-  const threshold = adjustThreshold({ user, environment: env, task, resources: r }, { rules: [...RULES, ...RESOURCE_RULES] }).adjustedThreshold;
-  samples.push({ at: new Date().toISOString(), memory: r.memory, cpu: r.cpu, load1m: r.loadAverage1m, signals: [...signals], threshold });
+  const threshold = adjustThreshold(
+    { user, environment: env, task, resources: r },
+    { rules: [...RULES, ...RESOURCE_RULES] },
+  ).adjustedThreshold;
+  samples.push({
+    at: new Date().toISOString(),
+    memory: r.memory,
+    cpu: r.cpu,
+    load1m: r.loadAverage1m,
+    signals: [...signals],
+    threshold,
+  });
   await new Promise((res) => setTimeout(res, 1000));
 }
 const tally = (f: (s: (typeof samples)[number]) => string) => {
@@ -35,12 +45,27 @@ const tally = (f: (s: (typeof samples)[number]) => string) => {
   for (const s of samples) m[f(s)] = (m[f(s)] ?? 0) + 1;
   return m;
 };
-const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+const q = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
 const out = {
   seconds,
   uptimeLoad: loadavg(),
-  memory: { p50: q(samples.map((s) => s.memory), 0.5), min: Math.min(...samples.map((s) => s.memory)), max: Math.max(...samples.map((s) => s.memory)) },
-  cpu: { p50: q(samples.map((s) => s.cpu), 0.5), min: Math.min(...samples.map((s) => s.cpu)), max: Math.max(...samples.map((s) => s.cpu)) },
+  memory: {
+    p50: q(
+      samples.map((s) => s.memory),
+      0.5,
+    ),
+    min: Math.min(...samples.map((s) => s.memory)),
+    max: Math.max(...samples.map((s) => s.memory)),
+  },
+  cpu: {
+    p50: q(
+      samples.map((s) => s.cpu),
+      0.5,
+    ),
+    min: Math.min(...samples.map((s) => s.cpu)),
+    max: Math.max(...samples.map((s) => s.cpu)),
+  },
   signals: tally((s) => s.signals.join("+") || "(none)"),
   thresholdWithResourceRules: tally((s) => s.threshold.toFixed(2)),
   thresholdWithoutResourceRules: 0.7,

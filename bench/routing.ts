@@ -72,7 +72,15 @@ export interface LatencyRow {
   queries: number;
   namespaceIndexBuildMs: number;
   meanCandidates: number;
-  modes: Record<Mode, { service: ReturnType<typeof percentiles>; scoring: ReturnType<typeof percentiles>; recall10: number; map10: number }>;
+  modes: Record<
+    Mode,
+    {
+      service: ReturnType<typeof percentiles>;
+      scoring: ReturnType<typeof percentiles>;
+      recall10: number;
+      map10: number;
+    }
+  >;
   overlapAt10: number;
   /** The route `auto` kept after its trial on the first queries, and the trial's medians. */
   auto: { mode: string; reason: string; flatMs: number; twoHopMs: number; overlap: number } | null;
@@ -82,17 +90,27 @@ export interface LatencyRow {
   uptime: string;
 }
 
-async function latencyAt(tools: number, o: { queries: number; warmup: number; seed: number; embeddings: string; traces?: number | undefined }): Promise<LatencyRow> {
+async function latencyAt(
+  tools: number,
+  o: { queries: number; warmup: number; seed: number; embeddings: string; traces?: number | undefined },
+): Promise<LatencyRow> {
   const traces = o.traces ?? (tools < 50_000 ? 2 * tools : tools);
   const uptime = execSync("uptime").toString().trim();
   const p = generateSyntheticProject({ tools, traces, seed: o.seed });
   const held = p.traces.slice(-(o.queries + o.warmup));
   const train = p.traces.slice(0, p.traces.length - held.length);
-  const tg = await openToolgraph({ home: "memory://", database: "", project: "routing", embeddings: o.embeddings, detection: true });
+  const tg = await openToolgraph({
+    home: "memory://",
+    database: "",
+    project: "routing",
+    embeddings: o.embeddings,
+    detection: true,
+  });
   try {
     log(`${tools} tools: importing (${train.length} traces)`);
     await tg.importCatalog(p.catalog);
-    for (let i = 0; i < train.length; i += ROUTING_BENCH_DEFAULTS.tracesFileSize) await tg.importTraces(train.slice(i, i + ROUTING_BENCH_DEFAULTS.tracesFileSize));
+    for (let i = 0; i < train.length; i += ROUTING_BENCH_DEFAULTS.tracesFileSize)
+      await tg.importTraces(train.slice(i, i + ROUTING_BENCH_DEFAULTS.tracesFileSize));
     await tg.importEdges(p.edges.map((e) => JSON.stringify(e)).join("\n"));
     const engine = tg.engine;
     const s = await engine.snapshot("routing");
@@ -109,7 +127,10 @@ async function latencyAt(tools: number, o: { queries: number; warmup: number; se
       for (const routing of ["flat", "two-hop"] as const) await tg.search({ intent: c.intent, routing, limit: 10 });
     }
     const timed = cases.slice(o.warmup);
-    const acc = { flat: { service: [] as number[], scoring: [] as number[], r: [] as number[], m: [] as number[] }, "two-hop": { service: [] as number[], scoring: [] as number[], r: [] as number[], m: [] as number[] } };
+    const acc = {
+      flat: { service: [] as number[], scoring: [] as number[], r: [] as number[], m: [] as number[] },
+      "two-hop": { service: [] as number[], scoring: [] as number[], r: [] as number[], m: [] as number[] },
+    };
     const overlap: number[] = [];
     const candidates: number[] = [];
     for (let i = 0; i < timed.length; i++) {
@@ -136,9 +157,15 @@ async function latencyAt(tools: number, o: { queries: number; warmup: number; se
       progress(`${tools} tools: queries`, i + 1, timed.length);
     }
     // auto: the trial runs on the catalog's first trialQueries auto searches (the timed ones above were explicit).
-    for (const c of timed.slice(0, ROUTING_DEFAULTS.trialQueries)) await tg.search({ intent: c.intent, routing: "auto", limit: 10 });
+    for (const c of timed.slice(0, ROUTING_DEFAULTS.trialQueries))
+      await tg.search({ intent: c.intent, routing: "auto", limit: 10 });
     const decided = routeDecision(idx);
-    const mode = (m: Mode) => ({ service: percentiles(acc[m].service), scoring: percentiles(acc[m].scoring), recall10: mean(acc[m].r), map10: mean(acc[m].m) });
+    const mode = (m: Mode) => ({
+      service: percentiles(acc[m].service),
+      scoring: percentiles(acc[m].scoring),
+      recall10: mean(acc[m].r),
+      map10: mean(acc[m].m),
+    });
     const ratio = percentiles(acc["two-hop"].service).p50 / percentiles(acc.flat.service).p50;
     return {
       tools,
@@ -149,7 +176,15 @@ async function latencyAt(tools: number, o: { queries: number; warmup: number; se
       meanCandidates: mean(candidates),
       modes: { flat: mode("flat"), "two-hop": mode("two-hop") },
       overlapAt10: mean(overlap),
-      auto: decided ? { mode: decided.mode, reason: decided.reason, flatMs: decided.flatMs, twoHopMs: decided.twoHopMs, overlap: decided.overlap } : null,
+      auto: decided
+        ? {
+            mode: decided.mode,
+            reason: decided.reason,
+            flatMs: decided.flatMs,
+            twoHopMs: decided.twoHopMs,
+            overlap: decided.overlap,
+          }
+        : null,
       fasterAtP50: ratio < 1 ? "two-hop" : "flat",
       twoHopOverFlatP50: ratio,
       uptime: `${uptime} | ${execSync("uptime").toString().trim()}`,
@@ -162,7 +197,13 @@ async function latencyAt(tools: number, o: { queries: number; warmup: number; se
 function loadDataset(name: string): HarnessInput {
   if (name === "seal-tools") {
     const d = convertSealTools();
-    return { name, catalog: d.catalog, traces: d.traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]> };
+    return {
+      name,
+      catalog: d.catalog,
+      traces: d.traces,
+      edges: d.edges,
+      evaluation: d.evaluation as Record<string, EvalCase[]>,
+    };
   }
   if (name === "toollinkos") {
     // As bench/accuracy.ts: training executions carry their instance's capability label.
@@ -173,7 +214,13 @@ function loadDataset(name: string): HarnessInput {
   }
   if (name === "nestful") {
     const d = convertNestful();
-    return { name, catalog: d.catalog, traces: d.traces, edges: d.edges, evaluation: d.evaluation as Record<string, EvalCase[]> };
+    return {
+      name,
+      catalog: d.catalog,
+      traces: d.traces,
+      edges: d.edges,
+      evaluation: d.evaluation as Record<string, EvalCase[]>,
+    };
   }
   throw new Error(`--datasets: unknown dataset ${JSON.stringify(name)} (seal-tools, toollinkos, nestful)`);
 }
@@ -184,13 +231,24 @@ export interface RecallRow {
   tools: number;
   namespaces: number;
   queries: number;
-  methods: { method: string; recall1: number; recall10: number; map10: number; routedRecall: number | null; candidates: number | null }[];
+  methods: {
+    method: string;
+    recall1: number;
+    recall10: number;
+    map10: number;
+    routedRecall: number | null;
+    candidates: number | null;
+  }[];
 }
 
 async function recallOn(name: string, o: { embeddings: string; home: string }): Promise<RecallRow[]> {
   const data = loadDataset(name);
   log(`${name}: opening the harness project (${o.embeddings})`);
-  const { tg, project } = await openHarnessProject(data, { embeddings: o.embeddings, home: o.home }, `traces-${o.embeddings.replace(/[^a-z0-9]/gi, "")}`);
+  const { tg, project } = await openHarnessProject(
+    data,
+    { embeddings: o.embeddings, home: o.home },
+    `traces-${o.embeddings.replace(/[^a-z0-9]/gi, "")}`,
+  );
   const rows: RecallRow[] = [];
   try {
     const engine = tg.engine;
@@ -203,13 +261,20 @@ async function recallOn(name: string, o: { embeddings: string; home: string }): 
       const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
       if (rc.length === 0) continue;
       const vectors: Float32Array[] = [];
-      for (let i = 0; i < rc.length; i += 64) vectors.push(...(await engine.queryEmbedder.embed(rc.slice(i, i + 64).map((c) => c.query))));
+      for (let i = 0; i < rc.length; i += 64)
+        vectors.push(...(await engine.queryEmbedder.embed(rc.slice(i, i + 64).map((c) => c.query))));
       const variants: { method: string; route?: { minNamespaces: number; minTools: number } }[] = [
         { method: "flat (toolgraph, fitted weights)" },
         { method: "two-hop (B ≥ 3 namespaces, ≥ 200 tools)", route: { minNamespaces: 3, minTools: 200 } },
         { method: "two-hop tight (B ≥ 1 namespace, ≥ 25 tools)", route: { minNamespaces: 1, minTools: 25 } },
       ];
-      const per = variants.map(() => ({ r1: [] as number[], r10: [] as number[], map: [] as number[], routed: [] as number[], cand: [] as number[] }));
+      const per = variants.map(() => ({
+        r1: [] as number[],
+        r10: [] as number[],
+        map: [] as number[],
+        routed: [] as number[],
+        cand: [] as number[],
+      }));
       for (let i = 0; i < rc.length; i++) {
         const c = rc[i]!;
         const v = vectors[i]!;
@@ -218,7 +283,11 @@ async function recallOn(name: string, o: { embeddings: string; home: string }): 
         variants.forEach((variant, k) => {
           let restrictTo: Int32Array | undefined;
           if (variant.route) {
-            restrictTo = routeQuery(s, ns, c.query, v, votes, { beta: w.beta, memoryWeight: w.memoryWeight, ...variant.route }).restrictTo;
+            restrictTo = routeQuery(s, ns, c.query, v, votes, {
+              beta: w.beta,
+              memoryWeight: w.memoryWeight,
+              ...variant.route,
+            }).restrictTo;
             const inside = new Set(Array.from(restrictTo, (t) => s.tools[t]!.id));
             per[k]!.routed.push(c.relevant.filter((x) => inside.has(x)).length / c.relevant.length);
             per[k]!.cand.push(restrictTo.length);
@@ -270,7 +339,22 @@ export function formatRouting(r: { latency: LatencyRow[]; recall: RecallRow[] })
     out.push("### Latency: flat vs two-hop (synthetic catalogs, ms, service time without the query embedding)\n");
     out.push(
       markdownTable(
-        ["tools", "traces", "namespaces", "routing", "search p50", "p95", "p99", "scoring p50", "p95", "p99", "candidates", "Recall@10", "mAP@10", "n"],
+        [
+          "tools",
+          "traces",
+          "namespaces",
+          "routing",
+          "search p50",
+          "p95",
+          "p99",
+          "scoring p50",
+          "p95",
+          "p99",
+          "candidates",
+          "Recall@10",
+          "mAP@10",
+          "n",
+        ],
         r.latency.flatMap((x) =>
           (["flat", "two-hop"] as const).map((m) => [
             String(x.tools),
@@ -294,15 +378,39 @@ export function formatRouting(r: { latency: LatencyRow[]; recall: RecallRow[] })
     out.push(
       `\nauto (trial on the first ${ROUTING_DEFAULTS.trialQueries} queries, then kept): ${r.latency.map((x) => `${x.tools} tools / ${x.traces} traces → ${x.auto ? x.auto.reason : "no decision"}; measured two-hop / flat p50 ${x.twoHopOverFlatP50.toFixed(2)}×`).join("; ")}.`,
     );
-    out.push(`\nNamespace index build (cold, once per catalog): ${r.latency.map((x) => `${x.tools} tools ${ms(x.namespaceIndexBuildMs)} ms`).join(", ")}. Top-10 overlap two-hop vs flat: ${r.latency.map((x) => `${x.tools} tools ${r3(x.overlapAt10)}`).join(", ")}.`);
+    out.push(
+      `\nNamespace index build (cold, once per catalog): ${r.latency.map((x) => `${x.tools} tools ${ms(x.namespaceIndexBuildMs)} ms`).join(", ")}. Top-10 overlap two-hop vs flat: ${r.latency.map((x) => `${x.tools} tools ${r3(x.overlapAt10)}`).join(", ")}.`,
+    );
   }
   if (r.recall.length > 0) {
     out.push("\n### Recall: flat vs two-hop (shared datasets, test splits)\n");
     out.push(
       markdownTable(
-        ["dataset / split", "tools", "namespaces", "queries", "method", "Recall@1", "Recall@10", "mAP@10", "routed recall", "candidates"],
+        [
+          "dataset / split",
+          "tools",
+          "namespaces",
+          "queries",
+          "method",
+          "Recall@1",
+          "Recall@10",
+          "mAP@10",
+          "routed recall",
+          "candidates",
+        ],
         r.recall.flatMap((x) =>
-          x.methods.map((m) => [`${x.dataset} / ${x.split}`, String(x.tools), String(x.namespaces), String(x.queries), m.method, r3(m.recall1), r3(m.recall10), r3(m.map10), m.routedRecall === null ? "—" : r3(m.routedRecall), m.candidates === null ? "all" : String(Math.round(m.candidates))]),
+          x.methods.map((m) => [
+            `${x.dataset} / ${x.split}`,
+            String(x.tools),
+            String(x.namespaces),
+            String(x.queries),
+            m.method,
+            r3(m.recall1),
+            r3(m.recall10),
+            r3(m.map10),
+            m.routedRecall === null ? "—" : r3(m.routedRecall),
+            m.candidates === null ? "all" : String(Math.round(m.candidates)),
+          ]),
         ),
       ),
     );
@@ -330,18 +438,24 @@ async function main(): Promise<void> {
   const int = (v: string | undefined, name: string, fallback: number) => {
     if (v === undefined) return fallback;
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
+    if (!Number.isInteger(n) || n < 0)
+      throw new Error(`--${name} must be a non-negative integer, got ${JSON.stringify(v)}`);
     return n;
   };
-  const sizes = values.tools ? values.tools.split(",").map((x) => int(x.trim(), "tools", 0)) : [...ROUTING_BENCH_DEFAULTS.tools];
+  const sizes = values.tools
+    ? values.tools.split(",").map((x) => int(x.trim(), "tools", 0))
+    : [...ROUTING_BENCH_DEFAULTS.tools];
   const o = {
     queries: int(values.queries, "queries", ROUTING_BENCH_DEFAULTS.queries),
     warmup: int(values.warmup, "warmup", ROUTING_BENCH_DEFAULTS.warmup),
     seed: int(values.seed, "seed", ROUTING_BENCH_DEFAULTS.seed),
     embeddings: values.embeddings ?? ROUTING_BENCH_DEFAULTS.embeddings,
   };
-  const traceCounts = values.traces === undefined ? [undefined] : values.traces.split(",").map((x) => int(x.trim(), "traces", 0));
-  const datasets = values.datasets ? values.datasets.split(",").map((x) => x.trim()) : [...ROUTING_BENCH_DEFAULTS.datasets];
+  const traceCounts =
+    values.traces === undefined ? [undefined] : values.traces.split(",").map((x) => int(x.trim(), "traces", 0));
+  const datasets = values.datasets
+    ? values.datasets.split(",").map((x) => x.trim())
+    : [...ROUTING_BENCH_DEFAULTS.datasets];
   const latency: LatencyRow[] = [];
   const recall: RecallRow[] = [];
   console.log(`# toolgraph routing bench\n\nmachine: ${machine()} (shared with other jobs: latency is indicative)\n`);
@@ -349,18 +463,44 @@ async function main(): Promise<void> {
     for (const tools of sizes) {
       for (const traces of traceCounts) {
         latency.push(await latencyAt(tools, { ...o, traces }));
-        writeResult(values.out ?? "routing", { machine: machine(), options: { sizes, traceCounts, ...o, datasets }, latency, recall });
+        writeResult(values.out ?? "routing", {
+          machine: machine(),
+          options: { sizes, traceCounts, ...o, datasets },
+          latency,
+          recall,
+        });
       }
     }
   }
   if (!values["skip-datasets"]) {
     for (const name of datasets) {
-      recall.push(...(await recallOn(name, { embeddings: values["dataset-embeddings"] ?? ROUTING_BENCH_DEFAULTS.datasetEmbeddings, home: values.home ?? ROUTING_BENCH_DEFAULTS.home })));
-      writeResult(values.out ?? "routing", { machine: machine(), options: { sizes, traceCounts, ...o, datasets }, latency, recall });
+      recall.push(
+        ...(await recallOn(name, {
+          embeddings: values["dataset-embeddings"] ?? ROUTING_BENCH_DEFAULTS.datasetEmbeddings,
+          home: values.home ?? ROUTING_BENCH_DEFAULTS.home,
+        })),
+      );
+      writeResult(values.out ?? "routing", {
+        machine: machine(),
+        options: { sizes, traceCounts, ...o, datasets },
+        latency,
+        recall,
+      });
     }
   }
   console.log(formatRouting({ latency, recall }));
-  writeResult(values.out ?? "routing", { machine: machine(), options: { sizes, traceCounts, ...o, datasets, datasetEmbeddings: values["dataset-embeddings"] ?? ROUTING_BENCH_DEFAULTS.datasetEmbeddings }, latency, recall });
+  writeResult(values.out ?? "routing", {
+    machine: machine(),
+    options: {
+      sizes,
+      traceCounts,
+      ...o,
+      datasets,
+      datasetEmbeddings: values["dataset-embeddings"] ?? ROUTING_BENCH_DEFAULTS.datasetEmbeddings,
+    },
+    latency,
+    recall,
+  });
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {

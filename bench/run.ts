@@ -10,6 +10,10 @@ for (const [file, args] of [
   ["accuracy.ts", ["--dataset", "all"]],
   ["latency.ts", ["--tools", "1000,10000"]],
 ] as const) {
-  const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", join(here, file), ...args, ...process.argv.slice(2)], { stdio: "inherit" });
+  const r = spawnSync(
+    process.execPath,
+    ["--expose-gc", "--import", "tsx", join(here, file), ...args, ...process.argv.slice(2)],
+    { stdio: "inherit" },
+  );
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

@@ -33,8 +33,16 @@ const data = loadDataset(values.dataset!);
 const emb = values.embeddings!.replace(/[^a-z0-9]/gi, "");
 const project = `${data.name}-swf-${emb}`;
 // One fixed clock (an hour after the last training execution), so memory recency does not move between runs.
-const now = Math.max(...data.traces.map((t) => Date.parse(String((t as { startedAt: string | Date }).startedAt)))) + 3_600_000;
-const tg = await openToolgraph({ home: values.home!, database: "", project, embeddings: values.embeddings!, queryCacheSize: 5000, now: () => now });
+const now =
+  Math.max(...data.traces.map((t) => Date.parse(String((t as { startedAt: string | Date }).startedAt)))) + 3_600_000;
+const tg = await openToolgraph({
+  home: values.home!,
+  database: "",
+  project,
+  embeddings: values.embeddings!,
+  queryCacheSize: 5000,
+  now: () => now,
+});
 const t0 = Date.now();
 try {
   await tg.importCatalog(data.catalog);
@@ -44,25 +52,47 @@ try {
   const a = await engine.analytics(project);
   const idx = await engine.searchIndex(project);
   const rows: (string | number)[][] = [];
-  const evalSets = Object.entries(data.evaluation).map(([split, cases]) => [split, cases.filter((c) => c.kind === "retrieval") as { query: string; relevant: string[] }[]] as const).filter(([, c]) => c.length > 0);
-  const prepared = new Map<string, { q: string; rel: string[]; v: Float32Array; votes: Map<number, number> | undefined }[]>();
+  const evalSets = Object.entries(data.evaluation)
+    .map(
+      ([split, cases]) =>
+        [split, cases.filter((c) => c.kind === "retrieval") as { query: string; relevant: string[] }[]] as const,
+    )
+    .filter(([, c]) => c.length > 0);
+  const prepared = new Map<
+    string,
+    { q: string; rel: string[]; v: Float32Array; votes: Map<number, number> | undefined }[]
+  >();
   for (const [split, cases] of evalSets) {
     const vs = await engine.queryEmbedder.embed(cases.map((c) => c.query));
     const list = [];
-    for (let i = 0; i < cases.length; i++) list.push({ q: cases[i]!.query, rel: cases[i]!.relevant, v: vs[i]!, votes: (await recallMemory(engine, project, cases[i]!.query, vs[i]!)).toolVotes });
+    for (let i = 0; i < cases.length; i++)
+      list.push({
+        q: cases[i]!.query,
+        rel: cases[i]!.relevant,
+        v: vs[i]!,
+        votes: (await recallMemory(engine, project, cases[i]!.query, vs[i]!)).toolVotes,
+      });
     prepared.set(split, list);
   }
   const testMap = (w: SearchWeights, split: string) => {
     const list = prepared.get(split)!;
     let sum = 0;
     for (const c of list) {
-      const ranked = searchCandidates(s, a, idx, c.q, c.v, { ...w, memory: w.memoryWeight > 0 ? c.votes : undefined, top: 10 }).map((h) => s.tools[h.index]!.id);
+      const ranked = searchCandidates(s, a, idx, c.q, c.v, {
+        ...w,
+        memory: w.memoryWeight > 0 ? c.votes : undefined,
+        top: 10,
+      }).map((h) => s.tools[h.index]!.id);
       sum += retrievalScores(ranked, c.rel, [10]).ap[10]!;
     }
     return sum / list.length;
   };
-  const fmtW2 = (w: object) => Object.entries(w).map(([k, v]) => `${k} ${(v as number).toFixed(3)}`).join(", ");
-  const fmtW = (w: SearchWeights | undefined) => (w ? `β ${w.beta}, μ ${w.memoryWeight}, content ${w.contentWeight}, graph ${w.graphWeight}` : "–");
+  const fmtW2 = (w: object) =>
+    Object.entries(w)
+      .map(([k, v]) => `${k} ${(v as number).toFixed(3)}`)
+      .join(", ");
+  const fmtW = (w: SearchWeights | undefined) =>
+    w ? `β ${w.beta}, μ ${w.memoryWeight}, content ${w.contentWeight}, graph ${w.graphWeight}` : "–";
   for (const floor of floors) {
     const t = Date.now();
     const fit = await tg.fitSearchWeights({ dryRun: true, contentFloor: floor });
@@ -86,24 +116,52 @@ try {
     console.error(`floor ${floor}: ${((Date.now() - t) / 1000).toFixed(0)} s; ${fit.reason}`);
   }
   const next = await tg.fitNextStepWeights({ dryRun: true });
-  const ev = next.record.evidence as { default?: { hitAt1: number }; fitted?: { hitAt1: number }; groupsScored?: number };
+  const ev = next.record.evidence as {
+    default?: { hitAt1: number };
+    fitted?: { hitAt1: number };
+    groupsScored?: number;
+  };
   const nextTable = {
     title: `Next-step weights — ${data.name}: learned vs seed, grouped out of sample (dry run)`,
     headers: ["learned weights", "seed Hit@1", "learned Hit@1", "groups", "accepted", "why"],
-    rows: [[fmtW2(next.candidate), ev.default?.hitAt1 ?? Number.NaN, ev.fitted?.hitAt1 ?? Number.NaN, ev.groupsScored ?? 0, next.accepted ? "yes" : "no", next.reason]],
+    rows: [
+      [
+        fmtW2(next.candidate),
+        ev.default?.hitAt1 ?? Number.NaN,
+        ev.fitted?.hitAt1 ?? Number.NaN,
+        ev.groupsScored ?? 0,
+        next.accepted ? "yes" : "no",
+        next.reason,
+      ],
+    ],
   };
   console.log(`\n### ${nextTable.title}\n\n${markdownTable(nextTable.headers, nextTable.rows)}`);
   const table = {
     title: `Search-weight fit by content floor — ${data.name}, ${values.embeddings} (${data.traces.length} training executions)`,
-    headers: ["content floor", "fitted weights (all training cases)", "out of sample: defaults unseen / repeat", "fitted unseen / repeat", "gain ± s.e. (groups)", "accepted", "test split", "test mAP@10 (fitted)", "test mAP@10 (defaults)", "test mAP@10 (in force)"],
+    headers: [
+      "content floor",
+      "fitted weights (all training cases)",
+      "out of sample: defaults unseen / repeat",
+      "fitted unseen / repeat",
+      "gain ± s.e. (groups)",
+      "accepted",
+      "test split",
+      "test mAP@10 (fitted)",
+      "test mAP@10 (defaults)",
+      "test mAP@10 (in force)",
+    ],
     rows,
   };
-  console.log(`\n### ${table.title}\n\n${markdownTable(table.headers, table.rows)}\n\n(${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  console.log(
+    `\n### ${table.title}\n\n${markdownTable(table.headers, table.rows)}\n\n(${((Date.now() - t0) / 1000).toFixed(0)} s)`,
+  );
   writeResult(`search-weight-fitting-${data.name}-${emb}`, {
     command: `npx tsx bench/search-weight-fitting.ts --dataset ${values.dataset} --embeddings ${values.embeddings} --floors ${values.floors}`,
     machine: machine(),
     date: new Date().toISOString(),
-    loadAverage: loadavg().map((x) => x.toFixed(2)).join(" "),
+    loadAverage: loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" "),
     tables: [table, nextTable],
   });
 } finally {

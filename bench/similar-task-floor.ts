@@ -20,13 +20,25 @@ import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
 import { markdownTable } from "./lib/report.ts";
 
-const { values } = parseArgs({ options: { embeddings: { type: "string", default: "hash:256" }, unrelated: { type: "string", default: "300" }, fused: { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    embeddings: { type: "string", default: "hash:256" },
+    unrelated: { type: "string", default: "300" },
+    fused: { type: "boolean", default: false },
+  },
+});
 /** The similarity measured: the memory's task similarity (what the floor applies to), or with --fused its fused similarity. */
-const simOf = (m: { past: { similarity: number }[]; taskSimilarity: number[] }, r: number) => (values.fused ? m.past[r]!.similarity : m.taskSimilarity[r]!);
+const simOf = (m: { past: { similarity: number }[]; taskSimilarity: number[] }, r: number) =>
+  values.fused ? m.past[r]!.similarity : m.taskSimilarity[r]!;
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 const FLOORS = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8];
 
-type Trace = { id: string; intent?: string | undefined; capability?: string | undefined; steps: readonly { tool: string }[] };
+type Trace = {
+  id: string;
+  intent?: string | undefined;
+  capability?: string | undefined;
+  steps: readonly { tool: string }[];
+};
 
 /** Same task: the two executions' tool sets overlap by Jaccard ≥ 0.5 (and share the capability label when both have one). */
 function sameTask(a: Trace, b: Trace): boolean {
@@ -45,7 +57,12 @@ interface Observed {
   unrelated: number[][];
 }
 
-async function observe(name: string, tg: Toolgraph, traces: readonly Trace[], unrelated: readonly string[]): Promise<Observed> {
+async function observe(
+  name: string,
+  tg: Toolgraph,
+  traces: readonly Trace[],
+  unrelated: readonly string[],
+): Promise<Observed> {
   const engine = tg.engine;
   const byText = new Map<string, { ids: Set<string>; first: Trace }>();
   for (const t of traces) {
@@ -71,10 +88,17 @@ async function observe(name: string, tg: Toolgraph, traces: readonly Trace[], un
     const m = await recallMemory(engine, name, unrelated[j]!, vs[j]!);
     const sims = m.past.map((_, r) => simOf(m, r)).sort((a, b) => b - a);
     out.unrelated.push(sims);
-    if (j === 0) console.log(`\n${name}: "${unrelated[0]}" best neighbour similarity ${(sims[0] ?? 0).toFixed(3)} (${m.past.length} neighbours)`);
+    if (j === 0)
+      console.log(
+        `\n${name}: "${unrelated[0]}" best neighbour similarity ${(sims[0] ?? 0).toFixed(3)} (${m.past.length} neighbours)`,
+      );
   }
-  const top = unrelated.map((q, j) => [q, out.unrelated[j]![0] ?? 0] as const).sort((a, b) => b[1] - a[1]).slice(0, 3);
-  for (const [q, s] of top) console.log(`${name}: unrelated query ${JSON.stringify(q.slice(0, 90))} best ${s.toFixed(3)}`);
+  const top = unrelated
+    .map((q, j) => [q, out.unrelated[j]![0] ?? 0] as const)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3);
+  for (const [q, s] of top)
+    console.log(`${name}: unrelated query ${JSON.stringify(q.slice(0, 90))} best ${s.toFixed(3)}`);
   return out;
 }
 
@@ -101,12 +125,33 @@ function table(title: string, o: Observed): void {
       if (anySame) queriesSame++;
     }
     const falseSimilar = o.unrelated.filter((ns) => ns.some((s) => s >= f)).length;
-    return [f.toFixed(2), kept === 0 ? null : keptSame / kept, same === 0 ? null : keptSame / same, queriesWith / o.related.length, queriesSame / o.related.length, falseSimilar / Math.max(1, o.unrelated.length)];
+    return [
+      f.toFixed(2),
+      kept === 0 ? null : keptSame / kept,
+      same === 0 ? null : keptSame / same,
+      queriesWith / o.related.length,
+      queriesSame / o.related.length,
+      falseSimilar / Math.max(1, o.unrelated.length),
+    ];
   });
   const best = o.unrelated.map((ns) => ns[0] ?? 0).sort((a, b) => a - b);
   const q = (p: number) => (best.length === 0 ? 0 : best[Math.min(best.length - 1, Math.floor(p * best.length))]!);
-  console.log(`\n### ${title} (${o.related.length} training intents, ${o.unrelated.length} unrelated queries; unrelated best similarity p50 ${q(0.5).toFixed(3)}, p90 ${q(0.9).toFixed(3)}, max ${q(1).toFixed(3)})\n`);
-  console.log(markdownTable(["floor", "same-task share of kept neighbours", "same-task neighbours kept", "training intents keeping a neighbour", "training intents keeping a same-task neighbour", "unrelated queries keeping a neighbour"], rows));
+  console.log(
+    `\n### ${title} (${o.related.length} training intents, ${o.unrelated.length} unrelated queries; unrelated best similarity p50 ${q(0.5).toFixed(3)}, p90 ${q(0.9).toFixed(3)}, max ${q(1).toFixed(3)})\n`,
+  );
+  console.log(
+    markdownTable(
+      [
+        "floor",
+        "same-task share of kept neighbours",
+        "same-task neighbours kept",
+        "training intents keeping a neighbour",
+        "training intents keeping a same-task neighbour",
+        "unrelated queries keeping a neighbour",
+      ],
+      rows,
+    ),
+  );
 }
 
 const seal = convertSealTools();
@@ -117,20 +162,42 @@ const sealQueries = (seal.evaluation.test_in_domain ?? [])
 const unrelated = ["bake a chocolate cake", ...sealQueries];
 
 {
-  const tg = await openToolgraph({ home: "memory://", database: "", project: "demo", embeddings: values.embeddings, now: () => NOW, resultCacheSize: 0, recommendationLog: { enabled: false } });
+  const tg = await openToolgraph({
+    home: "memory://",
+    database: "",
+    project: "demo",
+    embeddings: values.embeddings,
+    now: () => NOW,
+    resultCacheSize: 0,
+    recommendationLog: { enabled: false },
+  });
   await tg.importCatalog(demoCatalog());
   const traces = demoTraces(600, 42, NOW);
   await tg.importTraces(traces);
-  table(`demo project, 600 traces — ${values.embeddings}, ${values.fused ? "fused" : "task"} similarity`, await observe("demo", tg, traces, unrelated));
+  table(
+    `demo project, 600 traces — ${values.embeddings}, ${values.fused ? "fused" : "task"} similarity`,
+    await observe("demo", tg, traces, unrelated),
+  );
   await tg.close();
 }
 {
   const d = convertToolLinkOs();
   const capOf = new Map(d.trainInstances.map((i) => [i.id, i.capability]));
   const traces = d.traces.map((t) => ({ ...t, capability: capOf.get(t.id) ?? undefined }));
-  const tg = await openToolgraph({ home: "memory://", database: "", project: "tlos", embeddings: values.embeddings, now: () => NOW, resultCacheSize: 0, recommendationLog: { enabled: false } });
+  const tg = await openToolgraph({
+    home: "memory://",
+    database: "",
+    project: "tlos",
+    embeddings: values.embeddings,
+    now: () => NOW,
+    resultCacheSize: 0,
+    recommendationLog: { enabled: false },
+  });
   await tg.importCatalog(d.catalog);
   await tg.importTraces(traces);
-  table(`ToolLinkOS training traces — ${values.embeddings}, ${values.fused ? "fused" : "task"} similarity`, await observe("tlos", tg, traces, unrelated.slice(0, 1).concat(sealQueries)));
+  table(
+    `ToolLinkOS training traces — ${values.embeddings}, ${values.fused ? "fused" : "task"} similarity`,
+    await observe("tlos", tg, traces, unrelated.slice(0, 1).concat(sealQueries)),
+  );
   await tg.close();
 }

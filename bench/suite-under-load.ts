@@ -29,7 +29,8 @@ if (values.help) {
   process.exit(0);
 }
 const busy = Number(values.busy);
-if (!Number.isInteger(busy) || busy < 0 || busy > 64) throw new Error(`--busy must be an integer in 0..64, got ${values.busy}`);
+if (!Number.isInteger(busy) || busy < 0 || busy > 64)
+  throw new Error(`--busy must be an integer in 0..64, got ${values.busy}`);
 
 interface AssertionResult {
   fullName: string;
@@ -53,7 +54,10 @@ const sampler = setInterval(() => samples.push(loadavg()[0]!), 15_000);
 const startedAt = new Date();
 const t0 = performance.now();
 const status = await new Promise<number>((resolve) => {
-  const child = spawn("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${reportFile}`], { cwd: root, stdio: "inherit" });
+  const child = spawn("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile=${reportFile}`], {
+    cwd: root,
+    stdio: "inherit",
+  });
   child.on("exit", (code) => resolve(code ?? 1));
 });
 const wallSeconds = (performance.now() - t0) / 1000;
@@ -63,7 +67,14 @@ for (const l of loops) l.kill();
 
 const report = JSON.parse(readFileSync(reportFile, "utf8")) as Report;
 rmSync(dir, { recursive: true, force: true });
-const tests = report.testResults.flatMap((f) => f.assertionResults.map((a) => ({ file: f.name.replace(`${root}/`, ""), test: a.fullName, status: a.status, seconds: (a.duration ?? 0) / 1000 })));
+const tests = report.testResults.flatMap((f) =>
+  f.assertionResults.map((a) => ({
+    file: f.name.replace(`${root}/`, ""),
+    test: a.fullName,
+    status: a.status,
+    seconds: (a.duration ?? 0) / 1000,
+  })),
+);
 const sorted = [...samples].sort((a, b) => a - b);
 const result = {
   bench: "suite-under-load",
@@ -72,7 +83,12 @@ const result = {
   date: startedAt.toISOString(),
   commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim(),
   busyProcesses: busy,
-  load: { samples: samples.length, min: sorted[0]!, median: sorted[Math.floor(sorted.length / 2)]!, max: sorted[sorted.length - 1]! },
+  load: {
+    samples: samples.length,
+    min: sorted[0]!,
+    median: sorted[Math.floor(sorted.length / 2)]!,
+    max: sorted[sorted.length - 1]!,
+  },
   wallSeconds,
   passed: report.numPassedTests,
   failed: report.numFailedTests,

@@ -22,7 +22,13 @@ const require = createRequire(import.meta.url);
 
 async function mcpTools(pkg: string, args: string[] = []): Promise<{ id: string; description: string }[]> {
   const client = new Client({ name: "suspicious-bench", version: "1" });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [require.resolve(`@modelcontextprotocol/${pkg}/dist/index.js`), ...args], stderr: "ignore" }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [require.resolve(`@modelcontextprotocol/${pkg}/dist/index.js`), ...args],
+      stderr: "ignore",
+    }),
+  );
   try {
     const { tools } = await client.listTools();
     return tools.map((t) => ({ id: `${pkg}.${t.name}`, description: t.description ?? "" }));
@@ -55,7 +61,26 @@ for (const [name, tools] of catalogs) {
 const total = rows.reduce((a, r) => a + (r[1] as number), 0);
 const hits = rows.reduce((a, r) => a + (r[2] as number), 0);
 rows.push(["all", total, hits, hits / total]);
-console.log(`# Instruction-like descriptions in good-faith catalogs\n\n${machine()}; load ${loadavg()[0]!.toFixed(1)}\n`);
-console.log(markdownTable(["catalog", "tools", "flagged", "false-positive rate"], rows.map((r) => [r[0], String(r[1]), String(r[2]), (r[3] as number).toFixed(4)])));
-if (flagged.length > 0) console.log(`\n${markdownTable(["catalog", "tool", "rules", "matched"], flagged.map((f) => [f.catalog, f.tool, f.rules.join(", "), f.matches.join(" / ")]))}`);
-writeResult(values.out, { machine: machine(), load: loadavg(), command: "npx tsx bench/suspicious-descriptions.ts", catalogs: rows.map((r) => ({ catalog: r[0], tools: r[1], flagged: r[2], rate: r[3] })), flagged });
+console.log(
+  `# Instruction-like descriptions in good-faith catalogs\n\n${machine()}; load ${loadavg()[0]!.toFixed(1)}\n`,
+);
+console.log(
+  markdownTable(
+    ["catalog", "tools", "flagged", "false-positive rate"],
+    rows.map((r) => [r[0], String(r[1]), String(r[2]), (r[3] as number).toFixed(4)]),
+  ),
+);
+if (flagged.length > 0)
+  console.log(
+    `\n${markdownTable(
+      ["catalog", "tool", "rules", "matched"],
+      flagged.map((f) => [f.catalog, f.tool, f.rules.join(", "), f.matches.join(" / ")]),
+    )}`,
+  );
+writeResult(values.out, {
+  machine: machine(),
+  load: loadavg(),
+  command: "npx tsx bench/suspicious-descriptions.ts",
+  catalogs: rows.map((r) => ({ catalog: r[0], tools: r[1], flagged: r[2], rate: r[3] })),
+  flagged,
+});

@@ -45,7 +45,8 @@ const { values } = parseArgs({
   },
 });
 const KS = values.k.split(",").map(Number);
-if (KS.some((k) => !Number.isInteger(k) || k < 1 || k > 100)) throw new Error(`--k: whole numbers from 1 to 100, comma-separated (got ${values.k})`);
+if (KS.some((k) => !Number.isInteger(k) || k < 1 || k > 100))
+  throw new Error(`--k: whole numbers from 1 to 100, comma-separated (got ${values.k})`);
 
 interface Tool {
   id: string;
@@ -55,7 +56,14 @@ interface Tool {
 type Retrieval = Extract<EvalCase, { kind: "retrieval" }>;
 
 function load(name: string): { catalog: { tools: Tool[] }; traces: object[]; cases: Retrieval[] } {
-  const d = name === "seal-tools" ? convertSealTools() : name === "toollinkos" ? convertToolLinkOs() : name === "nestful" ? convertNestful() : undefined;
+  const d =
+    name === "seal-tools"
+      ? convertSealTools()
+      : name === "toollinkos"
+        ? convertToolLinkOs()
+        : name === "nestful"
+          ? convertNestful()
+          : undefined;
   if (!d) throw new Error(`--dataset: unknown dataset ${JSON.stringify(name)} (seal-tools, toollinkos, nestful, all)`);
   const all = Object.values(d.evaluation as Record<string, EvalCase[]>)
     .flat()
@@ -117,17 +125,32 @@ async function run(name: string): Promise<{ dataset: string; tools: number; rows
     await tg.settle();
     const wire = wireNames(d.catalog.tools.map((t) => t.id));
     const idOf = new Map([...wire].map(([id, n]) => [n, id]));
-    const defs = new Map(d.catalog.tools.map((t) => [t.id, { name: wire.get(t.id)!, description: t.description ?? "", parameters: t.inputSchema ?? { type: "object", properties: {} } }]));
+    const defs = new Map(
+      d.catalog.tools.map((t) => [
+        t.id,
+        {
+          name: wire.get(t.id)!,
+          description: t.description ?? "",
+          parameters: t.inputSchema ?? { type: "object", properties: {} },
+        },
+      ]),
+    );
     const tokensAll = tokensOf([...defs.values()]);
     const rows: Row[] = [];
     for (const k of KS) {
       const search = anthropicToolSearch(tg, {
-        tools: d.catalog.tools.map((t) => ({ name: wire.get(t.id)!, description: t.description ?? "", input_schema: { type: "object" as const } })),
+        tools: d.catalog.tools.map((t) => ({
+          name: wire.get(t.id)!,
+          description: t.description ?? "",
+          input_schema: { type: "object" as const },
+        })),
         toolId: (n) => idOf.get(n) ?? n,
         k,
       });
       const searchTool = search.tools[0]!;
-      const searchTokens = tokensOf([{ name: searchTool.name, description: searchTool.description ?? "", parameters: searchTool.input_schema }]);
+      const searchTokens = tokensOf([
+        { name: searchTool.name, description: searchTool.description ?? "", parameters: searchTool.input_schema },
+      ]);
       const topK: number[] = [];
       const aiSdk: number[] = [];
       const recall: number[] = [];
@@ -135,8 +158,15 @@ async function run(name: string): Promise<{ dataset: string; tools: number; rows
       const recallAi: number[] = [];
       let abstained = 0;
       for (const [i, c] of d.cases.entries()) {
-        const [result] = await search.answer({ type: "tool_use", id: `q${i}`, name: searchTool.name, input: { query: c.query } });
-        const chosen = (result?.content ?? []).flatMap((b) => (b.type === "tool_reference" ? [idOf.get(b.tool_name)!] : []));
+        const [result] = await search.answer({
+          type: "tool_use",
+          id: `q${i}`,
+          name: searchTool.name,
+          input: { query: c.query },
+        });
+        const chosen = (result?.content ?? []).flatMap((b) =>
+          b.type === "tool_reference" ? [idOf.get(b.tool_name)!] : [],
+        );
         const t = tokensOf(chosen.map((id) => defs.get(id)!));
         const gateAbstained = search.selections.at(-1)?.abstained ?? false;
         if (gateAbstained) abstained++;
@@ -161,7 +191,9 @@ async function run(name: string): Promise<{ dataset: string; tools: number; rows
         recallAiSdk: mean(recallAi),
       };
       rows.push(row);
-      console.log(`${name} k=${k}: ${row.tokensTopK.toFixed(0)} of ${tokensAll} tokens (${(100 * row.savedTopK).toFixed(1)} % saved), recall ${row.recall.toFixed(3)}`);
+      console.log(
+        `${name} k=${k}: ${row.tokensTopK.toFixed(0)} of ${tokensAll} tokens (${(100 * row.savedTopK).toFixed(1)} % saved), recall ${row.recall.toFixed(3)}`,
+      );
     }
     return { dataset: name, tools: d.catalog.tools.length, rows };
   } finally {
@@ -177,7 +209,9 @@ const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 const md = [
   "# Token savings",
   "",
-  `${machine()}; load ${loadavg().map((x) => x.toFixed(1)).join(" ")}; embeddings ${values.embeddings}; tokens: gpt-tokenizer 4.0.0 estimateTokensInFunctions (o200k_base)`,
+  `${machine()}; load ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")}; embeddings ${values.embeddings}; tokens: gpt-tokenizer 4.0.0 estimateTokensInFunctions (o200k_base)`,
   "",
   "Tokens of tool definitions per request: every tool, against the top k the adapters load (plus the search tool's own definition), and",
   "against the AI SDK default (every tool when the gate abstains). Recall@k: needed tools among those chosen; all needed:",
@@ -187,13 +221,44 @@ const md = [
     `## ${r.dataset} (${r.tools} tools, ${r.rows[0]?.cases ?? 0} queries)`,
     "",
     markdownTable(
-      ["k", "all tools", "top k + search tool", "saved", "Recall@k", "all needed", "gate abstained", "ai-sdk (all on abstain)", "saved", "Recall"],
-      r.rows.map((x) => [String(x.k), x.tokensAll, Math.round(x.tokensTopK), pct(x.savedTopK), x.recall, x.allNeeded, pct(x.abstained), Math.round(x.tokensAiSdk), pct(x.savedAiSdk), x.recallAiSdk]),
+      [
+        "k",
+        "all tools",
+        "top k + search tool",
+        "saved",
+        "Recall@k",
+        "all needed",
+        "gate abstained",
+        "ai-sdk (all on abstain)",
+        "saved",
+        "Recall",
+      ],
+      r.rows.map((x) => [
+        String(x.k),
+        x.tokensAll,
+        Math.round(x.tokensTopK),
+        pct(x.savedTopK),
+        x.recall,
+        x.allNeeded,
+        pct(x.abstained),
+        Math.round(x.tokensAiSdk),
+        pct(x.savedAiSdk),
+        x.recallAiSdk,
+      ]),
     ),
     "",
   ]),
 ].join("\n");
 console.log(md);
 const command = `npx tsx bench/token-savings.ts --dataset ${values.dataset} --k ${values.k} --embeddings ${values.embeddings} --cases ${values.cases}`;
-writeResult(values.out, { bench: "token-savings", command, date: new Date().toISOString(), machine: machine(), load: loadavg(), embeddings: values.embeddings, tokenizer: "gpt-tokenizer 4.0.0 estimateTokensInFunctions, o200k_base", results });
+writeResult(values.out, {
+  bench: "token-savings",
+  command,
+  date: new Date().toISOString(),
+  machine: machine(),
+  load: loadavg(),
+  embeddings: values.embeddings,
+  tokenizer: "gpt-tokenizer 4.0.0 estimateTokensInFunctions, o200k_base",
+  results,
+});
 writeFileSync(join(RESULTS_DIR, `${values.out}.md`), `${md}\n`);

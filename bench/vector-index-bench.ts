@@ -51,7 +51,16 @@ import { mulberry32 } from "../algorithms/random/rng.ts";
 import { dotsInt8, quantizeInt8 } from "../algorithms/search/int8-vectors.ts";
 import { type SyntheticEmbeddingOptions, syntheticEmbeddings } from "../algorithms/search/synthetic-embeddings.ts";
 import { topKOfArray } from "../algorithms/search/top-k.ts";
-import { buildVectorIndex, codeShortlist, DEFAULTS, exactTopK, rerankIds, searchVectorIndex, type VectorIndex, vectorIndexBytes } from "../algorithms/search/vector-index.ts";
+import {
+  buildVectorIndex,
+  codeShortlist,
+  DEFAULTS,
+  exactTopK,
+  rerankIds,
+  searchVectorIndex,
+  type VectorIndex,
+  vectorIndexBytes,
+} from "../algorithms/search/vector-index.ts";
 import { simdAvailable } from "../algorithms/simd/row-dots.ts";
 import { realEmbeddings } from "./lib/real-embeddings.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
@@ -94,9 +103,24 @@ const BOOLEAN_OPTIONS = new Set(["ivf", "ivfFine", "simd", "scanSimd"]);
 const tgVariants: Record<string, number | boolean>[] =
   values["tg-variants"] === ""
     ? []
-    : values["tg-variants"].split(";").map((v) => Object.fromEntries(v.split(",").map((kv) => { const [k, x] = kv.split("="); return [k!, BOOLEAN_OPTIONS.has(k!) ? x === "1" || x === "true" : Number(x)]; })));
+    : values["tg-variants"].split(";").map((v) =>
+        Object.fromEntries(
+          v.split(",").map((kv) => {
+            const [k, x] = kv.split("=");
+            return [k!, BOOLEAN_OPTIONS.has(k!) ? x === "1" || x === "true" : Number(x)];
+          }),
+        ),
+      );
 /** Build options of toolgraph's index, "key=value,…" of VectorIndexOptions numbers, e.g. "ivfMaxProbeFraction=1". */
-const tgBuild: Record<string, number> = values["tg-build"] === "" ? {} : Object.fromEntries(values["tg-build"].split(",").map((kv) => { const [k, x] = kv.split("="); return [k!, Number(x)]; }));
+const tgBuild: Record<string, number> =
+  values["tg-build"] === ""
+    ? {}
+    : Object.fromEntries(
+        values["tg-build"].split(",").map((kv) => {
+          const [k, x] = kv.split("=");
+          return [k!, Number(x)];
+        }),
+      );
 const wantedContenders = values.contenders.split(",");
 const all: { name: string; options?: SyntheticEmbeddingOptions }[] = [
   { name: "clustered", options: { clusters: 100, noise: 0.7 } },
@@ -130,7 +154,13 @@ interface Contender {
 
 const require = createRequire(import.meta.url);
 
-function toolgraphContender(name: string, index: VectorIndex, buildMs: number, buildCpuMs: number, options: Parameters<typeof searchVectorIndex>[3]): Contender {
+function toolgraphContender(
+  name: string,
+  index: VectorIndex,
+  buildMs: number,
+  buildCpuMs: number,
+  options: Parameters<typeof searchVectorIndex>[3],
+): Contender {
   return {
     name,
     buildMs,
@@ -148,7 +178,10 @@ function toolgraphContender(name: string, index: VectorIndex, buildMs: number, b
  */
 function hnswlibContender(X: Float32Array, n: number, data: string): Contender[] {
   const { HierarchicalNSW } = require("hnswlib-node") as typeof import("hnswlib-node");
-  const cache = values["hnsw-cache"] === "" ? undefined : `${values["hnsw-cache"]}/hnswlib-${data}-n${n}-d${d}-M${M}-efc${efc}-seed42`;
+  const cache =
+    values["hnsw-cache"] === ""
+      ? undefined
+      : `${values["hnsw-cache"]}/hnswlib-${data}-n${n}-d${d}-M${M}-efc${efc}-seed42`;
   const before = rss();
   const t0 = performance.now();
   const c0 = cpuMs();
@@ -180,7 +213,9 @@ function hnswlibContender(X: Float32Array, n: number, data: string): Contender[]
     buildMs,
     buildCpuMs,
     memoryBytes,
-    memoryHow: loaded ? "RSS growth during the build (index read from --hnsw-cache; build columns from the run that built it)" : "RSS growth during the build",
+    memoryHow: loaded
+      ? "RSS growth during the build (index read from --hnsw-cache; build columns from the run that built it)"
+      : "RSS growth during the build",
     search: (q: Float32Array) => {
       h.setEf(e);
       return h.searchKnn(Array.from(q), K).neighbors;
@@ -193,7 +228,15 @@ function usearchContender(X: Float32Array, n: number): Contender {
   const before = rss();
   const t0 = performance.now();
   const c0 = cpuMs();
-  const index = new us.Index({ metric: us.MetricKind.IP, connectivity: M, dimensions: d, expansion_add: efc, expansion_search: ef, quantization: us.ScalarKind.F32, multi: false });
+  const index = new us.Index({
+    metric: us.MetricKind.IP,
+    connectivity: M,
+    dimensions: d,
+    expansion_add: efc,
+    expansion_search: ef,
+    quantization: us.ScalarKind.F32,
+    multi: false,
+  });
   const keys = new BigUint64Array(n);
   for (let i = 0; i < n; i++) keys[i] = BigInt(i);
   index.add(keys, X);
@@ -242,7 +285,19 @@ const results = () => ({
   machine: machine(),
   note: "shared 2-core machine (other helpers' jobs running): compare contenders within one run; p50 ratios are to hnswlib's p50 of the same run",
   uptime: uptimes,
-  options: { queries, sizes, d, k: K, ef, M, efConstruction: efc, contenders: wantedContenders, repeats, simd: simdAvailable(), toolgraphBuild: tgBuild },
+  options: {
+    queries,
+    sizes,
+    d,
+    k: K,
+    ef,
+    M,
+    efConstruction: efc,
+    contenders: wantedContenders,
+    repeats,
+    simd: simdAvailable(),
+    toolgraphBuild: tgBuild,
+  },
   rows,
 });
 
@@ -251,22 +306,48 @@ for (const ds of datasets) {
     log(`${ds.name} n=${n}: generating`);
     const { X, Q } = await dataOf(ds.options, n);
     const truth: Set<number>[] = [];
-    for (let r = 0; r < queries; r++) truth.push(new Set(exactTopK(X, d, Q.subarray(r * d, (r + 1) * d), K).map((h) => h.id)));
+    for (let r = 0; r < queries; r++)
+      truth.push(new Set(exactTopK(X, d, Q.subarray(r * d, (r + 1) * d), K).map((h) => h.id)));
     const contenders: Contender[] = [];
-    if (wantedContenders.includes("exact")) contenders.push({ name: "exact scan (JS)", buildMs: 0, buildCpuMs: 0, memoryBytes: 4 * n * d, memoryHow: "the raw vectors", search: (q) => exactTopK(X, d, q, K).map((h) => h.id) });
+    if (wantedContenders.includes("exact"))
+      contenders.push({
+        name: "exact scan (JS)",
+        buildMs: 0,
+        buildCpuMs: 0,
+        memoryBytes: 4 * n * d,
+        memoryHow: "the raw vectors",
+        search: (q) => exactTopK(X, d, q, K).map((h) => h.id),
+      });
     if (wantedContenders.some((c) => c.startsWith("toolgraph"))) {
       log(`${ds.name} n=${n}: building toolgraph's index`);
       const t0 = performance.now();
       const c0 = cpuMs();
       const index = buildVectorIndex(X, d, tgBuild);
-      log(`${ds.name} n=${n}: IVF ${index.ivf ? `${index.ivf.lists} lists, probe ${(100 * index.ivf.probeFraction).toFixed(2)} % of n` : "not kept"}`);
+      log(
+        `${ds.name} n=${n}: IVF ${index.ivf ? `${index.ivf.lists} lists, probe ${(100 * index.ivf.probeFraction).toFixed(2)} % of n` : "not kept"}`,
+      );
       // The first search creates the SIMD kernels (their copies are part of the build).
       searchVectorIndex(index, Q.subarray(0, d), K);
       const buildMs = performance.now() - t0;
       const buildCpuMs = cpuMs() - c0;
-      if (wantedContenders.includes("toolgraph")) contenders.push(toolgraphContender("toolgraph (defaults)", index, buildMs, buildCpuMs, {}));
-      for (const v of tgVariants) contenders.push(toolgraphContender(`toolgraph (${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(", ")})`, index, buildMs, buildCpuMs, v));
-      if (wantedContenders.includes("toolgraph-cascade")) contenders.push(toolgraphContender("toolgraph (no IVF: full-code scan)", index, buildMs, buildCpuMs, { ivf: false }));
+      if (wantedContenders.includes("toolgraph"))
+        contenders.push(toolgraphContender("toolgraph (defaults)", index, buildMs, buildCpuMs, {}));
+      for (const v of tgVariants)
+        contenders.push(
+          toolgraphContender(
+            `toolgraph (${Object.entries(v)
+              .map(([k, x]) => `${k} ${x}`)
+              .join(", ")})`,
+            index,
+            buildMs,
+            buildCpuMs,
+            v,
+          ),
+        );
+      if (wantedContenders.includes("toolgraph-cascade"))
+        contenders.push(
+          toolgraphContender("toolgraph (no IVF: full-code scan)", index, buildMs, buildCpuMs, { ivf: false }),
+        );
       if (values.stages) stageRows.push(...stages(ds.name, X, Q, n, index));
     }
     if (wantedContenders.includes("hnswlib")) {
@@ -315,14 +396,19 @@ for (const ds of datasets) {
         memoryVsRaw: c.memoryBytes / (4 * n * d),
         memoryHow: c.memoryHow,
       });
-      log(`${ds.name} n=${n} ${c.name}: p50 ${p.p50.toFixed(3)} ms, recall@10 ${(recall[k]! / queries).toFixed(4)}, build ${(c.buildMs / 1000).toFixed(1)} s (CPU ${(c.buildCpuMs / 1000).toFixed(1)} s), ${(c.memoryBytes / 2 ** 20).toFixed(1)} MiB`);
+      log(
+        `${ds.name} n=${n} ${c.name}: p50 ${p.p50.toFixed(3)} ms, recall@10 ${(recall[k]! / queries).toFixed(4)}, build ${(c.buildMs / 1000).toFixed(1)} s (CPU ${(c.buildCpuMs / 1000).toFixed(1)} s), ${(c.memoryBytes / 2 ** 20).toFixed(1)} MiB`,
+      );
     });
     writeResult(values.out, results());
   }
 }
 
 /** n indexed vectors and the queries: a seeded synthetic mixture, or real embeddings (the last `queries` held out). */
-async function dataOf(options: SyntheticEmbeddingOptions | undefined, n: number): Promise<{ X: Float32Array; Q: Float32Array }> {
+async function dataOf(
+  options: SyntheticEmbeddingOptions | undefined,
+  n: number,
+): Promise<{ X: Float32Array; Q: Float32Array }> {
   if (options) {
     const gen = syntheticEmbeddings(d, mulberry32(42), options);
     return { X: gen.sample(n), Q: gen.sample(queries) };
@@ -337,11 +423,19 @@ function stages(name: string, X: Float32Array, Q: Float32Array, n: number, index
   const i8js = quantizeInt8(X, d, { simd: false });
   const i8simd = quantizeInt8(X, d, { simd: true });
   const size = Math.min(n, Math.max(DEFAULTS.shortlist, Math.ceil(DEFAULTS.shortlistFraction * n)));
-  const st = { scan: [] as number[], scanSimd: [] as number[], fJs: [] as number[], fSimd: [] as number[], iJs: [] as number[], iSimd: [] as number[] };
+  const st = {
+    scan: [] as number[],
+    scanSimd: [] as number[],
+    fJs: [] as number[],
+    fSimd: [] as number[],
+    iJs: [] as number[],
+    iSimd: [] as number[],
+  };
   let overlap = 0;
   let sameF = 0;
   let sameI = 0;
-  const same = (a: { id: number }[], b: { id: number }[]) => a.length === b.length && a.every((h, i) => h.id === b[i]!.id);
+  const same = (a: { id: number }[], b: { id: number }[]) =>
+    a.length === b.length && a.every((h, i) => h.id === b[i]!.id);
   for (let r = 0; r < queries; r++) {
     const q = Q.subarray(r * d, (r + 1) * d);
     const ids = time(st.scan, () => codeShortlist(index, q, size, { scanSimd: false }));
@@ -357,20 +451,79 @@ function stages(name: string, X: Float32Array, Q: Float32Array, n: number, index
   }
   const p = (x: number[]) => percentiles(x).p50;
   return [
-    [name, String(n), String(size), p(st.scan).toFixed(3), p(st.scanSimd).toFixed(3), (overlap / queries).toFixed(3), p(st.fJs).toFixed(3), p(st.fSimd).toFixed(3), `${sameF}/${queries}`, p(st.iJs).toFixed(3), p(st.iSimd).toFixed(3), `${sameI}/${queries}`],
+    [
+      name,
+      String(n),
+      String(size),
+      p(st.scan).toFixed(3),
+      p(st.scanSimd).toFixed(3),
+      (overlap / queries).toFixed(3),
+      p(st.fJs).toFixed(3),
+      p(st.fSimd).toFixed(3),
+      `${sameF}/${queries}`,
+      p(st.iJs).toFixed(3),
+      p(st.iSimd).toFixed(3),
+      `${sameI}/${queries}`,
+    ],
   ];
 }
 
 const mib = (b: number) => (b / 2 ** 20).toFixed(1);
-console.log(`Vector index, d = ${d}, top-${K}, ${queries} queries per row, Node ${process.version}, SIMD ${simdAvailable() ? "available" : "unavailable"}; load: ${uptimes.join(" | ")}\n`);
+console.log(
+  `Vector index, d = ${d}, top-${K}, ${queries} queries per row, Node ${process.version}, SIMD ${simdAvailable() ? "available" : "unavailable"}; load: ${uptimes.join(" | ")}\n`,
+);
 console.log(
   markdownTable(
-    ["data", "n", "contender", "p50 ms", "p95 ms", "p99 ms", "p50 / hnswlib", "recall@10", "build s", "build CPU s", "memory MiB", "memory / raw"],
-    rows.map((r) => [r.data, String(r.n), r.contender, r.p50.toFixed(3), r.p95.toFixed(3), r.p99.toFixed(3), r.p50VsHnswlib === null ? "–" : `${r.p50VsHnswlib.toFixed(2)}×`, r.recall10.toFixed(4), (r.buildMs / 1000).toFixed(1), (r.buildCpuMs / 1000).toFixed(1), mib(r.memoryBytes), r.memoryVsRaw.toFixed(2)]),
+    [
+      "data",
+      "n",
+      "contender",
+      "p50 ms",
+      "p95 ms",
+      "p99 ms",
+      "p50 / hnswlib",
+      "recall@10",
+      "build s",
+      "build CPU s",
+      "memory MiB",
+      "memory / raw",
+    ],
+    rows.map((r) => [
+      r.data,
+      String(r.n),
+      r.contender,
+      r.p50.toFixed(3),
+      r.p95.toFixed(3),
+      r.p99.toFixed(3),
+      r.p50VsHnswlib === null ? "–" : `${r.p50VsHnswlib.toFixed(2)}×`,
+      r.recall10.toFixed(4),
+      (r.buildMs / 1000).toFixed(1),
+      (r.buildCpuMs / 1000).toFixed(1),
+      mib(r.memoryBytes),
+      r.memoryVsRaw.toFixed(2),
+    ]),
   ),
 );
 if (stageRows.length > 0) {
   console.log("\nStages alone, p50 ms per query (the cascade's shortlist):\n");
-  console.log(markdownTable(["data", "n", "shortlist", "code scan JS", "code scan SIMD", "shortlist overlap", "f32 re-rank JS", "f32 re-rank SIMD", "same top-10", "int8 re-rank JS", "int8 re-rank SIMD", "same top-10"], stageRows));
+  console.log(
+    markdownTable(
+      [
+        "data",
+        "n",
+        "shortlist",
+        "code scan JS",
+        "code scan SIMD",
+        "shortlist overlap",
+        "f32 re-rank JS",
+        "f32 re-rank SIMD",
+        "same top-10",
+        "int8 re-rank JS",
+        "int8 re-rank SIMD",
+        "same top-10",
+      ],
+      stageRows,
+    ),
+  );
 }
 writeResult(values.out, results());

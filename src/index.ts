@@ -24,7 +24,13 @@ export type {
   TraceImportResult,
 } from "./contract/api.ts";
 export { ToolgraphError } from "./contract/errors.ts";
-export { OPERATIONS, type Operation, type OperationName, type RequestOf, type ResultOf } from "./contract/operations.ts";
+export {
+  OPERATIONS,
+  type Operation,
+  type OperationName,
+  type RequestOf,
+  type ResultOf,
+} from "./contract/operations.ts";
 export type {
   AlternativesRequest,
   BuildDagRequest,
@@ -40,7 +46,13 @@ export type { EmbeddingProvider } from "./embeddings/provider.ts";
 export { ImportError } from "./formats/parse.ts";
 export type { CatalogInput, DeclaredEdgeInput, EvalCase, ExecutionInput } from "./formats/schemas.ts";
 export { AdaptiveThresholdManager, type AdaptiveThresholdManagerOptions } from "./gate/adaptive-threshold-manager.ts";
-export { openToolgraph, parseRequest, type StatsResult, Toolgraph, type ToolgraphOptions } from "./library/toolgraph.ts";
+export {
+  openToolgraph,
+  parseRequest,
+  type StatsResult,
+  Toolgraph,
+  type ToolgraphOptions,
+} from "./library/toolgraph.ts";
 export { createMcpServer } from "./mcp/mcp-server.ts";
 export { runStdio } from "./mcp/stdio.ts";
 export { createServer, runServer, startServer } from "./server/http-server.ts";

@@ -5,4 +5,5 @@
  */
 import { createRequire } from "node:module";
 
-export const VERSION: string = (createRequire(import.meta.url)("toolgraph/package.json") as { version: string }).version;
+export const VERSION: string = (createRequire(import.meta.url)("toolgraph/package.json") as { version: string })
+  .version;

@@ -19,7 +19,10 @@ describe("README example", () => {
     const dir = mkdtempSync(join(ROOT, ".readme-example-"));
     try {
       const file = join(dir, "example.ts");
-      writeFileSync(file, block!.replaceAll('from "toolgraph"', `from ${JSON.stringify(pathToFileURL(join(ROOT, "src/index.ts")).href)}`));
+      writeFileSync(
+        file,
+        block!.replaceAll('from "toolgraph"', `from ${JSON.stringify(pathToFileURL(join(ROOT, "src/index.ts")).href)}`),
+      );
       const out = execFileSync(process.execPath, ["--import", "tsx", file], {
         cwd: ROOT,
         encoding: "utf8",
@@ -28,7 +31,9 @@ describe("README example", () => {
       const lines = out.trim().split("\n");
       expect(out).toContain("github.create_pull_request");
       expect(out).toContain("git.push 1");
-      expect(out).toContain('[ [ "git.commit" ], [ "git.push" ], [ "github.create_pull_request" ] ]'.replace(/"/g, "'"));
+      expect(out).toContain(
+        '[ [ "git.commit" ], [ "git.push" ], [ "github.create_pull_request" ] ]'.replace(/"/g, "'"),
+      );
       expect(lines.length).toBeGreaterThanOrEqual(5);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -35,7 +35,10 @@ export interface HypergraphPagerankResult {
 }
 
 /** PageRank of tools and capabilities in their joint graph; scores share one distribution (sum 1 overall). */
-export function hypergraphPagerank(input: ToolCapabilityInput, options: HypergraphPagerankOptions = {}): HypergraphPagerankResult {
+export function hypergraphPagerank(
+  input: ToolCapabilityInput,
+  options: HypergraphPagerankOptions = {},
+): HypergraphPagerankResult {
   const nTools = input.nTools;
   const g = toolCapabilityDigraph(input, options);
   const pr = pagerankDetailed(g, { ...options, damping: options.damping ?? DEFAULTS.damping });

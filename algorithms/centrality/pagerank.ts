@@ -131,7 +131,10 @@ export function normalizeToUnit(scores: ArrayLike<number>): Float64Array {
   for (let i = 0; i < scores.length; i++) {
     const s = scores[i]!;
     if (!(s >= 0) || !Number.isFinite(s)) {
-      throw new PagerankError("bad-score", `normalizeToUnit: score ${i} is ${s}, expected a finite non-negative number`);
+      throw new PagerankError(
+        "bad-score",
+        `normalizeToUnit: score ${i} is ${s}, expected a finite non-negative number`,
+      );
     }
     if (s > max) max = s;
   }

@@ -111,7 +111,10 @@ export function breakCycles<E extends StrengthArc>(
     for (const { i, back } of onCycle) {
       const e = edges[i]!;
       const cycle = [e.from, ...back.map((v) => nodes[v]!)];
-      const tied = onCycle.length > 1 ? `; tied with ${onCycle.length - 1} other edge${onCycle.length > 2 ? "s" : ""} of equal weight, dropped together` : "";
+      const tied =
+        onCycle.length > 1
+          ? `; tied with ${onCycle.length - 1} other edge${onCycle.length > 2 ? "s" : ""} of equal weight, dropped together`
+          : "";
       dropped.push({
         edge: e,
         reason: "cycle",

@@ -86,7 +86,10 @@ export interface BuildExecutionDagOptions extends InferDependenciesOptions {
 }
 
 /** A candidate edge with the observed order of its two ends (when `precedence` counts were given). */
-export type OrderedEdge = DependencyEdge & { readonly precedence?: Precedence; readonly orientation?: OrientedDependency["orientation"] };
+export type OrderedEdge = DependencyEdge & {
+  readonly precedence?: Precedence;
+  readonly orientation?: OrientedDependency["orientation"];
+};
 
 export const DEFAULTS = {
   ...INFER_DEFAULTS,
@@ -129,7 +132,17 @@ function withPrecedence(e: OrderedEdge, precedence: Precedence): OrderedEdge {
   let keys = 0;
   for (const _ in e) keys++;
   if (keys === 8) {
-    return { from: e.from, to: e.to, path: e.path, hops: e.hops, cost: e.cost, meanWeight: e.meanWeight, strength: e.strength, direct: e.direct, precedence };
+    return {
+      from: e.from,
+      to: e.to,
+      path: e.path,
+      hops: e.hops,
+      cost: e.cost,
+      meanWeight: e.meanWeight,
+      strength: e.strength,
+      direct: e.direct,
+      precedence,
+    };
   }
   return { ...e, precedence };
 }
@@ -143,15 +156,26 @@ export function buildExecutionDag(
   const inferred = inferDependencies(csr, selected, options);
   const position = new Map<number, number>(selected.map((v, i) => [v, i]));
   const proposed = options.propose
-    ? [...inferred, ...options.propose(inferred)].sort((x, y) => position.get(x.from)! - position.get(y.from)! || position.get(x.to)! - position.get(y.to)!)
+    ? [...inferred, ...options.propose(inferred)].sort(
+        (x, y) => position.get(x.from)! - position.get(y.from)! || position.get(x.to)! - position.get(y.to)!,
+      )
     : inferred;
   const count = options.precedence;
   const minSeen = options.mentionMinObserved ?? MENTION_DEFAULTS.minObserved;
   const mentioned = options.mentions
-    ? orientByRoles(proposed, { mentions: options.mentions, minHops: 1, ...(count ? { observed: (a: number, b: number) => count(a, b) + count(b, a) >= minSeen } : {}) })
+    ? orientByRoles(proposed, {
+        mentions: options.mentions,
+        minHops: 1,
+        ...(count ? { observed: (a: number, b: number) => count(a, b) + count(b, a) >= minSeen } : {}),
+      })
     : undefined;
   const afterMentions: readonly OrderedEdge[] = mentioned ? mentioned.edges : proposed;
-  const oriented = options.roles ? orientByRoles(afterMentions, { ...options.roles, ...(count ? { observed: (a: number, b: number) => count(a, b) > 0 } : {}) }) : undefined;
+  const oriented = options.roles
+    ? orientByRoles(afterMentions, {
+        ...options.roles,
+        ...(count ? { observed: (a: number, b: number) => count(a, b) > 0 } : {}),
+      })
+    : undefined;
   const orientedEdges: readonly OrderedEdge[] = oriented ? oriented.edges : afterMentions;
   const screened = options.directFirst ? directFirst(orientedEdges) : undefined;
   const found: readonly OrderedEdge[] = screened ? screened.kept : orientedEdges;
@@ -163,8 +187,16 @@ export function buildExecutionDag(
         return withPrecedence(e, { before, after, share: precedenceShare(before, after, prior) });
       })
     : found.slice();
-  const acyclic = breakCycles(selected, candidates, count ? { orderWeight: (e: OrderedEdge) => e.strength * e.precedence!.share } : {});
-  const reduced = transitiveReduction(selected, acyclic.kept, options.keepDirect ? { keep: (e: OrderedEdge) => e.direct } : {});
+  const acyclic = breakCycles(
+    selected,
+    candidates,
+    count ? { orderWeight: (e: OrderedEdge) => e.strength * e.precedence!.share } : {},
+  );
+  const reduced = transitiveReduction(
+    selected,
+    acyclic.kept,
+    options.keepDirect ? { keep: (e: OrderedEdge) => e.direct } : {},
+  );
   const { layers, layerOf } = topologicalLayers(selected, reduced.kept);
 
   // Related = any candidate before the screening passes (a tool whose path was dropped by direct-first is not "own root").
@@ -226,7 +258,13 @@ export function buildExecutionDag(
   return {
     nodes,
     edges: reduced.kept,
-    dropped: [...(mentioned?.dropped ?? []), ...(oriented?.dropped ?? []), ...(screened?.dropped ?? []), ...acyclic.dropped, ...reduced.dropped],
+    dropped: [
+      ...(mentioned?.dropped ?? []),
+      ...(oriented?.dropped ?? []),
+      ...(screened?.dropped ?? []),
+      ...acyclic.dropped,
+      ...reduced.dropped,
+    ],
     layers,
     timing,
   };

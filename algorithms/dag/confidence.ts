@@ -39,6 +39,11 @@ export function inMainBand(score: number, topScore: number, band: number = DEFAU
   return score >= band * topScore;
 }
 
-export function requiredPrerequisite(declared: boolean, dependencyCount: number, executions: number, share: number = DEFAULTS.requiredShare): boolean {
+export function requiredPrerequisite(
+  declared: boolean,
+  dependencyCount: number,
+  executions: number,
+  share: number = DEFAULTS.requiredShare,
+): boolean {
   return declared || dependencyCount >= Math.max(1, share * executions);
 }

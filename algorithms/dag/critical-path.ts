@@ -92,7 +92,9 @@ export function criticalPath(
   path.reverse();
   const wallTimeMs = start[end]! + lat[end]!;
   const reason =
-    unknownLatency.length > 0 ? `latency unknown for ${unknownLatency.length} of ${k} nodes (counted as ${fallback} ms)` : null;
+    unknownLatency.length > 0
+      ? `latency unknown for ${unknownLatency.length} of ${k} nodes (counted as ${fallback} ms)`
+      : null;
   return {
     path,
     wallTimeMs,

@@ -87,7 +87,11 @@ function check(name: string, v: number): void {
  * The data-flow prior's proposal among `selected` (distinct node ids) given the `candidates` already found:
  * an empty list unless `candidates` is empty and `selected` has ≥ 2 tools; at most one edge.
  */
-export function dataFlowPrior(selected: readonly number[], candidates: readonly DependencyEdge[], options: DataFlowPriorOptions = {}): PriorDependency[] {
+export function dataFlowPrior(
+  selected: readonly number[],
+  candidates: readonly DependencyEdge[],
+  options: DataFlowPriorOptions = {},
+): PriorDependency[] {
   const minRole = options.minRoleRate ?? DEFAULTS.minRoleRate;
   const scale = options.strengthScale ?? DEFAULTS.strengthScale;
   check("minRoleRate", minRole);
@@ -108,7 +112,11 @@ export function dataFlowPrior(selected: readonly number[], candidates: readonly 
       const key = [schema.score, c[j]! - c[i]!, p[i]! - p[j]!, f[i]! - f[j]!];
       const a = selected[i]!;
       const b = selected[j]!;
-      if (best === undefined || greater(key, best.key) || (!greater(best.key, key) && (a < selected[best.i]! || (a === selected[best.i]! && b < selected[best.j]!)))) {
+      if (
+        best === undefined ||
+        greater(key, best.key) ||
+        (!greater(best.key, key) && (a < selected[best.i]! || (a === selected[best.i]! && b < selected[best.j]!)))
+      ) {
         best = { i, j, key, schema };
       }
     }

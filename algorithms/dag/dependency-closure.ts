@@ -80,7 +80,11 @@ export function dependencyClosure<T>(
     const list = Array.from(prerequisitesOf(v));
     for (const p of list) {
       if (!(p.weight >= 0) || !Number.isFinite(p.weight)) {
-        throw new DagError(MODULE, "bad-weight", `prerequisite ${String(p.node)} of ${String(v)} has weight ${p.weight}`);
+        throw new DagError(
+          MODULE,
+          "bad-weight",
+          `prerequisite ${String(p.node)} of ${String(v)} has weight ${p.weight}`,
+        );
       }
     }
     return list;

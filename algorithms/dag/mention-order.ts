@@ -39,9 +39,42 @@ import type { DependencyEdge } from "./dependency-edge.ts";
 /** Name words too generic to say which tool a phrase means (verbs and nouns most tool names share). */
 export const GENERIC_WORDS: ReadonlySet<string> = new Set(
   [
-    "get", "set", "list", "search", "find", "fetch", "retrieve", "create", "update", "delete", "remove", "add",
-    "check", "calculate", "compute", "make", "run", "call", "query", "lookup", "look", "up", "api", "tool",
-    "info", "information", "detail", "details", "data", "by", "all", "new", "v1", "v2", "request", "result",
+    "get",
+    "set",
+    "list",
+    "search",
+    "find",
+    "fetch",
+    "retrieve",
+    "create",
+    "update",
+    "delete",
+    "remove",
+    "add",
+    "check",
+    "calculate",
+    "compute",
+    "make",
+    "run",
+    "call",
+    "query",
+    "lookup",
+    "look",
+    "up",
+    "api",
+    "tool",
+    "info",
+    "information",
+    "detail",
+    "details",
+    "data",
+    "by",
+    "all",
+    "new",
+    "v1",
+    "v2",
+    "request",
+    "result",
   ].map((w) => tokenize(w)[0] ?? w),
 );
 
@@ -63,7 +96,10 @@ export function nameWords(name: string): ReadonlySet<string> {
 }
 
 /** mentionPositions over an already tokenized intent and each tool's nameWords (index-aligned). */
-export function mentionPositionsOf(tokens: readonly string[], words: readonly ReadonlySet<string>[]): (number | undefined)[] {
+export function mentionPositionsOf(
+  tokens: readonly string[],
+  words: readonly ReadonlySet<string>[],
+): (number | undefined)[] {
   const owners = new Map<string, number>();
   for (const ws of words) for (const w of ws) owners.set(w, (owners.get(w) ?? 0) + 1);
   const distinctive = words.map((ws) => new Set([...ws].filter((w) => owners.get(w) === 1)));
@@ -99,13 +135,28 @@ export interface MentionDependency extends DependencyEdge {
  * first). So DEFAULTS.chainEdges = 1. The price is the exact-DAG rate of sets with no dependency at all
  * (Seal-Tools training folds 0.942 → 0.048): a weak (0.1) "may depend" edge now names the likeliest pair.
  */
-export function mentionChain(selected: readonly number[], mentions: (v: number) => number | undefined, limit = Number.POSITIVE_INFINITY, strength = MENTION_CHAIN_STRENGTH): MentionDependency[] {
+export function mentionChain(
+  selected: readonly number[],
+  mentions: (v: number) => number | undefined,
+  limit = Number.POSITIVE_INFINITY,
+  strength = MENTION_CHAIN_STRENGTH,
+): MentionDependency[] {
   const named = selected.filter((v) => mentions(v) !== undefined).sort((a, b) => mentions(a)! - mentions(b)!);
   const out: MentionDependency[] = [];
   for (let k = 1; k < named.length && out.length < limit; k++) {
     const from = named[k - 1]!;
     const to = named[k]!;
-    out.push({ from, to, path: [from, to], hops: 1, cost: 1 / strength, meanWeight: strength, strength, direct: false, mentioned: { from: mentions(from)!, to: mentions(to)! } });
+    out.push({
+      from,
+      to,
+      path: [from, to],
+      hops: 1,
+      cost: 1 / strength,
+      meanWeight: strength,
+      strength,
+      direct: false,
+      mentioned: { from: mentions(from)!, to: mentions(to)! },
+    });
   }
   return out;
 }

@@ -100,7 +100,8 @@ export function roleLean(a: number, b: number, options: RoleOrientationOptions):
     (options.firstShare?.(a) ?? 0.5) - (options.firstShare?.(b) ?? 0.5),
   ];
   for (const x of components) {
-    if (!Number.isFinite(x)) throw new DagError(MODULE, "bad-rate", `role rates must be finite, got lean component ${x} for ${a}→${b}`);
+    if (!Number.isFinite(x))
+      throw new DagError(MODULE, "bad-rate", `role rates must be finite, got lean component ${x} for ${a}→${b}`);
     if (x > DEFAULTS.epsilon) return 1;
     if (x < -DEFAULTS.epsilon) return -1;
   }
@@ -108,7 +109,10 @@ export function roleLean(a: number, b: number, options: RoleOrientationOptions):
 }
 
 /** Orients the non-direct candidate edges of unobserved pairs by the learned roles of their ends. */
-export function orientByRoles<E extends DependencyEdge>(edges: readonly E[], options: RoleOrientationOptions): RoleOrientationResult<E> {
+export function orientByRoles<E extends DependencyEdge>(
+  edges: readonly E[],
+  options: RoleOrientationOptions,
+): RoleOrientationResult<E> {
   const observed = options.observed ?? (() => false);
   // Edges by tail, then head (numeric keys: no string per lookup).
   const byPair = new Map<number, Map<number, E>>();
@@ -127,12 +131,23 @@ export function orientByRoles<E extends DependencyEdge>(edges: readonly E[], opt
     const back = byPair.get(e.to)?.get(e.from);
     // A pair with a direct edge, or observed in either order, keeps what it has.
     const minHops = options.minHops ?? DEFAULTS.minHops;
-    if (e.from === e.to || e.direct || e.hops < minHops || back?.direct === true || observed(e.from, e.to) || observed(e.to, e.from)) {
+    if (
+      e.from === e.to ||
+      e.direct ||
+      e.hops < minHops ||
+      back?.direct === true ||
+      observed(e.from, e.to) ||
+      observed(e.to, e.from)
+    ) {
       out.push(e);
       continue;
     }
     const mentions = options.lean ? undefined : options.mentions;
-    const lean = options.lean ? options.lean(e.from, e.to) : mentions ? mentionLean(mentions(e.from), mentions(e.to)) : roleLean(e.from, e.to, options);
+    const lean = options.lean
+      ? options.lean(e.from, e.to)
+      : mentions
+        ? mentionLean(mentions(e.from), mentions(e.to))
+        : roleLean(e.from, e.to, options);
     if (lean >= 0) {
       out.push(e);
       continue;
@@ -157,7 +172,12 @@ export function orientByRoles<E extends DependencyEdge>(edges: readonly E[], opt
       direct: false,
       orientation: mentions
         ? { evidence: e.path, mention: { from: mentions(e.to)!, to: mentions(e.from)! } }
-        : { evidence: e.path, ...(options.consumerRate ? { consumerFrom: options.consumerRate(e.to), consumerTo: options.consumerRate(e.from) } : {}) },
+        : {
+            evidence: e.path,
+            ...(options.consumerRate
+              ? { consumerFrom: options.consumerRate(e.to), consumerTo: options.consumerRate(e.from) }
+              : {}),
+          },
     });
   }
   return { edges: out, dropped };

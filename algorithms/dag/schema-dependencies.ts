@@ -188,7 +188,9 @@ function preparedIoOf(io: (node: number) => ToolIo | undefined): (node: number) 
  * score(A → B) over node ids, each tool's fields prepared once (`io` may return undefined: no match).
  * Same value as `schemaScore(io(a), io(b))`.
  */
-export function createSchemaScorer(io: (node: number) => ToolIo | undefined): (a: number, b: number) => { score: number; output: string; input: string } | undefined {
+export function createSchemaScorer(
+  io: (node: number) => ToolIo | undefined,
+): (a: number, b: number) => { score: number; output: string; input: string } | undefined {
   const ioOf = preparedIoOf(io);
   return (a, b) => {
     const x = ioOf(a);
@@ -259,7 +261,11 @@ export function inputFields(schema: Readonly<Record<string, unknown>> | null | u
   const props = schema?.properties;
   if (props === null || typeof props !== "object") return [];
   const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
-  return Object.entries(props as Record<string, unknown>).map(([name, p]) => ({ name, ...typeAndText(p), required: required.has(name) }));
+  return Object.entries(props as Record<string, unknown>).map(([name, p]) => ({
+    name,
+    ...typeAndText(p),
+    required: required.has(name),
+  }));
 }
 
 /** An output schema `{properties}` → output fields, nested `properties` flattened to dotted names. */
@@ -269,7 +275,8 @@ export function outputFields(schema: Readonly<Record<string, unknown>> | null | 
     if (props === null || typeof props !== "object" || depth > maxDepth) return;
     for (const [name, p] of Object.entries(props as Record<string, unknown>)) {
       out.push({ name: prefix + name, ...typeAndText(p) });
-      if (p !== null && typeof p === "object") walk((p as Record<string, unknown>).properties, `${prefix}${name}.`, depth + 1);
+      if (p !== null && typeof p === "object")
+        walk((p as Record<string, unknown>).properties, `${prefix}${name}.`, depth + 1);
     }
   };
   walk(schema?.properties, "", 1);

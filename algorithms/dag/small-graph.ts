@@ -16,7 +16,8 @@ export function indexNodes(nodes: readonly number[], edges: readonly Arc[], modu
   });
   for (const e of edges) {
     for (const v of [e.from, e.to]) {
-      if (!index.has(v)) throw new DagError(module, "unknown-node", `edge ${e.from}->${e.to}: node ${v} is not in nodes`);
+      if (!index.has(v))
+        throw new DagError(module, "unknown-node", `edge ${e.from}->${e.to}: node ${v} is not in nodes`);
     }
   }
   return index;
@@ -33,7 +34,12 @@ export function outLists(k: number, edges: readonly Arc[], index: Map<number, nu
  * Node indices in topological order (Kahn; among ready nodes the lowest input position first).
  * Throws DagError "cyclic" naming a node left on a cycle.
  */
-export function topologicalOrder(nodes: readonly number[], edges: readonly Arc[], index: Map<number, number>, module: string): number[] {
+export function topologicalOrder(
+  nodes: readonly number[],
+  edges: readonly Arc[],
+  index: Map<number, number>,
+  module: string,
+): number[] {
   const k = nodes.length;
   const out = outLists(k, edges, index);
   const indeg = new Int32Array(k);
@@ -51,7 +57,11 @@ export function topologicalOrder(nodes: readonly number[], edges: readonly Arc[]
   if (order.length < k) {
     let stuck = 0;
     while (indeg[stuck] === 0) stuck++;
-    throw new DagError(module, "cyclic", `edges contain a cycle (node ${nodes[stuck]} is on or after one); break cycles first`);
+    throw new DagError(
+      module,
+      "cyclic",
+      `edges contain a cycle (node ${nodes[stuck]} is on or after one); break cycles first`,
+    );
   }
   return order;
 }

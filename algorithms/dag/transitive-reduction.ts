@@ -36,7 +36,11 @@ export interface TransitiveReductionOptions<E extends Arc> {
   readonly keep?: (e: E) => boolean;
 }
 
-export function transitiveReduction<E extends Arc>(nodes: readonly number[], edges: readonly E[], options: TransitiveReductionOptions<E> = {}): TransitiveReductionResult<E> {
+export function transitiveReduction<E extends Arc>(
+  nodes: readonly number[],
+  edges: readonly E[],
+  options: TransitiveReductionOptions<E> = {},
+): TransitiveReductionResult<E> {
   const index = indexNodes(nodes, edges, MODULE);
   const k = nodes.length;
   const pairs = new Set<string>();

@@ -17,7 +17,11 @@ export interface CapabilityScore {
   hit: Record<number, number>;
 }
 
-export function scoreCapability(ranked: readonly string[], gold: string, ks: readonly number[] = DEFAULTS.ks): CapabilityScore {
+export function scoreCapability(
+  ranked: readonly string[],
+  gold: string,
+  ks: readonly number[] = DEFAULTS.ks,
+): CapabilityScore {
   const rel = [gold];
   const hit: Record<number, number> = {};
   for (const k of ks) hit[k] = hitAtK(ranked, rel, k);

@@ -25,7 +25,8 @@ export interface GatingPoint {
 /** One point per threshold, in the order of `thresholds` (default: distinct scores descending). Empty input → []. */
 export function gatingCurve(pairs: readonly ScoredOutcome[], thresholds?: readonly number[]): GatingPoint[] {
   for (const p of pairs) {
-    if (!Number.isFinite(p.score)) throw new EvaluationError("gating-curve", "bad-score", `score ${p.score} is not finite`);
+    if (!Number.isFinite(p.score))
+      throw new EvaluationError("gating-curve", "bad-score", `score ${p.score} is not finite`);
   }
   const n = pairs.length;
   if (n === 0) return [];

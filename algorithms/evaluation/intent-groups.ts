@@ -83,8 +83,10 @@ function find(parent: Int32Array, x: number): number {
 export function intentGroups(items: readonly IntentItem[], options: IntentGroupOptions = {}): IntentGroups {
   const dup = options.duplicateJaccard ?? DEFAULTS.duplicateJaccard;
   const low = options.sameToolsJaccard ?? DEFAULTS.sameToolsJaccard;
-  if (!(dup > 0 && dup <= 1)) throw new EvaluationError(MODULE, "bad-threshold", `duplicateJaccard must be in (0, 1], got ${dup}`);
-  if (!(low > 0 && low <= dup)) throw new EvaluationError(MODULE, "bad-threshold", `sameToolsJaccard must be in (0, duplicateJaccard], got ${low}`);
+  if (!(dup > 0 && dup <= 1))
+    throw new EvaluationError(MODULE, "bad-threshold", `duplicateJaccard must be in (0, 1], got ${dup}`);
+  if (!(low > 0 && low <= dup))
+    throw new EvaluationError(MODULE, "bad-threshold", `sameToolsJaccard must be in (0, duplicateJaccard], got ${low}`);
   // Distinct token sets are the nodes; items map onto them.
   const nodeOf = new Map<string, number>();
   const nodeTokens: string[][] = [];
@@ -167,7 +169,8 @@ function sharesToolSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean 
 
 /** Fold (0..k−1) of each item: whole groups dealt to the least-filled fold (see the header). */
 export function groupFolds(groups: IntentGroups, k: number = DEFAULTS.folds): Int32Array {
-  if (!Number.isInteger(k) || k < 2) throw new EvaluationError(MODULE, "bad-folds", `folds must be an integer ≥ 2, got ${k}`);
+  if (!Number.isInteger(k) || k < 2)
+    throw new EvaluationError(MODULE, "bad-folds", `folds must be an integer ≥ 2, got ${k}`);
   const size = new Int32Array(groups.count);
   for (const g of groups.group) size[g]!++;
   const order = Array.from({ length: groups.count }, (_, g) => g).sort((x, y) => {

@@ -66,10 +66,18 @@ export interface NextStepCaseScore {
  * Scores one workflow: `rankings[t-1]` is the system's ranking after the prefix of length t
  * (one ranking per prefix, in order).
  */
-export function scoreNextStepCase(gold: NextStepGold, rankings: readonly (readonly string[])[], ks: readonly number[] = DEFAULTS.ks): NextStepCaseScore {
+export function scoreNextStepCase(
+  gold: NextStepGold,
+  rankings: readonly (readonly string[])[],
+  ks: readonly number[] = DEFAULTS.ks,
+): NextStepCaseScore {
   const prefixes = nextStepPrefixes(gold);
   if (rankings.length !== prefixes.length) {
-    throw new EvaluationError("next-step", "bad-rankings", `expected ${prefixes.length} rankings (one per prefix), got ${rankings.length}`);
+    throw new EvaluationError(
+      "next-step",
+      "bad-rankings",
+      `expected ${prefixes.length} rankings (one per prefix), got ${rankings.length}`,
+    );
   }
   const hits: Record<number, number> = {};
   for (const k of ks) hits[k] = 0;

@@ -9,7 +9,8 @@ import { EvaluationError } from "./errors.ts";
 
 function check(values: readonly number[], p: number): void {
   if (!(p >= 0 && p <= 100)) throw new EvaluationError("percentile", "bad-p", `p must be in [0, 100], got ${p}`);
-  for (const v of values) if (Number.isNaN(v)) throw new EvaluationError("percentile", "bad-value", "values contain NaN");
+  for (const v of values)
+    if (Number.isNaN(v)) throw new EvaluationError("percentile", "bad-value", "values contain NaN");
 }
 
 function atRank(sorted: readonly number[], p: number): number {

@@ -38,11 +38,16 @@ export function precedenceCounts(executions: Iterable<readonly string[]>): Map<s
 }
 
 /** The precedence-sorted chain over the distinct `tools`. */
-export function precedenceChain(tools: readonly string[], counts: PrecedenceCounts): { order: string[]; edges: [string, string][] } {
+export function precedenceChain(
+  tools: readonly string[],
+  counts: PrecedenceCounts,
+): { order: string[]; edges: [string, string][] } {
   // Sorted by id first so every score sums its terms in the same order (floating point) for any input order.
   const uniq = [...new Set(tools)].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
   const before = (a: string, b: string) => counts.get(a + SEP + b) ?? 0;
-  const score = new Map(uniq.map((t) => [t, uniq.reduce((z, o) => (o === t ? z : z + precedenceShare(before(t, o), before(o, t))), 0)]));
+  const score = new Map(
+    uniq.map((t) => [t, uniq.reduce((z, o) => (o === t ? z : z + precedenceShare(before(t, o), before(o, t))), 0)]),
+  );
   const order = uniq.sort((x, y) => score.get(y)! - score.get(x)! || (x < y ? -1 : x > y ? 1 : 0));
   return { order, edges: order.slice(1).map((t, i) => [order[i]!, t]) };
 }

@@ -20,7 +20,8 @@ import { EvaluationError } from "./errors.ts";
 export const DEFAULTS = { ks: [1, 3, 5, 10] as readonly number[] };
 
 function checkK(k: number): void {
-  if (!Number.isInteger(k) || k < 1) throw new EvaluationError("retrieval-metrics", "bad-k", `k must be a positive integer, got ${k}`);
+  if (!Number.isInteger(k) || k < 1)
+    throw new EvaluationError("retrieval-metrics", "bad-k", `k must be a positive integer, got ${k}`);
 }
 
 function relevantSet<T>(relevant: Iterable<T>): ReadonlySet<T> {
@@ -105,9 +106,20 @@ export interface RetrievalScores {
 }
 
 /** Every metric above for one query at each k (default `DEFAULTS.ks` = 1, 3, 5, 10). */
-export function retrievalScores<T>(ranked: readonly T[], relevant: Iterable<T>, ks: readonly number[] = DEFAULTS.ks): RetrievalScores {
+export function retrievalScores<T>(
+  ranked: readonly T[],
+  relevant: Iterable<T>,
+  ks: readonly number[] = DEFAULTS.ks,
+): RetrievalScores {
   const rel = relevantSet(relevant);
-  const out: RetrievalScores = { recall: {}, ndcg: {}, ap: {}, comp: {}, hit: {}, reciprocalRank: reciprocalRank(ranked, rel) };
+  const out: RetrievalScores = {
+    recall: {},
+    ndcg: {},
+    ap: {},
+    comp: {},
+    hit: {},
+    reciprocalRank: reciprocalRank(ranked, rel),
+  };
   for (const k of ks) {
     out.recall[k] = recallAtK(ranked, rel, k);
     out.ndcg[k] = ndcgAtK(ranked, rel, k);

@@ -50,7 +50,10 @@ export function buildCsr(n: number, edges: Iterable<CsrEdge>): Csr {
       throw new CsrError("bad-edge", `edge.to ${e.to} outside 0..${n - 1}`);
     }
     if (!Number.isFinite(e.weight) || e.weight < 0) {
-      throw new CsrError("bad-weight", `edge ${e.from}->${e.to} weight ${e.weight} is not a finite non-negative number`);
+      throw new CsrError(
+        "bad-weight",
+        `edge ${e.from}->${e.to} weight ${e.weight} is not a finite non-negative number`,
+      );
     }
     if (e.from === e.to) continue;
     const key = e.from * n + e.to;

@@ -65,7 +65,9 @@ export function learnSuccessions(steps: readonly StepLike[]): { readonly from: s
 }
 
 /** The successions among one execution's edge observations (`learnEdges`): each (from, to) once, `provides` excluded. */
-export function successionsOf(observations: readonly EdgeObservation[]): { readonly from: string; readonly to: string }[] {
+export function successionsOf(
+  observations: readonly EdgeObservation[],
+): { readonly from: string; readonly to: string }[] {
   const seen = new Set<string>();
   const out: { from: string; to: string }[] = [];
   for (const ob of observations) {
@@ -77,4 +79,3 @@ export function successionsOf(observations: readonly EdgeObservation[]): { reado
   }
   return out;
 }
-

@@ -129,7 +129,12 @@ function orthogonalise(w: Float64Array, q: readonly Float64Array[], count: numbe
   return lastCoef;
 }
 
-function randomUnit(n: number, rng: Rng, deflate: ((x: Float64Array) => void) | undefined, q: readonly Float64Array[]): Float64Array | null {
+function randomUnit(
+  n: number,
+  rng: Rng,
+  deflate: ((x: Float64Array) => void) | undefined,
+  q: readonly Float64Array[],
+): Float64Array | null {
   const r = new Float64Array(n);
   for (let i = 0; i < n; i++) r[i] = rng() - 0.5;
   const before = Math.sqrt(dot(r, r));
@@ -183,7 +188,13 @@ export function lanczos(
   if (!Number.isInteger(k) || k < 1 || k > Math.max(n, 1)) {
     throw new LanczosError("bad-k", `k must be an integer in 1..${Math.max(n, 1)}, got ${k}`);
   }
-  const empty: LanczosResult = { values: new Float64Array(0), vectors: [], residuals: new Float64Array(0), converged: true, steps: 0 };
+  const empty: LanczosResult = {
+    values: new Float64Array(0),
+    vectors: [],
+    residuals: new Float64Array(0),
+    converged: true,
+    steps: 0,
+  };
   if (n === 0) return empty;
   const steps = options.steps ?? defaultSteps(n, k);
   if (!Number.isInteger(steps) || steps < 1 || steps > n) {
@@ -262,7 +273,8 @@ export function lanczos(
   const top = topIndices(te.values, kk);
   const values = new Float64Array(kk);
   for (let r = 0; r < kk; r++) values[r] = te.values[top[r]!]!;
-  const wantVectors = typeof options.vectorCount === "function" ? options.vectorCount(values) : (options.vectorCount ?? kk);
+  const wantVectors =
+    typeof options.vectorCount === "function" ? options.vectorCount(values) : (options.vectorCount ?? kk);
   if (!Number.isInteger(wantVectors) || wantVectors < 0) {
     throw new LanczosError("bad-vector-count", `vectorCount must give a non-negative integer, got ${wantVectors}`);
   }

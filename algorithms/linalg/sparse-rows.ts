@@ -48,8 +48,10 @@ export function buildSparseRows(
     const u = us[i]!;
     const v = vs[i]!;
     const w = ws[i]!;
-    if (!Number.isInteger(u) || u < 0 || u >= n) throw new SparseRowsError("bad-edge", `triple ${i}: row ${u} outside 0..${n - 1}`);
-    if (!Number.isInteger(v) || v < 0 || v >= n) throw new SparseRowsError("bad-edge", `triple ${i}: column ${v} outside 0..${n - 1}`);
+    if (!Number.isInteger(u) || u < 0 || u >= n)
+      throw new SparseRowsError("bad-edge", `triple ${i}: row ${u} outside 0..${n - 1}`);
+    if (!Number.isInteger(v) || v < 0 || v >= n)
+      throw new SparseRowsError("bad-edge", `triple ${i}: column ${v} outside 0..${n - 1}`);
     if (!Number.isFinite(w) || w < 0) throw new SparseRowsError("bad-weight", `triple ${i} (${u},${v}): weight ${w}`);
     if (u === v || w === 0) continue;
     count[u + 1]!++;

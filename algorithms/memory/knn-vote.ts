@@ -120,7 +120,11 @@ function check(neighbours: readonly PastExecution<Key, Key>[], now: number): voi
   if (!Number.isFinite(now)) throw new MemoryError(MODULE, "bad-time", `now = ${now} is not finite`);
   for (const e of neighbours) {
     if (!(e.similarity >= 0 && e.similarity <= 1)) {
-      throw new MemoryError(MODULE, "bad-similarity", `execution ${e.executionId} similarity ${e.similarity} outside [0, 1]`);
+      throw new MemoryError(
+        MODULE,
+        "bad-similarity",
+        `execution ${e.executionId} similarity ${e.similarity} outside [0, 1]`,
+      );
     }
     if (!Number.isFinite(e.startedAt)) {
       throw new MemoryError(MODULE, "bad-time", `execution ${e.executionId} startedAt ${e.startedAt} is not finite`);
@@ -158,7 +162,12 @@ function addVote<K extends Key>(acc: Map<K, Acc>, key: K, weight: number, exec: 
   a.ids.push(exec.executionId);
 }
 
-function finish<K extends Key>(acc: Map<K, Acc>, neighbours: number, limit: number, emptyReason: string): VoteResult<K> {
+function finish<K extends Key>(
+  acc: Map<K, Acc>,
+  neighbours: number,
+  limit: number,
+  emptyReason: string,
+): VoteResult<K> {
   if (neighbours === 0) return { votes: [], neighbours, reason: NO_NEIGHBOURS };
   let max = 0;
   for (const a of acc.values()) max = Math.max(max, a.raw);
@@ -248,7 +257,8 @@ export function voteCapabilities<C extends Key>(
     const f = e.success ? 1 : r.capFactor;
     addVote(acc, e.capability, e.similarity * recencyDecay(e.startedAt, now, r.halfLife) * f, e);
   }
-  const reason = acc.size === 0 ? "no similar execution is labelled with a capability" : "no capability has a positive vote";
+  const reason =
+    acc.size === 0 ? "no similar execution is labelled with a capability" : "no capability has a positive vote";
   return finish(acc, neighbours.length, r.limit, reason);
 }
 

@@ -148,8 +148,7 @@ export function discoverCapabilities(
     if (matched.length === 0) return;
     const overlap = matched.length / tools.size;
     const inDominantCluster = cap.cluster >= 0 && dominant.has(cap.cluster);
-    const boost =
-      mode === "fractional" ? boostValue * (inDom / tools.size) : inDominantCluster ? boostValue : 0;
+    const boost = mode === "fractional" ? boostValue * (inDom / tools.size) : inDominantCluster ? boostValue : 0;
     const tb = tieBreaker === undefined ? 0 : tieBreaker[i]!;
     found.push({
       capability: i,

@@ -179,7 +179,10 @@ export function learnWeights(examples: readonly TrainingExample[], options?: Lea
  * event loop resumes it between epochs (each is one pass over the training examples), so a fit of
  * thousands of examples never holds the loop for its whole length.
  */
-export function* learnWeightsSteps(examples: readonly TrainingExample[], options?: LearnWeightsOptions): Generator<number, LearnWeightsResult, void> {
+export function* learnWeightsSteps(
+  examples: readonly TrainingExample[],
+  options?: LearnWeightsOptions,
+): Generator<number, LearnWeightsResult, void> {
   const init = options?.initialWeights ?? DEFAULTS.initialWeights;
   const eta = options?.learningRate ?? DEFAULTS.learningRate;
   const epochs = options?.epochs ?? DEFAULTS.epochs;

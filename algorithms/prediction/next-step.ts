@@ -559,7 +559,13 @@ function term(value: number, weight: number): TermContribution {
  * and for a tool another source proposed (the intent memory's next-step candidates).
  */
 /** score = w_cooc·cooc + w_community·community + w_recency·recency + w_pagerank·pagerank (the formula, once). */
-export function nextStepScore(w: NextStepWeights, cooc: number, community: number, recency: number, pagerank: number): number {
+export function nextStepScore(
+  w: NextStepWeights,
+  cooc: number,
+  community: number,
+  recency: number,
+  pagerank: number,
+): number {
   return w.cooc * cooc + w.community * community + w.recency * recency + w.pagerank * pagerank;
 }
 
@@ -572,7 +578,12 @@ export function weighNextStepTerms(
   return {
     score,
     confidence: weightSum > 0 ? Math.min(1, score / weightSum) : 0,
-    terms: { cooc: term(t.cooc, w.cooc), community: term(t.community, w.community), recency: term(t.recency, w.recency), pagerank: term(t.pagerank, w.pagerank) },
+    terms: {
+      cooc: term(t.cooc, w.cooc),
+      community: term(t.community, w.community),
+      recency: term(t.recency, w.recency),
+      pagerank: term(t.pagerank, w.pagerank),
+    },
   };
 }
 

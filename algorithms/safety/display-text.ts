@@ -26,14 +26,29 @@ export interface SanitizedText {
   removed: Partial<Record<RemovedKind, number>>;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const SUSPECT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]/;
+const SUSPECT =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]/;
 
 function kindOf(code: number): RemovedKind | undefined {
   if (code === 0x09 || code === 0x0a) return undefined;
   if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return "control";
-  if (code === 0x200e || code === 0x200f || code === 0x061c || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)) return "bidi";
-  if ((code >= 0x200b && code <= 0x200d) || (code >= 0x2060 && code <= 0x2064) || code === 0xfeff || code === 0x00ad || code === 0x180e) return "invisible";
+  if (
+    code === 0x200e ||
+    code === 0x200f ||
+    code === 0x061c ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069)
+  )
+    return "bidi";
+  if (
+    (code >= 0x200b && code <= 0x200d) ||
+    (code >= 0x2060 && code <= 0x2064) ||
+    code === 0xfeff ||
+    code === 0x00ad ||
+    code === 0x180e
+  )
+    return "invisible";
   if (code === 0x2028 || code === 0x2029) return "separator";
   if (code >= 0xe0000 && code <= 0xe007f) return "tag";
   return undefined;

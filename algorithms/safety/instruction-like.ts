@@ -30,14 +30,38 @@ export interface Suspicion {
 }
 
 const RULES: { rule: SuspicionRule; re: RegExp }[] = [
-  { rule: "override", re: /\b(?:ignore|disregard|forget|override)\b (?:all |any |the |your |of )*(?:previous|prior|above|earlier|preceding|system|other) (?:instructions|rules|prompts?|directions|guidelines)\b/ },
-  { rule: "precedence", re: /\balways (?:call|use|run|invoke|execute) (?:this|me)(?: tool| function)? (?:first|before)\b/ },
-  { rule: "precedence", re: /\b(?:call|use|run|invoke) (?:this|me)(?: tool| function)? before (?:any|every|all) (?:other|others)\b/ },
-  { rule: "precedence", re: /\bbefore (?:calling|using|invoking|running) (?:any|every|all) (?:other )?tools?\b.{0,40}\b(?:must|always|first)\b/ },
-  { rule: "secrecy", re: /\b(?:do not|don't|never|must not) (?:tell|mention|reveal|inform|notify|show)(?: this| it| that)?(?: to)? (?:the )?user\b/ },
-  { rule: "role", re: /<\/?(?:system|important|instructions?)>|<\|im_start\|>|\[\/?inst\]|<<\/?sys>>|\bsystem prompt:|(?:^|\n)\s*(?:system|assistant)\s*:/ },
-  { rule: "exfiltration", re: /\b(?:send|post|upload|forward|transmit|exfiltrate)\b.{0,60}?\b(?:conversation|chat history|api[ _-]?keys?|passwords?|secrets?|access tokens?|ssh keys?|credentials|private keys?)\b/ },
-  { rule: "credential-read", re: /~\/\.ssh\b|\bid_rsa\b|~\/\.aws\/credentials|\/etc\/passwd\b|\bread (?:the )?\.env\b/ },
+  {
+    rule: "override",
+    re: /\b(?:ignore|disregard|forget|override)\b (?:all |any |the |your |of )*(?:previous|prior|above|earlier|preceding|system|other) (?:instructions|rules|prompts?|directions|guidelines)\b/,
+  },
+  {
+    rule: "precedence",
+    re: /\balways (?:call|use|run|invoke|execute) (?:this|me)(?: tool| function)? (?:first|before)\b/,
+  },
+  {
+    rule: "precedence",
+    re: /\b(?:call|use|run|invoke) (?:this|me)(?: tool| function)? before (?:any|every|all) (?:other|others)\b/,
+  },
+  {
+    rule: "precedence",
+    re: /\bbefore (?:calling|using|invoking|running) (?:any|every|all) (?:other )?tools?\b.{0,40}\b(?:must|always|first)\b/,
+  },
+  {
+    rule: "secrecy",
+    re: /\b(?:do not|don't|never|must not) (?:tell|mention|reveal|inform|notify|show)(?: this| it| that)?(?: to)? (?:the )?user\b/,
+  },
+  {
+    rule: "role",
+    re: /<\/?(?:system|important|instructions?)>|<\|im_start\|>|\[\/?inst\]|<<\/?sys>>|\bsystem prompt:|(?:^|\n)\s*(?:system|assistant)\s*:/,
+  },
+  {
+    rule: "exfiltration",
+    re: /\b(?:send|post|upload|forward|transmit|exfiltrate)\b.{0,60}?\b(?:conversation|chat history|api[ _-]?keys?|passwords?|secrets?|access tokens?|ssh keys?|credentials|private keys?)\b/,
+  },
+  {
+    rule: "credential-read",
+    re: /~\/\.ssh\b|\bid_rsa\b|~\/\.aws\/credentials|\/etc\/passwd\b|\bread (?:the )?\.env\b/,
+  },
 ];
 
 /** The rules `description` trips, in rule order (empty: not suspicious). */

@@ -85,7 +85,8 @@ export interface AdamicAdarContext {
 const MODULE = "adamic-adar";
 
 function checkNode(g: Csr, x: number, what: string): void {
-  if (!Number.isInteger(x) || x < 0 || x >= g.n) throw new SearchError(MODULE, "bad-node", `${what} ${x} is outside 0..${g.n - 1}`);
+  if (!Number.isInteger(x) || x < 0 || x >= g.n)
+    throw new SearchError(MODULE, "bad-node", `${what} ${x} is outside 0..${g.n - 1}`);
 }
 
 /** Default aggregation: the maximum. */
@@ -124,7 +125,11 @@ export function undirectedDegree(g: Csr, x: number): number {
 }
 
 /** Prepares a context set (duplicates removed, order kept) for scoring many candidates. */
-export function prepareAdamicAdar(g: Csr, context: readonly number[], options: AdamicAdarOptions = {}): AdamicAdarContext {
+export function prepareAdamicAdar(
+  g: Csr,
+  context: readonly number[],
+  options: AdamicAdarOptions = {},
+): AdamicAdarContext {
   const directWeight = options.directWeight ?? DEFAULTS.directWeight;
   if (!Number.isFinite(directWeight) || directWeight < 0) {
     throw new SearchError(MODULE, "bad-direct-weight", `directWeight must be finite and ≥ 0, got ${directWeight}`);
@@ -140,7 +145,14 @@ export function prepareAdamicAdar(g: Csr, context: readonly number[], options: A
     neighborhoods.set(v, m);
     ctx.push(v);
   }
-  return { graph: g, context: ctx, directWeight, aggregate: options.aggregate ?? maxAggregate, neighborhoods, degrees: new Map() };
+  return {
+    graph: g,
+    context: ctx,
+    directWeight,
+    aggregate: options.aggregate ?? maxAggregate,
+    neighborhoods,
+    degrees: new Map(),
+  };
 }
 
 function degreeOf(ctx: AdamicAdarContext, w: number): number {

@@ -115,11 +115,13 @@ export interface AlphaResult {
 const MODULE = "adaptive-alpha";
 
 function checkNode(n: number, x: number, what: string): void {
-  if (!Number.isInteger(x) || x < 0 || x >= n) throw new SearchError(MODULE, "bad-node", `${what} ${x} is outside 0..${n - 1}`);
+  if (!Number.isInteger(x) || x < 0 || x >= n)
+    throw new SearchError(MODULE, "bad-node", `${what} ${x} is outside 0..${n - 1}`);
 }
 
 function checkObservations(n: number): void {
-  if (!Number.isFinite(n) || n < 0) throw new SearchError(MODULE, "bad-observations", `observations must be finite and ≥ 0, got ${n}`);
+  if (!Number.isFinite(n) || n < 0)
+    throw new SearchError(MODULE, "bad-observations", `observations must be finite and ≥ 0, got ${n}`);
 }
 
 function clampAlpha(a: number): number {
@@ -127,12 +129,17 @@ function clampAlpha(a: number): number {
 }
 
 /** (a) α = (n·α_est + k·1)/(n + k). */
-export function coldStartAlpha(observations: number, estimate: number, priorStrength: number = DEFAULTS.priorStrength): number {
+export function coldStartAlpha(
+  observations: number,
+  estimate: number,
+  priorStrength: number = DEFAULTS.priorStrength,
+): number {
   checkObservations(observations);
   if (!Number.isFinite(priorStrength) || priorStrength <= 0) {
     throw new SearchError(MODULE, "bad-prior-strength", `priorStrength must be finite and > 0, got ${priorStrength}`);
   }
-  if (!Number.isFinite(estimate)) throw new SearchError(MODULE, "bad-estimate", `estimate must be finite, got ${estimate}`);
+  if (!Number.isFinite(estimate))
+    throw new SearchError(MODULE, "bad-estimate", `estimate must be finite, got ${estimate}`);
   return clampAlpha((observations * estimate + priorStrength * DEFAULTS.priorAlpha) / (observations + priorStrength));
 }
 
@@ -161,7 +168,8 @@ export function neighborhoodCoherence(g: Csr, node: number, semanticNeighbors: r
 export function heatField(g: Csr, context: readonly number[], options: HeatOptions = {}): HeatField {
   const steps = options.steps ?? DEFAULTS.heatSteps;
   const tau = options.tau ?? DEFAULTS.heatTau;
-  if (!Number.isInteger(steps) || steps < 0) throw new SearchError(MODULE, "bad-steps", `steps must be a non-negative integer, got ${steps}`);
+  if (!Number.isInteger(steps) || steps < 0)
+    throw new SearchError(MODULE, "bad-steps", `steps must be a non-negative integer, got ${steps}`);
   if (!(tau >= 0 && tau <= 1)) throw new SearchError(MODULE, "bad-tau", `tau must be in [0, 1], got ${tau}`);
   const n = g.n;
   const inContext = new Uint8Array(n);
@@ -240,7 +248,11 @@ export function localAlpha(input: LocalAlphaInput, options: AdaptiveAlphaOptions
   }
   const base = { observations: input.observations, estimate, estimateFrom, coherence, heat };
   if (input.observations < threshold) {
-    return { alpha: coldStartAlpha(input.observations, estimate, k), regime: "cold-start", details: { ...base, priorStrength: k } };
+    return {
+      alpha: coldStartAlpha(input.observations, estimate, k),
+      regime: "cold-start",
+      details: { ...base, priorStrength: k },
+    };
   }
   return { alpha: estimate, regime: estimateFrom, details: base };
 }

@@ -19,7 +19,12 @@ export interface AlternativeEvidence {
 }
 
 export function alternativeScore(e: AlternativeEvidence): number {
-  return 0.5 * Math.max(0, Math.min(1, e.cosine)) + 0.2 * (e.sameCommunity ? 1 : 0) + 0.2 * (e.sharesCapability ? 1 : 0) + 0.1 * e.schema;
+  return (
+    0.5 * Math.max(0, Math.min(1, e.cosine)) +
+    0.2 * (e.sameCommunity ? 1 : 0) +
+    0.2 * (e.sharesCapability ? 1 : 0) +
+    0.1 * e.schema
+  );
 }
 
 /** Jaccard of two parameter-name sets; 0 when both are empty. */

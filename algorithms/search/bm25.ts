@@ -75,7 +75,8 @@ const MODULE = "bm25";
 export function buildBm25Index(docs: readonly (readonly string[])[], options: Bm25Options = {}): Bm25Index {
   const k1 = options.k1 ?? DEFAULTS.k1;
   const b = options.b ?? DEFAULTS.b;
-  if (!Number.isFinite(k1) || k1 < 0) throw new SearchError(MODULE, "bad-k1", `k1 must be a finite number ≥ 0, got ${k1}`);
+  if (!Number.isFinite(k1) || k1 < 0)
+    throw new SearchError(MODULE, "bad-k1", `k1 must be a finite number ≥ 0, got ${k1}`);
   if (!Number.isFinite(b) || b < 0 || b > 1) throw new SearchError(MODULE, "bad-b", `b must be in [0, 1], got ${b}`);
   const n = docs.length;
   const vocabulary = new Map<string, number>();
@@ -129,7 +130,20 @@ export function buildBm25Index(docs: readonly (readonly string[])[], options: Bm
       if (impact > maxImpact[t]!) maxImpact[t] = impact;
     }
   }
-  return { k1, b, n, avgdl, vocabulary, idf, postingOffsets, postingDocs, postingTf, postingImpact, maxImpact, docLength };
+  return {
+    k1,
+    b,
+    n,
+    avgdl,
+    vocabulary,
+    idf,
+    postingOffsets,
+    postingDocs,
+    postingTf,
+    postingImpact,
+    maxImpact,
+    docLength,
+  };
 }
 
 function distinctTermIds(index: Bm25Index, query: readonly string[]): number[] {
@@ -141,7 +155,9 @@ function distinctTermIds(index: Bm25Index, query: readonly string[]): number[] {
   // Shortest posting list first (rarest term), then largest impact, then term id: one fixed summation order
   // for every function. Short lists first gather the high-scoring candidates for the fewest postings read.
   const off = index.postingOffsets;
-  return [...ids].sort((a, b) => off[a + 1]! - off[a]! - (off[b + 1]! - off[b]!) || index.maxImpact[b]! - index.maxImpact[a]! || a - b);
+  return [...ids].sort(
+    (a, b) => off[a + 1]! - off[a]! - (off[b + 1]! - off[b]!) || index.maxImpact[b]! - index.maxImpact[a]! || a - b,
+  );
 }
 
 /** Full score array (index = document), 0 for documents that share no term with the query. */
@@ -157,7 +173,8 @@ export function bm25Scores(index: Bm25Index, query: readonly string[]): Float64A
 
 /** Top-N documents for the query tokens (score > 0 only), score descending then document ascending. */
 export function searchBm25(index: Bm25Index, query: readonly string[], topN: number = DEFAULTS.topN): Bm25Hit[] {
-  if (!Number.isInteger(topN) || topN < 0) throw new SearchError(MODULE, "bad-top-n", `topN must be a non-negative integer, got ${topN}`);
+  if (!Number.isInteger(topN) || topN < 0)
+    throw new SearchError(MODULE, "bad-top-n", `topN must be a non-negative integer, got ${topN}`);
   const terms = distinctTermIds(index, query);
   if (terms.length === 0 || topN === 0) return [];
   const m = terms.length;
@@ -276,7 +293,16 @@ function below(bound: number, theta: number): boolean {
  * the least). Adding a non-negative number never lowers a float sum and rounding is monotone, so each completed
  * value is at most that document's final score: N documents score at least the minimum.
  */
-function completedNth(index: Bm25Index, terms: readonly number[], j: number, scores: Float64Array, ids: Int32Array, count: number, nth: number, remaining: number): number {
+function completedNth(
+  index: Bm25Index,
+  terms: readonly number[],
+  j: number,
+  scores: Float64Array,
+  ids: Int32Array,
+  count: number,
+  nth: number,
+  remaining: number,
+): number {
   const cut = nthPartial(scores, ids, count, nth);
   const { postingOffsets: offsets, postingDocs: docs, postingImpact: impact } = index;
   const chosen = completionBuffer(nth);

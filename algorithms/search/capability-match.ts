@@ -66,9 +66,14 @@ export function reliabilityFactor(successRate: number | undefined, options: Capa
 
 /** Scores one capability. */
 export function capabilityMatch(c: CapabilityCandidate, options: CapabilityMatchOptions = {}): CapabilityMatch {
-  if (!Number.isFinite(c.semantic)) throw new SearchError(MODULE, "bad-semantic", `semantic of capability ${c.id} is ${c.semantic}`);
+  if (!Number.isFinite(c.semantic))
+    throw new SearchError(MODULE, "bad-semantic", `semantic of capability ${c.id} is ${c.semantic}`);
   if (c.executions !== undefined && !(c.executions >= 0)) {
-    throw new SearchError(MODULE, "bad-executions", `executions of capability ${c.id} must be ≥ 0, got ${c.executions}`);
+    throw new SearchError(
+      MODULE,
+      "bad-executions",
+      `executions of capability ${c.id} must be ≥ 0, got ${c.executions}`,
+    );
   }
   const rate = c.executions === 0 ? undefined : c.successRate;
   const reliability = reliabilityFactor(rate, options);
@@ -77,7 +82,10 @@ export function capabilityMatch(c: CapabilityCandidate, options: CapabilityMatch
 }
 
 /** Scores and ranks: score desc, then raw desc, then id asc. */
-export function rankCapabilities(candidates: readonly CapabilityCandidate[], options: CapabilityMatchOptions = {}): CapabilityMatch[] {
+export function rankCapabilities(
+  candidates: readonly CapabilityCandidate[],
+  options: CapabilityMatchOptions = {},
+): CapabilityMatch[] {
   return candidates
     .map((c) => capabilityMatch(c, options))
     .sort((a, b) => (a.score !== b.score ? b.score - a.score : a.raw !== b.raw ? b.raw - a.raw : a.id - b.id));

@@ -58,12 +58,29 @@ export function rankCapabilityMatches(
   const rows = candidates.map((c, index) => {
     const pattern = c.trigger?.activated ? c.trigger.confidence : 0;
     const evidence = Math.max(c.semantic, pattern);
-    const m = capabilityMatch({ id: index, semantic: evidence, successRate: c.successRate, executions: c.executions ?? 0 }, options);
-    const row: RankedCapability = { index, id: c.id, evidence, evidenceSource: pattern > c.semantic ? "pattern" : "semantic", reliability: m.reliability, raw: m.raw, score: m.score };
+    const m = capabilityMatch(
+      { id: index, semantic: evidence, successRate: c.successRate, executions: c.executions ?? 0 },
+      options,
+    );
+    const row: RankedCapability = {
+      index,
+      id: c.id,
+      evidence,
+      evidenceSource: pattern > c.semantic ? "pattern" : "semantic",
+      reliability: m.reliability,
+      raw: m.raw,
+      score: m.score,
+    };
     return { row, tie: c.tieBreaker ?? 0 };
   });
   const reliability = rows.map((r) => r.row.reliability);
-  rows.sort((a, b) => b.row.score - a.row.score || b.row.raw - a.row.raw || b.tie - a.tie || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+  rows.sort(
+    (a, b) =>
+      b.row.score - a.row.score ||
+      b.row.raw - a.row.raw ||
+      b.tie - a.tie ||
+      (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0),
+  );
   const ranked = rows.map((r) => r.row);
   const eligible = candidates.flatMap((c, i) => (c.trigger && reliability[i]! >= 1 ? [c.trigger] : []));
   const trigger = pickTrigger(eligible, options);

@@ -32,6 +32,11 @@ export const DEFAULTS = {
 } as const;
 
 /** 1 − (1 − contentWeight·content)(1 − memoryWeight·vote); contentWeight·content without a vote. */
-export function fuseChannels(content: number, contentWeight: number, vote: number | undefined, memoryWeight: number): number {
+export function fuseChannels(
+  content: number,
+  contentWeight: number,
+  vote: number | undefined,
+  memoryWeight: number,
+): number {
   return noisyOr(contentWeight * content, memoryWeight, vote);
 }

@@ -107,19 +107,24 @@ const MODULE = "fit-fusion-weights";
 
 function checkGrid(name: string, grid: readonly number[]): readonly number[] {
   if (grid.length === 0) throw new SearchError(MODULE, "bad-grid", `${name} must not be empty`);
-  for (const x of grid) if (!(x >= 0 && x <= 1)) throw new SearchError(MODULE, "bad-grid", `${name} values must be in [0, 1], got ${x}`);
+  for (const x of grid)
+    if (!(x >= 0 && x <= 1)) throw new SearchError(MODULE, "bad-grid", `${name} values must be in [0, 1], got ${x}`);
   return grid;
 }
 
 /** Staged grid search with channel anchors (see the header). `objective` is maximised. */
-export async function fitFusionWeights(objective: (w: FusionWeights) => number | Promise<number>, options: FitFusionOptions = {}): Promise<FusionFit> {
+export async function fitFusionWeights(
+  objective: (w: FusionWeights) => number | Promise<number>,
+  options: FitFusionOptions = {},
+): Promise<FusionFit> {
   const betaGrid = checkGrid("betaGrid", options.betaGrid ?? DEFAULTS.betaGrid);
   const memoryGrid = checkGrid("memoryGrid", options.memoryGrid ?? DEFAULTS.memoryGrid);
   const allContent = checkGrid("contentGrid", options.contentGrid ?? DEFAULTS.contentGrid);
   const graphGrid = checkGrid("graphGrid", options.graphGrid ?? DEFAULTS.graphGrid);
   const guardGrid = options.guardGrid === undefined ? undefined : checkGrid("guardGrid", options.guardGrid);
   const floor = options.contentFloor ?? 0;
-  if (!(floor >= 0 && floor <= 1)) throw new SearchError(MODULE, "bad-grid", `contentFloor must be in [0, 1], got ${floor}`);
+  if (!(floor >= 0 && floor <= 1))
+    throw new SearchError(MODULE, "bad-grid", `contentFloor must be in [0, 1], got ${floor}`);
   const contentGrid = allContent.filter((x) => x >= floor);
   if (contentGrid.length === 0) contentGrid.push(floor);
   const tolerance = options.tolerance ?? DEFAULTS.tolerance;
@@ -134,7 +139,12 @@ export async function fitFusionWeights(objective: (w: FusionWeights) => number |
   };
   const coordinate = (w: FusionWeights, k: keyof FusionWeights): number => w[k] ?? 1;
   const l1 = (w: FusionWeights) =>
-    preferred ? (["beta", "memoryWeight", "contentWeight", "graphWeight", "historyGuard"] as const).reduce((d, k) => d + Math.abs(coordinate(w, k) - coordinate(preferred, k)), 0) : 0;
+    preferred
+      ? (["beta", "memoryWeight", "contentWeight", "graphWeight", "historyGuard"] as const).reduce(
+          (d, k) => d + Math.abs(coordinate(w, k) - coordinate(preferred, k)),
+          0,
+        )
+      : 0;
   const seen = new Map<string, FusionPoint>();
   const order: FusionPoint[] = [];
   const evaluate = async (w: FusionWeights): Promise<FusionPoint> => {
@@ -142,26 +152,45 @@ export async function fitFusionWeights(objective: (w: FusionWeights) => number |
     const hit = seen.get(key);
     if (hit) return hit;
     const value = await objective(w);
-    if (!Number.isFinite(value)) throw new SearchError(MODULE, "bad-objective", `objective of ${key} (β|μ|w_c|w_g|γ) is ${value}, not a finite number`);
+    if (!Number.isFinite(value))
+      throw new SearchError(
+        MODULE,
+        "bad-objective",
+        `objective of ${key} (β|μ|w_c|w_g|γ) is ${value}, not a finite number`,
+      );
     const p: FusionPoint = { weights: w, objective: value };
     seen.set(key, p);
     order.push(p);
     return p;
   };
-  const stage = async (grid: readonly number[], make: (x: number) => FusionWeights, k: keyof FusionWeights): Promise<{ curve: FusionPoint[]; best: FusionPoint }> => {
+  const stage = async (
+    grid: readonly number[],
+    make: (x: number) => FusionWeights,
+    k: keyof FusionWeights,
+  ): Promise<{ curve: FusionPoint[]; best: FusionPoint }> => {
     const curve: FusionPoint[] = [];
     for (const x of grid) curve.push(await evaluate(make(x)));
     return { curve, best: pick(curve, (w) => (preferred ? Math.abs(coordinate(w, k) - coordinate(preferred, k)) : 0)) };
   };
   const s1 = await stage(betaGrid, (beta) => ({ beta, memoryWeight: 0, contentWeight: 1, graphWeight: 0 }), "beta");
   const beta = s1.best.weights.beta;
-  const s2 = await stage(memoryGrid, (memoryWeight) => ({ beta, memoryWeight, contentWeight: 1, graphWeight: 0 }), "memoryWeight");
+  const s2 = await stage(
+    memoryGrid,
+    (memoryWeight) => ({ beta, memoryWeight, contentWeight: 1, graphWeight: 0 }),
+    "memoryWeight",
+  );
   const mu = s2.best.weights.memoryWeight > 0 ? s2.best.weights.memoryWeight : Math.max(...memoryGrid);
   const muMax = Math.max(...memoryGrid);
-  const s3 = await stage(contentGrid, (contentWeight) => ({ beta, memoryWeight: contentWeight === 0 ? muMax : mu, contentWeight, graphWeight: 0 }), "contentWeight");
+  const s3 = await stage(
+    contentGrid,
+    (contentWeight) => ({ beta, memoryWeight: contentWeight === 0 ? muMax : mu, contentWeight, graphWeight: 0 }),
+    "contentWeight",
+  );
   const bestSoFar = pick([s2.best, s3.best], l1);
   const s4 = await stage(graphGrid, (graphWeight) => ({ ...bestSoFar.weights, graphWeight }), "graphWeight");
-  const s5 = guardGrid ? await stage(guardGrid, (historyGuard) => ({ ...s4.best.weights, historyGuard }), "historyGuard") : undefined;
+  const s5 = guardGrid
+    ? await stage(guardGrid, (historyGuard) => ({ ...s4.best.weights, historyGuard }), "historyGuard")
+    : undefined;
   const channels = {
     content: await evaluate({ beta, memoryWeight: 0, contentWeight: 1, graphWeight: 0 }),
     memory: await evaluate({ beta, memoryWeight: muMax, contentWeight: floor, graphWeight: 0 }),

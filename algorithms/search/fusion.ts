@@ -63,7 +63,8 @@ function clamp01(x: number): number {
 }
 
 function checkFinite(what: string, id: number, x: number): void {
-  if (!Number.isFinite(x)) throw new SearchError(MODULE, "bad-score", `${what} of candidate ${id} is ${x}, not a finite number`);
+  if (!Number.isFinite(x))
+    throw new SearchError(MODULE, "bad-score", `${what} of candidate ${id} is ${x}, not a finite number`);
 }
 
 /**
@@ -75,11 +76,16 @@ export function fusedSemantic(cosine: number, bm25Norm: number, beta: number): n
 }
 
 /** Fuses the two channels; see the header for the formula. */
-export function fuseScores(cosineHits: readonly ScoredId[], bm25Hits: readonly ScoredId[], options: FusionOptions = {}): FusedHit[] {
+export function fuseScores(
+  cosineHits: readonly ScoredId[],
+  bm25Hits: readonly ScoredId[],
+  options: FusionOptions = {},
+): FusedHit[] {
   const beta = options.beta ?? DEFAULTS.beta;
   if (!(beta >= 0 && beta <= 1)) throw new SearchError(MODULE, "bad-beta", `beta must be in [0, 1], got ${beta}`);
   const ideal = options.bm25Ideal ?? 0;
-  if (!(ideal >= 0) || !Number.isFinite(ideal)) throw new SearchError(MODULE, "bad-ideal", `bm25Ideal must be finite and ≥ 0, got ${ideal}`);
+  if (!(ideal >= 0) || !Number.isFinite(ideal))
+    throw new SearchError(MODULE, "bad-ideal", `bm25Ideal must be finite and ≥ 0, got ${ideal}`);
 
   // One slot per distinct candidate (cosine list first, then BM25-only ids), in first-seen order.
   const cap = cosineHits.length + bm25Hits.length;

@@ -12,7 +12,12 @@
  * successful history never has a lower signal than one with the same PageRank and none.
  * Pure: no I/O, no clock.
  */
-export function globalSignal(pagerank: ArrayLike<number>, successes: ArrayLike<number>, n: number, maxSuccesses?: number): Float64Array {
+export function globalSignal(
+  pagerank: ArrayLike<number>,
+  successes: ArrayLike<number>,
+  n: number,
+  maxSuccesses?: number,
+): Float64Array {
   let maxSucc = maxSuccesses ?? 0;
   if (maxSuccesses === undefined) for (let i = 0; i < n; i++) if (successes[i]! > maxSucc) maxSucc = successes[i]!;
   const values = new Float64Array(n);

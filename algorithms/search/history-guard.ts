@@ -57,11 +57,14 @@ const MODULE = "history-guard";
 export function historyTrust(similarity: number | undefined, options: HistoryGuardOptions = {}): number {
   const low = options.low ?? DEFAULTS.low;
   const high = options.high ?? DEFAULTS.high;
-  if (!(low >= 0 && high <= 1 && low < high)) throw new SearchError(MODULE, "bad-option", `need 0 ≤ low < high ≤ 1, got low ${low}, high ${high}`);
+  if (!(low >= 0 && high <= 1 && low < high))
+    throw new SearchError(MODULE, "bad-option", `need 0 ≤ low < high ≤ 1, got low ${low}, high ${high}`);
   const strength = options.strength ?? 1;
-  if (!(strength >= 0 && strength <= 1)) throw new SearchError(MODULE, "bad-option", `strength must be in [0, 1], got ${strength}`);
+  if (!(strength >= 0 && strength <= 1))
+    throw new SearchError(MODULE, "bad-option", `strength must be in [0, 1], got ${strength}`);
   if (similarity === undefined) return 1;
-  if (!(similarity >= 0 && similarity <= 1 + 1e-9)) throw new SearchError(MODULE, "bad-score", `similarity must be in [0, 1], got ${similarity}`);
+  if (!(similarity >= 0 && similarity <= 1 + 1e-9))
+    throw new SearchError(MODULE, "bad-score", `similarity must be in [0, 1], got ${similarity}`);
   const t = Math.min(1, Math.max(0, (similarity - low) / (high - low)));
   return 1 - strength * (1 - t * t * (3 - 2 * t));
 }

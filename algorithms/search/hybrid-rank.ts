@@ -96,11 +96,14 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
   const { adamicAdar: aa, global, heat, coherence, memory, exclude, channel } = input;
   const gw = input.graphWeight;
   const trust = input.historyTrust ?? 1;
-  if (!(trust >= 0 && trust <= 1)) throw new SearchError("hybrid-rank", "bad-weight", `historyTrust must be in [0, 1], got ${trust}`);
+  if (!(trust >= 0 && trust <= 1))
+    throw new SearchError("hybrid-rank", "bad-weight", `historyTrust must be in [0, 1], got ${trust}`);
   const mu = input.memoryWeight;
   const wc = input.contentWeight ?? CHANNEL_DEFAULTS.contentWeight;
-  if (!(wc >= 0 && wc <= 1)) throw new SearchError("hybrid-rank", "bad-weight", `contentWeight must be in [0, 1], got ${wc}`);
-  if (!(mu >= 0 && mu <= 1)) throw new SearchError("hybrid-rank", "bad-weight", `memoryWeight must be in [0, 1], got ${mu}`);
+  if (!(wc >= 0 && wc <= 1))
+    throw new SearchError("hybrid-rank", "bad-weight", `contentWeight must be in [0, 1], got ${wc}`);
+  if (!(mu >= 0 && mu <= 1))
+    throw new SearchError("hybrid-rank", "bad-weight", `memoryWeight must be in [0, 1], got ${mu}`);
   const hits: HybridHit[] = [];
   for (const f of input.candidates) {
     const i = f.id;
@@ -115,7 +118,9 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
       graph = g.score;
       graphSource = "adamic-adar";
       const best = g.pairs.reduce((b, p) => (p.score > (b?.score ?? -1) ? p : b), g.pairs[0]);
-      commonNeighbours = (best?.contributions ?? []).slice(0, 5).map((c) => ({ via: c.via, contribution: c.contribution }));
+      commonNeighbours = (best?.contributions ?? [])
+        .slice(0, 5)
+        .map((c) => ({ via: c.via, contribution: c.contribution }));
     } else if (global) {
       graph = trust * global[i]!;
       graphSource = "global";
@@ -147,7 +152,23 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
           : channel === "bm25"
             ? f.bm25Norm
             : Math.max(0, Math.min(1, f.cosine));
-    hits.push({ index: i, final, semantic, content: f.semantic, contentWeight: wc, cosine: f.cosine, bm25: f.bm25, bm25Norm: f.bm25Norm, memory: vote, graph, graphSource, commonNeighbours, alpha, alphaRegime, historyTrust: trust });
+    hits.push({
+      index: i,
+      final,
+      semantic,
+      content: f.semantic,
+      contentWeight: wc,
+      cosine: f.cosine,
+      bm25: f.bm25,
+      bm25Norm: f.bm25Norm,
+      memory: vote,
+      graph,
+      graphSource,
+      commonNeighbours,
+      alpha,
+      alphaRegime,
+      historyTrust: trust,
+    });
   }
   const top = input.top;
   const anchor = channel === "hybrid" ? descriptionAnchor(hits) : undefined;

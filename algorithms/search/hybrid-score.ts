@@ -62,7 +62,8 @@ export function hybridScore(semantic: number, graph: number, alpha: number, opti
   const combine = options.combine ?? DEFAULTS.combine;
   // The lift form is evaluated as s + (1 − α)(1 − s)·g (algebraically equal to α·s + (1 − α)(s ⊕ g)), so that
   // adding a non-negative term keeps final ≥ s exactly in floating point.
-  const f = combine === "lift" ? semantic + (1 - alpha) * (1 - semantic) * graph : alpha * semantic + (1 - alpha) * graph;
+  const f =
+    combine === "lift" ? semantic + (1 - alpha) * (1 - semantic) * graph : alpha * semantic + (1 - alpha) * graph;
   return Math.min(1, Math.max(0, f));
 }
 

@@ -57,10 +57,16 @@ export function dotInt8(v: Int8Vectors, i: number, query: ArrayLike<number>): nu
  * accumulators as dotAt); the query is copied to a Float64Array once, so the inner loop sees one pair of
  * array types (Int8Array × Float64Array) whatever the caller passes — the re-ranking loop of a shortlist.
  */
-export function dotsInt8(v: Int8Vectors, ids: ArrayLike<number>, query: ArrayLike<number>, out: Float64Array = new Float64Array(ids.length)): Float64Array {
+export function dotsInt8(
+  v: Int8Vectors,
+  ids: ArrayLike<number>,
+  query: ArrayLike<number>,
+  out: Float64Array = new Float64Array(ids.length),
+): Float64Array {
   const d = v.d;
   const k = v.simd;
-  if (k !== undefined && k.data === v.data && k.scales === v.scales && k.d === d && fitsFloat32(query, d)) return k.dots(ids, query, out);
+  if (k !== undefined && k.data === v.data && k.scales === v.scales && k.d === d && fitsFloat32(query, d))
+    return k.dots(ids, query, out);
   const q = Float64Array.from(query as ArrayLike<number>);
   for (let k = 0; k < ids.length; k++) out[k] = int8Row(v.data, ids[k]! * d, q, d) * v.scales[ids[k]!]!;
   return out;

@@ -118,9 +118,12 @@ export function buildNamespaceIndex(
   options: { readonly centroidIndexFrom?: number } = {},
 ): NamespaceIndex {
   const n = groups.toolNamespace.length;
-  if (!Number.isInteger(dims) || dims < 1) throw new SearchError(MODULE, "bad-dims", `dims must be a positive integer, got ${dims}`);
-  if (vectors.length !== n * dims) throw new SearchError(MODULE, "bad-vectors", `vectors has ${vectors.length} values, expected ${n} tools × ${dims}`);
-  if (toolBm25.n !== n) throw new SearchError(MODULE, "bad-bm25", `the tool BM25 index has ${toolBm25.n} documents, expected ${n}`);
+  if (!Number.isInteger(dims) || dims < 1)
+    throw new SearchError(MODULE, "bad-dims", `dims must be a positive integer, got ${dims}`);
+  if (vectors.length !== n * dims)
+    throw new SearchError(MODULE, "bad-vectors", `vectors has ${vectors.length} values, expected ${n} tools × ${dims}`);
+  if (toolBm25.n !== n)
+    throw new SearchError(MODULE, "bad-bm25", `the tool BM25 index has ${toolBm25.n} documents, expected ${n}`);
   const N = groups.names.length;
   const sums = new Float64Array(N * dims);
   for (let t = 0; t < n; t++) {
@@ -136,7 +139,13 @@ export function buildNamespaceIndex(
     if (norm > 0) for (let j = 0; j < dims; j++) centroids[g * dims + j] = sums[g * dims + j]! / norm;
   }
   const from = options.centroidIndexFrom ?? DEFAULTS.centroidIndexFrom;
-  return { groups, dims, centroids, toolBm25, centroidIndex: N >= from && N > 0 ? buildVectorIndex(centroids, dims) : undefined };
+  return {
+    groups,
+    dims,
+    centroids,
+    toolBm25,
+    centroidIndex: N >= from && N > 0 ? buildVectorIndex(centroids, dims) : undefined,
+  };
 }
 
 export interface NamespaceQuery {
@@ -177,7 +186,11 @@ function checkUnit(name: string, x: number): void {
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 
 /** Scores every namespace for the query; see the header for the formula. O(N · dims + n). */
-export function scoreNamespaces(index: NamespaceIndex, query: NamespaceQuery, options: NamespaceScoreOptions = {}): NamespaceScores {
+export function scoreNamespaces(
+  index: NamespaceIndex,
+  query: NamespaceQuery,
+  options: NamespaceScoreOptions = {},
+): NamespaceScores {
   const beta = options.beta ?? DEFAULTS.beta;
   const mu = options.memoryWeight ?? DEFAULTS.memoryWeight;
   const lambda = options.usageWeight ?? DEFAULTS.usageWeight;
@@ -222,7 +235,12 @@ export function scoreNamespaces(index: NamespaceIndex, query: NamespaceQuery, op
   const memory = new Float64Array(N);
   if (query.toolVotes) {
     for (const [t, vote] of query.toolVotes) {
-      if (!Number.isInteger(t) || t < 0 || t >= groups.toolNamespace.length) throw new SearchError(MODULE, "bad-tool", `toolVotes names tool index ${t}, outside 0..${groups.toolNamespace.length - 1}`);
+      if (!Number.isInteger(t) || t < 0 || t >= groups.toolNamespace.length)
+        throw new SearchError(
+          MODULE,
+          "bad-tool",
+          `toolVotes names tool index ${t}, outside 0..${groups.toolNamespace.length - 1}`,
+        );
       const g = groups.toolNamespace[t]!;
       const v = clamp01(vote);
       if (v > memory[g]!) memory[g] = v;
@@ -233,7 +251,8 @@ export function scoreNamespaces(index: NamespaceIndex, query: NamespaceQuery, op
     let max = 0;
     for (let g = 0; g < N; g++) {
       let sum = 0;
-      for (let k = groups.offsets[g]!; k < groups.offsets[g + 1]!; k++) sum += Math.max(0, query.successes[groups.members[k]!] ?? 0);
+      for (let k = groups.offsets[g]!; k < groups.offsets[g + 1]!; k++)
+        sum += Math.max(0, query.successes[groups.members[k]!] ?? 0);
       usage[g] = sum;
       if (sum > max) max = sum;
     }
@@ -285,17 +304,25 @@ export interface Routed {
 }
 
 /** Picks the namespaces to search (adaptive B, see the header) and their tools. */
-export function selectNamespaces(groups: NamespaceGroups, score: ArrayLike<number>, options: SelectOptions = {}): Routed {
+export function selectNamespaces(
+  groups: NamespaceGroups,
+  score: ArrayLike<number>,
+  options: SelectOptions = {},
+): Routed {
   const minNs = options.minNamespaces ?? DEFAULTS.minNamespaces;
   const minTools = options.minTools ?? DEFAULTS.minTools;
   const close = options.closeRatio ?? DEFAULTS.closeRatio;
   const maxNs = options.maxNamespaces ?? DEFAULTS.maxNamespaces;
-  if (!Number.isInteger(minNs) || minNs < 1) throw new SearchError(MODULE, "bad-min-namespaces", `minNamespaces must be an integer ≥ 1, got ${minNs}`);
-  if (!Number.isInteger(minTools) || minTools < 0) throw new SearchError(MODULE, "bad-min-tools", `minTools must be an integer ≥ 0, got ${minTools}`);
-  if (!Number.isInteger(maxNs) || maxNs < 1) throw new SearchError(MODULE, "bad-max-namespaces", `maxNamespaces must be an integer ≥ 1, got ${maxNs}`);
+  if (!Number.isInteger(minNs) || minNs < 1)
+    throw new SearchError(MODULE, "bad-min-namespaces", `minNamespaces must be an integer ≥ 1, got ${minNs}`);
+  if (!Number.isInteger(minTools) || minTools < 0)
+    throw new SearchError(MODULE, "bad-min-tools", `minTools must be an integer ≥ 0, got ${minTools}`);
+  if (!Number.isInteger(maxNs) || maxNs < 1)
+    throw new SearchError(MODULE, "bad-max-namespaces", `maxNamespaces must be an integer ≥ 1, got ${maxNs}`);
   checkUnit("closeRatio", close);
   const N = groups.names.length;
-  if (score.length !== N) throw new SearchError(MODULE, "bad-scores", `expected ${N} namespace scores, got ${score.length}`);
+  if (score.length !== N)
+    throw new SearchError(MODULE, "bad-scores", `expected ${N} namespace scores, got ${score.length}`);
   if (N === 0) return { namespaces: [], tools: new Int32Array(0), reason: "no namespaces" };
   const order = Array.from({ length: N }, (_, g) => g).sort((a, b) => score[b]! - score[a]! || a - b);
   const size = (g: number) => groups.offsets[g + 1]! - groups.offsets[g]!;
@@ -313,7 +340,8 @@ export function selectNamespaces(groups: NamespaceGroups, score: ArrayLike<numbe
   }
   const chosen = order.slice(0, b);
   const out: number[] = [];
-  for (const g of chosen) for (let k = groups.offsets[g]!; k < groups.offsets[g + 1]!; k++) out.push(groups.members[k]!);
+  for (const g of chosen)
+    for (let k = groups.offsets[g]!; k < groups.offsets[g + 1]!; k++) out.push(groups.members[k]!);
   return { namespaces: chosen, tools: Int32Array.from(out).sort(), reason: why };
 }
 
@@ -355,20 +383,37 @@ const median = (xs: readonly number[]): number => {
  * Medians, because single queries on a shared machine are noisy; the overlap with flat stands for "equal recall"
  * (no labels at query time; flat ranks every candidate two-hop sees).
  */
-export function decideRoute(samples: readonly RouteTrialSample[], options: { readonly minOverlap?: number; readonly minSpeedup?: number } = {}): RouteDecision {
+export function decideRoute(
+  samples: readonly RouteTrialSample[],
+  options: { readonly minOverlap?: number; readonly minSpeedup?: number } = {},
+): RouteDecision {
   const minOverlap = options.minOverlap ?? TRIAL_DEFAULTS.minOverlap;
   const minSpeedup = options.minSpeedup ?? TRIAL_DEFAULTS.minSpeedup;
   checkUnit("minOverlap", minOverlap);
   if (!(minSpeedup > 0)) throw new SearchError(MODULE, "bad-min-speedup", `minSpeedup must be > 0, got ${minSpeedup}`);
-  if (samples.length === 0) throw new SearchError(MODULE, "bad-samples", "decideRoute needs at least one measured query");
+  if (samples.length === 0)
+    throw new SearchError(MODULE, "bad-samples", "decideRoute needs at least one measured query");
   for (const x of samples) {
-    if (!(x.flatMs >= 0 && x.twoHopMs >= 0 && x.overlap >= 0 && x.overlap <= 1)) throw new SearchError(MODULE, "bad-samples", `a trial sample needs times ≥ 0 and an overlap in [0, 1], got ${JSON.stringify(x)}`);
+    if (!(x.flatMs >= 0 && x.twoHopMs >= 0 && x.overlap >= 0 && x.overlap <= 1))
+      throw new SearchError(
+        MODULE,
+        "bad-samples",
+        `a trial sample needs times ≥ 0 and an overlap in [0, 1], got ${JSON.stringify(x)}`,
+      );
   }
   const flatMs = median(samples.map((x) => x.flatMs));
   const twoHopMs = median(samples.map((x) => x.twoHopMs));
   const overlap = samples.reduce((a, x) => a + x.overlap, 0) / samples.length;
   const measured = `${samples.length} queries: two-hop p50 ${twoHopMs.toFixed(2)} ms vs flat ${flatMs.toFixed(2)} ms, top-10 overlap ${overlap.toFixed(2)}`;
-  if (overlap < minOverlap) return { mode: "flat", reason: `flat (${measured}; two-hop agrees on less than ${minOverlap})`, flatMs, twoHopMs, overlap };
-  if (minSpeedup * twoHopMs > flatMs) return { mode: "flat", reason: `flat (${measured}; two-hop not ${minSpeedup}× faster)`, flatMs, twoHopMs, overlap };
+  if (overlap < minOverlap)
+    return {
+      mode: "flat",
+      reason: `flat (${measured}; two-hop agrees on less than ${minOverlap})`,
+      flatMs,
+      twoHopMs,
+      overlap,
+    };
+  if (minSpeedup * twoHopMs > flatMs)
+    return { mode: "flat", reason: `flat (${measured}; two-hop not ${minSpeedup}× faster)`, flatMs, twoHopMs, overlap };
   return { mode: "two-hop", reason: `two-hop (${measured})`, flatMs, twoHopMs, overlap };
 }

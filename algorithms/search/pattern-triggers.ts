@@ -28,7 +28,14 @@
  * order; docs/decisions/capability-scoring.md). That document's worked examples do not follow from its own
  * formula (see the tests); we implement the formula.
  */
-import { compileSafeRegex, matchCost, mayMatch, type SafeRegex, type SafeRegexOptions, safeTest } from "./safe-regex.ts";
+import {
+  compileSafeRegex,
+  matchCost,
+  mayMatch,
+  type SafeRegex,
+  type SafeRegexOptions,
+  safeTest,
+} from "./safe-regex.ts";
 import { SearchError } from "./search-error.ts";
 
 export const DEFAULTS = {
@@ -122,11 +129,22 @@ export function patternWeight(source: string): number {
 export function compileTriggers(specs: readonly TriggerSpec[], options: SafeRegexOptions = {}): CompiledTrigger[] {
   const seen = new Set<string>();
   return specs.map((spec) => {
-    if (typeof spec.id !== "string" || spec.id.length === 0) throw new SearchError("pattern-triggers", "bad-id", `capability id must be a non-empty string, got ${JSON.stringify(spec.id)}`);
-    if (seen.has(spec.id)) throw new SearchError("pattern-triggers", "duplicate-id", `capability ${JSON.stringify(spec.id)} declared twice`);
+    if (typeof spec.id !== "string" || spec.id.length === 0)
+      throw new SearchError(
+        "pattern-triggers",
+        "bad-id",
+        `capability id must be a non-empty string, got ${JSON.stringify(spec.id)}`,
+      );
+    if (seen.has(spec.id))
+      throw new SearchError("pattern-triggers", "duplicate-id", `capability ${JSON.stringify(spec.id)} declared twice`);
     seen.add(spec.id);
     const priority = spec.priority ?? DEFAULTS.priority;
-    if (!Number.isFinite(priority)) throw new SearchError("pattern-triggers", "bad-priority", `capability ${spec.id}: priority ${priority} is not finite`);
+    if (!Number.isFinite(priority))
+      throw new SearchError(
+        "pattern-triggers",
+        "bad-priority",
+        `capability ${spec.id}: priority ${priority} is not finite`,
+      );
     const patterns = (spec.patterns ?? []).map((source) => {
       try {
         return { source, regex: compileSafeRegex(source, options), weight: patternWeight(source) };
@@ -138,7 +156,13 @@ export function compileTriggers(specs: readonly TriggerSpec[], options: SafeRege
       }
     });
     const keywords = [...new Set((spec.keywords ?? []).map((k) => k.trim().toLowerCase()).filter((k) => k.length > 0))];
-    return { id: spec.id, patterns, keywords, priority, denominator: Math.max(1, DEFAULTS.normaliser * patterns.length) };
+    return {
+      id: spec.id,
+      patterns,
+      keywords,
+      priority,
+      denominator: Math.max(1, DEFAULTS.normaliser * patterns.length),
+    };
   });
 }
 
@@ -156,7 +180,12 @@ export function keywordFound(text: string, keyword: string): boolean {
 }
 
 /** Confidence of one capability for a message (see the header). */
-export function scoreTrigger(trigger: CompiledTrigger, message: string, options: TriggerOptions = {}, budget?: MatchBudget): TriggerScore {
+export function scoreTrigger(
+  trigger: CompiledTrigger,
+  message: string,
+  options: TriggerOptions = {},
+  budget?: MatchBudget,
+): TriggerScore {
   const maxLen = options.maxInputLength ?? DEFAULTS.maxInputLength;
   const activation = options.activation ?? DEFAULTS.activation;
   const text = message.slice(0, maxLen).toLowerCase();
@@ -196,7 +225,11 @@ export function scoreTrigger(trigger: CompiledTrigger, message: string, options:
 }
 
 /** Scores every capability and picks the winner (see the header for the tie rules). */
-export function selectTrigger(triggers: readonly CompiledTrigger[], message: string, options: TriggerOptions = {}): TriggerDecision {
+export function selectTrigger(
+  triggers: readonly CompiledTrigger[],
+  message: string,
+  options: TriggerOptions = {},
+): TriggerDecision {
   return pickTrigger(
     triggers.map((t) => scoreTrigger(t, message, options)),
     options,
@@ -204,9 +237,14 @@ export function selectTrigger(triggers: readonly CompiledTrigger[], message: str
 }
 
 /** Picks the winner among already computed scores (the same rules as selectTrigger). */
-export function pickTrigger(triggerScores: readonly TriggerScore[], options: Pick<TriggerOptions, "ambiguityBand"> = {}): TriggerDecision {
+export function pickTrigger(
+  triggerScores: readonly TriggerScore[],
+  options: Pick<TriggerOptions, "ambiguityBand"> = {},
+): TriggerDecision {
   const band = options.ambiguityBand ?? DEFAULTS.ambiguityBand;
-  const scores = [...triggerScores].sort((a, b) => (a.confidence !== b.confidence ? b.confidence - a.confidence : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const scores = [...triggerScores].sort((a, b) =>
+    a.confidence !== b.confidence ? b.confidence - a.confidence : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  );
   if (scores.length === 0) return { winner: null, reason: "no-capabilities", contenders: [], scores };
   const active = scores.filter((s) => s.activated);
   if (active.length === 0) return { winner: null, reason: "below-threshold", contenders: [], scores };

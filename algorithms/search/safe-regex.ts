@@ -89,11 +89,30 @@ class Reject extends Error {
 const isDigit: Pred = (c) => c >= 48 && c <= 57;
 const isWord: Pred = (c) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 const isSpace: Pred = (c) =>
-  c === 9 || c === 10 || c === 11 || c === 12 || c === 13 || c === 32 || c === 0xa0 || c === 0x1680 ||
-  (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  c === 9 ||
+  c === 10 ||
+  c === 11 ||
+  c === 12 ||
+  c === 13 ||
+  c === 32 ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000 ||
+  c === 0xfeff;
 const isLineTerminator = (c: number) => c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
-const not = (p: Pred): Pred => (c) => !p(c);
-const eq = (x: number): Pred => (c) => c === x;
+const not =
+  (p: Pred): Pred =>
+  (c) =>
+    !p(c);
+const eq =
+  (x: number): Pred =>
+  (c) =>
+    c === x;
 
 function lowerCode(c: number): number {
   if (c >= 65 && c <= 90) return c + 32;
@@ -112,17 +131,27 @@ function upperCode(c: number): number {
  * Case-insensitive membership: c matches a set when c, its lower case or its upper case is in it (for a
  * negated class the set is folded first, then inverted, as ECMAScript's CharacterSetMatcher does).
  */
-const fold = (p: Pred): Pred => (c) => p(c) || p(lowerCode(c)) || p(upperCode(c));
+const fold =
+  (p: Pred): Pred =>
+  (c) =>
+    p(c) || p(lowerCode(c)) || p(upperCode(c));
 
 function classEscape(ch: string): Pred | undefined {
   switch (ch) {
-    case "d": return isDigit;
-    case "D": return not(isDigit);
-    case "w": return isWord;
-    case "W": return not(isWord);
-    case "s": return isSpace;
-    case "S": return not(isSpace);
-    default: return undefined;
+    case "d":
+      return isDigit;
+    case "D":
+      return not(isDigit);
+    case "w":
+      return isWord;
+    case "W":
+      return not(isWord);
+    case "s":
+      return isSpace;
+    case "S":
+      return not(isSpace);
+    default:
+      return undefined;
   }
 }
 
@@ -185,7 +214,12 @@ class Parser {
     if (c === "(") {
       this.i++;
       if (s.startsWith("?:", this.i)) this.i += 2;
-      else if (s.startsWith("?=", this.i) || s.startsWith("?!", this.i) || s.startsWith("?<=", this.i) || s.startsWith("?<!", this.i)) {
+      else if (
+        s.startsWith("?=", this.i) ||
+        s.startsWith("?!", this.i) ||
+        s.startsWith("?<=", this.i) ||
+        s.startsWith("?<!", this.i)
+      ) {
         throw new Reject("lookaround", `lookaround group at ${this.i - 1} is not supported`);
       } else if (s.startsWith("?<", this.i)) {
         const end = s.indexOf(">", this.i);
@@ -213,7 +247,8 @@ class Parser {
         this.i += 2;
         return { t: "assert", kind: e };
       }
-      if (/[1-9]/.test(e) || (e === "k" && s[this.i + 2] === "<")) throw new Reject("backreference", `backreference \\${e} at ${this.i}`);
+      if (/[1-9]/.test(e) || (e === "k" && s[this.i + 2] === "<"))
+        throw new Reject("backreference", `backreference \\${e} at ${this.i}`);
       return { t: "char", pred: fold(this.escape(false)) };
     }
     if (c === "*" || c === "+" || c === "?") throw new Reject("invalid-pattern", `nothing to repeat at ${this.i}`);
@@ -230,14 +265,23 @@ class Parser {
     const cls = classEscape(e);
     if (cls) return cls;
     switch (e) {
-      case "t": return eq(9);
-      case "n": return eq(10);
-      case "v": return eq(11);
-      case "f": return eq(12);
-      case "r": return eq(13);
-      case "0": return eq(0);
-      case "b": if (inClass) return eq(8); break;
-      case "c": throw new Reject("unsupported-syntax", `control escape \\c at ${this.i - 2}`);
+      case "t":
+        return eq(9);
+      case "n":
+        return eq(10);
+      case "v":
+        return eq(11);
+      case "f":
+        return eq(12);
+      case "r":
+        return eq(13);
+      case "0":
+        return eq(0);
+      case "b":
+        if (inClass) return eq(8);
+        break;
+      case "c":
+        throw new Reject("unsupported-syntax", `control escape \\c at ${this.i - 2}`);
       case "x": {
         const m = /^[0-9a-fA-F]{2}/.exec(s.slice(this.i));
         if (m) {
@@ -320,20 +364,29 @@ function singleCode(esc: string): number | undefined {
 
 function containsUnbounded(n: Node): boolean {
   switch (n.t) {
-    case "repeat": return n.max === Number.POSITIVE_INFINITY || containsUnbounded(n.body);
-    case "seq": return n.items.some(containsUnbounded);
-    case "alt": return n.alts.some(containsUnbounded);
-    default: return false;
+    case "repeat":
+      return n.max === Number.POSITIVE_INFINITY || containsUnbounded(n.body);
+    case "seq":
+      return n.items.some(containsUnbounded);
+    case "alt":
+      return n.alts.some(containsUnbounded);
+    default:
+      return false;
   }
 }
 
 function nullable(n: Node): boolean {
   switch (n.t) {
-    case "char": return false;
-    case "assert": return true;
-    case "repeat": return n.min === 0 || nullable(n.body);
-    case "seq": return n.items.every(nullable);
-    case "alt": return n.alts.some(nullable);
+    case "char":
+      return false;
+    case "assert":
+      return true;
+    case "repeat":
+      return n.min === 0 || nullable(n.body);
+    case "seq":
+      return n.items.every(nullable);
+    case "alt":
+      return n.alts.some(nullable);
   }
 }
 
@@ -348,7 +401,8 @@ function firstSet(n: Node): Set<number> {
       case "char":
         for (const c of PROBES) if (m.pred(c)) out.add(c);
         return false;
-      case "assert": return true;
+      case "assert":
+        return true;
       case "repeat": {
         const bodyNullable = add(m.body);
         return m.min === 0 || bodyNullable;
@@ -375,13 +429,17 @@ function checkNode(n: Node): void {
     if (n.max === Number.POSITIVE_INFINITY) {
       const alt = topAlternation(n.body);
       if (alt) {
-        if (alt.alts.some(nullable)) throw new Reject("overlapping-alternation", "an empty branch under an unbounded quantifier");
+        if (alt.alts.some(nullable))
+          throw new Reject("overlapping-alternation", "an empty branch under an unbounded quantifier");
         const sets = alt.alts.map(firstSet);
         for (let a = 0; a < sets.length; a++) {
           for (let b = a + 1; b < sets.length; b++) {
             for (const c of sets[a]!) {
               if (sets[b]!.has(c)) {
-                throw new Reject("overlapping-alternation", `branches ${a + 1} and ${b + 1} of a repeated alternation can both start with ${JSON.stringify(String.fromCharCode(c))}`);
+                throw new Reject(
+                  "overlapping-alternation",
+                  `branches ${a + 1} and ${b + 1} of a repeated alternation can both start with ${JSON.stringify(String.fromCharCode(c))}`,
+                );
               }
             }
           }
@@ -404,15 +462,22 @@ function topAlternation(n: Node): Extract<Node, { t: "alt" }> | undefined {
 function compile(root: Node, maxProgram: number): Inst[] {
   const prog: Inst[] = [];
   const emit = (inst: Inst): number => {
-    if (prog.length >= maxProgram) throw new Reject("too-complex", `compiled program exceeds ${maxProgram} instructions`);
+    if (prog.length >= maxProgram)
+      throw new Reject("too-complex", `compiled program exceeds ${maxProgram} instructions`);
     prog.push(inst);
     return prog.length - 1;
   };
   const gen = (n: Node): void => {
     switch (n.t) {
-      case "char": emit({ op: "char", pred: n.pred }); return;
-      case "assert": emit({ op: "assert", kind: n.kind }); return;
-      case "seq": n.items.forEach(gen); return;
+      case "char":
+        emit({ op: "char", pred: n.pred });
+        return;
+      case "assert":
+        emit({ op: "assert", kind: n.kind });
+        return;
+      case "seq":
+        n.items.forEach(gen);
+        return;
       case "alt": {
         const jumps: number[] = [];
         for (let k = 0; k < n.alts.length - 1; k++) {
@@ -530,7 +595,10 @@ function requiredLiteral(root: Node): string {
 }
 
 /** Why a pattern is rejected, or undefined when it is safe (does not throw). */
-export function patternProblem(source: string, options: SafeRegexOptions = {}): { code: string; message: string } | undefined {
+export function patternProblem(
+  source: string,
+  options: SafeRegexOptions = {},
+): { code: string; message: string } | undefined {
   try {
     compileSafeRegex(source, options);
     return undefined;

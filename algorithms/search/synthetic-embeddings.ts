@@ -50,9 +50,11 @@ export function gaussian(rng: Rng): number {
 
 /** Builds a seeded mixture of `clusters` topics in dimension d. */
 export function syntheticEmbeddings(d: number, rng: Rng, options: SyntheticEmbeddingOptions = {}): SyntheticEmbeddings {
-  if (!Number.isInteger(d) || d <= 0) throw new SearchError("synthetic-embeddings", "bad-dimension", `d must be a positive integer, got ${d}`);
+  if (!Number.isInteger(d) || d <= 0)
+    throw new SearchError("synthetic-embeddings", "bad-dimension", `d must be a positive integer, got ${d}`);
   const k = options.clusters ?? DEFAULTS.clusters;
-  if (!Number.isInteger(k) || k <= 0) throw new SearchError("synthetic-embeddings", "bad-clusters", `clusters must be a positive integer, got ${k}`);
+  if (!Number.isInteger(k) || k <= 0)
+    throw new SearchError("synthetic-embeddings", "bad-clusters", `clusters must be a positive integer, got ${k}`);
   const noise = options.noise ?? DEFAULTS.noise;
   const meanWeight = options.meanWeight ?? DEFAULTS.meanWeight;
   const decay = options.spectrumDecay ?? DEFAULTS.spectrumDecay;

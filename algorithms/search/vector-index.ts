@@ -43,8 +43,26 @@ import { mulberry32 } from "../random/rng.ts";
 import { f32RowDots, simdByDefault } from "../simd/row-dots.ts";
 import { u4Scan } from "../simd/u4-scan.ts";
 import { makeRowKernel, rerank, rowKernel, rowKernels, simdRerank, wantSimd } from "../vector/exact-rerank.ts";
-import { boundedRerank, fineByPosition, fineCandidates, fineCode, fineKernel, fineKernels } from "../vector/fine-codes.ts";
-import { checkMatrix, checkQuery, checkTopN, DEFAULTS, MODULE, SIMD_MIN_VALUES, type VectorHit, type VectorIndex, type VectorIndexOptions, type VectorSearchOptions } from "../vector/index-types.ts";
+import {
+  boundedRerank,
+  fineByPosition,
+  fineCandidates,
+  fineCode,
+  fineKernel,
+  fineKernels,
+} from "../vector/fine-codes.ts";
+import {
+  checkMatrix,
+  checkQuery,
+  checkTopN,
+  DEFAULTS,
+  MODULE,
+  SIMD_MIN_VALUES,
+  type VectorHit,
+  type VectorIndex,
+  type VectorIndexOptions,
+  type VectorSearchOptions,
+} from "../vector/index-types.ts";
 import { buildIvf, ivfShortlist, listKernel, listKernels } from "../vector/ivf.ts";
 import { rotate } from "../vector/rotation.ts";
 import { codeShortlist, simdScanBytes } from "../vector/sign-codes.ts";
@@ -65,13 +83,21 @@ export {
   type VectorSearchOptions,
 } from "../vector/index-types.ts";
 export { fwht } from "../vector/rotation.ts";
-export { approximateScores, codeShortlist, FULL_SCAN_RATIO, prefixScores, simdScanBytes, simdScanScores } from "../vector/sign-codes.ts";
+export {
+  approximateScores,
+  codeShortlist,
+  FULL_SCAN_RATIO,
+  prefixScores,
+  simdScanBytes,
+  simdScanScores,
+} from "../vector/sign-codes.ts";
 
 /** Builds the two-stage index over n × d row-major unit vectors. O(n · D log D). */
 export function buildVectorIndex(vectors: Float32Array, d: number, options: VectorIndexOptions = {}): VectorIndex {
   const n = checkMatrix(vectors, d);
   const rounds = options.rounds ?? DEFAULTS.rounds;
-  if (!Number.isInteger(rounds) || rounds < 1) throw new SearchError(MODULE, "bad-rounds", `rounds must be an integer ≥ 1, got ${rounds}`);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new SearchError(MODULE, "bad-rounds", `rounds must be an integer ≥ 1, got ${rounds}`);
   const rng = options.rng ?? mulberry32(DEFAULTS.seed);
   let D = 64;
   while (D < d) D <<= 1;
@@ -97,7 +123,9 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
   const withIvf = kernel !== undefined && ivfFrom > 0 && n >= ivfFrom && D >= 128;
   const P = Math.min(options.ivfDims ?? DEFAULTS.ivfDims, D);
   const projected = withIvf ? new Float64Array(n * P) : undefined;
-  const fine = withIvf ? { codes: new Uint8Array(n * (D >> 1)), scales: new Float32Array(n), residuals: new Float32Array(n) } : undefined;
+  const fine = withIvf
+    ? { codes: new Uint8Array(n * (D >> 1)), scales: new Float32Array(n), residuals: new Float32Array(n) }
+    : undefined;
   for (let i = 0; i < n; i++) {
     const o = i * d;
     buf.fill(0);
@@ -121,17 +149,51 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
   const prefixWords = Math.min(DEFAULTS.prefilterWords, words);
   const prefixCodes = new Uint32Array(n * prefixWords);
   for (let i = 0; i < n; i++) prefixCodes.set(codes.subarray(i * words, i * words + prefixWords), i * prefixWords);
-  const coarse = projected && kernel ? buildIvf(kernel.dots, projected, P, options.ivfLists ?? Math.ceil(DEFAULTS.ivfListsPerSqrtN * Math.sqrt(n)), rng, options.ivfMaxProbeFraction) : undefined;
+  const coarse =
+    projected && kernel
+      ? buildIvf(
+          kernel.dots,
+          projected,
+          P,
+          options.ivfLists ?? Math.ceil(DEFAULTS.ivfListsPerSqrtN * Math.sqrt(n)),
+          rng,
+          options.ivfMaxProbeFraction,
+        )
+      : undefined;
   const fineScan = coarse && fine ? u4Scan(coarse.order.length, D) : undefined;
-  const ivf = coarse && fine && fineScan ? { ...coarse, fine: fineByPosition(fine, coarse.order, D, fineScan) } : coarse;
-  const base = { n, d, bits: D, vectors, mean, signs, rounds, codes, scales, prefixCodes, prefixWords, ...(ivf ? { ivf } : {}) };
+  const ivf =
+    coarse && fine && fineScan ? { ...coarse, fine: fineByPosition(fine, coarse.order, D, fineScan) } : coarse;
+  const base = {
+    n,
+    d,
+    bits: D,
+    vectors,
+    mean,
+    signs,
+    rounds,
+    codes,
+    scales,
+    prefixCodes,
+    prefixWords,
+    ...(ivf ? { ivf } : {}),
+  };
   if (!kernel) return base;
   // One copy: the index reads the kernel's rows (the kernel is used while index.vectors is that copy).
   const index = { ...base, vectors: kernel.dots.rows };
   rowKernels.set(index, { ...kernel, source: kernel.dots.rows });
   if (ivf?.fine && fineScan) {
     const centroidDots = f32RowDots(ivf.centroids, d);
-    fineKernels.set(index, centroidDots ? { scan: fineScan, centroidDots, allLists: Int32Array.from({ length: ivf.lists }, (_, l) => l), source: ivf.fine.codes } : null);
+    fineKernels.set(
+      index,
+      centroidDots
+        ? {
+            scan: fineScan,
+            centroidDots,
+            allLists: Int32Array.from({ length: ivf.lists }, (_, l) => l),
+            source: ivf.fine.codes,
+          }
+        : null,
+    );
   }
   return index;
 }
@@ -147,20 +209,31 @@ export function searchVectorIndex(
   checkTopN(topN);
   if (index.n === 0 || topN === 0) return [];
   const fraction = options.shortlistFraction ?? DEFAULTS.shortlistFraction;
-  const minimum = options.shortlist ?? Math.ceil(DEFAULTS.shortlist * Math.sqrt(Math.max(1, DEFAULTS.shortlistBits / index.bits)));
+  const minimum =
+    options.shortlist ?? Math.ceil(DEFAULTS.shortlist * Math.sqrt(Math.max(1, DEFAULTS.shortlistBits / index.bits)));
   const wanted = Math.max(topN, minimum, Math.ceil(fraction * index.n));
   const shortlist = Math.min(index.n, wanted);
   const q = query instanceof Float64Array ? query : Float64Array.from(query as ArrayLike<number>);
   const kernel = wantSimd(index, options) ? rowKernel(index) : undefined;
   if (kernel) {
-    const fine = shortlist < index.n && index.ivf?.fine && options.ivf !== false && options.ivfFine !== false ? fineKernel(index) : undefined;
+    const fine =
+      shortlist < index.n && index.ivf?.fine && options.ivf !== false && options.ivfFine !== false
+        ? fineKernel(index)
+        : undefined;
     if (fine) {
       const { ids, upper } = fineCandidates(index, fine, q, topN, options);
       return boundedRerank(index, kernel, ids, upper, q, topN);
     }
-    const lists = shortlist < index.n && index.ivf && options.ivf !== false && (options.scanSimd ?? simdByDefault()) ? listKernel(index) : undefined;
+    const lists =
+      shortlist < index.n && index.ivf && options.ivf !== false && (options.scanSimd ?? simdByDefault())
+        ? listKernel(index)
+        : undefined;
     const ids =
-      shortlist >= index.n ? Int32Array.from({ length: index.n }, (_, i) => i) : lists ? ivfShortlist(index, lists, q, shortlist, options) : codeShortlist(index, q, shortlist, options);
+      shortlist >= index.n
+        ? Int32Array.from({ length: index.n }, (_, i) => i)
+        : lists
+          ? ivfShortlist(index, lists, q, shortlist, options)
+          : codeShortlist(index, q, shortlist, options);
     return simdRerank(index, kernel, ids, q, topN) ?? rerank(index, ids, q, topN);
   }
   if (shortlist >= index.n) {
@@ -176,10 +249,21 @@ export function searchVectorIndex(
  * the WebAssembly memories of the kernels created so far (benchmarks; the memory report).
  */
 export function vectorIndexBytes(index: VectorIndex): number {
-  let bytes = index.vectors.byteLength + index.mean.byteLength + index.signs.byteLength + index.codes.byteLength + index.scales.byteLength;
+  let bytes =
+    index.vectors.byteLength +
+    index.mean.byteLength +
+    index.signs.byteLength +
+    index.codes.byteLength +
+    index.scales.byteLength;
   bytes += index.prefixCodes?.byteLength ?? 0;
   bytes += simdScanBytes(index);
-  if (index.ivf) bytes += index.ivf.centroids.byteLength + index.ivf.centroidNorms.byteLength + index.ivf.starts.byteLength + index.ivf.sizes.byteLength + index.ivf.order.byteLength;
+  if (index.ivf)
+    bytes +=
+      index.ivf.centroids.byteLength +
+      index.ivf.centroidNorms.byteLength +
+      index.ivf.starts.byteLength +
+      index.ivf.sizes.byteLength +
+      index.ivf.order.byteLength;
   const lists = listKernels.get(index);
   if (lists) bytes += lists.scan.bytes + lists.centroidDots.bytes;
   const fine = fineKernels.get(index);

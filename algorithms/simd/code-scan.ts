@@ -122,23 +122,27 @@ export function blockCodes(codes: Uint32Array, words: number, n: number): Uint8A
   for (let i = 0; i < n; i++) {
     const at = (i >> 5) * stride + (i & 15);
     const shift = (i & 16) !== 0 ? 4 : 0;
-    for (let g = 0; g < 8 * words; g++) out[at + 16 * g]! |= ((codes[i * words + (g >> 3)]! >>> ((g & 7) * 4)) & 15) << shift;
+    for (let g = 0; g < 8 * words; g++)
+      out[at + 16 * g]! |= ((codes[i * words + (g >> 3)]! >>> ((g & 7) * 4)) & 15) << shift;
   }
   return out;
 }
 
 /** lut[16g + c] = Σ_{bit t of c} u_{4g+t} (g < 32·blocks) for the 4-bit levels u of a quantised query. */
 export function nibbleTables(q: QuantizedQuery, out: Uint8Array = new Uint8Array(512 * q.blocks)): Uint8Array {
-  if (out.length < 512 * q.blocks) throw new RangeError(`code-scan: a table of ${out.length} bytes for ${q.blocks} blocks`);
+  if (out.length < 512 * q.blocks)
+    throw new RangeError(`code-scan: a table of ${out.length} bytes for ${q.blocks} blocks`);
   const u = [0, 0, 0, 0];
   for (let g = 0; g < 32 * q.blocks; g++) {
     for (let t = 0; t < 4; t++) {
       const j = 4 * g + t;
       let level = 0;
-      for (let p = 0; p < QUERY_BITS; p++) level |= ((q.planes[(4 * (j >> 7) + p) * 4 + ((j >> 5) & 3)]! >>> (j & 31)) & 1) << p;
+      for (let p = 0; p < QUERY_BITS; p++)
+        level |= ((q.planes[(4 * (j >> 7) + p) * 4 + ((j >> 5) & 3)]! >>> (j & 31)) & 1) << p;
       u[t] = level;
     }
-    for (let c = 0; c < 16; c++) out[16 * g + c] = (c & 1 ? u[0]! : 0) + (c & 2 ? u[1]! : 0) + (c & 4 ? u[2]! : 0) + (c & 8 ? u[3]! : 0);
+    for (let c = 0; c < 16; c++)
+      out[16 * g + c] = (c & 1 ? u[0]! : 0) + (c & 2 ? u[1]! : 0) + (c & 4 ? u[2]! : 0) + (c & 8 ? u[3]! : 0);
   }
   return out;
 }
@@ -203,7 +207,8 @@ export function codeScan(codes: Uint32Array, words: number, scales: Float32Array
   const blockKernel = at.exports.scan_blocked as unknown as (...args: number[]) => number;
   const scalePOf = (q: QuantizedQuery) => scalePAt + (q.blocks - 1) * align(4 * padded);
   const checkBlocks = (q: QuantizedQuery) => {
-    if (q.blocks < 1 || q.blocks > codeBlocks) throw new RangeError(`code-scan: ${q.blocks} blocks, codes have ${codeBlocks}`);
+    if (q.blocks < 1 || q.blocks > codeBlocks)
+      throw new RangeError(`code-scan: ${q.blocks} blocks, codes have ${codeBlocks}`);
   };
   const coefficients = (q: QuantizedQuery) => {
     checkBlocks(q);
@@ -212,13 +217,33 @@ export function codeScan(codes: Uint32Array, words: number, scales: Float32Array
   };
   const runBlocked = (q: QuantizedQuery, step: number, cut: number, collect: boolean): number => {
     checkBlocks(q);
-    if (!(Number.isInteger(step) && step >= 1)) throw new RangeError(`code-scan: step must be an integer ≥ 1, got ${step}`);
+    if (!(Number.isInteger(step) && step >= 1))
+      throw new RangeError(`code-scan: step must be an integer ≥ 1, got ${step}`);
     if (Number.isNaN(cut)) throw new RangeError("code-scan: cut is NaN");
     if (n === 0) return 0;
     nibbleTables(q, lut);
     const [a, b, c] = [2 * q.delta, 2 * q.lo, -q.delta * q.sumU - q.lo * 128 * q.blocks];
     const prefixOnly = hasPrefix && q.blocks === 1;
-    return blockKernel(prefixOnly ? prefixAt : blockedAt, prefixOnly ? 512 : stride, 512 * q.blocks, lutAt, paddedScalesAt, scalePOf(q), a, b, c, 0, step, nBlocks, n, tmpAt, blockScoresAt, cut, collect ? hitIdsAt : -1, hitValsAt);
+    return blockKernel(
+      prefixOnly ? prefixAt : blockedAt,
+      prefixOnly ? 512 : stride,
+      512 * q.blocks,
+      lutAt,
+      paddedScalesAt,
+      scalePOf(q),
+      a,
+      b,
+      c,
+      0,
+      step,
+      nBlocks,
+      n,
+      tmpAt,
+      blockScoresAt,
+      cut,
+      collect ? hitIdsAt : -1,
+      hitValsAt,
+    );
   };
   return {
     n,
@@ -234,7 +259,8 @@ export function codeScan(codes: Uint32Array, words: number, scales: Float32Array
         const m = Math.min(CHUNK, count - start);
         for (let k = 0; k < m; k++) {
           const id = ids[start + k]!;
-          if (!(id >= 0 && id < n && Number.isInteger(id))) throw new RangeError(`code-scan: id ${id} is not in [0, ${n})`);
+          if (!(id >= 0 && id < n && Number.isInteger(id)))
+            throw new RangeError(`code-scan: id ${id} is not in [0, ${n})`);
           idView[k] = id;
         }
         kernel(codesAt, 4 * words, q.blocks, idsAt, m, planesAt, scalesAt, scalePOf(q), a, b, c, outAt, tmpAt);
@@ -275,14 +301,24 @@ export interface ListScan {
    * must be the codes' 128-bit blocks) and returns the vectors (ids, not positions) with their scores, in scan
    * order: ids[0 .. count), vals[0 .. count) (views into the kernel's memory, valid until the next call).
    */
-  scanRanges(q: QuantizedQuery, ranges: Int32Array, rangeCount: number): { ids: Int32Array; vals: Float32Array; count: number };
+  scanRanges(
+    q: QuantizedQuery,
+    ranges: Int32Array,
+    rangeCount: number,
+  ): { ids: Int32Array; vals: Float32Array; count: number };
 }
 
 /** A ListScan over n codes of `words` words laid out in `order` (length a multiple of SCAN_BLOCK); undefined when unavailable. */
-export function listScan(codes: Uint32Array, words: number, scales: Float32Array, order: Int32Array): ListScan | undefined {
+export function listScan(
+  codes: Uint32Array,
+  words: number,
+  scales: Float32Array,
+  order: Int32Array,
+): ListScan | undefined {
   const n = scales.length;
   const P = order.length;
-  if (words % 4 !== 0 || words / 4 > MAX_SCAN_BLOCKS || codes.length !== n * words || P % SCAN_BLOCK !== 0) return undefined;
+  if (words % 4 !== 0 || words / 4 > MAX_SCAN_BLOCKS || codes.length !== n * words || P % SCAN_BLOCK !== 0)
+    return undefined;
   const codeBlocks = words / 4;
   const nBlocks = P / SCAN_BLOCK;
   const stride = 128 * words;
@@ -323,7 +359,8 @@ export function listScan(codes: Uint32Array, words: number, scales: Float32Array
     positions: P,
     bytes: buffer.byteLength,
     scanRanges(q, ranges, rangeCount) {
-      if (q.blocks !== codeBlocks) throw new RangeError(`code-scan: a list scan reads all ${codeBlocks} blocks, got ${q.blocks}`);
+      if (q.blocks !== codeBlocks)
+        throw new RangeError(`code-scan: a list scan reads all ${codeBlocks} blocks, got ${q.blocks}`);
       nibbleTables(q, lut);
       const a = 2 * q.delta;
       const b = 2 * q.lo;
@@ -332,8 +369,28 @@ export function listScan(codes: Uint32Array, words: number, scales: Float32Array
       for (let k = 0; k < rangeCount; k++) {
         const first = ranges[2 * k]!;
         const end = ranges[2 * k + 1]!;
-        if (!(Number.isInteger(first) && Number.isInteger(end) && first >= 0 && end <= nBlocks && first <= end)) throw new RangeError(`code-scan: block range [${first}, ${end}) outside [0, ${nBlocks})`);
-        count += blockKernel(blockedAt, stride, stride, lutAt, scalesAt, scalePAt, a, b, c, first, 1, end, P, tmpAt, scoresAt, Number.NEGATIVE_INFINITY, hitIdsAt + 4 * count, hitValsAt + 4 * count);
+        if (!(Number.isInteger(first) && Number.isInteger(end) && first >= 0 && end <= nBlocks && first <= end))
+          throw new RangeError(`code-scan: block range [${first}, ${end}) outside [0, ${nBlocks})`);
+        count += blockKernel(
+          blockedAt,
+          stride,
+          stride,
+          lutAt,
+          scalesAt,
+          scalePAt,
+          a,
+          b,
+          c,
+          first,
+          1,
+          end,
+          P,
+          tmpAt,
+          scoresAt,
+          Number.NEGATIVE_INFINITY,
+          hitIdsAt + 4 * count,
+          hitValsAt + 4 * count,
+        );
       }
       for (let k = 0; k < count; k++) hitPositions[k] = order[hitPositions[k]!]!;
       return { ids: hitPositions, vals: hitVals, count };

@@ -110,12 +110,17 @@ interface Layout {
 export const align = (x: number) => Math.ceil(x / 16) * 16;
 
 /** A kernel instance on its own memory of at least `totalBytes` (never grown); undefined when unavailable. */
-export function kernelInstance(totalBytes: number): { readonly memory: WasmMemory; readonly exports: Record<string, (...args: number[]) => void> } | undefined {
+export function kernelInstance(
+  totalBytes: number,
+): { readonly memory: WasmMemory; readonly exports: Record<string, (...args: number[]) => void> } | undefined {
   const k = kernels();
   if (k === null || !(totalBytes <= MAX_BYTES)) return undefined;
   let memory: WasmMemory;
   try {
-    memory = new k.wasm.Memory({ initial: Math.max(1, Math.ceil(totalBytes / PAGE)), maximum: Math.max(1, Math.ceil(totalBytes / PAGE)) });
+    memory = new k.wasm.Memory({
+      initial: Math.max(1, Math.ceil(totalBytes / PAGE)),
+      maximum: Math.max(1, Math.ceil(totalBytes / PAGE)),
+    });
   } catch {
     return undefined;
   }
@@ -136,7 +141,8 @@ function allocate(rowBytes: number, d: number): Layout | undefined {
 function checkIds(ids: ArrayLike<number>, n: number): void {
   for (let k = 0; k < ids.length; k++) {
     const id = ids[k]!;
-    if (!(id >= 0 && id < n && Number.isInteger(id))) throw new RangeError(`row-dots: id ${id} at ${k} is not a row index in [0, ${n})`);
+    if (!(id >= 0 && id < n && Number.isInteger(id)))
+      throw new RangeError(`row-dots: id ${id} at ${k} is not a row index in [0, ${n})`);
   }
 }
 
@@ -177,7 +183,8 @@ export function f32RowDots(rows: Float32Array, d: number): F32RowDots | undefine
     exactDots(ids, count, query, out = new Float64Array(count)) {
       for (let k = 0; k < count; k++) {
         const id = ids[k]!;
-        if (!(id >= 0 && id < n && Number.isInteger(id))) throw new RangeError(`row-dots: id ${id} at ${k} is not a row index in [0, ${n})`);
+        if (!(id >= 0 && id < n && Number.isInteger(id)))
+          throw new RangeError(`row-dots: id ${id} at ${k} is not a row index in [0, ${n})`);
       }
       for (let j = 0; j < d; j++) q64[j] = query[j]!;
       for (let start = 0; start < count; start += CHUNK) {

@@ -28,7 +28,8 @@ export interface U4Query {
 
 /** Quantises r[0 .. D) (D a multiple of 32, ≤ MAX_U4_DIMS, finite values) for scan_u4 (see the header). */
 export function quantizeU4Query(r: ArrayLike<number>, D: number): U4Query {
-  if (!(Number.isInteger(D) && D > 0 && D % 32 === 0 && D <= MAX_U4_DIMS)) throw new RangeError(`u4-scan: D must be a positive multiple of 32 ≤ ${MAX_U4_DIMS}, got ${D}`);
+  if (!(Number.isInteger(D) && D > 0 && D % 32 === 0 && D <= MAX_U4_DIMS))
+    throw new RangeError(`u4-scan: D must be a positive multiple of 32 ≤ ${MAX_U4_DIMS}, got ${D}`);
   let max = 0;
   for (let j = 0; j < D; j++) {
     const a = Math.abs(r[j]!);
@@ -95,14 +96,26 @@ export function u4Scan(positions: number, D: number): U4Scan | undefined {
     bytes: buffer.byteLength,
     codes: new Uint8Array(buffer, 0, positions * codeBytes),
     scanRanges(q, ranges, rangeCount) {
-      if (q.lanes.length !== D) throw new RangeError(`u4-scan: the query has ${q.lanes.length} coordinates, the codes ${D}`);
+      if (q.lanes.length !== D)
+        throw new RangeError(`u4-scan: the query has ${q.lanes.length} coordinates, the codes ${D}`);
       lanes.set(q.lanes);
       let count = 0;
       for (let k = 0; k < rangeCount; k++) {
         const first = ranges[2 * k]!;
         const end = ranges[2 * k + 1]!;
-        if (!(Number.isInteger(first) && Number.isInteger(end) && first >= 0 && end <= positions && first <= end && count + end - first <= positions)) {
-          throw new RangeError(`u4-scan: range [${first}, ${end}) outside [0, ${positions}) or more than ${positions} positions in all`);
+        if (
+          !(
+            Number.isInteger(first) &&
+            Number.isInteger(end) &&
+            first >= 0 &&
+            end <= positions &&
+            first <= end &&
+            count + end - first <= positions
+          )
+        ) {
+          throw new RangeError(
+            `u4-scan: range [${first}, ${end}) outside [0, ${positions}) or more than ${positions} positions in all`,
+          );
         }
         kernel(0, codeBytes, first, end, queryAt, outAt + 4 * count);
         count += end - first;

@@ -129,7 +129,15 @@ function reseedEmpty(
   }
 }
 
-function lloyd(data: Float64Array, n: number, dim: number, k: number, cents: Float64Array, maxIterations: number, changeTolerance = 0): KmeansResult {
+function lloyd(
+  data: Float64Array,
+  n: number,
+  dim: number,
+  k: number,
+  cents: Float64Array,
+  maxIterations: number,
+  changeTolerance = 0,
+): KmeansResult {
   const allowed = Math.floor(changeTolerance * n);
   const assign = new Int32Array(n).fill(-1);
   const counts = new Float64Array(k);
@@ -218,13 +226,21 @@ const SLACK = 1 + 1e-9;
  */
 export function kmeansPlusPlus(data: Float64Array, dim: number, k: number, options: KmeansOptions): KmeansResult {
   if (!Number.isInteger(dim) || dim < 1) throw new KmeansError("bad-dim", `dim must be a positive integer, got ${dim}`);
-  if (data.length % dim !== 0) throw new KmeansError("bad-data", `data length ${data.length} is not a multiple of dim ${dim}`);
+  if (data.length % dim !== 0)
+    throw new KmeansError("bad-data", `data length ${data.length} is not a multiple of dim ${dim}`);
   const n = data.length / dim;
   if (n === 0) {
     if (k !== 0) throw new KmeansError("bad-k", `k must be 0 for no points, got ${k}`);
-    return { assignments: new Int32Array(0), centroids: new Float64Array(0), inertia: 0, iterations: 0, converged: true };
+    return {
+      assignments: new Int32Array(0),
+      centroids: new Float64Array(0),
+      inertia: 0,
+      iterations: 0,
+      converged: true,
+    };
   }
-  if (!Number.isInteger(k) || k < 1 || k > n) throw new KmeansError("bad-k", `k must be an integer in 1..${n}, got ${k}`);
+  if (!Number.isInteger(k) || k < 1 || k > n)
+    throw new KmeansError("bad-k", `k must be an integer in 1..${n}, got ${k}`);
   for (let i = 0; i < data.length; i++) {
     if (!Number.isFinite(data[i]!)) throw new KmeansError("bad-data", `coordinate ${i} is ${data[i]}`);
   }
@@ -233,7 +249,8 @@ export function kmeansPlusPlus(data: Float64Array, dim: number, k: number, optio
   if (!Number.isInteger(maxIterations) || maxIterations < 1) {
     throw new KmeansError("bad-max-iterations", `maxIterations must be a positive integer, got ${maxIterations}`);
   }
-  if (!Number.isInteger(restarts) || restarts < 1) throw new KmeansError("bad-restarts", `restarts must be a positive integer, got ${restarts}`);
+  if (!Number.isInteger(restarts) || restarts < 1)
+    throw new KmeansError("bad-restarts", `restarts must be a positive integer, got ${restarts}`);
   let best: KmeansResult | null = null;
   for (let r = 0; r < restarts; r++) {
     const cents = seedPlusPlus(data, n, dim, k, options.rng);

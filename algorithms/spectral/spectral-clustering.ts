@@ -29,7 +29,11 @@ import { defaultSteps, lanczos } from "../linalg/lanczos.ts";
 import { weightedDegrees } from "../linalg/symmetric-csr.ts";
 import { mulberry32, type Rng } from "../random/rng.ts";
 import { kmeansPlusPlus } from "./kmeans-pp.ts";
-import { type ToolCapabilityInput, type ToolCapabilityWeights, toolCapabilityAdjacency } from "./tool-capability-graph.ts";
+import {
+  type ToolCapabilityInput,
+  type ToolCapabilityWeights,
+  toolCapabilityAdjacency,
+} from "./tool-capability-graph.ts";
 
 export const DEFAULTS = {
   kMin: 2,
@@ -99,7 +103,8 @@ export class SpectralError extends AlgorithmError {
 }
 
 function checkInt(name: string, v: number, min: number): void {
-  if (!Number.isInteger(v) || v < min) throw new SpectralError(`bad-${name}`, `${name} must be an integer ≥ ${min}, got ${v}`);
+  if (!Number.isInteger(v) || v < min)
+    throw new SpectralError(`bad-${name}`, `${name} must be an integer ≥ ${min}, got ${v}`);
 }
 
 /** Spectral clusters of tools and capabilities. */

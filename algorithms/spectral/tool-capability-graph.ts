@@ -60,34 +60,48 @@ export class ToolCapabilityGraphError extends AlgorithmError {
 }
 
 function checkFactor(name: string, v: number): number {
-  if (!Number.isFinite(v) || v < 0) throw new ToolCapabilityGraphError("bad-weight", `${name} must be finite and ≥ 0, got ${v}`);
+  if (!Number.isFinite(v) || v < 0)
+    throw new ToolCapabilityGraphError("bad-weight", `${name} must be finite and ≥ 0, got ${v}`);
   return v;
 }
 
 /** Validates ids and weights; throws ToolCapabilityGraphError naming the offending value. */
 export function validateToolCapabilityInput(input: ToolCapabilityInput): void {
   const { nTools, memberships } = input;
-  if (!Number.isInteger(nTools) || nTools < 0) throw new ToolCapabilityGraphError("bad-n", `nTools must be a non-negative integer, got ${nTools}`);
+  if (!Number.isInteger(nTools) || nTools < 0)
+    throw new ToolCapabilityGraphError("bad-n", `nTools must be a non-negative integer, got ${nTools}`);
   const nCaps = memberships.length;
   memberships.forEach((tools, c) => {
     for (const t of tools) {
       if (!Number.isInteger(t) || t < 0 || t >= nTools) {
-        throw new ToolCapabilityGraphError("bad-membership", `capability ${c} lists tool ${t}, outside 0..${nTools - 1}`);
+        throw new ToolCapabilityGraphError(
+          "bad-membership",
+          `capability ${c} lists tool ${t}, outside 0..${nTools - 1}`,
+        );
       }
     }
   });
   for (const d of input.capabilityDeps ?? []) {
     for (const c of [d.from, d.to]) {
       if (!Number.isInteger(c) || c < 0 || c >= nCaps) {
-        throw new ToolCapabilityGraphError("bad-dependency", `dependency ${d.from}->${d.to} names capability ${c}, outside 0..${nCaps - 1}`);
+        throw new ToolCapabilityGraphError(
+          "bad-dependency",
+          `dependency ${d.from}->${d.to} names capability ${c}, outside 0..${nCaps - 1}`,
+        );
       }
     }
     if (!Number.isFinite(d.weight) || d.weight < 0) {
-      throw new ToolCapabilityGraphError("bad-weight", `dependency ${d.from}->${d.to} weight ${d.weight} is not finite and ≥ 0`);
+      throw new ToolCapabilityGraphError(
+        "bad-weight",
+        `dependency ${d.from}->${d.to} weight ${d.weight} is not finite and ≥ 0`,
+      );
     }
   }
   if (input.toolGraph !== undefined && input.toolGraph.n !== nTools) {
-    throw new ToolCapabilityGraphError("bad-tool-graph", `toolGraph has ${input.toolGraph.n} nodes, expected nTools = ${nTools}`);
+    throw new ToolCapabilityGraphError(
+      "bad-tool-graph",
+      `toolGraph has ${input.toolGraph.n} nodes, expected nTools = ${nTools}`,
+    );
   }
 }
 

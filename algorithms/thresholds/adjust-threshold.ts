@@ -105,7 +105,11 @@ export function createThresholdAdjuster(options?: AdjustOptions): (input: Adjust
   assertInRange(MODULE, "minThreshold", o.minThreshold, 0, 1);
   assertInRange(MODULE, "maxThreshold", o.maxThreshold, 0, 1);
   if (o.minThreshold > o.maxThreshold) {
-    throw new ThresholdError(MODULE, "bad-bounds", `minThreshold ${o.minThreshold} exceeds maxThreshold ${o.maxThreshold}`);
+    throw new ThresholdError(
+      MODULE,
+      "bad-bounds",
+      `minThreshold ${o.minThreshold} exceeds maxThreshold ${o.maxThreshold}`,
+    );
   }
   assertInRange(MODULE, "baseThreshold", o.baseThreshold, o.minThreshold, o.maxThreshold);
   assertInRange(MODULE, "healthPenalty", o.healthPenalty, 0, 1);
@@ -119,7 +123,8 @@ export function createThresholdAdjuster(options?: AdjustOptions): (input: Adjust
     }
     const user = extractUserHistorySignals(input.user, input.task, userSignals);
     const context = extractContextSignals(input.task, input.environment, contextSignals);
-    const resource = input.resources === undefined ? undefined : extractResourceSignals(input.resources, resourceSignals);
+    const resource =
+      input.resources === undefined ? undefined : extractResourceSignals(input.resources, resourceSignals);
 
     const fired = new Set<string>([...user.signals, ...context.signals, ...(resource?.signals ?? [])]);
     const matched = matchingRules(fired, o.rules);
@@ -158,7 +163,12 @@ export function createThresholdAdjuster(options?: AdjustOptions): (input: Adjust
       adjustedThreshold: adjusted,
       delta,
       appliedRules: rule === undefined ? [] : [rule.id],
-      matchedRules: matched.map((r) => ({ id: r.id, threshold: r.threshold, priority: r.priority, category: r.category })),
+      matchedRules: matched.map((r) => ({
+        id: r.id,
+        threshold: r.threshold,
+        priority: r.priority,
+        category: r.category,
+      })),
       signals: { user, context, resource },
       resources: input.resources,
       complexity: input.task.complexity,

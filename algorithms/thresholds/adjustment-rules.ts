@@ -103,7 +103,8 @@ export const RULES: readonly ThresholdRule[] = [
     threshold: 0.6,
     priority: 7,
     category: "down",
-    reason: "Similar tasks succeeded before (≥80% success of similar past executions — the user's own when a user is given)",
+    reason:
+      "Similar tasks succeeded before (≥80% success of similar past executions — the user's own when a user is given)",
   },
   {
     id: "simple_task",
@@ -170,6 +171,9 @@ export function matchingRules(signals: ReadonlySet<string>, rules: readonly Thre
 }
 
 /** The rule that applies, or undefined when none fired (the base threshold stands). */
-export function selectRule(signals: ReadonlySet<string>, rules: readonly ThresholdRule[] = RULES): ThresholdRule | undefined {
+export function selectRule(
+  signals: ReadonlySet<string>,
+  rules: readonly ThresholdRule[] = RULES,
+): ThresholdRule | undefined {
   return matchingRules(signals, rules)[0];
 }

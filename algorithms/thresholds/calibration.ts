@@ -66,8 +66,10 @@ export const DEFAULTS = { z: 1.96, minBlock: 1 } as const;
 
 /** Wilson score lower bound of a success rate with k successes in n trials (0 when n = 0). */
 export function wilsonLowerBound(k: number, n: number, z: number = DEFAULTS.z): number {
-  if (!(n >= 0) || !(k >= 0) || k > n) throw new ThresholdError(MODULE, "bad-count", `wilsonLowerBound needs 0 ≤ k ≤ n, got k=${k}, n=${n}`);
-  if (!(z >= 0) || !Number.isFinite(z)) throw new ThresholdError(MODULE, "bad-z", `z must be a finite number ≥ 0, got ${z}`);
+  if (!(n >= 0) || !(k >= 0) || k > n)
+    throw new ThresholdError(MODULE, "bad-count", `wilsonLowerBound needs 0 ≤ k ≤ n, got k=${k}, n=${n}`);
+  if (!(z >= 0) || !Number.isFinite(z))
+    throw new ThresholdError(MODULE, "bad-z", `z must be a finite number ≥ 0, got ${z}`);
   if (n === 0) return 0;
   const p = k / n;
   if (z === 0) return p;
@@ -80,9 +82,14 @@ export function wilsonLowerBound(k: number, n: number, z: number = DEFAULTS.z): 
  * Fits the isotonic map from parallel arrays of scores and outcomes (true/1 = success, false/0 = failure),
  * each block valued at the best Wilson lower bound of the pooled blocks ending at it. O(blocks²).
  */
-export function fitCalibration(scores: readonly number[], outcomes: readonly (boolean | number)[], options: CalibrationOptions = {}): Calibration {
+export function fitCalibration(
+  scores: readonly number[],
+  outcomes: readonly (boolean | number)[],
+  options: CalibrationOptions = {},
+): Calibration {
   const z = options.z ?? DEFAULTS.z;
-  if (!(z >= 0) || !Number.isFinite(z)) throw new ThresholdError(MODULE, "bad-z", `options.z must be a finite number ≥ 0, got ${z}`);
+  if (!(z >= 0) || !Number.isFinite(z))
+    throw new ThresholdError(MODULE, "bad-z", `options.z must be a finite number ≥ 0, got ${z}`);
   if (scores.length !== outcomes.length) {
     throw new ThresholdError(MODULE, "length-mismatch", `${scores.length} scores but ${outcomes.length} outcomes`);
   }
@@ -93,7 +100,8 @@ export function fitCalibration(scores: readonly number[], outcomes: readonly (bo
     const raw = outcomes[i]!;
     if (!Number.isFinite(s)) throw new ThresholdError(MODULE, "bad-score", `score #${i} is not finite: ${s}`);
     const y = typeof raw === "boolean" ? (raw ? 1 : 0) : raw;
-    if (y !== 0 && y !== 1) throw new ThresholdError(MODULE, "bad-outcome", `outcome #${i} must be 0/1/boolean, got ${raw}`);
+    if (y !== 0 && y !== 1)
+      throw new ThresholdError(MODULE, "bad-outcome", `outcome #${i} must be 0/1/boolean, got ${raw}`);
     pairs.push({ s, y });
   }
   pairs.sort((a, b) => a.s - b.s);
@@ -130,7 +138,8 @@ export function fitCalibration(scores: readonly number[], outcomes: readonly (bo
     }
   }
   const minBlock = options.minBlock ?? DEFAULTS.minBlock;
-  if (!Number.isInteger(minBlock) || minBlock < 1) throw new ThresholdError(MODULE, "bad-min-block", `options.minBlock must be an integer ≥ 1, got ${minBlock}`);
+  if (!Number.isInteger(minBlock) || minBlock < 1)
+    throw new ThresholdError(MODULE, "bad-min-block", `options.minBlock must be an integer ≥ 1, got ${minBlock}`);
   for (let j = 0; j < cnt.length && cnt.length > 1; ) {
     if (cnt[j]! >= minBlock) {
       j++;

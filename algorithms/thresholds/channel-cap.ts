@@ -23,8 +23,12 @@ export interface LiveChannels {
   graph: boolean;
 }
 
-export const LEXICAL_ONLY_REASON = "never accepted outright: ranked by the lexical and graph channels only, the tools' embeddings are still being computed";
+export const LEXICAL_ONLY_REASON =
+  "never accepted outright: ranked by the lexical and graph channels only, the tools' embeddings are still being computed";
 
-export function capForChannels<T extends Pick<GateTier, "decision" | "confidence" | "caution">>(tier: T, live: LiveChannels): CappedTier<T> {
+export function capForChannels<T extends Pick<GateTier, "decision" | "confidence" | "caution">>(
+  tier: T,
+  live: LiveChannels,
+): CappedTier<T> {
   return live.embedding ? tier : capAccepted(tier, LEXICAL_ONLY_REASON);
 }

@@ -21,7 +21,13 @@
  *                   (docs/decisions/gate-thresholds.md, "Workflow health")
  */
 
-import type { ContextDetector, DetectedContext, DetectionInput, TaskHealth, WorkflowContext } from "./detector-chain.ts";
+import type {
+  ContextDetector,
+  DetectedContext,
+  DetectionInput,
+  TaskHealth,
+  WorkflowContext,
+} from "./detector-chain.ts";
 import { ThresholdError } from "./errors.ts";
 import { stripUndefined } from "./options.ts";
 import type { Urgency } from "./types.ts";
@@ -83,7 +89,15 @@ export const DEFAULTS = {
   urgentKeywords: ["urgent", "asap", "immediately", "critical", "hotfix", "now", "emergency", "right away", "blocker"],
   lowUrgencyKeywords: ["no rush", "whenever", "low priority", "eventually", "when you have time"],
   criticalKeywords: ["critical", "outage", "incident", "production down", "data loss", "security breach", "sev1"],
-  complexIndicators: ["system-wide", "architecture", "architectural", "distributed", "migration", "end-to-end", "across"],
+  complexIndicators: [
+    "system-wide",
+    "architecture",
+    "architectural",
+    "distributed",
+    "migration",
+    "end-to-end",
+    "across",
+  ],
   simpleIndicators: ["typo", "single file", "simple", "quick", "rename", "small"],
   maxReplans: 2,
   maxConsecutiveFailures: 3,
@@ -210,11 +224,22 @@ export function assessWorkflowHealth(
   options?: Pick<RuleBasedDetectorOptions, "maxReplans" | "maxConsecutiveFailures" | "minSuccessRate">,
 ): WorkflowHealth {
   if (workflow === undefined) {
-    return { taskHealth: "OnTrack", atRisk: false, offTrack: false, workflowSuccessRate: undefined, consecutiveFailures: 0, userStates: [] };
+    return {
+      taskHealth: "OnTrack",
+      atRisk: false,
+      offTrack: false,
+      workflowSuccessRate: undefined,
+      consecutiveFailures: 0,
+      userStates: [],
+    };
   }
   const o = { ...DEFAULTS, ...stripUndefined(options) };
   if (!Number.isInteger(workflow.replans) || workflow.replans < 0) {
-    throw new ThresholdError(MODULE, "bad-replans", `workflow.replans must be a non-negative integer, got ${workflow.replans}`);
+    throw new ThresholdError(
+      MODULE,
+      "bad-replans",
+      `workflow.replans must be a non-negative integer, got ${workflow.replans}`,
+    );
   }
   const n = workflow.steps.length;
   let ok = 0;

@@ -79,7 +79,10 @@ export function gateTier(score: number, threshold: number, options?: GateOptions
   const minHighProbability = options?.minHighProbability ?? DEFAULTS.minHighProbability;
   const t = threshold;
   const probability = options?.calibrate === undefined ? undefined : options.calibrate(score);
-  if (score + EPS >= Math.max(highConfidence, t) && (probability === undefined || probability + EPS >= minHighProbability)) {
+  if (
+    score + EPS >= Math.max(highConfidence, t) &&
+    (probability === undefined || probability + EPS >= minHighProbability)
+  ) {
     return probability === undefined
       ? { decision: "accepted", confidence: "high", caution: false, threshold: t }
       : { decision: "accepted", confidence: "high", caution: false, threshold: t, probability };
@@ -124,7 +127,18 @@ export function decide<F = string>(
   const offered = fallbacks ?? [];
   return probability === undefined
     ? { score, threshold: t, appliedRules, decision, confidence, caution, gap, fallbacks: offered, reasoning }
-    : { score, threshold: t, appliedRules, probability, decision, confidence, caution, gap, fallbacks: offered, reasoning };
+    : {
+        score,
+        threshold: t,
+        appliedRules,
+        probability,
+        decision,
+        confidence,
+        caution,
+        gap,
+        fallbacks: offered,
+        reasoning,
+      };
 }
 
 function f2(x: number): string {

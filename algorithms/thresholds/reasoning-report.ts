@@ -56,7 +56,13 @@ export interface ReportInput {
   };
   readonly adjustment: Pick<
     ThresholdAdjustment,
-    "originalThreshold" | "adjustedThreshold" | "delta" | "appliedRules" | "reasoning" | "confidenceLevel" | "complexity"
+    | "originalThreshold"
+    | "adjustedThreshold"
+    | "delta"
+    | "appliedRules"
+    | "reasoning"
+    | "confidenceLevel"
+    | "complexity"
   > & { readonly resources?: ResourceUsage | undefined };
   /** Score breakdown from the producing algorithm, name → value (evidence: these make the key factors). */
   readonly scoreBreakdown?: Readonly<Record<string, number>> | undefined;
@@ -78,7 +84,12 @@ export interface ReasoningReport {
   };
   readonly scoreBreakdown: readonly { readonly name: string; readonly value: number }[];
   readonly keyFactors: readonly { readonly name: string; readonly weight: number }[];
-  readonly alternatives: readonly { readonly id: string; readonly label: string; readonly score: number; readonly reason: string }[];
+  readonly alternatives: readonly {
+    readonly id: string;
+    readonly label: string;
+    readonly score: number;
+    readonly reason: string;
+  }[];
   readonly flags: readonly string[];
   readonly threshold: {
     readonly original: number;
@@ -125,7 +136,10 @@ export function buildReasoningReport(input: ReportInput, options?: ReportOptions
   const o = { ...DEFAULTS, ...stripUndefined(options) };
   const { decision, adjustment } = input;
   const evidence = Object.entries(input.scoreBreakdown ?? {}).map(([name, value]) => ({ name, value }));
-  const breakdown = [...evidence, ...Object.entries(input.mixingWeights ?? {}).map(([name, value]) => ({ name, value }))];
+  const breakdown = [
+    ...evidence,
+    ...Object.entries(input.mixingWeights ?? {}).map(([name, value]) => ({ name, value })),
+  ];
   let keyFactors = input.keyFactors?.map((f) => ({ name: f.name, weight: f.weight }));
   if (keyFactors === undefined) {
     const positive = evidence.filter((b) => Number.isFinite(b.value) && b.value > 0);
@@ -190,7 +204,9 @@ export function renderReasoningReport(r: ReasoningReport): string {
   const lines: string[] = [];
   lines.push(`🤖 **${r.title}**`, "");
   lines.push(`**Selected**: ${r.chosen.label}${r.chosen.label === r.chosen.id ? "" : ` (${r.chosen.id})`}`);
-  lines.push(`**Confidence Score**: ${pct(r.confidence.score)} (${r.confidence.level}) — ${DECISION_TEXT[r.confidence.decision]}`);
+  lines.push(
+    `**Confidence Score**: ${pct(r.confidence.score)} (${r.confidence.level}) — ${DECISION_TEXT[r.confidence.decision]}`,
+  );
   lines.push("", "**Selection Reasoning**:");
   if (r.scoreBreakdown.length === 0) lines.push("└─ (no breakdown)");
   r.scoreBreakdown.forEach((b, i) => {

@@ -47,7 +47,10 @@ export const DEFAULTS = {
 
 const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
-export function extractResourceSignals(usage: ResourceUsage, options?: ResourceSignalOptions): SignalReport<ResourceSignal> {
+export function extractResourceSignals(
+  usage: ResourceUsage,
+  options?: ResourceSignalOptions,
+): SignalReport<ResourceSignal> {
   assertInRange(MODULE, "memory usage", usage.memory, 0, 1);
   assertInRange(MODULE, "cpu usage", usage.cpu, 0, 1);
   if (usage.disk !== undefined) assertInRange(MODULE, "disk usage", usage.disk, 0, 1);
@@ -59,7 +62,11 @@ export function extractResourceSignals(usage: ResourceUsage, options?: ResourceS
   if (usage.disk !== undefined && usage.disk > o.diskPressure) signals.push("disk_pressure");
   const first = signals[0];
   const recommendation =
-    first === "resource_critical" || first === "low_resources" ? "up" : first === "resource_healthy" ? "down" : "neutral";
+    first === "resource_critical" || first === "low_resources"
+      ? "up"
+      : first === "resource_healthy"
+        ? "down"
+        : "neutral";
   const disk = usage.disk === undefined ? "disk n/a" : `disk ${pct(usage.disk)}`;
   const reasoning =
     (signals.length === 0 ? "No resource signal" : signals.join(", ")) +

@@ -14,16 +14,29 @@
 import type { GateTier } from "./gate-decision.ts";
 
 export const SUSPICIOUS_TAG = "suspicious";
-export const SUSPICIOUS_REASON = "never accepted outright: the tool's description reads like instructions to the model (safety tag suspicious)";
+export const SUSPICIOUS_REASON =
+  "never accepted outright: the tool's description reads like instructions to the model (safety tag suspicious)";
 
 export type CappedTier<T extends Pick<GateTier, "decision" | "confidence" | "caution">> = T | (T & { reason: string });
 
-export function capForSafety<T extends Pick<GateTier, "decision" | "confidence" | "caution">>(tier: T, safetyTags: readonly string[]): CappedTier<T> {
+export function capForSafety<T extends Pick<GateTier, "decision" | "confidence" | "caution">>(
+  tier: T,
+  safetyTags: readonly string[],
+): CappedTier<T> {
   return safetyTags.includes(SUSPICIOUS_TAG) ? capAccepted(tier, SUSPICIOUS_REASON) : tier;
 }
 
 /** The cap itself: an accepted tier becomes accepted-with-caution (confidence at most medium) with `reason`; others pass. */
-export function capAccepted<T extends Pick<GateTier, "decision" | "confidence" | "caution">>(tier: T, reason: string): CappedTier<T> {
+export function capAccepted<T extends Pick<GateTier, "decision" | "confidence" | "caution">>(
+  tier: T,
+  reason: string,
+): CappedTier<T> {
   if (tier.decision !== "accepted") return tier;
-  return { ...tier, decision: "accepted-with-caution", confidence: tier.confidence === "high" ? "medium" : tier.confidence, caution: true, reason };
+  return {
+    ...tier,
+    decision: "accepted-with-caution",
+    confidence: tier.confidence === "high" ? "medium" : tier.confidence,
+    caution: true,
+    reason,
+  };
 }

@@ -93,7 +93,11 @@ export function extractUserHistorySignals(
       `new_unproven_user: ${user.taskCount} tasks, reputation ${pct(user.reputation)}${inactive ? ", inactive" : ""}`,
     );
   }
-  if (user.reputation >= o.trustedReputation && user.successRate >= o.trustedSuccessRate && user.taskCount >= o.trustedTasks) {
+  if (
+    user.reputation >= o.trustedReputation &&
+    user.successRate >= o.trustedSuccessRate &&
+    user.taskCount >= o.trustedTasks
+  ) {
     signals.push("trusted_user");
     reasons.push(
       `trusted_user: reputation ${pct(user.reputation)}, success ${pct(user.successRate)}, ${user.taskCount} tasks`,
@@ -106,7 +110,9 @@ export function extractUserHistorySignals(
   const floorText = past?.floor === undefined ? "" : ` (similarity ≥ ${past.floor.toFixed(2)})`;
   if (past !== undefined && past.rate === null) {
     const best = past.best === undefined ? "" : `, the closest reaches ${past.best.toFixed(2)}`;
-    reasons.push(`no similar past task: no past execution is similar enough${past.floor === undefined ? "" : ` (similarity ≥ ${past.floor.toFixed(2)}${best})`}`);
+    reasons.push(
+      `no similar past task: no past execution is similar enough${past.floor === undefined ? "" : ` (similarity ≥ ${past.floor.toFixed(2)}${best})`}`,
+    );
   } else if (past !== undefined && past.executions >= o.similarMinTasks) {
     similar = past.rate ?? undefined;
     similarFrom = ` of ${past.executions} similar past executions${floorText}`;
@@ -120,11 +126,17 @@ export function extractUserHistorySignals(
     reasons.push(`similar_success: ${pct(similar)} success${similarFrom}`);
   }
   const first = signals[0];
-  const recommendation = first === undefined ? "neutral" : first === "high_error_rate" || first === "new_unproven_user" ? "up" : "down";
+  const recommendation =
+    first === undefined ? "neutral" : first === "high_error_rate" || first === "new_unproven_user" ? "up" : "down";
   return {
     signals,
     recommendation,
-    reasoning: signals.length === 0 ? (reasons.length === 0 ? "No user-history signal" : `No user-history signal; ${reasons.join("; ")}`) : reasons.join("; "),
+    reasoning:
+      signals.length === 0
+        ? reasons.length === 0
+          ? "No user-history signal"
+          : `No user-history signal; ${reasons.join("; ")}`
+        : reasons.join("; "),
     similarTaskSuccessRate: similar,
   };
 }

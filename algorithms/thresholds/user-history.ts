@@ -86,7 +86,11 @@ function windowOf(options: UserHistoryOptions | undefined): number {
 }
 
 /** Returns the history after one more outcome; the input is left untouched; the window keeps the last W. */
-export function updateUserHistory(history: UserHistory, outcome: TaskOutcome, options?: UserHistoryOptions): UserHistory {
+export function updateUserHistory(
+  history: UserHistory,
+  outcome: TaskOutcome,
+  options?: UserHistoryOptions,
+): UserHistory {
   if (!Number.isFinite(outcome.at)) {
     throw new ThresholdError(MODULE, "bad-time", `outcome.at must be a finite epoch ms, got ${outcome.at}`);
   }

@@ -17,8 +17,23 @@
 import { dotAt } from "../linalg/dot.ts";
 import { SearchError } from "../search/search-error.ts";
 import { kthLargestInPlace, TopK } from "../search/top-k.ts";
-import { dotErrorFactor, dotUnderflowBound, type F32RowDots, f32RowDots, MAX_QUERY_ABS, simdByDefault } from "../simd/row-dots.ts";
-import { checkMatrix, checkQuery, checkTopN, MODULE, SIMD_MIN_VALUES, type VectorHit, type VectorIndex } from "./index-types.ts";
+import {
+  dotErrorFactor,
+  dotUnderflowBound,
+  type F32RowDots,
+  f32RowDots,
+  MAX_QUERY_ABS,
+  simdByDefault,
+} from "../simd/row-dots.ts";
+import {
+  checkMatrix,
+  checkQuery,
+  checkTopN,
+  MODULE,
+  SIMD_MIN_VALUES,
+  type VectorHit,
+  type VectorIndex,
+} from "./index-types.ts";
 import { cachedKernel } from "./scratch.ts";
 
 export function wantSimd(index: VectorIndex, options: { readonly simd?: boolean }): boolean {
@@ -26,7 +41,13 @@ export function wantSimd(index: VectorIndex, options: { readonly simd?: boolean 
 }
 
 /** Stage 2 alone: the exact top-N of the given ids (as searchVectorIndex re-ranks its shortlist; benchmarks). */
-export function rerankIds(index: VectorIndex, ids: Int32Array, query: ArrayLike<number>, topN: number, options: { readonly simd?: boolean } = {}): VectorHit[] {
+export function rerankIds(
+  index: VectorIndex,
+  ids: Int32Array,
+  query: ArrayLike<number>,
+  topN: number,
+  options: { readonly simd?: boolean } = {},
+): VectorHit[] {
   checkQuery(query, index.d);
   checkTopN(topN);
   if (ids.length === 0 || topN === 0) return [];
@@ -40,11 +61,18 @@ export function rerankIds(index: VectorIndex, ids: Int32Array, query: ArrayLike<
  * when re-ranking would use it (default: SIMD on and the index large enough), else dotAt itself. For callers that
  * need exact cosines of rows outside the vector channel's hits (the BM25-only and memory candidates of a search).
  */
-export function exactRowDots(index: VectorIndex, ids: ArrayLike<number>, count: number, q: ArrayLike<number>, out: Float64Array = new Float64Array(count)): Float64Array {
+export function exactRowDots(
+  index: VectorIndex,
+  ids: ArrayLike<number>,
+  count: number,
+  q: ArrayLike<number>,
+  out: Float64Array = new Float64Array(count),
+): Float64Array {
   checkQuery(q, index.d);
   for (let k = 0; k < count; k++) {
     const id = ids[k]!;
-    if (!(Number.isInteger(id) && id >= 0 && id < index.n)) throw new SearchError(MODULE, "bad-id", `id ${id} is not a row of the index (n = ${index.n})`);
+    if (!(Number.isInteger(id) && id >= 0 && id < index.n))
+      throw new SearchError(MODULE, "bad-id", `id ${id} is not a row of the index (n = ${index.n})`);
   }
   const kernel = count > 0 && wantSimd(index, {}) ? rowKernel(index) : undefined;
   if (kernel) return kernel.dots.exactDots(ids, count, q, out);
@@ -100,14 +128,21 @@ let simdSelect = new Float64Array(0);
  */
 let candidateIds = new Int32Array(0);
 
-export function simdRerank(index: VectorIndex, kernel: RowKernel, ids: Int32Array, q: Float64Array, topN: number): VectorHit[] | undefined {
+export function simdRerank(
+  index: VectorIndex,
+  kernel: RowKernel,
+  ids: Int32Array,
+  q: Float64Array,
+  topN: number,
+): VectorHit[] | undefined {
   const m = ids.length;
   const top = Math.min(topN, m);
   let qq = 0;
   for (let j = 0; j < index.d; j++) qq += q[j]! * q[j]!;
   const qNorm = Math.sqrt(qq);
   if (!(qNorm < MAX_QUERY_ABS)) return undefined;
-  const eps = (dotErrorFactor(index.d) * kernel.maxNorm * qNorm + dotUnderflowBound(index.d, kernel.maxNorm)) * (1 + 1e-9);
+  const eps =
+    (dotErrorFactor(index.d) * kernel.maxNorm * qNorm + dotUnderflowBound(index.d, kernel.maxNorm)) * (1 + 1e-9);
   if (simdScores.length < m) {
     simdScores = new Float32Array(Math.max(m, 2 * simdScores.length));
     simdSelect = new Float64Array(simdScores.length);

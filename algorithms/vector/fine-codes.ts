@@ -34,10 +34,17 @@
 
 import { SearchError } from "../search/search-error.ts";
 import { kthLargestInPlace, TopK } from "../search/top-k.ts";
-import type { F32RowDots, } from "../simd/row-dots.ts";
+import type { F32RowDots } from "../simd/row-dots.ts";
 import { quantizeU4Query, type U4Scan } from "../simd/u4-scan.ts";
 import type { RowKernel } from "./exact-rerank.ts";
-import { DEFAULTS, type FineCodes, MODULE, type VectorHit, type VectorIndex, type VectorSearchOptions } from "./index-types.ts";
+import {
+  DEFAULTS,
+  type FineCodes,
+  MODULE,
+  type VectorHit,
+  type VectorIndex,
+  type VectorSearchOptions,
+} from "./index-types.ts";
 import { probedLists, probeMinimum, probeRanges, probeTarget } from "./ivf.ts";
 import { rotatedQuery } from "./rotation.ts";
 import { scratchOf } from "./scratch.ts";
@@ -47,7 +54,11 @@ import { scratchOf } from "./scratch.ts";
  * stage"): δ = fineStep · ‖y‖/√D, m_j = min(7, ⌊|y_j|/δ⌋), c_j = 8 + m_j if y_j > 0 else 7 − m_j (the top bit is
  * the sign bit), α = ‖y‖² / (y·(c − 7.5)) (0 when y = 0), ‖e‖ = ‖y − α(c − 7.5)‖.
  */
-export function fineCode(y: Float64Array, fine: { codes: Uint8Array; scales: Float32Array; residuals: Float32Array }, i: number): void {
+export function fineCode(
+  y: Float64Array,
+  fine: { codes: Uint8Array; scales: Float32Array; residuals: Float32Array },
+  i: number,
+): void {
   const D = y.length;
   let yy = 0;
   for (let j = 0; j < D; j++) yy += y[j]! * y[j]!;
@@ -75,7 +86,12 @@ export function fineCode(y: Float64Array, fine: { codes: Uint8Array; scales: Flo
 }
 
 /** The fine codes by id, laid out by list position in the kernel's memory (padding: zero code, zero scale and residual). */
-export function fineByPosition(byId: { codes: Uint8Array; scales: Float32Array; residuals: Float32Array }, order: Int32Array, D: number, scan: U4Scan): FineCodes {
+export function fineByPosition(
+  byId: { codes: Uint8Array; scales: Float32Array; residuals: Float32Array },
+  order: Int32Array,
+  D: number,
+  scan: U4Scan,
+): FineCodes {
   const bytes = D >> 1;
   const scales = new Float32Array(order.length);
   const residuals = new Float32Array(order.length);
@@ -117,12 +133,26 @@ let fineIds = new Int32Array(0);
  * 4-bit codes, est_p = α_p · qs · (S_p − 7.5·K), bound_p = ε · ‖q‖ · ‖e_p‖ / √D + α_p · 3.75 · D · qs; the ids whose
  * est + bound reaches T, the topN-th largest est − bound (all probed ids when they are at most topN).
  */
-export function fineCandidates(index: VectorIndex, k: FineKernel, q: Float64Array, topN: number, options: VectorSearchOptions): { ids: Int32Array; upper: Float64Array } {
+export function fineCandidates(
+  index: VectorIndex,
+  k: FineKernel,
+  q: Float64Array,
+  topN: number,
+  options: VectorSearchOptions,
+): { ids: Int32Array; upper: Float64Array } {
   const ivf = index.ivf!;
   const fine = ivf.fine!;
   const eps = options.fineBound ?? DEFAULTS.fineBound;
-  if (!(eps >= 0 && Number.isFinite(eps))) throw new SearchError(MODULE, "bad-fine-bound", `fineBound must be a finite number ≥ 0, got ${eps}`);
-  const lists = probedLists(ivf, k.centroidDots, k.allLists, q, probeTarget(index, options, topN), probeMinimum(options));
+  if (!(eps >= 0 && Number.isFinite(eps)))
+    throw new SearchError(MODULE, "bad-fine-bound", `fineBound must be a finite number ≥ 0, got ${eps}`);
+  const lists = probedLists(
+    ivf,
+    k.centroidDots,
+    k.allLists,
+    q,
+    probeTarget(index, options, topN),
+    probeMinimum(options),
+  );
   const uq = quantizeU4Query(rotatedQuery(index, q), index.bits);
   const { sums, count } = k.scan.scanRanges(uq, probeRanges(ivf, lists, "positions"), lists.length);
   if (fineLower.length < count) {
@@ -178,7 +208,14 @@ const RERANK_BATCH = 16;
  * when N rows are scored and the next upper bound + q·μ is below the N-th exact score: every row left would score
  * below it (while the bounds hold), so the answer equals re-ranking them all, with fewer rows read.
  */
-export function boundedRerank(index: VectorIndex, kernel: RowKernel, ids: Int32Array, upper: Float64Array, q: Float64Array, topN: number): VectorHit[] {
+export function boundedRerank(
+  index: VectorIndex,
+  kernel: RowKernel,
+  ids: Int32Array,
+  upper: Float64Array,
+  q: Float64Array,
+  topN: number,
+): VectorHit[] {
   const m = ids.length;
   const order = Array.from({ length: m }, (_, j) => j).sort((a, b) => upper[b]! - upper[a]! || ids[a]! - ids[b]!);
   let qMean = 0;

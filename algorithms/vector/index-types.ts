@@ -203,7 +203,8 @@ export type VectorHit = ScoredId;
 export const MODULE = "vector-index";
 
 export function checkMatrix(vectors: Float32Array, d: number): number {
-  if (!Number.isInteger(d) || d <= 0) throw new SearchError(MODULE, "bad-dimension", `d must be a positive integer, got ${d}`);
+  if (!Number.isInteger(d) || d <= 0)
+    throw new SearchError(MODULE, "bad-dimension", `d must be a positive integer, got ${d}`);
   if (vectors.length % d !== 0) {
     throw new SearchError(MODULE, "bad-shape", `vectors.length ${vectors.length} is not a multiple of d = ${d}`);
   }
@@ -211,12 +212,15 @@ export function checkMatrix(vectors: Float32Array, d: number): number {
 }
 
 export function checkQuery(query: ArrayLike<number>, d: number): void {
-  if (query.length !== d) throw new SearchError(MODULE, "bad-query", `query length ${query.length} differs from d = ${d}`);
+  if (query.length !== d)
+    throw new SearchError(MODULE, "bad-query", `query length ${query.length} differs from d = ${d}`);
   for (let i = 0; i < d; i++) {
-    if (!Number.isFinite(query[i]!)) throw new SearchError(MODULE, "bad-query", `query[${i}] = ${query[i]} is not finite`);
+    if (!Number.isFinite(query[i]!))
+      throw new SearchError(MODULE, "bad-query", `query[${i}] = ${query[i]} is not finite`);
   }
 }
 
 export function checkTopN(topN: number): void {
-  if (!Number.isInteger(topN) || topN < 0) throw new SearchError(MODULE, "bad-top-n", `topN must be a non-negative integer, got ${topN}`);
+  if (!Number.isInteger(topN) || topN < 0)
+    throw new SearchError(MODULE, "bad-top-n", `topN must be a non-negative integer, got ${topN}`);
 }

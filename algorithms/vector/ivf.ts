@@ -35,12 +35,21 @@ import { cachedKernel, scratchOf } from "./scratch.ts";
  * SIMD row kernel over the centres when available, else in float64). The list centroids used at
  * query time are the means of the lists' vectors in the input space.
  */
-export function buildIvf(rows: F32RowDots, projected: Float64Array, P: number, wantedLists: number, rng: Rng, maxProbeFraction: number = DEFAULTS.ivfMaxProbeFraction): IvfLists | undefined {
+export function buildIvf(
+  rows: F32RowDots,
+  projected: Float64Array,
+  P: number,
+  wantedLists: number,
+  rng: Rng,
+  maxProbeFraction: number = DEFAULTS.ivfMaxProbeFraction,
+): IvfLists | undefined {
   const n = projected.length / P;
   const d = rows.d;
   const vectors = rows.rows;
-  if (!(Number.isInteger(wantedLists) && wantedLists >= 1)) throw new SearchError(MODULE, "bad-ivf-lists", `ivfLists must be an integer ≥ 1, got ${wantedLists}`);
-  if (!(maxProbeFraction > 0 && maxProbeFraction <= 1)) throw new SearchError(MODULE, "bad-ivf-probe", `ivfMaxProbeFraction must be in (0, 1], got ${maxProbeFraction}`);
+  if (!(Number.isInteger(wantedLists) && wantedLists >= 1))
+    throw new SearchError(MODULE, "bad-ivf-lists", `ivfLists must be an integer ≥ 1, got ${wantedLists}`);
+  if (!(maxProbeFraction > 0 && maxProbeFraction <= 1))
+    throw new SearchError(MODULE, "bad-ivf-probe", `ivfMaxProbeFraction must be in (0, 1], got ${maxProbeFraction}`);
   const lists = Math.min(wantedLists, n);
   const train = Math.min(n, DEFAULTS.ivfTrainPerList * lists);
   // A seeded sample without repetition: a partial Fisher–Yates shuffle of the ids.
@@ -54,7 +63,11 @@ export function buildIvf(rows: F32RowDots, projected: Float64Array, P: number, w
   const sample = new Float64Array(train * P);
   for (let k = 0; k < train; k++) sample.set(projected.subarray(ids[k]! * P, (ids[k]! + 1) * P), k * P);
   // Stop when fewer than 0.5 % of the sample change list: the lists only bound the probe, exactness is the re-rank's.
-  const centres = kmeansPlusPlus(sample, P, lists, { rng, maxIterations: DEFAULTS.ivfIterations, changeTolerance: 0.005 }).centroids;
+  const centres = kmeansPlusPlus(sample, P, lists, {
+    rng,
+    maxIterations: DEFAULTS.ivfIterations,
+    changeTolerance: 0.005,
+  }).centroids;
   const half = new Float64Array(lists);
   for (let l = 0; l < lists; l++) {
     let s = 0;
@@ -126,7 +139,14 @@ export function buildIvf(rows: F32RowDots, projected: Float64Array, P: number, w
     }
     centroidNorms[l] = norm;
   }
-  const probeFraction = calibrateProbe(rows, ids.subarray(0, Math.min(n, DEFAULTS.ivfCalibrationQueries)), assign, centroids, centroidNorms, sizes);
+  const probeFraction = calibrateProbe(
+    rows,
+    ids.subarray(0, Math.min(n, DEFAULTS.ivfCalibrationQueries)),
+    assign,
+    centroids,
+    centroidNorms,
+    sizes,
+  );
   if (probeFraction > maxProbeFraction) return undefined;
   return { lists, centroids, centroidNorms, starts, sizes, order, probeFraction };
 }
@@ -138,7 +158,14 @@ export function buildIvf(rows: F32RowDots, projected: Float64Array, P: number, w
  * at most 1. Data with little locality (neighbours spread over many lists) needs a large share, and then the index
  * keeps no IVF stage (buildIvf).
  */
-function calibrateProbe(rows: F32RowDots, queries: Int32Array, assign: Int32Array, centroids: Float32Array, norms: Float64Array, sizes: Int32Array): number {
+function calibrateProbe(
+  rows: F32RowDots,
+  queries: Int32Array,
+  assign: Int32Array,
+  centroids: Float32Array,
+  norms: Float64Array,
+  sizes: Int32Array,
+): number {
   const { n, d } = rows;
   const L = sizes.length;
   const all = Int32Array.from({ length: n }, (_, i) => i);
@@ -187,7 +214,9 @@ export function listKernel(index: VectorIndex): ListKernel | undefined {
     if (!ivf) return undefined;
     const scan = listScan(index.codes, index.bits >> 5, index.scales, ivf.order);
     const centroidDots = scan ? f32RowDots(ivf.centroids, index.d) : undefined;
-    return scan && centroidDots ? { scan, centroidDots, allLists: Int32Array.from({ length: ivf.lists }, (_, l) => l), source: index.codes } : undefined;
+    return scan && centroidDots
+      ? { scan, centroidDots, allLists: Int32Array.from({ length: ivf.lists }, (_, l) => l), source: index.codes }
+      : undefined;
   });
 }
 
@@ -212,14 +241,16 @@ export function probeRanges(ivf: IvfLists, lists: readonly number[], unit: "bloc
 /** Vectors the probed lists must hold: max(wanted, ⌈ivfProbeFraction · n⌉), the fraction checked. */
 export function probeTarget(index: VectorIndex, options: VectorSearchOptions, wanted: number): number {
   const fraction = options.ivfProbeFraction ?? index.ivf!.probeFraction;
-  if (!(fraction > 0 && fraction <= 1)) throw new SearchError(MODULE, "bad-ivf-probe", `ivfProbeFraction must be in (0, 1], got ${fraction}`);
+  if (!(fraction > 0 && fraction <= 1))
+    throw new SearchError(MODULE, "bad-ivf-probe", `ivfProbeFraction must be in (0, 1], got ${fraction}`);
   return Math.max(wanted, Math.ceil(fraction * index.n));
 }
 
 /** Lists probed at least (options.ivfMinProbes, checked; default DEFAULTS.ivfMinProbes). */
 export function probeMinimum(options: VectorSearchOptions): number {
   const minProbes = options.ivfMinProbes ?? DEFAULTS.ivfMinProbes;
-  if (!(Number.isInteger(minProbes) && minProbes >= 1)) throw new SearchError(MODULE, "bad-ivf-probe", `ivfMinProbes must be an integer ≥ 1, got ${minProbes}`);
+  if (!(Number.isInteger(minProbes) && minProbes >= 1))
+    throw new SearchError(MODULE, "bad-ivf-probe", `ivfMinProbes must be an integer ≥ 1, got ${minProbes}`);
   return minProbes;
 }
 
@@ -228,10 +259,27 @@ export function probeMinimum(options: VectorSearchOptions): number {
  * lower index on ties) until they hold ivfProbeFraction · n vectors and number at least ivfMinProbes; every vector
  * of those lists scored on its full code (the blocked SIMD kernel, 4-bit query); the `size` best of them.
  */
-export function ivfShortlist(index: VectorIndex, k: ListKernel, q: Float64Array, size: number, options: VectorSearchOptions): Int32Array {
+export function ivfShortlist(
+  index: VectorIndex,
+  k: ListKernel,
+  q: Float64Array,
+  size: number,
+  options: VectorSearchOptions,
+): Int32Array {
   const ivf = index.ivf!;
-  const order = probedLists(ivf, k.centroidDots, k.allLists, q, probeTarget(index, options, size), probeMinimum(options));
-  const hits = k.scan.scanRanges(quantizeQuery(rotatedQuery(index, q), index.bits >> 7), probeRanges(ivf, order, "blocks"), order.length);
+  const order = probedLists(
+    ivf,
+    k.centroidDots,
+    k.allLists,
+    q,
+    probeTarget(index, options, size),
+    probeMinimum(options),
+  );
+  const hits = k.scan.scanRanges(
+    quantizeQuery(rotatedQuery(index, q), index.bits >> 7),
+    probeRanges(ivf, order, "blocks"),
+    order.length,
+  );
   if (hits.count <= size) return hits.ids.slice(0, hits.count);
   const vals = scratchOf(hits.count);
   for (let j = 0; j < hits.count; j++) vals[j] = hits.vals[j]!;
@@ -244,12 +292,20 @@ export function ivfShortlist(index: VectorIndex, k: ListKernel, q: Float64Array,
  * The lists to probe, nearest first (‖c_l‖² − 2 q·c_l ascending, lower index on ties): until they hold `target`
  * vectors and number at least `minProbes` (never an empty list).
  */
-export function probedLists(ivf: IvfLists, centroidDots: F32RowDots, allLists: Int32Array, q: Float64Array, target: number, minProbes: number): number[] {
+export function probedLists(
+  ivf: IvfLists,
+  centroidDots: F32RowDots,
+  allLists: Int32Array,
+  q: Float64Array,
+  target: number,
+  minProbes: number,
+): number[] {
   const L = ivf.lists;
   const cd = centroidDots.dots(allLists, q);
   if (probeOrder.length < L) probeOrder = new Float64Array(Math.max(L, 2 * probeOrder.length));
   const dist = probeOrder;
-  for (let l = 0; l < L; l++) dist[l] = ivf.sizes[l]! > 0 ? ivf.centroidNorms[l]! - 2 * cd[l]! : Number.POSITIVE_INFINITY;
+  for (let l = 0; l < L; l++)
+    dist[l] = ivf.sizes[l]! > 0 ? ivf.centroidNorms[l]! - 2 * cd[l]! : Number.POSITIVE_INFINITY;
   // A few lists are probed: select the nearest remaining one each time (a taken list's distance becomes +∞).
   const order: number[] = [];
   let covered = 0;

@@ -40,7 +40,12 @@ export function scratchOf(n: number, which: 0 | 1 = 0): Float64Array {
  * The SIMD kernel of an index, created once by `create` (null remembered when it cannot be) and used only while
  * the array it copied (`source`) is still the index's `current` one.
  */
-export function cachedKernel<K extends { readonly source: object }>(cache: WeakMap<VectorIndex, K | null>, index: VectorIndex, current: object, create: () => K | undefined): K | undefined {
+export function cachedKernel<K extends { readonly source: object }>(
+  cache: WeakMap<VectorIndex, K | null>,
+  index: VectorIndex,
+  current: object,
+  create: () => K | undefined,
+): K | undefined {
   let k = cache.get(index);
   if (k === undefined) {
     k = create() ?? null;

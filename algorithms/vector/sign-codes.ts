@@ -46,9 +46,24 @@
 
 import { SearchError } from "../search/search-error.ts";
 import { kthLargestInPlace, topKIds } from "../search/top-k.ts";
-import { type CodeScan, codeScan, type QuantizedQuery, quantizedErrorBound, quantizeQuery, SCAN_BLOCK } from "../simd/code-scan.ts";
+import {
+  type CodeScan,
+  codeScan,
+  type QuantizedQuery,
+  quantizedErrorBound,
+  quantizeQuery,
+  SCAN_BLOCK,
+} from "../simd/code-scan.ts";
 import { simdByDefault } from "../simd/row-dots.ts";
-import { checkQuery, checkTopN, DEFAULTS, MODULE, type PrefilterOptions, SCAN_SIMD_MIN_N, type VectorIndex } from "./index-types.ts";
+import {
+  checkQuery,
+  checkTopN,
+  DEFAULTS,
+  MODULE,
+  type PrefilterOptions,
+  SCAN_SIMD_MIN_N,
+  type VectorIndex,
+} from "./index-types.ts";
 import { rotatedQuery } from "./rotation.ts";
 import { cachedKernel, growScratch, idScratch, scratchOf } from "./scratch.ts";
 
@@ -89,9 +104,16 @@ function approxOne(table: Float64Array, codes: Uint32Array, co: number, words: n
     const c = codes[co + w]!;
     const e = codes[co + w + 1]!;
     const b = w << 10;
-    s0 += table[b | (c & 255)]! + table[b | 256 | ((c >>> 8) & 255)]! + table[b | 512 | ((c >>> 16) & 255)]! + table[b | 768 | (c >>> 24)]!;
+    s0 +=
+      table[b | (c & 255)]! +
+      table[b | 256 | ((c >>> 8) & 255)]! +
+      table[b | 512 | ((c >>> 16) & 255)]! +
+      table[b | 768 | (c >>> 24)]!;
     s1 +=
-      table[b | 1024 | (e & 255)]! + table[b | 1280 | ((e >>> 8) & 255)]! + table[b | 1536 | ((e >>> 16) & 255)]! + table[b | 1792 | (e >>> 24)]!;
+      table[b | 1024 | (e & 255)]! +
+      table[b | 1280 | ((e >>> 8) & 255)]! +
+      table[b | 1536 | ((e >>> 16) & 255)]! +
+      table[b | 1792 | (e >>> 24)]!;
   }
   return s0 + s1;
 }
@@ -125,7 +147,11 @@ export function approximateScores(index: VectorIndex, query: ArrayLike<number>):
 export function prefixScores(index: VectorIndex, query: ArrayLike<number>, words: number): Float64Array {
   checkQuery(query, index.d);
   if (!Number.isInteger(words) || words <= 0 || words % 2 !== 0 || words > index.bits >> 5) {
-    throw new SearchError(MODULE, "bad-prefilter", `words must be an even integer in [2, ${index.bits >> 5}], got ${words}`);
+    throw new SearchError(
+      MODULE,
+      "bad-prefilter",
+      `words must be an even integer in [2, ${index.bits >> 5}], got ${words}`,
+    );
   }
   const table = queryTables(index, query);
   const stride = index.bits >> 5;
@@ -138,7 +164,12 @@ export function prefixScores(index: VectorIndex, query: ArrayLike<number>, words
  * The `size` ids with the best stage-1 approximate scores (ties: smaller id), in no particular order, through
  * the stage-0 prefix prefilter when n is large (see the header). All ids when size ≥ n.
  */
-export function codeShortlist(index: VectorIndex, query: ArrayLike<number>, size: number, options: PrefilterOptions = {}): Int32Array {
+export function codeShortlist(
+  index: VectorIndex,
+  query: ArrayLike<number>,
+  size: number,
+  options: PrefilterOptions = {},
+): Int32Array {
   checkQuery(query, index.d);
   checkTopN(size);
   const n = index.n;
@@ -180,10 +211,18 @@ export function codeShortlist(index: VectorIndex, query: ArrayLike<number>, size
  * on the full-code scores: it is used instead. Otherwise the cascade: the `keep` best prefix scores, re-scored on the full codes by
  * the row kernel (same formula, same bits), the `size` best of those.
  */
-function simdShortlist(index: VectorIndex, scan: CodeScan, r: Float64Array, size: number, pw: number, keep: number): Int32Array {
+function simdShortlist(
+  index: VectorIndex,
+  scan: CodeScan,
+  r: Float64Array,
+  size: number,
+  pw: number,
+  keep: number,
+): Int32Array {
   const n = index.n;
   const full = quantizeQuery(r, index.bits >> 7);
-  if (!(pw > 0 && pw < index.bits >> 5 && n > 2 * keep && n >= FULL_SCAN_RATIO * keep)) return blockedTop(scan, full, n, size);
+  if (!(pw > 0 && pw < index.bits >> 5 && n > 2 * keep && n >= FULL_SCAN_RATIO * keep))
+    return blockedTop(scan, full, n, size);
   const first = blockedTop(scan, quantizeQuery(r, pw >> 2), n, keep);
   const refined = scan.scanIds(full, first, first.length, scratchOf(first.length));
   const chosen = topKIds(refined, first.length, size, scratchOf(first.length, 1));
@@ -211,7 +250,8 @@ export function blockedTop(scan: CodeScan, q: QuantizedQuery, n: number, k: numb
   const sample = scan.sampleBlocks(q, step);
   const sampled = scratchOf(Math.ceil(nBlocks / step) * SCAN_BLOCK, 1);
   let samples = 0;
-  for (let b = 0; b < nBlocks; b += step) for (let i = b * SCAN_BLOCK, end = Math.min(n, i + SCAN_BLOCK); i < end; i++) sampled[samples++] = sample[i]!;
+  for (let b = 0; b < nBlocks; b += step)
+    for (let i = b * SCAN_BLOCK, end = Math.min(n, i + SCAN_BLOCK); i < end; i++) sampled[samples++] = sample[i]!;
   const expected = (k * samples) / n;
   const rank = Math.min(samples, Math.ceil(1.2 * expected + 3 * Math.sqrt(expected)) + 1);
   const cut = kthLargestInPlace(sampled, samples, rank);
@@ -309,10 +349,18 @@ function scanKernel(index: VectorIndex): CodeScan | undefined {
  * SIMD scan scores of all n vectors on their first `words` code words (a multiple of 4), and the bound D·Δ/2
  * (D = 32·words) such that |score_i − JS score_i| ≤ scale_i · bound (diagnostics, tests); undefined without SIMD.
  */
-export function simdScanScores(index: VectorIndex, query: ArrayLike<number>, words: number): { scores: Float64Array; bound: number } | undefined {
+export function simdScanScores(
+  index: VectorIndex,
+  query: ArrayLike<number>,
+  words: number,
+): { scores: Float64Array; bound: number } | undefined {
   checkQuery(query, index.d);
   if (!Number.isInteger(words) || words <= 0 || words % 4 !== 0 || words > index.bits >> 5) {
-    throw new SearchError(MODULE, "bad-prefilter", `words must be a multiple of 4 in [4, ${index.bits >> 5}], got ${words}`);
+    throw new SearchError(
+      MODULE,
+      "bad-prefilter",
+      `words must be a multiple of 4 in [4, ${index.bits >> 5}], got ${words}`,
+    );
   }
   const scan = scanKernel(index);
   if (!scan) return undefined;

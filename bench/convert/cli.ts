@@ -43,16 +43,31 @@ export function summarize(ds: ConvertedDataset): DatasetSummary {
 
 function main(): void {
   const { values } = parseArgs({
-    options: { out: { type: "string" }, seed: { type: "string" }, indirect: { type: "string" }, notes: { type: "boolean" } },
+    options: {
+      out: { type: "string" },
+      seed: { type: "string" },
+      indirect: { type: "string" },
+      notes: { type: "boolean" },
+    },
   });
   const seed = values.seed === undefined ? undefined : Number(values.seed);
-  if (seed !== undefined && !Number.isInteger(seed)) throw new Error(`convert cli: --seed must be an integer, got ${values.seed}`);
+  if (seed !== undefined && !Number.isInteger(seed))
+    throw new Error(`convert cli: --seed must be an integer, got ${values.seed}`);
   const indirect = values.indirect;
-  if (indirect !== undefined && indirect !== "keep" && indirect !== "break-two-cycles" && indirect !== "drop-indirect") {
+  if (
+    indirect !== undefined &&
+    indirect !== "keep" &&
+    indirect !== "break-two-cycles" &&
+    indirect !== "drop-indirect"
+  ) {
     throw new Error(`convert cli: --indirect must be keep, break-two-cycles or drop-indirect, got ${indirect}`);
   }
   const split = seed === undefined ? {} : { seed };
-  const all: ConvertedDataset[] = [convertSealTools(), convertToolLinkOs({ split, ...(indirect ? { indirect } : {}) }), convertNestful({ split })];
+  const all: ConvertedDataset[] = [
+    convertSealTools(),
+    convertToolLinkOs({ split, ...(indirect ? { indirect } : {}) }),
+    convertNestful({ split }),
+  ];
   for (const ds of all) {
     console.log(JSON.stringify(summarize(ds)));
     if (values.notes) for (const n of ds.notes) console.log(`  note: ${n}`);

@@ -206,7 +206,9 @@ export function readJsonFile(path: string): unknown {
 /** Reads a JSONL file; blank lines and CRLF endings are tolerated. `limit` keeps the first records. */
 export function readJsonlFile(path: string, limit?: number): unknown[] {
   const out: unknown[] = [];
-  const lines = readFileSync(path, "utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
+  const lines = readFileSync(path, "utf8")
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     if (limit !== undefined && out.length >= limit) break;
     const line = lines[i]!.trim();
@@ -312,7 +314,11 @@ function outputProperty(raw: Record<string, unknown>, depth: number): OutputSche
   const type = toJsonSchemaType(raw.type);
   if (type !== undefined) prop.type = type;
   if (typeof raw.description === "string" && raw.description !== "") prop.description = raw.description;
-  const values = Array.isArray(raw.enum) ? raw.enum : Array.isArray(raw.possible_values) ? raw.possible_values : undefined;
+  const values = Array.isArray(raw.enum)
+    ? raw.enum
+    : Array.isArray(raw.possible_values)
+      ? raw.possible_values
+      : undefined;
   if (values !== undefined && values.length > 0) prop.enum = values.slice();
   if (depth < OUTPUT_SCHEMA_DEPTH && isRecord(raw.properties)) {
     const nested = outputProperties(raw.properties, depth + 1);
@@ -405,7 +411,11 @@ export function stableTopologicalOrder(
  * Reorders a workflow so that every edge points forward (stable: already-consistent workflows are
  * unchanged). Throws on a cyclic workflow.
  */
-export function forwardOrder(steps: readonly string[], edges: readonly IndexEdge[], id: string): { steps: string[]; edges: IndexEdge[] } {
+export function forwardOrder(
+  steps: readonly string[],
+  edges: readonly IndexEdge[],
+  id: string,
+): { steps: string[]; edges: IndexEdge[] } {
   if (edges.every(([i, j]) => i < j)) return { steps: steps.slice(), edges: normalizeEdges(edges) };
   const order = stableTopologicalOrder(steps.length, edges);
   if (order === null) throw new ConvertError("cyclic-workflow", `workflow ${id} has cyclic gold edges`);
@@ -433,7 +443,13 @@ export function instanceToTrace(inst: Instance, index: number): TraceRecord {
     if (d.length > 0) step.dependsOn = d.slice().sort((a, b) => a - b);
     return step;
   });
-  const trace: TraceRecord = { id: inst.id, intent: inst.query, startedAt: new Date(start).toISOString(), success: true, steps };
+  const trace: TraceRecord = {
+    id: inst.id,
+    intent: inst.query,
+    startedAt: new Date(start).toISOString(),
+    success: true,
+    steps,
+  };
   if (inst.capability !== undefined) trace.capability = inst.capability;
   return trace;
 }

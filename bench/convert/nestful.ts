@@ -41,8 +41,16 @@ export const NESTFUL_SINK = "var_result";
 
 export const NESTFUL_SUBSETS = [
   { name: "executable", data: "data/executable/executable-data.json", spec: "data/executable/executable-spec.json" },
-  { name: "glaive", data: "data/non-executable/non-executable-glaive-data.json", spec: "data/non-executable/non-executable-glaive-spec.json" },
-  { name: "sgd", data: "data/non-executable/non-executable-sgd-data.json", spec: "data/non-executable/non-executable-sgd-spec.json" },
+  {
+    name: "glaive",
+    data: "data/non-executable/non-executable-glaive-data.json",
+    spec: "data/non-executable/non-executable-glaive-spec.json",
+  },
+  {
+    name: "sgd",
+    data: "data/non-executable/non-executable-sgd-data.json",
+    spec: "data/non-executable/non-executable-sgd-spec.json",
+  },
 ] as const;
 
 export interface NestfulOptions {
@@ -58,7 +66,11 @@ export interface NestfulOptions {
 export const NESTFUL_PARAM_FIELDS = ["query_parameters", "path_parameters", "parameters", "arguments"] as const;
 
 const Spec = z.looseObject({ name: z.string().min(1), description: z.string().default("") });
-const Call = z.looseObject({ name: z.string().min(1), arguments: z.unknown().optional(), label: z.string().optional() });
+const Call = z.looseObject({
+  name: z.string().min(1),
+  arguments: z.unknown().optional(),
+  label: z.string().optional(),
+});
 const Sample = z.looseObject({ input: z.string(), output: z.array(Call) });
 
 export type NestfulCall = z.infer<typeof Call>;
@@ -74,7 +86,13 @@ function specParams(raw: Record<string, unknown>): ParamSpec[] {
     for (const [name, p] of Object.entries(props)) {
       if (!isRecord(p)) continue;
       const allowed = Array.isArray(p.enum) ? p.enum : Array.isArray(p.allowed_values) ? p.allowed_values : undefined;
-      out.push({ name, type: p.type, description: p.description, required: req ? req.has(name) : p.required === true, enum: allowed });
+      out.push({
+        name,
+        type: p.type,
+        description: p.description,
+        required: req ? req.has(name) : p.required === true,
+        enum: allowed,
+      });
     }
   }
   return out;
@@ -88,7 +106,11 @@ export function nestfulServer(name: string, subset: string): string {
 /** One spec record → catalog tool. */
 export function nestfulSpecToTool(raw: unknown, subset: string): CatalogTool {
   const p = Spec.safeParse(raw);
-  if (!p.success || !isRecord(raw)) throw new ConvertError("bad-record", `nestful ${subset} spec: ${p.success ? "not an object" : p.error.issues.map((x) => x.message).join("; ")}`);
+  if (!p.success || !isRecord(raw))
+    throw new ConvertError(
+      "bad-record",
+      `nestful ${subset} spec: ${p.success ? "not an object" : p.error.issues.map((x) => x.message).join("; ")}`,
+    );
   const outputSchema = buildOutputSchema(raw.output_parameters);
   return {
     id: NESTFUL_PREFIX + p.data.name,
@@ -146,10 +168,19 @@ export function nestfulCallEdges(calls: readonly NestfulCall[]): { edges: IndexE
 }
 
 /** One sample → neutral instance `nestful:<subset>-<index>`. `notes` receives unresolved references. */
-export function parseNestfulSample(raw: unknown, subset: string, index: number, notes: string[] = []): Instance & { calls: NestfulCall[] } {
+export function parseNestfulSample(
+  raw: unknown,
+  subset: string,
+  index: number,
+  notes: string[] = [],
+): Instance & { calls: NestfulCall[] } {
   const p = Sample.safeParse(raw);
   const id = `${NESTFUL_PREFIX}${subset}-${index}`;
-  if (!p.success) throw new ConvertError("bad-record", `${id}: ${p.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`);
+  if (!p.success)
+    throw new ConvertError(
+      "bad-record",
+      `${id}: ${p.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`,
+    );
   const calls = p.data.output.filter((c) => c.name.trim().toLowerCase() !== NESTFUL_SINK);
   const { edges: raw_edges, unresolved } = nestfulCallEdges(calls);
   for (const u of unresolved) notes.push(`${id}: reference $${u} resolves to no earlier call`);
@@ -158,7 +189,17 @@ export function parseNestfulSample(raw: unknown, subset: string, index: number, 
     raw_edges,
     id,
   );
-  return { id, dataset: "nestful", part: subset, query: p.data.input, steps, edges, relevant: uniqueInOrder(steps), partialOrder: false, calls };
+  return {
+    id,
+    dataset: "nestful",
+    part: subset,
+    query: p.data.input,
+    steps,
+    edges,
+    relevant: uniqueInOrder(steps),
+    partialOrder: false,
+    calls,
+  };
 }
 
 export interface NestfulConverted extends ConvertedDataset {
@@ -182,7 +223,9 @@ export function convertNestful(options: NestfulOptions = {}): NestfulConverted {
       const text = JSON.stringify(raw);
       const prev = byId.get(t.id);
       if (prev !== undefined) {
-        notes.push(`nestful: ${prev === text ? "identical" : "differing"} duplicate spec ${t.name} in ${sub.name} skipped`);
+        notes.push(
+          `nestful: ${prev === text ? "identical" : "differing"} duplicate spec ${t.name} in ${sub.name} skipped`,
+        );
         continue;
       }
       byId.set(t.id, text);

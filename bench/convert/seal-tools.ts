@@ -65,7 +65,11 @@ export type SealCallRecord = z.infer<typeof SealCall>;
 
 function parseWith<T>(schema: z.ZodType<T>, raw: unknown, where: string): T {
   const r = schema.safeParse(raw);
-  if (!r.success) throw new ConvertError("bad-record", `${where}: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!r.success)
+    throw new ConvertError(
+      "bad-record",
+      `${where}: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+    );
   return r.data;
 }
 
@@ -73,9 +77,22 @@ function parseWith<T>(schema: z.ZodType<T>, raw: unknown, where: string): T {
 export function sealToolToCatalog(raw: unknown): CatalogTool {
   const t = parseWith(SealToolRecord, raw, "seal-tools tool");
   const required = new Set(t.required);
-  const params = Object.entries(t.parameters).map(([name, p]) => ({ name, type: p.type, description: p.description, required: required.has(name) }));
-  const parts = t.field.split("/").map((s) => s.trim()).filter((s) => s !== "");
-  const tool: CatalogTool = { id: SEAL_PREFIX + t.api_name, name: t.api_name, description: t.api_description, inputSchema: buildInputSchema(params) };
+  const params = Object.entries(t.parameters).map(([name, p]) => ({
+    name,
+    type: p.type,
+    description: p.description,
+    required: required.has(name),
+  }));
+  const parts = t.field
+    .split("/")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  const tool: CatalogTool = {
+    id: SEAL_PREFIX + t.api_name,
+    name: t.api_name,
+    description: t.api_description,
+    inputSchema: buildInputSchema(params),
+  };
   if (parts.length > 0) tool.server = parts[0]!;
   if (parts.length > 1) tool.tags = parts.slice(1);
   return tool;
@@ -113,7 +130,16 @@ export function parseSealInstance(raw: unknown, part: string): Instance {
     sealCallingEdges(r.calling),
     id,
   );
-  return { id, dataset: "seal-tools", part, query: r.query, steps, edges, relevant: uniqueInOrder(steps), partialOrder: false };
+  return {
+    id,
+    dataset: "seal-tools",
+    part,
+    query: r.query,
+    steps,
+    edges,
+    relevant: uniqueInOrder(steps),
+    partialOrder: false,
+  };
 }
 
 /** Reads and converts Seal-Tools; verifies the official split is leak-free (throws `LeakError` otherwise). */
@@ -147,5 +173,14 @@ export function convertSealTools(options: SealToolsOptions = {}): ConvertedDatas
     testInstances[part] = insts;
     evaluation[part] = insts.flatMap(instanceToEvalCases);
   }
-  return { dataset: "seal-tools", catalog: { tools, capabilities: [] }, edges: [], traces, evaluation, trainInstances, testInstances, notes };
+  return {
+    dataset: "seal-tools",
+    catalog: { tools, capabilities: [] },
+    edges: [],
+    traces,
+    evaluation,
+    trainInstances,
+    testInstances,
+    notes,
+  };
 }

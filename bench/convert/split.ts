@@ -51,10 +51,14 @@ export class SplitError extends Error {
 }
 
 /** Seeded split by query group; both halves keep the input order. */
-export function seededSplit<T extends { id: string; query: string }>(items: readonly T[], options: SplitOptions = {}): Split<T> {
+export function seededSplit<T extends { id: string; query: string }>(
+  items: readonly T[],
+  options: SplitOptions = {},
+): Split<T> {
   const seed = options.seed ?? SPLIT_DEFAULTS.seed;
   const fraction = options.trainFraction ?? SPLIT_DEFAULTS.trainFraction;
-  if (!(fraction > 0 && fraction < 1)) throw new SplitError("bad-fraction", `trainFraction must be in (0, 1), got ${fraction}`);
+  if (!(fraction > 0 && fraction < 1))
+    throw new SplitError("bad-fraction", `trainFraction must be in (0, 1), got ${fraction}`);
   const ids = new Set<string>();
   const groups = new Map<string, number>();
   for (const it of items) {
@@ -91,7 +95,9 @@ export class LeakError extends Error {
   readonly violations: LeakViolation[];
   constructor(violations: LeakViolation[]) {
     const first = violations[0]!;
-    super(`split: ${violations.length} leak(s) between training and test, first ${first.kind} test ${first.testId} / trace ${first.traceId}: ${first.detail}`);
+    super(
+      `split: ${violations.length} leak(s) between training and test, first ${first.kind} test ${first.testId} / trace ${first.traceId}: ${first.detail}`,
+    );
     this.code = first.kind;
     this.violations = violations;
     this.name = "LeakError";
@@ -126,14 +132,27 @@ export function findLeaks(train: readonly TraceRecord[], test: readonly Instance
   for (const inst of test) {
     const sameId = byId.get(inst.id) ?? [];
     const sameQuery = byQuery.get(normalizeQuery(inst.query)) ?? [];
-    for (const t of sameId) out.push({ kind: "id-leak", testId: inst.id, traceId: t.id, detail: "test instance id is a training trace id" });
-    for (const t of sameQuery) out.push({ kind: "query-leak", testId: inst.id, traceId: t.id, detail: `query "${inst.query.slice(0, 60)}" is a training intent` });
+    for (const t of sameId)
+      out.push({ kind: "id-leak", testId: inst.id, traceId: t.id, detail: "test instance id is a training trace id" });
+    for (const t of sameQuery)
+      out.push({
+        kind: "query-leak",
+        testId: inst.id,
+        traceId: t.id,
+        detail: `query "${inst.query.slice(0, 60)}" is a training intent`,
+      });
     const same = new Set([...sameId, ...sameQuery]);
     if (same.size === 0) continue;
     const gold = new Set(inst.edges.map(([i, j]) => `${inst.steps[i]}\u0000${inst.steps[j]}`));
     for (const t of same) {
       for (const p of traceEdgePairs(t)) {
-        if (gold.has(p)) out.push({ kind: "edge-leak", testId: inst.id, traceId: t.id, detail: `gold edge ${p.replace("\u0000", " -> ")} is in the trace` });
+        if (gold.has(p))
+          out.push({
+            kind: "edge-leak",
+            testId: inst.id,
+            traceId: t.id,
+            detail: `gold edge ${p.replace("\u0000", " -> ")} is in the trace`,
+          });
       }
     }
   }

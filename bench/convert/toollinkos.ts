@@ -54,8 +54,16 @@ export interface ToolLinkOsOptions {
   indirect?: IndirectPolicy;
 }
 
-const TlosParam = z.looseObject({ name: z.string().min(1), type: z.unknown().optional(), description: z.unknown().optional(), required: z.unknown().optional() });
-const TlosDep = z.looseObject({ name: z.string().min(1), dependence_type: z.string().default("TOOL_DIRECTLY_DEPENDS_ON") });
+const TlosParam = z.looseObject({
+  name: z.string().min(1),
+  type: z.unknown().optional(),
+  description: z.unknown().optional(),
+  required: z.unknown().optional(),
+});
+const TlosDep = z.looseObject({
+  name: z.string().min(1),
+  dependence_type: z.string().default("TOOL_DIRECTLY_DEPENDS_ON"),
+});
 const TlosTool = z.looseObject({
   name: z.string().min(1),
   description: z.string().default(""),
@@ -82,7 +90,11 @@ function parseArray<T>(schema: z.ZodType<T>, raw: unknown, where: string): T[] {
   if (!Array.isArray(raw)) throw new ConvertError("bad-file", `${where} must be a JSON array`);
   return raw.map((r, i) => {
     const p = schema.safeParse(r);
-    if (!p.success) throw new ConvertError("bad-record", `${where}[${i}]: ${p.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`);
+    if (!p.success)
+      throw new ConvertError(
+        "bad-record",
+        `${where}[${i}]: ${p.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`,
+      );
     return p.data;
   });
 }
@@ -184,7 +196,10 @@ export function prerequisiteClosure(name: string, prereqs: ReadonlyMap<string, r
   return out;
 }
 
-export function tlosCapabilities(tools: readonly TlosToolRecord[], deps: readonly TlosDependency[]): CatalogCapability[] {
+export function tlosCapabilities(
+  tools: readonly TlosToolRecord[],
+  deps: readonly TlosDependency[],
+): CatalogCapability[] {
   const prereqs = prerequisiteMap(deps);
   const regular = new Set(tools.filter((t) => (t.func_type ?? "regular") !== "core").map((t) => t.name));
   const caps: CatalogCapability[] = [];
@@ -235,7 +250,11 @@ export function tlosCapabilities(tools: readonly TlosToolRecord[], deps: readonl
  */
 export function parseTlosInstance(raw: unknown, index: number, deps: readonly TlosDependency[]): Instance {
   const p = TlosInstance.safeParse(raw);
-  if (!p.success) throw new ConvertError("bad-record", `toollinkos instance ${index}: ${p.error.issues.map((x) => x.message).join("; ")}`);
+  if (!p.success)
+    throw new ConvertError(
+      "bad-record",
+      `toollinkos instance ${index}: ${p.error.issues.map((x) => x.message).join("; ")}`,
+    );
   const r = p.data;
   const golden = uniqueInOrder([...r.golden_function_names, r.main_golden_function_name]);
   const pos = new Map(golden.map((g, i) => [g, i]));
@@ -294,13 +313,20 @@ export function convertToolLinkOs(options: ToolLinkOsOptions = {}): ToolLinkOsCo
   for (const d of dropped) notes.push(`tlos: two-cycle ${d.from} <-> ${d.to}: gold orders ignore ${d.from} -> ${d.to}`);
   const tools = unique.map(tlosToolToCatalog);
   const capabilities = tlosCapabilities(unique, deps);
-  const edges: DeclaredEdge[] = applyIndirectPolicy(deps, policy).map((d) => ({ from: TLOS_PREFIX + d.from, to: TLOS_PREFIX + d.to, type: "dependency", source: "template" }));
+  const edges: DeclaredEdge[] = applyIndirectPolicy(deps, policy).map((d) => ({
+    from: TLOS_PREFIX + d.from,
+    to: TLOS_PREFIX + d.to,
+    type: "dependency",
+    source: "template",
+  }));
 
   const rawInstances = readJsonFile(join(root, "instances.json"));
   if (!Array.isArray(rawInstances)) throw new ConvertError("bad-file", "instances.json must be a JSON array");
   const kept = options.limit === undefined ? rawInstances : rawInstances.slice(0, options.limit);
   const instances = kept.map((raw, i) => parseTlosInstance(raw, i, acyclic));
-  for (const inst of instances) for (const s of inst.relevant) if (!seen.has(s.slice(TLOS_PREFIX.length))) notes.push(`${inst.id}: tool ${s} not in catalog`);
+  for (const inst of instances)
+    for (const s of inst.relevant)
+      if (!seen.has(s.slice(TLOS_PREFIX.length))) notes.push(`${inst.id}: tool ${s} not in catalog`);
 
   const split = seededSplit(instances, options.split);
   const traces = split.train.map((inst, k) => instanceToTrace(inst, k));

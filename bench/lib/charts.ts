@@ -33,7 +33,11 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
 export function tickLabels(values: readonly number[]): string[] {
   for (let d = 0; d <= 6; d++) {
     const labels = values.map((v) => v.toFixed(d));
-    if (new Set(labels).size === labels.length && values.every((v, i) => Math.abs(Number(labels[i]) - v) < 1e-9 * Math.max(1, Math.abs(v)))) return labels;
+    if (
+      new Set(labels).size === labels.length &&
+      values.every((v, i) => Math.abs(Number(labels[i]) - v) < 1e-9 * Math.max(1, Math.abs(v)))
+    )
+      return labels;
   }
   return values.map((v) => String(v));
 }
@@ -60,14 +64,21 @@ function header(W: number, H: number, title: string, subtitle: string | undefine
 }
 
 /** Legend items in a grid that fits `width` (columns of the widest item); returns the lines and the rows used. */
-function legend(x: number, y: number, width: number, series: readonly { name: string; colour: string; dashed?: boolean }[]): { lines: string[]; rows: number } {
+function legend(
+  x: number,
+  y: number,
+  width: number,
+  series: readonly { name: string; colour: string; dashed?: boolean }[],
+): { lines: string[]; rows: number } {
   const itemW = 44 + 7 * Math.max(...series.map((s) => s.name.length));
   const cols = Math.max(1, Math.min(series.length, Math.floor(width / itemW)));
   const lines: string[] = [];
   series.forEach((s, i) => {
     const cx = x + (i % cols) * itemW;
     const cy = y + Math.floor(i / cols) * LEGEND_ROW;
-    lines.push(`<line x1="${cx}" y1="${cy - 4}" x2="${cx + 22}" y2="${cy - 4}" stroke="${s.colour}" stroke-width="3"${s.dashed ? ' stroke-dasharray="5 3"' : ""}/>`);
+    lines.push(
+      `<line x1="${cx}" y1="${cy - 4}" x2="${cx + 22}" y2="${cy - 4}" stroke="${s.colour}" stroke-width="3"${s.dashed ? ' stroke-dasharray="5 3"' : ""}/>`,
+    );
     lines.push(`<text x="${cx + 28}" y="${cy}">${esc(s.name)}</text>`);
   });
   return { lines, rows: Math.ceil(series.length / cols) };
@@ -98,7 +109,13 @@ export function barChartSvg(c: BarChart): string {
   const groupH = barH * c.series.length + 8;
   const W = 860;
   const plotW = W - labelW - 90;
-  const top = (c.subtitle ? 60 : 44) + LEGEND_ROW * legendRows(plotW, c.series.map((s) => ({ name: s.name })));
+  const top =
+    (c.subtitle ? 60 : 44) +
+    LEGEND_ROW *
+      legendRows(
+        plotW,
+        c.series.map((s) => ({ name: s.name })),
+      );
   const H = top + groupH * c.categories.length + 50;
   const values = c.series.flatMap((s) => s.values.filter((v): v is number => v !== null && Number.isFinite(v)));
   const series = c.series.map((s, i) => ({ ...s, colour: s.colour ?? COLOURS[i % COLOURS.length]! }));
@@ -135,7 +152,9 @@ export function barChartSvg(c: BarChart): string {
       if (v === null || v === undefined || !Number.isFinite(v)) return;
       const x1 = pos(v);
       const y = y0 + k * barH;
-      out.push(`<rect x="${labelW}" y="${y}" width="${Math.max(1, x1 - labelW)}" height="${barH - 2}" fill="${s.colour}"/>`);
+      out.push(
+        `<rect x="${labelW}" y="${y}" width="${Math.max(1, x1 - labelW)}" height="${barH - 2}" fill="${s.colour}"/>`,
+      );
       out.push(`<text x="${x1 + 4}" y="${y + barH - 3}" font-size="10" fill="#333">${esc(formatValue(v))}</text>`);
     });
   });
@@ -191,11 +210,16 @@ export function lineChartSvg(c: LineChart): string {
   out.push(`<line x1="${L}" y1="${top + plotH}" x2="${L + plotW}" y2="${top + plotH}" stroke="black"/>`);
   out.push(`<line x1="${L}" y1="${top}" x2="${L}" y2="${top + plotH}" stroke="black"/>`);
   out.push(`<text x="${L + plotW / 2}" y="${top + plotH + 38}" text-anchor="middle">${esc(c.xLabel)}</text>`);
-  out.push(`<text x="16" y="${top + plotH / 2}" text-anchor="middle" transform="rotate(-90 16 ${top + plotH / 2})">${esc(c.yLabel)}</text>`);
+  out.push(
+    `<text x="16" y="${top + plotH / 2}" text-anchor="middle" transform="rotate(-90 16 ${top + plotH / 2})">${esc(c.yLabel)}</text>`,
+  );
   for (const s of series) {
     const pts = s.points.slice().sort((a, b) => a.x - b.x);
-    out.push(`<polyline fill="none" stroke="${s.colour}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${pts.map((p) => `${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join(" ")}"/>`);
-    for (const p of pts) out.push(`<circle cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3" fill="${s.colour}"/>`);
+    out.push(
+      `<polyline fill="none" stroke="${s.colour}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ""} points="${pts.map((p) => `${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join(" ")}"/>`,
+    );
+    for (const p of pts)
+      out.push(`<circle cx="${px(p.x).toFixed(1)}" cy="${py(p.y).toFixed(1)}" r="3" fill="${s.colour}"/>`);
   }
   out.push("</svg>");
   return `${out.join("\n")}\n`;

@@ -48,8 +48,12 @@ type Fields = Record<string, { description?: unknown }> | { name?: unknown; desc
 
 function fieldTexts(fields: Fields): string[] {
   if (!fields) return [];
-  const list = Array.isArray(fields) ? fields.map((f) => [String(f.name ?? ""), f.description] as const) : Object.entries(fields).map(([k, f]) => [k, f?.description] as const);
-  return list.filter(([, desc]) => typeof desc === "string" && desc.trim() !== "").map(([name, desc]) => `${nameInWords(name)}: ${String(desc).trim()}`);
+  const list = Array.isArray(fields)
+    ? fields.map((f) => [String(f.name ?? ""), f.description] as const)
+    : Object.entries(fields).map(([k, f]) => [k, f?.description] as const);
+  return list
+    .filter(([, desc]) => typeof desc === "string" && desc.trim() !== "")
+    .map(([name, desc]) => `${nameInWords(name)}: ${String(desc).trim()}`);
 }
 
 /** The real texts, deduplicated, in a fixed order (see the header). */
@@ -72,7 +76,8 @@ export function realTexts(): { texts: string[]; fields: (string | undefined)[] }
     for (const t of fieldTexts(tool.parameters as Fields)) add(t, field);
     for (const t of fieldTexts(tool.responses as Fields)) add(t, field);
   }
-  for (const split of ["dev", "test_in_domain", "test_out_domain"]) for (const row of readJsonl(`seal-tools/Seal-Tools_Dataset/${split}.jsonl`)) add(row.query);
+  for (const split of ["dev", "test_in_domain", "test_out_domain"])
+    for (const row of readJsonl(`seal-tools/Seal-Tools_Dataset/${split}.jsonl`)) add(row.query);
   for (const file of ["core_tools", "regular_tools"]) {
     for (const tool of readJson(`toollinkos/toollinkos/${file}.json`) as Record<string, unknown>[]) {
       add(tool.description);
@@ -80,14 +85,22 @@ export function realTexts(): { texts: string[]; fields: (string | undefined)[] }
     }
   }
   for (const row of readJson("toollinkos/toollinkos/instances.json") as Record<string, unknown>[]) add(row.user_query);
-  for (const spec of ["executable/executable-spec", "non-executable/non-executable-glaive-spec", "non-executable/non-executable-sgd-spec"]) {
+  for (const spec of [
+    "executable/executable-spec",
+    "non-executable/non-executable-glaive-spec",
+    "non-executable/non-executable-sgd-spec",
+  ]) {
     for (const tool of readJson(`nestful/data/${spec}.json`) as Record<string, unknown>[]) {
       add(tool.description);
       for (const t of fieldTexts(tool.query_parameters as Fields)) add(t);
       for (const t of fieldTexts(tool.output_parameters as Fields)) add(t);
     }
   }
-  for (const data of ["executable/executable-data", "non-executable/non-executable-glaive-data", "non-executable/non-executable-sgd-data"]) {
+  for (const data of [
+    "executable/executable-data",
+    "non-executable/non-executable-glaive-data",
+    "non-executable/non-executable-sgd-data",
+  ]) {
     for (const row of readJson(`nestful/data/${data}.json`) as Record<string, unknown>[]) add(row.input);
   }
   // A fixed pseudo-random order (by a hash of the text): any prefix is a uniform sample of all the sources.
@@ -137,7 +150,10 @@ export function datasetTexts(target: number): string[] {
  * USE-lite vectors of datasetTexts(target), row-major n × 512, from the cache or embedded now (chunks missing from
  * the cache are embedded and written; `log` reports progress).
  */
-export async function realEmbeddings(target: number, log: (s: string) => void = () => {}): Promise<{ vectors: Float32Array; texts: string[]; d: number }> {
+export async function realEmbeddings(
+  target: number,
+  log: (s: string) => void = () => {},
+): Promise<{ vectors: Float32Array; texts: string[]; d: number }> {
   // Whole chunks are embedded (their cache keys do not depend on the target); the first `target` are returned.
   const texts = datasetTexts(Math.ceil(target / CHUNK) * CHUNK);
   const provider = createEmbeddingProvider("use-lite");
@@ -147,7 +163,12 @@ export async function realEmbeddings(target: number, log: (s: string) => void = 
   try {
     for (let start = 0; start < texts.length; start += CHUNK) {
       const chunk = texts.slice(start, start + CHUNK);
-      const key = createHash("sha256").update(provider.model).update("\0").update(chunk.join("\n")).digest("hex").slice(0, 24);
+      const key = createHash("sha256")
+        .update(provider.model)
+        .update("\0")
+        .update(chunk.join("\n"))
+        .digest("hex")
+        .slice(0, 24);
       const file = join(CACHE, `${key}.f32`);
       if (existsSync(file)) {
         const buf = readFileSync(file);
@@ -163,7 +184,9 @@ export async function realEmbeddings(target: number, log: (s: string) => void = 
       writeFileSync(`${file}.tmp`, block);
       renameSync(`${file}.tmp`, file);
       vectors.set(block, start * d);
-      log(`embedded texts ${start}–${start + chunk.length} of ${texts.length} (${((performance.now() - t0) / chunk.length).toFixed(1)} ms a text)`);
+      log(
+        `embedded texts ${start}–${start + chunk.length} of ${texts.length} (${((performance.now() - t0) / chunk.length).toFixed(1)} ms a text)`,
+      );
     }
   } finally {
     await provider.close?.();

@@ -19,7 +19,11 @@ export function fmt(x: number | null | undefined, digits = 3): string {
 
 export function markdownTable(headers: string[], rows: (string | number | null | undefined)[][]): string {
   const cell = (v: string | number | null | undefined) => (typeof v === "number" ? fmt(v) : (v ?? "–"));
-  return [`| ${headers.join(" | ")} |`, `| ${headers.map(() => "---").join(" | ")} |`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)].join("\n");
+  return [
+    `| ${headers.join(" | ")} |`,
+    `| ${headers.map(() => "---").join(" | ")} |`,
+    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
+  ].join("\n");
 }
 
 export function writeResult(name: string, data: unknown): string {
@@ -39,8 +43,15 @@ export function writeSvg(name: string, svg: string): string {
 /** Nearest-rank percentiles of durations in ms. */
 export function percentiles(values: number[]): { p50: number; p95: number; p99: number; mean: number; n: number } {
   const v = values.slice().sort((a, b) => a - b);
-  const at = (p: number) => (v.length === 0 ? Number.NaN : v[Math.min(v.length - 1, Math.max(0, Math.ceil((p / 100) * v.length) - 1))]!);
-  return { p50: at(50), p95: at(95), p99: at(99), mean: v.reduce((a, b) => a + b, 0) / Math.max(1, v.length), n: v.length };
+  const at = (p: number) =>
+    v.length === 0 ? Number.NaN : v[Math.min(v.length - 1, Math.max(0, Math.ceil((p / 100) * v.length) - 1))]!;
+  return {
+    p50: at(50),
+    p95: at(95),
+    p99: at(99),
+    mean: v.reduce((a, b) => a + b, 0) / Math.max(1, v.length),
+    n: v.length,
+  };
 }
 
 /** A text progress bar on stderr for long benches (only on a terminal). */
@@ -48,14 +59,23 @@ export function progress(label: string, done: number, total: number): void {
   if (!process.stderr.isTTY) return;
   const w = 30;
   const f = total > 0 ? done / total : 1;
-  process.stderr.write(`\r${label} ${"█".repeat(Math.round(f * w)).padEnd(w, "░")} ${done}/${total}${done >= total ? "\n" : ""}`);
+  process.stderr.write(
+    `\r${label} ${"█".repeat(Math.round(f * w)).padEnd(w, "░")} ${done}/${total}${done >= total ? "\n" : ""}`,
+  );
 }
 
 /** The commit the bench ran on, "+dirty" when its code had changes (results files are not code). */
 export function codeVersion(): string {
   try {
-    const head = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
-    const dirty = execSync("git status --porcelain -- src algorithms bench ':(exclude)bench/results'", { stdio: ["ignore", "pipe", "ignore"] }).toString().trim().length > 0;
+    const head = execSync("git rev-parse --short HEAD", { stdio: ["ignore", "pipe", "ignore"] })
+      .toString()
+      .trim();
+    const dirty =
+      execSync("git status --porcelain -- src algorithms bench ':(exclude)bench/results'", {
+        stdio: ["ignore", "pipe", "ignore"],
+      })
+        .toString()
+        .trim().length > 0;
     return dirty ? `${head}+dirty` : head;
   } catch {
     return "unknown";

@@ -25,8 +25,26 @@
 
 import type { Rng } from "../../algorithms/random/rng.ts";
 import { mulberry32, shuffled } from "../../algorithms/random/rng.ts";
-import type { Catalog, CatalogCapability, CatalogTool, DeclaredEdge, InputSchema, TraceRecord, TraceStep } from "../convert/common.ts";
-import { DESCRIPTION_TEMPLATES, DOMAINS, INTENT_TEMPLATES, OBJECTS, PARAM_VOCAB, QUALIFIERS, SERVER_SUFFIXES, thirdPerson, VERBS } from "./vocabulary.ts";
+import type {
+  Catalog,
+  CatalogCapability,
+  CatalogTool,
+  DeclaredEdge,
+  InputSchema,
+  TraceRecord,
+  TraceStep,
+} from "../convert/common.ts";
+import {
+  DESCRIPTION_TEMPLATES,
+  DOMAINS,
+  INTENT_TEMPLATES,
+  OBJECTS,
+  PARAM_VOCAB,
+  QUALIFIERS,
+  SERVER_SUFFIXES,
+  thirdPerson,
+  VERBS,
+} from "./vocabulary.ts";
 
 export const SYNTHETIC_SIZES = [1_000, 10_000, 50_000] as const;
 
@@ -138,7 +156,9 @@ interface ToolDraft {
 
 function makeSchema(object: string, rng: Rng): InputSchema {
   const idName = `${snake(object)}_id`;
-  const properties: InputSchema["properties"] = { [idName]: { type: "string", description: `Identifier of the ${object}` } };
+  const properties: InputSchema["properties"] = {
+    [idName]: { type: "string", description: `Identifier of the ${object}` },
+  };
   const extra = shuffled(PARAM_VOCAB, rng).slice(0, Math.floor(rng() * 4));
   for (const p of extra) properties[p.name] = { type: p.type, description: p.description };
   return { type: "object", properties, required: [idName] };
@@ -146,14 +166,18 @@ function makeSchema(object: string, rng: Rng): InputSchema {
 
 function validate(o: SyntheticOptions): void {
   if (!Number.isInteger(o.tools) || o.tools < 8 || o.tools > DOMAINS.length * VERBS.length * OBJECTS.length) {
-    throw new SyntheticError("bad-tools", `tools must be an integer in [8, ${DOMAINS.length * VERBS.length * OBJECTS.length}], got ${o.tools}`);
+    throw new SyntheticError(
+      "bad-tools",
+      `tools must be an integer in [8, ${DOMAINS.length * VERBS.length * OBJECTS.length}], got ${o.tools}`,
+    );
   }
   if (o.traces !== undefined && (!Number.isInteger(o.traces) || o.traces < 0)) {
     throw new SyntheticError("bad-traces", `traces must be a non-negative integer, got ${o.traces}`);
   }
   for (const key of ["capabilityDependsOnShare", "noise", "failureRate", "nestedShare", "declaredEdgeShare"] as const) {
     const v = o[key];
-    if (v !== undefined && !(v >= 0 && v <= 1)) throw new SyntheticError("bad-share", `${key} must be in [0, 1], got ${v}`);
+    if (v !== undefined && !(v >= 0 && v <= 1))
+      throw new SyntheticError("bad-share", `${key} must be in [0, 1], got ${v}`);
   }
 }
 
@@ -181,7 +205,10 @@ export function generateSyntheticProject(options: SyntheticOptions): SyntheticPr
     const domain = domainOrder[i % domainOrder.length]!;
     const round = Math.floor(i / domainOrder.length);
     const suffix = SERVER_SUFFIXES[round % SERVER_SUFFIXES.length]!;
-    const name = round < SERVER_SUFFIXES.length ? `${domain}-${suffix}` : `${domain}-${suffix}-${Math.floor(round / SERVER_SUFFIXES.length) + 1}`;
+    const name =
+      round < SERVER_SUFFIXES.length
+        ? `${domain}-${suffix}`
+        : `${domain}-${suffix}-${Math.floor(round / SERVER_SUFFIXES.length) + 1}`;
     return { name, domain, tools: [] as number[] };
   });
   const usedTriples = new Set<string>();
@@ -320,13 +347,20 @@ export function generateSyntheticProject(options: SyntheticOptions): SyntheticPr
     let clock = startMs;
     const steps: TraceStep[] = run.map((d, k) => {
       const durationMs = Math.round(drafts[d.tool]!.latencyMs * (0.5 + rng()));
-      const step: TraceStep = { tool: drafts[d.tool]!.tool.id, success: k !== failAt, durationMs, at: new Date(clock).toISOString() };
+      const step: TraceStep = {
+        tool: drafts[d.tool]!.tool.id,
+        success: k !== failAt,
+        durationMs,
+        at: new Date(clock).toISOString(),
+      };
       clock += durationMs;
       if (d.parent !== undefined) {
         const p = index.get(d.parent);
         if (p !== undefined) step.parent = p;
       }
-      const deps = [...new Set(d.deps.map((x) => index.get(x)).filter((x): x is number => x !== undefined && x < k))].sort((a, b) => a - b);
+      const deps = [
+        ...new Set(d.deps.map((x) => index.get(x)).filter((x): x is number => x !== undefined && x < k)),
+      ].sort((a, b) => a - b);
       if (deps.length > 0) step.dependsOn = deps;
       return step;
     });

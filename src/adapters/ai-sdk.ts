@@ -18,7 +18,16 @@
  */
 import { randomUUID } from "node:crypto";
 import type { TraceImportResult } from "../index.ts";
-import { type Fallback, invalid, NameMap, type NameMapOptions, positiveInt, type Selection, selectFrom, type ToolgraphLike } from "./select.ts";
+import {
+  type Fallback,
+  invalid,
+  NameMap,
+  type NameMapOptions,
+  positiveInt,
+  type Selection,
+  selectFrom,
+  type ToolgraphLike,
+} from "./select.ts";
 
 export const AI_SDK_DEFAULTS = {
   /** Tools offered per step. */
@@ -89,7 +98,9 @@ export function callsOf(steps: readonly StepLike[]): Call[] {
   const calls: Call[] = [];
   for (const step of steps) {
     const failed = new Set(step.content.filter((p) => p.type === "tool-error").map((p) => p.toolCallId));
-    for (const p of step.content) if (p.type === "tool-call" && p.toolName !== undefined) calls.push({ name: p.toolName, success: !failed.has(p.toolCallId) });
+    for (const p of step.content)
+      if (p.type === "tool-call" && p.toolName !== undefined)
+        calls.push({ name: p.toolName, success: !failed.has(p.toolCallId) });
   }
   return calls;
 }
@@ -101,20 +112,30 @@ export function firstUserText(messages: PrepareStepInput["messages"]): string | 
   if (typeof m.content === "string") return m.content.trim() || undefined;
   if (!Array.isArray(m.content)) return undefined;
   const text = m.content
-    .filter((p): p is { type: "text"; text: string } => typeof p === "object" && p !== null && p.type === "text" && typeof p.text === "string")
+    .filter(
+      (p): p is { type: "text"; text: string } =>
+        typeof p === "object" && p !== null && p.type === "text" && typeof p.text === "string",
+    )
     .map((p) => p.text)
     .join("\n")
     .trim();
   return text || undefined;
 }
 
-export function toolgraphSteps<TOOLS extends Record<string, unknown>>(tg: ToolgraphLike, options: ToolgraphStepsOptions<TOOLS>): ToolgraphSteps<TOOLS> {
+export function toolgraphSteps<TOOLS extends Record<string, unknown>>(
+  tg: ToolgraphLike,
+  options: ToolgraphStepsOptions<TOOLS>,
+): ToolgraphSteps<TOOLS> {
   const k = positiveInt(options.k, "k", AI_SDK_DEFAULTS.k);
   const fallback = options.fallback ?? AI_SDK_DEFAULTS.fallback;
   const names = new NameMap(Object.keys(options.tools), options);
   const always = (options.alwaysActive ?? []).filter((n) => names.idOf(n) !== undefined);
   const runId = options.runId ?? `ai-sdk-${randomUUID()}`;
-  const scope = { ...(options.project !== undefined ? { project: options.project } : {}), ...(options.user !== undefined ? { user: options.user } : {}), session: runId };
+  const scope = {
+    ...(options.project !== undefined ? { project: options.project } : {}),
+    ...(options.user !== undefined ? { user: options.user } : {}),
+    session: runId,
+  };
   const startedAt = (options.now ?? (() => new Date()))().toISOString();
   // Ask for more than k: the catalog may hold tools this model is not offered.
   const limit = Math.min(100, k * 4);
@@ -122,7 +143,9 @@ export function toolgraphSteps<TOOLS extends Record<string, unknown>>(tg: Toolgr
   let intent = options.intent;
   let first: Selection | undefined;
 
-  const ids = (calls: Call[], ok: boolean) => [...new Set(calls.filter((c) => c.success === ok).map((c) => names.idOf(c.name) ?? c.name))];
+  const ids = (calls: Call[], ok: boolean) => [
+    ...new Set(calls.filter((c) => c.success === ok).map((c) => names.idOf(c.name) ?? c.name)),
+  ];
 
   async function choose(input: PrepareStepInput): Promise<Selection> {
     // A search intent holds at most 4,000 characters: a long first message is cut there.
@@ -131,13 +154,26 @@ export function toolgraphSteps<TOOLS extends Record<string, unknown>>(tg: Toolgr
     const calls = callsOf(input.steps);
     const context = ids(calls, true);
     if (first === undefined || context.length === 0) {
-      const s = selectFrom(await tg.search({ intent, limit, ...(context.length > 0 ? { context } : {}), ...scope }), "search", names, k, fallback);
+      const s = selectFrom(
+        await tg.search({ intent, limit, ...(context.length > 0 ? { context } : {}), ...scope }),
+        "search",
+        names,
+        k,
+        fallback,
+      );
       first ??= s;
       return s;
     }
     const exclude = ids(calls, false);
     const next = await tg.suggestNext({ context, intent, limit, ...(exclude.length > 0 ? { exclude } : {}), ...scope });
-    if (next.abstained) return selectFrom(await tg.search({ intent, context, limit, ...(exclude.length > 0 ? { exclude } : {}), ...scope }), "search", names, k, fallback);
+    if (next.abstained)
+      return selectFrom(
+        await tg.search({ intent, context, limit, ...(exclude.length > 0 ? { exclude } : {}), ...scope }),
+        "search",
+        names,
+        k,
+        fallback,
+      );
     // The next tools the gate accepted, then the intent's tools from the first step, then the other next tools.
     const s = selectFrom(next, "next", names, k, fallback);
     const accepted = s.picked.filter((p) => p.decision !== "abstained").map((p) => p.name);
@@ -147,7 +183,10 @@ export function toolgraphSteps<TOOLS extends Record<string, unknown>>(tg: Toolgr
     return { ...s, names: chosen, picked: s.picked.filter((p) => chosen.includes(p.name)) };
   }
 
-  async function record(steps: readonly StepLike[], opts: { success?: boolean } = {}): Promise<TraceImportResult | undefined> {
+  async function record(
+    steps: readonly StepLike[],
+    opts: { success?: boolean } = {},
+  ): Promise<TraceImportResult | undefined> {
     const calls = callsOf(steps);
     if (calls.length === 0) return undefined;
     // The execution as the import schema reads it (recordExecution validates it, dates as ISO text).
@@ -160,7 +199,10 @@ export function toolgraphSteps<TOOLS extends Record<string, unknown>>(tg: Toolgr
       success: opts.success ?? calls.at(-1)!.success,
       steps: calls.map((c) => ({ tool: names.idOf(c.name) ?? c.name, success: c.success, dependsOn: [] })),
     };
-    return tg.recordExecution(execution, { ...(options.project !== undefined ? { project: options.project } : {}), autoRegister: true });
+    return tg.recordExecution(execution, {
+      ...(options.project !== undefined ? { project: options.project } : {}),
+      autoRegister: true,
+    });
   }
 
   return {

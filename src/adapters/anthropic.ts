@@ -17,7 +17,16 @@
  * Each answer's selection (rank, score, explanation per tool) is kept in `selections`.
  * Defaults and why: docs/decisions/adapters.md.
  */
-import { type Fallback, invalid, NameMap, type NameMapOptions, positiveInt, type Selection, selectFrom, type ToolgraphLike } from "./select.ts";
+import {
+  type Fallback,
+  invalid,
+  NameMap,
+  type NameMapOptions,
+  positiveInt,
+  type Selection,
+  selectFrom,
+  type ToolgraphLike,
+} from "./select.ts";
 
 export const ANTHROPIC_DEFAULTS = {
   /** Tools referenced per search. */
@@ -89,7 +98,10 @@ export interface AnthropicToolSearch<T extends AnthropicTool> {
   readonly selections: readonly Selection[];
 }
 
-export function anthropicToolSearch<T extends AnthropicTool>(tg: ToolgraphLike, options: AnthropicToolSearchOptions<T>): AnthropicToolSearch<T> {
+export function anthropicToolSearch<T extends AnthropicTool>(
+  tg: ToolgraphLike,
+  options: AnthropicToolSearchOptions<T>,
+): AnthropicToolSearch<T> {
   const k = positiveInt(options.k, "k", ANTHROPIC_DEFAULTS.k);
   const fallback = options.fallback ?? ANTHROPIC_DEFAULTS.fallback;
   const searchName = options.name ?? ANTHROPIC_DEFAULTS.name;
@@ -97,25 +109,45 @@ export function anthropicToolSearch<T extends AnthropicTool>(tg: ToolgraphLike, 
     options.tools.map((t) => t.name),
     options,
   );
-  if (names.idOf(searchName) !== undefined) throw invalid(`name: ${JSON.stringify(searchName)} is also one of the tools`);
+  if (names.idOf(searchName) !== undefined)
+    throw invalid(`name: ${JSON.stringify(searchName)} is also one of the tools`);
   const tools: AnthropicToolSearch<T>["tools"] = [
     {
       name: searchName,
       description: options.description ?? ANTHROPIC_DEFAULTS.description,
-      input_schema: { type: "object", properties: { query: { type: "string", description: "What you want to do, in plain words" } }, required: ["query"] },
+      input_schema: {
+        type: "object",
+        properties: { query: { type: "string", description: "What you want to do, in plain words" } },
+        required: ["query"],
+      },
     },
     ...options.tools.map((t) => ({ ...t, defer_loading: true as const })),
   ];
-  const scope = { ...(options.project !== undefined ? { project: options.project } : {}), ...(options.user !== undefined ? { user: options.user } : {}), ...(options.session !== undefined ? { session: options.session } : {}) };
+  const scope = {
+    ...(options.project !== undefined ? { project: options.project } : {}),
+    ...(options.user !== undefined ? { user: options.user } : {}),
+    ...(options.session !== undefined ? { session: options.session } : {}),
+  };
   const selections: Selection[] = [];
 
   async function one(block: ContentBlockLike): Promise<ToolReferenceResult> {
     const query = (block.input as { query?: unknown } | undefined)?.query;
-    if (typeof query !== "string" || query.trim() === "") throw invalid(`input.query: the ${searchName} call ${JSON.stringify(block.id)} needs a non-empty string`);
-    const s = selectFrom(await tg.search({ intent: query, limit: Math.min(100, k * 4), ...scope }), "search", names, k, fallback);
+    if (typeof query !== "string" || query.trim() === "")
+      throw invalid(`input.query: the ${searchName} call ${JSON.stringify(block.id)} needs a non-empty string`);
+    const s = selectFrom(
+      await tg.search({ intent: query, limit: Math.min(100, k * 4), ...scope }),
+      "search",
+      names,
+      k,
+      fallback,
+    );
     selections.push(s);
     const content: ToolReferenceResult["content"] = s.names.map((n) => ({ type: "tool_reference", tool_name: n }));
-    return { type: "tool_result", tool_use_id: block.id ?? "", content: content.length > 0 ? content : [{ type: "text", text: "No deferred tool matches this query." }] };
+    return {
+      type: "tool_result",
+      tool_use_id: block.id ?? "",
+      content: content.length > 0 ? content : [{ type: "text", text: "No deferred tool matches this query." }],
+    };
   }
 
   return {

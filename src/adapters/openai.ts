@@ -19,7 +19,15 @@
  * Each answer's selection (rank, score, explanation per tool) is kept in `selections`.
  * Defaults and why: docs/decisions/adapters.md.
  */
-import { type Fallback, invalid, NameMap, positiveInt, type Selection, selectFrom, type ToolgraphLike } from "./select.ts";
+import {
+  type Fallback,
+  invalid,
+  NameMap,
+  positiveInt,
+  type Selection,
+  selectFrom,
+  type ToolgraphLike,
+} from "./select.ts";
 
 export const OPENAI_DEFAULTS = {
   /** Tools loaded per search. */
@@ -121,7 +129,9 @@ const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export function defaultNamespaceOf(toolId: string): { namespace: string; name: string } {
   const i = toolId.indexOf(".");
   const safe = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-  return i <= 0 ? { namespace: OPENAI_DEFAULTS.namespace, name: safe(toolId) } : { namespace: safe(toolId.slice(0, i)), name: safe(toolId.slice(i + 1)) };
+  return i <= 0
+    ? { namespace: OPENAI_DEFAULTS.namespace, name: safe(toolId) }
+    : { namespace: safe(toolId.slice(0, i)), name: safe(toolId.slice(i + 1)) };
 }
 
 /** The search query of a client tool_search call: `{ query }` (this tool's schema) or `{ paths }` (the default one). */
@@ -154,16 +164,28 @@ export function openaiToolSearch(tg: ToolgraphLike, options: OpenAIToolSearchOpt
   const members = new Map<string, string[]>();
   for (const f of options.functions) {
     const { namespace, name } = namespaceOf(f.name);
-    if (!NAME.test(namespace) || !NAME.test(name)) throw invalid(`functions: ${JSON.stringify(f.name)} maps to namespace ${JSON.stringify(namespace)} and name ${JSON.stringify(name)}; each must match ${NAME}`);
+    if (!NAME.test(namespace) || !NAME.test(name))
+      throw invalid(
+        `functions: ${JSON.stringify(f.name)} maps to namespace ${JSON.stringify(namespace)} and name ${JSON.stringify(name)}; each must match ${NAME}`,
+      );
     const wire = `${namespace}.${name}`;
     const other = byWire.get(wire);
-    if (other !== undefined) throw invalid(`functions: ${JSON.stringify(other)} and ${JSON.stringify(f.name)} both map to ${wire}`);
+    if (other !== undefined)
+      throw invalid(`functions: ${JSON.stringify(other)} and ${JSON.stringify(f.name)} both map to ${wire}`);
     byWire.set(wire, f.name);
-    const fn: NamespaceFunction = { type: "function", name, ...(f.description != null ? { description: f.description } : {}), parameters: f.parameters ?? { type: "object", properties: {} }, ...(f.strict != null ? { strict: f.strict } : {}), defer_loading: true };
+    const fn: NamespaceFunction = {
+      type: "function",
+      name,
+      ...(f.description != null ? { description: f.description } : {}),
+      parameters: f.parameters ?? { type: "object", properties: {} },
+      ...(f.strict != null ? { strict: f.strict } : {}),
+      defer_loading: true,
+    };
     byId.set(f.name, { fn, namespace });
     members.set(namespace, [...(members.get(namespace) ?? []), name]);
   }
-  const describe = (ns: string) => options.namespaceDescriptions?.[ns] ?? `Tools of ${ns}: ${(members.get(ns) ?? []).join(", ")}`.slice(0, 1024);
+  const describe = (ns: string) =>
+    options.namespaceDescriptions?.[ns] ?? `Tools of ${ns}: ${(members.get(ns) ?? []).join(", ")}`.slice(0, 1024);
   const searchTool: ClientToolSearchTool = {
     type: "tool_search",
     execution: "client",
@@ -175,8 +197,22 @@ export function openaiToolSearch(tg: ToolgraphLike, options: OpenAIToolSearchOpt
       additionalProperties: false,
     },
   };
-  const tools = [searchTool, ...[...members.keys()].map((ns): NamespaceTool => ({ type: "namespace", name: ns, description: describe(ns), tools: [...byId.values()].filter((x) => x.namespace === ns).map((x) => x.fn) }))];
-  const scope = { ...(options.project !== undefined ? { project: options.project } : {}), ...(options.user !== undefined ? { user: options.user } : {}), ...(options.session !== undefined ? { session: options.session } : {}) };
+  const tools = [
+    searchTool,
+    ...[...members.keys()].map(
+      (ns): NamespaceTool => ({
+        type: "namespace",
+        name: ns,
+        description: describe(ns),
+        tools: [...byId.values()].filter((x) => x.namespace === ns).map((x) => x.fn),
+      }),
+    ),
+  ];
+  const scope = {
+    ...(options.project !== undefined ? { project: options.project } : {}),
+    ...(options.user !== undefined ? { user: options.user } : {}),
+    ...(options.session !== undefined ? { session: options.session } : {}),
+  };
   const selections: Selection[] = [];
 
   /** The chosen functions, grouped in their namespaces (first-seen order of both). */
@@ -185,7 +221,12 @@ export function openaiToolSearch(tg: ToolgraphLike, options: OpenAIToolSearchOpt
     for (const id of toolIds) {
       const x = byId.get(id);
       if (!x) continue;
-      const ns = out.get(x.namespace) ?? { type: "namespace", name: x.namespace, description: describe(x.namespace), tools: [] };
+      const ns = out.get(x.namespace) ?? {
+        type: "namespace",
+        name: x.namespace,
+        description: describe(x.namespace),
+        tools: [],
+      };
       ns.tools.push(x.fn);
       out.set(x.namespace, ns);
     }
@@ -196,13 +237,31 @@ export function openaiToolSearch(tg: ToolgraphLike, options: OpenAIToolSearchOpt
     const args = parseArguments(call.arguments);
     let chosen: string[];
     if ("paths" in args) {
-      chosen = args.paths.flatMap((p) => (members.has(p) ? [...byId].filter(([, x]) => x.namespace === p).map(([id]) => id) : byWire.has(p) ? [byWire.get(p)!] : []));
+      chosen = args.paths.flatMap((p) =>
+        members.has(p)
+          ? [...byId].filter(([, x]) => x.namespace === p).map(([id]) => id)
+          : byWire.has(p)
+            ? [byWire.get(p)!]
+            : [],
+      );
     } else {
-      const s = selectFrom(await tg.search({ intent: args.query, limit: Math.min(100, k * 4), ...scope }), "search", ids, k, fallback);
+      const s = selectFrom(
+        await tg.search({ intent: args.query, limit: Math.min(100, k * 4), ...scope }),
+        "search",
+        ids,
+        k,
+        fallback,
+      );
       selections.push(s);
       chosen = s.names;
     }
-    return { type: "tool_search_output", call_id: call.call_id ?? null, execution: "client", status: "completed", tools: grouped([...new Set(chosen)]) };
+    return {
+      type: "tool_search_output",
+      call_id: call.call_id ?? null,
+      execution: "client",
+      status: "completed",
+      tools: grouped([...new Set(chosen)]),
+    };
   }
 
   return {

@@ -64,7 +64,11 @@ export class NameMap {
     for (const name of names) {
       const id = toolId(name);
       const other = this.byId.get(id);
-      if (other !== undefined) throw new ToolgraphError("invalid-input", `tools: the tools ${JSON.stringify(other)} and ${JSON.stringify(name)} map to the same toolgraph id ${JSON.stringify(id)}`);
+      if (other !== undefined)
+        throw new ToolgraphError(
+          "invalid-input",
+          `tools: the tools ${JSON.stringify(other)} and ${JSON.stringify(name)} map to the same toolgraph id ${JSON.stringify(id)}`,
+        );
       this.byId.set(id, name);
       this.byName.set(name, id);
     }
@@ -88,14 +92,26 @@ export class NameMap {
   }
 }
 
-type Answer = Pick<SearchResult, "results" | "abstained" | "fallbacks"> | Pick<SuggestNextResult, "suggestions" | "abstained" | "fallbacks">;
+type Answer =
+  | Pick<SearchResult, "results" | "abstained" | "fallbacks">
+  | Pick<SuggestNextResult, "suggestions" | "abstained" | "fallbacks">;
 
 /** The answer's tools that the caller offers, best first, at most `k`, each with rank, score and explanation. */
 export function pickedTools(answer: Answer, names: NameMap, k: number): PickedTool[] {
   const items =
     "results" in answer
-      ? answer.results.map((r) => ({ tool: r.tool, score: r.score, explanation: r.explanation, decision: r.gate.decision }))
-      : answer.suggestions.map((s) => ({ tool: s.tool, score: s.confidence, explanation: s.explanation, decision: s.gate.decision }));
+      ? answer.results.map((r) => ({
+          tool: r.tool,
+          score: r.score,
+          explanation: r.explanation,
+          decision: r.gate.decision,
+        }))
+      : answer.suggestions.map((s) => ({
+          tool: s.tool,
+          score: s.confidence,
+          explanation: s.explanation,
+          decision: s.gate.decision,
+        }));
   const out: PickedTool[] = [];
   for (const [i, it] of items.entries()) {
     const name = names.nameOf(it.tool);
@@ -114,13 +130,25 @@ export function pickedTools(answer: Answer, names: NameMap, k: number): PickedTo
 export type Fallback = "all" | "answer" | readonly string[];
 
 /** The selection for one answer: its top `k` offered tools, or the fallback set when the gate abstained. */
-export function selectFrom(answer: Answer & { recommendationId?: string }, source: "search" | "next", names: NameMap, k: number, fallback: Fallback): Selection {
+export function selectFrom(
+  answer: Answer & { recommendationId?: string },
+  source: "search" | "next",
+  names: NameMap,
+  k: number,
+  fallback: Fallback,
+): Selection {
   const picked = pickedTools(answer, names, k);
   const base = { picked, recommendationId: answer.recommendationId };
-  if (!answer.abstained || fallback === "answer") return { ...base, names: picked.map((p) => p.name), source, abstained: answer.abstained };
+  if (!answer.abstained || fallback === "answer")
+    return { ...base, names: picked.map((p) => p.name), source, abstained: answer.abstained };
   if (fallback === "all") return { ...base, names: names.names, source: "fallback", abstained: true };
   const project = (answer.fallbacks ?? []).map((id) => names.nameOf(id)).filter((n): n is string => n !== undefined);
-  return { ...base, names: [...new Set([...project, ...fallback.filter((n) => names.idOf(n) !== undefined)])], source: "fallback", abstained: true };
+  return {
+    ...base,
+    names: [...new Set([...project, ...fallback.filter((n) => names.idOf(n) !== undefined)])],
+    source: "fallback",
+    abstained: true,
+  };
 }
 
 /** Misuse of an adapter: the library's error family, naming the field. */
@@ -131,6 +159,7 @@ export function invalid(message: string): ToolgraphError {
 /** A positive whole number option, or a clear error naming it. */
 export function positiveInt(value: number | undefined, field: string, fallback: number): number {
   const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < 1 || v > 100) throw invalid(`${field}: must be a whole number from 1 to 100 (got ${JSON.stringify(value)})`);
+  if (!Number.isInteger(v) || v < 1 || v > 100)
+    throw invalid(`${field}: must be a whole number from 1 to 100 (got ${JSON.stringify(value)})`);
   return v;
 }

@@ -55,7 +55,8 @@ export const GLOBAL_HELP: Record<string, string> = {
   "--project NAME": "project (tenant) to read and write (default: TOOLGRAPH_PROJECT or 'default')",
   "--database URL": "PostgreSQL server URL (default: DATABASE_URL; without one, the embedded database)",
   "--home DIR": "embedded database directory (default: TOOLGRAPH_HOME or ./.toolgraph)",
-  "--server URL": "send the request to a running toolgraph serve (default: TOOLGRAPH_SERVER, else the serve that holds --home)",
+  "--server URL":
+    "send the request to a running toolgraph serve (default: TOOLGRAPH_SERVER, else the serve that holds --home)",
   "--help": "show help for the command",
 };
 

@@ -15,7 +15,10 @@ export function closestNames(typed: string, known: readonly string[], limit = 3)
     .filter((x) => Number.isFinite(x.d))
     .sort((a, b) => a.d - b.d || a.name.localeCompare(b.name));
   const best = scored[0]?.d;
-  return scored.filter((x) => x.d === best).slice(0, limit).map((x) => x.name);
+  return scored
+    .filter((x) => x.d === best)
+    .slice(0, limit)
+    .map((x) => x.name);
 }
 
 /** " Did you mean `search`?" / " Did you mean `--limit` or `--list`?", or "" when nothing is close. */

@@ -17,7 +17,10 @@ export interface Stdin {
 export function inputSource(arg: string | undefined, what: string, stdin: Stdin = processStdin()): InputSource {
   if (!arg) throw new UsageError(`${what}: FILE is missing (a path, or - for standard input)`);
   if (arg === "-") {
-    if (stdin.isTTY) throw new UsageError(`${what}: - reads standard input, but it is a terminal: pipe the data in (… | toolgraph ${what} -)`);
+    if (stdin.isTTY)
+      throw new UsageError(
+        `${what}: - reads standard input, but it is a terminal: pipe the data in (… | toolgraph ${what} -)`,
+      );
     return { text: stdin.read() };
   }
   if (!existsSync(arg)) throw new UsageError(`${what}: no such file: ${arg}`);

@@ -67,13 +67,23 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
   }
   const cmd = COMMANDS.find((c) => c.name === name);
   if (!cmd) {
-    const hint = didYouMean(name, COMMANDS.map((c) => c.name));
-    err(`toolgraph: unknown command ${JSON.stringify(name)}.${hint}\n\n${hint ? "toolgraph --help lists the commands" : mainHelp(COMMANDS)}`);
+    const hint = didYouMean(
+      name,
+      COMMANDS.map((c) => c.name),
+    );
+    err(
+      `toolgraph: unknown command ${JSON.stringify(name)}.${hint}\n\n${hint ? "toolgraph --help lists the commands" : mainHelp(COMMANDS)}`,
+    );
     return EXIT.usage;
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: rest, options: { ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }, allowPositionals: true, strict: !cmd.passThrough });
+    parsed = parseArgs({
+      args: rest,
+      options: { ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) },
+      allowPositionals: true,
+      strict: !cmd.passThrough,
+    });
   } catch (e) {
     const unknown = /Unknown option '(--?[^']+)'/.exec((e as Error).message)?.[1];
     const message = unknown ? `unknown option ${unknown}.${optionHint(unknown, cmd)}` : (e as Error).message;
@@ -102,8 +112,10 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
         const remote = await import("./remote.ts");
         const target = await remote.remoteTarget(values, project);
         if (target) return remote.remoteToolgraph(target);
-      } else if (values.server) throw new UsageError(`--server: ${cmd.name} does not run through a server; it opens the database itself`);
-      if (cmd.readOnly) await assertEmbeddedDatabaseExists(values.database as string | undefined, values.home as string | undefined);
+      } else if (values.server)
+        throw new UsageError(`--server: ${cmd.name} does not run through a server; it opens the database itself`);
+      if (cmd.readOnly)
+        await assertEmbeddedDatabaseExists(values.database as string | undefined, values.home as string | undefined);
       return (await import("../library/toolgraph.ts")).openToolgraph({
         database: values.database as string | undefined,
         home: values.home as string | undefined,
@@ -149,7 +161,9 @@ async function assertEmbeddedDatabaseExists(database: string | undefined, home: 
 
 /** The command's options closest to a mistyped one. */
 function optionHint(typed: string, cmd: Command): string {
-  const known = Object.entries({ ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }).flatMap(([long, spec]) => [`--${long}`, ...(spec.short ? [`-${spec.short}`] : [])]);
+  const known = Object.entries({ ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }).flatMap(([long, spec]) => [
+    `--${long}`,
+    ...(spec.short ? [`-${spec.short}`] : []),
+  ]);
   return didYouMean(typed, known);
 }
-

@@ -5,7 +5,11 @@
  * table is wider, the widest columns shrink (never below their header or 6 characters) and their cells wrap
  * onto more lines, at spaces where possible.
  */
-export function table(headers: string[], rows: (string | number)[][], opts: { width?: number | undefined } = {}): string {
+export function table(
+  headers: string[],
+  rows: (string | number)[][],
+  opts: { width?: number | undefined } = {},
+): string {
   const cells = [headers, ...rows.map((r) => r.map((c) => (typeof c === "number" ? fmtNum(c) : String(c ?? ""))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => String(r[i] ?? "").length)));
   const limit = opts.width ?? (process.stdout.isTTY ? process.stdout.columns : undefined);
@@ -20,7 +24,11 @@ export function table(headers: string[], rows: (string | number)[][], opts: { wi
         .trimEnd(),
     );
   };
-  return [...physical(cells[0]!), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).flatMap(physical)].join("\n");
+  return [
+    ...physical(cells[0]!),
+    widths.map((w) => "-".repeat(w)).join("  "),
+    ...cells.slice(1).flatMap(physical),
+  ].join("\n");
 }
 
 /**
@@ -34,7 +42,8 @@ function fitWidths(widths: number[], headers: string[], cells: string[][], limit
   for (const eligible of [(i: number) => prose[i]!, () => true]) {
     while (total > limit) {
       let widest = -1;
-      for (let i = 0; i < widths.length; i++) if (eligible(i) && widths[i]! > floor[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+      for (let i = 0; i < widths.length; i++)
+        if (eligible(i) && widths[i]! > floor[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
       if (widest < 0) break;
       widths[widest]!--;
       total--;
@@ -62,7 +71,10 @@ export function rateAndEta(done: number, total: number, elapsedMs: number): stri
   if (done <= 0 || elapsedMs <= 0) return "";
   const rate = (done * 1000) / elapsedMs;
   const left = Math.max(0, Math.round((total - done) / rate));
-  const eta = left >= 3600 ? `${Math.floor(left / 3600)}:${String(Math.floor((left % 3600) / 60)).padStart(2, "0")}:${String(left % 60).padStart(2, "0")}` : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+  const eta =
+    left >= 3600
+      ? `${Math.floor(left / 3600)}:${String(Math.floor((left % 3600) / 60)).padStart(2, "0")}:${String(left % 60).padStart(2, "0")}`
+      : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
   return `${rate >= 100 ? rate.toFixed(0) : rate.toFixed(1)}/s, ETA ${eta}`;
 }
 
@@ -98,7 +110,9 @@ export class Progress {
     const width = 30;
     const frac = total > 0 ? Math.min(1, done / total) : 0;
     const bar = "█".repeat(Math.round(frac * width)).padEnd(width, "░");
-    process.stderr.write(`\r${this.label} ${bar} ${done}/${total} (${Math.round(frac * 100)}%) ${rateAndEta(done, total, t - this.start)}`);
+    process.stderr.write(
+      `\r${this.label} ${bar} ${done}/${total} (${Math.round(frac * 100)}%) ${rateAndEta(done, total, t - this.start)}`,
+    );
   }
 
   done(): void {

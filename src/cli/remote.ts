@@ -19,7 +19,13 @@ import { OPERATION_LIST, type Operation, type OperationName } from "../contract/
 import type { Toolgraph } from "../library/toolgraph.ts";
 
 /** How a route takes its input: a JSON body, JSONL records, or nothing (GET). */
-type Spelling = { operationId: string; method: "GET" | "POST"; path: string; body: "json" | "jsonl" | "none"; flags?: readonly string[] };
+type Spelling = {
+  operationId: string;
+  method: "GET" | "POST";
+  path: string;
+  body: "json" | "jsonl" | "none";
+  flags?: readonly string[];
+};
 
 /**
  * Library operation (the method a command calls) → the route that runs it on a server: every operation of the
@@ -28,15 +34,39 @@ type Spelling = { operationId: string; method: "GET" | "POST"; path: string; bod
  * the route table's schemas; a test checks every row against src/server/routes.ts.
  */
 const TABLE_ROUTES = Object.fromEntries(
-  OPERATION_LIST.map((op) => [op.name, { operationId: op.http.operationId, method: "POST", path: op.http.path, body: "json" } as Spelling]),
+  OPERATION_LIST.map((op) => [
+    op.name,
+    { operationId: op.http.operationId, method: "POST", path: op.http.path, body: "json" } as Spelling,
+  ]),
 ) as Record<OperationName, Spelling>;
 
-export const REMOTE_OPERATIONS: Record<OperationName | "recordExecution" | "importCatalog" | "importTraces" | "importEdges" | "stats", Spelling> = {
+export const REMOTE_OPERATIONS: Record<
+  OperationName | "recordExecution" | "importCatalog" | "importTraces" | "importEdges" | "stats",
+  Spelling
+> = {
   ...TABLE_ROUTES,
-  recordExecution: { operationId: "recordExecution", method: "POST", path: "/v1/executions", body: "json", flags: ["autoRegister"] },
+  recordExecution: {
+    operationId: "recordExecution",
+    method: "POST",
+    path: "/v1/executions",
+    body: "json",
+    flags: ["autoRegister"],
+  },
   importCatalog: { operationId: "importCatalog", method: "POST", path: "/v1/import/catalog", body: "json" },
-  importTraces: { operationId: "importTraces", method: "POST", path: "/v1/import/traces", body: "jsonl", flags: ["skipInvalid", "autoRegister"] },
-  importEdges: { operationId: "importEdges", method: "POST", path: "/v1/import/edges", body: "jsonl", flags: ["skipInvalid"] },
+  importTraces: {
+    operationId: "importTraces",
+    method: "POST",
+    path: "/v1/import/traces",
+    body: "jsonl",
+    flags: ["skipInvalid", "autoRegister"],
+  },
+  importEdges: {
+    operationId: "importEdges",
+    method: "POST",
+    path: "/v1/import/edges",
+    body: "jsonl",
+    flags: ["skipInvalid"],
+  },
   stats: { operationId: "stats", method: "GET", path: "/v1/stats", body: "none" },
 };
 
@@ -62,16 +92,24 @@ export function remoteToolgraph(target: RemoteTarget): Toolgraph {
 }
 
 type FileInput = { file: string };
-const isFile = (v: unknown): v is FileInput => typeof v === "object" && v !== null && typeof (v as FileInput).file === "string";
+const isFile = (v: unknown): v is FileInput =>
+  typeof v === "object" && v !== null && typeof (v as FileInput).file === "string";
 
 /** Runs one library operation on the server; resolves the library's answer, rejects with the library's error. */
-export async function callRoute(target: RemoteTarget, op: RemoteOperation, input: unknown, opts: Record<string, unknown>): Promise<never> {
+export async function callRoute(
+  target: RemoteTarget,
+  op: RemoteOperation,
+  input: unknown,
+  opts: Record<string, unknown>,
+): Promise<never> {
   const route: Spelling = REMOTE_OPERATIONS[op];
   // A one-argument operation (stats) takes its options first.
   const options = route.body === "none" ? ((input ?? {}) as Record<string, unknown>) : opts;
   const url = new URL(route.path, target.url);
   for (const f of route.flags ?? []) if (options[f] !== undefined) url.searchParams.set(f, String(options[f]));
-  const headers: Record<string, string> = { "x-toolgraph-project": typeof options.project === "string" ? options.project : target.project };
+  const headers: Record<string, string> = {
+    "x-toolgraph-project": typeof options.project === "string" ? options.project : target.project,
+  };
   if (target.token) headers.authorization = `Bearer ${target.token}`;
   let body: string | undefined;
   if (route.body !== "none") {
@@ -89,14 +127,20 @@ export async function callRoute(target: RemoteTarget, op: RemoteOperation, input
     res = await send(url, route.method, headers, body);
   } catch (err) {
     const { ToolgraphError } = await import("../contract/errors.ts");
-    throw new ToolgraphError("database-unreachable", `the server at ${target.url} did not answer (${(err as Error).message})`, { server: target.url });
+    throw new ToolgraphError(
+      "database-unreachable",
+      `the server at ${target.url} did not answer (${(err as Error).message})`,
+      { server: target.url },
+    );
   }
   const text = res.text;
   let answer: unknown;
   try {
     answer = JSON.parse(text);
   } catch {
-    throw new Error(`the server at ${target.url} answered ${res.status} with a body that is not JSON: ${text.slice(0, 120)}`);
+    throw new Error(
+      `the server at ${target.url} answered ${res.status} with a body that is not JSON: ${text.slice(0, 120)}`,
+    );
   }
   if (res.status < 200 || res.status > 299) throw await remoteError(target, res.status, answer);
   return asLibraryAnswer(answer, isFile(input) ? input.file : undefined) as never;
@@ -106,7 +150,12 @@ export async function callRoute(target: RemoteTarget, op: RemoteOperation, input
  * One request with node:http(s) (Node's fetch loads its HTTP client on first use: measured in
  * docs/decisions/everyday-budget.md); resolves the status and the body's text.
  */
-async function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined): Promise<{ status: number; text: string }> {
+async function send(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<{ status: number; text: string }> {
   const { request } = url.protocol === "https:" ? await import("node:https") : await import("node:http");
   return new Promise((resolve, reject) => {
     // One connection, closed after the answer: a kept-alive socket would hold the process open.
@@ -127,25 +176,40 @@ async function asLibraryAnswer(answer: unknown, file: string | undefined): Promi
   const invalid = (answer as { invalid?: unknown } | null)?.invalid;
   if (!Array.isArray(invalid) || invalid.length === 0) return answer;
   const { respellFrom } = await import("../formats/advice.ts");
-  const local = invalid.map((e) => ({ ...e, ...(file !== undefined ? { file } : {}), message: e.advice ? respellFrom(e.message, e.advice, "http", "library") : e.message }));
+  const local = invalid.map((e) => ({
+    ...e,
+    ...(file !== undefined ? { file } : {}),
+    message: e.advice ? respellFrom(e.message, e.advice, "http", "library") : e.message,
+  }));
   return { ...(answer as object), invalid: local };
 }
 
 /** The server's error answer as the library's error: its code decides the exit code, as locally. */
 async function remoteError(target: RemoteTarget, status: number, answer: unknown): Promise<Error> {
-  const e = (answer as { error?: { code?: unknown; message?: unknown; field?: unknown; details?: unknown; advice?: unknown } } | null)?.error;
-  if (typeof e?.code !== "string" || typeof e.message !== "string") return new Error(`the server at ${target.url} answered ${status}`);
-  if (status === 401 || status === 403) return new Error(`the server at ${target.url} refused the request (${status}): ${e.message}`);
+  const e = (
+    answer as {
+      error?: { code?: unknown; message?: unknown; field?: unknown; details?: unknown; advice?: unknown };
+    } | null
+  )?.error;
+  if (typeof e?.code !== "string" || typeof e.message !== "string")
+    return new Error(`the server at ${target.url} answered ${status}`);
+  if (status === 401 || status === 403)
+    return new Error(`the server at ${target.url} refused the request (${status}): ${e.message}`);
   const { ToolgraphError } = await import("../contract/errors.ts");
   const { adviceText } = await import("../formats/advice.ts");
   const advice = e.advice as Parameters<typeof adviceText>[0] | undefined;
-  const details = { ...(typeof e.field === "string" ? { field: e.field } : {}), ...(Array.isArray(e.details) ? { issues: e.details } : {}) };
+  const details = {
+    ...(typeof e.field === "string" ? { field: e.field } : {}),
+    ...(Array.isArray(e.details) ? { issues: e.details } : {}),
+  };
   // A message with advice ends with its HTTP spelling: without it, plus the advice, the CLI spells it its own way.
   const http = advice ? adviceText(advice, "http") : undefined;
-  if (advice && http && e.message.endsWith(http)) return new ToolgraphError(e.code, e.message.slice(0, -http.length), details, advice);
+  if (advice && http && e.message.endsWith(http))
+    return new ToolgraphError(e.code, e.message.slice(0, -http.length), details, advice);
   // Line errors (an import, a recorded execution) carry their advice per line: spelled for the CLI here.
   let message = e.message;
-  for (const kind of ["auto-register", "import-catalog"] as const) message = message.split(adviceText({ kind }, "http")).join(adviceText({ kind }, "cli"));
+  for (const kind of ["auto-register", "import-catalog"] as const)
+    message = message.split(adviceText({ kind }, "http")).join(adviceText({ kind }, "cli"));
   return new ToolgraphError(e.code, message, details);
 }
 
@@ -154,7 +218,10 @@ async function remoteError(target: RemoteTarget, status: number, answer: unknown
  * TOOLGRAPH_SERVER (token from TOOLGRAPH_TOKEN), else the running `serve` that holds the embedded data
  * directory (its server file; never for --database / DATABASE_URL, where several processes share PostgreSQL).
  */
-export async function remoteTarget(values: { server?: unknown; database?: unknown; home?: unknown }, project: string): Promise<RemoteTarget | undefined> {
+export async function remoteTarget(
+  values: { server?: unknown; database?: unknown; home?: unknown },
+  project: string,
+): Promise<RemoteTarget | undefined> {
   const named = (values.server as string | undefined) || process.env.TOOLGRAPH_SERVER;
   if (named) {
     let url: URL;
@@ -163,7 +230,8 @@ export async function remoteTarget(values: { server?: unknown; database?: unknow
     } catch {
       throw new Error(`--server: not a URL: ${JSON.stringify(named)} (e.g. http://127.0.0.1:8787)`);
     }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`--server: must be an http:// or https:// URL, got ${JSON.stringify(named)}`);
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new Error(`--server: must be an http:// or https:// URL, got ${JSON.stringify(named)}`);
     return { url: url.href, token: process.env.TOOLGRAPH_TOKEN || undefined, project };
   }
   const { resolveDatabaseUrl, resolveHome } = await import("../store/locations.ts");

@@ -33,9 +33,15 @@ export type { CatalogImportResult, EdgeImportResult, TraceImportResult };
 
 /** The operations of the table (one method each), plus the writes and imports that take files. */
 export interface RecommenderApi extends OperationMethods {
-  recordExecution(execution: ExecutionInput | object, opts?: Scoped & { autoRegister?: boolean }): Promise<TraceImportResult>;
+  recordExecution(
+    execution: ExecutionInput | object,
+    opts?: Scoped & { autoRegister?: boolean },
+  ): Promise<TraceImportResult>;
   importCatalog(input: string | object, opts?: Scoped): Promise<CatalogImportResult>;
-  importTraces(input: string | object[], opts?: Scoped & { skipInvalid?: boolean; autoRegister?: boolean }): Promise<TraceImportResult>;
+  importTraces(
+    input: string | object[],
+    opts?: Scoped & { skipInvalid?: boolean; autoRegister?: boolean },
+  ): Promise<TraceImportResult>;
   importEdges(input: string, opts?: Scoped & { skipInvalid?: boolean }): Promise<EdgeImportResult>;
   stats(opts?: Scoped): Promise<JsonResult>;
   /** Liveness: one trivial round trip to the database (no counts). Used by the HTTP `/health`. */

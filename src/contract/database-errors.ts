@@ -20,7 +20,16 @@ const UNREACHABLE_SQLSTATES = new Set([
   "57P05", // idle_session_timeout
   "53300", // too_many_connections
 ]);
-const UNREACHABLE_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+const UNREACHABLE_ERRNOS = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
 const UNREACHABLE_MESSAGES = [
   /^Connection terminated/,
   /not queryable/,
@@ -47,4 +56,3 @@ export function isConnectionError(err: unknown): boolean {
   const cause = (err as { cause?: unknown }).cause;
   return cause !== undefined && cause !== err && isConnectionError(cause);
 }
-

@@ -42,12 +42,23 @@ export interface ErrorOutcome {
 const BAD_INPUT_CODES = new Set(["invalid-input", "unknown-tool", "unknown-capability"]);
 const NOT_FOUND_CODES = new Set(["empty-project", "unknown-project"]);
 const UNAVAILABLE_CODES = new Set(["database-locked", "database-unreachable"]);
-const UPSTREAM_STATUS: Record<string, number> = { "upstream-error": 502, "upstream-unavailable": 503, "upstream-timeout": 504, "catalog-loading": 503 };
+const UPSTREAM_STATUS: Record<string, number> = {
+  "upstream-error": 502,
+  "upstream-unavailable": 503,
+  "upstream-timeout": 504,
+  "catalog-loading": 503,
+};
 const RETRY = { "retry-after": "1" };
 /** The database named in the URL does not exist, or refused the credentials: no answer can come from it. */
 const DATABASE_CONFIG_SQLSTATES = new Set(["3D000", "28000", "28P01"]);
 
-function outcome(status: number, exitCode: number, code: string, message: string, extra: Partial<ErrorOutcome> = {}): ErrorOutcome {
+function outcome(
+  status: number,
+  exitCode: number,
+  code: string,
+  message: string,
+  extra: Partial<ErrorOutcome> = {},
+): ErrorOutcome {
   return { status, exitCode, code, message, headers: {}, internal: false, ...extra };
 }
 
@@ -58,13 +69,18 @@ function outcome(status: number, exitCode: number, code: string, message: string
 export function errorOutcome(err: unknown, door: Door = "library"): ErrorOutcome {
   if (err instanceof ZodError) {
     const problems = zodProblems(err.issues);
-    return outcome(400, EXIT.invalidInput, "invalid-input", problemsMessage(problems), { field: problems[0]?.field ?? "", ...(problems.length > 1 ? { details: problems } : {}) });
+    return outcome(400, EXIT.invalidInput, "invalid-input", problemsMessage(problems), {
+      field: problems[0]?.field ?? "",
+      ...(problems.length > 1 ? { details: problems } : {}),
+    });
   }
   if (err instanceof ToolgraphError) {
     if (err instanceof ImportError) {
       const lineErrors = err.errors;
       const first = lineErrors[0];
-      const where = first ? `line ${first.line}: ${first.field ? `${first.field}: ` : ""}${lineErrorMessage(first, door)}` : "invalid input";
+      const where = first
+        ? `line ${first.line}: ${first.field ? `${first.field}: ` : ""}${lineErrorMessage(first, door)}`
+        : "invalid input";
       const more = lineErrors.length > 1 ? ` (and ${lineErrors.length - 1} more)` : "";
       return outcome(400, EXIT.invalidInput, "invalid-input", `${where}${more} (nothing was written)`, {
         field: first?.field ?? "",
@@ -72,20 +88,34 @@ export function errorOutcome(err: unknown, door: Door = "library"): ErrorOutcome
       });
     }
     const field = typeof err.details?.field === "string" ? err.details.field : undefined;
-    const issues = Array.isArray(err.details?.issues) && (err.details.issues as unknown[]).length > 1 ? { details: err.details.issues } : {};
+    const issues =
+      Array.isArray(err.details?.issues) && (err.details.issues as unknown[]).length > 1
+        ? { details: err.details.issues }
+        : {};
     const message = err.messageFor(door);
     const advice = err.advice ? { advice: err.advice } : {};
-    if (BAD_INPUT_CODES.has(err.code)) return outcome(400, EXIT.invalidInput, err.code, message, { ...(field !== undefined ? { field } : {}), ...issues, ...advice });
+    if (BAD_INPUT_CODES.has(err.code))
+      return outcome(400, EXIT.invalidInput, err.code, message, {
+        ...(field !== undefined ? { field } : {}),
+        ...issues,
+        ...advice,
+      });
     if (NOT_FOUND_CODES.has(err.code)) return outcome(404, EXIT.failure, err.code, message, advice);
-    if (UNAVAILABLE_CODES.has(err.code)) return outcome(503, EXIT.databaseUnavailable, err.code, message, { headers: RETRY });
+    if (UNAVAILABLE_CODES.has(err.code))
+      return outcome(503, EXIT.databaseUnavailable, err.code, message, { headers: RETRY });
     // A tool the gateway's policy denies or its pins quarantine: refused, with the reason (gateway/trust.ts).
-    if (err.code === "tool-refused") return outcome(403, EXIT.failure, err.code, message, field !== undefined ? { field } : {});
+    if (err.code === "tool-refused")
+      return outcome(403, EXIT.failure, err.code, message, field !== undefined ? { field } : {});
     const upstream = UPSTREAM_STATUS[err.code];
     if (upstream !== undefined) return outcome(upstream, EXIT.failure, err.code, message);
     return internalError();
   }
-  if (err instanceof AlgorithmError) return outcome(422, EXIT.invalidInput, err.code, err.message, { details: { module: err.module } });
-  if (isConnectionError(err) || DATABASE_CONFIG_SQLSTATES.has(String((err as { code?: unknown } | null)?.code))) return outcome(503, EXIT.databaseUnavailable, "database-unreachable", "the database is unreachable; retry later", { headers: RETRY });
+  if (err instanceof AlgorithmError)
+    return outcome(422, EXIT.invalidInput, err.code, err.message, { details: { module: err.module } });
+  if (isConnectionError(err) || DATABASE_CONFIG_SQLSTATES.has(String((err as { code?: unknown } | null)?.code)))
+    return outcome(503, EXIT.databaseUnavailable, "database-unreachable", "the database is unreachable; retry later", {
+      headers: RETRY,
+    });
   return internalError();
 }
 

@@ -117,7 +117,8 @@ export const OPERATIONS = {
   discoverCapabilities: op({
     name: "discoverCapabilities",
     summary: "Discover capabilities related to the tools in use",
-    description: "Capabilities whose tools cluster with the given context tools (spectral clusters, hypergraph PageRank).",
+    description:
+      "Capabilities whose tools cluster with the given context tools (spectral clusters, hypergraph PageRank).",
     http: { path: "/v1/capabilities/discover", operationId: "discoverCapabilities" },
     mcp: {
       name: "discover_capabilities",
@@ -254,7 +255,8 @@ export type OperationName = keyof typeof OPERATIONS;
 export const OPERATION_LIST: readonly Operation[] = Object.values(OPERATIONS);
 
 type JobOf<N extends OperationName> = Awaited<ReturnType<(typeof OPERATIONS)[N]["load"]>>;
-type LibraryOptionsOf<J> = J extends Job<z.ZodType, unknown, infer O> ? (O extends z.ZodObject ? Partial<z.input<O>> : unknown) : unknown;
+type LibraryOptionsOf<J> =
+  J extends Job<z.ZodType, unknown, infer O> ? (O extends z.ZodObject ? Partial<z.input<O>> : unknown) : unknown;
 /** The request of an operation as the library takes it (HTTP and MCP take the same minus library options). */
 export type RequestOf<N extends OperationName> = z.input<JobOf<N>["request"]> & LibraryOptionsOf<JobOf<N>>;
 /** The answer of an operation. */

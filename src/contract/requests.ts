@@ -38,9 +38,13 @@ export type WorkflowInput = z.input<typeof workflowField>;
 
 export const gateFields = {
   /** The running workflow (steps with outcome, replans, id); the gate detects its health. */
-  workflow: workflowField.optional().describe("The running workflow (steps with outcomes, replans): a struggling workflow needs more confidence"),
+  workflow: workflowField
+    .optional()
+    .describe("The running workflow (steps with outcomes, replans): a struggling workflow needs more confidence"),
   /** The user the answer is for (their history moves the threshold). */
-  user: safeId(256).optional().describe("Who the answer is for: their past successes and failures move the confidence threshold"),
+  user: safeId(256)
+    .optional()
+    .describe("Who the answer is for: their past successes and failures move the confidence threshold"),
   /** Production environment and critical task (the critical_production rule). */
   environment: z
     .object({
@@ -50,19 +54,28 @@ export const gateFields = {
     .strict()
     .optional()
     .describe("Where the task runs: production and critical tasks need more confidence"),
-  urgency: z.enum(["low", "medium", "high"]).optional().describe("How urgent the task is (high urgency lowers the threshold slightly)"),
+  urgency: z
+    .enum(["low", "medium", "high"])
+    .optional()
+    .describe("How urgent the task is (high urgency lowers the threshold slightly)"),
   /** Include the reasoning report of the top answer. */
   explain: z.boolean().optional().describe("Include the gate's reasoning report for the top answer (default false)"),
   /**
    * The session (workflow) this answer belongs to: a recorded execution whose id equals it, and feedback
    * naming it, are joined to the answer in the recommendation log. Not part of the answer's cache key.
    */
-  session: safeId(256).optional().describe("The session (workflow) this answer belongs to, to join it with the execution and feedback later"),
+  session: safeId(256)
+    .optional()
+    .describe("The session (workflow) this answer belongs to, to join it with the execution and feedback later"),
 };
 
 const caps = {
   /** Drop tools carrying any of these safety tags (e.g. destructive, network). */
-  excludeSafetyTags: z.array(safeText(2000).min(1)).max(50).optional().describe("Never return tools carrying any of these safety tags (e.g. destructive, network)"),
+  excludeSafetyTags: z
+    .array(safeText(2000).min(1))
+    .max(50)
+    .optional()
+    .describe("Never return tools carrying any of these safety tags (e.g. destructive, network)"),
   maxTools: z.number().int().min(1).max(1000).optional().describe("Return at most this many tools"),
   maxLatencyMs: z.number().positive().optional().describe("Drop tools whose average latency (ms) exceeds this"),
   maxCost: z.number().nonnegative().optional().describe("Drop tools whose cost estimate exceeds this"),
@@ -72,17 +85,23 @@ export const searchRequest = z
   .object({
     intent: text.describe("The task in plain words (what you want to do, not a tool name)"),
     /** Tools already in the workflow (context for the graph term). */
-    context: safeIdList({ max: 100 }).optional().describe("Tool ids already used in this workflow, in order (tools used with them rank higher)"),
+    context: safeIdList({ max: 100 })
+      .optional()
+      .describe("Tool ids already used in this workflow, in order (tools used with them rank higher)"),
     limit: limit.optional().describe("How many tools to return (1-100, default 10)"),
     /** Tools that must not be returned (failed, unavailable). */
     exclude: safeIdList({ max: 1000 }).optional().describe("Tool ids never to return (failed or unavailable ones)"),
     /** Manual override: force these tools first, still explained. */
-    only: safeIdList({ max: 100 }).optional().describe("Tool ids to rank first regardless of score (still explained and gated)"),
+    only: safeIdList({ max: 100 })
+      .optional()
+      .describe("Tool ids to rank first regardless of score (still explained and gated)"),
     /** active (default: an explicit request) or passive (suggesting during a workflow: α by heat diffusion from the context). */
     mode: z
       .enum(["active", "passive"])
       .optional()
-      .describe("active (default): an explicit request; passive: suggesting during a workflow, weighting the context more"),
+      .describe(
+        "active (default): an explicit request; passive: suggesting during a workflow, weighting the context more",
+      ),
     /**
      * flat (search every tool), two-hop (rank the namespaces — catalog `server` or id prefix — then search
      * the tools of the best few) or auto (default: flat below 20,000 tools or 100 namespaces; above, both routes
@@ -92,7 +111,9 @@ export const searchRequest = z
     routing: z
       .enum(["flat", "two-hop", "auto"])
       .optional()
-      .describe("flat: search every tool; two-hop: rank the servers/namespaces first, then their tools; auto (default): two-hop for very large catalogs"),
+      .describe(
+        "flat: search every tool; two-hop: rank the servers/namespaces first, then their tools; auto (default): two-hop for very large catalogs",
+      ),
     ...caps,
     ...gateFields,
   })
@@ -101,17 +122,23 @@ export const searchRequest = z
 export const suggestNextRequest = z
   .object({
     /** Tools that completed successfully so far, in order. */
-    context: safeIdList({ max: 200 }).describe("Tool ids that completed successfully so far, in order (empty at the start)"),
+    context: safeIdList({ max: 200 }).describe(
+      "Tool ids that completed successfully so far, in order (empty at the start)",
+    ),
     /** Tools that failed or are unavailable: never suggested. */
     exclude: safeIdList({ max: 1000 }).optional().describe("Tool ids that failed or are unavailable: never suggested"),
     /** Optional intent of the workflow (intent memory, detection). */
-    intent: safeText(4000).optional().describe("The workflow's goal in plain words (similar past workflows then count more)"),
+    intent: safeText(4000)
+      .optional()
+      .describe("The workflow's goal in plain words (similar past workflows then count more)"),
     limit: limit.optional().describe("How many suggestions to return (1-100, default 5)"),
     /** auto (default: learned when the project has enough traces, else seed), seed, learned or markov. */
     mode: z
       .enum(["auto", "seed", "learned", "markov"])
       .optional()
-      .describe("Scoring: auto (default: learned weights once there are enough traces, else seed), seed, learned or markov (plain transition counts)"),
+      .describe(
+        "Scoring: auto (default: learned weights once there are enough traces, else seed), seed, learned or markov (plain transition counts)",
+      ),
     ...gateFields,
   })
   .strict();
@@ -136,14 +163,18 @@ export const discoverCapabilitiesRequest = z
 const schemaEdges = z
   .boolean()
   .optional()
-  .describe("Also infer dependencies by matching one tool's output fields to another's required inputs, for tools with no learned relation (default false)");
+  .describe(
+    "Also infer dependencies by matching one tool's output fields to another's required inputs, for tools with no learned relation (default false)",
+  );
 
 export const buildDagRequest = z
   .object({
     tools: safeIdList({ min: 1, max: 200 }).describe("The tool ids to order (each once)"),
     intent: text
       .optional()
-      .describe("The request in plain words (optional): where the history never saw two of the tools in succession, the order the intent mentions them orients the dependency between them"),
+      .describe(
+        "The request in plain words (optional): where the history never saw two of the tools in succession, the order the intent mentions them orients the dependency between them",
+      ),
     schemaEdges,
     ...caps,
     ...gateFields,
@@ -177,7 +208,10 @@ export const alternativesRequest = z
  */
 export const dagOptions = z
   .object({
-    graph: z.enum(["history", "dependency", "blended", "auto"]).optional().describe("The graph the DAG is read from (default auto)"),
+    graph: z
+      .enum(["history", "dependency", "blended", "auto"])
+      .optional()
+      .describe("The graph the DAG is read from (default auto)"),
   })
   .strict();
 
@@ -197,7 +231,9 @@ export const feedbackRequest = z
   .object({
     /** The request text of the answer (its operation and domain key the learned threshold). */
     intent: safeText(4000).describe("The intent (request text) of the answer this feedback is about"),
-    decision: z.enum(["accepted", "accepted-with-caution", "abstained"]).describe("The gate decision the answer carried"),
+    decision: z
+      .enum(["accepted", "accepted-with-caution", "abstained"])
+      .describe("The gate decision the answer carried"),
     /** For an abstention: did the user use the answer anyway? */
     followed: z.boolean().optional().describe("For an abstained answer: was it used anyway?"),
     success: z.boolean().describe("Did acting on the answer work?"),

@@ -51,7 +51,11 @@ export const searchResultSchema = z.looseObject({
         description: z.string(),
         server: z.string().nullable().describe("The MCP server the tool belongs to, or null"),
         inputSchema: json.nullable().describe("The tool's input JSON Schema, or null"),
-        safetyTags: z.array(z.string()).describe("The tool's safety tags (destructive, network, suspicious, …); a suspicious tool is never accepted outright"),
+        safetyTags: z
+          .array(z.string())
+          .describe(
+            "The tool's safety tags (destructive, network, suspicious, …); a suspicious tool is never accepted outright",
+          ),
         score: z.number().describe("Hybrid score in [0, 1]"),
         gate: gateSchema,
         explanation: z.string().describe("Why the tool ranks here"),
@@ -60,8 +64,15 @@ export const searchResultSchema = z.looseObject({
     .describe("Tools ranked for the intent"),
   channels: z
     .object({ lexical: z.boolean(), embedding: z.boolean(), graph: z.boolean() })
-    .describe("The ranking channels that were live (embedding false while the tools' embeddings are still being computed)"),
-  degraded: z.literal("embedding").optional().describe('"embedding": ranked by the lexical and graph channels only, nothing accepted outright; ask again shortly for the full ranking'),
+    .describe(
+      "The ranking channels that were live (embedding false while the tools' embeddings are still being computed)",
+    ),
+  degraded: z
+    .literal("embedding")
+    .optional()
+    .describe(
+      '"embedding": ranked by the lexical and graph channels only, nothing accepted outright; ask again shortly for the full ranking',
+    ),
   ...gatedTail,
 });
 
@@ -92,20 +103,28 @@ const capabilityItem = z.looseObject({
 export const matchCapabilitiesResultSchema = z.looseObject({
   project: z.string(),
   intent: z.string(),
-  results: z.array(capabilityItem.extend({ tools: toolIds.describe("The capability's tools") })).describe("Capabilities ranked for the intent"),
+  results: z
+    .array(capabilityItem.extend({ tools: toolIds.describe("The capability's tools") }))
+    .describe("Capabilities ranked for the intent"),
   ...gatedTail,
 });
 
 export const discoverCapabilitiesResultSchema = z.looseObject({
   project: z.string(),
   context: toolIds,
-  results: z.array(capabilityItem.extend({ matchedTools: toolIds.describe("Context tools that belong to it") })).describe("Capabilities related to the tools in use"),
+  results: z
+    .array(capabilityItem.extend({ matchedTools: toolIds.describe("Context tools that belong to it") }))
+    .describe("Capabilities related to the tools in use"),
   ...gatedTail,
 });
 
 const dagShape = {
-  nodes: z.array(z.looseObject({ tool: z.string(), layer: z.number(), prerequisites: toolIds, dependents: toolIds })).describe("Each tool with its layer and dependencies"),
-  edges: z.array(z.looseObject({ from: z.string(), to: z.string(), strength: z.number(), explanation: z.string() })).describe("Dependencies, each explained"),
+  nodes: z
+    .array(z.looseObject({ tool: z.string(), layer: z.number(), prerequisites: toolIds, dependents: toolIds }))
+    .describe("Each tool with its layer and dependencies"),
+  edges: z
+    .array(z.looseObject({ from: z.string(), to: z.string(), strength: z.number(), explanation: z.string() }))
+    .describe("Dependencies, each explained"),
   layers: z.array(toolIds).describe("Tools that can run in parallel, layer by layer, in order"),
 };
 
@@ -137,7 +156,17 @@ export const planResultSchema = z.looseObject({
 export const alternativesResultSchema = z.looseObject({
   project: z.string(),
   tool: z.string().describe("The tool being replaced"),
-  results: z.array(z.looseObject({ tool: z.string(), name: z.string(), score: z.number(), gate: gateSchema, explanation: z.string() })).describe("Substitutes, best first"),
+  results: z
+    .array(
+      z.looseObject({
+        tool: z.string(),
+        name: z.string(),
+        score: z.number(),
+        gate: gateSchema,
+        explanation: z.string(),
+      }),
+    )
+    .describe("Substitutes, best first"),
   ...gatedTail,
 });
 

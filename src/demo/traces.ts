@@ -31,7 +31,13 @@ export function demoTraces(count: number, seed: number, now: number): ExecutionI
       const ok = rng() > 0.06;
       const deps = (w.dep ?? []).map((d) => map.get(d)).filter((x): x is number => x !== undefined);
       t += 500;
-      steps.push({ tool: w.tool, dependsOn: deps, success: ok, durationMs: 100 + Math.floor(rng() * 900), at: new Date(t) });
+      steps.push({
+        tool: w.tool,
+        dependsOn: deps,
+        success: ok,
+        durationMs: 100 + Math.floor(rng() * 900),
+        at: new Date(t),
+      });
       if (!ok) {
         if (rng() < 0.7) {
           t += 500;

@@ -93,7 +93,11 @@ export class CachedEmbeddingProvider implements EmbeddingProvider {
       const vectors = await this.inner.embed(misses, {
         signal: opts.signal,
         onProgress: onProgress
-          ? (done, total) => onProgress(Math.min(texts.length, answered + Math.round((done / total) * (texts.length - answered))), texts.length)
+          ? (done, total) =>
+              onProgress(
+                Math.min(texts.length, answered + Math.round((done / total) * (texts.length - answered))),
+                texts.length,
+              )
           : undefined,
       });
       misses.forEach((text, k) => {

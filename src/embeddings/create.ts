@@ -59,7 +59,8 @@ export function parseEmbeddingSpec(spec: string): EmbeddingSpec {
   const hash = /^hash:(\d+)$/.exec(s);
   if (hash) {
     const dimensions = Number(hash[1]);
-    if (dimensions < 1) throw new EmbeddingError("bad-spec", `spec ${JSON.stringify(spec)}: hash dimensions must be ≥ 1`);
+    if (dimensions < 1)
+      throw new EmbeddingError("bad-spec", `spec ${JSON.stringify(spec)}: hash dimensions must be ≥ 1`);
     return { kind: "hash", dimensions };
   }
   if (s.startsWith("openai:")) {
@@ -100,7 +101,11 @@ export function createEmbeddingProvider(
     case "use-lite":
       return new UseLiteProvider({ batchSize: s.batchSize });
     case "hash":
-      return new HashingEmbedder({ dimensions: s.dimensions, wordWeight: s.wordWeight, trigramWeight: s.trigramWeight });
+      return new HashingEmbedder({
+        dimensions: s.dimensions,
+        wordWeight: s.wordWeight,
+        trigramWeight: s.trigramWeight,
+      });
     case "openai":
       return new OpenAiCompatibleProvider({ ...s, apiKey: s.apiKey ?? options.apiKey });
   }

@@ -32,7 +32,12 @@ parentPort?.on("message", async (m: Request) => {
     parentPort!.postMessage({ id: m.id, vectors: packed, dims }, [packed.buffer]);
   } catch (err) {
     const e = err instanceof Error ? err : new Error(String(err));
-    const error: WorkerError = { name: e.name, message: e.message, stack: e.stack, code: err instanceof EmbeddingError ? err.code : undefined };
+    const error: WorkerError = {
+      name: e.name,
+      message: e.message,
+      stack: e.stack,
+      code: err instanceof EmbeddingError ? err.code : undefined,
+    };
     parentPort!.postMessage({ id: m.id, error });
   }
 });

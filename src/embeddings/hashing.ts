@@ -55,7 +55,12 @@ export function fmix32(h: number): number {
 
 /** The words of a text: NFKC, lowercase, maximal runs of letters and digits. */
 export function words(text: string): string[] {
-  return text.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** Weighted features of a text, in order (a feature may repeat: counts add up). */
@@ -92,7 +97,10 @@ export class HashingEmbedder implements EmbeddingProvider {
     this.dimensions = positiveInt(options.dimensions ?? DEFAULTS.dimensions, "dimensions", "hash");
     this.#wordWeight = options.wordWeight ?? DEFAULTS.wordWeight;
     this.#trigramWeight = options.trigramWeight ?? DEFAULTS.trigramWeight;
-    for (const [name, w] of [["wordWeight", this.#wordWeight], ["trigramWeight", this.#trigramWeight]] as const) {
+    for (const [name, w] of [
+      ["wordWeight", this.#wordWeight],
+      ["trigramWeight", this.#trigramWeight],
+    ] as const) {
       if (!Number.isFinite(w) || w < 0) {
         throw new EmbeddingError("bad-option", `hash: ${name} must be a finite non-negative number, got ${w}`);
       }

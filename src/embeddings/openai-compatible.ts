@@ -134,7 +134,10 @@ export class OpenAiCompatibleProvider implements EmbeddingProvider {
 
   constructor(options: OpenAiCompatibleOptions) {
     if (typeof options.model !== "string" || options.model.trim() === "") {
-      throw new EmbeddingError("bad-option", `${WHERE}: model must be a non-empty string, got ${JSON.stringify(options.model)}`);
+      throw new EmbeddingError(
+        "bad-option",
+        `${WHERE}: model must be a non-empty string, got ${JSON.stringify(options.model)}`,
+      );
     }
     this.url = embeddingsUrl(options.baseUrl);
     this.model = options.model;
@@ -219,9 +222,12 @@ export class OpenAiCompatibleProvider implements EmbeddingProvider {
       });
       body = await res.text();
     } catch (err) {
-      if (signal?.aborted) throw new EmbeddingError("aborted", `${WHERE}: request to ${this.url} aborted`, { cause: signal.reason });
+      if (signal?.aborted)
+        throw new EmbeddingError("aborted", `${WHERE}: request to ${this.url} aborted`, { cause: signal.reason });
       if (timeout.aborted) {
-        throw new EmbeddingError("timeout", `${WHERE}: POST ${this.url} timed out after ${this.#timeoutMs} ms`, { cause: err });
+        throw new EmbeddingError("timeout", `${WHERE}: POST ${this.url} timed out after ${this.#timeoutMs} ms`, {
+          cause: err,
+        });
       }
       const reason = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
       throw new RetryableError(

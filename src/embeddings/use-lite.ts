@@ -51,7 +51,8 @@ let loading: Promise<UseModel> | undefined;
 
 const PROCESS_EVENTS = ["uncaughtException", "unhandledRejection"] as const;
 type Listener = (...args: unknown[]) => void;
-const listenersOf = (e: (typeof PROCESS_EVENTS)[number]): Listener[] => (process.listeners as (e: string) => Listener[])(e);
+const listenersOf = (e: (typeof PROCESS_EVENTS)[number]): Listener[] =>
+  (process.listeners as (e: string) => Listener[])(e);
 
 /** Runs `load` and removes the process-wide handlers it installed; returns how many were removed. */
 export async function withoutForeignProcessHandlers<T>(load: () => Promise<T>): Promise<{ value: T; removed: number }> {
@@ -138,7 +139,10 @@ export class UseLiteProvider implements EmbeddingProvider {
         const idx = todo.slice(start, start + this.#batchSize);
         const vectors = await model.embed(idx.map((i) => texts[i]!));
         if (vectors.length !== idx.length) {
-          throw new EmbeddingError("bad-response", `use-lite: model returned ${vectors.length} vectors for ${idx.length} texts`);
+          throw new EmbeddingError(
+            "bad-response",
+            `use-lite: model returned ${vectors.length} vectors for ${idx.length} texts`,
+          );
         }
         idx.forEach((i, k) => {
           const v = vectors[k]!;

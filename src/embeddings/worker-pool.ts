@@ -93,7 +93,8 @@ export function errorFromWorker(e: WorkerError): Error {
   const err = e.code !== undefined ? new EmbeddingError(e.code as EmbeddingError["code"], "") : new Error("");
   err.message = e.message;
   if (e.code === undefined) err.name = e.name;
-  if (e.stack !== undefined) err.stack = `${err.name}: ${e.message}\n    (in the embedding worker)\n${e.stack.split("\n").slice(1).join("\n")}`;
+  if (e.stack !== undefined)
+    err.stack = `${err.name}: ${e.message}\n    (in the embedding worker)\n${e.stack.split("\n").slice(1).join("\n")}`;
   return err;
 }
 
@@ -129,7 +130,13 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
 
   /** Workers started since creation (restarts included), worker deaths, and the state now. */
   stats(): { started: number; crashes: number; running: number; busy: number; queued: number } {
-    return { started: this.#started, crashes: this.#crashes, running: this.#slots.length, busy: this.#inFlight.size, queued: this.#queue.length };
+    return {
+      started: this.#started,
+      crashes: this.#crashes,
+      running: this.#slots.length,
+      busy: this.#inFlight.size,
+      queued: this.#queue.length,
+    };
   }
 
   /** The running worker threads (a test ends one to check that the pool replaces it). */
@@ -139,10 +146,21 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
 
   embed(texts: readonly string[], opts: EmbedOptions = {}): Promise<Float32Array[]> {
     if (this.#closed) return Promise.reject(new EmbeddingError("aborted", `${this.#where}: closed`));
-    if (opts.signal?.aborted) return Promise.reject(new EmbeddingError("aborted", `${this.#where} aborted`, { cause: opts.signal.reason }));
+    if (opts.signal?.aborted)
+      return Promise.reject(new EmbeddingError("aborted", `${this.#where} aborted`, { cause: opts.signal.reason }));
     if (texts.length === 0) return Promise.resolve([]);
     return new Promise<Float32Array[]>((resolve, reject) => {
-      const call: Call = { out: new Array(texts.length), left: 0, done: 0, total: texts.length, opts, resolve, reject, settled: false, release: () => {} };
+      const call: Call = {
+        out: new Array(texts.length),
+        left: 0,
+        done: 0,
+        total: texts.length,
+        opts,
+        resolve,
+        reject,
+        settled: false,
+        release: () => {},
+      };
       // Batches of `batchSize` non-blank texts each: the in-process provider's model calls.
       const batches: Batch[] = [];
       let start = 0;
@@ -164,7 +182,8 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
       } else for (const b of batches) this.#queue.push(b);
       const signal = opts.signal;
       if (signal !== undefined) {
-        const onAbort = () => this.#fail(call, new EmbeddingError("aborted", `${this.#where} aborted`, { cause: signal.reason }));
+        const onAbort = () =>
+          this.#fail(call, new EmbeddingError("aborted", `${this.#where} aborted`, { cause: signal.reason }));
         signal.addEventListener("abort", onAbort, { once: true });
         call.release = () => signal.removeEventListener("abort", onAbort);
       }
@@ -191,7 +210,9 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
         try {
           slot = this.#start();
         } catch (err) {
-          const e = new EmbeddingError("worker", `${this.#where}: could not start a worker: ${String(err)}`, { cause: err });
+          const e = new EmbeddingError("worker", `${this.#where}: could not start a worker: ${String(err)}`, {
+            cause: err,
+          });
           for (const b of this.#queue.splice(0)) this.#fail(b.call, e);
           return;
         }
@@ -232,7 +253,8 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
     else if (!call.settled) {
       const dims = m.dims ?? 0;
       if (this.#dimensions === 0) this.#dimensions = dims;
-      for (let k = 0; k < batch.texts.length; k++) call.out[batch.offset + k] = m.vectors!.slice(k * dims, (k + 1) * dims);
+      for (let k = 0; k < batch.texts.length; k++)
+        call.out[batch.offset + k] = m.vectors!.slice(k * dims, (k + 1) * dims);
       call.done += batch.texts.length;
       call.left--;
       call.opts.onProgress?.(call.done, call.total);
@@ -257,7 +279,12 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
     if (batch !== undefined && !batch.call.settled) {
       if (batch.attempts >= 2) {
         const why = slot.lastError ? `: ${slot.lastError.message}` : "";
-        this.#fail(batch.call, new EmbeddingError("worker", `${this.#where}: a worker died twice on one batch (exit code ${code})${why}`, { cause: slot.lastError }));
+        this.#fail(
+          batch.call,
+          new EmbeddingError("worker", `${this.#where}: a worker died twice on one batch (exit code ${code})${why}`, {
+            cause: slot.lastError,
+          }),
+        );
       } else this.#queue.unshift(batch);
     }
     this.#pump();

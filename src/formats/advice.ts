@@ -67,6 +67,9 @@ export function respellFrom(message: string, advice: Advice | undefined, from: D
 }
 
 /** Reported problems (a result's `invalid` lines) with their messages spelled for `door`. */
-export function respellAll<T extends { message: string; advice?: Advice | undefined }>(items: readonly T[], door: Door): T[] {
+export function respellAll<T extends { message: string; advice?: Advice | undefined }>(
+  items: readonly T[],
+  door: Door,
+): T[] {
   return items.map((e) => (e.advice ? { ...e, message: respell(e.message, e.advice, door) } : e));
 }

@@ -23,7 +23,11 @@ export function formatFixed(x: number, digits: 2 | 3): string {
 /** n / 10^digits spelled with `digits` decimals, for n = 0 … 10^digits ("0.00", "0.01", … "1.00"). */
 function spelled(digits: 2 | 3): readonly string[] {
   const scale = digits === 2 ? 100 : 1000;
-  return Object.freeze(Array.from({ length: scale + 1 }, (_, n) => (n === scale ? (digits === 2 ? "1.00" : "1.000") : `0.${String(n).padStart(digits, "0")}`)));
+  return Object.freeze(
+    Array.from({ length: scale + 1 }, (_, n) =>
+      n === scale ? (digits === 2 ? "1.00" : "1.000") : `0.${String(n).padStart(digits, "0")}`,
+    ),
+  );
 }
 
 const FIXED_2 = spelled(2);

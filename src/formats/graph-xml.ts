@@ -37,17 +37,19 @@ const EDGE_ATTRS: Attr<GraphViewEdge>[] = [
 const INVALID_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 
 export function xmlEscape(v: string | number): string {
-  return String(v)
-    .replace(INVALID_XML, "")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;")
-    // As character references, tab and line breaks survive attribute-value normalisation.
-    .replace(/\t/g, "&#9;")
-    .replace(/\n/g, "&#10;")
-    .replace(/\r/g, "&#13;");
+  return (
+    String(v)
+      .replace(INVALID_XML, "")
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+      .replace(/'/g, "&apos;")
+      // As character references, tab and line breaks survive attribute-value normalisation.
+      .replace(/\t/g, "&#9;")
+      .replace(/\n/g, "&#10;")
+      .replace(/\r/g, "&#13;")
+  );
 }
 
 const PALETTE: [number, number, number][] = [
@@ -82,7 +84,10 @@ export function toGraphML(g: GraphView): string {
     out.push("    </node>");
   }
   g.edges.forEach((e, i) => {
-    out.push(`    <edge id="e${i}" source="${xmlEscape(e.from)}" target="${xmlEscape(e.to)}">`, `      <data key="weight">${e.weight}</data>`);
+    out.push(
+      `    <edge id="e${i}" source="${xmlEscape(e.from)}" target="${xmlEscape(e.to)}">`,
+      `      <data key="weight">${e.weight}</data>`,
+    );
     for (const a of EDGE_ATTRS) {
       const v = a.get(e);
       if (v !== null) out.push(`      <data key="e_${a.id}">${xmlEscape(v)}</data>`);
@@ -128,7 +133,10 @@ export function toGEXF(g: GraphView): string {
   }
   out.push("    </nodes>", "    <edges>");
   g.edges.forEach((e, i) => {
-    out.push(`      <edge id="${i}" source="${xmlEscape(e.from)}" target="${xmlEscape(e.to)}" weight="${e.weight}">`, "        <attvalues>");
+    out.push(
+      `      <edge id="${i}" source="${xmlEscape(e.from)}" target="${xmlEscape(e.to)}" weight="${e.weight}">`,
+      "        <attvalues>",
+    );
     for (const a of EDGE_ATTRS) {
       const v = a.get(e);
       if (v !== null) out.push(`          <attvalue for="${a.id}" value="${xmlEscape(v)}"/>`);

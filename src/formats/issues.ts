@@ -20,7 +20,10 @@ export function fieldOf(path: readonly PropertyKey[]): string {
 function isMissing(issue: z.core.$ZodIssue): boolean {
   if (issue.code === "invalid_type") return / received undefined$/.test(issue.message);
   if (issue.code === "invalid_union") {
-    return issue.errors.length > 0 && issue.errors.every((branch) => branch.length > 0 && branch.every((b) => b.path.length === 0 && isMissing(b)));
+    return (
+      issue.errors.length > 0 &&
+      issue.errors.every((branch) => branch.length > 0 && branch.every((b) => b.path.length === 0 && isMissing(b)))
+    );
   }
   return false;
 }

@@ -37,7 +37,10 @@ export function tooDeepMessage(maxDepth: number): string {
  * Where `text` first opens a container past `maxDepth` levels (the outermost value is level 1), or undefined.
  * Malformed text is not judged here (JSON.parse reports it); only its brackets outside strings are counted.
  */
-export function jsonTextDepthProblem(text: string, maxDepth: number = LIMITS.documentDepth): JsonTextProblem | undefined {
+export function jsonTextDepthProblem(
+  text: string,
+  maxDepth: number = LIMITS.documentDepth,
+): JsonTextProblem | undefined {
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {
@@ -110,9 +113,14 @@ function jsonPathAt(text: string, at: number): (string | number)[] {
  * as objects): the first container past `maxDepth` levels, with its path, or undefined. Iterative; a path is
  * built only for the value reported.
  */
-export function jsonValueDepthProblem(value: unknown, maxDepth: number = LIMITS.documentDepth): JsonTextProblem | undefined {
+export function jsonValueDepthProblem(
+  value: unknown,
+  maxDepth: number = LIMITS.documentDepth,
+): JsonTextProblem | undefined {
   // Each entry: the value, its depth, and the entry (index in `seen`) and key it hangs from.
-  const seen: { v: unknown; depth: number; parent: number; key: string | number }[] = [{ v: value, depth: 1, parent: -1, key: "" }];
+  const seen: { v: unknown; depth: number; parent: number; key: string | number }[] = [
+    { v: value, depth: 1, parent: -1, key: "" },
+  ];
   const todo: number[] = [0];
   while (todo.length > 0) {
     const at = todo.pop()!;
@@ -147,6 +155,9 @@ export function parseJsonText(text: string, maxDepth: number = LIMITS.documentDe
   } catch (err) {
     const message = (err as Error).message;
     const pos = /position (\d+)/.exec(message);
-    return { ok: false, problem: { index: pos ? Number(pos[1]) : 0, path: [], message: `malformed JSON (${message})` } };
+    return {
+      ok: false,
+      problem: { index: pos ? Number(pos[1]) : 0, path: [], message: `malformed JSON (${message})` },
+    };
   }
 }

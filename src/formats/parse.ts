@@ -65,7 +65,10 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const problems = zodProblems(r.error.issues);
-  throw new ToolgraphError("invalid-input", problemsMessage(problems), { field: problems[0]?.field ?? "", issues: problems });
+  throw new ToolgraphError("invalid-input", problemsMessage(problems), {
+    field: problems[0]?.field ?? "",
+    issues: problems,
+  });
 }
 
 export interface ParsedJsonl<T> {
@@ -141,7 +144,12 @@ export function parseCatalog(input: string | { json: unknown }, file: string): C
     r.data[section].forEach((rec, i) => {
       if (seen.has(rec.id)) {
         const at = text.indexOf(JSON.stringify(rec.id), text.indexOf(JSON.stringify(rec.id)) + 1);
-        errors.push({ file, line: at >= 0 ? lineOfIndex(text, at) : 1, field: `${section}[${i}].id`, message: `duplicate id ${JSON.stringify(rec.id)} in this file` });
+        errors.push({
+          file,
+          line: at >= 0 ? lineOfIndex(text, at) : 1,
+          field: `${section}[${i}].id`,
+          message: `duplicate id ${JSON.stringify(rec.id)} in this file`,
+        });
       }
       seen.add(rec.id);
     });
@@ -152,13 +160,21 @@ export function parseCatalog(input: string | { json: unknown }, file: string): C
 }
 
 /** Flags records whose `id` repeats within one JSONL file. */
-export function duplicateIdErrors<T extends { id: string }>(file: string, records: { line: number; value: T }[]): LineError[] {
+export function duplicateIdErrors<T extends { id: string }>(
+  file: string,
+  records: { line: number; value: T }[],
+): LineError[] {
   const first = new Map<string, number>();
   const errors: LineError[] = [];
   for (const r of records) {
     const prev = first.get(r.value.id);
     if (prev !== undefined) {
-      errors.push({ file, line: r.line, field: "id", message: `duplicate id ${JSON.stringify(r.value.id)} (first on line ${prev})` });
+      errors.push({
+        file,
+        line: r.line,
+        field: "id",
+        message: `duplicate id ${JSON.stringify(r.value.id)} (first on line ${prev})`,
+      });
     } else first.set(r.value.id, r.line);
   }
   return errors;

@@ -45,7 +45,8 @@ function printableAscii(s: string): boolean {
 export function idProblem(s: string): string | undefined {
   if (printableAscii(s)) return undefined;
   const bad = ID_FORBIDDEN.exec(s);
-  if (bad) return `must not contain control, format or line-separator characters (found U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")} at index ${bad.index})`;
+  if (bad)
+    return `must not contain control, format or line-separator characters (found U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")} at index ${bad.index})`;
   return surrogateProblem(s);
 }
 
@@ -100,7 +101,8 @@ export const safeIdList = (bounds: { min?: number; max: number }, idMax: number 
     for (let i = 0; i < ids.length; i++) {
       const s = ids[i]!;
       if (s.length === 0) ctx.issues.push({ code: "custom", message: "must not be empty", input: s, path: [i] });
-      if (s.length > idMax && codePoints(s) > idMax) ctx.issues.push({ code: "custom", message: `must be at most ${idMax} characters`, input: s, path: [i] });
+      if (s.length > idMax && codePoints(s) > idMax)
+        ctx.issues.push({ code: "custom", message: `must be at most ${idMax} characters`, input: s, path: [i] });
       pushIdIssues(ctx.issues, s, i);
     }
   });
@@ -129,7 +131,10 @@ export const safeText = (max: number) =>
     });
 
 /** Why a JSON value cannot be stored (depth, NUL or a lone surrogate in a key or string), with the path inside it, or undefined. */
-export function jsonProblem(value: unknown, maxDepth: number = LIMITS.jsonDepth): { path: (string | number)[]; message: string } | undefined {
+export function jsonProblem(
+  value: unknown,
+  maxDepth: number = LIMITS.jsonDepth,
+): { path: (string | number)[]; message: string } | undefined {
   // Iterative, so a 100k-deep value does not overflow the stack while being checked.
   const stack: { v: unknown; path: (string | number)[]; depth: number }[] = [{ v: value, path: [], depth: 1 }];
   while (stack.length > 0) {
@@ -203,7 +208,12 @@ export const capabilitySchema = z
   .strict()
   .superRefine((c, ctx) => {
     c.dependsOn.forEach((d, k) => {
-      if (d === c.id) ctx.addIssue({ code: "custom", path: ["dependsOn", k], message: `a capability cannot depend on itself (${JSON.stringify(d)})` });
+      if (d === c.id)
+        ctx.addIssue({
+          code: "custom",
+          path: ["dependsOn", k],
+          message: `a capability cannot depend on itself (${JSON.stringify(d)})`,
+        });
     });
   });
 
@@ -260,31 +270,40 @@ export const catalogSchema = z
   .superRefine((cat, ctx) => {
     const total = cat.capabilities.reduce((n, c) => n + c.patterns.length, 0);
     if (total > LIMITS.patternsPerProject) {
-      ctx.addIssue({ code: "custom", path: ["capabilities"], message: `declares ${total} trigger patterns; at most ${LIMITS.patternsPerProject} per project` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["capabilities"],
+        message: `declares ${total} trigger patterns; at most ${LIMITS.patternsPerProject} per project`,
+      });
     }
     const cycle = dependencyCycle(new Map(cat.capabilities.map((c) => [c.id, c.dependsOn])));
     if (cycle) {
       const i = cat.capabilities.findIndex((c) => c.id === cycle[cycle.length - 2]);
       const k = cat.capabilities[i]!.dependsOn.indexOf(cycle[cycle.length - 1]!);
-      ctx.addIssue({ code: "custom", path: ["capabilities", i, "dependsOn", k], message: `closes a dependsOn cycle: ${cycle.join(" → ")}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["capabilities", i, "dependsOn", k],
+        message: `closes a dependsOn cycle: ${cycle.join(" → ")}`,
+      });
     }
   });
 
-const isoDate = z
-  .union([z.string(), z.number(), z.date()])
-  .transform((v, ctx) => {
-    const d = new Date(v);
-    const t = d.getTime();
-    if (Number.isNaN(t)) {
-      ctx.addIssue({ code: "custom", message: `is not a valid date: ${JSON.stringify(v).slice(0, 60)}` });
-      return z.NEVER;
-    }
-    if (t < LIMITS.minDateMs || t > LIMITS.maxDateMs) {
-      ctx.addIssue({ code: "custom", message: `is outside the supported range 0001-01-01 .. 9999-12-31: ${JSON.stringify(v).slice(0, 60)}` });
-      return z.NEVER;
-    }
-    return d;
-  });
+const isoDate = z.union([z.string(), z.number(), z.date()]).transform((v, ctx) => {
+  const d = new Date(v);
+  const t = d.getTime();
+  if (Number.isNaN(t)) {
+    ctx.addIssue({ code: "custom", message: `is not a valid date: ${JSON.stringify(v).slice(0, 60)}` });
+    return z.NEVER;
+  }
+  if (t < LIMITS.minDateMs || t > LIMITS.maxDateMs) {
+    ctx.addIssue({
+      code: "custom",
+      message: `is outside the supported range 0001-01-01 .. 9999-12-31: ${JSON.stringify(v).slice(0, 60)}`,
+    });
+    return z.NEVER;
+  }
+  return d;
+});
 
 const stepIndex = z.number().int().nonnegative();
 
@@ -315,11 +334,19 @@ export const executionSchema = z
   .superRefine((ex, ctx) => {
     ex.steps.forEach((s, i) => {
       if (s.parent !== undefined && s.parent >= i) {
-        ctx.addIssue({ code: "custom", path: ["steps", i, "parent"], message: `must point to an earlier step (got ${s.parent}, step is ${i})` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["steps", i, "parent"],
+          message: `must point to an earlier step (got ${s.parent}, step is ${i})`,
+        });
       }
       s.dependsOn.forEach((d, k) => {
         if (d >= i) {
-          ctx.addIssue({ code: "custom", path: ["steps", i, "dependsOn", k], message: `must point to an earlier step (got ${d}, step is ${i})` });
+          ctx.addIssue({
+            code: "custom",
+            path: ["steps", i, "dependsOn", k],
+            message: `must point to an earlier step (got ${d}, step is ${i})`,
+          });
         }
       });
     });
@@ -345,10 +372,36 @@ export const declaredEdgeSchema = z
 const edgePair = z.tuple([stepIndex, stepIndex]);
 
 export const evalCaseSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("retrieval"), id, query: z.string().min(1), relevant: z.array(id).min(1), split: z.string().optional() }),
-  z.object({ kind: z.literal("next-step"), id, steps: z.array(id).min(2), edges: z.array(edgePair).optional(), query: z.string().optional(), split: z.string().optional() }),
-  z.object({ kind: z.literal("dag"), id, tools: z.array(id).min(1), edges: z.array(edgePair), query: z.string().optional(), split: z.string().optional() }),
-  z.object({ kind: z.literal("capability"), id, query: z.string().min(1), capability: id, split: z.string().optional() }),
+  z.object({
+    kind: z.literal("retrieval"),
+    id,
+    query: z.string().min(1),
+    relevant: z.array(id).min(1),
+    split: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal("next-step"),
+    id,
+    steps: z.array(id).min(2),
+    edges: z.array(edgePair).optional(),
+    query: z.string().optional(),
+    split: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal("dag"),
+    id,
+    tools: z.array(id).min(1),
+    edges: z.array(edgePair),
+    query: z.string().optional(),
+    split: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal("capability"),
+    id,
+    query: z.string().min(1),
+    capability: id,
+    split: z.string().optional(),
+  }),
 ]);
 
 export type ToolInput = z.infer<typeof toolSchema>;

@@ -22,7 +22,13 @@ import {
 } from "../../algorithms/thresholds/adjust-threshold.ts";
 import { type Calibration, calibrator } from "../../algorithms/thresholds/calibration.ts";
 import { contextKeyOf } from "../../algorithms/thresholds/context-learning.ts";
-import { decide, type GateDecision, type GateOptions, type GateTier, gateTier } from "../../algorithms/thresholds/gate-decision.ts";
+import {
+  decide,
+  type GateDecision,
+  type GateOptions,
+  type GateTier,
+  gateTier,
+} from "../../algorithms/thresholds/gate-decision.ts";
 import {
   buildReasoningReport,
   type ReasoningReport,
@@ -72,7 +78,9 @@ export class AdaptiveThresholdManager {
   constructor(options?: AdaptiveThresholdManagerOptions) {
     this.#adjust = createThresholdAdjuster(options);
     this.#monitor =
-      options?.resources === false ? undefined : (options?.resources ?? new ResourceMonitor({ now: options?.now ?? Date.now }));
+      options?.resources === false
+        ? undefined
+        : (options?.resources ?? new ResourceMonitor({ now: options?.now ?? Date.now }));
     this.#learner = options?.learner;
     this.#gateOptions = { ...options?.gate };
     if (options?.calibration !== undefined) this.setCalibration(options.calibration);

@@ -6,7 +6,10 @@
  * last `maxWorkflows` workflows (least recently detected workflow dropped first).
  */
 
-import { createRuleBasedDetector, type RuleBasedDetectorOptions } from "../../algorithms/thresholds/context-detection.ts";
+import {
+  createRuleBasedDetector,
+  type RuleBasedDetectorOptions,
+} from "../../algorithms/thresholds/context-detection.ts";
 import {
   appendToTimeline,
   type ContextDetector,
@@ -61,7 +64,8 @@ export class ContextDetectorChain {
       ["timelineLength", this.#timelineLength],
       ["maxWorkflows", this.#maxWorkflows],
     ] as const) {
-      if (!Number.isInteger(v) || v < 1) throw new ThresholdError(MODULE, "bad-option", `${what} must be a positive integer, got ${v}`);
+      if (!Number.isInteger(v) || v < 1)
+        throw new ThresholdError(MODULE, "bad-option", `${what} must be a positive integer, got ${v}`);
     }
   }
 

@@ -21,7 +21,13 @@ import type { DetectedContext, WorkflowContext } from "../../algorithms/threshol
 import { toTaskContext } from "../../algorithms/thresholds/detector-chain.ts";
 import type { GateDecision } from "../../algorithms/thresholds/gate-decision.ts";
 import type { ReportAlternative } from "../../algorithms/thresholds/reasoning-report.ts";
-import type { EnvironmentContext, ResourceUsage, SimilarPastSuccess, TaskContext, UserContext } from "../../algorithms/thresholds/types.ts";
+import type {
+  EnvironmentContext,
+  ResourceUsage,
+  SimilarPastSuccess,
+  TaskContext,
+  UserContext,
+} from "../../algorithms/thresholds/types.ts";
 import type { UserSignalInput } from "../../algorithms/thresholds/user-history-signals.ts";
 import type { Database } from "../store/schema.ts";
 import { DbContextThresholdStore, DbUserHistoryStore } from "../store/user-state.ts";
@@ -54,7 +60,13 @@ export interface GateRequestContext {
   /** Workflow id for the context timeline. */
   workflowId?: string | undefined;
   /** The running workflow as the caller described it (request `workflow`): replaces `workflow`/`workflowId`. */
-  requestWorkflow?: { id?: string | undefined; steps: { tool: string; success?: boolean | undefined }[]; replans?: number | undefined } | undefined;
+  requestWorkflow?:
+    | {
+        id?: string | undefined;
+        steps: { tool: string; success?: boolean | undefined }[];
+        replans?: number | undefined;
+      }
+    | undefined;
 }
 
 export interface PreparedGate {
@@ -76,7 +88,11 @@ export interface PreparedGate {
 
 /** A prepared gate with the threshold and health its answers show, built now and frozen (deeply). */
 export function preparedGate(gate: Omit<PreparedGate, "threshold" | "health">): PreparedGate {
-  return { ...gate, threshold: deepFreeze(summarizeAdjustment(gate.adjustment)), health: deepFreeze(summarizeHealth(gate)) };
+  return {
+    ...gate,
+    threshold: deepFreeze(summarizeAdjustment(gate.adjustment)),
+    health: deepFreeze(summarizeHealth(gate)),
+  };
 }
 
 /** Freezes a JSON-like value and everything in it; returns it. */
@@ -160,7 +176,10 @@ export class Gatekeeper {
   /** Distinct detected values, by their JSON (canonicalDetection). */
   private readonly canonical = new Map<string, DetectedContext>();
   /** Prepared gates of requests without a user or workflow id per memoised detection, by their other inputs (prepareAnonymous). */
-  private readonly prepared = new WeakMap<DetectedContext, Map<string, { gate: PreparedGate; resources: ResourceUsage | undefined; learned: number; freshUntil: number }>>();
+  private readonly prepared = new WeakMap<
+    DetectedContext,
+    Map<string, { gate: PreparedGate; resources: ResourceUsage | undefined; learned: number; freshUntil: number }>
+  >();
   private readonly now: () => number;
 
   constructor(db: Kysely<Database>, options: GatekeeperOptions) {
@@ -169,7 +188,11 @@ export class Gatekeeper {
     this.tracker = new UserHistoryTracker(this.userStore, { now: options.now });
     this.learner = new ContextThresholdLearner(new DbContextThresholdStore(db, contextKeyString), { now: options.now });
     this.detectors = new ContextDetectorChain({ now: options.now, enabled: options.detection ?? true });
-    this.manager = new AdaptiveThresholdManager({ now: options.now, learner: this.learner, ...(options.resources === false ? { resources: false as const } : {}) });
+    this.manager = new AdaptiveThresholdManager({
+      now: options.now,
+      learner: this.learner,
+      ...(options.resources === false ? { resources: false as const } : {}),
+    });
   }
 
   /**
@@ -189,11 +212,16 @@ export class Gatekeeper {
 
   async prepare(req: GateRequestContext): Promise<PreparedGate> {
     const rw = req.requestWorkflow;
-    const workflow = rw ? { steps: rw.steps.map((x) => ({ tool: x.tool, success: x.success ?? true })), replans: rw.replans ?? 0 } : req.workflow;
+    const workflow = rw
+      ? { steps: rw.steps.map((x) => ({ tool: x.tool, success: x.success ?? true })), replans: rw.replans ?? 0 }
+      : req.workflow;
     const workflowId = rw ? rw.id : req.workflowId;
     if (!req.user && workflowId === undefined) return this.prepareAnonymous(req, workflow);
     const user = req.user ? await this.tracker.getUserContext(req.project, req.user) : undefined;
-    const detected = workflowId === undefined ? this.detectOnce(req.text, workflow) : this.detectors.detect({ text: req.text, workflow }, workflowId);
+    const detected =
+      workflowId === undefined
+        ? this.detectOnce(req.text, workflow)
+        : this.detectors.detect({ text: req.text, workflow }, workflowId);
     const timeline =
       workflowId === undefined
         ? undefined
@@ -206,7 +234,15 @@ export class Gatekeeper {
     const { task, env } = this.taskOf(req, detected);
     await this.manager.warm(task);
     const adjustment = this.manager.adjustThreshold(user ?? ANONYMOUS_USER, env, task);
-    return preparedGate({ project: req.project, adjustment, detected, user, contextKey: contextKeyText(task), workflowId, timeline });
+    return preparedGate({
+      project: req.project,
+      adjustment,
+      detected,
+      user,
+      contextKey: contextKeyText(task),
+      workflowId,
+      timeline,
+    });
   }
 
   /**
@@ -218,7 +254,10 @@ export class Gatekeeper {
    * learned step prepares again), so a repeated request skips the signal extractors, the rule table and the
    * learner's await.
    */
-  private async prepareAnonymous(req: GateRequestContext, workflow: WorkflowContext | undefined): Promise<PreparedGate> {
+  private async prepareAnonymous(
+    req: GateRequestContext,
+    workflow: WorkflowContext | undefined,
+  ): Promise<PreparedGate> {
     const detected = this.detectOnce(req.text, workflow);
     const key = this.memoKey(req, detected);
     const resources = this.manager.resources();
@@ -228,7 +267,15 @@ export class Gatekeeper {
     await this.manager.warm(task);
     const learned = this.learner.version;
     const adjustment = this.manager.adjustThreshold(ANONYMOUS_USER, environment, task, resources);
-    const gate = preparedGate({ project: req.project, adjustment, detected, user: undefined, contextKey: contextKeyText(task), workflowId: undefined, timeline: undefined });
+    const gate = preparedGate({
+      project: req.project,
+      adjustment,
+      detected,
+      user: undefined,
+      contextKey: contextKeyText(task),
+      workflowId: undefined,
+      timeline: undefined,
+    });
     let memo = this.prepared.get(detected);
     if (!memo) {
       memo = new Map();
@@ -250,9 +297,18 @@ export class Gatekeeper {
   }
 
   /** The memoised gate of a detection and key while it holds: same resource sample, learner unchanged, offset fresh. */
-  private memoHit(detected: DetectedContext, key: string, resources: ResourceUsage | undefined): PreparedGate | undefined {
+  private memoHit(
+    detected: DetectedContext,
+    key: string,
+    resources: ResourceUsage | undefined,
+  ): PreparedGate | undefined {
     const hit = this.prepared.get(detected)?.get(key);
-    return hit !== undefined && hit.resources === resources && hit.learned === this.learner.version && this.now() < hit.freshUntil ? hit.gate : undefined;
+    return hit !== undefined &&
+      hit.resources === resources &&
+      hit.learned === this.learner.version &&
+      this.now() < hit.freshUntil
+      ? hit.gate
+      : undefined;
   }
 
   /** The memo key of an anonymous request besides its detection: project, environment, urgency, similar-past success. */
@@ -288,7 +344,8 @@ export class Gatekeeper {
       key = `${this.detectors.generation}f${text}`;
       if (workflow) {
         key += `\u0000${workflow.replans ?? 0}`;
-        for (const st of workflow.steps) key += `\u0000${st.success ? "+" : "-"}${st.tool === undefined ? "" : `:${st.tool}`}`;
+        for (const st of workflow.steps)
+          key += `\u0000${st.success ? "+" : "-"}${st.tool === undefined ? "" : `:${st.tool}`}`;
         if (workflow.tools) key += `\u0001${workflow.tools.join("\u0000")}`;
         if (workflow.domains) key += `\u0002${workflow.domains.join("\u0000")}`;
       }
@@ -351,11 +408,24 @@ export class Gatekeeper {
     mixingWeights?: Record<string, number>,
   ) {
     const all = [...flags, ...healthFlags(prepared).filter((f) => !flags.includes(f))];
-    return this.manager.report({ chosen, decision, adjustment: prepared.adjustment, scoreBreakdown, mixingWeights, alternatives, flags: all });
+    return this.manager.report({
+      chosen,
+      decision,
+      adjustment: prepared.adjustment,
+      scoreBreakdown,
+      mixingWeights,
+      alternatives,
+      flags: all,
+    });
   }
 
   /** Feedback: an accepted answer that failed, or an abstention the user followed, moves the context's threshold. */
-  async recordOutcome(project: string, operation: string | undefined, domain: string | undefined, outcome: GateOutcome) {
+  async recordOutcome(
+    project: string,
+    operation: string | undefined,
+    domain: string | undefined,
+    outcome: GateOutcome,
+  ) {
     return this.learner.recordOutcome(contextKeyOf({ project, operationType: operation, domain }), outcome);
   }
 }
@@ -364,9 +434,13 @@ export function gatedItem(d: GateDecision<string>): GatedItem {
   // One literal per case (no spreads: every gated answer passes here), fields in the same order.
   const { decision, confidence, caution, threshold, gap, probability } = d;
   if (gap === undefined) {
-    return probability === undefined ? { decision, confidence, caution, threshold } : { decision, confidence, caution, threshold, probability };
+    return probability === undefined
+      ? { decision, confidence, caution, threshold }
+      : { decision, confidence, caution, threshold, probability };
   }
-  return probability === undefined ? { decision, confidence, caution, threshold, gap } : { decision, confidence, caution, threshold, gap, probability };
+  return probability === undefined
+    ? { decision, confidence, caution, threshold, gap }
+    : { decision, confidence, caution, threshold, gap, probability };
 }
 
 /**
@@ -390,7 +464,18 @@ export function gatedSummary<T extends { gate: { decision: string } }>(
   const accepted: string[] = [];
   for (const x of items) if (x.gate.decision !== "abstained") accepted.push(idOf(x));
   // One literal per case (fields in the same order); the reason is spelled only when the answer abstains.
-  if (accepted.length > 0) return { accepted, abstained: false, threshold: prepared.threshold, health: prepared.health };
-  const reason = items.length === 0 ? why.empty : (why.belowThreshold ?? `nothing reached the threshold ${prepared.adjustment.adjustedThreshold.toFixed(2)}`);
-  return { accepted, abstained: true, reason, fallbacks: [...fallbacks], threshold: prepared.threshold, health: prepared.health };
+  if (accepted.length > 0)
+    return { accepted, abstained: false, threshold: prepared.threshold, health: prepared.health };
+  const reason =
+    items.length === 0
+      ? why.empty
+      : (why.belowThreshold ?? `nothing reached the threshold ${prepared.adjustment.adjustedThreshold.toFixed(2)}`);
+  return {
+    accepted,
+    abstained: true,
+    reason,
+    fallbacks: [...fallbacks],
+    threshold: prepared.threshold,
+    health: prepared.health,
+  };
 }

@@ -81,7 +81,11 @@ export class ResourceMonitor {
     this.#now = options?.now ?? Date.now;
     this.#interval = options?.sampleIntervalMs ?? DEFAULTS.sampleIntervalMs;
     if (!Number.isFinite(this.#interval) || this.#interval < 0) {
-      throw new ThresholdError(MODULE, "bad-interval", `sampleIntervalMs must be a non-negative number, got ${this.#interval}`);
+      throw new ThresholdError(
+        MODULE,
+        "bad-interval",
+        `sampleIntervalMs must be a non-negative number, got ${this.#interval}`,
+      );
     }
     this.#diskPath = options?.diskPath ?? process.cwd();
   }

@@ -66,7 +66,11 @@ export class UserHistoryTracker {
     this.#ttl = options?.cacheTtlMs ?? DEFAULTS.cacheTtlMs;
     this.#max = options?.maxCacheEntries ?? DEFAULTS.maxCacheEntries;
     if (!Number.isInteger(this.#max) || this.#max < 1) {
-      throw new ThresholdError(MODULE, "bad-cache-size", `maxCacheEntries must be a positive integer, got ${this.#max}`);
+      throw new ThresholdError(
+        MODULE,
+        "bad-cache-size",
+        `maxCacheEntries must be a positive integer, got ${this.#max}`,
+      );
     }
     this.#options = {
       recentWindow: options?.recentWindow,

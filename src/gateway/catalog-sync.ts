@@ -66,7 +66,11 @@ export class CatalogSync {
       let r: Awaited<ReturnType<Toolgraph["syncServerTools"]>>;
       const admitted = this.admit(server, latest);
       try {
-        r = await this.o.api.syncServerTools(server, admitted, { project: this.o.project, retireAfterMs: this.o.retireAfterMs, embed: false });
+        r = await this.o.api.syncServerTools(server, admitted, {
+          project: this.o.project,
+          retireAfterMs: this.o.retireAfterMs,
+          embed: false,
+        });
       } catch (err) {
         this.retrySyncLater(server, latest, err);
         throw err;
@@ -75,11 +79,21 @@ export class CatalogSync {
       // The rows are in: a search from now on finds the tools (lexically until the index build below is done).
       this.synced.add(server);
       this.refused.set(server, new Set(r.rejected.map((x) => x.tool)));
-      this.indexing = this.o.api.engine.searchIndex(this.o.project).catch((err: unknown) => this.o.log(`toolgraph gateway: building the search index failed: ${(err as Error)?.message ?? String(err)}`));
-      for (const x of r.rejected.slice(0, 10)) this.o.log(`toolgraph gateway: ${server}: tool ${x.tool} left out of the catalog: ${x.problem}`);
-      if (r.rejected.length > 10) this.o.log(`toolgraph gateway: ${server}: … ${r.rejected.length - 10} more tools left out of the catalog`);
-      if (r.unavailable.length > 0) this.o.log(`toolgraph gateway: ${server}: no longer listed, marked unavailable: ${boundList(r.unavailable)}`);
-      if (r.retired.length > 0) this.o.log(`toolgraph gateway: ${server}: unlisted for over ${this.o.retireAfterMs} ms, retired: ${boundList(r.retired)}`);
+      this.indexing = this.o.api.engine
+        .searchIndex(this.o.project)
+        .catch((err: unknown) =>
+          this.o.log(`toolgraph gateway: building the search index failed: ${(err as Error)?.message ?? String(err)}`),
+        );
+      for (const x of r.rejected.slice(0, 10))
+        this.o.log(`toolgraph gateway: ${server}: tool ${x.tool} left out of the catalog: ${x.problem}`);
+      if (r.rejected.length > 10)
+        this.o.log(`toolgraph gateway: ${server}: … ${r.rejected.length - 10} more tools left out of the catalog`);
+      if (r.unavailable.length > 0)
+        this.o.log(`toolgraph gateway: ${server}: no longer listed, marked unavailable: ${boundList(r.unavailable)}`);
+      if (r.retired.length > 0)
+        this.o.log(
+          `toolgraph gateway: ${server}: unlisted for over ${this.o.retireAfterMs} ms, retired: ${boundList(r.retired)}`,
+        );
       this.o.onSynced();
     }, `syncing the tools of ${server}`);
   }
@@ -136,8 +150,12 @@ export class CatalogSync {
       if (v.state === "approved-change") changed.push(catalog.id as string);
     }
     const blocked = [...this.blocked.keys()].filter((id) => id.startsWith(`${server}.`));
-    if (blocked.length > 0) this.o.log(`toolgraph gateway: ${server}: left out by the policy or quarantined: ${boundList(blocked)}`);
-    if (changed.length > 0) this.o.log(`toolgraph gateway: ${server}: changed tools approved automatically (autoApprove): ${boundList(changed)}`);
+    if (blocked.length > 0)
+      this.o.log(`toolgraph gateway: ${server}: left out by the policy or quarantined: ${boundList(blocked)}`);
+    if (changed.length > 0)
+      this.o.log(
+        `toolgraph gateway: ${server}: changed tools approved automatically (autoApprove): ${boundList(changed)}`,
+      );
     return out;
   }
 
@@ -195,7 +213,8 @@ export class CatalogSync {
   sweepRetired(): void {
     void this.enqueue(async () => {
       const retired = await this.o.api.retireUnavailableTools(this.o.retireAfterMs, { project: this.o.project });
-      if (retired.length > 0) this.o.log(`toolgraph gateway: unlisted for over ${this.o.retireAfterMs} ms, retired: ${boundList(retired)}`);
+      if (retired.length > 0)
+        this.o.log(`toolgraph gateway: unlisted for over ${this.o.retireAfterMs} ms, retired: ${boundList(retired)}`);
     }, "retiring unlisted tools");
   }
 
@@ -220,10 +239,14 @@ export class CatalogSync {
         { project: this.o.project, pending: pending.map((u) => u.name) },
       );
     }
-    return new ToolgraphError("empty-project", `the gateway's upstream servers list no tools (${all.map((u) => u.name).join(", ")}): nothing to search`, {
-      project: this.o.project,
-      pending: [],
-    });
+    return new ToolgraphError(
+      "empty-project",
+      `the gateway's upstream servers list no tools (${all.map((u) => u.name).join(", ")}): nothing to search`,
+      {
+        project: this.o.project,
+        pending: [],
+      },
+    );
   }
 
   /** No retry is scheduled from now on. */

@@ -26,7 +26,10 @@ const policyName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 lette
 export const tokenEntrySchema = z
   .object({
     token: z.string().min(16, "must be at least 16 characters").max(4096).optional(),
-    tokenEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional(),
+    tokenEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
+      .optional(),
     policy: policyName,
     user: z.string().min(1).max(256).optional(),
   })
@@ -49,7 +52,10 @@ export const GATEWAY_CONFIG_DEFAULTS = {
 
 const serverName = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, '_' or '-' (no dots: the name prefixes tool ids as <server>.<tool>)");
+  .regex(
+    /^[A-Za-z0-9_-]{1,64}$/,
+    "must be 1-64 letters, digits, '_' or '-' (no dots: the name prefixes tool ids as <server>.<tool>)",
+  );
 
 const common = {
   /** Set true to leave the server out without deleting its entry. Default false. */
@@ -103,33 +109,62 @@ function problem(field: string, message: string, file: string): ToolgraphError {
 
 /** Validates a parsed configuration object; `file` only names the source in errors. */
 export function parseGatewayConfig(value: unknown, file = "gateway config"): GatewayConfig {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw problem("(file)", "must be a JSON object with an mcpServers object", file);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw problem("(file)", "must be a JSON object with an mcpServers object", file);
   const servers = (value as { mcpServers?: unknown }).mcpServers;
-  if (servers === undefined) throw problem("mcpServers", "is required (an object of server name → { command, args, env } or { url, headers })", file);
-  if (servers === null || typeof servers !== "object" || Array.isArray(servers)) throw problem("mcpServers", "must be an object of server name → server", file);
+  if (servers === undefined)
+    throw problem(
+      "mcpServers",
+      "is required (an object of server name → { command, args, env } or { url, headers })",
+      file,
+    );
+  if (servers === null || typeof servers !== "object" || Array.isArray(servers))
+    throw problem("mcpServers", "must be an object of server name → server", file);
   const out = new Map<string, UpstreamConfig>();
   for (const [name, entry] of Object.entries(servers)) {
     const n = serverName.safeParse(name);
     if (!n.success) throw problem(`mcpServers.${name}`, `server name ${n.error.issues[0]!.message}`, file);
-    if (entry === null || typeof entry !== "object" || Array.isArray(entry)) throw problem(`mcpServers.${name}`, "must be an object with command (stdio) or url (remote)", file);
+    if (entry === null || typeof entry !== "object" || Array.isArray(entry))
+      throw problem(`mcpServers.${name}`, "must be an object with command (stdio) or url (remote)", file);
     const e = entry as Record<string, unknown>;
-    if ("command" in e && "url" in e) throw problem(`mcpServers.${name}`, "has both command and url: give command (stdio) or url (remote)", file);
+    if ("command" in e && "url" in e)
+      throw problem(`mcpServers.${name}`, "has both command and url: give command (stdio) or url (remote)", file);
     const isRemote = "url" in e;
-    if (!isRemote && !("command" in e)) throw problem(`mcpServers.${name}`, "needs command (a stdio server) or url (a remote Streamable HTTP server)", file);
+    if (!isRemote && !("command" in e))
+      throw problem(
+        `mcpServers.${name}`,
+        "needs command (a stdio server) or url (a remote Streamable HTTP server)",
+        file,
+      );
     const r = (isRemote ? remoteServerSchema : stdioServerSchema).safeParse(e);
     if (!r.success) {
       const [field, ...rest] = describeIssue(r.error.issues[0]!).split(": ");
-      throw problem(`mcpServers.${name}${field === "(record)" ? "" : field!.startsWith("[") ? field : `.${field}`}`, rest.join(": "), file);
+      throw problem(
+        `mcpServers.${name}${field === "(record)" ? "" : field!.startsWith("[") ? field : `.${field}`}`,
+        rest.join(": "),
+        file,
+      );
     }
     if (r.data.disabled) continue;
-    out.set(name, isRemote ? { kind: "remote", ...(r.data as RemoteServerConfig) } : { kind: "stdio", ...(r.data as StdioServerConfig) });
+    out.set(
+      name,
+      isRemote
+        ? { kind: "remote", ...(r.data as RemoteServerConfig) }
+        : { kind: "stdio", ...(r.data as StdioServerConfig) },
+    );
   }
   if (out.size === 0) throw problem("mcpServers", "names no (enabled) server", file);
   const parsePolicy = (raw: unknown, at: string): GatewayPolicy => {
     const pr = policySchema.safeParse(raw);
-    if (!pr.success) throw problem(subField(at, describeIssue(pr.error.issues[0]!)), describeIssue(pr.error.issues[0]!).split(": ").slice(1).join(": "), file);
+    if (!pr.success)
+      throw problem(
+        subField(at, describeIssue(pr.error.issues[0]!)),
+        describeIssue(pr.error.issues[0]!).split(": ").slice(1).join(": "),
+        file,
+      );
     for (const r of [...(pr.data.allow ?? []), ...(pr.data.deny ?? [])]) {
-      if (r.server !== undefined && !out.has(r.server) && !Object.hasOwn(servers, r.server)) throw problem(at, `a rule names server ${JSON.stringify(r.server)}, which mcpServers does not have`, file);
+      if (r.server !== undefined && !out.has(r.server) && !Object.hasOwn(servers, r.server))
+        throw problem(at, `a rule names server ${JSON.stringify(r.server)}, which mcpServers does not have`, file);
     }
     return pr.data;
   };
@@ -137,7 +172,8 @@ export function parseGatewayConfig(value: unknown, file = "gateway config"): Gat
   const config: GatewayConfig = { servers: out };
   if (v.policy !== undefined) config.policy = parsePolicy(v.policy, "policy");
   if (v.policies !== undefined) {
-    if (v.policies === null || typeof v.policies !== "object" || Array.isArray(v.policies)) throw problem("policies", "must be an object of policy name → { allow?, deny? }", file);
+    if (v.policies === null || typeof v.policies !== "object" || Array.isArray(v.policies))
+      throw problem("policies", "must be an object of policy name → { allow?, deny? }", file);
     config.policies = new Map();
     for (const [name, raw] of Object.entries(v.policies)) {
       const n = policyName.safeParse(name);
@@ -166,8 +202,18 @@ function parseTokens(raw: unknown, policies: Map<string, GatewayPolicy> | undefi
       throw problem(subField(at, issue), issue.split(": ").slice(1).join(": "), file);
     }
     const token = r.data.token ?? process.env[r.data.tokenEnv!];
-    if (token === undefined || token.length < 16) throw problem(`${at}.tokenEnv`, `environment variable ${r.data.tokenEnv} is ${token === undefined ? "not set" : "shorter than 16 characters"}`, file);
-    if (!policies?.has(r.data.policy)) throw problem(`${at}.policy`, `names policy ${JSON.stringify(r.data.policy)}, which policies does not have`, file);
+    if (token === undefined || token.length < 16)
+      throw problem(
+        `${at}.tokenEnv`,
+        `environment variable ${r.data.tokenEnv} is ${token === undefined ? "not set" : "shorter than 16 characters"}`,
+        file,
+      );
+    if (!policies?.has(r.data.policy))
+      throw problem(
+        `${at}.policy`,
+        `names policy ${JSON.stringify(r.data.policy)}, which policies does not have`,
+        file,
+      );
     if (seen.has(token)) throw problem(at, "repeats a token of an earlier entry", file);
     seen.add(token);
     return { token, policy: r.data.policy, ...(r.data.user !== undefined ? { user: r.data.user } : {}) };
@@ -179,7 +225,10 @@ export async function loadGatewayConfig(file: string): Promise<GatewayConfig> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new ToolgraphError("invalid-input", `${file}: cannot read the gateway config: ${(err as Error).message}`, { field: "config", file });
+    throw new ToolgraphError("invalid-input", `${file}: cannot read the gateway config: ${(err as Error).message}`, {
+      field: "config",
+      file,
+    });
   }
   let value: unknown;
   try {

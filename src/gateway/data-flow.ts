@@ -39,7 +39,6 @@
  */
 import { lcpArray, suffixArray } from "../../algorithms/strings/suffix-array.ts";
 
-
 export const DATA_FLOW_DEFAULTS = {
   minStringLength: 4,
   minNumberDigits: 2,
@@ -326,7 +325,11 @@ function occursInIndex(ix: TextIndex, pattern: Int32Array, work: Work): boolean 
 }
 
 /** Extracts what a step returned (and its own arguments, to recognise echoes), indexing its text. */
-export function stepOutput(args: unknown, result: { content?: unknown; structuredContent?: unknown } | undefined, options?: DataFlowOptions): StepOutput {
+export function stepOutput(
+  args: unknown,
+  result: { content?: unknown; structuredContent?: unknown } | undefined,
+  options?: DataFlowOptions,
+): StepOutput {
   const o = opts(options);
   const strings = new Set<string>();
   const numbers = new Set<number>();
@@ -341,7 +344,12 @@ export function stepOutput(args: unknown, result: { content?: unknown; structure
       if (block?.type === "text" && typeof block.text === "string") text += `${text ? "\n" : ""}${block.text}`;
     }
   }
-  return { strings, numbers, text: indexText(text.slice(0, o.maxTextChars)), echoes: new Set(leafValues(args, o).map(key)) };
+  return {
+    strings,
+    numbers,
+    text: indexText(text.slice(0, o.maxTextChars)),
+    echoes: new Set(leafValues(args, o).map(key)),
+  };
 }
 
 /** True when `needle` occurs in `hay` with no letter or digit right before or after it (indexes `hay`). */
@@ -353,7 +361,11 @@ export function occursAsWord(hay: string, needle: string): boolean {
  * Indices of the earlier steps whose output one of `args`' values came from (ascending), with the work
  * spent. `earlier[i]` is step i's output, or undefined for a failed step.
  */
-export function dataFlowDependenciesDetailed(args: unknown, earlier: readonly (StepOutput | undefined)[], options?: DataFlowOptions): DataFlowDetail {
+export function dataFlowDependenciesDetailed(
+  args: unknown,
+  earlier: readonly (StepOutput | undefined)[],
+  options?: DataFlowOptions,
+): DataFlowDetail {
   const o = opts(options);
   // A value repeated among the arguments is looked up once.
   const unique = new Map<string, string | number>();
@@ -396,6 +408,10 @@ export function dataFlowDependenciesDetailed(args: unknown, earlier: readonly (S
  * Indices of the earlier steps whose output one of `args`' values came from (ascending). `earlier[i]` is
  * step i's output, or undefined for a failed step.
  */
-export function dataFlowDependencies(args: unknown, earlier: readonly (StepOutput | undefined)[], options?: DataFlowOptions): number[] {
+export function dataFlowDependencies(
+  args: unknown,
+  earlier: readonly (StepOutput | undefined)[],
+  options?: DataFlowOptions,
+): number[] {
   return dataFlowDependenciesDetailed(args, earlier, options).dependsOn;
 }

@@ -148,13 +148,19 @@ export class DurableWriter<T> {
       this.spooledItems += items;
       this.spoolBytes += Buffer.byteLength(text);
     }
-    if (this.pending.length > 0) this.o.log?.(`durable writer: ${this.spooledItems} spooled item(s) from an earlier run to write`);
+    if (this.pending.length > 0)
+      this.o.log?.(`durable writer: ${this.spooledItems} spooled item(s) from an earlier run to write`);
   }
 
   /** Queues an item; it is written as soon as everything before it is. */
   submit(item: T): void {
     if (this.closed) throw new Error("durable writer: submit after close");
-    const spill = this.o.spoolDir !== undefined && (this.lastError !== undefined || this.queue.length >= this.o.maxInMemory || this.pending.length > 0 || this.open !== undefined);
+    const spill =
+      this.o.spoolDir !== undefined &&
+      (this.lastError !== undefined ||
+        this.queue.length >= this.o.maxInMemory ||
+        this.pending.length > 0 ||
+        this.open !== undefined);
     if (spill) this.spool([item]);
     else this.queue.push({ item, attempts: 0 });
     this.kick();
@@ -225,7 +231,9 @@ export class DurableWriter<T> {
       if (this.spoolBytes + bytes > this.o.maxSpoolBytes) {
         this.stats.dropped++;
         if (this.stats.dropped === 1 || this.stats.dropped % 1000 === 0) {
-          this.o.log?.(`durable writer: spool full (${this.o.maxSpoolBytes} bytes): ${this.stats.dropped} item(s) dropped`);
+          this.o.log?.(
+            `durable writer: spool full (${this.o.maxSpoolBytes} bytes): ${this.stats.dropped} item(s) dropped`,
+          );
         }
         continue;
       }
@@ -339,7 +347,8 @@ export class DurableWriter<T> {
         this.settle(entry);
         this.stats.written++;
         this.backoff = this.o.minBackoffMs;
-        if (this.lastError !== undefined) this.o.log?.(`durable writer: writing again after ${this.stats.failedAttempts} failed attempt(s)`);
+        if (this.lastError !== undefined)
+          this.o.log?.(`durable writer: writing again after ${this.stats.failedAttempts} failed attempt(s)`);
         this.lastError = undefined;
       } catch (err) {
         if (this.closed) return;

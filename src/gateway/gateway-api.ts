@@ -13,13 +13,25 @@ export interface ApiHost {
  * the upstream servers and which are down (GET /v1/stats), like `gateway_status` and /health, and an empty
  * catalog explained by the upstreams still being listed (CatalogSync.explainEmpty) rather than by CLI advice.
  */
-export function gatewayApi<T extends object & { stats(opts?: { project?: string | undefined }): Promise<object> }>(api: T, gateway: ApiHost): T {
+export function gatewayApi<T extends object & { stats(opts?: { project?: string | undefined }): Promise<object> }>(
+  api: T,
+  gateway: ApiHost,
+): T {
   return new Proxy(api, {
     get(target, prop, receiver) {
       if (prop === "stats") {
         return async (opts?: { project?: string | undefined }) => {
           const st = gateway.status();
-          return { ...(await target.stats(opts)), gateway: { servers: st.servers, down: st.down, sessions: st.sessions, learning: st.learning, recorded: st.recorded } };
+          return {
+            ...(await target.stats(opts)),
+            gateway: {
+              servers: st.servers,
+              down: st.down,
+              sessions: st.sessions,
+              learning: st.learning,
+              recorded: st.recorded,
+            },
+          };
         };
       }
       const v = Reflect.get(target, prop, receiver);

@@ -10,7 +10,10 @@ export function registerGatewayMetrics(metrics: MetricsRegistry, gateway: Gatewa
     type: "counter",
     collect: () => {
       const r = gateway.status().recorded;
-      return (["executions", "steps", "failedWrites", "rejected", "dropped", "skippedSteps"] as const).map((k) => ({ labels: { what: k }, value: r[k] }));
+      return (["executions", "steps", "failedWrites", "rejected", "dropped", "skippedSteps"] as const).map((k) => ({
+        labels: { what: k },
+        value: r[k],
+      }));
     },
   });
   metrics.collect({

@@ -6,7 +6,12 @@
  * (tools/list_changed as they change).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { problemsMessage, zodProblems } from "../contract/error-mapping.ts";
 import { ToolgraphError } from "../contract/errors.ts";
 import type { Toolgraph } from "../library/toolgraph.ts";
@@ -58,7 +63,11 @@ export class GatewaySession {
     this.id = id;
     this.policy = policy;
     this.api = policy ? policyApi(gateway.served, policy) : gateway.served;
-    this.recorder = new SessionRecorder({ sessionId: `gw-${id}`, write: (e) => gateway.write(e), idleMs: gateway.options.idleMs });
+    this.recorder = new SessionRecorder({
+      sessionId: `gw-${id}`,
+      write: (e) => gateway.write(e),
+      idleMs: gateway.options.idleMs,
+    });
     if (user) this.recorder.setUser(user);
     this.server = new Server(GATEWAY_INFO, {
       capabilities: { tools: { listChanged: true } },
@@ -70,7 +79,9 @@ export class GatewaySession {
       if (!user) this.recorder.setUser(this.server.getClientVersion()?.name);
       this.refreshExposed();
     };
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: gateway.toolList(this.exposed.filter((id) => this.policy?.denies(id) === undefined)) }));
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: gateway.toolList(this.exposed.filter((id) => this.policy?.denies(id) === undefined)),
+    }));
     this.server.setRequestHandler(CallToolRequestSchema, async (req) => {
       this.inFlight++;
       try {
@@ -87,7 +98,12 @@ export class GatewaySession {
       const r = callToolArgs.safeParse(args);
       if (!r.success) {
         const problems = zodProblems(r.error.issues);
-        return errorResult(new ToolgraphError("invalid-input", `call_tool: ${problemsMessage(problems)}`, { field: problems[0]?.field ?? "", issues: problems }));
+        return errorResult(
+          new ToolgraphError("invalid-input", `call_tool: ${problemsMessage(problems)}`, {
+            field: problems[0]?.field ?? "",
+            issues: problems,
+          }),
+        );
       }
       return this.forward(r.data.name, r.data.arguments);
     }
@@ -101,7 +117,12 @@ export class GatewaySession {
       return result;
     }
     if (this.exposed.includes(name)) return this.forward(name, args);
-    return errorResult(new ToolgraphError("unknown-tool", `no tool ${JSON.stringify(name)}: call upstream tools through call_tool with their <server>.<tool> id`));
+    return errorResult(
+      new ToolgraphError(
+        "unknown-tool",
+        `no tool ${JSON.stringify(name)}: call upstream tools through call_tool with their <server>.<tool> id`,
+      ),
+    );
   }
 
   /** Takes the intent and the declared user from toolgraph's own tools (after answering). */
@@ -115,10 +136,18 @@ export class GatewaySession {
 
   private async forward(id: string, args: Args | undefined): Promise<CallToolResult> {
     const parts = splitToolId(id);
-    if (!parts) return errorResult(new ToolgraphError("invalid-input", `call_tool: name: must be <server>.<tool>, got ${JSON.stringify(id)}`));
+    if (!parts)
+      return errorResult(
+        new ToolgraphError("invalid-input", `call_tool: name: must be <server>.<tool>, got ${JSON.stringify(id)}`),
+      );
     const upstream = this.gateway.upstreams.get(parts.server);
     if (!upstream) {
-      return errorResult(new ToolgraphError("unknown-tool", `call_tool: no server ${JSON.stringify(parts.server)} (servers: ${[...this.gateway.upstreams.keys()].join(", ")})`));
+      return errorResult(
+        new ToolgraphError(
+          "unknown-tool",
+          `call_tool: no server ${JSON.stringify(parts.server)} (servers: ${[...this.gateway.upstreams.keys()].join(", ")})`,
+        ),
+      );
     }
     const refused = this.gateway.refusal(id) ?? this.policy?.denies(id);
     if (refused) return errorResult(new ToolgraphError("tool-refused", `call_tool: ${id} is ${refused}`, { tool: id }));
@@ -168,10 +197,16 @@ export class GatewaySession {
       const r = (await api.search({ intent, limit: Math.min(100, k * 3), project })) as { results: { tool: string }[] };
       ids = r.results.map((x) => x.tool);
     } else {
-      const r = (await api.suggestNext({ context: [...new Set(context)].filter((t) => this.gateway.upstreamTool(t)), limit: Math.min(100, k * 3), project })) as { suggestions: { tool: string }[] };
+      const r = (await api.suggestNext({
+        context: [...new Set(context)].filter((t) => this.gateway.upstreamTool(t)),
+        limit: Math.min(100, k * 3),
+        project,
+      })) as { suggestions: { tool: string }[] };
       ids = r.suggestions.map((x) => x.tool);
     }
-    return ids.filter((id) => this.gateway.upstreamTool(id) !== undefined && this.policy?.denies(id) === undefined).slice(0, k);
+    return ids
+      .filter((id) => this.gateway.upstreamTool(id) !== undefined && this.policy?.denies(id) === undefined)
+      .slice(0, k);
   }
 
   /** Resolves once no call of this session is running. */

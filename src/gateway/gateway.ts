@@ -147,7 +147,10 @@ export class Gateway implements SessionHost {
    */
   async start(options: { waitForEmbeddings?: boolean } = {}): Promise<void> {
     if (!this.sweepTimer && !this.closed) {
-      this.sweepTimer = setInterval(() => this.catalog.sweepRetired(), Math.max(1, Math.min(this.retireAfterMs, GATEWAY_DEFAULTS.retireSweepMs)));
+      this.sweepTimer = setInterval(
+        () => this.catalog.sweepRetired(),
+        Math.max(1, Math.min(this.retireAfterMs, GATEWAY_DEFAULTS.retireSweepMs)),
+      );
       this.sweepTimer.unref();
     }
     await Promise.all([...this.upstreams.values()].map((u) => u.start()));
@@ -155,7 +158,9 @@ export class Gateway implements SessionHost {
     if (options.waitForEmbeddings ?? true) await this.catalog.indexed();
     this.writer.resume(); // executions spooled by an earlier run, now that their tools are in the catalog
     const st = this.status();
-    this.log(`toolgraph gateway: ${st.servers.length - st.down.length} of ${st.servers.length} servers up${st.down.length > 0 ? ` (down: ${st.down.join(", ")})` : ""}`);
+    this.log(
+      `toolgraph gateway: ${st.servers.length - st.down.length} of ${st.servers.length} servers up${st.down.length > 0 ? ` (down: ${st.down.join(", ")})` : ""}`,
+    );
   }
 
   /** Waits until every queued catalog sync is done, its search index built, and every execution written
@@ -217,19 +222,34 @@ export class Gateway implements SessionHost {
    * A new MCP session (one per stdio connection or Streamable HTTP session). Connect its `server`. `policy`
    * names one of the config's `policies`, applied to this session on top of the gateway's (session-policy.ts).
    */
-  createSession(init: { id?: string | undefined; user?: string | undefined; policy?: string | undefined } = {}): GatewaySession {
+  createSession(
+    init: { id?: string | undefined; user?: string | undefined; policy?: string | undefined } = {},
+  ): GatewaySession {
     if (this.closed) throw new ToolgraphError("shutting-down", "the gateway is shutting down");
-    const s = new GatewaySession(this, init.id ?? randomUUID(), init.user ?? this.options.user, init.policy === undefined ? undefined : this.sessionPolicy(init.policy));
+    const s = new GatewaySession(
+      this,
+      init.id ?? randomUUID(),
+      init.user ?? this.options.user,
+      init.policy === undefined ? undefined : this.sessionPolicy(init.policy),
+    );
     this.sessions.add(s);
     return s;
   }
 
   private sessionPolicy(name: string): SessionPolicy {
     const policy = this.options.config.policies?.get(name);
-    if (!policy) throw new ToolgraphError("invalid-input", `policy: no policy ${JSON.stringify(name)} in the gateway config (policies: ${[...(this.options.config.policies?.keys() ?? [])].join(", ") || "none"})`, { field: "policy" });
+    if (!policy)
+      throw new ToolgraphError(
+        "invalid-input",
+        `policy: no policy ${JSON.stringify(name)} in the gateway config (policies: ${[...(this.options.config.policies?.keys() ?? [])].join(", ") || "none"})`,
+        { field: "policy" },
+      );
     return new SessionPolicy(name, policy, {
       toolOf: (id) => this.upstreamTool(id)?.tool,
-      allTools: () => [...this.upstreams].flatMap(([server, u]) => u.tools.map((tool) => ({ id: catalogToolId(server, tool.name), tool }))),
+      allTools: () =>
+        [...this.upstreams].flatMap(([server, u]) =>
+          u.tools.map((tool) => ({ id: catalogToolId(server, tool.name), tool })),
+        ),
       generation: () => this.listings,
     });
   }
@@ -245,7 +265,12 @@ export class Gateway implements SessionHost {
       const t = this.upstreamTool(id);
       if (!t || this.catalog.isBlocked(id)) continue;
       const title = typeof t.tool.title === "string" ? { title: displayText(t.tool.title) } : {};
-      out.push({ ...t.tool, ...title, name: id, description: displayText(`[${t.server}] ${t.tool.description ?? ""}`.trim()) });
+      out.push({
+        ...t.tool,
+        ...title,
+        name: id,
+        description: displayText(`[${t.server}] ${t.tool.description ?? ""}`.trim()),
+      });
     }
     return out;
   }

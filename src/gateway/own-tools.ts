@@ -9,8 +9,15 @@ import { ERROR_META_KEY, MCP_TOOLS } from "../mcp/mcp-server.ts";
 
 export const callToolArgs = z
   .object({
-    name: z.string().min(1).max(512).describe("The tool to call, as `<server>.<tool>` (the id search_tools and plan_workflow return)"),
-    arguments: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments, matching its inputSchema (as returned by search_tools)"),
+    name: z
+      .string()
+      .min(1)
+      .max(512)
+      .describe("The tool to call, as `<server>.<tool>` (the id search_tools and plan_workflow return)"),
+    arguments: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("The tool's arguments, matching its inputSchema (as returned by search_tools)"),
   })
   .strict();
 
@@ -31,7 +38,13 @@ export function ownTools(): Tool[] {
       description: s.description,
       inputSchema: jsonSchema(s.inputSchema),
       outputSchema: z.toJSONSchema(s.outputSchema, { io: "output", target: "draft-7" }) as Tool["outputSchema"],
-      annotations: { title: s.title, readOnlyHint: s.readOnly, destructiveHint: false, idempotentHint: s.idempotent ?? s.readOnly, openWorldHint: false },
+      annotations: {
+        title: s.title,
+        readOnlyHint: s.readOnly,
+        destructiveHint: false,
+        idempotentHint: s.idempotent ?? s.readOnly,
+        openWorldHint: false,
+      },
     })),
     {
       name: "call_tool",
@@ -43,7 +56,8 @@ export function ownTools(): Tool[] {
     {
       name: "gateway_status",
       title: "Gateway status",
-      description: "The upstream servers behind this gateway: which are up or down (and why, and when the next reconnect is due), their tool counts, and what was learned so far.",
+      description:
+        "The upstream servers behind this gateway: which are up or down (and why, and when the next reconnect is due), their tool counts, and what was learned so far.",
       inputSchema: { type: "object", properties: {}, additionalProperties: false },
       annotations: { title: "Gateway status", readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
@@ -54,5 +68,9 @@ export function ownTools(): Tool[] {
 export function errorResult(err: unknown): CallToolResult {
   const m = errorOutcome(err, "mcp");
   const e = { code: m.code, message: m.message, ...(m.field !== undefined ? { field: m.field } : {}) };
-  return { isError: true, content: [{ type: "text", text: `${e.code}: ${e.message}` }], _meta: { [ERROR_META_KEY]: e } };
+  return {
+    isError: true,
+    content: [{ type: "text", text: `${e.code}: ${e.message}` }],
+    _meta: { [ERROR_META_KEY]: e },
+  };
 }

@@ -116,7 +116,13 @@ export class SessionRecorder {
       this.executionUser = this.user;
     }
     const dependsOn = dataFlowDependencies(call.args, this.outputs, this.options.dataFlow);
-    this.steps.push({ tool: call.tool, success: call.success, durationMs: Math.max(0, call.durationMs), at: call.at.toISOString(), dependsOn });
+    this.steps.push({
+      tool: call.tool,
+      success: call.success,
+      durationMs: Math.max(0, call.durationMs),
+      at: call.at.toISOString(),
+      dependsOn,
+    });
     this.outputs.push(call.success ? this.indexedOutput(call) : undefined);
     if (this.steps.length >= (this.options.maxSteps ?? RECORDER_DEFAULTS.maxSteps)) {
       this.close();

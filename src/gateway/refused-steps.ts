@@ -12,7 +12,10 @@ export function catalogCanHold(tool: string): boolean {
 }
 
 /** The execution without its unusable steps; undefined when no step is left. The input is not changed. */
-export function withoutRefusedSteps(execution: RecordedExecution, usable: (tool: string) => boolean): RecordedExecution | undefined {
+export function withoutRefusedSteps(
+  execution: RecordedExecution,
+  usable: (tool: string) => boolean,
+): RecordedExecution | undefined {
   const keep = execution.steps.map((s) => usable(s.tool));
   if (keep.every(Boolean)) return execution;
   const newIndex: number[] = [];

@@ -26,7 +26,10 @@ export class SessionPolicy {
   private readonly toolOf: (id: string) => Tool | undefined;
   private readonly allTools: () => Iterable<{ id: string; tool: Tool }>;
   private readonly generation: () => number;
-  private cache: { generation: number; denied: Map<string, string | undefined>; all?: string[] } = { generation: -1, denied: new Map() };
+  private cache: { generation: number; denied: Map<string, string | undefined>; all?: string[] } = {
+    generation: -1,
+    denied: new Map(),
+  };
 
   /**
    * `toolOf`: the upstream tool behind a catalog id (undefined when no server lists it); `allTools`: every
@@ -35,7 +38,11 @@ export class SessionPolicy {
   constructor(
     name: string,
     policy: GatewayPolicy,
-    tools: { toolOf: (id: string) => Tool | undefined; allTools: () => Iterable<{ id: string; tool: Tool }>; generation: () => number },
+    tools: {
+      toolOf: (id: string) => Tool | undefined;
+      allTools: () => Iterable<{ id: string; tool: Tool }>;
+      generation: () => number;
+    },
   ) {
     this.name = name;
     this.compiled = compilePolicy(policy);
@@ -57,7 +64,10 @@ export class SessionPolicy {
     const server = splitToolId(id)?.server ?? "";
     const tool = this.toolOf(id);
     const why = this.compiled.denies({ id, server, safetyTags: tool ? safetyTagsOf(tool) : [] });
-    const out = why === undefined ? undefined : why.replace("the gateway policy", `the policy ${JSON.stringify(this.name)} of this session's token`);
+    const out =
+      why === undefined
+        ? undefined
+        : why.replace("the gateway policy", `the policy ${JSON.stringify(this.name)} of this session's token`);
     c.denied.set(id, out);
     return out;
   }
@@ -81,14 +91,17 @@ export class SessionPolicy {
     const room = EXCLUDE_MAX - mine.length;
     if (room <= 0) return req;
     const have = new Set(mine);
-    const more = this.deniedIds().filter((id) => !have.has(id)).slice(0, room);
+    const more = this.deniedIds()
+      .filter((id) => !have.has(id))
+      .slice(0, room);
     return more.length === 0 ? req : { ...req, exclude: [...mine, ...more] };
   }
 
   /** The answer without any array item that names a denied tool (see the header). The input is not changed. */
   filter<T>(answer: T): T {
     // Only ids of listed upstream tools are judged: other strings (reasons, explanations) pass.
-    const named = (v: unknown): boolean => typeof v === "string" && this.toolOf(v) !== undefined && this.denies(v) !== undefined;
+    const named = (v: unknown): boolean =>
+      typeof v === "string" && this.toolOf(v) !== undefined && this.denies(v) !== undefined;
     const walk = (v: unknown): unknown => {
       if (Array.isArray(v)) {
         return v
@@ -102,7 +115,8 @@ export class SessionPolicy {
           })
           .map(walk);
       }
-      if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, walk(x)]));
+      if (v !== null && typeof v === "object")
+        return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, walk(x)]));
       return v;
     };
     return walk(answer) as T;

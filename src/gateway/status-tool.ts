@@ -41,9 +41,17 @@ export function statusResult(st: GatewayStatus): CallToolResult {
   const r = st.recorded;
   const learned = `learned: ${r.executions} executions stored; ${r.backlog} waiting to be written (${r.spooled} spooled)${r.retrying ? ", retrying" : ""}`;
   const q = st.quarantined.map((x) => x.tool);
-  const quarantine = q.length > 0 ? `\nquarantined: ${q.slice(0, 20).join(", ")}${q.length > 20 ? `, … ${q.length - 20} more` : ""} (approve with toolgraph gateway approve TOOL)` : "";
+  const quarantine =
+    q.length > 0
+      ? `\nquarantined: ${q.slice(0, 20).join(", ")}${q.length > 20 ? `, … ${q.length - 20} more` : ""} (approve with toolgraph gateway approve TOOL)`
+      : "";
   return {
-    content: [{ type: "text", text: `gateway: ${st.servers.length - st.down.length} of ${st.servers.length} servers up\n${lines.join("\n")}\n${learned}${quarantine}` }],
+    content: [
+      {
+        type: "text",
+        text: `gateway: ${st.servers.length - st.down.length} of ${st.servers.length} servers up\n${lines.join("\n")}\n${learned}${quarantine}`,
+      },
+    ],
     structuredContent: st as unknown as Record<string, unknown>,
   };
 }

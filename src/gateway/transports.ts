@@ -13,9 +13,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { type CallToolResult as V2CallToolResult, Server as V2Server, type Tool as V2Tool } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult as V2CallToolResult,
+  Server as V2Server,
+  type Tool as V2Tool,
+} from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { type InFlight, trackInFlight } from "../mcp/in-flight.ts";
+import { trackInFlight } from "../mcp/in-flight.ts";
 import { hangUp, StdioWire } from "../mcp/stdio-wire.ts";
 import { bearerMatches } from "../server/http-server.ts";
 import type { TokenIdentity } from "./config.ts";
@@ -52,7 +56,10 @@ async function modernGatewayServer(gateway: Gateway, session: GatewaySession): P
 export async function runGatewayStdio(gateway: Gateway, options: GatewayStdioOptions = {}): Promise<void> {
   const wire = new StdioWire(options.stdin ?? process.stdin, options.stdout ?? process.stdout);
   const session = gateway.createSession();
-  const handle = serveStdio(({ era }) => (era === "modern" ? modernGatewayServer(gateway, session) : (session.server as unknown as V2Server)), { transport: wire });
+  const handle = serveStdio(
+    ({ era }) => (era === "modern" ? modernGatewayServer(gateway, session) : (session.server as unknown as V2Server)),
+    { transport: wire },
+  );
   // serveStdio installs its handlers synchronously; count the requests it receives from here on.
   const inFlight = trackInFlight(wire);
   await hangUp(wire, options.signals);
@@ -79,13 +86,21 @@ export interface GatewayHttpOptions {
   log?: ((line: string) => void) | undefined;
 }
 
-function jsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
 /** The identity (named policy, user) of the config token an Authorization header presents, compared in constant time. */
-export function tokenIdentity(tokens: readonly TokenIdentity[] | undefined, authorization: string | undefined): TokenIdentity | undefined {
+export function tokenIdentity(
+  tokens: readonly TokenIdentity[] | undefined,
+  authorization: string | undefined,
+): TokenIdentity | undefined {
   return tokens?.find((t) => bearerMatches(authorization, t.token));
 }
 
@@ -180,8 +195,14 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
       const sid = req.headers["mcp-session-id"];
       if (typeof sid === "string") {
         const s = open.get(sid);
-        if (!s) return jsonRpcError(res, 404, `unknown or ended MCP session ${JSON.stringify(sid)}: initialize a new one`);
-        if (identity?.policy !== s.session.policy?.name) return jsonRpcError(res, 403, "this MCP session was opened with another bearer token: send the token it was opened with");
+        if (!s)
+          return jsonRpcError(res, 404, `unknown or ended MCP session ${JSON.stringify(sid)}: initialize a new one`);
+        if (identity?.policy !== s.session.policy?.name)
+          return jsonRpcError(
+            res,
+            403,
+            "this MCP session was opened with another bearer token: send the token it was opened with",
+          );
         return serve(s, req, res, body);
       }
       // The gateway's sessions speak the 2025 era (docs/decisions/mcp-protocol-eras.md): a 2026-07-28 request is
@@ -191,19 +212,46 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
         const id = (body as { id?: unknown }).id ?? null;
         const supported = [...SUPPORTED_PROTOCOL_VERSIONS];
         res.writeHead(400, { "content-type": "application/json" });
-        res.end(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32022, message: `Unsupported protocol version: ${requested} (this gateway speaks ${supported.join(", ")}: send initialize)`, data: { supported, requested } } }));
+        res.end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id,
+            error: {
+              code: -32022,
+              message: `Unsupported protocol version: ${requested} (this gateway speaks ${supported.join(", ")}: send initialize)`,
+              data: { supported, requested },
+            },
+          }),
+        );
         return;
       }
-      if (req.method !== "POST" || !isInitializeRequest(body)) return jsonRpcError(res, 400, "no mcp-session-id header: send an initialize request first");
-      if (tokens && tokens.length > 0 && !identity && !(options.serverToken && bearerMatches(req.headers.authorization, options.serverToken))) {
-        return jsonRpcError(res, 401, "missing or unknown bearer token: this gateway gives each token its policy (config tokens); send Authorization: Bearer <token>", {
-          "www-authenticate": 'Bearer realm="toolgraph"',
-        });
+      if (req.method !== "POST" || !isInitializeRequest(body))
+        return jsonRpcError(res, 400, "no mcp-session-id header: send an initialize request first");
+      if (
+        tokens &&
+        tokens.length > 0 &&
+        !identity &&
+        !(options.serverToken && bearerMatches(req.headers.authorization, options.serverToken))
+      ) {
+        return jsonRpcError(
+          res,
+          401,
+          "missing or unknown bearer token: this gateway gives each token its policy (config tokens); send Authorization: Bearer <token>",
+          {
+            "www-authenticate": 'Bearer realm="toolgraph"',
+          },
+        );
       }
       if (open.size >= maxSessions) await sweep();
       if (open.size >= maxSessions) {
         const lru = [...open.values()].find((s) => s.active === 0);
-        if (!lru) return jsonRpcError(res, 503, `the gateway has ${open.size} HTTP sessions, all answering a request: try again shortly`, { "retry-after": "1" });
+        if (!lru)
+          return jsonRpcError(
+            res,
+            503,
+            `the gateway has ${open.size} HTTP sessions, all answering a request: try again shortly`,
+            { "retry-after": "1" },
+          );
         log(`toolgraph gateway: ${open.size} HTTP sessions open (the cap): ended the least recently used one`);
         await end(lru);
       }
@@ -246,6 +294,8 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
 export function gatewayHealth(gateway: Gateway): (ctx: { authorized: boolean }) => Record<string, unknown> {
   return ({ authorized }) => {
     const st = gateway.status();
-    return authorized ? { gateway: { ok: st.down.length === 0, servers: st.servers, down: st.down } } : { gateway: { ok: st.down.length === 0 } };
+    return authorized
+      ? { gateway: { ok: st.down.length === 0, servers: st.servers, down: st.down } }
+      : { gateway: { ok: st.down.length === 0 } };
   };
 }

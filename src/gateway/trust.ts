@@ -26,7 +26,10 @@ export const policyRuleSchema = z
     tag: z.string().min(1).max(64).optional(),
   })
   .strict()
-  .refine((r) => r.server !== undefined || r.tool !== undefined || r.tag !== undefined, "give at least one of server, tool, tag");
+  .refine(
+    (r) => r.server !== undefined || r.tool !== undefined || r.tag !== undefined,
+    "give at least one of server, tool, tag",
+  );
 
 export const policySchema = z
   .object({
@@ -39,7 +42,10 @@ export type PolicyRule = z.output<typeof policyRuleSchema>;
 export type GatewayPolicy = z.output<typeof policySchema>;
 
 function globRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${body}$`, "s");
 }
 
@@ -56,7 +62,10 @@ function ruleText(r: PolicyRule): string {
 }
 
 /** A compiled policy: `denies(tool)` is the reason a tool is denied, or undefined when it is allowed. */
-export function compilePolicy(policy: GatewayPolicy | undefined): { denies(tool: ToolFacts): string | undefined; empty: boolean } {
+export function compilePolicy(policy: GatewayPolicy | undefined): {
+  denies(tool: ToolFacts): string | undefined;
+  empty: boolean;
+} {
   const compile = (rules: PolicyRule[] | undefined) =>
     (rules ?? []).map((r) => ({ r, glob: r.tool === undefined ? undefined : globRegExp(r.tool) }));
   const allow = compile(policy?.allow);
@@ -70,14 +79,17 @@ export function compilePolicy(policy: GatewayPolicy | undefined): { denies(tool:
     denies(t) {
       const d = deny.find((c) => matches(c, t));
       if (d) return `denied by the gateway policy (deny rule: ${ruleText(d.r)})`;
-      if (allow.length > 0 && !allow.some((c) => matches(c, t))) return "denied by the gateway policy (no allow rule matches it)";
+      if (allow.length > 0 && !allow.some((c) => matches(c, t)))
+        return "denied by the gateway policy (no allow rule matches it)";
       return undefined;
     },
   };
 }
 
 /** The hash a tool is pinned by: its description, title, schemas and annotations as listed (canonical JSON). */
-export function toolHash(tool: Pick<Tool, "description" | "title" | "inputSchema" | "outputSchema" | "annotations">): string {
+export function toolHash(
+  tool: Pick<Tool, "description" | "title" | "inputSchema" | "outputSchema" | "annotations">,
+): string {
   const canonical = (v: unknown): unknown =>
     Array.isArray(v)
       ? v.map(canonical)
@@ -88,7 +100,15 @@ export function toolHash(tool: Pick<Tool, "description" | "title" | "inputSchema
               .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
           )
         : v;
-  const text = JSON.stringify(canonical({ d: tool.description ?? "", t: tool.title ?? null, i: tool.inputSchema ?? null, o: tool.outputSchema ?? null, a: tool.annotations ?? null }));
+  const text = JSON.stringify(
+    canonical({
+      d: tool.description ?? "",
+      t: tool.title ?? null,
+      i: tool.inputSchema ?? null,
+      o: tool.outputSchema ?? null,
+      a: tool.annotations ?? null,
+    }),
+  );
   return createHash("sha256").update(text).digest("hex");
 }
 
@@ -135,7 +155,10 @@ export class PinStore {
   private save(): void {
     if (!this.file) return;
     const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ version: 1, pins: Object.fromEntries([...this.pins].sort(([a], [b]) => (a < b ? -1 : 1))) }, null, 1)}\n`);
+    writeFileSync(
+      tmp,
+      `${JSON.stringify({ version: 1, pins: Object.fromEntries([...this.pins].sort(([a], [b]) => (a < b ? -1 : 1))) }, null, 1)}\n`,
+    );
     renameSync(tmp, this.file);
     this.version = fileVersion(this.file);
   }
@@ -145,7 +168,9 @@ export class PinStore {
   }
 
   quarantined(): { tool: string; since: string; firstSeen: string }[] {
-    return [...this.pins].filter(([, p]) => p.pending).map(([tool, p]) => ({ tool, since: p.pending!.seen, firstSeen: p.firstSeen }));
+    return [...this.pins]
+      .filter(([, p]) => p.pending)
+      .map(([tool, p]) => ({ tool, since: p.pending!.seen, firstSeen: p.firstSeen }));
   }
 
   /**
@@ -179,7 +204,10 @@ export class PinStore {
           pin.pending = { hash, seen: options.now, description };
           changed = true;
         }
-        out.set(id, { state: "quarantined", reason: `quarantined: its description, schema or annotations changed since it was first seen (${pin.firstSeen}); approve the new version with \`toolgraph gateway approve ${id}\`` });
+        out.set(id, {
+          state: "quarantined",
+          reason: `quarantined: its description, schema or annotations changed since it was first seen (${pin.firstSeen}); approve the new version with \`toolgraph gateway approve ${id}\``,
+        });
       }
     }
     if (changed) this.save();

@@ -12,7 +12,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { ToolgraphError } from "../contract/errors.ts";
 import { boundLine } from "./bounded-line.ts";
 import { GATEWAY_CONFIG_DEFAULTS, type UpstreamConfig } from "./config.ts";
@@ -150,8 +157,15 @@ export class Upstream {
 
   private makeTransport(): Transport {
     const c = this.config;
-    if (c.kind === "remote") return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
-    const t = new StdioClientTransport({ command: c.command, args: c.args, env: { ...getDefaultEnvironment(), ...c.env }, ...(c.cwd ? { cwd: c.cwd } : {}), stderr: "pipe" });
+    if (c.kind === "remote")
+      return new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
+    const t = new StdioClientTransport({
+      command: c.command,
+      args: c.args,
+      env: { ...getDefaultEnvironment(), ...c.env },
+      ...(c.cwd ? { cwd: c.cwd } : {}),
+      stderr: "pipe",
+    });
     return t;
   }
 
@@ -187,7 +201,9 @@ export class Upstream {
       // Only a connection that was up goes down here: a failed attempt is counted once, by connect().
       if (gen !== this.generation || this.state !== "up") return;
       const tail = this.stderrTail.at(-1);
-      this.down(`connection closed${this.config.kind === "stdio" ? " (the server process exited)" : ""}${tail ? `; last stderr line: ${tail}` : ""}`);
+      this.down(
+        `connection closed${this.config.kind === "stdio" ? " (the server process exited)" : ""}${tail ? `; last stderr line: ${tail}` : ""}`,
+      );
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (gen !== this.generation) return;
@@ -256,7 +272,10 @@ export class Upstream {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < UPSTREAM_DEFAULTS.maxPages; page++) {
-      const r = await client.listTools(cursor === undefined ? {} : { cursor }, timeout === undefined ? undefined : { timeout });
+      const r = await client.listTools(
+        cursor === undefined ? {} : { cursor },
+        timeout === undefined ? undefined : { timeout },
+      );
       tools.push(...r.tools);
       cursor = r.nextCursor;
       if (!cursor) break;
@@ -304,21 +323,40 @@ export class Upstream {
     const client = this.client;
     if (!client || this.state !== "up") {
       const why = this.lastError ? `: ${this.lastError}` : "";
-      const retry = this.retryAt !== undefined ? `; retrying in ${Math.max(0, Math.round((this.retryAt - Date.now()) / 1000))} s` : "";
-      throw new ToolgraphError("upstream-unavailable", `server ${this.name} is ${this.state}${why}${retry}`, { server: this.name });
+      const retry =
+        this.retryAt !== undefined
+          ? `; retrying in ${Math.max(0, Math.round((this.retryAt - Date.now()) / 1000))} s`
+          : "";
+      throw new ToolgraphError("upstream-unavailable", `server ${this.name} is ${this.state}${why}${retry}`, {
+        server: this.name,
+      });
     }
     const timeout = timeoutMs ?? this.config.timeoutMs ?? GATEWAY_CONFIG_DEFAULTS.callTimeoutMs;
     try {
-      return (await client.request({ method: "tools/call", params: { name: tool, ...(args === undefined ? {} : { arguments: args }) } }, CallToolResultSchema, { timeout })) as CallToolResult;
+      return (await client.request(
+        { method: "tools/call", params: { name: tool, ...(args === undefined ? {} : { arguments: args }) } },
+        CallToolResultSchema,
+        { timeout },
+      )) as CallToolResult;
     } catch (err) {
       if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
-        throw new ToolgraphError("upstream-timeout", `server ${this.name}: ${tool} timed out after ${timeout} ms`, { server: this.name, tool });
+        throw new ToolgraphError("upstream-timeout", `server ${this.name}: ${tool} timed out after ${timeout} ms`, {
+          server: this.name,
+          tool,
+        });
       }
       if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
-        throw new ToolgraphError("upstream-error", `server ${this.name}: the connection closed during ${tool} (${err.message})`, { server: this.name, tool });
+        throw new ToolgraphError(
+          "upstream-error",
+          `server ${this.name}: the connection closed during ${tool} (${err.message})`,
+          { server: this.name, tool },
+        );
       }
       // A JSON-RPC error from the server (unknown tool, invalid params): the server's own words.
-      throw new ToolgraphError("upstream-error", `server ${this.name}: ${tool}: ${message(err)}`, { server: this.name, tool });
+      throw new ToolgraphError("upstream-error", `server ${this.name}: ${tool}: ${message(err)}`, {
+        server: this.name,
+        tool,
+      });
     }
   }
 

@@ -35,9 +35,15 @@ export async function runAlternatives(engine: Engine, project: string, req: Alte
   const community = a.analytics.community[tool]!;
   for (let i = 0; i < s.n; i++) if (a.analytics.community[i] === community && community >= 0) candidates.add(i);
   const capsOf = new Map<string, Set<string>>();
-  for (const c of s.capabilities) for (const m of c.members) capsOf.set(m.tool, (capsOf.get(m.tool) ?? new Set()).add(c.id));
+  for (const c of s.capabilities)
+    for (const m of c.members) capsOf.set(m.tool, (capsOf.get(m.tool) ?? new Set()).add(c.id));
   const myCaps = capsOf.get(s.tools[tool]!.id) ?? new Set<string>();
-  for (const c of s.capabilities) if (myCaps.has(c.id)) for (const m of c.members) { const k = s.index.get(m.tool); if (k !== undefined) candidates.add(k); }
+  for (const c of s.capabilities)
+    if (myCaps.has(c.id))
+      for (const m of c.members) {
+        const k = s.index.get(m.tool);
+        if (k !== undefined) candidates.add(k);
+      }
   const mine = params(s.tools[tool]!.inputSchema);
   const rows = [...candidates]
     .filter((i) => i !== tool && !context.has(i) && !unsafe(i))
@@ -47,18 +53,35 @@ export async function runAlternatives(engine: Engine, project: string, req: Alte
       const shared = [...(capsOf.get(s.tools[i]!.id) ?? [])].filter((c) => myCaps.has(c));
       const theirs = params(s.tools[i]!.inputSchema);
       const schema = schemaJaccard(mine, theirs);
-      const score = alternativeScore({ cosine: cos, sameCommunity: sameCommunity === 1, sharesCapability: shared.length > 0, schema });
+      const score = alternativeScore({
+        cosine: cos,
+        sameCommunity: sameCommunity === 1,
+        sharesCapability: shared.length > 0,
+        schema,
+      });
       return {
         tool: s.tools[i]!.id,
         name: s.tools[i]!.name,
         score,
-        breakdown: { cosine: cos, sameCommunity: sameCommunity === 1, sharedCapabilities: shared, schemaCompatibility: schema },
+        breakdown: {
+          cosine: cos,
+          sameCommunity: sameCommunity === 1,
+          sharedCapabilities: shared,
+          schemaCompatibility: schema,
+        },
         explanation: `${s.tools[i]!.id}: ${score.toFixed(3)} = 0.5·similar description ${Math.max(0, cos).toFixed(2)} + 0.2·${sameCommunity ? "same community" : "other community"} + 0.2·${shared.length ? `shares ${shared.join(", ")}` : "no shared capability"} + 0.1·input schema overlap ${schema.toFixed(2)}`,
       };
     })
     .sort((x, y) => y.score - x.score || (x.tool < y.tool ? -1 : 1))
     .slice(0, req.maxTools ?? req.limit ?? 5);
-  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow });
+  const prepared = await engine.gatekeeper.prepare({
+    project,
+    user: req.user,
+    text: "",
+    environment: req.environment,
+    urgency: req.urgency,
+    requestWorkflow: req.workflow,
+  });
   const fallbacks = await projectFallbacks(engine, project);
   const results = rows.map((r) => ({ ...r, gate: engine.gatekeeper.gateItem("alternatives", r.score, prepared) }));
   return {

@@ -14,13 +14,14 @@
  * discover(context): discovery = toolsOverlap × (1 + 0.5 when the capability's own spectral cluster is
  * one of the clusters holding the most context tools).
  */
-import { capForChannels } from "../../algorithms/thresholds/channel-cap.ts";
+
 import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { discoverCapabilities } from "../../algorithms/prediction/capability-discovery.ts";
 import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { rankCapabilityMatches } from "../../algorithms/search/capability-ranking.ts";
 import { fuseScores } from "../../algorithms/search/fusion.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
+import { capForChannels } from "../../algorithms/thresholds/channel-cap.ts";
 import type { DiscoverCapabilitiesRequest, MatchCapabilitiesRequest } from "../contract/requests.ts";
 import { discoverCapabilitiesRequest, matchCapabilitiesRequest } from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
@@ -80,7 +81,12 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   // Tool evidence: the search score of each capability's most distinctive member (the member shared by the
   // fewest capabilities — for a bundle named after its main tool, that tool), from one tool search.
   const weights = await searchWeightsFor(engine, project);
-  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, { memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined, beta: weights.beta, memoryWeight: weights.memoryWeight, graphWeight: weights.graphWeight });
+  const toolHits = searchCandidates(s, a, idx, req.intent, qv!, {
+    memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined,
+    beta: weights.beta,
+    memoryWeight: weights.memoryWeight,
+    graphWeight: weights.graphWeight,
+  });
   const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
   const distinctive = distinctiveMembers(s);
   const { scores: patterns, work: patternWork } = await scorePatterns(s, req.intent);
@@ -89,7 +95,14 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
     const vote = memory.capabilityVotes.get(cap.id) ?? 0;
     const toolEvidence = toolScore.get(distinctive.get(cap.id) ?? "") ?? 0;
     const semantic = noisyOr(noisyOr(f.semantic, CAPABILITY_TOOL_WEIGHT, toolEvidence), CAPABILITY_MEMORY_WEIGHT, vote);
-    return { f, cap, vote, toolEvidence, semantic, successRate: cap.executions > 0 ? cap.successes / cap.executions : undefined };
+    return {
+      f,
+      cap,
+      vote,
+      toolEvidence,
+      semantic,
+      successRate: cap.executions > 0 ? cap.successes / cap.executions : undefined,
+    };
   });
   const ranking = rankCapabilityMatches(
     evidence.map((e) => ({
@@ -105,7 +118,10 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
   const top = ranking.ranked.slice(0, limit).map((m) => {
     const { f, cap, vote, toolEvidence, semantic, successRate } = evidence[m.index]!;
     const p = patterns.get(cap.id);
-    const selectedBy = m.evidenceSource === "pattern" ? `pattern confidence ${m.evidence.toFixed(3)}` : `semantic ${semantic.toFixed(3)}`;
+    const selectedBy =
+      m.evidenceSource === "pattern"
+        ? `pattern confidence ${m.evidence.toFixed(3)}`
+        : `semantic ${semantic.toFixed(3)}`;
     return {
       capability: cap.id,
       name: cap.name,
@@ -124,7 +140,14 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
         reliability: m.reliability,
         successRate: successRate ?? null,
         executions: cap.executions,
-        pattern: p ? { confidence: p.confidence, activated: p.activated, matched: [...p.matchedPatterns], keywords: [...p.matchedKeywords] } : null,
+        pattern: p
+          ? {
+              confidence: p.confidence,
+              activated: p.activated,
+              matched: [...p.matchedPatterns],
+              keywords: [...p.matchedKeywords],
+            }
+          : null,
         hypergraphPagerank: a.analytics.hyperCapabilities[f.id] ?? 0,
       },
       priority: cap.priority,
@@ -136,10 +159,21 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
         `${ranking.trigger.winner === cap.id && ranking.trigger.contenders.length > 1 ? `; trigger winner by ${ranking.trigger.reason} among ${ranking.trigger.contenders.length} within 0.15` : ""}`,
     };
   });
-  const prepared = await engine.gatekeeper.prepare({ project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow, similarPastSuccess: memory.similarSuccess });
+  const prepared = await engine.gatekeeper.prepare({
+    project,
+    user: req.user,
+    text: req.intent,
+    environment: req.environment,
+    urgency: req.urgency,
+    requestWorkflow: req.workflow,
+    similarPastSuccess: memory.similarSuccess,
+  });
   const fallbacks = await projectFallbacks(engine, project);
   const live = { lexical: true, embedding: idx.degraded !== "embedding", graph: true };
-  const results = top.map((r) => ({ ...r, gate: capForChannels(engine.gatekeeper.gateItem("capability", r.score, prepared), live) }));
+  const results = top.map((r) => ({
+    ...r,
+    gate: capForChannels(engine.gatekeeper.gateItem("capability", r.score, prepared), live),
+  }));
   return {
     project,
     intent: req.intent,
@@ -162,7 +196,12 @@ export interface DiscoveryAblation {
   clusterBoost?: number;
 }
 
-export async function runDiscoverCapabilities(engine: Engine, project: string, req: DiscoverCapabilitiesRequest, ablation: DiscoveryAblation = {}) {
+export async function runDiscoverCapabilities(
+  engine: Engine,
+  project: string,
+  req: DiscoverCapabilitiesRequest,
+  ablation: DiscoveryAblation = {},
+) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
@@ -189,7 +228,8 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
     text: "",
     workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
     environment: req.environment,
-    urgency: req.urgency, requestWorkflow: req.workflow,
+    urgency: req.urgency,
+    requestWorkflow: req.workflow,
   });
   const fallbacks = await projectFallbacks(engine, project);
   const results = r.capabilities.map((d) => {
@@ -213,7 +253,9 @@ export async function runDiscoverCapabilities(engine: Engine, project: string, r
     project,
     context: req.context,
     results,
-    ...gatedSummary(results, (x) => x.capability, prepared, fallbacks, { empty: r.reason ?? "no capability shares a tool with the context" }),
+    ...gatedSummary(results, (x) => x.capability, prepared, fallbacks, {
+      empty: r.reason ?? "no capability shares a tool with the context",
+    }),
     dominantClusters: r.dominantClusters,
     spectral: { k: a.analytics.spectralK, source: a.analytics.spectralKSource },
     analytics: { fresh: a.fresh, ageMs: a.ageMs },

@@ -1,9 +1,9 @@
 /** The words of a DAG's answer: each edge and layer explained with tool names, and the DAG's confidence. */
 import type { ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
-import { dagConfidence as confidenceOfDag, } from "../../algorithms/dag/confidence.ts";
-import type { PriorDependency, } from "../../algorithms/dag/data-flow-prior.ts";
-import type { MentionDependency, } from "../../algorithms/dag/mention-order.ts";
-import type { SchemaDependency, } from "../../algorithms/dag/schema-dependencies.ts";
+import { dagConfidence as confidenceOfDag } from "../../algorithms/dag/confidence.ts";
+import type { PriorDependency } from "../../algorithms/dag/data-flow-prior.ts";
+import type { MentionDependency } from "../../algorithms/dag/mention-order.ts";
+import type { SchemaDependency } from "../../algorithms/dag/schema-dependencies.ts";
 import { formatFixed } from "../formats/fixed.ts";
 import type { ToolRow } from "../store/reads.ts";
 import { type HistoryDependency, noDependencyEdge } from "../view/dag-rates.ts";
@@ -55,8 +55,17 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
                 ? `${to} depends on ${from}: path ${arrows(path)} in the history graph (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${formatFixed(e.strength, 2)}), standing in for the dependency graph, which records no data flow in or out of ${[from, to].filter((x) => noDependencyEdge(s, s.index.get(x)!)).join(" or ")}`
                 : `${to} depends on ${from}: path ${arrows(path)} (${e.hops} hop${e.hops === 1 ? "" : "s"}, strength ${formatFixed(e.strength, 2)})`;
     const p = e.precedence;
-    if (p && p.before + p.after > 0) explanation = `${explanation}; observed ${from} before ${to} ${p.before}×, after ${p.after}×`;
-    const evidence = direct ? ("dependency" as const) : schema !== undefined ? ("schema" as const) : prior !== undefined ? ("prior" as const) : mentioned !== undefined ? ("mention" as const) : ("path" as const);
+    if (p && p.before + p.after > 0)
+      explanation = `${explanation}; observed ${from} before ${to} ${p.before}×, after ${p.after}×`;
+    const evidence = direct
+      ? ("dependency" as const)
+      : schema !== undefined
+        ? ("schema" as const)
+        : prior !== undefined
+          ? ("prior" as const)
+          : mentioned !== undefined
+            ? ("mention" as const)
+            : ("path" as const);
     const hops = e.hops;
     const strength = e.strength;
     const meanWeight = e.meanWeight;
@@ -72,7 +81,15 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
     );
   }
   const nodes = [];
-  for (const n of dag.nodes) nodes.push({ tool: tools[n.node]!.id, layer: n.layer, prerequisites: idsOf(tools, n.prerequisites), dependents: idsOf(tools, n.dependents), root: n.root, reason: n.reason });
+  for (const n of dag.nodes)
+    nodes.push({
+      tool: tools[n.node]!.id,
+      layer: n.layer,
+      prerequisites: idsOf(tools, n.prerequisites),
+      dependents: idsOf(tools, n.dependents),
+      root: n.root,
+      reason: n.reason,
+    });
   const dropped = [];
   for (const d of dag.dropped) {
     const e = d.edge;
@@ -116,5 +133,8 @@ export function describeDag(s: GraphSnapshot, dag: ExecutionDag) {
 
 /** DAG confidence: mean strength of the kept edges (1 for a single tool; 0 when several tools are unrelated). */
 export function dagConfidence(dag: ExecutionDag): number {
-  return confidenceOfDag(dag.nodes.length, dag.edges.map((e) => e.strength));
+  return confidenceOfDag(
+    dag.nodes.length,
+    dag.edges.map((e) => e.strength),
+  );
 }

@@ -38,9 +38,9 @@
 import { buildExecutionDag, type ExecutionDag } from "../../algorithms/dag/build-execution-dag.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
 import { inferDependencies } from "../../algorithms/dag/infer-dependencies.ts";
-import { DEFAULTS as MENTION_DEFAULTS, mentionChain, } from "../../algorithms/dag/mention-order.ts";
-import type { BuildDagRequest, } from "../contract/requests.ts";
-import { buildDagRequest, dagOptions, } from "../contract/requests.ts";
+import { DEFAULTS as MENTION_DEFAULTS, mentionChain } from "../../algorithms/dag/mention-order.ts";
+import type { BuildDagRequest } from "../contract/requests.ts";
+import { buildDagRequest, dagOptions } from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import {
   type DagGraph,
@@ -133,14 +133,22 @@ export interface DagOverOptions {
  * off by default, because on the one dataset with output schemas (NESTFUL) they raise edge F1 over all
  * cases (0.662 → 0.686) but lower it on the cases whose tools the traces cover (0.742 → 0.733).
  */
-export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGraph = "auto", maxHops = 3, schemaEdges = false, options: DagOverOptions = {}): ExecutionDag {
+export function dagOver(
+  s: GraphSnapshot,
+  selected: number[],
+  requested: DagGraph = "auto",
+  maxHops = 3,
+  schemaEdges = false,
+  options: DagOverOptions = {},
+): ExecutionDag {
   const graph = resolveDagGraph(s, requested);
   const csr = graph === "dependency" ? s.dependencyCsr : graph === "blended" ? s.blendedCsr : s.csr;
   const pathCsr = pathCsrFor(s, graph, csr);
   const prior = options.dataFlowPrior ?? true;
   const mentions = options.intent ? mentionsOf(s, selected, options.intent, options.intentTokens) : undefined;
   const chainLimit = mentions ? (options.mentionChain ?? MENTION_DEFAULTS.chainEdges) : 0;
-  const fallbackMode: HistoryFallback | undefined = options.historyFallback === true ? HISTORY_FALLBACK : options.historyFallback || undefined;
+  const fallbackMode: HistoryFallback | undefined =
+    options.historyFallback === true ? HISTORY_FALLBACK : options.historyFallback || undefined;
   const fallback = fallbackMode !== undefined && graph === "dependency";
   const propose =
     schemaEdges || prior || chainLimit > 0 || fallback
@@ -149,7 +157,9 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
           if (history.length > 0) return history;
           const schema = schemaEdges ? schemaProposals(s, selected, inferred) : [];
           const proposed = prior && schema.length === 0 ? priorProposal(s, selected, inferred) : schema;
-          return chainLimit > 0 && inferred.length === 0 && proposed.length === 0 ? mentionChain(selected, mentions!, chainLimit) : proposed;
+          return chainLimit > 0 && inferred.length === 0 && proposed.length === 0
+            ? mentionChain(selected, mentions!, chainLimit)
+            : proposed;
         }
       : undefined;
   return buildExecutionDag(csr, selected, {
@@ -169,14 +179,19 @@ export function dagOver(s: GraphSnapshot, selected: number[], requested: DagGrap
   });
 }
 
-
 /**
  * The history graph's candidate edges between selected tools that `inferred` (the dependency graph's
  * candidates) relates in neither direction, as `mode` selects them (default "tool": pairs with a tool that has no
  * dependency edge at all): observed successions stand in where no data flow was recorded
  * (docs/decisions/dag-default.md). Never direct (they carry no dependency evidence).
  */
-export function historyFallback(s: GraphSnapshot, selected: readonly number[], inferred: readonly DependencyEdge[], maxHops = 3, mode: HistoryFallback = HISTORY_FALLBACK): HistoryDependency[] {
+export function historyFallback(
+  s: GraphSnapshot,
+  selected: readonly number[],
+  inferred: readonly DependencyEdge[],
+  maxHops = 3,
+  mode: HistoryFallback = HISTORY_FALLBACK,
+): HistoryDependency[] {
   if (selected.length < 2) return [];
   if (mode === "set" && inferred.length > 0) return [];
   // "tool": only pairs with a tool the dependency graph knows nothing about (no dependency edge in or out).
@@ -189,13 +204,27 @@ export function historyFallback(s: GraphSnapshot, selected: readonly number[], i
   }
   const pathCsr = pathCsrFor(s, "history", s.csr);
   const out: HistoryDependency[] = [];
-  for (const e of inferDependencies(s.csr, selected, { maxHops, pathCsr, search: searcherFor(s, "history", pathCsr) })) {
+  for (const e of inferDependencies(s.csr, selected, {
+    maxHops,
+    pathCsr,
+    search: searcherFor(s, "history", pathCsr),
+  })) {
     if (mode === "tool" && !unknown(e.from) && !unknown(e.to)) continue;
-    if (!related.has(e.from * s.n + e.to)) out.push({ from: e.from, to: e.to, path: e.path, hops: e.hops, cost: e.cost, meanWeight: e.meanWeight, strength: e.strength, direct: false, history: true });
+    if (!related.has(e.from * s.n + e.to))
+      out.push({
+        from: e.from,
+        to: e.to,
+        path: e.path,
+        hops: e.hops,
+        cost: e.cost,
+        meanWeight: e.meanWeight,
+        strength: e.strength,
+        direct: false,
+        history: true,
+      });
   }
   return out;
 }
-
 
 export interface CapResult {
   kept: number[];
@@ -203,26 +232,48 @@ export interface CapResult {
 }
 
 /** Applies maxTools, maxLatencyMs (critical path) and maxCost, dropping the lowest-priority tools last in `order`. */
-export function applyCaps(s: GraphSnapshot, order: number[], caps: { maxTools?: number | undefined; maxLatencyMs?: number | undefined; maxCost?: number | undefined; schemaEdges?: boolean | undefined; intent?: string | undefined; historyFallback?: boolean | undefined }, graph: DagGraph): CapResult {
+export function applyCaps(
+  s: GraphSnapshot,
+  order: number[],
+  caps: {
+    maxTools?: number | undefined;
+    maxLatencyMs?: number | undefined;
+    maxCost?: number | undefined;
+    schemaEdges?: boolean | undefined;
+    intent?: string | undefined;
+    historyFallback?: boolean | undefined;
+  },
+  graph: DagGraph,
+): CapResult {
   let kept = order.slice();
   const dropped: CapResult["dropped"] = [];
   if (caps.maxTools !== undefined && kept.length > caps.maxTools) {
-    for (const i of kept.slice(caps.maxTools)) dropped.push({ tool: s.tools[i]!.id, reason: `maxTools ${caps.maxTools}: lowest-ranked tool dropped` });
+    for (const i of kept.slice(caps.maxTools))
+      dropped.push({ tool: s.tools[i]!.id, reason: `maxTools ${caps.maxTools}: lowest-ranked tool dropped` });
     kept = kept.slice(0, caps.maxTools);
   }
   if (caps.maxCost !== undefined) {
     const cost = (xs: number[]) => xs.reduce((t, i) => t + (s.tools[i]!.costEstimate ?? 0), 0);
     while (kept.length > 1 && cost(kept) > caps.maxCost) {
       const i = kept.pop()!;
-      dropped.push({ tool: s.tools[i]!.id, reason: `maxCost ${caps.maxCost}: total cost ${cost([...kept, i]).toFixed(4)} over budget; lowest-ranked tool dropped` });
+      dropped.push({
+        tool: s.tools[i]!.id,
+        reason: `maxCost ${caps.maxCost}: total cost ${cost([...kept, i]).toFixed(4)} over budget; lowest-ranked tool dropped`,
+      });
     }
   }
   if (caps.maxLatencyMs !== undefined) {
     while (kept.length > 1) {
-      const wall = dagOver(s, kept, graph, 3, caps.schemaEdges ?? false, { ...(caps.intent ? { intent: caps.intent } : {}), historyFallback: caps.historyFallback ?? false }).timing.wallTimeMs;
+      const wall = dagOver(s, kept, graph, 3, caps.schemaEdges ?? false, {
+        ...(caps.intent ? { intent: caps.intent } : {}),
+        historyFallback: caps.historyFallback ?? false,
+      }).timing.wallTimeMs;
       if (wall <= caps.maxLatencyMs) break;
       const i = kept.pop()!;
-      dropped.push({ tool: s.tools[i]!.id, reason: `maxLatencyMs ${caps.maxLatencyMs}: critical path ${wall.toFixed(0)} ms over budget; lowest-ranked tool dropped` });
+      dropped.push({
+        tool: s.tools[i]!.id,
+        reason: `maxLatencyMs ${caps.maxLatencyMs}: critical path ${wall.toFixed(0)} ms over budget; lowest-ranked tool dropped`,
+      });
     }
   }
   return { kept, dropped };
@@ -234,14 +285,36 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   const selected = resolveTools(s, req.tools, "tools");
   if (new Set(selected).size !== selected.length) throw badRequest("tools", "each tool may appear once");
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
-  const removed = selected.filter(unsafe).map((i) => ({ tool: s.tools[i]!.id, reason: s.tools[i]!.available ? "excluded by safety tag" : "unavailable (its server no longer lists it)" }));
+  const removed = selected.filter(unsafe).map((i) => ({
+    tool: s.tools[i]!.id,
+    reason: s.tools[i]!.available ? "excluded by safety tag" : "unavailable (its server no longer lists it)",
+  }));
   const graph = resolveDagGraph(s, req.graph);
   const historyFallback = isDefaultGraph(req.graph);
-  const caps = applyCaps(s, selected.filter((i) => !unsafe(i)), { ...req, historyFallback }, graph);
+  const caps = applyCaps(
+    s,
+    selected.filter((i) => !unsafe(i)),
+    { ...req, historyFallback },
+    graph,
+  );
   // The request's intent (optional) orients pairs the history never saw in succession (mention-order.ts).
-  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, req.intent ? { intent: req.intent, historyFallback } : { historyFallback });
+  const dag = dagOver(
+    s,
+    caps.kept,
+    graph,
+    3,
+    req.schemaEdges ?? false,
+    req.intent ? { intent: req.intent, historyFallback } : { historyFallback },
+  );
   const confidence = dagConfidence(dag);
-  const gateRequest = { project, user: req.user, text: "", environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow };
+  const gateRequest = {
+    project,
+    user: req.user,
+    text: "",
+    environment: req.environment,
+    urgency: req.urgency,
+    requestWorkflow: req.workflow,
+  };
   const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
   const gate = engine.gatekeeper.gateItem("dag", confidence, prepared);
   const described = describeDag(s, dag);

@@ -35,6 +35,12 @@ export const feedbackJob = defineJob({
       executionId: null,
       tools: [],
     });
-    return { project, context: { operation: detected.operationType ?? null, domain: detected.domain ?? null }, outcome, offset: state.offset, counts: state.counts };
+    return {
+      project,
+      context: { operation: detected.operationType ?? null, domain: detected.domain ?? null },
+      outcome,
+      offset: state.offset,
+      counts: state.counts,
+    };
   },
 });

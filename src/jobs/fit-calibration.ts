@@ -43,10 +43,15 @@ import { fnv1a, groupFolds } from "../../algorithms/evaluation/intent-groups.ts"
 import { buildCsr } from "../../algorithms/graph/csr.ts";
 import { learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
 import { nextAfter, type PastExecution } from "../../algorithms/memory/knn-vote.ts";
-import { buildNextStepModel, type NextStepModel, type NextStepWeights, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
+import {
+  buildNextStepModel,
+  type NextStepModel,
+  type NextStepWeights,
+  suggestNextSteps,
+} from "../../algorithms/prediction/next-step.ts";
 import { type Calibration, calibrate, fitCalibration } from "../../algorithms/thresholds/calibration.ts";
 import { projectConfig } from "../store/projects.ts";
-import type { ExecutionSequenceRow, } from "../store/reads.ts";
+import type { ExecutionSequenceRow } from "../store/reads.ts";
 import { slicer } from "../view/background.ts";
 import type { Engine } from "../view/engine.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
@@ -142,7 +147,11 @@ export function topNextStep(
   for (const [tool, x] of list) {
     const v = votes.get(tool);
     const confidence = withMemoryVote(x.confidence, v);
-    if (!best || confidence > best.confidence || (confidence === best.confidence && (x.score > best.score || (x.score === best.score && tool < best.tool)))) {
+    if (
+      !best ||
+      confidence > best.confidence ||
+      (confidence === best.confidence && (x.score > best.score || (x.score === best.score && tool < best.tool)))
+    ) {
       best = { tool, confidence, score: x.score };
     }
   }
@@ -153,21 +162,33 @@ export function topNextStep(
  * Tools that may run after steps 0..t−1 of an execution that declares its dependencies: the later steps
  * whose `dependsOn` are all among the first t (the same rule the bench applies to its held-out workflows).
  */
-export function eligibleAt(steps: readonly { tool: string; dependsOn?: readonly number[] | null | undefined }[], t: number): Set<string> {
+export function eligibleAt(
+  steps: readonly { tool: string; dependsOn?: readonly number[] | null | undefined }[],
+  t: number,
+): Set<string> {
   const out = new Set<string>();
   for (let j = t; j < steps.length; j++) if ((steps[j]!.dependsOn ?? []).every((d) => d < t)) out.add(steps[j]!.tool);
   return out;
 }
 
 /** Out-of-sample calibration pairs (cross-fitted folds or the rolling-origin time split, see the header). */
-export async function calibrationPairs(engine: Engine, project: string, opts: CalibrationOptions = {}): Promise<CalibrationPairs> {
+export async function calibrationPairs(
+  engine: Engine,
+  project: string,
+  opts: CalibrationOptions = {},
+): Promise<CalibrationPairs> {
   const maxExecutions = opts.maxExecutions ?? CALIBRATION_DEFAULTS.maxExecutions;
   const folds = opts.folds ?? CALIBRATION_DEFAULTS.folds;
   const split = opts.split ?? CALIBRATION_DEFAULTS.split;
-  if (!Number.isInteger(maxExecutions) || maxExecutions < 1) throw new RangeError(`calibrate: maxExecutions must be a positive integer, got ${maxExecutions}`);
-  if (!Number.isInteger(folds) || folds < 2) throw new RangeError(`calibrate: folds must be an integer ≥ 2, got ${folds}`);
-  if (split !== "cross-fit" && split !== "time") throw new RangeError(`calibrate: split must be "cross-fit" or "time", got ${JSON.stringify(split)}`);
-  return split === "time" ? timeSplitPairs(engine, project, maxExecutions, folds) : crossFitPairs(engine, project, maxExecutions, folds);
+  if (!Number.isInteger(maxExecutions) || maxExecutions < 1)
+    throw new RangeError(`calibrate: maxExecutions must be a positive integer, got ${maxExecutions}`);
+  if (!Number.isInteger(folds) || folds < 2)
+    throw new RangeError(`calibrate: folds must be an integer ≥ 2, got ${folds}`);
+  if (split !== "cross-fit" && split !== "time")
+    throw new RangeError(`calibrate: split must be "cross-fit" or "time", got ${JSON.stringify(split)}`);
+  return split === "time"
+    ? timeSplitPairs(engine, project, maxExecutions, folds)
+    : crossFitPairs(engine, project, maxExecutions, folds);
 }
 
 /** Transition counts (from·n + to → count) an execution adds, as the time split counts them (learnSuccessions). */
@@ -187,7 +208,13 @@ function transitionsOf(s: GraphSnapshot, e: ExecutionSequenceRow): Map<number, n
 async function scoreExecution(
   engine: Engine,
   project: string,
-  ctxObj: { s: GraphSnapshot; a: Awaited<ReturnType<Engine["analytics"]>>; idx: Awaited<ReturnType<Engine["searchIndex"]>>; sw: Awaited<ReturnType<typeof searchWeightsFor>>; weights: NextStepWeights },
+  ctxObj: {
+    s: GraphSnapshot;
+    a: Awaited<ReturnType<Engine["analytics"]>>;
+    idx: Awaited<ReturnType<Engine["searchIndex"]>>;
+    sw: Awaited<ReturnType<typeof searchWeightsFor>>;
+    weights: NextStepWeights;
+  },
   model: NextStepModel,
   e: ExecutionSequenceRow,
   intent: string | undefined,
@@ -218,7 +245,11 @@ async function scoreExecution(
   e.steps.forEach((st, t) => {
     if (ctx.length > 0) {
       const top = topNextStep(s, model, ctx, now, weights, past);
-      if (top) out.nextStep.push({ score: top.confidence, ok: partialOrder ? eligibleAt(e.steps, t).has(top.tool) : top.tool === st.tool });
+      if (top)
+        out.nextStep.push({
+          score: top.confidence,
+          ok: partialOrder ? eligibleAt(e.steps, t).has(top.tool) : top.tool === st.tool,
+        });
     }
     if (st.success && s.index.has(st.tool)) ctx.push(st.tool);
   });
@@ -235,7 +266,12 @@ async function intentVectors(engine: Engine, project: string, texts: readonly st
 }
 
 /** Cross-fitted pairs: folds by id hash, each scored by a model of the other folds (header). */
-async function crossFitPairs(engine: Engine, project: string, maxExecutions: number, folds: number): Promise<CalibrationPairs> {
+async function crossFitPairs(
+  engine: Engine,
+  project: string,
+  maxExecutions: number,
+  folds: number,
+): Promise<CalibrationPairs> {
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const all = await executionHistory(engine, project);
@@ -251,7 +287,9 @@ async function crossFitPairs(engine: Engine, project: string, maxExecutions: num
   const K = Math.min(folds, groups.count);
   if (K < 2) return out;
   const fold = groupFolds(groups, K);
-  const order = history.map((e, i) => ({ i, h: fnv1a(e.id), id: e.id })).sort((x, y) => x.h - y.h || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  const order = history
+    .map((e, i) => ({ i, h: fnv1a(e.id), id: e.id }))
+    .sort((x, y) => x.h - y.h || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   const scored = new Uint8Array(H);
   order.forEach((o, r) => {
     if (r < maxExecutions) scored[o.i] = 1;
@@ -285,14 +323,35 @@ async function crossFitPairs(engine: Engine, project: string, maxExecutions: num
       s.n,
       [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
     );
-    const model = buildNextStepModel({ graph: s.csr, transitions, community: a.analytics.community, pagerank: a.analytics.pagerank, lastUsedAt });
+    const model = buildNextStepModel({
+      graph: s.csr,
+      transitions,
+      community: a.analytics.community,
+      pagerank: a.analytics.pagerank,
+      lastUsedAt,
+    });
     const exclude = new Set(members.map((i) => history[i]!.id));
     const withIntent = toScore.filter((i) => intents.has(history[i]!.id));
-    const vs = await intentVectors(engine, project, withIntent.map((i) => intents.get(history[i]!.id)!));
+    const vs = await intentVectors(
+      engine,
+      project,
+      withIntent.map((i) => intents.get(history[i]!.id)!),
+    );
     const vectors = new Map(withIntent.map((i, k) => [i, vs[k]!] as const));
     for (const i of toScore) {
       const e = history[i]!;
-      await scoreExecution(engine, project, { s, a, idx, sw, weights }, model, e, intents.get(e.id), vectors.get(i), exclude, now, out);
+      await scoreExecution(
+        engine,
+        project,
+        { s, a, idx, sw, weights },
+        model,
+        e,
+        intents.get(e.id),
+        vectors.get(i),
+        exclude,
+        now,
+        out,
+      );
       await slice();
     }
   }
@@ -300,7 +359,12 @@ async function crossFitPairs(engine: Engine, project: string, maxExecutions: num
 }
 
 /** Rolling-origin time split (the former default; see the header). */
-async function timeSplitPairs(engine: Engine, project: string, maxExecutions: number, folds: number): Promise<CalibrationPairs> {
+async function timeSplitPairs(
+  engine: Engine,
+  project: string,
+  maxExecutions: number,
+  folds: number,
+): Promise<CalibrationPairs> {
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const all = await executionHistory(engine, project);
@@ -343,21 +407,46 @@ async function timeSplitPairs(engine: Engine, project: string, maxExecutions: nu
       s.n,
       [...counts].map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
     );
-    const model = buildNextStepModel({ graph: s.csr, transitions, community: a.analytics.community, pagerank: a.analytics.pagerank, lastUsedAt: Float64Array.from(lastUsedAt) });
+    const model = buildNextStepModel({
+      graph: s.csr,
+      transitions,
+      community: a.analytics.community,
+      pagerank: a.analytics.pagerank,
+      lastUsedAt: Float64Array.from(lastUsedAt),
+    });
     const unseen = new Set(history.slice(lo).map((e) => e.id));
     const block = history.slice(lo, hi);
     const withIntent = block.filter((e) => intents.has(e.id));
-    const vs = await intentVectors(engine, project, withIntent.map((e) => intents.get(e.id)!));
+    const vs = await intentVectors(
+      engine,
+      project,
+      withIntent.map((e) => intents.get(e.id)!),
+    );
     const vectors = new Map(withIntent.map((e, j) => [e.id, vs[j]!] as const));
     for (const e of block) {
-      await scoreExecution(engine, project, sctx, model, e, intents.get(e.id), vectors.get(e.id), unseen, e.startedAt.getTime(), out);
+      await scoreExecution(
+        engine,
+        project,
+        sctx,
+        model,
+        e,
+        intents.get(e.id),
+        vectors.get(e.id),
+        unseen,
+        e.startedAt.getTime(),
+        out,
+      );
       await slice();
     }
   }
   return out;
 }
 
-export async function calibrateProject(engine: Engine, project: string, opts: CalibrationOptions = {}): Promise<CalibrationReport[]> {
+export async function calibrateProject(
+  engine: Engine,
+  project: string,
+  opts: CalibrationOptions = {},
+): Promise<CalibrationReport[]> {
   const pairs = await calibrationPairs(engine, project, opts);
   const folds = opts.folds ?? CALIBRATION_DEFAULTS.folds;
   const method =
@@ -366,12 +455,19 @@ export async function calibrateProject(engine: Engine, project: string, opts: Ca
       : `cross-fit: ${pairs.foldsScored} folds by near-duplicate request group, ${pairs.executionsScored} executions`;
   const out: CalibrationReport[] = [];
   const stored: Record<string, Calibration> = {};
-  for (const [kind, list] of [["next-step", pairs.nextStep], ["search", pairs.search]] as const) {
+  for (const [kind, list] of [
+    ["next-step", pairs.nextStep],
+    ["search", pairs.search],
+  ] as const) {
     // Too little evidence: no map (the gate compares raw scores), and the report says so.
     const cal =
       list.length < CALIBRATION_DEFAULTS.minPairs
         ? { blocks: [], reason: "no-data" as const }
-        : fitCalibration(list.map((p) => p.score), list.map((p) => p.ok), { minBlock: CALIBRATION_DEFAULTS.minBlock });
+        : fitCalibration(
+            list.map((p) => p.score),
+            list.map((p) => p.ok),
+            { minBlock: CALIBRATION_DEFAULTS.minBlock },
+          );
     const rate = (keep: (p: CalibrationPair) => boolean) => {
       const kept = list.filter(keep);
       return kept.length ? kept.filter((p) => p.ok).length / kept.length : null;
@@ -379,7 +475,10 @@ export async function calibrateProject(engine: Engine, project: string, opts: Ca
     out.push({
       kind,
       pairs: list.length,
-      method: list.length < CALIBRATION_DEFAULTS.minPairs ? `${method}; fewer than ${CALIBRATION_DEFAULTS.minPairs} pairs: uncalibrated gate` : method,
+      method:
+        list.length < CALIBRATION_DEFAULTS.minPairs
+          ? `${method}; fewer than ${CALIBRATION_DEFAULTS.minPairs} pairs: uncalibrated gate`
+          : method,
       rawHighPrecision: rate((p) => p.score >= 0.85),
       calibratedHighPrecision: rate((p) => calibrate(cal, p.score) >= 0.85),
       blocks: cal.blocks.length,
@@ -397,10 +496,23 @@ export async function calibrateProject(engine: Engine, project: string, opts: Ca
       project,
       fittedAt: new Date(engine.now()).toISOString(),
       accepted: kinds.length > 0,
-      reason: kinds.length > 0 ? `calibrated ${kinds.join(", ")} on out-of-sample answers (${method})` : `fewer than ${CALIBRATION_DEFAULTS.minPairs} out-of-sample pairs of each kind: uncalibrated gate`,
+      reason:
+        kinds.length > 0
+          ? `calibrated ${kinds.join(", ")} on out-of-sample answers (${method})`
+          : `fewer than ${CALIBRATION_DEFAULTS.minPairs} out-of-sample pairs of each kind: uncalibrated gate`,
       before: Object.keys((cfg.calibration as Record<string, unknown> | undefined) ?? {}),
       after: kinds,
-      evidence: Object.fromEntries(out.map((r) => [r.kind, { pairs: r.pairs, blocks: r.blocks, rawHighPrecision: r.rawHighPrecision, calibratedHighPrecision: r.calibratedHighPrecision }])),
+      evidence: Object.fromEntries(
+        out.map((r) => [
+          r.kind,
+          {
+            pairs: r.pairs,
+            blocks: r.blocks,
+            rawHighPrecision: r.rawHighPrecision,
+            calibratedHighPrecision: r.calibratedHighPrecision,
+          },
+        ]),
+      ),
       data: { executionsScored: pairs.executionsScored, foldsScored: pairs.foldsScored },
     },
     { calibration: stored },

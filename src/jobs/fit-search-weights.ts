@@ -57,7 +57,13 @@ export interface SearchWeights {
   historyGuard: number;
 }
 
-export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = { beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1, historyGuard: 1 };
+export const DEFAULT_SEARCH_WEIGHTS: SearchWeights = {
+  beta: 0.5,
+  memoryWeight: 0.8,
+  contentWeight: 1,
+  graphWeight: 1,
+  historyGuard: 1,
+};
 
 /** Fitting and acceptance defaults (docs/decisions/search-weight-fitting.md). */
 export const SEARCH_FIT_DEFAULTS = {
@@ -148,7 +154,8 @@ interface CaseMode {
   held: HeldOutSignals;
 }
 
-const weightKey = (w: FusionWeights) => `${w.beta}|${w.memoryWeight}|${w.contentWeight}|${w.graphWeight}|${w.historyGuard ?? 1}`;
+const weightKey = (w: FusionWeights) =>
+  `${w.beta}|${w.memoryWeight}|${w.contentWeight}|${w.graphWeight}|${w.historyGuard ?? 1}`;
 
 /** Rows of the memory index with at least one successful step. */
 function successfulRows(memory: MemoryIndex): number[] {
@@ -170,7 +177,8 @@ function rowGroups(memory: MemoryIndex, rows: readonly number[]): { group: Int32
   const itemOfRow = new Int32Array(rows.length);
   rows.forEach((r, j) => {
     const tools: string[] = [];
-    for (let k = stepOffsets[r]!; k < stepOffsets[r + 1]!; k++) if (stepSuccess[k] === 1) tools.push(memory.rows.stepTools[stepTool[k]!]!);
+    for (let k = stepOffsets[r]!; k < stepOffsets[r + 1]!; k++)
+      if (stepSuccess[k] === 1) tools.push(memory.rows.stepTools[stepTool[k]!]!);
     const toolKey = [...new Set(tools)].sort().join("\u0000");
     const key = `${memory.textOf[r]}\u0001${toolKey}`;
     let item = itemOf.get(key);
@@ -185,7 +193,11 @@ function rowGroups(memory: MemoryIndex, rows: readonly number[]): { group: Int32
   return { group: Int32Array.from(itemOfRow, (it) => groups.group[it]!), groups };
 }
 
-export async function fitSearchWeights(engine: Engine, project: string, opts: SearchFitOptions = {}): Promise<SearchWeightsFit> {
+export async function fitSearchWeights(
+  engine: Engine,
+  project: string,
+  opts: SearchFitOptions = {},
+): Promise<SearchWeightsFit> {
   const floor = opts.contentFloor ?? SEARCH_FIT_DEFAULTS.contentFloor;
   const dryRun = opts.dryRun ?? false;
   // The memory index already holds every execution with an intent: reuse its rows rather than reading them
@@ -195,12 +207,34 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
   const cfg = await cachedProjectConfig(engine, project);
   const before = inForce(cfg);
   const s = await engine.snapshot(project);
-  const data = { executions: rows.length, intents: new Set(rows.map((r) => memory.textOf[r]!)).size, graphVersion: s.version };
+  const data = {
+    executions: rows.length,
+    intents: new Set(rows.map((r) => memory.textOf[r]!)).size,
+    graphVersion: s.version,
+  };
   const empty = { betaCurve: [], memoryCurve: [], contentCurve: [], graphCurve: [], guardCurve: [] };
-  const keepDefaults = async (reason: string, extra: Partial<SearchWeightsFit>, evidence: Record<string, unknown>, groups: number): Promise<SearchWeightsFit> => {
-    const record = fitRecord(engine, project, false, reason, before, DEFAULT_SEARCH_WEIGHTS, evidence, { ...data, groups });
+  const keepDefaults = async (
+    reason: string,
+    extra: Partial<SearchWeightsFit>,
+    evidence: Record<string, unknown>,
+    groups: number,
+  ): Promise<SearchWeightsFit> => {
+    const record = fitRecord(engine, project, false, reason, before, DEFAULT_SEARCH_WEIGHTS, evidence, {
+      ...data,
+      groups,
+    });
     if (!dryRun) await storeFit(engine, record, { searchWeights: undefined });
-    return { ...DEFAULT_SEARCH_WEIGHTS, ...empty, intents: 0, groups, accepted: false, reason, dryRun, record, ...extra };
+    return {
+      ...DEFAULT_SEARCH_WEIGHTS,
+      ...empty,
+      intents: 0,
+      groups,
+      accepted: false,
+      reason,
+      dryRun,
+      record,
+      ...extra,
+    };
   };
   if (rows.length < SEARCH_FIT_DEFAULTS.minIntents) {
     // Not stored: a later engine fits again once the history has grown.
@@ -213,7 +247,9 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
   const seedText = `${opts.seed ?? 1}\u0000`;
   const ids = rows.map((r) => memory.rows.ids[r]!);
   const hash = ids.map((id) => fnv1a(seedText + id));
-  const order = rows.map((_, j) => j).sort((x, y) => hash[x]! - hash[y]! || (ids[x]! < ids[y]! ? -1 : ids[x]! > ids[y]! ? 1 : 0));
+  const order = rows
+    .map((_, j) => j)
+    .sort((x, y) => hash[x]! - hash[y]! || (ids[x]! < ids[y]! ? -1 : ids[x]! > ids[y]! ? 1 : 0));
   const seenInGroup = new Int32Array(groups.count);
   const rank = new Int32Array(rows.length);
   for (const j of order) rank[j] = seenInGroup[groupOfRow[j]!]!++;
@@ -221,7 +257,9 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
   order.forEach((j, p) => {
     position[j] = p;
   });
-  const picked = [...order].sort((x, y) => rank[x]! - rank[y]! || position[x]! - position[y]!).slice(0, opts.maxIntents ?? SEARCH_FIT_DEFAULTS.maxIntents);
+  const picked = [...order]
+    .sort((x, y) => rank[x]! - rank[y]! || position[x]! - position[y]!)
+    .slice(0, opts.maxIntents ?? SEARCH_FIT_DEFAULTS.maxIntents);
   const membersOf = new Map<number, number[]>();
   rows.forEach((_, j) => {
     const g = groupOfRow[j]!;
@@ -239,7 +277,14 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
   for (let i = 0; i < picked.length; i += 64) {
     const batch = picked.slice(i, i + 64).map((j) => ({ j, row: memoryRow(memory, rows[j]!) }));
     // The memory stored these intents' vectors (by text hash): read back, not embedded again.
-    const vs = (await ensureEmbeddings(engine.db, project, engine.embedder, batch.map((b) => b.row.intent))).vectors;
+    const vs = (
+      await ensureEmbeddings(
+        engine.db,
+        project,
+        engine.embedder,
+        batch.map((b) => b.row.intent),
+      )
+    ).vectors;
     for (let b = 0; b < batch.length; b++) {
       const { j, row } = batch[b]!;
       const g = groupOfRow[j]!;
@@ -250,11 +295,23 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
         unseenHeld = heldOutSignals(s, a.analytics.pagerank, steps, maxSucc);
         unseenOfGroup.set(g, unseenHeld);
       }
-      const memUnseen = await recallMemory(engine, project, row.intent, vs[b]!, { excludeIds: new Set(members.map((m) => memory.rows.ids[rows[m]!]!)) });
-      const c: Case = { intent: row.intent, v: vs[b]!, relevant: new Set(row.steps.filter((st) => st.success).map((st) => st.tool)), group: g, unseen: { memory: memUnseen.toolVotes, similarity: memUnseen.similarity, held: unseenHeld } };
+      const memUnseen = await recallMemory(engine, project, row.intent, vs[b]!, {
+        excludeIds: new Set(members.map((m) => memory.rows.ids[rows[m]!]!)),
+      });
+      const c: Case = {
+        intent: row.intent,
+        v: vs[b]!,
+        relevant: new Set(row.steps.filter((st) => st.success).map((st) => st.tool)),
+        group: g,
+        unseen: { memory: memUnseen.toolVotes, similarity: memUnseen.similarity, held: unseenHeld },
+      };
       if (members.length > 1) {
         const memRepeat = await recallMemory(engine, project, row.intent, vs[b]!, { excludeIds: new Set([row.id]) });
-        c.repeat = { memory: memRepeat.toolVotes, similarity: memRepeat.similarity, held: heldOutSignals(s, a.analytics.pagerank, row.steps, maxSucc) };
+        c.repeat = {
+          memory: memRepeat.toolVotes,
+          similarity: memRepeat.similarity,
+          held: heldOutSignals(s, a.analytics.pagerank, row.steps, maxSucc),
+        };
       }
       cases.push(c);
       await slice();
@@ -273,7 +330,15 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
     if (Number.isNaN(m[2 * k]!)) {
       const c = cases[k]!;
       const score = (mode: CaseMode) => {
-        const ranked = searchCandidates(s, a, idx, c.intent, c.v, { ...w, memory: w.memoryWeight > 0 ? mode.memory : undefined, historySimilarity: mode.similarity, historyGuard: w.historyGuard ?? 1, global: mode.held.global, executions: mode.held.executions, top: 10 }).map((h) => s.tools[h.index]!.id);
+        const ranked = searchCandidates(s, a, idx, c.intent, c.v, {
+          ...w,
+          memory: w.memoryWeight > 0 ? mode.memory : undefined,
+          historySimilarity: mode.similarity,
+          historyGuard: w.historyGuard ?? 1,
+          global: mode.held.global,
+          executions: mode.held.executions,
+          top: 10,
+        }).map((h) => s.tools[h.index]!.id);
         return averagePrecisionAtK(ranked, c.relevant, 10);
       };
       m[2 * k] = score(c.unseen);
@@ -282,7 +347,10 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
     }
     return m;
   };
-  const scoreOf = async (pick: (k: number) => FusionWeights, subset: readonly number[]): Promise<CaseScore & { groupScores: Map<number, number> }> => {
+  const scoreOf = async (
+    pick: (k: number) => FusionWeights,
+    subset: readonly number[],
+  ): Promise<CaseScore & { groupScores: Map<number, number> }> => {
     const perGroup = new Map<number, { u: number; r: number; n: number }>();
     for (const k of subset) {
       const m = await apOf(pick(k), k);
@@ -304,10 +372,17 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
   };
   const all = cases.map((_, k) => k);
   const fitOn = (subset: readonly number[], guardGrid: readonly number[] | undefined) =>
-    fitFusionWeights(async (w) => (await scoreOf(() => w, subset)).score, { contentFloor: floor, preferred: DEFAULT_SEARCH_WEIGHTS, ...(guardGrid ? { guardGrid } : {}) });
+    fitFusionWeights(async (w) => (await scoreOf(() => w, subset)).score, {
+      contentFloor: floor,
+      preferred: DEFAULT_SEARCH_WEIGHTS,
+      ...(guardGrid ? { guardGrid } : {}),
+    });
   const caseGroups = new Set(cases.map((c) => c.group)).size;
   const K = Math.min(SEARCH_FIT_DEFAULTS.folds, caseGroups);
-  const caseFold = groupFolds({ group: Int32Array.from(cases, (c) => c.group), count: groups.count, keys: groups.keys }, K);
+  const caseFold = groupFolds(
+    { group: Int32Array.from(cases, (c) => c.group), count: groups.count, keys: groups.keys },
+    K,
+  );
   // The fit on every case and its grouped k-fold validation (each fold's weights chosen on the other folds only).
   const validate = async (guardGrid: readonly number[] | undefined) => {
     const full = await fitOn(all, guardGrid);
@@ -319,31 +394,65 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
       graphCurve: full.curves.graph.map((p) => ({ graphWeight: p.weights.graphWeight, map: p.objective })),
       guardCurve: full.curves.guard.map((p) => ({ historyGuard: p.weights.historyGuard ?? 1, map: p.objective })),
       map: full.objective,
-      channels: { content: full.channels.content.objective, memory: full.channels.memory.objective, graph: full.channels.graph.objective },
+      channels: {
+        content: full.channels.content.objective,
+        memory: full.channels.memory.objective,
+        graph: full.channels.graph.objective,
+      },
     };
     if (caseGroups < SEARCH_FIT_DEFAULTS.minGroups) return { candidate, curves };
     const foldWeights: FusionWeights[] = [];
-    for (let f = 0; f < K; f++) foldWeights.push((await fitOn(all.filter((k) => caseFold[k] !== f), guardGrid)).weights);
+    for (let f = 0; f < K; f++)
+      foldWeights.push(
+        (
+          await fitOn(
+            all.filter((k) => caseFold[k] !== f),
+            guardGrid,
+          )
+        ).weights,
+      );
     const { groupScores: dG, ...oosDefault } = await scoreOf(() => DEFAULT_SEARCH_WEIGHTS, all);
     const { groupScores: fG, ...oosFitted } = await scoreOf((k) => foldWeights[caseFold[k]!]!, all);
     // Standard error of the gain over groups (paired per group), reported beside the margin.
     const diffs = [...fG].map(([g, x]) => x - dG.get(g)!);
     const mean = diffs.reduce((x, y) => x + y, 0) / diffs.length;
-    const gainStdErr = diffs.length > 1 ? Math.sqrt(diffs.reduce((x, d) => x + (d - mean) ** 2, 0) / (diffs.length - 1) / diffs.length) : Number.NaN;
-    return { candidate, curves, foldWeights, oosDefault, oosFitted, gain: oosFitted.score - oosDefault.score, unseenGain: oosFitted.unseen - oosDefault.unseen, gainStdErr };
+    const gainStdErr =
+      diffs.length > 1
+        ? Math.sqrt(diffs.reduce((x, d) => x + (d - mean) ** 2, 0) / (diffs.length - 1) / diffs.length)
+        : Number.NaN;
+    return {
+      candidate,
+      curves,
+      foldWeights,
+      oosDefault,
+      oosFitted,
+      gain: oosFitted.score - oosDefault.score,
+      unseenGain: oosFitted.unseen - oosDefault.unseen,
+      gainStdErr,
+    };
   };
   const margin = SEARCH_FIT_DEFAULTS.margin;
   // The guard protects requests never seen before: it is tried lower only on a broad history (≥ guardMinGroups
   // groups), and kept lower only when that helps the unseen intents by the margin.
   const broad = caseGroups >= SEARCH_FIT_DEFAULTS.guardMinGroups;
   let v = await validate(broad ? SEARCH_FIT_DEFAULTS.guardGrid : undefined);
-  let guardNote = broad ? "" : `; history guard kept at 1 (${caseGroups} intent groups, fewer than ${SEARCH_FIT_DEFAULTS.guardMinGroups} to judge requests unlike all of them)`;
+  let guardNote = broad
+    ? ""
+    : `; history guard kept at 1 (${caseGroups} intent groups, fewer than ${SEARCH_FIT_DEFAULTS.guardMinGroups} to judge requests unlike all of them)`;
   if (v.candidate.historyGuard < 1 && v.unseenGain !== undefined && !(v.unseenGain >= margin)) {
     guardNote = `; history guard kept at 1 (lowering it to ${v.candidate.historyGuard} gained ${v.unseenGain.toFixed(3)} mAP@10 on unseen intents, below the margin ${margin})`;
     v = await validate(undefined);
   }
   const { candidate, curves } = v;
-  const evidenceBase = { metric: "mAP@10, ½ unseen + ½ repeat, mean over intent groups", cases: cases.length, groups: caseGroups, minGroups: SEARCH_FIT_DEFAULTS.minGroups, margin, unseenLoss: SEARCH_FIT_DEFAULTS.unseenLoss, contentFloor: floor };
+  const evidenceBase = {
+    metric: "mAP@10, ½ unseen + ½ repeat, mean over intent groups",
+    cases: cases.length,
+    groups: caseGroups,
+    minGroups: SEARCH_FIT_DEFAULTS.minGroups,
+    margin,
+    unseenLoss: SEARCH_FIT_DEFAULTS.unseenLoss,
+    contentFloor: floor,
+  };
   if (v.oosDefault === undefined || v.oosFitted === undefined || v.gain === undefined || v.unseenGain === undefined) {
     return keepDefaults(
       `only ${caseGroups} distinct intent groups (fewer than ${SEARCH_FIT_DEFAULTS.minGroups}): too little evidence to replace the defaults`,
@@ -354,23 +463,70 @@ export async function fitSearchWeights(engine: Engine, project: string, opts: Se
   }
   const { oosDefault, oosFitted, gain, unseenGain, gainStdErr, foldWeights } = v;
   const outOfSample = { default: oosDefault, fitted: oosFitted, folds: K, gainStdErr };
-  const evidence = { ...evidenceBase, folds: K, default: oosDefault, fitted: oosFitted, gain, gainStdErr, unseenGain, foldWeights };
+  const evidence = {
+    ...evidenceBase,
+    folds: K,
+    default: oosDefault,
+    fitted: oosFitted,
+    gain,
+    gainStdErr,
+    unseenGain,
+    foldWeights,
+  };
   const unseenLoss = SEARCH_FIT_DEFAULTS.unseenLoss;
   if (!(gain >= margin && unseenGain >= -unseenLoss)) {
     const why =
       gain < margin
         ? `out-of-sample gain ${gain.toFixed(3)} mAP@10 is below the margin ${margin} (defaults ${oosDefault.score.toFixed(3)}, fitted ${oosFitted.score.toFixed(3)})`
         : `fitted weights lose ${(-unseenGain).toFixed(4)} mAP@10 on unseen intents (defaults ${oosDefault.unseen.toFixed(3)}, fitted ${oosFitted.unseen.toFixed(3)}): a fit may not make a new request's answer worse`;
-    return keepDefaults(why + guardNote, { intents: cases.length, candidate, outOfSample, ...curves }, evidence, groups.count);
+    return keepDefaults(
+      why + guardNote,
+      { intents: cases.length, candidate, outOfSample, ...curves },
+      evidence,
+      groups.count,
+    );
   }
   const reason = `out-of-sample gain ${gain.toFixed(3)} mAP@10 ≥ margin ${margin} on ${caseGroups} intent groups (defaults ${oosDefault.score.toFixed(3)}, fitted ${oosFitted.score.toFixed(3)})${guardNote}`;
-  const record = fitRecord(engine, project, true, reason, before, candidate, evidence, { ...data, groups: groups.count });
+  const record = fitRecord(engine, project, true, reason, before, candidate, evidence, {
+    ...data,
+    groups: groups.count,
+  });
   if (!dryRun) await storeFit(engine, record, { searchWeights: candidate });
-  return { ...candidate, intents: cases.length, groups: caseGroups, accepted: true, candidate, outOfSample, ...curves, reason, dryRun, record };
+  return {
+    ...candidate,
+    intents: cases.length,
+    groups: caseGroups,
+    accepted: true,
+    candidate,
+    outOfSample,
+    ...curves,
+    reason,
+    dryRun,
+    record,
+  };
 }
 
-function fitRecord(engine: Engine, project: string, accepted: boolean, reason: string, before: SearchWeights, after: SearchWeights, evidence: Record<string, unknown>, data: Record<string, unknown>): FitRecord {
-  return { kind: "search-weights", project, fittedAt: new Date(engine.now()).toISOString(), accepted, reason, before, after, evidence, data };
+function fitRecord(
+  engine: Engine,
+  project: string,
+  accepted: boolean,
+  reason: string,
+  before: SearchWeights,
+  after: SearchWeights,
+  evidence: Record<string, unknown>,
+  data: Record<string, unknown>,
+): FitRecord {
+  return {
+    kind: "search-weights",
+    project,
+    fittedAt: new Date(engine.now()).toISOString(),
+    accepted,
+    reason,
+    before,
+    after,
+    evidence,
+    data,
+  };
 }
 
 /** The weights in force for a stored configuration: the stored ones with w_c raised to the floor, else the defaults. */
@@ -378,7 +534,9 @@ export function inForce(cfg: Record<string, unknown>): SearchWeights {
   const stored = cfg.searchWeights as SearchWeights | undefined;
   if (!stored) return DEFAULT_SEARCH_WEIGHTS;
   const w = { ...DEFAULT_SEARCH_WEIGHTS, ...stored };
-  return w.contentWeight >= SEARCH_FIT_DEFAULTS.contentFloor ? w : { ...w, contentWeight: SEARCH_FIT_DEFAULTS.contentFloor };
+  return w.contentWeight >= SEARCH_FIT_DEFAULTS.contentFloor
+    ? w
+    : { ...w, contentWeight: SEARCH_FIT_DEFAULTS.contentFloor };
 }
 
 export interface HeldOutSignals {
@@ -423,6 +581,7 @@ export function heldOutSignals(
  */
 export async function searchWeightsFor(engine: Engine, project: string): Promise<SearchWeights> {
   const cfg = await cachedProjectConfig(engine, project);
-  if (!storedFits(cfg)["search-weights"]) startOnce(engine, "fit-search-weights", project, () => fitSearchWeights(engine, project));
+  if (!storedFits(cfg)["search-weights"])
+    startOnce(engine, "fit-search-weights", project, () => fitSearchWeights(engine, project));
   return inForce(cfg);
 }

@@ -14,7 +14,14 @@ import { learnEdges, successionsOf } from "../../algorithms/graph/edge-learning.
 import { LEVEL_OF } from "../../algorithms/graph/edge-quality.ts";
 import { emptyUserHistory, type UserHistory } from "../../algorithms/thresholds/user-history.ts";
 import { zodProblems } from "../formats/issues.ts";
-import { duplicateIdErrors, ImportError, type LineError, lineError, parseCatalog, parseJsonl } from "../formats/parse.ts";
+import {
+  duplicateIdErrors,
+  ImportError,
+  type LineError,
+  lineError,
+  parseCatalog,
+  parseJsonl,
+} from "../formats/parse.ts";
 import {
   type CatalogInput,
   type DeclaredEdgeInput,
@@ -24,7 +31,15 @@ import {
   executionSchema,
   LIMITS,
 } from "../formats/schemas.ts";
-import { autoRegisterTools, knownCapabilityIds, knownToolIds, sha256, type UpsertCounts, upsertCapabilities, upsertTools } from "../store/catalog.ts";
+import {
+  autoRegisterTools,
+  knownCapabilityIds,
+  knownToolIds,
+  sha256,
+  type UpsertCounts,
+  upsertCapabilities,
+  upsertTools,
+} from "../store/catalog.ts";
 import { upsertDeclaredEdges } from "../store/declared-edges.ts";
 import { checkExecution, type EdgesOf, insertExecution, insertExecutions } from "../store/executions.ts";
 import { bumpGraphVersion, ensureProject, projectConfig, setProjectConfig } from "../store/projects.ts";
@@ -86,43 +101,89 @@ export async function importCatalog(
     catalog.capabilities.forEach((c, i) => {
       c.tools.forEach((t, k) => {
         if (!fileTools.has(t) && !stored.has(t)) {
-          errors.push({ file, line: 1, field: `capabilities[${i}].tools[${k}]`, message: `unknown tool ${JSON.stringify(t)}` });
+          errors.push({
+            file,
+            line: 1,
+            field: `capabilities[${i}].tools[${k}]`,
+            message: `unknown tool ${JSON.stringify(t)}`,
+          });
         }
       });
       c.dependsOn.forEach((d, k) => {
         if (!fileCaps.has(d) && !storedCaps.has(d)) {
-          errors.push({ file, line: 1, field: `capabilities[${i}].dependsOn[${k}]`, message: `unknown capability ${JSON.stringify(d)}` });
+          errors.push({
+            file,
+            line: 1,
+            field: `capabilities[${i}].dependsOn[${k}]`,
+            message: `unknown capability ${JSON.stringify(d)}`,
+          });
         }
       });
     });
     const fallbacks = catalog.settings?.fallbackTools ?? [];
-    const storedFallbacks = await knownToolIds(trx, project, fallbacks.filter((t) => !fileTools.has(t)));
+    const storedFallbacks = await knownToolIds(
+      trx,
+      project,
+      fallbacks.filter((t) => !fileTools.has(t)),
+    );
     fallbacks.forEach((t, k) => {
       if (!fileTools.has(t) && !storedFallbacks.has(t)) {
-        errors.push({ file, line: 1, field: `settings.fallbackTools[${k}]`, message: `unknown tool ${JSON.stringify(t)}` });
+        errors.push({
+          file,
+          line: 1,
+          field: `settings.fallbackTools[${k}]`,
+          message: `unknown tool ${JSON.stringify(t)}`,
+        });
       }
     });
     if (errors.length === 0 && catalog.capabilities.some((c) => c.patterns.length > 0)) {
       // The project's total of trigger patterns after this import (the file's capabilities replace theirs).
-      const rows = await trx.selectFrom("capabilities").select(["id", "patterns"]).where("project", "=", project).execute();
-      const stored = rows.filter((r) => !fileCaps.has(r.id)).reduce((n, r) => n + (Array.isArray(r.patterns) ? r.patterns.length : 0), 0);
+      const rows = await trx
+        .selectFrom("capabilities")
+        .select(["id", "patterns"])
+        .where("project", "=", project)
+        .execute();
+      const stored = rows
+        .filter((r) => !fileCaps.has(r.id))
+        .reduce((n, r) => n + (Array.isArray(r.patterns) ? r.patterns.length : 0), 0);
       const total = stored + catalog.capabilities.reduce((n, c) => n + c.patterns.length, 0);
       if (total > LIMITS.patternsPerProject) {
-        errors.push({ file, line: 1, field: "capabilities", message: `the project would hold ${total} trigger patterns (${stored} stored); at most ${LIMITS.patternsPerProject}` });
+        errors.push({
+          file,
+          line: 1,
+          field: "capabilities",
+          message: `the project would hold ${total} trigger patterns (${stored} stored); at most ${LIMITS.patternsPerProject}`,
+        });
       }
     }
     if (errors.length === 0 && catalog.capabilities.length > 0) {
       // A cycle through stored capabilities (the file's own cycles are refused by the schema): the file's
       // capabilities replace their stored dependencies.
-      const stored = await trx.selectFrom("capability_dependencies").select(["from_capability", "to_capability"]).where("project", "=", project).execute();
+      const stored = await trx
+        .selectFrom("capability_dependencies")
+        .select(["from_capability", "to_capability"])
+        .where("project", "=", project)
+        .execute();
       const deps = new Map<string, string[]>();
-      for (const r of stored) if (!fileCaps.has(r.from_capability)) deps.set(r.from_capability, [...(deps.get(r.from_capability) ?? []), r.to_capability]);
+      for (const r of stored)
+        if (!fileCaps.has(r.from_capability))
+          deps.set(r.from_capability, [...(deps.get(r.from_capability) ?? []), r.to_capability]);
       for (const c of catalog.capabilities) deps.set(c.id, c.dependsOn);
       const cycle = dependencyCycle(deps);
       if (cycle) {
-        const i = catalog.capabilities.findIndex((c) => cycle.includes(c.id) && c.dependsOn.includes(cycle[cycle.indexOf(c.id) + 1]!));
-        const k = i >= 0 ? catalog.capabilities[i]!.dependsOn.indexOf(cycle[cycle.indexOf(catalog.capabilities[i]!.id) + 1]!) : 0;
-        errors.push({ file, line: 1, field: `capabilities[${Math.max(i, 0)}].dependsOn[${k}]`, message: `closes a dependsOn cycle: ${cycle.join(" → ")}` });
+        const i = catalog.capabilities.findIndex(
+          (c) => cycle.includes(c.id) && c.dependsOn.includes(cycle[cycle.indexOf(c.id) + 1]!),
+        );
+        const k =
+          i >= 0
+            ? catalog.capabilities[i]!.dependsOn.indexOf(cycle[cycle.indexOf(catalog.capabilities[i]!.id) + 1]!)
+            : 0;
+        errors.push({
+          file,
+          line: 1,
+          field: `capabilities[${Math.max(i, 0)}].dependsOn[${k}]`,
+          message: `closes a dependsOn cycle: ${cycle.join(" → ")}`,
+        });
       }
     }
     if (errors.length > 0) throw new ImportError(errors);
@@ -132,10 +193,12 @@ export async function importCatalog(
     if (catalog.settings?.fallbackTools !== undefined) {
       const cfg = await projectConfig(trx, project);
       settingsChanged = JSON.stringify(cfg.fallbackTools ?? null) !== JSON.stringify(catalog.settings.fallbackTools);
-      if (settingsChanged) await setProjectConfig(trx, project, { ...cfg, fallbackTools: catalog.settings.fallbackTools });
+      if (settingsChanged)
+        await setProjectConfig(trx, project, { ...cfg, fallbackTools: catalog.settings.fallbackTools });
     }
     // An import that changes nothing leaves the graph version (and every cache keyed by it) alone.
-    const changed = settingsChanged || tools.inserted + tools.updated > 0 || capabilities.inserted + capabilities.updated > 0;
+    const changed =
+      settingsChanged || tools.inserted + tools.updated > 0 || capabilities.inserted + capabilities.updated > 0;
     const graphVersion = changed ? await bumpGraphVersion(trx, project) : await currentVersion(trx, project);
     return { file, tools, capabilities, graphVersion, ...(catalog.settings ? { settings: catalog.settings } : {}) };
   });
@@ -164,7 +227,10 @@ export interface TraceImportResult {
  * The users' new histories from their stored ones and the executions actually inserted (see
  * jobs/user-history.ts `userHistoryUpdate`). Users absent from the result keep their history.
  */
-export type UserHistoryUpdate = (stored: ReadonlyMap<string, UserHistory>, inserted: readonly ExecutionInput[]) => (readonly [string, UserHistory])[];
+export type UserHistoryUpdate = (
+  stored: ReadonlyMap<string, UserHistory>,
+  inserted: readonly ExecutionInput[],
+) => (readonly [string, UserHistory])[];
 
 export interface ExecutionImportOptions extends TraceImportOptions {
   initialErrors?: LineError[];
@@ -175,29 +241,56 @@ export interface ExecutionImportOptions extends TraceImportOptions {
 }
 
 /** `unknown tool` / `unknown capability` errors of these records, naming the field. */
-function unknownReferenceErrors(file: string, records: readonly { line: number; value: ExecutionInput }[], known: Set<string>, knownCaps: Set<string>): LineError[] {
+function unknownReferenceErrors(
+  file: string,
+  records: readonly { line: number; value: ExecutionInput }[],
+  known: Set<string>,
+  knownCaps: Set<string>,
+): LineError[] {
   const errors: LineError[] = [];
   for (const r of records) {
     r.value.steps.forEach((s, i) => {
       if (!known.has(s.tool)) {
-        errors.push(lineError(file, r.line, `steps[${i}].tool`, `unknown tool ${JSON.stringify(s.tool)}`, { kind: "auto-register" }));
+        errors.push(
+          lineError(file, r.line, `steps[${i}].tool`, `unknown tool ${JSON.stringify(s.tool)}`, {
+            kind: "auto-register",
+          }),
+        );
       }
     });
     if (r.value.capability && !knownCaps.has(r.value.capability)) {
-      errors.push(lineError(file, r.line, "capability", `unknown capability ${JSON.stringify(r.value.capability)}`, { kind: "auto-register" }));
+      errors.push(
+        lineError(file, r.line, "capability", `unknown capability ${JSON.stringify(r.value.capability)}`, {
+          kind: "auto-register",
+        }),
+      );
     }
   }
   return errors;
 }
 
 /** Registers unknown tools and capabilities (autoRegister); returns the tools registered. */
-async function registerUnknown(trx: Transaction<Database>, project: string, unknownTools: string[], unknownCaps: string[]): Promise<string[]> {
+async function registerUnknown(
+  trx: Transaction<Database>,
+  project: string,
+  unknownTools: string[],
+  unknownCaps: string[],
+): Promise<string[]> {
   await autoRegisterTools(trx, project, unknownTools);
   if (unknownCaps.length > 0) {
     await upsertCapabilities(
       trx,
       project,
-      unknownCaps.map((id) => ({ id, name: id, description: "", tools: [], patterns: [], keywords: [], priority: 0, dependsOn: [] })),
+      unknownCaps.map((id) => ({
+        id,
+        name: id,
+        description: "",
+        tools: [],
+        patterns: [],
+        keywords: [],
+        priority: 0,
+        dependsOn: [],
+      })),
     );
   }
   return unknownTools;
@@ -229,7 +322,10 @@ export async function importExecutions(
     const histories = options.userHistory ? new DbUserHistoryStore(trx) : undefined;
     const users = histories ? [...new Set(good.flatMap((e) => (e.user ? [e.user] : [])))] : [];
     const placeholder = emptyUserHistory();
-    const stored = histories && users.length > 0 ? await histories.lockMany(project, users, placeholder) : new Map<string, UserHistory>();
+    const stored =
+      histories && users.length > 0
+        ? await histories.lockMany(project, users, placeholder)
+        : new Map<string, UserHistory>();
     const res = await insertExecutions(trx, project, good, sha256, edgesOf);
     const ids = new Set(res.inserted);
     const fresh = good.filter((e) => ids.has(e.id));
@@ -285,7 +381,17 @@ async function importOne(
     const errors = options.autoRegister ? [] : unknownReferenceErrors(file, [record], check.tools, check.capabilities);
     if (errors.length > 0) {
       if (!options.skipInvalid) throw new ImportError(errors);
-      return { file, inserted: 0, skippedExisting: 0, invalid: errors, steps: 0, edgesTouched: 0, autoRegistered: [], graphVersion: check.graphVersion, insertedIds: [] };
+      return {
+        file,
+        inserted: 0,
+        skippedExisting: 0,
+        invalid: errors,
+        steps: 0,
+        edgesTouched: 0,
+        autoRegistered: [],
+        graphVersion: check.graphVersion,
+        insertedIds: [],
+      };
     }
     const autoRegistered = options.autoRegister
       ? await registerUnknown(
@@ -298,10 +404,15 @@ async function importOne(
     let history: { user: string; history: UserHistory; placeholder: UserHistory } | undefined;
     if (user) {
       // The locked row: the user's latest history, or the placeholder (= a new user's empty history).
-      const next = options.userHistory!(new Map([[user.id, check.history ?? placeholder]]), [e]).find(([u]) => u === user.id);
+      const next = options.userHistory!(new Map([[user.id, check.history ?? placeholder]]), [e]).find(
+        ([u]) => u === user.id,
+      );
       history = { user: user.id, history: next ? next[1] : (check.history ?? placeholder), placeholder };
     }
-    const r = await insertExecution(trx, project, e, sha256, edgesOf, { history, bumpIfSkipped: autoRegistered.length > 0 });
+    const r = await insertExecution(trx, project, e, sha256, edgesOf, {
+      history,
+      bumpIfSkipped: autoRegistered.length > 0,
+    });
     if (r.inserted && options.withinTransaction) await options.withinTransaction(trx, [e]);
     return {
       file,
@@ -358,7 +469,8 @@ export async function importDeclaredEdges(
     const known = await knownToolIds(trx, project, ids);
     for (const r of parsed.records) {
       for (const f of ["from", "to"] as const) {
-        if (!known.has(r.value[f])) errors.push({ file, line: r.line, field: f, message: `unknown tool ${JSON.stringify(r.value[f])}` });
+        if (!known.has(r.value[f]))
+          errors.push({ file, line: r.line, field: f, message: `unknown tool ${JSON.stringify(r.value[f])}` });
       }
     }
     if (errors.length > 0 && !options.skipInvalid) throw new ImportError(errors);
@@ -374,9 +486,7 @@ export async function importDeclaredEdges(
 export function validateExecution(value: unknown, source = "execution", line = 1): ExecutionInput {
   const r = executionSchema.safeParse(value);
   if (!r.success) {
-    throw new ImportError(
-      zodProblems(r.error.issues).map((p) => ({ file: source, line, ...p })),
-    );
+    throw new ImportError(zodProblems(r.error.issues).map((p) => ({ file: source, line, ...p })));
   }
   return r.data;
 }

@@ -19,7 +19,11 @@ export interface JobContext {
 
 type Options<Opt> = Opt extends z.ZodObject ? Partial<z.output<Opt>> : unknown;
 
-export interface Job<Req extends z.ZodType = z.ZodType, Res = unknown, Opt extends z.ZodObject | undefined = z.ZodObject | undefined> {
+export interface Job<
+  Req extends z.ZodType = z.ZodType,
+  Res = unknown,
+  Opt extends z.ZodObject | undefined = z.ZodObject | undefined,
+> {
   /** Validates the request on every door (HTTP body, MCP arguments, CLI flags, library call). */
   readonly request: Req;
   /** The answer's shape: MCP outputSchema, OpenAPI response. */
@@ -35,6 +39,8 @@ export interface Job<Req extends z.ZodType = z.ZodType, Res = unknown, Opt exten
 }
 
 /** Declares a job with its types inferred (the result type is what `run` returns). */
-export function defineJob<Req extends z.ZodType, Res, Opt extends z.ZodObject | undefined = undefined>(job: Job<Req, Res, Opt>): Job<Req, Res, Opt> {
+export function defineJob<Req extends z.ZodType, Res, Opt extends z.ZodObject | undefined = undefined>(
+  job: Job<Req, Res, Opt>,
+): Job<Req, Res, Opt> {
   return job;
 }

@@ -41,14 +41,16 @@ export interface FitRecord {
 export function storeFit(engine: Engine, record: FitRecord, extra: Record<string, unknown>): Promise<void> {
   const perProject = engine.fitWrites;
   const previous = perProject.get(record.project) ?? Promise.resolve();
-  const next = previous.catch(() => {}).then(async () => {
-    const cfg = await projectConfig(engine.db, record.project);
-    const fits = { ...((cfg.fits as Record<string, FitRecord> | undefined) ?? {}), [record.kind]: record };
-    const log = [...((cfg.fitLog as FitRecord[] | undefined) ?? []), record].slice(-LEARNING_LOG_DEFAULTS.keep);
-    await setProjectConfig(engine.db, record.project, { ...cfg, ...extra, fits, fitLog: log });
-    forgetProjectConfig(engine, record.project);
-    engine.learningLog?.(record);
-  });
+  const next = previous
+    .catch(() => {})
+    .then(async () => {
+      const cfg = await projectConfig(engine.db, record.project);
+      const fits = { ...((cfg.fits as Record<string, FitRecord> | undefined) ?? {}), [record.kind]: record };
+      const log = [...((cfg.fitLog as FitRecord[] | undefined) ?? []), record].slice(-LEARNING_LOG_DEFAULTS.keep);
+      await setProjectConfig(engine.db, record.project, { ...cfg, ...extra, fits, fitLog: log });
+      forgetProjectConfig(engine, record.project);
+      engine.learningLog?.(record);
+    });
   perProject.set(record.project, next);
   return next;
 }

@@ -21,7 +21,15 @@ export async function learningStatus(engine: Engine, project: string): Promise<L
   return {
     searchWeights: { inForce: inForce(cfg), fit: fits["search-weights"] ?? null },
     // Weights stored without a validated fit (an earlier version) are not used: the fixed ones answer until one runs.
-    nextStepWeights: { inForce: next ? ((cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights) : NEXT_DEFAULTS.weights, fit: next ?? null },
-    calibration: { kinds: Object.keys((cfg.calibration as Record<string, unknown> | undefined) ?? {}), fit: fits.calibration ?? null },
+    nextStepWeights: {
+      inForce: next
+        ? ((cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights)
+        : NEXT_DEFAULTS.weights,
+      fit: next ?? null,
+    },
+    calibration: {
+      kinds: Object.keys((cfg.calibration as Record<string, unknown> | undefined) ?? {}),
+      fit: fits.calibration ?? null,
+    },
   };
 }

@@ -107,7 +107,14 @@ export function liveMetrics(rows: readonly JoinedRecommendation[], opts: { bucke
     .sort((a, b) => a[0] - b[0])
     .map(([start, rs]) => {
       const a = aggregate(rs);
-      return { start: new Date(start).toISOString(), answers: a.answers, accepted: a.accepted, acceptance: a.acceptance, acceptedJudged: a.acceptedJudged, precisionAccepted: a.precisionAccepted };
+      return {
+        start: new Date(start).toISOString(),
+        answers: a.answers,
+        accepted: a.accepted,
+        acceptance: a.acceptance,
+        acceptedJudged: a.acceptedJudged,
+        precisionAccepted: a.precisionAccepted,
+      };
     });
   const pairs = rows.flatMap((r) => {
     const j = judgeAnswer(r);

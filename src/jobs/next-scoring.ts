@@ -4,7 +4,13 @@
  * "seed" (the formula's weights), "learned" (fitted on the project's own traces, see learnNextStepWeights), "markov"
  * (cooc only: the first-order baseline). Each suggestion lists its four terms.
  */
-import { buildNextStepModel, type NextStepModel, type NextStepSuggestion, type NextStepWeights, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
+import {
+  buildNextStepModel,
+  type NextStepModel,
+  type NextStepSuggestion,
+  type NextStepWeights,
+  suggestNextSteps,
+} from "../../algorithms/prediction/next-step.ts";
 import { formatFixed } from "../formats/fixed.ts";
 import type { AnalyticsView } from "../view/analytics.ts";
 import { derivedKey } from "../view/derived.ts";
@@ -64,7 +70,12 @@ export function explainTerms(
   tool: string,
   score: number,
   confidence: number,
-  t: { readonly cooc: { readonly value: number }; readonly community: { readonly value: number }; readonly recency: { readonly value: number }; readonly pagerank: { readonly value: number } },
+  t: {
+    readonly cooc: { readonly value: number };
+    readonly community: { readonly value: number };
+    readonly recency: { readonly value: number };
+    readonly pagerank: { readonly value: number };
+  },
   coocFrom: string | null,
   last: string | undefined,
 ): string {
@@ -87,7 +98,11 @@ export function rawSuggestions(
   const r = suggestNextSteps(
     model,
     { context, now },
-    { weights: req.weights ?? weights, limit: req.limit ?? 5, blocked: excluded.size > 0 ? (t) => excluded.has(t) : undefined },
+    {
+      weights: req.weights ?? weights,
+      limit: req.limit ?? 5,
+      blocked: excluded.size > 0 ? (t) => excluded.has(t) : undefined,
+    },
   );
   const last = req.context[req.context.length - 1];
   const suggestions = r.suggestions.map((x) => rawSuggestion(s, x, last));
@@ -98,7 +113,20 @@ export function rawSuggestions(
 export function rawSuggestion(s: GraphSnapshot, x: NextStepSuggestion, last: string | undefined): RawSuggestion {
   const tool = s.tools[x.tool]!;
   const xt = x.terms;
-  const terms = { cooc: { ...xt.cooc }, community: { ...xt.community }, recency: { ...xt.recency }, pagerank: { ...xt.pagerank } };
+  const terms = {
+    cooc: { ...xt.cooc },
+    community: { ...xt.community },
+    recency: { ...xt.recency },
+    pagerank: { ...xt.pagerank },
+  };
   const coocFrom = x.coocFrom === null ? null : s.tools[x.coocFrom]!.id;
-  return { tool: tool.id, name: tool.name, score: x.score, confidence: x.confidence, terms, coocFrom, explanation: explainTerms(tool.id, x.score, x.confidence, terms, coocFrom, last) };
+  return {
+    tool: tool.id,
+    name: tool.name,
+    score: x.score,
+    confidence: x.confidence,
+    terms,
+    coocFrom,
+    explanation: explainTerms(tool.id, x.score, x.confidence, terms, coocFrom, last),
+  };
 }

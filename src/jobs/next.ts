@@ -10,15 +10,28 @@ import { buildCsr } from "../../algorithms/graph/csr.ts";
 import { learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
 import { nextAfter } from "../../algorithms/memory/knn-vote.ts";
 import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
-import { learnWeightsSteps, rankingMetrics, type TrainingExample } from "../../algorithms/prediction/learned-weights.ts";
-import { buildNextStepModel, DEFAULTS as NEXT_DEFAULTS, type NextStepModel, type NextStepSuggestion, type NextStepWeights, nextStepTerms, suggestNextSteps, weighNextStepTerms } from "../../algorithms/prediction/next-step.ts";
+import {
+  learnWeightsSteps,
+  rankingMetrics,
+  type TrainingExample,
+} from "../../algorithms/prediction/learned-weights.ts";
+import {
+  buildNextStepModel,
+  DEFAULTS as NEXT_DEFAULTS,
+  type NextStepModel,
+  type NextStepSuggestion,
+  type NextStepWeights,
+  nextStepTerms,
+  suggestNextSteps,
+  weighNextStepTerms,
+} from "../../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import { capForSafety } from "../../algorithms/thresholds/safety-cap.ts";
 import type { SuggestNextRequest } from "../contract/requests.ts";
 import { suggestNextRequest } from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { type GatedItem, gatedSummary } from "../gate/gatekeeper.ts";
-import type { ExecutionSequenceRow, } from "../store/reads.ts";
+import type { ExecutionSequenceRow } from "../store/reads.ts";
 import type { AnalyticsView } from "../view/analytics.ts";
 import { drainInSlices, startOnce, yieldToEventLoop } from "../view/background.ts";
 import { derivedKey } from "../view/derived.ts";
@@ -41,7 +54,13 @@ export function withMemoryVote(confidence: number, vote: number | undefined): nu
 }
 
 /** A tool only the intent memory proposed (not among the model's candidates), scored by the same weighted terms. */
-export function memoryCandidate(model: NextStepModel, context: number[], now: number, tool: number, weights: NextStepWeights) {
+export function memoryCandidate(
+  model: NextStepModel,
+  context: number[],
+  now: number,
+  tool: number,
+  weights: NextStepWeights,
+) {
   return weighNextStepTerms(nextStepTerms(model, { context, now }, tool), weights);
 }
 
@@ -66,7 +85,10 @@ export async function weightsFor(
   if (now) return now;
   const cfg = await cachedProjectConfig(engine, project);
   const fit = storedFits(cfg)["next-step-weights"];
-  if (mode === "learned") return (fit?.evidence.candidate as NextStepWeights | undefined) ?? (await fitNextStepWeights(engine, project)).candidate;
+  if (mode === "learned")
+    return (
+      (fit?.evidence.candidate as NextStepWeights | undefined) ?? (await fitNextStepWeights(engine, project)).candidate
+    );
   if (fit) return (cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights;
   const s = await engine.snapshot(project);
   let executions = 0;
@@ -81,7 +103,11 @@ export async function weightsFor(
 }
 
 /** The weights `weightsFor` answers without I/O (a fixed mode, or stored weights in the cached configuration), else undefined. */
-export function weightsNow(engine: Engine, project: string, mode: "seed" | "learned" | "markov" | "auto" | undefined): NextStepWeights | undefined {
+export function weightsNow(
+  engine: Engine,
+  project: string,
+  mode: "seed" | "learned" | "markov" | "auto" | undefined,
+): NextStepWeights | undefined {
   if (mode === "markov") return MARKOV_WEIGHTS;
   if (mode === "seed") return NEXT_DEFAULTS.weights;
   const cfg = cachedProjectConfigNow(engine, project);
@@ -108,7 +134,10 @@ export function trainingExamples(
       if (i === undefined) break;
       if (ctx.length > 0) {
         const r = suggestNextSteps(model, { context: ctx, now }, { limit: negatives + 1 });
-        const negs = r.suggestions.filter((x) => x.tool !== i).slice(0, negatives).map((x) => ({ ...mapTerms(x.terms) }));
+        const negs = r.suggestions
+          .filter((x) => x.tool !== i)
+          .slice(0, negatives)
+          .map((x) => ({ ...mapTerms(x.terms) }));
         if (negs.length > 0) out.push({ positive: nextStepTerms(model, { context: ctx, now }, i), negatives: negs });
       }
       if (st.success) ctx.push(i);
@@ -117,7 +146,16 @@ export function trainingExamples(
   return out;
 }
 
-function mapTerms(t: RawSuggestion["terms"] | { cooc: { value: number }; community: { value: number }; recency: { value: number }; pagerank: { value: number } }) {
+function mapTerms(
+  t:
+    | RawSuggestion["terms"]
+    | {
+        cooc: { value: number };
+        community: { value: number };
+        recency: { value: number };
+        pagerank: { value: number };
+      },
+) {
   return { cooc: t.cooc.value, community: t.community.value, recency: t.recency.value, pagerank: t.pagerank.value };
 }
 
@@ -138,7 +176,10 @@ export const NEXT_FIT_DEFAULTS = {
  * algorithms/evaluation/intent-groups.ts); an execution without one is a group of its own (nothing ties it to
  * a request; a workflow run again is what the next-step model is for, not a leak).
  */
-export function executionGroups(sequences: readonly { id: string; steps: readonly { tool: string }[] }[], intents: ReadonlyMap<string, string>): IntentGroups {
+export function executionGroups(
+  sequences: readonly { id: string; steps: readonly { tool: string }[] }[],
+  intents: ReadonlyMap<string, string>,
+): IntentGroups {
   const withIntent: number[] = [];
   const items: { intent: string; tools: string[] }[] = [];
   sequences.forEach((e, i) => {
@@ -163,10 +204,17 @@ export function executionGroups(sequences: readonly { id: string; steps: readonl
 }
 
 /** The next-step model without the transitions of `heldOut` executions (the validation folds' training model). */
-function modelWithout(s: GraphSnapshot, a: AnalyticsView, sequences: readonly ExecutionSequenceRow[], heldOut: (i: number) => boolean): NextStepModel {
+function modelWithout(
+  s: GraphSnapshot,
+  a: AnalyticsView,
+  sequences: readonly ExecutionSequenceRow[],
+  heldOut: (i: number) => boolean,
+): NextStepModel {
   const counts = new Map<number, number>();
   const tr = s.transitions;
-  for (let from = 0; from < tr.n; from++) for (let e = tr.offsets[from]!; e < tr.offsets[from + 1]!; e++) counts.set(from * s.n + tr.targets[e]!, tr.weights[e]!);
+  for (let from = 0; from < tr.n; from++)
+    for (let e = tr.offsets[from]!; e < tr.offsets[from + 1]!; e++)
+      counts.set(from * s.n + tr.targets[e]!, tr.weights[e]!);
   sequences.forEach((e, i) => {
     if (!heldOut(i)) return;
     for (const ob of learnSuccessions(e.steps.map((st) => ({ tool: st.tool, dependsOn: st.dependsOn })))) {
@@ -181,7 +229,13 @@ function modelWithout(s: GraphSnapshot, a: AnalyticsView, sequences: readonly Ex
     s.n,
     [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
   );
-  return buildNextStepModel({ graph: s.csr, transitions, community: a.analytics.community, pagerank: a.analytics.pagerank, lastUsedAt: s.lastUsedAt });
+  return buildNextStepModel({
+    graph: s.csr,
+    transitions,
+    community: a.analytics.community,
+    pagerank: a.analytics.pagerank,
+    lastUsedAt: s.lastUsedAt,
+  });
 }
 
 /**
@@ -191,7 +245,11 @@ function modelWithout(s: GraphSnapshot, a: AnalyticsView, sequences: readonly Ex
  * when the held-out executions span ≥ minGroups groups and Hit@1 (mean over groups) gains ≥ margin; the fit
  * is stored with its evidence either way (learning-log.ts) unless `dryRun`.
  */
-export async function fitNextStepWeights(engine: Engine, project: string, opts: { maxExecutions?: number | undefined; seed?: number | undefined; dryRun?: boolean | undefined } = {}) {
+export async function fitNextStepWeights(
+  engine: Engine,
+  project: string,
+  opts: { maxExecutions?: number | undefined; seed?: number | undefined; dryRun?: boolean | undefined } = {},
+) {
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const history = await executionHistory(engine, project);
@@ -203,14 +261,22 @@ export async function fitNextStepWeights(engine: Engine, project: string, opts: 
   const groups = executionGroups(seqs, intents);
   const seenGroups = new Set(groups.group).size;
   const cfg = await cachedProjectConfig(engine, project);
-  const before = storedFits(cfg)["next-step-weights"] ? ((cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights) : NEXT_DEFAULTS.weights;
+  const before = storedFits(cfg)["next-step-weights"]
+    ? ((cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights)
+    : NEXT_DEFAULTS.weights;
   const data = { executions: seqs.length, examples: examples.length, groups: seenGroups, graphVersion: s.version };
-  const evidenceBase = { metric: "Hit@1 among the model's top candidates, mean over execution groups", margin: NEXT_FIT_DEFAULTS.margin, minGroups: NEXT_FIT_DEFAULTS.minGroups, candidate };
+  const evidenceBase = {
+    metric: "Hit@1 among the model's top candidates, mean over execution groups",
+    margin: NEXT_FIT_DEFAULTS.margin,
+    minGroups: NEXT_FIT_DEFAULTS.minGroups,
+    candidate,
+  };
   let accepted = false;
   let reason: string;
   let evidence: Record<string, unknown> = evidenceBase;
   if (r.reason) reason = `nothing learned: ${r.reason}`;
-  else if (seenGroups < NEXT_FIT_DEFAULTS.minGroups) reason = `only ${seenGroups} distinct execution groups (fewer than ${NEXT_FIT_DEFAULTS.minGroups}): too little evidence to replace the seed's weights`;
+  else if (seenGroups < NEXT_FIT_DEFAULTS.minGroups)
+    reason = `only ${seenGroups} distinct execution groups (fewer than ${NEXT_FIT_DEFAULTS.minGroups}): too little evidence to replace the seed's weights`;
   else {
     const K = Math.min(NEXT_FIT_DEFAULTS.folds, seenGroups);
     const fold = groupFolds(groups, K);
@@ -218,14 +284,26 @@ export async function fitNextStepWeights(engine: Engine, project: string, opts: 
     for (let f = 0; f < K; f++) {
       const model = modelWithout(s, a, seqs, (i) => fold[i] === f);
       const trainIdx = seqs.map((_, i) => i).filter((i) => fold[i] !== f);
-      const learned = await drainInSlices(learnWeightsSteps(trainingExamples(s, a, trainIdx.map((i) => seqs[i]!), 10, model), { rng: mulberry32(opts.seed ?? 1) }));
+      const learned = await drainInSlices(
+        learnWeightsSteps(
+          trainingExamples(
+            s,
+            a,
+            trainIdx.map((i) => seqs[i]!),
+            10,
+            model,
+          ),
+          { rng: mulberry32(opts.seed ?? 1) },
+        ),
+      );
       for (let i = 0; i < seqs.length; i++) {
         if (fold[i] !== f) continue;
         const held = trainingExamples(s, a, [seqs[i]!], 10, model);
         if (held.length === 0) continue;
         const g = perGroup.get(groups.group[i]!) ?? { seed: 0, learned: 0, n: 0 };
         g.seed += rankingMetrics(held, NEXT_DEFAULTS.weights).hitAt1 * held.length;
-        g.learned += rankingMetrics(held, learned.reason ? NEXT_DEFAULTS.weights : learned.weights).hitAt1 * held.length;
+        g.learned +=
+          rankingMetrics(held, learned.reason ? NEXT_DEFAULTS.weights : learned.weights).hitAt1 * held.length;
         g.n += held.length;
         perGroup.set(groups.group[i]!, g);
       }
@@ -241,17 +319,45 @@ export async function fitNextStepWeights(engine: Engine, project: string, opts: 
     seedHit /= G;
     learnedHit /= G;
     const gain = learnedHit - seedHit;
-    evidence = { ...evidenceBase, folds: K, groupsScored: perGroup.size, default: { hitAt1: seedHit }, fitted: { hitAt1: learnedHit }, gain };
-    if (perGroup.size < NEXT_FIT_DEFAULTS.minGroups) reason = `only ${perGroup.size} execution groups with a next step to score (fewer than ${NEXT_FIT_DEFAULTS.minGroups})`;
+    evidence = {
+      ...evidenceBase,
+      folds: K,
+      groupsScored: perGroup.size,
+      default: { hitAt1: seedHit },
+      fitted: { hitAt1: learnedHit },
+      gain,
+    };
+    if (perGroup.size < NEXT_FIT_DEFAULTS.minGroups)
+      reason = `only ${perGroup.size} execution groups with a next step to score (fewer than ${NEXT_FIT_DEFAULTS.minGroups})`;
     else if (gain >= NEXT_FIT_DEFAULTS.margin) {
       accepted = true;
       reason = `out-of-sample Hit@1 gain ${gain.toFixed(3)} ≥ margin ${NEXT_FIT_DEFAULTS.margin} on ${perGroup.size} groups (seed ${seedHit.toFixed(3)}, learned ${learnedHit.toFixed(3)})`;
-    } else reason = `out-of-sample Hit@1 gain ${gain.toFixed(3)} is below the margin ${NEXT_FIT_DEFAULTS.margin} (seed ${seedHit.toFixed(3)}, learned ${learnedHit.toFixed(3)}): the seed's weights stay`;
+    } else
+      reason = `out-of-sample Hit@1 gain ${gain.toFixed(3)} is below the margin ${NEXT_FIT_DEFAULTS.margin} (seed ${seedHit.toFixed(3)}, learned ${learnedHit.toFixed(3)}): the seed's weights stay`;
   }
   const weights = accepted ? candidate : NEXT_DEFAULTS.weights;
-  const record: FitRecord = { kind: "next-step-weights", project, fittedAt: new Date(engine.now()).toISOString(), accepted, reason, before, after: weights, evidence, data };
+  const record: FitRecord = {
+    kind: "next-step-weights",
+    project,
+    fittedAt: new Date(engine.now()).toISOString(),
+    accepted,
+    reason,
+    before,
+    after: weights,
+    evidence,
+    data,
+  };
   if (!opts.dryRun) await storeFit(engine, record, { nextStepWeights: accepted ? candidate : undefined });
-  return { weights, candidate, accepted, examples: examples.length, report: r.report, reason, dryRun: opts.dryRun ?? false, record };
+  return {
+    weights,
+    candidate,
+    accepted,
+    examples: examples.length,
+    report: r.report,
+    reason,
+    dryRun: opts.dryRun ?? false,
+    record,
+  };
 }
 
 /** One next-step suggestion of the answer. */
@@ -290,7 +396,13 @@ export function toolIdRank(s: GraphSnapshot): Int32Array {
  * The answer's order of two suggestions of tools `pTool` and `qTool` (< 0: p first): confidence desc, then score
  * desc, then tool id asc (compared by `rank`, toolIdRank).
  */
-function answerOrder(rank: Int32Array, p: { confidence: number; score: number }, pTool: number, q: { confidence: number; score: number }, qTool: number): number {
+function answerOrder(
+  rank: Int32Array,
+  p: { confidence: number; score: number },
+  pTool: number,
+  q: { confidence: number; score: number },
+  qTool: number,
+): number {
   return q.confidence - p.confidence || q.score - p.score || rank[pTool]! - rank[qTool]!;
 }
 
@@ -328,7 +440,11 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   const blocked = excludedIdx.length > 0 ? new Set(excludedIdx) : undefined;
   const model = nextStepModel(s, a);
   // 3 × limit model candidates leave room for the intent memory's; only the kept ones get explained.
-  const raw = suggestNextSteps(model, { context: ctxIdx, now }, { weights, limit: limit * 3, blocked: blocked ? (t) => blocked.has(t) : undefined });
+  const raw = suggestNextSteps(
+    model,
+    { context: ctxIdx, now },
+    { weights, limit: limit * 3, blocked: blocked ? (t) => blocked.has(t) : undefined },
+  );
   // Intent memory: what followed the same tools in similar past executions.
   let memoryVotes: Map<string, { vote: number; executions: number; succeeded: number }> | undefined;
   let similarSuccess: SimilarPastSuccess | undefined;
@@ -338,21 +454,37 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     similarSuccess = mem.similarSuccess;
     if (mem.past.length > 0) {
       const v = nextAfter(mem.past, req.context, now, { limit: 20 });
-      memoryVotes = new Map(v.votes.map((x) => [x.key, { vote: x.vote, executions: x.executions, succeeded: x.succeeded }]));
+      memoryVotes = new Map(
+        v.votes.map((x) => [x.key, { vote: x.vote, executions: x.executions, succeeded: x.succeeded }]),
+      );
     }
   }
   const last = req.context[req.context.length - 1];
   // Candidates ranked by the lifted confidence (then score, then tool id); the answer's objects and
   // explanations are built for the first `limit` only. Without memory votes the confidence is the model's and
   // its suggestions only need their ties reordered (inAnswerOrder); with votes, every candidate gets a row.
-  type Candidate = { tool: string; index: number; score: number; confidence: number; model: NextStepSuggestion | undefined; memory: ReturnType<typeof memoryCandidate> | undefined };
+  type Candidate = {
+    tool: string;
+    index: number;
+    score: number;
+    confidence: number;
+    model: NextStepSuggestion | undefined;
+    memory: ReturnType<typeof memoryCandidate> | undefined;
+  };
   let ranked: Candidate[] | undefined;
   let ordered: NextStepSuggestion[] | undefined;
   if (memoryVotes) {
     ranked = [];
     for (const x of raw.suggestions) {
       const tool = s.tools[x.tool]!.id;
-      ranked.push({ tool, index: x.tool, score: x.score, confidence: withMemoryVote(x.confidence, memoryVotes.get(tool)?.vote), model: x, memory: undefined });
+      ranked.push({
+        tool,
+        index: x.tool,
+        score: x.score,
+        confidence: withMemoryVote(x.confidence, memoryVotes.get(tool)?.vote),
+        model: x,
+        memory: undefined,
+      });
     }
     const inModel = new Set(ranked.map((c) => c.tool));
     const excluded = new Set(req.exclude ?? []);
@@ -361,7 +493,14 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
       const i = s.index.get(tool);
       if (i === undefined) continue;
       const c = memoryCandidate(model, ctxIdx, now, i, weights);
-      ranked.push({ tool, index: i, score: c.score, confidence: withMemoryVote(c.confidence, m.vote), model: undefined, memory: c });
+      ranked.push({
+        tool,
+        index: i,
+        score: c.score,
+        confidence: withMemoryVote(c.confidence, m.vote),
+        model: undefined,
+        memory: c,
+      });
     }
     const rank = toolIdRank(s);
     ranked.sort((p, q) => answerOrder(rank, p, p.index, q, q.index));
@@ -388,16 +527,40 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     const tool = c ? c.tool : s.tools[index]!.id;
     const confidence = c ? c.confidence : x!.confidence;
     const m = memoryVotes?.get(tool);
-    const note = m ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded` : "";
+    const note = m
+      ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded`
+      : "";
     const safetyTags = s.tools[index]!.safetyTags;
     const gate = capForSafety(engine.gatekeeper.gateItem("next-step", confidence, prepared), safetyTags);
     if (x) {
       const coocFrom = x.coocFrom === null ? null : s.tools[x.coocFrom]!.id;
       const explanation = explainTerms(tool, x.score, x.confidence, x.terms, coocFrom, last) + note;
-      suggestions[k] = { tool, name: s.tools[index]!.name, safetyTags, score: x.score, confidence, terms: x.terms, coocFrom, explanation, memory: m?.vote ?? 0, gate };
+      suggestions[k] = {
+        tool,
+        name: s.tools[index]!.name,
+        safetyTags,
+        score: x.score,
+        confidence,
+        terms: x.terms,
+        coocFrom,
+        explanation,
+        memory: m?.vote ?? 0,
+        gate,
+      };
     } else {
       const w = c!.memory!;
-      suggestions[k] = { tool, name: s.tools[index]!.name, safetyTags, score: w.score, confidence, terms: w.terms, coocFrom: null, explanation: `${tool}: from the intent memory${note}`, memory: m?.vote ?? 0, gate };
+      suggestions[k] = {
+        tool,
+        name: s.tools[index]!.name,
+        safetyTags,
+        score: w.score,
+        confidence,
+        terms: w.terms,
+        coocFrom: null,
+        explanation: `${tool}: from the intent memory${note}`,
+        memory: m?.vote ?? 0,
+        gate,
+      };
     }
   }
   let report: unknown;
@@ -407,8 +570,18 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
       { id: top.tool, label: top.name },
       engine.gatekeeper.gate("next-step", top.confidence, prepared, fallbacks),
       prepared,
-      { cooc: top.terms.cooc.contribution, community: top.terms.community.contribution, recency: top.terms.recency.contribution, pagerank: top.terms.pagerank.contribution, memory: top.memory },
-      suggestions.slice(1, 4).map((x) => ({ id: x.tool, score: x.confidence, reason: `confidence ${x.confidence.toFixed(3)} < ${top.confidence.toFixed(3)}` })),
+      {
+        cooc: top.terms.cooc.contribution,
+        community: top.terms.community.contribution,
+        recency: top.terms.recency.contribution,
+        pagerank: top.terms.pagerank.contribution,
+        memory: top.memory,
+      },
+      suggestions.slice(1, 4).map((x) => ({
+        id: x.tool,
+        score: x.confidence,
+        reason: `confidence ${x.confidence.toFixed(3)} < ${top.confidence.toFixed(3)}`,
+      })),
     );
   }
   return {
@@ -417,7 +590,9 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     mode: req.mode ?? "auto",
     weights,
     suggestions,
-    ...gatedSummary(suggestions, (x) => x.tool, prepared, fallbacks, { empty: raw.reason ?? "no candidate follows this context" }),
+    ...gatedSummary(suggestions, (x) => x.tool, prepared, fallbacks, {
+      empty: raw.reason ?? "no candidate follows this context",
+    }),
     analytics: { fresh: a.fresh, ageMs: a.ageMs, communities: a.analytics.communityCount },
     timings: { totalMs: performance.now() - t0 },
     ...(report ? { report } : {}),

@@ -1,7 +1,11 @@
-
-import { inMainBand, planConfidence, } from "../../algorithms/dag/confidence.ts";
+import { inMainBand, planConfidence } from "../../algorithms/dag/confidence.ts";
 import { dependencyClosure, type Prerequisite } from "../../algorithms/dag/dependency-closure.ts";
-import { describeEvidence, type EvidenceSources, type PrerequisiteEvidence, prerequisiteEvidence } from "../../algorithms/dag/prerequisite-evidence.ts";
+import {
+  describeEvidence,
+  type EvidenceSources,
+  type PrerequisiteEvidence,
+  prerequisiteEvidence,
+} from "../../algorithms/dag/prerequisite-evidence.ts";
 import { capForChannels } from "../../algorithms/thresholds/channel-cap.ts";
 import type { PlanRequest } from "../contract/requests.ts";
 import { dagOptions, planRequest } from "../contract/requests.ts";
@@ -19,19 +23,28 @@ import { rankedSearchItems, rankSearch } from "./search.ts";
 /** Fused similarity above which the best past execution supplies the plan's main tools. */
 export const PLAN_MEMORY_SIMILARITY = 0.6;
 
-export async function runPlan(engine: Engine, project: string, req: PlanRequest & { graph?: DagGraph; closureDepth?: number }) {
+export async function runPlan(
+  engine: Engine,
+  project: string,
+  req: PlanRequest & { graph?: DagGraph; closureDepth?: number },
+) {
   const t0 = performance.now();
   const s = engine.cachedSnapshot(project) ?? (await engine.snapshot(project));
   const limit = req.limit ?? 5;
-  const ranking = await rankSearch(engine, project, {
-    intent: req.intent,
-    limit: Math.max(limit, 10),
-    exclude: req.exclude,
-    excludeSafetyTags: req.excludeSafetyTags,
-    user: req.user,
-    environment: req.environment,
-    urgency: req.urgency,
-  }, { contentWeight: 1 });
+  const ranking = await rankSearch(
+    engine,
+    project,
+    {
+      intent: req.intent,
+      limit: Math.max(limit, 10),
+      exclude: req.exclude,
+      excludeSafetyTags: req.excludeSafetyTags,
+      user: req.user,
+      environment: req.environment,
+      urgency: req.urgency,
+    },
+    { contentWeight: 1 },
+  );
   // The search's items as its answer lists them (tool, score, gate decision): the plan needs no explanation.
   const found = { results: rankedSearchItems(engine, ranking) };
   const mem = ranking.memory;
@@ -41,7 +54,14 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   // The capabilities job's own answer for the intent: its top match when the gate did not abstain on it. The
   // workflow goes without its id: the plan's own gate records the request on the workflow's timeline, once.
   const workflow = req.workflow ? { steps: req.workflow.steps, replans: req.workflow.replans } : undefined;
-  const capabilities = await runMatchCapabilities(engine, project, { intent: req.intent, user: req.user, limit: 1, environment: req.environment, urgency: req.urgency, workflow });
+  const capabilities = await runMatchCapabilities(engine, project, {
+    intent: req.intent,
+    user: req.user,
+    limit: 1,
+    environment: req.environment,
+    urgency: req.urgency,
+    workflow,
+  });
   const topCapability = capabilities.results[0];
   const matchedCapability = topCapability && topCapability.gate.decision !== "abstained" ? topCapability : undefined;
   // Main tools. From the matched capability when it matches strongly: its tools, so the plan and the
@@ -54,15 +74,37 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   // Strong: accepted with high confidence, and holding the search's top tool (two channels agree; a match
   // carried by one channel alone, e.g. "back up …" voting for rollback through shared words, is not strong).
   const topTool = found.results[0]?.tool;
-  if (matchedCapability && matchedCapability.gate.decision === "accepted" && matchedCapability.gate.confidence === "high" && topTool !== undefined && matchedCapability.tools.includes(topTool)) {
+  if (
+    matchedCapability &&
+    matchedCapability.gate.decision === "accepted" &&
+    matchedCapability.gate.confidence === "high" &&
+    topTool !== undefined &&
+    matchedCapability.tools.includes(topTool)
+  ) {
     const c = matchedCapability;
-    main = c.tools.filter(allowed).map((tool) => ({ tool, score: Math.min(1, c.score), why: `in capability ${c.capability}, matched to the intent with high confidence (score ${c.score.toFixed(3)})` }));
+    main = c.tools.filter(allowed).map((tool) => ({
+      tool,
+      score: Math.min(1, c.score),
+      why: `in capability ${c.capability}, matched to the intent with high confidence (score ${c.score.toFixed(3)})`,
+    }));
   }
   if (main.length === 0 && best && best.similarity >= PLAN_MEMORY_SIMILARITY) {
     const seen = new Set<string>();
     main = best.steps
-      .filter((st) => st.success && s.index.has(st.tool) && !excluded.has(st.tool) && !unsafe(s.index.get(st.tool)!) && !seen.has(st.tool) && seen.add(st.tool))
-      .map((st) => ({ tool: st.tool, score: best.similarity, why: `used by the most similar past request ${best.executionId} (similarity ${best.similarity.toFixed(2)}, succeeded)` }));
+      .filter(
+        (st) =>
+          st.success &&
+          s.index.has(st.tool) &&
+          !excluded.has(st.tool) &&
+          !unsafe(s.index.get(st.tool)!) &&
+          !seen.has(st.tool) &&
+          seen.add(st.tool),
+      )
+      .map((st) => ({
+        tool: st.tool,
+        score: best.similarity,
+        why: `used by the most similar past request ${best.executionId} (similarity ${best.similarity.toFixed(2)}, succeeded)`,
+      }));
   }
   if (main.length === 0) {
     const top = found.results[0];
@@ -70,7 +112,11 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
       ? found.results
           .filter((r) => inMainBand(r.score, top.score))
           .slice(0, limit)
-          .map((r) => ({ tool: r.tool, score: r.score, why: `chosen by search (score ${r.score.toFixed(3)}, ${r.decision})` }))
+          .map((r) => ({
+            tool: r.tool,
+            score: r.score,
+            why: `chosen by search (score ${r.score.toFixed(3)}, ${r.decision})`,
+          }))
       : [];
   }
   const mainIdx = main.map((r) => s.index.get(r.tool)!);
@@ -80,8 +126,17 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const filtered = excluded.size > 0 || filtersAnything(s, req.excludeSafetyTags);
   const sources: EvidenceSources<number> = {
     declared: (u, v) => (s.edgeAt(u, v)?.declared.dependency ?? 0) > 0,
-    capability: matchedCapability ? { id: matchedCapability.capability, tools: new Set(matchedCapability.tools.flatMap((x) => (s.index.has(x) ? [s.index.get(x)!] : []))) } : undefined,
-    past: mem.past.flatMap((p, r) => (p.success && mem.taskSimilarity[r]! >= MEMORY_DEFAULTS.similarTaskFloor ? [p.steps.flatMap((st) => (st.success && s.index.has(st.tool) ? [s.index.get(st.tool)!] : []))] : [])),
+    capability: matchedCapability
+      ? {
+          id: matchedCapability.capability,
+          tools: new Set(matchedCapability.tools.flatMap((x) => (s.index.has(x) ? [s.index.get(x)!] : []))),
+        }
+      : undefined,
+    past: mem.past.flatMap((p, r) =>
+      p.success && mem.taskSimilarity[r]! >= MEMORY_DEFAULTS.similarTaskFloor
+        ? [p.steps.flatMap((st) => (st.success && s.index.has(st.tool) ? [s.index.get(st.tool)!] : []))]
+        : [],
+    ),
   };
   const evidence = new Map<number, PrerequisiteEvidence>();
   const closure = dependencyClosure(
@@ -104,13 +159,20 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   const order = closure.nodes;
   const caps = applyCaps(s, order, { ...req, historyFallback }, graph);
   // The plan's intent orients pairs the history never saw in succession (mention-order.ts), as buildDag's.
-  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, { intent: req.intent, intentTokens: ranking.tokens, historyFallback });
+  const dag = dagOver(s, caps.kept, graph, 3, req.schemaEdges ?? false, {
+    intent: req.intent,
+    intentTokens: ranking.tokens,
+    historyFallback,
+  });
   const id = (i: number) => s.tools[i]!.id;
   const why = new Map<string, string>();
   for (const r of main) why.set(r.tool, r.why);
   for (const a of closure.added) {
     const e = evidence.get(a.node * s.n + a.requiredBy)!;
-    why.set(id(a.node), `prerequisite of ${id(a.requiredBy)} (depth ${a.depth}, dependency weight ${a.weight.toFixed(2)}): ${describeEvidence(e, id(a.requiredBy))}`);
+    why.set(
+      id(a.node),
+      `prerequisite of ${id(a.requiredBy)} (depth ${a.depth}, dependency weight ${a.weight.toFixed(2)}): ${describeEvidence(e, id(a.requiredBy))}`,
+    );
   }
   // Ranked list for retrieval metrics: main tools in search order, each followed by the prerequisites it pulled in.
   const ranked: string[] = [];
@@ -124,7 +186,14 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
   for (const i of mainIdx) visit(i);
   for (const r of found.results) if (!ranked.includes(r.tool)) ranked.push(r.tool);
   const confidence = planConfidence(main.map((r) => r.score));
-  const gateRequest = { project, user: req.user, text: req.intent, environment: req.environment, urgency: req.urgency, requestWorkflow: req.workflow };
+  const gateRequest = {
+    project,
+    user: req.user,
+    text: req.intent,
+    environment: req.environment,
+    urgency: req.urgency,
+    requestWorkflow: req.workflow,
+  };
   const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
   // Ranked without the embedding channel (a catalog still being embedded): said, and never accepted outright.
   const gate = capForChannels(engine.gatekeeper.gateItem("plan", confidence, prepared), ranking.channels);
@@ -133,7 +202,12 @@ export async function runPlan(engine: Engine, project: string, req: PlanRequest 
     project,
     intent: req.intent,
     ...(ranking.channels.embedding ? {} : { degraded: "embedding" as const }),
-    tools: caps.kept.map((i) => ({ tool: id(i), why: why.get(id(i)) ?? "", server: s.tools[i]!.server, inputSchema: s.tools[i]!.inputSchema })),
+    tools: caps.kept.map((i) => ({
+      tool: id(i),
+      why: why.get(id(i)) ?? "",
+      server: s.tools[i]!.server,
+      inputSchema: s.tools[i]!.inputSchema,
+    })),
     ranked,
     nodes: described.nodes,
     edges: described.edges,

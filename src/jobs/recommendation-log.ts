@@ -102,16 +102,26 @@ const decisionOf = (v: unknown): string | null => str((v as Obj | undefined)?.de
  * The ranked items of an answer, in the shape every job returns (results, suggestions, DAG nodes, plan tools):
  * the first `maxItems` (a count; below 0 counts as 0), each as id, score and gate decision.
  */
-export function summarizeAnswer(job: string, result: unknown, maxItems: number = RECOMMENDATION_LOG_DEFAULTS.maxItems): AnswerSummary {
+export function summarizeAnswer(
+  job: string,
+  result: unknown,
+  maxItems: number = RECOMMENDATION_LOG_DEFAULTS.maxItems,
+): AnswerSummary {
   const r = (result ?? {}) as Obj;
   const items: RecommendationItem[] = [];
   // One loop over the kept items (every answer passes here, on the request path).
-  const list = (Array.isArray(r.results) ? r.results : Array.isArray(r.suggestions) ? r.suggestions : undefined) as Obj[] | undefined;
+  const list = (Array.isArray(r.results) ? r.results : Array.isArray(r.suggestions) ? r.suggestions : undefined) as
+    | Obj[]
+    | undefined;
   if (list) {
     const end = keptItems(list.length, maxItems);
     for (let i = 0; i < end; i++) {
       const x = list[i]!;
-      items.push({ id: str(x.tool) ?? str(x.capability) ?? str(x.id) ?? "?", score: num(x.score), decision: decisionOf(x.gate) });
+      items.push({
+        id: str(x.tool) ?? str(x.capability) ?? str(x.id) ?? "?",
+        score: num(x.score),
+        decision: decisionOf(x.gate),
+      });
     }
   } else if (job === "plan" || job === "dag") {
     const overall = decisionOf(r.gate);
@@ -121,7 +131,10 @@ export function summarizeAnswer(job: string, result: unknown, maxItems: number =
   }
   let decision = decisionOf(r.gate);
   if (decision === null && list) decision = bestDecision(items);
-  const topScore = items.length > 0 && items[0]!.score !== null ? items[0]!.score : num(r.confidence) ?? num((r.confidence as Obj | undefined)?.score);
+  const topScore =
+    items.length > 0 && items[0]!.score !== null
+      ? items[0]!.score
+      : (num(r.confidence) ?? num((r.confidence as Obj | undefined)?.score));
   return { items, decision: decision ?? "none", topScore };
 }
 
@@ -142,7 +155,20 @@ function bestDecision(items: readonly RecommendationItem[]): string | null {
   return caution ? "accepted-with-caution" : items.length > 0 && abstained === items.length ? "abstained" : null;
 }
 
-const REQUEST_FIELDS = new Set(["intent", "context", "tools", "tool", "limit", "mode", "routing", "graph", "exclude", "only", "urgency", "environment"]);
+const REQUEST_FIELDS = new Set([
+  "intent",
+  "context",
+  "tools",
+  "tool",
+  "limit",
+  "mode",
+  "routing",
+  "graph",
+  "exclude",
+  "only",
+  "urgency",
+  "environment",
+]);
 
 /** The request fields worth keeping (lists cut to 20 entries, texts to 500 characters). */
 export function summarizeRequest(req: unknown): Record<string, unknown> {
@@ -182,18 +208,28 @@ export function newRecommendationId(now: number): string {
   return `rec_${stamp}${bits}`;
 }
 
-const RETENTION_ENV = { maxPerProject: "TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS", maxOutcomesPerProject: "TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES" } as const;
+const RETENTION_ENV = {
+  maxPerProject: "TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS",
+  maxOutcomesPerProject: "TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES",
+} as const;
 
 /**
  * The count bounds set in the environment (TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS / _MAX_OUTCOMES), each a
  * whole number ≥ 0; throws "invalid-input" naming the variable otherwise. Options given in code win.
  */
-export function retentionFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): Pick<RecommendationLogOptions, "maxPerProject" | "maxOutcomesPerProject"> {
+export function retentionFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Pick<RecommendationLogOptions, "maxPerProject" | "maxOutcomesPerProject"> {
   const out: Pick<RecommendationLogOptions, "maxPerProject" | "maxOutcomesPerProject"> = {};
   for (const [key, name] of Object.entries(RETENTION_ENV) as [keyof typeof RETENTION_ENV, string][]) {
     const raw = env[name];
     if (raw === undefined || raw.trim() === "") continue;
-    if (!/^\d+$/.test(raw.trim())) throw new ToolgraphError("invalid-input", `${name}: must be a whole number ≥ 0 (got ${JSON.stringify(raw).slice(0, 40)})`, { field: name });
+    if (!/^\d+$/.test(raw.trim()))
+      throw new ToolgraphError(
+        "invalid-input",
+        `${name}: must be a whole number ≥ 0 (got ${JSON.stringify(raw).slice(0, 40)})`,
+        { field: name },
+      );
     out[key] = Number(raw.trim());
   }
   return out;
@@ -239,7 +275,10 @@ export class RecommendationLog {
       pruneEveryRows: options.pruneEveryRows ?? d.pruneEveryRows,
       maxItems: options.maxItems ?? d.maxItems,
     };
-    this.onError = options.onError ?? ((m, err) => process.stderr.write(`toolgraph: recommendation log: ${m}: ${(err as Error)?.message ?? String(err)}\n`));
+    this.onError =
+      options.onError ??
+      ((m, err) =>
+        process.stderr.write(`toolgraph: recommendation log: ${m}: ${(err as Error)?.message ?? String(err)}\n`));
     this.now = options.now ?? Date.now;
   }
 
@@ -256,7 +295,8 @@ export class RecommendationLog {
     latencyMs: number | null,
     owned = false,
   ): T & { recommendationId?: string } {
-    if (!this.enabled || this.closed || result === null || typeof result !== "object") return result as T & { recommendationId?: string };
+    if (!this.enabled || this.closed || result === null || typeof result !== "object")
+      return result as T & { recommendationId?: string };
     const job = JOB_OF_OPERATION[operation] ?? operation;
     const at = this.now();
     const id = newRecommendationId(at);

@@ -125,7 +125,12 @@ const COHERENCE = derivedKey<Float64Array>("tool coherence");
 
 export function toolCoherence(s: GraphSnapshot, a: AnalyticsView, idx: SearchIndex): Float64Array {
   const d = idx.dims;
-  return idx.derived.get(COHERENCE, () => coherenceOf(s.csr, s.n, (u, v) => rowDot(idx.toolVectors, d, u, idx.toolVectors.subarray(v * d, (v + 1) * d))), [a.analytics]);
+  return idx.derived.get(
+    COHERENCE,
+    () =>
+      coherenceOf(s.csr, s.n, (u, v) => rowDot(idx.toolVectors, d, u, idx.toolVectors.subarray(v * d, (v + 1) * d))),
+    [a.analytics],
+  );
 }
 
 const GLOBAL_SIGNAL = derivedKey<Float64Array>("global signal");
@@ -171,7 +176,13 @@ export function searchCandidates(
       if (!seen.has(id)) {
         seen.add(id);
         const cos = extraCosine.get(id) ?? rowDot(idx.toolVectors, idx.dims, id, queryVector);
-        candidates.push({ id, semantic: fusedSemantic(cos, 0, options.beta ?? SEARCH_DEFAULTS.beta), cosine: cos, bm25: 0, bm25Norm: 0 });
+        candidates.push({
+          id,
+          semantic: fusedSemantic(cos, 0, options.beta ?? SEARCH_DEFAULTS.beta),
+          cosine: cos,
+          bm25: 0,
+          bm25Norm: 0,
+        });
       }
     }
   }
@@ -182,9 +193,11 @@ export function searchCandidates(
   const gw = options.graphWeight ?? 1;
   const mu = options.memoryWeight ?? SEARCH_DEFAULTS.memoryWeight;
   const channel = ablation.channel ?? "hybrid";
-  const passive = options.alphaMode === "passive" && context.length > 0 && !ablation.noGraph && ablation.fixedAlpha === undefined;
+  const passive =
+    options.alphaMode === "passive" && context.length > 0 && !ablation.noGraph && ablation.fixedAlpha === undefined;
   const heat = passive ? heatField(s.csr, context) : undefined;
-  const coherence = ablation.noGraph || ablation.fixedAlpha !== undefined || passive ? undefined : toolCoherence(s, a, idx);
+  const coherence =
+    ablation.noGraph || ablation.fixedAlpha !== undefined || passive ? undefined : toolCoherence(s, a, idx);
   return rankHybridCandidates({
     candidates,
     executions: options.executions ?? s.executions,
@@ -205,7 +218,13 @@ export function searchCandidates(
 }
 
 /** Top-N of each channel over a subset of the tools: BM25 from the full postings, exact cosines. */
-function restrictedChannels(idx: SearchIndex, tokens: readonly string[], q: Float32Array, subset: Int32Array, topN: number): { bm: ScoredId[]; vec: ScoredId[] } {
+function restrictedChannels(
+  idx: SearchIndex,
+  tokens: readonly string[],
+  q: Float32Array,
+  subset: Int32Array,
+  topN: number,
+): { bm: ScoredId[]; vec: ScoredId[] } {
   const scores = bm25Scores(idx.toolBm25, tokens);
   const bmTop = new TopK(Math.min(topN, subset.length));
   for (const t of subset) if (scores[t]! > 0) bmTop.offer(t, scores[t]!);
@@ -218,7 +237,13 @@ function restrictedChannels(idx: SearchIndex, tokens: readonly string[], q: Floa
 const NO_COSINES: ReadonlyMap<number, number> = new Map();
 
 /** Exact cosines (rowDot's bits, exactRowDots) of the BM25 and memory candidates the vector channel did not return. */
-function outsideCosines(idx: SearchIndex, vec: readonly { id: number }[], bm: readonly { id: number }[], memory: ReadonlyMap<number, number> | undefined, q: Float32Array): ReadonlyMap<number, number> {
+function outsideCosines(
+  idx: SearchIndex,
+  vec: readonly { id: number }[],
+  bm: readonly { id: number }[],
+  memory: ReadonlyMap<number, number> | undefined,
+  q: Float32Array,
+): ReadonlyMap<number, number> {
   if (q.length !== idx.dims || idx.dims === 0) return NO_COSINES;
   const inVec = new Set<number>();
   for (const h of vec) inVec.add(h.id);
@@ -240,7 +265,9 @@ function outsideCosines(idx: SearchIndex, vec: readonly { id: number }[], bm: re
 
 export function explainHit(s: GraphSnapshot, h: SearchHit): string {
   const content = h.contentWeight === 1 ? "" : `content ${h.content.toFixed(3)} × weight ${h.contentWeight}, `;
-  const parts = [`semantic ${h.semantic.toFixed(3)} (${content}cosine ${h.cosine.toFixed(3)}, bm25 ${h.bm25Norm.toFixed(3)}${h.memory > 0 ? `, memory ${h.memory.toFixed(2)}` : ""})`];
+  const parts = [
+    `semantic ${h.semantic.toFixed(3)} (${content}cosine ${h.cosine.toFixed(3)}, bm25 ${h.bm25Norm.toFixed(3)}${h.memory > 0 ? `, memory ${h.memory.toFixed(2)}` : ""})`,
+  ];
   if (h.graphSource === "adamic-adar") {
     const via = h.commonNeighbours.map((c) => s.tools[c.via]?.id).filter(Boolean);
     parts.push(`graph ${h.graph.toFixed(3)} (Adamic-Adar to the context${via.length ? ` via ${via.join(", ")}` : ""})`);

@@ -22,7 +22,16 @@ import type { Engine } from "../view/engine.ts";
 import { filtersAnything, projectFallbacks, safetyFilter } from "../view/filters.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { recallMemory } from "../view/intent-memory.ts";
-import { chooseRouting, explainRoute, namespaceIndexFor, type RoutedNamespace, type RoutingChoice, recordRouteTrial, routeQuery, routeTrialCount } from "../view/namespace-index.ts";
+import {
+  chooseRouting,
+  explainRoute,
+  namespaceIndexFor,
+  type RoutedNamespace,
+  type RoutingChoice,
+  recordRouteTrial,
+  routeQuery,
+  routeTrialCount,
+} from "../view/namespace-index.ts";
 import { resolveTools } from "../view/resolve.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { defineJob } from "./job.ts";
@@ -30,7 +39,9 @@ import { explainHit, type SearchHit, searchCandidates } from "./search-scoring.t
 
 const MENTION_INDEX = derivedKey<MentionIndex>("mention index", "catalog");
 function mentionIndex(s: GraphSnapshot): MentionIndex {
-  return s.derived(MENTION_INDEX, () => buildMentionIndex(s.tools.map((t, index) => ({ index, id: t.id, name: t.name }))));
+  return s.derived(MENTION_INDEX, () =>
+    buildMentionIndex(s.tools.map((t, index) => ({ index, id: t.id, name: t.name }))),
+  );
 }
 
 export interface SearchResultItem {
@@ -75,7 +86,12 @@ export interface SearchRouting {
   candidates?: number;
 }
 
-export async function runSearch(engine: Engine, project: string, req: SearchRequest, override: { contentWeight?: number } = {}) {
+export async function runSearch(
+  engine: Engine,
+  project: string,
+  req: SearchRequest,
+  override: { contentWeight?: number } = {},
+) {
   return (await searchWithRecall(engine, project, req, override)).answer;
 }
 
@@ -84,7 +100,12 @@ export async function runSearch(engine: Engine, project: string, req: SearchRequ
  * `override.contentWeight` replaces the project's fitted content weight (the plan keeps 1: its "within 5 % of
  * the top score" cut assumes the plain memory lift).
  */
-export async function searchWithRecall(engine: Engine, project: string, req: SearchRequest, override: { contentWeight?: number } = {}) {
+export async function searchWithRecall(
+  engine: Engine,
+  project: string,
+  req: SearchRequest,
+  override: { contentWeight?: number } = {},
+) {
   const ranking = await rankSearch(engine, project, req, override);
   return { answer: presentSearch(engine, project, req, ranking), memory: ranking.memory };
 }
@@ -94,7 +115,12 @@ export async function searchWithRecall(engine: Engine, project: string, req: Sea
  * to the limit, and the gate prepared for them. `searchWithRecall` explains every item; the plan job reads only
  * each item's tool, score and gate decision (rankedSearchItems), so it skips the explanations.
  */
-export async function rankSearch(engine: Engine, project: string, req: SearchRequest, override: { contentWeight?: number } = {}) {
+export async function rankSearch(
+  engine: Engine,
+  project: string,
+  req: SearchRequest,
+  override: { contentWeight?: number } = {},
+) {
   const t0 = performance.now();
   const s = await engine.snapshot(project);
   if (s.n === 0) throw await emptyProjectError(engine.db, project);
@@ -113,51 +139,70 @@ export async function rankSearch(engine: Engine, project: string, req: SearchReq
   const limit = Math.min(req.limit ?? 10, req.maxTools ?? Number.POSITIVE_INFINITY);
   // Manual override (`only`) first, then tools the request names explicitly (id, code-like name or a close
   // spelling of one), then the ranking. Tools excluded by safety tag or by `exclude` never appear, even named.
-  const mentions = findMentions(req.intent, mentionIndex(s)).filter((m) => !unsafe(m.index) && !excluded.has(s.tools[m.index]!.id));
+  const mentions = findMentions(req.intent, mentionIndex(s)).filter(
+    (m) => !unsafe(m.index) && !excluded.has(s.tools[m.index]!.id),
+  );
   const forcedReason = new Map<number, string>();
   for (const i of only) if (!unsafe(i)) forcedReason.set(i, "manual override (only)");
-  for (const m of mentions) if (!forcedReason.has(m.index)) forcedReason.set(m.index, `named in the request ("${m.word}", ${m.match})`);
+  for (const m of mentions)
+    if (!forcedReason.has(m.index)) forcedReason.set(m.index, `named in the request ("${m.word}", ${m.match})`);
   const tSearch = performance.now();
   const fitted = await searchWeightsFor(engine, project);
-  const withOverride = override.contentWeight === undefined ? fitted : { ...fitted, contentWeight: override.contentWeight };
+  const withOverride =
+    override.contentWeight === undefined ? fitted : { ...fitted, contentWeight: override.contentWeight };
   // The semantic side is BM25 alone while the cosine channel is not live (β = 0).
   const weights = channels.embedding ? withOverride : { ...withOverride, beta: 0 };
   const choice: RoutingChoice = channels.embedding
     ? chooseRouting(req.routing ?? "auto", s, idx)
-    : { requested: req.routing ?? "auto", mode: "flat", reason: "flat: the namespace routes need the tools' embeddings, still being computed" };
+    : {
+        requested: req.routing ?? "auto",
+        mode: "flat",
+        reason: "flat: the namespace routes need the tools' embeddings, still being computed",
+      };
   const memoryVotes = weights.memoryWeight > 0 ? memory.toolVotes : undefined;
-  const routeNow = () => routeQuery(s, namespaceIndexFor(s, idx), req.intent, qv!, memoryVotes, { context, beta: weights.beta, memoryWeight: weights.memoryWeight });
+  const routeNow = () =>
+    routeQuery(s, namespaceIndexFor(s, idx), req.intent, qv!, memoryVotes, {
+      context,
+      beta: weights.beta,
+      memoryWeight: weights.memoryWeight,
+    });
   const route = choice.mode === "two-hop" ? routeNow() : undefined;
   const routing: SearchRouting = {
     requested: choice.requested,
     mode: choice.mode,
     reason: choice.reason,
     explanation: route ? explainRoute(route) : "searched every tool (flat)",
-    ...(route ? { namespaces: route.namespaces, totalNamespaces: route.totalNamespaces, candidates: route.restrictTo.length } : {}),
+    ...(route
+      ? { namespaces: route.namespaces, totalNamespaces: route.totalNamespaces, candidates: route.restrictTo.length }
+      : {}),
   };
   const nsIndex = route ? namespaceIndexFor(s, idx) : undefined;
   const routedNames = new Set(route?.namespaces.map((n) => n.namespace));
   const routeNote = (i: number) => {
     if (!nsIndex) return "";
     const name = nsIndex.groups.names[nsIndex.groups.toolNamespace[i]!]!;
-    return routedNames.has(name) ? `; found via namespace ${name} (two-hop routing)` : `; namespace ${name} not routed: candidate from the intent memory or the context's graph neighbours`;
+    return routedNames.has(name)
+      ? `; found via namespace ${name} (two-hop routing)`
+      : `; namespace ${name} not routed: candidate from the intent memory or the context's graph neighbours`;
   };
   const candidates = (restrictTo: Int32Array | undefined) =>
     searchCandidates(s, a, idx, req.intent, qv!, {
       ...(restrictTo ? { restrictTo } : {}),
       context,
-    // No predicate when nothing is excluded (it would run on every candidate).
-    ...(excluded.size > 0 || filtersAnything(s, req.excludeSafetyTags) ? { exclude: (i: number) => excluded.has(s.tools[i]!.id) || unsafe(i) } : {}),
-    // Without forced tools only the first `limit` hits are shown: the rest need no sort.
-    ...(forcedReason.size === 0 && Number.isFinite(limit) ? { top: limit } : {}),
-    memory: memoryVotes,
-    tokens,
-    beta: weights.beta,
-    memoryWeight: weights.memoryWeight,
-    contentWeight: weights.contentWeight,
-    graphWeight: weights.graphWeight,
-    historySimilarity: memory.similarity,
-    historyGuard: weights.historyGuard,
+      // No predicate when nothing is excluded (it would run on every candidate).
+      ...(excluded.size > 0 || filtersAnything(s, req.excludeSafetyTags)
+        ? { exclude: (i: number) => excluded.has(s.tools[i]!.id) || unsafe(i) }
+        : {}),
+      // Without forced tools only the first `limit` hits are shown: the rest need no sort.
+      ...(forcedReason.size === 0 && Number.isFinite(limit) ? { top: limit } : {}),
+      memory: memoryVotes,
+      tokens,
+      beta: weights.beta,
+      memoryWeight: weights.memoryWeight,
+      contentWeight: weights.contentWeight,
+      graphWeight: weights.graphWeight,
+      historySimilarity: memory.similarity,
+      historyGuard: weights.historyGuard,
       alphaMode: req.mode,
     });
   let hits: SearchHit[];
@@ -183,7 +228,8 @@ export async function rankSearch(engine: Engine, project: string, req: SearchReq
       flat = timeFlat();
     }
     const flatTop = new Set(flat.h.slice(0, 10).map((h) => h.index));
-    const overlap = flatTop.size === 0 ? 1 : twoHop.h.slice(0, 10).filter((h) => flatTop.has(h.index)).length / flatTop.size;
+    const overlap =
+      flatTop.size === 0 ? 1 : twoHop.h.slice(0, 10).filter((h) => flatTop.has(h.index)).length / flatTop.size;
     const decided = recordRouteTrial(s, idx, { flatMs: flat.ms, twoHopMs: twoHop.ms, overlap });
     if (decided) routing.reason += `; decided: ${decided.reason}`;
     hits = flat.h;
@@ -204,29 +250,74 @@ export async function rankSearch(engine: Engine, project: string, req: SearchReq
     project,
     user: req.user,
     text: req.intent,
-    workflow: context.length > 0 ? { steps: context.map((i) => ({ tool: s.tools[i]!.id, success: true })), replans: 0 } : undefined,
+    workflow:
+      context.length > 0
+        ? { steps: context.map((i) => ({ tool: s.tools[i]!.id, success: true })), replans: 0 }
+        : undefined,
     environment: req.environment,
-    urgency: req.urgency, requestWorkflow: req.workflow,
+    urgency: req.urgency,
+    requestWorkflow: req.workflow,
     similarPastSuccess: memory.similarSuccess,
   });
   const fallbacks = await projectFallbacks(engine, project);
-  return { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, tokens, embedMs, searchMs, channels };
+  return {
+    t0,
+    s,
+    a,
+    memory,
+    weights,
+    routing,
+    ranked,
+    forcedReason,
+    routeNote,
+    prepared,
+    fallbacks,
+    tokens,
+    embedMs,
+    searchMs,
+    channels,
+  };
 }
 
 export type SearchRanking = Awaited<ReturnType<typeof rankSearch>>;
 
 /** Each ranked item's tool, score and gate decision, as searchWithRecall's answer lists them (same order, same values). */
-export function rankedSearchItems(engine: Engine, r: SearchRanking): { tool: string; score: number; decision: string }[] {
+export function rankedSearchItems(
+  engine: Engine,
+  r: SearchRanking,
+): { tool: string; score: number; decision: string }[] {
   return r.ranked.map(({ hit, index, forced }) => {
     const score = forced ? 1 : hit!.final;
     const tool = r.s.tools[index]!;
-    return { tool: tool.id, score, decision: capForChannels(capForSafety(engine.gatekeeper.gateItem("search", score, r.prepared), tool.safetyTags), r.channels).decision };
+    return {
+      tool: tool.id,
+      score,
+      decision: capForChannels(
+        capForSafety(engine.gatekeeper.gateItem("search", score, r.prepared), tool.safetyTags),
+        r.channels,
+      ).decision,
+    };
   });
 }
 
 /** The search answer of a ranking: every item explained and gated, the summary, the optional gate report. */
 function presentSearch(engine: Engine, project: string, req: SearchRequest, r: SearchRanking) {
-  const { t0, s, a, memory, weights, routing, ranked, forcedReason, routeNote, prepared, fallbacks, embedMs, searchMs, channels } = r;
+  const {
+    t0,
+    s,
+    a,
+    memory,
+    weights,
+    routing,
+    ranked,
+    forcedReason,
+    routeNote,
+    prepared,
+    fallbacks,
+    embedMs,
+    searchMs,
+    channels,
+  } = r;
   const guard = historyGuard(memory.similarity, weights.historyGuard);
   const items: SearchResultItem[] = ranked.map(({ hit, index, forced }) => {
     const tool = s.tools[index]!;
@@ -240,9 +331,18 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
       inputSchema: tool.inputSchema,
       safetyTags: tool.safetyTags,
       score,
-      gate: capForChannels(capForSafety(engine.gatekeeper.gateItem("search", score, prepared), tool.safetyTags), channels),
+      gate: capForChannels(
+        capForSafety(engine.gatekeeper.gateItem("search", score, prepared), tool.safetyTags),
+        channels,
+      ),
       ...(forced ? { reason: forcedReason.get(index) } : {}),
-      explanation: forced ? `${tool.id}: ranked first, ${forcedReason.get(index)}` : explainHit(s, h!) + memoryNote(memory.explanations.get(index)) + guardNote(guard, h!) + routeNote(index) + (channels.embedding ? "" : `; ${LEXICAL_NOTE}`),
+      explanation: forced
+        ? `${tool.id}: ranked first, ${forcedReason.get(index)}`
+        : explainHit(s, h!) +
+          memoryNote(memory.explanations.get(index)) +
+          guardNote(guard, h!) +
+          routeNote(index) +
+          (channels.embedding ? "" : `; ${LEXICAL_NOTE}`),
       breakdown: {
         semantic: h?.semantic ?? 0,
         cosine: h?.cosine ?? 0,
@@ -251,7 +351,10 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
         memory: h?.memory ?? 0,
         graph: h?.graph ?? 0,
         graphSource: h?.graphSource ?? "none",
-        commonNeighbours: (h?.commonNeighbours ?? []).map((c) => ({ tool: s.tools[c.via]!.id, contribution: c.contribution })),
+        commonNeighbours: (h?.commonNeighbours ?? []).map((c) => ({
+          tool: s.tools[c.via]!.id,
+          contribution: c.contribution,
+        })),
         alpha: h?.alpha ?? 1,
         alphaRegime: h?.alphaRegime ?? "none",
         executions: s.executions[index]!,
@@ -267,7 +370,9 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
       d,
       prepared,
       { semantic: top.breakdown.semantic, graph: top.breakdown.graph, memory: top.breakdown.memory },
-      items.slice(1, 4).map((x) => ({ id: x.tool, score: x.score, reason: `scored ${x.score.toFixed(3)} < ${top.score.toFixed(3)}` })),
+      items
+        .slice(1, 4)
+        .map((x) => ({ id: x.tool, score: x.score, reason: `scored ${x.score.toFixed(3)} < ${top.score.toFixed(3)}` })),
       [],
       { alpha: top.breakdown.alpha },
     );

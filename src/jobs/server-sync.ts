@@ -32,14 +32,18 @@ export interface ServerToolsSyncResult {
 }
 
 /** Validates each candidate tool on its own: one bad upstream tool never blocks the others. */
-export function validateServerTools(server: string, candidates: readonly unknown[]): { tools: ToolInput[]; rejected: ServerToolsSyncResult["rejected"] } {
+export function validateServerTools(
+  server: string,
+  candidates: readonly unknown[],
+): { tools: ToolInput[]; rejected: ServerToolsSyncResult["rejected"] } {
   const tools: ToolInput[] = [];
   const rejected: ServerToolsSyncResult["rejected"] = [];
   candidates.forEach((c, i) => {
     const r = toolSchema.safeParse(c);
     const id = typeof (c as { id?: unknown })?.id === "string" ? (c as { id: string }).id : `${server}[${i}]`;
     if (!r.success) rejected.push({ tool: id, problem: describeIssue(r.error.issues[0]!) });
-    else if (r.data.server !== server) rejected.push({ tool: id, problem: `server: must be ${JSON.stringify(server)}` });
+    else if (r.data.server !== server)
+      rejected.push({ tool: id, problem: `server: must be ${JSON.stringify(server)}` });
     else tools.push(r.data);
   });
   return { tools, rejected };
@@ -60,14 +64,16 @@ export async function syncServerTools(
   const { tools, rejected } = validateServerTools(server, candidates);
   return db.transaction().execute(async (trx) => {
     await ensureProject(trx, project);
-    const counts = tools.length > 0 ? await upsertTools(trx, project, tools) : { inserted: 0, updated: 0, unchanged: 0 };
+    const counts =
+      tools.length > 0 ? await upsertTools(trx, project, tools) : { inserted: 0, updated: 0, unchanged: 0 };
     const unavailable = await markUnlistedUnavailable(
       trx,
       project,
       server,
       tools.map((t) => t.id),
     );
-    const retired = opts.retireAfterMs === undefined ? [] : await retireUnavailable(trx, project, opts.retireAfterMs, server);
+    const retired =
+      opts.retireAfterMs === undefined ? [] : await retireUnavailable(trx, project, opts.retireAfterMs, server);
     const graphVersion = await bumpGraphVersion(trx, project);
     return { server, tools: counts, unavailable, retired, rejected, graphVersion };
   });
@@ -77,7 +83,11 @@ export async function syncServerTools(
  * Retires every tool of the project unavailable for longer than `graceMs` (the gateway's periodic sweep, for
  * tools no sync touches again), bumping the graph version when any was retired. Returns their ids.
  */
-export async function retireUnavailableTools(db: Kysely<Database>, project: string, graceMs: number): Promise<string[]> {
+export async function retireUnavailableTools(
+  db: Kysely<Database>,
+  project: string,
+  graceMs: number,
+): Promise<string[]> {
   return db.transaction().execute(async (trx) => {
     const retired = await retireUnavailable(trx, project, graceMs);
     if (retired.length > 0) await bumpGraphVersion(trx, project);
@@ -89,10 +99,17 @@ export async function retireUnavailableTools(db: Kysely<Database>, project: stri
  * Deletes the stored embedding vectors of retired tools (a cache keyed by text: a tool listed again is
  * embedded again), except texts the read model `live` still uses. Returns how many rows went.
  */
-export async function forgetRetiredEmbeddings(db: Kysely<Database>, live: GraphSnapshot, retired: readonly string[]): Promise<number> {
+export async function forgetRetiredEmbeddings(
+  db: Kysely<Database>,
+  live: GraphSnapshot,
+  retired: readonly string[],
+): Promise<number> {
   const rows = await loadRetiredTools(db, live.project, retired);
   if (rows.length === 0) return 0;
-  const keep = new Set([...live.tools.map((t) => textHash(toolText(toolTextInput(t)))), ...live.capabilities.map((c) => textHash(capabilityText(c)))]);
+  const keep = new Set([
+    ...live.tools.map((t) => textHash(toolText(toolTextInput(t)))),
+    ...live.capabilities.map((c) => textHash(capabilityText(c))),
+  ]);
   const gone = rows.map((t) => textHash(toolText(toolTextInput(t)))).filter((h) => !keep.has(h));
   return gone.length === 0 ? 0 : deleteEmbeddings(db, live.project, gone);
 }

@@ -34,7 +34,9 @@ export const toolInfoResult = z.looseObject({
     inputSchema: z.record(z.string(), z.unknown()).nullable(),
     outputSchema: z.record(z.string(), z.unknown()).nullable(),
     tags: z.array(z.string()),
-    safetyTags: z.array(z.string()).describe("destructive, network, suspicious, …: a suspicious tool is never accepted outright"),
+    safetyTags: z
+      .array(z.string())
+      .describe("destructive, network, suspicious, …: a suspicious tool is never accepted outright"),
     available: z.boolean(),
   }),
   stats: z.object({
@@ -45,13 +47,17 @@ export const toolInfoResult = z.looseObject({
   }),
   graph: z.object({ community: z.number(), pagerank: z.number().describe("Max-normalised to [0, 1]") }),
   memberOf: z.array(z.string()).describe("The capabilities the tool belongs to"),
-  neighbours: z.object({ next: z.array(neighbour).describe("Tools it leads to"), previous: z.array(neighbour).describe("Tools that lead to it") }),
+  neighbours: z.object({
+    next: z.array(neighbour).describe("Tools it leads to"),
+    previous: z.array(neighbour).describe("Tools that lead to it"),
+  }),
   explanation: z.string(),
 });
 
 type Neighbour = z.infer<typeof neighbour>;
 
-const byWeight = (a: Neighbour, b: Neighbour) => b.weight - a.weight || b.observations - a.observations || a.tool.localeCompare(b.tool);
+const byWeight = (a: Neighbour, b: Neighbour) =>
+  b.weight - a.weight || b.observations - a.observations || a.tool.localeCompare(b.tool);
 
 export const toolInfoJob = defineJob({
   request: toolInfoRequest,
@@ -60,7 +66,11 @@ export const toolInfoJob = defineJob({
     const s = await ctx.engine.snapshot(ctx.project);
     const i = s.index.get(req.tool);
     if (i === undefined) {
-      throw new ToolgraphError("unknown-tool", `tool: unknown tool ${JSON.stringify(req.tool)} in project ${JSON.stringify(ctx.project)}`, { field: "tool", tool: req.tool });
+      throw new ToolgraphError(
+        "unknown-tool",
+        `tool: unknown tool ${JSON.stringify(req.tool)} in project ${JSON.stringify(ctx.project)}`,
+        { field: "tool", tool: req.tool },
+      );
     }
     const { analytics: a } = await ctx.engine.analytics(ctx.project);
     const t = s.tools[i]!;
@@ -78,12 +88,18 @@ export const toolInfoJob = defineJob({
     const executions = s.executions[i] ?? 0;
     const successRate = executions === 0 ? null : (s.successes[i] ?? 0) / executions;
     const lastUsed = s.lastUsedAt[i] ?? Number.NaN;
-    const avgLatencyMs = executions > 0 && (s.totalDurationMs[i] ?? 0) > 0 ? s.totalDurationMs[i]! / executions : t.avgLatencyMs;
+    const avgLatencyMs =
+      executions > 0 && (s.totalDurationMs[i] ?? 0) > 0 ? s.totalDurationMs[i]! / executions : t.avgLatencyMs;
     const community = a.community[i] ?? 0;
     const pagerank = a.pagerank[i] ?? 0;
     const memberOf = s.capabilities.filter((c) => c.members.some((m) => m.tool === t.id)).map((c) => c.id);
-    const use = executions === 0 ? "never used in a recorded execution" : `used in ${executions} steps, ${Math.round((successRate ?? 0) * 100)} % successful`;
-    const lead = next[0] ? `; most often followed by ${next[0].tool} (${next[0].type}, quality ${next[0].weight.toFixed(2)})` : "";
+    const use =
+      executions === 0
+        ? "never used in a recorded execution"
+        : `used in ${executions} steps, ${Math.round((successRate ?? 0) * 100)} % successful`;
+    const lead = next[0]
+      ? `; most often followed by ${next[0].tool} (${next[0].type}, quality ${next[0].weight.toFixed(2)})`
+      : "";
     const follow = previous[0] ? `; most often after ${previous[0].tool}` : "";
     return {
       project: ctx.project,
@@ -98,7 +114,12 @@ export const toolInfoJob = defineJob({
         safetyTags: t.safetyTags,
         available: t.available,
       },
-      stats: { executions, successRate, avgLatencyMs, lastUsedAt: Number.isNaN(lastUsed) ? null : new Date(lastUsed).toISOString() },
+      stats: {
+        executions,
+        successRate,
+        avgLatencyMs,
+        lastUsedAt: Number.isNaN(lastUsed) ? null : new Date(lastUsed).toISOString(),
+      },
       graph: { community, pagerank },
       memberOf,
       neighbours: { next: next.slice(0, k), previous: previous.slice(0, k) },

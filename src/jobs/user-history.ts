@@ -14,7 +14,11 @@ import type { UserHistoryUpdate } from "./import.ts";
  * The histories of the executions' users after them, from their `stored` histories (absent: a new user).
  * No I/O; context detection runs once per distinct intent.
  */
-export function updatedUserHistories(engine: Engine, stored: ReadonlyMap<string, UserHistory>, executions: readonly ExecutionInput[]): [string, UserHistory][] {
+export function updatedUserHistories(
+  engine: Engine,
+  stored: ReadonlyMap<string, UserHistory>,
+  executions: readonly ExecutionInput[],
+): [string, UserHistory][] {
   const byUser = new Map<string, ExecutionInput[]>();
   for (const e of executions) {
     if (!e.user) continue;
@@ -64,7 +68,11 @@ export function userHistoryUpdate(engine: Engine): UserHistoryUpdate {
  * and drops the users' cached contexts: the path of a trace import, after its transaction. A recorded
  * execution instead passes `userHistoryUpdate` to the import, which writes in its own transaction.
  */
-export async function applyUserHistory(engine: Engine, project: string, executions: readonly ExecutionInput[]): Promise<number> {
+export async function applyUserHistory(
+  engine: Engine,
+  project: string,
+  executions: readonly ExecutionInput[],
+): Promise<number> {
   const users = [...new Set(executions.flatMap((e) => (e.user ? [e.user] : [])))];
   if (users.length === 0) return 0;
   const store = engine.gatekeeper.userStore;

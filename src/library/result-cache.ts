@@ -86,6 +86,13 @@ export class ResultCache {
 
   stats(): ResultCacheStats {
     const total = this.hits + this.misses;
-    return { hits: this.hits, misses: this.misses, size: this.entries.size, capacity: this.capacity, hitRate: total === 0 ? 0 : this.hits / total, bytes: this.bytes };
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      size: this.entries.size,
+      capacity: this.capacity,
+      hitRate: total === 0 ? 0 : this.hits / total,
+      bytes: this.bytes,
+    };
   }
 }

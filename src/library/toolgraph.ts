@@ -25,7 +25,13 @@ import type { JobContext } from "../jobs/job.ts";
 import { type LearningStatus, learningStatus } from "../jobs/learning-status.ts";
 import { fitNextStepWeights } from "../jobs/next.ts";
 import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../jobs/recommendation-log.ts";
-import { forgetRetiredEmbeddings, retireUnavailableTools, type ServerSyncOptions, type ServerToolsSyncResult, syncServerTools } from "../jobs/server-sync.ts";
+import {
+  forgetRetiredEmbeddings,
+  retireUnavailableTools,
+  type ServerSyncOptions,
+  type ServerToolsSyncResult,
+  syncServerTools,
+} from "../jobs/server-sync.ts";
 import { applyUserHistory, userHistoryUpdate } from "../jobs/user-history.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import { Engine, type EngineOptions } from "../view/engine.ts";
@@ -76,7 +82,12 @@ export class Toolgraph implements RecommenderApi {
   /** Every answer of the jobs below, with the feedback and executions that follow it (written in the background). */
   readonly recommendations: RecommendationLog;
 
-  constructor(engine: Engine, project: string, resultCacheSize = 1000, recommendationLog: RecommendationLogOptions = {}) {
+  constructor(
+    engine: Engine,
+    project: string,
+    resultCacheSize = 1000,
+    recommendationLog: RecommendationLogOptions = {},
+  ) {
     this.engine = engine;
     this.project = project;
     this.results = new ResultCache(resultCacheSize);
@@ -87,7 +98,12 @@ export class Toolgraph implements RecommenderApi {
    * Answers from the result cache when the same request was answered at the same graph state, and logs
    * the answer (its `recommendationId` is added to the returned copy; the session is not part of the key).
    */
-  protected async cached<T>(op: string, project: string, req: unknown, compute: () => Promise<T>): Promise<T & { recommendationId?: string }> {
+  protected async cached<T>(
+    op: string,
+    project: string,
+    req: unknown,
+    compute: () => Promise<T>,
+  ): Promise<T & { recommendationId?: string }> {
     const started = performance.now();
     if (!this.engine.calibrationsLoaded.has(project)) await ensureCalibrationLoaded(this.engine, project);
     const s = this.engine.cachedSnapshot(project) ?? (await this.engine.snapshot(project));
@@ -119,11 +135,16 @@ export class Toolgraph implements RecommenderApi {
       const own = new Set(Object.keys(job.libraryOptions.shape));
       const options = Object.fromEntries(Object.entries(rest).filter(([k]) => own.has(k)));
       const request = Object.fromEntries(Object.entries(rest).filter(([k]) => !own.has(k)));
-      r = { ...(parseRequest(job.request, request) as object), ...(parseRequest(job.libraryOptions, options) as object) };
+      r = {
+        ...(parseRequest(job.request, request) as object),
+        ...(parseRequest(job.libraryOptions, options) as object),
+      };
     } else r = parseRequest(job.request, rest) as Record<string, unknown>;
     const ctx: JobContext = { engine: this.engine, project: p, log: this.recommendations };
     const answerKey = job.answerKey;
-    return answerKey === undefined ? (job.run(ctx, r) as Promise<object>) : this.cached(answerKey, p, r, () => job.run(ctx, r) as Promise<object>);
+    return answerKey === undefined
+      ? (job.run(ctx, r) as Promise<object>)
+      : this.cached(answerKey, p, r, () => job.run(ctx, r) as Promise<object>);
   }
 
   protected p(opts?: ProjectScoped): string {
@@ -140,7 +161,10 @@ export class Toolgraph implements RecommenderApi {
     } = {},
   ): Promise<CatalogImportResult & { embeddedNow: number }> {
     // A parsed object is validated as it is (stringifying it again could overflow on a hostile nesting).
-    const { text, file } = typeof input === "object" && !("file" in input && typeof input.file === "string") ? { text: { json: input }, file: "catalog" } : await textOf(input, "catalog");
+    const { text, file } =
+      typeof input === "object" && !("file" in input && typeof input.file === "string")
+        ? { text: { json: input }, file: "catalog" }
+        : await textOf(input, "catalog");
     const project = this.p(opts);
     const r = await importCatalog(this.engine.db, project, text, file, { validatePattern });
     this.engine.invalidate(project);
@@ -164,11 +188,16 @@ export class Toolgraph implements RecommenderApi {
    * tools no longer listed unavailable, retires those unavailable for longer than `retireAfterMs` (they leave
    * search and the console; their history stays), and embeds new texts now unless `embed` is false.
    */
-  async syncServerTools(server: string, tools: readonly unknown[], opts: ProjectScoped & ServerSyncOptions & { embed?: boolean } = {}): Promise<ServerToolsSyncResult> {
+  async syncServerTools(
+    server: string,
+    tools: readonly unknown[],
+    opts: ProjectScoped & ServerSyncOptions & { embed?: boolean } = {},
+  ): Promise<ServerToolsSyncResult> {
     const project = this.p(opts);
     const r = await syncServerTools(this.engine.db, project, server, tools, { retireAfterMs: opts.retireAfterMs });
     this.engine.invalidate(project);
-    if (r.retired.length > 0) await forgetRetiredEmbeddings(this.engine.db, await this.engine.snapshot(project), r.retired);
+    if (r.retired.length > 0)
+      await forgetRetiredEmbeddings(this.engine.db, await this.engine.snapshot(project), r.retired);
     if (opts.embed ?? true) await this.engine.searchIndex(project);
     return r;
   }
@@ -185,12 +214,18 @@ export class Toolgraph implements RecommenderApi {
   }
 
   /** Imports traces given as JSONL text, an array of executions, or `{ file }`. */
-  async importTraces(input: string | object[] | { file: string }, opts: ProjectScoped & TraceImportOptions = {}): Promise<TraceImportResult> {
+  async importTraces(
+    input: string | object[] | { file: string },
+    opts: ProjectScoped & TraceImportOptions = {},
+  ): Promise<TraceImportResult> {
     const project = this.p(opts);
     let r: TraceImportResult & { executions?: ExecutionInput[] };
     if (Array.isArray(input)) {
       const records = input.map((v, i) => ({ line: i + 1, value: validateExecution(v, "executions", i + 1) }));
-      r = { ...(await importExecutions(this.engine.db, project, records, "executions", opts)), executions: records.map((x) => x.value) };
+      r = {
+        ...(await importExecutions(this.engine.db, project, records, "executions", opts)),
+        executions: records.map((x) => x.value),
+      };
     } else {
       const { text, file } = await textOf(input, "traces");
       r = await importTraces(this.engine.db, project, text, file, opts);
@@ -201,7 +236,10 @@ export class Toolgraph implements RecommenderApi {
   }
 
   /** Records one execution (idempotent by id) and patches the read model in place. */
-  async recordExecution(execution: ExecutionInput | object, opts: ProjectScoped & TraceImportOptions = {}): Promise<TraceImportResult> {
+  async recordExecution(
+    execution: ExecutionInput | object,
+    opts: ProjectScoped & TraceImportOptions = {},
+  ): Promise<TraceImportResult> {
     const project = this.p(opts);
     const value = validateExecution(execution);
     const r = await importExecutions(this.engine.db, project, [{ line: 1, value }], "execution", {
@@ -211,7 +249,16 @@ export class Toolgraph implements RecommenderApi {
     await this.afterExecutions(project, r, [value], undefined, true);
     if (r.inserted > 0) {
       const v = value as ExecutionInput & { recommendationId?: string };
-      this.recommendations.outcome({ project, recommendationId: v.recommendationId ?? null, session: v.id, kind: "execution", success: v.success, followed: null, executionId: v.id, tools: v.steps.map((st) => st.tool) });
+      this.recommendations.outcome({
+        project,
+        recommendationId: v.recommendationId ?? null,
+        session: v.id,
+        kind: "execution",
+        success: v.success,
+        followed: null,
+        executionId: v.id,
+        tools: v.steps.map((st) => st.tool),
+      });
     }
     return r;
   }
@@ -238,7 +285,13 @@ export class Toolgraph implements RecommenderApi {
     return r;
   }
 
-  protected async afterExecutions(project: string, r: TraceImportResult, executions?: ExecutionInput[], all?: ExecutionInput[], historyDone = false): Promise<void> {
+  protected async afterExecutions(
+    project: string,
+    r: TraceImportResult,
+    executions?: ExecutionInput[],
+    all?: ExecutionInput[],
+    historyDone = false,
+  ): Promise<void> {
     if (r.inserted > 0) {
       markMemoryDirty(this.engine, project);
       appendToHistory(this.engine, project, r.graphVersion, r.insertedIds);
@@ -253,7 +306,10 @@ export class Toolgraph implements RecommenderApi {
   }
 
   /** Imports declared edges given as JSONL text or `{ file }`. */
-  async importEdges(input: string | { file: string }, opts: ProjectScoped & { skipInvalid?: boolean } = {}): Promise<EdgeImportResult> {
+  async importEdges(
+    input: string | { file: string },
+    opts: ProjectScoped & { skipInvalid?: boolean } = {},
+  ): Promise<EdgeImportResult> {
     const { text, file } = await textOf(input, "edges");
     const project = this.p(opts);
     const r = await importDeclaredEdges(this.engine.db, project, text, file, opts);
@@ -299,7 +355,10 @@ export class Toolgraph implements RecommenderApi {
   }
 }
 
-async function textOf(input: string | object | { file: string }, what: string): Promise<{ text: string; file: string }> {
+async function textOf(
+  input: string | object | { file: string },
+  what: string,
+): Promise<{ text: string; file: string }> {
   if (typeof input === "string") return { text: input, file: what };
   if (input && typeof input === "object" && "file" in input && typeof (input as { file: unknown }).file === "string") {
     const file = (input as { file: string }).file;
@@ -321,5 +380,10 @@ for (const operation of OPERATION_LIST) {
 export async function openToolgraph(options: ToolgraphOptions = {}): Promise<Toolgraph> {
   retentionFromEnv(); // a bad bound in the environment is refused before the database is opened
   const engine = await Engine.open(options);
-  return new Toolgraph(engine, options.project ?? "default", options.resultCacheSize ?? 1000, options.recommendationLog);
+  return new Toolgraph(
+    engine,
+    options.project ?? "default",
+    options.resultCacheSize ?? 1000,
+    options.recommendationLog,
+  );
 }

@@ -9,7 +9,11 @@
  * limit, and passes the parsed JSON-RPC body.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import type { RecommenderApi } from "../contract/api.ts";
 import { createMcpServer, type McpServerOptions } from "./mcp-server.ts";
 
@@ -21,9 +25,17 @@ export interface McpFetchHandler {
 }
 
 /** Answers one 2025-era request on a fresh server and stateless transport; the JSON answer is read whole. */
-async function legacyAnswer(api: RecommenderApi, options: McpServerOptions, request: Request, parsedBody: unknown): Promise<Response> {
+async function legacyAnswer(
+  api: RecommenderApi,
+  options: McpServerOptions,
+  request: Request,
+  parsedBody: unknown,
+): Promise<Response> {
   const server = createMcpServer(api, options);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   await server.connect(transport);
   try {
     const response = await transport.handleRequest(request, parsedBody === undefined ? {} : { parsedBody });
@@ -77,7 +89,13 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
   res.end();
 }
 
-export async function handleMcpHttp(api: RecommenderApi, req: IncomingMessage, res: ServerResponse, body: unknown, options: McpServerOptions = {}): Promise<void> {
+export async function handleMcpHttp(
+  api: RecommenderApi,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  options: McpServerOptions = {},
+): Promise<void> {
   const handler = createMcpHttpHandler(api, options);
   try {
     await writeResponse(await handler.fetch(webRequest(req), { parsedBody: body }), res);

@@ -67,7 +67,10 @@ export interface McpToolSpec {
 }
 
 const recordArgs = executionArgs.extend({
-  autoRegister: z.boolean().optional().describe("Register tools absent from the catalog instead of rejecting the record (default false)"),
+  autoRegister: z
+    .boolean()
+    .optional()
+    .describe("Register tools absent from the catalog instead of rejecting the record (default false)"),
 });
 
 /** The MCP tool of one operation of the table: its job's request and result schemas, its texts and hints. */
@@ -80,32 +83,32 @@ function operationTool({ op, job }: LoadedOperation): McpToolSpec {
     outputSchema: job.result as z.ZodObject,
     readOnly: op.readOnly,
     idempotent: op.idempotent,
-    run: (api, a, p) => (api as unknown as Record<string, (r: object) => Promise<JsonResult>>)[op.name]!({ ...a, ...p }),
+    run: (api, a, p) =>
+      (api as unknown as Record<string, (r: object) => Promise<JsonResult>>)[op.name]!({ ...a, ...p }),
     what: (a) => op.mcp.headline(a),
   };
 }
 
 /** Recording an execution: a write with its own flag (autoRegister), not a job of the table. */
-const RECORD_EXECUTION: McpToolSpec =
-{
-    name: "record_execution",
-    title: "Record a finished workflow",
-    description:
-      "Call this once a multi-step workflow has finished (successfully or not) to teach toolgraph what you ran: the tool calls in order with their success. " +
-      "Future recommendations learn from it. Recording the same `id` again is a no-op.",
-    inputSchema: recordArgs,
-    outputSchema: RESULT_SCHEMAS.recordExecution,
-    readOnly: false,
-    run: (api, a, p) => {
-      const { autoRegister, ...execution } = a;
-      if (autoRegister !== undefined && typeof autoRegister !== "boolean") {
-        throw new ToolgraphError("invalid-input", "autoRegister: must be true or false", { field: "autoRegister" });
-      }
-      return api.recordExecution(execution, { ...p, autoRegister: autoRegister === true });
-    },
-    what: (a) => `recorded execution ${String(a.id)}`,
-    idempotent: true,
-  };
+const RECORD_EXECUTION: McpToolSpec = {
+  name: "record_execution",
+  title: "Record a finished workflow",
+  description:
+    "Call this once a multi-step workflow has finished (successfully or not) to teach toolgraph what you ran: the tool calls in order with their success. " +
+    "Future recommendations learn from it. Recording the same `id` again is a no-op.",
+  inputSchema: recordArgs,
+  outputSchema: RESULT_SCHEMAS.recordExecution,
+  readOnly: false,
+  run: (api, a, p) => {
+    const { autoRegister, ...execution } = a;
+    if (autoRegister !== undefined && typeof autoRegister !== "boolean") {
+      throw new ToolgraphError("invalid-input", "autoRegister: must be true or false", { field: "autoRegister" });
+    }
+    return api.recordExecution(execution, { ...p, autoRegister: autoRegister === true });
+  },
+  what: (a) => `recorded execution ${String(a.id)}`,
+  idempotent: true,
+};
 
 /** Every tool: the table's reading operations, then record_execution, then the table's other writes. */
 export const MCP_TOOLS: McpToolSpec[] = [
@@ -122,7 +125,12 @@ function stderrLog(line: string): void {
 export type ToolResult = CallToolResult & { structuredContent?: Record<string, unknown> };
 
 /** Runs one tool call: the result as text + structuredContent, or an isError result for real errors. */
-export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Args, options: McpServerOptions = {}): Promise<ToolResult> {
+export async function callTool(
+  api: RecommenderApi,
+  spec: McpToolSpec,
+  args: Args,
+  options: McpServerOptions = {},
+): Promise<ToolResult> {
   const scope = options.project === undefined ? {} : { project: options.project };
   try {
     // Arguments nested past the bound of every body (LIMITS.documentDepth) are refused before anything walks them.
@@ -136,8 +144,16 @@ export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Arg
     return { content: [{ type: "text", text: summarize(spec.what(args), result) }], structuredContent: result };
   } catch (err) {
     const m = errorOutcome(err, "mcp");
-    if (m.internal) (options.log ?? stderrLog)(`toolgraph mcp: ${spec.name}: internal error: ${(err as Error)?.stack ?? String(err)}`);
-    const e = { code: m.code, message: m.message, ...(m.field !== undefined ? { field: m.field } : {}), ...(m.details !== undefined ? { details: m.details } : {}) };
+    if (m.internal)
+      (options.log ?? stderrLog)(
+        `toolgraph mcp: ${spec.name}: internal error: ${(err as Error)?.stack ?? String(err)}`,
+      );
+    const e = {
+      code: m.code,
+      message: m.message,
+      ...(m.field !== undefined ? { field: m.field } : {}),
+      ...(m.details !== undefined ? { details: m.details } : {}),
+    };
     // No structuredContent on an error: it would have to match the tool's outputSchema (clients check it).
     // The error object (code, message, field) travels in _meta.
     return {
@@ -150,8 +166,16 @@ export async function callTool(api: RecommenderApi, spec: McpToolSpec, args: Arg
 
 /** An isError result for a tool name no spec has (as the SDK's handler would answer, with toolgraph's error object). */
 function unknownToolResult(name: string): ToolResult {
-  const e = { code: "unknown-tool", message: `no tool ${JSON.stringify(name).slice(0, 200)} (see tools/list)`, field: "name" };
-  return { isError: true, content: [{ type: "text", text: `${e.code}: ${e.message}` }], _meta: { [ERROR_META_KEY]: e } };
+  const e = {
+    code: "unknown-tool",
+    message: `no tool ${JSON.stringify(name).slice(0, 200)} (see tools/list)`,
+    field: "name",
+  };
+  return {
+    isError: true,
+    content: [{ type: "text", text: `${e.code}: ${e.message}` }],
+    _meta: { [ERROR_META_KEY]: e },
+  };
 }
 
 /** An McpServer with every toolgraph tool registered, bound to one project (one per connection or request). */
@@ -171,7 +195,13 @@ export function createMcpServer(api: RecommenderApi, options: McpServerOptions =
         description: spec.description,
         inputSchema: spec.inputSchema,
         outputSchema: spec.outputSchema,
-        annotations: { title: spec.title, readOnlyHint: spec.readOnly, destructiveHint: false, idempotentHint: spec.idempotent ?? spec.readOnly, openWorldHint: false },
+        annotations: {
+          title: spec.title,
+          readOnlyHint: spec.readOnly,
+          destructiveHint: false,
+          idempotentHint: spec.idempotent ?? spec.readOnly,
+          openWorldHint: false,
+        },
       },
       (args: Args) => callTool(api, spec, args, options),
     );

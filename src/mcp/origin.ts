@@ -20,7 +20,12 @@ export interface OriginPolicy {
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 export function isLoopbackAddress(address: string | undefined): boolean {
-  return address === "127.0.0.1" || address === "::1" || address === "::ffff:127.0.0.1" || (address?.startsWith("127.") ?? false);
+  return (
+    address === "127.0.0.1" ||
+    address === "::1" ||
+    address === "::ffff:127.0.0.1" ||
+    (address?.startsWith("127.") ?? false)
+  );
 }
 
 function hostname(hostHeader: string): string {
@@ -31,12 +36,19 @@ function hostname(hostHeader: string): string {
 }
 
 /** Why the request must be refused, or undefined when it may proceed. */
-export function originProblem(req: IncomingMessage, boundAddress: string | undefined, policy: OriginPolicy = {}): string | undefined {
+export function originProblem(
+  req: IncomingMessage,
+  boundAddress: string | undefined,
+  policy: OriginPolicy = {},
+): string | undefined {
   const host = req.headers.host;
   if (isLoopbackAddress(boundAddress)) {
     if (!host) return "missing Host header";
-    const ok = LOOPBACK_HOSTS.has(hostname(host)) || (policy.allowedHosts ?? []).some((h) => h.toLowerCase() === host.toLowerCase());
-    if (!ok) return `Host ${JSON.stringify(host)} is not a loopback name (DNS-rebinding protection; allow it with allowedHosts)`;
+    const ok =
+      LOOPBACK_HOSTS.has(hostname(host)) ||
+      (policy.allowedHosts ?? []).some((h) => h.toLowerCase() === host.toLowerCase());
+    if (!ok)
+      return `Host ${JSON.stringify(host)} is not a loopback name (DNS-rebinding protection; allow it with allowedHosts)`;
   }
   const origin = req.headers.origin;
   if (origin === undefined) return undefined;

@@ -74,7 +74,10 @@ export class StdioWire implements Transport {
 }
 
 /** Resolves when the client hangs up (stdin ends) or one of `signals` arrives, whichever is first. */
-export async function hangUp(wire: StdioWire, signals: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT"]): Promise<void> {
+export async function hangUp(
+  wire: StdioWire,
+  signals: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT"],
+): Promise<void> {
   let onSignal = () => {};
   const signalled = new Promise<void>((resolve) => {
     onSignal = resolve;

@@ -23,7 +23,10 @@ export interface RunStdioOptions extends McpServerOptions {
 export async function runStdio(api: RecommenderApi, options: RunStdioOptions = {}): Promise<void> {
   const wire = new StdioWire(options.stdin ?? process.stdin, options.stdout ?? process.stdout);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const handle = serveStdio(() => createMcpServer(api, options), { transport: wire, onerror: (err) => log(`toolgraph mcp: ${err.message}`) });
+  const handle = serveStdio(() => createMcpServer(api, options), {
+    transport: wire,
+    onerror: (err) => log(`toolgraph mcp: ${err.message}`),
+  });
   // serveStdio installs its handlers synchronously; count the requests it receives from here on.
   const inFlight = trackInFlight(wire);
   await hangUp(wire);

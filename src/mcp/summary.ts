@@ -124,7 +124,8 @@ export function summarize(what: string, result: Obj): string {
   if (found) {
     lines.push(`${found.items.length} ${found.key} ${what}`);
     const routing = result.routing;
-    if (isObj(routing) && routing.mode === "two-hop" && typeof routing.explanation === "string") lines.push(clip(routing.explanation, 400));
+    if (isObj(routing) && routing.mode === "two-hop" && typeof routing.explanation === "string")
+      lines.push(clip(routing.explanation, 400));
     if (isGatedOut(result)) lines.push(gatedOutLine(result));
     else if (Array.isArray(result.accepted)) lines.push(`accepted: ${listText(result.accepted) ?? "none"}`);
     for (const [i, item] of found.items.entries()) lines.push(itemLine(item, i + 1));

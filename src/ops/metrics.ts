@@ -10,7 +10,9 @@
 export type Labels = Record<string, string>;
 
 /** Request latency buckets in seconds: 0.5 ms … 10 s. */
-export const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+export const LATENCY_BUCKETS_S = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+] as const;
 
 function escapeLabel(v: string): string {
   return v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
@@ -70,7 +72,8 @@ export class Histogram {
     readonly help: string,
     readonly buckets: readonly number[] = LATENCY_BUCKETS_S,
   ) {
-    for (let i = 1; i < buckets.length; i++) if (!(buckets[i]! > buckets[i - 1]!)) throw new Error(`${name}: buckets must increase`);
+    for (let i = 1; i < buckets.length; i++)
+      if (!(buckets[i]! > buckets[i - 1]!)) throw new Error(`${name}: buckets must increase`);
   }
   observe(labels: Labels, value: number): void {
     const k = key(labels);
@@ -138,7 +141,11 @@ export class MetricsRegistry {
       } catch {
         continue;
       }
-      out.push(`# HELP ${c.name} ${c.help}`, `# TYPE ${c.name} ${c.type}`, ...samples.map((s) => `${c.name}${labelText(s.labels)} ${num(s.value)}`));
+      out.push(
+        `# HELP ${c.name} ${c.help}`,
+        `# TYPE ${c.name} ${c.type}`,
+        ...samples.map((s) => `${c.name}${labelText(s.labels)} ${num(s.value)}`),
+      );
     }
     return `${out.join("\n")}\n`;
   }

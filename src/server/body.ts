@@ -15,10 +15,16 @@ export const BODY_DEFAULTS = {
 } as const;
 
 function tooLarge(limit: number): HttpError {
-  return new HttpError(413, "payload-too-large", `request body is larger than the limit of ${limit} bytes`, { headers: { connection: "close" } });
+  return new HttpError(413, "payload-too-large", `request body is larger than the limit of ${limit} bytes`, {
+    headers: { connection: "close" },
+  });
 }
 
-export function readBody(req: IncomingMessage, limitBytes: number = BODY_DEFAULTS.limitBytes, drainBytes: number = BODY_DEFAULTS.drainBytes): Promise<Buffer> {
+export function readBody(
+  req: IncomingMessage,
+  limitBytes: number = BODY_DEFAULTS.limitBytes,
+  drainBytes: number = BODY_DEFAULTS.drainBytes,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"]);
     let received = 0;

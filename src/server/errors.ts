@@ -28,7 +28,12 @@ export class HttpError extends Error {
   readonly field: string | undefined;
   readonly details: unknown;
   readonly headers: Record<string, string>;
-  constructor(status: number, code: string, message: string, extra: { field?: string; details?: unknown; headers?: Record<string, string> } = {}) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    extra: { field?: string; details?: unknown; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = "HttpError";
     this.status = status;
@@ -43,7 +48,10 @@ export { type FieldProblem, fieldOf, zodProblems } from "../contract/error-mappi
 
 export function invalidInput(problems: FieldProblem[]): HttpError {
   const first = problems[0] ?? { field: "", message: "invalid input" };
-  return new HttpError(400, "invalid-input", problemsMessage(problems), { field: first.field, ...(problems.length > 1 ? { details: problems } : {}) });
+  return new HttpError(400, "invalid-input", problemsMessage(problems), {
+    field: first.field,
+    ...(problems.length > 1 ? { details: problems } : {}),
+  });
 }
 
 export interface MappedError {
@@ -61,7 +69,14 @@ export function toHttpError(err: unknown): MappedError {
       status: err.status,
       headers: err.headers,
       internal: false,
-      body: { error: { code: err.code, message: err.message, ...(err.field !== undefined ? { field: err.field } : {}), ...(err.details !== undefined ? { details: err.details } : {}) } },
+      body: {
+        error: {
+          code: err.code,
+          message: err.message,
+          ...(err.field !== undefined ? { field: err.field } : {}),
+          ...(err.details !== undefined ? { details: err.details } : {}),
+        },
+      },
     };
   }
   const o = errorOutcome(err, "http");
@@ -70,7 +85,13 @@ export function toHttpError(err: unknown): MappedError {
     headers: o.headers,
     internal: o.internal,
     body: {
-      error: { code: o.code, message: o.message, ...(o.field !== undefined ? { field: o.field } : {}), ...(o.details !== undefined ? { details: o.details } : {}), ...(o.advice ? { advice: o.advice } : {}) },
+      error: {
+        code: o.code,
+        message: o.message,
+        ...(o.field !== undefined ? { field: o.field } : {}),
+        ...(o.details !== undefined ? { details: o.details } : {}),
+        ...(o.advice ? { advice: o.advice } : {}),
+      },
     },
   };
 }

@@ -63,7 +63,13 @@ export function createReadiness(api: RecommenderApi, opts: { project?: string | 
       warm.set(name, { name, ok: true, state: "ok", ms: Math.round(performance.now() - t0) });
     } catch (err) {
       if (errorOutcome(err).status === 503) retryable.add(name);
-      warm.set(name, { name, ok: false, state: "failed", ms: Math.round(performance.now() - t0), error: (err as Error)?.message ?? String(err) });
+      warm.set(name, {
+        name,
+        ok: false,
+        state: "failed",
+        ms: Math.round(performance.now() - t0),
+        error: (err as Error)?.message ?? String(err),
+      });
     }
   };
 
@@ -109,7 +115,8 @@ export function createReadiness(api: RecommenderApi, opts: { project?: string | 
       // The database answers again: the steps it failed run again (in the background; pending meanwhile).
       if (started && !warming && retryable.size > 0 && out.find((c) => c.name === "database")?.ok) void warmUp();
       if (api instanceof Toolgraph) {
-        for (const name of ["model", "index", "analytics"]) out.push(warm.get(name) ?? { name, ok: false, state: "pending" });
+        for (const name of ["model", "index", "analytics"])
+          out.push(warm.get(name) ?? { name, ok: false, state: "pending" });
       }
       return { ready: out.every((c) => c.ok), checks: out };
     },
@@ -122,7 +129,10 @@ export function createReadiness(api: RecommenderApi, opts: { project?: string | 
 export interface HealthRouteDeps {
   api: RecommenderApi;
   bearerOk(req: IncomingMessage): boolean;
-  options: { defaultProject?: string | undefined; healthExtra?: ((ctx: { authorized: boolean }) => Record<string, unknown>) | undefined };
+  options: {
+    defaultProject?: string | undefined;
+    healthExtra?: ((ctx: { authorized: boolean }) => Record<string, unknown>) | undefined;
+  };
   respond(res: ServerResponse, status: number, value: unknown, headers?: Record<string, string>): void;
   log(line: string): void;
 }
@@ -131,12 +141,19 @@ export interface HealthRouteDeps {
  * `GET /health`: liveness, open to everyone and cheap (one `SELECT 1`, no counts). `?details=1` adds the
  * project's counts (the stats) and needs the bearer token when one is set.
  */
-export async function healthRoute(req: IncomingMessage, res: ServerResponse, url: URL, deps: HealthRouteDeps): Promise<void> {
+export async function healthRoute(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  deps: HealthRouteDeps,
+): Promise<void> {
   const { api, bearerOk, options, respond, log } = deps;
   const details = url.searchParams.get("details");
   const wantDetails = details !== null && details !== "0" && details !== "false";
   if (wantDetails && !bearerOk(req)) {
-    throw new HttpError(401, "unauthorized", "/health?details needs the bearer token (plain /health does not)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
+    throw new HttpError(401, "unauthorized", "/health?details needs the bearer token (plain /health does not)", {
+      headers: { "www-authenticate": 'Bearer realm="toolgraph"' },
+    });
   }
   let project: string | undefined;
   try {
@@ -150,7 +167,13 @@ export async function healthRoute(req: IncomingMessage, res: ServerResponse, url
     const status = extra.ok === false ? 503 : 200;
     if (wantDetails || !api.ping) {
       const s = (await api.stats(project === undefined ? {} : { project })) as Record<string, unknown>;
-      respond(res, status, wantDetails ? { ok: true, ...s, ...extra } : { ok: true, ...(authorized ? { backend: s.backend, project: s.project } : {}), ...extra });
+      respond(
+        res,
+        status,
+        wantDetails
+          ? { ok: true, ...s, ...extra }
+          : { ok: true, ...(authorized ? { backend: s.backend, project: s.project } : {}), ...extra },
+      );
     } else {
       const p = await api.ping();
       respond(res, status, { ok: true, ...(authorized ? { backend: p.backend } : {}), ...extra });
@@ -160,6 +183,11 @@ export async function healthRoute(req: IncomingMessage, res: ServerResponse, url
     if (m.internal) log(`toolgraph server: health check failed: ${(err as Error)?.stack ?? String(err)}`);
     // Without the token: ok or not, nothing more (an error text may name a host or a path).
     if (!authorized) return respond(res, 503, { ok: false }, { "retry-after": "1" });
-    respond(res, 503, { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error }, { "retry-after": "1" });
+    respond(
+      res,
+      503,
+      { ok: false, error: m.internal ? { code: "unavailable", message: "the database did not answer" } : m.body.error },
+      { "retry-after": "1" },
+    );
   }
 }

@@ -18,7 +18,7 @@ import type { RecommenderApi } from "../contract/api.ts";
 import { summarizeAnswer } from "../jobs/recommendation-log.ts";
 import { Toolgraph } from "../library/toolgraph.ts";
 import { handleMcpHttp } from "../mcp/http.ts";
-import type { OriginPolicy, } from "../mcp/origin.ts";
+import type { OriginPolicy } from "../mcp/origin.ts";
 import { createLogger, type Logger } from "../ops/logger.ts";
 import { METRICS_CONTENT_TYPE, MetricsRegistry } from "../ops/metrics.ts";
 import { BODY_DEFAULTS, readBody } from "./body.ts";
@@ -73,7 +73,9 @@ export interface ServerOptions {
    * Serves /mcp instead of the stateless endpoint (the gateway's Streamable HTTP sessions): every method;
    * the body is parsed JSON for POST, undefined otherwise. Token and Origin rules apply before it.
    */
-  mcpHandler?: ((req: IncomingMessage, res: ServerResponse, body: unknown, project: string | undefined) => Promise<void>) | undefined;
+  mcpHandler?:
+    | ((req: IncomingMessage, res: ServerResponse, body: unknown, project: string | undefined) => Promise<void>)
+    | undefined;
   /** Bearer tokens /mcp accepts besides `token` (the gateway's per-identity tokens); true when the header carries one. Default: none. */
   mcpTokens?: ((authorization: string | undefined) => boolean) | undefined;
   /**
@@ -109,7 +111,9 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
   const localToken = options.localToken ?? "";
   /** The request carries a token the server accepts (or the server has none). */
   const bearerOk = (req: IncomingMessage): boolean =>
-    token === "" || bearerMatches(req.headers.authorization, token) || (localToken !== "" && bearerMatches(req.headers.authorization, localToken));
+    token === "" ||
+    bearerMatches(req.headers.authorization, token) ||
+    (localToken !== "" && bearerMatches(req.headers.authorization, localToken));
   const bodyLimit = options.bodyLimitBytes ?? SERVER_DEFAULTS.bodyLimitBytes;
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? SERVER_DEFAULTS.shutdownTimeoutMs;
   const log = options.log ?? stderrLog;
@@ -120,12 +124,23 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
   const logger = options.logger ?? createLogger({ write: log });
   const readiness = createReadiness(api, { project: options.defaultProject });
   const metrics = new MetricsRegistry();
-  const latency = metrics.histogram("toolgraph_http_request_duration_seconds", "HTTP request latency by job (operation), method and status code");
+  const latency = metrics.histogram(
+    "toolgraph_http_request_duration_seconds",
+    "HTTP request latency by job (operation), method and status code",
+  );
   const decisions = metrics.counter("toolgraph_gate_decisions_total", "Answers by job and the gate's overall decision");
   const jobOf = new WeakMap<ServerResponse, string>();
   options.registerMetrics?.(metrics);
-  registerServerMetrics(metrics, api, { readiness, logger, defaultProject: options.defaultProject, inFlight: () => life.active });
-  const ui = (options.console ?? true) && api instanceof Toolgraph ? createConsole(api, { defaultProject: options.defaultProject ?? api.project }) : undefined;
+  registerServerMetrics(metrics, api, {
+    readiness,
+    logger,
+    defaultProject: options.defaultProject,
+    inFlight: () => life.active,
+  });
+  const ui =
+    (options.console ?? true) && api instanceof Toolgraph
+      ? createConsole(api, { defaultProject: options.defaultProject ?? api.project })
+      : undefined;
   const sessions = createSessions(options.sessions);
 
   const server: Server = createHttpServer((req, res) => {
@@ -138,7 +153,14 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
       const job = jobOf.get(res) ?? "other";
       latency.observe({ job, method: req.method ?? "GET", status: String(res.statusCode) }, seconds);
       if (job !== "health" && job !== "ready") {
-        logger.info("request", { requestId, method: req.method, path: (req.url ?? "/").split("?")[0], job, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 });
+        logger.info("request", {
+          requestId,
+          method: req.method,
+          path: (req.url ?? "/").split("?")[0],
+          job,
+          status: res.statusCode,
+          ms: Math.round(seconds * 1e4) / 10,
+        });
       }
       life.leave();
     });
@@ -162,20 +184,33 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     const method = req.method ?? "GET";
     const url = new URL(req.url ?? "/", "http://localhost");
     const path = url.pathname;
-    if (life.closing) throw new HttpError(503, "shutting-down", "the server is shutting down", { headers: { connection: "close" } });
+    if (life.closing)
+      throw new HttpError(503, "shutting-down", "the server is shutting down", { headers: { connection: "close" } });
 
     if (path === "/health") {
       jobOf.set(res, "health");
-      if (method !== "GET" && method !== "HEAD") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET, HEAD" } });
+      if (method !== "GET" && method !== "HEAD")
+        throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, {
+          headers: { allow: "GET, HEAD" },
+        });
       return healthRoute(req, res, url, { api, bearerOk, options, respond, log });
     }
     if (path === "/ready") {
       jobOf.set(res, "ready");
-      if (method !== "GET" && method !== "HEAD") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET, HEAD" } });
+      if (method !== "GET" && method !== "HEAD")
+        throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, {
+          headers: { allow: "GET, HEAD" },
+        });
       const r = await readiness.report();
       // Names and states only: error texts may name hosts; they go to the log.
-      for (const c of r.checks) if (c.state === "failed") logger.warn("readiness check failed", { check: c.name, error: c.error });
-      return respond(res, r.ready ? 200 : 503, { ready: r.ready, checks: r.checks.map(({ name, ok, state, ms }) => ({ name, ok, state, ms })) }, r.ready ? {} : { "retry-after": "1" });
+      for (const c of r.checks)
+        if (c.state === "failed") logger.warn("readiness check failed", { check: c.name, error: c.error });
+      return respond(
+        res,
+        r.ready ? 200 : 503,
+        { ready: r.ready, checks: r.checks.map(({ name, ok, state, ms }) => ({ name, ok, state, ms })) },
+        r.ready ? {} : { "retry-after": "1" },
+      );
     }
     checkOrigin(req, path, (server.address() as AddressInfo | null)?.address, options.originPolicy);
     if (ui && path === "/ui" && url.searchParams.has("token")) return consoleLogin(req, res, url, { token, sessions });
@@ -184,14 +219,20 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     checkCredentials(req, method, path, (r) => mcpToken || bearerOk(r), sessions);
     if (path === "/metrics") {
       jobOf.set(res, "metrics");
-      if (method !== "GET") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET" } });
+      if (method !== "GET")
+        throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET" } });
       const body = await metrics.render();
-      res.writeHead(200, { "content-type": METRICS_CONTENT_TYPE, "content-length": Buffer.byteLength(body), "cache-control": "no-store" });
+      res.writeHead(200, {
+        "content-type": METRICS_CONTENT_TYPE,
+        "content-length": Buffer.byteLength(body),
+        "cache-control": "no-store",
+      });
       res.end(body);
       return;
     }
     if (path === "/openapi.json") {
-      if (method !== "GET") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET" } });
+      if (method !== "GET")
+        throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET" } });
       openapi ??= buildOpenApiDocument();
       return respond(res, 200, openapi);
     }
@@ -202,15 +243,20 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
         let message: unknown;
         if (method === "POST") {
           const parsed = parseMcpMessage(await readBody(req, bodyLimit));
-          if (!parsed.ok) return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: parsed.error }, id: null });
+          if (!parsed.ok)
+            return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: parsed.error }, id: null });
           message = parsed.message;
         }
         return options.mcpHandler(req, res, message, project);
       }
-      if (method !== "POST") throw new HttpError(405, "method-not-allowed", `${method} ${path}: the MCP endpoint is stateless, use POST`, { headers: { allow: "POST" } });
+      if (method !== "POST")
+        throw new HttpError(405, "method-not-allowed", `${method} ${path}: the MCP endpoint is stateless, use POST`, {
+          headers: { allow: "POST" },
+        });
       const project = requestProject(req, url, undefined) ?? options.defaultProject;
       const parsed = parseMcpMessage(await readBody(req, bodyLimit));
-      if (!parsed.ok) return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: parsed.error }, id: null });
+      if (!parsed.ok)
+        return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: parsed.error }, id: null });
       return handleMcpHttp(api, req, res, parsed.message, { project });
     }
 
@@ -220,14 +266,20 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     if (!routes) throw new HttpError(404, "not-found", `no endpoint ${path} (see /openapi.json)`);
     const route = routes.find((r) => r.method === method);
     if (!route) {
-      throw new HttpError(405, "method-not-allowed", `${method} ${path}: use ${routes.map((r) => r.method).join(" or ")}`, {
-        headers: { allow: routes.map((r) => r.method).join(", ") },
-      });
+      throw new HttpError(
+        405,
+        "method-not-allowed",
+        `${method} ${path}: use ${routes.map((r) => r.method).join(" or ")}`,
+        {
+          headers: { allow: routes.map((r) => r.method).join(", ") },
+        },
+      );
     }
     jobOf.set(res, route.operationId);
     const input = await routeInput(route, req, url, { bodyLimit, defaultProject: options.defaultProject });
     const result = await route.handle(api, input);
-    if (route.tag === "recommend" && route.operationId !== "feedback") decisions.inc({ job: route.operationId, decision: summarizeAnswer(route.operationId, result).decision });
+    if (route.tag === "recommend" && route.operationId !== "feedback")
+      decisions.inc({ job: route.operationId, decision: summarizeAnswer(route.operationId, result).decision });
     respond(res, 200, result);
   }
 
@@ -305,7 +357,7 @@ export async function runServer(options: RunServerOptions): Promise<void> {
       log(`toolgraph server: ${sig}, finishing in-flight requests`);
       handle
         .close()
-        .then(() => (options.closeApi ?? true ? options.api.close() : undefined))
+        .then(() => ((options.closeApi ?? true) ? options.api.close() : undefined))
         .then(() => {
           for (const s of signals) process.off(s, onSignal);
           resolve();

@@ -24,7 +24,10 @@ export interface Lifecycle {
 
 export const LISTEN_DEFAULTS = { port: 8787, host: "127.0.0.1" } as const;
 
-export function createLifecycle(server: Server, o: { shutdownTimeoutMs: number; log(line: string): void; readiness: Readiness; warmUp: boolean }): Lifecycle {
+export function createLifecycle(
+  server: Server,
+  o: { shutdownTimeoutMs: number; log(line: string): void; readiness: Readiness; warmUp: boolean },
+): Lifecycle {
   let active = 0;
   let closing = false;
   let closePromise: Promise<void> | undefined;

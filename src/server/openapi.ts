@@ -60,9 +60,16 @@ const ERROR_SCHEMA = {
       type: "object",
       required: ["code", "message"],
       properties: {
-        code: { type: "string", description: "invalid-input, unknown-tool, unauthorized, not-found, method-not-allowed, payload-too-large, unsupported-media-type, database-locked, internal…" },
+        code: {
+          type: "string",
+          description:
+            "invalid-input, unknown-tool, unauthorized, not-found, method-not-allowed, payload-too-large, unsupported-media-type, database-locked, internal…",
+        },
         message: { type: "string" },
-        field: { type: "string", description: "The offending field (e.g. intent, context[2], steps[0].tool); empty for the whole body." },
+        field: {
+          type: "string",
+          description: "The offending field (e.g. intent, context[2], steps[0].tool); empty for the whole body.",
+        },
         details: { description: "Every problem found, when there is more than one." },
       },
     },
@@ -74,12 +81,25 @@ function requestBody(route: Route): Json | undefined {
   const schema = requestJsonSchema(route.schema);
   if (route.body === "json") {
     if (schema.type === "object" && schema.properties && typeof schema.properties === "object") {
-      schema.properties = { ...(schema.properties as Json), project: { type: "string", description: "Project (tenant); overrides the default. Must match the x-toolgraph-project header when both are sent." } };
+      schema.properties = {
+        ...(schema.properties as Json),
+        project: {
+          type: "string",
+          description:
+            "Project (tenant); overrides the default. Must match the x-toolgraph-project header when both are sent.",
+        },
+      };
     }
     return { required: true, content: { "application/json": { schema } } };
   }
   const content: Json = {};
-  for (const t of JSONL_TYPES) content[t] = { schema: { type: "string", description: "JSONL: one record per line (each line matches the application/json item schema)" } };
+  for (const t of JSONL_TYPES)
+    content[t] = {
+      schema: {
+        type: "string",
+        description: "JSONL: one record per line (each line matches the application/json item schema)",
+      },
+    };
   content["application/json"] = { schema: { type: "array", items: schema } };
   return { required: true, content };
 }
@@ -87,23 +107,39 @@ function requestBody(route: Route): Json | undefined {
 function operation(route: Route): Json {
   const parameters: Json[] = [{ $ref: "#/components/parameters/Project" }];
   if (route.method === "GET") parameters.push({ $ref: "#/components/parameters/ProjectQuery" });
-  for (const f of route.flags ?? []) parameters.push({ name: f.name, in: "query", required: false, description: f.description, schema: { type: "boolean" } });
+  for (const f of route.flags ?? [])
+    parameters.push({
+      name: f.name,
+      in: "query",
+      required: false,
+      description: f.description,
+      schema: { type: "boolean" },
+    });
   const body = requestBody(route);
   const responses: Json = {
     "200": {
       description: "The result (JSON object; recommendations carry explanation and gate fields)",
-      content: { "application/json": { schema: RESULT_BY_PATH[route.path] && route.method === "POST" ? resultJsonSchema(RESULT_BY_PATH[route.path]!) : { type: "object" } } },
+      content: {
+        "application/json": {
+          schema:
+            RESULT_BY_PATH[route.path] && route.method === "POST"
+              ? resultJsonSchema(RESULT_BY_PATH[route.path]!)
+              : { type: "object" },
+        },
+      },
     },
     "401": errorResponse("Missing or wrong bearer token"),
     "500": errorResponse("Internal error (logged by the server)"),
     "503": errorResponse("Database locked or unreachable, or the server is shutting down; retry"),
   };
-  if (route.method === "POST" || route.flags?.length) responses["400"] = errorResponse("Invalid input: the field and the problem");
+  if (route.method === "POST" || route.flags?.length)
+    responses["400"] = errorResponse("Invalid input: the field and the problem");
   if (body) {
     responses["413"] = errorResponse("Body over the size limit");
     responses["415"] = errorResponse("Content type not accepted");
   }
-  if (route.tag === "recommend") responses["404"] = errorResponse("The project has no tools yet (code empty-project): import a catalog first");
+  if (route.tag === "recommend")
+    responses["404"] = errorResponse("The project has no tools yet (code empty-project): import a catalog first");
   responses["405"] = errorResponse("Method not allowed (see the Allow header)");
   return {
     operationId: route.operationId,
@@ -130,23 +166,46 @@ export function buildOpenApiDocument(version = VERSION): Json {
       responses: {
         "200": {
           description: "Up",
-          content: { "application/json": { schema: { type: "object", properties: { ok: { const: true }, backend: { type: "string" }, project: { type: "string" } } } } },
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: { ok: { const: true }, backend: { type: "string" }, project: { type: "string" } },
+              },
+            },
+          },
         },
         "401": errorResponse("`details` asked without the bearer token"),
-        "503": { description: "The database did not answer", content: { "application/json": { schema: { type: "object", properties: { ok: { const: false }, error: {} } } } } },
+        "503": {
+          description: "The database did not answer",
+          content: {
+            "application/json": { schema: { type: "object", properties: { ok: { const: false }, error: {} } } },
+          },
+        },
       },
     },
   };
   paths["/openapi.json"] = {
-    get: { operationId: "openapi", summary: "This document", responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } }, "401": errorResponse("Missing or wrong bearer token") } },
+    get: {
+      operationId: "openapi",
+      summary: "This document",
+      responses: {
+        "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } },
+        "401": errorResponse("Missing or wrong bearer token"),
+      },
+    },
   };
   paths["/mcp"] = {
     post: {
       operationId: "mcp",
       summary: "MCP Streamable HTTP endpoint (stateless; JSON-RPC 2.0)",
-      description: "Model Context Protocol over Streamable HTTP. Send Accept: application/json, text/event-stream. Tools: search_tools, suggest_next_tool, search_capabilities, discover_capabilities, build_dag, plan_workflow, find_alternatives, record_execution.",
+      description:
+        "Model Context Protocol over Streamable HTTP. Send Accept: application/json, text/event-stream. Tools: search_tools, suggest_next_tool, search_capabilities, discover_capabilities, build_dag, plan_workflow, find_alternatives, record_execution.",
       parameters: [{ $ref: "#/components/parameters/Project" }],
-      requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 message or batch" } } } },
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 message or batch" } } },
+      },
       responses: {
         "200": { description: "JSON-RPC response", content: { "application/json": { schema: { type: "object" } } } },
         "202": { description: "Notification accepted" },
@@ -162,7 +221,8 @@ export function buildOpenApiDocument(version = VERSION): Json {
     info: {
       title: "toolgraph",
       version,
-      description: "Graph-analytics tool recommender: search, next step, capabilities, DAG and plan, each answer with its explanation and gate decision.",
+      description:
+        "Graph-analytics tool recommender: search, next step, capabilities, DAG and plan, each answer with its explanation and gate decision.",
     },
     servers: [{ url: "/" }],
     security: [{ bearerAuth: [] }],
@@ -174,10 +234,28 @@ export function buildOpenApiDocument(version = VERSION): Json {
     ],
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Required when the server has a token (TOOLGRAPH_TOKEN)" } },
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "Required when the server has a token (TOOLGRAPH_TOKEN)",
+        },
+      },
       parameters: {
-        Project: { name: "x-toolgraph-project", in: "header", required: false, description: "Project (tenant) to read and write; default the server's project", schema: { type: "string", minLength: 1, maxLength: 256 } },
-        ProjectQuery: { name: "project", in: "query", required: false, description: "Project (tenant), for GET requests", schema: { type: "string", minLength: 1, maxLength: 256 } },
+        Project: {
+          name: "x-toolgraph-project",
+          in: "header",
+          required: false,
+          description: "Project (tenant) to read and write; default the server's project",
+          schema: { type: "string", minLength: 1, maxLength: 256 },
+        },
+        ProjectQuery: {
+          name: "project",
+          in: "query",
+          required: false,
+          description: "Project (tenant), for GET requests",
+          schema: { type: "string", minLength: 1, maxLength: 256 },
+        },
       },
       schemas: { Error: ERROR_SCHEMA },
     },

@@ -42,13 +42,23 @@ export function isJsonType(t: string): boolean {
   return JSON_TYPES.includes(t) || t.endsWith("+json");
 }
 
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent) {
     res.end();
     return;
   }
   const body = JSON.stringify(value);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), "cache-control": "no-store", ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -65,7 +75,12 @@ export function parseJson(buf: Buffer, what: string, records: boolean): unknown 
   if (records && typeof path[0] === "number") {
     const line = path[0] + 1;
     const field = fieldOf(path.slice(1));
-    throw new HttpError(400, "invalid-input", `line ${line}: ${field ? `${field}: ` : ""}${message} (nothing was written)`, { field, details: [{ field, message, line }] });
+    throw new HttpError(
+      400,
+      "invalid-input",
+      `line ${line}: ${field ? `${field}: ` : ""}${message} (nothing was written)`,
+      { field, details: [{ field, message, line }] },
+    );
   }
   const field = fieldOf(path);
   throw new HttpError(400, "invalid-input", `${field ? `${field}: ` : ""}${message}`, { field });
@@ -88,12 +103,20 @@ function checkProject(value: unknown, field: string): string {
 /** The project named by the request: body field, header, query; header and body must agree. */
 export function requestProject(req: IncomingMessage, url: URL, bodyProject: unknown): string | undefined {
   const rawHeader = req.headers[PROJECT_HEADER];
-  const header = rawHeader === undefined ? undefined : checkProject(Array.isArray(rawHeader) ? rawHeader[0] : rawHeader, PROJECT_HEADER);
+  const header =
+    rawHeader === undefined
+      ? undefined
+      : checkProject(Array.isArray(rawHeader) ? rawHeader[0] : rawHeader, PROJECT_HEADER);
   const body = bodyProject === undefined ? undefined : checkProject(bodyProject, "project");
   if (header !== undefined && body !== undefined && header !== body) {
-    throw new HttpError(400, "invalid-input", `project: the body names ${JSON.stringify(body)} but the ${PROJECT_HEADER} header names ${JSON.stringify(header)}`, {
-      field: "project",
-    });
+    throw new HttpError(
+      400,
+      "invalid-input",
+      `project: the body names ${JSON.stringify(body)} but the ${PROJECT_HEADER} header names ${JSON.stringify(header)}`,
+      {
+        field: "project",
+      },
+    );
   }
   const query = url.searchParams.get("project");
   return body ?? header ?? (query === null ? undefined : checkProject(query, "project"));

@@ -9,24 +9,44 @@ import { HttpError } from "./errors.ts";
 import { isJsonType, mediaType, parseJson, requestProject } from "./request.ts";
 import { JSONL_TYPES, parseFlags, type Route, type RouteInput } from "./routes.ts";
 
-export async function routeInput(route: Route, req: IncomingMessage, url: URL, limits: { bodyLimit: number; defaultProject: string | undefined }): Promise<RouteInput> {
+export async function routeInput(
+  route: Route,
+  req: IncomingMessage,
+  url: URL,
+  limits: { bodyLimit: number; defaultProject: string | undefined },
+): Promise<RouteInput> {
   const { bodyLimit, defaultProject } = limits;
   const flags = parseFlags(route, url.searchParams);
-  if (route.body === "none") return { body: undefined, text: undefined, flags, project: requestProject(req, url, undefined) ?? defaultProject };
+  if (route.body === "none")
+    return { body: undefined, text: undefined, flags, project: requestProject(req, url, undefined) ?? defaultProject };
   const type = mediaType(req);
   const accepted = route.body === "json" ? ["application/json"] : [...JSONL_TYPES, "application/json"];
   const jsonl = route.body === "jsonl" && JSONL_TYPES.includes(type);
   if (!jsonl && !isJsonType(type)) {
-    throw new HttpError(415, "unsupported-media-type", `content type ${JSON.stringify(type || "(none)")} is not accepted here; send ${accepted.join(" or ")}`, {
-      headers: { "accept-post": accepted.join(", ") },
-    });
+    throw new HttpError(
+      415,
+      "unsupported-media-type",
+      `content type ${JSON.stringify(type || "(none)")} is not accepted here; send ${accepted.join(" or ")}`,
+      {
+        headers: { "accept-post": accepted.join(", ") },
+      },
+    );
   }
   const buf = await readBody(req, bodyLimit);
-  if (jsonl) return { body: undefined, text: buf.toString("utf8"), flags, project: requestProject(req, url, undefined) ?? defaultProject };
+  if (jsonl)
+    return {
+      body: undefined,
+      text: buf.toString("utf8"),
+      flags,
+      project: requestProject(req, url, undefined) ?? defaultProject,
+    };
 
   const value = parseJson(buf, route.body === "json" ? "a JSON object" : "a JSON array", route.body === "jsonl");
   if (route.body === "jsonl") {
-    if (!Array.isArray(value)) throw new HttpError(400, "invalid-input", "expected a JSON array of records (or send application/x-ndjson)", { field: "" });
+    if (!Array.isArray(value))
+      throw new HttpError(400, "invalid-input", "expected a JSON array of records (or send application/x-ndjson)", {
+        field: "",
+      });
     return { body: value, text: undefined, flags, project: requestProject(req, url, undefined) ?? defaultProject };
   }
   let body = value;

@@ -49,12 +49,20 @@ export interface Route {
 }
 
 export const JSON_TYPES = ["application/json"];
-export const JSONL_TYPES = ["application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"];
+export const JSONL_TYPES = [
+  "application/x-ndjson",
+  "application/ndjson",
+  "application/jsonl",
+  "application/x-jsonlines",
+];
 
 /** A project key: what every read and write is scoped by. */
 export const projectSchema = safeId(256);
 
-const skipInvalid: QueryFlag = { name: "skipInvalid", description: "skip (and report) invalid records instead of rejecting the whole body (default false)" };
+const skipInvalid: QueryFlag = {
+  name: "skipInvalid",
+  description: "skip (and report) invalid records instead of rejecting the whole body (default false)",
+};
 const autoRegister: QueryFlag = {
   name: "autoRegister",
   description: "register tools and capabilities named by the executions but absent from the catalog (default false)",
@@ -92,26 +100,31 @@ function jsonlText(input: RouteInput): string {
 /** One route per operation of the table (POST, JSON body = the job's request), then the writes that take files. */
 export const ROUTES: Route[] = [
   ...LOADED_OPERATIONS.map(({ op, job }) =>
-    recommend(op.http.path, op.http.operationId, op.summary, op.description, job.request, (api, req) => (api as unknown as Record<string, (r: object) => Promise<JsonResult>>)[op.name]!(req)),
+    recommend(op.http.path, op.http.operationId, op.summary, op.description, job.request, (api, req) =>
+      (api as unknown as Record<string, (r: object) => Promise<JsonResult>>)[op.name]!(req),
+    ),
   ),
   {
     method: "POST",
     path: "/v1/executions",
     operationId: "recordExecution",
     summary: "Record one execution",
-    description: "Records one execution (idempotent by id) and updates the graph incrementally. The body is one execution record.",
+    description:
+      "Records one execution (idempotent by id) and updates the graph incrementally. The body is one execution record.",
     tag: "write",
     body: "json",
     schema: executionSchema,
     flags: [autoRegister],
-    handle: (api, input) => api.recordExecution(input.body as object, { ...p(input), autoRegister: input.flags.autoRegister ?? false }),
+    handle: (api, input) =>
+      api.recordExecution(input.body as object, { ...p(input), autoRegister: input.flags.autoRegister ?? false }),
   },
   {
     method: "POST",
     path: "/v1/import/catalog",
     operationId: "importCatalog",
     summary: "Import a catalog of tools and capabilities",
-    description: "Upserts the tools and capabilities of a catalog document in one transaction and embeds the new texts.",
+    description:
+      "Upserts the tools and capabilities of a catalog document in one transaction and embeds the new texts.",
     tag: "import",
     body: "json",
     schema: catalogSchema,
@@ -122,14 +135,21 @@ export const ROUTES: Route[] = [
     path: "/v1/import/traces",
     operationId: "importTraces",
     summary: "Import execution traces",
-    description: "JSONL text (application/x-ndjson, one execution per line) or a JSON array of executions; one transaction.",
+    description:
+      "JSONL text (application/x-ndjson, one execution per line) or a JSON array of executions; one transaction.",
     tag: "import",
     body: "jsonl",
     schema: executionSchema,
     flags: [skipInvalid, autoRegister],
     handle: async (api, input) => {
-      const opts = { ...p(input), skipInvalid: input.flags.skipInvalid ?? false, autoRegister: input.flags.autoRegister ?? false };
-      const r = await (input.text !== undefined ? api.importTraces(input.text, opts) : api.importTraces(input.body as object[], opts));
+      const opts = {
+        ...p(input),
+        skipInvalid: input.flags.skipInvalid ?? false,
+        autoRegister: input.flags.autoRegister ?? false,
+      };
+      const r = await (input.text !== undefined
+        ? api.importTraces(input.text, opts)
+        : api.importTraces(input.body as object[], opts));
       // Skipped lines advise what an HTTP request can change (?autoRegister=true), not the CLI's flag.
       return { ...r, invalid: respellAll(r.invalid, "http") };
     },
@@ -144,7 +164,8 @@ export const ROUTES: Route[] = [
     body: "jsonl",
     schema: declaredEdgeSchema,
     flags: [skipInvalid],
-    handle: (api, input) => api.importEdges(jsonlText(input), { ...p(input), skipInvalid: input.flags.skipInvalid ?? false }),
+    handle: (api, input) =>
+      api.importEdges(jsonlText(input), { ...p(input), skipInvalid: input.flags.skipInvalid ?? false }),
   },
   {
     method: "GET",
@@ -166,7 +187,13 @@ export function parseFlags(route: Route, query: URLSearchParams): Record<string,
     if (v === null) continue;
     if (v === "" || v === "true" || v === "1") out[f.name] = true;
     else if (v === "false" || v === "0") out[f.name] = false;
-    else throw new HttpError(400, "invalid-input", `${f.name}: must be true or false, got ${JSON.stringify(v).slice(0, 40)}`, { field: f.name });
+    else
+      throw new HttpError(
+        400,
+        "invalid-input",
+        `${f.name}: must be true or false, got ${JSON.stringify(v).slice(0, 40)}`,
+        { field: f.name },
+      );
   }
   return out;
 }

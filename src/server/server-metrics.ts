@@ -17,7 +17,12 @@ export interface ServerMetricsDeps {
 }
 
 export function registerServerMetrics(metrics: MetricsRegistry, api: RecommenderApi, deps: ServerMetricsDeps): void {
-  metrics.collect({ name: "toolgraph_http_requests_in_flight", help: "Requests being handled", type: "gauge", collect: () => [{ labels: {}, value: deps.inFlight() }] });
+  metrics.collect({
+    name: "toolgraph_http_requests_in_flight",
+    help: "Requests being handled",
+    type: "gauge",
+    collect: () => [{ labels: {}, value: deps.inFlight() }],
+  });
   metrics.collect({
     name: "toolgraph_ready",
     help: "1 when /ready would answer 200",
@@ -27,7 +32,16 @@ export function registerServerMetrics(metrics: MetricsRegistry, api: Recommender
   if (api instanceof Toolgraph) {
     const tg = api;
     // Every refit of a project's weights is one log line: before → after, the evidence, the data (learning-log.ts).
-    tg.engine.learningLog ??= (r) => deps.logger.info("refit", { kind: r.kind, project: r.project, accepted: r.accepted, before: r.before, after: r.after, reason: r.reason, data: r.data });
+    tg.engine.learningLog ??= (r) =>
+      deps.logger.info("refit", {
+        kind: r.kind,
+        project: r.project,
+        accepted: r.accepted,
+        before: r.before,
+        after: r.after,
+        reason: r.reason,
+        data: r.data,
+      });
     metrics.collect({
       name: "toolgraph_cache_hits_total",
       help: "Cache hits by cache (result cache of answers, query-embedding cache)",

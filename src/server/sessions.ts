@@ -77,17 +77,26 @@ export function createSessions(options: SessionOptions = {}): Sessions {
  * `/ui?token=…`: the right token opens a console session, kept in an HttpOnly SameSite=Strict cookie with an
  * expiry (a browser cannot send the header); the cookie holds the session's random id, not the token.
  */
-export function consoleLogin(req: IncomingMessage, res: ServerResponse, url: URL, deps: { token: string; sessions: Sessions }): void {
+export function consoleLogin(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  deps: { token: string; sessions: Sessions },
+): void {
   const { token, sessions } = deps;
   const given = url.searchParams.get("token") ?? "";
   if (token !== "" && !bearerMatches(`Bearer ${given}`, token)) {
-    throw new HttpError(401, "unauthorized", "wrong token in /ui?token=…", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
+    throw new HttpError(401, "unauthorized", "wrong token in /ui?token=…", {
+      headers: { "www-authenticate": 'Bearer realm="toolgraph"' },
+    });
   }
   url.searchParams.delete("token");
   const rest = url.searchParams.toString();
   res.writeHead(303, {
     location: `/ui${rest ? `?${rest}` : ""}`,
-    ...(token === "" ? {} : { "set-cookie": sessions.issue("encrypted" in req.socket && req.socket.encrypted === true).cookie }),
+    ...(token === ""
+      ? {}
+      : { "set-cookie": sessions.issue("encrypted" in req.socket && req.socket.encrypted === true).cookie }),
     "cache-control": "no-store",
     "content-length": 0,
   });
@@ -98,18 +107,40 @@ export function consoleLogin(req: IncomingMessage, res: ServerResponse, url: URL
  * A page that reached this server under another name (DNS rebinding) or from another origin: refused on every
  * route but the probes (/health, /ready), before auth (a server without a token has no other gate).
  */
-export function checkOrigin(req: IncomingMessage, path: string, boundAddress: string | undefined, policy: OriginPolicy | undefined): void {
+export function checkOrigin(
+  req: IncomingMessage,
+  path: string,
+  boundAddress: string | undefined,
+  policy: OriginPolicy | undefined,
+): void {
   const refused = originProblem(req, boundAddress, policy);
   if (refused) throw new HttpError(403, "forbidden", `${path}: ${refused}`);
 }
 
 /** The bearer token, or the console's session cookie, whose writes must come from the server's own pages. */
-export function checkCredentials(req: IncomingMessage, method: string, path: string, bearerOk: (req: IncomingMessage) => boolean, sessions: Sessions): void {
+export function checkCredentials(
+  req: IncomingMessage,
+  method: string,
+  path: string,
+  bearerOk: (req: IncomingMessage) => boolean,
+  sessions: Sessions,
+): void {
   if (bearerOk(req)) return;
   if (!sessions.valid(req)) {
-    throw new HttpError(401, "unauthorized", "missing or wrong bearer token (send Authorization: Bearer <token>)", { headers: { "www-authenticate": 'Bearer realm="toolgraph"' } });
+    throw new HttpError(401, "unauthorized", "missing or wrong bearer token (send Authorization: Bearer <token>)", {
+      headers: { "www-authenticate": 'Bearer realm="toolgraph"' },
+    });
   }
-  if (method !== "GET" && method !== "HEAD" && req.headers.origin === undefined && req.headers["sec-fetch-site"] !== "same-origin") {
-    throw new HttpError(403, "forbidden", `${method} ${path}: a request authorized by the console's cookie must be same-origin (send Origin, or use the bearer token)`);
+  if (
+    method !== "GET" &&
+    method !== "HEAD" &&
+    req.headers.origin === undefined &&
+    req.headers["sec-fetch-site"] !== "same-origin"
+  ) {
+    throw new HttpError(
+      403,
+      "forbidden",
+      `${method} ${path}: a request authorized by the console's cookie must be same-origin (send Origin, or use the bearer token)`,
+    );
   }
 }

@@ -20,9 +20,9 @@ export function sha256(text: string): string {
 
 /** The fields that define a tool's searchable text; a change re-embeds the tool. */
 export function toolTextHash(t: ToolInput): string {
-  const params = Object.entries((t.inputSchema?.properties as Record<string, { description?: unknown }> | undefined) ?? {}).map(
-    ([k, v]) => [k, typeof v?.description === "string" ? v.description : ""],
-  );
+  const params = Object.entries(
+    (t.inputSchema?.properties as Record<string, { description?: unknown }> | undefined) ?? {},
+  ).map(([k, v]) => [k, typeof v?.description === "string" ? v.description : ""]);
   return sha256(JSON.stringify([t.id, t.name ?? t.id, t.description, params, t.tags, t.examples]));
 }
 
@@ -32,7 +32,11 @@ export interface UpsertCounts {
   unchanged: number;
 }
 
-export async function existingToolHashes(db: Db, project: string, ids: readonly string[]): Promise<Map<string, string>> {
+export async function existingToolHashes(
+  db: Db,
+  project: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const part of chunks(ids, 5000)) {
     const rows = await db
@@ -110,7 +114,12 @@ export async function upsertTools(db: Db, project: string, tools: readonly ToolI
  * Marks the tools of one upstream `server` that are not in `listed` unavailable since now (kept with their
  * history), and returns their ids. Tools in `listed` were made available again by `upsertTools`.
  */
-export async function markUnlistedUnavailable(db: Db, project: string, server: string, listed: readonly string[]): Promise<string[]> {
+export async function markUnlistedUnavailable(
+  db: Db,
+  project: string,
+  server: string,
+  listed: readonly string[],
+): Promise<string[]> {
   const rows = await db
     .updateTable("tools")
     .set({ available: false, unavailable_since: sql`now()`, updated_at: sql`now()` })
@@ -174,18 +183,18 @@ export function capabilityTextHash(c: CapabilityInput): string {
   return sha256(JSON.stringify([c.id, c.name ?? c.id, c.description, c.keywords]));
 }
 
-export async function upsertCapabilities(db: Db, project: string, caps: readonly CapabilityInput[]): Promise<UpsertCounts> {
+export async function upsertCapabilities(
+  db: Db,
+  project: string,
+  caps: readonly CapabilityInput[],
+): Promise<UpsertCounts> {
   const existing = new Set(
     (
       await db
         .selectFrom("capabilities")
         .select("id")
         .where("project", "=", project)
-        .where(
-          "id",
-          "=",
-          sql<string>`ANY(${caps.map((c) => c.id)})`,
-        )
+        .where("id", "=", sql<string>`ANY(${caps.map((c) => c.id)})`)
         .execute()
     ).map((r) => r.id),
   );
@@ -232,7 +241,9 @@ export async function upsertCapabilities(db: Db, project: string, caps: readonly
       .where("from_capability", "=", sql<string>`ANY(${ids})`)
       .execute();
   }
-  const members = caps.flatMap((c) => [...new Set(c.tools)].map((t) => ({ project, capability_id: c.id, tool_id: t, declared: true })));
+  const members = caps.flatMap((c) =>
+    [...new Set(c.tools)].map((t) => ({ project, capability_id: c.id, tool_id: t, declared: true })),
+  );
   for (const part of chunks(members, 2000)) {
     await db
       .insertInto("capability_tools")
@@ -240,7 +251,9 @@ export async function upsertCapabilities(db: Db, project: string, caps: readonly
       .onConflict((oc) => oc.columns(["project", "capability_id", "tool_id"]).doUpdateSet({ declared: true }))
       .execute();
   }
-  const deps = caps.flatMap((c) => [...new Set(c.dependsOn)].map((d) => ({ project, from_capability: c.id, to_capability: d, weight: 1 })));
+  const deps = caps.flatMap((c) =>
+    [...new Set(c.dependsOn)].map((d) => ({ project, from_capability: c.id, to_capability: d, weight: 1 })),
+  );
   for (const part of chunks(deps, 2000)) {
     await db
       .insertInto("capability_dependencies")

@@ -86,7 +86,10 @@ export const CONNECTION_DEFAULTS = {
 } as const;
 
 /** Environment variables that set a timeout when the option is not given. */
-const TIMEOUT_ENV = { connectTimeoutMs: "TOOLGRAPH_DB_CONNECT_TIMEOUT_MS", statementTimeoutMs: "TOOLGRAPH_DB_STATEMENT_TIMEOUT_MS" } as const;
+const TIMEOUT_ENV = {
+  connectTimeoutMs: "TOOLGRAPH_DB_CONNECT_TIMEOUT_MS",
+  statementTimeoutMs: "TOOLGRAPH_DB_STATEMENT_TIMEOUT_MS",
+} as const;
 
 export interface ResolvedTimeouts {
   connectTimeoutMs: number;
@@ -99,16 +102,27 @@ export interface ResolvedTimeouts {
  * The timeouts in force for a backend: each option, else its environment variable, else the backend's default;
  * a bad value names its source.
  */
-export function resolveTimeouts(options: ConnectionOptions = {}, env: NodeJS.ProcessEnv = process.env, backend: "postgres" | "pglite" = "postgres"): ResolvedTimeouts {
+export function resolveTimeouts(
+  options: ConnectionOptions = {},
+  env: NodeJS.ProcessEnv = process.env,
+  backend: "postgres" | "pglite" = "postgres",
+): ResolvedTimeouts {
   const pick = (field: keyof ResolvedTimeouts, min: number): number => {
     const given = options[field];
     const name = field in TIMEOUT_ENV ? TIMEOUT_ENV[field as keyof typeof TIMEOUT_ENV] : undefined;
     const raw = given ?? (name && env[name] !== undefined && env[name] !== "" ? env[name] : undefined);
-    if (raw === undefined) return field === "connectTimeoutMs" && backend === "pglite" ? CONNECTION_DEFAULTS.embeddedConnectTimeoutMs : CONNECTION_DEFAULTS[field];
+    if (raw === undefined)
+      return field === "connectTimeoutMs" && backend === "pglite"
+        ? CONNECTION_DEFAULTS.embeddedConnectTimeoutMs
+        : CONNECTION_DEFAULTS[field];
     const v = typeof raw === "number" ? raw : /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
     if (!Number.isSafeInteger(v) || v < min) {
       const source = given !== undefined ? field : name!;
-      throw new ToolgraphError("invalid-input", `${source} must be an integer number of milliseconds ≥ ${min}${min === 0 ? " (0 = none)" : ""}, got ${JSON.stringify(raw)}`, { field: source });
+      throw new ToolgraphError(
+        "invalid-input",
+        `${source} must be an integer number of milliseconds ≥ ${min}${min === 0 ? " (0 = none)" : ""}, got ${JSON.stringify(raw)}`,
+        { field: source },
+      );
     }
     return v;
   };
@@ -146,7 +160,9 @@ function defaultErrorLog(): (err: Error) => void {
       return;
     }
     last = t;
-    process.stderr.write(`toolgraph: database connection lost (${err.message})${suppressed > 0 ? ` (+${suppressed} more)` : ""}; new connections are opened on demand\n`);
+    process.stderr.write(
+      `toolgraph: database connection lost (${err.message})${suppressed > 0 ? ` (+${suppressed} more)` : ""}; new connections are opened on demand\n`,
+    );
     suppressed = 0;
   };
 }
@@ -179,7 +195,11 @@ function destroySocket(client: object): void {
  * the server is taken as unresponsive, idle connections opened before are dropped instead of handed out, so a
  * request opens a new one and waits at most the connect timeout.
  */
-export function resilientPool(pool: pg.Pool, onError: (err: Error) => void, options: ResilientPoolOptions = {}): pg.Pool {
+export function resilientPool(
+  pool: pg.Pool,
+  onError: (err: Error) => void,
+  options: ResilientPoolOptions = {},
+): pg.Pool {
   const watch = options.watch;
   pool.on("error", (err) => onError(err));
   const guarded = new WeakSet<object>();
@@ -207,7 +227,8 @@ export function resilientPool(pool: pg.Pool, onError: (err: Error) => void, opti
         return watched.catch((err: unknown) => Promise.reject(translate(err)));
       };
       // An abandoned client goes back with an error, so the pool closes it instead of keeping it idle.
-      const release = (err?: Error | boolean) => client.release(abandoned.has(client) ? (err ?? new Error("abandoned: the server stopped answering")) : err);
+      const release = (err?: Error | boolean) =>
+        client.release(abandoned.has(client) ? (err ?? new Error("abandoned: the server stopped answering")) : err);
       w = new Proxy(client, {
         get(target, prop) {
           if (prop === "query") return query;
@@ -222,7 +243,10 @@ export function resilientPool(pool: pg.Pool, onError: (err: Error) => void, opti
   };
   const timedOut = (ms: number): ToolgraphError =>
     options.embedded
-      ? new ToolgraphError("database-unreachable", `the embedded database stayed busy for ${ms} ms (its one connection was held by other work); nothing of this request was written, retry later`)
+      ? new ToolgraphError(
+          "database-unreachable",
+          `the embedded database stayed busy for ${ms} ms (its one connection was held by other work); nothing of this request was written, retry later`,
+        )
       : unreachable(new Error(`timeout exceeded when trying to connect (${ms} ms)`));
   const connectOnce = (): Promise<pg.PoolClient> => {
     const pending = pool.connect();
@@ -251,7 +275,9 @@ export function resilientPool(pool: pg.Pool, onError: (err: Error) => void, opti
           if (settled) return;
           settled = true;
           timer.clear();
-          reject(options.embedded && /^timeout exceeded/.test((err as Error)?.message ?? "") ? timedOut(ms) : translate(err));
+          reject(
+            options.embedded && /^timeout exceeded/.test((err as Error)?.message ?? "") ? timedOut(ms) : translate(err),
+          );
         },
       );
     });
@@ -303,7 +329,9 @@ export async function probeServer(url: string, timeoutMs: number): Promise<boole
     return "answered" as const;
   })().catch((err: unknown) => {
     const code = (err as { code?: unknown })?.code;
-    return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !/^08/.test(code) ? ("answered" as const) : ("silent" as const);
+    return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !/^08/.test(code)
+      ? ("answered" as const)
+      : ("silent" as const);
   });
   const verdict = await Promise.race([work, late]);
   timer?.clear();
@@ -323,7 +351,6 @@ export interface Connection {
 }
 
 // bigint (int8) comes back as a string from both backends; counts are parsed at the store edge.
-
 
 function redact(url: string): string {
   try {
@@ -353,7 +380,8 @@ export function checkDatabaseUrl(url: string): void {
 
 /** A migration that failed because the server went away is the unreachable error, not a bad migration. */
 function migrationError(err: unknown): unknown {
-  if (err instanceof ToolgraphError && err.code === "migration-failed" && isConnectionError(err.cause)) return unreachable(err.cause);
+  if (err instanceof ToolgraphError && err.code === "migration-failed" && isConnectionError(err.cause))
+    return unreachable(err.cause);
   return translate(err);
 }
 
@@ -398,13 +426,16 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
       keepAlive: true,
       // Sent with the startup packet: the server enforces them on every pooled connection.
       ...(timeouts.statementTimeoutMs > 0 ? { statement_timeout: timeouts.statementTimeoutMs } : {}),
-      ...(timeouts.idleInTransactionTimeoutMs > 0 ? { idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs } : {}),
+      ...(timeouts.idleInTransactionTimeoutMs > 0
+        ? { idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutMs }
+        : {}),
     });
     const onError = options.onConnectionError ?? defaultErrorLog();
     const watch = createStatementWatch({
       probe: () => probeServer(url, timeouts.connectTimeoutMs),
       checkAfterMs: timeouts.livenessCheckAfterMs,
-      deadlineMs: timeouts.statementTimeoutMs > 0 ? timeouts.statementTimeoutMs + CONNECTION_DEFAULTS.statementGraceMs : 0,
+      deadlineMs:
+        timeouts.statementTimeoutMs > 0 ? timeouts.statementTimeoutMs + CONNECTION_DEFAULTS.statementGraceMs : 0,
     });
     const base = resilientPool(pool, onError, { watch, connectTimeoutMs: timeouts.connectTimeoutMs });
     // The migrations' own view of the pool (not gated by them); it shares the pool and is never destroyed itself.
@@ -433,9 +464,18 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
       const pglite = new PGlite(home === "memory://" ? undefined : home);
       await pglite.waitReady;
       // One connection (the adapter's poolSize); a request waits for it at most connectTimeoutMs.
-      const pool = new pg.Pool({ ...(createPgConfig(pglite) as unknown as pg.PoolConfig), connectionTimeoutMillis: timeouts.connectTimeoutMs * CONNECT_BACKSTOP_FACTOR });
+      const pool = new pg.Pool({
+        ...(createPgConfig(pglite) as unknown as pg.PoolConfig),
+        connectionTimeoutMillis: timeouts.connectTimeoutMs * CONNECT_BACKSTOP_FACTOR,
+      });
       const onError = options.onConnectionError ?? defaultErrorLog();
-      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(resilientPool(pool, onError, { embedded: true, connectTimeoutMs: timeouts.connectTimeoutMs })) }) });
+      const db = new Kysely<Database>({
+        dialect: new PostgresDialect({
+          pool: preparingPool(
+            resilientPool(pool, onError, { embedded: true, connectTimeoutMs: timeouts.connectTimeoutMs }),
+          ),
+        }),
+      });
       let closed = false;
       conn = {
         db,

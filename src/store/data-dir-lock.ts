@@ -20,7 +20,17 @@
  * version that took only the file, or a process in another network namespace) is still respected.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import { ToolgraphError } from "../contract/errors.ts";

@@ -6,7 +6,12 @@ import type { Database } from "./schema.ts";
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-const COLUMN = { dependency: "dep_declared", contains: "con_declared", provides: "prov_declared", sequence: "seq_declared" } as const;
+const COLUMN = {
+  dependency: "dep_declared",
+  contains: "con_declared",
+  provides: "prov_declared",
+  sequence: "seq_declared",
+} as const;
 
 /**
  * `levelOf` maps a declared source to its evidence level (algorithms/graph/edge-quality.ts LEVEL_OF), handed
@@ -31,7 +36,17 @@ export async function upsertDeclaredEdges(
   for (const part of chunks(rows, 3000)) {
     await db
       .insertInto("edges")
-      .values(part.map((a) => ({ project, from_tool: a.from, to_tool: a.to, dep_declared: a.dep, con_declared: a.con, prov_declared: a.prov, seq_declared: a.seq })))
+      .values(
+        part.map((a) => ({
+          project,
+          from_tool: a.from,
+          to_tool: a.to,
+          dep_declared: a.dep,
+          con_declared: a.con,
+          prov_declared: a.prov,
+          seq_declared: a.seq,
+        })),
+      )
       .onConflict((oc) =>
         oc.columns(["project", "from_tool", "to_tool"]).doUpdateSet({
           dep_declared: sql`GREATEST(edges.dep_declared, excluded.dep_declared)`,

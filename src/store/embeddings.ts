@@ -22,7 +22,12 @@ export function bytesToVector(b: Uint8Array): Float32Array {
   return out;
 }
 
-export async function loadEmbeddings(db: Db, project: string, model: string, hashes: readonly string[]): Promise<Map<string, Float32Array>> {
+export async function loadEmbeddings(
+  db: Db,
+  project: string,
+  model: string,
+  hashes: readonly string[],
+): Promise<Map<string, Float32Array>> {
   const out = new Map<string, Float32Array>();
   for (const part of chunks([...new Set(hashes)], 5000)) {
     const rows = await db
@@ -37,11 +42,24 @@ export async function loadEmbeddings(db: Db, project: string, model: string, has
   return out;
 }
 
-export async function saveEmbeddings(db: Db, project: string, model: string, items: readonly { hash: string; vector: Float32Array }[]): Promise<void> {
+export async function saveEmbeddings(
+  db: Db,
+  project: string,
+  model: string,
+  items: readonly { hash: string; vector: Float32Array }[],
+): Promise<void> {
   for (const part of chunks(items, 1000)) {
     await db
       .insertInto("embeddings")
-      .values(part.map((it) => ({ project, model, text_hash: it.hash, dims: it.vector.length, vector: vectorToBytes(it.vector) })))
+      .values(
+        part.map((it) => ({
+          project,
+          model,
+          text_hash: it.hash,
+          dims: it.vector.length,
+          vector: vectorToBytes(it.vector),
+        })),
+      )
       .onConflict((oc) => oc.columns(["project", "model", "text_hash"]).doNothing())
       .execute();
   }
@@ -51,7 +69,11 @@ export async function saveEmbeddings(db: Db, project: string, model: string, ite
 export async function deleteEmbeddings(db: Db, project: string, hashes: readonly string[]): Promise<number> {
   let n = 0;
   for (const part of chunks([...new Set(hashes)], 5000)) {
-    const r = await db.deleteFrom("embeddings").where("project", "=", project).where("text_hash", "=", sql<string>`ANY(${part})`).executeTakeFirst();
+    const r = await db
+      .deleteFrom("embeddings")
+      .where("project", "=", project)
+      .where("text_hash", "=", sql<string>`ANY(${part})`)
+      .executeTakeFirst();
     n += Number(r.numDeletedRows);
   }
   return n;

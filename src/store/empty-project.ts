@@ -38,6 +38,7 @@ export async function emptyProjectError(db: Db, project: string): Promise<Toolgr
       ? `project ${JSON.stringify(project)} has no tools: import a catalog first`
       : `project ${JSON.stringify(project)} has no tools: import a catalog first, or use one of the projects here: ${listed}${others.length > 10 ? `, … ${others.length - 10} more` : ""}`;
   // The advice is spelled by the door that returns the error (--project, the project field or header, …).
-  const advice: Advice = others.length === 0 ? { kind: "import-catalog" } : { kind: "project", project: others[0]!.project };
+  const advice: Advice =
+    others.length === 0 ? { kind: "import-catalog" } : { kind: "project", project: others[0]!.project };
   return new ToolgraphError("empty-project", message, { project, projects: others.map((p) => p.project) }, advice);
 }

@@ -82,7 +82,16 @@ interface CapabilityIncrement {
 
 /** What fresh executions add besides their own rows: their steps and increments aggregated per key. */
 export interface ExecutionIncrements {
-  steps: { execution: string; idx: number; tool: string; parent: number | null; dependsOn: string; success: boolean; durationMs: number | null; at: Date | null }[];
+  steps: {
+    execution: string;
+    idx: number;
+    tool: string;
+    parent: number | null;
+    dependsOn: string;
+    success: boolean;
+    durationMs: number | null;
+    at: Date | null;
+  }[];
   /** One per distinct (from, to), sorted. */
   edges: EdgeIncrement[];
   /** One per distinct tool, sorted: one execution per step. */
@@ -168,7 +177,11 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  * The data-modifying CTEs writing `inc` (one per non-empty part, each `RETURNING 1`), every row filtered
  * by `gate`. Arrays are passed one per column and unnested server-side: one parameter per column.
  */
-function incrementCtes(project: string, inc: ExecutionIncrements, gate: RawBuilder<unknown>): { name: string; cte: RawBuilder<unknown> }[] {
+function incrementCtes(
+  project: string,
+  inc: ExecutionIncrements,
+  gate: RawBuilder<unknown>,
+): { name: string; cte: RawBuilder<unknown> }[] {
   const out: { name: string; cte: RawBuilder<unknown> }[] = [];
   const s = inc.steps;
   if (s.length > 0) {
@@ -332,7 +345,12 @@ export async function checkExecution(
   const user = options.user;
   const valid = sql`(SELECT count(*) FROM known_tools) = ${tools.length} AND (SELECT count(*) FROM known_caps) = ${capabilities.length}`;
   const row = (
-    await sql<{ tools: string[]; capabilities: string[]; history: UserHistory | null; graph_version: string | number | null }>`${sql.raw(PREPARE_MARK)}
+    await sql<{
+      tools: string[];
+      capabilities: string[];
+      history: UserHistory | null;
+      graph_version: string | number | null;
+    }>`${sql.raw(PREPARE_MARK)}
       WITH known_tools AS (SELECT id FROM tools WHERE project = ${project} AND id = ANY(${[...tools]}::text[])),
       known_caps AS (SELECT id FROM capabilities WHERE project = ${project} AND id = ANY(${[...capabilities]}::text[]))
       ${user ? sql`, locked AS (${lockUserHistoryCte(project, user.id, user.placeholder, options.autoRegister ? sql`true` : valid)})` : sql``}
@@ -381,10 +399,19 @@ export async function insertExecution(
   if (options.history) {
     const h = options.history;
     const w = writeUserHistoryCtes(project, h.user, h.history, h.placeholder, inserted);
-    parts.push({ name: "up_user_history", cte: sql`up_user_history AS (${w.write})` }, { name: "drop_placeholder", cte: sql`drop_placeholder AS (${w.dropPlaceholder})` });
+    parts.push(
+      { name: "up_user_history", cte: sql`up_user_history AS (${w.write})` },
+      { name: "drop_placeholder", cte: sql`drop_placeholder AS (${w.dropPlaceholder})` },
+    );
   }
   // `written` reads every other CTE to the end, and the bump reads `written`: the project row is locked last.
-  const written = parts.length > 0 ? sql.join(parts.map((p) => sql`(SELECT count(*) FROM ${sql.table(p.name)})`), sql` + `) : sql`0`;
+  const written =
+    parts.length > 0
+      ? sql.join(
+          parts.map((p) => sql`(SELECT count(*) FROM ${sql.table(p.name)})`),
+          sql` + `,
+        )
+      : sql`0`;
   const ctes = [
     sql`ins_exec AS (
       INSERT INTO executions (project, id, user_id, intent, intent_hash, capability_id, started_at, success, duration_ms, step_count)
@@ -401,7 +428,11 @@ export async function insertExecution(
       RETURNING graph_version)`,
   ];
   const row = (
-    await sql<{ inserted: number; bumped: string | number | null; current: string | number | null }>`${sql.raw(PREPARE_MARK)}
+    await sql<{
+      inserted: number;
+      bumped: string | number | null;
+      current: string | number | null;
+    }>`${sql.raw(PREPARE_MARK)}
       WITH ${sql.join(ctes, sql`, `)}
       SELECT
         (SELECT count(*) FROM ins_exec)::int AS inserted,

@@ -60,7 +60,11 @@ const CATALOG_RACE_CODES = new Set(["3F000", "42P01", "42703"]);
  * nothing was migrated, so running it again is safe.
  */
 export function isCatalogRace(result: MigrationResultSet): boolean {
-  return result.error !== undefined && result.results === undefined && CATALOG_RACE_CODES.has((result.error as { code?: string }).code ?? "");
+  return (
+    result.error !== undefined &&
+    result.results === undefined &&
+    CATALOG_RACE_CODES.has((result.error as { code?: string }).code ?? "")
+  );
 }
 
 /** Runs one migrator step, again (at most 5 times) while it fails on a catalog race before migrating anything. */

@@ -33,7 +33,10 @@ export function preparingPool(pool: pg.Pool): pg.Pool {
     if (!w) {
       const query = (config: unknown, values?: unknown, callback?: unknown) => {
         if (typeof config === "string" && enabled && config.startsWith(PREPARE_MARK)) {
-          return (client.query as (c: pg.QueryConfig, cb?: unknown) => unknown)({ name: nameOf(config), text: config, values: values as unknown[] }, callback);
+          return (client.query as (c: pg.QueryConfig, cb?: unknown) => unknown)(
+            { name: nameOf(config), text: config, values: values as unknown[] },
+            callback,
+          );
         }
         return (client.query as (c: unknown, v?: unknown, cb?: unknown) => unknown)(config, values, callback);
       };

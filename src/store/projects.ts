@@ -6,7 +6,11 @@ import type { Database } from "./schema.ts";
 type Db = Kysely<Database> | Transaction<Database>;
 
 export async function ensureProject(db: Db, project: string): Promise<void> {
-  await db.insertInto("projects").values({ project }).onConflict((oc) => oc.column("project").doNothing()).execute();
+  await db
+    .insertInto("projects")
+    .values({ project })
+    .onConflict((oc) => oc.column("project").doNothing())
+    .execute();
 }
 
 /** Increments the project's graph version and returns the new value. */
@@ -38,7 +42,11 @@ export async function projectConfig(db: Db, project: string): Promise<ProjectCon
 
 export async function setProjectConfig(db: Db, project: string, config: ProjectConfig): Promise<void> {
   await ensureProject(db, project);
-  await db.updateTable("projects").set({ config: JSON.stringify(config) }).where("project", "=", project).execute();
+  await db
+    .updateTable("projects")
+    .set({ config: JSON.stringify(config) })
+    .where("project", "=", project)
+    .execute();
 }
 
 export async function listProjects(db: Db): Promise<{ project: string; graphVersion: number }[]> {

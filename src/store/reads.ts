@@ -27,7 +27,13 @@ export interface ToolRow {
 
 /** The tools of the read model: every tool but the retired ones (unavailable past the gateway's grace period). */
 export async function loadTools(db: Db, project: string): Promise<ToolRow[]> {
-  const rows = await db.selectFrom("tools").selectAll().where("project", "=", project).where("retired_at", "is", null).orderBy("id").execute();
+  const rows = await db
+    .selectFrom("tools")
+    .selectAll()
+    .where("project", "=", project)
+    .where("retired_at", "is", null)
+    .orderBy("id")
+    .execute();
   return rows.map(toolRow);
 }
 
@@ -95,7 +101,12 @@ export async function loadEdges(db: Db, project: string): Promise<EdgeRow[]> {
     type: r.type as EdgeType,
     source: r.source as EdgeSource,
     counts: { dependency: r.dep_count, contains: r.con_count, provides: r.prov_count, sequence: r.seq_count },
-    declared: { dependency: r.dep_declared, contains: r.con_declared, provides: r.prov_declared, sequence: r.seq_declared },
+    declared: {
+      dependency: r.dep_declared,
+      contains: r.con_declared,
+      provides: r.prov_declared,
+      sequence: r.seq_declared,
+    },
     successions: r.succ_count,
     firstSeen: r.first_seen,
     lastSeen: r.last_seen,
@@ -133,13 +144,20 @@ export async function loadCapabilities(db: Db, project: string): Promise<Capabil
     .execute();
   const stats = await db
     .selectFrom("executions")
-    .select(["capability_id", sql<string>`count(*)`.as("n"), sql<string>`sum(case when success then 1 else 0 end)`.as("ok")])
+    .select([
+      "capability_id",
+      sql<string>`count(*)`.as("n"),
+      sql<string>`sum(case when success then 1 else 0 end)`.as("ok"),
+    ])
     .where("project", "=", project)
     .where("capability_id", "is not", null)
     .groupBy("capability_id")
     .execute();
-  const byCap = new Map(caps.map((c) => [c.id, { members: [] as CapabilityRow["members"], deps: [] as CapabilityRow["dependsOn"] }]));
-  for (const m of members) byCap.get(m.capability_id)?.members.push({ tool: m.tool_id, declared: m.declared, observations: m.observations });
+  const byCap = new Map(
+    caps.map((c) => [c.id, { members: [] as CapabilityRow["members"], deps: [] as CapabilityRow["dependsOn"] }]),
+  );
+  for (const m of members)
+    byCap.get(m.capability_id)?.members.push({ tool: m.tool_id, declared: m.declared, observations: m.observations });
   for (const d of deps) byCap.get(d.from_capability)?.deps.push({ to: d.to_capability, weight: d.weight });
   const statBy = new Map(stats.map((s) => [s.capability_id as string, { n: Number(s.n), ok: Number(s.ok) }]));
   return caps.map((c) => ({
@@ -212,10 +230,17 @@ export async function countProject(db: Db, project: string): Promise<ProjectCoun
       .executeTakeFirst();
     return Number((r as { n: string } | undefined)?.n ?? 0);
   };
-  const version = await db.selectFrom("projects").select("graph_version").where("project", "=", project).executeTakeFirst();
+  const version = await db
+    .selectFrom("projects")
+    .select("graph_version")
+    .where("project", "=", project)
+    .executeTakeFirst();
   const lifecycle = await db
     .selectFrom("tools")
-    .select([sql<string>`count(*) filter (where not available)`.as("unavailable"), sql<string>`count(retired_at)`.as("retired")])
+    .select([
+      sql<string>`count(*) filter (where not available)`.as("unavailable"),
+      sql<string>`count(retired_at)`.as("retired"),
+    ])
     .where("project", "=", project)
     .executeTakeFirst();
   return {
@@ -260,7 +285,9 @@ export async function loadExecutionSequences(db: Db, project: string, limit: num
     .execute();
   const by = new Map<string, ExecutionSequenceRow["steps"]>();
   groupSteps(steps, by);
-  return execs.map((e) => ({ id: e.id, success: e.success, startedAt: e.started_at, steps: by.get(e.id) ?? [] })).reverse();
+  return execs
+    .map((e) => ({ id: e.id, success: e.success, startedAt: e.started_at, steps: by.get(e.id) ?? [] }))
+    .reverse();
 }
 
 /** Appends step rows (ordered by execution, index) to their execution's list in `by`. */
@@ -297,7 +324,11 @@ const HISTORY_PAGE = 10_000;
  * Every execution of the project (or only those of `ids`) with its ordered steps, by start time then id:
  * one read of the history where the intent memory and the sequences each read their own.
  */
-export async function loadExecutionHistory(db: Db, project: string, ids?: readonly string[]): Promise<ExecutionHistoryRow[]> {
+export async function loadExecutionHistory(
+  db: Db,
+  project: string,
+  ids?: readonly string[],
+): Promise<ExecutionHistoryRow[]> {
   if (ids && ids.length === 0) return [];
   let q = db
     .selectFrom("executions")
@@ -310,7 +341,10 @@ export async function loadExecutionHistory(db: Db, project: string, ids?: readon
   const by = new Map<string, ExecutionHistoryRow["steps"]>();
   let after: { id: string; idx: number } | undefined;
   for (;;) {
-    let sq = db.selectFrom("execution_steps").select(["execution_id", "idx", "tool_id", "success", "depends_on"]).where("project", "=", project);
+    let sq = db
+      .selectFrom("execution_steps")
+      .select(["execution_id", "idx", "tool_id", "success", "depends_on"])
+      .where("project", "=", project);
     if (ids) sq = sq.where("execution_id", "=", sql<string>`ANY(${[...ids]})`);
     if (after) sq = sq.where(sql<boolean>`(execution_id, idx) > (${after.id}, ${after.idx})`);
     const steps = await sq.orderBy("execution_id").orderBy("idx").limit(HISTORY_PAGE).execute();

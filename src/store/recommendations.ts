@@ -59,7 +59,20 @@ export interface JoinedRecommendation extends Omit<RecommendationRow, "project">
 export async function insertRecommendations(db: Kysely<Database>, rows: readonly RecommendationRow[]): Promise<void> {
   for (const part of chunks(rows, 500)) {
     const payload = JSON.stringify(
-      part.map((r) => [r.project, r.id, r.job, r.createdAt, r.user, r.session, r.graphVersion, r.request, r.items, r.decision, r.topScore, r.latencyMs]),
+      part.map((r) => [
+        r.project,
+        r.id,
+        r.job,
+        r.createdAt,
+        r.user,
+        r.session,
+        r.graphVersion,
+        r.request,
+        r.items,
+        r.decision,
+        r.topScore,
+        r.latencyMs,
+      ]),
     );
     await sql`
       INSERT INTO recommendations (project, id, job, created_at, user_id, session, graph_version, request, items, decision, top_score, latency_ms)
@@ -72,7 +85,19 @@ export async function insertRecommendations(db: Kysely<Database>, rows: readonly
 /** Outcomes go in the same way as answers (one JSON parameter per batch), ids in the order given. */
 export async function insertOutcomes(db: Kysely<Database>, rows: readonly OutcomeRow[]): Promise<void> {
   for (const part of chunks(rows, 500)) {
-    const payload = JSON.stringify(part.map((o) => [o.project, o.recommendationId, o.session, o.kind, o.at, o.success, o.followed, o.executionId, o.tools]));
+    const payload = JSON.stringify(
+      part.map((o) => [
+        o.project,
+        o.recommendationId,
+        o.session,
+        o.kind,
+        o.at,
+        o.success,
+        o.followed,
+        o.executionId,
+        o.tools,
+      ]),
+    );
     await sql`
       INSERT INTO recommendation_outcomes (project, recommendation_id, session, kind, at, success, followed, execution_id, tools)
       SELECT e->>0, e->>1, e->>2, e->>3, (e->>4)::timestamptz, (e->>5)::boolean, (e->>6)::boolean, e->>7, e->8
@@ -108,22 +133,45 @@ export const RETENTION_STEP = 2_000;
  * a row in that order as text, and the time column the age bound reads. Constants: safe as raw SQL.
  */
 const LOG_TABLES = {
-  answers: { table: "recommendations", columns: "project, created_at, id", newestFirst: "created_at DESC, id DESC", oldestFirst: "created_at, id", key: "created_at::text AS k0, id AS k1", time: "created_at" },
-  outcomes: { table: "recommendation_outcomes", columns: "project, id, at", newestFirst: "id DESC", oldestFirst: "id", key: "id::text AS k0", time: "at" },
+  answers: {
+    table: "recommendations",
+    columns: "project, created_at, id",
+    newestFirst: "created_at DESC, id DESC",
+    oldestFirst: "created_at, id",
+    key: "created_at::text AS k0, id AS k1",
+    time: "created_at",
+  },
+  outcomes: {
+    table: "recommendation_outcomes",
+    columns: "project, id, at",
+    newestFirst: "id DESC",
+    oldestFirst: "id",
+    key: "id::text AS k0",
+    time: "at",
+  },
 } as const;
 type LogTable = (typeof LOG_TABLES)[keyof typeof LOG_TABLES];
 type RowKey = { k0: string; k1?: string };
 
 /** `key <op> given` in the table's order. */
 function keyIs(t: LogTable, op: "<" | "<=", k: RowKey) {
-  return t === LOG_TABLES.answers ? sql`(created_at, id) ${sql.raw(op)} (${k.k0}::timestamptz, ${k.k1})` : sql`id ${sql.raw(op)} ${k.k0}::bigint`;
+  return t === LOG_TABLES.answers
+    ? sql`(created_at, id) ${sql.raw(op)} (${k.k0}::timestamptz, ${k.k1})`
+    : sql`id ${sql.raw(op)} ${k.k0}::bigint`;
 }
 
 /**
  * The key of the row of rank `n` (0 = the newest) of a project, or undefined when it has n rows or fewer. Read in
  * steps of at most `step` index entries, each step starting after the last one's row, with a pause after each.
  */
-async function keyAtRank(db: Kysely<Database>, t: LogTable, project: string, n: number, step: number, pause: () => Promise<void>): Promise<RowKey | undefined> {
+async function keyAtRank(
+  db: Kysely<Database>,
+  t: LogTable,
+  project: string,
+  n: number,
+  step: number,
+  pause: () => Promise<void>,
+): Promise<RowKey | undefined> {
   let after: RowKey | undefined;
   let left = n + 1; // rows to walk past, the one wanted included
   while (left > 0) {
@@ -141,7 +189,14 @@ async function keyAtRank(db: Kysely<Database>, t: LogTable, project: string, n: 
 }
 
 /** Deletes a project's rows matching `where`, at most `step` per statement (oldest first), pausing after each; returns how many. */
-async function deleteInSteps(db: Kysely<Database>, t: LogTable, project: string, where: RawBuilder<unknown>, step: number, pause: () => Promise<void>): Promise<number> {
+async function deleteInSteps(
+  db: Kysely<Database>,
+  t: LogTable,
+  project: string,
+  where: RawBuilder<unknown>,
+  step: number,
+  pause: () => Promise<void>,
+): Promise<number> {
   let total = 0;
   for (;;) {
     const r = await sql`
@@ -156,7 +211,15 @@ async function deleteInSteps(db: Kysely<Database>, t: LogTable, project: string,
 }
 
 /** Keeps a project's newest `keep` rows of a table and those younger than `cutoff`; returns how many rows went. */
-async function pruneTable(db: Kysely<Database>, t: LogTable, project: string, keep: number, cutoff: Date, step: number, pause: () => Promise<void>): Promise<number> {
+async function pruneTable(
+  db: Kysely<Database>,
+  t: LogTable,
+  project: string,
+  keep: number,
+  cutoff: Date,
+  step: number,
+  pause: () => Promise<void>,
+): Promise<number> {
   // Fresh statistics first: the embedded database has no autovacuum, and with the row counts of an empty table
   // each step below was planned as a scan and sort of the whole project (22,000 rows: 466 ms → 121 ms analysed;
   // on a server whose statistics lagged, 18 s → 0.2 s). ANALYZE reads a fixed-size sample, of the columns
@@ -174,7 +237,11 @@ async function pruneTable(db: Kysely<Database>, t: LogTable, project: string, ke
  * newest N of each. No statement reads or deletes more than `step` rows. Returns how many answers and outcomes
  * were deleted.
  */
-export async function pruneRecommendations(db: Kysely<Database>, project: string, o: RetentionOptions): Promise<{ recommendations: number; outcomes: number }> {
+export async function pruneRecommendations(
+  db: Kysely<Database>,
+  project: string,
+  o: RetentionOptions,
+): Promise<{ recommendations: number; outcomes: number }> {
   const cutoff = new Date(o.now - o.maxAgeDays * 86_400_000);
   const step = Math.max(1, Math.floor(o.step ?? RETENTION_STEP));
   const pause = o.pause ?? (async () => {});
@@ -240,13 +307,30 @@ export async function joinedRecommendations(
     outcome:
       r.o_kind === null
         ? null
-        : { kind: r.o_kind, success: r.o_success === true, followed: r.o_followed, tools: r.o_tools ?? [], at: new Date(r.o_at as Date) },
+        : {
+            kind: r.o_kind,
+            success: r.o_success === true,
+            followed: r.o_followed,
+            tools: r.o_tools ?? [],
+            at: new Date(r.o_at as Date),
+          },
   }));
 }
 
 /** How many answers and outcomes the project's log holds. */
-export async function countRecommendations(db: Kysely<Database>, project: string): Promise<{ recommendations: number; outcomes: number }> {
-  const a = await db.selectFrom("recommendations").select((eb) => eb.fn.countAll<string>().as("n")).where("project", "=", project).executeTakeFirstOrThrow();
-  const b = await db.selectFrom("recommendation_outcomes").select((eb) => eb.fn.countAll<string>().as("n")).where("project", "=", project).executeTakeFirstOrThrow();
+export async function countRecommendations(
+  db: Kysely<Database>,
+  project: string,
+): Promise<{ recommendations: number; outcomes: number }> {
+  const a = await db
+    .selectFrom("recommendations")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .where("project", "=", project)
+    .executeTakeFirstOrThrow();
+  const b = await db
+    .selectFrom("recommendation_outcomes")
+    .select((eb) => eb.fn.countAll<string>().as("n"))
+    .where("project", "=", project)
+    .executeTakeFirstOrThrow();
   return { recommendations: Number(a.n), outcomes: Number(b.n) };
 }

@@ -127,7 +127,11 @@ export function createStatementWatch(o: StatementWatchOptions): StatementWatch {
     const waited = Math.round(performance.now() - startedAt);
     for (const r of [...running]) {
       if (r.startedAt <= startedAt) {
-        r.fail(new UnansweredStatement(`the server stopped answering: it ran this statement for ${Math.round(startedAt - r.startedAt)} ms, then a check on a new connection got no answer in ${waited} ms`));
+        r.fail(
+          new UnansweredStatement(
+            `the server stopped answering: it ran this statement for ${Math.round(startedAt - r.startedAt)} ms, then a check on a new connection got no answer in ${waited} ms`,
+          ),
+        );
       }
     }
     schedule();
@@ -160,7 +164,10 @@ export function createStatementWatch(o: StatementWatchOptions): StatementWatch {
           running.delete(entry);
           deadline?.clear();
         };
-        if (o.deadlineMs > 0) deadline = watchTimer(o.deadlineMs, () => entry.fail(new UnansweredStatement(`no answer to this statement within ${o.deadlineMs} ms`)));
+        if (o.deadlineMs > 0)
+          deadline = watchTimer(o.deadlineMs, () =>
+            entry.fail(new UnansweredStatement(`no answer to this statement within ${o.deadlineMs} ms`)),
+          );
         running.add(entry);
         schedule();
         statement.then(

@@ -10,7 +10,12 @@ export class DbUserHistoryStore implements UserHistoryStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async load(project: string, user: string): Promise<UserHistory | undefined> {
-    const row = await this.db.selectFrom("user_history").select("history").where("project", "=", project).where("user_id", "=", user).executeTakeFirst();
+    const row = await this.db
+      .selectFrom("user_history")
+      .select("history")
+      .where("project", "=", project)
+      .where("user_id", "=", user)
+      .executeTakeFirst();
     return row?.history as UserHistory | undefined;
   }
 
@@ -23,7 +28,9 @@ export class DbUserHistoryStore implements UserHistoryStore {
       await this.db
         .insertInto("user_history")
         .values(part.map(([user, h]) => ({ project, user_id: user, history: JSON.stringify(h) })))
-        .onConflict((oc) => oc.columns(["project", "user_id"]).doUpdateSet({ history: sql`excluded.history`, updated_at: sql`now()` }))
+        .onConflict((oc) =>
+          oc.columns(["project", "user_id"]).doUpdateSet({ history: sql`excluded.history`, updated_at: sql`now()` }),
+        )
         .execute();
     }
   }
@@ -47,7 +54,11 @@ export class DbUserHistoryStore implements UserHistoryStore {
    * empty history, so new users are locked too), in user order, and returns each one's latest history.
    * Pair with `saveMany` for users that got executions and `dropPlaceholders` for the others.
    */
-  async lockMany(project: string, users: readonly string[], placeholder: UserHistory): Promise<Map<string, UserHistory>> {
+  async lockMany(
+    project: string,
+    users: readonly string[],
+    placeholder: UserHistory,
+  ): Promise<Map<string, UserHistory>> {
     const rows = await sql<{ user_id: string; history: UserHistory }>`
       INSERT INTO user_history (project, user_id, history)
       SELECT ${project}, u, ${JSON.stringify(placeholder)}::jsonb FROM unnest(${[...users].sort()}::text[]) AS u ORDER BY u
@@ -59,7 +70,9 @@ export class DbUserHistoryStore implements UserHistoryStore {
   /** Removes the users' rows still equal to `placeholder` (created by `lockMany`, never written). */
   async dropPlaceholders(project: string, users: readonly string[], placeholder: UserHistory): Promise<void> {
     if (users.length === 0) return;
-    await sql`DELETE FROM user_history WHERE project = ${project} AND user_id = ANY(${[...users]}::text[]) AND history = ${JSON.stringify(placeholder)}::jsonb`.execute(this.db);
+    await sql`DELETE FROM user_history WHERE project = ${project} AND user_id = ANY(${[...users]}::text[]) AND history = ${JSON.stringify(placeholder)}::jsonb`.execute(
+      this.db,
+    );
   }
 }
 
@@ -69,7 +82,12 @@ export class DbUserHistoryStore implements UserHistoryStore {
  * so a new user is locked too and concurrent recorders of one user queue on this row before writing
  * anything else. Nothing happens when `gate` is false.
  */
-export function lockUserHistoryCte(project: string, user: string, placeholder: UserHistory, gate: RawBuilder<unknown>): RawBuilder<{ history: UserHistory }> {
+export function lockUserHistoryCte(
+  project: string,
+  user: string,
+  placeholder: UserHistory,
+  gate: RawBuilder<unknown>,
+): RawBuilder<{ history: UserHistory }> {
   return sql`
     INSERT INTO user_history (project, user_id, history)
     SELECT ${project}, ${user}, ${JSON.stringify(placeholder)}::jsonb WHERE ${gate}
@@ -121,7 +139,9 @@ export class DbContextThresholdStore implements ContextThresholdStore {
     await this.db
       .insertInto("context_thresholds")
       .values({ project: key.project, context_key: this.keyString(key), state: JSON.stringify(state) })
-      .onConflict((oc) => oc.columns(["project", "context_key"]).doUpdateSet({ state: sql`excluded.state`, updated_at: sql`now()` }))
+      .onConflict((oc) =>
+        oc.columns(["project", "context_key"]).doUpdateSet({ state: sql`excluded.state`, updated_at: sql`now()` }),
+      )
       .execute();
   }
 }

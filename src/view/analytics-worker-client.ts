@@ -37,7 +37,8 @@ export class AnalyticsWorker {
   static start(): AnalyticsWorker | null {
     try {
       const compiled = import.meta.url.endsWith(".js");
-      if (compiled) return new AnalyticsWorker(new Worker(new URL("./analytics-worker.js", import.meta.url), { execArgv: [] }));
+      if (compiled)
+        return new AnalyticsWorker(new Worker(new URL("./analytics-worker.js", import.meta.url), { execArgv: [] }));
       // A worker's entry file is resolved before any loader hook, so from the sources the entry is a small
       // script that registers tsx's ESM hooks in the worker and then imports the TypeScript module.
       const entry = new URL("./analytics-worker.ts", import.meta.url).href;

@@ -151,12 +151,17 @@ export class AnalyticsCache {
     const slot = this.slots.get(s.project);
     const t = this.now();
     // Analytics of another shape (tools or capabilities added) cannot serve this graph even while stale.
-    if (!slot || slot.analytics.pagerank.length !== s.n || slot.analytics.hyperCapabilities.length !== s.capabilities.length) {
+    if (
+      !slot ||
+      slot.analytics.pagerank.length !== s.n ||
+      slot.analytics.hyperCapabilities.length !== s.capabilities.length
+    ) {
       const analytics = computeAnalytics(s, t, this.options);
       this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
       return { analytics, fresh: true, ageMs: 0 };
     }
-    const fresh = slot.snapshot === s && slot.analytics.version === s.version && slot.analytics.patchCount === s.patchCount;
+    const fresh =
+      slot.snapshot === s && slot.analytics.version === s.version && slot.analytics.patchCount === s.patchCount;
     const interval = this.options.minRefreshIntervalMs ?? ANALYTICS_DEFAULTS.minRefreshIntervalMs;
     if (!fresh && !slot.refreshing) {
       slot.refreshing = true;
@@ -164,7 +169,8 @@ export class AnalyticsCache {
       const schedule = wait > 0 ? (fn: () => void) => setTimeout(fn, wait).unref() : setImmediate;
       schedule(() => {
         this.computeInBackground(s).then(
-          (analytics) => this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() }),
+          (analytics) =>
+            this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() }),
           () => {
             slot.refreshing = false;
           },
@@ -182,7 +188,11 @@ export class AnalyticsCache {
     // No analytics of this graph's shape yet: computed in the worker too, not by `get`'s synchronous first
     // computation (seconds at 2,000 tools, on the event loop, right after a first import).
     const slot = this.slots.get(s.project);
-    if (slot && slot.analytics.pagerank.length === s.n && slot.analytics.hyperCapabilities.length === s.capabilities.length) {
+    if (
+      slot &&
+      slot.analytics.pagerank.length === s.n &&
+      slot.analytics.hyperCapabilities.length === s.capabilities.length
+    ) {
       const view = this.get(s);
       if (view.fresh) return view;
     }
@@ -197,7 +207,10 @@ export class AnalyticsCache {
     const worker = this.offThread();
     if (worker) {
       try {
-        const analytics = await worker.compute(job, this.now(), { seed: this.options.seed, toolEdgeFactor: this.options.toolEdgeFactor });
+        const analytics = await worker.compute(job, this.now(), {
+          seed: this.options.seed,
+          toolEdgeFactor: this.options.toolEdgeFactor,
+        });
         this.refreshes.worker++;
         return analytics;
       } catch {

@@ -1,11 +1,21 @@
-
 import { requiredPrerequisite as requiredByCounts } from "../../algorithms/dag/confidence.ts";
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import type { Prerequisite } from "../../algorithms/dag/dependency-closure.ts";
 import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
 import { mentionPositionsOf, nameWords } from "../../algorithms/dag/mention-order.ts";
-import { baseRate, blendedWeight, consumerRate as consumerRateOf, firstShare as firstShareOf } from "../../algorithms/dag/rates.ts";
-import { createSchemaScorer, inputFields, outputFields, schemaDependencies, type ToolIo } from "../../algorithms/dag/schema-dependencies.ts";
+import {
+  baseRate,
+  blendedWeight,
+  consumerRate as consumerRateOf,
+  firstShare as firstShareOf,
+} from "../../algorithms/dag/rates.ts";
+import {
+  createSchemaScorer,
+  inputFields,
+  outputFields,
+  schemaDependencies,
+  type ToolIo,
+} from "../../algorithms/dag/schema-dependencies.ts";
 import { buildCsr, type Csr, edgeWeight } from "../../algorithms/graph/csr.ts";
 import { EDGE_TYPES, type EdgeType, edgeQuality, NO_EVIDENCE } from "../../algorithms/graph/edge-quality.ts";
 import { createHopBoundedSearch, type HopBoundedSearch } from "../../algorithms/paths/hop-bounded-search.ts";
@@ -84,7 +94,12 @@ function buildPathCsr(s: GraphSnapshot, graph: PathGraph, csr: Csr): Csr {
     let w = full; // an edge without declared evidence keeps its weight exactly (stored precision)
     if (EDGE_TYPES.some((type) => e.declared[type] > 0)) {
       const dep = learnedQuality(e, ["dependency"]);
-      w = graph === "dependency" ? dep : graph === "history" ? learnedQuality(e, EDGE_TYPES) : blendedWeight(dep, learnedQuality(e, EDGE_TYPES));
+      w =
+        graph === "dependency"
+          ? dep
+          : graph === "history"
+            ? learnedQuality(e, EDGE_TYPES)
+            : blendedWeight(dep, learnedQuality(e, EDGE_TYPES));
       same = false;
     }
     if (w > 0) list.push({ from: f, to: t, weight: w });
@@ -160,7 +175,8 @@ export function consumerRate(s: GraphSnapshot, v: number): number {
 export function consumedCount(s: GraphSnapshot, v: number): number {
   const dep = s.dependencyCsr;
   let n = 0;
-  for (let k = dep.inOffsets[v]!; k < dep.inOffsets[v + 1]!; k++) n += s.edgeAt(dep.inSources[k]!, v)?.counts.dependency ?? 0;
+  for (let k = dep.inOffsets[v]!; k < dep.inOffsets[v + 1]!; k++)
+    n += s.edgeAt(dep.inSources[k]!, v)?.counts.dependency ?? 0;
   return n;
 }
 
@@ -199,7 +215,11 @@ export function firstShare(s: GraphSnapshot, u: number): number {
 }
 
 /** The data-flow prior's proposal (algorithms/dag/data-flow-prior.ts) when `candidates` is empty. */
-export function priorProposal(s: GraphSnapshot, selected: readonly number[], candidates: readonly DependencyEdge[]): PriorDependency[] {
+export function priorProposal(
+  s: GraphSnapshot,
+  selected: readonly number[],
+  candidates: readonly DependencyEdge[],
+): PriorDependency[] {
   if (candidates.length > 0 || selected.length < 2) return [];
   const base = dependencyBaseRate(s);
   return dataFlowPrior(selected, candidates, {
@@ -214,7 +234,11 @@ export function priorProposal(s: GraphSnapshot, selected: readonly number[], can
  * Schema proposals (algorithms/dag/schema-dependencies.ts) for the selected pairs the inferred edges leave
  * unrelated; learned and declared evidence keep priority (a tool with an inferred prerequisite gets none).
  */
-export function schemaProposals(s: GraphSnapshot, selected: readonly number[], inferred: readonly DependencyEdge[]): DependencyEdge[] {
+export function schemaProposals(
+  s: GraphSnapshot,
+  selected: readonly number[],
+  inferred: readonly DependencyEdge[],
+): DependencyEdge[] {
   if (!selected.some((v) => s.tools[v]!.outputSchema)) return [];
   const pairs = new Set<string>();
   const withPrerequisite = new Set<number>();
@@ -240,7 +264,12 @@ export function observedBefore(s: GraphSnapshot, u: number, v: number): number {
   return e ? Math.max(e.counts.sequence, e.counts.dependency, e.counts.contains) : 0;
 }
 /** Position of each selected tool's first mention in `intent` (mention-order.ts), by snapshot index; `tokens`: tokenize(intent) if known. */
-export function mentionsOf(s: GraphSnapshot, selected: readonly number[], intent: string, tokens?: readonly string[]): (v: number) => number | undefined {
+export function mentionsOf(
+  s: GraphSnapshot,
+  selected: readonly number[],
+  intent: string,
+  tokens?: readonly string[],
+): (v: number) => number | undefined {
   // Computed on the first question (many DAGs have no unobserved pair to orient); each tool's name words
   // are tokenized once per catalog (the view's derived state).
   let at: Map<number, number | undefined> | undefined;
@@ -261,7 +290,11 @@ export function mentionsOf(s: GraphSnapshot, selected: readonly number[], intent
 const NAME_WORDS = derivedKey<(ReadonlySet<string> | undefined)[]>("mention name words", "catalog");
 
 /** The learned roles of the selected tools (role-orientation.ts): shrunk consumer rate, schema fit, first share. */
-export function roleRates(s: GraphSnapshot): { consumerRate: (v: number) => number; schemaScore: (a: number, b: number) => number; firstShare: (v: number) => number } {
+export function roleRates(s: GraphSnapshot): {
+  consumerRate: (v: number) => number;
+  schemaScore: (a: number, b: number) => number;
+  firstShare: (v: number) => number;
+} {
   const base = dependencyBaseRate(s);
   const schema = createSchemaScorer((v) => toolIoOf(s, v));
   return {

@@ -70,7 +70,10 @@ function embeddingProvider(spec: string | EmbeddingSpec, workers: number | undef
   const env = process.env.TOOLGRAPH_EMBEDDING_WORKERS;
   const n = workers ?? (env !== undefined && env.trim() !== "" ? Number(env) : undefined);
   if (workers === undefined && n !== undefined && !(Number.isInteger(n) && n >= 0)) {
-    throw new EmbeddingError("bad-option", `TOOLGRAPH_EMBEDDING_WORKERS must be a non-negative integer, got ${JSON.stringify(env)}`);
+    throw new EmbeddingError(
+      "bad-option",
+      `TOOLGRAPH_EMBEDDING_WORKERS must be a non-negative integer, got ${JSON.stringify(env)}`,
+    );
   }
   if (parsed.kind !== "use-lite" || n === 0) return createEmbeddingProvider(parsed);
   return new EmbeddingWorkerPool(parsed, n === undefined ? {} : { workers: n });
@@ -185,7 +188,8 @@ export class Engine {
     applySimdEnvironment();
     // The embedder first: a bad spec or worker count fails before the database is opened (and locked).
     const spec = options.embeddings ?? process.env.TOOLGRAPH_EMBEDDINGS ?? "use-lite";
-    const embedder = typeof spec === "object" && "embed" in spec ? spec : embeddingProvider(spec, options.embeddingWorkers);
+    const embedder =
+      typeof spec === "object" && "embed" in spec ? spec : embeddingProvider(spec, options.embeddingWorkers);
     const conn = await openConnection(options);
     return new Engine(conn, options, embedder);
   }
@@ -270,7 +274,10 @@ export class Engine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.loading.values().next().value?.catch(() => undefined);
+    await this.loading
+      .values()
+      .next()
+      .value?.catch(() => undefined);
     for (const p of this.searchIndexes.values()) await p.catch(() => undefined);
     await this.queryEmbedder.close?.().catch(() => undefined);
     await this.analyticsCache.dispose().catch(() => undefined);

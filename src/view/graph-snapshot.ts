@@ -207,8 +207,10 @@ export class GraphSnapshot {
       const list: { from: number; to: number; weight: number }[] = [];
       const csr = this.csr;
       for (let u = 0; u < csr.n; u++) {
-        for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++) list.push({ from: u, to: csr.targets[k]!, weight: 0.5 * csr.weights[k]! });
-        for (let k = dep.offsets[u]!; k < dep.offsets[u + 1]!; k++) list.push({ from: u, to: dep.targets[k]!, weight: dep.weights[k]! });
+        for (let k = csr.offsets[u]!; k < csr.offsets[u + 1]!; k++)
+          list.push({ from: u, to: csr.targets[k]!, weight: 0.5 * csr.weights[k]! });
+        for (let k = dep.offsets[u]!; k < dep.offsets[u + 1]!; k++)
+          list.push({ from: u, to: dep.targets[k]!, weight: dep.weights[k]! });
       }
       this.blendedCsrCache = buildCsr(this.n, list);
     }
@@ -239,7 +241,6 @@ export class GraphSnapshot {
     }
     return this.dependencyPairs.has(u * this.n + v);
   }
-
 
   /**
    * Applies one recorded execution in place (its steps were stored by the write path): tool counters

@@ -65,7 +65,9 @@ export async function graphView(engine: Engine, project: string): Promise<GraphV
   const communities = [...byCommunity.keys()].sort((x, y) => x - y);
   const pos: [number, number][] = new Array(s.tools.length);
   communities.forEach((c, k) => {
-    const members = byCommunity.get(c)!.sort((i, j) => (a.pagerank[j] ?? 0) - (a.pagerank[i] ?? 0) || s.tools[i]!.id.localeCompare(s.tools[j]!.id));
+    const members = byCommunity
+      .get(c)!
+      .sort((i, j) => (a.pagerank[j] ?? 0) - (a.pagerank[i] ?? 0) || s.tools[i]!.id.localeCompare(s.tools[j]!.id));
     const angle = (2 * Math.PI * k) / communities.length;
     const cx = communities.length === 1 ? 0 : Math.cos(angle);
     const cy = communities.length === 1 ? 0 : Math.sin(angle);
@@ -98,7 +100,14 @@ export async function graphView(engine: Engine, project: string): Promise<GraphV
   for (const e of s.edges()) {
     if (!e.type || e.weight <= 0) continue;
     const observations = Object.values(e.counts).reduce((x, y) => x + y, 0);
-    edges.push({ from: e.from, to: e.to, type: e.type, source: e.source ?? "template", weight: e.weight, observations });
+    edges.push({
+      from: e.from,
+      to: e.to,
+      type: e.type,
+      source: e.source ?? "template",
+      weight: e.weight,
+      observations,
+    });
   }
   edges.sort((x, y) => x.from.localeCompare(y.from) || x.to.localeCompare(y.to));
   return {

@@ -68,7 +68,9 @@ export function appendToHistory(engine: Engine, project: string, version: number
 
 /** The executions with an intent, as the intent memory lists them (start time, then id). */
 export function memoryRowsOf(rows: readonly ExecutionHistoryRow[]): ExecutionMemoryRow[] {
-  return rows.filter((r): r is ExecutionHistoryRow & { intent: string; intentHash: string } => r.intent !== null) as ExecutionMemoryRow[];
+  return rows.filter(
+    (r): r is ExecutionHistoryRow & { intent: string; intentHash: string } => r.intent !== null,
+  ) as ExecutionMemoryRow[];
 }
 
 /** Execution id → intent. */

@@ -1,7 +1,18 @@
-
 import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
-import { memoryScore, type PastExecution, similarSuccessRate, voteCapabilities, voteTools } from "../../algorithms/memory/knn-vote.ts";
-import { type Bm25Index, bm25FullIdealScore, bm25IdealScore, buildBm25Index, searchBm25 } from "../../algorithms/search/bm25.ts";
+import {
+  memoryScore,
+  type PastExecution,
+  similarSuccessRate,
+  voteCapabilities,
+  voteTools,
+} from "../../algorithms/memory/knn-vote.ts";
+import {
+  type Bm25Index,
+  bm25FullIdealScore,
+  bm25IdealScore,
+  buildBm25Index,
+  searchBm25,
+} from "../../algorithms/search/bm25.ts";
 import { dotInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { buildVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
@@ -18,8 +29,6 @@ import { ensureEmbeddings } from "./search-index.ts";
 export { MEMORY_DEFAULTS } from "./memory-defaults.ts";
 export { groupByText, semanticNeighbours } from "./memory-neighbours.ts";
 export { type MemoryRows, memoryRow, toMemoryRows } from "./memory-rows.ts";
-
-
 
 export interface MemoryIndex {
   rows: MemoryRows;
@@ -106,7 +115,8 @@ async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex
   await yieldToEventLoop();
   const rows = toMemoryRows(loaded);
   const textOf = new Int32Array(rows.length);
-  for (let t = 0; t < texts.length; t++) for (let m = memberOffsets[t]!; m < memberOffsets[t + 1]!; m++) textOf[members[m]!] = t;
+  for (let t = 0; t < texts.length; t++)
+    for (let m = memberOffsets[t]!; m < memberOffsets[t + 1]!; m++) textOf[members[m]!] = t;
   await yieldToEventLoop();
   const bm25 = buildBm25Index(texts.map((t) => tokenize(t)));
   await yieldToEventLoop();
@@ -118,7 +128,10 @@ async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex
   });
   // Memory budget (100k past executions ≤ 200 MB): keep 1-bit codes for the first stage and int8 vectors
   // for re-ranking, not the float32 matrix (2 KiB per 512-d vector).
-  const vindex = dims > 0 && texts.length > 0 ? { ...buildVectorIndex(packed, dims, { vectorStore: "reference", ivfFrom: 0 }), vectors: new Float32Array(0) } : undefined;
+  const vindex =
+    dims > 0 && texts.length > 0
+      ? { ...buildVectorIndex(packed, dims, { vectorStore: "reference", ivfFrom: 0 }), vectors: new Float32Array(0) }
+      : undefined;
   return {
     rows,
     textOf,
@@ -192,7 +205,13 @@ export interface RecallOptions {
   tokens?: readonly string[];
 }
 
-export async function recallMemory(engine: Engine, project: string, intent: string, qv: Float32Array, options: RecallOptions = {}): Promise<RecallResult> {
+export async function recallMemory(
+  engine: Engine,
+  project: string,
+  intent: string,
+  qv: Float32Array,
+  options: RecallOptions = {},
+): Promise<RecallResult> {
   const mem = await memoryIndex(engine, project);
   if (mem.rows.length === 0) return SILENT;
   const s = await engine.snapshot(project);
@@ -226,14 +245,22 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
   for (let j = 0; j < lex.length; j++) {
     const t = lex[j]!.id;
     const lexical = lex[j]!.score;
-    if (scratch.seen[t] === stamp) cand.push(t, fuseSimilarity({ lexical, semantic: scratch.semScore[t]! }, maxLex), lexical, true, scratch.semScore[t]!);
+    if (scratch.seen[t] === stamp)
+      cand.push(
+        t,
+        fuseSimilarity({ lexical, semantic: scratch.semScore[t]! }, maxLex),
+        lexical,
+        true,
+        scratch.semScore[t]!,
+      );
     else if (hasCosine) cand.push(t, fuseSimilarity({ lexical, semantic: 1 }, maxLex), lexical, false, 1);
     else cand.push(t, fuseSimilarity({ lexical, semantic: 0 }, maxLex), lexical, true, 0);
     scratch.seen[t] = stamp + 1;
   }
   for (let j = 0; j < sem.length; j++) {
     const t = sem[j]!.id;
-    if (scratch.seen[t] === stamp) cand.push(t, fuseSimilarity({ lexical: 0, semantic: sem[j]!.score }, maxLex), 0, true, sem[j]!.score);
+    if (scratch.seen[t] === stamp)
+      cand.push(t, fuseSimilarity({ lexical: 0, semantic: sem[j]!.score }, maxLex), 0, true, sem[j]!.score);
   }
   scratch.epoch++;
   // Expand texts, best first, into their executions (most recent first), skipping other users' and excluded
@@ -256,7 +283,8 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
     for (let j = mem.memberOffsets[t]!; j < mem.memberOffsets[t + 1]! && ranked.length < k; j++) {
       const i = mem.members[j]!;
       const u = rows.userOf[i]!;
-      if ((options.user && (u < 0 || rows.users[u] !== options.user)) || options.excludeIds?.has(rows.ids[i]!)) continue;
+      if ((options.user && (u < 0 || rows.users[u] !== options.user)) || options.excludeIds?.has(rows.ids[i]!))
+        continue;
       ranked.push(i);
       sims.push(sim);
       taskSims.push(taskSim);
@@ -296,7 +324,11 @@ export async function recallMemory(engine: Engine, project: string, intent: stri
  * The success of the neighbours that are similar tasks (task similarity ≥ MEMORY_DEFAULTS.similarTaskFloor),
  * weighted by that similarity and recency (knn-vote.ts similarSuccessRate); rate null when none is.
  */
-function similarPastSuccess(past: readonly PastExecution<string, string>[], taskSims: readonly number[], now: number): SimilarPastSuccess {
+function similarPastSuccess(
+  past: readonly PastExecution<string, string>[],
+  taskSims: readonly number[],
+  now: number,
+): SimilarPastSuccess {
   const floor = MEMORY_DEFAULTS.similarTaskFloor;
   const similar: PastExecution<string, string>[] = [];
   let best = 0;
@@ -314,8 +346,17 @@ function pastExecution(mem: MemoryIndex, i: number, similarity: number): PastExe
   const rows = mem.rows;
   const end = rows.stepOffsets[i + 1]!;
   const steps: { tool: string; success: boolean }[] = [];
-  for (let j = rows.stepOffsets[i]!; j < end; j++) steps.push({ tool: rows.stepTools[rows.stepTool[j]!]!, success: rows.stepSuccess[j] === 1 });
-  const e: { executionId: string; similarity: number; success: boolean; startedAt: number; steps: typeof steps; capability?: string; user?: string } = {
+  for (let j = rows.stepOffsets[i]!; j < end; j++)
+    steps.push({ tool: rows.stepTools[rows.stepTool[j]!]!, success: rows.stepSuccess[j] === 1 });
+  const e: {
+    executionId: string;
+    similarity: number;
+    success: boolean;
+    startedAt: number;
+    steps: typeof steps;
+    capability?: string;
+    user?: string;
+  } = {
     executionId: rows.ids[i]!,
     similarity,
     success: rows.success[i] === 1,

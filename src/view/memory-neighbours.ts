@@ -1,8 +1,8 @@
 /** Nearest past intents: a bounded candidate heap over the memory's vectors, and intents grouped by text. */
 import { groupByKey } from "../../algorithms/graph/group-by-key.ts";
-import { dotsInt8, } from "../../algorithms/search/int8-vectors.ts";
+import { dotsInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { type ScoredId, TopK } from "../../algorithms/search/top-k.ts";
-import { codeShortlist, } from "../../algorithms/search/vector-index.ts";
+import { codeShortlist } from "../../algorithms/search/vector-index.ts";
 import type { MemoryIndex } from "./intent-memory.ts";
 import { MEMORY_DEFAULTS } from "./memory-defaults.ts";
 
@@ -113,9 +113,14 @@ export class CandidateHeap {
 export function semanticNeighbours(mem: MemoryIndex, qv: Float32Array, topN: number): ScoredId[] {
   const n = mem.texts.length;
   if (!mem.vindex || qv.length !== mem.dims || n === 0) return [];
-  const shortlist = codeShortlist(mem.vindex, qv, Math.min(n, Math.max(256, Math.ceil(MEMORY_DEFAULTS.shortlistFraction * n))), {
-    prefilterFactor: MEMORY_DEFAULTS.prefilterFactor,
-  });
+  const shortlist = codeShortlist(
+    mem.vindex,
+    qv,
+    Math.min(n, Math.max(256, Math.ceil(MEMORY_DEFAULTS.shortlistFraction * n))),
+    {
+      prefilterFactor: MEMORY_DEFAULTS.prefilterFactor,
+    },
+  );
   const scores = dotsInt8(mem.vectors, shortlist, qv);
   const exact = new TopK(Math.min(n, topN));
   for (let j = 0; j < shortlist.length; j++) exact.offer(shortlist[j]!, scores[j]!);
@@ -123,7 +128,11 @@ export function semanticNeighbours(mem: MemoryIndex, qv: Float32Array, topN: num
 }
 
 /** Distinct texts in first-seen order, and for each the rows carrying it, most recent (last) first. */
-export function groupByText(intents: readonly string[]): { texts: string[]; memberOffsets: Int32Array; members: Int32Array } {
+export function groupByText(intents: readonly string[]): {
+  texts: string[];
+  memberOffsets: Int32Array;
+  members: Int32Array;
+} {
   const g = groupByKey(intents, "descending");
   return { texts: g.keys, memberOffsets: g.offsets, members: g.members };
 }

@@ -1,5 +1,4 @@
-
-import type { ExecutionMemoryRow, } from "../store/reads.ts";
+import type { ExecutionMemoryRow } from "../store/reads.ts";
 import type { MemoryIndex } from "./intent-memory.ts";
 
 /**
@@ -29,10 +28,19 @@ export interface MemoryRows {
 export function memoryRow(
   mem: MemoryIndex,
   i: number,
-): { id: string; intent: string; user: string | null; capability: string | null; startedAt: number; success: boolean; steps: { tool: string; success: boolean }[] } {
+): {
+  id: string;
+  intent: string;
+  user: string | null;
+  capability: string | null;
+  startedAt: number;
+  success: boolean;
+  steps: { tool: string; success: boolean }[];
+} {
   const rows = mem.rows;
   const steps: { tool: string; success: boolean }[] = [];
-  for (let k = rows.stepOffsets[i]!; k < rows.stepOffsets[i + 1]!; k++) steps.push({ tool: rows.stepTools[rows.stepTool[k]!]!, success: rows.stepSuccess[k] === 1 });
+  for (let k = rows.stepOffsets[i]!; k < rows.stepOffsets[i + 1]!; k++)
+    steps.push({ tool: rows.stepTools[rows.stepTool[k]!]!, success: rows.stepSuccess[k] === 1 });
   const user = rows.userOf[i]!;
   const cap = rows.capabilityOf[i]!;
   return {

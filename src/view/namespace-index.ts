@@ -133,16 +133,29 @@ export interface AutoThresholds {
  * Resolves `auto` for this catalog: flat below autoMinTools tools or autoMinNamespaces namespaces; above, the route
  * measured on the catalog's first queries, or a trial while that measurement runs (see the header).
  */
-export function chooseRouting(requested: Routing, s: GraphSnapshot, idx: SearchIndex, thresholds: AutoThresholds = ROUTING_DEFAULTS): RoutingChoice {
+export function chooseRouting(
+  requested: Routing,
+  s: GraphSnapshot,
+  idx: SearchIndex,
+  thresholds: AutoThresholds = ROUTING_DEFAULTS,
+): RoutingChoice {
   if (requested === "flat") return { requested, mode: "flat", reason: "flat search over every tool (requested)" };
   if (requested === "two-hop") return { requested, mode: "two-hop", reason: "two-hop routing (requested)" };
   const { autoMinTools, autoMinNamespaces } = thresholds;
   if (s.n < autoMinTools) {
-    return { requested, mode: "flat", reason: `auto: flat, the catalog has ${s.n} tools (routes measured from ${autoMinTools})` };
+    return {
+      requested,
+      mode: "flat",
+      reason: `auto: flat, the catalog has ${s.n} tools (routes measured from ${autoMinTools})`,
+    };
   }
   const count = namespaceIndexFor(s, idx).groups.names.length;
   if (count < autoMinNamespaces) {
-    return { requested, mode: "flat", reason: `auto: flat, ${s.n} tools but only ${count} namespaces (routes measured from ${autoMinNamespaces})` };
+    return {
+      requested,
+      mode: "flat",
+      reason: `auto: flat, ${s.n} tools but only ${count} namespaces (routes measured from ${autoMinNamespaces})`,
+    };
   }
   const trial = trialOf(idx).trial;
   const decision = trial?.decision;
@@ -150,18 +163,28 @@ export function chooseRouting(requested: Routing, s: GraphSnapshot, idx: SearchI
     return { requested, mode: decision.mode, reason: `auto: ${decision.reason}, ${s.n} tools in ${count} namespaces` };
   }
   const done = decision ? 0 : (trial?.samples.length ?? 0);
-  return { requested, mode: "flat", trial: true, reason: `auto: measuring flat and two-hop (query ${done + 1} of ${ROUTING_DEFAULTS.trialQueries}), ${s.n} tools in ${count} namespaces` };
+  return {
+    requested,
+    mode: "flat",
+    trial: true,
+    reason: `auto: measuring flat and two-hop (query ${done + 1} of ${ROUTING_DEFAULTS.trialQueries}), ${s.n} tools in ${count} namespaces`,
+  };
 }
 
 /**
  * Records one trial query of `auto` (times measured by the caller) and, at the trialQueries-th, keeps the route
  * decideRoute picks. Returns the decision once made.
  */
-export function recordRouteTrial(s: GraphSnapshot, idx: SearchIndex, sample: RouteTrialSample): RouteDecision | undefined {
+export function recordRouteTrial(
+  s: GraphSnapshot,
+  idx: SearchIndex,
+  sample: RouteTrialSample,
+): RouteDecision | undefined {
   const slot = trialOf(idx);
   let trial = slot.trial;
   // A decision still valid wins (a late sample of a concurrent trial query changes nothing).
-  if (trial?.decision && totalExecutions(s) < ROUTING_DEFAULTS.retrialGrowth * Math.max(1, trial.decision.executions)) return trial.decision;
+  if (trial?.decision && totalExecutions(s) < ROUTING_DEFAULTS.retrialGrowth * Math.max(1, trial.decision.executions))
+    return trial.decision;
   if (!trial || trial.decision) {
     trial = { samples: [] };
     slot.trial = trial;
@@ -209,8 +232,19 @@ export interface RouteOptions extends NamespaceScoreOptions, SelectOptions {
 }
 
 /** First hop: scores the namespaces for the query, keeps the best few and returns their tools. */
-export function routeQuery(s: GraphSnapshot, ns: NamespaceIndex, text: string, vector: Float32Array, memory: ReadonlyMap<number, number> | undefined, options: RouteOptions = {}): RouteResult {
-  const scores = scoreNamespaces(ns, { tokens: tokenize(text), vector, toolVotes: memory, successes: s.successes }, options);
+export function routeQuery(
+  s: GraphSnapshot,
+  ns: NamespaceIndex,
+  text: string,
+  vector: Float32Array,
+  memory: ReadonlyMap<number, number> | undefined,
+  options: RouteOptions = {},
+): RouteResult {
+  const scores = scoreNamespaces(
+    ns,
+    { tokens: tokenize(text), vector, toolVotes: memory, successes: s.successes },
+    options,
+  );
   const routed = selectNamespaces(ns.groups, scores.score, options);
   const extra = new Set<number>();
   for (const c of options.context ?? []) {
@@ -226,7 +260,8 @@ export function routeQuery(s: GraphSnapshot, ns: NamespaceIndex, text: string, v
     const before = all.size;
     for (const t of extra) all.add(t);
     restrictTo = Int32Array.from(all).sort();
-    if (all.size > before) reason += `, plus ${all.size - before} context tool${all.size - before === 1 ? "" : "s"} and graph neighbours`;
+    if (all.size > before)
+      reason += `, plus ${all.size - before} context tool${all.size - before === 1 ? "" : "s"} and graph neighbours`;
   }
   return {
     restrictTo,
@@ -246,7 +281,9 @@ export function routeQuery(s: GraphSnapshot, ns: NamespaceIndex, text: string, v
 
 /** "routed via namespaces github (0.71), git (0.52), … — 3 of 9 namespaces, 14 candidate tools". */
 export function explainRoute(r: RouteResult): string {
-  const shown = r.namespaces.slice(0, ROUTING_DEFAULTS.explainNamespaces).map((n) => `${n.namespace} (${n.score.toFixed(2)})`);
+  const shown = r.namespaces
+    .slice(0, ROUTING_DEFAULTS.explainNamespaces)
+    .map((n) => `${n.namespace} (${n.score.toFixed(2)})`);
   const more = r.namespaces.length > shown.length ? ` and ${r.namespaces.length - shown.length} more` : "";
   return `routed via namespaces ${shown.join(", ")}${more} — ${r.namespaces.length} of ${r.totalNamespaces} namespaces, ${r.restrictTo.length} candidate tools (${r.reason})`;
 }

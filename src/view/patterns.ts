@@ -3,7 +3,14 @@
  * ReDoS guard of algorithms/search/safe-regex.ts, whose matcher runs in time linear in the input) and scored against a
  * request's text with algorithms/search/pattern-triggers.ts.
  */
-import { type CompiledTrigger, compileTriggers, type MatchBudget, matchBudget, scoreTrigger, type TriggerScore } from "../../algorithms/search/pattern-triggers.ts";
+import {
+  type CompiledTrigger,
+  compileTriggers,
+  type MatchBudget,
+  matchBudget,
+  scoreTrigger,
+  type TriggerScore,
+} from "../../algorithms/search/pattern-triggers.ts";
 import { patternProblem } from "../../algorithms/search/safe-regex.ts";
 import type { CapabilityRow } from "../store/reads.ts";
 import { derivedKey } from "./derived.ts";
@@ -72,7 +79,11 @@ export interface PatternWork {
  * budget (algorithms/search/pattern-triggers.ts), yielding to the event loop every few ms so that a long
  * match never stalls other requests.
  */
-export async function scorePatterns(s: GraphSnapshot, text: string, budget: MatchBudget = matchBudget()): Promise<{ scores: Map<string, TriggerScore>; work: PatternWork }> {
+export async function scorePatterns(
+  s: GraphSnapshot,
+  text: string,
+  budget: MatchBudget = matchBudget(),
+): Promise<{ scores: Map<string, TriggerScore>; work: PatternWork }> {
   const triggers = await triggersOf(s);
   const scores = new Map<string, TriggerScore>();
   let patterns = 0;
@@ -85,5 +96,8 @@ export async function scorePatterns(s: GraphSnapshot, text: string, budget: Matc
       t = performance.now();
     }
   }
-  return { scores, work: { patterns, prefiltered: budget.prefiltered, evaluated: budget.evaluated, skipped: budget.skipped } };
+  return {
+    scores,
+    work: { patterns, prefiltered: budget.prefiltered, evaluated: budget.evaluated, skipped: budget.skipped },
+  };
 }

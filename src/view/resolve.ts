@@ -7,10 +7,14 @@ export function resolveTools(s: GraphSnapshot, ids: readonly string[] | undefine
   return ids.map((id, i) => {
     const k = s.index.get(id);
     if (k === undefined) {
-      throw new ToolgraphError("unknown-tool", `${field}[${i}]: unknown tool ${JSON.stringify(id)} in project ${JSON.stringify(s.project)}`, {
-        field: `${field}[${i}]`,
-        tool: id,
-      });
+      throw new ToolgraphError(
+        "unknown-tool",
+        `${field}[${i}]: unknown tool ${JSON.stringify(id)} in project ${JSON.stringify(s.project)}`,
+        {
+          field: `${field}[${i}]`,
+          tool: id,
+        },
+      );
     }
     return k;
   });

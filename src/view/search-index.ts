@@ -48,7 +48,10 @@ export function toolTextInput(t: ToolRow): ToolTextInput {
     id: t.id,
     name: t.name,
     description: t.description,
-    parameters: Object.entries(props).map(([name, v]) => ({ name, description: typeof v?.description === "string" ? v.description : undefined })),
+    parameters: Object.entries(props).map(([name, v]) => ({
+      name,
+      description: typeof v?.description === "string" ? v.description : undefined,
+    })),
     tags: t.tags,
     examples: t.examples,
   };
@@ -62,17 +65,13 @@ const CATALOG_KEY = derivedKey<string>("catalog key", "catalog");
 
 /** Hash of the catalog's texts and the model (derived state of the snapshot's catalog: computed once, not per search). */
 export function catalogKey(s: GraphSnapshot, model: string): string {
-  return s.derived(
-    CATALOG_KEY,
-    () => {
-      const h = createHash("sha256");
-      h.update(model);
-      for (const t of s.tools) h.update(t.textHash);
-      for (const c of s.capabilities) h.update(c.textHash);
-      return h.digest("hex");
-    },
-    [model],
-  );
+  return s.derived(CATALOG_KEY, () => {
+    const h = createHash("sha256");
+    h.update(model);
+    for (const t of s.tools) h.update(t.textHash);
+    for (const c of s.capabilities) h.update(c.textHash);
+    return h.digest("hex");
+  }, [model]);
 }
 
 /** Loads stored vectors for the texts, embeds the missing ones (in batches, with progress) and stores them. */
@@ -138,7 +137,11 @@ function pack(vectors: Float32Array[], dims: number): Float32Array {
 }
 
 /** The BM25 channels of the catalog (tool fields weighted by repetition, capability texts), built in slices. */
-async function lexicalChannels(s: GraphSnapshot, inputs: readonly ToolTextInput[], capTexts: readonly string[]): Promise<Pick<SearchIndex, "toolBm25" | "capBm25" | "toolIds" | "capIds">> {
+async function lexicalChannels(
+  s: GraphSnapshot,
+  inputs: readonly ToolTextInput[],
+  capTexts: readonly string[],
+): Promise<Pick<SearchIndex, "toolBm25" | "capBm25" | "toolIds" | "capIds">> {
   const toolTokenLists = await mapInSlices(inputs, (t) => toolTokens(t));
   const capTokenLists = await mapInSlices(capTexts, (t) => tokenize(t));
   return {

@@ -34,14 +34,22 @@ function sdkTools() {
   );
 }
 
-const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
 const call = (id: string, toolName: string) => ({
   content: [{ type: "tool-call" as const, toolCallId: id, toolName, input: "{}" }],
   finishReason: { unified: "tool-calls" as const, raw: "tool_calls" },
   usage,
   warnings: [],
 });
-const done = { content: [{ type: "text" as const, text: "done" }], finishReason: { unified: "stop" as const, raw: "stop" }, usage, warnings: [] };
+const done = {
+  content: [{ type: "text" as const, text: "done" }],
+  finishReason: { unified: "stop" as const, raw: "stop" },
+  usage,
+  warnings: [],
+};
 
 /** The tool names a model call was offered. */
 const offered = (m: MockLanguageModelV3, i: number) => (m.doGenerateCalls[i]?.tools ?? []).map((t) => t.name).sort();
@@ -49,9 +57,21 @@ const offered = (m: MockLanguageModelV3, i: number) => (m.doGenerateCalls[i]?.to
 describe("toolgraph/ai-sdk prepareStep", () => {
   it("offers the search's top k first, then next-step tools after each success, and records the run", async () => {
     const model = new MockLanguageModelV3({ doGenerate: [call("c1", "git__commit"), call("c2", "git__push"), done] });
-    const steps = toolgraphSteps(tg, { tools: sdkTools(), k: 3, runId: "ai-sdk-run-1", now: () => new Date("2026-02-01T00:00:00Z") });
+    const steps = toolgraphSteps(tg, {
+      tools: sdkTools(),
+      k: 3,
+      runId: "ai-sdk-run-1",
+      now: () => new Date("2026-02-01T00:00:00Z"),
+    });
     const before = await tg.stats();
-    const result = await generateText({ model, tools: sdkTools(), prompt: INTENT, stopWhen: stepCountIs(5), prepareStep: steps.prepareStep, onFinish: steps.onFinish });
+    const result = await generateText({
+      model,
+      tools: sdkTools(),
+      prompt: INTENT,
+      stopWhen: stepCountIs(5),
+      prepareStep: steps.prepareStep,
+      onFinish: steps.onFinish,
+    });
 
     // Step 0: the three tools of the twenty runs under this very intent (scores 0.83, 0.82, 0.81; the rest ≤ 0.09).
     expect(offered(model, 0)).toEqual(["git__commit", "git__push", "github__create_pull_request"]);
@@ -86,8 +106,18 @@ describe("toolgraph/ai-sdk prepareStep", () => {
     expect(offered(model, 0)).toHaveLength(TOOLS.length);
 
     const model2 = new MockLanguageModelV3({ doGenerate: [done] });
-    const named = toolgraphSteps(tg, { tools: sdkTools(), k: 3, fallback: ["weather__forecast", "not_a_tool"], alwaysActive: ["files__read"] });
-    await generateText({ model: model2, tools: sdkTools(), prompt: "bake a chocolate cake", prepareStep: named.prepareStep });
+    const named = toolgraphSteps(tg, {
+      tools: sdkTools(),
+      k: 3,
+      fallback: ["weather__forecast", "not_a_tool"],
+      alwaysActive: ["files__read"],
+    });
+    await generateText({
+      model: model2,
+      tools: sdkTools(),
+      prompt: "bake a chocolate cake",
+      prepareStep: named.prepareStep,
+    });
     expect(offered(model2, 0)).toEqual(["files__read", "weather__forecast"]);
   }, 120_000);
 
@@ -95,14 +125,27 @@ describe("toolgraph/ai-sdk prepareStep", () => {
     const steps = toolgraphSteps(tg, { tools: sdkTools(), intent: INTENT });
     expect(await steps.record([{ content: [{ type: "text" }] }])).toBeUndefined();
     expect(() => toolgraphSteps(tg, { tools: sdkTools(), k: 0 })).toThrow(/^k: must be a whole number from 1 to 100/);
-    await expect(steps.prepareStep({ stepNumber: 0, steps: [], messages: [] })).resolves.toMatchObject({ activeTools: expect.any(Array) });
+    await expect(steps.prepareStep({ stepNumber: 0, steps: [], messages: [] })).resolves.toMatchObject({
+      activeTools: expect.any(Array),
+    });
     const noIntent = toolgraphSteps(tg, { tools: sdkTools() });
-    await expect(noIntent.prepareStep({ stepNumber: 0, steps: [], messages: [{ role: "system", content: "be brief" }] })).rejects.toThrow(/^intent: /);
+    await expect(
+      noIntent.prepareStep({ stepNumber: 0, steps: [], messages: [{ role: "system", content: "be brief" }] }),
+    ).rejects.toThrow(/^intent: /);
   }, 120_000);
 
   it("reads the intent from the first user message (text or text parts)", () => {
-    expect(firstUserText([{ role: "system", content: "x" }, { role: "user", content: " ship it " }])).toBe("ship it");
-    expect(firstUserText([{ role: "user", content: [{ type: "text", text: "a" }, { type: "image" }, { type: "text", text: "b" }] }])).toBe("a\nb");
+    expect(
+      firstUserText([
+        { role: "system", content: "x" },
+        { role: "user", content: " ship it " },
+      ]),
+    ).toBe("ship it");
+    expect(
+      firstUserText([
+        { role: "user", content: [{ type: "text", text: "a" }, { type: "image" }, { type: "text", text: "b" }] },
+      ]),
+    ).toBe("a\nb");
     expect(firstUserText([{ role: "assistant", content: "hi" }])).toBeUndefined();
   });
 });

@@ -9,7 +9,9 @@ import { ANTHROPIC_DEFAULTS, anthropicToolSearch } from "../../src/adapters/anth
 import type { Toolgraph } from "../../src/index.ts";
 import { fixtureFetch, openCatalog, TOOLS } from "./catalog.ts";
 
-const FIXTURES = JSON.parse(readFileSync(new URL("fixtures/anthropic-messages.json", import.meta.url), "utf8")) as Record<"searchCall" | "toolCall", object>;
+const FIXTURES = JSON.parse(
+  readFileSync(new URL("fixtures/anthropic-messages.json", import.meta.url), "utf8"),
+) as Record<"searchCall" | "toolCall", object>;
 
 let tg: Toolgraph;
 beforeAll(async () => {
@@ -24,7 +26,11 @@ function recordedClient(responses: object[]) {
   return { client: new Anthropic({ apiKey: "test-key", maxRetries: 0, fetch }), sent };
 }
 
-const sdkTools: Anthropic.Tool[] = TOOLS.map((t) => ({ name: t.id.replace(".", "__"), description: t.description, input_schema: { type: "object", properties: { text: { type: "string" } } } }));
+const sdkTools: Anthropic.Tool[] = TOOLS.map((t) => ({
+  name: t.id.replace(".", "__"),
+  description: t.description,
+  input_schema: { type: "object", properties: { text: { type: "string" } } },
+}));
 
 describe("toolgraph/anthropic tool search", () => {
   it("defers every tool and answers the search tool_use with tool_reference blocks for the top k", async () => {
@@ -42,7 +48,11 @@ describe("toolgraph/anthropic tool search", () => {
       {
         name: "tool_search",
         description: ANTHROPIC_DEFAULTS.description,
-        input_schema: { type: "object", properties: { query: { type: "string", description: "What you want to do, in plain words" } }, required: ["query"] },
+        input_schema: {
+          type: "object",
+          properties: { query: { type: "string", description: "What you want to do, in plain words" } },
+          required: ["query"],
+        },
       },
       ...sdkTools.map((t) => ({ ...t, defer_loading: true })),
     ]);
@@ -56,7 +66,11 @@ describe("toolgraph/anthropic tool search", () => {
     ]);
     expect(picked.map((p) => p.rank)).toEqual([1, 2, 3]);
     expect((sent[1]!.messages as { content: unknown }[]).at(-1)!.content).toEqual([
-      { type: "tool_result", tool_use_id: "toolu_1", content: picked.map((p) => ({ type: "tool_reference", tool_name: p.name })) },
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_1",
+        content: picked.map((p) => ({ type: "tool_reference", tool_name: p.name })),
+      },
     ]);
     const use = m2.content.find((b) => b.type === "tool_use");
     expect(use && ts.toolIdOf(use.name)).toBe("github.create_pull_request");
@@ -64,8 +78,14 @@ describe("toolgraph/anthropic tool search", () => {
 
   it("skips other blocks, refuses an empty query by name, and a search tool named like a tool", async () => {
     const ts = anthropicToolSearch(tg, { tools: sdkTools });
-    expect(await ts.answer([{ type: "text" }, { type: "tool_use", id: "t", name: "git__push", input: {} }])).toEqual([]);
-    await expect(ts.answer({ type: "tool_use", id: "toolu_9", name: "tool_search", input: { query: " " } })).rejects.toThrow(/^input\.query: /);
-    expect(() => anthropicToolSearch(tg, { tools: sdkTools, name: "git__push" })).toThrow(/^name: "git__push" is also one of the tools/);
+    expect(await ts.answer([{ type: "text" }, { type: "tool_use", id: "t", name: "git__push", input: {} }])).toEqual(
+      [],
+    );
+    await expect(
+      ts.answer({ type: "tool_use", id: "toolu_9", name: "tool_search", input: { query: " " } }),
+    ).rejects.toThrow(/^input\.query: /);
+    expect(() => anthropicToolSearch(tg, { tools: sdkTools, name: "git__push" })).toThrow(
+      /^name: "git__push" is also one of the tools/,
+    );
   }, 120_000);
 });

@@ -17,12 +17,23 @@ const put = (name: string, text: string) => {
   writeFileSync(p, text);
   return p;
 };
-const catalog = put("catalog.json", JSON.stringify({ tools: [{ id: "a", description: "tool a" }, { id: "b", description: "tool b" }] }));
+const catalog = put(
+  "catalog.json",
+  JSON.stringify({
+    tools: [
+      { id: "a", description: "tool a" },
+      { id: "b", description: "tool b" },
+    ],
+  }),
+);
 const cases = put("my cases.jsonl", `${JSON.stringify({ kind: "next-step", id: "n1", steps: ["a", "b"] })}\n`);
 
 describe("loadUserDataset", () => {
   it("says which field of which line is missing: startedAt required", () => {
-    const traces = put("t1.jsonl", `${JSON.stringify({ id: "t0", startedAt: "2026-01-01T00:00:00Z", success: true, steps: [{ tool: "a" }] })}\n\n${JSON.stringify({ id: "t1", success: true, steps: [{ tool: "a" }] })}\n`);
+    const traces = put(
+      "t1.jsonl",
+      `${JSON.stringify({ id: "t0", startedAt: "2026-01-01T00:00:00Z", success: true, steps: [{ tool: "a" }] })}\n\n${JSON.stringify({ id: "t1", success: true, steps: [{ tool: "a" }] })}\n`,
+    );
     expect(() => loadUserDataset({ catalog, traces, eval: cases })).toThrow(`${traces}:3: startedAt: required`);
   });
 
@@ -41,7 +52,16 @@ describe("loadUserDataset", () => {
     expect(one.name).toMatch(/^user-my-cases-[0-9a-f]{10}$/);
     expect(one.traces).toEqual([]);
     expect(loadUserDataset({ catalog, eval: cases }).name).toBe(one.name);
-    const other = put("catalog2.json", JSON.stringify({ tools: [{ id: "a", description: "tool a" }, { id: "b", description: "tool b" }, { id: "c", description: "c" }] }));
+    const other = put(
+      "catalog2.json",
+      JSON.stringify({
+        tools: [
+          { id: "a", description: "tool a" },
+          { id: "b", description: "tool b" },
+          { id: "c", description: "c" },
+        ],
+      }),
+    );
     expect(loadUserDataset({ catalog: other, eval: cases }).name).not.toBe(one.name);
   });
 });
@@ -52,15 +72,35 @@ describe("describeIssue", () => {
     expect(missing.error!.issues.map(describeIssue)).toEqual(["startedAt: required"]);
     const noSteps = executionSchema.safeParse({ id: "x", startedAt: "2026-01-01T00:00:00Z", success: true });
     expect(noSteps.error!.issues.map(describeIssue)).toEqual(["steps: required"]);
-    const wrong = executionSchema.safeParse({ id: "x", startedAt: "2026-01-01T00:00:00Z", success: "yes", steps: [{ tool: "a" }] });
-    expect(wrong.error!.issues.map(describeIssue)).toEqual(["success: Invalid input: expected boolean, received string"]);
+    const wrong = executionSchema.safeParse({
+      id: "x",
+      startedAt: "2026-01-01T00:00:00Z",
+      success: "yes",
+      steps: [{ tool: "a" }],
+    });
+    expect(wrong.error!.issues.map(describeIssue)).toEqual([
+      "success: Invalid input: expected boolean, received string",
+    ]);
   });
 });
 
 describe("toolgraph bench accuracy --help", () => {
   it("prints the accuracy bench's own options", () => {
-    const r = spawnSync(process.execPath, ["src/cli/toolgraph.mjs", "bench", "accuracy", "--help"], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, ["src/cli/toolgraph.mjs", "bench", "accuracy", "--help"], {
+      encoding: "utf8",
+    });
     expect(r.status).toBe(0);
-    for (const opt of ["--dataset", "--embeddings", "--home", "--gating-only", "--fusion-stress", "--catalog", "--eval", "--traces", "--edges"]) expect(r.stdout).toContain(opt);
+    for (const opt of [
+      "--dataset",
+      "--embeddings",
+      "--home",
+      "--gating-only",
+      "--fusion-stress",
+      "--catalog",
+      "--eval",
+      "--traces",
+      "--edges",
+    ])
+      expect(r.stdout).toContain(opt);
   }, 60_000);
 });

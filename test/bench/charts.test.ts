@@ -39,12 +39,37 @@ describe("charts", () => {
       log: true,
     });
     expect(svg.match(/<rect x=/g)).toHaveLength(5); // 3 p50 + 2 p99 (one missing)
-    for (const s of ["search", "next step", "gating", "p50", "p99", "1.2", "5.5", "0.02", "latency (ms, log scale)", ">0.01<", ">10<"]) expect(svg).toContain(s);
+    for (const s of [
+      "search",
+      "next step",
+      "gating",
+      "p50",
+      "p99",
+      "1.2",
+      "5.5",
+      "0.02",
+      "latency (ms, log scale)",
+      ">0.01<",
+      ">10<",
+    ])
+      expect(svg).toContain(s);
   });
 
   it("a line chart keeps every legend entry inside the picture", () => {
     const names = ["precision, raw score", "precision, calibrated", "coverage, raw score", "coverage, calibrated"];
-    const svg = lineChartSvg({ title: "t", xLabel: "x", yLabel: "y", yDomain: [0, 1], series: names.map((name, i) => ({ name, points: [{ x: 0.5, y: i / 4 }, { x: 0.9, y: 1 - i / 4 }] })) });
+    const svg = lineChartSvg({
+      title: "t",
+      xLabel: "x",
+      yLabel: "y",
+      yDomain: [0, 1],
+      series: names.map((name, i) => ({
+        name,
+        points: [
+          { x: 0.5, y: i / 4 },
+          { x: 0.9, y: 1 - i / 4 },
+        ],
+      })),
+    });
     const width = Number(/width="(\d+)"/.exec(svg)![1]);
     for (const n of names) {
       const m = new RegExp(`<text x="([\\d.]+)" y="[\\d.]+">${n}</text>`).exec(svg);
@@ -75,7 +100,14 @@ describe("charts", () => {
       tables: [
         {
           title: "Gating — demo-traces / test next step (top-1 answers, 10 held out; more)",
-          headers: ["threshold", "coverage (raw)", "precision (raw)", "coverage (calibrated)", "precision (calibrated)", "note"],
+          headers: [
+            "threshold",
+            "coverage (raw)",
+            "precision (raw)",
+            "coverage (calibrated)",
+            "precision (calibrated)",
+            "note",
+          ],
           rows: [
             [0.5, 1, 0.8, 0.6, 0.9, ""],
             [0.9, 0.2, 0.95, 0, null, ""],

@@ -37,17 +37,32 @@ describe("gatingTable", () => {
   it("high confidence: success rate against 0.80 with a verdict", () => {
     const h = row(t, "high confidence ≥ 0.85");
     expect(h.slice(1, 5)).toEqual([0.25, 1, 0.25, 1]);
-    expect(h[5]).toBe("raw: PASS (1.000 over 1 answers, needs ≥ 0.80); calibrated: PASS (1.000 over 1 answers, needs ≥ 0.80)");
-    const fail = gatingTable("f", { pairs: [{ score: 0.9, probability: 0.9, threshold: 0.7, correct: false }, { score: 0.9, probability: 0.5, threshold: 0.7, correct: true }], trainPairs: [] });
-    expect(row(fail, "high confidence ≥ 0.85")[5]).toBe("raw: FAIL (0.500 over 2 answers, needs ≥ 0.80); calibrated: FAIL (0.000 over 1 answers, needs ≥ 0.80)");
+    expect(h[5]).toBe(
+      "raw: PASS (1.000 over 1 answers, needs ≥ 0.80); calibrated: PASS (1.000 over 1 answers, needs ≥ 0.80)",
+    );
+    const fail = gatingTable("f", {
+      pairs: [
+        { score: 0.9, probability: 0.9, threshold: 0.7, correct: false },
+        { score: 0.9, probability: 0.5, threshold: 0.7, correct: true },
+      ],
+      trainPairs: [],
+    });
+    expect(row(fail, "high confidence ≥ 0.85")[5]).toBe(
+      "raw: FAIL (0.500 over 2 answers, needs ≥ 0.80); calibrated: FAIL (0.000 over 1 answers, needs ≥ 0.80)",
+    );
   });
 
   it("without the gate's probability, the training pairs are fitted (isotonic, Wilson bound); none ≥ 0.85 is vacuous", () => {
     // 10 training answers at 0.9, all right: Wilson bound 10/13.8416 = 0.72 < 0.85.
-    const v = gatingTable("v", { pairs: [{ score: 0.9, correct: true }], trainPairs: Array.from({ length: 10 }, () => ({ score: 0.9, correct: true })) });
+    const v = gatingTable("v", {
+      pairs: [{ score: 0.9, correct: true }],
+      trainPairs: Array.from({ length: 10 }, () => ({ score: 0.9, correct: true })),
+    });
     expect(row(v, 0.7)[3]).toBe(1);
     expect(row(v, 0.75)[3]).toBe(0);
-    expect(row(v, "high confidence ≥ 0.85")[5]).toBe("raw: PASS (1.000 over 1 answers, needs ≥ 0.80); calibrated: no answer reaches 0.85 (vacuous)");
+    expect(row(v, "high confidence ≥ 0.85")[5]).toBe(
+      "raw: PASS (1.000 over 1 answers, needs ≥ 0.80); calibrated: no answer reaches 0.85 (vacuous)",
+    );
     // No per-answer thresholds → no adaptive rows.
     expect(v.rows.find((r) => r[0] === "adaptive (per answer)")).toBeUndefined();
   });

@@ -1,6 +1,12 @@
 /** Smoke test of bench/job-overhead.ts: every row runs end to end at 300 tools; ratios are job / core of the same row. No timing assertions. */
 import { describe, expect, it } from "vitest";
-import { type JobOverheadResult, type JobRow, jobOverheadTable, overheadVerdict, runJobOverhead } from "../../bench/job-overhead.ts";
+import {
+  type JobOverheadResult,
+  type JobRow,
+  jobOverheadTable,
+  overheadVerdict,
+  runJobOverhead,
+} from "../../bench/job-overhead.ts";
 
 const JOBS = [
   "search",
@@ -50,7 +56,8 @@ describe("bench/job-overhead runJobOverhead", () => {
     }
     // The split rows time the same core as their job's row.
     for (const base of ["next step", "DAG of 20 tools"]) {
-      for (const part of ["job function", "facade, log off"]) expect(row(`${base} (${part})`).what.core).toBe(row(base).what.core);
+      for (const part of ["job function", "facade, log off"])
+        expect(row(`${base} (${part})`).what.core).toBe(row(base).what.core);
     }
     const table = jobOverheadTable(r);
     expect(table.split("\n")).toHaveLength(2 + JOBS.length);
@@ -59,7 +66,10 @@ describe("bench/job-overhead runJobOverhead", () => {
 });
 
 describe("the overhead budget", () => {
-  const row = (job: number, core: number) => ({ job_ms: { p50: job } as JobRow["job_ms"], core_ms: { p50: core } as JobRow["core_ms"] });
+  const row = (job: number, core: number) => ({
+    job_ms: { p50: job } as JobRow["job_ms"],
+    core_ms: { p50: core } as JobRow["core_ms"],
+  });
   it("is absolute below a 0.1 ms core (25 µs added), a 1.5× ratio above it (worked by hand)", () => {
     // 0.05 ms core + 24 µs = 0.074 ms: 2.0× its core, but within 25 µs: PASS.
     expect(overheadVerdict(row(0.074, 0.05))).toMatchObject({ budget: "≤ 25 µs added", pass: true });

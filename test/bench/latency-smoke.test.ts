@@ -1,6 +1,13 @@
 /** Smoke test of bench/latency.ts: the core runs end to end at 300 tools, 2 repetitions; the result has its shape. No timing assertions. */
 import { describe, expect, it } from "vitest";
-import { BUDGETS, formatLatency, type LatencyResult, latencySvg, relatedToolSets, runLatency } from "../../bench/latency.ts";
+import {
+  BUDGETS,
+  formatLatency,
+  type LatencyResult,
+  latencySvg,
+  relatedToolSets,
+  runLatency,
+} from "../../bench/latency.ts";
 
 const OPERATIONS = [
   "analytics refresh",
@@ -25,14 +32,28 @@ describe("bench/latency runLatency", () => {
   let result: LatencyResult;
 
   it("runs at 300 tools with 2 repetitions and returns one size result", { timeout: 240_000 }, async () => {
-    result = await runLatency({ sizes: [300], reps: 2, serverSizes: [], useLiteQueries: 0, analyticsReps: 1, log: () => {} });
+    result = await runLatency({
+      sizes: [300],
+      reps: 2,
+      serverSizes: [],
+      useLiteQueries: 0,
+      analyticsReps: 1,
+      log: () => {},
+    });
     expect(result.sizes).toHaveLength(1);
     expect(result.useLite).toBeUndefined();
     const s = result.sizes[0]!;
     expect(s.tools).toBe(300);
     expect(s.traces).toBe(600);
     expect(s.steps).toBeGreaterThan(600);
-    expect(result.options).toMatchObject({ sizes: [300], reps: 2, warmup: 2, embeddings: "hash:512", traces: [600], gcBetweenOperations: typeof (globalThis as { gc?: unknown }).gc === "function" });
+    expect(result.options).toMatchObject({
+      sizes: [300],
+      reps: 2,
+      warmup: 2,
+      embeddings: "hash:512",
+      traces: [600],
+      gcBetweenOperations: typeof (globalThis as { gc?: unknown }).gc === "function",
+    });
   });
 
   it("reports every operation with n = reps and ordered, finite, non-negative percentiles", () => {
@@ -73,7 +94,13 @@ describe("bench/latency runLatency", () => {
 
   it("reports the analytics parts, the query cache and memory", () => {
     const s = result.sizes[0]!;
-    expect(Object.keys(s.analytics.parts).sort()).toEqual(["hypergraphPagerank", "louvain", "pagerank", "spectral", "total"]);
+    expect(Object.keys(s.analytics.parts).sort()).toEqual([
+      "hypergraphPagerank",
+      "louvain",
+      "pagerank",
+      "spectral",
+      "total",
+    ]);
     expect(s.analytics.communities).toBeGreaterThan(0);
     expect(s.queryCache.hits + s.queryCache.misses).toBeGreaterThan(0);
     expect(s.queryCache.hitRate).toBeGreaterThanOrEqual(0);

@@ -2,7 +2,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fillPlaceholders, renderBenchPages, renderBenchReadme, renderGeneric, renderSummary, TOPICS } from "../../bench/render-readme.ts";
+import {
+  fillPlaceholders,
+  renderBenchPages,
+  renderBenchReadme,
+  renderGeneric,
+  renderSummary,
+  TOPICS,
+} from "../../bench/render-readme.ts";
 
 const RESULTS = join(import.meta.dirname, "../../bench/results");
 
@@ -20,14 +27,27 @@ describe("bench/render-readme", () => {
       ],
     });
     expect(md).toBe(
-      ["- note: a\\|b", "- total: 12,345", "- ratio: 0.123", "", "runs:", "", "| name | p.p50 | p.p99 | samples |", "| --- | --- | --- | --- |", "| x | 1.50 | 200.3 | 1, 2 |", "| y | 2 | 3 | – |"].join("\n"),
+      [
+        "- note: a\\|b",
+        "- total: 12,345",
+        "- ratio: 0.123",
+        "",
+        "runs:",
+        "",
+        "| name | p.p50 | p.p99 | samples |",
+        "| --- | --- | --- | --- |",
+        "| x | 1.50 | 200.3 | 1, 2 |",
+        "| y | 2 | 3 | – |",
+      ].join("\n"),
     );
   });
 
   it("fills {{file#path}} from the results and marks a missing value visibly", () => {
     const routing = JSON.parse(readFileSync(join(RESULTS, "routing.json"), "utf8"));
     const tools = routing.latency[1].tools as number;
-    expect(fillPlaceholders("at {{routing.json#latency.1.tools}} tools")).toBe(`at ${tools.toLocaleString("en-US")} tools`);
+    expect(fillPlaceholders("at {{routing.json#latency.1.tools}} tools")).toBe(
+      `at ${tools.toLocaleString("en-US")} tools`,
+    );
     expect(fillPlaceholders("{{nope.json#a.b}}")).toBe("(missing: nope.json#a.b)");
   });
 
@@ -48,7 +68,9 @@ describe("bench/render-readme", () => {
 
   it("summarises accuracy as toolgraph's row against the best baseline row of each table", () => {
     const readme = renderBenchReadme();
-    const nestful = JSON.parse(readFileSync(join(RESULTS, "accuracy-nestful.json"), "utf8")) as { tables: { title: string; headers: string[]; rows: unknown[][] }[] };
+    const nestful = JSON.parse(readFileSync(join(RESULTS, "accuracy-nestful.json"), "utf8")) as {
+      tables: { title: string; headers: string[]; rows: unknown[][] }[];
+    };
     const t = nestful.tables.find((x) => /^Retrieval — .*-traces-uselite \/ /.test(x.title))!;
     const col = t.headers.indexOf("mAP@10");
     const ours = t.rows.find((r) => String(r[0]).startsWith("toolgraph (fitted"))![col] as number;
@@ -66,7 +88,10 @@ describe("bench/render-readme", () => {
     expect(summary).not.toMatch(/\d+ passed|KiB|MiB|tarball \d|s built/);
     expect(summary).toContain("[bench/README.md](bench/README.md)");
     const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
-    const block = readme.slice(readme.indexOf("<!-- results:start -->") + "<!-- results:start -->".length, readme.indexOf("<!-- results:end -->"));
+    const block = readme.slice(
+      readme.indexOf("<!-- results:start -->") + "<!-- results:start -->".length,
+      readme.indexOf("<!-- results:end -->"),
+    );
     expect(block).toBe(`\n${summary}\n`);
   });
 });

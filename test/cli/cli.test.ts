@@ -77,13 +77,27 @@ describe("toolgraph CLI", () => {
       writeFileSync(cat, JSON.stringify(demoCatalog()));
       expect((await json("import", "catalog", cat, "--project", "p2")).tools.inserted).toBe(41);
       const traces = join(dir, "t.jsonl");
-      writeFileSync(traces, `${JSON.stringify({ id: "r1", startedAt: "2026-01-01T00:00:00Z", success: true, steps: [{ tool: "git.status" }, { tool: "git.diff" }] })}\n`);
+      writeFileSync(
+        traces,
+        `${JSON.stringify({ id: "r1", startedAt: "2026-01-01T00:00:00Z", success: true, steps: [{ tool: "git.status" }, { tool: "git.diff" }] })}\n`,
+      );
       expect((await json("import", "traces", traces, "--project", "p2")).inserted).toBe(1);
       const one = join(dir, "one.json");
-      writeFileSync(one, JSON.stringify({ id: "r2", startedAt: "2026-01-01T00:01:00Z", success: true, steps: [{ tool: "git.diff" }, { tool: "git.commit" }] }));
+      writeFileSync(
+        one,
+        JSON.stringify({
+          id: "r2",
+          startedAt: "2026-01-01T00:01:00Z",
+          success: true,
+          steps: [{ tool: "git.diff" }, { tool: "git.commit" }],
+        }),
+      );
       expect((await json("record", one, "--project", "p2")).inserted).toBe(1);
       const bad = join(dir, "bad.jsonl");
-      writeFileSync(bad, `${JSON.stringify({ id: "r3", startedAt: "2026-01-01T00:00:00Z", success: true, steps: [{ tool: "nope" }] })}\n`);
+      writeFileSync(
+        bad,
+        `${JSON.stringify({ id: "r3", startedAt: "2026-01-01T00:00:00Z", success: true, steps: [{ tool: "nope" }] })}\n`,
+      );
       const r = await run("import", "traces", bad, "--project", "p2");
       expect(r.code).toBe(3);
       expect(r.err).toMatch(/bad\.jsonl:1: steps\[0\]\.tool: unknown tool "nope"/);

@@ -47,9 +47,16 @@ function toolgraphIntoClosedPipe(args: string[]): Promise<{ code: number | null;
  * Runs the executable until it exits by itself, or kills it after `boundMs` (then `killed` is true);
  * `onErr` sees standard error as it grows, while the process still runs.
  */
-function toolgraphWithin(args: string[], boundMs: number, onErr: (err: string) => void): Promise<{ code: number | null; killed: boolean; err: string }> {
+function toolgraphWithin(
+  args: string[],
+  boundMs: number,
+  onErr: (err: string) => void,
+): Promise<{ code: number | null; killed: boolean; err: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DATABASE_URL: "", TOOLGRAPH_EMBEDDINGS: "hash:32" } });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, DATABASE_URL: "", TOOLGRAPH_EMBEDDINGS: "hash:32" },
+    });
     let err = "";
     let killed = false;
     child.stderr.setEncoding("utf8").on("data", (d: string) => {
@@ -100,7 +107,15 @@ describe("the toolgraph executable", () => {
   });
 
   it("plan into a pipe whose reader has gone (`| head -3`) finishes, exits 0 quietly and keeps the database usable", async () => {
-    const { json } = cli(target, JSON.stringify({ tools: [{ id: "p.lint", description: "lint the code" }, { id: "p.test", description: "run the tests" }] }));
+    const { json } = cli(
+      target,
+      JSON.stringify({
+        tools: [
+          { id: "p.lint", description: "lint the code" },
+          { id: "p.test", description: "run the tests" },
+        ],
+      }),
+    );
     expect((await json("import", "catalog", "-")).tools.inserted).toBe(2);
     const r = await toolgraphIntoClosedPipe(["plan", "lint and test the code", ...target.argv]);
     expect(r).toEqual({ code: 0, signal: null, err: "" });
@@ -124,7 +139,9 @@ describe("the toolgraph executable", () => {
       });
       expect(r.killed, r.err).toBe(false);
       expect(r.code).toBe(1);
-      expect(r.err).toContain(`toolgraph serve: port ${port} on 127.0.0.1 is in use (another toolgraph serve?): stop it, or choose another --port`);
+      expect(r.err).toContain(
+        `toolgraph serve: port ${port} on 127.0.0.1 is in use (another toolgraph serve?): stop it, or choose another --port`,
+      );
       expect(lockWhenReported).toBe(false);
       expect(existsSync(lock)).toBe(false);
       expect((await cli(home).json("stats")).tools).toBe(0); // the next process opens the directory
@@ -135,9 +152,23 @@ describe("the toolgraph executable", () => {
   }, 300_000);
 
   it("record - reads standard input and writes to the database (exit 0)", async () => {
-    const { json } = cli(target, JSON.stringify({ tools: [{ id: "a.one", description: "first" }, { id: "a.two", description: "second" }] }));
+    const { json } = cli(
+      target,
+      JSON.stringify({
+        tools: [
+          { id: "a.one", description: "first" },
+          { id: "a.two", description: "second" },
+        ],
+      }),
+    );
     expect((await json("import", "catalog", "-")).tools.inserted).toBe(2);
-    const run = (id: string) => JSON.stringify({ id, startedAt: "2026-01-01T00:00:00Z", success: true, steps: [{ tool: "a.one" }, { tool: "a.two" }] });
+    const run = (id: string) =>
+      JSON.stringify({
+        id,
+        startedAt: "2026-01-01T00:00:00Z",
+        success: true,
+        steps: [{ tool: "a.one" }, { tool: "a.two" }],
+      });
     const r = await toolgraph(["record", "-", ...target.argv, "--json"], `${run("r1")}\n${run("r2")}\n`);
     expect(r.code, r.err).toBe(0);
     expect(JSON.parse(r.out).inserted).toBe(2);

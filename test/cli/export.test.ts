@@ -78,7 +78,13 @@ describe("toolgraph export", () => {
     const file = join(dir, "tools.gexf");
     const r = await run("export", "--format", "gexf", "--out", file, "--project", "demo", "--json");
     expect(r.code, r.err).toBe(0);
-    expect(JSON.parse(r.out)).toEqual({ file, format: "gexf", project: "demo", nodes: view.nodes.length, edges: view.edges.length });
+    expect(JSON.parse(r.out)).toEqual({
+      file,
+      format: "gexf",
+      project: "demo",
+      nodes: view.nodes.length,
+      edges: view.edges.length,
+    });
     const g = gexf.parse(Graph, readFileSync(file, "utf8"));
     checkAgainstView(g);
     const a = g.getNodeAttributes("git.push");
@@ -102,8 +108,34 @@ describe("toolgraph export", () => {
       modularity: 0,
       capabilities: [],
       nodes: [
-        { id: "a<&>", label: "a<&>", description: `say "hi" & 'bye'\u0001\ttab`, server: null, community: 0, pagerank: 1, executions: 0, successRate: null, avgLatencyMs: null, capabilities: ["c1", "c2"], x: 0, y: 0 },
-        { id: "b", label: "b", description: "", server: "s", community: 0, pagerank: 0.5, executions: 2, successRate: 0.5, avgLatencyMs: 10, capabilities: [], x: 1, y: 1 },
+        {
+          id: "a<&>",
+          label: "a<&>",
+          description: `say "hi" & 'bye'\u0001\ttab`,
+          server: null,
+          community: 0,
+          pagerank: 1,
+          executions: 0,
+          successRate: null,
+          avgLatencyMs: null,
+          capabilities: ["c1", "c2"],
+          x: 0,
+          y: 0,
+        },
+        {
+          id: "b",
+          label: "b",
+          description: "",
+          server: "s",
+          community: 0,
+          pagerank: 0.5,
+          executions: 2,
+          successRate: 0.5,
+          avgLatencyMs: 10,
+          capabilities: [],
+          x: 1,
+          y: 1,
+        },
       ],
       edges: [{ from: "a<&>", to: "b", type: "sequence", source: "observed", weight: 0.5, observations: 3 }],
     };

@@ -80,7 +80,12 @@ describe("tables", () => {
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(50);
     expect(lines[2]).toContain("github.create_pull_request");
     // The why column is 50 - (1 + 2 + 26 + 2) = 19 wide; its words come back in order.
-    expect(lines.slice(2).map((l) => l.slice(31).trim()).join(" ")).toBe(why);
+    expect(
+      lines
+        .slice(2)
+        .map((l) => l.slice(31).trim())
+        .join(" "),
+    ).toBe(why);
     expect(table(["a", "b"], [["x", "y"]], { width: 80 })).toBe("a  b\n-  -\nx  y");
   });
 
@@ -103,8 +108,12 @@ describe("progress", () => {
 describe("- reads standard input", () => {
   it("inputSource: - reads stdin, refuses a terminal, a missing file is a usage error", () => {
     expect(inputSource("-", "record", { isTTY: false, read: () => '{"id":"r"}' })).toEqual({ text: '{"id":"r"}' });
-    expect(() => inputSource("-", "record", { isTTY: true, read: () => "" })).toThrow(/standard input, but it is a terminal/);
-    expect(() => inputSource("/nonexistent/x.json", "import catalog")).toThrow("import catalog: no such file: /nonexistent/x.json");
+    expect(() => inputSource("-", "record", { isTTY: true, read: () => "" })).toThrow(
+      /standard input, but it is a terminal/,
+    );
+    expect(() => inputSource("/nonexistent/x.json", "import catalog")).toThrow(
+      "import catalog: no such file: /nonexistent/x.json",
+    );
     expect(() => inputSource(undefined, "record")).toThrow("record: FILE is missing (a path, or - for standard input)");
   });
 
@@ -112,10 +121,27 @@ describe("- reads standard input", () => {
     const restore = useEmbeddings("hash:32");
     const target = await freshTarget();
     try {
-      const catalog = { tools: [{ id: "a.one", description: "first" }, { id: "a.two", description: "second" }] };
-      expect((await cli(target, JSON.stringify(catalog)).json("import", "catalog", "-")).tools).toEqual({ inserted: 2, updated: 0, unchanged: 0 });
-      const run = (id: string) => ({ id, startedAt: "2026-01-01T00:00:00Z", success: true, steps: [{ tool: "a.one" }, { tool: "a.two" }] });
-      expect((await cli(target, `${JSON.stringify(run("r1"))}\n${JSON.stringify(run("r2"))}\n`).json("record", "-")).inserted).toBe(2);
+      const catalog = {
+        tools: [
+          { id: "a.one", description: "first" },
+          { id: "a.two", description: "second" },
+        ],
+      };
+      expect((await cli(target, JSON.stringify(catalog)).json("import", "catalog", "-")).tools).toEqual({
+        inserted: 2,
+        updated: 0,
+        unchanged: 0,
+      });
+      const run = (id: string) => ({
+        id,
+        startedAt: "2026-01-01T00:00:00Z",
+        success: true,
+        steps: [{ tool: "a.one" }, { tool: "a.two" }],
+      });
+      expect(
+        (await cli(target, `${JSON.stringify(run("r1"))}\n${JSON.stringify(run("r2"))}\n`).json("record", "-"))
+          .inserted,
+      ).toBe(2);
       expect((await cli(target, JSON.stringify(run("r3"))).json("record", "-")).inserted).toBe(1);
       expect((await cli(target).json("stats")).executions).toBe(3);
     } finally {
@@ -132,7 +158,10 @@ describe("an interrupted catalog import", () => {
     try {
       const { openToolgraph } = await import("../../src/library/toolgraph.ts");
       const tg = await openToolgraph({ ...target.options, project: "p" });
-      const tools = ["deploy the web app", "roll back a release", "read the logs"].map((d, i) => ({ id: `t.${i}`, description: d }));
+      const tools = ["deploy the web app", "roll back a release", "read the logs"].map((d, i) => ({
+        id: `t.${i}`,
+        description: d,
+      }));
       await tg.importCatalog({ tools }, { embed: false }); // as if the import stopped before embedding
       expect((await tg.stats()).embeddings).toBe(0);
       await tg.close();

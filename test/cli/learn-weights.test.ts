@@ -19,7 +19,12 @@ beforeAll(async () => {
   target = await freshTarget();
   dir = mkdtempSync(join(tmpdir(), "tg-learn-"));
   writeFileSync(join(dir, "catalog.json"), JSON.stringify(repeatedIntentsCatalog()));
-  writeFileSync(join(dir, "traces.jsonl"), repeatedIntentsTraces().map((t) => JSON.stringify(t)).join("\n"));
+  writeFileSync(
+    join(dir, "traces.jsonl"),
+    repeatedIntentsTraces()
+      .map((t) => JSON.stringify(t))
+      .join("\n"),
+  );
 });
 afterAll(async () => {
   await target?.dispose();
@@ -71,6 +76,8 @@ describe("toolgraph learn-weights on 20 tools and 32 repeated traces", () => {
     expect(next.weights).toEqual({ cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1 });
     expect(lw.out).toMatch(/next step: .* in force \(seed; /);
     const text = await run("stats", ...p);
-    expect(text.out).toMatch(/search weights: beta [\d.]+, memoryWeight [\d.]+, contentWeight [\d.]+, graphWeight [\d.]+, historyGuard [\d.]+ \(fitted /);
+    expect(text.out).toMatch(
+      /search weights: beta [\d.]+, memoryWeight [\d.]+, contentWeight [\d.]+, graphWeight [\d.]+, historyGuard [\d.]+ \(fitted /,
+    );
   }, 300_000);
 });

@@ -17,15 +17,33 @@ describe("requestFromCommandLine", () => {
       values: { decision: "abstained", followed: true, "recommendation-id": "r-1" },
     });
     // --success absent and required → false; --followed given → true; kebab flags → camelCase fields.
-    expect(req).toEqual({ intent: "open a pull request", decision: "abstained", followed: true, success: false, recommendationId: "r-1" });
+    expect(req).toEqual({
+      intent: "open a pull request",
+      decision: "abstained",
+      followed: true,
+      success: false,
+      recommendationId: "r-1",
+    });
   });
 
   it("reads numbers, comma lists and JSON where the schema says so", async () => {
-    const op = { ...OPERATIONS.search, cli: { command: "s", positional: "intent", options: { limit: { help: "" }, context: { help: "" }, environment: { help: "" } } } };
+    const op = {
+      ...OPERATIONS.search,
+      cli: {
+        command: "s",
+        positional: "intent",
+        options: { limit: { help: "" }, context: { help: "" }, environment: { help: "" } },
+      },
+    };
     const job = await OPERATIONS.search.load();
-    const req = requestFromCommandLine(op, job.request, { positionals: ["x"], values: { limit: "4", context: "a, b,,c", environment: '{"production":true}' } });
+    const req = requestFromCommandLine(op, job.request, {
+      positionals: ["x"],
+      values: { limit: "4", context: "a, b,,c", environment: '{"production":true}' },
+    });
     expect(req).toEqual({ intent: "x", limit: 4, context: ["a", "b", "c"], environment: { production: true } });
-    expect(() => requestFromCommandLine(op, job.request, { positionals: [], values: { limit: "four" } })).toThrow(/--limit must be a number/);
+    expect(() => requestFromCommandLine(op, job.request, { positionals: [], values: { limit: "four" } })).toThrow(
+      /--limit must be a number/,
+    );
   });
 });
 

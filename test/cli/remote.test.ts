@@ -18,18 +18,30 @@ import { cli, freshTarget, type Target, useEmbeddings } from "./harness.ts";
 const BIN = join(resolve(import.meta.dirname, "../.."), "src/cli/toolgraph.mjs");
 const ENV = { DATABASE_URL: "", TOOLGRAPH_EMBEDDINGS: "hash:32", TOOLGRAPH_SERVER: "", TOOLGRAPH_TOKEN: "" };
 
-function toolgraph(args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<{ code: number; out: string; err: string }> {
+function toolgraph(
+  args: string[],
+  opts: { input?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number; out: string; err: string }> {
   return new Promise((done) => {
-    const child = execFile(process.execPath, [BIN, ...args], { encoding: "utf8", env: { ...process.env, ...ENV, ...opts.env } }, (error, out, err) =>
-      done({ code: error ? Number(error.code ?? -1) : 0, out, err }),
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { encoding: "utf8", env: { ...process.env, ...ENV, ...opts.env } },
+      (error, out, err) => done({ code: error ? Number(error.code ?? -1) : 0, out, err }),
     );
     child.stdin!.end(opts.input ?? "");
   });
 }
 
 /** Starts `serve --port 0` on the home; resolves once its server file names it. */
-async function serve(home: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--home", home, "--database", "", "--json"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...ENV, ...env } });
+async function serve(
+  home: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--home", home, "--database", "", "--json"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...ENV, ...env },
+  });
   let err = "";
   child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
   const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
@@ -82,7 +94,10 @@ describe("the CLI through a running server", () => {
     for (const [op, spelling] of Object.entries(REMOTE_OPERATIONS)) {
       const route = ROUTES.find((r) => r.operationId === spelling.operationId);
       expect(route, op).toBeDefined();
-      expect({ method: route!.method, path: route!.path, body: route!.body, flags: (route!.flags ?? []).map((f) => f.name) }, op).toEqual({
+      expect(
+        { method: route!.method, path: route!.path, body: route!.body, flags: (route!.flags ?? []).map((f) => f.name) },
+        op,
+      ).toEqual({
         method: spelling.method,
         path: spelling.path,
         body: spelling.body,
@@ -117,16 +132,26 @@ describe("the CLI through a running server", () => {
       }
 
       // Writes: one execution from standard input, then a catalog and edges from files.
-      const run = { id: "through-server-1", startedAt: "2026-11-02T00:00:00Z", success: true, steps: [{ tool: "git.status" }, { tool: "brand.new_tool" }] };
+      const run = {
+        id: "through-server-1",
+        startedAt: "2026-11-02T00:00:00Z",
+        success: true,
+        steps: [{ tool: "git.status" }, { tool: "brand.new_tool" }],
+      };
       const refused = await toolgraph(["record", "-", ...PROJECT, "--home", home], { input: JSON.stringify(run) });
       expect(refused.code).toBe(3);
       expect(refused.err).toContain("pass --auto-register");
       expect(refused.err).not.toContain("autoRegister=true");
-      const rec = await toolgraph(["record", "-", "--auto-register", ...PROJECT, "--home", home], { input: JSON.stringify(run) });
+      const rec = await toolgraph(["record", "-", "--auto-register", ...PROJECT, "--home", home], {
+        input: JSON.stringify(run),
+      });
       expect(rec.code, rec.err).toBe(0);
       expect(rec.out).toMatch(/^1 execution\(s\) recorded, 0 already present; graph version \d+\n$/);
       const cat = join(home, "..", `${home.split("/").pop()}-extra.json`);
-      writeFileSync(cat, JSON.stringify({ tools: [{ id: "extra.tool", description: "An extra tool imported through the server" }] }));
+      writeFileSync(
+        cat,
+        JSON.stringify({ tools: [{ id: "extra.tool", description: "An extra tool imported through the server" }] }),
+      );
       const imp = await toolgraph(["import", "catalog", cat, ...PROJECT, "--home", home, "--json"]);
       expect(imp.code, imp.err).toBe(0);
       expect(JSON.parse(imp.out).tools.inserted).toBe(1);
@@ -139,10 +164,14 @@ describe("the CLI through a running server", () => {
 
       // --server names the server explicitly; the configured token comes from TOOLGRAPH_TOKEN. 41 demo tools,
       // brand.new_tool (auto-registered) and extra.tool.
-      const named = await toolgraph(["stats", "--json", ...PROJECT, "--server", server.url, "--home", "/nonexistent"], { env: { TOOLGRAPH_TOKEN: "configured-secret" } });
+      const named = await toolgraph(["stats", "--json", ...PROJECT, "--server", server.url, "--home", "/nonexistent"], {
+        env: { TOOLGRAPH_TOKEN: "configured-secret" },
+      });
       expect(named.code, named.err).toBe(0);
       expect(JSON.parse(named.out)).toMatchObject({ project: "demo", tools: 43, executions: 201 });
-      const wrong = await toolgraph(["stats", ...PROJECT, "--server", server.url], { env: { TOOLGRAPH_TOKEN: "wrong" } });
+      const wrong = await toolgraph(["stats", ...PROJECT, "--server", server.url], {
+        env: { TOOLGRAPH_TOKEN: "wrong" },
+      });
       expect(wrong.code).toBe(1);
       expect(wrong.err).toContain("refused the request (401)");
     } finally {
@@ -159,9 +188,13 @@ describe("the CLI through a running server", () => {
   it("ignores a server file left by a process that is gone", () => {
     const dir = target.options.home!;
     const file = join(dir, SERVER_FILE);
-    writeFileSync(file, JSON.stringify({ url: "http://127.0.0.1:1", token: "t", owner: { pid: 2 ** 22 + 1 } }), { mode: 0o600 });
+    writeFileSync(file, JSON.stringify({ url: "http://127.0.0.1:1", token: "t", owner: { pid: 2 ** 22 + 1 } }), {
+      mode: 0o600,
+    });
     expect(readServerFile(dir)).toBeUndefined();
-    writeFileSync(file, JSON.stringify({ url: "http://127.0.0.1:1", token: "t", owner: { pid: process.pid } }), { mode: 0o600 });
+    writeFileSync(file, JSON.stringify({ url: "http://127.0.0.1:1", token: "t", owner: { pid: process.pid } }), {
+      mode: 0o600,
+    });
     expect(readServerFile(dir)?.url).toBe("http://127.0.0.1:1");
     writeFileSync(file, "not json");
     expect(readServerFile(dir)).toBeUndefined();

@@ -13,7 +13,14 @@ const run = (...argv: string[]): Promise<CliResult> => cli(target).run(...argv, 
 beforeAll(async () => {
   restoreEmbeddings = useEmbeddings("hash:256");
   target = await freshTarget();
-  const r = await cli(target, JSON.stringify(demoCatalog())).run("import", "catalog", "-", "--project", "routing", "--json");
+  const r = await cli(target, JSON.stringify(demoCatalog())).run(
+    "import",
+    "catalog",
+    "-",
+    "--project",
+    "routing",
+    "--json",
+  );
   expect(r.code, r.err).toBe(0);
 });
 afterAll(async () => {

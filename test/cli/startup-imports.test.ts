@@ -53,12 +53,36 @@ function loadedModules(args: string[]): Promise<{ code: number; modules: string[
 }
 
 /** Packages and source folders the start-up of --version and --help must not touch. */
-const HEAVY_PACKAGES = ["kysely", "pg", "@electric-sql/pglite", "@energetic-ai/embeddings", "@energetic-ai/core", "graphology", "ml-matrix", "zod", "@modelcontextprotocol/sdk", "@modelcontextprotocol/server", "@modelcontextprotocol/core"];
-const HEAVY_SOURCES = ["src/store/", "src/jobs/", "src/view/", "src/gate/", "src/server/", "src/gateway/", "src/mcp/", "src/embeddings/", "src/library/toolgraph.ts"];
+const HEAVY_PACKAGES = [
+  "kysely",
+  "pg",
+  "@electric-sql/pglite",
+  "@energetic-ai/embeddings",
+  "@energetic-ai/core",
+  "graphology",
+  "ml-matrix",
+  "zod",
+  "@modelcontextprotocol/sdk",
+  "@modelcontextprotocol/server",
+  "@modelcontextprotocol/core",
+];
+const HEAVY_SOURCES = [
+  "src/store/",
+  "src/jobs/",
+  "src/view/",
+  "src/gate/",
+  "src/server/",
+  "src/gateway/",
+  "src/mcp/",
+  "src/embeddings/",
+  "src/library/toolgraph.ts",
+];
 
 function heavy(modules: string[]): string[] {
   return modules.filter(
-    (url) => HEAVY_PACKAGES.some((p) => url.includes(`/node_modules/${p}/`)) || HEAVY_SOURCES.some((s) => url.startsWith(`file://${ROOT}/${s}`)),
+    (url) =>
+      HEAVY_PACKAGES.some((p) => url.includes(`/node_modules/${p}/`)) ||
+      HEAVY_SOURCES.some((s) => url.startsWith(`file://${ROOT}/${s}`)),
   );
 }
 
@@ -77,7 +101,12 @@ describe("commands that do not embed", () => {
   let target: Target;
   beforeAll(async () => {
     target = await freshTarget();
-    const catalog = { tools: [{ id: "a.one", description: "first" }, { id: "a.two", description: "second" }] };
+    const catalog = {
+      tools: [
+        { id: "a.one", description: "first" },
+        { id: "a.two", description: "second" },
+      ],
+    };
     expect((await cli(target, JSON.stringify(catalog)).run("import", "catalog", "-")).code).toBe(0);
   });
   afterAll(() => target?.dispose());
@@ -89,7 +118,9 @@ describe("commands that do not embed", () => {
       // The trace sees what a command loads: here the database.
       expect(r.modules.some((u) => u.includes("/node_modules/kysely/"))).toBe(true);
       expect(r.modules.some((u) => u.startsWith(`file://${ROOT}/src/store/connection.ts`))).toBe(true);
-      expect(r.modules.filter((u) => u.includes("/node_modules/@energetic-ai/") || u.includes("/node_modules/@tensorflow/"))).toEqual([]);
+      expect(
+        r.modules.filter((u) => u.includes("/node_modules/@energetic-ai/") || u.includes("/node_modules/@tensorflow/")),
+      ).toEqual([]);
     });
   }
 });

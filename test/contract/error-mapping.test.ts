@@ -14,16 +14,34 @@ describe("errorOutcome", () => {
     const e = new PagerankError("bad-damping", "damping must be in [0, 1), got 2");
     expect(e).toBeInstanceOf(AlgorithmError);
     expect(e.module).toBe("pagerank");
-    expect(errorOutcome(e)).toMatchObject({ status: 422, exitCode: EXIT.invalidInput, code: "bad-damping", internal: false });
-    expect(errorOutcome(new SearchError("bm25", "bad-k", "k must be > 0"))).toMatchObject({ status: 422, details: { module: "bm25" } });
+    expect(errorOutcome(e)).toMatchObject({
+      status: 422,
+      exitCode: EXIT.invalidInput,
+      code: "bad-damping",
+      internal: false,
+    });
+    expect(errorOutcome(new SearchError("bm25", "bad-k", "k must be > 0"))).toMatchObject({
+      status: 422,
+      details: { module: "bm25" },
+    });
     expect(toHttpError(e).status).toBe(422);
   });
   it("store errors: bad input 400/3, empty project 404/1, unavailable 503/4; raw driver codes agree", () => {
-    expect(errorOutcome(new ToolgraphError("unknown-tool", "no tool x", { field: "context[0]" }))).toMatchObject({ status: 400, exitCode: 3, field: "context[0]" });
+    expect(errorOutcome(new ToolgraphError("unknown-tool", "no tool x", { field: "context[0]" }))).toMatchObject({
+      status: 400,
+      exitCode: 3,
+      field: "context[0]",
+    });
     expect(errorOutcome(new ToolgraphError("empty-project", "no catalog"))).toMatchObject({ status: 404, exitCode: 1 });
     expect(errorOutcome(new ToolgraphError("database-locked", "locked"))).toMatchObject({ status: 503, exitCode: 4 });
-    for (const code of ["ECONNREFUSED", "3D000", "28P01"]) expect(errorOutcome(Object.assign(new Error("x"), { code }))).toMatchObject({ status: 503, exitCode: 4 });
-    expect(errorOutcome(new Error("boom"))).toMatchObject({ status: 500, exitCode: 1, internal: true, code: "internal" });
+    for (const code of ["ECONNREFUSED", "3D000", "28P01"])
+      expect(errorOutcome(Object.assign(new Error("x"), { code }))).toMatchObject({ status: 503, exitCode: 4 });
+    expect(errorOutcome(new Error("boom"))).toMatchObject({
+      status: 500,
+      exitCode: 1,
+      internal: true,
+      code: "internal",
+    });
   });
   it("import line errors and zod issues name the field one way: steps[0].tool", () => {
     const ie = new ImportError([{ file: "t", line: 2, field: "steps[0].tool", message: "unknown tool" }]);

@@ -69,7 +69,12 @@ describe("createEmbeddingProvider", () => {
     expect(p).toBeInstanceOf(OpenAiCompatibleProvider);
     expect((p as OpenAiCompatibleProvider).url).toBe("http://127.0.0.1:8000/v1/embeddings");
     expect(p.model).toBe("m");
-    const q = createEmbeddingProvider({ kind: "openai", baseUrl: "http://127.0.0.1:8000/v1", model: "m", dimensions: 768 });
+    const q = createEmbeddingProvider({
+      kind: "openai",
+      baseUrl: "http://127.0.0.1:8000/v1",
+      model: "m",
+      dimensions: 768,
+    });
     expect(q.dimensions).toBe(768);
   });
 

@@ -144,7 +144,11 @@ describe("HashingEmbedder", () => {
     const pairs = 500;
     for (let p = 0; p < pairs; p++) {
       const shared = word();
-      const [a, b, c] = await e.embed([`${text(count(1, 5))} ${shared}`, `${shared} ${text(count(1, 5))}`, text(count(2, 6))]);
+      const [a, b, c] = await e.embed([
+        `${text(count(1, 5))} ${shared}`,
+        `${shared} ${text(count(1, 5))}`,
+        text(count(2, 6)),
+      ]);
       const cos = dot(a!, b!);
       if (cos > 0) positive++;
       sharedSum += cos;

@@ -204,14 +204,24 @@ describe("OpenAiCompatibleProvider", () => {
   it("rejects a later response whose length differs from the learnt dimensions", async () => {
     const p = provider();
     await p.embed(["abc"]);
-    handlers = [(req, res) => ok(res, { data: req.body.input.map((_t, index) => ({ index, embedding: [1, 2, 3, 4, 5] })) })];
+    handlers = [
+      (req, res) => ok(res, { data: req.body.input.map((_t, index) => ({ index, embedding: [1, 2, 3, 4, 5] })) }),
+    ];
     const err = await rejection(p.embed(["abc"]));
     expect(err.code).toBe("dimension-mismatch");
     expect(p.dimensions).toBe(3);
   });
 
   it("rejects rows of different lengths within one response", async () => {
-    handlers = [(_req, res) => ok(res, { data: [{ index: 0, embedding: [1, 2] }, { index: 1, embedding: [1, 2, 3] }] })];
+    handlers = [
+      (_req, res) =>
+        ok(res, {
+          data: [
+            { index: 0, embedding: [1, 2] },
+            { index: 1, embedding: [1, 2, 3] },
+          ],
+        }),
+    ];
     const p = provider();
     const err = await rejection(p.embed(["a", "b"]));
     expect(err.code).toBe("dimension-mismatch");
@@ -228,7 +238,15 @@ describe("OpenAiCompatibleProvider", () => {
   });
 
   it("rejects duplicate or out-of-range indexes", async () => {
-    handlers = [(_req, res) => ok(res, { data: [{ index: 1, embedding: [1] }, { index: 1, embedding: [2] }] })];
+    handlers = [
+      (_req, res) =>
+        ok(res, {
+          data: [
+            { index: 1, embedding: [1] },
+            { index: 1, embedding: [2] },
+          ],
+        }),
+    ];
     expect((await rejection(provider().embed(["a", "b"]))).code).toBe("bad-response");
   });
 
@@ -267,7 +285,12 @@ describe("OpenAiCompatibleProvider", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const p = new OpenAiCompatibleProvider({ baseUrl: `http://127.0.0.1:${port}/v1`, model: "m", maxRetries: 1, retryBaseMs: 1 });
+    const p = new OpenAiCompatibleProvider({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      model: "m",
+      maxRetries: 1,
+      retryBaseMs: 1,
+    });
     const err = await rejection(p.embed(["abc"]));
     expect(err.code).toBe("network");
     expect(err.message).toContain(`http://127.0.0.1:${port}/v1/embeddings`);

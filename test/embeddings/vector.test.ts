@@ -29,16 +29,13 @@ describe("l2Normalised", () => {
 
   it("property: any non-zero finite vector becomes unit length, same direction", () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 64 }),
-        (xs) => {
-          fc.pre(xs.some((x) => Math.abs(x) > 1e-3));
-          const v = l2Normalised(xs);
-          expect(l2Norm(v)).toBeCloseTo(1, 5);
-          // same direction: cosine with the input is 1
-          expect(dot(v, xs) / l2Norm(xs)).toBeCloseTo(1, 5);
-        },
-      ),
+      fc.property(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 64 }), (xs) => {
+        fc.pre(xs.some((x) => Math.abs(x) > 1e-3));
+        const v = l2Normalised(xs);
+        expect(l2Norm(v)).toBeCloseTo(1, 5);
+        // same direction: cosine with the input is 1
+        expect(dot(v, xs) / l2Norm(xs)).toBeCloseTo(1, 5);
+      }),
     );
   });
 });

@@ -11,7 +11,8 @@ import { EmbeddingWorkerPool, errorFromWorker } from "../../src/embeddings/worke
 // Real worker threads running the real providers (USE-lite from its package files). Bit-identity is checked
 // on the float32 bytes; a worker's death is produced by terminating its thread while it holds a batch.
 
-const bytes = (vs: readonly Float32Array[]) => Buffer.concat(vs.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)));
+const bytes = (vs: readonly Float32Array[]) =>
+  Buffer.concat(vs.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)));
 
 /** Waits (yielding to the event loop) until `ready` holds; fails after 30 s so a regression cannot hang the file. */
 async function until(ready: () => boolean): Promise<void> {
@@ -98,7 +99,9 @@ describe("EmbeddingWorkerPool with USE-lite", () => {
 
 describe("EmbeddingWorkerPool with the hash provider (cheap, same code path)", () => {
   it("matches the in-process HashingEmbedder bit for bit over 600 texts (3 batches of 256)", async () => {
-    const texts = Array.from({ length: 600 }, (_, i) => (i % 50 === 0 ? "" : `tool ${i} reads ${i % 7} files and writes ${i % 3} reports`));
+    const texts = Array.from({ length: 600 }, (_, i) =>
+      i % 50 === 0 ? "" : `tool ${i} reads ${i % 7} files and writes ${i % 3} reports`,
+    );
     const pool = new EmbeddingWorkerPool("hash:64", { workers: 2 });
     try {
       const progress: number[] = [];
@@ -161,7 +164,10 @@ describe("EmbeddingWorkerPool with the hash provider (cheap, same code path)", (
   it("rejects an aborted call with code 'aborted', and any call after close", async () => {
     const pool = new EmbeddingWorkerPool("hash:8", { workers: 1 });
     const ac = new AbortController();
-    const call = pool.embed(Array.from({ length: 1000 }, (_, i) => `t${i}`), { signal: ac.signal });
+    const call = pool.embed(
+      Array.from({ length: 1000 }, (_, i) => `t${i}`),
+      { signal: ac.signal },
+    );
     ac.abort(new Error("user pressed ctrl-c"));
     await expect(call).rejects.toMatchObject({ code: "aborted" });
     expect(pool.stats().queued).toBe(0);
@@ -196,7 +202,9 @@ describe("errors thrown in the worker", () => {
 
   it("surface as the same EmbeddingError (class, code, message) as in process", async () => {
     const spec = { kind: "openai", baseUrl: base, model: "m", maxRetries: 0 } as const;
-    const local = (await new OpenAiCompatibleProvider(spec).embed(["hello"]).catch((e: unknown) => e)) as EmbeddingError;
+    const local = (await new OpenAiCompatibleProvider(spec)
+      .embed(["hello"])
+      .catch((e: unknown) => e)) as EmbeddingError;
     const pool = new EmbeddingWorkerPool(spec, { workers: 1 });
     try {
       const pooled = (await pool.embed(["hello"]).catch((e: unknown) => e)) as EmbeddingError;
@@ -216,7 +224,11 @@ describe("errors thrown in the worker", () => {
     const e = errorFromWorker({ name: "RangeError", message: "bad length" });
     expect(e).not.toBeInstanceOf(EmbeddingError);
     expect([e.name, e.message]).toEqual(["RangeError", "bad length"]);
-    const ee = errorFromWorker({ name: "EmbeddingError", code: "model-load", message: "embeddings: use-lite: could not load" });
+    const ee = errorFromWorker({
+      name: "EmbeddingError",
+      code: "model-load",
+      message: "embeddings: use-lite: could not load",
+    });
     expect(ee).toBeInstanceOf(EmbeddingError);
     expect([(ee as EmbeddingError).code, ee.message]).toEqual(["model-load", "embeddings: use-lite: could not load"]);
   });
@@ -234,7 +246,10 @@ describe("process exit", () => {
   `;
   for (const close of [true, false]) {
     it(`a script that embeds in a worker exits on its own (${close ? "with" : "without"} close)`, () => {
-      const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script(close)], { encoding: "utf8", timeout: 60_000 });
+      const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script(close)], {
+        encoding: "utf8",
+        timeout: 60_000,
+      });
       expect(r.error).toBeUndefined();
       expect(r.stderr).toBe("");
       expect(r.stdout.trim()).toBe("dims 16");
@@ -259,7 +274,15 @@ describe("the engine's embedder", () => {
     const answers: unknown[] = [];
     const kinds: string[] = [];
     for (const embeddingWorkers of [undefined, 0]) {
-      const tg = await openToolgraph({ home: "memory://", project: "p", embeddings: "use-lite", embeddingWorkers, now: () => 1_700_000_000_000, resultCacheSize: 0, recommendationLog: { enabled: false } });
+      const tg = await openToolgraph({
+        home: "memory://",
+        project: "p",
+        embeddings: "use-lite",
+        embeddingWorkers,
+        now: () => 1_700_000_000_000,
+        resultCacheSize: 0,
+        recommendationLog: { enabled: false },
+      });
       try {
         kinds.push(tg.engine.embedder.constructor.name);
         const r = await tg.importCatalog(catalog);
@@ -280,7 +303,9 @@ describe("the engine's embedder", () => {
     const before = process.env.TOOLGRAPH_EMBEDDING_WORKERS;
     process.env.TOOLGRAPH_EMBEDDING_WORKERS = "two";
     try {
-      await expect(Engine.open({ home: "memory://", embeddings: "use-lite" })).rejects.toThrow(/TOOLGRAPH_EMBEDDING_WORKERS must be a non-negative integer, got "two"/);
+      await expect(Engine.open({ home: "memory://", embeddings: "use-lite" })).rejects.toThrow(
+        /TOOLGRAPH_EMBEDDING_WORKERS must be a non-negative integer, got "two"/,
+      );
     } finally {
       if (before === undefined) delete process.env.TOOLGRAPH_EMBEDDING_WORKERS;
       else process.env.TOOLGRAPH_EMBEDDING_WORKERS = before;

@@ -23,7 +23,22 @@ describe("formatFixed", () => {
       }
     }
     expect(bad).toEqual([]);
-    for (const x of [0, -0, 1, 1.1, 1.0049, 1.0051, 2.5, -0.004, -0.5, Number.NaN, Number.POSITIVE_INFINITY, 1e-300, 1 - ULP / 2]) expectToFixed(x);
+    for (const x of [
+      0,
+      -0,
+      1,
+      1.1,
+      1.0049,
+      1.0051,
+      2.5,
+      -0.004,
+      -0.5,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      1e-300,
+      1 - ULP / 2,
+    ])
+      expectToFixed(x);
   });
 
   it("equals toFixed at every boundary k/1000 and tie (k + ½)/1000, (k + ½)/100, each ± an ulp", () => {
@@ -38,7 +53,31 @@ describe("formatFixed", () => {
 
 describe("formatFixed, the DAG's cases", () => {
   it("equals toFixed(2) on ties, bounds and special values", () => {
-    const xs = [0, -0, 0.005, 0.015, 0.025, 0.125, 0.375, 1.005, 0.995, 0.9949999999, 2.675, 1.45, 99.995, 999999.995, 999999.99, 1e6, 1e21, -1, -0.001, 5e-324, 0.49999999999999994, Number.NaN, Number.POSITIVE_INFINITY];
+    const xs = [
+      0,
+      -0,
+      0.005,
+      0.015,
+      0.025,
+      0.125,
+      0.375,
+      1.005,
+      0.995,
+      0.9949999999,
+      2.675,
+      1.45,
+      99.995,
+      999999.995,
+      999999.99,
+      1e6,
+      1e21,
+      -1,
+      -0.001,
+      5e-324,
+      0.49999999999999994,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+    ];
     for (const x of xs) expect(formatFixed(x, 2)).toBe(x.toFixed(2));
   });
 

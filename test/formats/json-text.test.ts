@@ -8,7 +8,12 @@ import { jsonTextDepthProblem, jsonValueDepthProblem, parseJsonText } from "../.
 import { LIMITS } from "../../src/formats/schemas.ts";
 
 /** Depth of a parsed value (a scalar is 0, `[]` is 1) and the path of its first container past `max`, by recursion. */
-function reference(v: unknown, max: number, depth = 1, path: (string | number)[] = []): { depth: number; first?: (string | number)[] } {
+function reference(
+  v: unknown,
+  max: number,
+  depth = 1,
+  path: (string | number)[] = [],
+): { depth: number; first?: (string | number)[] } {
   if (v === null || typeof v !== "object") return { depth: 0 };
   if (depth > max) return { depth, first: path };
   let deepest = depth;
@@ -24,8 +29,16 @@ function reference(v: unknown, max: number, depth = 1, path: (string | number)[]
 describe("jsonTextDepthProblem", () => {
   it("names the path and offset of the first container past the bound (the outermost value is level 1)", () => {
     expect(jsonTextDepthProblem("[[1]]", 2)).toBeUndefined();
-    expect(jsonTextDepthProblem("[[[1]]]", 2)).toEqual({ index: 2, path: [0, 0], message: "is nested deeper than 2 levels" });
-    expect(jsonTextDepthProblem('{"a": 1, "b": [0, {"c": [ ]}]}', 2)).toEqual({ index: 18, path: ["b", 1], message: "is nested deeper than 2 levels" });
+    expect(jsonTextDepthProblem("[[[1]]]", 2)).toEqual({
+      index: 2,
+      path: [0, 0],
+      message: "is nested deeper than 2 levels",
+    });
+    expect(jsonTextDepthProblem('{"a": 1, "b": [0, {"c": [ ]}]}', 2)).toEqual({
+      index: 18,
+      path: ["b", 1],
+      message: "is nested deeper than 2 levels",
+    });
     // Brackets inside strings and escaped quotes do not count; keys are decoded.
     expect(jsonTextDepthProblem('{"[[[": "\\"[[[", "k\\u00e9y": [[]]}', 2)?.path).toEqual(["kéy", 0]);
     expect(jsonTextDepthProblem('["]]]]", [[0]]]', 2)?.path).toEqual([1, 0]);
@@ -43,7 +56,12 @@ describe("jsonTextDepthProblem", () => {
 
   it("agrees with a recursive reading of JSON.parse's value on random documents", () => {
     const value = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: "small", withCrossShrink: true }, fc.jsonValue({ maxDepth: 0 }), fc.array(tie("v"), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 3 }), tie("v"), { maxKeys: 3 })),
+      v: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        fc.jsonValue({ maxDepth: 0 }),
+        fc.array(tie("v"), { maxLength: 3 }),
+        fc.dictionary(fc.string({ maxLength: 3 }), tie("v"), { maxKeys: 3 }),
+      ),
     })).v;
     fc.assert(
       fc.property(value, fc.integer({ min: 1, max: 6 }), fc.boolean(), (v, max, pretty) => {

@@ -8,7 +8,18 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { searchRequest } from "../../src/contract/requests.ts";
-import { capabilitySchema, catalogSchema, dependencyCycle, executionSchema, idProblem, jsonProblem, LIMITS, safeId, safeIdList, toolSchema } from "../../src/formats/schemas.ts";
+import {
+  capabilitySchema,
+  catalogSchema,
+  dependencyCycle,
+  executionSchema,
+  idProblem,
+  jsonProblem,
+  LIMITS,
+  safeId,
+  safeIdList,
+  toolSchema,
+} from "../../src/formats/schemas.ts";
 
 function fieldsOf(r: { success: boolean; error?: { issues: { path: PropertyKey[] }[] } }): string[] {
   expect(r.success).toBe(false);
@@ -28,7 +39,10 @@ const exec = (over: Record<string, unknown> = {}, step: Record<string, unknown> 
  * and NUL: the "binary" unit alone never yields a lone surrogate.
  */
 const anyText = fc.string({
-  unit: fc.oneof(fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.constantFrom("\ud800", "\udbff", "\udc00", "\udfff", "\ud83d", "\ude00", "\u0000")),
+  unit: fc.oneof(
+    fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+    fc.constantFrom("\ud800", "\udbff", "\udc00", "\udfff", "\ud83d", "\ude00", "\u0000"),
+  ),
   maxLength: 20,
 });
 
@@ -42,8 +56,18 @@ describe("NUL in any text field", () => {
   it.each([
     ["tool description", toolSchema, { id: "t", description: "a\u0000b" }, "description"],
     ["tool tag", toolSchema, { id: "t", tags: ["ok", "x\u0000"] }, "tags.1"],
-    ["tool inputSchema string", toolSchema, { id: "t", inputSchema: { properties: { q: { description: "\u0000" } } } }, "inputSchema.properties.q.description"],
-    ["tool inputSchema key", toolSchema, { id: "t", inputSchema: { properties: { "q\u0000": {} } } }, "inputSchema.properties.q\u0000"],
+    [
+      "tool inputSchema string",
+      toolSchema,
+      { id: "t", inputSchema: { properties: { q: { description: "\u0000" } } } },
+      "inputSchema.properties.q.description",
+    ],
+    [
+      "tool inputSchema key",
+      toolSchema,
+      { id: "t", inputSchema: { properties: { "q\u0000": {} } } },
+      "inputSchema.properties.q\u0000",
+    ],
     ["capability pattern", capabilitySchema, { id: "c", patterns: ["a\u0000"] }, "patterns.0"],
     ["execution intent", executionSchema, exec({ intent: "hi\u0000" }), "intent"],
     ["execution user", executionSchema, exec({ user: "u\u0000" }), "user"],
@@ -63,7 +87,11 @@ describe("lone surrogates in any text field", () => {
       [toolSchema, { id: "t", description: `a${bad}` }, "description"],
       [toolSchema, { id: "t", name: bad }, "name"],
       [toolSchema, { id: "t", tags: ["ok", bad] }, "tags.1"],
-      [toolSchema, { id: "t", inputSchema: { properties: { q: { description: bad } } } }, "inputSchema.properties.q.description"],
+      [
+        toolSchema,
+        { id: "t", inputSchema: { properties: { q: { description: bad } } } },
+        "inputSchema.properties.q.description",
+      ],
       [toolSchema, { id: "t", inputSchema: { properties: { [`q${bad}`]: {} } } }, `inputSchema.properties.q${bad}`],
       [capabilitySchema, { id: "c", patterns: [bad] }, "patterns.0"],
       [executionSchema, exec({ intent: bad }), "intent"],
@@ -76,7 +104,10 @@ describe("lone surrogates in any text field", () => {
   it("the message names the code unit and its index", () => {
     const r = executionSchema.safeParse(exec({ intent: "abc\udc00" }));
     expect(r.error!.issues[0]!.message).toBe("must be well-formed Unicode (found a lone surrogate U+DC00 at index 3)");
-    expect(jsonProblem({ a: ["ok", "\ud83d!"] })).toEqual({ path: ["a", 1], message: "must be well-formed Unicode (found a lone surrogate U+D83D at index 0)" });
+    expect(jsonProblem({ a: ["ok", "\ud83d!"] })).toEqual({
+      path: ["a", 1],
+      message: "must be well-formed Unicode (found a lone surrogate U+D83D at index 0)",
+    });
   });
   it("property: free text is accepted iff it has no NUL and no lone surrogate (pairs, controls, any script pass)", () => {
     fc.assert(
@@ -91,10 +122,13 @@ describe("lone surrogates in any text field", () => {
 });
 
 describe("dates PostgreSQL cannot store", () => {
-  it.each(["0000-01-01T00:00:00Z", "+275760-09-13T00:00:00Z", "-000001-01-01T00:00:00Z", 8.64e15, -8.64e15])("%s is refused on startedAt and steps[0].at", (d) => {
-    expect(fieldsOf(executionSchema.safeParse(exec({ startedAt: d })))).toEqual(["startedAt"]);
-    expect(fieldsOf(executionSchema.safeParse(exec({}, { at: d })))).toEqual(["steps.0.at"]);
-  });
+  it.each(["0000-01-01T00:00:00Z", "+275760-09-13T00:00:00Z", "-000001-01-01T00:00:00Z", 8.64e15, -8.64e15])(
+    "%s is refused on startedAt and steps[0].at",
+    (d) => {
+      expect(fieldsOf(executionSchema.safeParse(exec({ startedAt: d })))).toEqual(["startedAt"]);
+      expect(fieldsOf(executionSchema.safeParse(exec({}, { at: d })))).toEqual(["steps.0.at"]);
+    },
+  );
   it("accepts the bounds 0001-01-01 and 9999-12-31T23:59:59.999Z", () => {
     expect(executionSchema.safeParse(exec({ startedAt: "0001-01-01T00:00:00Z" })).success).toBe(true);
     expect(executionSchema.safeParse(exec({ startedAt: "9999-12-31T23:59:59.999Z" })).success).toBe(true);
@@ -125,19 +159,26 @@ describe("JSON nesting", () => {
 });
 
 describe("ids", () => {
-  it.each(["\u0085", "\u2028", "\u2029", "\u200b", "\u202e", "\ufeff", "\u0000", "\u001b", "\u007f", "\ud800"])("refuses %j inside an id, naming the field", (ch) => {
-    expect(idProblem(`a${ch}b`)).toBeDefined();
-    expect(fieldsOf(executionSchema.safeParse(exec({ id: `a${ch}b` })))).toEqual(["id"]);
-    // At the end of an id, U+2028/U+2029/U+FEFF are also white space: two problems, one field.
-    expect([...new Set(fieldsOf(executionSchema.safeParse(exec({}, { tool: `t${ch}` }))))]).toEqual(["steps.0.tool"]);
-  });
+  it.each(["\u0085", "\u2028", "\u2029", "\u200b", "\u202e", "\ufeff", "\u0000", "\u001b", "\u007f", "\ud800"])(
+    "refuses %j inside an id, naming the field",
+    (ch) => {
+      expect(idProblem(`a${ch}b`)).toBeDefined();
+      expect(fieldsOf(executionSchema.safeParse(exec({ id: `a${ch}b` })))).toEqual(["id"]);
+      // At the end of an id, U+2028/U+2029/U+FEFF are also white space: two problems, one field.
+      expect([...new Set(fieldsOf(executionSchema.safeParse(exec({}, { tool: `t${ch}` }))))]).toEqual(["steps.0.tool"]);
+    },
+  );
   it("accepts letters of any script, emoji and inner spaces", () => {
     for (const s of ["résumé", "検索", "a b", "tool-😀", "ünïcødé_v2"]) expect(idProblem(s)).toBeUndefined();
   });
   it("property: an id is accepted iff it has no Cc/Cf/Zl/Zp or lone surrogate, is trimmed and 1..256 long", () => {
     fc.assert(
       fc.property(anyText, (s) => {
-        const bad = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(s) || /[\uD800-\uDFFF]/.test(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, "")) || s.trim() !== s || s.length === 0;
+        const bad =
+          /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(s) ||
+          /[\uD800-\uDFFF]/.test(s.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, "")) ||
+          s.trim() !== s ||
+          s.length === 0;
         expect(executionSchema.safeParse(exec({ id: s })).success).toBe(!bad);
       }),
       { seed: 21, numRuns: 500 },
@@ -164,8 +205,24 @@ describe("capability dependencies", () => {
     expect(r.error!.issues[0]!.message).toMatch(/closes a dependsOn cycle: (a|b|c) → .* → \1/);
   });
   it("dependencyCycle: none in a DAG, found in a cycle (hand-checked)", () => {
-    expect(dependencyCycle(new Map([["a", ["b", "c"]], ["b", ["c"]], ["c", []]]))).toBeUndefined();
-    expect(dependencyCycle(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["b"]]]))).toEqual(["b", "c", "b"]);
+    expect(
+      dependencyCycle(
+        new Map([
+          ["a", ["b", "c"]],
+          ["b", ["c"]],
+          ["c", []],
+        ]),
+      ),
+    ).toBeUndefined();
+    expect(
+      dependencyCycle(
+        new Map([
+          ["a", ["b"]],
+          ["b", ["c"]],
+          ["c", ["b"]],
+        ]),
+      ),
+    ).toEqual(["b", "c", "b"]);
   });
 });
 
@@ -179,15 +236,24 @@ describe("safeIdList", () => {
   };
 
   it("property: on lists of strings, accepts, outputs and reports (field and message, in order) as z.array(safeId)", () => {
-    const id = fc.oneof(fc.string({ unit: "binary", maxLength: 12 }), fc.constantFrom("", " a", "a ", "ok", "x".repeat(13), "a\u0000b", "\u2028", "tool.id"));
+    const id = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 12 }),
+      fc.constantFrom("", " a", "a ", "ok", "x".repeat(13), "a\u0000b", "\u2028", "tool.id"),
+    );
     fc.assert(
-      fc.property(fc.array(id, { maxLength: 8 }), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 3, max: 8 }), fc.integer({ min: 1, max: 12 }), (ids, min, max, idMax) => {
-        const a = safeIdList({ min, max }, idMax).safeParse(ids);
-        const b = plain({ min, max }, idMax).safeParse(ids);
-        expect(a.success).toBe(b.success);
-        if (a.success && b.success) expect(a.data).toEqual(b.data);
-        expect(issues(a)).toEqual(issues(b));
-      }),
+      fc.property(
+        fc.array(id, { maxLength: 8 }),
+        fc.integer({ min: 0, max: 2 }),
+        fc.integer({ min: 3, max: 8 }),
+        fc.integer({ min: 1, max: 12 }),
+        (ids, min, max, idMax) => {
+          const a = safeIdList({ min, max }, idMax).safeParse(ids);
+          const b = plain({ min, max }, idMax).safeParse(ids);
+          expect(a.success).toBe(b.success);
+          if (a.success && b.success) expect(a.data).toEqual(b.data);
+          expect(issues(a)).toEqual(issues(b));
+        },
+      ),
       { seed: 22, numRuns: 1_000 },
     );
   });
@@ -199,7 +265,8 @@ describe("safeIdList", () => {
   });
 
   it("declares the same JSON Schema as the per-element form", () => {
-    expect(z.toJSONSchema(safeIdList({ min: 1, max: 200 }, 256))).toEqual(z.toJSONSchema(plain({ min: 1, max: 200 }, 256)));
+    expect(z.toJSONSchema(safeIdList({ min: 1, max: 200 }, 256))).toEqual(
+      z.toJSONSchema(plain({ min: 1, max: 200 }, 256)),
+    );
   });
 });
-

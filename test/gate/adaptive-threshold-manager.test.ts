@@ -37,14 +37,19 @@ describe("AdaptiveThresholdManager: the rule table's worked scenarios (docs/deci
   const m = new AdaptiveThresholdManager({ resources: false });
 
   it("Scenario 1: 0.68 with a trusted user on an urgent task is accepted with caution under 0.62", () => {
-    const adj = m.adjustThreshold(
-      { reputation: 0.85, successRate: 0.9, taskCount: 25 },
-      dev,
-      { urgency: "high", complexity: 0.5, domain: "frontend" },
-    );
+    const adj = m.adjustThreshold({ reputation: 0.85, successRate: 0.9, taskCount: 25 }, dev, {
+      urgency: "high",
+      complexity: 0.5,
+      domain: "frontend",
+    });
     const d = m.gate(0.68, adj);
     expect(adj.adjustedThreshold).toBe(0.62);
-    expect(d).toMatchObject({ decision: "accepted-with-caution", confidence: "medium", caution: true, threshold: 0.62 });
+    expect(d).toMatchObject({
+      decision: "accepted-with-caution",
+      confidence: "medium",
+      caution: true,
+      threshold: 0.62,
+    });
     expect(d.appliedRules).toEqual(["task_urgency_high"]);
   });
 
@@ -74,17 +79,28 @@ describe("AdaptiveThresholdManager", () => {
 
   it("explicit resources win over the monitor", () => {
     const m = new AdaptiveThresholdManager({ now: () => 0 });
-    const a = m.adjustThreshold({ reputation: 0.6, successRate: 0.6, taskCount: 8 }, dev, { urgency: "low", complexity: 0.5 }, {
-      memory: 0.99,
-      cpu: 0.1,
-    });
+    const a = m.adjustThreshold(
+      { reputation: 0.6, successRate: 0.6, taskCount: 8 },
+      dev,
+      { urgency: "low", complexity: 0.5 },
+      {
+        memory: 0.99,
+        cpu: 0.1,
+      },
+    );
     expect(a.signals.resource?.signals).toEqual(["resource_critical"]);
   });
 
   it("uses the learned offset of the task's context once warmed", async () => {
     const learner = new ContextThresholdLearner(new MemoryContextThresholdStore());
     const m = new AdaptiveThresholdManager({ resources: false, learner });
-    const task = { urgency: "medium" as const, complexity: 0.5, project: "p", operationType: "debugging", domain: "backend" };
+    const task = {
+      urgency: "medium" as const,
+      complexity: 0.5,
+      project: "p",
+      operationType: "debugging",
+      domain: "backend",
+    };
     const user = { reputation: 0.6, successRate: 0.6, taskCount: 8 };
     const key = { project: "p", operation: "debugging", domain: "backend" };
     for (let i = 0; i < 3; i++) await learner.recordOutcome(key, "accepted-failed");
@@ -101,7 +117,10 @@ describe("AdaptiveThresholdManager", () => {
     // Scores ≥ 0.85 succeeded only half the time in the calibration data.
     const cal = fitCalibration([0.5, 0.6, 0.9, 0.9, 0.95, 0.95], [0, 1, 1, 0, 1, 0], { z: 0 }); // plain isotonic fit (no Wilson bound)
     const m = new AdaptiveThresholdManager({ resources: false, calibration: cal });
-    const adj = m.adjustThreshold({ reputation: 0.6, successRate: 0.6, taskCount: 8 }, dev, { urgency: "medium", complexity: 0.5 });
+    const adj = m.adjustThreshold({ reputation: 0.6, successRate: 0.6, taskCount: 8 }, dev, {
+      urgency: "medium",
+      complexity: 0.5,
+    });
     const d = m.gate(0.92, adj);
     expect(d.decision).toBe("accepted-with-caution");
     // PAV: 0.6 (1/1) > 0.9 (1/2) → pool [0.6, 0.9] = 2/3 > 0.95 (1/2) → pool [0.6, 0.95] = 3/5 = 0.6
@@ -112,7 +131,12 @@ describe("AdaptiveThresholdManager", () => {
 
   it("report renders JSON and text", () => {
     const m = new AdaptiveThresholdManager({ resources: false });
-    const adj = m.adjustThreshold({ reputation: 0.6, successRate: 0.6, taskCount: 8 }, dev, { urgency: "medium", complexity: 0.8 }, calmResources);
+    const adj = m.adjustThreshold(
+      { reputation: 0.6, successRate: 0.6, taskCount: 8 },
+      dev,
+      { urgency: "medium", complexity: 0.8 },
+      calmResources,
+    );
     const d = m.gate(0.9, adj);
     const r = m.report({ chosen: { id: "fs:read" }, decision: d, adjustment: adj, scoreBreakdown: { semantic: 0.9 } });
     expect(r.json.risk).toEqual({ complexity: "high", resource: "low", uncertainty: "low" });

@@ -10,7 +10,12 @@ describe("ContextDetectorChain", () => {
     const chain = new ContextDetectorChain({ now: () => 0 });
     expect(chain.detectorNames).toEqual(["RuleBasedDetector"]);
     const d = chain.detect({ text: "urgent: debug the API" });
-    expect(d).toMatchObject({ operationType: "debugging", domain: "backend", urgency: "high", detectedBy: ["RuleBasedDetector"] });
+    expect(d).toMatchObject({
+      operationType: "debugging",
+      domain: "backend",
+      urgency: "high",
+      detectedBy: ["RuleBasedDetector"],
+    });
   });
 
   it("project-configured domains reach the rule-based detector", () => {

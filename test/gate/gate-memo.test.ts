@@ -28,7 +28,13 @@ describe("Gatekeeper prepared-gate memo", () => {
     const b = await g.prepare(req);
     expect(b).toBe(a);
     expect(b.adjustment).toBe(a.adjustment);
-    expect(a).toMatchObject({ project: "p", user: undefined, workflowId: undefined, timeline: undefined, contextKey: `p/${a.detected.operationType ?? "unknown"}/${a.detected.domain ?? "unknown"}` });
+    expect(a).toMatchObject({
+      project: "p",
+      user: undefined,
+      workflowId: undefined,
+      timeline: undefined,
+      contextKey: `p/${a.detected.operationType ?? "unknown"}/${a.detected.domain ?? "unknown"}`,
+    });
     // Another project: its own gate (and its own context key).
     const other = await g.prepare({ ...req, project: "q" });
     expect(other).not.toBe(a);
@@ -36,8 +42,18 @@ describe("Gatekeeper prepared-gate memo", () => {
     // An explicit urgency that differs from the detected one: a new gate.
     const urgent = await g.prepare({ ...req, urgency: a.detected.urgency === "high" ? "low" : "high" });
     expect(urgent).not.toBe(a);
-    expect(urgent.adjustment).toEqual(g.manager.adjustThreshold({ reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 }, { isProduction: false, isCriticalTask: a.detected.critical }, { ...toTask(a), urgency: a.detected.urgency === "high" ? "low" : "high" }));
-    const direct = g.manager.adjustThreshold({ reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 }, { isProduction: false, isCriticalTask: a.detected.critical }, toTask(a));
+    expect(urgent.adjustment).toEqual(
+      g.manager.adjustThreshold(
+        { reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 },
+        { isProduction: false, isCriticalTask: a.detected.critical },
+        { ...toTask(a), urgency: a.detected.urgency === "high" ? "low" : "high" },
+      ),
+    );
+    const direct = g.manager.adjustThreshold(
+      { reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 },
+      { isProduction: false, isCriticalTask: a.detected.critical },
+      toTask(a),
+    );
     expect(a.adjustment).toEqual(direct);
 
     const prod = await g.prepare({ ...req, environment: { production: true, critical: true } });
@@ -82,13 +98,16 @@ describe("Gatekeeper prepared-gate memo", () => {
     const c = await g.prepare({ project: "p", text: "", workflow: wf(["b.u", "b.v", "b.w"], false) });
     expect(c.detected).not.toEqual(a.detected);
     expect(c.adjustment).not.toBe(a.adjustment);
-    const direct = g.manager.adjustThreshold({ reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 }, { isProduction: false, isCriticalTask: c.detected.critical }, toTask(c));
+    const direct = g.manager.adjustThreshold(
+      { reputation: 0.5, successRate: 0.7, taskCount: 5, recentErrors: 0 },
+      { isProduction: false, isCriticalTask: c.detected.critical },
+      toTask(c),
+    );
     expect(c.adjustment).toEqual(direct);
   });
 });
 
 describe("Gatekeeper prepared-gate memo with the resource monitor on", () => {
-
   it("answers from the memo within one resource sample and prepares again after a new sample", async () => {
     let t = Date.parse("2026-11-01T12:00:00Z");
     const g = new Gatekeeper(conn.db, { now: () => t });
@@ -104,16 +123,32 @@ describe("Gatekeeper prepared-gate memo with the resource monitor on", () => {
   });
 });
 
-function toTask(p: { project: string; detected: import("../../algorithms/thresholds/detector-chain.ts").DetectedContext }) {
+function toTask(p: {
+  project: string;
+  detected: import("../../algorithms/thresholds/detector-chain.ts").DetectedContext;
+}) {
   const d = p.detected;
-  return { urgency: d.urgency, hasUrgencyKeywords: d.urgentKeywords.length > 0, complexity: d.complexity, domain: d.domain, operationType: d.operationType, project: p.project, atRisk: d.atRisk, offTrack: d.offTrack, similarPastSuccess: undefined };
+  return {
+    urgency: d.urgency,
+    hasUrgencyKeywords: d.urgentKeywords.length > 0,
+    complexity: d.complexity,
+    domain: d.domain,
+    operationType: d.operationType,
+    project: p.project,
+    atRisk: d.atRisk,
+    offTrack: d.offTrack,
+    similarPastSuccess: undefined,
+  };
 }
 
 describe("Gatekeeper detection memo", () => {
-
   it("never answers from a detection of an older chain (detector added or removed, detection off or on)", async () => {
     const g = new Gatekeeper(conn.db, { now: () => Date.parse("2026-11-01T12:00:00Z"), resources: false });
-    const req = { project: "d", text: "deploy the hotfix to production now", workflow: { steps: [{ tool: "a.x", success: true }], replans: 0 } };
+    const req = {
+      project: "d",
+      text: "deploy the hotfix to production now",
+      workflow: { steps: [{ tool: "a.x", success: true }], replans: 0 },
+    };
     const before = await g.prepare(req);
     expect(before.detected.detectedBy).toEqual(["RuleBasedDetector"]);
     // A custom detector without an input key: the memo keys on the whole input under the new chain.
@@ -133,7 +168,6 @@ describe("Gatekeeper detection memo", () => {
 });
 
 describe("Gatekeeper.gateItem", () => {
-
   it("equals gatedItem(gate(…)) field by field, with and without a calibration, for scores outside [0, 1] too", async () => {
     const g = new Gatekeeper(conn.db, { now: () => Date.parse("2026-11-01T12:00:00Z"), resources: false });
     const prepared = await g.prepare({ project: "g", text: "deploy the hotfix to production now" });
@@ -151,7 +185,10 @@ describe("Gatekeeper.gateItem", () => {
     // A calibration that maps every score to P = 0.5: the gate decides on P, below this threshold.
     expect(prepared.adjustment.adjustedThreshold).toBeGreaterThan(0.5);
     g.setCalibration("g", "search", { blocks: [{ lo: 0, hi: 1, p: 0.5, rate: 0.5, n: 10 }] });
-    expect(g.gateItem("search", 0.95, prepared)).toMatchObject({ decision: "abstained", gap: Math.round((prepared.adjustment.adjustedThreshold - 0.5) * 1e6) / 1e6 });
+    expect(g.gateItem("search", 0.95, prepared)).toMatchObject({
+      decision: "abstained",
+      gap: Math.round((prepared.adjustment.adjustedThreshold - 0.5) * 1e6) / 1e6,
+    });
     check();
   });
 });

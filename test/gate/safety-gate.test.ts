@@ -11,7 +11,11 @@ beforeAll(async () => {
   tg = await openToolgraph({ home: "memory://", database: "", project: "safety", embeddings: "hash:256" });
   await tg.importCatalog({
     tools: [
-      { id: "ops.deploy", description: "deploy the application to production", safetyTags: ["destructive", "suspicious"] },
+      {
+        id: "ops.deploy",
+        description: "deploy the application to production",
+        safetyTags: ["destructive", "suspicious"],
+      },
       { id: "ops.deploy_safe", description: "deploy the application to production", safetyTags: ["destructive"] },
       { id: "ops.status", description: "show the deployment status" },
     ],
@@ -36,7 +40,11 @@ describe("safety tags on answers", () => {
     expect(item("ops.deploy_safe").safetyTags).toEqual(["destructive"]);
     expect(item("ops.status").safetyTags).toEqual([]);
     expect(item("ops.deploy_safe").gate.decision).toBe("accepted");
-    expect(item("ops.deploy").gate).toMatchObject({ decision: "accepted-with-caution", caution: true, reason: expect.stringContaining("suspicious") });
+    expect(item("ops.deploy").gate).toMatchObject({
+      decision: "accepted-with-caution",
+      caution: true,
+      reason: expect.stringContaining("suspicious"),
+    });
   });
 
   it("next step: items carry their tags and the suspicious one is never accepted", async () => {

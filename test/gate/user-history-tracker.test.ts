@@ -93,7 +93,9 @@ describe("UserHistoryTracker", () => {
 
   it("concurrent completions for one user are all recorded", async () => {
     const { tracker, store } = setup();
-    await Promise.all(Array.from({ length: 12 }, (_, i) => tracker.trackTaskCompletion("p", "u", { success: i % 2 === 0 })));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) => tracker.trackTaskCompletion("p", "u", { success: i % 2 === 0 })),
+    );
     expect(store.rows.get("p/u")?.taskCount).toBe(12);
     expect(store.rows.get("p/u")?.recent).toHaveLength(10);
   });

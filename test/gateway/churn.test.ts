@@ -35,7 +35,11 @@ let base: string;
 let agent: { client: Client; session: GatewaySession };
 const logged: string[] = [];
 
-async function waitFor<T>(what: string, f: () => Promise<T | undefined | false> | T | undefined | false, ms = 30_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  f: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 30_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await f();
@@ -56,13 +60,28 @@ async function connect(g: Gateway, name = "churn-agent"): Promise<{ client: Clie
 
 const text = (r: any): string => r.content.map((x: any) => x.text ?? "").join("\n");
 const status = (g: Gateway, server: string) => g.status().servers.find((s) => s.server === server)!;
-const counts = async (c: Client, server = "hostile") => JSON.parse(text(await c.callTool({ name: "call_tool", arguments: { name: `${server}.counts` } }))) as { lists: number; generation: number };
+const counts = async (c: Client, server = "hostile") =>
+  JSON.parse(text(await c.callTool({ name: "call_tool", arguments: { name: `${server}.counts` } }))) as {
+    lists: number;
+    generation: number;
+  };
 
-function raw(headers: Record<string, string>, body: unknown, method = "POST", path = "/mcp"): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function raw(
+  headers: Record<string, string>,
+  body: unknown,
+  method = "POST",
+  path = "/mcp",
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const u = new URL(base);
     const req = request(
-      { host: u.hostname, port: u.port, path, method, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } },
+      {
+        host: u.hostname,
+        port: u.port,
+        path,
+        method,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      },
       (res) => {
         let data = "";
         res.on("data", (c) => {
@@ -76,7 +95,12 @@ function raw(headers: Record<string, string>, body: unknown, method = "POST", pa
   });
 }
 
-const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 beforeAll(async () => {
@@ -89,7 +113,13 @@ beforeAll(async () => {
       broken: { command: process.execPath, args: ["-e", "process.exit(2)"] },
     },
   });
-  gateway = new Gateway(tg, { config, minBackoffMs: 600_000, maxBackoffMs: 600_000, retireAfterMs: 300, log: (l) => logged.push(l) });
+  gateway = new Gateway(tg, {
+    config,
+    minBackoffMs: 600_000,
+    maxBackoffMs: 600_000,
+    retireAfterMs: 300,
+    log: (l) => logged.push(l),
+  });
   await gateway.start();
   mcp = gatewayHttpHandler(gateway, { sessionIdleMs: 500, maxSessions: 3 });
   server = createServer(gatewayApi(tg, gateway), {
@@ -120,7 +150,10 @@ describe("upstream churn", () => {
     for (const everyMs of [0, 50]) {
       const before = await counts(agent.client);
       const seen = status(gateway, "hostile").listChanged;
-      await agent.client.callTool({ name: "call_tool", arguments: { name: "hostile.storm", arguments: { count: 20, everyMs } } });
+      await agent.client.callTool({
+        name: "call_tool",
+        arguments: { name: "hostile.storm", arguments: { count: 20, everyMs } },
+      });
       await waitFor("the notifications", () => status(gateway, "hostile").listChanged === seen + 20);
       await waitFor("the re-lists to settle", () => !status(gateway, "hostile").relisting);
       await gateway.flush();
@@ -132,7 +165,8 @@ describe("upstream churn", () => {
   });
 
   it("renamed tools leave search and the console after the grace period; stats count them; the read model stays bounded", async () => {
-    const ids = async () => (await graphView(tg.engine, "churn")).nodes.map((n) => n.id).filter((id) => id.startsWith("hostile."));
+    const ids = async () =>
+      (await graphView(tg.engine, "churn")).nodes.map((n) => n.id).filter((id) => id.startsWith("hostile."));
     expect((await ids()).filter((id) => id.startsWith("hostile.g0_"))).toHaveLength(30);
     for (const gen of [1, 2]) {
       await agent.client.callTool({ name: "call_tool", arguments: { name: "hostile.rename" } });
@@ -143,8 +177,13 @@ describe("upstream churn", () => {
       const nodes = await ids();
       // 5 control tools and the current generation: the old names are gone from the console's graph.
       expect(nodes).toHaveLength(35);
-      expect(nodes.filter((id) => /^hostile\.g\d+_/.test(id)).every((id) => id.startsWith(`hostile.g${gen}_`))).toBe(true);
-      const found = (await agent.client.callTool({ name: "search_tools", arguments: { intent: `generation ${gen - 1} tool number 7 converts quarterly widget reports`, limit: 50 } })) as any;
+      expect(nodes.filter((id) => /^hostile\.g\d+_/.test(id)).every((id) => id.startsWith(`hostile.g${gen}_`))).toBe(
+        true,
+      );
+      const found = (await agent.client.callTool({
+        name: "search_tools",
+        arguments: { intent: `generation ${gen - 1} tool number 7 converts quarterly widget reports`, limit: 50 },
+      })) as any;
       const tools = (found.structuredContent.results as { tool: string }[]).map((r) => r.tool);
       expect(tools.some((t) => t.startsWith(`hostile.g${gen}_`))).toBe(true);
       expect(tools.filter((t) => /^hostile\.g\d+_/.test(t) && !t.startsWith(`hostile.g${gen}_`))).toEqual([]);
@@ -183,7 +222,9 @@ describe("the gateway's HTTP door", () => {
   it("honours x-toolgraph-project naming the gateway's project and refuses another with 400", async () => {
     const other = await raw({ ...auth, "x-toolgraph-project": "elsewhere" }, initialize);
     expect(other.status).toBe(400);
-    expect(JSON.parse(other.body).error.message).toMatch(/x-toolgraph-project: this gateway serves project "churn" only.*got "elsewhere"/);
+    expect(JSON.parse(other.body).error.message).toMatch(
+      /x-toolgraph-project: this gateway serves project "churn" only.*got "elsewhere"/,
+    );
     const same = await raw({ ...auth, "x-toolgraph-project": "churn" }, initialize);
     expect(same.status).toBe(200);
     expect(same.headers["mcp-session-id"]).toBeTruthy();
@@ -198,9 +239,13 @@ describe("the gateway's HTTP door", () => {
     }
     expect(mcp.size).toBeLessThanOrEqual(3);
     // The newest one is open; the first (least recently used) was ended at the cap.
-    expect((await raw({ ...auth, "mcp-session-id": ids[0]! }, { jsonrpc: "2.0", id: 2, method: "ping" })).status).toBe(404);
+    expect((await raw({ ...auth, "mcp-session-id": ids[0]! }, { jsonrpc: "2.0", id: 2, method: "ping" })).status).toBe(
+      404,
+    );
     await waitFor("idle sessions ended", () => mcp.size === 0);
-    expect((await raw({ ...auth, "mcp-session-id": ids[4]! }, { jsonrpc: "2.0", id: 2, method: "ping" })).status).toBe(404);
+    expect((await raw({ ...auth, "mcp-session-id": ids[4]! }, { jsonrpc: "2.0", id: 2, method: "ping" })).status).toBe(
+      404,
+    );
     // Only the in-memory agent's session is left in the gateway's count.
     expect(gateway.status().sessions).toBe(1);
   });
@@ -241,22 +286,36 @@ describe("the gateway's HTTP door", () => {
 describe("a search before any upstream has listed its tools", () => {
   it("says the catalog is still loading and which server is pending, then finds the tools once listed", async () => {
     const tg2 = await openToolgraph({ home: "memory://", database: "", project: "loading", embeddings: "hash:256" });
-    const config = parseGatewayConfig({ mcpServers: { slowstart: { command: process.execPath, args: [fixture], env: { HOSTILE_FAIL_ONCE: join(dir, "failed-once") } } } });
+    const config = parseGatewayConfig({
+      mcpServers: {
+        slowstart: { command: process.execPath, args: [fixture], env: { HOSTILE_FAIL_ONCE: join(dir, "failed-once") } },
+      },
+    });
     const g = new Gateway(tg2, { config, minBackoffMs: 3_000, log: () => {} });
     try {
       await g.start();
       expect(status(g, "slowstart")).toMatchObject({ state: "down", attempts: 1, listed: false });
       const { client } = await connect(g, "early-agent");
-      const early = (await client.callTool({ name: "search_tools", arguments: { intent: "converts quarterly widget reports" } })) as any;
+      const early = (await client.callTool({
+        name: "search_tools",
+        arguments: { intent: "converts quarterly widget reports" },
+      })) as any;
       expect(early.isError).toBe(true);
-      expect(text(early)).toMatch(/^catalog-loading: the gateway's catalog is still loading.*pending: slowstart \(down: failed to start/);
+      expect(text(early)).toMatch(
+        /^catalog-loading: the gateway's catalog is still loading.*pending: slowstart \(down: failed to start/,
+      );
       expect(text(early)).not.toMatch(/toolgraph import|toolgraph demo/);
       // The retry lists the tools; the same search then finds them.
       const found = await waitFor("the tools searchable", async () => {
-        const r = (await client.callTool({ name: "search_tools", arguments: { intent: "converts quarterly widget reports" } })) as any;
+        const r = (await client.callTool({
+          name: "search_tools",
+          arguments: { intent: "converts quarterly widget reports" },
+        })) as any;
         return r.isError ? undefined : r;
       });
-      expect((found.structuredContent.results as { tool: string }[]).some((r) => r.tool.startsWith("slowstart.g0_tool_"))).toBe(true);
+      expect(
+        (found.structuredContent.results as { tool: string }[]).some((r) => r.tool.startsWith("slowstart.g0_tool_")),
+      ).toBe(true);
       await client.close();
     } finally {
       await g.close();

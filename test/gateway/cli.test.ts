@@ -23,20 +23,38 @@ describe("toolgraph gateway (CLI, stdio)", () => {
   const env = { ...process.env, TOOLGRAPH_EMBEDDINGS: "hash:256", DATABASE_URL: "" } as Record<string, string>;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "tg-gwcli-"));
-    writeFileSync(join(dir, "mcp.json"), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } }));
-    writeFileSync(join(dir, "bad.json"), JSON.stringify({ mcpServers: { everything: { command: "node", args: "not-a-list" } } }));
+    writeFileSync(
+      join(dir, "mcp.json"),
+      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } }),
+    );
+    writeFileSync(
+      join(dir, "bad.json"),
+      JSON.stringify({ mcpServers: { everything: { command: "node", args: "not-a-list" } } }),
+    );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("a bad config exits 3 with the file and field named", async () => {
     const errs: string[] = [];
-    const code = await main(["gateway", "--config", join(dir, "bad.json"), "--home", join(dir, "unused")], { out: () => {}, err: (s) => errs.push(s) });
+    const code = await main(["gateway", "--config", join(dir, "bad.json"), "--home", join(dir, "unused")], {
+      out: () => {},
+      err: (s) => errs.push(s),
+    });
     expect(code).toBe(3);
     expect(errs.join("\n")).toMatch(/bad\.json: mcpServers\.everything\.args: /);
     expect(await main(["gateway"], { out: () => {}, err: () => {} })).toBe(2);
-    for (const [flag, value] of [["--max-sessions", "0"], ["--session-idle-ms", "5"], ["--retire-after-ms", "1.5"]] as const) {
+    for (const [flag, value] of [
+      ["--max-sessions", "0"],
+      ["--session-idle-ms", "5"],
+      ["--retire-after-ms", "1.5"],
+    ] as const) {
       const said: string[] = [];
-      expect(await main(["gateway", "--config", join(dir, "mcp.json"), `${flag}=${value}`, "--home", join(dir, "unused")], { out: () => {}, err: (s) => said.push(s) })).toBe(2);
+      expect(
+        await main(["gateway", "--config", join(dir, "mcp.json"), `${flag}=${value}`, "--home", join(dir, "unused")], {
+          out: () => {},
+          err: (s) => said.push(s),
+        }),
+      ).toBe(2);
       expect(said.join("\n")).toContain(`${flag} must be an integer`);
     }
   });
@@ -45,7 +63,18 @@ describe("toolgraph gateway (CLI, stdio)", () => {
     const home = join(dir, "home");
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, "gateway", "--config", join(dir, "mcp.json"), "--home", home, "--project", "cli", "--user", "cli-user"],
+      args: [
+        CLI,
+        "gateway",
+        "--config",
+        join(dir, "mcp.json"),
+        "--home",
+        home,
+        "--project",
+        "cli",
+        "--user",
+        "cli-user",
+      ],
       env,
       stderr: "pipe",
     });
@@ -60,9 +89,17 @@ describe("toolgraph gateway (CLI, stdio)", () => {
     const pid = transport.pid!;
     const names = (await client.listTools(undefined, slow)).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["search_tools", "call_tool", "gateway_status"]));
-    const s = (await client.callTool({ name: "search_tools", arguments: { intent: "echo a message back" } }, undefined, slow)) as any;
+    const s = (await client.callTool(
+      { name: "search_tools", arguments: { intent: "echo a message back" } },
+      undefined,
+      slow,
+    )) as any;
     expect(s.isError, stderr).toBeFalsy();
-    const r = (await client.callTool({ name: "call_tool", arguments: { name: "everything.echo", arguments: { message: "hello gateway" } } }, undefined, slow)) as any;
+    const r = (await client.callTool(
+      { name: "call_tool", arguments: { name: "everything.echo", arguments: { message: "hello gateway" } } },
+      undefined,
+      slow,
+    )) as any;
     expect(r.content, stderr).toEqual([{ type: "text", text: "Echo: hello gateway" }]);
     await client.close();
     // Wait for the process to be gone (it holds the embedded database).
@@ -76,8 +113,14 @@ describe("toolgraph gateway (CLI, stdio)", () => {
     }
     const tg = await openToolgraph({ home, database: "", project: "cli", embeddings: "hash:256" });
     try {
-      const rows = await tg.engine.db.selectFrom("executions").select(["intent", "user_id", "step_count", "success"]).where("project", "=", "cli").execute();
-      expect(rows, stderr).toEqual([{ intent: "echo a message back", user_id: "cli-user", step_count: 1, success: true }]);
+      const rows = await tg.engine.db
+        .selectFrom("executions")
+        .select(["intent", "user_id", "step_count", "success"])
+        .where("project", "=", "cli")
+        .execute();
+      expect(rows, stderr).toEqual([
+        { intent: "echo a message back", user_id: "cli-user", step_count: 1, success: true },
+      ]);
     } finally {
       await tg.close();
     }

@@ -4,17 +4,37 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DATA_FLOW_DEFAULTS, type DataFlowOptions, dataFlowDependencies, dataFlowDependenciesDetailed, indexText, leafValues, occursAsWord, stepOutput } from "../../src/gateway/data-flow.ts";
+import {
+  DATA_FLOW_DEFAULTS,
+  type DataFlowOptions,
+  dataFlowDependencies,
+  dataFlowDependenciesDetailed,
+  indexText,
+  leafValues,
+  occursAsWord,
+  stepOutput,
+} from "../../src/gateway/data-flow.ts";
 
 const textResult = (text: string) => ({ content: [{ type: "text", text }] });
 
 describe("leafValues", () => {
   it("keeps strings of ≥ 4 characters (trimmed) and numbers of ≥ 2 characters, through arrays and objects", () => {
-    expect(leafValues({ a: "abc", b: " abcd ", c: [7, 42, -1, 3.5], d: { e: true, f: null, g: "path/x" } })).toEqual(["abcd", 42, -1, 3.5, "path/x"]);
+    expect(leafValues({ a: "abc", b: " abcd ", c: [7, 42, -1, 3.5], d: { e: true, f: null, g: "path/x" } })).toEqual([
+      "abcd",
+      42,
+      -1,
+      3.5,
+      "path/x",
+    ]);
   });
   it("ignores non-finite numbers and caps the count", () => {
     expect(leafValues([Number.NaN, Number.POSITIVE_INFINITY, 10])).toEqual([10]);
-    expect(leafValues(Array.from({ length: 500 }, (_, i) => 100 + i), { maxValues: 3 })).toEqual([100, 101, 102]);
+    expect(
+      leafValues(
+        Array.from({ length: 500 }, (_, i) => 100 + i),
+        { maxValues: 3 },
+      ),
+    ).toEqual([100, 101, 102]);
   });
 });
 
@@ -42,7 +62,10 @@ describe("dataFlowDependencies", () => {
   });
 
   it("matches structuredContent leaves exactly and text at word boundaries", () => {
-    const s0 = stepOutput({}, { structuredContent: { files: [{ path: "/data/report.csv", size: 1234 }] }, content: [] });
+    const s0 = stepOutput(
+      {},
+      { structuredContent: { files: [{ path: "/data/report.csv", size: 1234 }] }, content: [] },
+    );
     const s1 = stepOutput({ q: "weather" }, textResult("Forecast for Lisbon: sunny"));
     expect(dataFlowDependencies({ file: "/data/report.csv" }, [s0, s1])).toEqual([0]);
     expect(dataFlowDependencies({ bytes: 1234 }, [s0, s1])).toEqual([0]);
@@ -59,11 +82,18 @@ describe("dataFlowDependencies", () => {
 
   it("property: a value planted in an earlier step's text is found, and only steps that returned it are listed", () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^[a-z]{4,12}$/), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 1, max: 6 }), (word, at, n) => {
-        const k = at % n;
-        const outs = Array.from({ length: n }, (_, i) => stepOutput({}, textResult(i === k ? `result: ${word}.` : "nothing here 0")));
-        expect(dataFlowDependencies({ v: word }, outs)).toEqual([k]);
-      }),
+      fc.property(
+        fc.stringMatching(/^[a-z]{4,12}$/),
+        fc.integer({ min: 0, max: 5 }),
+        fc.integer({ min: 1, max: 6 }),
+        (word, at, n) => {
+          const k = at % n;
+          const outs = Array.from({ length: n }, (_, i) =>
+            stepOutput({}, textResult(i === k ? `result: ${word}.` : "nothing here 0")),
+          );
+          expect(dataFlowDependencies({ v: word }, outs)).toEqual([k]);
+        },
+      ),
       { seed: 18, numRuns: 200 },
     );
   });
@@ -114,11 +144,30 @@ function refDependencies(args: unknown, steps: RefStep[], options?: DataFlowOpti
   return deps;
 }
 
-const outputsOf = (steps: RefStep[], options?: DataFlowOptions) => steps.map((s) => (s.ok ? stepOutput(s.args, s.result, options) : undefined));
+const outputsOf = (steps: RefStep[], options?: DataFlowOptions) =>
+  steps.map((s) => (s.ok ? stepOutput(s.args, s.result, options) : undefined));
 
 // Texts over an alphabet that exercises the boundary rule: letters (one non-ASCII), digits, punctuation, a
 // space, an astral letter (a surrogate pair: neither half is a word character) and a lone surrogate.
-const PIECES = ["a", "b", "ab", "é", "1", "42", "3.5", " ", ".", "-", "/", ":", "\u{1D49C}", "\uD835", "aaaa", "Lisbon", "\n"];
+const PIECES = [
+  "a",
+  "b",
+  "ab",
+  "é",
+  "1",
+  "42",
+  "3.5",
+  " ",
+  ".",
+  "-",
+  "/",
+  ":",
+  "\u{1D49C}",
+  "\uD835",
+  "aaaa",
+  "Lisbon",
+  "\n",
+];
 const textArb = fc.array(fc.constantFrom(...PIECES), { maxLength: 30 }).map((p) => p.join(""));
 const numberArb = fc.constantFrom(7, 10, 42, 3.5, -12, 100, 1e21, 0.5);
 
@@ -127,7 +176,9 @@ describe("linear-time matching agrees with the straightforward reference", () =>
     let found = 0;
     fc.assert(
       fc.property(textArb, textArb, fc.nat(40), fc.nat(12), fc.boolean(), (hay, other, at, len, fromHay) => {
-        const needle = fromHay ? hay.slice(at % (hay.length + 1), (at % (hay.length + 1)) + len) : other.slice(0, len + 1);
+        const needle = fromHay
+          ? hay.slice(at % (hay.length + 1), (at % (hay.length + 1)) + len)
+          : other.slice(0, len + 1);
         const expected = refOccursAsWord(hay, needle);
         if (expected) found++;
         expect(occursAsWord(hay, needle)).toBe(expected);
@@ -152,12 +203,28 @@ describe("linear-time matching agrees with the straightforward reference", () =>
       fc.property(
         fc.array(stepArb, { minLength: 1, maxLength: 6 }),
         // Call values: cut from some step's text (to hit), copied from its arguments (echoes), or random.
-        fc.array(fc.tuple(fc.nat(), fc.nat(60), fc.integer({ min: 1, max: 14 }), fc.constantFrom("cut", "arg", "random"), valueArb), { maxLength: 6 }),
-        fc.constantFrom<DataFlowOptions | undefined>(undefined, { minStringLength: 1, minNumberDigits: 1 }, { minStringLength: 2, maxTextChars: 20 }),
+        fc.array(
+          fc.tuple(
+            fc.nat(),
+            fc.nat(60),
+            fc.integer({ min: 1, max: 14 }),
+            fc.constantFrom("cut", "arg", "random"),
+            valueArb,
+          ),
+          { maxLength: 6 },
+        ),
+        fc.constantFrom<DataFlowOptions | undefined>(
+          undefined,
+          { minStringLength: 1, minNumberDigits: 1 },
+          { minStringLength: 2, maxTextChars: 20 },
+        ),
         (raw, picks, options) => {
           const steps: RefStep[] = raw.map((r) => ({
             args: r.args,
-            result: { content: r.text.map((t) => ({ type: "text", text: t })), ...(r.structured ? { structuredContent: { v: r.structured } } : {}) },
+            result: {
+              content: r.text.map((t) => ({ type: "text", text: t })),
+              ...(r.structured ? { structuredContent: { v: r.structured } } : {}),
+            },
             ok: r.ok,
           }));
           const values = picks.map(([s, at, len, kind, random]) => {
@@ -209,7 +276,9 @@ describe("worst case: long repetitive results, then many values that occur every
   });
 
   it("10 such steps, the 8th of which returned the word: only that one is found", () => {
-    const steps = Array.from({ length: 10 }, (_, i) => (i === 7 ? stepOutput({}, textResult(`${message} aaaa.`)) : echo(message)));
+    const steps = Array.from({ length: 10 }, (_, i) =>
+      i === 7 ? stepOutput({}, textResult(`${message} aaaa.`)) : echo(message),
+    );
     const d = dataFlowDependenciesDetailed(fourLetters, steps);
     expect(d.dependsOn).toEqual([7]);
     expect(d.truncated).toBe(false);
@@ -220,7 +289,9 @@ describe("worst case: long repetitive results, then many values that occur every
   it("256 distinct four-letter words, each hundreds of times inside one 65,000-letter word, 10 steps", () => {
     // Every word over a, b, c, d; the text a pseudo-random sequence of those letters (no boundary inside).
     const letters = "abcd";
-    const distinct = Object.fromEntries(Array.from({ length: 256 }, (_, i) => [`k${i}`, [6, 4, 2, 0].map((s) => letters[(i >> s) & 3]).join("")]));
+    const distinct = Object.fromEntries(
+      Array.from({ length: 256 }, (_, i) => [`k${i}`, [6, 4, 2, 0].map((s) => letters[(i >> s) & 3]).join("")]),
+    );
     let x = 1;
     const long = Array.from({ length: 65_000 }, () => {
       x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
@@ -252,17 +323,26 @@ describe("worst case: long repetitive results, then many values that occur every
 describe("work cap", () => {
   it("a value longer than maxTextChars is only compared with structured leaves", () => {
     const long = `x${"y".repeat(99)}`;
-    const steps = [stepOutput({}, textResult(long), { maxTextChars: 100 }), stepOutput({}, { structuredContent: { v: long } }, { maxTextChars: 10 })];
+    const steps = [
+      stepOutput({}, textResult(long), { maxTextChars: 100 }),
+      stepOutput({}, { structuredContent: { v: long } }, { maxTextChars: 10 }),
+    ];
     expect(dataFlowDependencies({ v: long }, steps, { maxTextChars: 100 })).toEqual([0, 1]);
     // Step 0's text was indexed with a larger maxTextChars on purpose: with 99 it is not searched at all.
-    expect(dataFlowDependenciesDetailed({ v: long }, steps, { maxTextChars: 99 })).toEqual({ dependsOn: [1], work: 2, truncated: false });
+    expect(dataFlowDependenciesDetailed({ v: long }, steps, { maxTextChars: 99 })).toEqual({
+      dependsOn: [1],
+      work: 2,
+      truncated: false,
+    });
   });
-
 
   const lisbon = Array.from({ length: 5 }, () => stepOutput({}, textResult("Forecast for Lisbon: sunny")));
 
   it("examines the most recent steps first and stops when maxWork is spent", () => {
-    expect(dataFlowDependenciesDetailed({ city: "Lisbon" }, lisbon)).toMatchObject({ dependsOn: [0, 1, 2, 3, 4], truncated: false });
+    expect(dataFlowDependenciesDetailed({ city: "Lisbon" }, lisbon)).toMatchObject({
+      dependsOn: [0, 1, 2, 3, 4],
+      truncated: false,
+    });
     const capped = dataFlowDependenciesDetailed({ city: "Lisbon" }, lisbon, { maxWork: 1 });
     // The first pair (step 4) is started with the whole budget; the next finds it spent.
     expect(capped.dependsOn).toEqual([4]);
@@ -270,7 +350,11 @@ describe("work cap", () => {
   });
 
   it("a call with nothing to look up spends nothing", () => {
-    expect(dataFlowDependenciesDetailed({ flag: "ok", n: 3 }, lisbon)).toEqual({ dependsOn: [], work: 0, truncated: false });
+    expect(dataFlowDependenciesDetailed({ flag: "ok", n: 3 }, lisbon)).toEqual({
+      dependsOn: [],
+      work: 0,
+      truncated: false,
+    });
   });
 
   it("a text holding every code unit has no spare one for the marker: 65,536 in 32-bit storage, same answers", () => {
@@ -281,7 +365,14 @@ describe("work cap", () => {
     const options = { maxTextChars: 70_000, minStringLength: 1 };
     const steps = [stepOutput({}, textResult(`${all} Lisbon \u0000x`), options)];
     expect(steps[0]!.text.marker).toBe(65_536);
-    for (const [v, hit] of [["Lisbon", true], ["Lisb", false], ["\u0000x", true], ["xyz", false], ["/0123456789", true], ["0123", false]] as const) {
+    for (const [v, hit] of [
+      ["Lisbon", true],
+      ["Lisb", false],
+      ["\u0000x", true],
+      ["xyz", false],
+      ["/0123456789", true],
+      ["0123", false],
+    ] as const) {
       expect(dataFlowDependencies({ v }, steps, options), v).toEqual(hit ? [0] : []);
       expect(refOccursAsWord(`${all} Lisbon \u0000x`, v), v).toBe(hit);
     }

@@ -29,7 +29,13 @@ let tg: Toolgraph;
 beforeAll(async () => {
   cluster = await startCluster();
   dir = await mkdtemp(join(tmpdir(), "tg-durable-"));
-  tg = await openToolgraph({ database: cluster.url, project: "gw", embeddings: "hash:256", connectTimeoutMs: 1000, onConnectionError: () => {} });
+  tg = await openToolgraph({
+    database: cluster.url,
+    project: "gw",
+    embeddings: "hash:256",
+    connectTimeoutMs: 1000,
+    onConnectionError: () => {},
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -39,7 +45,15 @@ afterAll(async () => {
 });
 
 function newGateway(spoolDir: string, project = "gw"): Gateway {
-  return new Gateway(tg, { config, project, spoolDir, idleMs: 60_000, writeMinBackoffMs: 50, writeMaxBackoffMs: 500, log: () => {} });
+  return new Gateway(tg, {
+    config,
+    project,
+    spoolDir,
+    idleMs: 60_000,
+    writeMinBackoffMs: 50,
+    writeMaxBackoffMs: 500,
+    log: () => {},
+  });
 }
 
 async function agent(g: Gateway): Promise<{ client: Client; close: () => Promise<void> }> {
@@ -55,13 +69,19 @@ async function agent(g: Gateway): Promise<{ client: Client; close: () => Promise
 async function run(client: Client, n: number, tools = ["odd.echo", "odd.echo"]): Promise<void> {
   await client.callTool({ name: "search_tools", arguments: { intent: `echo the greeting number ${n}` } });
   for (const name of tools) {
-    const r = (await client.callTool({ name: "call_tool", arguments: { name, arguments: { text: `hello ${n}` } } })) as { isError?: boolean };
+    const r = (await client.callTool({
+      name: "call_tool",
+      arguments: { name, arguments: { text: `hello ${n}` } },
+    })) as { isError?: boolean };
     expect(r.isError ?? false).toBe(false); // the upstream answers whatever the database does
   }
 }
 
 async function storedIntents(prefix: string): Promise<string[]> {
-  const rows = await cluster.query<{ intent: string }>("SELECT intent FROM executions WHERE project = 'gw' AND intent LIKE $1 ORDER BY intent", [`${prefix}%`]);
+  const rows = await cluster.query<{ intent: string }>(
+    "SELECT intent FROM executions WHERE project = 'gw' AND intent LIKE $1 ORDER BY intent",
+    [`${prefix}%`],
+  );
   return rows.map((r) => r.intent);
 }
 
@@ -74,7 +94,9 @@ async function until(what: string, f: () => boolean | Promise<boolean>, ms = 60_
 }
 
 describe("recording through a database outage", () => {
-  it("executions closed while PostgreSQL is stopped for 10 s are all stored, once, after it returns", { timeout: 180_000 }, async () => {
+  it("executions closed while PostgreSQL is stopped for 10 s are all stored, once, after it returns", {
+    timeout: 180_000,
+  }, async () => {
     const spool = join(dir, "spool-outage");
     const g = newGateway(spool);
     await g.start();
@@ -96,24 +118,38 @@ describe("recording through a database outage", () => {
     expect((await readdir(spool)).length).toBeGreaterThan(0);
     const metrics = new MetricsRegistry();
     registerGatewayMetrics(metrics, g);
-    const spooledGauge = async () => Number(/toolgraph_gateway_write_backlog\{where="spool"\} (\d+)/.exec(await metrics.render())?.[1]);
+    const spooledGauge = async () =>
+      Number(/toolgraph_gateway_write_backlog\{where="spool"\} (\d+)/.exec(await metrics.render())?.[1]);
     expect(await spooledGauge()).toBe(g.status().recorded.spooled);
-    const status = (await agents[0]!.client.callTool({ name: "gateway_status", arguments: {} })) as { content: { text: string }[] };
+    const status = (await agents[0]!.client.callTool({ name: "gateway_status", arguments: {} })) as {
+      content: { text: string }[];
+    };
     expect(status.content[0]!.text).toMatch(/\d+ waiting to be written \(\d+ spooled\), retrying/);
     await cluster.start();
     for (const a of agents) await a.close(); // closes the open executions
     await until("the backlog to drain", () => g.status().recorded.backlog === 0);
 
-    const expected = agents.flatMap((_, k) => Array.from({ length: i }, (_, j) => `echo the greeting number ${100 + 10 * k + j}`)).sort();
+    const expected = agents
+      .flatMap((_, k) => Array.from({ length: i }, (_, j) => `echo the greeting number ${100 + 10 * k + j}`))
+      .sort();
     expect(await storedIntents("echo the greeting number 1")).toEqual(expected);
     const rec = g.status().recorded;
-    expect(rec).toMatchObject({ executions: expected.length, steps: 2 * expected.length, backlog: 0, spooled: 0, rejected: 0, dropped: 0 });
+    expect(rec).toMatchObject({
+      executions: expected.length,
+      steps: 2 * expected.length,
+      backlog: 0,
+      spooled: 0,
+      rejected: 0,
+      dropped: 0,
+    });
     expect(await readdir(spool)).toEqual([]);
     expect(await spooledGauge()).toBe(0);
     await g.close();
   });
 
-  it("a gateway closed during an outage spools its backlog; the next one on the spool stores it", { timeout: 180_000 }, async () => {
+  it("a gateway closed during an outage spools its backlog; the next one on the spool stores it", {
+    timeout: 180_000,
+  }, async () => {
     const spool = join(dir, "spool-restart");
     const g1 = newGateway(spool);
     await g1.start();
@@ -129,30 +165,43 @@ describe("recording through a database outage", () => {
     expect(g2.status().recorded.spooled).toBe(4);
     await g2.start();
     await until("the spool to be written", () => g2.status().recorded.backlog === 0);
-    expect(await storedIntents("echo the greeting number 2")).toEqual([200, 201, 202, 203].map((n) => `echo the greeting number ${n}`));
+    expect(await storedIntents("echo the greeting number 2")).toEqual(
+      [200, 201, 202, 203].map((n) => `echo the greeting number ${n}`),
+    );
     expect(await readdir(spool)).toEqual([]);
     await g2.close();
   });
 
-  it("a gateway started while PostgreSQL is down relays calls, then syncs its catalog and stores what it learned", { timeout: 180_000 }, async () => {
+  it("a gateway started while PostgreSQL is down relays calls, then syncs its catalog and stores what it learned", {
+    timeout: 180_000,
+  }, async () => {
     await cluster.stop();
     const g = newGateway(join(dir, "spool-down"), "gw-down");
     await g.start(); // the first sync fails: it is retried with backoff
     const a = await agent(g);
     for (let n = 0; n < 3; n++) await run(a.client, 400 + n);
     await cluster.start();
-    await until("the catalog sync", async () => (await cluster.query("SELECT id FROM tools WHERE project = 'gw-down'")).length > 0);
+    await until(
+      "the catalog sync",
+      async () => (await cluster.query("SELECT id FROM tools WHERE project = 'gw-down'")).length > 0,
+    );
     await a.close();
     await until("the backlog to drain", () => g.status().recorded.backlog === 0);
-    const rows = await cluster.query<{ intent: string }>("SELECT intent FROM executions WHERE project = 'gw-down' ORDER BY intent");
+    const rows = await cluster.query<{ intent: string }>(
+      "SELECT intent FROM executions WHERE project = 'gw-down' ORDER BY intent",
+    );
     expect(rows.map((r) => r.intent)).toEqual([400, 401, 402].map((n) => `echo the greeting number ${n}`));
     await g.close();
   });
 
-  it("steps of tools the catalog refused are left out and counted; the execution's other steps are stored", { timeout: 120_000 }, async () => {
+  it("steps of tools the catalog refused are left out and counted; the execution's other steps are stored", {
+    timeout: 120_000,
+  }, async () => {
     const g = newGateway(join(dir, "spool-odd"));
     await g.start();
-    const ids = (await cluster.query<{ id: string }>("SELECT id FROM tools WHERE project = 'gw' ORDER BY id")).map((r) => r.id);
+    const ids = (await cluster.query<{ id: string }>("SELECT id FROM tools WHERE project = 'gw' ORDER BY id")).map(
+      (r) => r.id,
+    );
     expect(ids).toEqual(["odd.echo"]); // the other two were refused by the catalog
     const a = await agent(g);
     await run(a.client, 300, ["odd.echo", "odd.ctl\u0001name", "odd.huge", "odd.echo"]);
@@ -164,7 +213,9 @@ describe("recording through a database outage", () => {
     );
     expect(steps.map((s) => s.tool_id)).toEqual(["odd.echo", "odd.echo"]);
     // Neither refused tool was registered by the execution's write either.
-    expect((await cluster.query<{ id: string }>("SELECT id FROM tools WHERE project = 'gw'")).map((r) => r.id)).toEqual(["odd.echo"]);
+    expect((await cluster.query<{ id: string }>("SELECT id FROM tools WHERE project = 'gw'")).map((r) => r.id)).toEqual(
+      ["odd.echo"],
+    );
     await g.close();
   });
 });

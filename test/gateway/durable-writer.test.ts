@@ -67,7 +67,14 @@ describe("DurableWriter", () => {
 
   it("during an outage keeps every item on disk, retries with backoff, and stores each once when it ends", async () => {
     const store = fakeStore();
-    const w = new DurableWriter<Item>({ write: store.write, classify, spoolDir: dir, minBackoffMs: 2, maxBackoffMs: 8, segmentItems: 3 });
+    const w = new DurableWriter<Item>({
+      write: store.write,
+      classify,
+      spoolDir: dir,
+      minBackoffMs: 2,
+      maxBackoffMs: 8,
+      segmentItems: 3,
+    });
     store.down = true;
     for (let i = 0; i < 10; i++) w.submit({ id: `e${i}` });
     await until(() => w.status().failedAttempts >= 4);
@@ -117,7 +124,13 @@ describe("DurableWriter", () => {
   it("close() during an outage leaves the backlog in the spool; a new writer on the directory stores it", async () => {
     const store = fakeStore();
     store.down = true;
-    const w1 = new DurableWriter<Item>({ write: store.write, classify, spoolDir: dir, minBackoffMs: 2, maxBackoffMs: 4 });
+    const w1 = new DurableWriter<Item>({
+      write: store.write,
+      classify,
+      spoolDir: dir,
+      minBackoffMs: 2,
+      maxBackoffMs: 4,
+    });
     for (let i = 0; i < 7; i++) w1.submit({ id: `e${i}` });
     await until(() => w1.status().failedAttempts >= 1);
     await w1.close(0);
@@ -136,7 +149,10 @@ describe("DurableWriter", () => {
 
   it("an open segment of a dead process is adopted; one of a live process is not", async () => {
     writeFileSync(join(dir, "open-0000000000001-00000000-999999999-ab.jsonl"), `${JSON.stringify({ id: "orphan" })}\n`);
-    writeFileSync(join(dir, `open-0000000000001-00000001-${process.pid}-cd.jsonl`), `${JSON.stringify({ id: "mine" })}\n`);
+    writeFileSync(
+      join(dir, `open-0000000000001-00000001-${process.pid}-cd.jsonl`),
+      `${JSON.stringify({ id: "mine" })}\n`,
+    );
     const store = fakeStore();
     const w = new DurableWriter<Item>({ write: store.write, classify, spoolDir: dir });
     w.resume();
@@ -148,7 +164,13 @@ describe("DurableWriter", () => {
   it("an item the store refuses is dropped and counted; a poison item is dropped after maxAttempts; the rest go on", async () => {
     const store = fakeStore();
     const logs: string[] = [];
-    const w = new DurableWriter<Item>({ write: store.write, classify, minBackoffMs: 1, maxAttempts: 3, log: (l) => logs.push(l) });
+    const w = new DurableWriter<Item>({
+      write: store.write,
+      classify,
+      minBackoffMs: 1,
+      maxAttempts: 3,
+      log: (l) => logs.push(l),
+    });
     for (const id of ["a", "bad1", "b", "poison1", "c"]) w.submit({ id });
     await w.drained();
     expect(store.stored).toEqual(["a", "b", "c"]);
@@ -161,7 +183,13 @@ describe("DurableWriter", () => {
     const store = fakeStore();
     store.down = true;
     const line = Buffer.byteLength(`${JSON.stringify({ id: "e0" })}\n`);
-    const w = new DurableWriter<Item>({ write: store.write, classify, spoolDir: dir, minBackoffMs: 1000, maxSpoolBytes: 3 * line });
+    const w = new DurableWriter<Item>({
+      write: store.write,
+      classify,
+      spoolDir: dir,
+      minBackoffMs: 1000,
+      maxSpoolBytes: 3 * line,
+    });
     w.submit({ id: "e0" });
     await until(() => w.status().failedAttempts >= 1);
     for (let i = 1; i <= 5; i++) w.submit({ id: `e${i}` });
@@ -172,15 +200,33 @@ describe("DurableWriter", () => {
   it("property: whatever the outages and restarts, every submitted item is stored exactly once in the end", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.oneof(fc.constant("submit"), fc.constant("down"), fc.constant("up"), fc.constant("restart"), fc.constant("tick")), {
-          minLength: 1,
-          maxLength: 40,
-        }),
+        fc.array(
+          fc.oneof(
+            fc.constant("submit"),
+            fc.constant("down"),
+            fc.constant("up"),
+            fc.constant("restart"),
+            fc.constant("tick"),
+          ),
+          {
+            minLength: 1,
+            maxLength: 40,
+          },
+        ),
         fc.integer({ min: 1, max: 4 }),
         async (ops, segmentItems) => {
           const spool = mkdtempSync(join(dir, "p-"));
           const store = fakeStore();
-          const make = () => new DurableWriter<Item>({ write: store.write, classify, spoolDir: spool, minBackoffMs: 1, maxBackoffMs: 2, segmentItems, maxInMemory: 2 });
+          const make = () =>
+            new DurableWriter<Item>({
+              write: store.write,
+              classify,
+              spoolDir: spool,
+              minBackoffMs: 1,
+              maxBackoffMs: 2,
+              segmentItems,
+              maxInMemory: 2,
+            });
           let w = make();
           const submitted: string[] = [];
           for (const op of ops) {

@@ -40,14 +40,33 @@ const text = (r: any): string => r.content.map((x: any) => x.text ?? "").join("\
 
 async function executions(project = tg.project) {
   const db = tg.engine.db;
-  const rows = await db.selectFrom("executions").selectAll().where("project", "=", project).orderBy("recorded_at").orderBy("id").execute();
-  const steps = await db.selectFrom("execution_steps").selectAll().where("project", "=", project).orderBy("execution_id").orderBy("idx").execute();
+  const rows = await db
+    .selectFrom("executions")
+    .selectAll()
+    .where("project", "=", project)
+    .orderBy("recorded_at")
+    .orderBy("id")
+    .execute();
+  const steps = await db
+    .selectFrom("execution_steps")
+    .selectAll()
+    .where("project", "=", project)
+    .orderBy("execution_id")
+    .orderBy("idx")
+    .execute();
   return rows.map((r) => ({
     id: r.id,
     intent: r.intent,
     user: r.user_id,
     success: r.success,
-    steps: steps.filter((s) => s.execution_id === r.id).map((s) => ({ tool: s.tool_id, success: s.success, dependsOn: s.depends_on as number[], durationMs: s.duration_ms })),
+    steps: steps
+      .filter((s) => s.execution_id === r.id)
+      .map((s) => ({
+        tool: s.tool_id,
+        success: s.success,
+        dependsOn: s.depends_on as number[],
+        durationMs: s.duration_ms,
+      })),
   }));
 }
 
@@ -70,8 +89,15 @@ beforeAll(async () => {
     mcpServers: {
       everything: { command: process.execPath, args: [bin("server-everything"), "stdio"] },
       fs: { command: process.execPath, args: [bin("server-filesystem"), dir] },
-      memory: { command: process.execPath, args: [bin("server-memory")], env: { MEMORY_FILE_PATH: join(dir, "memory.jsonl") } },
-      broken: { command: process.execPath, args: ["-e", "process.stderr.write('no such backend\\n'); process.exit(3)"] },
+      memory: {
+        command: process.execPath,
+        args: [bin("server-memory")],
+        env: { MEMORY_FILE_PATH: join(dir, "memory.jsonl") },
+      },
+      broken: {
+        command: process.execPath,
+        args: ["-e", "process.stderr.write('no such backend\\n'); process.exit(3)"],
+      },
       slow: { command: process.execPath, args: [bin("server-everything"), "stdio"], timeoutMs: 300 },
     },
   });
@@ -89,15 +115,29 @@ describe("catalog from the upstream servers", () => {
   it("lists every upstream's tools into the catalog as <server>.<tool> with server, description and schemas", async () => {
     const s = await tg.engine.snapshot("gw");
     const ids = s.tools.map((t) => t.id);
-    for (const id of ["everything.echo", "everything.get-sum", "fs.read_text_file", "fs.write_file", "fs.search_files", "memory.create_entities", "memory.read_graph"]) {
+    for (const id of [
+      "everything.echo",
+      "everything.get-sum",
+      "fs.read_text_file",
+      "fs.write_file",
+      "fs.search_files",
+      "memory.create_entities",
+      "memory.read_graph",
+    ]) {
       expect(ids).toContain(id);
     }
     const sum = s.tools[s.index.get("everything.get-sum")!]!;
     expect(sum.server).toBe("everything");
     expect(sum.description).toBe("Returns the sum of two numbers");
-    expect(sum.inputSchema).toMatchObject({ type: "object", properties: { a: { type: "number" }, b: { type: "number" } } });
+    expect(sum.inputSchema).toMatchObject({
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+    });
     // Every tool the servers list is there, none of another server's.
-    const upstream = gateway.upstreams.get("fs")!.tools.map((t) => `fs.${t.name}`).sort();
+    const upstream = gateway.upstreams
+      .get("fs")!
+      .tools.map((t) => `fs.${t.name}`)
+      .sort();
     expect(ids.filter((i) => i.startsWith("fs.")).sort()).toEqual(upstream);
   });
 
@@ -131,7 +171,15 @@ describe("an agent through the gateway", () => {
     const { client } = await agent();
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const n of ["search_tools", "suggest_next_tool", "plan_workflow", "record_execution", "call_tool", "gateway_status"]) expect(names).toContain(n);
+    for (const n of [
+      "search_tools",
+      "suggest_next_tool",
+      "plan_workflow",
+      "record_execution",
+      "call_tool",
+      "gateway_status",
+    ])
+      expect(names).toContain(n);
     expect(names.some((n) => n.startsWith("everything."))).toBe(false);
     await client.close();
   });
@@ -139,7 +187,13 @@ describe("an agent through the gateway", () => {
   it("call_tool returns the upstream's result unchanged (content, structuredContent, isError)", async () => {
     const direct = new Client({ name: "direct", version: "1" });
     const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-    await direct.connect(new StdioClientTransport({ command: process.execPath, args: [bin("server-everything"), "stdio"], stderr: "ignore" }));
+    await direct.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [bin("server-everything"), "stdio"],
+        stderr: "ignore",
+      }),
+    );
     const { client } = await agent();
     for (const [tool, args] of [
       ["get-sum", { a: 3, b: 4 }],
@@ -154,7 +208,13 @@ describe("an agent through the gateway", () => {
     const bad = await call(client, "call_tool", { name: "fs.read_text_file", arguments: { path: "/etc/passwd" } });
     const badDirect = await (async () => {
       const fsDirect = new Client({ name: "direct-fs", version: "1" });
-      await fsDirect.connect(new StdioClientTransport({ command: process.execPath, args: [bin("server-filesystem"), dir], stderr: "ignore" }));
+      await fsDirect.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [bin("server-filesystem"), dir],
+          stderr: "ignore",
+        }),
+      );
       const r = await fsDirect.callTool({ name: "read_text_file", arguments: { path: "/etc/passwd" } });
       await fsDirect.close();
       return r;
@@ -184,7 +244,10 @@ describe("learning from the calls", () => {
     expect(text(first)).toBe("The sum of 17 and 25 is 42.");
     await call(client, "call_tool", { name: "everything.get-sum", arguments: { a: 42, b: 100 } }); // 42 came from step 0
     await call(client, "call_tool", { name: "everything.echo", arguments: { message: "unrelated words" } }); // no data flow
-    const found = await call(client, "call_tool", { name: "fs.search_files", arguments: { path: dir, pattern: "*.txt" } });
+    const found = await call(client, "call_tool", {
+      name: "fs.search_files",
+      arguments: { path: dir, pattern: "*.txt" },
+    });
     const notes = join(dir, "notes.txt");
     expect(text(found)).toContain(notes);
     await call(client, "call_tool", { name: "fs.read_text_file", arguments: { path: notes } }); // path came from step 3
@@ -192,7 +255,10 @@ describe("learning from the calls", () => {
     // A new intent closes the execution.
     await call(client, "plan_workflow", { intent: "remember a person in the knowledge graph" });
     await new Promise((r) => setImmediate(r));
-    await call(client, "call_tool", { name: "memory.create_entities", arguments: { entities: [{ name: "Ada Lovelace", entityType: "person", observations: ["wrote notes"] }] } });
+    await call(client, "call_tool", {
+      name: "memory.create_entities",
+      arguments: { entities: [{ name: "Ada Lovelace", entityType: "person", observations: ["wrote notes"] }] },
+    });
     await call(client, "call_tool", { name: "memory.read_graph", arguments: {} });
     await call(client, "call_tool", { name: "memory.open_nodes", arguments: { names: ["Ada Lovelace"] } }); // name returned by read_graph
     await client.close();
@@ -260,7 +326,9 @@ describe("learning from the calls", () => {
     expect(text(r)).toMatch(/server memory is (down|connecting)/);
     expect(gateway.status().servers.find((s) => s.server === "memory")!.error).toMatch(/connection closed/);
     // The others keep serving.
-    expect(text(await call(client, "call_tool", { name: "everything.echo", arguments: { message: "still here" } }))).toBe("Echo: still here");
+    expect(
+      text(await call(client, "call_tool", { name: "everything.echo", arguments: { message: "still here" } })),
+    ).toBe("Echo: still here");
     // Reconnected with backoff.
     await waitFor("memory back up", () => gateway.status().servers.find((s) => s.server === "memory")!.state === "up");
     expect((await call(client, "call_tool", { name: "memory.read_graph", arguments: {} })).isError).toBeFalsy();
@@ -280,7 +348,10 @@ describe("learning from the calls", () => {
     const { client, session } = await agent(gateway, "patient");
     await call(client, "search_tools", { intent: "run a long operation" });
     await new Promise((r) => setImmediate(r));
-    const r = await call(client, "call_tool", { name: "slow.trigger-long-running-operation", arguments: { duration: 3, steps: 1 } });
+    const r = await call(client, "call_tool", {
+      name: "slow.trigger-long-running-operation",
+      arguments: { duration: 3, steps: 1 },
+    });
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/server slow: trigger-long-running-operation timed out after 300 ms/);
     await client.close();
@@ -295,7 +366,9 @@ describe("learning from the calls", () => {
 describe("--no-learn", () => {
   it("records nothing", async () => {
     const project = "gw-nolearn";
-    const config = parseGatewayConfig({ mcpServers: { everything: { command: process.execPath, args: [bin("server-everything"), "stdio"] } } });
+    const config = parseGatewayConfig({
+      mcpServers: { everything: { command: process.execPath, args: [bin("server-everything"), "stdio"] } },
+    });
     const g = new Gateway(tg, { config, project, learn: false, log: () => {} });
     await g.start();
     const { client, session } = await agent(g);

@@ -60,24 +60,46 @@ afterAll(async () => {
 function raw(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-      let data = "";
-      res.on("data", (c) => {
-        data += c;
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data }));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      },
+      (res) => {
+        let data = "";
+        res.on("data", (c) => {
+          data += c;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: data }));
+      },
+    );
     req.on("error", reject);
     req.end(JSON.stringify(body));
   });
 }
 
-const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
 
 describe("gateway over Streamable HTTP", () => {
   it("answers a 2026-07-28 request with the unsupported-version error naming its 2025 revisions", async () => {
-    const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
-    const r = await raw(`${base}/mcp`, { authorization: `Bearer ${TOKEN}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" }, { jsonrpc: "2.0", id: 5, method: "server/discover", params: { _meta: envelope } });
+    const envelope = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const r = await raw(
+      `${base}/mcp`,
+      { authorization: `Bearer ${TOKEN}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
+      { jsonrpc: "2.0", id: 5, method: "server/discover", params: { _meta: envelope } },
+    );
     expect(r.status).toBe(400);
     const body = JSON.parse(r.body);
     expect(body.id).toBe(5);
@@ -87,7 +109,9 @@ describe("gateway over Streamable HTTP", () => {
 
   it("a v2 client that negotiates (mode auto) falls back to the 2025 era and is served", async () => {
     const client = new ModernClient({ name: "auto-agent", version: "1" }, { versionNegotiation: { mode: "auto" } });
-    await client.connect(new ModernHttp(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    await client.connect(
+      new ModernHttp(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+    );
     try {
       expect(client.getProtocolEra()).toBe("legacy");
       const { tools } = await client.listTools();
@@ -99,19 +123,28 @@ describe("gateway over Streamable HTTP", () => {
 
   it("serves a session: list, call_tool, and records the session's calls when it ends", async () => {
     const client = new Client({ name: "http-agent", version: "1" });
-    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    });
     await client.connect(transport);
     expect(transport.sessionId).toBeTruthy();
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain("call_tool");
     await client.callTool({ name: "search_tools", arguments: { intent: "add numbers over http" } });
-    const r = await client.callTool({ name: "call_tool", arguments: { name: "everything.get-sum", arguments: { a: 20, b: 22 } } });
+    const r = await client.callTool({
+      name: "call_tool",
+      arguments: { name: "everything.get-sum", arguments: { a: 20, b: 22 } },
+    });
     expect(r.content).toEqual([{ type: "text", text: "The sum of 20 and 22 is 42." }]);
     await transport.terminateSession();
     await client.close();
     await new Promise((res) => setTimeout(res, 50));
     await gateway.flush();
-    const rows = await tg.engine.db.selectFrom("executions").select(["intent", "user_id", "step_count"]).where("project", "=", "gwh").execute();
+    const rows = await tg.engine.db
+      .selectFrom("executions")
+      .select(["intent", "user_id", "step_count"])
+      .where("project", "=", "gwh")
+      .execute();
     expect(rows).toEqual([{ intent: "add numbers over http", user_id: "http-agent", step_count: 1 }]);
   });
 

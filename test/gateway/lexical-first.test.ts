@@ -45,7 +45,9 @@ let client: Client;
 beforeAll(async () => {
   provider = heldProvider();
   tg = await openToolgraph({ home: "memory://", database: "", project: "lexical", embeddings: provider });
-  const config = parseGatewayConfig({ mcpServers: { hostile: { command: process.execPath, args: [fixture], env: { HOSTILE_TOOLS: "200" } } } });
+  const config = parseGatewayConfig({
+    mcpServers: { hostile: { command: process.execPath, args: [fixture], env: { HOSTILE_TOOLS: "200" } } },
+  });
   gateway = new Gateway(tg, { config, log: () => {} });
   await gateway.start({ waitForEmbeddings: false });
   const session = gateway.createSession();
@@ -61,7 +63,9 @@ afterAll(async () => {
   await tg?.close();
 });
 
-const search = async (intent: string) => ((await client.callTool({ name: "search_tools", arguments: { intent, limit: 5 } })) as { structuredContent: any }).structuredContent;
+const search = async (intent: string) =>
+  ((await client.callTool({ name: "search_tools", arguments: { intent, limit: 5 } })) as { structuredContent: any })
+    .structuredContent;
 
 describe("search while the embeddings are computed", () => {
   it("the first search after connecting answers lexically and says so", async () => {
@@ -79,7 +83,12 @@ describe("search while the embeddings are computed", () => {
     const numbered = await search("generation 0 tool number 137 converts quarterly widget reports");
     expect(numbered.results.map((r: { tool: string }) => r.tool)).toContain("hostile.g0_tool_137");
     // The plan does not wait either (its capability match answers from the same lexical index).
-    const plan = ((await client.callTool({ name: "plan_workflow", arguments: { intent: "shout one stderr line of many characters" } })) as { structuredContent: any }).structuredContent;
+    const plan = (
+      (await client.callTool({
+        name: "plan_workflow",
+        arguments: { intent: "shout one stderr line of many characters" },
+      })) as { structuredContent: any }
+    ).structuredContent;
     expect(plan.degraded).toBe("embedding");
     expect(plan.tools.map((t: { tool: string }) => t.tool)).toContain("hostile.shout");
     expect(plan.gate.decision).not.toBe("accepted");

@@ -66,10 +66,15 @@ describe("tools/list_changed from an upstream", () => {
 
     await client.callTool({ name: "search_tools", arguments: { intent: "reverse a text" } });
     await new Promise((r) => setImmediate(r));
-    const reversed = await client.callTool({ name: "call_tool", arguments: { name: "changing.extra", arguments: { text: "gateway" } } });
+    const reversed = await client.callTool({
+      name: "call_tool",
+      arguments: { name: "changing.extra", arguments: { text: "gateway" } },
+    });
     expect(reversed.content).toEqual([{ type: "text", text: "yawetag" }]);
     // Exposed directly: the recommended upstream tools for the intent, announced with tools/list_changed.
-    await waitFor("extra exposed", async () => (await client.listTools()).tools.some((t) => t.name === "changing.extra"));
+    await waitFor("extra exposed", async () =>
+      (await client.listTools()).tools.some((t) => t.name === "changing.extra"),
+    );
     expect(notified).toBeGreaterThan(0);
     const direct = await client.callTool({ name: "changing.extra", arguments: { text: "abc" } });
     expect(direct.content).toEqual([{ type: "text", text: "cba" }]);
@@ -84,7 +89,12 @@ describe("tools/list_changed from an upstream", () => {
     await client.close();
     await session.close();
     await gateway.flush();
-    const steps = await tg.engine.db.selectFrom("execution_steps").select(["tool_id", "success"]).where("project", "=", "lc").where("tool_id", "=", "changing.extra").execute();
+    const steps = await tg.engine.db
+      .selectFrom("execution_steps")
+      .select(["tool_id", "success"])
+      .where("project", "=", "lc")
+      .where("tool_id", "=", "changing.extra")
+      .execute();
     expect(steps.length).toBe(2);
     expect((await tool("changing.extra"))!.available).toBe(false);
     // Listed again → available again.

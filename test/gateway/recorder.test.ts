@@ -42,7 +42,11 @@ describe("SessionRecorder", () => {
   it("a new execution starts with a fresh budget", () => {
     const first = call("a.x", {}, "token 123456");
     const written: RecordedExecution[] = [];
-    const r = new SessionRecorder({ sessionId: "s", write: (e) => written.push(e), maxIndexBytes: outputBytes(stepOutput(first.args, first.result)) });
+    const r = new SessionRecorder({
+      sessionId: "s",
+      write: (e) => written.push(e),
+      maxIndexBytes: outputBytes(stepOutput(first.args, first.result)),
+    });
     r.setIntent("one");
     r.step(first);
     r.setIntent("two");

@@ -2,8 +2,19 @@ import { describe, expect, it } from "vitest";
 import type { RecordedExecution } from "../../src/gateway/recorder.ts";
 import { catalogCanHold, withoutRefusedSteps } from "../../src/gateway/refused-steps.ts";
 
-const step = (tool: string, dependsOn: number[] = [], success = true) => ({ tool, success, durationMs: 1, at: "2026-01-01T00:00:00.000Z", dependsOn });
-const exec = (steps: RecordedExecution["steps"], success = true): RecordedExecution => ({ id: "x", startedAt: "2026-01-01T00:00:00.000Z", success, steps });
+const step = (tool: string, dependsOn: number[] = [], success = true) => ({
+  tool,
+  success,
+  durationMs: 1,
+  at: "2026-01-01T00:00:00.000Z",
+  dependsOn,
+});
+const exec = (steps: RecordedExecution["steps"], success = true): RecordedExecution => ({
+  id: "x",
+  startedAt: "2026-01-01T00:00:00.000Z",
+  success,
+  steps,
+});
 
 describe("withoutRefusedSteps", () => {
   it("drops refused steps and renumbers the edges of the others (worked by hand)", () => {
@@ -30,6 +41,7 @@ describe("catalogCanHold", () => {
   it("refuses control and format characters, padding, empty and over-long ids", () => {
     expect(catalogCanHold("fs.read_file")).toBe(true);
     expect(catalogCanHold("évaluer.données")).toBe(true);
-    for (const bad of ["evil.ctl\u0001name", "a\u200bb", " fs.x", "", "x".repeat(257), "a\u2028b"]) expect(catalogCanHold(bad)).toBe(false);
+    for (const bad of ["evil.ctl\u0001name", "a\u200bb", " fs.x", "", "x".repeat(257), "a\u2028b"])
+      expect(catalogCanHold(bad)).toBe(false);
   });
 });

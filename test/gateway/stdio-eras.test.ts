@@ -45,7 +45,9 @@ async function pipe(lines: object[]): Promise<Map<unknown, any>> {
 
 beforeAll(async () => {
   tg = await openToolgraph({ home: "memory://", database: "", project: "gwe", embeddings: "hash:256" });
-  const config = parseGatewayConfig({ mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } } });
+  const config = parseGatewayConfig({
+    mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } },
+  });
   gateway = new Gateway(tg, { config, log: () => {} });
   await gateway.start();
 }, 180_000);
@@ -59,7 +61,12 @@ afterAll(async () => {
 async function recordedSums(n: number): Promise<number> {
   const end = Date.now() + 20_000;
   for (;;) {
-    const rows = await tg.engine.db.selectFrom("execution_steps").select("tool_id").where("project", "=", "gwe").where("tool_id", "=", "everything.get-sum").execute();
+    const rows = await tg.engine.db
+      .selectFrom("execution_steps")
+      .select("tool_id")
+      .where("project", "=", "gwe")
+      .where("tool_id", "=", "everything.get-sum")
+      .execute();
     if (rows.length >= n || Date.now() > end) return rows.length;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -70,7 +77,12 @@ const sumCall = { name: "call_tool", arguments: { name: "everything.get-sum", ar
 describe("gateway over stdio, both eras", () => {
   it("2025-06-18: initialize, list, call_tool", async () => {
     const a = await pipe([
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe-2025", version: "1" } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe-2025", version: "1" } },
+      },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
       { jsonrpc: "2.0", id: 3, method: "tools/call", params: sumCall },

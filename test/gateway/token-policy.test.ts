@@ -44,13 +44,38 @@ describe("config: policies and tokens", () => {
 
   it("names the field of each mistake", () => {
     const policies = { readonly: { deny: [{ tag: "destructive" }] } };
-    expect(() => parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ token: READONLY, policy: "nope" }] })).toThrow(/tokens\[0\]\.policy: names policy "nope"/);
-    expect(() => parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ token: "short", policy: "readonly" }] })).toThrow(/tokens\[0\]\.token: must be at least 16 characters/);
-    expect(() => parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ policy: "readonly" }] })).toThrow(/tokens\[0\]: give exactly one of token, tokenEnv/);
-    expect(() => parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ tokenEnv: "TG_TEST_UNSET_TOKEN_VAR", policy: "readonly" }] })).toThrow(/tokens\[0\]\.tokenEnv: environment variable TG_TEST_UNSET_TOKEN_VAR is not set/);
-    expect(() => parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ token: READONLY, policy: "readonly" }, { token: READONLY, policy: "readonly" }] })).toThrow(/tokens\[1\]: repeats a token/);
-    expect(() => parseGatewayConfig({ mcpServers: servers, policies: { "bad name": {} } })).toThrow(/policies\.bad name: policy name must be/);
-    expect(() => parseGatewayConfig({ mcpServers: servers, policies: { p: { deny: [{ server: "other" }] } } })).toThrow(/policies\.p: a rule names server "other"/);
+    expect(() =>
+      parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ token: READONLY, policy: "nope" }] }),
+    ).toThrow(/tokens\[0\]\.policy: names policy "nope"/);
+    expect(() =>
+      parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ token: "short", policy: "readonly" }] }),
+    ).toThrow(/tokens\[0\]\.token: must be at least 16 characters/);
+    expect(() => parseGatewayConfig({ mcpServers: servers, policies, tokens: [{ policy: "readonly" }] })).toThrow(
+      /tokens\[0\]: give exactly one of token, tokenEnv/,
+    );
+    expect(() =>
+      parseGatewayConfig({
+        mcpServers: servers,
+        policies,
+        tokens: [{ tokenEnv: "TG_TEST_UNSET_TOKEN_VAR", policy: "readonly" }],
+      }),
+    ).toThrow(/tokens\[0\]\.tokenEnv: environment variable TG_TEST_UNSET_TOKEN_VAR is not set/);
+    expect(() =>
+      parseGatewayConfig({
+        mcpServers: servers,
+        policies,
+        tokens: [
+          { token: READONLY, policy: "readonly" },
+          { token: READONLY, policy: "readonly" },
+        ],
+      }),
+    ).toThrow(/tokens\[1\]: repeats a token/);
+    expect(() => parseGatewayConfig({ mcpServers: servers, policies: { "bad name": {} } })).toThrow(
+      /policies\.bad name: policy name must be/,
+    );
+    expect(() => parseGatewayConfig({ mcpServers: servers, policies: { p: { deny: [{ server: "other" }] } } })).toThrow(
+      /policies\.p: a rule names server "other"/,
+    );
   });
 });
 
@@ -59,27 +84,46 @@ describe("SessionPolicy", () => {
     ["fs.read", { name: "read", inputSchema: { type: "object" as const } }],
     ["fs.rm", { name: "rm", inputSchema: { type: "object" as const }, annotations: { destructiveHint: true } }],
   ]);
-  const policy = new SessionPolicy("readonly", { deny: [{ tag: "destructive" }] }, {
-    toolOf: (id) => tools.get(id),
-    allTools: () => [...tools].map(([id, tool]) => ({ id, tool })),
-    generation: () => 0,
-  });
+  const policy = new SessionPolicy(
+    "readonly",
+    { deny: [{ tag: "destructive" }] },
+    {
+      toolOf: (id) => tools.get(id),
+      allTools: () => [...tools].map(([id, tool]) => ({ id, tool })),
+      generation: () => 0,
+    },
+  );
 
   it("denies by the listed tool's tags and names the policy", () => {
     expect(policy.denies("fs.read")).toBeUndefined();
-    expect(policy.denies("fs.rm")).toBe('denied by the policy "readonly" of this session\'s token (deny rule: tag "destructive")');
+    expect(policy.denies("fs.rm")).toBe(
+      'denied by the policy "readonly" of this session\'s token (deny rule: tag "destructive")',
+    );
     expect(policy.deniedIds()).toEqual(["fs.rm"]);
   });
 
   it("adds the denied tools to exclude for search, next and plan only", () => {
-    expect(policy.request("search", { intent: "x", exclude: ["a.b"] })).toEqual({ intent: "x", exclude: ["a.b", "fs.rm"] });
+    expect(policy.request("search", { intent: "x", exclude: ["a.b"] })).toEqual({
+      intent: "x",
+      exclude: ["a.b", "fs.rm"],
+    });
     expect(policy.request("plan", { intent: "x" })).toEqual({ intent: "x", exclude: ["fs.rm"] });
     expect(policy.request("stats", { project: "p" })).toEqual({ project: "p" });
   });
 
   it("filters every array item naming a denied tool, and nothing else", () => {
-    const answer = { results: [{ tool: "fs.rm" }, { tool: "fs.read" }], accepted: ["fs.rm", "fs.read"], edges: [{ from: "fs.read", to: "fs.rm" }], notes: ["fs.rm is risky"] };
-    expect(policy.filter(answer)).toEqual({ results: [{ tool: "fs.read" }], accepted: ["fs.read"], edges: [], notes: ["fs.rm is risky"] });
+    const answer = {
+      results: [{ tool: "fs.rm" }, { tool: "fs.read" }],
+      accepted: ["fs.rm", "fs.read"],
+      edges: [{ from: "fs.read", to: "fs.rm" }],
+      notes: ["fs.rm is risky"],
+    };
+    expect(policy.filter(answer)).toEqual({
+      results: [{ tool: "fs.read" }],
+      accepted: ["fs.read"],
+      edges: [],
+      notes: ["fs.rm is risky"],
+    });
     expect(answer.results).toHaveLength(2);
   });
 });
@@ -122,14 +166,25 @@ describe("per-token policy through the gateway", () => {
 
   async function httpClient(token: string): Promise<Client> {
     const client = new Client({ name: "token-test", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
     return client;
   }
 
-  const call = (c: Client, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean; content: { text: string }[]; structuredContent?: any }>;
+  const call = (c: Client, name: string, args: Record<string, unknown>) =>
+    c.callTool({ name, arguments: args }) as Promise<{
+      isError?: boolean;
+      content: { text: string }[];
+      structuredContent?: any;
+    }>;
   const DEPLOY = "deploy the application to production";
 
-  it("a token's policy keeps its denied tools out of search, plan, next, the exposed list and call_tool", { timeout: 120_000 }, async () => {
+  it("a token's policy keeps its denied tools out of search, plan, next, the exposed list and call_tool", {
+    timeout: 120_000,
+  }, async () => {
     const c = await httpClient(READONLY);
     try {
       const found = await call(c, "search_tools", { intent: DEPLOY, limit: 10 });
@@ -143,9 +198,13 @@ describe("per-token policy through the gateway", () => {
       expect(JSON.stringify(next.structuredContent ?? {})).not.toContain("trust.deploy");
       const refused = await call(c, "call_tool", { name: "trust.deploy", arguments: {} });
       expect(refused.isError).toBe(true);
-      expect(refused.content[0]!.text).toContain('denied by the policy "readonly" of this session\'s token (deny rule: tag "destructive")');
+      expect(refused.content[0]!.text).toContain(
+        'denied by the policy "readonly" of this session\'s token (deny rule: tag "destructive")',
+      );
       expect((await c.listTools()).tools.map((t) => t.name)).not.toContain("trust.deploy");
-      expect((await call(c, "call_tool", { name: "trust.status", arguments: { text: "ok" } })).isError ?? false).toBe(false);
+      expect((await call(c, "call_tool", { name: "trust.status", arguments: { text: "ok" } })).isError ?? false).toBe(
+        false,
+      );
     } finally {
       await c.close();
     }
@@ -169,24 +228,48 @@ describe("per-token policy through the gateway", () => {
     const found = await call(local, "search_tools", { intent: DEPLOY, limit: 10 });
     expect(found.structuredContent.results.map((r: { tool: string }) => r.tool)).toContain("trust.deploy");
     await local.close();
-    expect(() => gateway.createSession({ policy: "nope" })).toThrow(/policy: no policy "nope" in the gateway config \(policies: readonly, ops\)/);
+    expect(() => gateway.createSession({ policy: "nope" })).toThrow(
+      /policy: no policy "nope" in the gateway config \(policies: readonly, ops\)/,
+    );
   });
 
   it("refuses an unknown token, and a session's requests under another token", async () => {
-    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    };
     expect((await post({ authorization: "Bearer not-a-known-token-at-all" }, init)).status).toBe(401);
     const opened = await post({ authorization: `Bearer ${READONLY}` }, init);
     expect(opened.status).toBe(200);
     const sid = opened.headers.get("mcp-session-id")!;
     const list = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
-    const other = await post({ authorization: `Bearer ${OPS}`, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" }, list);
+    const other = await post(
+      { authorization: `Bearer ${OPS}`, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" },
+      list,
+    );
     expect(other.status).toBe(403);
     expect(other.body).toMatch(/opened with another bearer token/);
-    expect((await post({ authorization: `Bearer ${READONLY}`, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" }, list)).status).toBe(200);
+    expect(
+      (
+        await post(
+          { authorization: `Bearer ${READONLY}`, "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" },
+          list,
+        )
+      ).status,
+    ).toBe(200);
   });
 
-  async function post(headers: Record<string, string>, body: unknown): Promise<{ status: number; body: string; headers: Headers }> {
-    const r = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(body) });
+  async function post(
+    headers: Record<string, string>,
+    body: unknown,
+  ): Promise<{ status: number; body: string; headers: Headers }> {
+    const r = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: r.status, body: await r.text(), headers: r.headers };
   }
 });

@@ -16,8 +16,9 @@ import { compilePolicy, PinStore } from "../../src/gateway/trust.ts";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const fixture = join(process.cwd(), "test/gateway/fixtures/trust-server.mjs");
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/u;
+const FORBIDDEN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/u;
 
 let dir: string;
 let tg: Toolgraph;
@@ -39,7 +40,12 @@ async function agent(g: Gateway): Promise<Client> {
   return client;
 }
 
-const call = (c: Client, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean; content: { text: string }[]; structuredContent?: any }>;
+const call = (c: Client, name: string, args: Record<string, unknown>) =>
+  c.callTool({ name, arguments: args }) as Promise<{
+    isError?: boolean;
+    content: { text: string }[];
+    structuredContent?: any;
+  }>;
 
 async function until(what: string, f: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -55,7 +61,9 @@ describe("the policy", () => {
   it("denies by tag, by glob and by the absence of an allow rule (worked by hand)", () => {
     const p = compilePolicy({ allow: [{ server: "fs" }, { tool: "gh.get_*" }], deny: [{ tag: "destructive" }] });
     expect(p.denies({ id: "fs.read_file", server: "fs", safetyTags: [] })).toBeUndefined();
-    expect(p.denies({ id: "fs.delete_file", server: "fs", safetyTags: ["destructive"] })).toMatch(/deny rule: tag "destructive"/);
+    expect(p.denies({ id: "fs.delete_file", server: "fs", safetyTags: ["destructive"] })).toMatch(
+      /deny rule: tag "destructive"/,
+    );
     expect(p.denies({ id: "gh.get_issue", server: "gh", safetyTags: [] })).toBeUndefined();
     expect(p.denies({ id: "gh.merge", server: "gh", safetyTags: [] })).toMatch(/no allow rule/);
     expect(compilePolicy(undefined).denies({ id: "x.y", server: "x", safetyTags: ["destructive"] })).toBeUndefined();
@@ -63,7 +71,9 @@ describe("the policy", () => {
 
   it("rejects a config rule naming an unknown server or no field, naming the field", () => {
     const servers = { a: { command: "x" } };
-    expect(() => parseGatewayConfig({ mcpServers: servers, policy: { deny: [{ server: "b" }] } })).toThrow(/policy: a rule names server "b"/);
+    expect(() => parseGatewayConfig({ mcpServers: servers, policy: { deny: [{ server: "b" }] } })).toThrow(
+      /policy: a rule names server "b"/,
+    );
     expect(() => parseGatewayConfig({ mcpServers: servers, policy: { deny: [{}] } })).toThrow(/policy\.deny\[0\]/);
   });
 });
@@ -73,17 +83,25 @@ describe("pins", () => {
     const file = join(dir, "pins.json");
     const store = new PinStore(file);
     const tool = (d: string) => ({ name: "t", description: d, inputSchema: { type: "object" as const } });
-    expect(store.check([{ id: "s.t", tool: tool("one") }], { autoApprove: false, now: "T0" }).get("s.t")).toEqual({ state: "new" });
-    expect(store.check([{ id: "s.t", tool: tool("one") }], { autoApprove: false, now: "T1" }).get("s.t")).toEqual({ state: "pinned" });
+    expect(store.check([{ id: "s.t", tool: tool("one") }], { autoApprove: false, now: "T0" }).get("s.t")).toEqual({
+      state: "new",
+    });
+    expect(store.check([{ id: "s.t", tool: tool("one") }], { autoApprove: false, now: "T1" }).get("s.t")).toEqual({
+      state: "pinned",
+    });
     const v = store.check([{ id: "s.t", tool: tool("two") }], { autoApprove: false, now: "T2" }).get("s.t")!;
     expect(v.state).toBe("quarantined");
     // Another process sees the pending change in the file and approves it.
     const other = new PinStore(file);
     expect(other.quarantined()).toEqual([{ tool: "s.t", since: "T2", firstSeen: "T0" }]);
     expect(other.approve(["s.*"], "T3")).toEqual(["s.t"]);
-    expect(store.check([{ id: "s.t", tool: tool("two") }], { autoApprove: false, now: "T4" }).get("s.t")).toEqual({ state: "pinned" });
+    expect(store.check([{ id: "s.t", tool: tool("two") }], { autoApprove: false, now: "T4" }).get("s.t")).toEqual({
+      state: "pinned",
+    });
     expect(store.get("s.t")!.description).toBe("two");
-    expect(store.check([{ id: "s.t", tool: tool("three") }], { autoApprove: true, now: "T5" }).get("s.t")).toEqual({ state: "approved-change" });
+    expect(store.check([{ id: "s.t", tool: tool("three") }], { autoApprove: true, now: "T5" }).get("s.t")).toEqual({
+      state: "approved-change",
+    });
   });
 });
 
@@ -98,10 +116,16 @@ describe("toolgraph gateway approve", () => {
     const run = async (...argv: string[]) => {
       let out = "";
       let err = "";
-      const code = await main(["gateway", "approve", ...argv, "--home", home], { out: (x) => (out += x), err: (x) => (err += x) });
+      const code = await main(["gateway", "approve", ...argv, "--home", home], {
+        out: (x) => (out += x),
+        err: (x) => (err += x),
+      });
       return { code, out, err };
     };
-    expect(await run("x.*")).toMatchObject({ code: 1, err: expect.stringContaining("no quarantined tool matches x.* (quarantined: s.t)") });
+    expect(await run("x.*")).toMatchObject({
+      code: 1,
+      err: expect.stringContaining("no quarantined tool matches x.* (quarantined: s.t)"),
+    });
     expect(await run("s.t")).toMatchObject({ code: 0, out: expect.stringContaining("approved: s.t") });
     const pin = new PinStore(join(home, "gateway-pins.json")).get("s.t")!;
     expect(pin.description).toBe("two");
@@ -110,7 +134,9 @@ describe("toolgraph gateway approve", () => {
 });
 
 describe("the gateway in front of a hostile upstream", () => {
-  it("shows display-safe texts, tags the steering description, quarantines a rug pull until approved", { timeout: 120_000 }, async () => {
+  it("shows display-safe texts, tags the steering description, quarantines a rug pull until approved", {
+    timeout: 120_000,
+  }, async () => {
     const config = parseGatewayConfig({ mcpServers: { trust: { command: process.execPath, args: [fixture] } } });
     const g = new Gateway(tg, { config, project: "trust", pinFile: join(dir, "gw-pins.json"), log: () => {} });
     await g.start();
@@ -119,33 +145,51 @@ describe("the gateway in front of a hostile upstream", () => {
       const ansi = tools.find((t) => t.id === "trust.ansi")!;
       expect(FORBIDDEN.test(ansi.description) || FORBIDDEN.test(ansi.name)).toBe(false);
       expect(ansi.description).toBe("Prints [31mred[0m text with hidden\nparts");
-      expect(tools.find((t) => t.id === "trust.deploy")!.safetyTags.sort()).toEqual(["destructive", "network", "suspicious"]);
+      expect(tools.find((t) => t.id === "trust.deploy")!.safetyTags.sort()).toEqual([
+        "destructive",
+        "network",
+        "suspicious",
+      ]);
       expect(tools.find((t) => t.id === "trust.status")!.safetyTags).toEqual([]);
 
       const c = await agent(g);
       // The steering tool may rank first for its purpose, but it is never accepted outright, and says why.
-      const deploy = (await call(c, "search_tools", { intent: "deploy the application to production", limit: 5 })).structuredContent.results.find(
-        (r: { tool: string }) => r.tool === "trust.deploy",
-      );
+      const deploy = (
+        await call(c, "search_tools", { intent: "deploy the application to production", limit: 5 })
+      ).structuredContent.results.find((r: { tool: string }) => r.tool === "trust.deploy");
       expect(deploy.safetyTags.sort()).toEqual(["destructive", "network", "suspicious"]);
       expect(deploy.gate.decision).not.toBe("accepted");
-      if (deploy.gate.decision === "accepted-with-caution" && deploy.gate.reason) expect(deploy.gate.reason).toMatch(/suspicious/);
-      expect((await call(c, "call_tool", { name: "trust.rug", arguments: { text: "a b" } })).isError ?? false).toBe(false);
+      if (deploy.gate.decision === "accepted-with-caution" && deploy.gate.reason)
+        expect(deploy.gate.reason).toMatch(/suspicious/);
+      expect((await call(c, "call_tool", { name: "trust.rug", arguments: { text: "a b" } })).isError ?? false).toBe(
+        false,
+      );
       await call(c, "call_tool", { name: "trust.mutate", arguments: {} });
       await until("the rug to be quarantined", () => g.quarantined().some((q) => q.tool === "trust.rug"));
       const refused = await call(c, "call_tool", { name: "trust.rug", arguments: { text: "a b" } });
       expect(refused.isError).toBe(true);
-      expect(refused.content[0]!.text).toMatch(/tool-refused: call_tool: trust\.rug is quarantined: .*toolgraph gateway approve trust\.rug/);
-      await until("the rug to leave the catalog", async () => !(await catalog("trust")).some((t) => t.id === "trust.rug" && t.available));
+      expect(refused.content[0]!.text).toMatch(
+        /tool-refused: call_tool: trust\.rug is quarantined: .*toolgraph gateway approve trust\.rug/,
+      );
+      await until(
+        "the rug to leave the catalog",
+        async () => !(await catalog("trust")).some((t) => t.id === "trust.rug" && t.available),
+      );
       const found = await call(c, "search_tools", { intent: "count the words of a text", limit: 10 });
       expect(found.structuredContent.results.map((r: { tool: string }) => r.tool)).not.toContain("trust.rug");
       const status = await call(c, "gateway_status", {});
       expect(status.content[0]!.text).toContain("quarantined: trust.rug");
 
       // Approved from another process, as `toolgraph gateway approve trust.rug` does.
-      expect(new PinStore(join(dir, "gw-pins.json")).approve(["trust.rug"], new Date().toISOString())).toEqual(["trust.rug"]);
-      expect((await call(c, "call_tool", { name: "trust.rug", arguments: { text: "a b" } })).isError ?? false).toBe(false);
-      await until("the rug to come back", async () => (await catalog("trust")).some((t) => t.id === "trust.rug" && t.available));
+      expect(new PinStore(join(dir, "gw-pins.json")).approve(["trust.rug"], new Date().toISOString())).toEqual([
+        "trust.rug",
+      ]);
+      expect((await call(c, "call_tool", { name: "trust.rug", arguments: { text: "a b" } })).isError ?? false).toBe(
+        false,
+      );
+      await until("the rug to come back", async () =>
+        (await catalog("trust")).some((t) => t.id === "trust.rug" && t.available),
+      );
       expect((await catalog("trust")).find((t) => t.id === "trust.rug")!.safetyTags).toEqual(["suspicious"]);
     } finally {
       await g.close();
@@ -153,7 +197,10 @@ describe("the gateway in front of a hostile upstream", () => {
   });
 
   it("a denied tool is never in the catalog and call_tool refuses it", { timeout: 120_000 }, async () => {
-    const config = parseGatewayConfig({ mcpServers: { trust: { command: process.execPath, args: [fixture] } }, policy: { deny: [{ tag: "destructive" }, { tool: "trust.ans?" }] } });
+    const config = parseGatewayConfig({
+      mcpServers: { trust: { command: process.execPath, args: [fixture] } },
+      policy: { deny: [{ tag: "destructive" }, { tool: "trust.ans?" }] },
+    });
     const g = new Gateway(tg, { config, project: "trust-policy", log: () => {} });
     await g.start();
     try {

@@ -95,7 +95,10 @@ async function unpackOnce(pkg: NpmChromium, dir: string): Promise<string> {
 export async function findTestBrowser(opts: FindBrowserOptions = {}): Promise<TestBrowser> {
   const path = opts.path ?? process.env.TOOLGRAPH_CHROMIUM;
   if (path) {
-    if (!existsSync(path)) throw new Error(`TOOLGRAPH_CHROMIUM names ${path}, which does not exist: unset it to use the browser from npm (@sparticuz/chromium)`);
+    if (!existsSync(path))
+      throw new Error(
+        `TOOLGRAPH_CHROMIUM names ${path}, which does not exist: unset it to use the browser from npm (@sparticuz/chromium)`,
+      );
     return { executablePath: path, args: SYSTEM_BROWSER_ARGS, source: `TOOLGRAPH_CHROMIUM=${path}` };
   }
   const load = opts.loadPackage ?? (async () => (await import("@sparticuz/chromium")).default);
@@ -103,7 +106,10 @@ export async function findTestBrowser(opts: FindBrowserOptions = {}): Promise<Te
   let executablePath: string;
   try {
     pkg = await load();
-    executablePath = await unpackOnce(pkg, opts.unpackDir ?? join(tmpdir(), `toolgraph-chromium-${npmChromiumVersion()}`));
+    executablePath = await unpackOnce(
+      pkg,
+      opts.unpackDir ?? join(tmpdir(), `toolgraph-chromium-${npmChromiumVersion()}`),
+    );
   } catch (e) {
     throw new Error(
       `no browser for the console test: @sparticuz/chromium could not be loaded or unpacked (${(e as Error).message}). ` +

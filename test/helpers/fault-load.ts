@@ -23,7 +23,13 @@ export function faultExecution(w: number, n: number, startedAt: string) {
   const b = FAULT_TOOLS[(w + 2 * n + 1) % FAULT_TOOLS.length]!;
   const c = FAULT_TOOLS[(w + 3 * n + 2) % FAULT_TOOLS.length]!;
   const steps = n % 2 === 0 ? [{ tool: a }, { tool: b }] : [{ tool: a }, { tool: b }, { tool: c }];
-  return { id: `w${w}-n${n}`, intent: `fetch and ${b.replace("_", " ")} page ${n % 7}`, startedAt, success: true, steps };
+  return {
+    id: `w${w}-n${n}`,
+    intent: `fetch and ${b.replace("_", " ")} page ${n % 7}`,
+    startedAt,
+    success: true,
+    steps,
+  };
 }
 
 export interface LoadRecord {
@@ -77,7 +83,12 @@ export async function runFaultLoad(o: FaultLoadOptions): Promise<FaultLoadResult
 
   async function call(path: string, body: unknown): Promise<Pick<LoadRecord, "status" | "code" | "retryAfter">> {
     try {
-      const res = await fetch(o.baseUrl + path, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeout) });
+      const res = await fetch(o.baseUrl + path, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeout),
+      });
       const text = await res.text();
       let code: string | undefined;
       try {
@@ -157,10 +168,14 @@ export function summarize(r: FaultLoadResult): FaultSummary {
   }
   const firstFault = Math.min(...r.faults.map((f) => f.startedAt));
   const lastFaultEnd = Math.max(...r.faults.map((f) => f.endedAt));
-  const after = r.records.filter((x) => x.sentAt >= lastFaultEnd && x.status >= 200 && x.status < 300).sort((a, b) => a.doneAt - b.doneAt);
+  const after = r.records
+    .filter((x) => x.sentAt >= lastFaultEnd && x.status >= 200 && x.status < 300)
+    .sort((a, b) => a.doneAt - b.doneAt);
   const recoveryMs = after.length > 0 ? after[0]!.doneAt - lastFaultEnd : null;
   const recoveredAt = recoveryMs === null ? Number.POSITIVE_INFINITY : lastFaultEnd + recoveryMs;
-  const errorsDuringOutage = r.records.filter((x) => x.doneAt >= firstFault && x.sentAt <= recoveredAt && !(x.status >= 200 && x.status < 300)).length;
+  const errorsDuringOutage = r.records.filter(
+    (x) => x.doneAt >= firstFault && x.sentAt <= recoveredAt && !(x.status >= 200 && x.status < 300),
+  ).length;
   const recs = r.records.filter((x) => x.kind === "record");
   return {
     requests: r.records.length,

@@ -101,7 +101,10 @@ export async function startCluster(): Promise<PgCluster> {
       process.kill(postmaster, "SIGSTOP");
       frozen = [postmaster];
       const { stdout } = await run("ps", ["-o", "pid=", "--ppid", String(postmaster)]);
-      for (const pid of stdout.split("\n").map((l) => Number(l.trim())).filter((n) => n > 0)) {
+      for (const pid of stdout
+        .split("\n")
+        .map((l) => Number(l.trim()))
+        .filter((n) => n > 0)) {
         try {
           process.kill(pid, "SIGSTOP");
           frozen.push(pid);

@@ -1,7 +1,10 @@
 import { expect } from "vitest";
 
 /** A strict parser of the Prometheus text format (0.0.4) for what the registry writes. */
-export function parseExposition(text: string): { types: Map<string, string>; samples: { name: string; labels: Record<string, string>; value: number }[] } {
+export function parseExposition(text: string): {
+  types: Map<string, string>;
+  samples: { name: string; labels: Record<string, string>; value: number }[];
+} {
   const types = new Map<string, string>();
   const samples: { name: string; labels: Record<string, string>; value: number }[] = [];
   expect(text.endsWith("\n")).toBe(true);

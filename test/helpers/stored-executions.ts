@@ -19,7 +19,12 @@ export interface StoredAudit {
   edges: number;
 }
 
-export async function auditStored(cluster: PgCluster, project: string, records: LoadRecord[], acknowledged: string[]): Promise<StoredAudit> {
+export async function auditStored(
+  cluster: PgCluster,
+  project: string,
+  records: LoadRecord[],
+  acknowledged: string[],
+): Promise<StoredAudit> {
   const rows = await cluster.query<{ id: string; step_count: number; steps: string }>(
     `SELECT e.id, e.step_count, (SELECT count(*) FROM execution_steps s WHERE s.project = e.project AND s.execution_id = e.id) AS steps
        FROM executions e WHERE e.project = $1`,
@@ -51,7 +56,9 @@ export async function auditStored(cluster: PgCluster, project: string, records: 
   return {
     stored: stored.size,
     acknowledgedMissing: acknowledged.filter((id) => !stored.has(id)),
-    incomplete: rows.filter((r) => Number(r.steps) !== stepsOf.get(r.id) || r.step_count !== stepsOf.get(r.id)).map((r) => r.id),
+    incomplete: rows
+      .filter((r) => Number(r.steps) !== stepsOf.get(r.id) || r.step_count !== stepsOf.get(r.id))
+      .map((r) => r.id),
     orphanSteps: Number(orphans[0]!.n),
     edgesMatch: strip(project) === strip(ref),
     edges: edges.filter((e) => e.project === project).length,

@@ -14,10 +14,19 @@ const RESEARCH = ["docs.create_page", "web.search", "web.summarize_page"];
 let tg: Toolgraph;
 
 beforeAll(async () => {
-  tg = await openToolgraph({ home: "memory://", project: "sparse", embeddings: "hash:64", now: () => NOW, resultCacheSize: 0, recommendationLog: { enabled: false } });
+  tg = await openToolgraph({
+    home: "memory://",
+    project: "sparse",
+    embeddings: "hash:64",
+    now: () => NOW,
+    resultCacheSize: 0,
+    recommendationLog: { enabled: false },
+  });
   await tg.importCatalog(demoCatalog());
   // Research runs recorded without data flow (e.g. by a client that does not report it); the rest with it.
-  const traces = demoTraces(400, 5, NOW).map((e) => (e.capability === "research" ? { ...e, steps: e.steps.map(({ dependsOn: _d, ...st }) => st) } : e));
+  const traces = demoTraces(400, 5, NOW).map((e) =>
+    e.capability === "research" ? { ...e, steps: e.steps.map(({ dependsOn: _d, ...st }) => st) } : e,
+  );
   await tg.importTraces(traces);
 }, 120_000);
 
@@ -39,7 +48,10 @@ describe("default DAG graph", () => {
       ["web.search", "web.summarize_page"],
       ["web.summarize_page", "docs.create_page"],
     ]);
-    for (const e of dag.edges) expect(e.explanation).toMatch(/in the history graph .*standing in for the dependency graph, which records no data flow in or out of /);
+    for (const e of dag.edges)
+      expect(e.explanation).toMatch(
+        /in the history graph .*standing in for the dependency graph, which records no data flow in or out of /,
+      );
     expect(dag.layers).toEqual([["web.search"], ["web.summarize_page"], ["docs.create_page"]]);
   });
 

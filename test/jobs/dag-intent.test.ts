@@ -23,7 +23,12 @@ const TOOLS = [
   { id: "bridge", description: "convert a place" },
   { id: "weatherForecast", description: "forecast for coordinates" },
 ];
-const trace = (id: string, k: number, steps: unknown[]) => ({ id, startedAt: new Date(Date.UTC(2026, 9, 1, 0, k)).toISOString(), success: true, steps });
+const trace = (id: string, k: number, steps: unknown[]) => ({
+  id,
+  startedAt: new Date(Date.UTC(2026, 9, 1, 0, k)).toISOString(),
+  success: true,
+  steps,
+});
 const INTENT = "get the weather forecast, then look up the city";
 
 for (const backend of backends()) {
@@ -34,14 +39,23 @@ for (const backend of backends()) {
     beforeAll(async () => {
       unseen = freshProject("dagintent");
       seen = freshProject("dagintentseen");
-      tg = await openToolgraph({ ...(await backend.options()), project: unseen, embeddings: "hash:64", now: () => Date.parse("2026-11-01T12:00:00Z") });
+      tg = await openToolgraph({
+        ...(await backend.options()),
+        project: unseen,
+        embeddings: "hash:64",
+        now: () => Date.parse("2026-11-01T12:00:00Z"),
+      });
       const ab = [0, 1, 2].map((k) => trace(`ab${k}`, k, [{ tool: "lookupCity" }, { tool: "bridge", dependsOn: [0] }]));
-      const bc = [0, 1, 2].map((k) => trace(`bc${k}`, 10 + k, [{ tool: "bridge" }, { tool: "weatherForecast", dependsOn: [0] }]));
+      const bc = [0, 1, 2].map((k) =>
+        trace(`bc${k}`, 10 + k, [{ tool: "bridge" }, { tool: "weatherForecast", dependsOn: [0] }]),
+      );
       for (const p of [unseen, seen]) {
         await tg.importCatalog({ tools: TOOLS }, { project: p });
         await tg.importTraces([...ab, ...bc], { project: p });
       }
-      await tg.importTraces([trace("ac", 20, [{ tool: "lookupCity" }, { tool: "weatherForecast" }])], { project: seen });
+      await tg.importTraces([trace("ac", 20, [{ tool: "lookupCity" }, { tool: "weatherForecast" }])], {
+        project: seen,
+      });
     });
     afterAll(async () => {
       await tg?.close();
@@ -54,7 +68,9 @@ for (const backend of backends()) {
       const r = await tg.buildDag({ tools: ["weatherForecast", "lookupCity"], intent: INTENT, project: unseen });
       expect(r.edges.map((e) => [e.from, e.to, e.hops])).toEqual([["weatherForecast", "lookupCity", 1]]);
       expect(r.edges[0]!.strength).toBeCloseTo(plain.edges[0]!.strength, 12);
-      expect(r.edges[0]!.explanation).toContain("the intent, which mentions weatherForecast (word 2) before lookupCity (word 6)");
+      expect(r.edges[0]!.explanation).toContain(
+        "the intent, which mentions weatherForecast (word 2) before lookupCity (word 6)",
+      );
       expect(r.layers).toEqual([["weatherForecast"], ["lookupCity"]]);
       // The order of the tools list never counts.
       const swapped = await tg.buildDag({ tools: ["lookupCity", "weatherForecast"], intent: INTENT, project: unseen });

@@ -17,7 +17,12 @@ for (const backend of backends()) {
     let project: string;
     beforeAll(async () => {
       project = freshProject("dagorder");
-      tg = await openToolgraph({ ...(await backend.options()), project, embeddings: "hash:64", now: () => Date.parse("2026-11-01T12:00:00Z") });
+      tg = await openToolgraph({
+        ...(await backend.options()),
+        project,
+        embeddings: "hash:64",
+        now: () => Date.parse("2026-11-01T12:00:00Z"),
+      });
       await tg.importCatalog({
         tools: [
           { id: "flight_search", description: "search flights" },
@@ -48,8 +53,12 @@ for (const backend of backends()) {
         const r = await tg.buildDag({ tools, project });
         expect(r.edges.map((e) => [e.from, e.to])).toEqual([["flight_search", "flight_ticket_changing"]]);
         expect(r.edges[0]!.strength).toBe(1);
-        expect(r.edges[0]!.explanation).toContain("observed flight_search before flight_ticket_changing 50×, after 10×");
-        expect(r.dropped.map((d) => [d.from, d.to, d.reason])).toEqual([["flight_ticket_changing", "flight_search", "cycle"]]);
+        expect(r.edges[0]!.explanation).toContain(
+          "observed flight_search before flight_ticket_changing 50×, after 10×",
+        );
+        expect(r.dropped.map((d) => [d.from, d.to, d.reason])).toEqual([
+          ["flight_ticket_changing", "flight_search", "cycle"],
+        ]);
         expect(r.dropped[0]!.explanation).toContain("10× against 50× the other way, order share 0.18");
         expect(r.layers).toEqual([["flight_search"], ["flight_ticket_changing"]]);
       });

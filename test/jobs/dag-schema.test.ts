@@ -18,15 +18,39 @@ import { dagOver } from "../../src/jobs/dag.ts";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
-const obj = (properties: Record<string, unknown>, required?: string[]) => ({ type: "object", properties, ...(required ? { required } : {}) });
+const obj = (properties: Record<string, unknown>, required?: string[]) => ({
+  type: "object",
+  properties,
+  ...(required ? { required } : {}),
+});
 const TOOLS = [
-  { id: "route", description: "plan a route", inputSchema: obj({ locations: { type: "array" } }, ["locations"]), outputSchema: obj({ distance: { type: "number" } }) },
-  { id: "pace", description: "running pace", inputSchema: obj({ distance: { type: "number" } }, ["distance"]), outputSchema: obj({ pace: { type: "number" } }) },
-  { id: "sms", description: "send a text", inputSchema: obj({ message: { type: "string" } }, ["message"]), outputSchema: obj({ status: { type: "string" } }) },
+  {
+    id: "route",
+    description: "plan a route",
+    inputSchema: obj({ locations: { type: "array" } }, ["locations"]),
+    outputSchema: obj({ distance: { type: "number" } }),
+  },
+  {
+    id: "pace",
+    description: "running pace",
+    inputSchema: obj({ distance: { type: "number" } }, ["distance"]),
+    outputSchema: obj({ pace: { type: "number" } }),
+  },
+  {
+    id: "sms",
+    description: "send a text",
+    inputSchema: obj({ message: { type: "string" } }, ["message"]),
+    outputSchema: obj({ status: { type: "string" } }),
+  },
   { id: "x", description: "something else" },
 ];
 
-const trace = (id: string, k: number, steps: unknown[]) => ({ id, startedAt: new Date(Date.UTC(2026, 9, 1, 0, k)).toISOString(), success: true, steps });
+const trace = (id: string, k: number, steps: unknown[]) => ({
+  id,
+  startedAt: new Date(Date.UTC(2026, 9, 1, 0, k)).toISOString(),
+  success: true,
+  steps,
+});
 
 for (const backend of backends()) {
   describe(`buildDag schema proposals on ${backend.name}`, () => {
@@ -36,7 +60,12 @@ for (const backend of backends()) {
     beforeAll(async () => {
       plain = freshProject("dagschema");
       learned = freshProject("dagschemalearned");
-      tg = await openToolgraph({ ...(await backend.options()), project: plain, embeddings: "hash:64", now: () => Date.parse("2026-11-01T12:00:00Z") });
+      tg = await openToolgraph({
+        ...(await backend.options()),
+        project: plain,
+        embeddings: "hash:64",
+        now: () => Date.parse("2026-11-01T12:00:00Z"),
+      });
       const xs = [0, 1].map((k) => trace(`x${k}`, k, [{ tool: "x" }, { tool: "sms", dependsOn: [0] }]));
       const ps = [0, 1, 2].map((k) => trace(`p${k}`, 10 + k, [{ tool: "pace" }, { tool: "sms", dependsOn: [0] }]));
       for (const p of [plain, learned]) {
@@ -83,9 +112,13 @@ for (const backend of backends()) {
       // With the data-flow prior (default): one edge, the best schema fit route → pace (score 1); base = 2
       // dependency observations / 4 runs = ½, route and pace never ran → role ½, strength 0.15.
       const r = await tg.buildDag({ tools: ["route", "pace", "sms"], project: plain });
-      expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.prior?.schema.score])).toEqual([["route", "pace", "prior", 1]]);
+      expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.prior?.schema.score])).toEqual([
+        ["route", "pace", "prior", 1],
+      ]);
       expect(r.edges[0]!.strength).toBeCloseTo(0.15, 12);
-      await expect(tg.buildDag({ tools: ["route"], schemaEdges: "yes" as unknown as boolean, project: plain })).rejects.toThrow(/schemaEdges/);
+      await expect(
+        tg.buildDag({ tools: ["route"], schemaEdges: "yes" as unknown as boolean, project: plain }),
+      ).rejects.toThrow(/schemaEdges/);
     });
 
     it("tools without output schemas get no schema proposal; the data-flow prior then links x → pace", async () => {
@@ -103,9 +136,14 @@ for (const backend of backends()) {
     it("data-flow prior (default): an unrelated pair gets its best edge, whatever the input order; off with dataFlowPrior false", async () => {
       // pace → sms: schema ½ × 1/3 = 1/6 (pace number into message string), sms → pace 0 (string into number);
       // role = max(consumer(sms) = (2 + 2.5) / 7 = 9/14, producer(pace) = ½) = 9/14 → strength 0.3 × 9/14.
-      for (const tools of [["pace", "sms"], ["sms", "pace"]]) {
+      for (const tools of [
+        ["pace", "sms"],
+        ["sms", "pace"],
+      ]) {
         const r = await tg.buildDag({ tools, project: plain });
-        expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.prior?.schema.output, e.prior?.schema.input])).toEqual([["pace", "sms", "prior", "pace", "message"]]);
+        expect(r.edges.map((e) => [e.from, e.to, e.evidence, e.prior?.schema.output, e.prior?.schema.input])).toEqual([
+          ["pace", "sms", "prior", "pace", "message"],
+        ]);
         expect(r.edges[0]!.strength).toBeCloseTo((0.3 * 9) / 14, 12);
         expect(r.edges[0]!.prior!.schema.score).toBeCloseTo(1 / 6, 12);
         expect(r.edges[0]!.explanation).toContain("data-flow prior");

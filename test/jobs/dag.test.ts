@@ -27,7 +27,12 @@ for (const backend of backends()) {
     beforeAll(async () => {
       project = freshProject("dagprov");
       plain = freshProject("dagplain");
-      tg = await openToolgraph({ ...(await backend.options()), project, embeddings: "hash:64", now: () => Date.parse("2026-11-01T12:00:00Z") });
+      tg = await openToolgraph({
+        ...(await backend.options()),
+        project,
+        embeddings: "hash:64",
+        now: () => Date.parse("2026-11-01T12:00:00Z"),
+      });
       const traces = Array.from({ length: 3 }, (_, k) => ({
         id: `t${k}`,
         startedAt: new Date(Date.UTC(2026, 9, 1, 0, k)).toISOString(),
@@ -38,7 +43,10 @@ for (const backend of backends()) {
         await tg.importCatalog({ tools: TOOLS.map((id) => ({ id, description: `tool ${id}` })) }, { project: p });
         await tg.importTraces(traces, { project: p });
       }
-      await tg.importEdges(DECLARED.map(([from, to]) => JSON.stringify({ from, to, type: "dependency", source: "template" })).join("\n"), { project });
+      await tg.importEdges(
+        DECLARED.map(([from, to]) => JSON.stringify({ from, to, type: "dependency", source: "template" })).join("\n"),
+        { project },
+      );
     });
     afterAll(async () => {
       await tg?.close();
@@ -72,7 +80,14 @@ for (const backend of backends()) {
     it("a learned chain x→y→z keeps its 2-hop path: strength (1/2) × 1 = 0.5", async () => {
       const r = await tg.buildDag({ tools: ["x", "z"], project });
       expect(r.edges).toHaveLength(1);
-      expect(r.edges[0]).toMatchObject({ from: "x", to: "z", hops: 2, path: ["x", "y", "z"], strength: 0.5, direct: false });
+      expect(r.edges[0]).toMatchObject({
+        from: "x",
+        to: "z",
+        hops: 2,
+        path: ["x", "y", "z"],
+        strength: 0.5,
+        direct: false,
+      });
     });
 
     it("a path whose last hop is declared only (y→z learned, z→d declared) relates no y→d", async () => {

@@ -25,12 +25,32 @@ let client: Client;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  tg = await openToolgraph({ ...(await backend.options()), project: "anchor", embeddings: "hash:256", now: () => REPEATED_INTENTS_NOW, resultCacheSize: 0 });
+  tg = await openToolgraph({
+    ...(await backend.options()),
+    project: "anchor",
+    embeddings: "hash:256",
+    now: () => REPEATED_INTENTS_NOW,
+    resultCacheSize: 0,
+  });
   await tg.importCatalog(catalog);
   await tg.importTraces(repeatedIntentsTraces());
   // Stored with a fit record, so no background refit replaces them while the doors are tested.
   const legacy = { beta: 0.7, memoryWeight: 1, contentWeight: 0, graphWeight: 1 };
-  await storeFit(tg.engine, { kind: "search-weights", project: "anchor", fittedAt: new Date(REPEATED_INTENTS_NOW).toISOString(), accepted: true, reason: "an earlier version's fit", before: {}, after: legacy, evidence: {}, data: {} }, { searchWeights: legacy });
+  await storeFit(
+    tg.engine,
+    {
+      kind: "search-weights",
+      project: "anchor",
+      fittedAt: new Date(REPEATED_INTENTS_NOW).toISOString(),
+      accepted: true,
+      reason: "an earlier version's fit",
+      before: {},
+      after: legacy,
+      evidence: {},
+      data: {},
+    },
+    { searchWeights: legacy },
+  );
   server = await startServer({ api: tg, port: 0, log: (line) => logLines.push(line), defaultProject: "anchor" });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await createMcpServer(tg, {}).connect(a);
@@ -54,7 +74,8 @@ async function bestDescribed(intent: string): Promise<string | undefined> {
   const cos = Math.max(...hits.map((h) => h.cosine));
   const byBm = hits.filter((h) => h.bm25 === bm);
   const byCos = hits.filter((h) => h.cosine === cos);
-  if (byBm.length !== 1 || byCos.length !== 1 || byBm[0]!.index !== byCos[0]!.index || !(bm > 0 && cos > 0)) return undefined;
+  if (byBm.length !== 1 || byCos.length !== 1 || byBm[0]!.index !== byCos[0]!.index || !(bm > 0 && cos > 0))
+    return undefined;
   return s.tools[byBm[0]!.index]!.id;
 }
 
@@ -76,13 +97,22 @@ describe("the best-described tool ranks in the top 3 on every door, whatever the
         checked++;
         const lib = (await tg.search({ intent, limit: 3 })).results.map((r) => r.tool);
         expect(lib).toContain(best);
-        const res = await fetch(`${server.url}/v1/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ intent, limit: 3, project: "anchor" }) });
+        const res = await fetch(`${server.url}/v1/search`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ intent, limit: 3, project: "anchor" }),
+        });
         expect(res.status).toBe(200);
         const http = ((await res.json()) as { results: { tool: string }[] }).results.map((r) => r.tool);
         expect(http).toContain(best);
-        const mcp: any = await client.callTool({ name: "search_tools", arguments: { intent, limit: 3, project: "anchor" } });
+        const mcp: any = await client.callTool({
+          name: "search_tools",
+          arguments: { intent, limit: 3, project: "anchor" },
+        });
         expect(mcp.isError ?? false).toBe(false);
-        const tools = (mcp.structuredContent?.results ?? JSON.parse(mcp.content[0].text).results).map((r: { tool: string }) => r.tool);
+        const tools = (mcp.structuredContent?.results ?? JSON.parse(mcp.content[0].text).results).map(
+          (r: { tool: string }) => r.tool,
+        );
         expect(tools).toContain(best);
       }),
       { numRuns: 25, seed: 7 },
@@ -106,6 +136,12 @@ describe("the best-described tool ranks in the top 3 on every door, whatever the
     // 8 requests repeated with one word changed: too few groups, the defaults replace the stored content-0 weights.
     expect(fit.accepted).toBe(false);
     const stats = await (await fetch(`${server.url}/v1/stats?project=anchor`)).json();
-    expect(stats.learning.searchWeights.inForce).toEqual({ beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1, historyGuard: 1 });
+    expect(stats.learning.searchWeights.inForce).toEqual({
+      beta: 0.5,
+      memoryWeight: 0.8,
+      contentWeight: 1,
+      graphWeight: 1,
+      historyGuard: 1,
+    });
   });
 });

@@ -25,7 +25,12 @@ function traces() {
 
 describe("eligibleAt (partial order of an execution with dependsOn)", () => {
   // 0: a; 1: b after a; 2: c after a; 3: d after b and c.
-  const steps = [{ tool: "a" }, { tool: "b", dependsOn: [0] }, { tool: "c", dependsOn: [0] }, { tool: "d", dependsOn: [1, 2] }];
+  const steps = [
+    { tool: "a" },
+    { tool: "b", dependsOn: [0] },
+    { tool: "c", dependsOn: [0] },
+    { tool: "d", dependsOn: [1, 2] },
+  ];
   it("hand-computed", () => {
     expect([...eligibleAt(steps, 1)]).toEqual(["b", "c"]);
     expect([...eligibleAt(steps, 2)]).toEqual(["c"]);
@@ -96,7 +101,8 @@ for (const backend of backends()) {
         plain.map((t, i) => ({ ...t, startedAt: new Date(T0 + order.indexOf(i) * 60_000).toISOString() })),
         { project: mixed },
       );
-      const key = (p: { nextStep: { score: number; ok: boolean }[] }) => p.nextStep.map((x) => `${x.score.toFixed(12)}:${x.ok}`).sort();
+      const key = (p: { nextStep: { score: number; ok: boolean }[] }) =>
+        p.nextStep.map((x) => `${x.score.toFixed(12)}:${x.ok}`).sort();
       const a = await calibrationPairs(tg.engine, grouped);
       const b = await calibrationPairs(tg.engine, mixed);
       // Each run answered from the other nine: b after a (5–6 a → b against 3–4 a → c): 6 right, 4 wrong.
@@ -113,7 +119,9 @@ for (const backend of backends()) {
       const reports = await tg.calibrate({ maxExecutions: 10, split: "time" });
       const next = reports.find((r) => r.kind === "next-step")!;
       // Default 10 blocks of one run: runs 1–9 scored — 9 pairs < 30: no map.
-      expect(next.method).toBe("rolling time split: 9 of 10 blocks scored, 9 executions; fewer than 30 pairs: uncalibrated gate");
+      expect(next.method).toBe(
+        "rolling time split: 9 of 10 blocks scored, 9 executions; fewer than 30 pairs: uncalibrated gate",
+      );
       expect(next.pairs).toBe(9);
       expect(next.blocks).toBe(0);
       expect(tg.engine.gatekeeper.calibration(project, "next-step")).toBeUndefined();
@@ -129,7 +137,11 @@ for (const backend of backends()) {
           id: `dep-${i}`,
           startedAt: new Date(T0 + i * 60_000).toISOString(),
           success: true,
-          steps: [{ tool: "a.start" }, { tool: i % 2 ? "c.right" : "b.left", dependsOn: [0] }, { tool: i % 2 ? "b.left" : "c.right", dependsOn: [0] }],
+          steps: [
+            { tool: "a.start" },
+            { tool: i % 2 ? "c.right" : "b.left", dependsOn: [0] },
+            { tool: i % 2 ? "b.left" : "c.right", dependsOn: [0] },
+          ],
         })),
         { project: deps },
       );

@@ -8,11 +8,26 @@ const adjustment = adjustThreshold({
   environment: { isProduction: false, isCriticalTask: false },
   task: { urgency: "medium", complexity: 0.5 },
 });
-const prepared = preparedGate({ project: "p", adjustment, detected: NEUTRAL_CONTEXT, user: undefined, contextKey: "p/-/-" });
+const prepared = preparedGate({
+  project: "p",
+  adjustment,
+  detected: NEUTRAL_CONTEXT,
+  user: undefined,
+  contextKey: "p/-/-",
+});
 
 describe("gatedSummary", () => {
   it("lists the accepted ids and no abstention when one item passes", () => {
-    const s = gatedSummary([{ id: "a", gate: { decision: "abstained" } }, { id: "b", gate: { decision: "accepted-with-caution" } }], (x) => x.id, prepared, ["f"], { empty: "none" });
+    const s = gatedSummary(
+      [
+        { id: "a", gate: { decision: "abstained" } },
+        { id: "b", gate: { decision: "accepted-with-caution" } },
+      ],
+      (x) => x.id,
+      prepared,
+      ["f"],
+      { empty: "none" },
+    );
     expect(s.accepted).toEqual(["b"]);
     expect(s.abstained).toBe(false);
     expect("reason" in s).toBe(false);
@@ -20,12 +35,21 @@ describe("gatedSummary", () => {
   });
 
   it("abstains with the threshold reason and the fallbacks when nothing passes", () => {
-    const s = gatedSummary([{ id: "a", gate: { decision: "abstained" } }], (x) => x.id, prepared, ["f"], { empty: "none" });
-    expect(s).toMatchObject({ accepted: [], abstained: true, reason: "nothing reached the threshold 0.70", fallbacks: ["f"] });
+    const s = gatedSummary([{ id: "a", gate: { decision: "abstained" } }], (x) => x.id, prepared, ["f"], {
+      empty: "none",
+    });
+    expect(s).toMatchObject({
+      accepted: [],
+      abstained: true,
+      reason: "nothing reached the threshold 0.70",
+      fallbacks: ["f"],
+    });
   });
 
   it("says why an empty answer is empty", () => {
-    const s = gatedSummary([] as { id: string; gate: { decision: string } }[], (x) => x.id, prepared, [], { empty: "the project has no capabilities" });
+    const s = gatedSummary([] as { id: string; gate: { decision: string } }[], (x) => x.id, prepared, [], {
+      empty: "the project has no capabilities",
+    });
     expect(s).toMatchObject({ abstained: true, reason: "the project has no capabilities", fallbacks: [] });
   });
 

@@ -19,7 +19,14 @@ const PAST = ["bill the customer for the monthly order", "invoice the customer a
 
 let tg: Toolgraph;
 beforeAll(async () => {
-  tg = await openToolgraph({ home: "memory://", project: "guard", embeddings: "hash:256", now: () => NOW, resultCacheSize: 0, recommendationLog: { enabled: false } });
+  tg = await openToolgraph({
+    home: "memory://",
+    project: "guard",
+    embeddings: "hash:256",
+    now: () => NOW,
+    resultCacheSize: 0,
+    recommendationLog: { enabled: false },
+  });
   await tg.importCatalog({ tools: TOOLS });
   await tg.importTraces(
     Array.from({ length: 40 }, (_, i) => ({
@@ -57,15 +64,25 @@ describe("history guard (library)", () => {
     }
     // The history's tools get no lift, and their explanation says why.
     const billing = r.results.find((x) => x.tool === "billing.send_invoice");
-    if (billing) expect(billing.explanation).toMatch(/memory and usage × 0\.00 \(history guard: best similarity to a past request 0\.\d\d\)/);
+    if (billing)
+      expect(billing.explanation).toMatch(
+        /memory and usage × 0\.00 \(history guard: best similarity to a past request 0\.\d\d\)/,
+      );
   });
 
   it("the repeated request keeps its history in full (trust 1)", async () => {
     const r = await tg.search({ intent: PAST[1]!, limit: 5 });
     expect(r.memory.guard.similarity!).toBeGreaterThanOrEqual(0.9);
     expect(r.memory.guard.trust).toBe(1);
-    expect(r.results.slice(0, 2).map((x) => x.tool).sort()).toEqual(["billing.create_invoice", "billing.send_invoice"]);
+    expect(
+      r.results
+        .slice(0, 2)
+        .map((x) => x.tool)
+        .sort(),
+    ).toEqual(["billing.create_invoice", "billing.send_invoice"]);
     expect(r.results[0]!.breakdown.memory).toBeGreaterThan(0);
-    expect(r.results[0]!.score).toBeGreaterThan(0.5 * Math.max(0, r.results[0]!.breakdown.cosine) + 0.5 * r.results[0]!.breakdown.bm25Norm);
+    expect(r.results[0]!.score).toBeGreaterThan(
+      0.5 * Math.max(0, r.results[0]!.breakdown.cosine) + 0.5 * r.results[0]!.breakdown.bm25Norm,
+    );
   });
 });

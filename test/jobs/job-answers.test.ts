@@ -35,19 +35,45 @@ function stable(x: unknown): unknown {
 
 const REQUESTS: [string, (tg: Toolgraph) => Promise<unknown>][] = [
   ["search", (tg) => tg.search({ intent: "create a calendar event and invite attendees" })],
-  ["search limit 3 with context", (tg) => tg.search({ intent: "push the branch to the remote", context: ["git.commit"], limit: 3 })],
-  ["search passive", (tg) => tg.search({ intent: "push the branch to the remote", context: ["git.commit"], mode: "passive", limit: 5 })],
-  ["search exclude + only + explain", (tg) => tg.search({ intent: "send a message to the team channel", exclude: ["slack.post_message"], only: ["git.push"], explain: true })],
+  [
+    "search limit 3 with context",
+    (tg) => tg.search({ intent: "push the branch to the remote", context: ["git.commit"], limit: 3 }),
+  ],
+  [
+    "search passive",
+    (tg) => tg.search({ intent: "push the branch to the remote", context: ["git.commit"], mode: "passive", limit: 5 }),
+  ],
+  [
+    "search exclude + only + explain",
+    (tg) =>
+      tg.search({
+        intent: "send a message to the team channel",
+        exclude: ["slack.post_message"],
+        only: ["git.push"],
+        explain: true,
+      }),
+  ],
   ["search unknown words", (tg) => tg.search({ intent: "zzqx unknown words entirely" })],
   ["next", (tg) => tg.suggestNext({ context: ["git.commit"] })],
   ["next two steps, limit 3", (tg) => tg.suggestNext({ context: ["git.diff", "git.commit"], limit: 3 })],
-  ["next with intent and explain", (tg) => tg.suggestNext({ context: ["git.commit"], intent: "push the branch and open a pull request", explain: true })],
+  [
+    "next with intent and explain",
+    (tg) =>
+      tg.suggestNext({ context: ["git.commit"], intent: "push the branch and open a pull request", explain: true }),
+  ],
   ["next exclude, markov", (tg) => tg.suggestNext({ context: ["git.commit"], exclude: ["git.push"], mode: "markov" })],
   ["next empty context", (tg) => tg.suggestNext({ context: [] })],
   ["capabilities", (tg) => tg.matchCapabilities({ intent: "schedule a meeting with the team" })],
   ["discover", (tg) => tg.discoverCapabilities({ context: ["git.diff", "git.commit"] })],
   ["dag", (tg) => tg.buildDag({ tools: ["git.diff", "git.commit", "git.push", "ci.run_tests"] })],
-  ["dag with intent", (tg) => tg.buildDag({ tools: ["slack.post_message", "ci.rollback", "monitor.get_alerts", "ci.deploy"], intent: "read the alerts, roll back the deploy, then post a message to the team" })],
+  [
+    "dag with intent",
+    (tg) =>
+      tg.buildDag({
+        tools: ["slack.post_message", "ci.rollback", "monitor.get_alerts", "ci.deploy"],
+        intent: "read the alerts, roll back the deploy, then post a message to the team",
+      }),
+  ],
   ["plan", (tg) => tg.plan({ intent: "commit the changes and push them" })],
 ];
 
@@ -55,9 +81,20 @@ describe("job answers are unchanged by the wrapper work", () => {
   let tg: Toolgraph;
   const answers: Record<string, unknown> = {};
   beforeAll(async () => {
-    tg = await openToolgraph({ home: "memory://", project: "pinned", embeddings: "hash:256", now: () => NOW, resultCacheSize: 0, recommendationLog: { enabled: false } });
+    tg = await openToolgraph({
+      home: "memory://",
+      project: "pinned",
+      embeddings: "hash:256",
+      now: () => NOW,
+      resultCacheSize: 0,
+      recommendationLog: { enabled: false },
+    });
     // The gate without the machine's CPU and memory signals, which move with the load of the test machine.
-    (tg.engine.gatekeeper as { manager: AdaptiveThresholdManager }).manager = new AdaptiveThresholdManager({ now: () => NOW, learner: tg.engine.gatekeeper.learner, resources: false });
+    (tg.engine.gatekeeper as { manager: AdaptiveThresholdManager }).manager = new AdaptiveThresholdManager({
+      now: () => NOW,
+      learner: tg.engine.gatekeeper.learner,
+      resources: false,
+    });
     await tg.importCatalog(demoCatalog());
     await tg.importTraces(demoTraces(400, 7, NOW));
     await tg.fitNextStepWeights();
@@ -76,8 +113,26 @@ describe("job answers are unchanged by the wrapper work", () => {
     const gk = tg.engine.gatekeeper;
     const inputs = [
       { text: "deploy the hotfix to production now", workflow: undefined },
-      { text: "", workflow: { steps: [{ tool: "git.diff", success: true }, { tool: "git.commit", success: false }], replans: 1 } },
-      { text: "", workflow: { steps: [{ tool: "git.diff", success: true }, { tool: "git.commit", success: true }], replans: 1 } },
+      {
+        text: "",
+        workflow: {
+          steps: [
+            { tool: "git.diff", success: true },
+            { tool: "git.commit", success: false },
+          ],
+          replans: 1,
+        },
+      },
+      {
+        text: "",
+        workflow: {
+          steps: [
+            { tool: "git.diff", success: true },
+            { tool: "git.commit", success: true },
+          ],
+          replans: 1,
+        },
+      },
       { text: "", workflow: undefined },
     ];
     for (let round = 0; round < 2; round++) {

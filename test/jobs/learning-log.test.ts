@@ -29,7 +29,10 @@ describe("storeFit", () => {
   it("two fits stored at once keep each other's fields; every record is announced once", async () => {
     const heard: string[] = [];
     tg.engine.learningLog = (r) => heard.push(r.kind);
-    await Promise.all([storeFit(tg.engine, record("search-weights", 0), { searchWeights: { beta: 0.1 } }), storeFit(tg.engine, record("next-step-weights", 1), { nextStepWeights: { cooc: 1 } })]);
+    await Promise.all([
+      storeFit(tg.engine, record("search-weights", 0), { searchWeights: { beta: 0.1 } }),
+      storeFit(tg.engine, record("next-step-weights", 1), { nextStepWeights: { cooc: 1 } }),
+    ]);
     const cfg = await projectConfig(tg.engine.db, "log");
     expect(cfg.searchWeights).toEqual({ beta: 0.1 });
     expect(cfg.nextStepWeights).toEqual({ cooc: 1 });

@@ -20,7 +20,12 @@ const FLOWS = [
 describe("fitNextStepWeights", () => {
   let tg: Toolgraph;
   beforeAll(async () => {
-    tg = await openToolgraph({ ...(await pgliteBackend().options()), project: "nx", embeddings: "hash:16", now: () => NOW });
+    tg = await openToolgraph({
+      ...(await pgliteBackend().options()),
+      project: "nx",
+      embeddings: "hash:16",
+      now: () => NOW,
+    });
     await tg.importCatalog({ tools });
     await tg.importTraces(
       Array.from({ length: 24 }, (_, i) => ({
@@ -37,8 +42,20 @@ describe("fitNextStepWeights", () => {
   });
 
   it("groups executions by near-duplicate intent; an execution without one is its own group", () => {
-    const seqs = [{ id: "1", steps: [] }, { id: "2", steps: [] }, { id: "3", steps: [] }, { id: "4", steps: [] }];
-    const g = executionGroups(seqs, new Map([["1", "edit and save the draft"], ["2", "Edit and save the draft!"], ["3", "close it"]]));
+    const seqs = [
+      { id: "1", steps: [] },
+      { id: "2", steps: [] },
+      { id: "3", steps: [] },
+      { id: "4", steps: [] },
+    ];
+    const g = executionGroups(
+      seqs,
+      new Map([
+        ["1", "edit and save the draft"],
+        ["2", "Edit and save the draft!"],
+        ["3", "close it"],
+      ]),
+    );
     expect(g.count).toBe(3);
     expect(g.group[0]).toBe(g.group[1]);
     expect(new Set([g.group[0], g.group[2], g.group[3]]).size).toBe(3);

@@ -53,7 +53,12 @@ for (const backend of backends()) {
     });
 
     it("passive mode takes α from heat diffused from the context tools", async () => {
-      const r = await tg.search({ intent: "push the branch to the remote", context: ["git.commit"], mode: "passive", limit: 5 });
+      const r = await tg.search({
+        intent: "push the branch to the remote",
+        context: ["git.commit"],
+        mode: "passive",
+        limit: 5,
+      });
       const regimes = new Set(r.results.map((x) => x.breakdown.alphaRegime));
       expect([...regimes].every((x) => x === "passive-heat" || x === "cold-start")).toBe(true);
       expect(regimes.has("passive-heat")).toBe(true);
@@ -61,7 +66,12 @@ for (const backend of backends()) {
     });
 
     it("safety tags exclude tools even when named with --only; manual override puts a named tool first", async () => {
-      const r = await tg.search({ intent: "delete a file", only: ["fs.delete_file"], excludeSafetyTags: ["destructive"], limit: 10 });
+      const r = await tg.search({
+        intent: "delete a file",
+        only: ["fs.delete_file"],
+        excludeSafetyTags: ["destructive"],
+        limit: 10,
+      });
       expect(r.results.map((x) => x.tool)).not.toContain("fs.delete_file");
       const o = await tg.search({ intent: "send an email", only: ["slack.post_message"], limit: 3 });
       expect(o.results[0]!.tool).toBe("slack.post_message");
@@ -75,7 +85,11 @@ for (const backend of backends()) {
       const typo = await tg.search({ intent: "use github.create_pull_requst please", limit: 3 });
       expect(typo.results[0]!.tool).toBe("github.create_pull_request");
       expect(typo.results[0]!.reason).toMatch(/close-spelling/);
-      const safe = await tg.search({ intent: "call fs.delete_file on it", excludeSafetyTags: ["destructive"], limit: 10 });
+      const safe = await tg.search({
+        intent: "call fs.delete_file on it",
+        excludeSafetyTags: ["destructive"],
+        limit: 10,
+      });
       expect(safe.results.map((x) => x.tool)).not.toContain("fs.delete_file");
     });
 
@@ -88,14 +102,21 @@ for (const backend of backends()) {
       expect({ ...b, recommendationId: undefined }).toEqual({ ...a, recommendationId: undefined });
       expect(b.recommendationId).not.toBe(a.recommendationId);
       expect(tg.results.stats().hits).toBe(before + 1);
-      await tg.recordExecution({ id: "cache-bust", startedAt: NOW, success: true, steps: [{ tool: "web.search" }, { tool: "web.summarize_page" }] });
+      await tg.recordExecution({
+        id: "cache-bust",
+        startedAt: NOW,
+        success: true,
+        steps: [{ tool: "web.search" }, { tool: "web.summarize_page" }],
+      });
       await tg.search(req);
       expect(tg.results.stats().hits).toBe(before + 1);
     });
 
     it("bad requests name the field", async () => {
       await expect(tg.search({ intent: "" })).rejects.toThrow(/intent/);
-      await expect(tg.search({ intent: "x", context: ["no.such.tool"] })).rejects.toThrow(/context\[0\]: unknown tool "no.such.tool"/);
+      await expect(tg.search({ intent: "x", context: ["no.such.tool"] })).rejects.toThrow(
+        /context\[0\]: unknown tool "no.such.tool"/,
+      );
       await expect(tg.suggestNext({ context: ["git.status"], limit: 0 })).rejects.toThrow(/limit/);
     });
 
@@ -111,7 +132,12 @@ for (const backend of backends()) {
         expect(sug.gate.threshold).toBeGreaterThanOrEqual(0.6);
       }
       const top = r.suggestions[0]!.tool;
-      const again = await tg.suggestNext({ context: ["git.status", "git.diff"], exclude: [top], limit: 5, mode: "seed" });
+      const again = await tg.suggestNext({
+        context: ["git.status", "git.diff"],
+        exclude: [top],
+        limit: 5,
+        mode: "seed",
+      });
       expect(again.suggestions.map((x) => x.tool)).not.toContain(top);
       const markov = await tg.suggestNext({ context: ["git.status", "git.diff"], mode: "markov", limit: 3 });
       for (const sug of markov.suggestions) expect(sug.terms.community.weight).toBe(0);
@@ -174,10 +200,14 @@ for (const backend of backends()) {
 
     it("a strong capability match gives the plan its tools", async () => {
       const caps = await tg.matchCapabilities({ intent: "deploy the new version to production", limit: 1 });
-      expect(caps.results[0]).toMatchObject({ capability: "release", gate: { decision: "accepted", confidence: "high" } });
+      expect(caps.results[0]).toMatchObject({
+        capability: "release",
+        gate: { decision: "accepted", confidence: "high" },
+      });
       const r = await tg.plan({ intent: "deploy the new version to production", limit: 3 });
       expect(r.tools.map((t) => t.tool).sort()).toEqual([...caps.results[0]!.tools].sort());
-      for (const t of r.tools) expect(t.why).toMatch(/^in capability release, matched to the intent with high confidence/);
+      for (const t of r.tools)
+        expect(t.why).toMatch(/^in capability release, matched to the intent with high confidence/);
     });
 
     it("a plan takes its main tools from the most similar successful past request and orders them", async () => {
@@ -213,7 +243,11 @@ for (const backend of backends()) {
     });
 
     it("critical production raises the threshold to 0.80 (seed rule critical_production)", async () => {
-      const r = await tg.search({ intent: "deploy the hotfix", environment: { production: true, critical: true }, limit: 3 });
+      const r = await tg.search({
+        intent: "deploy the hotfix",
+        environment: { production: true, critical: true },
+        limit: 3,
+      });
       expect(r.threshold.adjusted).toBeCloseTo(0.8, 12);
       expect(r.threshold.appliedRules).toEqual(["critical_production"]);
     });
@@ -237,7 +271,14 @@ for (const backend of backends()) {
       const before = await tg.engine.gatekeeper.tracker.getUserContext(project, user);
       expect(before.taskCount).toBe(0);
       for (let i = 0; i < 3; i++) {
-        await tg.recordExecution({ id: `zoe-${i}`, user, intent: "run the tests", startedAt: NOW + i * 1000, success: i !== 1, steps: [{ tool: "ci.run_tests", success: i !== 1 }] });
+        await tg.recordExecution({
+          id: `zoe-${i}`,
+          user,
+          intent: "run the tests",
+          startedAt: NOW + i * 1000,
+          success: i !== 1,
+          steps: [{ tool: "ci.run_tests", success: i !== 1 }],
+        });
       }
       const after = await tg.engine.gatekeeper.tracker.getUserContext(project, user);
       expect(after.taskCount).toBe(3);
@@ -257,12 +298,17 @@ for (const backend of backends()) {
       // db.backup → db.migrate is learned (release runs) and required, but nothing ties it to this intent.
       const learned = await tg.plan({ project: p, intent: "apply the pending database migrations", limit: 1 });
       expect(learned.tools.map((t) => t.tool)).toEqual(["db.migrate"]);
-      await tg.importEdges(JSON.stringify({ from: "db.backup", to: "db.migrate", type: "dependency", source: "declared" }), { project: p });
+      await tg.importEdges(
+        JSON.stringify({ from: "db.backup", to: "db.migrate", type: "dependency", source: "declared" }),
+        { project: p },
+      );
       const r = await tg.plan({ project: p, intent: "apply the pending database migrations", limit: 1 });
       const names = r.tools.map((t) => t.tool);
       expect(names[0]).toBe("db.migrate");
       expect(names).toContain("db.backup");
-      expect(r.tools.find((t) => t.tool === "db.backup")!.why).toMatch(/^prerequisite of db.migrate \(depth 1, dependency weight \d\.\d\d\): declared dependency edge$/);
+      expect(r.tools.find((t) => t.tool === "db.backup")!.why).toMatch(
+        /^prerequisite of db.migrate \(depth 1, dependency weight \d\.\d\d\): declared dependency edge$/,
+      );
       const layerOf = new Map(r.layers.flatMap((l, i) => l.map((t) => [t, i] as const)));
       expect(layerOf.get("db.backup")!).toBeLessThan(layerOf.get("db.migrate")!);
     });
@@ -280,7 +326,12 @@ for (const backend of backends()) {
         { project: p },
       );
       await tg.importTraces(
-        Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, startedAt: NOW - i * 60_000, success: true, steps: [{ tool: "west.fetch_weather" }, { tool: "c.send_sms" }] })),
+        Array.from({ length: 12 }, (_, i) => ({
+          id: `t${i}`,
+          startedAt: NOW - i * 60_000,
+          success: true,
+          steps: [{ tool: "west.fetch_weather" }, { tool: "c.send_sms" }],
+        })),
         { project: p },
       );
       const r = await tg.search({ project: p, intent: "weather forecast for Paris", limit: 3 });
@@ -288,7 +339,12 @@ for (const backend of backends()) {
       expect(ids.indexOf("west.fetch_weather")).toBeLessThan(ids.indexOf("east.fetch_weather"));
       // Same text: the same semantic score; the used tool's graph evidence only adds.
       expect(r.results[0]!.breakdown.semantic).toBeCloseTo(r.results[1]!.breakdown.semantic, 12);
-      const withCtx = await tg.search({ project: p, intent: "weather forecast for Paris", context: ["c.send_sms"], limit: 3 });
+      const withCtx = await tg.search({
+        project: p,
+        intent: "weather forecast for Paris",
+        context: ["c.send_sms"],
+        limit: 3,
+      });
       const ids2 = withCtx.results.map((x) => x.tool);
       expect(ids2.indexOf("west.fetch_weather")).toBeLessThan(ids2.indexOf("east.fetch_weather"));
     });

@@ -22,7 +22,13 @@ let tg: Toolgraph;
 
 beforeAll(async () => {
   // flushMs large: the test decides when the log is written (flush), so nothing races.
-  tg = await openToolgraph({ home: "memory://", database: "", project: "demo", embeddings: "hash:256", recommendationLog: { flushMs: 60_000 } });
+  tg = await openToolgraph({
+    home: "memory://",
+    database: "",
+    project: "demo",
+    embeddings: "hash:256",
+    recommendationLog: { flushMs: 60_000 },
+  });
   await tg.importCatalog(demoCatalog());
   await tg.importTraces(demoTraces(300, 42, NOW));
 });
@@ -33,9 +39,19 @@ afterAll(async () => {
 
 describe("recommendation log through the facade", () => {
   it("every job's answer carries a fresh recommendationId and is stored with its items, decision and graph version", async () => {
-    const s = await tg.search({ intent: "open a pull request with my changes", limit: 3, session: "wf-search", user: "ann" });
+    const s = await tg.search({
+      intent: "open a pull request with my changes",
+      limit: 3,
+      session: "wf-search",
+      user: "ann",
+    });
     const hits = tg.results.stats().hits;
-    const again = await tg.search({ intent: "open a pull request with my changes", limit: 3, session: "wf-other", user: "ann" });
+    const again = await tg.search({
+      intent: "open a pull request with my changes",
+      limit: 3,
+      session: "wf-other",
+      user: "ann",
+    });
     const n = await tg.suggestNext({ context: ["git.status"], limit: 2 });
     const c = await tg.matchCapabilities({ intent: "roll back the production deploy", limit: 2 });
     const d = await tg.discoverCapabilities({ context: ["monitor.get_alerts"], limit: 2 });
@@ -51,10 +67,18 @@ describe("recommendation log through the facade", () => {
     await tg.recommendations.flush();
     const rows = await joinedRecommendations(tg.engine.db, "demo");
     const byId = new Map(rows.map((r) => [r.id, r]));
-    expect(rows.map((r) => r.job).sort()).toEqual(["alternatives", "capabilities", "dag", "discover", "next", "plan", "search", "search"].sort());
+    expect(rows.map((r) => r.job).sort()).toEqual(
+      ["alternatives", "capabilities", "dag", "discover", "next", "plan", "search", "search"].sort(),
+    );
     const logged = byId.get(s.recommendationId!)!;
     const version = (await tg.engine.snapshot("demo")).version;
-    expect(logged).toMatchObject({ job: "search", user: "ann", session: "wf-search", graphVersion: version, request: { intent: "open a pull request with my changes", limit: 3 } });
+    expect(logged).toMatchObject({
+      job: "search",
+      user: "ann",
+      session: "wf-search",
+      graphVersion: version,
+      request: { intent: "open a pull request with my changes", limit: 3 },
+    });
     expect(logged.items).toEqual(s.results.map((r) => ({ id: r.tool, score: r.score, decision: r.gate.decision })));
     expect(logged.topScore).toBe(s.results[0]!.score);
     expect(byId.get(p.recommendationId!)!.items.map((i) => i.id)).toEqual(p.tools.map((t: { tool: string }) => t.tool));
@@ -64,9 +88,19 @@ describe("recommendation log through the facade", () => {
   it("an execution of the session and feedback naming the id are joined; precision counts them", async () => {
     const s = await tg.search({ intent: "roll back the production deploy", limit: 3, session: "wf-roll" });
     const top = s.results[0]!.tool;
-    await tg.recordExecution({ id: "wf-roll", startedAt: "2026-11-01T12:00:00Z", success: true, steps: [{ tool: top }, { tool: "slack.post_message" }] });
+    await tg.recordExecution({
+      id: "wf-roll",
+      startedAt: "2026-11-01T12:00:00Z",
+      success: true,
+      steps: [{ tool: top }, { tool: "slack.post_message" }],
+    });
     const n = await tg.suggestNext({ context: ["git.status"], limit: 1 });
-    await tg.feedback({ intent: "after git.status", decision: "accepted", success: false, recommendationId: n.recommendationId });
+    await tg.feedback({
+      intent: "after git.status",
+      decision: "accepted",
+      success: false,
+      recommendationId: n.recommendationId,
+    });
     await tg.recommendations.flush();
     const rows = await joinedRecommendations(tg.engine.db, "demo");
     const rs = rows.find((r) => r.id === s.recommendationId)!;
@@ -80,7 +114,11 @@ describe("recommendation log through the facade", () => {
   it("a write error is reported, counted and never fails the request", async () => {
     // A real driver error: a PostgreSQL pool pointed at a port nothing listens on.
     const errors: string[] = [];
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 2000 }) }) });
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 2000 }),
+      }),
+    });
     try {
       const log = new RecommendationLog(db, { onError: (m) => errors.push(m), flushMs: 60_000 });
       const out = log.answer("runSearch", "x", { intent: "q" }, 1, { results: [] }, 1);
@@ -129,7 +167,9 @@ describe("recommendation log through the facade", () => {
     expect(await countRecommendations(tg.engine.db, project)).toEqual({ recommendations: 0, outcomes: 0 });
     await log.close();
     expect(await countRecommendations(tg.engine.db, project)).toEqual({ recommendations: 2, outcomes: 0 });
-    expect(log.answer("runSearch", project, { intent: "late" }, 1, { results: [] }, 1).recommendationId).toBeUndefined();
+    expect(
+      log.answer("runSearch", project, { intent: "late" }, 1, { results: [] }, 1).recommendationId,
+    ).toBeUndefined();
     await log.flush();
     expect((await countRecommendations(tg.engine.db, project)).recommendations).toBe(2);
   });
@@ -174,7 +214,16 @@ describe("recommendation log through the facade", () => {
     let most = 0;
     for (let k = 0; k < 300; k++) {
       // One outcome per recorded execution (its id is the session), as recordExecution logs it.
-      log.outcome({ project, recommendationId: null, session: `run-${k}`, kind: "execution", success: true, followed: null, executionId: `run-${k}`, tools: ["a"] });
+      log.outcome({
+        project,
+        recommendationId: null,
+        session: `run-${k}`,
+        kind: "execution",
+        success: true,
+        followed: null,
+        executionId: `run-${k}`,
+        tools: ["a"],
+      });
       if (k % 10 === 9) {
         await log.idle();
         most = Math.max(most, (await countRecommendations(tg.engine.db, project)).outcomes);
@@ -185,19 +234,39 @@ describe("recommendation log through the facade", () => {
     expect(log.prunes).toBeGreaterThanOrEqual(300 / bound.pruneEveryRows - 1);
     await log.close();
     expect(log.written).toBe(300);
-    const left = await tg.engine.db.selectFrom("recommendation_outcomes").select("execution_id").where("project", "=", project).orderBy("id").execute();
+    const left = await tg.engine.db
+      .selectFrom("recommendation_outcomes")
+      .select("execution_id")
+      .where("project", "=", project)
+      .orderBy("id")
+      .execute();
     expect(left.map((r) => r.execution_id)).toEqual(Array.from({ length: 50 }, (_, i) => `run-${250 + i}`));
   });
 
   it("a flush never waits for the pruning: a caller that never lets the event loop turn loses no row to it", async () => {
     const project = "prune-tight-loop";
     // Pruning due every 10 rows; its statements wait for a turn of the event loop that this loop never gives.
-    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000, batchSize: 10, maxQueue: 30, pruneEveryRows: 10, maxOutcomesPerProject: 5 });
+    const log = new RecommendationLog(tg.engine.db, {
+      flushMs: 60_000,
+      batchSize: 10,
+      maxQueue: 30,
+      pruneEveryRows: 10,
+      maxOutcomesPerProject: 5,
+    });
     let turns = 0;
     const tick = setImmediate(() => turns++);
     for (let k = 0; k < 200; k++) {
       await sql`select 1`.execute(tg.engine.db);
-      log.outcome({ project, recommendationId: null, session: `t-${k}`, kind: "execution", success: true, followed: null, executionId: `t-${k}`, tools: [] });
+      log.outcome({
+        project,
+        recommendationId: null,
+        session: `t-${k}`,
+        kind: "execution",
+        success: true,
+        followed: null,
+        executionId: `t-${k}`,
+        tools: [],
+      });
     }
     clearImmediate(tick);
     expect(turns).toBe(0);
@@ -209,14 +278,30 @@ describe("recommendation log through the facade", () => {
 
   it("retention bounds come from the environment when not given in code; a bad value names the variable", () => {
     expect(retentionFromEnv({})).toEqual({});
-    expect(retentionFromEnv({ TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS: "5000", TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES: " 0 " })).toEqual({ maxPerProject: 5000, maxOutcomesPerProject: 0 });
-    expect(() => retentionFromEnv({ TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES: "1e5" })).toThrow(/^TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES: must be a whole number ≥ 0 \(got "1e5"\)$/);
+    expect(
+      retentionFromEnv({
+        TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS: "5000",
+        TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES: " 0 ",
+      }),
+    ).toEqual({ maxPerProject: 5000, maxOutcomesPerProject: 0 });
+    expect(() => retentionFromEnv({ TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES: "1e5" })).toThrow(
+      /^TOOLGRAPH_RECOMMENDATION_LOG_MAX_OUTCOMES: must be a whole number ≥ 0 \(got "1e5"\)$/,
+    );
     expect(() => retentionFromEnv({ TOOLGRAPH_RECOMMENDATION_LOG_MAX_ANSWERS: "-1" })).toThrow(/MAX_ANSWERS/);
-    expect(RECOMMENDATION_LOG_DEFAULTS).toMatchObject({ maxPerProject: 100_000, maxOutcomesPerProject: 100_000, pruneEveryRows: 10_000 });
+    expect(RECOMMENDATION_LOG_DEFAULTS).toMatchObject({
+      maxPerProject: 100_000,
+      maxOutcomesPerProject: 100_000,
+      pruneEveryRows: 10_000,
+    });
   });
 
   it("summarizeAnswer: a list answer without an overall gate takes the best item decision", () => {
-    const r = { results: [{ tool: "a", score: 0.4, gate: { decision: "abstained" } }, { tool: "b", score: 0.3, gate: { decision: "accepted-with-caution" } }] };
+    const r = {
+      results: [
+        { tool: "a", score: 0.4, gate: { decision: "abstained" } },
+        { tool: "b", score: 0.3, gate: { decision: "accepted-with-caution" } },
+      ],
+    };
     expect(summarizeAnswer("search", r)).toEqual({
       items: [
         { id: "a", score: 0.4, decision: "abstained" },
@@ -237,14 +322,37 @@ describe("recommendation log through the facade", () => {
 
   it("summarizeRequest keeps the known fields only, lists cut to 20 entries and texts to 500 characters", () => {
     const context = Array.from({ length: 30 }, (_, i) => `t${i}`);
-    const r = summarizeRequest({ intent: "x".repeat(600), context, limit: 3, user: "ann", session: "s", explain: true, environment: { production: true }, exclude: undefined });
-    expect(r).toEqual({ intent: "x".repeat(500), context: context.slice(0, 20), limit: 3, environment: { production: true } });
+    const r = summarizeRequest({
+      intent: "x".repeat(600),
+      context,
+      limit: 3,
+      user: "ann",
+      session: "s",
+      explain: true,
+      environment: { production: true },
+      exclude: undefined,
+    });
+    expect(r).toEqual({
+      intent: "x".repeat(500),
+      context: context.slice(0, 20),
+      limit: 3,
+      environment: { production: true },
+    });
     expect(summarizeRequest(undefined)).toEqual({});
   });
 
   it("summarizeAnswer equals its plain reading (map every item, keep the first maxItems, decide over them) on random answers", () => {
     const decision = fc.constantFrom("accepted", "accepted-with-caution", "abstained", undefined, 3);
-    const item = fc.record({ tool: fc.option(fc.constantFrom("a", "b", "c"), { nil: undefined }), capability: fc.option(fc.constant("cap"), { nil: undefined }), id: fc.option(fc.constant("x"), { nil: undefined }), score: fc.oneof(fc.double(), fc.constant(undefined), fc.constant("0.5")), gate: fc.option(fc.record({ decision }), { nil: undefined }) }, { requiredKeys: [] });
+    const item = fc.record(
+      {
+        tool: fc.option(fc.constantFrom("a", "b", "c"), { nil: undefined }),
+        capability: fc.option(fc.constant("cap"), { nil: undefined }),
+        id: fc.option(fc.constant("x"), { nil: undefined }),
+        score: fc.oneof(fc.double(), fc.constant(undefined), fc.constant("0.5")),
+        gate: fc.option(fc.record({ decision }), { nil: undefined }),
+      },
+      { requiredKeys: [] },
+    );
     const answer = fc.record(
       {
         results: fc.array(item, { maxLength: 25 }),
@@ -257,9 +365,14 @@ describe("recommendation log through the facade", () => {
       { requiredKeys: [] },
     );
     fc.assert(
-      fc.property(fc.constantFrom("search", "next", "dag", "plan", "capabilities"), answer, fc.integer({ min: 0, max: 30 }), (job, r, maxItems) => {
-        expect(summarizeAnswer(job, r, maxItems)).toEqual(plainSummary(job, r, maxItems));
-      }),
+      fc.property(
+        fc.constantFrom("search", "next", "dag", "plan", "capabilities"),
+        answer,
+        fc.integer({ min: 0, max: 30 }),
+        (job, r, maxItems) => {
+          expect(summarizeAnswer(job, r, maxItems)).toEqual(plainSummary(job, r, maxItems));
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -273,8 +386,15 @@ function plainSummary(job: string, result: unknown, maxItems: number) {
   const decisionOf = (v: unknown) => str((v as Obj | undefined)?.decision);
   const r = (result ?? {}) as Obj;
   let items: { id: string; score: number | null; decision: string | null }[] = [];
-  const list = (Array.isArray(r.results) ? r.results : Array.isArray(r.suggestions) ? r.suggestions : undefined) as Obj[] | undefined;
-  if (list) items = list.map((x) => ({ id: str(x.tool) ?? str(x.capability) ?? str(x.id) ?? "?", score: num(x.score), decision: decisionOf(x.gate) }));
+  const list = (Array.isArray(r.results) ? r.results : Array.isArray(r.suggestions) ? r.suggestions : undefined) as
+    | Obj[]
+    | undefined;
+  if (list)
+    items = list.map((x) => ({
+      id: str(x.tool) ?? str(x.capability) ?? str(x.id) ?? "?",
+      score: num(x.score),
+      decision: decisionOf(x.gate),
+    }));
   else if (job === "plan" || job === "dag") {
     const tools = (Array.isArray(r.tools) ? r.tools : Array.isArray(r.nodes) ? r.nodes : []) as Obj[];
     items = tools.map((x) => ({ id: str(x.tool) ?? "?", score: null, decision: decisionOf(r.gate) }));
@@ -283,8 +403,17 @@ function plainSummary(job: string, result: unknown, maxItems: number) {
   let decision = decisionOf(r.gate);
   if (decision === null && list) {
     const ds = items.map((i) => i.decision);
-    decision = ds.includes("accepted") ? "accepted" : ds.includes("accepted-with-caution") ? "accepted-with-caution" : ds.length > 0 && ds.every((d) => d === "abstained") ? "abstained" : null;
+    decision = ds.includes("accepted")
+      ? "accepted"
+      : ds.includes("accepted-with-caution")
+        ? "accepted-with-caution"
+        : ds.length > 0 && ds.every((d) => d === "abstained")
+          ? "abstained"
+          : null;
   }
-  const topScore = items.length > 0 && items[0]!.score !== null ? items[0]!.score : (num(r.confidence) ?? num((r.confidence as Obj | undefined)?.score));
+  const topScore =
+    items.length > 0 && items[0]!.score !== null
+      ? items[0]!.score
+      : (num(r.confidence) ?? num((r.confidence as Obj | undefined)?.score));
   return { items, decision: decision ?? "none", topScore };
 }

@@ -22,7 +22,12 @@ describe("search-weight fit on the demo project", () => {
   let tg: Toolgraph;
   const refits: FitRecord[] = [];
   beforeAll(async () => {
-    tg = await openToolgraph({ ...(await pgliteBackend().options()), project: "demo", embeddings: "use-lite", now: () => DEMO_NOW });
+    tg = await openToolgraph({
+      ...(await pgliteBackend().options()),
+      project: "demo",
+      embeddings: "use-lite",
+      now: () => DEMO_NOW,
+    });
     tg.engine.learningLog = (r) => refits.push(r);
     await tg.importCatalog(demoCatalog());
     await tg.importTraces(demoTraces(600, 42, DEMO_NOW));
@@ -43,9 +48,19 @@ describe("search-weight fit on the demo project", () => {
     expect(desc.rank).toBe(1);
     // The refit is logged with before → after, the evidence and the data it saw, and stored for `stats`.
     expect(refits).toHaveLength(1);
-    expect(refits[0]).toMatchObject({ kind: "search-weights", project: "demo", accepted: fit.accepted, after: fit.accepted ? fit.candidate : { beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1 } });
+    expect(refits[0]).toMatchObject({
+      kind: "search-weights",
+      project: "demo",
+      accepted: fit.accepted,
+      after: fit.accepted ? fit.candidate : { beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1 },
+    });
     expect(refits[0]!.data).toMatchObject({ executions: expect.any(Number), groups: expect.any(Number) });
-    expect(refits[0]!.evidence).toMatchObject({ margin: 0.02, minGroups: 10, default: expect.any(Object), fitted: expect.any(Object) });
+    expect(refits[0]!.evidence).toMatchObject({
+      margin: 0.02,
+      minGroups: 10,
+      default: expect.any(Object),
+      fitted: expect.any(Object),
+    });
     const stats = await tg.stats();
     expect(stats.learning.searchWeights.inForce.contentWeight).toBe(fit.contentWeight);
     expect(stats.learning.searchWeights.fit?.fittedAt).toBe(new Date(DEMO_NOW).toISOString());
@@ -54,7 +69,10 @@ describe("search-weight fit on the demo project", () => {
   it("weights stored by an earlier fit with content 0 are raised to the floor; the description is found again", async () => {
     // What the issue's background fit stored (and what survived restarts and a rerun of `demo`).
     const cfg = await projectConfig(tg.engine.db, "demo");
-    await setProjectConfig(tg.engine.db, "demo", { ...cfg, searchWeights: { beta: 0.7, memoryWeight: 1, contentWeight: 0, graphWeight: 1 } });
+    await setProjectConfig(tg.engine.db, "demo", {
+      ...cfg,
+      searchWeights: { beta: 0.7, memoryWeight: 1, contentWeight: 0, graphWeight: 1 },
+    });
     tg.engine.projectConfigs.delete("demo");
     tg.results.clear();
     const del = await rankOf(tg, "delete an old file from the workspace", "fs.delete_file");

@@ -7,7 +7,20 @@ import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
-const WORDS = ["invoice", "weather", "flight", "recipe", "stock", "lyrics", "parcel", "dentist", "mortgage", "football", "museum", "printer"];
+const WORDS = [
+  "invoice",
+  "weather",
+  "flight",
+  "recipe",
+  "stock",
+  "lyrics",
+  "parcel",
+  "dentist",
+  "mortgage",
+  "football",
+  "museum",
+  "printer",
+];
 const FILLERS = ["please", "today", "quickly", "for me"];
 
 /**
@@ -16,8 +29,18 @@ const FILLERS = ["please", "today", "quickly", "for me"];
  * points at the wrong tool.
  */
 async function misleadingProject() {
-  const tg = await openToolgraph({ ...(await pgliteBackend().options()), project: "fusion", embeddings: "hash:128", now: () => NOW });
-  await tg.importCatalog({ tools: WORDS.map((_, i) => ({ id: `tool.t${i}`, description: `handles ${WORDS[(i + 1) % WORDS.length]} requests` })) });
+  const tg = await openToolgraph({
+    ...(await pgliteBackend().options()),
+    project: "fusion",
+    embeddings: "hash:128",
+    now: () => NOW,
+  });
+  await tg.importCatalog({
+    tools: WORDS.map((_, i) => ({
+      id: `tool.t${i}`,
+      description: `handles ${WORDS[(i + 1) % WORDS.length]} requests`,
+    })),
+  });
   const traces = WORDS.flatMap((w, i) =>
     FILLERS.map((f, k) => ({
       id: `e${i}-${k}`,
@@ -73,9 +96,23 @@ describe("fitSearchWeights: fusion never loses to one of its own channels, conte
   it("the cases sampled do not depend on the order the history was stored in", async () => {
     // The same executions with their start times reversed, in a second project of the same database.
     const traces = WORDS.flatMap((w, i) =>
-      FILLERS.map((f, k) => ({ id: `e${i}-${k}`, intent: `${w} ${f}`, startedAt: new Date(NOW - (WORDS.length * FILLERS.length - (i * FILLERS.length + k)) * 60_000).toISOString(), success: true, steps: [{ tool: `tool.t${i}`, success: true }] })),
+      FILLERS.map((f, k) => ({
+        id: `e${i}-${k}`,
+        intent: `${w} ${f}`,
+        startedAt: new Date(NOW - (WORDS.length * FILLERS.length - (i * FILLERS.length + k)) * 60_000).toISOString(),
+        success: true,
+        steps: [{ tool: `tool.t${i}`, success: true }],
+      })),
     );
-    await tg.importCatalog({ tools: WORDS.map((_, i) => ({ id: `tool.t${i}`, description: `handles ${WORDS[(i + 1) % WORDS.length]} requests` })) }, { project: "fusion-reversed" });
+    await tg.importCatalog(
+      {
+        tools: WORDS.map((_, i) => ({
+          id: `tool.t${i}`,
+          description: `handles ${WORDS[(i + 1) % WORDS.length]} requests`,
+        })),
+      },
+      { project: "fusion-reversed" },
+    );
     await tg.importTraces(traces, { project: "fusion-reversed" });
     const a = await tg.fitSearchWeights({ dryRun: true, maxIntents: 20 });
     const b = await tg.fitSearchWeights({ dryRun: true, maxIntents: 20, project: "fusion-reversed" });
@@ -86,10 +123,28 @@ describe("fitSearchWeights: fusion never loses to one of its own channels, conte
 });
 
 describe("heldOutSignals (the leave-one-out fit scores a past execution without its own history)", () => {
-  const snap = { n: 3, index: new Map([["a", 0], ["b", 1], ["c", 2]]), executions: new Uint32Array([1, 3, 0]), successes: new Uint32Array([1, 2, 0]) };
+  const snap = {
+    n: 3,
+    index: new Map([
+      ["a", 0],
+      ["b", 1],
+      ["c", 2],
+    ]),
+    executions: new Uint32Array([1, 3, 0]),
+    successes: new Uint32Array([1, 2, 0]),
+  };
 
   it("removes the execution's steps from the executions and its successful steps from the usage", () => {
-    const held = heldOutSignals(snap, [1, 0.5, 0.2], [{ tool: "a", success: true }, { tool: "b", success: false }, { tool: "unknown", success: true }], 2);
+    const held = heldOutSignals(
+      snap,
+      [1, 0.5, 0.2],
+      [
+        { tool: "a", success: true },
+        { tool: "b", success: false },
+        { tool: "unknown", success: true },
+      ],
+      2,
+    );
     // a ran only in the held-out execution: 0 executions left, so α's cold start treats it as never run.
     expect([...held.executions]).toEqual([0, 2, 0]);
     // global = 0.5·pagerank + 0.5·ln(1 + successes)/ln(1 + 2): a 0.5 + 0; b 0.25 + 0.5 (its step failed: 2 successes
@@ -105,7 +160,10 @@ describe("heldOutSignals (the leave-one-out fit scores a past execution without 
   it("property: each tool loses exactly its own steps (never below 0), and the signal never rises", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ e: fc.nat(6), s: fc.nat(6), pr: fc.double({ min: 0, max: 1, noNaN: true }) }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.record({ e: fc.nat(6), s: fc.nat(6), pr: fc.double({ min: 0, max: 1, noNaN: true }) }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
         fc.array(fc.record({ k: fc.nat(7), success: fc.boolean() }), { maxLength: 10 }),
         (tools, steps) => {
           const n = tools.length;
@@ -117,7 +175,12 @@ describe("heldOutSignals (the leave-one-out fit scores a past execution without 
           };
           const maxSucc = Math.max(...s.successes);
           const pr = tools.map((t) => t.pr);
-          const held = heldOutSignals(s, pr, steps.map((st) => ({ tool: `t${st.k}`, success: st.success })), maxSucc);
+          const held = heldOutSignals(
+            s,
+            pr,
+            steps.map((st) => ({ tool: `t${st.k}`, success: st.success })),
+            maxSucc,
+          );
           const full = globalSignal(pr, s.successes, n, maxSucc);
           for (let i = 0; i < n; i++) {
             const own = steps.filter((st) => st.k === i).length;
@@ -133,7 +196,12 @@ describe("heldOutSignals (the leave-one-out fit scores a past execution without 
     // The database opens in a hook (hook timeout): a PGlite open is slow on a busy machine.
     let held: Toolgraph;
     beforeAll(async () => {
-      held = await openToolgraph({ ...(await pgliteBackend().options()), project: "held", embeddings: "hash:128", now: () => NOW });
+      held = await openToolgraph({
+        ...(await pgliteBackend().options()),
+        project: "held",
+        embeddings: "hash:128",
+        now: () => NOW,
+      });
       await held.importCatalog({
         tools: [
           { id: "invoice.fetch", description: "fetch invoice records and entries" },
@@ -173,7 +241,11 @@ describe("heldOutSignals (the leave-one-out fit scores a past execution without 
         ],
         1,
       );
-      const without = searchCandidates(s, a, idx, "invoice please", v!, { ...opts, global: signals.global, executions: signals.executions }).find((h) => h.index === fetch)!;
+      const without = searchCandidates(s, a, idx, "invoice please", v!, {
+        ...opts,
+        global: signals.global,
+        executions: signals.executions,
+      }).find((h) => h.index === fetch)!;
       // One execution: the cold start shrinks the coherence estimate halfway to 1, α = (1·α_est + 1)/2 < 1
       // (the two descriptions share most words, so the graph neighbour is also a semantic one).
       expect(withHistory.alpha).toBeLessThan(1);

@@ -11,9 +11,22 @@ describe("explainTerms", () => {
     const term = (value: number, weight: number) => ({ value, weight, contribution: value * weight });
     const rng = mulberry32(7);
     for (let i = 0; i < 200; i++) {
-      const terms = { cooc: term(i % 5 === 0 ? 0 : rng(), 0.6), community: term(i % 2, 0.3), recency: term(i % 3 === 0 ? 1 : 0, 0.1), pagerank: term(rng(), 0.1) };
-      const score = 0.6 * terms.cooc.value + 0.3 * terms.community.value + 0.1 * terms.recency.value + 0.1 * terms.pagerank.value;
-      const sug = { tool: "git.push", name: "push", score, confidence: Math.min(1, score / 1.1), terms, coocFrom: i % 4 === 0 ? null : "git.commit" };
+      const terms = {
+        cooc: term(i % 5 === 0 ? 0 : rng(), 0.6),
+        community: term(i % 2, 0.3),
+        recency: term(i % 3 === 0 ? 1 : 0, 0.1),
+        pagerank: term(rng(), 0.1),
+      };
+      const score =
+        0.6 * terms.cooc.value + 0.3 * terms.community.value + 0.1 * terms.recency.value + 0.1 * terms.pagerank.value;
+      const sug = {
+        tool: "git.push",
+        name: "push",
+        score,
+        confidence: Math.min(1, score / 1.1),
+        terms,
+        coocFrom: i % 4 === 0 ? null : "git.commit",
+      };
       for (const last of ["git.commit", undefined]) {
         const t = sug.terms;
         const parts = [

@@ -18,15 +18,39 @@ import { freshTarget, type Target } from "../cli/harness.ts";
 
 const CATALOG = {
   tools: [
-    { id: "a", name: "A", description: "fetch a web page", safetyTags: ["network"], inputSchema: { type: "object", properties: { url: { type: "string" } } } },
+    {
+      id: "a",
+      name: "A",
+      description: "fetch a web page",
+      safetyTags: ["network"],
+      inputSchema: { type: "object", properties: { url: { type: "string" } } },
+    },
     { id: "b", name: "B", description: "parse the html of a page" },
     { id: "c", name: "C", description: "delete the cached page", safetyTags: ["destructive"] },
   ],
 };
 const at = (k: number) => new Date(Date.UTC(2026, 10, 1, 12, k)).toISOString();
 const TRACES = [
-  ...[0, 1, 2].map((k) => ({ id: `ab-${k}`, intent: "fetch and parse", success: true, startedAt: at(k), steps: [{ tool: "a", success: true, durationMs: 10 }, { tool: "b", success: true }] })),
-  { id: "ac", intent: "fetch and clean", success: false, startedAt: at(3), steps: [{ tool: "a", success: true, durationMs: 30 }, { tool: "c", success: false }] },
+  ...[0, 1, 2].map((k) => ({
+    id: `ab-${k}`,
+    intent: "fetch and parse",
+    success: true,
+    startedAt: at(k),
+    steps: [
+      { tool: "a", success: true, durationMs: 10 },
+      { tool: "b", success: true },
+    ],
+  })),
+  {
+    id: "ac",
+    intent: "fetch and clean",
+    success: false,
+    startedAt: at(3),
+    steps: [
+      { tool: "a", success: true, durationMs: 30 },
+      { tool: "c", success: false },
+    ],
+  },
 ];
 
 let target: Target;
@@ -45,7 +69,13 @@ afterAll(async () => {
 describe("toolInfo", () => {
   it("a: its entry, its use, its neighbours by edge quality", async () => {
     const r = await tg.toolInfo({ tool: "a" });
-    expect(r.tool).toMatchObject({ id: "a", description: "fetch a web page", safetyTags: ["network"], available: true, server: null });
+    expect(r.tool).toMatchObject({
+      id: "a",
+      description: "fetch a web page",
+      safetyTags: ["network"],
+      available: true,
+      server: null,
+    });
     expect(r.tool.inputSchema).toEqual({ type: "object", properties: { url: { type: "string" } } });
     expect(r.stats).toMatchObject({ executions: 4, successRate: 1, avgLatencyMs: 15, lastUsedAt: expect.any(String) });
     expect(r.neighbours.next).toEqual([
@@ -53,7 +83,9 @@ describe("toolInfo", () => {
       { tool: "c", weight: expect.closeTo(0.35, 12), type: "sequence", observations: 1 },
     ]);
     expect(r.neighbours.previous).toEqual([]);
-    expect(r.explanation).toMatch(/^a: used in 4 steps, 100 % successful; .*most often followed by b \(sequence, quality 0\.50\)\.$/);
+    expect(r.explanation).toMatch(
+      /^a: used in 4 steps, 100 % successful; .*most often followed by b \(sequence, quality 0\.50\)\.$/,
+    );
   });
 
   it("c: a failed tool with its predecessor; the neighbour count is bounded by the request", async () => {
@@ -66,8 +98,14 @@ describe("toolInfo", () => {
   });
 
   it("an unknown tool or a bad bound names the field", async () => {
-    await expect(tg.toolInfo({ tool: "zzz" })).rejects.toMatchObject({ code: "unknown-tool", details: { field: "tool" } });
-    await expect(tg.toolInfo({ tool: "a", neighbours: 99 })).rejects.toMatchObject({ code: "invalid-input", details: { field: "neighbours" } });
+    await expect(tg.toolInfo({ tool: "zzz" })).rejects.toMatchObject({
+      code: "unknown-tool",
+      details: { field: "tool" },
+    });
+    await expect(tg.toolInfo({ tool: "a", neighbours: 99 })).rejects.toMatchObject({
+      code: "invalid-input",
+      details: { field: "neighbours" },
+    });
   });
 });
 
@@ -77,7 +115,11 @@ describe("tool_info on every door", () => {
     const addr = await s.listen(0, "127.0.0.1");
     try {
       const base = `http://127.0.0.1:${addr.port}`;
-      const r = await fetch(`${base}/v1/tools/info`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tool: "a" }) });
+      const r = await fetch(`${base}/v1/tools/info`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ tool: "a" }),
+      });
       expect(r.status).toBe(200);
       expect((await r.json()).neighbours.next[0]).toMatchObject({ tool: "b", weight: 0.5 });
       const doc = await (await fetch(`${base}/openapi.json`)).json();
@@ -105,7 +147,10 @@ describe("tool_info on every door", () => {
 
   it("CLI command", async () => {
     let out = "";
-    const code = await main(["tool-info", "a", "--neighbours", "1", "--json", "--project", "info", ...target.argv], { out: (s) => (out += s), err: () => {} });
+    const code = await main(["tool-info", "a", "--neighbours", "1", "--json", "--project", "info", ...target.argv], {
+      out: (s) => (out += s),
+      err: () => {},
+    });
     expect(code).toBe(0);
     expect(JSON.parse(out).neighbours.next).toEqual([{ tool: "b", weight: 0.5, type: "sequence", observations: 3 }]);
   });

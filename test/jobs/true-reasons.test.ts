@@ -20,7 +20,11 @@ let tg: Toolgraph;
  * github.get_issue → fs.search_files counts as required — for triage, not for editing a README.
  */
 function triageTraces(n: number) {
-  const intents = ["look into the crash reported in the newest issue", "investigate the bug from the issue tracker", "find where the reported exception comes from"];
+  const intents = [
+    "look into the crash reported in the newest issue",
+    "investigate the bug from the issue tracker",
+    "find where the reported exception comes from",
+  ];
   return Array.from({ length: n }, (_, i) => ({
     id: `triage-${i}`,
     user: "ana",
@@ -37,14 +41,32 @@ function triageTraces(n: number) {
 }
 
 beforeAll(async () => {
-  tg = await openToolgraph({ home: "memory://", project: "demo", embeddings: "hash:256", now: () => NOW, resultCacheSize: 0, recommendationLog: { enabled: false } });
+  tg = await openToolgraph({
+    home: "memory://",
+    project: "demo",
+    embeddings: "hash:256",
+    now: () => NOW,
+    resultCacheSize: 0,
+    recommendationLog: { enabled: false },
+  });
   // The gate without the machine's CPU and memory signals (they move with the load of the test machine).
-  (tg.engine.gatekeeper as { manager: AdaptiveThresholdManager }).manager = new AdaptiveThresholdManager({ now: () => NOW, learner: tg.engine.gatekeeper.learner, resources: false });
+  (tg.engine.gatekeeper as { manager: AdaptiveThresholdManager }).manager = new AdaptiveThresholdManager({
+    now: () => NOW,
+    learner: tg.engine.gatekeeper.learner,
+    resources: false,
+  });
   await tg.importCatalog(demoCatalog());
   await tg.importTraces(demoTraces(600, 42, NOW));
   // Project "triage": the demo, triage traces, and one past request "fix the typo in the README".
   await tg.importCatalog(demoCatalog(), { project: "triage" });
-  const readme = { id: "readme-1", user: "bo", intent: "fix the typo in the README", startedAt: new Date(NOW - 7_200_000), success: true, steps: [{ tool: "fs.search_files" }, { tool: "fs.read_file" }, { tool: "fs.write_file" }] };
+  const readme = {
+    id: "readme-1",
+    user: "bo",
+    intent: "fix the typo in the README",
+    startedAt: new Date(NOW - 7_200_000),
+    success: true,
+    steps: [{ tool: "fs.search_files" }, { tool: "fs.read_file" }, { tool: "fs.write_file" }],
+  };
   await tg.importTraces([...demoTraces(600, 42, NOW), ...triageTraces(120), readme], { project: "triage" });
 }, 120_000);
 
@@ -78,7 +100,9 @@ describe("a similar-task rule needs a similar past task", () => {
     const r = await tg.search({ intent: "bake a chocolate cake", limit: 3 });
     expect(r.threshold.matchedRules).not.toContain("similar_task_success");
     expect(r.threshold.adjusted).not.toBe(0.6);
-    expect(r.threshold.signals.user).toMatch(/^No user-history signal; no similar past task: no past execution is similar enough \(similarity ≥ 0\.50, the closest reaches 0\.[0-4]\d\)$/);
+    expect(r.threshold.signals.user).toMatch(
+      /^No user-history signal; no similar past task: no past execution is similar enough \(similarity ≥ 0\.50, the closest reaches 0\.[0-4]\d\)$/,
+    );
   });
 
   it("the same answer from capabilities and next step with an intent", async () => {
@@ -93,7 +117,9 @@ describe("a similar-task rule needs a similar past task", () => {
   it("a request asked before (same words) still finds its similar past tasks", async () => {
     const r = await tg.search({ intent: "schedule a meeting with Ana and Bo next week", limit: 3 });
     expect(r.threshold.matchedRules).toContain("similar_task_success");
-    expect(r.threshold.signals.user).toMatch(/^similar_success: \d+% success of \d+ similar past executions \(similarity ≥ 0\.50\)$/);
+    expect(r.threshold.signals.user).toMatch(
+      /^similar_success: \d+% success of \d+ similar past executions \(similarity ≥ 0\.50\)$/,
+    );
   });
 });
 
@@ -116,7 +142,9 @@ describe("a plan's prerequisites come from evidence connected to the intent", ()
 
   it("a triage request still gets the triage tools", async () => {
     const plan = await tg.plan({ project: "triage", intent: "look into the crash reported in the newest issue" });
-    expect(plan.tools.map((t) => t.tool)).toEqual(expect.arrayContaining(["github.list_issues", "github.get_issue", "fs.search_files"]));
+    expect(plan.tools.map((t) => t.tool)).toEqual(
+      expect.arrayContaining(["github.list_issues", "github.get_issue", "fs.search_files"]),
+    );
   });
 
   it("a declared edge is evidence and the plan says so; a learned one without evidence stays out", async () => {
@@ -125,18 +153,27 @@ describe("a plan's prerequisites come from evidence connected to the intent", ()
     // into the tool search chose does.
     const intent = "bake a chocolate cake";
     const chosen = (await tg.plan({ project: "triage", intent })).tools[0]!.tool;
-    await tg.importEdges(JSON.stringify({ from: "git.diff", to: chosen, type: "dependency", source: "declared" }), { project: "triage" });
+    await tg.importEdges(JSON.stringify({ from: "git.diff", to: chosen, type: "dependency", source: "declared" }), {
+      project: "triage",
+    });
     const plan = await tg.plan({ project: "triage", intent });
     const why = new Map(plan.tools.map((t) => [t.tool, t.why]));
     expect(why.get(chosen)).toMatch(/^chosen by search/);
     expect(why.has("git.diff")).toBe(true);
-    expect(why.get("git.diff")).toMatch(new RegExp(`^prerequisite of ${chosen.replace(".", "\\.")} \\(depth 1, dependency weight \\d\\.\\d\\d\\): declared dependency edge$`));
+    expect(why.get("git.diff")).toMatch(
+      new RegExp(
+        `^prerequisite of ${chosen.replace(".", "\\.")} \\(depth 1, dependency weight \\d\\.\\d\\d\\): declared dependency edge$`,
+      ),
+    );
     // git.create_branch → git.push is learned and required (ship-change traces), but nothing ties it to this intent.
     const { requiredPrerequisitesOf } = await import("../../src/jobs/dag.ts");
     const s = await tg.engine.snapshot("triage");
-    expect(requiredPrerequisitesOf(s, s.index.get("git.push")!).map((p) => s.tools[p.node]!.id)).toContain("git.create_branch");
+    expect(requiredPrerequisitesOf(s, s.index.get("git.push")!).map((p) => s.tools[p.node]!.id)).toContain(
+      "git.create_branch",
+    );
     expect(why.has("git.create_branch")).toBe(false);
-    for (const [tool, reason] of why) if (tool !== chosen && tool !== "git.diff") expect(reason).toMatch(/^chosen by search/);
+    for (const [tool, reason] of why)
+      if (tool !== chosen && tool !== "git.diff") expect(reason).toMatch(/^chosen by search/);
   });
 
   it("a strong capability match and the plan agree on the tools", async () => {
@@ -150,4 +187,3 @@ describe("a plan's prerequisites come from evidence connected to the intent", ()
     for (const t of plan.tools) expect(t.why).toContain("answer-issue");
   });
 });
-

@@ -28,10 +28,38 @@ for (const backend of backends()) {
     });
 
     it("updatedUserHistories folds each user's executions in start order (hand-checked)", () => {
-      const late = validateExecution({ id: "x2", user: "ana", startedAt: "2026-01-01T11:00:00Z", success: false, steps: [{ tool: "a" }, { tool: "b", success: false, durationMs: 30 }] });
-      const early = validateExecution({ id: "x1", user: "ana", startedAt: "2026-01-01T10:00:00Z", success: true, steps: [{ tool: "a", durationMs: 20 }] });
-      const anonymous = validateExecution({ id: "x3", startedAt: "2026-01-01T12:00:00Z", success: true, steps: [{ tool: "c" }] });
-      const stored = new Map([["ana", { ...emptyUserHistory(), taskCount: 5, successCount: 5, recent: [true, true, true, true, true], lastTaskAt: 0 }]]);
+      const late = validateExecution({
+        id: "x2",
+        user: "ana",
+        startedAt: "2026-01-01T11:00:00Z",
+        success: false,
+        steps: [{ tool: "a" }, { tool: "b", success: false, durationMs: 30 }],
+      });
+      const early = validateExecution({
+        id: "x1",
+        user: "ana",
+        startedAt: "2026-01-01T10:00:00Z",
+        success: true,
+        steps: [{ tool: "a", durationMs: 20 }],
+      });
+      const anonymous = validateExecution({
+        id: "x3",
+        startedAt: "2026-01-01T12:00:00Z",
+        success: true,
+        steps: [{ tool: "c" }],
+      });
+      const stored = new Map([
+        [
+          "ana",
+          {
+            ...emptyUserHistory(),
+            taskCount: 5,
+            successCount: 5,
+            recent: [true, true, true, true, true],
+            lastTaskAt: 0,
+          },
+        ],
+      ]);
       const out = updatedUserHistories(tg.engine, stored, [late, anonymous, early]);
       expect(out.map(([u]) => u)).toEqual(["ana"]);
       const h = out[0]![1];
@@ -45,9 +73,22 @@ for (const backend of backends()) {
     it("recordExecution: history and graph version once per execution inserted, none on a re-record or a rejected one", async () => {
       const stats0 = await tg.stats();
       const snapshot0 = await tg.engine.snapshot(project);
-      const e = { id: "r1", user: "bo", intent: "ship the fix", startedAt: "2026-02-01T09:00:00Z", success: true, steps: [{ tool: "a" }, { tool: "b" }] };
+      const e = {
+        id: "r1",
+        user: "bo",
+        intent: "ship the fix",
+        startedAt: "2026-02-01T09:00:00Z",
+        success: true,
+        steps: [{ tool: "a" }, { tool: "b" }],
+      };
       const r = await tg.recordExecution(e);
-      expect(r).toMatchObject({ inserted: 1, skippedExisting: 0, steps: 2, edgesTouched: 1, graphVersion: stats0.graphVersion + 1 });
+      expect(r).toMatchObject({
+        inserted: 1,
+        skippedExisting: 0,
+        steps: 2,
+        edgesTouched: 1,
+        graphVersion: stats0.graphVersion + 1,
+      });
       const h1 = await tg.engine.gatekeeper.userStore.load(project, "bo");
       expect([h1?.taskCount, h1?.successCount, h1?.recent]).toEqual([1, 1, [true]]);
       // patched in place: the cached snapshot object moved to the new version
@@ -57,17 +98,31 @@ for (const backend of backends()) {
 
       const again = await tg.recordExecution({ ...e, success: false });
       expect(again).toMatchObject({ inserted: 0, skippedExisting: 1, graphVersion: stats0.graphVersion + 1 });
-      const bad = await tg.recordExecution({ ...e, id: "r2", steps: [{ tool: "a" }, { tool: "ghost" }] }).catch((x: unknown) => x);
+      const bad = await tg
+        .recordExecution({ ...e, id: "r2", steps: [{ tool: "a" }, { tool: "ghost" }] })
+        .catch((x: unknown) => x);
       expect(bad).toBeInstanceOf(ImportError);
-      expect((bad as ImportError).errors[0]).toMatchObject({ field: "steps[1].tool", message: expect.stringContaining('"ghost"') });
+      expect((bad as ImportError).errors[0]).toMatchObject({
+        field: "steps[1].tool",
+        message: expect.stringContaining('"ghost"'),
+      });
       expect(await tg.engine.gatekeeper.userStore.load(project, "bo")).toEqual(h1);
       expect((await tg.stats()).graphVersion).toBe(stats0.graphVersion + 1);
 
       await tg.recordExecution({ ...e, id: "r3", success: false, steps: [{ tool: "c", success: false }] });
       const h3 = await tg.engine.gatekeeper.userStore.load(project, "bo");
-      expect([h3?.taskCount, h3?.errorCount, h3?.recent, h3?.lastError]).toEqual([2, 1, [true, false], "step c failed"]);
+      expect([h3?.taskCount, h3?.errorCount, h3?.recent, h3?.lastError]).toEqual([
+        2,
+        1,
+        [true, false],
+        "step c failed",
+      ]);
       const stats3 = await tg.stats();
-      expect([stats3.graphVersion, stats3.executions, stats3.users]).toEqual([stats0.graphVersion + 2, stats0.executions + 2, stats0.users + 1]);
+      expect([stats3.graphVersion, stats3.executions, stats3.users]).toEqual([
+        stats0.graphVersion + 2,
+        stats0.executions + 2,
+        stats0.users + 1,
+      ]);
     });
   });
 }

@@ -33,7 +33,10 @@ function patternOf(confidence: number): string {
 /** Tools and capabilities whose texts share no word with "ship it": the semantic side stays small. */
 function triggerCatalog(caps: { id: string; confidence: number; priority: number }[]) {
   return {
-    tools: caps.map((c, i) => ({ id: `t.${c.id}`, description: ["alpha beta", "gamma delta", "epsilon zeta", "eta theta"][i % 4]! })),
+    tools: caps.map((c, i) => ({
+      id: `t.${c.id}`,
+      description: ["alpha beta", "gamma delta", "epsilon zeta", "eta theta"][i % 4]!,
+    })),
     capabilities: caps.map((c, i) => ({
       id: c.id,
       description: ["lorem ipsum", "dolor sit", "amet consectetur", "adipiscing elit"][i % 4]!,
@@ -47,13 +50,21 @@ function triggerCatalog(caps: { id: string; confidence: number; priority: number
 describe("defect 1: reliability multiplies the evidence that selected a capability", () => {
   it("a 20 % capability whose pattern fires scores confidence × 0.1 and is not proposed", async () => {
     const tg = await fresh();
-    await tg.importCatalog(triggerCatalog([
-      { id: "cap.flaky", confidence: 0.9, priority: 0 },
-      { id: "cap.sound", confidence: 0.5, priority: 0 },
-    ]));
+    await tg.importCatalog(
+      triggerCatalog([
+        { id: "cap.flaky", confidence: 0.9, priority: 0 },
+        { id: "cap.sound", confidence: 0.5, priority: 0 },
+      ]),
+    );
     // cap.flaky: 5 executions, 1 succeeded → success 20 % < 50 % → reliability 0.1 (capability-match.ts).
     await tg.importTraces(
-      Array.from({ length: 5 }, (_, i) => ({ id: `e${i}`, capability: "cap.flaky", startedAt: NOW - 3_600_000, success: i === 0, steps: [{ tool: "t.cap.flaky" }] })),
+      Array.from({ length: 5 }, (_, i) => ({
+        id: `e${i}`,
+        capability: "cap.flaky",
+        startedAt: NOW - 3_600_000,
+        success: i === 0,
+        steps: [{ tool: "t.cap.flaky" }],
+      })),
     );
     const r = await tg.matchCapabilities({ intent: "ship it", limit: 5 });
     const flaky = r.results.find((x) => x.capability === "cap.flaky")!;
@@ -74,11 +85,13 @@ describe("defect 1: reliability multiplies the evidence that selected a capabili
 describe("defect 2: trigger ambiguity resolves priority only inside the 0.15 band (selectTrigger)", () => {
   it("0.9 / 0.8 / 0.7 with priorities 0 / 1 / 2: the 0.8 capability wins, the 0.7 one stays last", async () => {
     const tg = await fresh();
-    await tg.importCatalog(triggerCatalog([
-      { id: "cap.a", confidence: 0.9, priority: 0 },
-      { id: "cap.b", confidence: 0.8, priority: 1 },
-      { id: "cap.c", confidence: 0.7, priority: 2 },
-    ]));
+    await tg.importCatalog(
+      triggerCatalog([
+        { id: "cap.a", confidence: 0.9, priority: 0 },
+        { id: "cap.b", confidence: 0.8, priority: 1 },
+        { id: "cap.c", confidence: 0.7, priority: 2 },
+      ]),
+    );
     const r = await tg.matchCapabilities({ intent: "ship it", limit: 5 });
     for (const x of r.results) expect(x.breakdown.semantic).toBeLessThan(0.7);
     // Band: 0.9 − 0.8 = 0.1 ≤ 0.15 (in), 0.9 − 0.7 = 0.2 (out). Inside the band, priority 1 beats 0.
@@ -98,18 +111,35 @@ describe("defect 8: α is a mixing weight, not evidence", () => {
       ],
     });
     await tg.importTraces(
-      Array.from({ length: 4 }, (_, i) => ({ id: `e${i}`, startedAt: NOW - 3_600_000, success: true, steps: [{ tool: "git.commit" }, { tool: "git.push" }] })),
+      Array.from({ length: 4 }, (_, i) => ({
+        id: `e${i}`,
+        startedAt: NOW - 3_600_000,
+        success: true,
+        steps: [{ tool: "git.commit" }, { tool: "git.push" }],
+      })),
     );
-    const r = await tg.search({ intent: "push the branch to the remote", context: ["git.commit"], explain: true, limit: 2 });
+    const r = await tg.search({
+      intent: "push the branch to the remote",
+      context: ["git.commit"],
+      explain: true,
+      limit: 2,
+    });
     const top = r.results[0]!;
     expect(top.tool).toBe("git.push");
-    const report = (r as { report?: { json: { keyFactors: { name: string; weight: number }[]; scoreBreakdown: { name: string; value: number }[] } } }).report!.json;
+    const report = (
+      r as {
+        report?: {
+          json: { keyFactors: { name: string; weight: number }[]; scoreBreakdown: { name: string; value: number }[] };
+        };
+      }
+    ).report!.json;
     expect(report.scoreBreakdown.map((b) => b.name)).toEqual(["semantic", "graph", "memory", "alpha"]);
     expect(report.keyFactors.map((f) => f.name)).not.toContain("alpha");
     // Shares: value / (semantic + graph + memory), over the positive evidence terms only.
     const b = top.breakdown;
     const total = [b.semantic, b.graph, b.memory].filter((x) => x > 0).reduce((s, x) => s + x, 0);
-    for (const f of report.keyFactors) expect(f.weight).toBeCloseTo((b as unknown as Record<string, number>)[f.name]! / total, 12);
+    for (const f of report.keyFactors)
+      expect(f.weight).toBeCloseTo((b as unknown as Record<string, number>)[f.name]! / total, 12);
     expect(report.keyFactors.reduce((s, f) => s + f.weight, 0)).toBeCloseTo(1, 12);
   });
 });
@@ -118,7 +148,12 @@ describe("defect 6: co-occurrence counts each observed succession once", () => {
   it("three a → b (b dependsOn a) and three a → c give P(b|a) = P(c|a) = 3/6 = 0.5", async () => {
     const tg = await fresh();
     await tg.importCatalog({ tools: [{ id: "a" }, { id: "b" }, { id: "c" }] });
-    const ex = (id: string, steps: { tool: string; dependsOn?: number[] }[]) => ({ id, startedAt: NOW - 3_600_000, success: true, steps });
+    const ex = (id: string, steps: { tool: string; dependsOn?: number[] }[]) => ({
+      id,
+      startedAt: NOW - 3_600_000,
+      success: true,
+      steps,
+    });
     await tg.importTraces([
       ...[0, 1, 2].map((i) => ex(`ab${i}`, [{ tool: "a" }, { tool: "b", dependsOn: [0] }])),
       ...[0, 1, 2].map((i) => ex(`ac${i}`, [{ tool: "a" }, { tool: "c" }])),
@@ -175,7 +210,9 @@ describe("defect 5: fallback tools are set by the catalog's project settings", (
       { id: "general.ask", description: "ask a general assistant anything" },
       { id: "git.push", description: "push the branch to the remote" },
     ];
-    await expect(tg.importCatalog({ tools, settings: { fallbackTools: ["nope"] } })).rejects.toThrow(/settings\.fallbackTools\[0\].*unknown tool "nope"/);
+    await expect(tg.importCatalog({ tools, settings: { fallbackTools: ["nope"] } })).rejects.toThrow(
+      /settings\.fallbackTools\[0\].*unknown tool "nope"/,
+    );
     const imported = await tg.importCatalog({ tools, settings: { fallbackTools: ["general.ask"] } });
     expect(imported.settings).toEqual({ fallbackTools: ["general.ask"] });
     // An intent sharing no word with any tool: everything scores below the 0.70 threshold → abstained.
@@ -194,8 +231,18 @@ describe("defect 3: similar-task success is a property of the task, computed per
   it("anonymous: similar_task_success from everyone's executions; alice: her own 3, new_user wins", async () => {
     const tg = await fresh();
     await tg.importCatalog({ tools: [{ id: "git.push", description: "push the branch to the remote" }] });
-    const run = (id: string, user: string) => ({ id, user, intent: "push the branch to the remote", startedAt: NOW - 3_600_000, success: true, steps: [{ tool: "git.push" }] });
-    await tg.importTraces([...[0, 1, 2].map((i) => run(`a${i}`, "alice")), ...[0, 1, 2, 3, 4].map((i) => run(`c${i}`, "carol"))]);
+    const run = (id: string, user: string) => ({
+      id,
+      user,
+      intent: "push the branch to the remote",
+      startedAt: NOW - 3_600_000,
+      success: true,
+      steps: [{ tool: "git.push" }],
+    });
+    await tg.importTraces([
+      ...[0, 1, 2].map((i) => run(`a${i}`, "alice")),
+      ...[0, 1, 2, 3, 4].map((i) => run(`c${i}`, "carol")),
+    ]);
     // Anonymous: 8 similar executions (3 alice + 5 carol), all succeeded: 100 % ≥ 80 % → rule 0.60.
     const anon = await tg.search({ intent: "push the branch to the remote", limit: 1 });
     expect(anon.threshold.appliedRules).toEqual(["similar_task_success"]);
@@ -220,7 +267,12 @@ describe("defect 7: complexity moves the threshold (the complex_task and simple_
   it("a lone intent is simple (→ 0.65); 11 context steps over 5 tools are complex (→ 0.72)", async () => {
     const tg = await fresh();
     const ids = ["t1", "t2", "t3", "t4", "t5"];
-    await tg.importCatalog({ tools: [...ids.map((id) => ({ id, description: `tool ${id}` })), { id: "git.push", description: "push the branch to the remote" }] });
+    await tg.importCatalog({
+      tools: [
+        ...ids.map((id) => ({ id, description: `tool ${id}` })),
+        { id: "git.push", description: "push the branch to the remote" },
+      ],
+    });
     // No workflow: complexity = 0.5·0 + 0.25·0 + 0.25·(≤ 1 domain / 3) ≤ 0.083 < 0.3 → simple_task 0.65 (priority 7).
     const simple = await tg.search({ intent: "push the branch to the remote", limit: 1 });
     expect(simple.threshold.appliedRules).toEqual(["simple_task"]);
@@ -237,12 +289,25 @@ describe("defect 4: a caller describes the running workflow; the answer shows it
   it("1 of 5 steps succeeded, 3 replans: OffTrack + AtRisk (+0.10), frustrated, on a timeline", async () => {
     const tg = await fresh();
     const ids = ["a", "b", "c", "d", "e"];
-    await tg.importCatalog({ tools: [...ids.map((id) => ({ id, description: `tool ${id}` })), { id: "git.push", description: "push the branch to the remote" }] });
+    await tg.importCatalog({
+      tools: [
+        ...ids.map((id) => ({ id, description: `tool ${id}` })),
+        { id: "git.push", description: "push the branch to the remote" },
+      ],
+    });
     // success 1/5 = 0.2 < 0.5 → OffTrack; replans 3 > 2 → AtRisk; 4 failures in a row > 3 → frustrated.
     // complexity = 0.5·(5/10) + 0.25·(5/5) + 0.25·domains/3 ∈ [0.5, 0.58]: no complexity rule → 0.70 + 2 × 0.05.
     const workflow = { id: "w1", steps: ids.map((tool, i) => ({ tool, success: i === 0 })), replans: 3 };
     const r = await tg.search({ intent: "push the branch to the remote", workflow, explain: true, limit: 1 });
-    expect(r.health).toMatchObject({ taskHealth: "OffTrack", atRisk: true, offTrack: true, userStates: ["frustrated"], workflowSuccessRate: 0.2, consecutiveFailures: 4, workflowId: "w1" });
+    expect(r.health).toMatchObject({
+      taskHealth: "OffTrack",
+      atRisk: true,
+      offTrack: true,
+      userStates: ["frustrated"],
+      workflowSuccessRate: 0.2,
+      consecutiveFailures: 4,
+      workflowId: "w1",
+    });
     expect(r.threshold.appliedRules).toEqual([]);
     expect(r.threshold.healthPenalty).toBeCloseTo(0.1, 12);
     expect(r.threshold.adjusted).toBeCloseTo(0.8, 12);
@@ -257,7 +322,11 @@ describe("defect 4: a caller describes the running workflow; the answer shows it
     const p = await tg.plan({ intent: "push the branch to the remote", workflow });
     expect((p as { health?: { timeline?: unknown[] } }).health?.timeline).toHaveLength(4);
     // A healthy workflow: no penalty, OnTrack.
-    const ok = await tg.search({ intent: "push the branch to the remote", workflow: { steps: [{ tool: "a", success: true }] }, limit: 1 });
+    const ok = await tg.search({
+      intent: "push the branch to the remote",
+      workflow: { steps: [{ tool: "a", success: true }] },
+      limit: 1,
+    });
     expect(ok.health).toMatchObject({ taskHealth: "OnTrack", atRisk: false, offTrack: false, userStates: [] });
     expect(ok.threshold.healthPenalty).toBe(0);
   });
@@ -265,9 +334,13 @@ describe("defect 4: a caller describes the running workflow; the answer shows it
   it("a malformed workflow is rejected naming the field", async () => {
     const tg = await fresh();
     await tg.importCatalog({ tools: [{ id: "a" }] });
-    await expect(tg.search({ intent: "x", workflow: { steps: [{ tool: "a" }], replans: -1 } })).rejects.toThrow(/workflow\.replans/);
+    await expect(tg.search({ intent: "x", workflow: { steps: [{ tool: "a" }], replans: -1 } })).rejects.toThrow(
+      /workflow\.replans/,
+    );
     // One formatter for every door: steps[0].tool, never steps.0.tool.
-    await expect(tg.search({ intent: "x", workflow: { steps: [{ tool: "" }] } })).rejects.toMatchObject({ details: { field: "workflow.steps[0].tool" } });
+    await expect(tg.search({ intent: "x", workflow: { steps: [{ tool: "" }] } })).rejects.toMatchObject({
+      details: { field: "workflow.steps[0].tool" },
+    });
   });
 });
 
@@ -278,14 +351,20 @@ describe("defects 4 and 5 through the HTTP door (the same request schemas)", () 
     const server = await startServer({ api: tg, port: 0, token: "t0k3n-for-tests", log: () => {} });
     try {
       const post = async (path: string, body: unknown) => {
-        const res = await fetch(server.url + path, { method: "POST", headers: { authorization: "Bearer t0k3n-for-tests", "content-type": "application/json" }, body: JSON.stringify(body) });
+        const res = await fetch(server.url + path, {
+          method: "POST",
+          headers: { authorization: "Bearer t0k3n-for-tests", "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
         return { status: res.status, json: (await res.json()) as any };
       };
       const tools = [
         { id: "general.ask", description: "ask a general assistant anything" },
         { id: "a", description: "tool a" },
       ];
-      expect((await post("/v1/import/catalog", { tools, settings: { fallbackTools: ["general.ask"] } })).status).toBe(200);
+      expect((await post("/v1/import/catalog", { tools, settings: { fallbackTools: ["general.ask"] } })).status).toBe(
+        200,
+      );
       const workflow = { id: "h1", steps: [{ tool: "a", success: false }], replans: 3 };
       const r = await post("/v1/search", { intent: "zzyzx qwv", workflow, limit: 1 });
       expect(r.status).toBe(200);

@@ -16,8 +16,18 @@ import { PROJECT_HEADER, type ServerHandle, startServer } from "../../src/server
 import { cli, freshTarget } from "../cli/harness.ts";
 import { SKIP_SERVER, serverBackend } from "../helpers/backends.ts";
 
-const CATALOG = { tools: [{ id: "a.one", description: "first tool" }, { id: "a.two", description: "second tool" }] };
-const UNKNOWN = { id: "run-1", startedAt: "2026-01-01T00:00:00Z", success: true, steps: [{ tool: "a.one" }, { tool: "b.missing" }] };
+const CATALOG = {
+  tools: [
+    { id: "a.one", description: "first tool" },
+    { id: "a.two", description: "second tool" },
+  ],
+};
+const UNKNOWN = {
+  id: "run-1",
+  startedAt: "2026-01-01T00:00:00Z",
+  success: true,
+  steps: [{ tool: "a.one" }, { tool: "b.missing" }],
+};
 /** A command-line flag: `--word` at the start or after a space or parenthesis. */
 const CLI_FLAG = /(^|[\s(])--[a-z]/;
 
@@ -29,7 +39,11 @@ let server: ServerHandle;
 beforeAll(async () => {
   // Project "full" has tools; "default" has none.
   database = backend ? (await backend.options()).database : undefined;
-  tg = await openToolgraph({ ...(database ? { database } : { home: "memory://", database: "" }), project: "full", embeddings: "hash:32" });
+  tg = await openToolgraph({
+    ...(database ? { database } : { home: "memory://", database: "" }),
+    project: "full",
+    embeddings: "hash:32",
+  });
   await tg.importCatalog(CATALOG);
   server = await startServer({ api: tg, port: 0, defaultProject: "default", log: () => {}, warmUp: false });
 });
@@ -39,8 +53,16 @@ afterAll(async () => {
   await backend?.dispose();
 });
 
-async function http(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
-  const r = await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+async function http(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any }> {
+  const r = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, json: await r.json() };
 }
 
@@ -57,7 +79,9 @@ describe("an execution naming a tool the catalog lacks", () => {
   it("HTTP: the 400 names the query flag ?autoRegister=true, never --auto-register", async () => {
     const r = await http("/v1/executions", UNKNOWN, { [PROJECT_HEADER]: "full" });
     expect(r.status).toBe(400);
-    expect(r.json.error.message).toBe('line 1: steps[1].tool: unknown tool "b.missing" (import it in the catalog first, or add ?autoRegister=true to the request) (nothing was written)');
+    expect(r.json.error.message).toBe(
+      'line 1: steps[1].tool: unknown tool "b.missing" (import it in the catalog first, or add ?autoRegister=true to the request) (nothing was written)',
+    );
     expect(r.json.error.message).not.toMatch(CLI_FLAG);
   });
 
@@ -65,14 +89,18 @@ describe("an execution naming a tool the catalog lacks", () => {
     const r = await http("/v1/import/traces?skipInvalid=true", [UNKNOWN], { [PROJECT_HEADER]: "full" });
     expect(r.status).toBe(200);
     expect(r.json.invalid).toHaveLength(1);
-    expect(r.json.invalid[0].message).toBe('unknown tool "b.missing" (import it in the catalog first, or add ?autoRegister=true to the request)');
+    expect(r.json.invalid[0].message).toBe(
+      'unknown tool "b.missing" (import it in the catalog first, or add ?autoRegister=true to the request)',
+    );
   });
 
   it("MCP: record_execution's error names its autoRegister argument", async () => {
     const c = await mcp("full");
     const r: any = await c.callTool({ name: "record_execution", arguments: UNKNOWN });
     expect(r.isError).toBe(true);
-    expect(r.content[0].text).toContain('unknown tool "b.missing" (import it in the catalog first, or set "autoRegister": true in the arguments)');
+    expect(r.content[0].text).toContain(
+      'unknown tool "b.missing" (import it in the catalog first, or set "autoRegister": true in the arguments)',
+    );
     expect(r.content[0].text).not.toMatch(CLI_FLAG);
     await c.close();
   });
@@ -81,17 +109,25 @@ describe("an execution naming a tool the catalog lacks", () => {
     const e = await tg.recordExecution(UNKNOWN).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ToolgraphError);
     expect((e as ToolgraphError).message).toContain("(import it in the catalog first, or pass { autoRegister: true })");
-    expect((e as ToolgraphError).messageFor("cli")).toContain("(import it in the catalog first, or pass --auto-register)");
-    expect((e as ToolgraphError).messageFor("cli")).toMatch(/^invalid input \(nothing was written\):\n {2}execution:1: steps\[1\]\.tool: /);
+    expect((e as ToolgraphError).messageFor("cli")).toContain(
+      "(import it in the catalog first, or pass --auto-register)",
+    );
+    expect((e as ToolgraphError).messageFor("cli")).toMatch(
+      /^invalid input \(nothing was written\):\n {2}execution:1: steps\[1\]\.tool: /,
+    );
   });
 
   it("CLI: record and search print the flags", async () => {
     const target = await freshTarget();
     try {
-      expect((await cli(target, JSON.stringify(CATALOG)).run("import", "catalog", "-", "--project", "full")).code).toBe(0);
+      expect((await cli(target, JSON.stringify(CATALOG)).run("import", "catalog", "-", "--project", "full")).code).toBe(
+        0,
+      );
       const record = await cli(target, JSON.stringify(UNKNOWN)).run("record", "-", "--project", "full");
       expect(record.code).toBe(3);
-      expect(record.err).toContain('steps[1].tool: unknown tool "b.missing" (import it in the catalog first, or pass --auto-register)');
+      expect(record.err).toContain(
+        'steps[1].tool: unknown tool "b.missing" (import it in the catalog first, or pass --auto-register)',
+      );
       const search = await cli(target).run("search", "first");
       expect(search.code).toBe(1);
       expect(search.err).toMatch(/full \(2 tools\) — e\.g\. --project full\n$/);
@@ -114,7 +150,9 @@ describe("a search on a project without tools while another has some", () => {
     const c = await mcp("default");
     const r: any = await c.callTool({ name: "search_tools", arguments: { intent: "first" } });
     expect(r.isError).toBe(true);
-    expect(r.content[0].text).toContain("— e.g. the header x-toolgraph-project: full on /mcp, or TOOLGRAPH_PROJECT=full where the MCP server starts");
+    expect(r.content[0].text).toContain(
+      "— e.g. the header x-toolgraph-project: full on /mcp, or TOOLGRAPH_PROJECT=full where the MCP server starts",
+    );
     expect(r.content[0].text).not.toMatch(CLI_FLAG);
     await c.close();
   });

@@ -14,12 +14,22 @@ describe("AdaptiveThresholdManager from the package entry", () => {
 
   it("moves the threshold by the strongest matching rule", () => {
     expect(gate.adjustThreshold(user, calm, { urgency: "medium", complexity: 0.3 }).adjustedThreshold).toBe(0.7);
-    expect(gate.adjustThreshold(user, { isProduction: true, isCriticalTask: true }, { urgency: "medium", complexity: 0.3 }).adjustedThreshold).toBeCloseTo(0.8, 12);
-    expect(gate.adjustThreshold(user, calm, { urgency: "medium", complexity: 0.8 }).adjustedThreshold).toBeCloseTo(0.72, 12);
+    expect(
+      gate.adjustThreshold(user, { isProduction: true, isCriticalTask: true }, { urgency: "medium", complexity: 0.3 })
+        .adjustedThreshold,
+    ).toBeCloseTo(0.8, 12);
+    expect(gate.adjustThreshold(user, calm, { urgency: "medium", complexity: 0.8 }).adjustedThreshold).toBeCloseTo(
+      0.72,
+      12,
+    );
   });
 
   it("decides accepted / with caution / abstained with the gap", () => {
-    const strict = gate.adjustThreshold(user, { isProduction: true, isCriticalTask: true }, { urgency: "medium", complexity: 0.3 });
+    const strict = gate.adjustThreshold(
+      user,
+      { isProduction: true, isCriticalTask: true },
+      { urgency: "medium", complexity: 0.3 },
+    );
     expect(gate.gate(0.9, strict).decision).toBe("accepted");
     expect(gate.gate(0.82, strict).decision).toBe("accepted-with-caution");
     const out = gate.gate(0.75, strict, { fallbacks: ["ask.user"] });
@@ -28,6 +38,10 @@ describe("AdaptiveThresholdManager from the package entry", () => {
   });
 
   it("the operation table is exported with every door's spelling", () => {
-    expect(OPERATIONS.toolInfo).toMatchObject({ http: { path: "/v1/tools/info" }, mcp: { name: "tool_info" }, cli: { command: "tool-info" } });
+    expect(OPERATIONS.toolInfo).toMatchObject({
+      http: { path: "/v1/tools/info" },
+      mcp: { name: "tool_info" },
+      cli: { command: "tool-info" },
+    });
   });
 });

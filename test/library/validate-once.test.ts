@@ -40,7 +40,11 @@ async function parsesOf(schema: z.ZodType, fn: () => Promise<unknown>): Promise<
 }
 
 async function post(path: string, body: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(server.url + path, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(server.url + path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -57,7 +61,12 @@ async function libraryError(fn: () => Promise<unknown>): Promise<{ message: stri
 
 beforeAll(async () => {
   tg = await openToolgraph({ home: "memory://", embeddings: "hash:256", now: () => NOW });
-  await tg.importCatalog({ tools: [{ id: "a", description: "read a file" }, { id: "b", description: "write a file" }] });
+  await tg.importCatalog({
+    tools: [
+      { id: "a", description: "read a file" },
+      { id: "b", description: "write a file" },
+    ],
+  });
   server = await startServer({ api: tg, port: 0, token: TOKEN, log: () => {}, warmUp: false });
   const mcpServer = createMcpServer(tg);
   const [x, y] = InMemoryTransport.createLinkedPair();
@@ -76,24 +85,45 @@ describe("one validation per request", () => {
   it("search: the request schema runs once through the library, HTTP and MCP", async () => {
     const req = { intent: "read a file", limit: 1 };
     expect(await parsesOf(searchRequest, () => tg.search(req))).toBe(1);
-    expect(await parsesOf(searchRequest, async () => expect((await post("/v1/search", { ...req, limit: 2 })).status).toBe(200))).toBe(1);
-    expect(await parsesOf(searchRequest, async () => expect((await call("search_tools", { ...req, limit: 3 })).isError).toBeFalsy())).toBe(1);
+    expect(
+      await parsesOf(searchRequest, async () =>
+        expect((await post("/v1/search", { ...req, limit: 2 })).status).toBe(200),
+      ),
+    ).toBe(1);
+    expect(
+      await parsesOf(searchRequest, async () =>
+        expect((await call("search_tools", { ...req, limit: 3 })).isError).toBeFalsy(),
+      ),
+    ).toBe(1);
   });
 
   it("an invalid search is parsed once too (the door does not check it first)", async () => {
     const bad = { intent: "" };
     expect(await parsesOf(searchRequest, () => tg.search(bad).catch(() => undefined))).toBe(1);
     expect(await parsesOf(searchRequest, async () => expect((await post("/v1/search", bad)).status).toBe(400))).toBe(1);
-    expect(await parsesOf(searchRequest, async () => expect((await call("search_tools", bad)).isError).toBe(true))).toBe(1);
+    expect(
+      await parsesOf(searchRequest, async () => expect((await call("search_tools", bad)).isError).toBe(true)),
+    ).toBe(1);
   });
 
   it("record an execution: executionSchema once per door; the MCP argument schema only lists", async () => {
-    const ex = (id: string) => ({ id, startedAt: "2026-10-30T10:00:00Z", success: true, steps: [{ tool: "a" }, { tool: "b", dependsOn: [0] }] });
+    const ex = (id: string) => ({
+      id,
+      startedAt: "2026-10-30T10:00:00Z",
+      success: true,
+      steps: [{ tool: "a" }, { tool: "b", dependsOn: [0] }],
+    });
     expect(await parsesOf(executionSchema, () => tg.recordExecution(ex("lib-1")))).toBe(1);
-    expect(await parsesOf(executionSchema, async () => expect((await post("/v1/executions", ex("http-1"))).status).toBe(200))).toBe(1);
+    expect(
+      await parsesOf(executionSchema, async () =>
+        expect((await post("/v1/executions", ex("http-1"))).status).toBe(200),
+      ),
+    ).toBe(1);
     let argsRuns = -1;
     const runs = await parsesOf(executionSchema, async () => {
-      argsRuns = await parsesOf(executionArgs, async () => expect((await call("record_execution", ex("mcp-1"))).isError).toBeFalsy());
+      argsRuns = await parsesOf(executionArgs, async () =>
+        expect((await call("record_execution", ex("mcp-1"))).isError).toBeFalsy(),
+      );
     });
     expect(runs).toBe(1);
     expect(argsRuns).toBe(0);
@@ -116,9 +146,13 @@ describe("the CLI door", () => {
       const cat = join(home, "catalog.json");
       writeFileSync(cat, JSON.stringify({ tools: [{ id: "a", description: "read a file" }] }));
       expect((await cli("import", "catalog", cat)).code).toBe(0);
-      expect(await parsesOf(searchRequest, async () => expect((await cli("search", "read a file", "--json")).code).toBe(0))).toBe(1);
+      expect(
+        await parsesOf(searchRequest, async () => expect((await cli("search", "read a file", "--json")).code).toBe(0)),
+      ).toBe(1);
       let bad = { code: -1, err: "" };
-      expect(await parsesOf(searchRequest, async () => (bad = await cli("search", "read a file", "--urgency", "soon")))).toBe(1);
+      expect(
+        await parsesOf(searchRequest, async () => (bad = await cli("search", "read a file", "--urgency", "soon"))),
+      ).toBe(1);
       const lib = await libraryError(() => tg.search({ intent: "read a file", urgency: "soon" as "low" }));
       expect(bad.code).toBe(3);
       expect(bad.err).toContain(lib.message);
@@ -166,8 +200,13 @@ describe("one issue formatter: the same field and message on every door", () => 
 
   it("the library-only graph option of buildDag and plan is validated too, naming graph", async () => {
     const sideways = "sideways" as "auto";
-    expect(await libraryError(() => tg.buildDag({ tools: ["a"], graph: sideways }))).toMatchObject({ field: "graph", message: expect.stringMatching(/^graph: /) });
-    expect(await libraryError(() => tg.plan({ intent: "read a file", graph: sideways }))).toMatchObject({ field: "graph" });
+    expect(await libraryError(() => tg.buildDag({ tools: ["a"], graph: sideways }))).toMatchObject({
+      field: "graph",
+      message: expect.stringMatching(/^graph: /),
+    });
+    expect(await libraryError(() => tg.plan({ intent: "read a file", graph: sideways }))).toMatchObject({
+      field: "graph",
+    });
     expect((await tg.buildDag({ tools: ["a"], graph: "history" })).nodes.map((n) => n.tool)).toEqual(["a"]);
   });
 

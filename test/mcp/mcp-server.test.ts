@@ -47,7 +47,14 @@ describe("tools/list", () => {
   it("lists every tool with a description that says when to call it", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(MCP_TOOLS.map((t) => t.name).sort());
-    for (const name of ["search_tools", "suggest_next_tool", "search_capabilities", "build_dag", "plan_workflow", "record_execution"]) {
+    for (const name of [
+      "search_tools",
+      "suggest_next_tool",
+      "search_capabilities",
+      "build_dag",
+      "plan_workflow",
+      "record_execution",
+    ]) {
       const t = tools.find((x) => x.name === name)!;
       expect(t.description).toMatch(/^Call this/);
       expect(t.inputSchema.type).toBe("object");
@@ -125,7 +132,9 @@ describe("tools/call", () => {
       for (const x of reasons) expect(x).not.toMatch(/(runs after|required by|edges from) \d/);
       expect(text(r)).not.toMatch(/(runs after|required by|edges from) \d/);
     }
-    expect(dag.structuredContent.nodes.find((n: { tool: string }) => n.tool === "git.commit").reason).toBe("layer 1: runs after git.diff");
+    expect(dag.structuredContent.nodes.find((n: { tool: string }) => n.tool === "git.commit").reason).toBe(
+      "layer 1: runs after git.diff",
+    );
   });
 
   it("find_alternatives", async () => {
@@ -135,7 +144,12 @@ describe("tools/call", () => {
   });
 
   it("record_execution records once, then is a no-op", async () => {
-    const ex = { id: "mcp-exec-1", startedAt: "2026-10-30T10:00:00Z", success: true, steps: [{ tool: "git.status" }, { tool: "git.diff", dependsOn: [0] }] };
+    const ex = {
+      id: "mcp-exec-1",
+      startedAt: "2026-10-30T10:00:00Z",
+      success: true,
+      steps: [{ tool: "git.status" }, { tool: "git.diff", dependsOn: [0] }],
+    };
     const r = await call("record_execution", ex);
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent.inserted).toBe(1);
@@ -165,14 +179,23 @@ describe("errors and gated-out answers", () => {
   });
 
   it("an unknown tool in a recorded execution is an isError result", async () => {
-    const r = await call("record_execution", { id: "mcp-bad", startedAt: "2026-10-30T10:00:00Z", success: true, steps: [{ tool: "no.such.tool" }] });
+    const r = await call("record_execution", {
+      id: "mcp-bad",
+      startedAt: "2026-10-30T10:00:00Z",
+      success: true,
+      steps: [{ tool: "no.such.tool" }],
+    });
     expect(r.isError).toBe(true);
     expect(r._meta["toolgraph/error"].field).toBe("steps[0].tool");
   });
 
   it("a gated-out answer is a normal result that says why", async () => {
     // On the demo data every substitute for web.search stays below the critical-production threshold 0.80.
-    const r = await call("find_alternatives", { tool: "web.search", limit: 3, environment: { production: true, critical: true } });
+    const r = await call("find_alternatives", {
+      tool: "web.search",
+      limit: 3,
+      environment: { production: true, critical: true },
+    });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent.abstained).toBe(true);
     expect(r.structuredContent.results.every((x: any) => x.gate.decision === "abstained")).toBe(true);
@@ -255,7 +278,11 @@ describe("the tools as an agent meets them", () => {
   });
 
   it("record_feedback moves the learned threshold of the answer's context", async () => {
-    const r = await call("record_feedback", { intent: "deploy the service to production", decision: "accepted", success: false });
+    const r = await call("record_feedback", {
+      intent: "deploy the service to production",
+      decision: "accepted",
+      success: false,
+    });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent.outcome).toBe("accepted-failed");
     expect(r.structuredContent.offset).toBeCloseTo(0.01, 10);
@@ -267,10 +294,22 @@ describe("result schemas shared with OpenAPI", () => {
     const { buildOpenApiDocument } = await import("../../src/server/openapi.ts");
     const doc = buildOpenApiDocument() as any;
     const body = (path: string) => doc.paths[path].post.responses["200"].content["application/json"].schema;
-    expect(Object.keys(body("/v1/search").properties)).toEqual(expect.arrayContaining(["results", "accepted", "abstained"]));
-    expect(body("/v1/search").properties.results.items.required).toEqual(expect.arrayContaining(["tool", "score", "gate", "server", "inputSchema"]));
+    expect(Object.keys(body("/v1/search").properties)).toEqual(
+      expect.arrayContaining(["results", "accepted", "abstained"]),
+    );
+    expect(body("/v1/search").properties.results.items.required).toEqual(
+      expect.arrayContaining(["tool", "score", "gate", "server", "inputSchema"]),
+    );
     expect(body("/v1/plan").properties.tools.items.properties.inputSchema.description).toMatch(/input JSON Schema/);
-    for (const p of ["/v1/next", "/v1/capabilities/match", "/v1/capabilities/discover", "/v1/dag", "/v1/alternatives", "/v1/feedback", "/v1/executions"]) {
+    for (const p of [
+      "/v1/next",
+      "/v1/capabilities/match",
+      "/v1/capabilities/discover",
+      "/v1/dag",
+      "/v1/alternatives",
+      "/v1/feedback",
+      "/v1/executions",
+    ]) {
       expect(body(p).type, p).toBe("object");
       expect(Object.keys(body(p).properties ?? {}).length, p).toBeGreaterThan(2);
     }

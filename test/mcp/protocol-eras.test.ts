@@ -27,7 +27,11 @@ function modernClient(): ModernClient {
 async function inProcess(project?: string): Promise<ModernClient> {
   const handler = createMcpHttpHandler(tg, project === undefined ? {} : { project });
   const client = modernClient();
-  await client.connect(new ModernHttp(new URL("http://in-process.test/mcp"), { fetch: (url, init) => handler.fetch(new Request(url, init)) }));
+  await client.connect(
+    new ModernHttp(new URL("http://in-process.test/mcp"), {
+      fetch: (url, init) => handler.fetch(new Request(url, init)),
+    }),
+  );
   return client;
 }
 
@@ -38,7 +42,10 @@ const ENVELOPE = {
 };
 
 /** One raw POST to the real /mcp: the status and the JSON-RPC body (the first SSE event for an SSE answer). */
-async function rawPost(body: unknown, headers: Record<string, string>): Promise<{ status: number; json: any; type: string | null }> {
+async function rawPost(
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ status: number; json: any; type: string | null }> {
   const res = await fetch(`${server.url}/mcp`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
@@ -46,7 +53,14 @@ async function rawPost(body: unknown, headers: Record<string, string>): Promise<
   });
   const text = await res.text();
   const type = res.headers.get("content-type");
-  const json = type?.startsWith("text/event-stream") ? JSON.parse(text.split("\n").find((l) => l.startsWith("data: "))!.slice(6)) : JSON.parse(text);
+  const json = type?.startsWith("text/event-stream")
+    ? JSON.parse(
+        text
+          .split("\n")
+          .find((l) => l.startsWith("data: "))!
+          .slice(6),
+      )
+    : JSON.parse(text);
   return { status: res.status, json, type };
 }
 
@@ -98,7 +112,10 @@ describe("2026-07-28 client, in process", () => {
   });
 
   it("binds the project given to the handler", async () => {
-    await tg.importCatalog({ tools: [{ id: "eras.only", description: "the only tool of the eras project" }] }, { project: "eras" });
+    await tg.importCatalog(
+      { tools: [{ id: "eras.only", description: "the only tool of the eras project" }] },
+      { project: "eras" },
+    );
     const client = await inProcess("eras");
     try {
       const r = await client.callTool({ name: "search_tools", arguments: { intent: "tool" } });
@@ -124,14 +141,20 @@ describe("2026-07-28 over a real serve port", () => {
   });
 
   it("server/discover answers the revision and a public cache hint; tools/list is byte-identical for every caller", async () => {
-    const discover = await rawPost({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: ENVELOPE } }, modernHeaders("server/discover"));
+    const discover = await rawPost(
+      { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: ENVELOPE } },
+      modernHeaders("server/discover"),
+    );
     expect(discover.status).toBe(200);
     expect(discover.json.result.supportedVersions).toContain(MODERN);
     expect(discover.json.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" });
     const lists = [];
     for (const name of ["one", "two"]) {
       const env = { ...ENVELOPE, "io.modelcontextprotocol/clientInfo": { name, version: "1" } };
-      const r = await rawPost({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: env } }, modernHeaders("tools/list"));
+      const r = await rawPost(
+        { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: env } },
+        modernHeaders("tools/list"),
+      );
       expect(r.status).toBe(200);
       expect(r.json.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" });
       lists.push(JSON.stringify(r.json.result));
@@ -140,9 +163,18 @@ describe("2026-07-28 over a real serve port", () => {
   });
 
   it("accepts W3C trace context in _meta", async () => {
-    const env = { ...ENVELOPE, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "tg=1" };
+    const env = {
+      ...ENVELOPE,
+      traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      tracestate: "tg=1",
+    };
     const r = await rawPost(
-      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "search_tools", arguments: { intent: "open a pull request", limit: 1 }, _meta: env } },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "search_tools", arguments: { intent: "open a pull request", limit: 1 }, _meta: env },
+      },
       modernHeaders("tools/call", "search_tools"),
     );
     expect(r.status).toBe(200);
@@ -161,7 +193,12 @@ describe("2026-07-28 headers that disagree with the body", () => {
   });
 
   it("Mcp-Name naming another tool: 400, -32020", async () => {
-    const body = { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "search_tools", arguments: { intent: "x" }, _meta: ENVELOPE } };
+    const body = {
+      jsonrpc: "2.0",
+      id: 8,
+      method: "tools/call",
+      params: { name: "search_tools", arguments: { intent: "x" }, _meta: ENVELOPE },
+    };
     const r = await rawPost(body, modernHeaders("tools/call", "build_dag"));
     expect(r.status).toBe(400);
     expect(r.json.error.code).toBe(-32020);
@@ -175,7 +212,10 @@ describe("2026-07-28 headers that disagree with the body", () => {
 
   it("an unknown revision: 400, -32022 (unsupported protocol version) naming the supported one", async () => {
     const env = { ...ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2099-01-01" };
-    const r = await rawPost({ ...listBody, params: { _meta: env } }, { "mcp-protocol-version": "2099-01-01", "mcp-method": "tools/list" });
+    const r = await rawPost(
+      { ...listBody, params: { _meta: env } },
+      { "mcp-protocol-version": "2099-01-01", "mcp-method": "tools/list" },
+    );
     expect(r.status).toBe(400);
     expect(r.json.error.code).toBe(-32022);
     expect(r.json.error.data.supported).toContain(MODERN);
@@ -190,7 +230,10 @@ describe("2025 era on the same port", () => {
       expect(client.getServerVersion()?.name).toBe("toolgraph");
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
-      const r = (await client.callTool({ name: "search_tools", arguments: { intent: "open a pull request", limit: 1 } })) as any;
+      const r = (await client.callTool({
+        name: "search_tools",
+        arguments: { intent: "open a pull request", limit: 1 },
+      })) as any;
       expect(r.structuredContent.results).toHaveLength(1);
     } finally {
       await client.close();
@@ -199,7 +242,12 @@ describe("2025 era on the same port", () => {
 
   it("a raw 2025-06-18 initialize is answered in that revision as plain JSON, and a call needs no session", async () => {
     const init = await rawPost(
-      { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      },
       {},
     );
     expect(init.status).toBe(200);

@@ -33,7 +33,10 @@ describe("search_tools routing", () => {
   });
 
   it("two-hop: the summary names the routed namespaces, the JSON carries them", async () => {
-    const r: any = await client.callTool({ name: "search_tools", arguments: { intent: "open a pull request on github", routing: "two-hop", limit: 3 } });
+    const r: any = await client.callTool({
+      name: "search_tools",
+      arguments: { intent: "open a pull request on github", routing: "two-hop", limit: 3 },
+    });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent.routing.mode).toBe("two-hop");
     expect(r.structuredContent.routing.namespaces[0].namespace).toBe("github");
@@ -42,7 +45,10 @@ describe("search_tools routing", () => {
   });
 
   it("flat has no routing line", async () => {
-    const r: any = await client.callTool({ name: "search_tools", arguments: { intent: "open a pull request", routing: "flat", limit: 3 } });
+    const r: any = await client.callTool({
+      name: "search_tools",
+      arguments: { intent: "open a pull request", routing: "flat", limit: 3 },
+    });
     expect(r.structuredContent.routing.mode).toBe("flat");
     expect(text(r)).not.toMatch(/routed via/);
   });

@@ -2,8 +2,19 @@
 import { describe, expect, it } from "vitest";
 import { gateText, isGatedOut, itemLine, summarize } from "../../src/mcp/summary.ts";
 
-const accepted = { tool: "git.push", name: "push", score: 0.8123, gate: { decision: "accepted", confidence: "high", threshold: 0.6 }, explanation: "git.push: 0.812 = …" };
-const abstained = { tool: "web.get", score: 0.5, gate: { decision: "abstained", confidence: "low", threshold: 0.7, gap: 0.2 }, explanation: "weak" };
+const accepted = {
+  tool: "git.push",
+  name: "push",
+  score: 0.8123,
+  gate: { decision: "accepted", confidence: "high", threshold: 0.6 },
+  explanation: "git.push: 0.812 = …",
+};
+const abstained = {
+  tool: "web.get",
+  score: 0.5,
+  gate: { decision: "abstained", confidence: "low", threshold: 0.7, gap: 0.2 },
+  explanation: "weak",
+};
 
 describe("gateText", () => {
   it("accepted shows the confidence", () => {
@@ -49,7 +60,12 @@ describe("isGatedOut", () => {
 describe("summarize", () => {
   it("lists the items under a headline with the accepted ones", () => {
     const text = summarize('for "push"', { results: [accepted], accepted: ["git.push"], abstained: false });
-    expect(text.split("\n")).toEqual(['1 results for "push"', "accepted: git.push", "1. git.push (push) — score 0.812 — accepted (high)", "   git.push: 0.812 = …"]);
+    expect(text.split("\n")).toEqual([
+      '1 results for "push"',
+      "accepted: git.push",
+      "1. git.push (push) — score 0.812 — accepted (high)",
+      "   git.push: 0.812 = …",
+    ]);
   });
 
   it("a gated-out answer says why and names the fallbacks", () => {
@@ -60,18 +76,28 @@ describe("summarize", () => {
       reason: "no substitute reached the threshold",
       fallbacks: ["docs.search"],
     });
-    expect(text).toContain("No confident answer (gated out): no substitute reached the threshold. Fallback tools: docs.search.");
+    expect(text).toContain(
+      "No confident answer (gated out): no substitute reached the threshold. Fallback tools: docs.search.",
+    );
     expect(text).toContain("1. web.get — score 0.500 — abstained: 0.200 below threshold 0.700");
   });
 
   it("an empty answer with a reason gives the reason", () => {
-    const text = summarize("after git.status", { suggestions: [], accepted: [], abstained: true, reason: "no candidate follows this context" });
+    const text = summarize("after git.status", {
+      suggestions: [],
+      accepted: [],
+      abstained: true,
+      reason: "no candidate follows this context",
+    });
     expect(text).toContain("0 suggestions after git.status");
     expect(text).toContain("no candidate follows this context");
   });
 
   it("a DAG lists its layers and edges", () => {
-    const text = summarize("execution DAG of 3 tools", { layers: [["git.commit"], ["git.push", "ci.build"]], edges: [{ from: "git.commit", to: "git.push" }] });
+    const text = summarize("execution DAG of 3 tools", {
+      layers: [["git.commit"], ["git.push", "ci.build"]],
+      edges: [{ from: "git.commit", to: "git.push" }],
+    });
     expect(text).toContain("layer 1: git.commit");
     expect(text).toContain("layer 2: git.push, ci.build");
     expect(text).toContain("edges: git.commit → git.push");

@@ -12,7 +12,14 @@ describe("structured logger", () => {
     child.info("request", { status: 200, ms: 1.5 });
     log.error("boom", { err: new Error("bad") });
     expect(lines).toHaveLength(2);
-    expect(JSON.parse(lines[0]!)).toEqual({ time: "2026-11-24T10:00:00.000Z", level: "info", msg: "request", requestId: "r-1", status: 200, ms: 1.5 });
+    expect(JSON.parse(lines[0]!)).toEqual({
+      time: "2026-11-24T10:00:00.000Z",
+      level: "info",
+      msg: "request",
+      requestId: "r-1",
+      status: 200,
+      ms: 1.5,
+    });
     const e = JSON.parse(lines[1]!);
     expect(e).toMatchObject({ level: "error", msg: "boom", err: { name: "Error", message: "bad" } });
   });
@@ -28,8 +35,14 @@ describe("structured logger", () => {
     const out = process.stdout.write;
     const err = process.stderr.write;
     const seen: string[] = [];
-    process.stdout.write = ((s: string) => (seen.push(`out:${s}`), true)) as typeof process.stdout.write;
-    process.stderr.write = ((s: string) => (seen.push(`err:${s}`), true)) as typeof process.stderr.write;
+    process.stdout.write = ((s: string) => {
+      seen.push(`out:${s}`);
+      return true;
+    }) as typeof process.stdout.write;
+    process.stderr.write = ((s: string) => {
+      seen.push(`err:${s}`);
+      return true;
+    }) as typeof process.stderr.write;
     try {
       createLogger({ format: "json", level: "info" }).info("hello");
     } finally {
@@ -41,7 +54,9 @@ describe("structured logger", () => {
   });
 
   it("bad level or format names the variable and the value", () => {
-    expect(() => parseLogLevel("loud")).toThrow('TOOLGRAPH_LOG_LEVEL: must be one of debug, info, warn, error (got "loud")');
+    expect(() => parseLogLevel("loud")).toThrow(
+      'TOOLGRAPH_LOG_LEVEL: must be one of debug, info, warn, error (got "loud")',
+    );
     expect(() => parseLogFormat("xml", "--log-format")).toThrow('--log-format: must be text or json (got "xml")');
     expect(parseLogLevel(" WARN ")).toBe("warn");
   });

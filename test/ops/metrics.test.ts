@@ -9,7 +9,8 @@ describe("metrics registry", () => {
     for (const v of [0.05, 0.1, 0.5, 3]) h.observe({ job: "a" }, v);
     const p = parseExposition(await r.render());
     expect(p.types.get("x_seconds")).toBe("histogram");
-    const get = (name: string, le?: string) => p.samples.find((s) => s.name === name && (le === undefined || s.labels.le === le))!.value;
+    const get = (name: string, le?: string) =>
+      p.samples.find((s) => s.name === name && (le === undefined || s.labels.le === le))!.value;
     expect(get("x_seconds_bucket", "0.1")).toBe(2); // 0.05 and 0.1 (le is inclusive)
     expect(get("x_seconds_bucket", "1")).toBe(3);
     expect(get("x_seconds_bucket", "+Inf")).toBe(4);

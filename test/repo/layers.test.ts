@@ -19,16 +19,25 @@ function files(dir: string): string[] {
 }
 
 /** Runtime imports of a file (static, re-exports and dynamic), relative ones only, as repo paths. */
-export function runtimeImports(file: string, text: string): string[] {
+function runtimeImports(file: string, text: string): string[] {
   const out: string[] = [];
   const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
-  const re = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^;]*?\sfrom\s+["'](\.[^"']+)["']|(?:^|\n)\s*import\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g;
+  const re =
+    /(?:^|\n)\s*(import|export)\s+(type\s+)?[^;]*?\sfrom\s+["'](\.[^"']+)["']|(?:^|\n)\s*import\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g;
   for (let m = re.exec(code); m !== null; m = re.exec(code)) {
     if (m[2]) continue; // import type / export type
     const spec = m[3] ?? m[4] ?? m[5];
     if (!spec) continue;
     // `import { type A, type B } from` is type-only too.
-    if (m[1] && /^\s*(import|export)\s*\{([^}]*)\}/.test(m[0].trim()) && m[0].match(/\{([^}]*)\}/)![1]!.split(",").every((x) => x.trim() === "" || x.trim().startsWith("type "))) continue;
+    if (
+      m[1] &&
+      /^\s*(import|export)\s*\{([^}]*)\}/.test(m[0].trim()) &&
+      m[0]
+        .match(/\{([^}]*)\}/)![1]!
+        .split(",")
+        .every((x) => x.trim() === "" || x.trim().startsWith("type "))
+    )
+      continue;
     out.push(relative(ROOT, resolve(dirname(file), spec.replace(/\.js$/, ".ts"))));
   }
   return out;
@@ -55,8 +64,15 @@ const KNOWN_UPWARD = new Set<string>([
   "src/view/engine.ts → src/gate/gatekeeper.ts",
 ]);
 
-const SRC = [...files(join(ROOT, "src")), ...files(join(ROOT, "algorithms"))].filter((f) => !f.includes("/src/server/ui/"));
-const GRAPH = new Map(SRC.map((f) => [relative(ROOT, f), runtimeImports(f, readFileSync(f, "utf8")).filter((t) => t.startsWith("src/") || t.startsWith("algorithms/"))]));
+const SRC = [...files(join(ROOT, "src")), ...files(join(ROOT, "algorithms"))].filter(
+  (f) => !f.includes("/src/server/ui/"),
+);
+const GRAPH = new Map(
+  SRC.map((f) => [
+    relative(ROOT, f),
+    runtimeImports(f, readFileSync(f, "utf8")).filter((t) => t.startsWith("src/") || t.startsWith("algorithms/")),
+  ]),
+);
 
 describe("layers", () => {
   it("every file of src/ and algorithms/ belongs to a layer", () => {

@@ -106,7 +106,7 @@ describe("findCitations", () => {
     ["See [the decisions](#decisions-behind-the-defaults) and ## 2. Results"],
     ["Manning et al., IR book §8.4 (MRR); Robertson & Zaragoza (2009), §3"],
     ["const rng = mulberry32(seed); // seeded k-means++, seed: 42"],
-    ["docs/decisions/gate-thresholds.md; algorithms/README.md, \"DAG\""],
+    ['docs/decisions/gate-thresholds.md; algorithms/README.md, "DAG"'],
     ["https://github.com/modelcontextprotocol/typescript-sdk/issues/1234"],
     ["the issue's list of wrappers; issues with long inputs"],
     ["a `#private` field and ids like tool#name"],

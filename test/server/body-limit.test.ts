@@ -37,7 +37,13 @@ function upload(size: number, declared: boolean): Promise<{ status: number; body
   return new Promise((resolve) => {
     const url = new URL(`${server.url}/v1/search`);
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json", ...(declared ? { "content-length": String(size) } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        headers: { "content-type": "application/json", ...(declared ? { "content-length": String(size) } : {}) },
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8");
@@ -116,13 +122,19 @@ function rawUpload(size: number, mode: "declared" | "chunked", chunks: number, g
     const write = (data: string | Buffer) => new Promise<void>((ok) => socket.write(data, () => ok()));
     socket.once("connect", async () => {
       const framing = mode === "declared" ? `content-length: ${size}` : "transfer-encoding: chunked";
-      await write(`POST /v1/search HTTP/1.1\r\nhost: ${small.host}:${small.port}\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`);
+      await write(
+        `POST /v1/search HTTP/1.1\r\nhost: ${small.host}:${small.port}\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`,
+      );
       const piece = Math.ceil(size / chunks);
       for (let sent = 0; sent < size; sent += piece) {
         await sleep(gapMs);
         if (socket.destroyed) return;
         const data = Buffer.alloc(Math.min(piece, size - sent), 0x61);
-        await write(mode === "declared" ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from("\r\n")]));
+        await write(
+          mode === "declared"
+            ? data
+            : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from("\r\n")]),
+        );
       }
       if (mode === "chunked") await write("0\r\n\r\n");
       if (socket.destroyed) return;
@@ -141,17 +153,20 @@ describe("body limit, slow raw-socket uploads", () => {
   it.each([
     ["declared length", "declared"],
     ["chunked", "chunked"],
-  ] as const)("an upload just over the limit (%s) sent in 8 slow chunks gets a whole 413 and no socket error (3 uploads)", async (_n, mode) => {
-    for (let i = 0; i < 3; i++) {
-      const r = await rawUpload(SMALL_LIMIT + 16 * 1024 + i * 4099, mode, 8, 25);
-      expect(r.errors).toEqual([]);
-      expect(r.sentAll).toBe(true);
-      const [head = "", body = ""] = r.response.split("\r\n\r\n");
-      expect(head.split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large");
-      expect(head.toLowerCase()).toContain("connection: close");
-      const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
-      expect(Buffer.byteLength(body)).toBe(length);
-      expect(JSON.parse(body).error.code).toBe("payload-too-large");
-    }
-  });
+  ] as const)(
+    "an upload just over the limit (%s) sent in 8 slow chunks gets a whole 413 and no socket error (3 uploads)",
+    async (_n, mode) => {
+      for (let i = 0; i < 3; i++) {
+        const r = await rawUpload(SMALL_LIMIT + 16 * 1024 + i * 4099, mode, 8, 25);
+        expect(r.errors).toEqual([]);
+        expect(r.sentAll).toBe(true);
+        const [head = "", body = ""] = r.response.split("\r\n\r\n");
+        expect(head.split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large");
+        expect(head.toLowerCase()).toContain("connection: close");
+        const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+        expect(Buffer.byteLength(body)).toBe(length);
+        expect(JSON.parse(body).error.code).toBe("payload-too-large");
+      }
+    },
+  );
 });

@@ -38,7 +38,13 @@ const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
 
 beforeAll(async () => {
   const found = await findTestBrowser();
-  tg = await openToolgraph({ home: "memory://", database: "", project: "demo", embeddings: "hash:256", recommendationLog: { flushMs: 50 } });
+  tg = await openToolgraph({
+    home: "memory://",
+    database: "",
+    project: "demo",
+    embeddings: "hash:256",
+    recommendationLog: { flushMs: 50 },
+  });
   await tg.importCatalog(demoCatalog());
   await tg.importTraces(demoTraces(600, 42, NOW));
   server = await startServer({ api: tg, port: 0, token: TOKEN, log: () => {} });
@@ -47,7 +53,8 @@ beforeAll(async () => {
   // stores learned ones, so the page and a later call could disagree; fit them now (learn-weights).
   await tg.fitNextStepWeights();
   await server.server.readiness.start();
-  for (let i = 0; i < 600 && !(await tg.engine.analytics("demo")).fresh; i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 600 && !(await tg.engine.analytics("demo")).fresh; i++)
+    await new Promise((r) => setTimeout(r, 100));
   expect((await tg.engine.analytics("demo")).fresh).toBe(true);
   browser = await chromium.launch({ executablePath: found.executablePath, args: found.args, headless: true });
   context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
@@ -106,8 +113,12 @@ describe("console in a real browser", () => {
       abstained: boolean;
     };
     expect(await page.locator("#search-table .hit-tool").allTextContents()).toEqual(r.results.map((x) => x.tool));
-    expect(await page.locator("#search-table tr.hit .decision").first().textContent()).toBe(r.results[0]!.gate.decision);
-    expect(await page.locator("#search-table tr.hit td:nth-child(5)").first().textContent()).toBe(r.results[0]!.breakdown.alpha.toFixed(2));
+    expect(await page.locator("#search-table tr.hit .decision").first().textContent()).toBe(
+      r.results[0]!.gate.decision,
+    );
+    expect(await page.locator("#search-table tr.hit td:nth-child(5)").first().textContent()).toBe(
+      r.results[0]!.breakdown.alpha.toFixed(2),
+    );
     expect(await page.textContent("#search-gate")).toBe(r.abstained ? "abstained" : "answered");
     await shot("search");
   });
@@ -117,7 +128,11 @@ describe("console in a real browser", () => {
     await page.fill("#plan-input", PLAN_INTENT);
     await page.click("#plan-form button");
     await page.waitForSelector("#plan-svg .dag-node", { timeout: 15_000 });
-    const p = (await tg.plan({ intent: PLAN_INTENT, limit: 6 })) as { layers: string[][]; timing: { criticalPath: string[] }; gate: { decision: string } };
+    const p = (await tg.plan({ intent: PLAN_INTENT, limit: 6 })) as {
+      layers: string[][];
+      timing: { criticalPath: string[] };
+      gate: { decision: string };
+    };
     expect(await page.textContent("#plan-layers")).toBe(String(p.layers.length));
     expect(await page.locator("#plan-svg .dag-node").count()).toBe(p.layers.flat().length);
     expect(await page.textContent("#critical-path")).toBe(p.timing.criticalPath.join(" → "));
@@ -130,17 +145,30 @@ describe("console in a real browser", () => {
     // Live traffic through HTTP: two searches in sessions, then executions of those sessions (one ran the
     // answer's top tool and succeeded, one ran something else), and feedback naming a third answer.
     const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
-    const post = async (path: string, body: object) => (await fetch(`${server.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) })).json();
+    const post = async (path: string, body: object) =>
+      (await fetch(`${server.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) })).json();
     const a = await post("/v1/search", { intent: "roll back the production deploy", limit: 3, session: "wf-ui-1" });
     const b = await post("/v1/search", { intent: "post a message to the team channel", limit: 3, session: "wf-ui-2" });
     const c = await post("/v1/search", { intent: "open a pull request", limit: 3 });
     const at = "2026-11-01T12:30:00Z";
     await post("/v1/executions", { id: "wf-ui-1", startedAt: at, success: true, steps: [{ tool: a.results[0].tool }] });
-    await post("/v1/executions", { id: "wf-ui-2", startedAt: at, success: true, steps: [{ tool: "fs.list_directory" }] });
-    await post("/v1/feedback", { intent: "open a pull request", decision: "accepted", success: true, recommendationId: c.recommendationId });
+    await post("/v1/executions", {
+      id: "wf-ui-2",
+      startedAt: at,
+      success: true,
+      steps: [{ tool: "fs.list_directory" }],
+    });
+    await post("/v1/feedback", {
+      intent: "open a pull request",
+      decision: "accepted",
+      success: true,
+      recommendationId: c.recommendationId,
+    });
     expect(b.recommendationId).toMatch(/^rec_/);
     await tg.recommendations.flush();
-    const expected = liveMetrics(await joinedRecommendations(tg.engine.db, "demo")).perJob.find((j) => j.job === "search")!;
+    const expected = liveMetrics(await joinedRecommendations(tg.engine.db, "demo")).perJob.find(
+      (j) => j.job === "search",
+    )!;
     // By hand: wf-ui-1 ran the top tool and succeeded (right), wf-ui-2 ran a tool the answer did not name
     // (wrong), the feedback says success (right): 3 judged, 2 right, all three accepted on the demo.
     expect(expected).toMatchObject({ judged: 3, acceptedJudged: 3, acceptedCorrect: 2 });
@@ -149,13 +177,17 @@ describe("console in a real browser", () => {
     await page.waitForSelector("#jobs-table", { timeout: 15_000 });
     const row = page.locator('#jobs-table tr[data-job="search"] td');
     expect(await row.nth(3).textContent()).toBe(String(expected.judged));
-    expect(await row.nth(4).textContent()).toBe(expected.precisionAccepted === null ? "–" : pct(expected.precisionAccepted));
+    expect(await row.nth(4).textContent()).toBe(
+      expected.precisionAccepted === null ? "–" : pct(expected.precisionAccepted),
+    );
     expect(await row.nth(2).textContent()).toBe(pct(expected.acceptance));
     await tg.recommendations.flush();
     const n = await countRecommendations(tg.engine.db, "demo");
     // The page flushed the log before counting; the answers the test asked directly are in it too.
     expect(Number(await page.textContent("#dash-answers"))).toBe(n.recommendations);
-    const jobs = await page.locator("#jobs-table tr[data-job]").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.job));
+    const jobs = await page
+      .locator("#jobs-table tr[data-job]")
+      .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.job));
     expect(jobs).toEqual(["next", "plan", "search"]);
     expect(await page.locator("#tools-table tr").count()).toBeGreaterThan(10);
     await shot("dashboard");

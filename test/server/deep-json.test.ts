@@ -70,7 +70,11 @@ afterAll(async () => {
 });
 
 async function post(path: string, body: string, type = "application/json") {
-  const res = await fetch(server.url + path, { method: "POST", headers: { "content-type": type, accept: "application/json, text/event-stream" }, body });
+  const res = await fetch(server.url + path, {
+    method: "POST",
+    headers: { "content-type": type, accept: "application/json, text/event-stream" },
+    body,
+  });
   const text = await res.text();
   return { status: res.status, json: JSON.parse(text) as any };
 }
@@ -104,8 +108,15 @@ describe("deep JSON on every import door", () => {
     const b = await post("/v1/import/traces", asLines, "application/x-ndjson");
     const path = ["to", ...Array.from({ length: DEPTH - 2 }, (_, i) => (i % 2 === 0 ? "k" : "[0]"))];
     const field = path.join(".").replaceAll(".[", "[");
-    expect([a.status, a.json.error.details[0]]).toEqual([400, { line: 3, field, message: `is nested deeper than ${DEPTH} levels` }]);
-    expect([b.status, b.json.error.details[0].line, b.json.error.field.startsWith("steps.k[0].k")]).toEqual([400, 3, true]);
+    expect([a.status, a.json.error.details[0]]).toEqual([
+      400,
+      { line: 3, field, message: `is nested deeper than ${DEPTH} levels` },
+    ]);
+    expect([b.status, b.json.error.details[0].line, b.json.error.field.startsWith("steps.k[0].k")]).toEqual([
+      400,
+      3,
+      true,
+    ]);
   });
 
   it("a catalog file names the line of the deep value", async () => {
@@ -124,12 +135,16 @@ describe("deep JSON on every import door", () => {
     const r = await post("/mcp", body);
     expect(r.status).toBe(400);
     expect(r.json.error.code).toBe(-32700);
-    expect(r.json.error.message).toMatch(/^Parse error: params\.arguments\.id\[0\]\[0\].*: is nested deeper than 128 levels$/);
+    expect(r.json.error.message).toMatch(
+      /^Parse error: params\.arguments\.id\[0\]\[0\].*: is nested deeper than 128 levels$/,
+    );
   });
 
   it("an MCP tool call (as stdio hands it over: already parsed) refuses deep arguments naming the field", async () => {
     const spec = MCP_TOOLS.find((t) => t.name === "record_execution")!;
-    const r = await callTool(tg, spec, JSON.parse(execLine("mcp-deep", "intent", nested(20_000, [true, false]))), { log: (l) => internal.push(l) });
+    const r = await callTool(tg, spec, JSON.parse(execLine("mcp-deep", "intent", nested(20_000, [true, false]))), {
+      log: (l) => internal.push(l),
+    });
     expect(r.isError).toBe(true);
     const e = r._meta![ERROR_META_KEY] as { code: string; field: string };
     expect(e.code).toBe("invalid-input");
@@ -171,7 +186,16 @@ describe("deep JSON on every import door", () => {
     const seen = { ok: 0, deep: 0 };
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom("traces-json", "traces-ndjson", "edges-json", "edges-ndjson", "catalog", "executions", "mcp-http", "mcp-call"),
+        fc.constantFrom(
+          "traces-json",
+          "traces-ndjson",
+          "edges-json",
+          "edges-ndjson",
+          "catalog",
+          "executions",
+          "mcp-http",
+          "mcp-call",
+        ),
         fc.oneof(fc.integer({ min: 1, max: DEPTH + 2 }), fc.integer({ min: DEPTH - 2, max: 20_000 })),
         fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }),
         fc.nat({ max: 3 }),
@@ -187,11 +211,16 @@ describe("deep JSON on every import door", () => {
             const fields = ["id", "intent", "steps", "user"];
             const args = execLine(`fz-mcp-${n}`, fields[pick % fields.length], deep);
             if (door === "mcp-http") {
-              const r = await post("/mcp", `{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":{"name":"record_execution","arguments":${args}}}`);
+              const r = await post(
+                "/mcp",
+                `{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":{"name":"record_execution","arguments":${args}}}`,
+              );
               status = r.status === 200 && r.json.result?.isError ? 400 : r.status;
               field = r.status === 200 ? r.json.result?._meta?.[ERROR_META_KEY]?.field : r.json.error?.message;
             } else {
-              const r = await callTool(tg, MCP_TOOLS.find((t) => t.name === "record_execution")!, JSON.parse(args), { log: (l) => internal.push(l) });
+              const r = await callTool(tg, MCP_TOOLS.find((t) => t.name === "record_execution")!, JSON.parse(args), {
+                log: (l) => internal.push(l),
+              });
               const e = r._meta?.[ERROR_META_KEY] as { code: string; field?: string } | undefined;
               status = r.isError ? (e?.code === "internal" ? 500 : 400) : 200;
               field = e?.field;
@@ -224,7 +253,8 @@ describe("deep JSON on every import door", () => {
             const r = await post(path, body, type);
             status = r.status;
             field = r.json.error?.field;
-            if (status === 400 && line !== undefined) expect(r.json.error.details?.[0]?.line, `${door} line`).toBe(line);
+            if (status === 400 && line !== undefined)
+              expect(r.json.error.details?.[0]?.line, `${door} line`).toBe(line);
           }
           expect(status, `${door} depth ${depth}`).toBeLessThan(500);
           const now = await counts();

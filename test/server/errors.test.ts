@@ -20,7 +20,9 @@ describe("zodProblems", () => {
   it("names an unknown key as the field", () => {
     const r = searchRequest.safeParse({ intent: "x", colour: 1 });
     expect(r.success).toBe(false);
-    expect(zodProblems(r.error!.issues)).toEqual([{ field: "colour", message: "unknown field (not part of this request)" }]);
+    expect(zodProblems(r.error!.issues)).toEqual([
+      { field: "colour", message: "unknown field (not part of this request)" },
+    ]);
   });
   it("prefixes a field", () => {
     const r = z.string().min(1).safeParse("");
@@ -39,7 +41,9 @@ describe("toHttpError", () => {
   });
 
   it("ImportError is 400 with the line errors", () => {
-    const m = toHttpError(new ImportError([{ file: "traces", line: 3, field: "steps[0].tool", message: "unknown tool" }]));
+    const m = toHttpError(
+      new ImportError([{ file: "traces", line: 3, field: "steps[0].tool", message: "unknown tool" }]),
+    );
     expect(m.status).toBe(400);
     expect(m.body.error.field).toBe("steps[0].tool");
     expect(m.body.error.message).toContain("line 3");
@@ -48,7 +52,11 @@ describe("toHttpError", () => {
 
   it("unknown-tool is 400 with the field from the details", () => {
     const m = toHttpError(new ToolgraphError("unknown-tool", "context[0]: unknown tool", { field: "context[0]" }));
-    expect(m).toMatchObject({ status: 400, internal: false, body: { error: { code: "unknown-tool", field: "context[0]" } } });
+    expect(m).toMatchObject({
+      status: 400,
+      internal: false,
+      body: { error: { code: "unknown-tool", field: "context[0]" } },
+    });
   });
 
   it("database-locked is 503 with Retry-After", () => {

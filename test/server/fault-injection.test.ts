@@ -30,7 +30,14 @@ const errorsBefore = { uncaught: process.listeners("uncaughtException").length }
 
 beforeAll(async () => {
   cluster = await startCluster();
-  tg = await openToolgraph({ database: cluster.url, project: PROJECT, embeddings: "hash:256", poolSize: 6, connectTimeoutMs: 2000, onConnectionError: (e) => logged.push(e.message) });
+  tg = await openToolgraph({
+    database: cluster.url,
+    project: PROJECT,
+    embeddings: "hash:256",
+    poolSize: 6,
+    connectTimeoutMs: 2000,
+    onConnectionError: (e) => logged.push(e.message),
+  });
   await tg.importCatalog(faultCatalog());
   server = await startServer({ api: tg, port: 0, log: (l) => logged.push(l) });
 }, 60_000);
@@ -101,7 +108,12 @@ describe("fault injection on a throwaway PostgreSQL cluster", () => {
     expect(Number(orphanSteps[0]!.n)).toBe(0);
 
     // The edge counters are exactly those of a clean import of the stored executions (no half-applied write).
-    const ref = await openToolgraph({ database: cluster.url, project: `${PROJECT}-ref`, embeddings: "hash:256", poolSize: 2 });
+    const ref = await openToolgraph({
+      database: cluster.url,
+      project: `${PROJECT}-ref`,
+      embeddings: "hash:256",
+      poolSize: 2,
+    });
     try {
       await ref.importCatalog(faultCatalog(), { embed: false });
       const executions = [...stored.keys()].map((id) => {
@@ -112,7 +124,13 @@ describe("fault injection on a throwaway PostgreSQL cluster", () => {
     } finally {
       await ref.close();
     }
-    const edges = await cluster.query<{ project: string; from_tool: string; to_tool: string; dep: string; seq: string }>(
+    const edges = await cluster.query<{
+      project: string;
+      from_tool: string;
+      to_tool: string;
+      dep: string;
+      seq: string;
+    }>(
       "SELECT project, from_tool, to_tool, dep_count::text AS dep, seq_count::text AS seq FROM edges WHERE project IN ($1, $2) ORDER BY from_tool, to_tool",
       [PROJECT, `${PROJECT}-ref`],
     );
@@ -126,15 +144,21 @@ describe("fault injection on a throwaway PostgreSQL cluster", () => {
 
   it("a transaction cut mid-way is rolled back and reported as database-unreachable; the next one succeeds", async () => {
     const ex = faultExecution(99, 1, "2026-11-01T12:00:00Z");
-    const cut = importExecutions(tg.engine.db, PROJECT, [
+    const cut = importExecutions(
+      tg.engine.db,
+      PROJECT,
+      [
         { line: 1, value: validateExecution({ ...ex, id: "cut-1" }) },
         { line: 2, value: validateExecution({ ...ex, id: "cut-2" }) },
-      ], "cut", {
-      // Runs inside the import's transaction after its rows are written: the backend is killed before COMMIT.
-      withinTransaction: async (trx) => {
-        await sql`SELECT pg_terminate_backend(pg_backend_pid())`.execute(trx);
+      ],
+      "cut",
+      {
+        // Runs inside the import's transaction after its rows are written: the backend is killed before COMMIT.
+        withinTransaction: async (trx) => {
+          await sql`SELECT pg_terminate_backend(pg_backend_pid())`.execute(trx);
+        },
       },
-    });
+    );
     const err = await cut.then(
       () => undefined,
       (e: unknown) => e,
@@ -143,7 +167,10 @@ describe("fault injection on a throwaway PostgreSQL cluster", () => {
     expect((err as ToolgraphError).code).toBe("database-unreachable");
     const rows = await cluster.query("SELECT id FROM executions WHERE project = $1 AND id LIKE 'cut-%'", [PROJECT]);
     expect(rows).toEqual([]);
-    const steps = await cluster.query("SELECT 1 FROM execution_steps WHERE project = $1 AND execution_id LIKE 'cut-%'", [PROJECT]);
+    const steps = await cluster.query(
+      "SELECT 1 FROM execution_steps WHERE project = $1 AND execution_id LIKE 'cut-%'",
+      [PROJECT],
+    );
     expect(steps).toEqual([]);
     // The same engine writes again at once (a new pooled connection).
     const ok = await tg.recordExecution({ ...ex, id: "cut-after" });
@@ -156,7 +183,11 @@ describe("fault injection on a throwaway PostgreSQL cluster", () => {
       const h = await fetch(`${server.url}/health`);
       expect(h.status).toBe(503);
       expect(h.headers.get("retry-after")).toBe("1");
-      const r = await fetch(`${server.url}/v1/executions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(faultExecution(98, 1, "2026-11-01T12:00:00Z")) });
+      const r = await fetch(`${server.url}/v1/executions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(faultExecution(98, 1, "2026-11-01T12:00:00Z")),
+      });
       expect(r.status).toBe(503);
       expect(r.headers.get("retry-after")).toBe("1");
       expect(((await r.json()) as { error: { code: string } }).error.code).toBe("database-unreachable");
@@ -167,7 +198,10 @@ describe("fault injection on a throwaway PostgreSQL cluster", () => {
       expect((m._meta![ERROR_META_KEY] as { code: string }).code).toBe("database-unreachable");
 
       const lines: string[] = [];
-      const code = await main(["stats", "--database", cluster.url, "--json"], { out: (l) => lines.push(l), err: () => {} });
+      const code = await main(["stats", "--database", cluster.url, "--json"], {
+        out: (l) => lines.push(l),
+        err: () => {},
+      });
       expect(code).toBe(4);
       expect(JSON.parse(lines.at(-1)!).error.code).toBe("database-unreachable");
     } finally {
@@ -180,7 +214,11 @@ describe("fault injection on a throwaway PostgreSQL cluster", () => {
       if (status !== 200) await new Promise((r) => setTimeout(r, 100));
     }
     expect(status).toBe(200);
-    const s = await fetch(`${server.url}/v1/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ intent: "fetch a page" }) });
+    const s = await fetch(`${server.url}/v1/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ intent: "fetch a page" }),
+    });
     expect(s.status).toBe(200);
   }, 30_000);
 });
@@ -196,7 +234,11 @@ describe("isConnectionError", () => {
     ["Connection terminated unexpectedly", true, e(undefined, "Connection terminated unexpectedly")],
     ["not queryable", true, e(undefined, "Client has encountered a connection error and is not queryable")],
     ["pool connect timeout", true, e(undefined, "timeout exceeded when trying to connect")],
-    ["AggregateError of refusals", true, Object.assign(new AggregateError([e("ECONNREFUSED"), e("ECONNREFUSED")], ""), {})],
+    [
+      "AggregateError of refusals",
+      true,
+      Object.assign(new AggregateError([e("ECONNREFUSED"), e("ECONNREFUSED")], ""), {}),
+    ],
     ["23505 unique violation", false, e("23505")],
     ["42601 syntax error", false, e("42601")],
     ["22P05 untranslatable character", false, e("22P05")],

@@ -34,7 +34,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   cluster = await startCluster();
-  tg = await openToolgraph({ database: cluster.url, project: PROJECT, embeddings: "hash:256", poolSize: 6, ...TIMEOUTS, onConnectionError: (e) => logged.push(e.message) });
+  tg = await openToolgraph({
+    database: cluster.url,
+    project: PROJECT,
+    embeddings: "hash:256",
+    poolSize: 6,
+    ...TIMEOUTS,
+    onConnectionError: (e) => logged.push(e.message),
+  });
   await tg.importCatalog(faultCatalog());
   server = await startServer({ api: tg, port: 0, log: (l) => logged.push(l), warmUp: false });
 }, 60_000);
@@ -69,7 +76,8 @@ describe("a frozen PostgreSQL server", () => {
     // When every process of the cluster was stopped, on the load's clock (runFaultLoad starts it on call).
     let frozenAt = Number.NaN;
     let loadT0 = 0;
-    const doors: Record<string, { status?: number; code?: string; retryAfter?: string | null; beforeThaw: boolean }> = {};
+    const doors: Record<string, { status?: number; code?: string; retryAfter?: string | null; beforeThaw: boolean }> =
+      {};
     loadT0 = performance.now();
     const load = await runFaultLoad({
       baseUrl: server.url,
@@ -89,7 +97,12 @@ describe("a frozen PostgreSQL server", () => {
               Promise.all([
                 (async () => {
                   const h = await fetch(`${server.url}/health`);
-                  doors.health = { status: h.status, code: ((await h.json()) as { error?: { code: string } }).error?.code, retryAfter: h.headers.get("retry-after"), beforeThaw: !thawed };
+                  doors.health = {
+                    status: h.status,
+                    code: ((await h.json()) as { error?: { code: string } }).error?.code,
+                    retryAfter: h.headers.get("retry-after"),
+                    beforeThaw: !thawed,
+                  };
                 })(),
                 (async () => {
                   const r = await fetch(`${server.url}/ready`);
@@ -98,16 +111,30 @@ describe("a frozen PostgreSQL server", () => {
                 (async () => {
                   const spec = MCP_TOOLS.find((t) => t.name === "record_execution")!;
                   const m = await callTool(tg, spec, faultExecution(97, 1, "2026-11-01T12:00:00Z") as never);
-                  doors.mcp = { code: (m._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code, beforeThaw: !thawed };
+                  doors.mcp = {
+                    code: (m._meta?.[ERROR_META_KEY] as { code?: string } | undefined)?.code,
+                    beforeThaw: !thawed,
+                  };
                 })(),
                 (async () => {
                   const mh = await fetch(`${server.url}/mcp`, {
                     method: "POST",
                     headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-                    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "record_execution", arguments: faultExecution(97, 2, "2026-11-01T12:00:00Z") } }),
+                    body: JSON.stringify({
+                      jsonrpc: "2.0",
+                      id: 1,
+                      method: "tools/call",
+                      params: { name: "record_execution", arguments: faultExecution(97, 2, "2026-11-01T12:00:00Z") },
+                    }),
                   });
-                  const body = (await mh.json()) as { result?: { isError?: boolean; _meta?: Record<string, { code?: string }> } };
-                  doors.mcpHttp = { status: mh.status, code: body.result?.isError ? body.result._meta?.[ERROR_META_KEY]?.code : "not an error", beforeThaw: !thawed };
+                  const body = (await mh.json()) as {
+                    result?: { isError?: boolean; _meta?: Record<string, { code?: string }> };
+                  };
+                  doors.mcpHttp = {
+                    status: mh.status,
+                    code: body.result?.isError ? body.result._meta?.[ERROR_META_KEY]?.code : "not an error",
+                    beforeThaw: !thawed,
+                  };
                 })(),
               ]),
             );
@@ -180,8 +207,14 @@ describe("a frozen PostgreSQL server", () => {
     );
     await cluster.thaw();
     expectUnreachable(err);
-    expect(await cluster.query("SELECT id FROM executions WHERE project = $1 AND id LIKE 'frozen-%'", [PROJECT])).toEqual([]);
-    expect(await cluster.query("SELECT 1 FROM execution_steps WHERE project = $1 AND execution_id LIKE 'frozen-%'", [PROJECT])).toEqual([]);
+    expect(
+      await cluster.query("SELECT id FROM executions WHERE project = $1 AND id LIKE 'frozen-%'", [PROJECT]),
+    ).toEqual([]);
+    expect(
+      await cluster.query("SELECT 1 FROM execution_steps WHERE project = $1 AND execution_id LIKE 'frozen-%'", [
+        PROJECT,
+      ]),
+    ).toEqual([]);
     // The cut transaction held the project row; once the server read the closed connection it let go.
     const ok = await tg.recordExecution({ ...ex, id: "frozen-after" });
     expect((ok as { inserted: number }).inserted).toBe(1);
@@ -191,28 +224,54 @@ describe("a frozen PostgreSQL server", () => {
 describe("a slow statement on a live server", () => {
   it("longer than the liveness check: not cut (the server answers the check); committed", async () => {
     const ex = faultExecution(95, 1, "2026-11-01T12:00:00Z");
-    const r = await importExecutions(tg.engine.db, PROJECT, [{ line: 1, value: validateExecution({ ...ex, id: "slow-ok-1" }) }, { line: 2, value: validateExecution({ ...ex, id: "slow-ok-2" }) }], "slow", {
-      withinTransaction: async (trx) => {
-        await sql`SELECT pg_sleep(1.5)`.execute(trx);
+    const r = await importExecutions(
+      tg.engine.db,
+      PROJECT,
+      [
+        { line: 1, value: validateExecution({ ...ex, id: "slow-ok-1" }) },
+        { line: 2, value: validateExecution({ ...ex, id: "slow-ok-2" }) },
+      ],
+      "slow",
+      {
+        withinTransaction: async (trx) => {
+          await sql`SELECT pg_sleep(1.5)`.execute(trx);
+        },
       },
-    });
+    );
     expect(r.inserted).toBe(2);
-    expect((await cluster.query("SELECT id FROM executions WHERE project = $1 AND id LIKE 'slow-ok-%' ORDER BY id", [PROJECT])).map((x) => x.id)).toEqual(["slow-ok-1", "slow-ok-2"]);
+    expect(
+      (
+        await cluster.query("SELECT id FROM executions WHERE project = $1 AND id LIKE 'slow-ok-%' ORDER BY id", [
+          PROJECT,
+        ])
+      ).map((x) => x.id),
+    ).toEqual(["slow-ok-1", "slow-ok-2"]);
   }, 30_000);
 
   it("over statement_timeout: database-unreachable, the transaction rolled back, the pool still usable", async () => {
     const ex = faultExecution(94, 1, "2026-11-01T12:00:00Z");
-    const err = await importExecutions(tg.engine.db, PROJECT, [{ line: 1, value: validateExecution({ ...ex, id: "slow-cut-1" }) }, { line: 2, value: validateExecution({ ...ex, id: "slow-cut-2" }) }], "slow", {
-      withinTransaction: async (trx) => {
-        await sql`SELECT pg_sleep(4)`.execute(trx);
+    const err = await importExecutions(
+      tg.engine.db,
+      PROJECT,
+      [
+        { line: 1, value: validateExecution({ ...ex, id: "slow-cut-1" }) },
+        { line: 2, value: validateExecution({ ...ex, id: "slow-cut-2" }) },
+      ],
+      "slow",
+      {
+        withinTransaction: async (trx) => {
+          await sql`SELECT pg_sleep(4)`.execute(trx);
+        },
       },
-    }).then(
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );
     expectUnreachable(err);
     expect((err as Error).message).toMatch(/statement timeout/);
-    expect(await cluster.query("SELECT id FROM executions WHERE project = $1 AND id LIKE 'slow-cut-%'", [PROJECT])).toEqual([]);
+    expect(
+      await cluster.query("SELECT id FROM executions WHERE project = $1 AND id LIKE 'slow-cut-%'", [PROJECT]),
+    ).toEqual([]);
     expect(((await tg.recordExecution({ ...ex, id: "slow-after" })) as { inserted: number }).inserted).toBe(1);
   }, 30_000);
 });
@@ -222,10 +281,19 @@ describe("serve with the database down at start", () => {
     await cluster.query("CREATE DATABASE later");
     const url = cluster.url.replace(/\/postgres$/, "/later");
     await cluster.stop();
-    const child = spawn(process.execPath, ["src/cli/toolgraph.mjs", "serve", "--port", "0", "--database", url, "--json"], {
-      env: { ...process.env, DATABASE_URL: "", TOOLGRAPH_EMBEDDINGS: "hash:256", TOOLGRAPH_DB_CONNECT_TIMEOUT_MS: "1000" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["src/cli/toolgraph.mjs", "serve", "--port", "0", "--database", url, "--json"],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: "",
+          TOOLGRAPH_EMBEDDINGS: "hash:256",
+          TOOLGRAPH_DB_CONNECT_TIMEOUT_MS: "1000",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -243,7 +311,11 @@ describe("serve with the database down at start", () => {
       const ready = await fetch(`${base}/ready`);
       expect(ready.status).toBe(503);
       expect(ready.headers.get("retry-after")).toBe("1");
-      const search = await fetch(`${base}/v1/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ intent: "fetch a page" }) });
+      const search = await fetch(`${base}/v1/search`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ intent: "fetch a page" }),
+      });
       expect(search.status).toBe(503);
       expect(search.headers.get("retry-after")).toBe("1");
       expect(((await search.json()) as { error: { code: string } }).error.code).toBe("database-unreachable");
@@ -251,9 +323,17 @@ describe("serve with the database down at start", () => {
       await cluster.start();
       expect(await waitForHealth(base, 200)).toBe(200);
       // The fresh database was migrated by the first statement that reached it.
-      const imported = await fetch(`${base}/v1/import/catalog`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(faultCatalog()) });
+      const imported = await fetch(`${base}/v1/import/catalog`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(faultCatalog()),
+      });
       expect(imported.status).toBe(200);
-      const found = await fetch(`${base}/v1/search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ intent: "fetch a page" }) });
+      const found = await fetch(`${base}/v1/search`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ intent: "fetch a page" }),
+      });
       expect(found.status).toBe(200);
       // The warm-up that failed at start runs again: ready without a restart.
       let readyStatus = 0;
@@ -262,7 +342,9 @@ describe("serve with the database down at start", () => {
         if (readyStatus !== 200) await sleep(100);
       }
       expect(readyStatus).toBe(200);
-      expect((await cluster.query<{ n: string }>("SELECT count(*) AS n FROM pg_database WHERE datname = 'later'"))[0]!.n).toBe("1");
+      expect(
+        (await cluster.query<{ n: string }>("SELECT count(*) AS n FROM pg_database WHERE datname = 'later'"))[0]!.n,
+      ).toBe("1");
     } finally {
       child.kill("SIGTERM");
     }

@@ -20,7 +20,14 @@ const CATALOG = {
   tools: TOOLS.map((id) => ({ id, description: `${id} things` })),
   capabilities: [{ id: "ingest", tools: ["fetch", "parse"] }],
 };
-const exec = (id: string, over: Record<string, unknown> = {}) => ({ id, startedAt: "2026-11-01T12:00:00Z", success: true, intent: "fetch and parse", steps: [{ tool: "fetch" }, { tool: "parse" }], ...over });
+const exec = (id: string, over: Record<string, unknown> = {}) => ({
+  id,
+  startedAt: "2026-11-01T12:00:00Z",
+  success: true,
+  intent: "fetch and parse",
+  steps: [{ tool: "fetch" }, { tool: "parse" }],
+  ...over,
+});
 
 /** A valid body per JSON route (and the MCP tool with the same arguments). */
 /** Every operation of the table from its example request, then hand-written bodies over this test's catalog. */
@@ -117,9 +124,16 @@ for (const backend of backends()) {
     });
 
     async function post(path: string, body: unknown, type = "application/json") {
-      const res = await fetch(server.url + path, { method: "POST", headers: { "content-type": type }, body: typeof body === "string" ? body : JSON.stringify(body) });
+      const res = await fetch(server.url + path, {
+        method: "POST",
+        headers: { "content-type": type },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
       const text = await res.text();
-      return { status: res.status, json: text ? (JSON.parse(text) as { error?: { code: string; field?: string; message: string } }) : undefined };
+      return {
+        status: res.status,
+        json: text ? (JSON.parse(text) as { error?: { code: string; field?: string; message: string } }) : undefined,
+      };
     }
 
     async function counts() {
@@ -136,9 +150,21 @@ for (const backend of backends()) {
       ["/v1/executions", "id", exec("ls\u2028id")],
       ["/v1/executions", "id", exec("nel\u0085id")],
       ["/v1/import/catalog", "tools[0].description", { tools: [{ id: "t1", description: "d\u0000" }] }],
-      ["/v1/import/catalog", "tools[0].inputSchema", `{"tools":[{"id":"t1","inputSchema":${'{"p":'.repeat(5000)}"leaf"${"}".repeat(5000)}}]}`],
-      ["/v1/import/catalog", "capabilities[0].priority", { tools: [], capabilities: [{ id: "c1", priority: 2 ** 40 }] }],
-      ["/v1/import/catalog", "capabilities[0].dependsOn[0]", { tools: [], capabilities: [{ id: "c1", dependsOn: ["c1"] }] }],
+      [
+        "/v1/import/catalog",
+        "tools[0].inputSchema",
+        `{"tools":[{"id":"t1","inputSchema":${'{"p":'.repeat(5000)}"leaf"${"}".repeat(5000)}}]}`,
+      ],
+      [
+        "/v1/import/catalog",
+        "capabilities[0].priority",
+        { tools: [], capabilities: [{ id: "c1", priority: 2 ** 40 }] },
+      ],
+      [
+        "/v1/import/catalog",
+        "capabilities[0].dependsOn[0]",
+        { tools: [], capabilities: [{ id: "c1", dependsOn: ["c1"] }] },
+      ],
       ["/v1/search", "intent", { intent: "find\u0000" }],
       ["/v1/search", "user", { intent: "find", user: "u\u2028" }],
       ["/v1/next", "context[0]", { context: ["fetch\u0000"] }],
@@ -155,13 +181,22 @@ for (const backend of backends()) {
 
     it("MCP answers isError naming the field for the same input", async () => {
       const spec = MCP_TOOLS.find((t) => t.name === "record_execution")!;
-      const r = await callTool(tg, spec, exec("mcp-nul", { intent: "a\u0000" }) as never, { log: (l) => internal.push(l) });
+      const r = await callTool(tg, spec, exec("mcp-nul", { intent: "a\u0000" }) as never, {
+        log: (l) => internal.push(l),
+      });
       expect(r.isError).toBe(true);
       expect((r._meta![ERROR_META_KEY] as { field: string }).field).toBe("intent");
     });
 
     it("skipInvalid skips hostile lines like any other, and an import that writes nothing keeps the version", async () => {
-      const lines = [exec("skip-ok"), exec("skip-nul", { intent: "\u0000" }), exec("skip-year", { startedAt: "0000-01-01T00:00:00Z" }), exec("skip\u2028x")].map((x) => JSON.stringify(x)).join("\n");
+      const lines = [
+        exec("skip-ok"),
+        exec("skip-nul", { intent: "\u0000" }),
+        exec("skip-year", { startedAt: "0000-01-01T00:00:00Z" }),
+        exec("skip\u2028x"),
+      ]
+        .map((x) => JSON.stringify(x))
+        .join("\n");
       await expect(tg.importTraces(lines)).rejects.toBeInstanceOf(ImportError);
       const v0 = await graphVersion(tg.engine.db, project);
       const r = await tg.importTraces(lines, { skipInvalid: true });
@@ -174,7 +209,9 @@ for (const backend of backends()) {
       const v1 = await graphVersion(tg.engine.db, project);
       expect(v1).toBe(v0 + 1);
       // Nothing to write: every line invalid (skipped), already stored, the same catalog again, no edges.
-      await tg.importTraces([exec("skip-nul", { intent: "\u0000" })].map((x) => JSON.stringify(x)).join("\n"), { skipInvalid: true });
+      await tg.importTraces([exec("skip-nul", { intent: "\u0000" })].map((x) => JSON.stringify(x)).join("\n"), {
+        skipInvalid: true,
+      });
       await tg.importTraces([exec("skip-ok")]);
       await tg.importCatalog({ tools: CATALOG.tools });
       await tg.importEdges(JSON.stringify({ from: "fetch", to: "nope", type: "sequence" }), { skipInvalid: true });
@@ -184,17 +221,23 @@ for (const backend of backends()) {
     it("a capability closing a dependsOn cycle through stored capabilities is refused at its edge", async () => {
       await tg.importCatalog({ tools: [], capabilities: [{ id: "cyc-a" }, { id: "cyc-b", dependsOn: ["cyc-a"] }] });
       const v0 = await graphVersion(tg.engine.db, project);
-      const err = await tg.importCatalog({ tools: [], capabilities: [{ id: "cyc-a", dependsOn: ["cyc-b"] }] }).catch((e: unknown) => e);
+      const err = await tg
+        .importCatalog({ tools: [], capabilities: [{ id: "cyc-a", dependsOn: ["cyc-b"] }] })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ImportError);
       expect((err as ImportError).errors[0]).toMatchObject({ field: "capabilities[0].dependsOn[0]" });
-      expect((err as ImportError).errors[0]!.message).toMatch(/cycle: cyc-a → cyc-b → cyc-a|cycle: cyc-b → cyc-a → cyc-b/);
+      expect((err as ImportError).errors[0]!.message).toMatch(
+        /cycle: cyc-a → cyc-b → cyc-a|cycle: cyc-b → cyc-a → cyc-b/,
+      );
       expect(await graphVersion(tg.engine.db, project)).toBe(v0);
     });
 
     it("fuzz: every HTTP route and MCP tool, no 5xx, every 4xx names a field, counts change only on 2xx", async () => {
       const jsonRoutes = Object.keys(BASE);
       const mcpNames = Object.keys(MCP_BASE);
-      expect(new Set([...jsonRoutes, "/v1/import/traces", "/v1/import/edges", "/v1/stats"])).toEqual(new Set(ROUTES.map((r) => r.path)));
+      expect(new Set([...jsonRoutes, "/v1/import/traces", "/v1/import/edges", "/v1/stats"])).toEqual(
+        new Set(ROUTES.map((r) => r.path)),
+      );
       expect(new Set(mcpNames)).toEqual(new Set(MCP_TOOLS.map((t) => t.name)));
       let baseline = await counts();
       let n = 0;
@@ -210,7 +253,8 @@ for (const backend of backends()) {
             const routePath = target.startsWith("mcp:") ? MCP_BASE[target.slice(4)]! : target;
             let body: unknown;
             if (routePath === "/v1/import/traces" || routePath === "/v1/import/edges") {
-              const rec = routePath === "/v1/import/traces" ? exec(`fz-${n}`) : { from: "fetch", to: "parse", type: "sequence" };
+              const rec =
+                routePath === "/v1/import/traces" ? exec(`fz-${n}`) : { from: "fetch", to: "parse", type: "sequence" };
               const ps = paths(rec);
               body = [mutate ? setAt(rec, ps[pick % ps.length]!, value) : rec];
             } else {

@@ -25,13 +25,24 @@ let tg: Toolgraph;
 let server: ServerHandle;
 let base: string;
 
-async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; headers: Headers }> {
-  const res = await fetch(base + path, { method: "POST", headers: { ...JSON_HEADERS, ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+async function post(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any; headers: Headers }> {
+  const res = await fetch(base + path, {
+    method: "POST",
+    headers: { ...JSON_HEADERS, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
 
-async function get(path: string, headers: Record<string, string> = AUTH): Promise<{ status: number; json: any; headers: Headers }> {
+async function get(
+  path: string,
+  headers: Record<string, string> = AUTH,
+): Promise<{ status: number; json: any; headers: Headers }> {
   const res = await fetch(base + path, { headers });
   return { status: res.status, json: await res.json(), headers: res.headers };
 }
@@ -112,7 +123,11 @@ describe("imports through HTTP", () => {
   it("skips invalid trace lines with ?skipInvalid=true and reports them", async () => {
     const good = demoTraces(1, 99, NOW)[0]!;
     const body = `${JSON.stringify(good)}\n{"id": "broken"\n`;
-    const res = await fetch(`${base}/v1/import/traces?skipInvalid=true`, { method: "POST", headers: { ...AUTH, "content-type": "application/x-ndjson" }, body });
+    const res = await fetch(`${base}/v1/import/traces?skipInvalid=true`, {
+      method: "POST",
+      headers: { ...AUTH, "content-type": "application/x-ndjson" },
+      body,
+    });
     const json = (await res.json()) as any;
     expect(res.status).toBe(200);
     expect(json.inserted).toBe(1);
@@ -188,7 +203,13 @@ describe("recommendation endpoints", () => {
 
   it("POST /v1/executions records one execution, idempotently", async () => {
     const before = await get("/v1/stats");
-    const ex = { id: "http-exec-1", user: "ana", startedAt: "2026-10-30T10:00:00Z", success: true, steps: [{ tool: "git.status" }, { tool: "git.diff" }] };
+    const ex = {
+      id: "http-exec-1",
+      user: "ana",
+      startedAt: "2026-10-30T10:00:00Z",
+      success: true,
+      steps: [{ tool: "git.status" }, { tool: "git.diff" }],
+    };
     const r = await post("/v1/executions", ex);
     expect(r.status).toBe(200);
     expect(r.json.inserted).toBe(1);
@@ -288,13 +309,23 @@ describe("bad input", () => {
   });
 
   it("an unknown tool in a recorded execution is 400 naming the step", async () => {
-    const r = await post("/v1/executions", { id: "bad-1", startedAt: "2026-10-30T10:00:00Z", success: true, steps: [{ tool: "no.such.tool" }] });
+    const r = await post("/v1/executions", {
+      id: "bad-1",
+      startedAt: "2026-10-30T10:00:00Z",
+      success: true,
+      steps: [{ tool: "no.such.tool" }],
+    });
     expect(r.status).toBe(400);
     expect(r.json.error.field).toBe("steps[0].tool");
   });
 
   it("an execution with a bad date is 400 naming the field", async () => {
-    const r = await post("/v1/executions", { id: "bad-2", startedAt: "yesterday-ish", success: true, steps: [{ tool: "git.status" }] });
+    const r = await post("/v1/executions", {
+      id: "bad-2",
+      startedAt: "yesterday-ish",
+      success: true,
+      steps: [{ tool: "git.status" }],
+    });
     expect(r.status).toBe(400);
     expect(r.json.error.field).toBe("startedAt");
   });
@@ -401,7 +432,10 @@ describe("token", () => {
     const res = await fetch(`${base}/health`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true });
-    expect(await (await fetch(`${base}/health`, { headers: AUTH })).json()).toEqual({ ok: true, backend: backend.name });
+    expect(await (await fetch(`${base}/health`, { headers: AUTH })).json()).toEqual({
+      ok: true,
+      backend: backend.name,
+    });
   });
 
   it("/health?details=1 needs the token and then adds the project's counts", async () => {
@@ -462,7 +496,10 @@ describe("MCP over Streamable HTTP at /mcp", () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: AUTH } }));
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name)).toContain("search_tools");
-    const r = (await client.callTool({ name: "search_tools", arguments: { intent: "open a pull request", limit: 3 } })) as any;
+    const r = (await client.callTool({
+      name: "search_tools",
+      arguments: { intent: "open a pull request", limit: 3 },
+    })) as any;
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent.results).toHaveLength(3);
     await client.close();
@@ -472,14 +509,22 @@ describe("MCP over Streamable HTTP at /mcp", () => {
     const cat = { tools: [{ id: "mcp.only", description: "the only tool of the MCP project" }] };
     expect((await post("/v1/import/catalog", cat, { "x-toolgraph-project": "mcp-iso" })).status).toBe(200);
     const client = new Client({ name: "test", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { ...AUTH, "x-toolgraph-project": "mcp-iso" } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+        requestInit: { headers: { ...AUTH, "x-toolgraph-project": "mcp-iso" } },
+      }),
+    );
     const r = (await client.callTool({ name: "search_tools", arguments: { intent: "tool" } })) as any;
     expect(r.structuredContent.results.map((x: any) => x.tool)).toEqual(["mcp.only"]);
     await client.close();
   });
 
   it("is 401 without the token", async () => {
-    const res = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const res = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(res.status).toBe(401);
   });
 
@@ -507,7 +552,11 @@ describe("graceful shutdown", () => {
     s.server.once("request", () => {
       closed = s.close();
     });
-    const res = await fetch(`${addr.url}/v1/import/traces`, { method: "POST", headers: { "content-type": "application/x-ndjson" }, body: jsonl(traces) });
+    const res = await fetch(`${addr.url}/v1/import/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/x-ndjson" },
+      body: jsonl(traces),
+    });
     expect(closed).toBeDefined();
     expect(res.status).toBe(200);
     expect(res.headers.get("connection")).toBe("close");
@@ -524,7 +573,10 @@ describe("graceful shutdown", () => {
     const s = createServer(tg, { token: "", log: (l) => lines.push(l), shutdownTimeoutMs: 200 });
     const addr = await s.listen(0);
     // A client that announces a body and never finishes sending it.
-    const req = request(`${addr.url}/v1/search`, { method: "POST", headers: { "content-type": "application/json", "content-length": "1000" } });
+    const req = request(`${addr.url}/v1/search`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": "1000" },
+    });
     const failed = new Promise<Error>((resolve) => req.on("error", resolve));
     const arrived = new Promise((resolve) => s.server.once("request", resolve));
     req.write('{"intent":');
@@ -544,7 +596,15 @@ describe("graceful shutdown", () => {
 
   it("runServer shuts down on a signal and can leave the api open", async () => {
     let url = "";
-    const done = runServer({ api: tg, port: 0, token: "", signals: ["SIGUSR2"], closeApi: false, log: () => {}, onListening: (a) => (url = a.url) });
+    const done = runServer({
+      api: tg,
+      port: 0,
+      token: "",
+      signals: ["SIGUSR2"],
+      closeApi: false,
+      log: () => {},
+      onListening: (a) => (url = a.url),
+    });
     while (url === "") await new Promise((r) => setImmediate(r));
     expect((await fetch(`${url}/health`)).status).toBe(200);
     process.emit("SIGUSR2", "SIGUSR2");

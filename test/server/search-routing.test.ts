@@ -11,7 +11,11 @@ let tg: Toolgraph;
 let server: ServerHandle;
 
 async function post(path: string, body: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(server.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(server.url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -37,8 +41,14 @@ describe("POST /v1/search routing", () => {
   });
 
   it("flat and the default (auto) search every tool", async () => {
-    expect((await post("/v1/search", { intent: "open a pull request", routing: "flat" })).json.routing).toMatchObject({ requested: "flat", mode: "flat" });
-    expect((await post("/v1/search", { intent: "open a pull request" })).json.routing).toMatchObject({ requested: "auto", mode: "flat" });
+    expect((await post("/v1/search", { intent: "open a pull request", routing: "flat" })).json.routing).toMatchObject({
+      requested: "flat",
+      mode: "flat",
+    });
+    expect((await post("/v1/search", { intent: "open a pull request" })).json.routing).toMatchObject({
+      requested: "auto",
+      mode: "flat",
+    });
   });
 
   it("a bad routing value is 400 naming the field", async () => {

@@ -55,7 +55,9 @@ describe("findTestBrowser", () => {
   }, 120_000);
 
   it("a named binary that does not exist is an error naming it", async () => {
-    await expect(findTestBrowser({ path: "/nonexistent/chromium" })).rejects.toThrow(/TOOLGRAPH_CHROMIUM names \/nonexistent\/chromium, which does not exist/);
+    await expect(findTestBrowser({ path: "/nonexistent/chromium" })).rejects.toThrow(
+      /TOOLGRAPH_CHROMIUM names \/nonexistent\/chromium, which does not exist/,
+    );
   });
 
   it("a named binary that exists is used as it is, with the flags for a distribution's browser", async () => {
@@ -70,9 +72,9 @@ describe("findTestBrowser", () => {
       /no browser for the console test: .*Cannot find package.*Run `npm install`.*fails rather than skips/,
     );
     const { root, dir } = freshUnpackDir();
-    await expect(findTestBrowser({ path: "", loadPackage: fakePackage({ failAfterHalf: true }).load, unpackDir: dir })).rejects.toThrow(
-      /could not be loaded or unpacked \(ENOSPC: no space left on device\)/,
-    );
+    await expect(
+      findTestBrowser({ path: "", loadPackage: fakePackage({ failAfterHalf: true }).load, unpackDir: dir }),
+    ).rejects.toThrow(/could not be loaded or unpacked \(ENOSPC: no space left on device\)/);
     // The half-written binary is gone with its directory: the next run unpacks again.
     expect(readdirSync(root)).toEqual([]);
   });

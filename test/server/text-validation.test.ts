@@ -40,7 +40,8 @@ async function post(path: string, body: string) {
   return { status: res.status, json: (await res.json()) as any };
 }
 
-const EXEC = (intent: string, id = "run-1") => `{"id": "${id}", "startedAt": "2026-11-01T12:00:00Z", "success": true, "intent": "${intent}", "steps": [{"tool": "fetch"}]}`;
+const EXEC = (intent: string, id = "run-1") =>
+  `{"id": "${id}", "startedAt": "2026-11-01T12:00:00Z", "success": true, "intent": "${intent}", "steps": [{"tool": "fetch"}]}`;
 
 describe("lone surrogates are refused with the field, never stored or half-logged", () => {
   it.each([
@@ -51,14 +52,20 @@ describe("lone surrogates are refused with the field, never stored or half-logge
     ["/v1/feedback", '{"intent": "x\\udbff", "decision": "accepted", "success": true}', "intent"],
     ["/v1/executions", EXEC("lone \\ud83d"), "intent"],
     ["/v1/import/catalog", '{"tools": [{"id": "t1", "description": "bad \\udc00"}]}', "tools[0].description"],
-    ["/v1/import/catalog", '{"tools": [{"id": "t2", "inputSchema": {"properties": {"q": {"description": "\\udc00"}}}}]}', "tools[0].inputSchema.properties.q.description"],
+    [
+      "/v1/import/catalog",
+      '{"tools": [{"id": "t2", "inputSchema": {"properties": {"q": {"description": "\\udc00"}}}}]}',
+      "tools[0].inputSchema.properties.q.description",
+    ],
     ["/v1/import/catalog", '{"tools": [{"id": "t3", "tags": ["ok", "\\ud800\\ud800"]}]}', "tools[0].tags[1]"],
   ])("%s %s → 400 at %s", async (path, body, field) => {
     const before = await countRecommendations(tg.engine.db, "text");
     const r = await post(path, body);
     expect(r.status).toBe(400);
     expect(r.json.error.field).toBe(field);
-    expect(r.json.error.message).toMatch(/must be well-formed Unicode \(found a lone surrogate U\+D[89A-F][0-9A-F]{2} at index \d+\)/);
+    expect(r.json.error.message).toMatch(
+      /must be well-formed Unicode \(found a lone surrogate U\+D[89A-F][0-9A-F]{2} at index \d+\)/,
+    );
     await tg.recommendations.flush();
     expect(await countRecommendations(tg.engine.db, "text")).toEqual(before);
     expect(internal.filter((l) => l.includes("internal error"))).toEqual([]);
@@ -71,20 +78,37 @@ describe("lone surrogates are refused with the field, never stored or half-logge
   });
 
   it("a JSONL line with one is skipped with --skip-invalid like any bad line, naming line and field", async () => {
-    const r = await tg.importTraces([EXEC("ok", "jl-1"), EXEC("bad \\udfff", "jl-2")].join("\n"), { skipInvalid: true });
+    const r = await tg.importTraces([EXEC("ok", "jl-1"), EXEC("bad \\udfff", "jl-2")].join("\n"), {
+      skipInvalid: true,
+    });
     expect(r.inserted).toBe(1);
     expect(r.invalid.map((e) => [e.line, e.field])).toEqual([[2, "intent"]]);
   });
 
   it("well-formed text round-trips exactly (surrogate pairs, other scripts), and every logged answer is written", async () => {
     const description = "fetch 😀 a page — 検索 \u{1F600}\u{10FFFF}";
-    expect((await post("/v1/import/catalog", JSON.stringify({ tools: [{ id: "emoji", description, inputSchema: { description } }] }))).status).toBe(200);
-    const row = await tg.engine.db.selectFrom("tools").select(["description", "input_schema"]).where("project", "=", "text").where("id", "=", "emoji").executeTakeFirstOrThrow();
+    expect(
+      (
+        await post(
+          "/v1/import/catalog",
+          JSON.stringify({ tools: [{ id: "emoji", description, inputSchema: { description } }] }),
+        )
+      ).status,
+    ).toBe(200);
+    const row = await tg.engine.db
+      .selectFrom("tools")
+      .select(["description", "input_schema"])
+      .where("project", "=", "text")
+      .where("id", "=", "emoji")
+      .executeTakeFirstOrThrow();
     expect(row.description).toBe(description);
     expect(row.input_schema).toEqual({ description });
     const before = (await countRecommendations(tg.engine.db, "text")).recommendations;
     const ids: string[] = [];
-    for (const intent of ["fetch 😀", "parse 検索", "fetch a page"]) ids.push((await post("/v1/search", JSON.stringify({ intent, session: `s-${ids.length}-😀` }))).json.recommendationId);
+    for (const intent of ["fetch 😀", "parse 検索", "fetch a page"])
+      ids.push(
+        (await post("/v1/search", JSON.stringify({ intent, session: `s-${ids.length}-😀` }))).json.recommendationId,
+      );
     await tg.recommendations.flush();
     expect(ids.every((id) => typeof id === "string")).toBe(true);
     expect((await countRecommendations(tg.engine.db, "text")).recommendations).toBe(before + 3);

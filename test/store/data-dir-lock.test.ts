@@ -79,31 +79,40 @@ describe("acquireDataDirLock", () => {
   it.runIf(linux)("PID reuse: a live pid with another start time (a restarted PID 1) is stale", async () => {
     const me = currentOwner();
     // The lock a killed predecessor left: same pid (ours, like PID 1 in a restarted container), earlier start.
-    writeFileSync(lockFile(), formatOwner({ pid: me.pid, bootId: me.bootId, startTime: String(Number(me.startTime) - 1) }));
+    writeFileSync(
+      lockFile(),
+      formatOwner({ pid: me.pid, bootId: me.bootId, startTime: String(Number(me.startTime) - 1) }),
+    );
     expect(await lockedBy(() => acquireDataDirLock(dir))).toBeUndefined();
   });
 
   it.runIf(linux)("PID reuse across a reboot: a live pid with another boot id is stale", async () => {
     const me = currentOwner();
-    writeFileSync(lockFile(), formatOwner({ pid: me.pid, bootId: "00000000-0000-0000-0000-000000000000", startTime: me.startTime }));
+    writeFileSync(
+      lockFile(),
+      formatOwner({ pid: me.pid, bootId: "00000000-0000-0000-0000-000000000000", startTime: me.startTime }),
+    );
     expect(await lockedBy(() => acquireDataDirLock(dir))).toBeUndefined();
   });
 
-  it.runIf(linux)("another live process holding the lock with its real identity is respected; with a wrong start time it is not", async () => {
-    const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
-    try {
-      await new Promise((r) => child.once("spawn", r));
-      const pid = child.pid!;
-      const start = processStartTime(pid);
-      expect(start).toMatch(/^\d+$/);
-      writeFileSync(lockFile(), formatOwner({ pid, bootId: bootId(), startTime: start }));
-      expect(await lockedBy(() => acquireDataDirLock(dir))).toBe(pid);
-      writeFileSync(lockFile(), formatOwner({ pid, bootId: bootId(), startTime: String(Number(start) + 1) }));
-      expect(await lockedBy(() => acquireDataDirLock(dir))).toBeUndefined();
-    } finally {
-      child.kill();
-    }
-  });
+  it.runIf(linux)(
+    "another live process holding the lock with its real identity is respected; with a wrong start time it is not",
+    async () => {
+      const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+      try {
+        await new Promise((r) => child.once("spawn", r));
+        const pid = child.pid!;
+        const start = processStartTime(pid);
+        expect(start).toMatch(/^\d+$/);
+        writeFileSync(lockFile(), formatOwner({ pid, bootId: bootId(), startTime: start }));
+        expect(await lockedBy(() => acquireDataDirLock(dir))).toBe(pid);
+        writeFileSync(lockFile(), formatOwner({ pid, bootId: bootId(), startTime: String(Number(start) + 1) }));
+        expect(await lockedBy(() => acquireDataDirLock(dir))).toBeUndefined();
+      } finally {
+        child.kill();
+      }
+    },
+  );
 
   it("a pid-only lock of a live process (written by an older version) is respected", async () => {
     writeFileSync(lockFile(), `${process.pid}\n`);
@@ -112,20 +121,25 @@ describe("acquireDataDirLock", () => {
 });
 
 describe("the kernel-held mutex (Linux)", () => {
-  it.runIf(linux)("a holder killed with SIGKILL frees the directory at once; its file left behind is taken over", async () => {
-    const script = `import { acquireDataDirLock } from ${JSON.stringify(join(process.cwd(), "src/store/data-dir-lock.ts"))};
+  it.runIf(linux)(
+    "a holder killed with SIGKILL frees the directory at once; its file left behind is taken over",
+    async () => {
+      const script = `import { acquireDataDirLock } from ${JSON.stringify(join(process.cwd(), "src/store/data-dir-lock.ts"))};
       await acquireDataDirLock(${JSON.stringify(dir)}); console.log("held"); setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-    await new Promise<void>((res) => child.stdout!.on("data", (d: Buffer) => d.toString().includes("held") && res()));
-    expect(await lockedBy(() => acquireDataDirLock(dir))).toBe(child.pid);
-    child.kill("SIGKILL");
-    await new Promise((res) => child.once("exit", res));
-    expect(parseOwner(readFileSync(lockFile(), "utf8"))!.pid).toBe(child.pid); // no exit handler ran
-    const l = await acquireDataDirLock(dir);
-    expect(parseOwner(readFileSync(lockFile(), "utf8"))!.pid).toBe(process.pid);
-    l.release();
-    expect(existsSync(lockFile())).toBe(false);
-  });
+      const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      await new Promise<void>((res) => child.stdout!.on("data", (d: Buffer) => d.toString().includes("held") && res()));
+      expect(await lockedBy(() => acquireDataDirLock(dir))).toBe(child.pid);
+      child.kill("SIGKILL");
+      await new Promise((res) => child.once("exit", res));
+      expect(parseOwner(readFileSync(lockFile(), "utf8"))!.pid).toBe(child.pid); // no exit handler ran
+      const l = await acquireDataDirLock(dir);
+      expect(parseOwner(readFileSync(lockFile(), "utf8"))!.pid).toBe(process.pid);
+      l.release();
+      expect(existsSync(lockFile())).toBe(false);
+    },
+  );
 
   it("one directory reached by two paths (a symlink) is one lock; two directories are two", async () => {
     const link = join(dir, "..", `${dir.split("/").at(-1)}-link`);

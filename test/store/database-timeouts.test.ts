@@ -7,13 +7,24 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolgraphError } from "../../src/contract/errors.ts";
-import { CONNECTION_DEFAULTS, type Connection, isConnectionError, openConnection, resolveTimeouts } from "../../src/store/connection.ts";
+import {
+  CONNECTION_DEFAULTS,
+  type Connection,
+  isConnectionError,
+  openConnection,
+  resolveTimeouts,
+} from "../../src/store/connection.ts";
 import { UnansweredStatement } from "../../src/store/statement-watch.ts";
 import { SERVER_URL, SKIP_SERVER } from "../helpers/backends.ts";
 
 describe("resolveTimeouts", () => {
   it("takes the defaults when nothing is set", () => {
-    expect(resolveTimeouts({}, {})).toEqual({ connectTimeoutMs: 2000, statementTimeoutMs: 30_000, idleInTransactionTimeoutMs: 60_000, livenessCheckAfterMs: 1000 });
+    expect(resolveTimeouts({}, {})).toEqual({
+      connectTimeoutMs: 2000,
+      statementTimeoutMs: 30_000,
+      idleInTransactionTimeoutMs: 60_000,
+      livenessCheckAfterMs: 1000,
+    });
     expect(CONNECTION_DEFAULTS.statementGraceMs).toBe(2000);
     // The embedded database waits longer for its one connection (queued behind other requests, not a server).
     expect(resolveTimeouts({}, {}, "pglite").connectTimeoutMs).toBe(10_000);
@@ -23,7 +34,10 @@ describe("resolveTimeouts", () => {
   it("an option beats its environment variable, which beats the default", () => {
     const env = { TOOLGRAPH_DB_CONNECT_TIMEOUT_MS: "750", TOOLGRAPH_DB_STATEMENT_TIMEOUT_MS: "0" };
     expect(resolveTimeouts({}, env)).toMatchObject({ connectTimeoutMs: 750, statementTimeoutMs: 0 });
-    expect(resolveTimeouts({ connectTimeoutMs: 1200, statementTimeoutMs: 9000 }, env)).toMatchObject({ connectTimeoutMs: 1200, statementTimeoutMs: 9000 });
+    expect(resolveTimeouts({ connectTimeoutMs: 1200, statementTimeoutMs: 9000 }, env)).toMatchObject({
+      connectTimeoutMs: 1200,
+      statementTimeoutMs: 9000,
+    });
     expect(resolveTimeouts({}, { TOOLGRAPH_DB_CONNECT_TIMEOUT_MS: "" })).toMatchObject({ connectTimeoutMs: 2000 });
   });
 
@@ -51,7 +65,11 @@ describe("isConnectionError: the database did not answer in time", () => {
   const e = (code: string, message = "x") => Object.assign(new Error(message), { code });
   it.each([
     ["57014 statement timeout", true, e("57014", "canceling statement due to statement timeout")],
-    ["25P03 idle in transaction timeout", true, e("25P03", "terminating connection due to idle-in-transaction timeout")],
+    [
+      "25P03 idle in transaction timeout",
+      true,
+      e("25P03", "terminating connection due to idle-in-transaction timeout"),
+    ],
     ["an abandoned statement", true, new UnansweredStatement("no answer")],
     ["40001 serialization failure", false, e("40001")],
   ])("%s → %s", (_name, expected, err) => {

@@ -12,7 +12,8 @@ import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/m
 import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
 
 const T = "2026-10-30T10:00:00Z";
-const exec = (id: string, steps: object[]): ExecutionInput => validateExecution({ id, startedAt: T, success: true, steps });
+const exec = (id: string, steps: object[]): ExecutionInput =>
+  validateExecution({ id, startedAt: T, success: true, steps });
 
 /**
  * m1 a → b (b dependsOn a), m2 a → b, m3 a, x, b (b dependsOn a), m4 a → c, m5 p containing c1 then c2.
@@ -54,8 +55,15 @@ for (const backend of backends()) {
       const tools = ["a", "b", "c", "x", "p", "c1", "c2"].map((id) => ({ id }));
       await importCatalog(conn.db, p, JSON.stringify({ tools }), "catalog.json", { validatePattern: () => undefined });
       // m1–m3 through the batch path, m4 and m5 one by one (the single-statement path).
-      await importExecutions(conn.db, p, EXECUTIONS.slice(0, 3).map((value, i) => ({ line: i + 1, value })), "traces", {});
-      for (const value of EXECUTIONS.slice(3)) await importExecutions(conn.db, p, [{ line: 1, value }], "execution", {});
+      await importExecutions(
+        conn.db,
+        p,
+        EXECUTIONS.slice(0, 3).map((value, i) => ({ line: i + 1, value })),
+        "traces",
+        {},
+      );
+      for (const value of EXECUTIONS.slice(3))
+        await importExecutions(conn.db, p, [{ line: 1, value }], "execution", {});
     }
 
     it("the write paths count each succession once per execution", async () => {

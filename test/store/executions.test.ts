@@ -36,7 +36,10 @@ const history: UserHistoryUpdate = (stored, inserted) => {
     list
       .slice()
       .sort((x, y) => x.startedAt.getTime() - y.startedAt.getTime())
-      .reduce((h, e) => updateUserHistory(h, { success: e.success, at: e.startedAt.getTime() }), stored.get(user) ?? emptyUserHistory()),
+      .reduce(
+        (h, e) => updateUserHistory(h, { success: e.success, at: e.startedAt.getTime() }),
+        stored.get(user) ?? emptyUserHistory(),
+      ),
   ]);
 };
 
@@ -52,12 +55,18 @@ async function tables(db: Kysely<Database>, project: string) {
     executions: await q(
       `SELECT id, user_id, intent, intent_hash, capability_id, started_at, success, duration_ms, step_count FROM executions WHERE project = ${p} ORDER BY id`,
     ),
-    steps: await q(`SELECT execution_id, idx, tool_id, parent_idx, depends_on, success, duration_ms, at FROM execution_steps WHERE project = ${p} ORDER BY execution_id, idx`),
+    steps: await q(
+      `SELECT execution_id, idx, tool_id, parent_idx, depends_on, success, duration_ms, at FROM execution_steps WHERE project = ${p} ORDER BY execution_id, idx`,
+    ),
     edges: await q(
       `SELECT from_tool, to_tool, dep_count, con_count, prov_count, seq_count, dep_declared, con_declared, prov_declared, seq_declared, weight, type, source, first_seen, last_seen FROM edges WHERE project = ${p} ORDER BY from_tool, to_tool`,
     ),
-    toolStats: await q(`SELECT tool_id, executions, successes, total_duration_ms, last_used_at FROM tool_stats WHERE project = ${p} ORDER BY tool_id`),
-    capabilityTools: await q(`SELECT capability_id, tool_id, declared, observations FROM capability_tools WHERE project = ${p} ORDER BY capability_id, tool_id`),
+    toolStats: await q(
+      `SELECT tool_id, executions, successes, total_duration_ms, last_used_at FROM tool_stats WHERE project = ${p} ORDER BY tool_id`,
+    ),
+    capabilityTools: await q(
+      `SELECT capability_id, tool_id, declared, observations FROM capability_tools WHERE project = ${p} ORDER BY capability_id, tool_id`,
+    ),
     userHistory: await q(`SELECT user_id, history FROM user_history WHERE project = ${p} ORDER BY user_id`),
     tools: await q(`SELECT id, auto_registered FROM tools WHERE project = ${p} ORDER BY id`),
     capabilities: await q(`SELECT id FROM capabilities WHERE project = ${p} ORDER BY id`),
@@ -65,7 +74,12 @@ async function tables(db: Kysely<Database>, project: string) {
 }
 
 async function userHistoryOf(db: Kysely<Database>, project: string, user: string): Promise<UserHistory | undefined> {
-  const row = await db.selectFrom("user_history").select("history").where("project", "=", project).where("user_id", "=", user).executeTakeFirst();
+  const row = await db
+    .selectFrom("user_history")
+    .select("history")
+    .where("project", "=", project)
+    .where("user_id", "=", user)
+    .executeTakeFirst();
   return row?.history as UserHistory | undefined;
 }
 
@@ -120,7 +134,12 @@ for (const backend of backends()) {
         ["a", "c", 1, 0, 1],
         ["c", "a", 0, 0, 1],
       ]);
-      expect(b.edges.every((x) => (x.first_seen as Date).getTime() === seen.getTime() && (x.last_seen as Date).getTime() === seen.getTime())).toBe(true);
+      expect(
+        b.edges.every(
+          (x) =>
+            (x.first_seen as Date).getTime() === seen.getTime() && (x.last_seen as Date).getTime() === seen.getTime(),
+        ),
+      ).toBe(true);
       expect(b.toolStats.map((x) => [x.tool_id, x.executions, x.successes, Number(x.total_duration_ms)])).toEqual([
         ["a", 2, 2, 11],
         ["b", 1, 0, 5],
@@ -132,7 +151,16 @@ for (const backend of backends()) {
         ["b", true, 1],
         ["c", false, 1],
       ]);
-      expect(b.executions).toEqual([expect.objectContaining({ id: "r1", user_id: "u1", capability_id: "cap1", success: false, duration_ms: 18, step_count: 4 })]);
+      expect(b.executions).toEqual([
+        expect.objectContaining({
+          id: "r1",
+          user_id: "u1",
+          capability_id: "cap1",
+          success: false,
+          duration_ms: 18,
+          step_count: 4,
+        }),
+      ]);
       expect(b.executions[0]!.intent_hash).toBe(sha256("deploy the service"));
       expect(b.steps.map((x) => [x.idx, x.tool_id, x.parent_idx, x.depends_on, x.success])).toEqual([
         [0, "a", null, [], true],
@@ -144,8 +172,21 @@ for (const backend of backends()) {
 
     it("an execution without edges or capability writes only what applies (empty parts skipped)", async () => {
       const p = await project();
-      const r = await importExecutions(conn.db, p, one(exec({ id: "solo", startedAt: T, success: true, steps: [{ tool: "d" }] })), "x", {});
-      expect(r).toMatchObject({ inserted: 1, skippedExisting: 0, steps: 1, edgesTouched: 0, graphVersion: 2, insertedIds: ["solo"] });
+      const r = await importExecutions(
+        conn.db,
+        p,
+        one(exec({ id: "solo", startedAt: T, success: true, steps: [{ tool: "d" }] })),
+        "x",
+        {},
+      );
+      expect(r).toMatchObject({
+        inserted: 1,
+        skippedExisting: 0,
+        steps: 1,
+        edgesTouched: 0,
+        graphVersion: 2,
+        insertedIds: ["solo"],
+      });
       const t = await tables(conn.db, p);
       expect(t.edges).toEqual([]);
       expect(t.toolStats.map((x) => [x.tool_id, x.executions])).toEqual([["d", 1]]);
@@ -154,7 +195,13 @@ for (const backend of backends()) {
 
     it("the first write of a project creates its row at version 1", async () => {
       const p = freshProject("rec-new");
-      const r = await importExecutions(conn.db, p, one(exec({ id: "x", startedAt: T, success: true, steps: [{ tool: "a" }] })), "x", { autoRegister: true });
+      const r = await importExecutions(
+        conn.db,
+        p,
+        one(exec({ id: "x", startedAt: T, success: true, steps: [{ tool: "a" }] })),
+        "x",
+        { autoRegister: true },
+      );
       expect(r).toMatchObject({ inserted: 1, autoRegistered: ["a"], graphVersion: 1 });
       expect(await graphVersion(conn.db, p)).toBe(1);
     });
@@ -167,10 +214,19 @@ for (const backend of backends()) {
       const other = exec({ id: "r1", user: "u2", startedAt: T, success: true, steps: [{ tool: "c" }, { tool: "d" }] });
       for (const e of [sample(), other]) {
         const again = await importExecutions(conn.db, p, one(e), "x", { userHistory: history });
-        expect(again).toMatchObject({ inserted: 0, skippedExisting: 1, steps: 0, edgesTouched: 0, graphVersion: 2, insertedIds: [] });
+        expect(again).toMatchObject({
+          inserted: 0,
+          skippedExisting: 1,
+          steps: 0,
+          edgesTouched: 0,
+          graphVersion: 2,
+          insertedIds: [],
+        });
         expect(await tables(conn.db, p)).toEqual(before); // u2 (a new user) got no history row either
       }
-      const viaBatch = await importExecutions(conn.db, p, many([sample(), { ...other, id: "r1-batch-twin" }]), "x", { userHistory: history });
+      const viaBatch = await importExecutions(conn.db, p, many([sample(), { ...other, id: "r1-batch-twin" }]), "x", {
+        userHistory: history,
+      });
       expect(viaBatch).toMatchObject({ inserted: 1, skippedExisting: 1, insertedIds: ["r1-batch-twin"] });
       const after = await tables(conn.db, p);
       expect(after.executions.map((x) => x.id)).toEqual(["r1", "r1-batch-twin"]);
@@ -196,15 +252,27 @@ for (const backend of backends()) {
       const stored = [sample(), exec({ id: "r2", user: "u1", startedAt: T, success: true, steps: [{ tool: "b" }] })];
       for (const e of stored) await importExecutions(conn.db, p, one(e), "x", { userHistory: history });
       const before = await tables(conn.db, p);
-      const r = await importExecutions(conn.db, p, many(stored.map((e) => ({ ...e, user: "newbie" }))), "x", { userHistory: history });
+      const r = await importExecutions(conn.db, p, many(stored.map((e) => ({ ...e, user: "newbie" }))), "x", {
+        userHistory: history,
+      });
       expect(r).toMatchObject({ inserted: 0, skippedExisting: 2, graphVersion: 3 });
       expect(await tables(conn.db, p)).toEqual(before);
     });
 
     describe("bad references fail naming the field and write nothing", () => {
       const cases: [string, object, string, RegExp][] = [
-        ["an unknown tool", { id: "bad", user: "u1", startedAt: T, success: true, steps: [{ tool: "a" }, { tool: "zzz" }] }, "steps[1].tool", /unknown tool "zzz"/],
-        ["an unknown capability", { id: "bad", user: "u1", capability: "nope", startedAt: T, success: true, steps: [{ tool: "a" }] }, "capability", /unknown capability "nope"/],
+        [
+          "an unknown tool",
+          { id: "bad", user: "u1", startedAt: T, success: true, steps: [{ tool: "a" }, { tool: "zzz" }] },
+          "steps[1].tool",
+          /unknown tool "zzz"/,
+        ],
+        [
+          "an unknown capability",
+          { id: "bad", user: "u1", capability: "nope", startedAt: T, success: true, steps: [{ tool: "a" }] },
+          "capability",
+          /unknown capability "nope"/,
+        ],
       ];
       for (const [name, value, field, message] of cases) {
         it(name, async () => {
@@ -212,14 +280,27 @@ for (const backend of backends()) {
           await importExecutions(conn.db, p, one(sample()), "x", { userHistory: history });
           const before = await tables(conn.db, p);
           const version = await graphVersion(conn.db, p);
-          const err = await importExecutions(conn.db, p, one(exec(value)), "execution", { userHistory: history }).catch((x: unknown) => x);
+          const err = await importExecutions(conn.db, p, one(exec(value)), "execution", { userHistory: history }).catch(
+            (x: unknown) => x,
+          );
           expect(err).toBeInstanceOf(ImportError);
           // The advice travels as data too: each door spells it (test/library/door-advice.test.ts).
-          expect((err as ImportError).errors).toEqual([{ file: "execution", line: 1, field, message: expect.stringMatching(message), advice: { kind: "auto-register" } }]);
+          expect((err as ImportError).errors).toEqual([
+            {
+              file: "execution",
+              line: 1,
+              field,
+              message: expect.stringMatching(message),
+              advice: { kind: "auto-register" },
+            },
+          ]);
           expect(await tables(conn.db, p)).toEqual(before);
           expect(await graphVersion(conn.db, p)).toBe(version);
           // skipInvalid reports it instead, still writing nothing
-          const skipped = await importExecutions(conn.db, p, one(exec(value)), "execution", { userHistory: history, skipInvalid: true });
+          const skipped = await importExecutions(conn.db, p, one(exec(value)), "execution", {
+            userHistory: history,
+            skipInvalid: true,
+          });
           expect(skipped).toMatchObject({ inserted: 0, graphVersion: version, invalid: [{ field }] });
           expect(await tables(conn.db, p)).toEqual(before);
         });
@@ -228,13 +309,21 @@ for (const backend of backends()) {
       it("with autoRegister the tool and capability are registered and the version bumps once", async () => {
         const p = await project();
         const v = await graphVersion(conn.db, p);
-        const value = exec({ id: "auto", capability: "newcap", startedAt: T, success: true, steps: [{ tool: "a" }, { tool: "zzz" }] });
+        const value = exec({
+          id: "auto",
+          capability: "newcap",
+          startedAt: T,
+          success: true,
+          steps: [{ tool: "a" }, { tool: "zzz" }],
+        });
         const r = await importExecutions(conn.db, p, one(value), "x", { autoRegister: true });
         expect(r).toMatchObject({ inserted: 1, autoRegistered: ["zzz"], graphVersion: v + 1 });
         const t = await tables(conn.db, p);
         expect(t.tools).toContainEqual({ id: "zzz", auto_registered: true });
         expect(t.capabilities.map((x) => x.id)).toContain("newcap");
-        expect(t.capabilityTools.filter((x) => x.capability_id === "newcap").map((x) => [x.tool_id, x.observations])).toEqual([
+        expect(
+          t.capabilityTools.filter((x) => x.capability_id === "newcap").map((x) => [x.tool_id, x.observations]),
+        ).toEqual([
           ["a", 1],
           ["zzz", 1],
         ]);
@@ -244,14 +333,36 @@ for (const backend of backends()) {
     it("updates the user's history and the graph version once per execution inserted", async () => {
       const p = await project();
       const v = await graphVersion(conn.db, p);
-      const e1 = exec({ id: "h1", user: "ana", startedAt: "2026-03-01T10:00:00Z", success: true, steps: [{ tool: "a" }] });
-      const e2 = exec({ id: "h2", user: "ana", startedAt: "2026-03-01T11:00:00Z", success: false, steps: [{ tool: "b" }] });
+      const e1 = exec({
+        id: "h1",
+        user: "ana",
+        startedAt: "2026-03-01T10:00:00Z",
+        success: true,
+        steps: [{ tool: "a" }],
+      });
+      const e2 = exec({
+        id: "h2",
+        user: "ana",
+        startedAt: "2026-03-01T11:00:00Z",
+        success: false,
+        steps: [{ tool: "b" }],
+      });
       expect((await importExecutions(conn.db, p, one(e1), "x", { userHistory: history })).graphVersion).toBe(v + 1);
-      expect(await userHistoryOf(conn.db, p, "ana")).toEqual(JSON.parse(JSON.stringify(updateUserHistory(emptyUserHistory(), { success: true, at: e1.startedAt.getTime() }))));
+      expect(await userHistoryOf(conn.db, p, "ana")).toEqual(
+        JSON.parse(
+          JSON.stringify(updateUserHistory(emptyUserHistory(), { success: true, at: e1.startedAt.getTime() })),
+        ),
+      );
       expect((await importExecutions(conn.db, p, one(e1), "x", { userHistory: history })).graphVersion).toBe(v + 1);
       expect((await importExecutions(conn.db, p, one(e2), "x", { userHistory: history })).graphVersion).toBe(v + 2);
       const h = (await userHistoryOf(conn.db, p, "ana"))!;
-      expect([h.taskCount, h.successCount, h.errorCount, h.recent, h.lastTaskAt]).toEqual([2, 1, 1, [true, false], e2.startedAt.getTime()]);
+      expect([h.taskCount, h.successCount, h.errorCount, h.recent, h.lastTaskAt]).toEqual([
+        2,
+        1,
+        1,
+        [true, false],
+        e2.startedAt.getTime(),
+      ]);
       expect(await graphVersion(conn.db, p)).toBe(v + 2);
       // withinTransaction still runs, inside the transaction, only for an execution inserted
       const seen: string[] = [];
@@ -307,7 +418,8 @@ for (const backend of backends()) {
           expect(batch.inserted).toBe(es.length);
           // one by one, in start order (the order a batch applies user histories in)
           const ordered = es.slice().sort((x, y) => x.startedAt.getTime() - y.startedAt.getTime());
-          for (const e of ordered) expect((await importExecutions(conn.db, pb, one(e), "x", { userHistory: history })).inserted).toBe(1);
+          for (const e of ordered)
+            expect((await importExecutions(conn.db, pb, one(e), "x", { userHistory: history })).inserted).toBe(1);
           expect(await tables(conn.db, pb)).toEqual(await tables(conn.db, pa));
           expect(await graphVersion(conn.db, pa)).toBe(va + 1);
           expect(await graphVersion(conn.db, pb)).toBe(vb + es.length);
@@ -316,34 +428,55 @@ for (const backend of backends()) {
       );
     });
 
-    it.skipIf(backend.name === "pglite")("two connections at once: one id counted once; one new user's history gets every execution", async () => {
-      const other = await backend.open({ migrate: false });
-      try {
-        const p = await project();
-        const v = await graphVersion(conn.db, p);
-        for (let round = 0; round < 4; round++) {
-          const e = exec({ id: `same-${round}`, user: "racer", startedAt: T, success: true, steps: [{ tool: "a" }, { tool: "b" }] });
-          const rs = await Promise.all([conn.db, other.db, conn.db, other.db].map((db) => importExecutions(db, p, one(e), "x", { userHistory: history })));
-          expect(rs.map((r) => r.inserted).reduce((s, x) => s + x, 0)).toBe(1);
+    it.skipIf(backend.name === "pglite")(
+      "two connections at once: one id counted once; one new user's history gets every execution",
+      async () => {
+        const other = await backend.open({ migrate: false });
+        try {
+          const p = await project();
+          const v = await graphVersion(conn.db, p);
+          for (let round = 0; round < 4; round++) {
+            const e = exec({
+              id: `same-${round}`,
+              user: "racer",
+              startedAt: T,
+              success: true,
+              steps: [{ tool: "a" }, { tool: "b" }],
+            });
+            const rs = await Promise.all(
+              [conn.db, other.db, conn.db, other.db].map((db) =>
+                importExecutions(db, p, one(e), "x", { userHistory: history }),
+              ),
+            );
+            expect(rs.map((r) => r.inserted).reduce((s, x) => s + x, 0)).toBe(1);
+          }
+          const fresh = Array.from({ length: 8 }, (_, k) =>
+            exec({
+              id: `new-${k}`,
+              user: "newcomer",
+              startedAt: `2026-03-01T10:0${k}:00Z`,
+              success: k % 2 === 0,
+              steps: [{ tool: "c" }, { tool: "a" }],
+            }),
+          );
+          const rs = await Promise.all(
+            fresh.map((e, k) => importExecutions(k % 2 ? other.db : conn.db, p, one(e), "x", { userHistory: history })),
+          );
+          expect(rs.every((r) => r.inserted === 1)).toBe(true);
+          expect(new Set(rs.map((r) => r.graphVersion)).size).toBe(8); // each bump seen exactly once
+          const t = await tables(conn.db, p);
+          expect(t.toolStats.map((x) => [x.tool_id, x.executions])).toEqual([
+            ["a", 12],
+            ["b", 4],
+            ["c", 8],
+          ]);
+          expect((await userHistoryOf(conn.db, p, "racer"))!.taskCount).toBe(4);
+          expect((await userHistoryOf(conn.db, p, "newcomer"))!.taskCount).toBe(8);
+          expect(await graphVersion(conn.db, p)).toBe(v + 12);
+        } finally {
+          await other.close();
         }
-        const fresh = Array.from({ length: 8 }, (_, k) =>
-          exec({ id: `new-${k}`, user: "newcomer", startedAt: `2026-03-01T10:0${k}:00Z`, success: k % 2 === 0, steps: [{ tool: "c" }, { tool: "a" }] }),
-        );
-        const rs = await Promise.all(fresh.map((e, k) => importExecutions(k % 2 ? other.db : conn.db, p, one(e), "x", { userHistory: history })));
-        expect(rs.every((r) => r.inserted === 1)).toBe(true);
-        expect(new Set(rs.map((r) => r.graphVersion)).size).toBe(8); // each bump seen exactly once
-        const t = await tables(conn.db, p);
-        expect(t.toolStats.map((x) => [x.tool_id, x.executions])).toEqual([
-          ["a", 12],
-          ["b", 4],
-          ["c", 8],
-        ]);
-        expect((await userHistoryOf(conn.db, p, "racer"))!.taskCount).toBe(4);
-        expect((await userHistoryOf(conn.db, p, "newcomer"))!.taskCount).toBe(8);
-        expect(await graphVersion(conn.db, p)).toBe(v + 12);
-      } finally {
-        await other.close();
-      }
-    });
+      },
+    );
   });
 }

@@ -39,10 +39,18 @@ for (const backend of backends()) {
 
     it("migrates down and up again", async () => {
       for (const _ of MIGRATION_NAMES) await migrateDown(conn.db);
-      const gone = await sql<{ n: string }>`select count(*) as n from information_schema.tables where table_name = 'tools' and table_schema = current_schema()`.execute(conn.db);
+      const gone = await sql<{
+        n: string;
+      }>`select count(*) as n from information_schema.tables where table_name = 'tools' and table_schema = current_schema()`.execute(
+        conn.db,
+      );
       expect(Number(gone.rows[0]!.n)).toBe(0);
       await migrateToLatest(conn.db);
-      const back = await sql<{ n: string }>`select count(*) as n from information_schema.tables where table_name = 'tools' and table_schema = current_schema()`.execute(conn.db);
+      const back = await sql<{
+        n: string;
+      }>`select count(*) as n from information_schema.tables where table_name = 'tools' and table_schema = current_schema()`.execute(
+        conn.db,
+      );
       expect(Number(back.rows[0]!.n)).toBe(1);
     });
 
@@ -62,7 +70,11 @@ for (const backend of backends()) {
       expect(r.steps).toBe(9);
       let edges = new Map((await loadEdges(conn.db, p)).map((e) => [`${e.from}>${e.to}`, e]));
       // a→b: seq 2 (inferred 0.5×0.7=0.35), con 1 (inferred 0.8×0.7=0.56) → contains, 0.56
-      expect(edges.get("a>b")).toMatchObject({ type: "contains", source: "inferred", counts: { sequence: 2, contains: 1, dependency: 0 } });
+      expect(edges.get("a>b")).toMatchObject({
+        type: "contains",
+        source: "inferred",
+        counts: { sequence: 2, contains: 1, dependency: 0 },
+      });
       expect(edges.get("a>b")!.weight).toBeCloseTo(0.56, 12);
       // b→c: seq 3 → observed 0.5×1.0 = 0.5
       expect(edges.get("b>c")).toMatchObject({ type: "sequence", source: "observed", counts: { sequence: 3 } });
@@ -70,14 +82,26 @@ for (const backend of backends()) {
       // a→c: dep 1 (inferred 0.7), con 1 (0.56) → dependency 0.7; a later sequence observation never overwrites it
       expect(edges.get("a>c")!.weight).toBeCloseTo(0.7, 12);
       expect(edges.get("a>c")!.type).toBe("dependency");
-      const more = [t("e4", [{ tool: "a" }, { tool: "c", dependsOn: [0] }]), t("e5", [{ tool: "a" }, { tool: "c", dependsOn: [0] }])].join("\n");
+      const more = [
+        t("e4", [{ tool: "a" }, { tool: "c", dependsOn: [0] }]),
+        t("e5", [{ tool: "a" }, { tool: "c", dependsOn: [0] }]),
+      ].join("\n");
       await importTraces(conn.db, p, more, "t2.jsonl");
       edges = new Map((await loadEdges(conn.db, p)).map((e) => [`${e.from}>${e.to}`, e]));
       // a→c: dep 3 → observed 1.0; seq 2
-      expect(edges.get("a>c")).toMatchObject({ type: "dependency", source: "observed", counts: { dependency: 3, sequence: 2, contains: 1 } });
+      expect(edges.get("a>c")).toMatchObject({
+        type: "dependency",
+        source: "observed",
+        counts: { dependency: 3, sequence: 2, contains: 1 },
+      });
       expect(edges.get("a>c")!.weight).toBeCloseTo(1.0, 12);
       // Declared template: b→a sequence template = 0.5 × 0.5 = 0.25
-      await importDeclaredEdges(conn.db, p, JSON.stringify({ from: "b", to: "a", type: "sequence", source: "template" }), "e.jsonl");
+      await importDeclaredEdges(
+        conn.db,
+        p,
+        JSON.stringify({ from: "b", to: "a", type: "sequence", source: "template" }),
+        "e.jsonl",
+      );
       edges = new Map((await loadEdges(conn.db, p)).map((e) => [`${e.from}>${e.to}`, e]));
       expect(edges.get("b>a")).toMatchObject({ type: "sequence", source: "template" });
       expect(edges.get("b>a")!.weight).toBeCloseTo(0.25, 12);
@@ -87,7 +111,10 @@ for (const backend of backends()) {
       const p = freshProject();
       const level = fc.integer({ min: 0, max: 3 });
       const count = fc.integer({ min: 0, max: 4 });
-      const samples = fc.sample(fc.tuple(count, count, count, count, level, level, level, level), { numRuns: 120, seed: 7 });
+      const samples = fc.sample(fc.tuple(count, count, count, count, level, level, level, level), {
+        numRuns: 120,
+        seed: 7,
+      });
       const rows = samples.map((s, i) => ({
         project: p,
         from_tool: `f${i}`,
@@ -102,11 +129,20 @@ for (const backend of backends()) {
         seq_declared: s[7],
       }));
       await conn.db.insertInto("edges").values(rows).execute();
-      const stored = await conn.db.selectFrom("edges").select(["from_tool", "weight", "type", "source"]).where("project", "=", p).execute();
+      const stored = await conn.db
+        .selectFrom("edges")
+        .select(["from_tool", "weight", "type", "source"])
+        .where("project", "=", p)
+        .execute();
       const byFrom = new Map(stored.map((r) => [r.from_tool, r]));
       samples.forEach((s, i) => {
         const ev = (c: number, d: number) => ({ count: c, declared: d as SourceLevel });
-        const q = edgeQuality({ dependency: ev(s[0], s[4]), contains: ev(s[1], s[5]), provides: ev(s[2], s[6]), sequence: ev(s[3], s[7]) });
+        const q = edgeQuality({
+          dependency: ev(s[0], s[4]),
+          contains: ev(s[1], s[5]),
+          provides: ev(s[2], s[6]),
+          sequence: ev(s[3], s[7]),
+        });
         const row = byFrom.get(`f${i}`)!;
         expect(row.weight).toBeCloseTo(q.weight, 12);
         expect(row.type).toBe(q.type ?? "none");
@@ -137,7 +173,9 @@ for (const backend of backends()) {
       expect((await countProject(conn.db, p2)).tools).toBe(0);
       expect(await loadEdges(conn.db, p2)).toEqual([]);
       // The same execution id in another project is a different execution; unknown tools there are rejected.
-      await expect(importTraces(conn.db, p2, t("y1", [{ tool: "a" }, { tool: "b" }]), "t.jsonl")).rejects.toThrow(/unknown tool "a"/);
+      await expect(importTraces(conn.db, p2, t("y1", [{ tool: "a" }, { tool: "b" }]), "t.jsonl")).rejects.toThrow(
+        /unknown tool "a"/,
+      );
       expect((await countProject(conn.db, p1)).executions).toBe(1);
     });
 
@@ -151,24 +189,97 @@ for (const backend of backends()) {
         snapshot = async () => ({
           counts: { ...(await countProject(conn.db, p)) },
           edges: await loadEdges(conn.db, p),
-          tools: await conn.db.selectFrom("tools").select(["id", "description"]).where("project", "=", p).orderBy("id").execute(),
+          tools: await conn.db
+            .selectFrom("tools")
+            .select(["id", "description"])
+            .where("project", "=", p)
+            .orderBy("id")
+            .execute(),
         });
       });
       const cases: [string, () => Promise<unknown>, RegExp][] = [
-        ["malformed JSON", () => importTraces(conn.db, p, `${t("ok1", [{ tool: "a" }])}\n{"id": "bad",`, "bad.jsonl"), /bad\.jsonl:2: malformed JSON/],
-        ["missing field", () => importTraces(conn.db, p, `${t("ok2", [{ tool: "a" }])}\n${JSON.stringify({ id: "m", success: true, steps: [{ tool: "a" }] })}`, "bad.jsonl"), /bad\.jsonl:2: startedAt: /],
-        ["unknown tool", () => importTraces(conn.db, p, `${t("ok3", [{ tool: "a" }])}\n${t("u", [{ tool: "nope" }])}`, "bad.jsonl"), /bad\.jsonl:2: steps\[0\]\.tool: unknown tool "nope"/],
-        ["duplicate ids in one file", () => importTraces(conn.db, p, `${t("d", [{ tool: "a" }])}\n${t("d", [{ tool: "b" }])}`, "bad.jsonl"), /bad\.jsonl:2: id: duplicate id "d"/],
-        ["wrong types", () => importTraces(conn.db, p, t("w", [{ tool: "a", durationMs: "slow" }]), "bad.jsonl"), /bad\.jsonl:1: steps\[0\]\.durationMs: /],
+        [
+          "malformed JSON",
+          () => importTraces(conn.db, p, `${t("ok1", [{ tool: "a" }])}\n{"id": "bad",`, "bad.jsonl"),
+          /bad\.jsonl:2: malformed JSON/,
+        ],
+        [
+          "missing field",
+          () =>
+            importTraces(
+              conn.db,
+              p,
+              `${t("ok2", [{ tool: "a" }])}\n${JSON.stringify({ id: "m", success: true, steps: [{ tool: "a" }] })}`,
+              "bad.jsonl",
+            ),
+          /bad\.jsonl:2: startedAt: /,
+        ],
+        [
+          "unknown tool",
+          () => importTraces(conn.db, p, `${t("ok3", [{ tool: "a" }])}\n${t("u", [{ tool: "nope" }])}`, "bad.jsonl"),
+          /bad\.jsonl:2: steps\[0\]\.tool: unknown tool "nope"/,
+        ],
+        [
+          "duplicate ids in one file",
+          () => importTraces(conn.db, p, `${t("d", [{ tool: "a" }])}\n${t("d", [{ tool: "b" }])}`, "bad.jsonl"),
+          /bad\.jsonl:2: id: duplicate id "d"/,
+        ],
+        [
+          "wrong types",
+          () => importTraces(conn.db, p, t("w", [{ tool: "a", durationMs: "slow" }]), "bad.jsonl"),
+          /bad\.jsonl:1: steps\[0\]\.durationMs: /,
+        ],
         [
           "a 10 MB description",
-          () => importCatalog(conn.db, p, JSON.stringify({ tools: [{ id: "a", description: "changed" }, { id: "huge", description: "x".repeat(10 * 1024 * 1024) }] }), "cat.json", { validatePattern: okPattern }),
+          () =>
+            importCatalog(
+              conn.db,
+              p,
+              JSON.stringify({
+                tools: [
+                  { id: "a", description: "changed" },
+                  { id: "huge", description: "x".repeat(10 * 1024 * 1024) },
+                ],
+              }),
+              "cat.json",
+              { validatePattern: okPattern },
+            ),
           /cat\.json:\d+: tools\[1\]\.description: must be at most 32768 characters/,
         ],
-        ["duplicate tool ids in a catalog", () => importCatalog(conn.db, p, JSON.stringify({ tools: [{ id: "a" }, { id: "a" }] }), "cat.json", { validatePattern: okPattern }), /duplicate id "a"/],
-        ["capability naming an unknown tool", () => importCatalog(conn.db, p, JSON.stringify({ tools: [{ id: "a", description: "changed" }], capabilities: [{ id: "k", tools: ["ghost"] }] }), "cat.json", { validatePattern: okPattern }), /capabilities\[0\]\.tools\[0\]: unknown tool "ghost"/],
-        ["edge naming an unknown tool", () => importDeclaredEdges(conn.db, p, JSON.stringify({ from: "a", to: "ghost", type: "dependency" }), "e.jsonl"), /e\.jsonl:1: to: unknown tool "ghost"/],
-        ["a step depending on a later step", () => importTraces(conn.db, p, t("fwd", [{ tool: "a", dependsOn: [1] }, { tool: "b" }]), "bad.jsonl"), /steps\[0\]\.dependsOn\[0\]: must point to an earlier step/],
+        [
+          "duplicate tool ids in a catalog",
+          () =>
+            importCatalog(conn.db, p, JSON.stringify({ tools: [{ id: "a" }, { id: "a" }] }), "cat.json", {
+              validatePattern: okPattern,
+            }),
+          /duplicate id "a"/,
+        ],
+        [
+          "capability naming an unknown tool",
+          () =>
+            importCatalog(
+              conn.db,
+              p,
+              JSON.stringify({
+                tools: [{ id: "a", description: "changed" }],
+                capabilities: [{ id: "k", tools: ["ghost"] }],
+              }),
+              "cat.json",
+              { validatePattern: okPattern },
+            ),
+          /capabilities\[0\]\.tools\[0\]: unknown tool "ghost"/,
+        ],
+        [
+          "edge naming an unknown tool",
+          () =>
+            importDeclaredEdges(conn.db, p, JSON.stringify({ from: "a", to: "ghost", type: "dependency" }), "e.jsonl"),
+          /e\.jsonl:1: to: unknown tool "ghost"/,
+        ],
+        [
+          "a step depending on a later step",
+          () => importTraces(conn.db, p, t("fwd", [{ tool: "a", dependsOn: [1] }, { tool: "b" }]), "bad.jsonl"),
+          /steps\[0\]\.dependsOn\[0\]: must point to an earlier step/,
+        ],
       ];
       for (const [name, run, message] of cases) {
         it(name, async () => {
@@ -184,15 +295,28 @@ for (const backend of backends()) {
       }
 
       it("--skip-invalid skips and reports bad records, keeps the good ones", async () => {
-        const r = await importTraces(conn.db, p, `${t("s1", [{ tool: "a" }, { tool: "c" }])}\nnot json\n${t("s2", [{ tool: "ghost" }])}`, "mixed.jsonl", { skipInvalid: true });
+        const r = await importTraces(
+          conn.db,
+          p,
+          `${t("s1", [{ tool: "a" }, { tool: "c" }])}\nnot json\n${t("s2", [{ tool: "ghost" }])}`,
+          "mixed.jsonl",
+          { skipInvalid: true },
+        );
         expect(r.inserted).toBe(1);
         expect(r.invalid.map((e) => e.line).sort()).toEqual([2, 3]);
       });
 
       it("--auto-register adds unknown tools", async () => {
-        const r = await importTraces(conn.db, p, t("ar1", [{ tool: "a" }, { tool: "newtool" }]), "ar.jsonl", { autoRegister: true });
+        const r = await importTraces(conn.db, p, t("ar1", [{ tool: "a" }, { tool: "newtool" }]), "ar.jsonl", {
+          autoRegister: true,
+        });
         expect(r.autoRegistered).toEqual(["newtool"]);
-        const row = await conn.db.selectFrom("tools").select(["id", "auto_registered"]).where("project", "=", p).where("id", "=", "newtool").executeTakeFirst();
+        const row = await conn.db
+          .selectFrom("tools")
+          .select(["id", "auto_registered"])
+          .where("project", "=", p)
+          .where("id", "=", "newtool")
+          .executeTakeFirst();
         expect(row).toEqual({ id: "newtool", auto_registered: true });
       });
     });
@@ -208,7 +332,10 @@ describe("embedded data directory lock", () => {
     const dir = mkdtempSync(join(tmpdir(), "tg-lock-"));
     const lock = await acquireDataDirLock(dir);
     try {
-      await expect(openConnection({ home: dir, database: "" })).rejects.toMatchObject({ code: "database-locked", message: expect.stringContaining(`in use by process ${process.pid}`) });
+      await expect(openConnection({ home: dir, database: "" })).rejects.toMatchObject({
+        code: "database-locked",
+        message: expect.stringContaining(`in use by process ${process.pid}`),
+      });
       expect(existsSync(join(dir, "PG_VERSION"))).toBe(false);
     } finally {
       lock.release();
@@ -223,7 +350,11 @@ describe("embedded data directory lock", () => {
       const script = `import { openConnection } from ${JSON.stringify(join(process.cwd(), "src/store/connection.ts"))};
         try { const c = await openConnection({ home: ${JSON.stringify(dir)}, database: "" }); await c.close(); console.log("OPENED"); }
         catch (e) { console.log("ERR " + e.message); }`;
-      const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", env: { ...process.env, DATABASE_URL: "" } });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ["--import", "tsx", "--input-type=module", "-e", script],
+        { encoding: "utf8", env: { ...process.env, DATABASE_URL: "" } },
+      );
       expect(stdout).toContain(`in use by process ${process.pid}`);
       expect(existsSync(join(dir, "PG_VERSION"))).toBe(false);
     } finally {
@@ -239,7 +370,11 @@ describe("the Seal-Tools catalog (4,076 tools) on both backends", () => {
       const { convertSealTools } = await import("../../bench/convert/seal-tools.ts");
       const { openToolgraph } = await import("../../src/library/toolgraph.ts");
       const ds = convertSealTools({ limit: 1 });
-      const tg = await openToolgraph({ ...(await backend.options()), project: freshProject("seal"), embeddings: "hash:64" });
+      const tg = await openToolgraph({
+        ...(await backend.options()),
+        project: freshProject("seal"),
+        embeddings: "hash:64",
+      });
       try {
         const first = await tg.importCatalog(ds.catalog);
         expect(first.tools).toEqual({ inserted: 4076, updated: 0, unchanged: 0 });

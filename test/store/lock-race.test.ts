@@ -23,7 +23,9 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("simultaneous start on one data directory", () => {
-  it(`${RACERS} processes × 100 rounds: never two holders; every refusal names a live racer`, { timeout: 240_000 }, async () => {
+  it(`${RACERS} processes × 100 rounds: never two holders; every refusal names a live racer`, {
+    timeout: 240_000,
+  }, async () => {
     const lockDir = join(dir, "lock");
     const log = join(dir, "lock.log");
     const go = join(dir, "lock.go");
@@ -62,7 +64,9 @@ describe("simultaneous start on one data directory", () => {
     expect(rounds.size).toBeGreaterThanOrEqual(cfg.rounds / 2);
   });
 
-  it(`${RACERS} \`toolgraph record\` processes at once: winners' executions stored exactly once, losers exit 4`, { timeout: 300_000 }, async () => {
+  it(`${RACERS} \`toolgraph record\` processes at once: winners' executions stored exactly once, losers exit 4`, {
+    timeout: 300_000,
+  }, async () => {
     const home = join(dir, "home");
     const execution = (id: string) => ({
       id,
@@ -76,7 +80,10 @@ describe("simultaneous start on one data directory", () => {
     const seed = join(dir, "seed.json");
     writeFileSync(seed, JSON.stringify(execution("seed")));
     let err = "";
-    const seeded = await main(["record", seed, "--auto-register", "--home", home, "--database", ""], { out: () => {}, err: (s) => (err += s) });
+    const seeded = await main(["record", seed, "--auto-register", "--home", home, "--database", ""], {
+      out: () => {},
+      err: (s) => (err += s),
+    });
     expect(err).toBe("");
     expect(seeded).toBe(0);
 

@@ -13,9 +13,15 @@ for (const backend of backends()) {
         await conn.db.connection().execute(async (db) => {
           const marked = sql<{ n: number }>`${sql.raw(PREPARE_MARK)} SELECT ${41}::int + 1 AS n`;
           expect((await marked.execute(db)).rows[0]!.n).toBe(42);
-          expect((await sql<{ n: number }>`${sql.raw(PREPARE_MARK)} SELECT ${1}::int + 1 AS n`.execute(db)).rows[0]!.n).toBe(2);
+          expect(
+            (await sql<{ n: number }>`${sql.raw(PREPARE_MARK)} SELECT ${1}::int + 1 AS n`.execute(db)).rows[0]!.n,
+          ).toBe(2);
           await sql`SELECT ${7}::int AS unmarked`.execute(db);
-          const prepared = (await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements`.execute(db)).rows;
+          const prepared = (
+            await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements`.execute(
+              db,
+            )
+          ).rows;
           const ours = prepared.filter((p) => p.name.startsWith("tg_"));
           expect(ours.length).toBe(1);
           expect(ours[0]!.name).toMatch(/^tg_[0-9a-f]{24}$/);
@@ -34,7 +40,9 @@ for (const backend of backends()) {
       });
       try {
         await conn.db.connection().execute(async (db) => {
-          expect((await sql<{ n: number }>`${sql.raw(PREPARE_MARK)} SELECT ${2}::int * 3 AS n`.execute(db)).rows[0]!.n).toBe(6);
+          expect(
+            (await sql<{ n: number }>`${sql.raw(PREPARE_MARK)} SELECT ${2}::int * 3 AS n`.execute(db)).rows[0]!.n,
+          ).toBe(6);
           const prepared = (await sql<{ name: string }>`SELECT name FROM pg_prepared_statements`.execute(db)).rows;
           expect(prepared.filter((p) => p.name.startsWith("tg_"))).toEqual([]);
         });

@@ -11,7 +11,12 @@ import { MIGRATION_NAMES, migrateDown, migrateToLatest } from "../../src/store/m
 import { countProject, loadTools } from "../../src/store/reads.ts";
 import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
 
-const t = (server: string, name: string, extra: Record<string, unknown> = {}) => ({ id: `${server}.${name}`, server, description: `${name} things`, ...extra });
+const t = (server: string, name: string, extra: Record<string, unknown> = {}) => ({
+  id: `${server}.${name}`,
+  server,
+  description: `${name} things`,
+  ...extra,
+});
 
 for (const backend of backends()) {
   describe(`server tool sync on ${backend.name}`, () => {
@@ -22,8 +27,16 @@ for (const backend of backends()) {
 
     it("upserts listed tools, marks the server's unlisted ones unavailable, leaves other servers alone", async () => {
       const p = freshProject();
-      const r1 = await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "write", { safetyTags: ["destructive"] })]);
-      expect(r1).toMatchObject({ server: "fs", tools: { inserted: 2, updated: 0, unchanged: 0 }, unavailable: [], rejected: [] });
+      const r1 = await syncServerTools(conn.db, p, "fs", [
+        t("fs", "read"),
+        t("fs", "write", { safetyTags: ["destructive"] }),
+      ]);
+      expect(r1).toMatchObject({
+        server: "fs",
+        tools: { inserted: 2, updated: 0, unchanged: 0 },
+        unavailable: [],
+        rejected: [],
+      });
       await syncServerTools(conn.db, p, "mem", [t("mem", "read")]);
       const r2 = await syncServerTools(conn.db, p, "fs", [t("fs", "read")]);
       expect(r2.unavailable).toEqual(["fs.write"]);
@@ -45,9 +58,16 @@ for (const backend of backends()) {
       await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "old_name")]);
       await syncServerTools(conn.db, p, "mem", [t("mem", "gone")]);
       // Renamed: old_name is unavailable from now; a grace period of an hour keeps it in the read model.
-      const r1 = await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "new_name")], { retireAfterMs: 3_600_000 });
+      const r1 = await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "new_name")], {
+        retireAfterMs: 3_600_000,
+      });
       expect([r1.unavailable, r1.retired]).toEqual([["fs.old_name"], []]);
-      expect((await loadTools(conn.db, p)).map((x) => x.id)).toEqual(["fs.new_name", "fs.old_name", "fs.read", "mem.gone"]);
+      expect((await loadTools(conn.db, p)).map((x) => x.id)).toEqual([
+        "fs.new_name",
+        "fs.old_name",
+        "fs.read",
+        "mem.gone",
+      ]);
       // Past a grace period of 0 ms: retired by the next sync of its server, other servers untouched.
       await syncServerTools(conn.db, p, "mem", []);
       const r2 = await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "new_name")], { retireAfterMs: 0 });
@@ -60,7 +80,9 @@ for (const backend of backends()) {
       const c = await countProject(conn.db, p);
       expect([c.tools, c.unavailableTools, c.retiredTools, c.graphVersion]).toEqual([4, 2, 2, v + 1]);
       // Listed again: back in the read model, neither unavailable nor retired.
-      await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "new_name"), t("fs", "old_name")], { retireAfterMs: 0 });
+      await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "new_name"), t("fs", "old_name")], {
+        retireAfterMs: 0,
+      });
       expect((await loadTools(conn.db, p)).map((x) => x.id)).toEqual(["fs.new_name", "fs.old_name", "fs.read"]);
       const c2 = await countProject(conn.db, p);
       expect([c2.tools, c2.unavailableTools, c2.retiredTools]).toEqual([4, 1, 1]);
@@ -76,7 +98,10 @@ for (const backend of backends()) {
         "not an object",
       ]);
       expect(r.rejected).toEqual([
-        { tool: "up.bad\u0001id", problem: "id: must not contain control, format or line-separator characters (found U+0001 at index 6)" },
+        {
+          tool: "up.bad\u0001id",
+          problem: "id: must not contain control, format or line-separator characters (found U+0001 at index 6)",
+        },
         { tool: "up.huge", problem: "description: must be at most 32768 characters" },
         { tool: "other.wrong-server", problem: 'server: must be "up"' },
         { tool: "up[4]", problem: "(record): Invalid input: expected object, received string" },
@@ -89,7 +114,9 @@ for (const backend of backends()) {
         Number(
           (
             await sql<{ n: string }>`select count(*) as n from information_schema.columns
-            where table_name = 'tools' and column_name = 'available' and table_schema = current_schema()`.execute(conn.db)
+            where table_name = 'tools' and column_name = 'available' and table_schema = current_schema()`.execute(
+              conn.db,
+            )
           ).rows[0]!.n,
         );
       expect(await cols()).toBe(1);

@@ -48,8 +48,12 @@ for (const backend of backends()) {
     it("re-import replaces or clears the output schema", async () => {
       const p = freshProject();
       const other = { type: "object", properties: { time: { type: "number" } } };
-      await importCatalog(conn.db, p, catalog([{ id: "route", outputSchema: out }]), "c.json", { validatePattern: okPattern });
-      await importCatalog(conn.db, p, catalog([{ id: "route", outputSchema: other }]), "c.json", { validatePattern: okPattern });
+      await importCatalog(conn.db, p, catalog([{ id: "route", outputSchema: out }]), "c.json", {
+        validatePattern: okPattern,
+      });
+      await importCatalog(conn.db, p, catalog([{ id: "route", outputSchema: other }]), "c.json", {
+        validatePattern: okPattern,
+      });
       expect((await loadTools(conn.db, p))[0]!.outputSchema).toEqual(other);
       await importCatalog(conn.db, p, catalog([{ id: "route" }]), "c.json", { validatePattern: okPattern });
       expect((await loadTools(conn.db, p))[0]!.outputSchema).toBeNull();
@@ -57,7 +61,9 @@ for (const backend of backends()) {
 
     it("rejects an outputSchema that is not an object, naming the field", async () => {
       const p = freshProject();
-      const err = await importCatalog(conn.db, p, catalog([{ id: "route", outputSchema: "number" }]), "c.json", { validatePattern: okPattern }).catch((e) => e);
+      const err = await importCatalog(conn.db, p, catalog([{ id: "route", outputSchema: "number" }]), "c.json", {
+        validatePattern: okPattern,
+      }).catch((e) => e);
       expect(err).toBeInstanceOf(ImportError);
       expect(String(err.message)).toContain("tools[0].outputSchema");
       expect(await loadTools(conn.db, p)).toEqual([]);
@@ -71,7 +77,11 @@ for (const backend of backends()) {
       expect(await outputColumns(conn)).toBe(1);
       await migrateDown(conn.db); // 002
       expect(await outputColumns(conn)).toBe(0);
-      const tools = await sql<{ n: string }>`select count(*) as n from information_schema.tables where table_name = 'tools' and table_schema = current_schema()`.execute(conn.db);
+      const tools = await sql<{
+        n: string;
+      }>`select count(*) as n from information_schema.tables where table_name = 'tools' and table_schema = current_schema()`.execute(
+        conn.db,
+      );
       expect(Number(tools.rows[0]!.n)).toBe(1);
       await migrateToLatest(conn.db);
       expect(await outputColumns(conn)).toBe(1);

@@ -26,7 +26,13 @@ async function waitFresh(get: () => Promise<boolean>, ms = 20_000): Promise<void
 for (const offThread of [true, false]) {
   describe(`stale analytics refresh ${offThread ? "in the worker thread" : "on the event loop"}`, () => {
     it("a stale read answers at once, then the refresh lands and equals the main thread's computation", async () => {
-      const tg = await openToolgraph({ ...(await backend.options()), project: `aw-${offThread}`, embeddings: "hash:64", now: () => NOW, analytics: { minRefreshIntervalMs: 0, offThread } });
+      const tg = await openToolgraph({
+        ...(await backend.options()),
+        project: `aw-${offThread}`,
+        embeddings: "hash:64",
+        now: () => NOW,
+        analytics: { minRefreshIntervalMs: 0, offThread },
+      });
       try {
         await tg.importCatalog(demoCatalog(), { embed: false });
         await tg.importTraces(demoTraces(120, 3, NOW));
@@ -54,7 +60,13 @@ for (const offThread of [true, false]) {
 
 describe("analytics whose shape no longer fits the graph", () => {
   it("a catalog that adds a capability recomputes at once: discovery never sees arrays of another length", async () => {
-    const tg = await openToolgraph({ ...(await backend.options()), project: "shape", embeddings: "hash:64", now: () => NOW, analytics: { minRefreshIntervalMs: 60_000, offThread: false } });
+    const tg = await openToolgraph({
+      ...(await backend.options()),
+      project: "shape",
+      embeddings: "hash:64",
+      now: () => NOW,
+      analytics: { minRefreshIntervalMs: 60_000, offThread: false },
+    });
     try {
       const catalog = demoCatalog();
       await tg.importCatalog(catalog, { embed: false });
@@ -64,7 +76,10 @@ describe("analytics whose shape no longer fits the graph", () => {
       expect(before.hyperCapabilities.length).toBe(caps.length);
       // Same tools, one more capability: the tool count is unchanged, the capability count is not.
       const member = (catalog as { tools: { id: string }[] }).tools[0]!.id;
-      await tg.importCatalog({ tools: [], capabilities: [{ id: "extra.cap", name: "extra", tools: [member] }] }, { embed: false });
+      await tg.importCatalog(
+        { tools: [], capabilities: [{ id: "extra.cap", name: "extra", tools: [member] }] },
+        { embed: false },
+      );
       const s = await tg.engine.snapshot("shape");
       const view = await tg.engine.analytics("shape");
       expect(s.capabilities.length).toBe(caps.length + 1);

@@ -22,7 +22,9 @@ describe("startOnce", () => {
     startOnce(engine, "fail", "p", async () => runs.push("f2"));
     await yieldToEventLoop();
     expect(runs).toEqual(["p1", "q1", "o1", "f1", "f2"]);
-    startOnce({ startedJobs: new Set<string>() } as unknown as Engine, "fit", "p", async () => runs.push("other engine"));
+    startOnce({ startedJobs: new Set<string>() } as unknown as Engine, "fit", "p", async () =>
+      runs.push("other engine"),
+    );
     await yieldToEventLoop();
     expect(runs.at(-1)).toBe("other engine");
   });

@@ -74,7 +74,12 @@ describe("derived state of the graph snapshot", () => {
 
     const version = s.version;
     const [x, y] = [s.tools[0]!.id, s.tools[1]!.id];
-    await tg.recordExecution({ id: "derived-1", startedAt: new Date(NOW).toISOString(), success: true, steps: [{ tool: x }, { tool: y }] });
+    await tg.recordExecution({
+      id: "derived-1",
+      startedAt: new Date(NOW).toISOString(),
+      success: true,
+      steps: [{ tool: x }, { tool: y }],
+    });
     const patched = await tg.engine.snapshot(project);
     expect(patched).toBe(s); // patched in place …
     expect(patched.version).toBe(version + 1); // … to a new graph version

@@ -31,7 +31,8 @@ for (const backend of backends()) {
       const g = new Graph({ type: "directed", multi: false, allowSelfLoops: false });
       for (const t of s.tools) g.addNode(t.id);
       for (let u = 0; u < s.csr.n; u++) {
-        for (let k = s.csr.offsets[u]!; k < s.csr.offsets[u + 1]!; k++) g.addDirectedEdge(s.tools[u]!.id, s.tools[s.csr.targets[k]!]!.id, { weight: s.csr.weights[k]! });
+        for (let k = s.csr.offsets[u]!; k < s.csr.offsets[u + 1]!; k++)
+          g.addDirectedEdge(s.tools[u]!.id, s.tools[s.csr.targets[k]!]!.id, { weight: s.csr.weights[k]! });
       }
       expect(g.order).toBe(s.n);
       expect(g.size).toBe(s.csr.m);
@@ -73,10 +74,16 @@ for (const backend of backends()) {
       same();
       // A pair without an edge (either way), to be related by a new execution.
       let pair: [number, number] | undefined;
-      for (let u = 0; u < s.n && !pair; u++) for (let v = 0; v < s.n && !pair; v++) if (u !== v && !s.edge(s.tools[u]!.id, s.tools[v]!.id)) pair = [u, v];
+      for (let u = 0; u < s.n && !pair; u++)
+        for (let v = 0; v < s.n && !pair; v++) if (u !== v && !s.edge(s.tools[u]!.id, s.tools[v]!.id)) pair = [u, v];
       const [u, v] = pair!;
       expect(s.edgeAt(u, v)).toBeUndefined();
-      await tg.recordExecution({ id: "edge-at-1", startedAt: "2026-11-01T14:00:00Z", success: true, steps: [{ tool: s.tools[u]!.id }, { tool: s.tools[v]!.id, dependsOn: [0] }] });
+      await tg.recordExecution({
+        id: "edge-at-1",
+        startedAt: "2026-11-01T14:00:00Z",
+        success: true,
+        steps: [{ tool: s.tools[u]!.id }, { tool: s.tools[v]!.id, dependsOn: [0] }],
+      });
       expect(await tg.engine.snapshot(project)).toBe(s); // patched in place
       expect(s.edgeAt(u, v)).toBeDefined();
       expect(s.edgeAt(u, v)).toBe(s.edge(s.tools[u]!.id, s.tools[v]!.id));

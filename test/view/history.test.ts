@@ -25,7 +25,12 @@ const catalog = { tools: [0, 1, 2].map((k) => ({ id: `t${k}`, name: `tool ${k}`,
 describe("execution history, read once per version", () => {
   let tg: Toolgraph;
   beforeAll(async () => {
-    tg = await openToolgraph({ home: "memory://", project: "h", embeddings: "hash:32", recommendationLog: { enabled: false } });
+    tg = await openToolgraph({
+      home: "memory://",
+      project: "h",
+      embeddings: "hash:32",
+      recommendationLog: { enabled: false },
+    });
     await tg.importCatalog(catalog);
     await tg.importTraces(Array.from({ length: 40 }, (_, i) => execution(i)));
   });
@@ -36,7 +41,14 @@ describe("execution history, read once per version", () => {
     expect(rows.map((r) => r.id)).toEqual((await loadExecutionHistory(tg.engine.db, "h")).map((r) => r.id));
     for (const limit of [1, 2, 3, 7, 40, 100]) {
       const want = await loadExecutionSequences(tg.engine.db, "h", limit);
-      expect(recentSequences(rows, limit).map((r) => ({ id: r.id, success: r.success, startedAt: r.startedAt, steps: r.steps }))).toEqual(want);
+      expect(
+        recentSequences(rows, limit).map((r) => ({
+          id: r.id,
+          success: r.success,
+          startedAt: r.startedAt,
+          steps: r.steps,
+        })),
+      ).toEqual(want);
     }
     // Hand-checked: 40 executions, every 4th (i ≡ 3 mod 4) without an intent → 30 with one.
     expect(memoryRowsOf(rows)).toHaveLength(30);
@@ -59,7 +71,10 @@ describe("execution history, read once per version", () => {
 
   it("an execution that starts before the last one held makes it read the history again, in the store's order", async () => {
     // Starts at T0: before every held execution.
-    await tg.importTraces([{ ...execution(0, "a-early"), startedAt: new Date(T0 - 1000).toISOString() }, execution(1, "a-early-2")]);
+    await tg.importTraces([
+      { ...execution(0, "a-early"), startedAt: new Date(T0 - 1000).toISOString() },
+      execution(1, "a-early-2"),
+    ]);
     const rows = await executionHistory(tg.engine, "h");
     expect(rows).toEqual(await loadExecutionHistory(tg.engine.db, "h"));
     expect(rows[0]!.id).toBe("a-early");
@@ -75,13 +90,21 @@ describe("execution history, read once per version", () => {
 
 describe("a history larger than one read (10,000 step rows) and one insert (2,000 step rows)", () => {
   it("stores every step and reads them back in pages, equal to one query", async () => {
-    const tg = await openToolgraph({ home: "memory://", project: "big", embeddings: "hash:32", recommendationLog: { enabled: false } });
+    const tg = await openToolgraph({
+      home: "memory://",
+      project: "big",
+      embeddings: "hash:32",
+      recommendationLog: { enabled: false },
+    });
     try {
       await tg.importCatalog(catalog);
       // 2,101 executions × 5 steps = 10,505 step rows: six insert statements, two pages.
       const many = Array.from({ length: 2101 }, (_, i) => {
         const e = execution(i);
-        return { ...e, steps: [0, 1, 2, 3, 4].map((k) => ({ tool: `t${(i + k) % 3}`, success: true, at: e.startedAt })) };
+        return {
+          ...e,
+          steps: [0, 1, 2, 3, 4].map((k) => ({ tool: `t${(i + k) % 3}`, success: true, at: e.startedAt })),
+        };
       });
       const r = await tg.importTraces(many);
       expect(r.steps).toBe(10_505);
@@ -89,7 +112,14 @@ describe("a history larger than one read (10,000 step rows) and one insert (2,00
       const rows = await executionHistory(tg.engine, "big");
       const want = await loadExecutionSequences(tg.engine.db, "big", 5000);
       expect(rows.reduce((n, e) => n + e.steps.length, 0)).toBe(10_505);
-      expect(recentSequences(rows, 5000).map((e) => ({ id: e.id, success: e.success, startedAt: e.startedAt, steps: e.steps }))).toEqual(want);
+      expect(
+        recentSequences(rows, 5000).map((e) => ({
+          id: e.id,
+          success: e.success,
+          startedAt: e.startedAt,
+          steps: e.steps,
+        })),
+      ).toEqual(want);
     } finally {
       await tg.close();
     }

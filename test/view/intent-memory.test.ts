@@ -24,7 +24,12 @@ for (const backend of backends()) {
     // The database opens in a hook (hook timeout 120 s): a PGlite open is slow on a busy machine.
     let tg: Toolgraph;
     beforeAll(async () => {
-      tg = await openToolgraph({ ...(await backend.options()), project: freshProject("mem"), embeddings: "hash:128", now: () => NOW });
+      tg = await openToolgraph({
+        ...(await backend.options()),
+        project: freshProject("mem"),
+        embeddings: "hash:128",
+        now: () => NOW,
+      });
     });
     afterAll(async () => {
       await tg?.close();
@@ -41,10 +46,44 @@ for (const backend of backends()) {
       });
       const at = (h: number) => new Date(NOW - h * 3_600_000).toISOString();
       await tg.importTraces([
-        { id: "e1", user: "ana", intent: "ship my change", startedAt: at(30), success: true, steps: [{ tool: "git.commit", success: true }, { tool: "git.push", success: true }] },
-        { id: "e2", user: "bob", intent: "ship my change", startedAt: at(20), success: true, steps: [{ tool: "git.commit", success: true }, { tool: "git.push", success: true }] },
-        { id: "e3", user: "ana", intent: "ship my change", startedAt: at(10), success: true, steps: [{ tool: "git.commit", success: true }] },
-        { id: "e4", user: "ana", intent: "email the weekly report", startedAt: at(5), success: true, steps: [{ tool: "mail.send", success: true }] },
+        {
+          id: "e1",
+          user: "ana",
+          intent: "ship my change",
+          startedAt: at(30),
+          success: true,
+          steps: [
+            { tool: "git.commit", success: true },
+            { tool: "git.push", success: true },
+          ],
+        },
+        {
+          id: "e2",
+          user: "bob",
+          intent: "ship my change",
+          startedAt: at(20),
+          success: true,
+          steps: [
+            { tool: "git.commit", success: true },
+            { tool: "git.push", success: true },
+          ],
+        },
+        {
+          id: "e3",
+          user: "ana",
+          intent: "ship my change",
+          startedAt: at(10),
+          success: true,
+          steps: [{ tool: "git.commit", success: true }],
+        },
+        {
+          id: "e4",
+          user: "ana",
+          intent: "email the weekly report",
+          startedAt: at(5),
+          success: true,
+          steps: [{ tool: "mail.send", success: true }],
+        },
       ]);
       const mem = await memoryIndex(tg.engine, tg.project);
       expect(mem.rows.length).toBe(4);
@@ -56,7 +95,10 @@ for (const backend of backends()) {
       expect(two.past[0]!.similarity).toBe(two.past[1]!.similarity);
       const ana = await recallMemory(tg.engine, tg.project, "ship my change", qv!, { k: 2, user: "ana" });
       expect(ana.past.map((p) => p.executionId)).toEqual(["e3", "e1"]);
-      const excluded = await recallMemory(tg.engine, tg.project, "ship my change", qv!, { k: 3, excludeIds: new Set(["e3"]) });
+      const excluded = await recallMemory(tg.engine, tg.project, "ship my change", qv!, {
+        k: 3,
+        excludeIds: new Set(["e3"]),
+      });
       expect(excluded.past.slice(0, 2).map((p) => p.executionId)).toEqual(["e2", "e1"]);
     });
   });

@@ -7,7 +7,10 @@ import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { MEMORY_DEFAULTS, memoryIndex, recallMemory, semanticNeighbours } from "../../src/view/intent-memory.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
-const WORDS = "ship deploy email report weekly invoice customer refund backup restore database schema user login reset password ticket".split(" ");
+const WORDS =
+  "ship deploy email report weekly invoice customer refund backup restore database schema user login reset password ticket".split(
+    " ",
+  );
 
 // recallMemory's neighbours against the plain definition: every BM25 or semantic hit fused (the exact int8 cosine
 // for BM25 hits the semantic channel missed), all sorted by similarity desc then text, expanded until k. recall
@@ -16,9 +19,22 @@ describe("recall neighbours = the full sort of the fused candidates", () => {
   // The database opens and is filled in a hook (hook timeout 120 s): a PGlite open is slow on a busy machine.
   let tg: Toolgraph;
   beforeAll(async () => {
-    tg = await openToolgraph({ home: "memory://", database: "", project: "order", embeddings: "hash:64", now: () => NOW });
-    await tg.importCatalog({ tools: [{ id: "t.a", description: "a" }, { id: "t.b", description: "b" }, { id: "t.c", description: "c" }] });
-    const intent = (i: number) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]} ${WORDS[(i * 11 + 5) % WORDS.length]} item${i % 13}`;
+    tg = await openToolgraph({
+      home: "memory://",
+      database: "",
+      project: "order",
+      embeddings: "hash:64",
+      now: () => NOW,
+    });
+    await tg.importCatalog({
+      tools: [
+        { id: "t.a", description: "a" },
+        { id: "t.b", description: "b" },
+        { id: "t.c", description: "c" },
+      ],
+    });
+    const intent = (i: number) =>
+      `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]} ${WORDS[(i * 11 + 5) % WORDS.length]} item${i % 13}`;
     const tools = ["t.a", "t.b", "t.c"];
     await tg.importTraces(
       Array.from({ length: 400 }, (_, i) => ({
@@ -26,7 +42,10 @@ describe("recall neighbours = the full sort of the fused candidates", () => {
         intent: intent(i % 200),
         startedAt: new Date(NOW - i * 3_600_000).toISOString(),
         success: i % 5 !== 0,
-        steps: [{ tool: tools[i % 3]!, success: true }, { tool: tools[(i + 1) % 3]!, success: i % 4 !== 0 }],
+        steps: [
+          { tool: tools[i % 3]!, success: true },
+          { tool: tools[(i + 1) % 3]!, success: i % 4 !== 0 },
+        ],
       })),
     );
   });
@@ -36,7 +55,10 @@ describe("recall neighbours = the full sort of the fused candidates", () => {
 
   it("over 400 executions of 200 distinct intents, 60 queries, k ∈ {3, 20, 60}", async () => {
     const mem = await memoryIndex(tg.engine, tg.project);
-    const queries = Array.from({ length: 60 }, (_, q) => `${WORDS[(q * 5) % WORDS.length]} ${WORDS[(q * 3 + 1) % WORDS.length]} item${q % 17}`);
+    const queries = Array.from(
+      { length: 60 },
+      (_, q) => `${WORDS[(q * 5) % WORDS.length]} ${WORDS[(q * 3 + 1) % WORDS.length]} item${q % 17}`,
+    );
     const vectors = await tg.engine.queryEmbedder.embed(queries);
     let lazyCases = 0;
     for (let q = 0; q < queries.length; q++) {
@@ -47,13 +69,20 @@ describe("recall neighbours = the full sort of the fused candidates", () => {
       if ([...lex.keys()].some((t) => !sem.has(t))) lazyCases++;
       const maxLex = Math.max(0, ...lex.values(), bm25IdealScore(mem.bm25, tokens));
       const byText = [...new Set([...lex.keys(), ...sem.keys()])]
-        .map((t) => ({ t, sim: fuseSimilarity({ lexical: lex.get(t) ?? 0, semantic: sem.get(t) ?? dotInt8(mem.vectors, t, qv) }, maxLex) }))
+        .map((t) => ({
+          t,
+          sim: fuseSimilarity(
+            { lexical: lex.get(t) ?? 0, semantic: sem.get(t) ?? dotInt8(mem.vectors, t, qv) },
+            maxLex,
+          ),
+        }))
         .filter((x) => x.sim >= MEMORY_DEFAULTS.minSimilarity)
         .sort((a, b) => b.sim - a.sim || a.t - b.t);
       for (const k of [3, 20, 60]) {
         const expected: [string, number][] = [];
         for (const { t, sim } of byText) {
-          for (let m = mem.memberOffsets[t]!; m < mem.memberOffsets[t + 1]! && expected.length < k; m++) expected.push([mem.rows.ids[mem.members[m]!]!, sim]);
+          for (let m = mem.memberOffsets[t]!; m < mem.memberOffsets[t + 1]! && expected.length < k; m++)
+            expected.push([mem.rows.ids[mem.members[m]!]!, sim]);
           if (expected.length >= k) break;
         }
         const got = await recallMemory(tg.engine, tg.project, queries[q]!, qv, { k });

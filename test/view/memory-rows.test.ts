@@ -3,7 +3,14 @@ import { describe, expect, it } from "vitest";
 import type { ExecutionMemoryRow } from "../../src/store/reads.ts";
 import { type MemoryIndex, memoryRow, toMemoryRows } from "../../src/view/intent-memory.ts";
 
-const row = (id: string, user: string | null, capability: string | null, at: number, success: boolean, steps: [string, boolean][]): ExecutionMemoryRow => ({
+const row = (
+  id: string,
+  user: string | null,
+  capability: string | null,
+  at: number,
+  success: boolean,
+  steps: [string, boolean][],
+): ExecutionMemoryRow => ({
   id,
   user,
   intent: `intent of ${id}`,
@@ -16,13 +23,20 @@ const row = (id: string, user: string | null, capability: string | null, at: num
 
 /** A memory index holding just the rows (texts: one per row, in order). */
 function withRows(rows: ExecutionMemoryRow[]): MemoryIndex {
-  return { rows: toMemoryRows(rows), texts: rows.map((r) => r.intent), textOf: Int32Array.from(rows.keys()) } as unknown as MemoryIndex;
+  return {
+    rows: toMemoryRows(rows),
+    texts: rows.map((r) => r.intent),
+    textOf: Int32Array.from(rows.keys()),
+  } as unknown as MemoryIndex;
 }
 
 describe("memory rows in columns", () => {
   it("interns users, capabilities and tools and lays steps out in CSR order", () => {
     const rows = [
-      row("e1", "ann", null, 1000, true, [["a", true], ["b", false]]),
+      row("e1", "ann", null, 1000, true, [
+        ["a", true],
+        ["b", false],
+      ]),
       row("e2", null, "cap", 2000, false, []),
       row("e3", "ann", "cap", 3000, true, [["b", true]]),
     ];
@@ -53,7 +67,15 @@ describe("memory rows in columns", () => {
         const rows = spec.map((s, i) => row(`e${i}`, s.user, s.capability, s.at, s.success, s.steps));
         const mem = withRows(rows);
         rows.forEach((r, i) => {
-          expect(memoryRow(mem, i)).toEqual({ id: r.id, intent: r.intent, user: r.user, capability: r.capability, startedAt: r.startedAt.getTime(), success: r.success, steps: r.steps });
+          expect(memoryRow(mem, i)).toEqual({
+            id: r.id,
+            intent: r.intent,
+            user: r.user,
+            capability: r.capability,
+            startedAt: r.startedAt.getTime(),
+            success: r.success,
+            steps: r.steps,
+          });
         });
       }),
     );

@@ -5,7 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
-import { chooseRouting, namespaceIndexFor, ROUTING_DEFAULTS, recordRouteTrial, routeDecision, routeQuery, routeTrialCount } from "../../src/view/namespace-index.ts";
+import {
+  chooseRouting,
+  namespaceIndexFor,
+  ROUTING_DEFAULTS,
+  recordRouteTrial,
+  routeDecision,
+  routeQuery,
+  routeTrialCount,
+} from "../../src/view/namespace-index.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const SYLLABLES = ["ka", "lo", "mi", "ru", "te", "vo", "ni", "sa", "pe", "zu"];
@@ -17,7 +25,11 @@ const DOMAINS = Array.from({ length: 50 }, (_, i) => `${SYLLABLES[i % 10]}${SYLL
 export function routingCatalog() {
   const tools = DOMAINS.flatMap((d, i) =>
     VERBS.flatMap((v) =>
-      OBJECTS.map((o) => ({ id: `${d}.${v}_${o}`, description: `${v} a ${o} in the ${d} workspace`, ...(i % 2 === 0 ? { server: `srv-${d}` } : {}) })),
+      OBJECTS.map((o) => ({
+        id: `${d}.${v}_${o}`,
+        description: `${v} a ${o} in the ${d} workspace`,
+        ...(i % 2 === 0 ? { server: `srv-${d}` } : {}),
+      })),
     ),
   );
   return { tools };
@@ -31,7 +43,12 @@ for (const backend of backends()) {
     let project: string;
     beforeAll(async () => {
       project = freshProject("routing");
-      tg = await openToolgraph({ ...(await backend.options()), project, embeddings: "hash:256", now: () => Date.parse("2026-11-01T12:00:00Z") });
+      tg = await openToolgraph({
+        ...(await backend.options()),
+        project,
+        embeddings: "hash:256",
+        now: () => Date.parse("2026-11-01T12:00:00Z"),
+      });
       await tg.importCatalog(routingCatalog());
       // Domain 0's first tool is followed by the first tool of every other domain.
       await tg.importTraces(
@@ -62,7 +79,11 @@ for (const backend of backends()) {
 
     it("two-hop ranks the domain's namespace first, searches its tools and says so", async () => {
       const target = 17;
-      const r = await tg.search({ intent: `archive a report in the ${DOMAINS[target]} workspace`, routing: "two-hop", limit: 5 });
+      const r = await tg.search({
+        intent: `archive a report in the ${DOMAINS[target]} workspace`,
+        routing: "two-hop",
+        limit: 5,
+      });
       expect(r.routing.mode).toBe("two-hop");
       expect(r.routing.requested).toBe("two-hop");
       expect(r.routing.namespaces![0]!.namespace).toBe(ns(target));
@@ -74,11 +95,16 @@ for (const backend of backends()) {
       expect(r.results[0]!.tool).toBe(`${DOMAINS[target]}.archive_report`);
       expect(r.results[0]!.explanation).toContain(`found via namespace ${ns(target)} (two-hop routing)`);
       const routed = new Set(r.routing.namespaces!.map((n) => n.namespace));
-      for (const x of r.results) expect(routed.has(x.tool.split(".")[0]!) || routed.has(`srv-${x.tool.split(".")[0]}`)).toBe(true);
+      for (const x of r.results)
+        expect(routed.has(x.tool.split(".")[0]!) || routed.has(`srv-${x.tool.split(".")[0]}`)).toBe(true);
     });
 
     it("flat searches every tool and finds the same best tool", async () => {
-      const r = await tg.search({ intent: `archive a report in the ${DOMAINS[17]} workspace`, routing: "flat", limit: 5 });
+      const r = await tg.search({
+        intent: `archive a report in the ${DOMAINS[17]} workspace`,
+        routing: "flat",
+        limit: 5,
+      });
       expect(r.routing).toMatchObject({ requested: "flat", mode: "flat", explanation: "searched every tool (flat)" });
       expect(r.routing.namespaces).toBeUndefined();
       expect(r.results[0]!.tool).toBe(`${DOMAINS[17]}.archive_report`);
@@ -107,18 +133,25 @@ for (const backend of backends()) {
         expect(recordRouteTrial(s, idx, { flatMs: 2, twoHopMs: 1, overlap: 1 })).toBeUndefined();
         expect(routeTrialCount(idx)).toBe(k + 1);
       }
-      expect(chooseRouting("auto", s, idx, at).reason).toBe("auto: measuring flat and two-hop (query 8 of 8), 1000 tools in 50 namespaces");
+      expect(chooseRouting("auto", s, idx, at).reason).toBe(
+        "auto: measuring flat and two-hop (query 8 of 8), 1000 tools in 50 namespaces",
+      );
       expect(recordRouteTrial(s, idx, { flatMs: 2, twoHopMs: 1, overlap: 1 })?.mode).toBe("two-hop");
       expect(routeDecision(idx)?.mode).toBe("two-hop");
       expect(chooseRouting("auto", s, idx, at)).toEqual({
         requested: "auto",
         mode: "two-hop",
-        reason: "auto: two-hop (8 queries: two-hop p50 1.00 ms vs flat 2.00 ms, top-10 overlap 1.00), 1000 tools in 50 namespaces",
+        reason:
+          "auto: two-hop (8 queries: two-hop p50 1.00 ms vs flat 2.00 ms, top-10 overlap 1.00), 1000 tools in 50 namespaces",
       });
       // a late sample of a concurrent trial query leaves the decision alone
       expect(recordRouteTrial(s, idx, { flatMs: 1, twoHopMs: 9, overlap: 0 })?.mode).toBe("two-hop");
-      expect(chooseRouting("auto", s, idx, { autoMinTools: 1001, autoMinNamespaces: 50 }).reason).toBe("auto: flat, the catalog has 1000 tools (routes measured from 1001)");
-      expect(chooseRouting("auto", s, idx, { autoMinTools: 1000, autoMinNamespaces: 51 }).reason).toBe("auto: flat, 1000 tools but only 50 namespaces (routes measured from 51)");
+      expect(chooseRouting("auto", s, idx, { autoMinTools: 1001, autoMinNamespaces: 50 }).reason).toBe(
+        "auto: flat, the catalog has 1000 tools (routes measured from 1001)",
+      );
+      expect(chooseRouting("auto", s, idx, { autoMinTools: 1000, autoMinNamespaces: 51 }).reason).toBe(
+        "auto: flat, 1000 tools but only 50 namespaces (routes measured from 51)",
+      );
       expect(chooseRouting("flat", s, idx, { autoMinTools: 1, autoMinNamespaces: 1 }).mode).toBe("flat");
       expect(chooseRouting("two-hop", s, idx).mode).toBe("two-hop");
     });

@@ -57,7 +57,8 @@ describe("no module-level caches in src/", () => {
   });
 
   it("the scan finds a module-level cache when there is one", () => {
-    const text = 'import x from "y";\nconst cache = new WeakMap<object, number>();\nexport let seen: Set<string> = new Set();\n  const local = new Map();\n';
+    const text =
+      'import x from "y";\nconst cache = new WeakMap<object, number>();\nexport let seen: Set<string> = new Set();\n  const local = new Map();\n';
     expect([...text.matchAll(DECLARATION)].map((m) => m[1])).toEqual(["cache", "seen"]);
   });
 });

@@ -27,7 +27,12 @@ describe.skipIf(SKIP_SERVER)("two instances on one PostgreSQL server", () => {
     const before = await b.suggestNext({ context: ["calendar.find_free_slot"], mode: "seed", limit: 3 });
     expect(before.suggestions.find((x) => x.tool === "docs.create_page")?.terms.cooc.value ?? 0).toBe(0);
     for (let i = 0; i < 3; i++) {
-      await a.recordExecution({ id: `so-${i}`, startedAt: "2026-11-01T10:00:00Z", success: true, steps: [{ tool: "calendar.find_free_slot" }, { tool: "docs.create_page" }] });
+      await a.recordExecution({
+        id: `so-${i}`,
+        startedAt: "2026-11-01T10:00:00Z",
+        success: true,
+        steps: [{ tool: "calendar.find_free_slot" }, { tool: "docs.create_page" }],
+      });
     }
     const t0 = Date.now();
     let seen = false;
@@ -44,11 +49,23 @@ describe.skipIf(SKIP_SERVER)("two instances on one PostgreSQL server", () => {
     const options = await backend.options();
     const NOW = Date.parse("2026-11-01T12:00:00Z");
     let ms = 0;
-    const frozen = await openToolgraph({ ...options, project: "shared", embeddings: "hash:128", now: () => NOW, clock: () => ms, versionCheckMs: 250 });
+    const frozen = await openToolgraph({
+      ...options,
+      project: "shared",
+      embeddings: "hash:128",
+      now: () => NOW,
+      clock: () => ms,
+      versionCheckMs: 250,
+    });
     try {
       const version = async () => (await frozen.engine.snapshot("shared")).version;
       const before = await version();
-      await a.recordExecution({ id: "so-frozen", startedAt: "2026-11-01T10:00:00Z", success: true, steps: [{ tool: "calendar.find_free_slot" }, { tool: "docs.create_page" }] });
+      await a.recordExecution({
+        id: "so-frozen",
+        startedAt: "2026-11-01T10:00:00Z",
+        success: true,
+        steps: [{ tool: "calendar.find_free_slot" }, { tool: "docs.create_page" }],
+      });
       // Within versionCheckMs of the last check (operational clock): the cached read model answers.
       ms = 100;
       expect(await version()).toBe(before);

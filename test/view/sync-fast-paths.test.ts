@@ -15,7 +15,16 @@ let t = NOW;
 let tg: Toolgraph;
 
 beforeAll(async () => {
-  tg = await openToolgraph({ home: "memory://", database: "", project: "demo", embeddings: "hash:128", now: () => t, clock: () => t, versionCheckMs: 250, recommendationLog: { enabled: false } });
+  tg = await openToolgraph({
+    home: "memory://",
+    database: "",
+    project: "demo",
+    embeddings: "hash:128",
+    now: () => t,
+    clock: () => t,
+    versionCheckMs: 250,
+    recommendationLog: { enabled: false },
+  });
   await tg.importCatalog(demoCatalog());
   await tg.importTraces(demoTraces(300, 42, NOW));
 });

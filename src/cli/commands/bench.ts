@@ -5,12 +5,21 @@ import { join, resolve } from "node:path";
 import { type Command, EXIT, UsageError } from "../command.ts";
 
 // bench/ of the repository: from src/cli/commands (sources) or dist/src/cli/commands (a build in a clone).
-const BENCH_DIR = [resolve(import.meta.dirname, "../../../bench"), resolve(import.meta.dirname, "../../../../bench")].find((d) => existsSync(join(d, "accuracy.ts"))) ?? resolve(import.meta.dirname, "../../../bench");
-const KINDS: Record<string, string> = { accuracy: "accuracy.ts", latency: "latency.ts", ingest: "ingest.ts", load: "load.ts" };
+const BENCH_DIR =
+  [resolve(import.meta.dirname, "../../../bench"), resolve(import.meta.dirname, "../../../../bench")].find((d) =>
+    existsSync(join(d, "accuracy.ts")),
+  ) ?? resolve(import.meta.dirname, "../../../bench");
+const KINDS: Record<string, string> = {
+  accuracy: "accuracy.ts",
+  latency: "latency.ts",
+  ingest: "ingest.ts",
+  load: "load.ts",
+};
 
 export const benchCommand: Command = {
   name: "bench",
-  summary: "benchmarks: accuracy on public datasets (or yours) beside baselines, latency at scale, ingestion, HTTP load",
+  summary:
+    "benchmarks: accuracy on public datasets (or yours) beside baselines, latency at scale, ingestion, HTTP load",
   usage: "toolgraph bench accuracy|latency|ingest|load [options of that bench]",
   examples: [
     "toolgraph bench accuracy --dataset all",
@@ -22,17 +31,23 @@ export const benchCommand: Command = {
   ],
   passThrough: true,
   optionHelp: {
-    "accuracy: --dataset seal-tools|toollinkos|nestful|all, --embeddings use-lite|hash:512, --catalog/--traces/--edges/--eval": "",
-    "latency: --tools 1000,10000,50000 --reps N; ingest: --steps N --backends pglite,postgres; load: --clients N --seconds S": "",
+    "accuracy: --dataset seal-tools|toollinkos|nestful|all, --embeddings use-lite|hash:512, --catalog/--traces/--edges/--eval":
+      "",
+    "latency: --tools 1000,10000,50000 --reps N; ingest: --steps N --backends pglite,postgres; load: --clients N --seconds S":
+      "",
   },
   async run(ctx) {
     const [kind] = ctx.positionals;
-    if (!kind || !KINDS[kind]) throw new UsageError("bench: the first argument must be accuracy, latency, ingest or load");
+    if (!kind || !KINDS[kind])
+      throw new UsageError("bench: the first argument must be accuracy, latency, ingest or load");
     const file = join(BENCH_DIR, KINDS[kind]!);
-    if (!existsSync(file)) throw new UsageError(`bench: ${file} is missing (the bench programs ship with the repository)`);
+    if (!existsSync(file))
+      throw new UsageError(`bench: ${file} is missing (the bench programs ship with the repository)`);
     const at = process.argv.indexOf(kind);
     const passThrough = at >= 0 ? process.argv.slice(at + 1) : [];
-    const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", file, ...passThrough], { stdio: "inherit" });
+    const r = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", file, ...passThrough], {
+      stdio: "inherit",
+    });
     return r.status === 0 ? EXIT.ok : EXIT.failure;
   },
 };

@@ -5,9 +5,13 @@ import { type Command, EXIT, UsageError } from "../command.ts";
 
 export const exportCommand: Command = {
   name: "export",
-  summary: "write the tool graph as GraphML or GEXF (tools with community, PageRank, success rate; typed, weighted edges)",
+  summary:
+    "write the tool graph as GraphML or GEXF (tools with community, PageRank, success rate; typed, weighted edges)",
   usage: "toolgraph export --format graphml|gexf [--out FILE]",
-  examples: ["toolgraph export --format gexf --out tools.gexf", "toolgraph export --format graphml --project demo > tools.graphml"],
+  examples: [
+    "toolgraph export --format gexf --out tools.gexf",
+    "toolgraph export --format graphml --project demo > tools.graphml",
+  ],
   options: { format: { type: "string" }, out: { type: "string" } },
   optionHelp: {
     "--format F": "graphml or gexf (required)",
@@ -15,8 +19,14 @@ export const exportCommand: Command = {
   },
   async run(ctx) {
     const format = ctx.values.format;
-    if (format !== "graphml" && format !== "gexf") throw new UsageError(`--format must be graphml or gexf, got ${format === undefined ? "nothing" : JSON.stringify(format)}`);
-    const [{ toGEXF, toGraphML }, { graphView }] = await Promise.all([import("../../formats/graph-xml.ts"), import("../../view/graph-view.ts")]);
+    if (format !== "graphml" && format !== "gexf")
+      throw new UsageError(
+        `--format must be graphml or gexf, got ${format === undefined ? "nothing" : JSON.stringify(format)}`,
+      );
+    const [{ toGEXF, toGraphML }, { graphView }] = await Promise.all([
+      import("../../formats/graph-xml.ts"),
+      import("../../view/graph-view.ts"),
+    ]);
     const tg = await ctx.open();
     try {
       const g = await graphView(tg.engine, tg.project);
@@ -26,7 +36,10 @@ export const exportCommand: Command = {
         await writeFile(out, text, "utf8");
         const summary = { file: out, format, project: g.project, nodes: g.nodes.length, edges: g.edges.length };
         if (ctx.json) ctx.out(JSON.stringify(summary));
-        else ctx.err(`toolgraph: wrote ${g.nodes.length} tools and ${g.edges.length} edges of project ${g.project} to ${out} (${format})`);
+        else
+          ctx.err(
+            `toolgraph: wrote ${g.nodes.length} tools and ${g.edges.length} edges of project ${g.project} to ${out} (${format})`,
+          );
       } else ctx.out(text.replace(/\n$/, ""));
       return EXIT.ok;
     } finally {

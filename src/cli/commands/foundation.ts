@@ -28,15 +28,33 @@ export const initCommand: Command = {
                 { id: "fs.read", name: "readFile", description: "Read a file from disk", tags: ["files"] },
                 { id: "fs.write", name: "writeFile", description: "Write text to a file", tags: ["files"] },
               ],
-              capabilities: [{ id: "edit-file", name: "Edit a file", description: "read then write a file", tools: ["fs.read", "fs.write"] }],
+              capabilities: [
+                {
+                  id: "edit-file",
+                  name: "Edit a file",
+                  description: "read then write a file",
+                  tools: ["fs.read", "fs.write"],
+                },
+              ],
             },
             null,
             2,
           )}\n`,
         );
       }
-      if (ctx.json) ctx.out(JSON.stringify({ ok: true, backend: s.backend, location: s.location, example: example ? resolve(example) : null }));
-      else ctx.out(`toolgraph database ready (${s.backend}: ${s.location})${example ? `; example catalog written to ${example}` : ""}`);
+      if (ctx.json)
+        ctx.out(
+          JSON.stringify({
+            ok: true,
+            backend: s.backend,
+            location: s.location,
+            example: example ? resolve(example) : null,
+          }),
+        );
+      else
+        ctx.out(
+          `toolgraph database ready (${s.backend}: ${s.location})${example ? `; example catalog written to ${example}` : ""}`,
+        );
       return EXIT.ok;
     } finally {
       await tg.close();
@@ -72,14 +90,18 @@ export const importCommand: Command = {
     "toolgraph import edges known-dependencies.jsonl --skip-invalid",
     "curl -s https://example.com/runs.jsonl | toolgraph import traces -",
   ],
-  options: { "skip-invalid": { type: "boolean", default: false }, "auto-register": { type: "boolean", default: false } },
+  options: {
+    "skip-invalid": { type: "boolean", default: false },
+    "auto-register": { type: "boolean", default: false },
+  },
   optionHelp: {
     "--skip-invalid": "skip and report bad records instead of rolling the whole file back",
     "--auto-register": "traces: register tools and capabilities that the catalog does not have",
   },
   async run(ctx) {
     const [kind, file] = ctx.positionals;
-    if (!kind || !["catalog", "traces", "edges"].includes(kind)) throw new UsageError("import: the first argument must be catalog, traces or edges");
+    if (!kind || !["catalog", "traces", "edges"].includes(kind))
+      throw new UsageError("import: the first argument must be catalog, traces or edges");
     const src = inputSource(file, `import ${kind}`, ctx.stdin);
     const input = "text" in src ? src.text : src;
     const skipInvalid = Boolean(ctx.values["skip-invalid"]);
@@ -93,7 +115,9 @@ export const importCommand: Command = {
         else if (r.embeddedNow > 0 || r.tools.inserted + r.tools.updated > 0) {
           // Embeddings are stored batch by batch, so an interrupted import resumes where it stopped.
           const total = r.tools.inserted + r.tools.updated + r.tools.unchanged;
-          ctx.err(`embedded ${r.embeddedNow} tool texts now; ${Math.max(0, total - r.embeddedNow)} were stored already (an interrupted import resumes)`);
+          ctx.err(
+            `embedded ${r.embeddedNow} tool texts now; ${Math.max(0, total - r.embeddedNow)} were stored already (an interrupted import resumes)`,
+          );
         }
         if (!ctx.json)
           ctx.out(
@@ -110,16 +134,25 @@ export const importCommand: Command = {
         const { insertedIds: _ids, ...rest } = r;
         if (ctx.json) ctx.out(JSON.stringify({ ...rest, invalid: respellAll(r.invalid, "cli") }));
         else {
-          ctx.out(`${r.inserted} executions imported (${r.steps} steps, ${r.edgesTouched} edges touched), ${r.skippedExisting} already present`);
-          if (r.autoRegistered.length > 0) ctx.out(`auto-registered ${r.autoRegistered.length} tools: ${r.autoRegistered.slice(0, 10).join(", ")}`);
-          for (const e of r.invalid) ctx.err(`skipped ${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${respell(e.message, e.advice, "cli")}`);
+          ctx.out(
+            `${r.inserted} executions imported (${r.steps} steps, ${r.edgesTouched} edges touched), ${r.skippedExisting} already present`,
+          );
+          if (r.autoRegistered.length > 0)
+            ctx.out(`auto-registered ${r.autoRegistered.length} tools: ${r.autoRegistered.slice(0, 10).join(", ")}`);
+          for (const e of r.invalid)
+            ctx.err(
+              `skipped ${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${respell(e.message, e.advice, "cli")}`,
+            );
         }
       } else {
         const r = await tg.importEdges(input, { skipInvalid });
         if (ctx.json) ctx.out(JSON.stringify(r));
         else {
           ctx.out(`${r.edges} declared edges imported`);
-          for (const e of r.invalid) ctx.err(`skipped ${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${respell(e.message, e.advice, "cli")}`);
+          for (const e of r.invalid)
+            ctx.err(
+              `skipped ${e.file}:${e.line}: ${e.field ? `${e.field}: ` : ""}${respell(e.message, e.advice, "cli")}`,
+            );
         }
       }
       return EXIT.ok;
@@ -149,12 +182,17 @@ export const statsCommand: Command = {
             [[s.tools, s.capabilities, s.edges, s.executions, s.steps, s.embeddings, s.users]],
           ),
         );
-        const w = (o: object) => Object.entries(o).map(([k, v]) => `${k} ${v}`).join(", ");
+        const w = (o: object) =>
+          Object.entries(o)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ");
         const fitLine = (f: { fittedAt: string; accepted: boolean; reason: string } | null, dflt: string) =>
           f ? `fitted ${f.fittedAt}, ${f.accepted ? "in use" : `${dflt} kept`}: ${f.reason}` : "never fitted";
         const l = s.learning;
         ctx.out(`search weights: ${w(l.searchWeights.inForce)} (${fitLine(l.searchWeights.fit, "defaults")})`);
-        ctx.out(`next-step weights: ${w(l.nextStepWeights.inForce)} (${fitLine(l.nextStepWeights.fit, "seed weights")})`);
+        ctx.out(
+          `next-step weights: ${w(l.nextStepWeights.inForce)} (${fitLine(l.nextStepWeights.fit, "seed weights")})`,
+        );
         ctx.out(`calibration: ${l.calibration.kinds.length > 0 ? l.calibration.kinds.join(", ") : "none"}`);
       }
       return EXIT.ok;

@@ -8,7 +8,8 @@ import { type Command, EXIT, UsageError } from "../command.ts";
 function intOption(v: unknown, name: string, min: number, max: number): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${String(v)}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${String(v)}`);
   return n;
 }
 
@@ -22,23 +23,32 @@ function homeDir(home: string | undefined): string | undefined {
 /** `toolgraph gateway approve TOOL…`: accepts the pending (changed) version of quarantined tools. */
 async function approve(ctx: Parameters<Command["run"]>[0]): Promise<number> {
   const patterns = ctx.positionals.slice(1);
-  if (patterns.length === 0) throw new UsageError("gateway approve TOOL…: name the quarantined tools to approve (<server>.<tool>, globs allowed)");
+  if (patterns.length === 0)
+    throw new UsageError(
+      "gateway approve TOOL…: name the quarantined tools to approve (<server>.<tool>, globs allowed)",
+    );
   const home = homeDir(ctx.values.home as string | undefined);
-  if (!home) throw new UsageError("gateway approve: pins are kept in the data directory; give --home DIR (not memory://)");
+  if (!home)
+    throw new UsageError("gateway approve: pins are kept in the data directory; give --home DIR (not memory://)");
   const { PinStore } = await import("../../gateway/trust.ts");
   const store = new PinStore(join(home, "gateway-pins.json"));
   const pending = store.quarantined().map((q) => q.tool);
   const done = store.approve(patterns, new Date().toISOString());
   if (ctx.json) ctx.out(JSON.stringify({ approved: done, stillQuarantined: pending.filter((t) => !done.includes(t)) }));
-  else if (done.length === 0) ctx.err(`toolgraph gateway approve: no quarantined tool matches ${patterns.join(", ")}${pending.length > 0 ? ` (quarantined: ${pending.join(", ")})` : " (none is quarantined)"}`);
+  else if (done.length === 0)
+    ctx.err(
+      `toolgraph gateway approve: no quarantined tool matches ${patterns.join(", ")}${pending.length > 0 ? ` (quarantined: ${pending.join(", ")})` : " (none is quarantined)"}`,
+    );
   else ctx.out(`approved: ${done.join(", ")} (a running gateway takes them at their next call or list)`);
   return done.length > 0 ? EXIT.ok : EXIT.failure;
 }
 
 export const gatewayCommand: Command = {
   name: "gateway",
-  summary: "MCP gateway: proxies the MCP servers of a config (mcpServers), recommends their tools and learns from every call",
-  usage: "toolgraph gateway --config FILE [--http [--port 8787] [--host 127.0.0.1]] [--expose K] [--no-learn] [--user NAME] | toolgraph gateway approve TOOL…",
+  summary:
+    "MCP gateway: proxies the MCP servers of a config (mcpServers), recommends their tools and learns from every call",
+  usage:
+    "toolgraph gateway --config FILE [--http [--port 8787] [--host 127.0.0.1]] [--expose K] [--no-learn] [--user NAME] | toolgraph gateway approve TOOL…",
   examples: [
     "toolgraph gateway --config mcp.json --project agents",
     "toolgraph gateway --config mcp.json --http --port 8787   # Streamable HTTP at /mcp (TOOLGRAPH_TOKEN applies)",
@@ -69,21 +79,29 @@ export const gatewayCommand: Command = {
     "--idle-ms N": "close an execution after N ms without a call (default 300000)",
     "--session-idle-ms N": "with --http: end a session after N ms without a request (default 1800000)",
     "--max-sessions N": "with --http: open sessions at most; a new one ends the least recently used (default 500)",
-    "--retire-after-ms N": "a tool its server stopped listing leaves search and the console after N ms (default 600000)",
+    "--retire-after-ms N":
+      "a tool its server stopped listing leaves search and the console after N ms (default 600000)",
   },
   async run(ctx) {
     if (ctx.positionals[0] === "approve") return approve(ctx);
     const file = ctx.values.config;
-    if (typeof file !== "string" || file === "") throw new UsageError("--config FILE is required (a JSON file with an mcpServers object)");
-    const [{ loadGatewayConfig }, { Gateway, gatewayApi }, { registerGatewayMetrics }, { gatewayHealth, gatewayHttpHandler, runGatewayStdio, tokenIdentity }, { createReadiness }, { runServer }] =
-      await Promise.all([
-        import("../../gateway/config.ts"),
-        import("../../gateway/gateway.ts"),
-        import("../../gateway/gateway-metrics.ts"),
-        import("../../gateway/transports.ts"),
-        import("../../server/health.ts"),
-        import("../../server/http-server.ts"),
-      ]);
+    if (typeof file !== "string" || file === "")
+      throw new UsageError("--config FILE is required (a JSON file with an mcpServers object)");
+    const [
+      { loadGatewayConfig },
+      { Gateway, gatewayApi },
+      { registerGatewayMetrics },
+      { gatewayHealth, gatewayHttpHandler, runGatewayStdio, tokenIdentity },
+      { createReadiness },
+      { runServer },
+    ] = await Promise.all([
+      import("../../gateway/config.ts"),
+      import("../../gateway/gateway.ts"),
+      import("../../gateway/gateway-metrics.ts"),
+      import("../../gateway/transports.ts"),
+      import("../../server/health.ts"),
+      import("../../server/http-server.ts"),
+    ]);
     const config = await loadGatewayConfig(file);
     const expose = intOption(ctx.values.expose, "expose", 0, 100);
     const idleMs = intOption(ctx.values["idle-ms"], "idle-ms", 1, 86_400_000);
@@ -118,7 +136,12 @@ export const gatewayCommand: Command = {
       // Serve as soon as the upstreams are listed: searches rank lexically until the embeddings are in.
       await gateway.start({ waitForEmbeddings: false });
       if (ctx.values.http === true) {
-        const mcp = gatewayHttpHandler(gateway, { sessionIdleMs, maxSessions, serverToken: process.env.TOOLGRAPH_TOKEN, log: ctx.err });
+        const mcp = gatewayHttpHandler(gateway, {
+          sessionIdleMs,
+          maxSessions,
+          serverToken: process.env.TOOLGRAPH_TOKEN,
+          log: ctx.err,
+        });
         await runServer({
           api: gatewayApi(tg, gateway),
           port,
@@ -130,7 +153,9 @@ export const gatewayCommand: Command = {
           healthExtra: gatewayHealth(gateway),
           registerMetrics: (m) => registerGatewayMetrics(m, gateway),
           onListening: (a) =>
-            ctx.json ? ctx.out(JSON.stringify({ listening: a.url, pid: process.pid })) : ctx.err(`toolgraph gateway: MCP at ${a.url}/mcp (project ${tg.project})`),
+            ctx.json
+              ? ctx.out(JSON.stringify({ listening: a.url, pid: process.pid }))
+              : ctx.err(`toolgraph gateway: MCP at ${a.url}/mcp (project ${tg.project})`),
         });
         await mcp.close();
       } else {

@@ -22,7 +22,15 @@ import {
 import { mcpCommand, serveCommand } from "./serve.ts";
 
 /** The operations of the table whose commands are written by hand (their own flags and tables). */
-const WRITTEN = [searchCommand, nextCommand, capabilitiesCommand, discoverCommand, dagCommand, planCommand, alternativesCommand];
+const WRITTEN = [
+  searchCommand,
+  nextCommand,
+  capabilitiesCommand,
+  discoverCommand,
+  dagCommand,
+  planCommand,
+  alternativesCommand,
+];
 /** Every other operation of the table gets its command from the table's spelling. */
 const GENERATED = OPERATION_LIST.filter((op) => !WRITTEN.some((c) => c.name === op.cli.command)).map(operationCommand);
 

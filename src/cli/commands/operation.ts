@@ -15,7 +15,14 @@ function fieldKind(t: z.ZodType | undefined): string | undefined {
   for (let i = 0; i < 8 && d; i++) {
     const def = d._zod?.def;
     if (!def) return undefined;
-    if (def.type === "optional" || def.type === "nullable" || def.type === "default" || def.type === "prefault" || def.type === "readonly") d = def.innerType as typeof d;
+    if (
+      def.type === "optional" ||
+      def.type === "nullable" ||
+      def.type === "default" ||
+      def.type === "prefault" ||
+      def.type === "readonly"
+    )
+      d = def.innerType as typeof d;
     else if (def.type === "pipe") d = def.in as typeof d;
     else return def.type;
   }
@@ -26,7 +33,8 @@ function fieldKind(t: z.ZodType | undefined): string | undefined {
 function flagValue(kind: string | undefined, flag: string, text: string): unknown {
   if (kind === "number" || kind === "int") {
     const n = Number(text);
-    if (text.trim() === "" || !Number.isFinite(n)) throw new UsageError(`--${flag} must be a number, got ${JSON.stringify(text)}`);
+    if (text.trim() === "" || !Number.isFinite(n))
+      throw new UsageError(`--${flag} must be a number, got ${JSON.stringify(text)}`);
     return n;
   }
   if (kind === "array") {
@@ -46,14 +54,19 @@ function flagValue(kind: string | undefined, flag: string, text: string): unknow
 }
 
 /** The request a command line spells, from the operation's flags and its job's request schema. */
-export function requestFromCommandLine(op: Operation, schema: z.ZodType, ctx: Pick<CommandContext, "values" | "positionals">): Record<string, unknown> {
+export function requestFromCommandLine(
+  op: Operation,
+  schema: z.ZodType,
+  ctx: Pick<CommandContext, "values" | "positionals">,
+): Record<string, unknown> {
   const shape = (schema as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
   const req: Record<string, unknown> = {};
   const positional = op.cli.positional;
   if (positional !== undefined && ctx.positionals.length > 0) {
     const kind = fieldKind(shape[positional]);
     req[positional] = kind === "array" ? [...ctx.positionals] : ctx.positionals.join(" ");
-  } else if (ctx.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(ctx.positionals[0])}`);
+  } else if (ctx.positionals.length > 0)
+    throw new UsageError(`unexpected argument ${JSON.stringify(ctx.positionals[0])}`);
   for (const [flag, spec] of Object.entries(op.cli.options ?? {})) {
     const field = camel(flag);
     const v = ctx.values[flag];

@@ -33,7 +33,8 @@ const GATE_HELP: Record<string, string> = {
   "--user ID": "the user the answer is for (their history moves the threshold)",
   "--production, --critical": "production environment / critical task (stricter gate)",
   "--urgency low|medium|high": "task urgency (high relaxes the gate)",
-  "--workflow JSON": 'the running workflow, e.g. \'{"id":"w1","steps":[{"tool":"a","success":false}],"replans":3}\' (its health moves the gate)',
+  "--workflow JSON":
+    'the running workflow, e.g. \'{"id":"w1","steps":[{"tool":"a","success":false}],"replans":3}\' (its health moves the gate)',
   "--explain": "print the reasoning report of the top answer",
 };
 const CAP_OPTIONS: OptionSpec = {
@@ -52,7 +53,10 @@ function gateFields(ctx: CommandContext) {
   const urgency = ctx.values.urgency as string | undefined;
   return {
     user: ctx.values.user as string | undefined,
-    environment: ctx.values.production || ctx.values.critical ? { production: Boolean(ctx.values.production), critical: Boolean(ctx.values.critical) } : undefined,
+    environment:
+      ctx.values.production || ctx.values.critical
+        ? { production: Boolean(ctx.values.production), critical: Boolean(ctx.values.critical) }
+        : undefined,
     urgency: urgency as "low" | "medium" | "high" | undefined,
     workflow: workflowArg(ctx.values.workflow as string | undefined),
     limit: num(ctx.values.limit, "limit"),
@@ -88,7 +92,10 @@ function printGated(ctx: CommandContext, r: Result, rows: (string | number)[][],
   ctx.out(table(headers, rows));
   const th = r.threshold as { adjusted: number; reasoning: string } | undefined;
   if (th) ctx.out(`\nthreshold ${th.adjusted.toFixed(2)}: ${th.reasoning}`);
-  if (r.abstained) ctx.out(`abstained: ${r.reason}${(r.fallbacks as string[] | undefined)?.length ? ` — fallbacks: ${(r.fallbacks as string[]).join(", ")}` : ""}`);
+  if (r.abstained)
+    ctx.out(
+      `abstained: ${r.reason}${(r.fallbacks as string[] | undefined)?.length ? ` — fallbacks: ${(r.fallbacks as string[]).join(", ")}` : ""}`,
+    );
   const report = r.report as { text: string } | undefined;
   if (ctx.values.explain && report) ctx.out(`\n${report.text}`);
 }
@@ -126,19 +133,28 @@ export const searchCommand: Command = {
   remote: true,
   readOnly: true,
   summary: "find tools for an intent (hybrid semantic + graph score, gated and explained)",
-  usage: 'toolgraph search "INTENT" [--context a,b] [--limit N] [--exclude t1,t2] [--only t] [--routing flat|two-hop|auto] [--explain]',
+  usage:
+    'toolgraph search "INTENT" [--context a,b] [--limit N] [--exclude t1,t2] [--only t] [--routing flat|two-hop|auto] [--explain]',
   examples: [
     'toolgraph search "open a pull request"',
     'toolgraph search "push the branch" --context git.commit --explain',
     'toolgraph search "delete old files" --exclude-safety destructive --json',
     'toolgraph search "create an invoice" --routing two-hop',
   ],
-  options: { context: { type: "string" }, exclude: { type: "string" }, only: { type: "string" }, routing: { type: "string" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
+  options: {
+    context: { type: "string" },
+    exclude: { type: "string" },
+    only: { type: "string" },
+    routing: { type: "string" },
+    ...GATE_OPTIONS,
+    ...CAP_OPTIONS,
+  },
   optionHelp: {
     "--context a,b": "tools already in the workflow (graph context)",
     "--exclude a,b": "tools never returned",
     "--only a": "manual override: force these tools first",
-    "--routing flat|two-hop|auto": "flat searches every tool; two-hop ranks namespaces (server or id prefix) first, then searches their tools; auto (default) is flat below 20,000 tools or 100 namespaces, else the route measured faster at equal top 10 on the first queries",
+    "--routing flat|two-hop|auto":
+      "flat searches every tool; two-hop ranks namespaces (server or id prefix) first, then searches their tools; auto (default) is flat below 20,000 tools or 100 namespaces, else the route measured faster at equal top 10 on the first queries",
     ...GATE_HELP,
     ...CAP_HELP,
   },
@@ -146,30 +162,43 @@ export const searchCommand: Command = {
     const intent = ctx.positionals.join(" ").trim();
     if (!intent) throw new UsageError('search: the intent is missing, e.g. toolgraph search "send an email"');
     const routing = ctx.values.routing as string | undefined;
-    return withTg(ctx, async (tg) => {
-      const r = await tg.search(
-        strip({
-          intent,
-          context: list(ctx.values.context),
-          exclude: list(ctx.values.exclude),
-          only: list(ctx.values.only),
-          routing: routing as "flat" | "two-hop" | "auto" | undefined,
-          ...gateFields(ctx),
-          ...capFields(ctx),
-        }),
-      );
-      if (ctx.json) ctx.out(JSON.stringify(r));
-      else {
-        if (r.routing.mode === "two-hop") ctx.out(`${r.routing.explanation}\n`);
-        printGated(
-          ctx,
-          r,
-          r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.tool, fmtNum(x.score), fmtNum(x.breakdown.semantic), fmtNum(x.breakdown.graph), fmtNum(x.breakdown.alpha), ctx.values.explain ? x.explanation : x.description.slice(0, 60)]),
-          ["#", "", "tool", "score", "semantic", "graph", "α", ctx.values.explain ? "why" : "description"],
+    return withTg(
+      ctx,
+      async (tg) => {
+        const r = await tg.search(
+          strip({
+            intent,
+            context: list(ctx.values.context),
+            exclude: list(ctx.values.exclude),
+            only: list(ctx.values.only),
+            routing: routing as "flat" | "two-hop" | "auto" | undefined,
+            ...gateFields(ctx),
+            ...capFields(ctx),
+          }),
         );
-      }
-      return EXIT.ok;
-    }, { searchIndex: true });
+        if (ctx.json) ctx.out(JSON.stringify(r));
+        else {
+          if (r.routing.mode === "two-hop") ctx.out(`${r.routing.explanation}\n`);
+          printGated(
+            ctx,
+            r,
+            r.results.map((x, i) => [
+              i + 1,
+              decisionMark(x.gate.decision),
+              x.tool,
+              fmtNum(x.score),
+              fmtNum(x.breakdown.semantic),
+              fmtNum(x.breakdown.graph),
+              fmtNum(x.breakdown.alpha),
+              ctx.values.explain ? x.explanation : x.description.slice(0, 60),
+            ]),
+            ["#", "", "tool", "score", "semantic", "graph", "α", ctx.values.explain ? "why" : "description"],
+          );
+        }
+        return EXIT.ok;
+      },
+      { searchIndex: true },
+    );
   },
 };
 
@@ -179,21 +208,55 @@ export const nextCommand: Command = {
   readOnly: true,
   summary: "suggest the next tool after the tools run so far (co-occurrence, Louvain, recency, PageRank)",
   usage: "toolgraph next --context a,b [--intent TEXT] [--mode auto|seed|learned|markov] [--exclude t] [--limit N]",
-  examples: ["toolgraph next --context git.commit", 'toolgraph next --context monitor.get_alerts --intent "payments are failing" --explain', "toolgraph next --context git.status,git.diff --mode learned --json"],
-  options: { context: { type: "string" }, exclude: { type: "string" }, intent: { type: "string" }, mode: { type: "string" }, ...GATE_OPTIONS },
-  optionHelp: { "--context a,b": "successful tools so far, in order (required)", "--intent TEXT": "the workflow's intent (intent memory)", "--mode": "auto (default: learned weights once the project has enough traces), seed, learned or markov", "--exclude a,b": "failed or unavailable tools", ...GATE_HELP },
+  examples: [
+    "toolgraph next --context git.commit",
+    'toolgraph next --context monitor.get_alerts --intent "payments are failing" --explain',
+    "toolgraph next --context git.status,git.diff --mode learned --json",
+  ],
+  options: {
+    context: { type: "string" },
+    exclude: { type: "string" },
+    intent: { type: "string" },
+    mode: { type: "string" },
+    ...GATE_OPTIONS,
+  },
+  optionHelp: {
+    "--context a,b": "successful tools so far, in order (required)",
+    "--intent TEXT": "the workflow's intent (intent memory)",
+    "--mode": "auto (default: learned weights once the project has enough traces), seed, learned or markov",
+    "--exclude a,b": "failed or unavailable tools",
+    ...GATE_HELP,
+  },
   async run(ctx) {
     const context = list(ctx.values.context);
     if (!context) throw new UsageError("next: --context is required (the tools run so far)");
     const mode = ctx.values.mode as string | undefined;
     return withTg(ctx, async (tg) => {
-      const r = await tg.suggestNext(strip({ context, intent: ctx.values.intent as string | undefined, exclude: list(ctx.values.exclude), mode: mode as "seed" | undefined, ...gateFields(ctx) }));
+      const r = await tg.suggestNext(
+        strip({
+          context,
+          intent: ctx.values.intent as string | undefined,
+          exclude: list(ctx.values.exclude),
+          mode: mode as "seed" | undefined,
+          ...gateFields(ctx),
+        }),
+      );
       if (ctx.json) ctx.out(JSON.stringify(r));
       else
         printGated(
           ctx,
           r,
-          r.suggestions.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.tool, fmtNum(x.confidence), fmtNum(x.terms.cooc.value), x.terms.community.value, fmtNum(x.terms.recency.value), fmtNum(x.terms.pagerank.value), fmtNum(x.memory)]),
+          r.suggestions.map((x, i) => [
+            i + 1,
+            decisionMark(x.gate.decision),
+            x.tool,
+            fmtNum(x.confidence),
+            fmtNum(x.terms.cooc.value),
+            x.terms.community.value,
+            fmtNum(x.terms.recency.value),
+            fmtNum(x.terms.pagerank.value),
+            fmtNum(x.memory),
+          ]),
           ["#", "", "tool", "confidence", "cooc", "community", "recency", "pagerank", "memory"],
         );
       return EXIT.ok;
@@ -207,18 +270,37 @@ export const capabilitiesCommand: Command = {
   readOnly: true,
   summary: "capabilities (named groups of tools) for an intent: semantic × reliability, pattern triggers, memory",
   usage: 'toolgraph capabilities "INTENT" [--limit N]',
-  examples: ['toolgraph capabilities "deploy the release to production"', 'toolgraph capabilities "roll back the deploy" --json'],
+  examples: [
+    'toolgraph capabilities "deploy the release to production"',
+    'toolgraph capabilities "roll back the deploy" --json',
+  ],
   options: { ...GATE_OPTIONS },
   optionHelp: GATE_HELP,
   async run(ctx) {
     const intent = ctx.positionals.join(" ").trim();
     if (!intent) throw new UsageError("capabilities: the intent is missing");
-    return withTg(ctx, async (tg) => {
-      const r = await tg.matchCapabilities(strip({ intent, ...gateFields(ctx), explain: undefined }));
-      if (ctx.json) ctx.out(JSON.stringify(r));
-      else printGated(ctx, r, r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.capability, fmtNum(x.score), x.explanation]), ["#", "", "capability", "score", "why"]);
-      return EXIT.ok;
-    }, { searchIndex: true });
+    return withTg(
+      ctx,
+      async (tg) => {
+        const r = await tg.matchCapabilities(strip({ intent, ...gateFields(ctx), explain: undefined }));
+        if (ctx.json) ctx.out(JSON.stringify(r));
+        else
+          printGated(
+            ctx,
+            r,
+            r.results.map((x, i) => [
+              i + 1,
+              decisionMark(x.gate.decision),
+              x.capability,
+              fmtNum(x.score),
+              x.explanation,
+            ]),
+            ["#", "", "capability", "score", "why"],
+          );
+        return EXIT.ok;
+      },
+      { searchIndex: true },
+    );
   },
 };
 
@@ -228,7 +310,10 @@ export const discoverCommand: Command = {
   readOnly: true,
   summary: "capabilities that fit the tools in use (overlap × spectral-cluster boost)",
   usage: "toolgraph discover --context a,b [--limit N]",
-  examples: ["toolgraph discover --context git.status,git.diff", "toolgraph discover --context monitor.get_alerts --json"],
+  examples: [
+    "toolgraph discover --context git.status,git.diff",
+    "toolgraph discover --context monitor.get_alerts --json",
+  ],
   options: { context: { type: "string" }, ...GATE_OPTIONS },
   optionHelp: { "--context a,b": "tools in use (required)", ...GATE_HELP },
   async run(ctx) {
@@ -237,7 +322,13 @@ export const discoverCommand: Command = {
     return withTg(ctx, async (tg) => {
       const r = await tg.discoverCapabilities(strip({ context, ...gateFields(ctx), explain: undefined }));
       if (ctx.json) ctx.out(JSON.stringify(r));
-      else printGated(ctx, r, r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.capability, fmtNum(x.score), x.explanation]), ["#", "", "capability", "score", "why"]);
+      else
+        printGated(
+          ctx,
+          r,
+          r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.capability, fmtNum(x.score), x.explanation]),
+          ["#", "", "capability", "score", "why"],
+        );
       return EXIT.ok;
     });
   },
@@ -255,12 +346,16 @@ function printDag(ctx: CommandContext, r: Result): void {
   for (const d of (r.dropped as { explanation: string }[]) ?? []) ctx.out(`  ${d.explanation}`);
   for (const d of (r.removed as { tool: string; reason: string }[]) ?? []) ctx.out(`  removed ${d.tool}: ${d.reason}`);
   const t = r.timing as { wallTimeMs: number; sequentialMs: number; criticalPath: string[]; reason: string | null };
-  if (t && !t.reason) ctx.out(`critical path ${t.criticalPath.join(" → ")}: ${fmtNum(t.wallTimeMs)} ms in parallel vs ${fmtNum(t.sequentialMs)} ms sequentially`);
+  if (t && !t.reason)
+    ctx.out(
+      `critical path ${t.criticalPath.join(" → ")}: ${fmtNum(t.wallTimeMs)} ms in parallel vs ${fmtNum(t.sequentialMs)} ms sequentially`,
+    );
   const g = r.gate as { decision: string; threshold: number };
   ctx.out(`confidence ${fmtNum(r.confidence as number)}: ${g.decision} (threshold ${g.threshold.toFixed(2)})`);
 }
 
-const SCHEMA_EDGES_HELP = "also relate tools with no learned relation when one's outputSchema fits the other's required inputs (off by default)";
+const SCHEMA_EDGES_HELP =
+  "also relate tools with no learned relation when one's outputSchema fits the other's required inputs (off by default)";
 
 function schemaEdgesFlag(ctx: { values: Record<string, unknown> }): boolean | undefined {
   return ctx.values["schema-edges"] === true ? true : undefined;
@@ -272,11 +367,23 @@ export const dagCommand: Command = {
   readOnly: true,
   summary: "order tools into an execution DAG with parallel layers (Dijkstra ≤ 3 hops over the learned graph)",
   usage: "toolgraph dag TOOL... [--intent TEXT] [--graph auto|history|dependency|blended] [--schema-edges]",
-  examples: ["toolgraph dag git.commit git.push github.create_pull_request", "toolgraph dag db.backup db.migrate ci.deploy --json", 'toolgraph dag weather.forecast geo.city --intent "find the city, then its forecast"'],
-  options: { intent: { type: "string" }, graph: { type: "string" }, "schema-edges": { type: "boolean" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
+  examples: [
+    "toolgraph dag git.commit git.push github.create_pull_request",
+    "toolgraph dag db.backup db.migrate ci.deploy --json",
+    'toolgraph dag weather.forecast geo.city --intent "find the city, then its forecast"',
+  ],
+  options: {
+    intent: { type: "string" },
+    graph: { type: "string" },
+    "schema-edges": { type: "boolean" },
+    ...GATE_OPTIONS,
+    ...CAP_OPTIONS,
+  },
   optionHelp: {
-    "--intent TEXT": "the request in plain words: orients tools the history never saw in succession by the order it mentions them",
-    "--graph": "auto (default: dependency evidence when the project has some, else history), history, dependency or blended",
+    "--intent TEXT":
+      "the request in plain words: orients tools the history never saw in succession by the order it mentions them",
+    "--graph":
+      "auto (default: dependency evidence when the project has some, else history), history, dependency or blended",
     "--schema-edges": SCHEMA_EDGES_HELP,
     ...GATE_HELP,
     ...CAP_HELP,
@@ -286,7 +393,18 @@ export const dagCommand: Command = {
     if (tools.length === 0) throw new UsageError("dag: name at least one tool");
     const graph = ctx.values.graph as "history" | "dependency" | undefined;
     return withTg(ctx, async (tg) => {
-      const r = await tg.buildDag(strip({ tools, intent: ctx.values.intent as string | undefined, graph, schemaEdges: schemaEdgesFlag(ctx), ...gateFields(ctx), ...capFields(ctx), limit: undefined, explain: undefined }));
+      const r = await tg.buildDag(
+        strip({
+          tools,
+          intent: ctx.values.intent as string | undefined,
+          graph,
+          schemaEdges: schemaEdgesFlag(ctx),
+          ...gateFields(ctx),
+          ...capFields(ctx),
+          limit: undefined,
+          explain: undefined,
+        }),
+      );
       if (ctx.json) ctx.out(JSON.stringify(r));
       else printDag(ctx, r);
       return EXIT.ok;
@@ -301,20 +419,45 @@ export const planCommand: Command = {
   summary: "intent → plan: search, dependency closure (prerequisites), then the execution DAG",
   usage: 'toolgraph plan "INTENT" [--limit N] [--max-tools N] [--max-latency-ms MS] [--max-cost C]',
   examples: ['toolgraph plan "release v2 to production"', 'toolgraph plan "open a pull request" --max-tools 4 --json'],
-  options: { exclude: { type: "string" }, graph: { type: "string" }, "schema-edges": { type: "boolean" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
-  optionHelp: { "--exclude a,b": "failed or unavailable tools to route around", "--schema-edges": SCHEMA_EDGES_HELP, ...GATE_HELP, ...CAP_HELP },
+  options: {
+    exclude: { type: "string" },
+    graph: { type: "string" },
+    "schema-edges": { type: "boolean" },
+    ...GATE_OPTIONS,
+    ...CAP_OPTIONS,
+  },
+  optionHelp: {
+    "--exclude a,b": "failed or unavailable tools to route around",
+    "--schema-edges": SCHEMA_EDGES_HELP,
+    ...GATE_HELP,
+    ...CAP_HELP,
+  },
   async run(ctx) {
     const intent = ctx.positionals.join(" ").trim();
     if (!intent) throw new UsageError("plan: the intent is missing");
-    return withTg(ctx, async (tg) => {
-      const r = await tg.plan(strip({ intent, exclude: list(ctx.values.exclude), graph: ctx.values.graph as "history" | undefined, schemaEdges: schemaEdgesFlag(ctx), ...gateFields(ctx), ...capFields(ctx), explain: undefined }));
-      if (ctx.json) ctx.out(JSON.stringify(r));
-      else {
-        for (const t of r.tools) ctx.out(`${t.tool}: ${t.why}`);
-        printDag(ctx, r);
-      }
-      return EXIT.ok;
-    }, { searchIndex: true });
+    return withTg(
+      ctx,
+      async (tg) => {
+        const r = await tg.plan(
+          strip({
+            intent,
+            exclude: list(ctx.values.exclude),
+            graph: ctx.values.graph as "history" | undefined,
+            schemaEdges: schemaEdgesFlag(ctx),
+            ...gateFields(ctx),
+            ...capFields(ctx),
+            explain: undefined,
+          }),
+        );
+        if (ctx.json) ctx.out(JSON.stringify(r));
+        else {
+          for (const t of r.tools) ctx.out(`${t.tool}: ${t.why}`);
+          printDag(ctx, r);
+        }
+        return EXIT.ok;
+      },
+      { searchIndex: true },
+    );
   },
 };
 
@@ -324,16 +467,27 @@ export const alternativesCommand: Command = {
   readOnly: true,
   summary: "substitutes for a tool that failed or is unavailable",
   usage: "toolgraph alternatives TOOL [--context a,b] [--limit N]",
-  examples: ["toolgraph alternatives email.send", "toolgraph alternatives slack.post_message --exclude-safety network --json"],
+  examples: [
+    "toolgraph alternatives email.send",
+    "toolgraph alternatives slack.post_message --exclude-safety network --json",
+  ],
   options: { context: { type: "string" }, ...GATE_OPTIONS, ...CAP_OPTIONS },
   optionHelp: { "--context a,b": "tools already used (not offered)", ...GATE_HELP, ...CAP_HELP },
   async run(ctx) {
     const tool = ctx.positionals[0];
     if (!tool) throw new UsageError("alternatives: name the tool that failed");
     return withTg(ctx, async (tg) => {
-      const r = await tg.alternatives(strip({ tool, context: list(ctx.values.context), ...gateFields(ctx), ...capFields(ctx), explain: undefined }));
+      const r = await tg.alternatives(
+        strip({ tool, context: list(ctx.values.context), ...gateFields(ctx), ...capFields(ctx), explain: undefined }),
+      );
       if (ctx.json) ctx.out(JSON.stringify(r));
-      else printGated(ctx, r, r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.tool, fmtNum(x.score), x.explanation]), ["#", "", "tool", "score", "why"]);
+      else
+        printGated(
+          ctx,
+          r,
+          r.results.map((x, i) => [i + 1, decisionMark(x.gate.decision), x.tool, fmtNum(x.score), x.explanation]),
+          ["#", "", "tool", "score", "why"],
+        );
       return EXIT.ok;
     });
   },
@@ -355,7 +509,11 @@ export const recordCommand: Command = {
   remote: true,
   summary: "record executions (a JSON object, or JSONL with one execution per line) and learn from them",
   usage: "toolgraph record FILE|- [--auto-register]",
-  examples: ["toolgraph record run.json", "toolgraph record runs.jsonl --auto-register --json", "my-agent --trace | toolgraph record -"],
+  examples: [
+    "toolgraph record run.json",
+    "toolgraph record runs.jsonl --auto-register --json",
+    "my-agent --trace | toolgraph record -",
+  ],
   options: { "auto-register": { type: "boolean", default: false } },
   optionHelp: { "--auto-register": "register tools the catalog does not have" },
   async run(ctx) {
@@ -364,10 +522,17 @@ export const recordCommand: Command = {
     return withTg(ctx, async (tg) => {
       const autoRegister = Boolean(ctx.values["auto-register"]);
       let r: { inserted: number; skippedExisting: number; graphVersion: number };
-      if (text.startsWith("{") && !text.includes("\n{")) r = await tg.recordExecution(await oneExecution(text, "file" in src ? src.file : "stdin"), { autoRegister });
+      if (text.startsWith("{") && !text.includes("\n{"))
+        r = await tg.recordExecution(await oneExecution(text, "file" in src ? src.file : "stdin"), { autoRegister });
       else r = await tg.importTraces("file" in src ? src : text, { autoRegister });
-      if (ctx.json) ctx.out(JSON.stringify({ inserted: r.inserted, skippedExisting: r.skippedExisting, graphVersion: r.graphVersion }));
-      else ctx.out(`${r.inserted} execution(s) recorded, ${r.skippedExisting} already present; graph version ${r.graphVersion}`);
+      if (ctx.json)
+        ctx.out(
+          JSON.stringify({ inserted: r.inserted, skippedExisting: r.skippedExisting, graphVersion: r.graphVersion }),
+        );
+      else
+        ctx.out(
+          `${r.inserted} execution(s) recorded, ${r.skippedExisting} already present; graph version ${r.graphVersion}`,
+        );
       return EXIT.ok;
     });
   },
@@ -375,27 +540,49 @@ export const recordCommand: Command = {
 
 export const learnWeightsCommand: Command = {
   name: "learn-weights",
-  summary: "fit the next-step weights and the search weights on the project's own traces; each replaces the default only when it is better on held-out requests",
+  summary:
+    "fit the next-step weights and the search weights on the project's own traces; each replaces the default only when it is better on held-out requests",
   usage: "toolgraph learn-weights [--max-executions N] [--dry-run]",
-  examples: ["toolgraph learn-weights", "toolgraph learn-weights --dry-run", "toolgraph learn-weights --max-executions 5000 --json"],
+  examples: [
+    "toolgraph learn-weights",
+    "toolgraph learn-weights --dry-run",
+    "toolgraph learn-weights --max-executions 5000 --json",
+  ],
   options: { "max-executions": { type: "string" }, "dry-run": { type: "boolean", default: false } },
-  optionHelp: { "--max-executions N": "most recent executions used for training (default 2000)", "--dry-run": "show what the fit would change, store nothing" },
+  optionHelp: {
+    "--max-executions N": "most recent executions used for training (default 2000)",
+    "--dry-run": "show what the fit would change, store nothing",
+  },
   async run(ctx) {
     return withTg(ctx, async (tg) => {
       const dryRun = Boolean(ctx.values["dry-run"]);
-      const r = await tg.fitNextStepWeights(strip({ maxExecutions: num(ctx.values["max-executions"], "max-executions"), dryRun }));
+      const r = await tg.fitNextStepWeights(
+        strip({ maxExecutions: num(ctx.values["max-executions"], "max-executions"), dryRun }),
+      );
       const sw = await tg.fitSearchWeights({ dryRun });
       if (ctx.json) ctx.out(JSON.stringify({ ...r, search: sw }));
       else {
         const verb = dryRun ? "would be" : "are";
-        const fmtW = (w: object) => Object.entries(w).map(([k, v]) => `${k} ${fmtNum(v as number)}`).join(", ");
+        const fmtW = (w: object) =>
+          Object.entries(w)
+            .map(([k, v]) => `${k} ${fmtNum(v as number)}`)
+            .join(", ");
         const sBefore = sw.record?.before as object | undefined;
-        const sNow = { beta: sw.beta, memoryWeight: sw.memoryWeight, contentWeight: sw.contentWeight, graphWeight: sw.graphWeight };
-        ctx.out(`search: fusion β ${sw.beta}, memory weight μ ${sw.memoryWeight}, content weight ${sw.contentWeight}, graph weight ${sw.graphWeight}, history guard ${sw.historyGuard} ${verb} in force (${sw.accepted ? "fitted" : "defaults"}; ${sw.intents} past intents, ${sw.groups} intent groups)`);
+        const sNow = {
+          beta: sw.beta,
+          memoryWeight: sw.memoryWeight,
+          contentWeight: sw.contentWeight,
+          graphWeight: sw.graphWeight,
+        };
+        ctx.out(
+          `search: fusion β ${sw.beta}, memory weight μ ${sw.memoryWeight}, content weight ${sw.contentWeight}, graph weight ${sw.graphWeight}, history guard ${sw.historyGuard} ${verb} in force (${sw.accepted ? "fitted" : "defaults"}; ${sw.intents} past intents, ${sw.groups} intent groups)`,
+        );
         if (sBefore) ctx.out(`  before: ${fmtW(sBefore)} → after: ${fmtW(sNow)}`);
         if (sw.candidate && !sw.accepted) ctx.out(`  the fit chose ${fmtW(sw.candidate)}, not used`);
         if (sw.reason) ctx.out(`  why: ${sw.reason}`);
-        ctx.out(`next step: ${fmtW(r.weights)} ${verb} in force (${r.accepted ? "learned" : "seed"}; ${r.examples} examples)`);
+        ctx.out(
+          `next step: ${fmtW(r.weights)} ${verb} in force (${r.accepted ? "learned" : "seed"}; ${r.examples} examples)`,
+        );
         ctx.out(`  before: ${fmtW(r.record.before as object)} → after: ${fmtW(r.weights)}`);
         if (!r.accepted) ctx.out(`  learned ${fmtW(r.candidate)}, not used`);
         ctx.out(`  why: ${r.reason}`);
@@ -416,7 +603,13 @@ export const calibrateCommand: Command = {
     return withTg(ctx, async (tg) => {
       const r = await tg.calibrate(strip({ maxExecutions: num(ctx.values["max-executions"], "max-executions") }));
       if (ctx.json) ctx.out(JSON.stringify(r));
-      else ctx.out(table(["kind", "pairs", "raw precision ≥ 0.85", "blocks"], r.map((x) => [x.kind, x.pairs, x.rawHighPrecision === null ? "–" : fmtNum(x.rawHighPrecision), x.blocks])));
+      else
+        ctx.out(
+          table(
+            ["kind", "pairs", "raw precision ≥ 0.85", "blocks"],
+            r.map((x) => [x.kind, x.pairs, x.rawHighPrecision === null ? "–" : fmtNum(x.rawHighPrecision), x.blocks]),
+          ),
+        );
       return EXIT.ok;
     });
   },

@@ -6,7 +6,10 @@ import { type Command, type CommandContext, EXIT, UsageError } from "../command.
 /** One stderr line when the server started without its database (its requests get 503 until it answers). */
 function reportUnreachableAtOpen(ctx: CommandContext, tg: Toolgraph, command: string): void {
   const e = tg.engine.conn.unreachableAtOpen;
-  const meanwhile = command === "mcp" ? "tool calls get isError database-unreachable" : "requests get 503 database-unreachable with Retry-After";
+  const meanwhile =
+    command === "mcp"
+      ? "tool calls get isError database-unreachable"
+      : "requests get 503 database-unreachable with Retry-After";
   if (e) ctx.err(`toolgraph ${command}: ${e.message.split(";")[0]}; ${meanwhile} until it answers`);
 }
 
@@ -19,7 +22,12 @@ export const serveCommand: Command = {
     "TOOLGRAPH_TOKEN=s3cret toolgraph serve --port 9000",
     "toolgraph serve --database postgres://127.0.0.1/toolgraph --host 0.0.0.0   # several servers on one PostgreSQL",
   ],
-  options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, "log-format": { type: "string" }, "log-level": { type: "string" } },
+  options: {
+    port: { type: "string", default: "8787" },
+    host: { type: "string", default: "127.0.0.1" },
+    "log-format": { type: "string" },
+    "log-level": { type: "string" },
+  },
   optionHelp: {
     "--port N": "TCP port (default 8787; 0 picks a free one)",
     "--host H": "interface to bind (default 127.0.0.1: loopback only)",
@@ -28,13 +36,20 @@ export const serveCommand: Command = {
   },
   async run(ctx) {
     const port = Number(ctx.values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${ctx.values.port}`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError(`--port must be an integer from 0 to 65535, got ${ctx.values.port}`);
     const { createLogger, parseLogFormat, parseLogLevel } = await import("../../ops/logger.ts");
     let format: ReturnType<typeof parseLogFormat> | undefined;
     let level: ReturnType<typeof parseLogLevel> | undefined;
     try {
-      format = ctx.values["log-format"] === undefined ? undefined : parseLogFormat(String(ctx.values["log-format"]), "--log-format");
-      level = ctx.values["log-level"] === undefined ? undefined : parseLogLevel(String(ctx.values["log-level"]), "--log-level");
+      format =
+        ctx.values["log-format"] === undefined
+          ? undefined
+          : parseLogFormat(String(ctx.values["log-format"]), "--log-format");
+      level =
+        ctx.values["log-level"] === undefined
+          ? undefined
+          : parseLogLevel(String(ctx.values["log-level"]), "--log-level");
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -45,7 +60,10 @@ export const serveCommand: Command = {
     const host = ctx.values.host as string;
     // On an embedded data directory, the CLI's commands come here instead of failing on its lock: the server
     // says where it listens, with a local token, in the directory (src/cli/server-file.ts).
-    const serverFile = tg.engine.conn.backend === "pglite" && tg.engine.conn.location !== "memory://" ? await import("../server-file.ts") : undefined;
+    const serverFile =
+      tg.engine.conn.backend === "pglite" && tg.engine.conn.location !== "memory://"
+        ? await import("../server-file.ts")
+        : undefined;
     const localToken = serverFile?.newLocalToken();
     let removeServerFile: (() => void) | undefined;
     try {
@@ -58,13 +76,17 @@ export const serveCommand: Command = {
         localToken,
         defaultProject: tg.project,
         onListening: (a) => {
-          if (serverFile && localToken) removeServerFile = serverFile.writeServerFile(tg.engine.conn.location, a.url, localToken);
+          if (serverFile && localToken)
+            removeServerFile = serverFile.writeServerFile(tg.engine.conn.location, a.url, localToken);
           if (ctx.json) ctx.out(JSON.stringify({ listening: a.url, pid: process.pid }));
           else ctx.err(`toolgraph: listening on ${a.url} (project ${tg.project}, ${tg.engine.conn.backend})`);
         },
       });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") throw new Error(`port ${port} on ${host} is in use (another toolgraph serve?): stop it, or choose another --port (0 picks a free one)`);
+      if ((err as NodeJS.ErrnoException).code === "EADDRINUSE")
+        throw new Error(
+          `port ${port} on ${host} is in use (another toolgraph serve?): stop it, or choose another --port (0 picks a free one)`,
+        );
       throw err;
     } finally {
       removeServerFile?.();
@@ -75,9 +97,10 @@ export const serveCommand: Command = {
 
 export const mcpCommand: Command = {
   name: "mcp",
-  summary: "MCP server over stdio (tools: search_tools, suggest_next_tool, search_capabilities, build_dag, plan_workflow, record_execution, …)",
+  summary:
+    "MCP server over stdio (tools: search_tools, suggest_next_tool, search_capabilities, build_dag, plan_workflow, record_execution, …)",
   usage: "toolgraph mcp [--project NAME]",
-  examples: ["toolgraph mcp --project demo", 'claude mcp add toolgraph -- npx toolgraph mcp --project demo'],
+  examples: ["toolgraph mcp --project demo", "claude mcp add toolgraph -- npx toolgraph mcp --project demo"],
   async run(ctx) {
     const { runStdio } = await import("../../mcp/stdio.ts");
     const { createReadiness } = await import("../../server/health.ts");

@@ -14,8 +14,26 @@ const params = new URLSearchParams(location.search);
 const project = params.get("project") ?? undefined;
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
-const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1f77b4", "#8c564b"];
-const EDGE_COLOURS: Record<string, string> = { dependency: "#d2491b", contains: "#6a51a3", provides: "#2b8cbe", sequence: "#9aa3b5" };
+const PALETTE = [
+  "#4e79a7",
+  "#f28e2b",
+  "#e15759",
+  "#76b7b2",
+  "#59a14f",
+  "#edc948",
+  "#b07aa1",
+  "#ff9da7",
+  "#9c755f",
+  "#bab0ac",
+  "#1f77b4",
+  "#8c564b",
+];
+const EDGE_COLOURS: Record<string, string> = {
+  dependency: "#d2491b",
+  contains: "#6a51a3",
+  provides: "#2b8cbe",
+  sequence: "#9aa3b5",
+};
 
 function esc(s: unknown): string {
   return String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -27,7 +45,11 @@ function pct(v: unknown): string {
   return typeof v === "number" && Number.isFinite(v) ? `${(v * 100).toFixed(1)}%` : "–";
 }
 function ms(v: unknown): string {
-  return typeof v === "number" && Number.isFinite(v) ? (v >= 1000 ? `${(v / 1000).toFixed(1)} s` : `${v.toFixed(v < 10 ? 2 : 0)} ms`) : "–";
+  return typeof v === "number" && Number.isFinite(v)
+    ? v >= 1000
+      ? `${(v / 1000).toFixed(1)} s`
+      : `${v.toFixed(v < 10 ? 2 : 0)} ms`
+    : "–";
 }
 function decision(d: unknown): string {
   return `<span class="decision ${esc(d)}">${esc(d)}</span>`;
@@ -66,7 +88,8 @@ type View = (typeof views)[number];
 
 function show(view: View): void {
   for (const v of views) $(`view-${v}`).hidden = v !== view;
-  for (const b of document.querySelectorAll<HTMLButtonElement>(".tab")) b.classList.toggle("active", b.dataset.view === view);
+  for (const b of document.querySelectorAll<HTMLButtonElement>(".tab"))
+    b.classList.toggle("active", b.dataset.view === view);
   if (view === "dashboard") void loadDashboard();
   else if (view === "graph") void loadGraph();
   history.replaceState(null, "", `#${view}`);
@@ -101,29 +124,50 @@ async function drawGraph(): Promise<void> {
   }
   for (const e of g.edges) {
     if (!graph.hasNode(e.from) || !graph.hasNode(e.to) || graph.hasEdge(e.from, e.to)) continue;
-    graph.addEdge(e.from, e.to, { size: 0.5 + 3 * e.weight, color: EDGE_COLOURS[e.type] ?? "#ccc", type: e.type, weight: e.weight });
+    graph.addEdge(e.from, e.to, {
+      size: 0.5 + 3 * e.weight,
+      color: EDGE_COLOURS[e.type] ?? "#ccc",
+      type: e.type,
+      weight: e.weight,
+    });
   }
   const communities = [...new Set<number>(g.nodes.map((n: Json) => n.community))].sort((a, b) => a - b);
   $("legend").innerHTML =
-    communities.map((c) => `<span><i class="swatch" style="background:${PALETTE[c % PALETTE.length]}"></i>community ${c} (${g.nodes.filter((n: Json) => n.community === c).length})</span>`).join("") +
+    communities
+      .map(
+        (c) =>
+          `<span><i class="swatch" style="background:${PALETTE[c % PALETTE.length]}"></i>community ${c} (${g.nodes.filter((n: Json) => n.community === c).length})</span>`,
+      )
+      .join("") +
     `<div class="muted">${Object.entries(EDGE_COLOURS)
       .map(([t, c]) => `<span><i class="swatch" style="background:${c}"></i>${t}</span>`)
       .join("")} · node size = PageRank · edge width = quality</div>`;
   $("capabilities").innerHTML = g.capabilities
-    .map((c: Json) => `<li data-capability="${esc(c.id)}" data-tools="${esc(c.tools.join(" "))}"><b>${esc(c.name)}</b> <span class="muted">${c.tools.length} tools · ${pct(c.successRate)} success</span></li>`)
+    .map(
+      (c: Json) =>
+        `<li data-capability="${esc(c.id)}" data-tools="${esc(c.tools.join(" "))}"><b>${esc(c.name)}</b> <span class="muted">${c.tools.length} tools · ${pct(c.successRate)} success</span></li>`,
+    )
     .join("");
   for (const li of $("capabilities").querySelectorAll<HTMLLIElement>("li")) {
     li.addEventListener("click", () => {
       const id = li.dataset.capability!;
-      selectedCapability = selectedCapability?.id === id ? undefined : { id, tools: new Set((li.dataset.tools ?? "").split(" ")) };
-      for (const x of $("capabilities").querySelectorAll("li")) x.classList.toggle("selected", x === li && selectedCapability !== undefined);
+      selectedCapability =
+        selectedCapability?.id === id ? undefined : { id, tools: new Set((li.dataset.tools ?? "").split(" ")) };
+      for (const x of $("capabilities").querySelectorAll("li"))
+        x.classList.toggle("selected", x === li && selectedCapability !== undefined);
       sigma?.refresh();
     });
   }
-  $("graph-summary").textContent = `${g.nodes.length} tools · ${g.edges.length} edges · ${g.communities} communities (modularity ${fmt(g.modularity, 2)}) · ${g.capabilities.length} capabilities`;
+  $("graph-summary").textContent =
+    `${g.nodes.length} tools · ${g.edges.length} edges · ${g.communities} communities (modularity ${fmt(g.modularity, 2)}) · ${g.capabilities.length} capabilities`;
   try {
     sigma = new Sigma(graph, $("sigma"), {
-      settings: { renderEdgeLabels: false, labelRenderedSizeThreshold: 6, itemSizesReference: "screen", zoomToSizeRatioFunction: Math.sqrt },
+      settings: {
+        renderEdgeLabels: false,
+        labelRenderedSizeThreshold: 6,
+        itemSizesReference: "screen",
+        zoomToSizeRatioFunction: Math.sqrt,
+      },
       nodeReducer: (node, data) => {
         const out: Json = { ...data };
         if (selectedCapability && !selectedCapability.tools.has(node)) out.color = "#e2e5ea";
@@ -155,9 +199,10 @@ async function drawGraph(): Promise<void> {
     };
     status("");
   } catch (err) {
-    $("sigma").innerHTML = `<p class="muted">The graph needs WebGL, which this browser did not provide (${esc((err as Error).message)}). Tools: ${g.nodes
-      .map((n: Json) => `<a href="#" data-tool="${esc(n.id)}">${esc(n.id)}</a>`)
-      .join(", ")}</p>`;
+    $("sigma").innerHTML =
+      `<p class="muted">The graph needs WebGL, which this browser did not provide (${esc((err as Error).message)}). Tools: ${g.nodes
+        .map((n: Json) => `<a href="#" data-tool="${esc(n.id)}">${esc(n.id)}</a>`)
+        .join(", ")}</p>`;
     for (const a of $("sigma").querySelectorAll<HTMLAnchorElement>("a[data-tool]")) {
       a.addEventListener("click", (ev) => {
         ev.preventDefault();
@@ -179,7 +224,10 @@ async function selectTool(id: string): Promise<void> {
     rows.length === 0
       ? `<p class="muted">none</p>`
       : `<table><tr><th>${key}</th><th>type</th><th class="num">quality</th><th class="num">seen</th></tr>${rows
-          .map((r) => `<tr><td>${esc(r.tool)}</td><td>${esc(r.type)} <span class="muted">${esc(r.source)}</span></td><td class="num">${fmt(r.weight, 2)}</td><td class="num">${r.observations}</td></tr>`)
+          .map(
+            (r) =>
+              `<tr><td>${esc(r.tool)}</td><td>${esc(r.type)} <span class="muted">${esc(r.source)}</span></td><td class="num">${fmt(r.weight, 2)}</td><td class="num">${r.observations}</td></tr>`,
+          )
           .join("")}</table>`;
   $("tool-detail").innerHTML = `
     <h2 id="tool-title">${esc(t.id)}</h2>
@@ -194,7 +242,10 @@ async function selectTool(id: string): Promise<void> {
       d.next.length === 0
         ? `<p class="muted">no suggestion</p>`
         : `<table id="next-steps"><tr><th>tool</th><th class="num">confidence</th><th>gate</th></tr>${d.next
-            .map((s: Json) => `<tr title="${esc(s.explanation)}"><td>${esc(s.tool)}</td><td class="num">${fmt(s.confidence, 2)}</td><td>${decision(s.decision)}</td></tr>`)
+            .map(
+              (s: Json) =>
+                `<tr title="${esc(s.explanation)}"><td>${esc(s.tool)}</td><td class="num">${fmt(s.confidence, 2)}</td><td>${decision(s.decision)}</td></tr>`,
+            )
             .join("")}</table>`
     }
     <h3>Leads to (${d.successors.length})</h3>${rel(d.successors, "successor")}
@@ -307,8 +358,15 @@ function lineChart(opts: {
   const fx = opts.xTicks ?? ((v: number) => fmt(v, 2));
   const ticksY = [0, 0.25, 0.5, 0.75, 1].map((f) => f * y1);
   const ticksX = [0, 0.5, 1].map((f) => x0 + f * (x1 - x0));
-  const grid = ticksY.map((v) => `<line x1="${L}" x2="${W - R}" y1="${sy(v)}" y2="${sy(v)}" stroke="#eee"/><text x="${L - 6}" y="${sy(v) + 4}" text-anchor="end">${fmt(v, 2)}</text>`).join("");
-  const xt = ticksX.map((v) => `<text x="${sx(v)}" y="${H - B + 16}" text-anchor="middle">${esc(fx(v))}</text>`).join("");
+  const grid = ticksY
+    .map(
+      (v) =>
+        `<line x1="${L}" x2="${W - R}" y1="${sy(v)}" y2="${sy(v)}" stroke="#eee"/><text x="${L - 6}" y="${sy(v) + 4}" text-anchor="end">${fmt(v, 2)}</text>`,
+    )
+    .join("");
+  const xt = ticksX
+    .map((v) => `<text x="${sx(v)}" y="${H - B + 16}" text-anchor="middle">${esc(fx(v))}</text>`)
+    .join("");
   const lines = opts.series
     .map(
       (s) =>
@@ -316,7 +374,12 @@ function lineChart(opts: {
         s.points.map((p) => `<circle cx="${sx(p[0])}" cy="${sy(p[1])}" r="3" fill="${s.colour}"/>`).join(""),
     )
     .join("");
-  const legend = opts.series.map((s, i) => `<rect x="${L + i * 150}" y="8" width="10" height="10" fill="${s.colour}"/><text x="${L + 14 + i * 150}" y="17">${esc(s.name)}</text>`).join("");
+  const legend = opts.series
+    .map(
+      (s, i) =>
+        `<rect x="${L + i * 150}" y="8" width="10" height="10" fill="${s.colour}"/><text x="${L + 14 + i * 150}" y="17">${esc(s.name)}</text>`,
+    )
+    .join("");
   return `<div class="chart"><b>${esc(opts.title)}</b><svg width="${W}" height="${H}" role="img" aria-label="${esc(opts.title)}">${grid}${xt}${lines}${legend}
     <text x="${(L + W - R) / 2}" y="${H - 6}" text-anchor="middle">${esc(opts.xLabel)}</text>
     <text transform="translate(12 ${(T + H - B) / 2}) rotate(-90)" text-anchor="middle">${esc(opts.yLabel)}</text></svg></div>`;
@@ -340,8 +403,18 @@ async function loadDashboard(): Promise<void> {
     xTicks: (v) => new Date(v).toISOString().slice(5, 16).replace("T", " "),
     xPad: 86_400_000,
     series: [
-      { name: "acceptance", colour: "#4e79a7", points: d.timeline.map((t: Json, i: number) => [times[i], t.acceptance]) },
-      { name: "precision of accepted", colour: "#59a14f", points: d.timeline.filter((t: Json) => t.precisionAccepted !== null).map((t: Json) => [Date.parse(t.start), t.precisionAccepted]) },
+      {
+        name: "acceptance",
+        colour: "#4e79a7",
+        points: d.timeline.map((t: Json, i: number) => [times[i], t.acceptance]),
+      },
+      {
+        name: "precision of accepted",
+        colour: "#59a14f",
+        points: d.timeline
+          .filter((t: Json) => t.precisionAccepted !== null)
+          .map((t: Json) => [Date.parse(t.start), t.precisionAccepted]),
+      },
     ],
   });
   const rc = lineChart({
@@ -349,11 +422,20 @@ async function loadDashboard(): Promise<void> {
     xLabel: "coverage (fraction of judged answers kept)",
     yLabel: "precision of kept answers",
     yMax: 1,
-    series: [{ name: "precision", colour: "#e15759", points: d.riskCoverage.filter((p: Json) => p.precision !== null).map((p: Json) => [p.coverage, p.precision]) }],
+    series: [
+      {
+        name: "precision",
+        colour: "#e15759",
+        points: d.riskCoverage.filter((p: Json) => p.precision !== null).map((p: Json) => [p.coverage, p.precision]),
+      },
+    ],
   });
   const tools = d.tools
     .slice(0, 25)
-    .map((t: Json) => `<tr><td>${esc(t.tool)}</td><td class="num">${t.executions}</td><td class="num">${pct(t.successRate)}</td><td class="num">${ms(t.avgLatencyMs)}</td></tr>`)
+    .map(
+      (t: Json) =>
+        `<tr><td>${esc(t.tool)}</td><td class="num">${t.executions}</td><td class="num">${pct(t.successRate)}</td><td class="num">${ms(t.avgLatencyMs)}</td></tr>`,
+    )
     .join("");
   const recent = d.recent
     .map(
@@ -379,10 +461,13 @@ async function loadDashboard(): Promise<void> {
 }
 
 // ---- wiring ----
-for (const b of document.querySelectorAll<HTMLButtonElement>(".tab")) b.addEventListener("click", () => show(b.dataset.view as View));
+for (const b of document.querySelectorAll<HTMLButtonElement>(".tab"))
+  b.addEventListener("click", () => show(b.dataset.view as View));
 $("search-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
-  runSearch($<HTMLInputElement>("search-input").value).catch((err) => status(`search failed: ${(err as Error).message}`));
+  runSearch($<HTMLInputElement>("search-input").value).catch((err) =>
+    status(`search failed: ${(err as Error).message}`),
+  );
 });
 $("plan-form").addEventListener("submit", (ev) => {
   ev.preventDefault();

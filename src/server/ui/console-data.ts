@@ -24,16 +24,36 @@ export async function consoleTool(tg: Toolgraph, project: string, id: string) {
   };
   return {
     tool: node,
-    successors: out.map((e) => ({ tool: e.to, type: e.type, source: e.source, weight: e.weight, observations: e.observations })),
-    predecessors: inc.map((e) => ({ tool: e.from, type: e.type, source: e.source, weight: e.weight, observations: e.observations })),
-    next: next.suggestions.map((s) => ({ tool: s.tool, score: s.score, confidence: s.confidence, decision: s.gate.decision, explanation: s.explanation })),
+    successors: out.map((e) => ({
+      tool: e.to,
+      type: e.type,
+      source: e.source,
+      weight: e.weight,
+      observations: e.observations,
+    })),
+    predecessors: inc.map((e) => ({
+      tool: e.from,
+      type: e.type,
+      source: e.source,
+      weight: e.weight,
+      observations: e.observations,
+    })),
+    next: next.suggestions.map((s) => ({
+      tool: s.tool,
+      score: s.score,
+      confidence: s.confidence,
+      decision: s.gate.decision,
+      explanation: s.explanation,
+    })),
   };
 }
 
 /** Answers per job, acceptance and precision of accepted answers over time, live risk–coverage, per-tool use. */
 export async function consoleDashboard(tg: Toolgraph, project: string, opts: { days: number; now: number }) {
   await tg.recommendations.flush();
-  const rows = await joinedRecommendations(tg.engine.db, project, { since: new Date(opts.now - opts.days * 86_400_000) });
+  const rows = await joinedRecommendations(tg.engine.db, project, {
+    since: new Date(opts.now - opts.days * 86_400_000),
+  });
   const metrics = liveMetrics(rows, { bucketMs: opts.days > 2 ? 86_400_000 : 3_600_000 });
   const g = await graphView(tg.engine, project);
   const tools = g.nodes

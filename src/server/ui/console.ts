@@ -35,8 +35,19 @@ export interface Console {
   handle(req: IncomingMessage, res: ServerResponse, url: URL, project: string | undefined): Promise<boolean>;
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": type, "content-length": Buffer.byteLength(body), "cache-control": "no-store", ...headers });
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    "content-type": type,
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -54,7 +65,9 @@ export function createConsole(tg: Toolgraph, options: ConsoleOptions): Console {
     try {
       esbuild = await import("esbuild");
     } catch {
-      throw new Error("the console script is not built: run `npm run build` (or install the devDependencies to bundle it from sources)");
+      throw new Error(
+        "the console script is not built: run `npm run build` (or install the devDependencies to bundle it from sources)",
+      );
     }
     const r = await esbuild.build({
       // From the built package (dist/, this module is .js) the entry is the compiled app.js.
@@ -76,7 +89,10 @@ export function createConsole(tg: Toolgraph, options: ConsoleOptions): Console {
       const path = url.pathname;
       if (path !== "/ui" && !path.startsWith("/ui/") && !path.startsWith("/v1/console/")) return false;
       const method = req.method ?? "GET";
-      if (method !== "GET" && method !== "HEAD") throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET, HEAD" } });
+      if (method !== "GET" && method !== "HEAD")
+        throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, {
+          headers: { allow: "GET, HEAD" },
+        });
       const project = requested ?? options.defaultProject;
       switch (path) {
         case "/ui":
@@ -106,14 +122,26 @@ export function createConsole(tg: Toolgraph, options: ConsoleOptions): Console {
           const id = url.searchParams.get("id");
           if (!id) throw new HttpError(400, "invalid-input", "id: the tool id is required (?id=…)", { field: "id" });
           const detail = await consoleTool(tg, project, id);
-          if (!detail) throw new HttpError(404, "not-found", `id: no tool ${JSON.stringify(id)} in project ${JSON.stringify(project)}`, { field: "id" });
+          if (!detail)
+            throw new HttpError(
+              404,
+              "not-found",
+              `id: no tool ${JSON.stringify(id)} in project ${JSON.stringify(project)}`,
+              { field: "id" },
+            );
           json(res, detail);
           return true;
         }
         case "/v1/console/dashboard": {
           const raw = url.searchParams.get("days") ?? "7";
           const days = Number(raw);
-          if (!Number.isFinite(days) || days <= 0 || days > 365) throw new HttpError(400, "invalid-input", `days: must be a number in (0, 365], got ${JSON.stringify(raw)}`, { field: "days" });
+          if (!Number.isFinite(days) || days <= 0 || days > 365)
+            throw new HttpError(
+              400,
+              "invalid-input",
+              `days: must be a number in (0, 365], got ${JSON.stringify(raw)}`,
+              { field: "days" },
+            );
           json(res, await consoleDashboard(tg, project, { days, now: now() }));
           return true;
         }

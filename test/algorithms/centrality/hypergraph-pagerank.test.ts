@@ -32,14 +32,22 @@ describe("hypergraphPagerank", () => {
     const input = {
       nTools: 4,
       memberships: [[0, 1], [1, 2, 3], [3]],
-      capabilityDeps: [{ from: 0, to: 1, weight: 0.7 }, { from: 2, to: 1, weight: 0.2 }],
+      capabilityDeps: [
+        { from: 0, to: 1, weight: 0.7 },
+        { from: 2, to: 1, weight: 0.2 },
+      ],
       toolGraph,
     };
     const r = hypergraphPagerank(input, { ...tight, dependencyFactor: 0.5, toolEdgeFactor: 2 });
     // Nodes: tools 0..3, capabilities 4..6.
     const e: CsrEdge[] = [];
     const link = (t: number, c: number) => e.push({ from: t, to: 4 + c, weight: 1 }, { from: 4 + c, to: t, weight: 1 });
-    link(0, 0); link(1, 0); link(1, 1); link(2, 1); link(3, 1); link(3, 2);
+    link(0, 0);
+    link(1, 0);
+    link(1, 1);
+    link(2, 1);
+    link(3, 1);
+    link(3, 2);
     e.push({ from: 4, to: 5, weight: 0.35 }, { from: 6, to: 5, weight: 0.1 }); // 0.7·0.5, 0.2·0.5
     e.push({ from: 0, to: 1, weight: 1 }, { from: 3, to: 2, weight: 1.6 }); // 0.5·2, 0.8·2
     const expected = pagerank(buildCsr(7, e), tight);
@@ -48,7 +56,13 @@ describe("hypergraphPagerank", () => {
   });
 
   it("a dependency raises the score of the capability depended on", () => {
-    const base = { nTools: 4, memberships: [[0, 1], [2, 3]] };
+    const base = {
+      nTools: 4,
+      memberships: [
+        [0, 1],
+        [2, 3],
+      ],
+    };
     const without = hypergraphPagerank(base, tight);
     const withDep = hypergraphPagerank({ ...base, capabilityDeps: [{ from: 0, to: 1, weight: 1 }] }, tight);
     expect(without.capabilities[0]).toBeCloseTo(without.capabilities[1]!, 12);

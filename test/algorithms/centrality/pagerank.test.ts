@@ -65,11 +65,13 @@ describe("pagerank", () => {
   });
 
   it("directed 3-cycle is uniform", () => {
-    const s = pagerank(buildCsr(3, [
-      { from: 0, to: 1, weight: 0.3 },
-      { from: 1, to: 2, weight: 0.9 },
-      { from: 2, to: 0, weight: 0.5 },
-    ]));
+    const s = pagerank(
+      buildCsr(3, [
+        { from: 0, to: 1, weight: 0.3 },
+        { from: 1, to: 2, weight: 0.9 },
+        { from: 2, to: 0, weight: 0.5 },
+      ]),
+    );
     for (const x of s) expect(x).toBeCloseTo(1 / 3, 12);
   });
 
@@ -86,7 +88,11 @@ describe("pagerank", () => {
 
   it("matches graphology with custom damping and tolerance", () => {
     const edges: CsrEdge[] = [];
-    for (let u = 0; u < 40; u++) edges.push({ from: u, to: (u * 7 + 3) % 40, weight: ((u % 5) + 1) / 5 }, { from: u, to: (u * 3 + 1) % 40, weight: 0.4 });
+    for (let u = 0; u < 40; u++)
+      edges.push(
+        { from: u, to: (u * 7 + 3) % 40, weight: ((u % 5) + 1) / 5 },
+        { from: u, to: (u * 3 + 1) % 40, weight: 0.4 },
+      );
     const g = buildCsr(40, edges);
     const ours = pagerank(g, { damping: 0.6, tolerance: 1e-9 });
     const theirs = graphologyPagerank(toGraphology(g), { getEdgeWeight: "weight", alpha: 0.6, tolerance: 1e-9 });
@@ -126,17 +132,23 @@ describe("pagerank", () => {
   });
 
   it("disconnected parts: two mirrored pairs get equal scores", () => {
-    const s = pagerank(buildCsr(4, [
-      { from: 0, to: 1, weight: 1 },
-      { from: 2, to: 3, weight: 1 },
-    ]), tight);
+    const s = pagerank(
+      buildCsr(4, [
+        { from: 0, to: 1, weight: 1 },
+        { from: 2, to: 3, weight: 1 },
+      ]),
+      tight,
+    );
     expect(s[0]).toBeCloseTo(s[2]!, 14);
     expect(s[1]).toBeCloseTo(s[3]!, 14);
     expect(s[1]! > s[0]!).toBe(true);
   });
 
   it("reports non-convergence instead of throwing", () => {
-    const g = buildCsr(3, [{ from: 0, to: 1, weight: 1 }, { from: 1, to: 2, weight: 1 }]);
+    const g = buildCsr(3, [
+      { from: 0, to: 1, weight: 1 },
+      { from: 1, to: 2, weight: 1 },
+    ]);
     const r = pagerankDetailed(g, { maxIterations: 1, tolerance: 1e-15 });
     expect(r.converged).toBe(false);
     expect(r.iterations).toBe(1);

@@ -151,6 +151,8 @@ describe("louvain", () => {
 
   it("rejects a non-positive resolution", () => {
     expect(() => louvain(buildCsr(1, []), { resolution: 0 })).toThrow(LouvainError);
-    expect(() => louvain(buildCsr(1, []), { resolution: -1 })).toThrow(/resolution must be a finite positive number, got -1/);
+    expect(() => louvain(buildCsr(1, []), { resolution: -1 })).toThrow(
+      /resolution must be a finite positive number, got -1/,
+    );
   });
 });

@@ -4,7 +4,12 @@ import { breakCycles, defaultWeaker } from "../../../algorithms/dag/break-cycles
 import type { StrengthArc } from "../../../algorithms/dag/dependency-edge.ts";
 import { expectDagErrorOf } from "./expect-dag-error.ts";
 
-const arc = (from: number, to: number, strength: number, direct = false): StrengthArc => ({ from, to, strength, direct });
+const arc = (from: number, to: number, strength: number, direct = false): StrengthArc => ({
+  from,
+  to,
+  strength,
+  direct,
+});
 const pairs = (edges: readonly StrengthArc[]) => edges.map((e) => [e.from, e.to]);
 
 const expectDagError = expectDagErrorOf("dag/break-cycles");
@@ -74,7 +79,10 @@ describe("breakCycles", () => {
 
   it("drops only as many edges as needed once an earlier drop already broke a cycle", () => {
     // 0→1 (0.1) lies on both 0→1→2→0 and 0→1→3→0; dropping it breaks both.
-    const r = breakCycles([0, 1, 2, 3], [arc(0, 1, 0.1), arc(1, 2, 0.5), arc(2, 0, 0.6), arc(1, 3, 0.7), arc(3, 0, 0.8)]);
+    const r = breakCycles(
+      [0, 1, 2, 3],
+      [arc(0, 1, 0.1), arc(1, 2, 0.5), arc(2, 0, 0.6), arc(1, 3, 0.7), arc(3, 0, 0.8)],
+    );
     expect(r.dropped.map((d) => [d.edge.from, d.edge.to])).toEqual([[0, 1]]);
   });
 
@@ -84,7 +92,10 @@ describe("breakCycles", () => {
   });
 
   it("tie: equal strength and kind → both directions dropped together, never one chosen by id or order", () => {
-    for (const edges of [[arc(5, 3, 0.5), arc(3, 5, 0.5)], [arc(3, 5, 0.5), arc(5, 3, 0.5)]]) {
+    for (const edges of [
+      [arc(5, 3, 0.5), arc(3, 5, 0.5)],
+      [arc(3, 5, 0.5), arc(5, 3, 0.5)],
+    ]) {
       const r = breakCycles([5, 3], edges);
       expect(r.kept).toEqual([]);
       expect(r.dropped.map((d) => `${d.edge.from}>${d.edge.to}`).sort()).toEqual(["3>5", "5>3"]);
@@ -96,7 +107,10 @@ describe("breakCycles", () => {
     // share(0 before 1) = (50 + 1) / (60 + 2) = 0.8226; share(1 before 0) = 11 / 62 = 0.1774.
     const count = (a: number, b: number) => (a === 0 && b === 1 ? 50 : 10);
     const ow = (e: { from: number; to: number; strength: number }) => e.strength * ((count(e.from, e.to) + 1) / 62);
-    for (const edges of [[arc(0, 1, 1), arc(1, 0, 1)], [arc(1, 0, 1), arc(0, 1, 1)]]) {
+    for (const edges of [
+      [arc(0, 1, 1), arc(1, 0, 1)],
+      [arc(1, 0, 1), arc(0, 1, 1)],
+    ]) {
       const r = breakCycles([1, 0], edges, { orderWeight: ow });
       expect(r.kept).toEqual([arc(0, 1, 1)]);
       expect(r.dropped[0]!.explanation).toContain("order weight 0.1774");
@@ -179,7 +193,10 @@ describe("breakCycles", () => {
           }),
           { selector: (e) => `${e.from}>${e.to}`, maxLength: 20 },
         ),
-        perm: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i), { minLength: n, maxLength: n }),
+        perm: fc.shuffledSubarray(
+          Array.from({ length: n }, (_, i) => i),
+          { minLength: n, maxLength: n },
+        ),
         seed: fc.integer(),
       }),
     );
@@ -190,9 +207,14 @@ describe("breakCycles", () => {
         const base = new Set(breakCycles(nodes, edges).kept.map(key));
         // Relabel node i as perm[i] and shuffle the edge list: the kept set maps over exactly.
         const relabelled = edges.map((e) => ({ ...e, from: perm[e.from]!, to: perm[e.to]! }));
-        const shuffled = relabelled.map((e, i) => ({ e, r: Math.sin(seed + i) })).sort((a, b) => a.r - b.r).map((x) => x.e);
+        const shuffled = relabelled
+          .map((e, i) => ({ e, r: Math.sin(seed + i) }))
+          .sort((a, b) => a.r - b.r)
+          .map((x) => x.e);
         const other = new Set(breakCycles(perm.slice().reverse(), shuffled).kept.map(key));
-        expect(other).toEqual(new Set(edges.filter((e) => base.has(key(e))).map((e) => `${perm[e.from]}>${perm[e.to]}`)));
+        expect(other).toEqual(
+          new Set(edges.filter((e) => base.has(key(e))).map((e) => `${perm[e.from]}>${perm[e.to]}`)),
+        );
       }),
       { numRuns: 300, seed: 20 },
     );

@@ -103,7 +103,11 @@ describe("buildExecutionDag: hand-built graph", () => {
 
 describe("buildExecutionDag: cases", () => {
   it("without latencies the timing is empty with a reason", () => {
-    expect(buildExecutionDag(g, selected).timing).toMatchObject({ path: [], wallTimeMs: 0, reason: "no latencyMs given" });
+    expect(buildExecutionDag(g, selected).timing).toMatchObject({
+      path: [],
+      wallTimeMs: 0,
+      reason: "no latencyMs given",
+    });
   });
 
   it("a root whose incoming edges were cut by cycle breaking says so", () => {
@@ -112,7 +116,9 @@ describe("buildExecutionDag: cases", () => {
       { from: 1, to: 0, weight: 0.5 },
     ]);
     const dag = buildExecutionDag(h, [0, 1]);
-    expect(dag.nodes[0]!.reason).toBe("root: no prerequisite among the selected tools; incoming edges from 1 dropped to break cycles; required by 1");
+    expect(dag.nodes[0]!.reason).toBe(
+      "root: no prerequisite among the selected tools; incoming edges from 1 dropped to break cycles; required by 1",
+    );
     expect(dag.layers).toEqual([[0], [1]]);
   });
 
@@ -146,7 +152,9 @@ describe("buildExecutionDag: cases", () => {
     ]);
     expect(plain.dropped[0]!.edge).toMatchObject({ from: 0, to: 1, path: [0, 2, 1], direct: false });
     const dep = buildExecutionDag(h, [0, 1], { isDependencyEdge: (u, v) => u === 0 && v === 1 });
-    expect(dep.edges).toEqual([{ from: 0, to: 1, path: [0, 1], hops: 1, cost: 5, meanWeight: 0.2, strength: 0.2, direct: true }]);
+    expect(dep.edges).toEqual([
+      { from: 0, to: 1, path: [0, 1], hops: 1, cost: 5, meanWeight: 0.2, strength: 0.2, direct: true },
+    ]);
   });
 
   it("declared-only edges are never hops of a longer path: no false A→C, so the true A→D survives reduction", () => {
@@ -157,7 +165,8 @@ describe("buildExecutionDag: cases", () => {
       { from: 2, to: 3, weight: 0.5 },
       { from: 0, to: 3, weight: 0.5 },
     ]);
-    const isDependencyEdge = (u: number, v: number) => declared.targets.subarray(declared.offsets[u]!, declared.offsets[u + 1]!).includes(v);
+    const isDependencyEdge = (u: number, v: number) =>
+      declared.targets.subarray(declared.offsets[u]!, declared.offsets[u + 1]!).includes(v);
     // Every edge a hop (the old rule): A→C through B (strength (1/2) × 0.5 = 0.25) makes A→D look implied.
     const old = buildExecutionDag(declared, [0, 2, 3], { isDependencyEdge });
     expect(pairs(old.edges)).toEqual([
@@ -165,7 +174,9 @@ describe("buildExecutionDag: cases", () => {
       [2, 3],
     ]);
     expect(old.edges[0]).toMatchObject({ path: [0, 1, 2], hops: 2, strength: 0.25, direct: false });
-    expect(old.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([[0, 3, "transitive", [0, 2, 3]]]);
+    expect(old.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([
+      [0, 3, "transitive", [0, 2, 3]],
+    ]);
     // Declared edges direct only: A→D and C→D, both direct with strength 0.5; A and C run in parallel.
     const dag = buildExecutionDag(declared, [0, 2, 3], { isDependencyEdge, pathCsr: buildCsr(4, []) });
     expect(dag.edges.map((e) => [e.from, e.to, e.hops, e.strength, e.direct])).toEqual([
@@ -212,7 +223,9 @@ describe("buildExecutionDag: properties", () => {
         { maxLength: 45 },
       ),
       selected: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i)),
-      deps: fc.array(fc.tuple(fc.integer({ min: 0, max: n - 1 }), fc.integer({ min: 0, max: n - 1 })), { maxLength: 4 }),
+      deps: fc.array(fc.tuple(fc.integer({ min: 0, max: n - 1 }), fc.integer({ min: 0, max: n - 1 })), {
+        maxLength: 4,
+      }),
       lat: fc.array(fc.option(fc.integer({ min: 0, max: 500 }), { nil: undefined }), { minLength: n, maxLength: n }),
     }),
   );
@@ -223,7 +236,11 @@ describe("buildExecutionDag: properties", () => {
         const csr = buildCsr(n, edges as CsrEdge[]);
         const depSet = new Set(deps.map(([u, v]) => `${u}>${v}`));
         const isDependencyEdge = (u: number, v: number) => depSet.has(`${u}>${v}`);
-        const dag = buildExecutionDag(csr, selected, { isDependencyEdge, latencyMs: (v) => lat[v], search: createHopBoundedSearch(csr) });
+        const dag = buildExecutionDag(csr, selected, {
+          isDependencyEdge,
+          latencyMs: (v) => lat[v],
+          search: createHopBoundedSearch(csr),
+        });
 
         // Every selected tool exactly once across the layers; no empty layer.
         expect(dag.layers.flat().sort((a, b) => a - b)).toEqual(selected.slice().sort((a, b) => a - b));
@@ -267,21 +284,30 @@ describe("buildExecutionDag: properties", () => {
 
   it("with multi-hop paths over a learned subset: acyclic, every tool once, longer paths use learned edges only", () => {
     fc.assert(
-      fc.property(input, fc.array(fc.boolean(), { minLength: 45, maxLength: 45 }), ({ n, edges, selected, deps }, learnedFlags) => {
-        const csr = buildCsr(n, edges as CsrEdge[]);
-        const learned = edges.filter((_, i) => learnedFlags[i]);
-        const pathCsr = buildCsr(n, learned as CsrEdge[]);
-        const depSet = new Set(deps.map(([u, v]) => `${u}>${v}`));
-        const isDependencyEdge = (u: number, v: number) => depSet.has(`${u}>${v}`);
-        const dag = buildExecutionDag(csr, selected, { isDependencyEdge, pathCsr, search: createHopBoundedSearch(pathCsr) });
-        expect(dag.layers.flat().sort((a, b) => a - b)).toEqual(selected.slice().sort((a, b) => a - b));
-        const layerOf = new Map(dag.layers.flatMap((l, i) => l.map((v) => [v, i] as const)));
-        for (const e of dag.edges) expect(layerOf.get(e.to)!).toBeGreaterThan(layerOf.get(e.from)!);
-        const learnedPairs = new Set(learned.map((e) => `${e.from}>${e.to}`));
-        for (const e of [...dag.edges, ...dag.dropped.map((d) => d.edge)]) {
-          if (e.hops > 1) for (let i = 1; i <= e.hops; i++) expect(learnedPairs.has(`${e.path[i - 1]}>${e.path[i]}`)).toBe(true);
-        }
-      }),
+      fc.property(
+        input,
+        fc.array(fc.boolean(), { minLength: 45, maxLength: 45 }),
+        ({ n, edges, selected, deps }, learnedFlags) => {
+          const csr = buildCsr(n, edges as CsrEdge[]);
+          const learned = edges.filter((_, i) => learnedFlags[i]);
+          const pathCsr = buildCsr(n, learned as CsrEdge[]);
+          const depSet = new Set(deps.map(([u, v]) => `${u}>${v}`));
+          const isDependencyEdge = (u: number, v: number) => depSet.has(`${u}>${v}`);
+          const dag = buildExecutionDag(csr, selected, {
+            isDependencyEdge,
+            pathCsr,
+            search: createHopBoundedSearch(pathCsr),
+          });
+          expect(dag.layers.flat().sort((a, b) => a - b)).toEqual(selected.slice().sort((a, b) => a - b));
+          const layerOf = new Map(dag.layers.flatMap((l, i) => l.map((v) => [v, i] as const)));
+          for (const e of dag.edges) expect(layerOf.get(e.to)!).toBeGreaterThan(layerOf.get(e.from)!);
+          const learnedPairs = new Set(learned.map((e) => `${e.from}>${e.to}`));
+          for (const e of [...dag.edges, ...dag.dropped.map((d) => d.edge)]) {
+            if (e.hops > 1)
+              for (let i = 1; i <= e.hops; i++) expect(learnedPairs.has(`${e.path[i - 1]}>${e.path[i]}`)).toBe(true);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -308,7 +334,8 @@ describe("buildExecutionDag: direction from observed precedence", () => {
       { from: search, to: change, weight: 1 },
       { from: change, to: search, weight: 1 },
     ]);
-    const counts = (a: number, b: number) => (a === search && b === change ? 50 : a === change && b === search ? 10 : 0);
+    const counts = (a: number, b: number) =>
+      a === search && b === change ? 50 : a === change && b === search ? 10 : 0;
     for (const order of [
       [search, change],
       [change, search],
@@ -325,7 +352,17 @@ describe("buildExecutionDag: direction from observed precedence", () => {
 
   it("an edge with its precedence is the candidate's fields, in their order, then precedence (proposals keep their extras)", () => {
     const csr = buildCsr(3, [{ from: 0, to: 1, weight: 0.8 }]);
-    const proposal = { from: 2, to: 1, path: [2, 1], hops: 1, cost: 10, meanWeight: 0.1, strength: 0.1, direct: false, mentioned: { from: 0, to: 3 } };
+    const proposal = {
+      from: 2,
+      to: 1,
+      path: [2, 1],
+      hops: 1,
+      cost: 10,
+      meanWeight: 0.1,
+      strength: 0.1,
+      direct: false,
+      mentioned: { from: 0, to: 3 },
+    };
     const dag = buildExecutionDag(csr, [0, 1, 2], { precedence: () => 0, propose: () => [proposal] });
     const inferred = inferDependencies(csr, [0, 1, 2]);
     const precedence = { before: 0, after: 0, share: 0.5 };
@@ -364,17 +401,27 @@ describe("buildExecutionDag: direction from observed precedence", () => {
       fc.record({
         n: fc.constant(n),
         edges: fc.uniqueArray(
-          fc.record({ from: fc.integer({ min: 0, max: n - 1 }), to: fc.integer({ min: 0, max: n - 1 }), weight: fc.constantFrom(0.35, 0.5, 0.7, 1) }),
+          fc.record({
+            from: fc.integer({ min: 0, max: n - 1 }),
+            to: fc.integer({ min: 0, max: n - 1 }),
+            weight: fc.constantFrom(0.35, 0.5, 0.7, 1),
+          }),
           { selector: (e) => `${e.from}>${e.to}`, maxLength: 24 },
         ),
         counts: fc.array(fc.integer({ min: 0, max: 4 }), { minLength: n * n, maxLength: n * n }),
-        perm: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i), { minLength: n, maxLength: n }),
+        perm: fc.shuffledSubarray(
+          Array.from({ length: n }, (_, i) => i),
+          { minLength: n, maxLength: n },
+        ),
         withCounts: fc.boolean(),
       }),
     );
     fc.assert(
       fc.property(arb, ({ n, edges, counts, perm, withCounts }) => {
-        const csr = buildCsr(n, edges.filter((e) => e.from !== e.to));
+        const csr = buildCsr(
+          n,
+          edges.filter((e) => e.from !== e.to),
+        );
         const opts = withCounts ? { precedence: (a: number, b: number) => counts[a * n + b]! } : {};
         const selected = Array.from({ length: n }, (_, i) => i);
         const a = buildExecutionDag(csr, selected, opts);
@@ -412,7 +459,9 @@ describe("buildExecutionDag: directFirst", () => {
   it("drops it with directFirst, and says why", () => {
     const dag = buildExecutionDag(csr, [0, 1, 2], { isDependencyEdge, directFirst: true });
     expect(pairs(dag.edges)).toEqual([[0, 2]]);
-    expect(dag.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([[1, 2, "direct-first", [0, 2]]]);
+    expect(dag.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([
+      [1, 2, "direct-first", [0, 2]],
+    ]);
     expect(dag.layers).toEqual([[0, 1], [2]]);
     // 1 was related to 2 by the dropped path: a root, not an unrelated tool.
     expect(dag.nodes[1]!.reason).toBe("root: no prerequisite among the selected tools");
@@ -420,11 +469,17 @@ describe("buildExecutionDag: directFirst", () => {
 
   it("with roles, orients a path between tools never seen in succession by their consumer rates", () => {
     // 1 ⇝ 2 over the path; consumer(1) = 0.9 > consumer(2) = 0.1, never observed either way: 2 → 1.
-    const dag = buildExecutionDag(csr, [1, 2], { precedence: () => 0, roles: { consumerRate: (v) => (v === 1 ? 0.9 : 0.1) } });
+    const dag = buildExecutionDag(csr, [1, 2], {
+      precedence: () => 0,
+      roles: { consumerRate: (v) => (v === 1 ? 0.9 : 0.1) },
+    });
     expect(pairs(dag.edges)).toEqual([[2, 1]]);
     expect(dag.edges[0]!.orientation).toEqual({ evidence: [1, 5, 2], consumerFrom: 0.1, consumerTo: 0.9 });
     // Observed once in the path's direction: kept as found.
-    const seen = buildExecutionDag(csr, [1, 2], { precedence: (a, b) => (a === 1 && b === 2 ? 1 : 0), roles: { consumerRate: (v) => (v === 1 ? 0.9 : 0.1) } });
+    const seen = buildExecutionDag(csr, [1, 2], {
+      precedence: (a, b) => (a === 1 && b === 2 ? 1 : 0),
+      roles: { consumerRate: (v) => (v === 1 ? 0.9 : 0.1) },
+    });
     expect(pairs(seen.edges)).toEqual([[1, 2]]);
   });
 });
@@ -500,7 +555,15 @@ describe("buildExecutionDag: mention order", () => {
     expect(pairs(dag.edges)).toEqual([[1, 2]]);
     expect(dag.edges[0]!.orientation).toBeUndefined();
     // Seen 3 times: below mentionMinObserved 4 it counts as unobserved, and the mention order decides again.
-    expect(pairs(buildExecutionDag(csr, [1, 2], { precedence: (a, b) => (a === 1 && b === 2 ? 3 : 0), mentions, mentionMinObserved: 4 }).edges)).toEqual([[2, 1]]);
+    expect(
+      pairs(
+        buildExecutionDag(csr, [1, 2], {
+          precedence: (a, b) => (a === 1 && b === 2 ? 3 : 0),
+          mentions,
+          mentionMinObserved: 4,
+        }).edges,
+      ),
+    ).toEqual([[2, 1]]);
   });
 
   it("never reverses a direct edge", () => {

@@ -19,7 +19,14 @@ describe("criticalPath", () => {
   it("diamond: wall time follows the slower branch", () => {
     // Latencies 0:10, 1:30, 2:20, 3:5. Paths 0-1-3 = 45, 0-2-3 = 35. Sequential 10+30+20+5 = 65.
     const r = criticalPath([0, 1, 2, 3], diamond, table({ 0: 10, 1: 30, 2: 20, 3: 5 }));
-    expect(r).toEqual({ path: [0, 1, 3], wallTimeMs: 45, sequentialMs: 65, speedup: 65 / 45, unknownLatency: [], reason: null });
+    expect(r).toEqual({
+      path: [0, 1, 3],
+      wallTimeMs: 45,
+      sequentialMs: 65,
+      speedup: 65 / 45,
+      unknownLatency: [],
+      reason: null,
+    });
   });
 
   it("ties pick the branch earlier in input order", () => {

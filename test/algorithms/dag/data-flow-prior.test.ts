@@ -1,7 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildExecutionDag } from "../../../algorithms/dag/build-execution-dag.ts";
-import { type DataFlowPriorOptions, DEFAULTS, dataFlowPrior, shrunkRate } from "../../../algorithms/dag/data-flow-prior.ts";
+import {
+  type DataFlowPriorOptions,
+  DEFAULTS,
+  dataFlowPrior,
+  shrunkRate,
+} from "../../../algorithms/dag/data-flow-prior.ts";
 import type { DependencyEdge } from "../../../algorithms/dag/dependency-edge.ts";
 import { buildCsr } from "../../../algorithms/graph/csr.ts";
 import { expectDagErrorOf } from "./expect-dag-error.ts";
@@ -14,7 +19,16 @@ const table = (scores: Record<string, number>) => (a: number, b: number) => {
 };
 const rates = (xs: number[]) => (v: number) => xs[v]!;
 
-const oneEdge: DependencyEdge = { from: 0, to: 1, path: [0, 1], hops: 1, cost: 1, meanWeight: 1, strength: 1, direct: true };
+const oneEdge: DependencyEdge = {
+  from: 0,
+  to: 1,
+  path: [0, 1],
+  hops: 1,
+  cost: 1,
+  meanWeight: 1,
+  strength: 1,
+  direct: true,
+};
 
 describe("dataFlowPrior: lexicographic key (schema, consumer diff, producer diff, first diff), hand-computed", () => {
   it("schema first, consumer(B) − consumer(A) breaks the tie; role = max(consumer(B), producer(A))", () => {
@@ -32,7 +46,12 @@ describe("dataFlowPrior: lexicographic key (schema, consumer diff, producer diff
     expect(e.strength).toBeCloseTo(0.18, 12);
     expect(e.meanWeight).toBeCloseTo(0.18, 12);
     expect(e.cost).toBeCloseTo(1 / 0.18, 9);
-    expect(e.prior).toEqual({ role: 0.6, consumer: 0.5, producer: 0.6, schema: { output: "out0", input: "in1", score: 0.5 } });
+    expect(e.prior).toEqual({
+      role: 0.6,
+      consumer: 0.5,
+      producer: 0.6,
+      schema: { output: "out0", input: "in1", score: 0.5 },
+    });
   });
 
   it("equal schema and consumer rates: producer(A) − producer(B) decides (2 → 0)", () => {
@@ -44,13 +63,21 @@ describe("dataFlowPrior: lexicographic key (schema, consumer diff, producer diff
   });
 
   it("all rates equal: first(A) − first(B) decides (1 → 0)", () => {
-    const r = dataFlowPrior([0, 1], [], { consumerRate: () => 0.5, producerRate: () => 0.5, firstShare: rates([0.2, 0.8]) });
+    const r = dataFlowPrior([0, 1], [], {
+      consumerRate: () => 0.5,
+      producerRate: () => 0.5,
+      firstShare: rates([0.2, 0.8]),
+    });
     expect(r.map((e) => [e.from, e.to])).toEqual([[1, 0]]);
     expect(r[0]!.strength).toBeCloseTo(0.15, 12);
   });
 
   it("a higher schema score beats any rate difference", () => {
-    const r = dataFlowPrior([0, 1], [], { schemaMatch: table({ "1>0": 0.34, "0>1": 0.33 }), consumerRate: rates([0.5, 1]), producerRate: rates([1, 0]) });
+    const r = dataFlowPrior([0, 1], [], {
+      schemaMatch: table({ "1>0": 0.34, "0>1": 0.33 }),
+      consumerRate: rates([0.5, 1]),
+      producerRate: rates([1, 0]),
+    });
     // 1→0 although consumer(0) − consumer(1) = −0.5; role = max(consumer(0) 0.5, producer(1) 0) = 0.5
     expect(r.map((e) => [e.from, e.to, e.prior.role])).toEqual([[1, 0, 0.5]]);
     // role = max(consumer(0) 0, producer(1) 0) = 0 < 0.2: nothing after all
@@ -102,7 +129,9 @@ describe("dataFlowPrior: lexicographic key (schema, consumer diff, producer diff
 
   it("through buildExecutionDag as `propose`: the one edge is kept and layers follow it", () => {
     const csr = buildCsr(3, []);
-    const dag = buildExecutionDag(csr, [0, 1, 2], { propose: (inferred) => dataFlowPrior([0, 1, 2], inferred, { consumerRate: rates([0, 0, 1]) }) });
+    const dag = buildExecutionDag(csr, [0, 1, 2], {
+      propose: (inferred) => dataFlowPrior([0, 1, 2], inferred, { consumerRate: rates([0, 0, 1]) }),
+    });
     // best: consumer diff 1 into 2, from the smaller of 0 and 1 → 0→2
     expect(dag.edges.map((e) => [e.from, e.to])).toEqual([[0, 2]]);
     expect(dag.layers).toEqual([[0, 1], [2]]);
@@ -142,7 +171,8 @@ describe("dataFlowPrior properties", () => {
           expect(e.prior.role).toBeGreaterThanOrEqual(DEFAULTS.minRoleRate);
           // the chosen pair has the highest schema score
           let max = 0;
-          for (const a of selected) for (const b of selected) if (a !== b) max = Math.max(max, schema[a * k + b]! / 1000);
+          for (const a of selected)
+            for (const b of selected) if (a !== b) max = Math.max(max, schema[a * k + b]! / 1000);
           expect(e.prior.schema.score).toBe(max);
         }
       }),

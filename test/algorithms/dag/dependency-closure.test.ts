@@ -109,9 +109,12 @@ describe("dependencyClosure", () => {
 
   it("property: each addition sits at its BFS depth, needs an earlier node, and bounds hold", () => {
     const input = fc.record({
-      edges: fc.array(fc.tuple(fc.integer({ min: 0, max: 11 }), fc.integer({ min: 0, max: 11 }), fc.constantFrom(0.2, 0.5, 0.9)), {
-        maxLength: 40,
-      }),
+      edges: fc.array(
+        fc.tuple(fc.integer({ min: 0, max: 11 }), fc.integer({ min: 0, max: 11 }), fc.constantFrom(0.2, 0.5, 0.9)),
+        {
+          maxLength: 40,
+        },
+      ),
       seeds: fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 3 }),
       maxDepth: fc.integer({ min: 0, max: 4 }),
       maxAdded: fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined }),

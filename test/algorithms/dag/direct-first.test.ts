@@ -21,8 +21,12 @@ describe("directFirst", () => {
       [3, 4],
       [1, 4],
     ]);
-    expect(r.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([[1, 2, "direct-first", [0, 2]]]);
-    expect(r.dropped[0]!.explanation).toBe("dropped 1→2: 2 has a direct dependency edge from 0; a 2-hop relation adds no prerequisite");
+    expect(r.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([
+      [1, 2, "direct-first", [0, 2]],
+    ]);
+    expect(r.dropped[0]!.explanation).toBe(
+      "dropped 1→2: 2 has a direct dependency edge from 0; a 2-hop relation adds no prerequisite",
+    );
   });
 
   it("keeps every direct edge, also several into one tool, and leaves edge lists without a direct edge alone", () => {
@@ -35,7 +39,12 @@ describe("directFirst", () => {
 
   it("property: partitions the input, keeps every direct edge, and no kept tool with a direct prerequisite keeps another kind; order-free", () => {
     const edges = fc.uniqueArray(
-      fc.record({ from: fc.integer({ min: 0, max: 5 }), to: fc.integer({ min: 0, max: 5 }), hops: fc.integer({ min: 1, max: 3 }), direct: fc.boolean() }),
+      fc.record({
+        from: fc.integer({ min: 0, max: 5 }),
+        to: fc.integer({ min: 0, max: 5 }),
+        hops: fc.integer({ min: 1, max: 3 }),
+        direct: fc.boolean(),
+      }),
       { selector: (e) => `${e.from}>${e.to}`, maxLength: 20 },
     );
     fc.assert(
@@ -47,7 +56,9 @@ describe("directFirst", () => {
         const withDirect = new Set(list.filter((e) => e.direct).map((e) => e.to));
         for (const e of r.kept) if (withDirect.has(e.to)) expect(e.direct).toBe(true);
         // A permutation of the input keeps the same edges.
-        const shuffled = list.slice().sort((a, b) => ((a.from * 7 + a.to * 13 + seed) % 11) - ((b.from * 7 + b.to * 13 + seed) % 11));
+        const shuffled = list
+          .slice()
+          .sort((a, b) => ((a.from * 7 + a.to * 13 + seed) % 11) - ((b.from * 7 + b.to * 13 + seed) % 11));
         expect(new Set(directFirst(shuffled).kept)).toEqual(new Set(r.kept));
       }),
       { numRuns: 300, seed: 20 },

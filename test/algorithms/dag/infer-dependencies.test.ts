@@ -111,11 +111,17 @@ describe("inferDependencies", () => {
   it("rejects duplicates, unknown nodes, a foreign searcher and a bad declared weight", () => {
     expectDagError(() => inferDependencies(chain, [0, 0]), "duplicate-node");
     expectDagError(() => inferDependencies(chain, [0, 5]), "bad-node");
-    expectDagError(() => inferDependencies(chain, [0, 1], { search: createHopBoundedSearch(buildCsr(5, [])) }), "foreign-search");
+    expectDagError(
+      () => inferDependencies(chain, [0, 1], { search: createHopBoundedSearch(buildCsr(5, [])) }),
+      "foreign-search",
+    );
     expectDagError(() => inferDependencies(chain, [0, 1], { declaredDependencyWeight: -1 }), "bad-weight");
     expectDagError(() => inferDependencies(chain, [0, 1], { pathCsr: buildCsr(4, []) }), "bad-path-csr");
     // A searcher for csr while paths run over another CSR.
-    expectDagError(() => inferDependencies(chain, [0, 1], { pathCsr: buildCsr(5, []), search: createHopBoundedSearch(chain) }), "foreign-search");
+    expectDagError(
+      () => inferDependencies(chain, [0, 1], { pathCsr: buildCsr(5, []), search: createHopBoundedSearch(chain) }),
+      "foreign-search",
+    );
   });
 });
 
@@ -136,7 +142,16 @@ describe("inferDependencies: declared-only edges are never hops of a longer path
     const [e, ...rest] = inferDependencies(declared, [0, 2]);
     expect(rest).toEqual([]);
     // cost = 1/0.5 + 1/0.5 = 4
-    expect(e).toMatchObject({ from: 0, to: 2, path: [0, 1, 2], hops: 2, cost: 4, meanWeight: 0.5, strength: 0.25, direct: false });
+    expect(e).toMatchObject({
+      from: 0,
+      to: 2,
+      path: [0, 1, 2],
+      hops: 2,
+      cost: 4,
+      meanWeight: 0.5,
+      strength: 0.25,
+      direct: false,
+    });
   });
 
   it("with declared-only hops C does not depend on A", () => {
@@ -213,15 +228,29 @@ describe("inferDependencies: declared-only edges are never hops of a longer path
     ];
     const pathCsr = buildCsr(3, learnedPath);
     const withDeclared = (w: number) => buildCsr(3, [...learnedPath, { from: 0, to: 1, weight: w }]);
-    expect(inferDependencies(withDeclared(0.2), [0, 1], { pathCsr })[0]).toMatchObject({ path: [0, 2, 1], cost: 2, strength: 0.5 });
-    expect(inferDependencies(withDeclared(1), [0, 1], { pathCsr })[0]).toMatchObject({ path: [0, 1], cost: 1, strength: 1 });
-    expect(inferDependencies(withDeclared(0.5), [0, 1], { pathCsr })[0]).toMatchObject({ path: [0, 1], cost: 2, strength: 0.5 });
+    expect(inferDependencies(withDeclared(0.2), [0, 1], { pathCsr })[0]).toMatchObject({
+      path: [0, 2, 1],
+      cost: 2,
+      strength: 0.5,
+    });
+    expect(inferDependencies(withDeclared(1), [0, 1], { pathCsr })[0]).toMatchObject({
+      path: [0, 1],
+      cost: 1,
+      strength: 1,
+    });
+    expect(inferDependencies(withDeclared(0.5), [0, 1], { pathCsr })[0]).toMatchObject({
+      path: [0, 1],
+      cost: 2,
+      strength: 0.5,
+    });
   });
 
   it("a declared-only edge of weight 0 is a relation of cost 1/0.1 = 10 and strength 0; maxHops 0 relates nothing", () => {
     const csr = buildCsr(2, [{ from: 0, to: 1, weight: 0 }]);
     const pathCsr = buildCsr(2, []);
-    expect(inferDependencies(csr, [0, 1], { pathCsr })).toEqual([{ from: 0, to: 1, path: [0, 1], hops: 1, cost: 10, meanWeight: 0, strength: 0, direct: false }]);
+    expect(inferDependencies(csr, [0, 1], { pathCsr })).toEqual([
+      { from: 0, to: 1, path: [0, 1], hops: 1, cost: 10, meanWeight: 0, strength: 0, direct: false },
+    ]);
     expect(inferDependencies(csr, [0, 1], { pathCsr, maxHops: 0 })).toEqual([]);
   });
 });
@@ -275,7 +304,10 @@ describe("inferDependencies: provenance properties", () => {
     fc.assert(
       fc.property(input, ({ n, edges, selected, maxHops }) => {
         const csr = buildCsr(n, edges);
-        const pathCsr = buildCsr(n, edges.filter((e) => e.learned));
+        const pathCsr = buildCsr(
+          n,
+          edges.filter((e) => e.learned),
+        );
         const found = inferDependencies(csr, selected, { pathCsr, maxHops, search: createHopBoundedSearch(pathCsr) });
         const byPair = new Map(found.map((e) => [`${e.from}>${e.to}`, e]));
         for (const a of selected) {
@@ -292,7 +324,8 @@ describe("inferDependencies: provenance properties", () => {
             expect(e!.hops).toBeLessThanOrEqual(maxHops);
             expect(e!.strength).toBeCloseTo(e!.meanWeight / e!.hops, 12);
             // Every hop of a longer path is a learned edge.
-            if (e!.hops > 1) for (let i = 1; i < e!.path.length; i++) expect(holds(pathCsr, e!.path[i - 1]!, e!.path[i]!)).toBe(true);
+            if (e!.hops > 1)
+              for (let i = 1; i < e!.path.length; i++) expect(holds(pathCsr, e!.path[i - 1]!, e!.path[i]!)).toBe(true);
             else expect(holds(csr, a, b)).toBe(true);
           }
         }

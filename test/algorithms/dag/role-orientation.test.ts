@@ -37,7 +37,11 @@ describe("orientByRoles", () => {
     expect(r.dropped).toEqual([]);
     expect(r.edges).toHaveLength(1);
     expect(r.edges[0]).toMatchObject({ from: 0, to: 1, path: [0, 1], hops: 1, strength: 0.3, direct: false });
-    expect((r.edges[0] as { orientation?: unknown }).orientation).toEqual({ evidence: [1, 100, 0], consumerFrom: 0.2, consumerTo: 0.8 });
+    expect((r.edges[0] as { orientation?: unknown }).orientation).toEqual({
+      evidence: [1, 100, 0],
+      consumerFrom: 0.2,
+      consumerTo: 0.8,
+    });
   });
 
   it("leaves observed pairs, direct edges, one-hop edges (minHops 2) and tied leans as found", () => {
@@ -54,7 +58,9 @@ describe("orientByRoles", () => {
     const r = orientByRoles([edge(1, 2, 2), edge(2, 1, 3)], roles);
     // lean(1 → 2) = 0.5 − 0.8 < 0: 1→2 dropped whatever its strength; 2→1 kept as found.
     expect(r.edges).toEqual([edge(2, 1, 3)]);
-    expect(r.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([[1, 2, "orientation", [2, 1]]]);
+    expect(r.dropped.map((d) => [d.edge.from, d.edge.to, d.reason, d.witness])).toEqual([
+      [1, 2, "orientation", [2, 1]],
+    ]);
     const swapped = orientByRoles([edge(2, 1, 3), edge(1, 2, 2)], roles);
     expect(swapped.edges).toEqual(r.edges);
   });

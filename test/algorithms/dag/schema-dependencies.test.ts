@@ -36,7 +36,10 @@ describe("fieldMatch = fit × (1 + name + text) / 3 (hand-computed)", () => {
   });
 
   it("tip_amount → amount: name {amount} ⊂ {tip, amount} = 1, text Jaccard({amount, total}, {tip, amount}) = 1/3 → 7/9", () => {
-    const m = fieldMatch({ name: "tip_amount", type: "number", description: "tip amount" }, { name: "amount", type: "number", description: "Total amount" });
+    const m = fieldMatch(
+      { name: "tip_amount", type: "number", description: "tip amount" },
+      { name: "amount", type: "number", description: "Total amount" },
+    );
     expect(m).toBeCloseTo(7 / 9, 12);
   });
 
@@ -62,7 +65,13 @@ describe("fieldMatch = fit × (1 + name + text) / 3 (hand-computed)", () => {
  *       word); the tie goes to the earlier tool, route; first matching pair (distance → phone_number).
  */
 const IO: ToolIo[] = [
-  { inputs: [{ name: "locations", type: "array", required: true }], outputs: [{ name: "distance", type: "number" }, { name: "time", type: "number" }] },
+  {
+    inputs: [{ name: "locations", type: "array", required: true }],
+    outputs: [
+      { name: "distance", type: "number" },
+      { name: "time", type: "number" },
+    ],
+  },
   {
     inputs: [
       { name: "distance", type: "number", required: true },
@@ -79,7 +88,8 @@ const IO: ToolIo[] = [
   },
 ];
 const rate = (v: number) => (v === 2 ? 1 : 0);
-const summary = (es: ReturnType<typeof schemaDependencies>) => es.map((e) => [e.from, e.to, e.schema.output, e.schema.input, e.schema.score, e.strength]);
+const summary = (es: ReturnType<typeof schemaDependencies>) =>
+  es.map((e) => [e.from, e.to, e.schema.output, e.schema.input, e.schema.score, e.strength]);
 
 describe("schemaDependencies", () => {
   it("defaults chosen by leave-one-out: consumer rate 0.7, scores 0.1 / 0.4, strength 0.3 × score", () => {
@@ -100,10 +110,19 @@ describe("schemaDependencies", () => {
   });
 
   it("a tool with a prerequisite gets none; a related pair is never proposed", () => {
-    expect(summary(schemaDependencies([0, 1, 2], (v) => IO[v], { consumerRate: rate, hasPrerequisite: (b) => b === 1 })).map((r) => [r[0], r[1]])).toEqual([[0, 2]]);
+    expect(
+      summary(schemaDependencies([0, 1, 2], (v) => IO[v], { consumerRate: rate, hasPrerequisite: (b) => b === 1 })).map(
+        (r) => [r[0], r[1]],
+      ),
+    ).toEqual([[0, 2]]);
     // route and pace related: pace's only other candidate is sms (score 0) → none; sms takes route.
     const rel = (a: number, b: number) => (a === 0 && b === 1) || (a === 1 && b === 0);
-    expect(summary(schemaDependencies([0, 1, 2], (v) => IO[v], { consumerRate: rate, related: rel })).map((r) => [r[0], r[1]])).toEqual([[0, 2]]);
+    expect(
+      summary(schemaDependencies([0, 1, 2], (v) => IO[v], { consumerRate: rate, related: rel })).map((r) => [
+        r[0],
+        r[1],
+      ]),
+    ).toEqual([[0, 2]]);
   });
 
   it("below the consumer rate, 1/6 is under minScoreAnyConsumer 0.4: sms gets nothing", () => {
@@ -124,47 +143,84 @@ describe("schemaDependencies", () => {
   });
 
   it("schemaScore: no output or no required input gives empty names", () => {
-    expect(schemaScore(IO[1]!, { inputs: [{ name: "distance", required: false }], outputs: [] })).toEqual({ score: 0, output: "", input: "" });
+    expect(schemaScore(IO[1]!, { inputs: [{ name: "distance", required: false }], outputs: [] })).toEqual({
+      score: 0,
+      output: "",
+      input: "",
+    });
   });
 
-  const field = fc.record({ name: fc.constantFrom("distance", "time", "amount", "text", "data", "total_amount", "id"), type: fc.option(fc.constantFrom("number", "integer", "string", "array"), { nil: undefined }) });
-  const ioArb = fc.record({ inputs: fc.array(fc.record({ name: field.map((f) => f.name), type: field.map((f) => f.type), required: fc.boolean() }), { maxLength: 3 }), outputs: fc.array(field, { maxLength: 3 }) });
+  const field = fc.record({
+    name: fc.constantFrom("distance", "time", "amount", "text", "data", "total_amount", "id"),
+    type: fc.option(fc.constantFrom("number", "integer", "string", "array"), { nil: undefined }),
+  });
+  const ioArb = fc.record({
+    inputs: fc.array(
+      fc.record({ name: field.map((f) => f.name), type: field.map((f) => f.type), required: fc.boolean() }),
+      { maxLength: 3 },
+    ),
+    outputs: fc.array(field, { maxLength: 3 }),
+  });
 
   it("createSchemaScorer: schemaScore over node ids (undefined without io); hand value route→pace = 1", () => {
     const score = createSchemaScorer((v) => IO[v]);
     expect(score(0, 1)).toEqual({ score: 1, output: "distance", input: "distance" });
     expect(score(0, 99)).toBeUndefined();
-    for (let a = 0; a < IO.length; a++) for (let b = 0; b < IO.length; b++) expect(score(a, b)).toEqual(schemaScore(IO[a]!, IO[b]!));
+    for (let a = 0; a < IO.length; a++)
+      for (let b = 0; b < IO.length; b++) expect(score(a, b)).toEqual(schemaScore(IO[a]!, IO[b]!));
   });
 
   it("property: at most one proposal per consumer, scores in [0, 1], strength = 0.3 × score ≤ 0.3, never into a tool with a prerequisite or across a related pair", () => {
     fc.assert(
-      fc.property(fc.array(ioArb, { minLength: 1, maxLength: 6 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 6, maxLength: 6 }), fc.integer({ min: 0, max: 5 }), (ios, rates, pre) => {
-        const sel = ios.map((_, i) => i);
-        const rel = (a: number, b: number) => (a + b) % 3 === 0;
-        const es = schemaDependencies(sel, (v) => ios[v], { consumerRate: (v) => rates[v]!, related: rel, hasPrerequisite: (b) => b === pre });
-        expect(new Set(es.map((e) => e.to)).size).toBe(es.length);
-        for (const e of es) {
-          expect(e.from).not.toBe(e.to);
-          expect(e.to).not.toBe(pre);
-          expect(rel(e.from, e.to)).toBe(false);
-          expect(e.schema.score).toBeGreaterThan(0);
-          expect(e.schema.score).toBeLessThanOrEqual(1);
-          expect(e.strength).toBeCloseTo(0.3 * e.schema.score, 12);
-          expect(e.schema.score).toBeGreaterThanOrEqual(rates[e.to]! >= 0.7 ? 0.1 : 0.4);
-        }
-      }),
+      fc.property(
+        fc.array(ioArb, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 6, maxLength: 6 }),
+        fc.integer({ min: 0, max: 5 }),
+        (ios, rates, pre) => {
+          const sel = ios.map((_, i) => i);
+          const rel = (a: number, b: number) => (a + b) % 3 === 0;
+          const es = schemaDependencies(sel, (v) => ios[v], {
+            consumerRate: (v) => rates[v]!,
+            related: rel,
+            hasPrerequisite: (b) => b === pre,
+          });
+          expect(new Set(es.map((e) => e.to)).size).toBe(es.length);
+          for (const e of es) {
+            expect(e.from).not.toBe(e.to);
+            expect(e.to).not.toBe(pre);
+            expect(rel(e.from, e.to)).toBe(false);
+            expect(e.schema.score).toBeGreaterThan(0);
+            expect(e.schema.score).toBeLessThanOrEqual(1);
+            expect(e.strength).toBeCloseTo(0.3 * e.schema.score, 12);
+            expect(e.schema.score).toBeGreaterThanOrEqual(rates[e.to]! >= 0.7 ? 0.1 : 0.4);
+          }
+        },
+      ),
     );
   });
 });
 
 describe("inputFields / outputFields", () => {
   it("read JSON-Schema-like objects; nested outputs become dotted names", () => {
-    expect(inputFields({ type: "object", properties: { q: { type: "string", description: "query" }, n: {} }, required: ["q"] })).toEqual([
+    expect(
+      inputFields({
+        type: "object",
+        properties: { q: { type: "string", description: "query" }, n: {} },
+        required: ["q"],
+      }),
+    ).toEqual([
       { name: "q", type: "string", description: "query", required: true },
       { name: "n", required: false },
     ]);
-    expect(outputFields({ type: "object", properties: { presentation: { type: "object", properties: { title: { type: "string" } } }, id: { type: "string" } } })).toEqual([
+    expect(
+      outputFields({
+        type: "object",
+        properties: {
+          presentation: { type: "object", properties: { title: { type: "string" } } },
+          id: { type: "string" },
+        },
+      }),
+    ).toEqual([
       { name: "presentation", type: "object" },
       { name: "presentation.title", type: "string" },
       { name: "id", type: "string" },
@@ -178,7 +234,9 @@ describe("buildExecutionDag with proposals", () => {
   it("a proposed edge weaker than a learned one loses the cycle; an unrelated proposal is kept", () => {
     // learned 1→0 (0.7); proposals 0→1 (0.3) and 0→2 (0.05): cycle {0→1, 1→0} drops 0→1.
     const csr = buildCsr(3, [{ from: 1, to: 0, weight: 0.7 }]);
-    const dag = buildExecutionDag(csr, [0, 1, 2], { propose: () => schemaDependencies([0, 1, 2], (v) => IO[v], { consumerRate: rate }) });
+    const dag = buildExecutionDag(csr, [0, 1, 2], {
+      propose: () => schemaDependencies([0, 1, 2], (v) => IO[v], { consumerRate: rate }),
+    });
     expect(dag.edges.map((e) => [e.from, e.to])).toEqual([
       [0, 2],
       [1, 0],

@@ -43,7 +43,10 @@ describe("transitiveReduction", () => {
   });
 
   it("property: keep only adds back kept edges; reachability is unchanged", () => {
-    const dag = fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), fc.boolean()), { selector: ([f, t]) => `${f}>${t}`, maxLength: 18 });
+    const dag = fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), fc.boolean()), {
+      selector: ([f, t]) => `${f}>${t}`,
+      maxLength: 18,
+    });
     fc.assert(
       fc.property(dag, (raw) => {
         // Acyclic: only edges from a lower to a higher node.
@@ -66,7 +69,12 @@ describe("transitiveReduction", () => {
       [1, 2],
     ]);
     expect(r.dropped).toEqual([
-      { edge: { from: 0, to: 2 }, reason: "transitive", witness: [0, 1, 2], explanation: "dropped 0→2: implied by 0→1→2" },
+      {
+        edge: { from: 0, to: 2 },
+        reason: "transitive",
+        witness: [0, 1, 2],
+        explanation: "dropped 0→2: implied by 0→1→2",
+      },
     ]);
   });
 
@@ -112,7 +120,10 @@ describe("transitiveReduction", () => {
     const dag = fc.integer({ min: 1, max: 10 }).chain((n) =>
       fc.record({
         n: fc.constant(n),
-        perm: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i), { minLength: n, maxLength: n }),
+        perm: fc.shuffledSubarray(
+          Array.from({ length: n }, (_, i) => i),
+          { minLength: n, maxLength: n },
+        ),
         raw: fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: n - 1 }), fc.integer({ min: 0, max: n - 1 })), {
           selector: ([x, y]) => `${Math.min(x, y)}>${Math.max(x, y)}`,
           maxLength: 35,

@@ -4,7 +4,11 @@ import { scoreCapability, summarizeCapability } from "../../../algorithms/evalua
 describe("capability metrics", () => {
   it("accuracy@1, reciprocal rank and hits of the gold id", () => {
     // gold c1 at rank 2: acc@1 0, RR 1/2, hit@1 0, hit@3 1
-    expect(scoreCapability(["c2", "c1", "c3"], "c1", [1, 3])).toEqual({ accuracyAt1: 0, reciprocalRank: 0.5, hit: { 1: 0, 3: 1 } });
+    expect(scoreCapability(["c2", "c1", "c3"], "c1", [1, 3])).toEqual({
+      accuracyAt1: 0,
+      reciprocalRank: 0.5,
+      hit: { 1: 0, 3: 1 },
+    });
   });
 
   it("gold absent from the ranking scores zero", () => {
@@ -18,6 +22,12 @@ describe("capability metrics", () => {
   });
 
   it("no queries: nulls with a reason", () => {
-    expect(summarizeCapability([])).toEqual({ queries: 0, accuracyAt1: null, mrr: null, hitAtK: {}, reason: "no-queries" });
+    expect(summarizeCapability([])).toEqual({
+      queries: 0,
+      accuracyAt1: null,
+      mrr: null,
+      hitAtK: {},
+      reason: "no-queries",
+    });
   });
 });

@@ -30,7 +30,9 @@ describe("gatingCurve", () => {
   });
 
   it("a threshold above every score keeps nothing: precision null", () => {
-    expect(gatingCurve(pairs, [0.95])).toEqual([{ threshold: 0.95, kept: 0, correctKept: 0, coverage: 0, precision: null }]);
+    expect(gatingCurve(pairs, [0.95])).toEqual([
+      { threshold: 0.95, kept: 0, correctKept: 0, coverage: 0, precision: null },
+    ]);
   });
 
   it("empty input gives an empty curve", () => {
@@ -38,13 +40,18 @@ describe("gatingCurve", () => {
   });
 
   it("throws on a non-finite score", () => {
-    expect(() => gatingCurve([{ score: Number.NaN, correct: true }])).toThrow(expect.objectContaining({ code: "bad-score" }));
+    expect(() => gatingCurve([{ score: Number.NaN, correct: true }])).toThrow(
+      expect.objectContaining({ code: "bad-score" }),
+    );
   });
 
   it("property: matches a brute-force count and coverage falls as τ rises", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ score: fc.double({ min: 0, max: 1, noNaN: true }), correct: fc.boolean() }), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.record({ score: fc.double({ min: 0, max: 1, noNaN: true }), correct: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 30,
+        }),
         fc.array(fc.double({ min: -0.1, max: 1.1, noNaN: true }), { maxLength: 6 }),
         (ps, taus) => {
           const sorted = taus.slice().sort((a, b) => a - b);

@@ -30,13 +30,27 @@ describe("intentGroups", () => {
     expect(intentGroups([a, b]).count).toBe(1);
     expect(intentGroups([a, c]).count).toBe(2);
     // Tool order and repeats do not matter; no tools never counts as "the same tools".
-    expect(intentGroups([{ ...a, tools: ["x", "y", "x"] }, { ...b, tools: ["y", "x"] }]).count).toBe(1);
-    expect(intentGroups([{ intent: a.intent, tools: [] }, { intent: b.intent, tools: [] }]).count).toBe(2);
+    expect(
+      intentGroups([
+        { ...a, tools: ["x", "y", "x"] },
+        { ...b, tools: ["y", "x"] },
+      ]).count,
+    ).toBe(1);
+    expect(
+      intentGroups([
+        { intent: a.intent, tools: [] },
+        { intent: b.intent, tools: [] },
+      ]).count,
+    ).toBe(2);
   });
 
   it("chains near-duplicates transitively (connected components)", () => {
     // a~b: {x,y,z,w} vs {x,y,z,v} J = 3/5; b~c: {x,y,z,v} vs {x,y,v,u} J = 3/5; a vs c: 2/6 < 0.5.
-    const g = intentGroups([{ intent: "xray yak zebra wolf" }, { intent: "xray yak zebra viper" }, { intent: "xray yak viper urchin" }]);
+    const g = intentGroups([
+      { intent: "xray yak zebra wolf" },
+      { intent: "xray yak zebra viper" },
+      { intent: "xray yak viper urchin" },
+    ]);
     expect(g.count).toBe(1);
   });
 
@@ -51,8 +65,24 @@ describe("intentGroups", () => {
     expect(() => groupFolds(intentGroups([]), 1)).toThrow(/folds/);
   });
 
-  const word = fc.constantFrom("deploy", "prod", "file", "delete", "merge", "pull", "request", "table", "users", "now", "old", "alert");
-  const item = fc.record({ intent: fc.array(word, { minLength: 1, maxLength: 5 }).map((w) => w.join(" ")), tools: fc.array(fc.constantFrom("a", "b", "c"), { maxLength: 2 }) });
+  const word = fc.constantFrom(
+    "deploy",
+    "prod",
+    "file",
+    "delete",
+    "merge",
+    "pull",
+    "request",
+    "table",
+    "users",
+    "now",
+    "old",
+    "alert",
+  );
+  const item = fc.record({
+    intent: fc.array(word, { minLength: 1, maxLength: 5 }).map((w) => w.join(" ")),
+    tools: fc.array(fc.constantFrom("a", "b", "c"), { maxLength: 2 }),
+  });
 
   it("property: matches a brute-force all-pairs union–find, whatever the order of the items", () => {
     fc.assert(

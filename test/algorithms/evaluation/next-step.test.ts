@@ -14,7 +14,13 @@ describe("nextStepPrefixes", () => {
     // A B C D with A→C and B→D.
     // t=1 done {A}: B (no preds) and C (A done) eligible, D needs B → {B, C}
     // t=2 done {A, B}: C, D → {C, D};  t=3: {D}
-    const p = nextStepPrefixes({ steps: ["A", "B", "C", "D"], edges: [[0, 2], [1, 3]] });
+    const p = nextStepPrefixes({
+      steps: ["A", "B", "C", "D"],
+      edges: [
+        [0, 2],
+        [1, 3],
+      ],
+    });
     expect(p.map((x) => x.correct)).toEqual([["B", "C"], ["C", "D"], ["D"]]);
   });
 
@@ -25,7 +31,10 @@ describe("nextStepPrefixes", () => {
   it("a repeated tool is correct again when a later occurrence is due", () => {
     expect(nextStepPrefixes({ steps: ["A", "B", "A"] }).map((x) => x.correct)).toEqual([["B"], ["A"]]);
     // with A(0)→B(1) only: at t=1, B and the second A (no preds) are both eligible
-    expect(nextStepPrefixes({ steps: ["A", "B", "A"], edges: [[0, 1]] }).map((x) => x.correct)).toEqual([["B", "A"], ["A"]]);
+    expect(nextStepPrefixes({ steps: ["A", "B", "A"], edges: [[0, 1]] }).map((x) => x.correct)).toEqual([
+      ["B", "A"],
+      ["A"],
+    ]);
   });
 
   it("single-step and empty workflows have no prefix", () => {
@@ -34,7 +43,9 @@ describe("nextStepPrefixes", () => {
   });
 
   it("throws on a backward or out-of-range edge", () => {
-    expect(() => nextStepPrefixes({ steps: ["A", "B"], edges: [[1, 0]] })).toThrow(expect.objectContaining({ code: "bad-edge" }));
+    expect(() => nextStepPrefixes({ steps: ["A", "B"], edges: [[1, 0]] })).toThrow(
+      expect.objectContaining({ code: "bad-edge" }),
+    );
     expect(() => nextStepPrefixes({ steps: ["A", "B"], edges: [[0, 2]] })).toThrow(/next-step/);
   });
 });
@@ -42,7 +53,14 @@ describe("nextStepPrefixes", () => {
 describe("scoreNextStepCase / summarizeNextStep", () => {
   it("hand-computed hits and reciprocal ranks", () => {
     // t=1 ranking [B, X]: hit@1 = 1, RR = 1;  t=2 ranking [X, Y, C]: hit@1 = 0, hit@3 = 1, RR = 1/3
-    const s = scoreNextStepCase({ steps: ["A", "B", "C"] }, [["B", "X"], ["X", "Y", "C"]], [1, 3]);
+    const s = scoreNextStepCase(
+      { steps: ["A", "B", "C"] },
+      [
+        ["B", "X"],
+        ["X", "Y", "C"],
+      ],
+      [1, 3],
+    );
     expect(s).toEqual({ prefixes: 2, hits: { 1: 1, 3: 2 }, reciprocalRankSum: 1 + 1 / 3 });
     const sum = summarizeNextStep([s, { prefixes: 1, hits: { 1: 0, 3: 0 }, reciprocalRankSum: 0 }]);
     // 3 prefixes: hit@1 = 1/3, hit@3 = 2/3, MRR = (4/3) / 3 = 0.444444
@@ -54,12 +72,24 @@ describe("scoreNextStepCase / summarizeNextStep", () => {
 
   it("partial order credits any eligible step", () => {
     // A B C D with A→C, B→D; at t=1 predicting C first is correct.
-    const s = scoreNextStepCase({ steps: ["A", "B", "C", "D"], edges: [[0, 2], [1, 3]] }, [["C"], ["D"], ["D"]], [1]);
+    const s = scoreNextStepCase(
+      {
+        steps: ["A", "B", "C", "D"],
+        edges: [
+          [0, 2],
+          [1, 3],
+        ],
+      },
+      [["C"], ["D"], ["D"]],
+      [1],
+    );
     expect(s.hits[1]).toBe(3);
   });
 
   it("throws when rankings do not match the prefixes", () => {
-    expect(() => scoreNextStepCase({ steps: ["A", "B", "C"] }, [["B"]])).toThrow(expect.objectContaining({ code: "bad-rankings" }));
+    expect(() => scoreNextStepCase({ steps: ["A", "B", "C"] }, [["B"]])).toThrow(
+      expect.objectContaining({ code: "bad-rankings" }),
+    );
   });
 
   it("no prefixes gives null means with a reason", () => {

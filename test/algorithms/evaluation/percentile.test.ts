@@ -31,7 +31,15 @@ describe("percentile (nearest rank)", () => {
 
   it("empty input gives null", () => {
     expect(percentile([], 50)).toBeNull();
-    expect(summarizePercentiles([])).toEqual({ count: 0, min: null, p50: null, p95: null, p99: null, max: null, mean: null });
+    expect(summarizePercentiles([])).toEqual({
+      count: 0,
+      min: null,
+      p50: null,
+      p95: null,
+      p99: null,
+      max: null,
+      mean: null,
+    });
   });
 
   it("throws on p outside [0, 100] or NaN values", () => {
@@ -47,11 +55,15 @@ describe("percentile (nearest rank)", () => {
 
   it("property: the result is an observed value and monotone in p", () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 99 }), (xs, p) => {
-        const a = percentile(xs, p)!;
-        expect(xs).toContain(a);
-        expect(a).toBeLessThanOrEqual(percentile(xs, p + 1)!);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 0, max: 99 }),
+        (xs, p) => {
+          const a = percentile(xs, p)!;
+          expect(xs).toContain(a);
+          expect(a).toBeLessThanOrEqual(percentile(xs, p + 1)!);
+        },
+      ),
     );
   });
 });

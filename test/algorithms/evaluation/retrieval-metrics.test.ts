@@ -93,7 +93,12 @@ describe("retrieval metrics (properties)", () => {
     fc.assert(
       fc.property(arb, ({ ranked, relevant, k }) => {
         const r = recallAtK(ranked, relevant, k);
-        const vals = [r, ndcgAtK(ranked, relevant, k), averagePrecisionAtK(ranked, relevant, k), reciprocalRank(ranked, relevant)];
+        const vals = [
+          r,
+          ndcgAtK(ranked, relevant, k),
+          averagePrecisionAtK(ranked, relevant, k),
+          reciprocalRank(ranked, relevant),
+        ];
         for (const v of vals) expect(v).toBeGreaterThanOrEqual(0);
         for (const v of vals) expect(v).toBeLessThanOrEqual(1 + 1e-12);
         expect(completenessAtK(ranked, relevant, k)).toBeLessThanOrEqual(r);

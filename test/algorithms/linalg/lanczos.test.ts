@@ -80,7 +80,8 @@ describe("lanczos", () => {
   it("Krylov dimension below n (steps 60 < n = 200): top eigenpairs of a matrix with separated top spectrum", () => {
     // A = Q diag(λ) Qᵀ, λ = 10, 9, 8 then a bulk in [0, 1]; Q from a dense EVD of a random symmetric matrix.
     const n = 200;
-    const q = new EigenvalueDecomposition(new Matrix(randomSymmetric(n, 3)), { assumeSymmetric: true }).eigenvectorMatrix;
+    const q = new EigenvalueDecomposition(new Matrix(randomSymmetric(n, 3)), { assumeSymmetric: true })
+      .eigenvectorMatrix;
     const rng = mulberry32(5);
     const lambda = Array.from({ length: n }, (_, i) => (i < 3 ? 10 - i : rng()));
     const qt = q.transpose();
@@ -96,7 +97,9 @@ describe("lanczos", () => {
 
   it("finds repeated eigenvalues when steps = n (cycle C6 Laplacian: 4, 3, 3, 1, 1, 0)", () => {
     // Eigenvalues of the cycle Laplacian: 2 − 2cos(2πj/6), j = 0..5 → 0, 1, 3, 4, 3, 1.
-    const l = Array.from({ length: 6 }, (_, i) => Array.from({ length: 6 }, (_, j) => (i === j ? 2 : (i - j + 6) % 6 === 1 || (j - i + 6) % 6 === 1 ? -1 : 0)));
+    const l = Array.from({ length: 6 }, (_, i) =>
+      Array.from({ length: 6 }, (_, j) => (i === j ? 2 : (i - j + 6) % 6 === 1 || (j - i + 6) % 6 === 1 ? -1 : 0)),
+    );
     const r = lanczos(6, matvecOf(l), 6, { rng: mulberry32(2) });
     const expected = [4, 3, 3, 1, 1, 0];
     for (let i = 0; i < 6; i++) expect(r.values[i]!).toBeCloseTo(expected[i]!, 10);

@@ -5,7 +5,8 @@ import { buildSymmetricCsr, weightedDegrees } from "../../../algorithms/linalg/s
 
 function dense(a: { n: number; offsets: Uint32Array; targets: Uint32Array; weights: Float64Array }): number[][] {
   const m = Array.from({ length: a.n }, () => new Array<number>(a.n).fill(0));
-  for (let u = 0; u < a.n; u++) for (let j = a.offsets[u]!; j < a.offsets[u + 1]!; j++) m[u]![a.targets[j]!] = a.weights[j]!;
+  for (let u = 0; u < a.n; u++)
+    for (let j = a.offsets[u]!; j < a.offsets[u + 1]!; j++) m[u]![a.targets[j]!] = a.weights[j]!;
   return m;
 }
 
@@ -24,13 +25,32 @@ describe("buildSparseRows", () => {
   });
 
   it("rows come out sorted by column (property)", () => {
-    const arb = fc.integer({ min: 1, max: 20 }).chain((n) =>
-      fc.array(fc.tuple(fc.integer({ min: 0, max: n - 1 }), fc.integer({ min: 0, max: n - 1 }), fc.double({ min: 0, max: 1, noNaN: true })), { maxLength: 60 }).map((t) => ({ n, t })),
-    );
+    const arb = fc
+      .integer({ min: 1, max: 20 })
+      .chain((n) =>
+        fc
+          .array(
+            fc.tuple(
+              fc.integer({ min: 0, max: n - 1 }),
+              fc.integer({ min: 0, max: n - 1 }),
+              fc.double({ min: 0, max: 1, noNaN: true }),
+            ),
+            { maxLength: 60 },
+          )
+          .map((t) => ({ n, t })),
+      );
     fc.assert(
       fc.property(arb, ({ n, t }) => {
-        const r = buildSparseRows(n, t.map((x) => x[0]), t.map((x) => x[1]), t.map((x) => x[2]), "sum");
-        for (let u = 0; u < n; u++) for (let j = r.offsets[u]! + 1; j < r.offsets[u + 1]!; j++) expect(r.targets[j]! > r.targets[j - 1]!).toBe(true);
+        const r = buildSparseRows(
+          n,
+          t.map((x) => x[0]),
+          t.map((x) => x[1]),
+          t.map((x) => x[2]),
+          "sum",
+        );
+        for (let u = 0; u < n; u++)
+          for (let j = r.offsets[u]! + 1; j < r.offsets[u + 1]!; j++)
+            expect(r.targets[j]! > r.targets[j - 1]!).toBe(true);
         // Sum merge preserves total weight of kept (non-self) triples.
         const kept = t.filter((x) => x[0] !== x[1]).reduce((s, x) => s + x[2], 0);
         expect(r.weights.reduce((s, x) => s + x, 0)).toBeCloseTo(kept, 9);

@@ -24,7 +24,14 @@ const ko = (tool: string) => ({ tool, success: false });
  *   e3 sim 1.0, succeeded, 60 days ago (decay 0.25) steps B✓ B✓ D✓   cap2
  */
 const neighbours: PastExecution[] = [
-  { executionId: "e1", similarity: 0.8, success: true, startedAt: NOW, steps: [ok("A"), ok("B"), ok("C")], capability: "cap1" },
+  {
+    executionId: "e1",
+    similarity: 0.8,
+    success: true,
+    startedAt: NOW,
+    steps: [ok("A"), ok("B"), ok("C")],
+    capability: "cap1",
+  },
   {
     executionId: "e2",
     similarity: 0.5,
@@ -225,7 +232,9 @@ describe("misuse throws MemoryError", () => {
       expect.objectContaining({ code: "bad-time" }),
     );
     expect(() => voteTools(neighbours, Number.NaN)).toThrow(expect.objectContaining({ code: "bad-time" }));
-    expect(() => voteTools(neighbours, NOW, { halfLifeMs: 0 })).toThrow(expect.objectContaining({ code: "bad-half-life" }));
+    expect(() => voteTools(neighbours, NOW, { halfLifeMs: 0 })).toThrow(
+      expect.objectContaining({ code: "bad-half-life" }),
+    );
   });
 });
 
@@ -234,49 +243,59 @@ const arbExecution = fc.record({
   similarity: fc.integer({ min: 0, max: 1000 }).map((x) => x / 1000), // no subnormals: they underflow when scaled
   success: fc.boolean(),
   startedAt: fc.integer({ min: NOW - 400 * DAY, max: NOW + DAY }),
-  steps: fc.array(fc.record({ tool: fc.constantFrom("a", "b", "c", "d", "e"), success: fc.boolean() }), { maxLength: 6 }),
+  steps: fc.array(fc.record({ tool: fc.constantFrom("a", "b", "c", "d", "e"), success: fc.boolean() }), {
+    maxLength: 6,
+  }),
   capability: fc.option(fc.constantFrom("x", "y"), { nil: undefined }),
 });
 
 describe("properties", () => {
   it("votes in (0, 1], the best is 1, sorted, deterministic; rate in [0, 1]", () => {
     fc.assert(
-      fc.property(fc.array(arbExecution, { maxLength: 12 }), fc.array(fc.constantFrom("a", "b", "c"), { maxLength: 3 }), (ns, prefix) => {
-        for (const r of [voteTools(ns, NOW), voteCapabilities(ns, NOW), nextAfter(ns, prefix, NOW)]) {
-          let prev = Number.POSITIVE_INFINITY;
-          for (const v of r.votes) {
-            expect(v.vote).toBeGreaterThan(0);
-            expect(v.vote).toBeLessThanOrEqual(1);
-            expect(v.succeeded).toBeLessThanOrEqual(v.executions);
-            expect(v.vote).toBeLessThanOrEqual(prev);
-            prev = v.vote;
+      fc.property(
+        fc.array(arbExecution, { maxLength: 12 }),
+        fc.array(fc.constantFrom("a", "b", "c"), { maxLength: 3 }),
+        (ns, prefix) => {
+          for (const r of [voteTools(ns, NOW), voteCapabilities(ns, NOW), nextAfter(ns, prefix, NOW)]) {
+            let prev = Number.POSITIVE_INFINITY;
+            for (const v of r.votes) {
+              expect(v.vote).toBeGreaterThan(0);
+              expect(v.vote).toBeLessThanOrEqual(1);
+              expect(v.succeeded).toBeLessThanOrEqual(v.executions);
+              expect(v.vote).toBeLessThanOrEqual(prev);
+              prev = v.vote;
+            }
+            if (r.votes.length > 0) expect(r.votes[0]!.vote).toBe(1);
+            else expect(typeof r.reason).toBe("string");
           }
-          if (r.votes.length > 0) expect(r.votes[0]!.vote).toBe(1);
-          else expect(typeof r.reason).toBe("string");
-        }
-        expect(voteTools(ns, NOW)).toEqual(voteTools(ns, NOW));
-        const s = similarSuccessRate(ns, NOW);
-        if (s.rate !== null) {
-          expect(s.rate).toBeGreaterThanOrEqual(0);
-          expect(s.rate).toBeLessThanOrEqual(1);
-        }
-      }),
+          expect(voteTools(ns, NOW)).toEqual(voteTools(ns, NOW));
+          const s = similarSuccessRate(ns, NOW);
+          if (s.rate !== null) {
+            expect(s.rate).toBeGreaterThanOrEqual(0);
+            expect(s.rate).toBeLessThanOrEqual(1);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it("scaling every similarity by c > 0 leaves normalised votes unchanged", () => {
     fc.assert(
-      fc.property(fc.array(arbExecution, { minLength: 1, maxLength: 8 }), fc.double({ min: 0.1, max: 1, noNaN: true }), (ns, c) => {
-        const a = voteTools(ns, NOW);
-        const b = voteTools(
-          ns.map((e) => ({ ...e, similarity: e.similarity * c })),
-          NOW,
-        );
-        expect(b.votes.map((v) => v.key).sort()).toEqual(a.votes.map((v) => v.key).sort());
-        const av = new Map(a.votes.map((v) => [v.key, v.vote]));
-        for (const v of b.votes) expect(v.vote).toBeCloseTo(av.get(v.key)!, 9);
-      }),
+      fc.property(
+        fc.array(arbExecution, { minLength: 1, maxLength: 8 }),
+        fc.double({ min: 0.1, max: 1, noNaN: true }),
+        (ns, c) => {
+          const a = voteTools(ns, NOW);
+          const b = voteTools(
+            ns.map((e) => ({ ...e, similarity: e.similarity * c })),
+            NOW,
+          );
+          expect(b.votes.map((v) => v.key).sort()).toEqual(a.votes.map((v) => v.key).sort());
+          const av = new Map(a.votes.map((v) => [v.key, v.vote]));
+          for (const v of b.votes) expect(v.vote).toBeCloseTo(av.get(v.key)!, 9);
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -286,14 +305,23 @@ describe("voteTools: short executions (a step scan) and long ones (a Map) vote a
   // Appending 17 failing steps of a tool the execution already used changes no vote (a failing step's outcome
   // is 0, below or equal to any step of that tool; the tool is already counted) but takes the Map path.
   const long = <T extends string | number>(e: PastExecution<T, string>): PastExecution<T, string> =>
-    e.steps.length === 0 ? e : { ...e, steps: [...e.steps, ...Array.from({ length: 17 }, () => ({ tool: e.steps[0]!.tool, success: false }))] };
+    e.steps.length === 0
+      ? e
+      : {
+          ...e,
+          steps: [...e.steps, ...Array.from({ length: 17 }, () => ({ tool: e.steps[0]!.tool, success: false }))],
+        };
 
   it("string tools: the same votes, bit for bit", () => {
     fc.assert(
-      fc.property(fc.array(arbExecution, { maxLength: 12 }), fc.double({ min: 0, max: 1, noNaN: true }), (ns, stepFactor) => {
-        const o = { failedExecutionStepFactor: stepFactor, limit: 50 };
-        expect(voteTools(ns.map(long), NOW, o)).toStrictEqual(voteTools(ns, NOW, o));
-      }),
+      fc.property(
+        fc.array(arbExecution, { maxLength: 12 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (ns, stepFactor) => {
+          const o = { failedExecutionStepFactor: stepFactor, limit: 50 };
+          expect(voteTools(ns.map(long), NOW, o)).toStrictEqual(voteTools(ns, NOW, o));
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -315,7 +343,17 @@ describe("voteTools: short executions (a step scan) and long ones (a Map) vote a
   it("a tool used twice in one execution votes once, with its best step (hand-computed)", () => {
     const r = voteTools(
       [
-        { executionId: "e", similarity: 0.5, success: false, startedAt: NOW, steps: [{ tool: "a", success: false }, { tool: "b", success: true }, { tool: "a", success: true }] },
+        {
+          executionId: "e",
+          similarity: 0.5,
+          success: false,
+          startedAt: NOW,
+          steps: [
+            { tool: "a", success: false },
+            { tool: "b", success: true },
+            { tool: "a", success: true },
+          ],
+        },
       ],
       NOW,
     );

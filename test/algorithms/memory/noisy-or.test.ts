@@ -12,10 +12,15 @@ describe("noisyOr", () => {
   });
   it("property: lift ≥ score, lift ≥ w·vote, lift ≤ 1", () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (s, w, v) => {
-        const x = noisyOr(s, w, v);
-        return x >= s - 1e-12 && x >= w * v - 1e-12 && x <= 1 + 1e-12;
-      }),
+      fc.property(
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (s, w, v) => {
+          const x = noisyOr(s, w, v);
+          return x >= s - 1e-12 && x >= w * v - 1e-12 && x <= 1 + 1e-12;
+        },
+      ),
       { seed: 16 },
     );
   });

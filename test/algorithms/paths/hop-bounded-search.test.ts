@@ -112,7 +112,11 @@ describe("hop-bounded search: hand-built graphs", () => {
       { from: 0, to: 1, weight: 1 },
       { from: 1, to: 2, weight: 1 },
     ]);
-    expect(byTarget(hopBoundedShortestPaths(g, 0, { cost: () => 1 })).get(2)).toMatchObject({ path: [0, 2], hops: 1, cost: 1 });
+    expect(byTarget(hopBoundedShortestPaths(g, 0, { cost: () => 1 })).get(2)).toMatchObject({
+      path: [0, 2],
+      hops: 1,
+      cost: 1,
+    });
   });
 
   it("answers only the requested targets, in the given order, skipping the source and duplicates", () => {
@@ -221,7 +225,8 @@ function bruteForce(g: Csr, s: number, maxHops: number): Map<number, number> {
   const walk = (u: number, cost: number, hops: number) => {
     if (hops > 0 && u !== s && !(cost >= (best.get(u) ?? Number.POSITIVE_INFINITY))) best.set(u, cost);
     if (hops === maxHops) return;
-    for (let e = g.offsets[u]!; e < g.offsets[u + 1]!; e++) walk(g.targets[e]!, cost + defaultCost(g.weights[e]!), hops + 1);
+    for (let e = g.offsets[u]!; e < g.offsets[u + 1]!; e++)
+      walk(g.targets[e]!, cost + defaultCost(g.weights[e]!), hops + 1);
   };
   walk(s, 0, 0);
   return best;

@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { learnWeights, learnWeightsSteps, rankingMetrics, type TrainingExample } from "../../../algorithms/prediction/learned-weights.ts";
+import {
+  learnWeights,
+  learnWeightsSteps,
+  rankingMetrics,
+  type TrainingExample,
+} from "../../../algorithms/prediction/learned-weights.ts";
 import type { NextStepTerms } from "../../../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
 
@@ -114,9 +119,9 @@ describe("learnWeights", () => {
     const ex = [{ positive: t(1), negatives: [t(0)] }];
     expect(() => learnWeights(ex, { learningRate: 0 })).toThrow(expect.objectContaining({ code: "bad-option" }));
     expect(() => learnWeights(ex, { validationFraction: 1 })).toThrow(expect.objectContaining({ code: "bad-option" }));
-    expect(() =>
-      learnWeights(ex, { initialWeights: { cooc: -1, community: 0, recency: 0, pagerank: 0 } }),
-    ).toThrow(expect.objectContaining({ code: "bad-weights" }));
+    expect(() => learnWeights(ex, { initialWeights: { cooc: -1, community: 0, recency: 0, pagerank: 0 } })).toThrow(
+      expect.objectContaining({ code: "bad-weights" }),
+    );
     expect(() => learnWeights([{ positive: t(Number.NaN), negatives: [] }])).toThrow(
       expect.objectContaining({ code: "bad-example" }),
     );

@@ -211,10 +211,17 @@ describe("suggestNextSteps: the best `limit` kept while scoring", () => {
         fc.array(fc.constantFrom(0, 0.5, 1), { minLength: 120, maxLength: 120 }),
         fc.array(fc.integer({ min: -1, max: 2 }), { minLength: 120, maxLength: 120 }),
         fc.integer({ min: 0, max: 1000 }),
-        fc.constantFrom({ cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1 }, { cooc: 1, community: 0, recency: 0, pagerank: 0 }, { cooc: 0, community: 1, recency: 0, pagerank: 0 }),
+        fc.constantFrom(
+          { cooc: 0.6, community: 0.3, recency: 0.1, pagerank: 0.1 },
+          { cooc: 1, community: 0, recency: 0, pagerank: 0 },
+          { cooc: 0, community: 1, recency: 0, pagerank: 0 },
+        ),
         (n, raw, pr, comm, seed, weights) => {
           const model = buildNextStepModel({
-            graph: buildCsr(n, raw.map(([a, b, w]) => ({ from: a % n, to: b % n, weight: w }))),
+            graph: buildCsr(
+              n,
+              raw.map(([a, b, w]) => ({ from: a % n, to: b % n, weight: w })),
+            ),
             community: Int32Array.from(comm.slice(0, n)),
             pagerank: Float64Array.from(pr.slice(0, n)),
           });
@@ -315,9 +322,9 @@ describe("suggestNextSteps: misuse throws PredictionError", () => {
   });
 
   it("pagerank outside [0, 1]", () => {
-    expect(() =>
-      buildNextStepModel({ graph: buildCsr(2, []), pagerank: Float64Array.from([0.5, 2]) }),
-    ).toThrow(expect.objectContaining({ code: "bad-pagerank" }));
+    expect(() => buildNextStepModel({ graph: buildCsr(2, []), pagerank: Float64Array.from([0.5, 2]) })).toThrow(
+      expect.objectContaining({ code: "bad-pagerank" }),
+    );
   });
 
   it("array of the wrong length", () => {
@@ -328,9 +335,15 @@ describe("suggestNextSteps: misuse throws PredictionError", () => {
 
   it("bad options", () => {
     const q = { context: [0], now: NOW };
-    expect(() => suggestNextSteps(fixture(), q, { contextDecay: 1.5 })).toThrow(expect.objectContaining({ code: "bad-option" }));
-    expect(() => suggestNextSteps(fixture(), q, { contextWindow: 0 })).toThrow(expect.objectContaining({ code: "bad-option" }));
-    expect(() => suggestNextSteps(fixture(), q, { limit: -1 })).toThrow(expect.objectContaining({ code: "bad-option" }));
+    expect(() => suggestNextSteps(fixture(), q, { contextDecay: 1.5 })).toThrow(
+      expect.objectContaining({ code: "bad-option" }),
+    );
+    expect(() => suggestNextSteps(fixture(), q, { contextWindow: 0 })).toThrow(
+      expect.objectContaining({ code: "bad-option" }),
+    );
+    expect(() => suggestNextSteps(fixture(), q, { limit: -1 })).toThrow(
+      expect.objectContaining({ code: "bad-option" }),
+    );
     expect(() => suggestNextSteps(fixture(), q, { pagerankFallback: 1.5 })).toThrow(
       expect.objectContaining({ code: "bad-option", message: expect.stringMatching(/pagerankFallback = 1.5/) }),
     );
@@ -393,7 +406,12 @@ describe("suggestNextSteps: properties", () => {
               s.terms.recency.contribution +
               s.terms.pagerank.contribution;
             expect(s.score).toBeCloseTo(sum, 12);
-            for (const v of [s.terms.cooc.value, s.terms.community.value, s.terms.recency.value, s.terms.pagerank.value]) {
+            for (const v of [
+              s.terms.cooc.value,
+              s.terms.community.value,
+              s.terms.recency.value,
+              s.terms.pagerank.value,
+            ]) {
               expect(v).toBeGreaterThanOrEqual(0);
               expect(v).toBeLessThanOrEqual(1 + 1e-12);
             }

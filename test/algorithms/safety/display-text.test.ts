@@ -2,8 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { sanitizeDisplayText } from "../../../algorithms/safety/display-text.ts";
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/u;
+const FORBIDDEN =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/u;
 
 describe("sanitizeDisplayText", () => {
   it("returns clean text as the same string, with nothing removed", () => {
@@ -23,7 +24,26 @@ describe("sanitizeDisplayText", () => {
 
   it("property: no forbidden character survives, clean text is unchanged, and it is idempotent", () => {
     const chars = fc.oneof(
-      fc.constantFrom("\u0000", "\u001b", "\u007f", "\u009b", "\u200b", "\u200d", "\u202e", "\u2066", "\u2028", "\u2029", "\ufeff", "\u00ad", "\r", "\n", "\t", "\ud800", "\udc00", String.fromCodePoint(0xe0041)),
+      fc.constantFrom(
+        "\u0000",
+        "\u001b",
+        "\u007f",
+        "\u009b",
+        "\u200b",
+        "\u200d",
+        "\u202e",
+        "\u2066",
+        "\u2028",
+        "\u2029",
+        "\ufeff",
+        "\u00ad",
+        "\r",
+        "\n",
+        "\t",
+        "\ud800",
+        "\udc00",
+        String.fromCodePoint(0xe0041),
+      ),
       fc.string({ unit: "grapheme", maxLength: 3 }),
     );
     fc.assert(

@@ -2,7 +2,13 @@ import fc from "fast-check";
 import Graph from "graphology";
 import { describe, expect, it } from "vitest";
 import { buildCsr, type CsrEdge } from "../../../algorithms/graph/csr.ts";
-import { adamicAdar, adamicAdarScore, meanAggregate, prepareAdamicAdar, undirectedDegree } from "../../../algorithms/search/adamic-adar.ts";
+import {
+  adamicAdar,
+  adamicAdarScore,
+  meanAggregate,
+  prepareAdamicAdar,
+  undirectedDegree,
+} from "../../../algorithms/search/adamic-adar.ts";
 
 // 0→2 (1.0), 2→1 (0.5), 0→3 (0.8), 1→3 (0.8), 3→4 (1.0), 3→0 (0.5); node 5 isolated.
 // Undirected: N(0) = {2: 1.0, 3: max(0.8, 0.5) = 0.8}, N(1) = {2: 0.5, 3: 0.8}, N(2) = {0, 1}, N(3) = {0, 1, 4}, N(4) = {3}.
@@ -106,24 +112,24 @@ describe("edge cases", () => {
   });
 
   it("a negative directWeight is rejected", () => {
-    expect(() => prepareAdamicAdar(g, [1], { directWeight: -1 })).toThrow(expect.objectContaining({ code: "bad-direct-weight" }));
+    expect(() => prepareAdamicAdar(g, [1], { directWeight: -1 })).toThrow(
+      expect.objectContaining({ code: "bad-direct-weight" }),
+    );
   });
 });
 
 describe("properties", () => {
-  const graphArb = fc
-    .integer({ min: 2, max: 9 })
-    .chain((n) =>
-      fc.record({
-        n: fc.constant(n),
-        edges: fc.array(
-          fc.record({ from: fc.nat(n - 1), to: fc.nat(n - 1), weight: fc.double({ min: 0.01, max: 1, noNaN: true }) }),
-          { maxLength: 25 },
-        ),
-        u: fc.nat(n - 1),
-        v: fc.nat(n - 1),
-      }),
-    );
+  const graphArb = fc.integer({ min: 2, max: 9 }).chain((n) =>
+    fc.record({
+      n: fc.constant(n),
+      edges: fc.array(
+        fc.record({ from: fc.nat(n - 1), to: fc.nat(n - 1), weight: fc.double({ min: 0.01, max: 1, noNaN: true }) }),
+        { maxLength: 25 },
+      ),
+      u: fc.nat(n - 1),
+      v: fc.nat(n - 1),
+    }),
+  );
 
   it("matches a naive implementation on graphology, and scores lie in [0, 1)", () => {
     fc.assert(

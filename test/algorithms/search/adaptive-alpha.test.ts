@@ -1,7 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildCsr } from "../../../algorithms/graph/csr.ts";
-import { coldStartAlpha, heatField, localAlpha, neighborhoodCoherence } from "../../../algorithms/search/adaptive-alpha.ts";
+import {
+  coldStartAlpha,
+  heatField,
+  localAlpha,
+  neighborhoodCoherence,
+} from "../../../algorithms/search/adaptive-alpha.ts";
 
 // Path 0 — 1 — 2 (weights 1), plus a star around 3: 3–4 (1.0), 3–5 (0.5), 3–6 (0.5); node 7 isolated.
 const g = buildCsr(8, [
@@ -106,9 +111,12 @@ describe("properties", () => {
   const arb = fc.integer({ min: 1, max: 8 }).chain((n) =>
     fc.record({
       n: fc.constant(n),
-      edges: fc.array(fc.record({ from: fc.nat(n - 1), to: fc.nat(n - 1), weight: fc.double({ min: 0, max: 1, noNaN: true }) }), {
-        maxLength: 20,
-      }),
+      edges: fc.array(
+        fc.record({ from: fc.nat(n - 1), to: fc.nat(n - 1), weight: fc.double({ min: 0, max: 1, noNaN: true }) }),
+        {
+          maxLength: 20,
+        },
+      ),
       node: fc.nat(n - 1),
       context: fc.array(fc.nat(n - 1), { maxLength: 3 }),
       semantic: fc.array(fc.nat(n - 1), { maxLength: 5 }),
@@ -127,13 +135,27 @@ describe("properties", () => {
           expect(h).toBeGreaterThanOrEqual(0);
           expect(h).toBeLessThanOrEqual(1);
         }
-        const a = localAlpha({ mode: "active", graph: csr, node: x.node, observations: x.observations, semanticNeighbors: x.semantic });
+        const a = localAlpha({
+          mode: "active",
+          graph: csr,
+          node: x.node,
+          observations: x.observations,
+          semanticNeighbors: x.semantic,
+        });
         const p = localAlpha({ mode: "passive", node: x.node, observations: x.observations, heat: f });
         for (const r of [a, p]) {
           expect(r.alpha).toBeGreaterThanOrEqual(0.5);
           expect(r.alpha).toBeLessThanOrEqual(1);
         }
-        expect(localAlpha({ mode: "active", graph: csr, node: x.node, observations: x.observations, semanticNeighbors: x.semantic })).toEqual(a);
+        expect(
+          localAlpha({
+            mode: "active",
+            graph: csr,
+            node: x.node,
+            observations: x.observations,
+            semanticNeighbors: x.semantic,
+          }),
+        ).toEqual(a);
       }),
     );
   });

@@ -1,10 +1,20 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
-import { bm25FullIdealScore, bm25IdealScore, bm25Scores, buildBm25Index, searchBm25 } from "../../../algorithms/search/bm25.ts";
+import {
+  bm25FullIdealScore,
+  bm25IdealScore,
+  bm25Scores,
+  buildBm25Index,
+  searchBm25,
+} from "../../../algorithms/search/bm25.ts";
 
 // Corpus: D0 = read file, D1 = write file file, D2 = read url.   N = 3, |D| = 2, 3, 2, avgdl = 7/3.
-const corpus = [["read", "file"], ["write", "file", "file"], ["read", "url"]];
+const corpus = [
+  ["read", "file"],
+  ["write", "file", "file"],
+  ["read", "url"],
+];
 
 describe("buildBm25Index / searchBm25 (hand-computed)", () => {
   const index = buildBm25Index(corpus);
@@ -51,7 +61,10 @@ describe("buildBm25Index / searchBm25 (hand-computed)", () => {
 
   it("bm25FullIdealScore also counts each unknown distinct term at the idf of an unseen term", () => {
     // N = 3: unseen idf = ln(1 + 3.5 / 0.5) = ln 8 = 2.0794415417; zebra and yak once each (zebra repeated).
-    expect(bm25FullIdealScore(index, ["read", "write", "zebra", "zebra", "yak"])).toBeCloseTo(1.4508328822 + 2 * 2.0794415417, 9);
+    expect(bm25FullIdealScore(index, ["read", "write", "zebra", "zebra", "yak"])).toBeCloseTo(
+      1.4508328822 + 2 * 2.0794415417,
+      9,
+    );
     expect(bm25FullIdealScore(index, ["read", "write"])).toBeCloseTo(bm25IdealScore(index, ["read", "write"]), 12);
     expect(bm25FullIdealScore(index, [])).toBe(0);
   });
@@ -95,43 +108,51 @@ describe("properties", () => {
 
   it("matches a naive implementation of the formula", () => {
     fc.assert(
-      fc.property(fc.array(doc, { minLength: 1, maxLength: 12 }), fc.array(fc.constantFrom(...vocab), { maxLength: 4 }), (docs, q) => {
-        const N = docs.length;
-        const avgdl = docs.reduce((s, d) => s + d.length, 0) / N;
-        const naive = docs.map((d) => {
-          let s = 0;
-          for (const t of new Set(q)) {
-            const tf = d.filter((x) => x === t).length;
-            if (tf === 0) continue;
-            const df = docs.filter((x) => x.includes(t)).length;
-            const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
-            s += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * d.length) / avgdl));
-          }
-          return s;
-        });
-        const got = bm25Scores(buildBm25Index(docs), q);
-        naive.forEach((s, i) => {
-          expect(got[i]).toBeCloseTo(s, 10);
-        });
-      }),
+      fc.property(
+        fc.array(doc, { minLength: 1, maxLength: 12 }),
+        fc.array(fc.constantFrom(...vocab), { maxLength: 4 }),
+        (docs, q) => {
+          const N = docs.length;
+          const avgdl = docs.reduce((s, d) => s + d.length, 0) / N;
+          const naive = docs.map((d) => {
+            let s = 0;
+            for (const t of new Set(q)) {
+              const tf = d.filter((x) => x === t).length;
+              if (tf === 0) continue;
+              const df = docs.filter((x) => x.includes(t)).length;
+              const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
+              s += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * d.length) / avgdl));
+            }
+            return s;
+          });
+          const got = bm25Scores(buildBm25Index(docs), q);
+          naive.forEach((s, i) => {
+            expect(got[i]).toBeCloseTo(s, 10);
+          });
+        },
+      ),
     );
   });
 
   it("results are sorted, positive and deterministic", () => {
     fc.assert(
-      fc.property(fc.array(doc, { maxLength: 12 }), fc.array(fc.constantFrom(...vocab), { maxLength: 4 }), (docs, q) => {
-        const index = buildBm25Index(docs);
-        const hits = searchBm25(index, q, 100);
-        for (let i = 0; i < hits.length; i++) {
-          expect(hits[i]!.score).toBeGreaterThan(0);
-          if (i > 0) {
-            const a = hits[i - 1]!;
-            const b = hits[i]!;
-            expect(a.score > b.score || (a.score === b.score && a.id < b.id)).toBe(true);
+      fc.property(
+        fc.array(doc, { maxLength: 12 }),
+        fc.array(fc.constantFrom(...vocab), { maxLength: 4 }),
+        (docs, q) => {
+          const index = buildBm25Index(docs);
+          const hits = searchBm25(index, q, 100);
+          for (let i = 0; i < hits.length; i++) {
+            expect(hits[i]!.score).toBeGreaterThan(0);
+            if (i > 0) {
+              const a = hits[i - 1]!;
+              const b = hits[i]!;
+              expect(a.score > b.score || (a.score === b.score && a.id < b.id)).toBe(true);
+            }
           }
-        }
-        expect(searchBm25(buildBm25Index(docs), q, 100)).toEqual(hits);
-      }),
+          expect(searchBm25(buildBm25Index(docs), q, 100)).toEqual(hits);
+        },
+      ),
     );
   });
 
@@ -165,7 +186,11 @@ describe("properties", () => {
   });
 
   it("exact when many documents tie at the N-th score (identical documents around the cut)", () => {
-    const docs = [...Array.from({ length: 50 }, () => ["common", "rare"]), ...Array.from({ length: 300 }, () => ["common"]), ["rare", "rare", "common"]];
+    const docs = [
+      ...Array.from({ length: 50 }, () => ["common", "rare"]),
+      ...Array.from({ length: 300 }, () => ["common"]),
+      ["rare", "rare", "common"],
+    ];
     const index = buildBm25Index(docs);
     for (const topN of [1, 10, 50, 51, 60, 400]) {
       const full = Array.from(bm25Scores(index, ["rare", "common"]), (score, id) => ({ id, score }))
@@ -178,19 +203,30 @@ describe("properties", () => {
 
   it("MaxScore pruning is exact: top-N equals the top N of the full score array, for every N", () => {
     // A skewed vocabulary (one term in most documents, rare terms elsewhere) so that pruning really triggers.
-    const skewed = fc.array(fc.oneof({ weight: 6, arbitrary: fc.constant("common") }, { weight: 1, arbitrary: fc.constantFrom("r1", "r2", "r3", "r4", "r5", "r6") }), {
-      minLength: 1,
-      maxLength: 6,
-    });
+    const skewed = fc.array(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constant("common") },
+        { weight: 1, arbitrary: fc.constantFrom("r1", "r2", "r3", "r4", "r5", "r6") },
+      ),
+      {
+        minLength: 1,
+        maxLength: 6,
+      },
+    );
     fc.assert(
-      fc.property(fc.array(skewed, { minLength: 1, maxLength: 60 }), fc.subarray(["common", "r1", "r2", "r3", "r4"], { minLength: 1 }), fc.integer({ min: 1, max: 20 }), (docs, q, topN) => {
-        const index = buildBm25Index(docs);
-        const full = Array.from(bm25Scores(index, q), (score, id) => ({ id, score }))
-          .filter((h) => h.score > 0)
-          .sort((a, b) => b.score - a.score || a.id - b.id)
-          .slice(0, topN);
-        expect(searchBm25(index, q, topN)).toEqual(full);
-      }),
+      fc.property(
+        fc.array(skewed, { minLength: 1, maxLength: 60 }),
+        fc.subarray(["common", "r1", "r2", "r3", "r4"], { minLength: 1 }),
+        fc.integer({ min: 1, max: 20 }),
+        (docs, q, topN) => {
+          const index = buildBm25Index(docs);
+          const full = Array.from(bm25Scores(index, q), (score, id) => ({ id, score }))
+            .filter((h) => h.score > 0)
+            .sort((a, b) => b.score - a.score || a.id - b.id)
+            .slice(0, topN);
+          expect(searchBm25(index, q, topN)).toEqual(full);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -199,7 +235,13 @@ describe("properties", () => {
     const base = Array.from({ length: 60 }, (_, i) => [`verb${i % 7}`, `object${i % 13}`, `thing${i}`]);
     const qualifiers = Array.from({ length: 45 }, (_, i) => `q${i}`);
     const pick = () => qualifiers[Math.floor(rng() * qualifiers.length)]!;
-    const docs = Array.from({ length: 12_000 }, (_, d) => [...base[d % base.length]!, pick(), pick(), "batch", `n${d}`]);
+    const docs = Array.from({ length: 12_000 }, (_, d) => [
+      ...base[d % base.length]!,
+      pick(),
+      pick(),
+      "batch",
+      `n${d}`,
+    ]);
     const index = buildBm25Index(docs);
     for (let k = 0; k < 25; k++) {
       const q = [...docs[Math.floor(rng() * docs.length)]!, pick(), "please"];

@@ -27,7 +27,9 @@ describe("rankCapabilityMatches", () => {
   });
 
   it("semantic evidence wins when larger than the pattern: 0.84 × 0.1 = 0.084", () => {
-    const r = rankCapabilityMatches([{ id: "c", semantic: 0.84, successRate: 0.2, executions: 5, trigger: trig("c", 0.71) }]);
+    const r = rankCapabilityMatches([
+      { id: "c", semantic: 0.84, successRate: 0.2, executions: 5, trigger: trig("c", 0.71) },
+    ]);
     expect(r.ranked[0]!.evidenceSource).toBe("semantic");
     expect(r.ranked[0]!.score).toBeCloseTo(0.084, 12);
   });

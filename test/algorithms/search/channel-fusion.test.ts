@@ -19,7 +19,12 @@ describe("fuseChannels", () => {
   });
   it("property: content weight 1 is the plain memory lift bit for bit", () => {
     fc.assert(
-      fc.property(unit, unit, fc.option(unit, { nil: undefined }), (s, mu, v) => fuseChannels(s, 1, v, mu) === noisyOr(s, mu, v)),
+      fc.property(
+        unit,
+        unit,
+        fc.option(unit, { nil: undefined }),
+        (s, mu, v) => fuseChannels(s, 1, v, mu) === noisyOr(s, mu, v),
+      ),
       { seed: 20 },
     );
   });

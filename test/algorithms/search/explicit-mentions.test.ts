@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildMentionIndex, editDistance, findMentions, withinOneEdit } from "../../../algorithms/search/explicit-mentions.ts";
+import {
+  buildMentionIndex,
+  editDistance,
+  findMentions,
+  withinOneEdit,
+} from "../../../algorithms/search/explicit-mentions.ts";
 
 const idx = buildMentionIndex([
   { index: 0, id: "github.create_pull_request", name: "create_pull_request" },
@@ -18,7 +23,9 @@ describe("explicit mentions", () => {
   });
 
   it("accepts one typo in a long identifier", () => {
-    expect(findMentions("call creat_pull_request now", idx)).toEqual([{ index: 0, word: "creat_pull_request", match: "close-spelling" }]);
+    expect(findMentions("call creat_pull_request now", idx)).toEqual([
+      { index: 0, word: "creat_pull_request", match: "close-spelling" },
+    ]);
   });
 
   it("never matches plain words", () => {
@@ -45,11 +52,22 @@ describe("explicit mentions", () => {
     );
     // Near pairs (one random edit of a word) exercise the true side more often.
     fc.assert(
-      fc.property(word, fc.nat(8), fc.constantFrom("a", "b", "c", "_"), fc.constantFrom("ins", "del", "sub"), (a, at, ch, op) => {
-        const k = Math.min(at, a.length);
-        const b = op === "ins" ? a.slice(0, k) + ch + a.slice(k) : op === "del" ? a.slice(0, k) + a.slice(k + 1) : a.slice(0, k) + ch + a.slice(k + 1);
-        return withinOneEdit(a, b) === editDistance(a, b, 1) <= 1 && withinOneEdit(b, a) === withinOneEdit(a, b);
-      }),
+      fc.property(
+        word,
+        fc.nat(8),
+        fc.constantFrom("a", "b", "c", "_"),
+        fc.constantFrom("ins", "del", "sub"),
+        (a, at, ch, op) => {
+          const k = Math.min(at, a.length);
+          const b =
+            op === "ins"
+              ? a.slice(0, k) + ch + a.slice(k)
+              : op === "del"
+                ? a.slice(0, k) + a.slice(k + 1)
+                : a.slice(0, k) + ch + a.slice(k + 1);
+          return withinOneEdit(a, b) === editDistance(a, b, 1) <= 1 && withinOneEdit(b, a) === withinOneEdit(a, b);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

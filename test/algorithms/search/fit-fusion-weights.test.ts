@@ -19,7 +19,13 @@ function mapOf(cases: readonly Case[], w: FusionWeights, k = 3): number {
   let sum = 0;
   for (const c of cases) {
     const n = c.cosine.length;
-    const candidates = Array.from({ length: n }, (_, id) => ({ id, semantic: fusedSemantic(c.cosine[id]!, c.bm25[id]!, w.beta), cosine: c.cosine[id]!, bm25: c.bm25[id]!, bm25Norm: c.bm25[id]! }));
+    const candidates = Array.from({ length: n }, (_, id) => ({
+      id,
+      semantic: fusedSemantic(c.cosine[id]!, c.bm25[id]!, w.beta),
+      cosine: c.cosine[id]!,
+      bm25: c.bm25[id]!,
+      bm25Norm: c.bm25[id]!,
+    }));
     const memory = new Map<number, number>();
     c.vote.forEach((v, id) => {
       if (v > 0) memory.set(id, v);
@@ -48,7 +54,9 @@ describe("fitFusionWeights", () => {
     //   w_c 0.75: 1 − 0.625·0.5 = 0.6875 < 1 − 0.325·0.6 = 0.805      tool 1 first
     //   w_c 0.5:  1 − 0.75·0.5  = 0.625  < 1 − 0.55·0.6  = 0.67       tool 1 first
     //   w_c 0.25: 1 − 0.875·0.5 = 0.5625 > 1 − 0.775·0.6 = 0.535      tool 0 first → AP 1 (first on the grid)
-    const cases: Case[] = [{ cosine: [0.5, 0.9], bm25: [0.5, 0.9], vote: [0.5, 0.4], graph: [0, 0], relevant: new Set([0]) }];
+    const cases: Case[] = [
+      { cosine: [0.5, 0.9], bm25: [0.5, 0.9], vote: [0.5, 0.4], graph: [0, 0], relevant: new Set([0]) },
+    ];
     const fit = await fitFusionWeights((w) => mapOf(cases, w, 2));
     expect(fit.objective).toBe(1);
     expect(fit.channels.memory.objective).toBe(1);
@@ -86,7 +94,9 @@ describe("fitFusionWeights", () => {
         bm25: fc.array(unit, { minLength: n, maxLength: n }),
         vote: fc.array(fc.oneof(fc.constant(0), unit), { minLength: n, maxLength: n }),
         graph: fc.array(unit, { minLength: n, maxLength: n }),
-        relevant: fc.uniqueArray(fc.integer({ min: 0, max: n - 1 }), { minLength: 1, maxLength: 2 }).map((r) => new Set(r)),
+        relevant: fc
+          .uniqueArray(fc.integer({ min: 0, max: n - 1 }), { minLength: 1, maxLength: 2 })
+          .map((r) => new Set(r)),
       }),
     );
     const grids = { betaGrid: [0, 0.5, 1], memoryGrid: [0, 0.5, 1], contentGrid: [1, 0.5, 0], graphGrid: [0, 0.5, 1] };
@@ -95,7 +105,9 @@ describe("fitFusionWeights", () => {
         const fit = await fitFusionWeights((w) => mapOf(cases, w), grids);
         const eps = 1e-12 + DEFAULTS.tolerance;
         // Each channel alone, computed here independently of the fit's own anchors.
-        const content = Math.max(...grids.betaGrid.map((beta) => mapOf(cases, { beta, memoryWeight: 0, contentWeight: 1, graphWeight: 0 })));
+        const content = Math.max(
+          ...grids.betaGrid.map((beta) => mapOf(cases, { beta, memoryWeight: 0, contentWeight: 1, graphWeight: 0 })),
+        );
         const memory = mapOf(cases, { beta: 0.5, memoryWeight: 1, contentWeight: 0, graphWeight: 0 });
         const graph = mapOf(cases, { beta: 0.5, memoryWeight: 0, contentWeight: 0, graphWeight: 1 });
         expect(mapOf(cases, fit.weights)).toBe(fit.objective);
@@ -111,8 +123,10 @@ describe("fitFusionWeights", () => {
     const preferred = { beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1 };
     // Only the graph weight matters; two samples of the same traffic whose flat curves peak at different points
     // (by 0.004 and 0.003, within the tolerance 0.005): both keep the preferred graph weight 1.
-    const flatA = (w: FusionWeights) => ({ 0: 0.7, 0.25: 0.701, 0.5: 0.704, 1: 0.7 })[w.graphWeight as 0 | 0.25 | 0.5 | 1];
-    const flatB = (w: FusionWeights) => ({ 0: 0.7, 0.25: 0.703, 0.5: 0.701, 1: 0.7 })[w.graphWeight as 0 | 0.25 | 0.5 | 1];
+    const flatA = (w: FusionWeights) =>
+      ({ 0: 0.7, 0.25: 0.701, 0.5: 0.704, 1: 0.7 })[w.graphWeight as 0 | 0.25 | 0.5 | 1];
+    const flatB = (w: FusionWeights) =>
+      ({ 0: 0.7, 0.25: 0.703, 0.5: 0.701, 1: 0.7 })[w.graphWeight as 0 | 0.25 | 0.5 | 1];
     const a = await fitFusionWeights(flatA, { preferred });
     const b = await fitFusionWeights(flatB, { preferred });
     expect(a.weights.graphWeight).toBe(1);

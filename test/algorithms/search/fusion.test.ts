@@ -21,7 +21,12 @@ describe("fuseScores (hand-computed, β = 0.7)", () => {
     // id 3: 0.7·max(0, −0.2) + 0 = 0
     const r = fuseScores(cos, lex, { bm25Ideal: 4 });
     expect(r.map((h) => h.id)).toEqual([2, 1, 4, 3]);
-    expect(r.map((h) => h.semantic)).toEqual([expect.closeTo(0.65, 12), expect.closeTo(0.56, 12), expect.closeTo(0.15, 12), 0]);
+    expect(r.map((h) => h.semantic)).toEqual([
+      expect.closeTo(0.65, 12),
+      expect.closeTo(0.56, 12),
+      expect.closeTo(0.15, 12),
+      0,
+    ]);
     expect(r[2]!.bm25Norm).toBe(0.5);
     expect(r[3]!.cosine).toBe(-0.2);
   });
@@ -65,7 +70,9 @@ describe("fuseScores (hand-computed, β = 0.7)", () => {
   });
 
   it("rejects NaN, negative BM25 and β outside [0, 1]", () => {
-    expect(() => fuseScores([{ id: 1, score: Number.NaN }], [])).toThrow(expect.objectContaining({ code: "bad-score" }));
+    expect(() => fuseScores([{ id: 1, score: Number.NaN }], [])).toThrow(
+      expect.objectContaining({ code: "bad-score" }),
+    );
     expect(() => fuseScores([], [{ id: 1, score: -1 }])).toThrow(expect.objectContaining({ code: "bad-score" }));
     expect(() => fuseScores([], [], { beta: 1.5 })).toThrow(expect.objectContaining({ code: "bad-beta" }));
   });
@@ -117,6 +124,7 @@ describe("fusedSemantic", () => {
     expect(fusedSemantic(-0.3, 0, 0.5)).toBe(0);
   });
   it("equals fuseScores' semantic for every candidate", () => {
-    for (const h of fuseScores(cos, lex, { bm25Ideal: 4 })) expect(fusedSemantic(h.cosine, h.bm25Norm, 0.7)).toBe(h.semantic);
+    for (const h of fuseScores(cos, lex, { bm25Ideal: 4 }))
+      expect(fusedSemantic(h.cosine, h.bm25Norm, 0.7)).toBe(h.semantic);
   });
 });

@@ -99,6 +99,8 @@ describe("the guard in the hybrid ranking", () => {
   });
 
   it("rejects a trust outside [0, 1]", () => {
-    expect(() => rankHybridCandidates({ ...input, historyTrust: 1.5 })).toThrow(/historyTrust must be in \[0, 1\], got 1.5/);
+    expect(() => rankHybridCandidates({ ...input, historyTrust: 1.5 })).toThrow(
+      /historyTrust must be in \[0, 1\], got 1.5/,
+    );
   });
 });

@@ -2,7 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rankHybridCandidates } from "../../../algorithms/search/hybrid-rank.ts";
 
-const cand = (id: number, semantic: number, cosine = semantic, bm25Norm = 0) => ({ id, semantic, cosine, bm25: bm25Norm, bm25Norm });
+const cand = (id: number, semantic: number, cosine = semantic, bm25Norm = 0) => ({
+  id,
+  semantic,
+  cosine,
+  bm25: bm25Norm,
+  bm25Norm,
+});
 
 describe("rankHybridCandidates", () => {
   it("global graph term, coherence α and memory by hand", () => {
@@ -43,7 +49,14 @@ describe("rankHybridCandidates", () => {
   });
 
   it("channel ablations rank by one channel; graphWeight scales the graph term", () => {
-    const base = { candidates: [cand(0, 0.5, 0.2, 0.9), cand(1, 0.6, 0.7, 0.1)], executions: [10, 10], memoryWeight: 0, global: [1, 0], graphWeight: 0.5, fixedAlpha: 0.5 };
+    const base = {
+      candidates: [cand(0, 0.5, 0.2, 0.9), cand(1, 0.6, 0.7, 0.1)],
+      executions: [10, 10],
+      memoryWeight: 0,
+      global: [1, 0],
+      graphWeight: 0.5,
+      fixedAlpha: 0.5,
+    };
     expect(rankHybridCandidates({ ...base, channel: "bm25" }).map((h) => h.index)).toEqual([0, 1]);
     expect(rankHybridCandidates({ ...base, channel: "embedding" }).map((h) => h.index)).toEqual([1, 0]);
     // hybrid: tool 0: 0.5 + 0.5·0.5·0.5 = 0.625 > 0.6
@@ -55,7 +68,18 @@ describe("rankHybridCandidates", () => {
 
   it("content weight: 1 is the default bit for bit; 0 ranks by the memory vote alone", () => {
     // Content: tool 0 0.9, tool 1 0.2, tool 2 0.5; votes: tool 1 0.6, tool 2 0.3; μ 1, no graph.
-    const base = { candidates: [cand(0, 0.9), cand(1, 0.2), cand(2, 0.5)], executions: [10, 10, 10], memory: new Map([[1, 0.6], [2, 0.3]]), memoryWeight: 1, graphWeight: 0, channel: "hybrid" as const, fixedAlpha: 1 };
+    const base = {
+      candidates: [cand(0, 0.9), cand(1, 0.2), cand(2, 0.5)],
+      executions: [10, 10, 10],
+      memory: new Map([
+        [1, 0.6],
+        [2, 0.3],
+      ]),
+      memoryWeight: 1,
+      graphWeight: 0,
+      channel: "hybrid" as const,
+      fixedAlpha: 1,
+    };
     const plain = rankHybridCandidates(base);
     expect(rankHybridCandidates({ ...base, contentWeight: 1 })).toEqual(plain);
     // w_c = 1: tool 0 0.9, tool 1 1 − 0.8·0.4 = 0.68, tool 2 1 − 0.5·0.7 = 0.65
@@ -75,11 +99,22 @@ describe("rankHybridCandidates", () => {
   it("description anchor: the best lexical and semantic match is moved up to rank 3, keeping its scores", () => {
     // Tool 4: cosine 0.8 and BM25 5 (both the strict best), content 0.8; tools 0–3 carry memory votes of 1
     // (μ 1, w_c 0.5): their semantic' is 1, tool 4's 0.4 → rank 5 without the anchor.
-    const c = (id: number, cosine: number, bm25: number) => ({ id, semantic: cosine, cosine, bm25, bm25Norm: bm25 / 5 });
+    const c = (id: number, cosine: number, bm25: number) => ({
+      id,
+      semantic: cosine,
+      cosine,
+      bm25,
+      bm25Norm: bm25 / 5,
+    });
     const input = {
       candidates: [c(0, 0.3, 1), c(1, 0.2, 0), c(2, 0.1, 2), c(3, 0.4, 0), c(4, 0.8, 5), c(5, 0.05, 0)],
       executions: [9, 9, 9, 9, 0, 0],
-      memory: new Map([[0, 1], [1, 1], [2, 1], [3, 1]]),
+      memory: new Map([
+        [0, 1],
+        [1, 1],
+        [2, 1],
+        [3, 1],
+      ]),
       memoryWeight: 1,
       contentWeight: 0.5,
       graphWeight: 0,
@@ -104,19 +139,36 @@ describe("rankHybridCandidates", () => {
   });
 
   it("property: the description anchor ranks in the top 3 whatever the memory, graph, α and weights", () => {
-    const candidate = fc.record({ cosine: fc.double({ min: -1, max: 1, noNaN: true }), bm25: fc.double({ min: 0, max: 20, noNaN: true }), semantic: fc.double({ min: 0, max: 1, noNaN: true }) });
+    const candidate = fc.record({
+      cosine: fc.double({ min: -1, max: 1, noNaN: true }),
+      bm25: fc.double({ min: 0, max: 20, noNaN: true }),
+      semantic: fc.double({ min: 0, max: 1, noNaN: true }),
+    });
     fc.assert(
       fc.property(
         fc.array(candidate, { minLength: 1, maxLength: 30 }),
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 30, maxLength: 30 }),
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 30, maxLength: 30 }),
-        fc.record({ mu: fc.double({ min: 0, max: 1, noNaN: true }), wc: fc.double({ min: 0, max: 1, noNaN: true }), wg: fc.double({ min: 0, max: 1, noNaN: true }), top: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }) }),
+        fc.record({
+          mu: fc.double({ min: 0, max: 1, noNaN: true }),
+          wc: fc.double({ min: 0, max: 1, noNaN: true }),
+          wg: fc.double({ min: 0, max: 1, noNaN: true }),
+          top: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
+        }),
         (cs, votes, global, w) => {
-          const candidates = cs.map((x, id) => ({ id, semantic: x.semantic, cosine: x.cosine, bm25: x.bm25, bm25Norm: x.bm25 / 20 }));
+          const candidates = cs.map((x, id) => ({
+            id,
+            semantic: x.semantic,
+            cosine: x.cosine,
+            bm25: x.bm25,
+            bm25Norm: x.bm25 / 20,
+          }));
           const bestBm = Math.max(...candidates.map((x) => x.bm25));
           const bestCos = Math.max(...candidates.map((x) => x.cosine));
           const anchors = candidates.filter((x) => x.bm25 === bestBm && x.cosine === bestCos);
-          const unique = candidates.filter((x) => x.bm25 === bestBm).length === 1 && candidates.filter((x) => x.cosine === bestCos).length === 1;
+          const unique =
+            candidates.filter((x) => x.bm25 === bestBm).length === 1 &&
+            candidates.filter((x) => x.cosine === bestCos).length === 1;
           const hits = rankHybridCandidates({
             candidates,
             executions: candidates.map((_, i) => i % 7),
@@ -129,7 +181,17 @@ describe("rankHybridCandidates", () => {
             coherence: global,
             top: w.top,
           });
-          const full = rankHybridCandidates({ candidates, executions: candidates.map((_, i) => i % 7), memory: new Map(votes.slice(0, candidates.length).map((v, i) => [i, v])), memoryWeight: w.mu, contentWeight: w.wc, global: global.slice(0, candidates.length), graphWeight: w.wg, channel: "hybrid", coherence: global });
+          const full = rankHybridCandidates({
+            candidates,
+            executions: candidates.map((_, i) => i % 7),
+            memory: new Map(votes.slice(0, candidates.length).map((v, i) => [i, v])),
+            memoryWeight: w.mu,
+            contentWeight: w.wc,
+            global: global.slice(0, candidates.length),
+            graphWeight: w.wg,
+            channel: "hybrid",
+            coherence: global,
+          });
           // `top` is the full ranking's prefix; every candidate appears once.
           expect(hits.map((h) => h.index)).toEqual(full.slice(0, w.top ?? full.length).map((h) => h.index));
           expect(new Set(full.map((h) => h.index)).size).toBe(candidates.length);

@@ -25,7 +25,9 @@ describe("hybridScore (hand-computed)", () => {
     // s = 0.9 for both; the used tool has α = 0.5 and a weak global signal g = 0.2:
     // convex: 0.5·0.9 + 0.5·0.2 = 0.55 < 0.9 = the never-run tool's score (α = 1).
     expect(hybridScore(0.9, 0.2, 0.5, { combine: "convex" })).toBeCloseTo(0.55, 12);
-    expect(hybridScore(0.9, 0.2, 0.5, { combine: "convex" })).toBeLessThan(hybridScore(0.9, 0, 1, { combine: "convex" }));
+    expect(hybridScore(0.9, 0.2, 0.5, { combine: "convex" })).toBeLessThan(
+      hybridScore(0.9, 0, 1, { combine: "convex" }),
+    );
     // lift: 0.9 + 0.5·0.1·0.2 = 0.91 ≥ 0.9
     expect(hybridScore(0.9, 0.2, 0.5)).toBeCloseTo(0.91, 12);
   });
@@ -91,7 +93,12 @@ describe("property: a tool with history never ranks below an identical-text tool
           expect(aFresh).toBe(1);
           const ranked = rankHybrid([
             { id: fresh, semantic, alpha: aFresh, graph: graphEvidence(fresh, false, () => 0, global) },
-            { id: used, semantic, alpha: alphaOf(used, observations), graph: graphEvidence(used, false, () => 0, global) },
+            {
+              id: used,
+              semantic,
+              alpha: alphaOf(used, observations),
+              graph: graphEvidence(used, false, () => 0, global),
+            },
           ]);
           // ranks ≥: the used tool comes first (fresh has the smaller id, so ties alone would not explain it)
           expect(ranked[0]!.id).toBe(used);

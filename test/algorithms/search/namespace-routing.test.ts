@@ -72,11 +72,18 @@ describe("buildNamespaceIndex (hand-computed)", () => {
     expect(INDEX.toolBm25.n).toBe(4);
   });
   it("a namespace whose members have zero vectors has a zero centroid", () => {
-    const idx = buildNamespaceIndex(groupNamespaces(["a", "b"]), new Float32Array([0, 0, 1, 0]), 2, buildBm25Index([["x"], ["y"]]));
+    const idx = buildNamespaceIndex(
+      groupNamespaces(["a", "b"]),
+      new Float32Array([0, 0, 1, 0]),
+      2,
+      buildBm25Index([["x"], ["y"]]),
+    );
     expect([...idx.centroids]).toEqual([0, 0, 1, 0]);
   });
   it("rejects vectors of the wrong size, naming the module", () => {
-    expect(() => buildNamespaceIndex(GROUPS, new Float32Array(3), 2, buildBm25Index(DOCS))).toThrow(/namespace-routing: vectors has 3 values, expected 4 tools × 2/);
+    expect(() => buildNamespaceIndex(GROUPS, new Float32Array(3), 2, buildBm25Index(DOCS))).toThrow(
+      /namespace-routing: vectors has 3 values, expected 4 tools × 2/,
+    );
     expect(() => buildNamespaceIndex(GROUPS, VECTORS, 2, buildBm25Index(DOCS.slice(0, 3)))).toThrow(SearchError);
   });
 });
@@ -102,7 +109,17 @@ describe("scoreNamespaces (hand-computed)", () => {
     const r = scoreNamespaces(INDEX, { ...query, toolVotes: new Map([[3, 0.5]]) }, { usageWeight: 0 });
     expect(r.memory[2]).toBe(0.5);
     expect(r.score[2]).toBeCloseTo(0.58, 6);
-    const two = scoreNamespaces(INDEX, { ...query, toolVotes: new Map([[0, 0.2], [1, 0.6]]) }, { usageWeight: 0 });
+    const two = scoreNamespaces(
+      INDEX,
+      {
+        ...query,
+        toolVotes: new Map([
+          [0, 0.2],
+          [1, 0.6],
+        ]),
+      },
+      { usageWeight: 0 },
+    );
     expect(two.memory[0]).toBeCloseTo(0.6, 12);
   });
   it("the usage prior: ln(1 + successes) over the namespace, max-normalised", () => {
@@ -147,8 +164,12 @@ describe("selectNamespaces (adaptive B)", () => {
     expect(r.reason).toMatch(/capped at 2/);
   });
   it("ties broken by the smaller namespace index", () => {
-    expect(selectNamespaces(GROUPS, [0.4, 0.4, 0.4], { minNamespaces: 1, minTools: 1, closeRatio: 1 }).namespaces).toEqual([0, 1, 2]);
-    expect(selectNamespaces(GROUPS, [0.2, 0.4, 0.4], { minNamespaces: 1, minTools: 1, closeRatio: 1 }).namespaces).toEqual([1, 2]);
+    expect(
+      selectNamespaces(GROUPS, [0.4, 0.4, 0.4], { minNamespaces: 1, minTools: 1, closeRatio: 1 }).namespaces,
+    ).toEqual([0, 1, 2]);
+    expect(
+      selectNamespaces(GROUPS, [0.2, 0.4, 0.4], { minNamespaces: 1, minTools: 1, closeRatio: 1 }).namespaces,
+    ).toEqual([1, 2]);
   });
   it("zero scores everywhere: the minimum B, nothing widened", () => {
     expect(selectNamespaces(GROUPS, [0, 0, 0], { minNamespaces: 2, minTools: 0 }).namespaces).toEqual([0, 1]);
@@ -160,7 +181,9 @@ describe("selectNamespaces (adaptive B)", () => {
   });
   it("rejects a score array of the wrong length and bad bounds", () => {
     expect(() => selectNamespaces(GROUPS, [1, 2])).toThrow(/expected 3 namespace scores, got 2/);
-    expect(() => selectNamespaces(GROUPS, scores, { minNamespaces: 0 })).toThrow(/minNamespaces must be an integer ≥ 1/);
+    expect(() => selectNamespaces(GROUPS, scores, { minNamespaces: 0 })).toThrow(
+      /minNamespaces must be an integer ≥ 1/,
+    );
   });
 });
 
@@ -169,7 +192,10 @@ const VOCAB = ["read", "write", "file", "push", "branch", "email", "send", "quer
 const D = 4;
 const catalog = fc.integer({ min: 1, max: 12 }).chain((n) =>
   fc.record({
-    vectors: fc.array(fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: D, maxLength: D }), { minLength: n, maxLength: n }),
+    vectors: fc.array(fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: D, maxLength: D }), {
+      minLength: n,
+      maxLength: n,
+    }),
     docs: fc.array(fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 6 }), { minLength: n, maxLength: n }),
     namespaces: fc.array(fc.constantFrom("a", "b", "c", "d"), { minLength: n, maxLength: n }),
     query: fc.array(fc.constantFrom(...VOCAB, "unknown"), { maxLength: 3 }),
@@ -197,7 +223,10 @@ describe("properties", () => {
         const q = Array.from(unitRows([qv]));
         const r = scoreNamespaces(idx, { tokens: query, vector: q }, { beta, usageWeight: 0 });
         // Flat: exact cosine of every tool and every BM25 score, fused (fusion.ts).
-        const cos = Array.from({ length: n }, (_, i) => ({ id: i, score: vec.slice(i * D, (i + 1) * D).reduce((s, x, j) => s + x * q[j]!, 0) }));
+        const cos = Array.from({ length: n }, (_, i) => ({
+          id: i,
+          score: vec.slice(i * D, (i + 1) * D).reduce((s, x, j) => s + x * q[j]!, 0),
+        }));
         const bm = [...bm25Scores(toolBm25, query)].map((score, id) => ({ id, score })).filter((h) => h.score > 0);
         const flat = fuseScores(cos, bm, { beta, bm25Ideal: bm25IdealScore(toolBm25, query) });
         for (const h of flat) expect(r.score[h.id]).toBeCloseTo(h.semantic, 5);
@@ -216,28 +245,45 @@ describe("properties", () => {
 
   it("scores lie in [0, 1]; routing is deterministic; candidates are exactly the chosen namespaces' members", () => {
     fc.assert(
-      fc.property(catalog, fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 12 }), ({ vectors, docs, namespaces, query, qv }, minNs, minTools) => {
-        const vec = unitRows(vectors);
-        const groups = groupNamespaces(namespaces);
-        const idx = buildNamespaceIndex(groups, vec, D, buildBm25Index(docs));
-        const votes = new Map([[0, 0.7]]);
-        const q = Array.from(unitRows([qv]));
-        const a = scoreNamespaces(idx, { tokens: query, vector: q, toolVotes: votes, successes: docs.map((_, i) => i % 3) });
-        const b = scoreNamespaces(idx, { tokens: query, vector: q, toolVotes: votes, successes: docs.map((_, i) => i % 3) });
-        expect([...a.score]).toEqual([...b.score]);
-        for (const x of a.score) {
-          expect(x).toBeGreaterThanOrEqual(0);
-          expect(x).toBeLessThanOrEqual(1);
-        }
-        const r1 = selectNamespaces(groups, a.score, { minNamespaces: minNs, minTools });
-        const r2 = selectNamespaces(groups, a.score, { minNamespaces: minNs, minTools });
-        expect(r1).toEqual(r2);
-        expect(r1.namespaces.length).toBeGreaterThanOrEqual(Math.min(minNs, groups.names.length));
-        const chosen = new Set(r1.namespaces);
-        const expected = namespaces.map((_, t) => t).filter((t) => chosen.has(groups.toolNamespace[t]!));
-        expect([...r1.tools]).toEqual(expected);
-        expect(r1.tools.length >= minTools || r1.namespaces.length === groups.names.length || r1.namespaces.length === 64).toBe(true);
-      }),
+      fc.property(
+        catalog,
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 0, max: 12 }),
+        ({ vectors, docs, namespaces, query, qv }, minNs, minTools) => {
+          const vec = unitRows(vectors);
+          const groups = groupNamespaces(namespaces);
+          const idx = buildNamespaceIndex(groups, vec, D, buildBm25Index(docs));
+          const votes = new Map([[0, 0.7]]);
+          const q = Array.from(unitRows([qv]));
+          const a = scoreNamespaces(idx, {
+            tokens: query,
+            vector: q,
+            toolVotes: votes,
+            successes: docs.map((_, i) => i % 3),
+          });
+          const b = scoreNamespaces(idx, {
+            tokens: query,
+            vector: q,
+            toolVotes: votes,
+            successes: docs.map((_, i) => i % 3),
+          });
+          expect([...a.score]).toEqual([...b.score]);
+          for (const x of a.score) {
+            expect(x).toBeGreaterThanOrEqual(0);
+            expect(x).toBeLessThanOrEqual(1);
+          }
+          const r1 = selectNamespaces(groups, a.score, { minNamespaces: minNs, minTools });
+          const r2 = selectNamespaces(groups, a.score, { minNamespaces: minNs, minTools });
+          expect(r1).toEqual(r2);
+          expect(r1.namespaces.length).toBeGreaterThanOrEqual(Math.min(minNs, groups.names.length));
+          const chosen = new Set(r1.namespaces);
+          const expected = namespaces.map((_, t) => t).filter((t) => chosen.has(groups.toolNamespace[t]!));
+          expect([...r1.tools]).toEqual(expected);
+          expect(
+            r1.tools.length >= minTools || r1.namespaces.length === groups.names.length || r1.namespaces.length === 64,
+          ).toBe(true);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -263,7 +309,11 @@ describe("properties", () => {
     // Query (0.6, 0.8): exact cosines solo 1, fs 0.989949, git 0.6. A shortlist of 1 keeps solo; "file"
     // matches fs only, so fs gets its exact cosine and git (no evidence) 0.
     const indexed = buildNamespaceIndex(GROUPS, VECTORS, 2, buildBm25Index(DOCS), { centroidIndexFrom: 1 });
-    const r = scoreNamespaces(indexed, { tokens: ["file"], vector: [0.6, 0.8] }, { centroidShortlist: 1, usageWeight: 0 });
+    const r = scoreNamespaces(
+      indexed,
+      { tokens: ["file"], vector: [0.6, 0.8] },
+      { centroidShortlist: 1, usageWeight: 0 },
+    );
     expect(r.cosine[2]).toBeCloseTo(1, 6);
     expect(r.cosine[0]).toBeCloseTo(1.4 * Math.SQRT1_2, 6);
     expect(r.cosine[1]).toBe(0);
@@ -305,12 +355,17 @@ describe("decideRoute (the measured route of auto)", () => {
     expect(decideRoute(worse).mode).toBe("flat");
     expect(decideRoute(worse).reason).toMatch(/agrees on less than 0\.9\)$/);
     // an even count takes the mean of the middle two: flat [1, 2, 3, 4] → 2.5, two-hop 1 → two-hop (1.1 ≤ 2.5)
-    expect(decideRoute([1, 2, 3, 4].map((f) => ({ flatMs: f, twoHopMs: 1, overlap: 1 })))).toMatchObject({ mode: "two-hop", flatMs: 2.5 });
+    expect(decideRoute([1, 2, 3, 4].map((f) => ({ flatMs: f, twoHopMs: 1, overlap: 1 })))).toMatchObject({
+      mode: "two-hop",
+      flatMs: 2.5,
+    });
   });
 
   it("misuse throws with a code", () => {
     expect(() => decideRoute([])).toThrow(expect.objectContaining({ code: "bad-samples" }));
-    expect(() => decideRoute([{ flatMs: 1, twoHopMs: 1, overlap: 1.5 }])).toThrow(expect.objectContaining({ code: "bad-samples" }));
+    expect(() => decideRoute([{ flatMs: 1, twoHopMs: 1, overlap: 1.5 }])).toThrow(
+      expect.objectContaining({ code: "bad-samples" }),
+    );
     expect(() => decideRoute(samples, { minSpeedup: 0 })).toThrow(expect.objectContaining({ code: "bad-min-speedup" }));
     expect(() => decideRoute(samples, { minOverlap: 2 })).toThrow(expect.objectContaining({ code: "bad-minOverlap" }));
   });

@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileTriggers, keywordFound, matchBudget, patternWeight, scoreTrigger, selectTrigger } from "../../../algorithms/search/pattern-triggers.ts";
+import {
+  compileTriggers,
+  keywordFound,
+  matchBudget,
+  patternWeight,
+  scoreTrigger,
+  selectTrigger,
+} from "../../../algorithms/search/pattern-triggers.ts";
 
 const S = String.raw;
 // The three example frameworks of BioMapper's "Framework Triggering Mechanics" documentation
@@ -123,7 +130,9 @@ describe("the trigger documentation's worked examples (formula applied to its ow
     expect(s.matchedPatterns).toEqual([S`\d+.*but.*should.*(be|show).*\d+`]);
     expect(s.matchedKeywords).toEqual([]);
     expect(s.confidence).toBeCloseTo(0.1878788, 6);
-    expect(selectTrigger(triggers, "The visualization shows 3675 proteins but should show 1172 unique ones").winner).toBeNull();
+    expect(
+      selectTrigger(triggers, "The visualization shows 3675 proteins but should show 1172 unique ones").winner,
+    ).toBeNull();
   });
 
   it("Example 2 (parameters.input_file placeholder): documented 0.85; the formula gives 0.2, not activated", () => {
@@ -223,7 +232,9 @@ describe("guards", () => {
   });
 
   it("duplicate capability ids are rejected", () => {
-    expect(() => compileTriggers([{ id: "a" }, { id: "a" }])).toThrow(expect.objectContaining({ code: "duplicate-id" }));
+    expect(() => compileTriggers([{ id: "a" }, { id: "a" }])).toThrow(
+      expect.objectContaining({ code: "duplicate-id" }),
+    );
   });
 
   it("matching sees only the first maxInputLength characters", () => {

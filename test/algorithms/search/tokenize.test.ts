@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FIELD_WEIGHTS, splitWords, stem, tokenize, toolText, toolTokens } from "../../../algorithms/search/tokenize.ts";
+import {
+  FIELD_WEIGHTS,
+  splitWords,
+  stem,
+  tokenize,
+  toolText,
+  toolTokens,
+} from "../../../algorithms/search/tokenize.ts";
 
 describe("splitWords", () => {
   it.each([
@@ -54,7 +61,13 @@ describe("stem", () => {
 
 describe("tokenize", () => {
   it("drops stopwords, keeps negations, stems", () => {
-    expect(tokenize("Read the files from a repository, not the cache")).toEqual(["read", "file", "repository", "not", "cach"]);
+    expect(tokenize("Read the files from a repository, not the cache")).toEqual([
+      "read",
+      "file",
+      "repository",
+      "not",
+      "cach",
+    ]);
   });
 
   it("keeps a case-split chunk whole as well", () => {

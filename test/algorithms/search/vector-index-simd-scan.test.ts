@@ -2,7 +2,15 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import { syntheticEmbeddings } from "../../../algorithms/search/synthetic-embeddings.ts";
-import { approximateScores, buildVectorIndex, codeShortlist, exactTopK, FULL_SCAN_RATIO, prefixScores, simdScanScores } from "../../../algorithms/search/vector-index.ts";
+import {
+  approximateScores,
+  buildVectorIndex,
+  codeShortlist,
+  exactTopK,
+  FULL_SCAN_RATIO,
+  prefixScores,
+  simdScanScores,
+} from "../../../algorithms/search/vector-index.ts";
 import { setSimdEnabled, simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 
 const sorted = (ids: ArrayLike<number>) => Array.from(ids).sort((a, b) => a - b);
@@ -10,23 +18,30 @@ const sorted = (ids: ArrayLike<number>) => Array.from(ids).sort((a, b) => a - b)
 describe.runIf(simdAvailable())("vector index: SIMD code scan (4-bit query)", () => {
   it("property: SIMD scores are within scale_i · D·Δ/2 of the JS table scores (128-bit prefix and full codes), random data", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.constantFrom(100, 128, 300, 512), fc.integer({ min: 1, max: 200 }), (seed, d, n) => {
-        const rng = mulberry32(seed);
-        const X = Float32Array.from({ length: n * d }, () => rng() * 2 - 1);
-        const index = buildVectorIndex(X, d, { rng: mulberry32(seed ^ 5) });
-        const q = Float64Array.from({ length: d }, () => rng() * 2 - 1);
-        const words = index.bits >> 5;
-        for (const [w, js] of [
-          [4, prefixScores(index, q, 4)],
-          [words, approximateScores(index, q)],
-        ] as const) {
-          const simd = simdScanScores(index, q, w)!;
-          expect(simd.bound).toBeGreaterThan(0);
-          for (let i = 0; i < n; i++) {
-            expect(Math.abs(simd.scores[i]! - js[i]!)).toBeLessThanOrEqual(index.scales[i]! * simd.bound * (1 + 1e-9) + 1e-12);
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.constantFrom(100, 128, 300, 512),
+        fc.integer({ min: 1, max: 200 }),
+        (seed, d, n) => {
+          const rng = mulberry32(seed);
+          const X = Float32Array.from({ length: n * d }, () => rng() * 2 - 1);
+          const index = buildVectorIndex(X, d, { rng: mulberry32(seed ^ 5) });
+          const q = Float64Array.from({ length: d }, () => rng() * 2 - 1);
+          const words = index.bits >> 5;
+          for (const [w, js] of [
+            [4, prefixScores(index, q, 4)],
+            [words, approximateScores(index, q)],
+          ] as const) {
+            const simd = simdScanScores(index, q, w)!;
+            expect(simd.bound).toBeGreaterThan(0);
+            for (let i = 0; i < n; i++) {
+              expect(Math.abs(simd.scores[i]! - js[i]!)).toBeLessThanOrEqual(
+                index.scales[i]! * simd.bound * (1 + 1e-9) + 1e-12,
+              );
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -58,14 +73,24 @@ describe.runIf(simdAvailable())("vector index: SIMD code scan (4-bit query)", ()
 
   it("property: codeShortlist with scanSimd equals the exhaustive cascade (or, for a large keep, the full-code top) on the SIMD scores, contiguous or strided prefix", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 120 }), fc.constantFrom(1, 2, 4, 8), fc.integer({ min: 0, max: 1000 }), (size, factor, seed) => {
-        fc.pre(2 * Math.ceil(factor * size) < 3000);
-        const q = syntheticEmbeddings(256, mulberry32(seed), { clusters: 40, noise: 1.2, meanWeight: 1.5, spectrumDecay: 1 }).sample(1);
-        const want = reference(q, size, factor);
-        expect(sorted(codeShortlist(index, q, size, { prefilterFactor: factor, scanSimd: true }))).toEqual(want);
-        const { prefixCodes: _, ...strided } = index;
-        expect(sorted(codeShortlist(strided, q, size, { prefilterFactor: factor, scanSimd: true }))).toEqual(want);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 120 }),
+        fc.constantFrom(1, 2, 4, 8),
+        fc.integer({ min: 0, max: 1000 }),
+        (size, factor, seed) => {
+          fc.pre(2 * Math.ceil(factor * size) < 3000);
+          const q = syntheticEmbeddings(256, mulberry32(seed), {
+            clusters: 40,
+            noise: 1.2,
+            meanWeight: 1.5,
+            spectrumDecay: 1,
+          }).sample(1);
+          const want = reference(q, size, factor);
+          expect(sorted(codeShortlist(index, q, size, { prefilterFactor: factor, scanSimd: true }))).toEqual(want);
+          const { prefixCodes: _, ...strided } = index;
+          expect(sorted(codeShortlist(strided, q, size, { prefilterFactor: factor, scanSimd: true }))).toEqual(want);
+        },
+      ),
       { numRuns: 30 },
     );
   });

@@ -4,7 +4,17 @@ import { describe, expect, it } from "vitest";
 import { dotAt } from "../../../algorithms/linalg/dot.ts";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import { syntheticEmbeddings } from "../../../algorithms/search/synthetic-embeddings.ts";
-import { approximateScores, buildVectorIndex, codeShortlist, exactRowDots, exactTopK, fwht, prefixScores, searchVectorIndex, vectorIndexBytes } from "../../../algorithms/search/vector-index.ts";
+import {
+  approximateScores,
+  buildVectorIndex,
+  codeShortlist,
+  exactRowDots,
+  exactTopK,
+  fwht,
+  prefixScores,
+  searchVectorIndex,
+  vectorIndexBytes,
+} from "../../../algorithms/search/vector-index.ts";
 import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 
 function unitRows(rows: number[][]): Float32Array {
@@ -42,16 +52,20 @@ describe("fwht", () => {
       return c;
     };
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 64, maxLength: 64 }), (logN, xs) => {
-        const n = 2 ** logN;
-        const v = Float64Array.from(xs.slice(0, n));
-        fwht(v);
-        for (let i = 0; i < n; i++) {
-          let want = 0;
-          for (let j = 0; j < n; j++) want += (popcount(i & j) % 2 === 0 ? 1 : -1) * xs[j]!;
-          expect(v[i]).toBeCloseTo(want / Math.sqrt(n), 9);
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 64, maxLength: 64 }),
+        (logN, xs) => {
+          const n = 2 ** logN;
+          const v = Float64Array.from(xs.slice(0, n));
+          fwht(v);
+          for (let i = 0; i < n; i++) {
+            let want = 0;
+            for (let j = 0; j < n; j++) want += (popcount(i & j) % 2 === 0 ? 1 : -1) * xs[j]!;
+            expect(v[i]).toBeCloseTo(want / Math.sqrt(n), 9);
+          }
+        },
+      ),
     );
   });
 
@@ -112,7 +126,12 @@ describe("exactTopK", () => {
 
 describe("searchVectorIndex", () => {
   it("recall@10 ≥ 0.99 on clustered anisotropic vectors (d = 512, n = 4000)", () => {
-    const gen = syntheticEmbeddings(512, mulberry32(11), { clusters: 120, noise: 1.2, meanWeight: 1.5, spectrumDecay: 1 });
+    const gen = syntheticEmbeddings(512, mulberry32(11), {
+      clusters: 120,
+      noise: 1.2,
+      meanWeight: 1.5,
+      spectrumDecay: 1,
+    });
     const X = gen.sample(4000);
     const Q = gen.sample(40);
     const index = buildVectorIndex(X, 512, { rng: mulberry32(5) });
@@ -203,7 +222,8 @@ describe("syntheticEmbeddings", () => {
 
   it("a shared mean component makes all cosines positive and large", () => {
     const X = syntheticEmbeddings(64, mulberry32(1), { meanWeight: 3 }).sample(10);
-    const dot = (i: number, j: number) => X.subarray(i * 64, (i + 1) * 64).reduce((s, x, k) => s + x * X[j * 64 + k]!, 0);
+    const dot = (i: number, j: number) =>
+      X.subarray(i * 64, (i + 1) * 64).reduce((s, x, k) => s + x * X[j * 64 + k]!, 0);
     for (let j = 1; j < 10; j++) expect(dot(0, j)).toBeGreaterThan(0.5);
   });
 });
@@ -223,7 +243,9 @@ describe("codeShortlist (stage 0 prefix prefilter + stage 1 full codes)", () => 
       .slice(0, 40)
       .map((x) => x.id)
       .sort((a, b) => a - b);
-    expect(Array.from(codeShortlist(index, q, 40, { prefilterWords: 0, scanSimd: false })).sort((a, b) => a - b)).toEqual(expected);
+    expect(
+      Array.from(codeShortlist(index, q, 40, { prefilterWords: 0, scanSimd: false })).sort((a, b) => a - b),
+    ).toEqual(expected);
   });
 
   it("with the prefilter (first 64 of 128 bits, keeping 4 × size), returns size distinct ids and loses at most 3 points of top-10 recall against reading every bit", () => {
@@ -282,27 +304,53 @@ describe("codeShortlist prefilter selection (sampled cut)", () => {
   it("stores the 128-bit prefix of every code contiguously", () => {
     expect(index.prefixWords).toBe(4);
     expect(index.prefixCodes!.length).toBe(3000 * 4);
-    expect(Array.from(index.prefixCodes!.subarray(7 * 4, 8 * 4))).toEqual(Array.from(index.codes.subarray(7 * 8, 7 * 8 + 4)));
+    expect(Array.from(index.prefixCodes!.subarray(7 * 4, 8 * 4))).toEqual(
+      Array.from(index.codes.subarray(7 * 8, 7 * 8 + 4)),
+    );
   });
 
   it("property: equals the exhaustive cascade (every prefix score selected exactly), contiguous or strided prefix", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 120 }), fc.constantFrom(1, 2, 4, 8), fc.integer({ min: 0, max: 1000 }), (size, factor, seed) => {
-        fc.pre(2 * Math.ceil(factor * size) < 3000); // the prefilter runs
-        const q = syntheticEmbeddings(256, mulberry32(seed), { clusters: 40, noise: 1.2, meanWeight: 1.5, spectrumDecay: 1 }).sample(1);
-        const want = reference(q, size, 4, factor);
-        expect(Array.from(codeShortlist(index, q, size, { prefilterFactor: factor, scanSimd: false })).sort((a, b) => a - b)).toEqual(want);
-        const { prefixCodes: _, ...strided } = index;
-        expect(Array.from(codeShortlist(strided, q, size, { prefilterFactor: factor, scanSimd: false })).sort((a, b) => a - b)).toEqual(want);
-        expect(Array.from(codeShortlist(index, q, size, { prefilterWords: 2, prefilterFactor: factor, scanSimd: false })).sort((a, b) => a - b)).toEqual(reference(q, size, 2, factor));
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 120 }),
+        fc.constantFrom(1, 2, 4, 8),
+        fc.integer({ min: 0, max: 1000 }),
+        (size, factor, seed) => {
+          fc.pre(2 * Math.ceil(factor * size) < 3000); // the prefilter runs
+          const q = syntheticEmbeddings(256, mulberry32(seed), {
+            clusters: 40,
+            noise: 1.2,
+            meanWeight: 1.5,
+            spectrumDecay: 1,
+          }).sample(1);
+          const want = reference(q, size, 4, factor);
+          expect(
+            Array.from(codeShortlist(index, q, size, { prefilterFactor: factor, scanSimd: false })).sort(
+              (a, b) => a - b,
+            ),
+          ).toEqual(want);
+          const { prefixCodes: _, ...strided } = index;
+          expect(
+            Array.from(codeShortlist(strided, q, size, { prefilterFactor: factor, scanSimd: false })).sort(
+              (a, b) => a - b,
+            ),
+          ).toEqual(want);
+          expect(
+            Array.from(
+              codeShortlist(index, q, size, { prefilterWords: 2, prefilterFactor: factor, scanSimd: false }),
+            ).sort((a, b) => a - b),
+          ).toEqual(reference(q, size, 2, factor));
+        },
+      ),
       { numRuns: 40 },
     );
   });
 
   it("a query whose prefix scores all tie falls back correctly (the cut admits every vector)", () => {
     const zero = new Float32Array(256);
-    const got = Array.from(codeShortlist(index, zero, 10, { prefilterFactor: 2, scanSimd: false })).sort((a, b) => a - b);
+    const got = Array.from(codeShortlist(index, zero, 10, { prefilterFactor: 2, scanSimd: false })).sort(
+      (a, b) => a - b,
+    );
     expect(got).toEqual(reference(zero, 10, 4, 2));
   });
 });
@@ -310,26 +358,34 @@ describe("codeShortlist prefilter selection (sampled cut)", () => {
 describe("vector index: SIMD re-ranking", () => {
   // The SIMD path re-scores every candidate within 2ε of the N-th SIMD score with dotAt, so it returns the JS
   // path's hits exactly (ids, order and scores), near-ties and duplicates included.
-  it.runIf(simdAvailable())("returns the same hits as the JS re-rank, bit for bit, on random data with duplicates", () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 20, max: 70 }), (seed, topN, d) => {
-        const rng = mulberry32(seed);
-        const n = 300;
-        const X = new Float32Array(n * d);
-        for (let i = 0; i < n; i++) {
-          const src = i >= 200 ? (i * 7) % 200 : i; // rows 200.. repeat earlier rows: exact ties
-          for (let j = 0; j < d; j++) X[i * d + j] = i >= 200 ? X[src * d + j]! : rng() * 2 - 1;
-        }
-        const index = buildVectorIndex(X, d, { rng: mulberry32(seed ^ 1) });
-        const q = Float64Array.from({ length: d }, () => rng() * 2 - 1);
-        for (const shortlist of [50, 400]) {
-          const js = searchVectorIndex(index, q, topN, { shortlist, simd: false });
-          expect(searchVectorIndex(index, q, topN, { shortlist, simd: true })).toEqual(js);
-        }
-      }),
-      { numRuns: 40 },
-    );
-  });
+  it.runIf(simdAvailable())(
+    "returns the same hits as the JS re-rank, bit for bit, on random data with duplicates",
+    () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+          fc.integer({ min: 1, max: 40 }),
+          fc.integer({ min: 20, max: 70 }),
+          (seed, topN, d) => {
+            const rng = mulberry32(seed);
+            const n = 300;
+            const X = new Float32Array(n * d);
+            for (let i = 0; i < n; i++) {
+              const src = i >= 200 ? (i * 7) % 200 : i; // rows 200.. repeat earlier rows: exact ties
+              for (let j = 0; j < d; j++) X[i * d + j] = i >= 200 ? X[src * d + j]! : rng() * 2 - 1;
+            }
+            const index = buildVectorIndex(X, d, { rng: mulberry32(seed ^ 1) });
+            const q = Float64Array.from({ length: d }, () => rng() * 2 - 1);
+            for (const shortlist of [50, 400]) {
+              const js = searchVectorIndex(index, q, topN, { shortlist, simd: false });
+              expect(searchVectorIndex(index, q, topN, { shortlist, simd: true })).toEqual(js);
+            }
+          },
+        ),
+        { numRuns: 40 },
+      );
+    },
+  );
 
   it("exactRowDots equals dotAt bit for bit, with the SIMD kernel (large index) and without (small index), and rejects rows outside the index", () => {
     const rng = mulberry32(77);
@@ -384,7 +440,9 @@ describe.runIf(simdAvailable())("vector index: IVF stage and one copy of the vec
       const members = Array.from(ivf.order.subarray(ivf.starts[l]!, ivf.starts[l]! + ivf.sizes[l]!));
       expect(members).toEqual([...members].sort((a, b) => a - b));
       for (const id of members) seen[id]!++;
-      expect(Array.from(ivf.order.subarray(ivf.starts[l]! + ivf.sizes[l]!, ivf.starts[l + 1]!)).every((x) => x === -1)).toBe(true);
+      expect(
+        Array.from(ivf.order.subarray(ivf.starts[l]! + ivf.sizes[l]!, ivf.starts[l + 1]!)).every((x) => x === -1),
+      ).toBe(true);
     }
     expect(seen.every((c) => c === 1)).toBe(true);
     expect(ivf.probeFraction).toBeGreaterThan(0);
@@ -405,7 +463,9 @@ describe.runIf(simdAvailable())("vector index: IVF stage and one copy of the vec
       const got = searchVectorIndex(index, q, 10);
       for (const h of got) expect(Object.is(h.score, dotAt(X, h.id * d, q, d))).toBe(true);
       recall += recallAt10(exactTopK(X, d, q, 10), got);
-      expect(searchVectorIndex(index, q, 10, { ivfProbeFraction: 1, ivfFine: false })).toEqual(searchVectorIndex(index, q, 10, { ivf: false }));
+      expect(searchVectorIndex(index, q, 10, { ivfProbeFraction: 1, ivfFine: false })).toEqual(
+        searchVectorIndex(index, q, 10, { ivf: false }),
+      );
     }
     expect(recall / 30).toBeGreaterThanOrEqual(0.99);
   });
@@ -423,7 +483,7 @@ describe.runIf(simdAvailable())("vector index: IVF stage and one copy of the vec
           continue;
         }
         const sign = (index.codes[id * (D >> 5) + (j >> 5)]! >>> (j & 31)) & 1;
-        if ((nibble >> 3) !== sign) expect([p, j, nibble, sign]).toBe("the top bit equals the sign bit");
+        if (nibble >> 3 !== sign) expect([p, j, nibble, sign]).toBe("the top bit equals the sign bit");
         checked++;
       }
       if (id >= 0) expect(fine.scales[p]!).toBeGreaterThan(0);
@@ -465,10 +525,20 @@ describe.runIf(simdAvailable())("vector index: IVF stage and one copy of the vec
 
   it("bad IVF options are rejected with a code", () => {
     const q = Q.subarray(0, d);
-    expect(() => searchVectorIndex(index, q, 10, { ivfProbeFraction: 0 })).toThrow(expect.objectContaining({ code: "bad-ivf-probe" }));
-    expect(() => searchVectorIndex(index, q, 10, { ivfMinProbes: 0.5 })).toThrow(expect.objectContaining({ code: "bad-ivf-probe" }));
-    expect(() => searchVectorIndex(index, q, 10, { fineBound: -1 })).toThrow(expect.objectContaining({ code: "bad-fine-bound" }));
-    expect(() => searchVectorIndex(index, q, 10, { fineBound: Number.NaN })).toThrow(expect.objectContaining({ code: "bad-fine-bound" }));
-    expect(() => buildVectorIndex(X, d, { ivfFrom: 5000, ivfLists: 0 })).toThrow(expect.objectContaining({ code: "bad-ivf-lists" }));
+    expect(() => searchVectorIndex(index, q, 10, { ivfProbeFraction: 0 })).toThrow(
+      expect.objectContaining({ code: "bad-ivf-probe" }),
+    );
+    expect(() => searchVectorIndex(index, q, 10, { ivfMinProbes: 0.5 })).toThrow(
+      expect.objectContaining({ code: "bad-ivf-probe" }),
+    );
+    expect(() => searchVectorIndex(index, q, 10, { fineBound: -1 })).toThrow(
+      expect.objectContaining({ code: "bad-fine-bound" }),
+    );
+    expect(() => searchVectorIndex(index, q, 10, { fineBound: Number.NaN })).toThrow(
+      expect.objectContaining({ code: "bad-fine-bound" }),
+    );
+    expect(() => buildVectorIndex(X, d, { ivfFrom: 5000, ivfLists: 0 })).toThrow(
+      expect.objectContaining({ code: "bad-ivf-lists" }),
+    );
   });
 });

@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
-import { blockCodes, codeScan, listScan, nibbleTables, quantizedErrorBound, quantizeQuery } from "../../../algorithms/simd/code-scan.ts";
+import {
+  blockCodes,
+  codeScan,
+  listScan,
+  nibbleTables,
+  quantizedErrorBound,
+  quantizeQuery,
+} from "../../../algorithms/simd/code-scan.ts";
 import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 
 /** Σ_j r_j · (bit j of code ? +1 : −1) over the first 128·blocks bits of the code at `o` (the exact inner sum). */
@@ -123,62 +130,83 @@ describe.runIf(simdAvailable())("codeScan (SIMD popcount kernel)", () => {
 
   it("property: within float32 rounding of scale_i · (Δ(2S − U) + lo(2P − D)) computed in JS, within scale_i · D·Δ/2 of the exact Σ r_j s_j; prefix and full codes; id lists give the same bits", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.constantFrom(1, 2, 4, 16), fc.integer({ min: 1, max: 40 }), (seed, blocks, n) => {
-        const rng = mulberry32(seed);
-        const words = 4 * blocks;
-        const codes = Uint32Array.from({ length: n * words }, () => (rng() * 2 ** 32) >>> 0);
-        if (n > 1) codes.fill(0xffffffff, 0, words); // extremes: all ones, all zeros
-        if (n > 2) codes.fill(0, words, 2 * words);
-        const scales = Float32Array.from({ length: n }, () => rng() * 2);
-        const scan = codeScan(codes, words, scales)!;
-        const r = Float64Array.from({ length: 128 * blocks }, () => (rng() - 0.4) * 2);
-        for (const b of blocks === 1 ? [1] : [1, blocks]) {
-          const q = quantizeQuery(r, b);
-          const all = Float64Array.from(scan.scanAll(q));
-          const ids = Array.from({ length: 2 * n }, (_, k) => (k * 7 + 3) % n);
-          const listed = scan.scanIds(q, ids, ids.length, new Float64Array(ids.length));
-          for (let i = 0; i < n; i++) {
-            let S = 0;
-            let P = 0;
-            for (let j = 0; j < 128 * b; j++) {
-              const bit = (codes[i * words + (j >> 5)]! >>> (j & 31)) & 1;
-              S += bit * levels(q, j);
-              P += bit;
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.constantFrom(1, 2, 4, 16),
+        fc.integer({ min: 1, max: 40 }),
+        (seed, blocks, n) => {
+          const rng = mulberry32(seed);
+          const words = 4 * blocks;
+          const codes = Uint32Array.from({ length: n * words }, () => (rng() * 2 ** 32) >>> 0);
+          if (n > 1) codes.fill(0xffffffff, 0, words); // extremes: all ones, all zeros
+          if (n > 2) codes.fill(0, words, 2 * words);
+          const scales = Float32Array.from({ length: n }, () => rng() * 2);
+          const scan = codeScan(codes, words, scales)!;
+          const r = Float64Array.from({ length: 128 * blocks }, () => (rng() - 0.4) * 2);
+          for (const b of blocks === 1 ? [1] : [1, blocks]) {
+            const q = quantizeQuery(r, b);
+            const all = Float64Array.from(scan.scanAll(q));
+            const ids = Array.from({ length: 2 * n }, (_, k) => (k * 7 + 3) % n);
+            const listed = scan.scanIds(q, ids, ids.length, new Float64Array(ids.length));
+            for (let i = 0; i < n; i++) {
+              let S = 0;
+              let P = 0;
+              for (let j = 0; j < 128 * b; j++) {
+                const bit = (codes[i * words + (j >> 5)]! >>> (j & 31)) & 1;
+                S += bit * levels(q, j);
+                P += bit;
+              }
+              const want = scales[i]! * (2 * q.delta * S + 2 * q.lo * P + (-q.delta * q.sumU - q.lo * 128 * b));
+              const slack = float32Slack(scales[i]!, q, S, P);
+              expect(Math.abs(all[i]! - want)).toBeLessThanOrEqual(slack);
+              expect(Math.fround(all[i]!)).toBe(all[i]); // a float32 value
+              const exact = scales[i]! * signDot(r, codes, i * words, b);
+              expect(Math.abs(all[i]! - exact)).toBeLessThanOrEqual(
+                scales[i]! * quantizedErrorBound(q) * (1 + 1e-9) + slack + 1e-12,
+              );
             }
-            const want = scales[i]! * (2 * q.delta * S + 2 * q.lo * P + (-q.delta * q.sumU - q.lo * 128 * b));
-            const slack = float32Slack(scales[i]!, q, S, P);
-            expect(Math.abs(all[i]! - want)).toBeLessThanOrEqual(slack);
-            expect(Math.fround(all[i]!)).toBe(all[i]); // a float32 value
-            const exact = scales[i]! * signDot(r, codes, i * words, b);
-            expect(Math.abs(all[i]! - exact)).toBeLessThanOrEqual(scales[i]! * quantizedErrorBound(q) * (1 + 1e-9) + slack + 1e-12);
+            // the row kernel (gathers by id) and the blocked kernel give the same bits
+            for (let k = 0; k < ids.length; k++) expect(listed[k]).toBe(all[ids[k]!]);
           }
-          // the row kernel (gathers by id) and the blocked kernel give the same bits
-          for (let k = 0; k < ids.length; k++) expect(listed[k]).toBe(all[ids[k]!]);
-        }
-      }),
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it("property: above(q, cut) returns exactly the vectors scoring ≥ cut, ascending, with their scores; sampleBlocks(q, step) scores the sampled blocks as the full pass does; padding never appears; prefix and full codes", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 5 }), fc.constantFrom(1, 2), (seed, n, step, blocks) => {
-        const rng = mulberry32(seed);
-        const codes = Uint32Array.from({ length: n * 8 }, () => (rng() * 2 ** 32) >>> 0);
-        const scales = Float32Array.from({ length: n }, () => rng());
-        const scan = codeScan(codes, 8, scales)!;
-        const q = quantizeQuery(Float64Array.from({ length: 128 * blocks }, () => rng() - 0.5), blocks);
-        const all = Float64Array.from(scan.scanAll(q));
-        const sample = Float64Array.from(scan.sampleBlocks(q, step));
-        for (let i = 0; i < n; i++) if ((i >> 5) % step === 0) expect(sample[i]).toBe(all[i]);
-        const sortedScores = Array.from(all).sort((a, b) => a - b);
-        for (const cut of [Number.NEGATIVE_INFINITY, sortedScores[Math.floor(n / 2)]!, sortedScores[n - 1]!, Number.POSITIVE_INFINITY]) {
-          const hits = scan.above(q, cut);
-          const want = Array.from(all.keys()).filter((i) => all[i]! >= cut);
-          expect(Array.from(hits.ids.subarray(0, hits.count))).toEqual(want);
-          expect(Array.from(hits.vals.subarray(0, hits.count))).toEqual(want.map((i) => all[i]!));
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.constantFrom(1, 2),
+        (seed, n, step, blocks) => {
+          const rng = mulberry32(seed);
+          const codes = Uint32Array.from({ length: n * 8 }, () => (rng() * 2 ** 32) >>> 0);
+          const scales = Float32Array.from({ length: n }, () => rng());
+          const scan = codeScan(codes, 8, scales)!;
+          const q = quantizeQuery(
+            Float64Array.from({ length: 128 * blocks }, () => rng() - 0.5),
+            blocks,
+          );
+          const all = Float64Array.from(scan.scanAll(q));
+          const sample = Float64Array.from(scan.sampleBlocks(q, step));
+          for (let i = 0; i < n; i++) if ((i >> 5) % step === 0) expect(sample[i]).toBe(all[i]);
+          const sortedScores = Array.from(all).sort((a, b) => a - b);
+          for (const cut of [
+            Number.NEGATIVE_INFINITY,
+            sortedScores[Math.floor(n / 2)]!,
+            sortedScores[n - 1]!,
+            Number.POSITIVE_INFINITY,
+          ]) {
+            const hits = scan.above(q, cut);
+            const want = Array.from(all.keys()).filter((i) => all[i]! >= cut);
+            expect(Array.from(hits.ids.subarray(0, hits.count))).toEqual(want);
+            expect(Array.from(hits.vals.subarray(0, hits.count))).toEqual(want.map((i) => all[i]!));
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -190,31 +218,41 @@ describe.runIf(simdAvailable())("codeScan (SIMD popcount kernel)", () => {
 
   it("property: listScan scores the vectors of the chosen block ranges of its order with the bits of codeScan, skips padding, and returns ids in scan order", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 150 }), fc.integer({ min: 1, max: 6 }), (seed, n, lists) => {
-        const rng = mulberry32(seed);
-        const codes = Uint32Array.from({ length: n * 8 }, () => (rng() * 2 ** 32) >>> 0);
-        const scales = Float32Array.from({ length: n }, () => rng());
-        // a random list of each vector, lists padded to blocks of 32 (as the IVF layout)
-        const listOf = Array.from({ length: n }, () => Math.floor(rng() * lists));
-        const order: number[] = [];
-        const firstBlock: number[] = [];
-        for (let l = 0; l < lists; l++) {
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 1, max: 150 }),
+        fc.integer({ min: 1, max: 6 }),
+        (seed, n, lists) => {
+          const rng = mulberry32(seed);
+          const codes = Uint32Array.from({ length: n * 8 }, () => (rng() * 2 ** 32) >>> 0);
+          const scales = Float32Array.from({ length: n }, () => rng());
+          // a random list of each vector, lists padded to blocks of 32 (as the IVF layout)
+          const listOf = Array.from({ length: n }, () => Math.floor(rng() * lists));
+          const order: number[] = [];
+          const firstBlock: number[] = [];
+          for (let l = 0; l < lists; l++) {
+            firstBlock.push(order.length / 32);
+            for (let i = 0; i < n; i++) if (listOf[i] === l) order.push(i);
+            while (order.length % 32 !== 0) order.push(-1);
+          }
           firstBlock.push(order.length / 32);
-          for (let i = 0; i < n; i++) if (listOf[i] === l) order.push(i);
-          while (order.length % 32 !== 0) order.push(-1);
-        }
-        firstBlock.push(order.length / 32);
-        const ls = listScan(codes, 8, scales, Int32Array.from(order))!;
-        const full = codeScan(codes, 8, scales)!;
-        const q = quantizeQuery(Float64Array.from({ length: 256 }, () => rng() - 0.5), 2);
-        const want = Float64Array.from(full.scanAll(q));
-        const chosen = Array.from({ length: lists }, (_, l) => l).filter(() => rng() < 0.6);
-        const ranges = Int32Array.from(chosen.flatMap((l) => [firstBlock[l]!, firstBlock[l + 1]!]));
-        const hits = ls.scanRanges(q, ranges, chosen.length);
-        const expectedIds = chosen.flatMap((l) => order.slice(32 * firstBlock[l]!, 32 * firstBlock[l + 1]!).filter((id) => id >= 0));
-        expect(Array.from(hits.ids.subarray(0, hits.count))).toEqual(expectedIds);
-        expect(Array.from(hits.vals.subarray(0, hits.count))).toEqual(expectedIds.map((id) => want[id]!));
-      }),
+          const ls = listScan(codes, 8, scales, Int32Array.from(order))!;
+          const full = codeScan(codes, 8, scales)!;
+          const q = quantizeQuery(
+            Float64Array.from({ length: 256 }, () => rng() - 0.5),
+            2,
+          );
+          const want = Float64Array.from(full.scanAll(q));
+          const chosen = Array.from({ length: lists }, (_, l) => l).filter(() => rng() < 0.6);
+          const ranges = Int32Array.from(chosen.flatMap((l) => [firstBlock[l]!, firstBlock[l + 1]!]));
+          const hits = ls.scanRanges(q, ranges, chosen.length);
+          const expectedIds = chosen.flatMap((l) =>
+            order.slice(32 * firstBlock[l]!, 32 * firstBlock[l + 1]!).filter((id) => id >= 0),
+          );
+          expect(Array.from(hits.ids.subarray(0, hits.count))).toEqual(expectedIds);
+          expect(Array.from(hits.vals.subarray(0, hits.count))).toEqual(expectedIds.map((id) => want[id]!));
+        },
+      ),
       { numRuns: 60 },
     );
   });

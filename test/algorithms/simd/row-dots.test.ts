@@ -4,7 +4,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { dotAt } from "../../../algorithms/linalg/dot.ts";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import { KERNELS_WASM_BASE64 } from "../../../algorithms/simd/kernels-wasm.ts";
-import { CHUNK, dotErrorFactor, dotUnderflowBound, f32RowDots, int8RowDots, setSimdEnabled, simdAvailable, simdByDefault } from "../../../algorithms/simd/row-dots.ts";
+import {
+  CHUNK,
+  dotErrorFactor,
+  dotUnderflowBound,
+  f32RowDots,
+  int8RowDots,
+  setSimdEnabled,
+  simdAvailable,
+  simdByDefault,
+} from "../../../algorithms/simd/row-dots.ts";
 import { assembleKernels } from "../../../bench/build-simd-kernels.ts";
 
 function lcg(seed: number): () => number {
@@ -48,23 +57,31 @@ describe.runIf(simdAvailable())("SIMD kernels: float32 rows", () => {
 
   it("equals dotAt within dotErrorFactor(d) · Σ_j |x_j q_j| + underflow, for every d (16-blocks, 4-blocks, tails)", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.double({ min: -8, max: 8, noNaN: true }), (d, n, seed, e) => {
-        const r = lcg(seed);
-        const rows = Float32Array.from({ length: n * d }, () => r() * 2 ** e);
-        const q = Float64Array.from({ length: d }, () => r());
-        const ids = Int32Array.from({ length: 3 * n }, (_, k) => (k * 5 + 1) % n);
-        const got = f32RowDots(rows, d)!.dots(ids, q);
-        for (let k = 0; k < ids.length; k++) {
-          const o = ids[k]! * d;
-          let abs = 0;
-          let maxAbs = 0;
-          for (let j = 0; j < d; j++) {
-            abs += Math.abs(rows[o + j]! * q[j]!);
-            maxAbs = Math.max(maxAbs, Math.abs(rows[o + j]!));
+      fc.property(
+        fc.integer({ min: 1, max: 80 }),
+        fc.integer({ min: 1, max: 9 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.double({ min: -8, max: 8, noNaN: true }),
+        (d, n, seed, e) => {
+          const r = lcg(seed);
+          const rows = Float32Array.from({ length: n * d }, () => r() * 2 ** e);
+          const q = Float64Array.from({ length: d }, () => r());
+          const ids = Int32Array.from({ length: 3 * n }, (_, k) => (k * 5 + 1) % n);
+          const got = f32RowDots(rows, d)!.dots(ids, q);
+          for (let k = 0; k < ids.length; k++) {
+            const o = ids[k]! * d;
+            let abs = 0;
+            let maxAbs = 0;
+            for (let j = 0; j < d; j++) {
+              abs += Math.abs(rows[o + j]! * q[j]!);
+              maxAbs = Math.max(maxAbs, Math.abs(rows[o + j]!));
+            }
+            expect(Math.abs(got[k]! - dotAt(rows, o, q, d))).toBeLessThanOrEqual(
+              dotErrorFactor(d) * abs + dotUnderflowBound(d, maxAbs),
+            );
           }
-          expect(Math.abs(got[k]! - dotAt(rows, o, q, d))).toBeLessThanOrEqual(dotErrorFactor(d) * abs + dotUnderflowBound(d, maxAbs));
-        }
-      }),
+        },
+      ),
     );
   });
 

@@ -28,14 +28,18 @@ describe("quantizeU4Query", () => {
 
   it("property: |Σ_j r_j (c_j − 7.5) − step·(S − 7.5·K)| ≤ errorBound for any codes", () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 64, maxLength: 64 }), fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 32, maxLength: 32 }), (r, bytes) => {
-        const q = quantizeU4Query(r, 64);
-        const codes = Uint8Array.from(bytes);
-        let exact = 0;
-        for (let j = 0; j < 64; j++) exact += r[j]! * (((codes[j >> 1]! >> (4 * (j & 1))) & 15) - 7.5);
-        const approx = q.step * (u4DotJs(codes, 0, 64, q) - 7.5 * q.sum);
-        expect(Math.abs(approx - exact)).toBeLessThanOrEqual(q.errorBound * (1 + 1e-9) + 1e-12);
-      }),
+      fc.property(
+        fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 64, maxLength: 64 }),
+        fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 32, maxLength: 32 }),
+        (r, bytes) => {
+          const q = quantizeU4Query(r, 64);
+          const codes = Uint8Array.from(bytes);
+          let exact = 0;
+          for (let j = 0; j < 64; j++) exact += r[j]! * (((codes[j >> 1]! >> (4 * (j & 1))) & 15) - 7.5);
+          const approx = q.step * (u4DotJs(codes, 0, 64, q) - 7.5 * q.sum);
+          expect(Math.abs(approx - exact)).toBeLessThanOrEqual(q.errorBound * (1 + 1e-9) + 1e-12);
+        },
+      ),
       { numRuns: 200, seed: 1 },
     );
   });
@@ -44,23 +48,31 @@ describe("quantizeU4Query", () => {
 describe.runIf(simdAvailable())("u4Scan (WebAssembly SIMD)", () => {
   it("property: the kernel's sums equal the JS reference, over several ranges in order", () => {
     fc.assert(
-      fc.property(fc.constantFrom(32, 64, 512), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), (D, positions, seed) => {
-        const scan = u4Scan(positions, D)!;
-        let x = seed;
-        const next = () => {
-          x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-          return x;
-        };
-        for (let i = 0; i < scan.codes.length; i++) scan.codes[i] = next() & 255;
-        const r = Float64Array.from({ length: D }, () => (next() / 2 ** 32) * 2 - 1);
-        const q = quantizeU4Query(r, D);
-        const a = Math.floor(positions / 3);
-        const ranges = Int32Array.from([a, positions, 0, a]);
-        const { sums, count } = scan.scanRanges(q, ranges, 2);
-        expect(count).toBe(positions);
-        const expected = [...Array.from({ length: positions - a }, (_, t) => a + t), ...Array.from({ length: a }, (_, t) => t)].map((p) => u4DotJs(scan.codes, p * (D >> 1), D, q));
-        expect(Array.from(sums.subarray(0, count))).toEqual(expected);
-      }),
+      fc.property(
+        fc.constantFrom(32, 64, 512),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        (D, positions, seed) => {
+          const scan = u4Scan(positions, D)!;
+          let x = seed;
+          const next = () => {
+            x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+            return x;
+          };
+          for (let i = 0; i < scan.codes.length; i++) scan.codes[i] = next() & 255;
+          const r = Float64Array.from({ length: D }, () => (next() / 2 ** 32) * 2 - 1);
+          const q = quantizeU4Query(r, D);
+          const a = Math.floor(positions / 3);
+          const ranges = Int32Array.from([a, positions, 0, a]);
+          const { sums, count } = scan.scanRanges(q, ranges, 2);
+          expect(count).toBe(positions);
+          const expected = [
+            ...Array.from({ length: positions - a }, (_, t) => a + t),
+            ...Array.from({ length: a }, (_, t) => t),
+          ].map((p) => u4DotJs(scan.codes, p * (D >> 1), D, q));
+          expect(Array.from(sums.subarray(0, count))).toEqual(expected);
+        },
+      ),
       { numRuns: 60, seed: 2 },
     );
   });

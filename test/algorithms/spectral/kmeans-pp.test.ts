@@ -94,7 +94,9 @@ describe("kmeansPlusPlus", () => {
 
   it("at convergence every point sits with its nearest centre (property)", () => {
     const arb = fc.record({
-      pts: fc.array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 2, maxLength: 60 }).map((a) => (a.length % 2 ? a.slice(1) : a)),
+      pts: fc
+        .array(fc.double({ min: -10, max: 10, noNaN: true }), { minLength: 2, maxLength: 60 })
+        .map((a) => (a.length % 2 ? a.slice(1) : a)),
       k: fc.integer({ min: 1, max: 4 }),
       seed: fc.integer(),
     });
@@ -107,7 +109,8 @@ describe("kmeansPlusPlus", () => {
         if (!r.converged) return;
         let inertia = 0;
         for (let i = 0; i < n; i++) {
-          const d = (c: number) => (data[2 * i]! - r.centroids[2 * c]!) ** 2 + (data[2 * i + 1]! - r.centroids[2 * c + 1]!) ** 2;
+          const d = (c: number) =>
+            (data[2 * i]! - r.centroids[2 * c]!) ** 2 + (data[2 * i + 1]! - r.centroids[2 * c + 1]!) ** 2;
           const own = d(r.assignments[i]!);
           inertia += own;
           for (let c = 0; c < k; c++) expect(own).toBeLessThanOrEqual(d(c) + 1e-9);
@@ -152,19 +155,25 @@ describe("kmeansPlusPlus with Hamerly's bounds (skipped scans)", () => {
 
   it("property: a converged run is a fixed point of the plain scan (every point at its nearest centre, lowest index on ties), clustered data with duplicates", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 2, max: 8 }), fc.integer({ min: 1, max: 6 }), (seed, k, dim) => {
-        const rng = mulberry32(seed);
-        const n = 200;
-        const centres = Array.from({ length: k }, () => Array.from({ length: dim }, () => rng() * 4));
-        const data = new Float64Array(n * dim);
-        for (let i = 0; i < n; i++) {
-          if (i % 17 === 16) data.set(data.subarray((i - 1) * dim, i * dim), i * dim); // exact duplicates
-          else for (let j = 0; j < dim; j++) data[i * dim + j] = centres[i % k]![j]! + (rng() - 0.5);
-        }
-        const r = kmeansPlusPlus(data, dim, k, { rng: mulberry32(seed ^ 3), maxIterations: 500 });
-        fc.pre(r.converged);
-        expect(Array.from(plainAssign(data, dim, r.centroids, k))).toEqual(Array.from(r.assignments));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 2, max: 8 }),
+        fc.integer({ min: 1, max: 6 }),
+        (seed, k, dim) => {
+          const rng = mulberry32(seed);
+          const n = 200;
+          const centres = Array.from({ length: k }, () => Array.from({ length: dim }, () => rng() * 4));
+          const data = new Float64Array(n * dim);
+          for (let i = 0; i < n; i++) {
+            if (i % 17 === 16)
+              data.set(data.subarray((i - 1) * dim, i * dim), i * dim); // exact duplicates
+            else for (let j = 0; j < dim; j++) data[i * dim + j] = centres[i % k]![j]! + (rng() - 0.5);
+          }
+          const r = kmeansPlusPlus(data, dim, k, { rng: mulberry32(seed ^ 3), maxIterations: 500 });
+          fc.pre(r.converged);
+          expect(Array.from(plainAssign(data, dim, r.centroids, k))).toEqual(Array.from(r.assignments));
+        },
+      ),
       { numRuns: 60 },
     );
   });

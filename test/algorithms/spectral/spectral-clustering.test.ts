@@ -3,7 +3,10 @@ import { describe, expect, it } from "vitest";
 import { buildCsr } from "../../../algorithms/graph/csr.ts";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import { SpectralError, spectralClustering } from "../../../algorithms/spectral/spectral-clustering.ts";
-import { type ToolCapabilityInput, toolCapabilityAdjacency } from "../../../algorithms/spectral/tool-capability-graph.ts";
+import {
+  type ToolCapabilityInput,
+  toolCapabilityAdjacency,
+} from "../../../algorithms/spectral/tool-capability-graph.ts";
 
 /** Same partition up to relabelling. */
 function samePartition(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
@@ -25,7 +28,12 @@ function samePartition(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
  * group (see below); a little noise: one capability per group also lists one tool of the next group, and one dependency
  * links consecutive groups' first capabilities.
  */
-function planted(groups: number, toolsPer: number, capsPer: number, seed: number): { input: ToolCapabilityInput; truth: number[] } {
+function planted(
+  groups: number,
+  toolsPer: number,
+  capsPer: number,
+  seed: number,
+): { input: ToolCapabilityInput; truth: number[] } {
   const rng = mulberry32(seed);
   const nTools = groups * toolsPer;
   const memberships: number[][] = [];
@@ -44,7 +52,8 @@ function planted(groups: number, toolsPer: number, capsPer: number, seed: number
   }
   for (let c = 0; c < groups * capsPer; c++) truth.push(Math.floor(c / capsPer));
   const capabilityDeps = [];
-  for (let g = 0; g < groups; g++) capabilityDeps.push({ from: g * capsPer, to: ((g + 1) % groups) * capsPer, weight: 0.3 });
+  for (let g = 0; g < groups; g++)
+    capabilityDeps.push({ from: g * capsPer, to: ((g + 1) % groups) * capsPer, weight: 0.3 });
   return { input: { nTools, memberships, capabilityDeps }, truth };
 }
 
@@ -93,7 +102,9 @@ describe("spectralClustering", () => {
     const deg = new Array<number>(n).fill(0);
     for (let u = 0; u < n; u++) for (let j = a.offsets[u]!; j < a.offsets[u + 1]!; j++) deg[u]! += a.weights[j]!;
     const l = Matrix.eye(n, n);
-    for (let u = 0; u < n; u++) for (let j = a.offsets[u]!; j < a.offsets[u + 1]!; j++) l.set(u, a.targets[j]!, -a.weights[j]! / Math.sqrt(deg[u]! * deg[a.targets[j]!]!));
+    for (let u = 0; u < n; u++)
+      for (let j = a.offsets[u]!; j < a.offsets[u + 1]!; j++)
+        l.set(u, a.targets[j]!, -a.weights[j]! / Math.sqrt(deg[u]! * deg[a.targets[j]!]!));
     const ref = new EigenvalueDecomposition(l, { assumeSymmetric: true }).realEigenvalues.sort((x, y) => x - y);
     for (let i = 0; i < r.eigenvalues.length; i++) expect(Math.abs(r.eigenvalues[i]! - ref[i]!)).toBeLessThan(1e-8);
   });
@@ -120,7 +131,15 @@ describe("spectralClustering", () => {
 
   it("disconnected parts: two components with no shared edge become the two clusters", () => {
     // Two complete bipartite parts K(4,2): L has eigenvalues 0, 0, 1 (×8), 2, 2 → largest gap at k = 2.
-    const input = { nTools: 8, memberships: [[0, 1, 2, 3], [0, 1, 2, 3], [4, 5, 6, 7], [4, 5, 6, 7]] };
+    const input = {
+      nTools: 8,
+      memberships: [
+        [0, 1, 2, 3],
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+        [4, 5, 6, 7],
+      ],
+    };
     const r = spectralClustering(input);
     expect(r.components).toBe(2);
     expect(r.k).toBe(2);
@@ -162,7 +181,14 @@ describe("spectralClustering", () => {
   });
 
   it("a given k below the number of components groups whole components", () => {
-    const input = { nTools: 6, memberships: [[0, 1], [2, 3], [4, 5]] };
+    const input = {
+      nTools: 6,
+      memberships: [
+        [0, 1],
+        [2, 3],
+        [4, 5],
+      ],
+    };
     const r = spectralClustering(input, { k: 2 });
     const all = [...r.toolClusters, ...r.capabilityClusters];
     expect(new Set(all).size).toBe(2);

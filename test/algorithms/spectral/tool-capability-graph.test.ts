@@ -8,7 +8,8 @@ import {
 
 function dense(a: { n: number; offsets: Uint32Array; targets: Uint32Array; weights: Float64Array }): number[][] {
   const m = Array.from({ length: a.n }, () => new Array<number>(a.n).fill(0));
-  for (let u = 0; u < a.n; u++) for (let j = a.offsets[u]!; j < a.offsets[u + 1]!; j++) m[u]![a.targets[j]!] = a.weights[j]!;
+  for (let u = 0; u < a.n; u++)
+    for (let j = a.offsets[u]!; j < a.offsets[u + 1]!; j++) m[u]![a.targets[j]!] = a.weights[j]!;
   return m;
 }
 
@@ -24,8 +25,14 @@ function codeOf(fn: () => unknown): string | undefined {
 const input = {
   nTools: 3,
   memberships: [[0, 1, 1], [2]],
-  capabilityDeps: [{ from: 0, to: 1, weight: 0.4 }, { from: 1, to: 0, weight: 0.2 }],
-  toolGraph: buildCsr(3, [{ from: 0, to: 2, weight: 0.5 }, { from: 2, to: 0, weight: 0.25 }]),
+  capabilityDeps: [
+    { from: 0, to: 1, weight: 0.4 },
+    { from: 1, to: 0, weight: 0.2 },
+  ],
+  toolGraph: buildCsr(3, [
+    { from: 0, to: 2, weight: 0.5 },
+    { from: 2, to: 0, weight: 0.25 },
+  ]),
 };
 
 describe("toolCapabilityAdjacency", () => {
@@ -68,16 +75,24 @@ describe("toolCapabilityDigraph", () => {
 
 describe("validation", () => {
   it("names the offending dependency", () => {
-    expect(() => toolCapabilityDigraph({ nTools: 1, memberships: [[0]], capabilityDeps: [{ from: 0, to: 3, weight: 1 }] })).toThrow(
-      /dependency 0->3 names capability 3/,
-    );
+    expect(() =>
+      toolCapabilityDigraph({ nTools: 1, memberships: [[0]], capabilityDeps: [{ from: 0, to: 3, weight: 1 }] }),
+    ).toThrow(/dependency 0->3 names capability 3/);
   });
 
   it("rejects negative dependency weight, bad nTools, mismatched tool graph and negative factors", () => {
-    expect(codeOf(() => toolCapabilityDigraph({ nTools: 1, memberships: [[0]], capabilityDeps: [{ from: 0, to: 0, weight: -1 }] }))).toBe("bad-weight");
+    expect(
+      codeOf(() =>
+        toolCapabilityDigraph({ nTools: 1, memberships: [[0]], capabilityDeps: [{ from: 0, to: 0, weight: -1 }] }),
+      ),
+    ).toBe("bad-weight");
     expect(codeOf(() => toolCapabilityDigraph({ nTools: -1, memberships: [] }))).toBe("bad-n");
-    expect(codeOf(() => toolCapabilityDigraph({ nTools: 2, memberships: [], toolGraph: buildCsr(3, []) }))).toBe("bad-tool-graph");
-    expect(codeOf(() => toolCapabilityAdjacency({ nTools: 1, memberships: [] }, { membershipWeight: -1 }))).toBe("bad-weight");
+    expect(codeOf(() => toolCapabilityDigraph({ nTools: 2, memberships: [], toolGraph: buildCsr(3, []) }))).toBe(
+      "bad-tool-graph",
+    );
+    expect(codeOf(() => toolCapabilityAdjacency({ nTools: 1, memberships: [] }, { membershipWeight: -1 }))).toBe(
+      "bad-weight",
+    );
     expect(() => toolCapabilityDigraph({ nTools: 2, memberships: [[2]] })).toThrow(ToolCapabilityGraphError);
   });
 });

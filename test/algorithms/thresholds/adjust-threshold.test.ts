@@ -67,7 +67,11 @@ describe("adjustThreshold", () => {
   });
 
   it("the seed's reasoning sentence for user_history_positive (7%)", () => {
-    const adj = adjustThreshold({ user: { reputation: 0.85, successRate: 0.9, taskCount: 25 }, task: plainTask, environment: dev });
+    const adj = adjustThreshold({
+      user: { reputation: 0.85, successRate: 0.9, taskCount: 25 },
+      task: plainTask,
+      environment: dev,
+    });
     // (0.70 − 0.65) / 0.70 = 7.14% → 7%
     expect(adj.reasoning).toBe(
       "Threshold decreased by 7% (0.70 → 0.65). Rule: user_history_positive. Reason: User has proven track record (≥80% reputation, ≥85% success, ≥10 tasks)",
@@ -128,14 +132,24 @@ describe("adjustThreshold", () => {
 
   it("a wider configured range lets the offset through: 0.80 + 0.05 = 0.85 within [0.5, 0.9]", () => {
     const adj = adjustThreshold(
-      { user: plainUser, task: plainTask, environment: { isProduction: true, isCriticalTask: true }, learnedOffset: 0.05 },
+      {
+        user: plainUser,
+        task: plainTask,
+        environment: { isProduction: true, isCriticalTask: true },
+        learnedOffset: 0.05,
+      },
       { minThreshold: 0.5, maxThreshold: 0.9 },
     );
     expect(adj.adjustedThreshold).toBeCloseTo(0.85, 9);
   });
 
   it("resource signals are reported but no rule reads them by default", () => {
-    const adj = adjustThreshold({ user: plainUser, task: plainTask, environment: dev, resources: { memory: 0.99, cpu: 0.5 } });
+    const adj = adjustThreshold({
+      user: plainUser,
+      task: plainTask,
+      environment: dev,
+      resources: { memory: 0.99, cpu: 0.5 },
+    });
     expect(adj.signals.resource?.signals).toEqual(["resource_critical"]);
     expect(adj.adjustedThreshold).toBe(0.7);
   });
@@ -144,7 +158,16 @@ describe("adjustThreshold", () => {
     const adj = adjustThreshold(
       { user: plainUser, task: plainTask, environment: dev, resources: { memory: 0.99, cpu: 0.5 } },
       {
-        rules: [{ id: "resource_critical", signal: "resource_critical", threshold: 0.75, priority: 10, category: "up", reason: "r" }],
+        rules: [
+          {
+            id: "resource_critical",
+            signal: "resource_critical",
+            threshold: 0.75,
+            priority: 10,
+            category: "up",
+            reason: "r",
+          },
+        ],
       },
     );
     expect(adj.appliedRules).toEqual(["resource_critical"]);
@@ -154,9 +177,9 @@ describe("adjustThreshold", () => {
   it("misuse: base outside [min, max], min > max, non-finite offset", () => {
     expect(() => createThresholdAdjuster({ baseThreshold: 0.9 })).toThrow(ThresholdError);
     expect(() => createThresholdAdjuster({ minThreshold: 0.8, maxThreshold: 0.6 })).toThrow(/exceeds/);
-    expect(() => adjustThreshold({ user: plainUser, task: plainTask, environment: dev, learnedOffset: Number.NaN })).toThrow(
-      /learnedOffset/,
-    );
+    expect(() =>
+      adjustThreshold({ user: plainUser, task: plainTask, environment: dev, learnedOffset: Number.NaN }),
+    ).toThrow(/learnedOffset/);
   });
 
   it("property: adjusted threshold always within [0.60, 0.80] and level matches the sign of delta", () => {

@@ -88,7 +88,14 @@ describe("selectRule: priority and tie-breaking", () => {
 
   it("matchingRules lists every match in selection order", () => {
     const ids = matchingRules(
-      fire("similar_success", "trusted_user", "urgent_task", "new_unproven_user", "high_error_rate", "critical_production"),
+      fire(
+        "similar_success",
+        "trusted_user",
+        "urgent_task",
+        "new_unproven_user",
+        "high_error_rate",
+        "critical_production",
+      ),
     ).map((r) => r.id);
     expect(ids).toEqual([
       "critical_production",

@@ -200,7 +200,8 @@ describe("calibration properties", () => {
         if (c.blocks.length !== plain.blocks.length) return false;
         let prev = 0;
         return c.blocks.every((b, k) => {
-          const ok = b.p >= prev && b.p <= b.rate + 1e-12 && b.rate === plain.blocks[k]!.rate && plain.blocks[k]!.p === b.rate;
+          const ok =
+            b.p >= prev && b.p <= b.rate + 1e-12 && b.rate === plain.blocks[k]!.rate && plain.blocks[k]!.p === b.rate;
           prev = b.p;
           return ok;
         });
@@ -227,7 +228,13 @@ describe("calibration properties", () => {
           for (let i = 0; i <= j; i++) {
             for (let jj = i; jj <= j; jj++) {
               const w = plain.slice(i, jj + 1);
-              best = Math.max(best, wilsonLowerBound(Math.round(w.reduce((t, x) => t + x.rate * x.n, 0)), w.reduce((t, x) => t + x.n, 0)));
+              best = Math.max(
+                best,
+                wilsonLowerBound(
+                  Math.round(w.reduce((t, x) => t + x.rate * x.n, 0)),
+                  w.reduce((t, x) => t + x.n, 0),
+                ),
+              );
             }
           }
           return Math.abs(b.p - best) < 1e-12;
@@ -291,7 +298,9 @@ describe("fitCalibration minBlock", () => {
       [0.5, 0.9, 6, 4 / 6],
     ]);
     // minBlock 5: 0.1 (n 4) has no lower neighbour → joins 0.5 (2 of 8), then 0.9 (n 2) joins it → 4 of 10.
-    expect(fitCalibration(scores, ok, { z: 0, minBlock: 5 }).blocks.map((b) => [b.lo, b.hi, b.n, b.rate])).toEqual([[0.1, 0.9, 10, 0.4]]);
+    expect(fitCalibration(scores, ok, { z: 0, minBlock: 5 }).blocks.map((b) => [b.lo, b.hi, b.n, b.rate])).toEqual([
+      [0.1, 0.9, 10, 0.4],
+    ]);
     expect(() => fitCalibration(scores, ok, { minBlock: 0 })).toThrow(/minBlock/);
   });
 });

@@ -3,13 +3,24 @@ import { describe, expect, it } from "vitest";
 import { capForChannels, LEXICAL_ONLY_REASON } from "../../../algorithms/thresholds/channel-cap.ts";
 import { capForSafety, SUSPICIOUS_REASON } from "../../../algorithms/thresholds/safety-cap.ts";
 
-const tier = (decision: "accepted" | "accepted-with-caution" | "abstained", confidence: "high" | "medium" | "low") => ({ decision, confidence, caution: decision === "accepted-with-caution", threshold: 0.7 });
+const tier = (decision: "accepted" | "accepted-with-caution" | "abstained", confidence: "high" | "medium" | "low") => ({
+  decision,
+  confidence,
+  caution: decision === "accepted-with-caution",
+  threshold: 0.7,
+});
 const lexicalOnly = { lexical: true, embedding: false, graph: true };
 const all = { lexical: true, embedding: true, graph: true };
 
 describe("capForChannels", () => {
   it("turns an accepted lexical-only answer into accepted-with-caution, medium, with the reason", () => {
-    expect(capForChannels(tier("accepted", "high"), lexicalOnly)).toEqual({ decision: "accepted-with-caution", confidence: "medium", caution: true, threshold: 0.7, reason: LEXICAL_ONLY_REASON });
+    expect(capForChannels(tier("accepted", "high"), lexicalOnly)).toEqual({
+      decision: "accepted-with-caution",
+      confidence: "medium",
+      caution: true,
+      threshold: 0.7,
+      reason: LEXICAL_ONLY_REASON,
+    });
     expect(capForChannels(tier("accepted", "low"), lexicalOnly).confidence).toBe("low");
   });
 

@@ -63,7 +63,10 @@ describe("domain", () => {
   });
 
   it("workflow domains count as hits and unknown ones are kept", () => {
-    const d = detector.detect({ text: "style the component", workflow: { steps: [], replans: 0, domains: ["billing"] } }, {});
+    const d = detector.detect(
+      { text: "style the component", workflow: { steps: [], replans: 0, domains: ["billing"] } },
+      {},
+    );
     expect(d.domains).toEqual(["frontend", "billing"]);
   });
 
@@ -80,17 +83,15 @@ describe("domain", () => {
 
 describe("complexity", () => {
   it("formula by hand: 2 steps, 2 tools, 1 domain → 0.1 + 0.1 + 0.0833 = 0.2833 (simple)", () => {
-    expect(estimateComplexity({ steps: 2, distinctTools: 2, domains: 1, complexIndicator: false, simpleIndicator: false })).toBeCloseTo(
-      0.283333,
-      6,
-    );
+    expect(
+      estimateComplexity({ steps: 2, distinctTools: 2, domains: 1, complexIndicator: false, simpleIndicator: false }),
+    ).toBeCloseTo(0.283333, 6);
   });
 
   it("11 steps, 4 tools, 1 domain → 0.5 + 0.2 + 0.0833 = 0.7833 (complex)", () => {
-    expect(estimateComplexity({ steps: 11, distinctTools: 4, domains: 1, complexIndicator: false, simpleIndicator: false })).toBeCloseTo(
-      0.783333,
-      6,
-    );
+    expect(
+      estimateComplexity({ steps: 11, distinctTools: 4, domains: 1, complexIndicator: false, simpleIndicator: false }),
+    ).toBeCloseTo(0.783333, 6);
   });
 
   it("indicators shift by ±0.15 and cancel each other", () => {
@@ -103,13 +104,27 @@ describe("complexity", () => {
   });
 
   it("is clamped to [0, 1]", () => {
-    expect(estimateComplexity({ steps: 0, distinctTools: 0, domains: 0, complexIndicator: false, simpleIndicator: true })).toBe(0);
-    expect(estimateComplexity({ steps: 50, distinctTools: 50, domains: 9, complexIndicator: true, simpleIndicator: false })).toBe(1);
+    expect(
+      estimateComplexity({ steps: 0, distinctTools: 0, domains: 0, complexIndicator: false, simpleIndicator: true }),
+    ).toBe(0);
+    expect(
+      estimateComplexity({ steps: 50, distinctTools: 50, domains: 9, complexIndicator: true, simpleIndicator: false }),
+    ).toBe(1);
   });
 
   it("the detector counts distinct tools from steps and the tool list", () => {
     const d = detector.detect(
-      { text: "x", workflow: { steps: [{ tool: "a", success: true }, { tool: "a", success: true }], replans: 0, tools: ["b"] } },
+      {
+        text: "x",
+        workflow: {
+          steps: [
+            { tool: "a", success: true },
+            { tool: "a", success: true },
+          ],
+          replans: 0,
+          tools: ["b"],
+        },
+      },
       {},
     );
     // steps 2 → 0.1; tools {a, b} → 0.25·0.4 = 0.1; domains 0 → 0
@@ -143,7 +158,10 @@ describe("workflow health", () => {
   });
 
   it("replans > 2 → AtRisk; exactly 2 is OnTrack", () => {
-    expect(assessWorkflowHealth({ steps: steps(true), replans: 3 })).toMatchObject({ taskHealth: "AtRisk", atRisk: true });
+    expect(assessWorkflowHealth({ steps: steps(true), replans: 3 })).toMatchObject({
+      taskHealth: "AtRisk",
+      atRisk: true,
+    });
     expect(assessWorkflowHealth({ steps: steps(true), replans: 2 }).taskHealth).toBe("OnTrack");
   });
 
@@ -164,14 +182,21 @@ describe("workflow health", () => {
   });
 
   it("more than 3 consecutive trailing failures → frustrated; exactly 3 is not", () => {
-    const four = assessWorkflowHealth({ steps: steps(true, true, true, true, true, false, false, false, false), replans: 0 });
+    const four = assessWorkflowHealth({
+      steps: steps(true, true, true, true, true, false, false, false, false),
+      replans: 0,
+    });
     expect(four.userStates).toEqual(["frustrated"]);
     expect(four.consecutiveFailures).toBe(4);
-    expect(assessWorkflowHealth({ steps: steps(true, true, true, true, false, false, false), replans: 0 }).userStates).toEqual([]);
+    expect(
+      assessWorkflowHealth({ steps: steps(true, true, true, true, false, false, false), replans: 0 }).userStates,
+    ).toEqual([]);
   });
 
   it("failures followed by a success are not consecutive at the end", () => {
-    expect(assessWorkflowHealth({ steps: steps(false, false, false, false, true), replans: 0 }).consecutiveFailures).toBe(0);
+    expect(
+      assessWorkflowHealth({ steps: steps(false, false, false, false, true), replans: 0 }).consecutiveFailures,
+    ).toBe(0);
   });
 
   it("throws on negative replans", () => {
@@ -181,16 +206,27 @@ describe("workflow health", () => {
 
 describe("inputKey", () => {
   const detector = createRuleBasedDetector({ domains: { billing: ["invoice", "refund"] } });
-  const texts = ["", "fix the failing deploy now", "analyze the invoice data", "urgent: production outage in the database", "refactor a single file, no rush"];
+  const texts = [
+    "",
+    "fix the failing deploy now",
+    "analyze the invoice data",
+    "urgent: production outage in the database",
+    "refactor a single file, no rush",
+  ];
   const tools = ["a.x", "a.y", "b.z", "c.w", "d.v"];
   const input = fc.record({
     text: fc.constantFrom(...texts),
     workflow: fc.option(
       fc.record({
-        steps: fc.array(fc.record({ tool: fc.option(fc.constantFrom(...tools), { nil: undefined }), success: fc.boolean() }), { maxLength: 8 }),
+        steps: fc.array(
+          fc.record({ tool: fc.option(fc.constantFrom(...tools), { nil: undefined }), success: fc.boolean() }),
+          { maxLength: 8 },
+        ),
         replans: fc.integer({ min: 0, max: 4 }),
         tools: fc.option(fc.array(fc.constantFrom(...tools), { maxLength: 3 }), { nil: undefined }),
-        domains: fc.option(fc.array(fc.constantFrom("billing", "database", "ops"), { maxLength: 3 }), { nil: undefined }),
+        domains: fc.option(fc.array(fc.constantFrom("billing", "database", "ops"), { maxLength: 3 }), {
+          nil: undefined,
+        }),
       }),
       { nil: undefined },
     ),
@@ -203,7 +239,14 @@ describe("inputKey", () => {
         if (kx === detector.inputKey!(y)) expect(detector.detect(y, {})).toEqual(detector.detect(x, {}));
         // Every tool renamed one-to-one (names prefixed): same distinct count, same key, same detection.
         if (x.workflow) {
-          const renamed = { ...x, workflow: { ...x.workflow, steps: x.workflow.steps.map((s) => ({ ...s, tool: s.tool === undefined ? undefined : `r.${s.tool}` })), tools: x.workflow.tools?.map((t) => `r.${t}`) } };
+          const renamed = {
+            ...x,
+            workflow: {
+              ...x.workflow,
+              steps: x.workflow.steps.map((s) => ({ ...s, tool: s.tool === undefined ? undefined : `r.${s.tool}` })),
+              tools: x.workflow.tools?.map((t) => `r.${t}`),
+            },
+          };
           expect(detector.inputKey!(renamed)).toBe(kx);
           expect(detector.detect(renamed, {})).toEqual(detector.detect(x, {}));
           // One more distinct tool changes the key (complexity reads the count).
@@ -216,7 +259,11 @@ describe("inputKey", () => {
   });
 
   it("separates what detect reads by hand: outcomes, replans, text and domains", () => {
-    const wf = (outcomes: boolean[], replans = 0, domains?: string[]) => ({ steps: outcomes.map((success, i) => ({ tool: `t${i}`, success })), replans, ...(domains ? { domains } : {}) });
+    const wf = (outcomes: boolean[], replans = 0, domains?: string[]) => ({
+      steps: outcomes.map((success, i) => ({ tool: `t${i}`, success })),
+      replans,
+      ...(domains ? { domains } : {}),
+    });
     const k = (text: string, w?: ReturnType<typeof wf>) => detector.inputKey!({ text, workflow: w });
     expect(k("", wf([true, false]))).not.toBe(k("", wf([false, true])));
     expect(k("", wf([true], 0))).not.toBe(k("", wf([true], 3)));

@@ -25,7 +25,10 @@ describe("updateContextThreshold", () => {
   });
 
   it("an abstention the user followed successfully pushes it down (0 → −0.01)", () => {
-    expect(updateContextThreshold(emptyContextThreshold(), "abstained-followed-succeeded").offset).toBeCloseTo(-0.01, 12);
+    expect(updateContextThreshold(emptyContextThreshold(), "abstained-followed-succeeded").offset).toBeCloseTo(
+      -0.01,
+      12,
+    );
   });
 
   it("other outcomes only count", () => {
@@ -50,7 +53,8 @@ describe("updateContextThreshold", () => {
 
   it("a wider configured range: floor 0.5, step 0.05 → after 5 steps down −0.20", () => {
     let s = emptyContextThreshold();
-    for (let i = 0; i < 5; i++) s = updateContextThreshold(s, "abstained-followed-succeeded", { floor: 0.5, step: 0.05 });
+    for (let i = 0; i < 5; i++)
+      s = updateContextThreshold(s, "abstained-followed-succeeded", { floor: 0.5, step: 0.05 });
     expect(s.offset).toBeCloseTo(-0.2, 12);
   });
 
@@ -62,8 +66,12 @@ describe("updateContextThreshold", () => {
   });
 
   it("throws on a negative step or an unknown outcome", () => {
-    expect(() => updateContextThreshold(emptyContextThreshold(), "accepted-failed", { step: -0.01 })).toThrow(ThresholdError);
-    expect(() => updateContextThreshold(emptyContextThreshold(), "nope" as GateOutcome)).toThrow(/unknown gate outcome/);
+    expect(() => updateContextThreshold(emptyContextThreshold(), "accepted-failed", { step: -0.01 })).toThrow(
+      ThresholdError,
+    );
+    expect(() => updateContextThreshold(emptyContextThreshold(), "nope" as GateOutcome)).toThrow(
+      /unknown gate outcome/,
+    );
   });
 
   it("property: each update moves at most one step and stays within the bounds", () => {

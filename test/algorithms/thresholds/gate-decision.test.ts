@@ -25,7 +25,12 @@ describe("decide", () => {
 
   it("below threshold → abstained, low, gap and fallbacks", () => {
     const d = decide(0.55, at(0.65), ["grep", "web-search"]);
-    expect(d).toMatchObject({ decision: "abstained", confidence: "low", caution: false, fallbacks: ["grep", "web-search"] });
+    expect(d).toMatchObject({
+      decision: "abstained",
+      confidence: "low",
+      caution: false,
+      fallbacks: ["grep", "web-search"],
+    });
     // gap = 0.65 − 0.55 = 0.10
     expect(d.gap).toBeCloseTo(0.1, 9);
     expect(d.reasoning).toBe("Because. Score 0.55 < threshold 0.65 (gap 0.10): abstained");
@@ -63,10 +68,27 @@ describe("gateTier", () => {
 
   it("gives the three tiers by hand: 0.9 high, 0.7 caution, 0.5 abstained with gap 0.2 at threshold 0.7", () => {
     expect(gateTier(0.9, 0.7)).toEqual({ decision: "accepted", confidence: "high", caution: false, threshold: 0.7 });
-    expect(gateTier(0.7, 0.7)).toEqual({ decision: "accepted-with-caution", confidence: "medium", caution: true, threshold: 0.7 });
-    expect(gateTier(0.5, 0.7)).toEqual({ decision: "abstained", confidence: "low", caution: false, threshold: 0.7, gap: 0.2 });
+    expect(gateTier(0.7, 0.7)).toEqual({
+      decision: "accepted-with-caution",
+      confidence: "medium",
+      caution: true,
+      threshold: 0.7,
+    });
+    expect(gateTier(0.5, 0.7)).toEqual({
+      decision: "abstained",
+      confidence: "low",
+      caution: false,
+      threshold: 0.7,
+      gap: 0.2,
+    });
     // Calibrated: P = 0.6 < 0.80 keeps a 0.9 score out of the high tier.
-    expect(gateTier(0.9, 0.7, { calibrate: () => 0.6 })).toEqual({ decision: "accepted-with-caution", confidence: "medium", caution: true, threshold: 0.7, probability: 0.6 });
+    expect(gateTier(0.9, 0.7, { calibrate: () => 0.6 })).toEqual({
+      decision: "accepted-with-caution",
+      confidence: "medium",
+      caution: true,
+      threshold: 0.7,
+      probability: 0.6,
+    });
   });
 
   it("is decide's decision without the reasoning, fallbacks and rules (same fields, same order)", () => {
@@ -77,7 +99,10 @@ describe("gateTier", () => {
         fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
         fc.option(fc.double({ min: 0.5, max: 1, noNaN: true }), { nil: undefined }),
         (score, t, p, high) => {
-          const options = { ...(p === undefined ? {} : { calibrate: () => p }), ...(high === undefined ? {} : { highConfidence: high }) };
+          const options = {
+            ...(p === undefined ? {} : { calibrate: () => p }),
+            ...(high === undefined ? {} : { highConfidence: high }),
+          };
           const d = decide(score, th(t), ["fallback"], options);
           const { score: _s, appliedRules: _r, fallbacks: _f, reasoning: _why, ...rest } = d;
           const tier = gateTier(score, t, options);

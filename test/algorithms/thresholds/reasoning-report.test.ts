@@ -77,7 +77,12 @@ describe("buildReasoningReport", () => {
   });
 
   it("records the threshold adjustment and rule", () => {
-    expect(report.threshold).toMatchObject({ original: 0.7, adjusted: 0.62, rules: ["task_urgency_high"], level: "lenient" });
+    expect(report.threshold).toMatchObject({
+      original: 0.7,
+      adjusted: 0.62,
+      rules: ["task_urgency_high"],
+      level: "lenient",
+    });
   });
 
   it("assesses risks: complexity 0.5 medium, resources low, uncertainty medium", () => {
@@ -89,7 +94,12 @@ describe("buildReasoningReport", () => {
   });
 
   it("given key factors are used as is", () => {
-    const r = buildReasoningReport({ chosen: { id: "x" }, decision, adjustment, keyFactors: [{ name: "cooccurrence", weight: 0.6 }] });
+    const r = buildReasoningReport({
+      chosen: { id: "x" },
+      decision,
+      adjustment,
+      keyFactors: [{ name: "cooccurrence", weight: 0.6 }],
+    });
     expect(r.keyFactors).toEqual([{ name: "cooccurrence", weight: 0.6 }]);
   });
 
@@ -153,7 +163,9 @@ describe("renderReasoningReport", () => {
   });
 
   it("renders empty sections as (none)", () => {
-    const text = renderReasoningReport(buildReasoningReport({ chosen: { id: "x" }, decision: decide(0.9, adjustment), adjustment }));
+    const text = renderReasoningReport(
+      buildReasoningReport({ chosen: { id: "x" }, decision: decide(0.9, adjustment), adjustment }),
+    );
     expect(text).toContain("└─ (no breakdown)");
     expect(text).toContain("**Alternatives Considered**:\n(none)");
     expect(text).toContain("**Auto-Activated Flags**:\n(none)");

@@ -44,7 +44,10 @@ describe("extractResourceSignals", () => {
 
   it("extremes 0 and 1", () => {
     expect(extractResourceSignals({ memory: 0, cpu: 0, disk: 0 }).signals).toEqual(["resource_healthy"]);
-    expect(extractResourceSignals({ memory: 1, cpu: 1, disk: 1 }).signals).toEqual(["resource_critical", "disk_pressure"]);
+    expect(extractResourceSignals({ memory: 1, cpu: 1, disk: 1 }).signals).toEqual([
+      "resource_critical",
+      "disk_pressure",
+    ]);
   });
 
   it("throws on a usage outside [0, 1]", () => {

@@ -2,11 +2,22 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { capForSafety, SUSPICIOUS_REASON } from "../../../algorithms/thresholds/safety-cap.ts";
 
-const tier = (decision: "accepted" | "accepted-with-caution" | "abstained", confidence: "high" | "medium" | "low") => ({ decision, confidence, caution: decision === "accepted-with-caution", threshold: 0.7 });
+const tier = (decision: "accepted" | "accepted-with-caution" | "abstained", confidence: "high" | "medium" | "low") => ({
+  decision,
+  confidence,
+  caution: decision === "accepted-with-caution",
+  threshold: 0.7,
+});
 
 describe("capForSafety", () => {
   it("turns an accepted suspicious tool into accepted-with-caution, medium, with the reason", () => {
-    expect(capForSafety(tier("accepted", "high"), ["destructive", "suspicious"])).toEqual({ decision: "accepted-with-caution", confidence: "medium", caution: true, threshold: 0.7, reason: SUSPICIOUS_REASON });
+    expect(capForSafety(tier("accepted", "high"), ["destructive", "suspicious"])).toEqual({
+      decision: "accepted-with-caution",
+      confidence: "medium",
+      caution: true,
+      threshold: 0.7,
+      reason: SUSPICIOUS_REASON,
+    });
   });
 
   it("leaves other tools and other decisions as they are (the same object)", () => {

@@ -74,7 +74,9 @@ describe("extractUserHistorySignals", () => {
 
   it("similar past tasks above the floor: similar_success names how many and the floor", () => {
     const user = { reputation: 0.6, successRate: 0.6, taskCount: 8 };
-    const r = extractUserHistorySignals(user, { similarPastSuccess: { rate: 0.9, executions: 4, floor: 0.5, best: 0.8 } });
+    const r = extractUserHistorySignals(user, {
+      similarPastSuccess: { rate: 0.9, executions: 4, floor: 0.5, best: 0.8 },
+    });
     expect(r.signals).toEqual(["similar_success"]);
     expect(r.reasoning).toBe("similar_success: 90% success of 4 similar past executions (similarity ≥ 0.50)");
   });
@@ -82,10 +84,15 @@ describe("extractUserHistorySignals", () => {
   it("no similar past task: no similar_success (not even from the domain counter), and the reasoning says so", () => {
     const domains = { backend: { total: 10, successes: 10 } };
     const user = { reputation: 0.6, successRate: 0.6, taskCount: 8, domains };
-    const r = extractUserHistorySignals(user, { domain: "backend", similarPastSuccess: { rate: null, executions: 0, floor: 0.5, best: 0.21 } });
+    const r = extractUserHistorySignals(user, {
+      domain: "backend",
+      similarPastSuccess: { rate: null, executions: 0, floor: 0.5, best: 0.21 },
+    });
     expect(r.signals).toEqual([]);
     expect(r.similarTaskSuccessRate).toBeUndefined();
-    expect(r.reasoning).toBe("No user-history signal; no similar past task: no past execution is similar enough (similarity ≥ 0.50, the closest reaches 0.21)");
+    expect(r.reasoning).toBe(
+      "No user-history signal; no similar past task: no past execution is similar enough (similarity ≥ 0.50, the closest reaches 0.21)",
+    );
   });
 
   it("high error rate overrides everything (listed first, up)", () => {

@@ -115,7 +115,14 @@ describe("reputationOf", () => {
 describe("userContextOf", () => {
   it("a new user: no tasks, rates 0, not inactive", () => {
     const c = userContextOf(emptyUserHistory(), 1000);
-    expect(c).toMatchObject({ taskCount: 0, successRate: 0, reputation: 0, recentErrors: 0, inactive: false, lastTaskAt: null });
+    expect(c).toMatchObject({
+      taskCount: 0,
+      successRate: 0,
+      reputation: 0,
+      recentErrors: 0,
+      inactive: false,
+      lastTaskAt: null,
+    });
   });
 
   it("counts recent errors in the window only", () => {

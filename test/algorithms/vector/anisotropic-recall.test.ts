@@ -33,48 +33,68 @@ function dataset(seed: number, n: number, d: number, clusters: number) {
 describe("vector index on anisotropic data", () => {
   it("property: mean recall@10 against brute force ≥ 0.99, every score the exact dot product (JS path)", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 300, max: 2500 }), fc.constantFrom(32, 64, 100), fc.integer({ min: 3, max: 60 }), (seed, n, d, clusters) => {
-        const { X, Q } = dataset(seed, n, d, clusters);
-        const index = buildVectorIndex(X, d);
-        let recall = 0;
-        for (let r = 0; r < QUERIES; r++) {
-          const q = Q.subarray(r * d, (r + 1) * d);
-          const hits = searchVectorIndex(index, q, 10, { simd: false, scanSimd: false });
-          const truth = new Set(bruteForce(X, d, q, 10));
-          recall += hits.filter((h) => truth.has(h.id)).length / 10;
-          for (const h of hits) expect(h.score).toBe(dotAt(X, h.id * d, Float64Array.from(q), d));
-        }
-        expect(recall / QUERIES).toBeGreaterThanOrEqual(0.99);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 300, max: 2500 }),
+        fc.constantFrom(32, 64, 100),
+        fc.integer({ min: 3, max: 60 }),
+        (seed, n, d, clusters) => {
+          const { X, Q } = dataset(seed, n, d, clusters);
+          const index = buildVectorIndex(X, d);
+          let recall = 0;
+          for (let r = 0; r < QUERIES; r++) {
+            const q = Q.subarray(r * d, (r + 1) * d);
+            const hits = searchVectorIndex(index, q, 10, { simd: false, scanSimd: false });
+            const truth = new Set(bruteForce(X, d, q, 10));
+            recall += hits.filter((h) => truth.has(h.id)).length / 10;
+            for (const h of hits) expect(h.score).toBe(dotAt(X, h.id * d, Float64Array.from(q), d));
+          }
+          expect(recall / QUERIES).toBeGreaterThanOrEqual(0.99);
+        },
+      ),
       { numRuns: 12 },
     );
   });
 
-  it.skipIf(!simdAvailable())("property: with the SIMD kernels (the IVF stage allowed from n = 1,000, kept or dropped by its calibration), mean recall@10 ≥ 0.99", () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 1000, max: 4000 }), fc.integer({ min: 5, max: 80 }), (seed, n, clusters) => {
-        const d = 128;
-        const { X, Q } = dataset(seed, n, d, clusters);
-        const index = buildVectorIndex(X, d, { ivfFrom: 1000, rng: mulberry32(seed ^ 0x5eed) });
-        let recall = 0;
-        for (let r = 0; r < QUERIES; r++) {
-          const q = Q.subarray(r * d, (r + 1) * d);
-          const truth = new Set(bruteForce(X, d, q, 10));
-          recall += searchVectorIndex(index, q, 10).filter((h) => truth.has(h.id)).length / 10;
-        }
-        expect(recall / QUERIES).toBeGreaterThanOrEqual(0.99);
-      }),
-      { numRuns: 8 },
-    );
-  });
+  it.skipIf(!simdAvailable())(
+    "property: with the SIMD kernels (the IVF stage allowed from n = 1,000, kept or dropped by its calibration), mean recall@10 ≥ 0.99",
+    () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+          fc.integer({ min: 1000, max: 4000 }),
+          fc.integer({ min: 5, max: 80 }),
+          (seed, n, clusters) => {
+            const d = 128;
+            const { X, Q } = dataset(seed, n, d, clusters);
+            const index = buildVectorIndex(X, d, { ivfFrom: 1000, rng: mulberry32(seed ^ 0x5eed) });
+            let recall = 0;
+            for (let r = 0; r < QUERIES; r++) {
+              const q = Q.subarray(r * d, (r + 1) * d);
+              const truth = new Set(bruteForce(X, d, q, 10));
+              recall += searchVectorIndex(index, q, 10).filter((h) => truth.has(h.id)).length / 10;
+            }
+            expect(recall / QUERIES).toBeGreaterThanOrEqual(0.99);
+          },
+        ),
+        { numRuns: 8 },
+      );
+    },
+  );
 
-  it.skipIf(!simdAvailable())("ivfMaxProbeFraction 1 keeps the IVF stage whatever its calibration; outside (0, 1] it is rejected", () => {
-    const d = 128;
-    const { X } = dataset(7, 1500, d, 40);
-    expect(buildVectorIndex(X, d, { ivfFrom: 1000 }).ivf).toBeUndefined(); // calibrated above the default 0.4
-    const kept = buildVectorIndex(X, d, { ivfFrom: 1000, ivfMaxProbeFraction: 1 }).ivf;
-    expect(kept).toBeDefined();
-    expect(kept!.probeFraction).toBeGreaterThan(0.4);
-    for (const bad of [0, 1.5, Number.NaN]) expect(() => buildVectorIndex(X, d, { ivfFrom: 1000, ivfMaxProbeFraction: bad })).toThrow(/ivfMaxProbeFraction/);
-  });
+  it.skipIf(!simdAvailable())(
+    "ivfMaxProbeFraction 1 keeps the IVF stage whatever its calibration; outside (0, 1] it is rejected",
+    () => {
+      const d = 128;
+      const { X } = dataset(7, 1500, d, 40);
+      expect(buildVectorIndex(X, d, { ivfFrom: 1000 }).ivf).toBeUndefined(); // calibrated above the default 0.4
+      const kept = buildVectorIndex(X, d, { ivfFrom: 1000, ivfMaxProbeFraction: 1 }).ivf;
+      expect(kept).toBeDefined();
+      expect(kept!.probeFraction).toBeGreaterThan(0.4);
+      for (const bad of [0, 1.5, Number.NaN])
+        expect(() => buildVectorIndex(X, d, { ivfFrom: 1000, ivfMaxProbeFraction: bad })).toThrow(
+          /ivfMaxProbeFraction/,
+        );
+    },
+  );
 });

@@ -1,7 +1,13 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DATA_ROOT, readJsonFile } from "../../../bench/convert/common.ts";
-import { convertNestful, humanizeName, nestfulCallEdges, nestfulSpecToTool, parseNestfulSample } from "../../../bench/convert/nestful.ts";
+import {
+  convertNestful,
+  humanizeName,
+  nestfulCallEdges,
+  nestfulSpecToTool,
+  parseNestfulSample,
+} from "../../../bench/convert/nestful.ts";
 import { catalogSchema } from "../../../src/formats/schemas.ts";
 
 const firstSample = (path: string) => (readJsonFile(join(DATA_ROOT, "nestful", path)) as unknown[])[0];
@@ -40,11 +46,27 @@ describe("NESTFUL samples", () => {
       { name: "C", arguments: { all: "$var1$", list: ["$var2.id$"] }, label: "var2" },
     ];
     // B reads var1 = A → [0,1]; C reads var1, now B → [1,2]; $var2 has no earlier call → unresolved
-    expect(nestfulCallEdges(calls)).toEqual({ edges: [[0, 1], [1, 2]], unresolved: ["var2"] });
+    expect(nestfulCallEdges(calls)).toEqual({
+      edges: [
+        [0, 1],
+        [1, 2],
+      ],
+      unresolved: ["var2"],
+    });
   });
 
   it("var_result in another case is still the sink", () => {
-    const inst = parseNestfulSample({ input: "q", output: [{ name: "A", label: "var1", arguments: {} }, { name: "Var_Result", arguments: { r: "$var1$" } }] }, "glaive", 3);
+    const inst = parseNestfulSample(
+      {
+        input: "q",
+        output: [
+          { name: "A", label: "var1", arguments: {} },
+          { name: "Var_Result", arguments: { r: "$var1$" } },
+        ],
+      },
+      "glaive",
+      3,
+    );
     expect(inst.steps).toEqual(["nestful:A"]);
     expect(inst.edges).toEqual([]);
   });
@@ -53,14 +75,23 @@ describe("NESTFUL samples", () => {
 describe("NESTFUL spec spellings", () => {
   it("query_parameters with required flags (executable / Glaive)", () => {
     const t = nestfulSpecToTool(
-      { name: "analyze_sentiment", description: "Analyze", query_parameters: { text: { type: "string", required: true, description: "The text" } }, output_parameters: {} },
+      {
+        name: "analyze_sentiment",
+        description: "Analyze",
+        query_parameters: { text: { type: "string", required: true, description: "The text" } },
+        output_parameters: {},
+      },
       "glaive",
     );
     expect(t).toEqual({
       id: "nestful:analyze_sentiment",
       name: "analyze_sentiment",
       description: "Analyze",
-      inputSchema: { type: "object", properties: { text: { type: "string", description: "The text" } }, required: ["text"] },
+      inputSchema: {
+        type: "object",
+        properties: { text: { type: "string", description: "The text" } },
+        required: ["text"],
+      },
       tags: ["glaive"],
       server: "glaive",
     });
@@ -80,14 +111,31 @@ describe("NESTFUL spec spellings", () => {
       "sgd",
     );
     expect(t.server).toBe("Buses");
-    expect(t.inputSchema).toEqual({ type: "object", properties: { origin: { description: "Origin" }, fare_type: { description: "Fare", enum: ["Economy", "Flexible"] } }, required: ["origin"] });
+    expect(t.inputSchema).toEqual({
+      type: "object",
+      properties: {
+        origin: { description: "Origin" },
+        fare_type: { description: "Fare", enum: ["Economy", "Flexible"] },
+      },
+      required: ["origin"],
+    });
   });
 
   it("parameters (Glaive) and path_parameters (executable), capitalised types", () => {
-    const g = nestfulSpecToTool({ name: "g", description: "", parameters: { data: { type: "string", required: true } } }, "glaive");
+    const g = nestfulSpecToTool(
+      { name: "g", description: "", parameters: { data: { type: "string", required: true } } },
+      "glaive",
+    );
     expect(g.inputSchema.required).toEqual(["data"]);
-    const e = nestfulSpecToTool({ name: "e", description: "", method: "GET", path_parameters: { location: { type: "String", required: true } } }, "executable");
-    expect(e.inputSchema).toEqual({ type: "object", properties: { location: { type: "string" } }, required: ["location"] });
+    const e = nestfulSpecToTool(
+      { name: "e", description: "", method: "GET", path_parameters: { location: { type: "String", required: true } } },
+      "executable",
+    );
+    expect(e.inputSchema).toEqual({
+      type: "object",
+      properties: { location: { type: "string" } },
+      required: ["location"],
+    });
   });
 
   it("output_parameters → outputSchema: types normalised, possible_values → enum, nesting kept; empty → none", () => {
@@ -101,7 +149,10 @@ describe("NESTFUL spec spellings", () => {
           latitude: { type: "float" },
           group_size: { description: "Size of group", possible_values: ["1", "2"] },
           origin: { description: "Origin city", possible_values: [] },
-          presentation: { type: "object", properties: { title: { type: "string", description: "The name of the airport." } } },
+          presentation: {
+            type: "object",
+            properties: { title: { type: "string", description: "The name of the airport." } },
+          },
           junk: "not a field",
         },
       },
@@ -114,10 +165,15 @@ describe("NESTFUL spec spellings", () => {
         latitude: { type: "number" },
         group_size: { description: "Size of group", enum: ["1", "2"] },
         origin: { description: "Origin city" },
-        presentation: { type: "object", properties: { title: { type: "string", description: "The name of the airport." } } },
+        presentation: {
+          type: "object",
+          properties: { title: { type: "string", description: "The name of the airport." } },
+        },
       },
     });
-    expect(nestfulSpecToTool({ name: "x", description: "", output_parameters: {} }, "glaive")).not.toHaveProperty("outputSchema");
+    expect(nestfulSpecToTool({ name: "x", description: "", output_parameters: {} }, "glaive")).not.toHaveProperty(
+      "outputSchema",
+    );
     expect(nestfulSpecToTool({ name: "x", description: "" }, "glaive")).not.toHaveProperty("outputSchema");
   });
 
@@ -132,7 +188,8 @@ describe("convertNestful", () => {
     const ds = convertNestful({ limit: 20 });
     expect(ds.splitSizes.train + ds.splitSizes.test).toBe(60);
     const tools = new Set(ds.catalog.tools.map((t) => t.id));
-    for (const i of [...ds.trainInstances, ...ds.testInstances.test!]) for (const s of i.steps) expect(tools.has(s)).toBe(true);
+    for (const i of [...ds.trainInstances, ...ds.testInstances.test!])
+      for (const s of i.steps) expect(tools.has(s)).toBe(true);
     expect(ds.evaluation.test!.filter((c) => c.kind === "retrieval")).toHaveLength(ds.splitSizes.test);
     expect(ds.traces.every((t) => t.id.startsWith("nestful:"))).toBe(true);
   });
@@ -147,7 +204,9 @@ describe("convertNestful", () => {
     expect(ds.splitSizes).toEqual({ train: 150, test: 150, groups: 300 });
     // Every spec declares output_parameters (none empty); stubs have no spec, hence no output schema.
     expect(ds.catalog.tools.filter((t) => t.outputSchema !== undefined)).toHaveLength(133);
-    expect(ds.catalog.tools.filter((t) => t.tags?.includes("stub")).every((t) => t.outputSchema === undefined)).toBe(true);
+    expect(ds.catalog.tools.filter((t) => t.tags?.includes("stub")).every((t) => t.outputSchema === undefined)).toBe(
+      true,
+    );
     expect(catalogSchema.safeParse(ds.catalog).success).toBe(true);
   });
 });

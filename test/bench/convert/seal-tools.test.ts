@@ -1,10 +1,16 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DATA_ROOT, readJsonlFile } from "../../../bench/convert/common.ts";
-import { convertSealTools, parseSealInstance, sealCallingEdges, sealToolToCatalog } from "../../../bench/convert/seal-tools.ts";
+import {
+  convertSealTools,
+  parseSealInstance,
+  sealCallingEdges,
+  sealToolToCatalog,
+} from "../../../bench/convert/seal-tools.ts";
 
 const root = join(DATA_ROOT, "seal-tools", "Seal-Tools_Dataset");
-const recordById = (file: string, id: string) => readJsonlFile(join(root, file)).find((r) => (r as { id: string }).id === id);
+const recordById = (file: string, id: string) =>
+  readJsonlFile(join(root, file)).find((r) => (r as { id: string }).id === id);
 
 describe("Seal-Tools parsing", () => {
   it("tool record → catalog tool with JSON Schema, server = top-level field", () => {
@@ -12,7 +18,10 @@ describe("Seal-Tools parsing", () => {
       api_name: "analyzeEvidence",
       api_description: "Analyze the chemical evidence",
       field: "Chemical Engineering/Forensic engineering",
-      parameters: { evidence_type: { type: "str", description: "Type" }, priority: { type: "int", description: "Level" } },
+      parameters: {
+        evidence_type: { type: "str", description: "Type" },
+        priority: { type: "int", description: "Level" },
+      },
       required: ["evidence_type"],
       responses: {},
     });
@@ -22,7 +31,10 @@ describe("Seal-Tools parsing", () => {
       description: "Analyze the chemical evidence",
       inputSchema: {
         type: "object",
-        properties: { evidence_type: { type: "string", description: "Type" }, priority: { type: "integer", description: "Level" } },
+        properties: {
+          evidence_type: { type: "string", description: "Type" },
+          priority: { type: "integer", description: "Level" },
+        },
         required: ["evidence_type"],
       },
       server: "Chemical Engineering",
@@ -72,7 +84,10 @@ describe("Seal-Tools parsing", () => {
 
   it("real nested instance test_in_domain-difficult-237 (hand-checked edges)", () => {
     // createITProject → API_call_0; addTask(project_id=API_call_0); removeProjectMember(project_id=API_call_0)
-    const inst = parseSealInstance(recordById("test_in_domain.jsonl", "test_in_domain-difficult-237"), "test_in_domain");
+    const inst = parseSealInstance(
+      recordById("test_in_domain.jsonl", "test_in_domain-difficult-237"),
+      "test_in_domain",
+    );
     expect(inst.id).toBe("seal:test_in_domain-difficult-237");
     expect(inst.steps).toEqual(["seal:createITProject", "seal:addTask", "seal:removeProjectMember"]);
     expect(inst.edges).toEqual([
@@ -84,13 +99,22 @@ describe("Seal-Tools parsing", () => {
 
   it("real forward reference test_out_domain-difficult-241", () => {
     // performSecurityAudit(target=API_call_2) where API_call_2 is getEthicsOfTechnology's response
-    const inst = parseSealInstance(recordById("test_out_domain.jsonl", "test_out_domain-difficult-241"), "test_out_domain");
-    expect(inst.steps).toEqual(["seal:getEthicsOfTechnology", "seal:performSecurityAudit", "seal:analyzeEthicalImplications"]);
+    const inst = parseSealInstance(
+      recordById("test_out_domain.jsonl", "test_out_domain-difficult-241"),
+      "test_out_domain",
+    );
+    expect(inst.steps).toEqual([
+      "seal:getEthicsOfTechnology",
+      "seal:performSecurityAudit",
+      "seal:analyzeEthicalImplications",
+    ]);
     expect(inst.edges).toEqual([[0, 1]]);
   });
 
   it("rejects a record without calling", () => {
-    expect(() => parseSealInstance({ id: "x", query: "q" }, "dev")).toThrow(expect.objectContaining({ code: "bad-record" }));
+    expect(() => parseSealInstance({ id: "x", query: "q" }, "dev")).toThrow(
+      expect.objectContaining({ code: "bad-record" }),
+    );
   });
 });
 
@@ -102,7 +126,9 @@ describe("convertSealTools", () => {
     expect(ds.edges).toEqual([]);
     expect(ds.traces).toHaveLength(20);
     expect(ds.traces[0]).toMatchObject({ id: "seal:dev-easy-0", success: true, startedAt: "2024-01-01T00:00:00.000Z" });
-    expect(ds.traces[0]!.steps).toEqual([{ tool: "seal:getHealthWorkforce", success: true, at: "2024-01-01T00:00:00.000Z" }]);
+    expect(ds.traces[0]!.steps).toEqual([
+      { tool: "seal:getHealthWorkforce", success: true, at: "2024-01-01T00:00:00.000Z" },
+    ]);
     // the first 20 records of each test file are single-call: retrieval cases only
     expect(ds.evaluation.test_in_domain!.map((c) => c.kind)).toEqual(new Array(20).fill("retrieval"));
     expect(ds.evaluation.test_out_domain![0]).toMatchObject({ kind: "retrieval", id: "seal:test_out_domain-easy-0" });
@@ -115,7 +141,11 @@ describe("convertSealTools", () => {
     const nested = all.filter((i) => i.edges.length > 0);
     expect(nested).toHaveLength(85);
     expect(nested.reduce((s, i) => s + i.edges.length, 0)).toBe(104);
-    expect([ds.trainInstances.length, ds.testInstances.test_in_domain!.length, ds.testInstances.test_out_domain!.length]).toEqual([700, 700, 654]);
+    expect([
+      ds.trainInstances.length,
+      ds.testInstances.test_in_domain!.length,
+      ds.testInstances.test_out_domain!.length,
+    ]).toEqual([700, 700, 654]);
     const tools = new Set(ds.catalog.tools.map((t) => t.id));
     for (const i of all) for (const s of i.steps) expect(tools.has(s)).toBe(true);
     // next-step / dag only for multi-call instances

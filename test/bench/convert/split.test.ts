@@ -7,7 +7,12 @@ import { convertSealTools } from "../../../bench/convert/seal-tools.ts";
 import { assertNoLeak, findLeaks, seededSplit } from "../../../bench/convert/split.ts";
 import { convertToolLinkOs } from "../../../bench/convert/toollinkos.ts";
 
-const inst = (id: string, query: string, steps: string[] = ["a", "b"], edges: [number, number][] = [[0, 1]]): Instance => ({
+const inst = (
+  id: string,
+  query: string,
+  steps: string[] = ["a", "b"],
+  edges: [number, number][] = [[0, 1]],
+): Instance => ({
   id,
   dataset: "nestful",
   part: "x",
@@ -26,7 +31,11 @@ describe("seededSplit", () => {
     expect(seededSplit(items, { seed: 7 })).toEqual(a);
     expect(a.sizes).toEqual({ train: 5, test: 5, groups: 10 });
     const idx = (xs: Instance[]) => xs.map((x) => Number(x.id.slice(1)));
-    expect(idx(a.train)).toEqual(idx(a.train).slice().sort((x, y) => x - y));
+    expect(idx(a.train)).toEqual(
+      idx(a.train)
+        .slice()
+        .sort((x, y) => x - y),
+    );
   });
 
   it("duplicate queries (case and spacing aside) land on the same side", () => {
@@ -58,7 +67,11 @@ describe("seededSplit", () => {
 
 describe("findLeaks / assertNoLeak", () => {
   it("a clean split has no leak", () => {
-    expect(assertNoLeak([instanceToTrace(inst("a", "qa"), 0)], [inst("b", "qb")])).toEqual({ trainTraces: 1, testInstances: 1, checkedEdges: 1 });
+    expect(assertNoLeak([instanceToTrace(inst("a", "qa"), 0)], [inst("b", "qb")])).toEqual({
+      trainTraces: 1,
+      testInstances: 1,
+      checkedEdges: 1,
+    });
   });
 
   it("detects an id leak, and the gold edge it carries", () => {
@@ -67,12 +80,17 @@ describe("findLeaks / assertNoLeak", () => {
   });
 
   it("detects a query leak under another id", () => {
-    const leaks = findLeaks([instanceToTrace(inst("t1", "Book a Car", ["x", "y"], []), 0)], [inst("e1", "book a  car")]);
+    const leaks = findLeaks(
+      [instanceToTrace(inst("t1", "Book a Car", ["x", "y"], []), 0)],
+      [inst("e1", "book a  car")],
+    );
     expect(leaks).toEqual([expect.objectContaining({ kind: "query-leak", testId: "e1", traceId: "t1" })]);
   });
 
   it("assertNoLeak throws a LeakError with the violations", () => {
-    expect(() => assertNoLeak([instanceToTrace(inst("a", "qa"), 0)], [inst("a", "qa")])).toThrow(expect.objectContaining({ name: "LeakError", code: "id-leak" }));
+    expect(() => assertNoLeak([instanceToTrace(inst("a", "qa"), 0)], [inst("a", "qa")])).toThrow(
+      expect.objectContaining({ name: "LeakError", code: "id-leak" }),
+    );
   });
 
   it("the three converted datasets are leak-free", () => {

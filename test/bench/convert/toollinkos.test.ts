@@ -16,12 +16,21 @@ const dep = (from: string, to: string, type = "TOOL_INDIRECTLY_DEPENDS_ON"): Tlo
 
 describe("ToolLinkOS two-cycle rule", () => {
   it("get_* before set_*", () => {
-    expect(keepDirection(dep("get_wifi_status", "set_wifi_status"), dep("set_wifi_status", "get_wifi_status"))).toBe(true);
-    expect(keepDirection(dep("set_wifi_status", "get_wifi_status"), dep("get_wifi_status", "set_wifi_status"))).toBe(false);
+    expect(keepDirection(dep("get_wifi_status", "set_wifi_status"), dep("set_wifi_status", "get_wifi_status"))).toBe(
+      true,
+    );
+    expect(keepDirection(dep("set_wifi_status", "get_wifi_status"), dep("get_wifi_status", "set_wifi_status"))).toBe(
+      false,
+    );
   });
 
   it("total before per_capita", () => {
-    expect(keepDirection(dep("get_total_gdp_by_city", "get_gdp_per_capita_by_city"), dep("get_gdp_per_capita_by_city", "get_total_gdp_by_city"))).toBe(true);
+    expect(
+      keepDirection(
+        dep("get_total_gdp_by_city", "get_gdp_per_capita_by_city"),
+        dep("get_gdp_per_capita_by_city", "get_total_gdp_by_city"),
+      ),
+    ).toBe(true);
   });
 
   it("a DIRECT edge wins over an INDIRECT one", () => {
@@ -106,13 +115,26 @@ describe("ToolLinkOS instances", () => {
     expect(ds.splitSizes.train + ds.splitSizes.test).toBe(20);
     expect(ds.traces).toHaveLength(ds.splitSizes.train);
     const cases = ds.evaluation.test!;
-    for (const kind of ["retrieval", "next-step", "dag", "capability"]) expect(cases.filter((c) => c.kind === kind)).toHaveLength(ds.splitSizes.test);
+    for (const kind of ["retrieval", "next-step", "dag", "capability"])
+      expect(cases.filter((c) => c.kind === kind)).toHaveLength(ds.splitSizes.test);
     const core = ds.catalog.tools.find((t) => t.id === "tlos:get_current_date")!;
-    expect(core).toMatchObject({ server: "core", tags: ["core"], inputSchema: { type: "object", properties: {}, required: [] } });
+    expect(core).toMatchObject({
+      server: "core",
+      tags: ["core"],
+      inputSchema: { type: "object", properties: {}, required: [] },
+    });
     const cap = ds.catalog.capabilities.find((c) => c.id === "tlos:cap:share_location_via_email")!;
     // closure over all pairs: validate_email, get_current_location, get_location_service_status, set_location_service_status
     expect(new Set(cap.tools)).toEqual(
-      new Set(["share_location_via_email", "validate_email", "get_current_location", "get_location_service_status", "set_location_service_status"].map((n) => `tlos:${n}`)),
+      new Set(
+        [
+          "share_location_via_email",
+          "validate_email",
+          "get_current_location",
+          "get_location_service_status",
+          "set_location_service_status",
+        ].map((n) => `tlos:${n}`),
+      ),
     );
     for (const t of ds.catalog.tools) expect(t.examples).toBeUndefined();
   });

@@ -81,8 +81,12 @@ describe("generateSyntheticProject", () => {
 
   it("rejects bad options", () => {
     expect(() => generateSyntheticProject({ tools: 3 })).toThrow(expect.objectContaining({ code: "bad-tools" }));
-    expect(() => generateSyntheticProject({ tools: 100, traces: -1 })).toThrow(expect.objectContaining({ code: "bad-traces" }));
-    expect(() => generateSyntheticProject({ tools: 100, noise: 2 })).toThrow(expect.objectContaining({ code: "bad-share" }));
+    expect(() => generateSyntheticProject({ tools: 100, traces: -1 })).toThrow(
+      expect.objectContaining({ code: "bad-traces" }),
+    );
+    expect(() => generateSyntheticProject({ tools: 100, noise: 2 })).toThrow(
+      expect.objectContaining({ code: "bad-share" }),
+    );
   });
 });
 

@@ -13,7 +13,15 @@ import { ToolgraphError } from "../../../src/contract/errors.ts";
 import { acquireDataDirLock } from "../../../src/store/data-dir-lock.ts";
 import { startSignal } from "./start-signal.ts";
 
-const cfg = JSON.parse(process.argv[2]!) as { dir: string; go: string; rounds: number; period: number; holdMs: number; log: string; stale: string };
+const cfg = JSON.parse(process.argv[2]!) as {
+  dir: string;
+  go: string;
+  rounds: number;
+  period: number;
+  holdMs: number;
+  log: string;
+  stale: string;
+};
 const marker = join(cfg.dir, "inside");
 const lockFile = join(cfg.dir, "toolgraph.lock");
 const busy = (until: number) => {
@@ -43,6 +51,9 @@ for (let r = 0; r < cfg.rounds; r++) {
   } catch (e) {
     const code = e instanceof ToolgraphError ? e.code : String(e);
     const pid = /in use by process (\d+)/.exec((e as Error).message)?.[1] ?? "-";
-    appendFileSync(cfg.log, `refused ${r} ${process.pid} ${code} ${pid}${pid === "-" ? ` ${JSON.stringify((e as Error).message)}` : ""}\n`);
+    appendFileSync(
+      cfg.log,
+      `refused ${r} ${process.pid} ${code} ${pid}${pid === "-" ? ` ${JSON.stringify((e as Error).message)}` : ""}\n`,
+    );
   }
 }
