@@ -136,7 +136,10 @@ export function summarize(what: string, result: Obj): string {
     lines.push(what);
     lines.push(isGatedOut(result) ? gatedOutLine(result) : `Reason: ${String(result.reason)}`);
   } else {
-    lines.push(`${what}: ${clip(JSON.stringify(result), 1200)}`);
+    // An answer without items (a lookup such as tool_info) reads as its explanation when it has one.
+    lines.push(
+      `${what}: ${typeof result.explanation === "string" ? clip(result.explanation, 1200) : clip(JSON.stringify(result), 1200)}`,
+    );
   }
   lines.push(...dag);
   return lines.join("\n");
