@@ -6,20 +6,11 @@ import { demoCommand } from "./demo.ts";
 import { exportCommand } from "./export.ts";
 import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
 import { gatewayCommand } from "./gateway.ts";
+import { calibrateCommand, learnWeightsCommand, recordCommand } from "./learning.ts";
 import { operationCommand } from "./operation.ts";
-import {
-  alternativesCommand,
-  calibrateCommand,
-  capabilitiesCommand,
-  dagCommand,
-  discoverCommand,
-  learnWeightsCommand,
-  nextCommand,
-  planCommand,
-  recordCommand,
-  searchCommand,
-} from "./recommend.ts";
+import { capabilitiesCommand, discoverCommand, nextCommand, searchCommand } from "./recommend.ts";
 import { mcpCommand, serveCommand } from "./serve.ts";
+import { alternativesCommand, dagCommand, planCommand } from "./workflow.ts";
 
 /** The operations of the table whose commands are written by hand (their own flags and tables). */
 const WRITTEN = [
