@@ -1,0 +1,408 @@
+/**
+ * The calibration's pairs (score, outcome) on the project's own traces, out of sample: cross-fit (each fold scored by
+ * a model of the other folds) or a rolling time split; the defaults and the report's types (fit-calibration.ts fits
+ * the map from them).
+ */
+import { fnv1a, groupFolds } from "../../algorithms/evaluation/intent-groups.ts";
+import { buildCsr } from "../../algorithms/graph/csr.ts";
+import { learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
+import { nextAfter, type PastExecution } from "../../algorithms/memory/knn-vote.ts";
+import {
+  buildNextStepModel,
+  type NextStepModel,
+  type NextStepWeights,
+  suggestNextSteps,
+} from "../../algorithms/prediction/next-step.ts";
+import type { ExecutionSequenceRow } from "../store/reads.ts";
+import { slicer } from "../view/background.ts";
+import type { Engine } from "../view/engine.ts";
+import type { GraphSnapshot } from "../view/graph-snapshot.ts";
+import { executionHistory, intentsOf, recentSequences } from "../view/history.ts";
+import { recallMemory } from "../view/intent-memory.ts";
+import { ensureEmbeddings } from "../view/search-index.ts";
+import { searchWeightsFor } from "./fit-search-weights.ts";
+import { executionGroups, memoryCandidate, weightsFor, withMemoryVote } from "./next.ts";
+import { searchCandidates } from "./search-scoring.ts";
+
+export const CALIBRATION_DEFAULTS = {
+  /** Executions scored. */
+  maxExecutions: 1000,
+  /** Folds (cross-fit) or time blocks (time). */
+  folds: 10,
+  /** Executions loaded (training history). */
+  historyLimit: 20000,
+  split: "cross-fit" as "cross-fit" | "time",
+  /**
+   * Fewest pairs of a kind for a calibration map: with fewer, the gate stays uncalibrated (raw scores), since
+   * a map fitted on a handful of answers is mostly its Wilson floor.
+   */
+  minPairs: 30,
+  /** Fewest pairs per isotonic block (algorithms/thresholds/calibration.ts minBlock). */
+  minBlock: 10,
+};
+
+export interface CalibrationOptions {
+  /** Executions scored out of sample. Default 1,000. */
+  maxExecutions?: number | undefined;
+  /** Folds (cross-fit) or consecutive time blocks (time). Default 10. */
+  folds?: number | undefined;
+  /** "cross-fit" (default: folds by id hash, order-independent) or "time" (rolling-origin time split). */
+  split?: "cross-fit" | "time" | undefined;
+}
+
+export interface CalibrationPair {
+  score: number;
+  ok: boolean;
+}
+
+export interface CalibrationPairs {
+  nextStep: CalibrationPair[];
+  search: CalibrationPair[];
+  /** Blocks scored (a first block without older history is training only). */
+  foldsScored: number;
+  /** Executions scored out of sample. */
+  executionsScored: number;
+}
+
+export interface CalibrationReport {
+  kind: string;
+  pairs: number;
+  /** "rolling time split: k of K blocks scored, N executions". */
+  method: string;
+  /** Success rate of the pairs whose raw score is ≥ 0.85 (before calibration). */
+  rawHighPrecision: number | null;
+  /** Success rate of the pairs whose calibrated probability is ≥ 0.85 (on the fitting pairs). */
+  calibratedHighPrecision: number | null;
+  blocks: number;
+}
+
+/**
+ * The top-1 next step as the next-step service ranks it: the model's candidates (limit 15), the intent
+ * memory's "what followed" votes added (confidence' = 1 − (1 − confidence)(1 − 0.8·vote)), best first by
+ * confidence, then score, then tool id.
+ */
+export function topNextStep(
+  s: GraphSnapshot,
+  model: NextStepModel,
+  context: readonly string[],
+  now: number,
+  weights: NextStepWeights,
+  past?: readonly PastExecution<string, string>[],
+): { tool: string; confidence: number } | undefined {
+  const ctx = context.map((t) => s.index.get(t)).filter((i): i is number => i !== undefined);
+  if (ctx.length === 0) return undefined;
+  const r = suggestNextSteps(model, { context: ctx, now }, { weights, limit: 15 });
+  const list = new Map(r.suggestions.map((x) => [s.tools[x.tool]!.id, { score: x.score, confidence: x.confidence }]));
+  let votes = new Map<string, number>();
+  if (past && past.length > 0) {
+    votes = new Map(nextAfter(past, [...context], now, { limit: 20 }).votes.map((v) => [v.key, v.vote]));
+    const last = context[context.length - 1];
+    for (const tool of votes.keys()) {
+      const i = s.index.get(tool);
+      if (list.has(tool) || tool === last || i === undefined) continue;
+      const { score, confidence } = memoryCandidate(model, ctx, now, i, weights);
+      list.set(tool, { score, confidence });
+    }
+  }
+  let best: { tool: string; confidence: number; score: number } | undefined;
+  for (const [tool, x] of list) {
+    const v = votes.get(tool);
+    const confidence = withMemoryVote(x.confidence, v);
+    if (
+      !best ||
+      confidence > best.confidence ||
+      (confidence === best.confidence && (x.score > best.score || (x.score === best.score && tool < best.tool)))
+    ) {
+      best = { tool, confidence, score: x.score };
+    }
+  }
+  return best && { tool: best.tool, confidence: best.confidence };
+}
+
+/**
+ * Tools that may run after steps 0..t−1 of an execution that declares its dependencies: the later steps
+ * whose `dependsOn` are all among the first t (the same rule the bench applies to its held-out workflows).
+ */
+export function eligibleAt(
+  steps: readonly { tool: string; dependsOn?: readonly number[] | null | undefined }[],
+  t: number,
+): Set<string> {
+  const out = new Set<string>();
+  for (let j = t; j < steps.length; j++) if ((steps[j]!.dependsOn ?? []).every((d) => d < t)) out.add(steps[j]!.tool);
+  return out;
+}
+
+/** Out-of-sample calibration pairs (cross-fitted folds or the rolling-origin time split, see the header). */
+export async function calibrationPairs(
+  engine: Engine,
+  project: string,
+  opts: CalibrationOptions = {},
+): Promise<CalibrationPairs> {
+  const maxExecutions = opts.maxExecutions ?? CALIBRATION_DEFAULTS.maxExecutions;
+  const folds = opts.folds ?? CALIBRATION_DEFAULTS.folds;
+  const split = opts.split ?? CALIBRATION_DEFAULTS.split;
+  if (!Number.isInteger(maxExecutions) || maxExecutions < 1)
+    throw new RangeError(`calibrate: maxExecutions must be a positive integer, got ${maxExecutions}`);
+  if (!Number.isInteger(folds) || folds < 2)
+    throw new RangeError(`calibrate: folds must be an integer ≥ 2, got ${folds}`);
+  if (split !== "cross-fit" && split !== "time")
+    throw new RangeError(`calibrate: split must be "cross-fit" or "time", got ${JSON.stringify(split)}`);
+  return split === "time"
+    ? timeSplitPairs(engine, project, maxExecutions, folds)
+    : crossFitPairs(engine, project, maxExecutions, folds);
+}
+
+/** Transition counts (from·n + to → count) an execution adds, as the time split counts them (learnSuccessions). */
+export function transitionsOf(s: GraphSnapshot, e: ExecutionSequenceRow): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const ob of learnSuccessions(e.steps.map((st) => ({ tool: st.tool, dependsOn: st.dependsOn })))) {
+    const f = s.index.get(ob.from);
+    const t = s.index.get(ob.to);
+    if (f === undefined || t === undefined) continue;
+    const k = f * s.n + t;
+    out.set(k, (out.get(k) ?? 0) + 1);
+  }
+  return out;
+}
+
+/** The pairs of one execution answered by `model` (next step at each prefix; search when it has an intent). */
+export async function scoreExecution(
+  engine: Engine,
+  project: string,
+  ctxObj: {
+    s: GraphSnapshot;
+    a: Awaited<ReturnType<Engine["analytics"]>>;
+    idx: Awaited<ReturnType<Engine["searchIndex"]>>;
+    sw: Awaited<ReturnType<typeof searchWeightsFor>>;
+    weights: NextStepWeights;
+  },
+  model: NextStepModel,
+  e: ExecutionSequenceRow,
+  intent: string | undefined,
+  qv: Float32Array | undefined,
+  exclude: ReadonlySet<string>,
+  now: number,
+  out: CalibrationPairs,
+): Promise<void> {
+  const { s, a, idx, sw, weights } = ctxObj;
+  out.executionsScored++;
+  let past: PastExecution<string, string>[] | undefined;
+  if (intent !== undefined && qv) {
+    const m = await recallMemory(engine, project, intent, qv, { excludeIds: exclude });
+    past = m.past;
+    const top = searchCandidates(s, a, idx, intent, qv, {
+      memory: sw.memoryWeight > 0 ? m.toolVotes : undefined,
+      beta: sw.beta,
+      memoryWeight: sw.memoryWeight,
+      contentWeight: sw.contentWeight,
+      graphWeight: sw.graphWeight,
+      historySimilarity: m.similarity,
+      historyGuard: sw.historyGuard,
+    })[0];
+    if (top) out.search.push({ score: top.final, ok: e.steps.some((st) => st.tool === s.tools[top.index]!.id) });
+  }
+  const ctx: string[] = [];
+  const partialOrder = e.steps.some((st) => (st.dependsOn ?? []).length > 0);
+  e.steps.forEach((st, t) => {
+    if (ctx.length > 0) {
+      const top = topNextStep(s, model, ctx, now, weights, past);
+      if (top)
+        out.nextStep.push({
+          score: top.confidence,
+          ok: partialOrder ? eligibleAt(e.steps, t).has(top.tool) : top.tool === st.tool,
+        });
+    }
+    if (st.success && s.index.has(st.tool)) ctx.push(st.tool);
+  });
+}
+
+/**
+ * The intents' vectors: the ones the intent memory stored (by text hash and model, search-index.ts
+ * `ensureEmbeddings`) are read back, only texts never embedded go to the model (and are stored). Before, every
+ * scored intent was embedded again (≈ 1,000 model calls per calibration): docs/decisions/ingestion-first-answer.md.
+ */
+export async function intentVectors(
+  engine: Engine,
+  project: string,
+  texts: readonly string[],
+): Promise<Float32Array[]> {
+  if (texts.length === 0) return [];
+  return (await ensureEmbeddings(engine.db, project, engine.embedder, texts)).vectors;
+}
+
+/** Cross-fitted pairs: folds by id hash, each scored by a model of the other folds (header). */
+export async function crossFitPairs(
+  engine: Engine,
+  project: string,
+  maxExecutions: number,
+  folds: number,
+): Promise<CalibrationPairs> {
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const all = await executionHistory(engine, project);
+  const history = recentSequences(all, CALIBRATION_DEFAULTS.historyLimit);
+  const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0 };
+  const H = history.length;
+  if (H < 2 || s.n === 0) return out;
+  const intents = intentsOf(all);
+  // Folds by near-duplicate group (executionGroups: intent, else tool set), whole groups dealt to the
+  // least-filled fold: a scored execution's twins are never in its model. Scored: the executions of lowest
+  // id hash (ties by id), the same whatever order the history is in.
+  const groups = executionGroups(history, intents);
+  const K = Math.min(folds, groups.count);
+  if (K < 2) return out;
+  const fold = groupFolds(groups, K);
+  const order = history
+    .map((e, i) => ({ i, h: fnv1a(e.id), id: e.id }))
+    .sort((x, y) => x.h - y.h || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  const scored = new Uint8Array(H);
+  order.forEach((o, r) => {
+    if (r < maxExecutions) scored[o.i] = 1;
+  });
+  const weights = await weightsFor(engine, project, "auto", { awaitFit: true });
+  const sw = await searchWeightsFor(engine, project);
+  const idx = await engine.searchIndex(project);
+  const now = Math.max(...history.map((e) => e.startedAt.getTime())) + 3_600_000;
+  const perExec = history.map((e) => transitionsOf(s, e));
+  const total = new Map<number, number>();
+  for (const m of perExec) for (const [k, c] of m) total.set(k, (total.get(k) ?? 0) + c);
+  // Scoring a thousand executions takes seconds: the loop yields to the event loop between them.
+  const slice = slicer();
+  for (let f = 0; f < K; f++) {
+    const members = history.map((_, i) => i).filter((i) => fold[i] === f);
+    const toScore = members.filter((i) => scored[i] === 1);
+    if (toScore.length === 0) continue;
+    out.foldsScored++;
+    const counts = new Map(total);
+    for (const i of members) for (const [k, c] of perExec[i]!) counts.set(k, counts.get(k)! - c);
+    const lastUsedAt = new Float64Array(s.n).fill(Number.NaN);
+    history.forEach((e, i) => {
+      if (fold[i] === f) return;
+      const at = e.startedAt.getTime();
+      for (const st of e.steps) {
+        const v = s.index.get(st.tool);
+        if (v !== undefined && !(lastUsedAt[v]! >= at)) lastUsedAt[v] = at;
+      }
+    });
+    const transitions = buildCsr(
+      s.n,
+      [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
+    );
+    const model = buildNextStepModel({
+      graph: s.csr,
+      transitions,
+      community: a.analytics.community,
+      pagerank: a.analytics.pagerank,
+      lastUsedAt,
+    });
+    const exclude = new Set(members.map((i) => history[i]!.id));
+    const withIntent = toScore.filter((i) => intents.has(history[i]!.id));
+    const vs = await intentVectors(
+      engine,
+      project,
+      withIntent.map((i) => intents.get(history[i]!.id)!),
+    );
+    const vectors = new Map(withIntent.map((i, k) => [i, vs[k]!] as const));
+    for (const i of toScore) {
+      const e = history[i]!;
+      await scoreExecution(
+        engine,
+        project,
+        { s, a, idx, sw, weights },
+        model,
+        e,
+        intents.get(e.id),
+        vectors.get(i),
+        exclude,
+        now,
+        out,
+      );
+      await slice();
+    }
+  }
+  return out;
+}
+
+/** Rolling-origin time split (the former default; see the header). */
+export async function timeSplitPairs(
+  engine: Engine,
+  project: string,
+  maxExecutions: number,
+  folds: number,
+): Promise<CalibrationPairs> {
+  const s = await engine.snapshot(project);
+  const a = await engine.analytics(project);
+  const all = await executionHistory(engine, project);
+  const history = recentSequences(all, Math.max(CALIBRATION_DEFAULTS.historyLimit, maxExecutions));
+  const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0 };
+  const H = history.length;
+  if (H === 0 || s.n === 0) return out;
+  const start = Math.max(0, H - maxExecutions);
+  const cuts = Array.from({ length: folds + 1 }, (_, b) => start + Math.floor((b * (H - start)) / folds));
+  const weights = await weightsFor(engine, project, "auto", { awaitFit: true });
+  const sw = await searchWeightsFor(engine, project);
+  const idx = await engine.searchIndex(project);
+  const intents = intentsOf(all);
+  // Running training state: transition counts and last use of the executions before the current cut.
+  const counts = new Map<number, number>(); // from·n + to → count
+  const lastUsedAt = new Float64Array(s.n).fill(Number.NaN);
+  const absorb = (e: ExecutionSequenceRow) => {
+    for (const ob of learnSuccessions(e.steps.map((st) => ({ tool: st.tool, dependsOn: st.dependsOn })))) {
+      const f = s.index.get(ob.from);
+      const t = s.index.get(ob.to);
+      if (f === undefined || t === undefined) continue;
+      const k = f * s.n + t;
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    const at = e.startedAt.getTime();
+    for (const st of e.steps) {
+      const i = s.index.get(st.tool);
+      if (i !== undefined && !(lastUsedAt[i]! >= at)) lastUsedAt[i] = at;
+    }
+  };
+  let absorbed = 0;
+  const sctx = { s, a, idx, sw, weights };
+  const slice = slicer();
+  for (let b = 0; b < folds; b++) {
+    const [lo, hi] = [cuts[b]!, cuts[b + 1]!];
+    while (absorbed < lo) absorb(history[absorbed++]!);
+    if (lo === 0 || hi <= lo) continue;
+    out.foldsScored++;
+    const transitions = buildCsr(
+      s.n,
+      [...counts].map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
+    );
+    const model = buildNextStepModel({
+      graph: s.csr,
+      transitions,
+      community: a.analytics.community,
+      pagerank: a.analytics.pagerank,
+      lastUsedAt: Float64Array.from(lastUsedAt),
+    });
+    const unseen = new Set(history.slice(lo).map((e) => e.id));
+    const block = history.slice(lo, hi);
+    const withIntent = block.filter((e) => intents.has(e.id));
+    const vs = await intentVectors(
+      engine,
+      project,
+      withIntent.map((e) => intents.get(e.id)!),
+    );
+    const vectors = new Map(withIntent.map((e, j) => [e.id, vs[j]!] as const));
+    for (const e of block) {
+      await scoreExecution(
+        engine,
+        project,
+        sctx,
+        model,
+        e,
+        intents.get(e.id),
+        vectors.get(e.id),
+        unseen,
+        e.startedAt.getTime(),
+        out,
+      );
+      await slice();
+    }
+  }
+  return out;
+}
