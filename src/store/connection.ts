@@ -15,7 +15,6 @@
  * the message says (writes are idempotent by id, so retrying is safe). New clients are created on demand,
  * so the process recovers by itself once the server answers again.
  */
-import { PGlite } from "@electric-sql/pglite";
 import { createPgConfig } from "@electric-sql/pglite/node-postgres";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
@@ -23,6 +22,7 @@ import { ToolgraphError } from "../contract/errors.ts";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
 import { resolveDatabaseUrl, resolveHome } from "./locations.ts";
 import { migrateToLatest } from "./migrate.ts";
+import { openPGlite } from "./pglite-template.ts";
 import { preparingPool } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
@@ -292,8 +292,8 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
     let lock: DataDirLock | undefined;
     if (home !== "memory://") lock = await acquireDataDirLock(home);
     try {
-      const pglite = new PGlite(home === "memory://" ? undefined : home);
-      await pglite.waitReady;
+      // A new database starts from a cached template instead of initdb (src/store/pglite-template.ts).
+      const pglite = await openPGlite(home);
       // One connection (the adapter's poolSize); a request waits for it at most connectTimeoutMs.
       const pool = new pg.Pool({
         ...(createPgConfig(pglite) as unknown as pg.PoolConfig),

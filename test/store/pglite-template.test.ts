@@ -1,0 +1,125 @@
+/**
+ * A new embedded database starts from the cached PGlite template (src/store/pglite-template.ts): a new
+ * in-memory database and a new data directory both open and migrate, an existing directory keeps its data, a
+ * damaged template is replaced, and two processes that make the template at once both open.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openConnection } from "../../src/store/connection.ts";
+import { isDataDirTar, templateCacheDir, templatePath } from "../../src/store/pglite-template.ts";
+import { fire, startRacer } from "./racers/spawn.ts";
+
+let dir: string;
+let cache: string;
+const saved = { cache: process.env.TOOLGRAPH_CACHE_DIR, db: process.env.DATABASE_URL };
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "tg-template-"));
+  cache = join(dir, "cache");
+  process.env.TOOLGRAPH_CACHE_DIR = cache;
+  delete process.env.DATABASE_URL;
+});
+afterAll(() => {
+  if (saved.cache === undefined) delete process.env.TOOLGRAPH_CACHE_DIR;
+  else process.env.TOOLGRAPH_CACHE_DIR = saved.cache;
+  if (saved.db !== undefined) process.env.DATABASE_URL = saved.db;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function migrations(home: string): Promise<number> {
+  const conn = await openConnection({ home });
+  try {
+    const r = await sql<{ n: string }>`SELECT count(*) AS n FROM toolgraph_migrations`.execute(conn.db);
+    return Number(r.rows[0]!.n);
+  } finally {
+    await conn.close();
+  }
+}
+
+function templateIsWhole(): boolean {
+  try {
+    return isDataDirTar(gunzipSync(readFileSync(templatePath()!)));
+  } catch {
+    return false;
+  }
+}
+
+describe("the PGlite template", () => {
+  it("lives in TOOLGRAPH_CACHE_DIR, else $XDG_CACHE_HOME/toolgraph, and is named by PGlite's version", () => {
+    expect(templateCacheDir({ TOOLGRAPH_CACHE_DIR: "/c" })).toBe("/c");
+    expect(templateCacheDir({ XDG_CACHE_HOME: "/x" })).toBe(join("/x", "toolgraph"));
+    expect(templatePath()).toMatch(/pglite-\d+\.\d+\.\d+[^/]*-initdb\.tar\.gz$/);
+  });
+
+  it("a new memory:// database makes the template, the next one starts from it; both migrate", {
+    timeout: 120_000,
+  }, async () => {
+    expect(existsSync(templatePath()!)).toBe(false);
+    const first = await migrations("memory://");
+    expect(first).toBeGreaterThan(0);
+    expect(templateIsWhole()).toBe(true);
+    const made = readFileSync(templatePath()!);
+    expect(await migrations("memory://")).toBe(first);
+    expect(readFileSync(templatePath()!).equals(made)).toBe(true); // used, not rewritten
+  });
+
+  it("a new data directory starts from the template, migrates, and keeps its data when reopened", {
+    timeout: 120_000,
+  }, async () => {
+    const home = join(dir, "home");
+    const n = await migrations(home);
+    expect(n).toBeGreaterThan(0);
+    expect(existsSync(join(home, "PG_VERSION"))).toBe(true);
+    const conn = await openConnection({ home });
+    await sql`CREATE TABLE kept (x int)`.execute(conn.db);
+    await sql`INSERT INTO kept VALUES (42)`.execute(conn.db);
+    await conn.close();
+    const again = await openConnection({ home });
+    const r = await sql<{ x: number }>`SELECT x FROM kept`.execute(again.db);
+    await again.close();
+    expect(r.rows).toEqual([{ x: 42 }]);
+    expect(readdirSync(home)).not.toContain("toolgraph.lock"); // released on close
+  });
+
+  for (const [what, bytes] of [
+    ["random bytes", () => randomBytes(4096)],
+    ["a gzip of random bytes", () => gzipSync(randomBytes(4096))],
+    ["a truncated template", () => readFileSync(templatePath()!).subarray(0, 100_000)],
+  ] as const) {
+    it(`${what} in place of the template: the open falls back to initdb and replaces it`, {
+      timeout: 120_000,
+    }, async () => {
+      writeFileSync(templatePath()!, bytes());
+      expect(templateIsWhole()).toBe(false);
+      expect(await migrations("memory://")).toBeGreaterThan(0);
+      expect(templateIsWhole()).toBe(true);
+    });
+  }
+
+  it("a damaged template and a new data directory: the directory still opens and migrates", {
+    timeout: 120_000,
+  }, async () => {
+    writeFileSync(templatePath()!, gzipSync(randomBytes(4096)));
+    expect(await migrations(join(dir, "home2"))).toBeGreaterThan(0);
+    expect(templateIsWhole()).toBe(true);
+  });
+
+  it("two processes that make the template at once both open, and leave one whole template", {
+    timeout: 240_000,
+  }, async () => {
+    rmSync(cache, { recursive: true, force: true });
+    const go = join(dir, "go");
+    const racers = [0, 1].map(() => startRacer("template-racer.ts", { go }));
+    await fire(racers, go);
+    expect(await Promise.all(racers.map((r) => r.exit))).toEqual([0, 0]);
+    const counts = racers.map((r) => /migrations (\d+)/.exec(r.stdout)?.[1]);
+    expect(counts[0]).toBeDefined();
+    expect(counts).toEqual([counts[0], counts[0]]);
+    expect(templateIsWhole()).toBe(true);
+    expect(readdirSync(cache).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+});
