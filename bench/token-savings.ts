@@ -71,6 +71,8 @@ interface Dataset {
   catalog: { tools: Tool[] };
   traces: object[];
   cases: Retrieval[];
+  /** Where the queries come from, printed under the dataset's table (gateway catalogs only). */
+  about?: string;
 }
 
 /** The pinned MCP servers, named as a gateway configuration would name them: [server, package, arguments]. */
@@ -105,6 +107,8 @@ function loadDemo(): Dataset {
     catalog: demoCatalog() as unknown as { tools: Tool[] },
     traces: all.filter((_, i) => i % 5 !== 4),
     cases: sample(cases),
+    about:
+      "Queries: the intents of every 5th demo trace (600, seed 42), held out; needed tools: those the trace called successfully; the other 480 traces are history. The demo's 32 intents repeat, so every held-out intent is also in the history: this is recall on known intents, not on new wording.",
   };
 }
 
@@ -143,7 +147,12 @@ async function loadMcp(): Promise<Dataset> {
       throw new Error(`${MCP_REQUESTS}: requests[${i}].tools: ${missing.join(", ")} not listed by the servers`);
     return { kind: "retrieval", id: `mcp-${i}`, query: r.query, relevant: r.tools };
   });
-  return { catalog: { tools }, traces: [], cases: sample(cases) };
+  return {
+    catalog: { tools },
+    traces: [],
+    cases: sample(cases),
+    about: `Catalog: the tools/list of server-everything, server-filesystem and server-memory over stdio, as the gateway maps them (\`<server>.<tool>\`, servers named everything, filesystem, memory); no history. Queries: a small hand-written set of realistic requests with their expected tool(s), ${MCP_REQUESTS} (not from a dataset).`,
+  };
 }
 
 async function load(name: string): Promise<Dataset> {
@@ -213,7 +222,7 @@ interface Row {
 
 const mean = (xs: number[]) => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
 
-async function run(name: string): Promise<{ dataset: string; tools: number; rows: Row[] }> {
+async function run(name: string): Promise<{ dataset: string; tools: number; about?: string; rows: Row[] }> {
   const d = await load(name);
   const tg = await openToolgraph({ home: "memory://", project: name, embeddings: values.embeddings });
   try {
@@ -271,7 +280,9 @@ async function run(name: string): Promise<{ dataset: string; tools: number; rows
         aiSdk.push(gateAbstained ? tokensAll : t);
         const hits = c.relevant.filter((r) => chosen.includes(r)).length;
         if (values["show-misses"] && hits < c.relevant.length)
-          console.log(`  miss k=${k}: ${JSON.stringify(c.query)} needs ${c.relevant.join(", ")}; got ${chosen.join(", ")}`);
+          console.log(
+            `  miss k=${k}: ${JSON.stringify(c.query)} needs ${c.relevant.join(", ")}; got ${chosen.join(", ")}`,
+          );
         recall.push(hits / c.relevant.length);
         recallAi.push(gateAbstained ? 1 : hits / c.relevant.length);
         complete.push(hits === c.relevant.length ? 1 : 0);
@@ -294,7 +305,7 @@ async function run(name: string): Promise<{ dataset: string; tools: number; rows
         `${name} k=${k}: ${row.tokensTopK.toFixed(0)} of ${tokensAll} tokens (${(100 * row.savedTopK).toFixed(1)} % saved), recall ${row.recall.toFixed(3)}`,
       );
     }
-    return { dataset: name, tools: d.catalog.tools.length, rows };
+    return { dataset: name, tools: d.catalog.tools.length, ...(d.about ? { about: d.about } : {}), rows };
   } finally {
     await tg.close();
   }
@@ -324,6 +335,7 @@ const md = [
   ...results.flatMap((r) => [
     `## ${r.dataset} (${r.tools} tools, ${r.rows[0]?.cases ?? 0} queries)`,
     "",
+    ...(r.about ? [r.about, ""] : []),
     markdownTable(
       [
         "k",
