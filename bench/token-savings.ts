@@ -29,12 +29,9 @@
  * Writes bench/results/<out>.json and .md.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { countTokens } from "gpt-tokenizer";
 import { estimateTokensInFunctions } from "gpt-tokenizer/functionCalling";
 import { anthropicToolSearch } from "../src/adapters/anthropic.ts";
@@ -44,6 +41,7 @@ import { type EvalCase, openToolgraph } from "../src/index.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
+import { listMcpTools } from "./lib/mcp-servers.ts";
 import { machine, markdownTable, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({
@@ -84,7 +82,6 @@ const MCP_SERVERS: [string, string, string[]][] = [
 const MCP_REQUESTS = "bench/fixtures/mcp-tool-requests.json";
 /** `toolgraph demo`'s clock, so the demo's traces are the ones the demo command imports. */
 const DEMO_NOW = Date.parse("2026-11-01T12:00:00Z");
-const require = createRequire(import.meta.url);
 
 function sample<T>(all: T[]): T[] {
   const max = Number(values.cases);
@@ -115,30 +112,16 @@ function loadDemo(): Dataset {
 /** The pinned MCP servers' tools as the gateway catalogs them (`<server>.<tool>`), asked the fixture's requests. */
 async function loadMcp(): Promise<Dataset> {
   const tools: Tool[] = [];
-  for (const [server, pkg, args] of MCP_SERVERS) {
-    const client = new Client({ name: "token-savings-bench", version: "1" });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [require.resolve(`@modelcontextprotocol/${pkg}/dist/index.js`), ...args],
-        stderr: "ignore",
-      }),
-    );
-    try {
-      const listed = await client.listTools();
-      for (const t of listed.tools)
-        tools.push({
-          id: `${server}.${t.name}`,
-          name: t.name,
-          description: t.description ?? "",
-          inputSchema: t.inputSchema,
-          tags: [server],
-          server,
-        });
-    } finally {
-      await client.close();
-    }
-  }
+  for (const [server, pkg, args] of MCP_SERVERS)
+    for (const t of await listMcpTools(pkg, args))
+      tools.push({
+        id: `${server}.${t.name}`,
+        name: t.name,
+        description: t.description ?? "",
+        inputSchema: t.inputSchema,
+        tags: [server],
+        server,
+      });
   const fixture = JSON.parse(readFileSync(MCP_REQUESTS, "utf8")) as { requests: { query: string; tools: string[] }[] };
   const ids = new Set(tools.map((t) => t.id));
   const cases: Retrieval[] = fixture.requests.map((r, i) => {
