@@ -373,18 +373,25 @@ function tokenSavingsSummary(stems: string[]): string[] {
     const j = readJson(`${stem}.json`);
     if (!isRecord(j) || !Array.isArray(j.results)) continue;
     commands.push(`\`${fmt(j.command ?? "")}\``);
-    for (const d of j.results.filter(isRecord))
-      for (const r of (Array.isArray(d.rows) ? d.rows : []).filter(isRecord).filter((x) => x.k === 5 || x.k === 10))
-        rows.push(
-          `| ${fmt(d.dataset)} (${fmt(d.tools)}) | ${fmt(j.embeddings)} | ${fmt(r.k)} | ${fmt(r.tokensAll)} | ${typeof r.tokensTopK === "number" ? Math.round(r.tokensTopK) : "–"} | ${pct(r.savedTopK)} | ${fmt(r.recall)} | ${pct(r.savedAiSdk)} | ${fmt(r.recallAiSdk)} |`,
-        );
+    for (const d of j.results.filter(isRecord)) {
+      const all = (Array.isArray(d.rows) ? d.rows : []).filter(isRecord);
+      const at = (k: number) => all.find((x) => x.k === k);
+      const five = at(5);
+      const ten = at(10);
+      if (!five && !ten) continue;
+      const tokens = (r: Record<string, Json> | undefined) =>
+        r && typeof r.tokensTopK === "number" ? String(Math.round(r.tokensTopK)) : "–";
+      rows.push(
+        `| ${fmt(d.dataset)} (${fmt(d.tools)}) | ${fmt(j.embeddings)} | ${fmt((five ?? ten)?.tokensAll)} | ${tokens(five)} | ${pct(five?.savedTopK)} | ${fmt(five?.recall ?? "–")} | ${tokens(ten)} | ${pct(ten?.savedTopK)} | ${fmt(ten?.recall ?? "–")} | ${pct(five?.savedAiSdk)} | ${fmt(five?.recallAiSdk ?? "–")} |`,
+      );
+    }
   }
   if (rows.length === 0) return [];
   return [
     `Tokens of the tool definitions per request (gpt-tokenizer, o200k_base), by ${commands.join(" and ")}:`,
     "",
-    "| dataset (tools) | embeddings | k | all tools | top k + search tool | saved | Recall@k | ai-sdk default saved | its recall |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| dataset (tools) | embeddings | all tools | top 5 + search tool | saved | Recall@5 | top 10 + search tool | saved | Recall@10 | ai-sdk default (k = 5) saved | its recall |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...rows,
   ];
 }

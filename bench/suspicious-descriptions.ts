@@ -6,35 +6,19 @@
  *
  *   npx tsx bench/suspicious-descriptions.ts [--out suspicious-descriptions]
  */
-import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { instructionLike } from "../algorithms/safety/instruction-like.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
+import { listMcpTools } from "./lib/mcp-servers.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({ options: { out: { type: "string", default: "suspicious-descriptions" } } });
-const require = createRequire(import.meta.url);
 
 async function mcpTools(pkg: string, args: string[] = []): Promise<{ id: string; description: string }[]> {
-  const client = new Client({ name: "suspicious-bench", version: "1" });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [require.resolve(`@modelcontextprotocol/${pkg}/dist/index.js`), ...args],
-      stderr: "ignore",
-    }),
-  );
-  try {
-    const { tools } = await client.listTools();
-    return tools.map((t) => ({ id: `${pkg}.${t.name}`, description: t.description ?? "" }));
-  } finally {
-    await client.close();
-  }
+  return (await listMcpTools(pkg, args)).map((t) => ({ id: `${pkg}.${t.name}`, description: t.description ?? "" }));
 }
 
 const catalogs: [string, { id: string; description?: string }[]][] = [
