@@ -1,3 +1,44 @@
+/**
+ * Calibration of the gated scores on the project's own traces (high confidence must mean a success rate
+ * above 0.8, docs/decisions/gate-thresholds.md), fitted
+ * out of sample.
+ *
+ * Default split "cross-fit": the executions are dealt into `folds` (10) folds by near-duplicate group — the
+ * same or nearly the same intent (and tool set), or without an intent the same tool set
+ * (algorithms/evaluation/intent-groups.ts; docs/decisions/search-weight-fitting.md) — whole groups to the
+ * least-filled fold, so the folds do not depend on the order in which the history was collected or stored and
+ * a scored execution's twins are never in its model; each fold is scored by a model that knows every
+ * execution of the other folds (transition counts, tools' last use, intent memory without the fold's
+ * executions), at one clock (the latest start + 1 h, as a new request would be answered). At most
+ * `maxExecutions` (1,000) executions are scored: those of lowest FNV-1a hash of their id. Why: the rolling time split
+ * below learned from the *latest* executions only, so a history grouped by scenario (its last blocks new tool sets)
+ * taught the gate that nothing succeeds and it abstained on everything (ToolLinkOS traces sorted by capability;
+ * bench/accuracy.ts stress row). Split "time" (the previous default) is kept:
+ *
+ * The last `maxExecutions` executions (default 1,000) are cut by start time into `folds` consecutive blocks
+ * (default 10). Each block is scored by a model that only knows the executions that started before the
+ * block: the next-step transition counts (learnSuccessions over those executions: each succession once
+ * per execution, as the snapshot counts them) and the tools' last use are rebuilt from them, and the intent
+ * memory excludes every execution from the block's start on. When the project has no history older than the
+ * window, the first block is only training data (it is never scored). So each calibration pair is an answer
+ * the gate would have given at that time, to a request it had never seen — what the map is used for: new
+ * requests that may differ from the history (in-sample replay was over-confident: on Seal-Tools next step,
+ * answers calibrated ≥ 0.85 succeeded 0.7 % of the time).
+ *
+ * What still sees the whole history (cheap, structural, documented rather than refitted per fold): the tool
+ * graph's edges used to generate next-step candidates, Louvain communities, PageRank, the search's
+ * popularity prior and BM25/embedding index, the fitted search weights (β, μ, graph weight) and next-step
+ * weights. Steps are read without their parent, so nested siblings count as consecutive.
+ *
+ * Pairs, each the top-1 answer as the service ranks it (`auto` next-step weights with the intent memory's
+ * "what followed" lift when the execution has an intent; search with the fitted weights and memory):
+ * next-step — at each prefix of successful steps, whether the suggestion was the tool that came next (or,
+ * when the execution declares `dependsOn`, any later step whose dependencies had all run: a partial order);
+ * search — for executions with an intent, whether the execution used the top hit. Each kind gets an isotonic
+ * map score → P(success) with a Wilson lower bound per block (algorithms/thresholds/calibration.ts), stored in
+ * the project config and applied by the gate. Cost: one query embedding and one memory recall per scored
+ * execution with an intent, one CSR build per fold.
+ */
 import { type Calibration, calibrate, fitCalibration } from "../../algorithms/thresholds/calibration.ts";
 import { projectConfig } from "../store/projects.ts";
 import type { Engine } from "../view/engine.ts";

@@ -1,3 +1,9 @@
+/**
+ * Next-step suggestion end to end: the fixed-weight formula (docs/decisions/next-step-weights.md; or learned /
+ * Markov weights) over the snapshot and its
+ * analytics, the intent memory's "what followed in similar executions" when an intent is given
+ * (confidence' = 1 − (1 − confidence)(1 − μ·vote), μ = 0.8, the same lift as in search), and the gate.
+ */
 import { nextAfter } from "../../algorithms/memory/knn-vote.ts";
 import { type NextStepSuggestion, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
 import { capForSafety } from "../../algorithms/thresholds/safety-cap.ts";

@@ -1,3 +1,14 @@
+/**
+ * Intent → plan (the DAG itself: dag.ts).
+ *
+ * The main tools come from the capability matched with high confidence (so plan and capability match agree),
+ * else the best-matching successful past execution (intent memory), else search; the dependency closure adds
+ * prerequisites the intent did not mention (declared dependency edges, and learned ones that held in at least
+ * half of the dependent tool's executions; depth ≤ 3), each only with evidence connected to the intent —
+ * declared, in the matched capability, or run before it in a matched past request — and says which
+ * (docs/decisions/plan-evidence.md), then the DAG. Caps (maxTools, maxLatencyMs, maxCost) trim the plan and say
+ * what was dropped and why.
+ */
 import { inMainBand, planConfidence } from "../../algorithms/dag/confidence.ts";
 import { dependencyClosure, type Prerequisite } from "../../algorithms/dag/dependency-closure.ts";
 import {

@@ -1,3 +1,7 @@
+/**
+ * The search weights (fusion β, memory μ, content, graph, history guard): their defaults, the fit's options and
+ * result types, and the weights in force for a project (fit-search-weights.ts fits them).
+ */
 import { DEFAULTS as CHANNEL_DEFAULTS } from "../../algorithms/search/channel-fusion.ts";
 import { globalSignal } from "../../algorithms/search/global-signal.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";

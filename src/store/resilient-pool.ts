@@ -1,3 +1,7 @@
+/**
+ * The PostgreSQL pool that survives the server: a lost or refused connection becomes `database-unreachable`, a
+ * connect that hangs is cut after a backstop, and a statement is watched (statement-watch.ts).
+ */
 import type pg from "pg";
 import { isConnectionError } from "../contract/database-errors.ts";
 import { ToolgraphError } from "../contract/errors.ts";

@@ -1,3 +1,8 @@
+/**
+ * What the DAG and plan jobs read from a project's view, derived once per graph version: the path graphs
+ * (history, dependency, blended) and their hop-bounded searchers, required prerequisites, tool inputs and
+ * outputs, the learned consumer / producer rates and the project's base rate, and the intent's mentions.
+ */
 import { requiredPrerequisite as requiredByCounts } from "../../algorithms/dag/confidence.ts";
 import { dataFlowPrior, type PriorDependency, shrunkRate } from "../../algorithms/dag/data-flow-prior.ts";
 import type { Prerequisite } from "../../algorithms/dag/dependency-closure.ts";

@@ -1,3 +1,20 @@
+/**
+ * Intent memory (algorithms/README.md, "Intent memory"): what past executions did for similar intents.
+ *
+ * Each recorded execution with an intent keeps its text, its embedding (same provider and store as the
+ * tools, keyed by text hash) and a BM25 entry. Identical intent texts are indexed once (agents repeat their
+ * requests: the 100k-execution synthetic bench has 1.6k distinct intents) and the executions behind a text are
+ * expanded after the similarity ranking, most recent first. recall(intent): the k = 20 most similar past intents of the
+ * same project (optionally of the same user) by fused similarity 0.5·cos⁺ + 0.5·BM25/max(best, ideal)
+ * (fuse-similarity.ts), each voting for the tools it used with similarity × outcome × recency decay
+ * (knn-vote.ts); votes normalised to [0,1] by the best tool and scaled by the best neighbour's similarity.
+ * With no past intents the memory is silent and every answer is exactly what it
+ * would be without it.
+ *
+ * Freshness: when executions were recorded since the index was built, the next read triggers a rebuild
+ * in the background (at most once per `rebuildAfterMs`, default 2 s) and keeps answering from the
+ * previous index until the new one is ready (stale-while-revalidate): writes never block reads.
+ */
 import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
 import {
   memoryScore,

@@ -1,3 +1,4 @@
+/** The intent memory's rows: the past executions in columns, packed for recall. */
 import type { ExecutionMemoryRow } from "../store/reads.ts";
 import type { MemoryIndex } from "./intent-memory.ts";
 

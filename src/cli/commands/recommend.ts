@@ -1,3 +1,4 @@
+/** search, next, capabilities, discover (dag, plan, alternatives: workflow.ts; record, learn-weights, calibrate: learning.ts). */
 import { type Command, EXIT, UsageError } from "../command.ts";
 import { fmtNum } from "../output.ts";
 import {

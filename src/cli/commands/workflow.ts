@@ -1,3 +1,4 @@
+/** dag, plan, alternatives. */
 import { type Command, type CommandContext, EXIT, UsageError } from "../command.ts";
 import { fmtNum } from "../output.ts";
 import {
