@@ -7,19 +7,21 @@
  * a burst of notifications waits `relistDebounceMs` and becomes one re-list, at most one re-list runs at a
  * time per server, and re-lists start at most once per `relistMinIntervalMs` (defaults and why:
  * docs/decisions/gateway-churn.md). Stderr lines and log lines are bounded (bounded-line.ts).
+ *
+ * The client is the SDK v2 one in its `auto` negotiation: it probes with `server/discover` and speaks
+ * 2026-07-28 to a server that answers it, else opens with the 2025 `initialize` (on stdio the probe runs on a
+ * short-lived sibling process; a server that stays silent for `probeTimeoutMs` is taken for a 2025 one).
+ * Results and tool lists are handed on as the server sent them (docs/decisions/mcp-protocol-eras.md).
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-  type CallToolResult,
-  CallToolResultSchema,
-  ErrorCode,
-  McpError,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+  Client,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolgraphError } from "../contract/errors.ts";
 import { boundLine } from "./bounded-line.ts";
 import { GATEWAY_CONFIG_DEFAULTS, type UpstreamConfig } from "./config.ts";
@@ -38,6 +40,8 @@ export const UPSTREAM_DEFAULTS = {
   relistDebounceMs: 250,
   /** Two re-lists of one server start at least this far apart (ms), however fast the notifications come. */
   relistMinIntervalMs: 2_000,
+  /** How long the 2026-07-28 probe (server/discover) waits on a stdio server before taking it for a 2025 one (ms). */
+  probeTimeoutMs: 10_000,
 } as const;
 
 export type UpstreamState = "connecting" | "up" | "down" | "closed";
@@ -62,6 +66,8 @@ export interface UpstreamStatus {
   listChanged: number;
   /** True while a re-list is pending or running. */
   relisting: boolean;
+  /** The protocol revision negotiated with the server (2026-07-28, or a 2025 one), while it is up. */
+  protocolVersion?: string | undefined;
 }
 
 export interface UpstreamOptions {
@@ -76,6 +82,8 @@ export interface UpstreamOptions {
   /** See UPSTREAM_DEFAULTS.relistDebounceMs / relistMinIntervalMs. */
   relistDebounceMs?: number | undefined;
   relistMinIntervalMs?: number | undefined;
+  /** See UPSTREAM_DEFAULTS.probeTimeoutMs. */
+  probeTimeoutMs?: number | undefined;
 }
 
 export const CLIENT_INFO = { name: "toolgraph-gateway", version: "0.1.0" } as const;
@@ -143,6 +151,7 @@ export class Upstream {
       relists: this.relists,
       listChanged: this.listChanged,
       relisting: this.relistPending || this.relisting,
+      ...(this.state === "up" && this.client ? { protocolVersion: this.client.getNegotiatedProtocolVersion() } : {}),
     };
   }
 
@@ -173,7 +182,14 @@ export class Upstream {
     const gen = ++this.generation;
     this.state = "connecting";
     this.stderrTail = [];
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const timeout = this.options.connectTimeoutMs ?? GATEWAY_CONFIG_DEFAULTS.connectTimeoutMs;
+    const client = new Client(CLIENT_INFO, {
+      capabilities: {},
+      versionNegotiation: {
+        mode: "auto",
+        probe: { timeoutMs: Math.min(timeout, this.options.probeTimeoutMs ?? UPSTREAM_DEFAULTS.probeTimeoutMs) },
+      },
+    });
     const transport = this.makeTransport();
     if (transport instanceof StdioClientTransport) {
       const keep = UPSTREAM_DEFAULTS.stderrLineChars;
@@ -205,13 +221,12 @@ export class Upstream {
         `connection closed${this.config.kind === "stdio" ? " (the server process exited)" : ""}${tail ? `; last stderr line: ${tail}` : ""}`,
       );
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
       if (gen !== this.generation) return;
       this.listChanged++;
       this.relistPending = true;
       this.scheduleRelist();
     });
-    const timeout = this.options.connectTimeoutMs ?? GATEWAY_CONFIG_DEFAULTS.connectTimeoutMs;
     try {
       await client.connect(transport, { timeout });
       if (gen !== this.generation || (this.state as UpstreamState) === "closed") {
@@ -272,11 +287,12 @@ export class Upstream {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < UPSTREAM_DEFAULTS.maxPages; page++) {
-      const r = await client.listTools(
-        cursor === undefined ? {} : { cursor },
+      // One page at a time, past the client's response cache: the list as the server sends it now.
+      const r = await client.request(
+        { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
         timeout === undefined ? undefined : { timeout },
       );
-      tools.push(...r.tools);
+      tools.push(...(r.tools as Tool[]));
       cursor = r.nextCursor;
       if (!cursor) break;
     }
@@ -335,17 +351,16 @@ export class Upstream {
     try {
       return (await client.request(
         { method: "tools/call", params: { name: tool, ...(args === undefined ? {} : { arguments: args }) } },
-        CallToolResultSchema,
         { timeout },
       )) as CallToolResult;
     } catch (err) {
-      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+      if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) {
         throw new ToolgraphError("upstream-timeout", `server ${this.name}: ${tool} timed out after ${timeout} ms`, {
           server: this.name,
           tool,
         });
       }
-      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+      if (err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed) {
         throw new ToolgraphError(
           "upstream-error",
           `server ${this.name}: the connection closed during ${tool} (${err.message})`,

@@ -1,0 +1,92 @@
+/**
+ * The gateway's upstream side in both protocol eras: in front of a server that speaks only 2026-07-28
+ * (fixtures/modern-server.mjs, refusing every 2025 opening) over stdio and over Streamable HTTP, and of
+ * server-everything (a 2025-only server), each connection negotiates its own revision, the calls pass through
+ * unchanged, and a session that uses all three is recorded as one execution with its steps in order.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseGatewayConfig } from "../../src/gateway/config.ts";
+import { Gateway } from "../../src/gateway/gateway.ts";
+import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+
+const require = createRequire(import.meta.url);
+const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+const modern = fileURLToPath(new URL("./fixtures/modern-server.mjs", import.meta.url));
+let tg: Toolgraph;
+let gateway: Gateway;
+let httpServer: ChildProcess;
+
+beforeAll(async () => {
+  httpServer = spawn(process.execPath, [modern, "http"], { stdio: ["ignore", "pipe", "inherit"] });
+  const [line] = (await once(httpServer.stdout!, "data")) as [Buffer];
+  const { listening } = JSON.parse(String(line)) as { listening: string };
+  tg = await openToolgraph({ home: "memory://", database: "", project: "gwu", embeddings: "hash:256" });
+  const config = parseGatewayConfig({
+    mcpServers: {
+      modern: { command: process.execPath, args: [modern, "stdio"] },
+      remote: { url: `${listening}/mcp` },
+      everything: { command: process.execPath, args: [everything, "stdio"] },
+    },
+  });
+  gateway = new Gateway(tg, { config, log: () => {} });
+  await gateway.start();
+}, 180_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  await tg?.close();
+  httpServer?.kill();
+});
+
+describe("gateway upstreams of either era", () => {
+  it("negotiates 2026-07-28 with the new server over stdio and HTTP, 2025 with the old one", () => {
+    const st = gateway.status();
+    expect(st.down).toEqual([]);
+    const byName = Object.fromEntries(st.servers.map((s) => [s.server, s]));
+    expect(byName.modern).toMatchObject({ state: "up", tools: 2, protocolVersion: "2026-07-28" });
+    expect(byName.remote).toMatchObject({ state: "up", tools: 2, protocolVersion: "2026-07-28" });
+    expect(byName.everything?.protocolVersion).toMatch(/^2025-/);
+  });
+
+  it("forwards calls to all three and records them as one execution, in order", async () => {
+    const session = gateway.createSession();
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await session.server.connect(a);
+    const client = new Client({ name: "eras-agent", version: "1" });
+    await client.connect(b);
+    const call = (name: string, args: Record<string, unknown>) =>
+      client.callTool({ name: "call_tool", arguments: { name, arguments: args } });
+    await client.callTool({ name: "search_tools", arguments: { intent: "add, shout and sum across eras" } });
+    expect((await call("modern.add", { a: 40, b: 2 })).content).toEqual([{ type: "text", text: "42" }]);
+    expect((await call("remote.shout", { text: "quiet" })).content).toEqual([{ type: "text", text: "QUIET" }]);
+    expect((await call("everything.get-sum", { a: 1, b: 1 })).content).toEqual([
+      { type: "text", text: "The sum of 1 and 1 is 2." },
+    ]);
+    await client.close();
+    await session.close();
+    await gateway.flush();
+    const rows = await tg.engine.db
+      .selectFrom("executions as e")
+      .innerJoin("execution_steps as s", (j) =>
+        j.onRef("s.project", "=", "e.project").onRef("s.execution_id", "=", "e.id"),
+      )
+      .select(["e.intent", "e.user_id", "s.tool_id", "s.success"])
+      .where("e.project", "=", "gwu")
+      .orderBy("s.idx")
+      .execute();
+    expect(rows).toEqual(
+      ["modern.add", "remote.shout", "everything.get-sum"].map((tool_id) => ({
+        intent: "add, shout and sum across eras",
+        user_id: "eras-agent",
+        tool_id,
+        success: true,
+      })),
+    );
+  });
+});
