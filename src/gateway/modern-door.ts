@@ -30,7 +30,7 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$
 
 export interface ExecutionGroup {
   by: "execution" | "trace" | "client";
-  /** The gateway session's key: caller identity, kind and value (NUL-separated). */
+  /** The gateway session's key: caller identity, kind and value(s), as a JSON array (no two groups share one). */
   key: string;
 }
 
@@ -52,9 +52,9 @@ export function executionGroup(
   clientName: string | undefined,
   caller: { identity: string; peer: string },
 ): ExecutionGroup {
-  const scoped = (by: ExecutionGroup["by"], value: string): ExecutionGroup => ({
+  const scoped = (by: ExecutionGroup["by"], ...values: string[]): ExecutionGroup => ({
     by,
-    key: [caller.identity, by, value].join("\u0000"),
+    key: JSON.stringify([caller.identity, by, ...values]),
   });
   const id = meta?.[EXECUTION_META_KEY];
   if (id !== undefined) {
@@ -68,7 +68,7 @@ export function executionGroup(
   }
   const trace = traceId(meta?.traceparent);
   if (trace) return scoped("trace", trace);
-  return scoped("client", `${caller.peer}\u0000${clientName ?? ""}`);
+  return scoped("client", caller.peer, clientName ?? "");
 }
 
 /** What the 2026-07-28 server asks of its door for each call: the session it belongs to. */

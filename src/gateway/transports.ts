@@ -188,7 +188,7 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
     const handler = createMcpHandler(
       () =>
         modernGatewayServer(gateway, async ({ meta, clientName }) => {
-          const key = `2026\u0000${executionGroup(meta, clientName, caller).key}`;
+          const key = `2026:${executionGroup(meta, clientName, caller).key}`;
           let s = open.get(key);
           if (!s) {
             if (!(await makeRoom())) throw new ToolgraphError("gateway-busy", full());
