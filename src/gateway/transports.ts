@@ -175,7 +175,50 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
     }
   };
 
-  /** A 2026-07-28 request: answered by a fresh server; its calls go to the gateway session of their group. */
+  /** What the 2026-07-28 server of one request needs to know of it: the caller, and the sessions it holds. */
+  interface Exchange {
+    identity: TokenIdentity | undefined;
+    caller: { identity: string; peer: string };
+    held: OpenSession[];
+  }
+  const exchanges = new WeakMap<Request, Exchange>();
+
+  /** The session of a 2026-07-28 call's group (created at need), held until its request is answered. */
+  const groupSession = async (
+    x: Exchange,
+    meta: Record<string, unknown> | undefined,
+    clientName: string | undefined,
+  ): Promise<GatewaySession> => {
+    const key = `2026:${executionGroup(meta, clientName, x.caller).key}`;
+    let s = open.get(key);
+    if (!s) {
+      if (!(await makeRoom())) throw new ToolgraphError("gateway-busy", full());
+      const session = gateway.createSession({
+        policy: x.identity?.policy,
+        user: x.identity?.user ?? gateway.options.user ?? clientName,
+      });
+      s = { key, transport: undefined, session, lastSeen: Date.now(), active: 0, streams: 0 };
+      open.set(key, s);
+    }
+    s.active++;
+    x.held.push(s);
+    touch(s);
+    return s.session;
+  };
+
+  // One handler for every 2026-07-28 request; it builds a server per request, which finds its exchange by the
+  // web Request it serves. A refused request (header mismatch, unsupported version) is answered in-band.
+  const modernHandler = createMcpHandler(
+    ({ requestInfo }) => {
+      const x = requestInfo && exchanges.get(requestInfo);
+      return modernGatewayServer(gateway, async ({ meta, clientName }) => {
+        if (!x) throw new Error("no exchange for this request");
+        return groupSession(x, meta, clientName);
+      });
+    },
+    { legacy: "reject", onerror: () => {} },
+  );
+
   const serveModern = async (
     req: IncomingMessage,
     res: ServerResponse,
@@ -183,38 +226,19 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
     request: Request,
     identity: TokenIdentity | undefined,
   ): Promise<void> => {
-    const held: OpenSession[] = [];
-    const caller = { identity: identity?.policy ?? "", peer: req.socket.remoteAddress ?? "" };
-    const handler = createMcpHandler(
-      () =>
-        modernGatewayServer(gateway, async ({ meta, clientName }) => {
-          const key = `2026:${executionGroup(meta, clientName, caller).key}`;
-          let s = open.get(key);
-          if (!s) {
-            if (!(await makeRoom())) throw new ToolgraphError("gateway-busy", full());
-            const session = gateway.createSession({
-              policy: identity?.policy,
-              user: identity?.user ?? gateway.options.user ?? clientName,
-            });
-            s = { key, transport: undefined, session, lastSeen: Date.now(), active: 0, streams: 0 };
-            open.set(key, s);
-          }
-          s.active++;
-          held.push(s);
-          touch(s);
-          return s.session;
-        }),
-      // A refused request (header mismatch, unsupported version) is answered in-band; nothing to log.
-      { legacy: "reject", onerror: () => {} },
-    );
+    const x: Exchange = {
+      identity,
+      caller: { identity: identity?.policy ?? "", peer: req.socket.remoteAddress ?? "" },
+      held: [],
+    };
+    exchanges.set(request, x);
     try {
-      await writeResponse(await handler.fetch(request, { parsedBody: body }), res);
+      await writeResponse(await modernHandler.fetch(request, { parsedBody: body }), res);
     } finally {
-      for (const s of held) {
+      for (const s of x.held) {
         s.active--;
         s.lastSeen = Date.now();
       }
-      await handler.close();
     }
   };
 
@@ -293,6 +317,7 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
     sweep,
     async close() {
       clearInterval(timer);
+      await modernHandler.close();
       for (const s of [...open.values()]) await end(s);
       open.clear();
     },
