@@ -3,7 +3,8 @@
  * Streamable HTTP, its current tool list (every page), and its health. A server that fails to start,
  * crashes or drops the connection is marked down and reconnected with exponential backoff; calls to it
  * meanwhile fail at once with an error naming the server; each failed attempt counts once towards the
- * backoff. `notifications/tools/list_changed` re-lists the tools and reports them through `onTools`, coalesced:
+ * backoff. `notifications/tools/list_changed` (on a 2026-07-28 connection, from a `subscriptions/listen`
+ * stream) re-lists the tools and reports them through `onTools`, coalesced:
  * a burst of notifications waits `relistDebounceMs` and becomes one re-list, at most one re-list runs at a
  * time per server, and re-lists start at most once per `relistMinIntervalMs` (defaults and why:
  * docs/decisions/gateway-churn.md). Stderr lines and log lines are bounded (bounded-line.ts).
@@ -68,6 +69,8 @@ export interface UpstreamStatus {
   relisting: boolean;
   /** The protocol revision negotiated with the server (2026-07-28, or a 2025 one), while it is up. */
   protocolVersion?: string | undefined;
+  /** 2026-07-28: true once a subscription delivers the server's tools/list_changed (a 2025 server sends them unasked). */
+  subscribed?: boolean | undefined;
 }
 
 export interface UpstreamOptions {
@@ -116,6 +119,8 @@ export class Upstream {
   private lastRelistAt = Number.NEGATIVE_INFINITY;
   private relists = 0;
   private listChanged = 0;
+  /** A 2026-07-28 connection's subscriptions/listen stream for tools/list_changed is acknowledged. */
+  private subscribed = false;
 
   constructor(name: string, config: UpstreamConfig, options: UpstreamOptions = {}) {
     this.name = name;
@@ -151,7 +156,12 @@ export class Upstream {
       relists: this.relists,
       listChanged: this.listChanged,
       relisting: this.relistPending || this.relisting,
-      ...(this.state === "up" && this.client ? { protocolVersion: this.client.getNegotiatedProtocolVersion() } : {}),
+      ...(this.state === "up" && this.client
+        ? {
+            protocolVersion: this.client.getNegotiatedProtocolVersion(),
+            ...(this.client.getProtocolEra() === "modern" ? { subscribed: this.subscribed } : {}),
+          }
+        : {}),
     };
   }
 
@@ -180,6 +190,7 @@ export class Upstream {
 
   private async connect(): Promise<void> {
     const gen = ++this.generation;
+    this.subscribed = false;
     this.state = "connecting";
     this.stderrTail = [];
     const timeout = this.options.connectTimeoutMs ?? GATEWAY_CONFIG_DEFAULTS.connectTimeoutMs;
@@ -236,6 +247,8 @@ export class Upstream {
       this.client = client;
       this.transport = transport;
       await this.refreshTools(client, timeout);
+      // Not awaited: the server is up once listed; a change before the subscription is acknowledged is missed.
+      void this.listenForChanges(client, timeout);
       this.state = "up";
       this.attempts = 0;
       this.lastError = undefined;
@@ -245,6 +258,22 @@ export class Upstream {
       if (gen !== this.generation || (this.state as UpstreamState) === "closed") return;
       const tail = this.stderrTail.slice(-3).join(" | ");
       this.down(`failed to start: ${message(err)}${tail ? ` (stderr: ${tail})` : ""}`);
+    }
+  }
+
+  /**
+   * A 2026-07-28 server sends tools/list_changed only on a `subscriptions/listen` stream: open one when it
+   * advertises the notification (the handler above receives them as on a 2025 connection). Best effort: a
+   * refused or failed listen is logged, and the tools are re-listed on the next connection.
+   */
+  private async listenForChanges(client: Client, timeout: number): Promise<void> {
+    if (client.getProtocolEra() !== "modern" || client.getServerCapabilities()?.tools?.listChanged !== true) return;
+    try {
+      await client.listen({ toolsListChanged: true }, { timeout });
+      if (client === this.client) this.subscribed = true;
+    } catch (err) {
+      if (client === this.client)
+        this.log(`toolgraph gateway: ${this.name}: cannot follow tool list changes: ${message(err)}`);
     }
   }
 

@@ -49,8 +49,8 @@ describe("gateway upstreams of either era", () => {
     const st = gateway.status();
     expect(st.down).toEqual([]);
     const byName = Object.fromEntries(st.servers.map((s) => [s.server, s]));
-    expect(byName.modern).toMatchObject({ state: "up", tools: 2, protocolVersion: "2026-07-28" });
-    expect(byName.remote).toMatchObject({ state: "up", tools: 2, protocolVersion: "2026-07-28" });
+    expect(byName.modern).toMatchObject({ state: "up", tools: 3, protocolVersion: "2026-07-28" });
+    expect(byName.remote).toMatchObject({ state: "up", tools: 3, protocolVersion: "2026-07-28" });
     expect(byName.everything?.protocolVersion).toMatch(/^2025-/);
   });
 
@@ -88,5 +88,24 @@ describe("gateway upstreams of either era", () => {
         success: true,
       })),
     );
+  });
+
+  it("follows a 2026-07-28 stdio server's tool list changes through its subscription", async () => {
+    const session = gateway.createSession();
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await session.server.connect(a);
+    const client = new Client({ name: "grow-agent", version: "1" });
+    await client.connect(b);
+    const modernStatus = () => gateway.status().servers.find((s) => s.server === "modern")!;
+    const end = Date.now() + 20_000;
+    while (!modernStatus().subscribed && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    expect(modernStatus().subscribed).toBe(true);
+    const grown = await client.callTool({ name: "call_tool", arguments: { name: "modern.grow", arguments: {} } });
+    expect(grown.content).toEqual([{ type: "text", text: "grown_3" }]);
+    while (modernStatus().tools < 4 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    expect(modernStatus()).toMatchObject({ tools: 4, listChanged: 1, relists: 1 });
+    expect(gateway.upstreamTool("modern.grown_3")?.tool.name).toBe("grown_3");
+    await client.close();
+    await session.close();
   });
 });
