@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { PassThrough } from "node:stream";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -13,6 +14,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
+import { runGatewayStdio } from "../../src/gateway/transports.ts";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const require = createRequire(import.meta.url);
@@ -107,5 +109,37 @@ describe("gateway upstreams of either era", () => {
     expect(gateway.upstreamTool("modern.grown_3")?.tool.name).toBe("grown_3");
     await client.close();
     await session.close();
+  });
+
+  it("2026-07-28 end to end: a client of that era on the gateway's stdio door reaches the 2026-only server", async () => {
+    const envelope = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "pipe-2026", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    let out = "";
+    stdout.on("data", (c) => {
+      out += String(c);
+    });
+    const done = runGatewayStdio(gateway, { stdin, stdout, signals: [] });
+    const params = { name: "call_tool", arguments: { name: "modern.add", arguments: { a: 5, b: 6 } }, _meta: envelope };
+    stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params })}\n`);
+    stdin.end();
+    await done;
+    const answer = JSON.parse(out.trim().split("\n").at(-1)!);
+    expect(answer.result.content).toEqual([{ type: "text", text: "11" }]);
+    await gateway.flush();
+    const rows = await tg.engine.db
+      .selectFrom("executions as e")
+      .innerJoin("execution_steps as s", (j) =>
+        j.onRef("s.project", "=", "e.project").onRef("s.execution_id", "=", "e.id"),
+      )
+      .select(["s.tool_id"])
+      .where("e.project", "=", "gwu")
+      .where("e.user_id", "=", "pipe-2026")
+      .execute();
+    expect(rows).toEqual([{ tool_id: "modern.add" }]);
   });
 });
