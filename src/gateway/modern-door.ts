@@ -28,6 +28,15 @@ const MAX_EXECUTION_ID = 200;
 /** W3C trace context level 1: version-traceid-parentid-flags, lower-case hex. */
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
+/** True when `s` holds a control character (U+0000–U+001F, U+007F). */
+function hasControl(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
 export interface ExecutionGroup {
   by: "execution" | "trace" | "client";
   /** The gateway session's key: caller identity, kind and value(s), as a JSON array (no two groups share one). */
@@ -58,7 +67,7 @@ export function executionGroup(
   });
   const id = meta?.[EXECUTION_META_KEY];
   if (id !== undefined) {
-    if (typeof id !== "string" || id.length === 0 || id.length > MAX_EXECUTION_ID || /[\u0000-\u001f\u007f]/.test(id))
+    if (typeof id !== "string" || id.length === 0 || id.length > MAX_EXECUTION_ID || hasControl(id))
       throw new ToolgraphError(
         "invalid-input",
         `params._meta.${EXECUTION_META_KEY}: must be a string of 1 to ${MAX_EXECUTION_ID} printable characters, got ${JSON.stringify(id)?.slice(0, 80)}`,

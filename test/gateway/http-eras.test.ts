@@ -117,7 +117,9 @@ describe("gateway --http in both eras", () => {
     // A malformed execution id is refused, naming the field, and records nothing.
     const bad = await call(sum(1, 1), { "toolgraph/execution": "" });
     expect(bad.isError).toBe(true);
-    expect((bad._meta?.["toolgraph/error"] as { field?: string }).field).toBe("params._meta.toolgraph/execution");
+    expect((bad._meta?.["toolgraph/error"] as { field?: string } | undefined)?.field).toBe(
+      "params._meta.toolgraph/execution",
+    );
 
     // A second 2026 client on the same address is its own group.
     const other = await modernClient("other-agent");
