@@ -6,18 +6,20 @@
  * project: an `x-toolgraph-project` (or `?project=`) naming another is refused with 400. A session opened with a
  * bearer token of the config's `tokens` gets that token's policy and user (session-policy.ts); with `tokens`
  * set, a session needs one of them or the server's own token (the gateway's policy alone), and every later
- * request of a session must present a token of the same policy (403 otherwise).
+ * request of a session must present a token of the same policy (403 otherwise). Over HTTP a 2026-07-28
+ * request (no session) is checked the same way on every request, and its calls join the gateway session of
+ * their execution group (modern-door.ts, docs/decisions/gateway-stateless-executions.md).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { createMcpHandler, isLegacyRequest, type Server as V2Server } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { ToolgraphError } from "../contract/errors.ts";
 import { webRequest, writeResponse } from "../mcp/http.ts";
 import { trackInFlight } from "../mcp/in-flight.ts";
 import { hangUp, StdioWire } from "../mcp/stdio-wire.ts";
 import { bearerMatches } from "../server/http-server.ts";
-import { ToolgraphError } from "../contract/errors.ts";
 import type { TokenIdentity } from "./config.ts";
 import type { Gateway, GatewaySession } from "./gateway.ts";
 import { executionGroup, modernGatewayServer } from "./modern-door.ts";
