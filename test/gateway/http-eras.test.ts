@@ -82,6 +82,42 @@ async function recorded(): Promise<{ user: string | null; intent: string | null;
 }
 
 describe("gateway --http in both eras", () => {
+  it("2026-07-28 over HTTP: headers must match the body, and tools/list is the same for every caller", async () => {
+    const envelope = (name: string) => ({
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name, version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    const post = async (headers: Record<string, string>, body: unknown) => {
+      const r = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify(body),
+      });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    const v = { "mcp-protocol-version": "2026-07-28" };
+    const call = { name: "call_tool", arguments: sum(1, 1), _meta: envelope("raw") };
+    const mismatch = await post(
+      { ...v, "mcp-method": "tools/call", "mcp-name": "search_tools" },
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: call },
+    );
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.error.code).toBe(-32020);
+    const lists = await Promise.all(
+      ["one", "two"].map((name) =>
+        post(
+          { ...v, "mcp-method": "tools/list" },
+          { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: envelope(name) } },
+        ),
+      ),
+    );
+    expect(lists[0]!.status).toBe(200);
+    expect(lists[0]!.body.result).toMatchObject({ cacheScope: expect.any(String) });
+    expect(lists[0]!.body.result.ttlMs).toBeGreaterThan(0);
+    expect(JSON.stringify(lists[0]!.body.result.tools)).toBe(JSON.stringify(lists[1]!.body.result.tools));
+  });
+
   it("records a 2025 session and 2026-07-28 calls grouped by execution id, trace and client", async () => {
     // 2025-06-18: one MCP session, one execution.
     const legacy = new Client({ name: "legacy-agent", version: "1" });
