@@ -16,7 +16,7 @@ import { problemsMessage, zodProblems } from "../contract/error-mapping.ts";
 import { ToolgraphError } from "../contract/errors.ts";
 import type { Toolgraph } from "../library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, type McpToolSpec } from "../mcp/mcp-server.ts";
-import { GATEWAY_DEFAULTS, GATEWAY_INFO, type GatewayOptions } from "./gateway-options.ts";
+import { GATEWAY_DEFAULTS, GATEWAY_INFO, GATEWAY_INSTRUCTIONS, type GatewayOptions } from "./gateway-options.ts";
 import { callToolArgs, errorResult } from "./own-tools.ts";
 import { type RecordedExecution, SessionRecorder } from "./recorder.ts";
 import { policyApi, type SessionPolicy } from "./session-policy.ts";
@@ -73,9 +73,7 @@ export class GatewaySession {
     if (user) this.recorder.setUser(user);
     this.server = new Server(GATEWAY_INFO, {
       capabilities: { tools: { listChanged: true } },
-      instructions:
-        "This gateway proxies MCP servers and learns from what you call. Use search_tools (or plan_workflow) with your intent to find a tool, " +
-        "then call_tool with its id and arguments; suggest_next_tool between steps. Answers marked abstained are not confident: say so.",
+      instructions: GATEWAY_INSTRUCTIONS,
     });
     this.userGiven = user !== undefined && user !== "";
     this.server.oninitialized = () => {

@@ -17,8 +17,9 @@ import {
   type Tool as V2Tool,
 } from "@modelcontextprotocol/server";
 import { ToolgraphError } from "../contract/errors.ts";
+import { MCP_CACHE_HINTS } from "../mcp/mcp-server.ts";
 import type { Gateway } from "./gateway.ts";
-import { GATEWAY_INFO } from "./gateway-options.ts";
+import { GATEWAY_INFO, GATEWAY_INSTRUCTIONS } from "./gateway-options.ts";
 import type { GatewaySession } from "./gateway-session.ts";
 import { errorResult } from "./own-tools.ts";
 
@@ -92,7 +93,12 @@ export type SessionFor = (call: {
  * of a 2025 session.
  */
 export function modernGatewayServer(gateway: Gateway, sessionFor: SessionFor): V2Server {
-  const server = new V2Server(GATEWAY_INFO, { capabilities: { tools: { listChanged: false } } });
+  // The list is the fixed tools, which change only with the toolgraph version: the same hints as `toolgraph mcp`.
+  const server = new V2Server(GATEWAY_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: GATEWAY_INSTRUCTIONS,
+    cacheHints: MCP_CACHE_HINTS,
+  });
   server.setRequestHandler("tools/list", async () => ({ tools: gateway.toolList([]) as V2Tool[] }));
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
