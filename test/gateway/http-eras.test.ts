@@ -181,3 +181,47 @@ describe("gateway --http in both eras", () => {
     expect(gateway.status().recorded).toMatchObject({ executions: 6, steps: 10 });
   });
 });
+
+describe("gateway --http: 2026-07-28 groups share the session cap", () => {
+  it("a new group at the cap ends the least recently used one, whose execution is recorded then", async () => {
+    const capped = gatewayHttpHandler(gateway, { maxSessions: 2 });
+    const srv = createServer(gatewayApi(tg, gateway), {
+      token: "",
+      log: () => {},
+      mcpHandler: (req, res, body) => capped.handle(req, res, body),
+    });
+    const cappedUrl = new URL(`${(await srv.listen(0, "127.0.0.1")).url}/mcp`);
+    const client = new ModernClient(
+      { name: "cap-agent", version: "1" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(new ModernHttp(cappedUrl));
+    const inTask = (task: string) =>
+      client.callTool({ name: "call_tool", arguments: sum(1, 2), _meta: { "toolgraph/execution": task } });
+    const capAgentExecutions = async () => {
+      await gateway.flush();
+      return (
+        await tg.engine.db
+          .selectFrom("executions")
+          .select("id")
+          .where("project", "=", "gwe2")
+          .where("user_id", "=", "cap-agent")
+          .execute()
+      ).length;
+    };
+    try {
+      await inTask("t1");
+      await inTask("t2");
+      expect(capped.size).toBe(2);
+      expect(await capAgentExecutions()).toBe(0);
+      await inTask("t3"); // t1 is the least recently used: ended, its execution recorded
+      expect(capped.size).toBe(2);
+      expect(await capAgentExecutions()).toBe(1);
+    } finally {
+      await client.close();
+      await capped.close();
+      await srv.close();
+    }
+    expect(await capAgentExecutions()).toBe(3);
+  });
+});
