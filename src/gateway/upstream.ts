@@ -9,9 +9,10 @@
  * time per server, and re-lists start at most once per `relistMinIntervalMs` (defaults and why:
  * docs/decisions/gateway-churn.md). Stderr lines and log lines are bounded (bounded-line.ts).
  *
- * The client is the SDK v2 one in its `auto` negotiation: it probes with `server/discover` and speaks
- * 2026-07-28 to a server that answers it, else opens with the 2025 `initialize` (on stdio the probe runs on a
- * short-lived sibling process; a server that stays silent for `probeTimeoutMs` is taken for a 2025 one).
+ * The client is the SDK v2 one, by default in its `auto` negotiation: it probes with `server/discover` and
+ * speaks 2026-07-28 to a server that answers it, else opens with the 2025 `initialize` (on stdio the probe runs
+ * on a short-lived sibling process; a server that stays silent for `probeTimeoutMs` is taken for a 2025 one).
+ * A server's `protocol` setting skips the probe ("2025") or requires the revision ("2026-07-28").
  * Results and tool lists are handed on as the server sent them (docs/decisions/mcp-protocol-eras.md).
  */
 import {
@@ -90,6 +91,13 @@ export interface UpstreamOptions {
 }
 
 export const CLIENT_INFO = { name: "toolgraph-gateway", version: "0.1.0" } as const;
+
+/** The client's negotiation mode for a server's `protocol` setting (config.ts). */
+function negotiation(protocol: UpstreamConfig["protocol"]): "auto" | "legacy" | { pin: string } {
+  if (protocol === "2025") return "legacy";
+  if (protocol === "2026-07-28") return { pin: "2026-07-28" };
+  return "auto";
+}
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -197,7 +205,7 @@ export class Upstream {
     const client = new Client(CLIENT_INFO, {
       capabilities: {},
       versionNegotiation: {
-        mode: "auto",
+        mode: negotiation(this.config.protocol),
         probe: { timeoutMs: Math.min(timeout, this.options.probeTimeoutMs ?? UPSTREAM_DEFAULTS.probeTimeoutMs) },
       },
     });

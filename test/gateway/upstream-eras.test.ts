@@ -14,6 +14,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
+import { Upstream } from "../../src/gateway/upstream.ts";
 import { runGatewayStdio } from "../../src/gateway/transports.ts";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
@@ -141,5 +142,38 @@ describe("gateway upstreams of either era", () => {
       .where("e.user_id", "=", "pipe-2026")
       .execute();
     expect(rows).toEqual([{ tool_id: "modern.add" }]);
+  });
+});
+
+describe("a server's protocol setting", () => {
+  const upstream = (args: string[], protocol: string) => {
+    const config = parseGatewayConfig({ mcpServers: { s: { command: process.execPath, args, protocol } } });
+    return new Upstream("s", config.servers.get("s")!, { minBackoffMs: 600_000, log: () => {} });
+  };
+
+  it('"2025" opens with initialize, "2026-07-28" requires that revision, each refusing the other era', async () => {
+    const cases: [string[], string, string | undefined][] = [
+      [[everything, "stdio"], "2025", "2025-11-25"],
+      [[modern, "stdio"], "2026-07-28", "2026-07-28"],
+      [[everything, "stdio"], "2026-07-28", undefined], // a 2025 server cannot satisfy the pin
+      [[modern, "stdio"], "2025", undefined], // the 2026-only server refuses initialize
+    ];
+    for (const [args, protocol, negotiated] of cases) {
+      const u = upstream(args, protocol);
+      try {
+        await u.start();
+        const st = u.status();
+        if (negotiated) expect(st).toMatchObject({ state: "up", protocolVersion: negotiated });
+        else expect(st).toMatchObject({ state: "down", error: expect.stringMatching(/^failed to start: /) });
+      } finally {
+        await u.close();
+      }
+    }
+  });
+
+  it("refuses an unknown value, naming the field", () => {
+    expect(() => parseGatewayConfig({ mcpServers: { s: { command: "x", protocol: "2024" } } }, "mcp.json")).toThrow(
+      /^mcp\.json: mcpServers\.s\.protocol: /,
+    );
   });
 });
