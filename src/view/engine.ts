@@ -91,7 +91,10 @@ export class Engine {
   private readonly clock: () => number;
   private readonly versionCheckMs: number;
   private readonly snapshots = new Map<string, CachedSnapshot>();
-  private readonly loading = new Map<string, Promise<GraphSnapshot>>();
+  /** The load in flight per project, with the invalidation generation it started in. */
+  private readonly loading = new Map<string, { promise: Promise<GraphSnapshot>; generation: number }>();
+  /** Bumped by `invalidate`: a load started before a write must not answer (or be cached) after it. */
+  private readonly generations = new Map<string, number>();
   private closed = false;
   readonly embedder: EmbeddingProvider;
   readonly queryEmbedder: CachedEmbeddingProvider;
@@ -223,19 +226,23 @@ export class Engine {
   }
 
   private reload(project: string): Promise<GraphSnapshot> {
-    let p = this.loading.get(project);
-    if (!p) {
-      p = loadGraphSnapshot(this.db, project)
-        .then((s) => {
-          const prev = this.snapshots.get(project);
-          this.snapshots.set(project, { snapshot: s, checkedAt: this.clock() });
-          if (prev) this.onRebuilt(project, prev.snapshot, s);
-          return s;
-        })
-        .finally(() => this.loading.delete(project));
-      this.loading.set(project, p);
-    }
-    return p;
+    const generation = this.generations.get(project) ?? 0;
+    const inFlight = this.loading.get(project);
+    // A load started before the last invalidation may have read the rows before the write: start another.
+    if (inFlight && inFlight.generation === generation) return inFlight.promise;
+    const promise = loadGraphSnapshot(this.db, project)
+      .then((s) => {
+        if ((this.generations.get(project) ?? 0) !== generation) return s; // stale by now: answer, do not cache
+        const prev = this.snapshots.get(project);
+        this.snapshots.set(project, { snapshot: s, checkedAt: this.clock() });
+        if (prev) this.onRebuilt(project, prev.snapshot, s);
+        return s;
+      })
+      .finally(() => {
+        if (this.loading.get(project)?.promise === promise) this.loading.delete(project);
+      });
+    this.loading.set(project, { promise, generation });
+    return promise;
   }
 
   private rebuildListeners: ((project: string, prev: GraphSnapshot, next: GraphSnapshot) => void)[] = [];
@@ -269,6 +276,7 @@ export class Engine {
   /** Forgets the cached read model of a project (after a catalog or edge import). */
   invalidate(project: string): void {
     this.snapshots.delete(project);
+    this.generations.set(project, (this.generations.get(project) ?? 0) + 1);
   }
 
   async close(): Promise<void> {
@@ -277,7 +285,7 @@ export class Engine {
     await this.loading
       .values()
       .next()
-      .value?.catch(() => undefined);
+      .value?.promise.catch(() => undefined);
     for (const p of this.searchIndexes.values()) await p.catch(() => undefined);
     await this.queryEmbedder.close?.().catch(() => undefined);
     await this.analyticsCache.dispose().catch(() => undefined);
