@@ -111,7 +111,7 @@ export async function evalRetrieval(
     .slice(0, 10)
     .map((i) => s.tools[i]!.id);
   const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
-  const w = await searchWeightsFor(engine, project);
+  const w = await searchWeightsFor(await engine.view(project));
   // The intent memory's answer for a query is the same for every method: compute it once.
   const memo = new Map<string, Awaited<ReturnType<typeof recallMemory>>>();
   const recalled = async (q: string, v: Float32Array) => {
@@ -247,7 +247,7 @@ export async function evalNextStep(
     .map((i) => s.tools[i]!.id);
   const rows: Row[] = [];
   const gating: GatingData = { pairs: [], trainPairs: [] };
-  const libraryWeights = await weightsFor(engine, project, "auto", { awaitFit: true });
+  const libraryWeights = await weightsFor(await engine.view(project), "auto", { awaitFit: true });
   const qv = new Map<string, Float32Array>();
   const distinctQueries = [...new Set(nc.map((c) => c.query).filter((q): q is string => typeof q === "string"))];
   for (let i = 0; i < distinctQueries.length; i += 64) {
@@ -344,7 +344,7 @@ export async function nextStepGatedPairs(
   const nc = cases.filter((c): c is Extract<EvalCase, { kind: "next-step" }> => c.kind === "next-step");
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
-  const libraryWeights = weights ?? (await weightsFor(engine, project, "auto", { awaitFit: true }));
+  const libraryWeights = weights ?? (await weightsFor(await engine.view(project), "auto", { awaitFit: true }));
   const qv = vectors ?? new Map<string, Float32Array>();
   const missing = [...new Set(nc.map((c) => c.query).filter((q): q is string => typeof q === "string" && !qv.has(q)))];
   for (let i = 0; i < missing.length; i += 64) {
@@ -559,7 +559,7 @@ export async function evalSearchGating(
   const a = await engine.analytics(project);
   const idx = await engine.searchIndex(project);
   const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
-  const w = await searchWeightsFor(engine, project);
+  const w = await searchWeightsFor(await engine.view(project));
   const out: GatingData = { pairs: [], trainPairs: (await trainPairs(tg, project)).search };
   for (let i = 0; i < rc.length; i += 64) {
     const batch = rc.slice(i, i + 64);
@@ -876,8 +876,7 @@ export async function evalDiscovery(
       if (context.length === 0) continue;
       const { runDiscoverCapabilities } = await import("../src/jobs/capabilities.ts");
       const r = await runDiscoverCapabilities(
-        tg.engine,
-        project,
+        await tg.engine.view(project),
         { context, limit: 10 },
         boost === 0 ? { clusterBoost: 0 } : {},
       );
@@ -929,7 +928,7 @@ export async function trainSearchPairs(tg: Toolgraph, project: string): Promise<
 }
 
 async function computeTrainPairs(tg: Toolgraph, project: string) {
-  const p = await calibrationPairs(tg.engine, project);
+  const p = await calibrationPairs(await tg.engine.view(project));
   const map = (xs: { score: number; ok: boolean }[]) => xs.map((x) => ({ score: x.score, correct: x.ok }));
   return { nextStep: map(p.nextStep), search: map(p.search) };
 }

@@ -256,7 +256,7 @@ async function recallOn(name: string, o: { embeddings: string; home: string }): 
     const a = await engine.analytics(project);
     const idx = await engine.searchIndex(project);
     const ns = namespaceIndexFor(s, idx);
-    const w = await searchWeightsFor(engine, project);
+    const w = await searchWeightsFor(await engine.view(project));
     for (const [split, cases] of Object.entries(data.evaluation)) {
       const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
       if (rc.length === 0) continue;

@@ -40,6 +40,7 @@ import { appendToHistory } from "../view/history.ts";
 import { markMemoryDirty, settledMemory } from "../view/intent-memory.ts";
 import { chooseRouting, namespaceIndexFor } from "../view/namespace-index.ts";
 import { validatePattern } from "../view/patterns.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { ResultCache } from "./result-cache.ts";
 
 /**
@@ -100,19 +101,20 @@ export class Toolgraph implements RecommenderApi {
    */
   protected async cached<T>(
     op: string,
-    project: string,
+    view: ProjectView,
     req: unknown,
     compute: () => Promise<T>,
   ): Promise<T & { recommendationId?: string }> {
     const started = performance.now();
-    if (!this.engine.calibrationsLoaded.has(project)) await ensureCalibrationLoaded(this.engine, project);
-    const s = this.engine.cachedSnapshot(project) ?? (await this.engine.snapshot(project));
+    const project = view.project;
+    if (!view.calibrationLoaded()) await ensureCalibrationLoaded(view);
+    const s = view.snapshot;
     // A request naming a workflow appends to its detection timeline: its answer depends on the calls before.
     const fresh = this.results.capacity === 0 || (req as { workflow?: { id?: string } }).workflow?.id !== undefined;
     let result: T;
     if (fresh) result = await compute();
     else {
-      const a = await this.engine.analytics(project);
+      const a = view.analytics();
       const { session: _session, ...keyed } = (req ?? {}) as { session?: unknown };
       const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(keyed)}`;
       result = await this.results.get(key, compute);
@@ -140,11 +142,12 @@ export class Toolgraph implements RecommenderApi {
         ...(parseRequest(job.libraryOptions, options) as object),
       };
     } else r = parseRequest(job.request, rest) as Record<string, unknown>;
-    const ctx: JobContext = { engine: this.engine, project: p, log: this.recommendations };
+    const view = this.engine.viewNow(p) ?? (await this.engine.view(p));
+    const ctx: JobContext = { view, project: p, log: this.recommendations };
     const answerKey = job.answerKey;
     return answerKey === undefined
       ? (job.run(ctx, r) as Promise<object>)
-      : this.cached(answerKey, p, r, () => job.run(ctx, r) as Promise<object>);
+      : this.cached(answerKey, view, r, () => job.run(ctx, r) as Promise<object>);
   }
 
   protected p(opts?: ProjectScoped): string {
@@ -244,7 +247,7 @@ export class Toolgraph implements RecommenderApi {
     const value = validateExecution(execution);
     const r = await importExecutions(this.engine.db, project, [{ line: 1, value }], "execution", {
       ...opts,
-      userHistory: userHistoryUpdate(this.engine),
+      userHistory: userHistoryUpdate(this.engine.gatekeeper),
     });
     await this.afterExecutions(project, r, [value], undefined, true);
     if (r.inserted > 0) {
@@ -265,12 +268,12 @@ export class Toolgraph implements RecommenderApi {
 
   /** Fit the gate's calibration (score → P(success)) on the project's own traces and store it. */
   async calibrate(opts: Scoped & { maxExecutions?: number; split?: "cross-fit" | "time" } = {}) {
-    return calibrateProject(this.engine, this.p(opts), opts);
+    return calibrateProject(await this.engine.view(this.p(opts)), opts);
   }
 
   /** Fit the next-step weights on the project's own traces (the `learned` mode) and store them. */
   async fitNextStepWeights(opts: Scoped & { maxExecutions?: number; seed?: number; dryRun?: boolean } = {}) {
-    const r = await fitNextStepWeights(this.engine, this.p(opts), opts);
+    const r = await fitNextStepWeights(await this.engine.view(this.p(opts)), opts);
     if (!opts.dryRun) this.results.clear();
     return r;
   }
@@ -280,7 +283,7 @@ export class Toolgraph implements RecommenderApi {
    * the defaults only when they beat them on grouped held-out intents (search-weights.ts). `dryRun` stores nothing.
    */
   async fitSearchWeights(opts: Scoped & SearchFitOptions = {}) {
-    const r = await fitSearchWeights(this.engine, this.p(opts), opts);
+    const r = await fitSearchWeights(await this.engine.view(this.p(opts)), opts);
     if (!opts.dryRun) this.results.clear();
     return r;
   }
@@ -300,7 +303,7 @@ export class Toolgraph implements RecommenderApi {
     const fresh = (executions ?? all ?? []).filter((e) => inserted.has(e.id));
     if (historyDone) {
       for (const e of fresh) if (e.user) this.engine.gatekeeper.tracker.invalidate(project, e.user);
-    } else if (fresh.length > 0) await applyUserHistory(this.engine, project, fresh);
+    } else if (fresh.length > 0) await applyUserHistory(this.engine.gatekeeper, project, fresh);
     if (r.autoRegistered.length > 0 || !executions) this.engine.invalidate(project);
     else if (r.inserted > 0) this.engine.afterRecord(project, executions, r.graphVersion);
   }
@@ -339,7 +342,7 @@ export class Toolgraph implements RecommenderApi {
       location: this.engine.conn.location,
       ...(await countProject(this.engine.db, project)),
       caches: { results: this.results.stats(), queryEmbeddings: this.engine.queryEmbedder.stats() },
-      learning: await learningStatus(this.engine, project),
+      learning: await learningStatus(await this.engine.view(project)),
     };
   }
 

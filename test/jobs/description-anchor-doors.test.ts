@@ -37,7 +37,7 @@ beforeAll(async () => {
   // Stored with a fit record, so no background refit replaces them while the doors are tested.
   const legacy = { beta: 0.7, memoryWeight: 1, contentWeight: 0, graphWeight: 1 };
   await storeFit(
-    tg.engine,
+    await tg.engine.view("anchor"),
     {
       kind: "search-weights",
       project: "anchor",

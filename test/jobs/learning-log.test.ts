@@ -29,9 +29,10 @@ describe("storeFit", () => {
   it("two fits stored at once keep each other's fields; every record is announced once", async () => {
     const heard: string[] = [];
     tg.engine.learningLog = (r) => heard.push(r.kind);
+    const view = await tg.engine.view("log");
     await Promise.all([
-      storeFit(tg.engine, record("search-weights", 0), { searchWeights: { beta: 0.1 } }),
-      storeFit(tg.engine, record("next-step-weights", 1), { nextStepWeights: { cooc: 1 } }),
+      storeFit(view, record("search-weights", 0), { searchWeights: { beta: 0.1 } }),
+      storeFit(view, record("next-step-weights", 1), { nextStepWeights: { cooc: 1 } }),
     ]);
     const cfg = await projectConfig(tg.engine.db, "log");
     expect(cfg.searchWeights).toEqual({ beta: 0.1 });
@@ -41,7 +42,7 @@ describe("storeFit", () => {
   });
 
   it("keeps the last 20 records in the log and the latest per kind", async () => {
-    for (let i = 2; i < 30; i++) await storeFit(tg.engine, record("calibration", i), {});
+    for (let i = 2; i < 30; i++) await storeFit(await tg.engine.view("log"), record("calibration", i), {});
     const cfg = await projectConfig(tg.engine.db, "log");
     const log = cfg.fitLog as FitRecord[];
     expect(log).toHaveLength(LEARNING_LOG_DEFAULTS.keep);

@@ -60,7 +60,7 @@ for (const backend of backends()) {
           },
         ],
       ]);
-      const out = updatedUserHistories(tg.engine, stored, [late, anonymous, early]);
+      const out = updatedUserHistories(tg.engine.gatekeeper, stored, [late, anonymous, early]);
       expect(out.map(([u]) => u)).toEqual(["ana"]);
       const h = out[0]![1];
       expect([h.taskCount, h.successCount, h.errorCount]).toEqual([7, 6, 1]);

@@ -47,17 +47,17 @@ describe("synchronous fast paths", () => {
 
   it("weightsNow and cachedProjectConfigNow: fixed modes at once, stored weights from a fresh configuration only", async () => {
     const e = tg.engine;
-    expect(weightsNow(e, "demo", "markov")).toBe(MARKOV_WEIGHTS);
-    expect(weightsNow(e, "demo", "seed")).toBe(NEXT_DEFAULTS.weights);
+    expect(weightsNow(await e.view("demo"), "markov")).toBe(MARKOV_WEIGHTS);
+    expect(weightsNow(await e.view("demo"), "seed")).toBe(NEXT_DEFAULTS.weights);
     const fit = await tg.fitNextStepWeights();
-    const awaited = await weightsFor(e, "demo", "auto");
+    const awaited = await weightsFor(await e.view("demo"), "auto");
     expect(awaited).toEqual(fit.weights);
     expect(cachedProjectConfigNow(e, "demo")).toBeDefined();
-    expect(weightsNow(e, "demo", "auto")).toEqual(awaited);
-    expect(weightsNow(e, "demo", undefined)).toEqual(awaited);
+    expect(weightsNow(await e.view("demo"), "auto")).toEqual(awaited);
+    expect(weightsNow(await e.view("demo"), undefined)).toEqual(awaited);
     expect(fallbacksOf(cachedProjectConfigNow(e, "demo")!)).toEqual(await projectFallbacks(e, "demo"));
     expect(cachedProjectConfigNow(e, "elsewhere")).toBeUndefined();
-    expect(weightsNow(e, "elsewhere", "auto")).toBeUndefined();
+    expect(weightsNow(await e.view("elsewhere"), "auto")).toBeUndefined();
   });
 
   it("preparedNow: the memoised gate of an anonymous request after prepare, undefined for users, workflows and first requests", async () => {
