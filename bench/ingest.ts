@@ -23,6 +23,7 @@ import type { TraceRecord } from "./convert/common.ts";
 import { openBenchHome } from "./ingestion.ts";
 import { machine, markdownTable, percentiles, progress, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject, type SyntheticProject } from "./synthetic/generate.ts";
+import { engineOf } from "../src/library/toolgraph.ts";
 
 export const SERVER_URL = process.env.TOOLGRAPH_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -216,7 +217,7 @@ async function storedCounts(tg: Toolgraph): Promise<BackendResult["stored"]> {
   const st = await tg.stats();
   const r = await sql<{
     n: string | null;
-  }>`select sum(executions)::text as n from tool_stats where project = ${tg.project}`.execute(tg.engine.db);
+  }>`select sum(executions)::text as n from tool_stats where project = ${tg.project}`.execute(engineOf(tg).db);
   return {
     executions: st.executions,
     steps: st.steps,
@@ -285,7 +286,7 @@ async function runBackend(
       .sort((a, b) => b.totalMs - a.totalMs);
     const sent = { executions: data.traces.length, steps: data.steps };
     const seconds = wallMs / 1000;
-    const location = tg.engine.conn.location;
+    const location = engineOf(tg).conn.location;
     closed = true;
     await tg.close();
     const fp = percentiles(fileMs);

@@ -48,7 +48,7 @@ import { searchWeightsFor } from "../src/jobs/fit-search-weights.ts";
 import { runSuggest, weightsFor } from "../src/jobs/next.ts";
 import { nextStepModel } from "../src/jobs/next-scoring.ts";
 import { searchCandidates } from "../src/jobs/search-scoring.ts";
-import { openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
+import { openToolgraph, Toolgraph, engineOf } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { scorePatterns } from "../src/view/patterns.ts";
 import { rowDot } from "../src/view/search-index.ts";
@@ -178,7 +178,7 @@ async function measureSize(
   const rows: JobRow[] = [];
   try {
     await importProject(tg, project, true, {});
-    const engine = tg.engine;
+    const engine = engineOf(tg);
     // The same facade with the recommendation log off (the rows that split the fixed cost).
     const quiet = new Toolgraph(engine, PROJECT, 0, { enabled: false });
     await tg.fitSearchWeights();

@@ -56,7 +56,7 @@ import type { EmbeddingCacheStats } from "../src/embeddings/cached.ts";
 import { createEmbeddingProvider } from "../src/embeddings/create.ts";
 import { dagOver } from "../src/jobs/dag.ts";
 import { rawSuggestions } from "../src/jobs/next-scoring.ts";
-import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
+import { openToolgraph, type Toolgraph, engineOf } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { latencyCharts, writeCharts } from "./charts.ts";
 import type { TraceRecord } from "./convert/common.ts";
@@ -427,7 +427,7 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
   try {
     await importProject(tg, project, true, setupMs);
     rss.sample();
-    const engine = tg.engine;
+    const engine = engineOf(tg);
     t0 = performance.now();
     const s = await engine.snapshot(PROJECT);
     setupMs.snapshot = performance.now() - t0;
@@ -691,7 +691,7 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
       try {
         handle = await serverToolgraph(o.serverUrl, o.embeddings);
         await importProject(handle.tg, project, false, setupMs, "server.");
-        await handle.tg.engine.snapshot(PROJECT);
+        await engineOf(handle.tg).snapshot(PROJECT);
         const srecs = freshExecutions(project.traces, o.warmup + o.reps, `server:${tools}`, rng);
         const times = await timeAsync(srecs, o.warmup, o.reps, o.capMs, async (e) => {
           await handle!.tg.recordExecution(e);

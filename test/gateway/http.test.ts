@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway, gatewayApi } from "../../src/gateway/gateway.ts";
 import { type GatewayHttpHandler, gatewayHealth, gatewayHttpHandler } from "../../src/gateway/transports.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
 import { createServer, type ToolgraphServer } from "../../src/server/http-server.ts";
 
 const require = createRequire(import.meta.url);
@@ -140,8 +140,8 @@ describe("gateway over Streamable HTTP", () => {
     await client.close();
     await new Promise((res) => setTimeout(res, 50));
     await gateway.flush();
-    const rows = await tg.engine.db
-      .selectFrom("executions")
+    const rows = await engineOf(tg)
+      .db.selectFrom("executions")
       .select(["intent", "user_id", "step_count"])
       .where("project", "=", "gwh")
       .execute();

@@ -3,7 +3,7 @@
  * same object while the version holds, a new one after a write, and one per project.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
@@ -30,15 +30,15 @@ describe("ProjectView", () => {
   });
 
   it("is reused while the graph version holds, rebuilt when it changes", async () => {
-    const v1 = await tg.engine.view("pv");
-    expect(await tg.engine.view("pv")).toBe(v1);
+    const v1 = await engineOf(tg).view("pv");
+    expect(await engineOf(tg).view("pv")).toBe(v1);
     expect(v1.project).toBe("pv");
     expect(v1.version).toBe(v1.snapshot.version);
     expect(v1.snapshot.n).toBe(2);
-    expect(v1.gate).toBe(tg.engine.gatekeeper);
+    expect(v1.gate).toBe(engineOf(tg).gatekeeper);
 
     await tg.recordExecution(run(1));
-    const v2 = await tg.engine.view("pv");
+    const v2 = await engineOf(tg).view("pv");
     expect(v2).not.toBe(v1);
     expect(v2.version).toBe(v1.version + 1);
     expect(await v1.latest()).toBe(v2);
@@ -48,9 +48,9 @@ describe("ProjectView", () => {
 
   it("is one per project", async () => {
     await tg.importCatalog({ tools }, { project: "pv-other" });
-    const other = await tg.engine.view("pv-other");
+    const other = await engineOf(tg).view("pv-other");
     expect(other.project).toBe("pv-other");
-    expect(other).not.toBe(await tg.engine.view("pv"));
+    expect(other).not.toBe(await engineOf(tg).view("pv"));
     expect(other.snapshot.executions[0]).toBe(0);
   });
 });

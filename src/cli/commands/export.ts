@@ -29,7 +29,7 @@ export const exportCommand: Command = {
     ]);
     const tg = await ctx.open();
     try {
-      const g = await graphView(tg.engine, tg.project);
+      const g = await tg.graph();
       const text = format === "gexf" ? toGEXF(g) : toGraphML(g);
       const out = ctx.values.out;
       if (typeof out === "string" && out !== "") {
