@@ -13,7 +13,7 @@
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { dagOver, type HistoryFallback } from "../src/jobs/dag.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";

@@ -25,9 +25,9 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { EmbeddingWorkerPool } from "../src/embeddings/worker-pool.ts";
 import { openToolgraph, startServer } from "../src/index.ts";
+import { engineOf } from "../src/library/toolgraph.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
-import { engineOf } from "../src/library/toolgraph.ts";
 
 const { values } = parseArgs({
   options: {

@@ -15,8 +15,8 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { toolText } from "../algorithms/search/tokenize.ts";
-import { createEmbeddingProvider } from "../src/embeddings/create.ts";
-import { openToolgraph, engineOf } from "../src/library/toolgraph.ts";
+import { createEmbeddingProvider, openToolgraph } from "../src/index.ts";
+import { engineOf } from "../src/library/toolgraph.ts";
 import { toolTextInput } from "../src/view/search-index.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";

@@ -30,8 +30,8 @@
  */
 import { loadavg, uptime as osUptime } from "node:os";
 import { parseArgs } from "node:util";
-import { openToolgraph, type Toolgraph, engineOf } from "../src/library/toolgraph.ts";
-import { startServer } from "../src/server/http-server.ts";
+import { openToolgraph, startServer, type Toolgraph } from "../src/index.ts";
+import { engineOf } from "../src/library/toolgraph.ts";
 import { type Fault, faultCatalog, type LoadRecord, runFaultLoad, summarize } from "../test/helpers/fault-load.ts";
 import { startCluster } from "../test/helpers/pg-cluster.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";

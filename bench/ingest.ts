@@ -19,11 +19,11 @@ import { pathToFileURL } from "node:url";
 import { sql } from "kysely";
 import pg from "pg";
 import type { Toolgraph } from "../src/library/toolgraph.ts";
+import { engineOf } from "../src/library/toolgraph.ts";
 import type { TraceRecord } from "./convert/common.ts";
 import { openBenchHome } from "./ingestion.ts";
 import { machine, markdownTable, percentiles, progress, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject, type SyntheticProject } from "./synthetic/generate.ts";
-import { engineOf } from "../src/library/toolgraph.ts";
 
 export const SERVER_URL = process.env.TOOLGRAPH_BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 

@@ -48,7 +48,7 @@ import { searchWeightsFor } from "../src/jobs/fit-search-weights.ts";
 import { runSuggest, weightsFor } from "../src/jobs/next.ts";
 import { nextStepModel } from "../src/jobs/next-scoring.ts";
 import { searchCandidates } from "../src/jobs/search-scoring.ts";
-import { openToolgraph, Toolgraph, engineOf } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { scorePatterns } from "../src/view/patterns.ts";
 import { rowDot } from "../src/view/search-index.ts";

@@ -52,11 +52,10 @@ import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { DEFAULTS as NEXT_DEFAULTS } from "../algorithms/prediction/next-step.ts";
 import { mulberry32, shuffled } from "../algorithms/random/rng.ts";
-import type { EmbeddingCacheStats } from "../src/embeddings/cached.ts";
-import { createEmbeddingProvider } from "../src/embeddings/create.ts";
+import { type CacheStats, createEmbeddingProvider } from "../src/index.ts";
 import { dagOver } from "../src/jobs/dag.ts";
 import { rawSuggestions } from "../src/jobs/next-scoring.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { latencyCharts, writeCharts } from "./charts.ts";
 import type { TraceRecord } from "./convert/common.ts";
@@ -144,7 +143,7 @@ export interface SizeResult {
     spectralK: number;
     modularity: number;
   };
-  queryCache: EmbeddingCacheStats & { hitRate: number };
+  queryCache: CacheStats["queryEmbeddings"] & { hitRate: number };
   /** The result cache of repeated identical requests (src/library/result-cache.ts). */
   resultCache?: { hits: number; misses: number; hitRate: number };
   memory: { peakRssMiB: number; maxRssMiB: number };

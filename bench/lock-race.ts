@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../src/cli/main.ts";
-import { openToolgraph, engineOf } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
 import { deadOwner, fire, startRacer } from "../test/store/racers/spawn.ts";
 
 export interface LockRaceResult {

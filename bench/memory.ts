@@ -13,7 +13,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { simdScanBytes } from "../algorithms/search/vector-index.ts";
-import { openToolgraph, engineOf } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
 import { memoryIndex, recallMemory, semanticNeighbours } from "../src/view/intent-memory.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject } from "./synthetic/generate.ts";

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
-import { openToolgraph, Toolgraph, engineOf } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
 import { openConnection } from "../src/store/connection.ts";
 import {
   countRecommendations,

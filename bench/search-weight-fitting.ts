@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
 import { DEFAULT_SEARCH_WEIGHTS, type SearchWeights } from "../src/jobs/fit-search-weights.ts";
 import { searchCandidates } from "../src/jobs/search-scoring.ts";
-import { openToolgraph, engineOf } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { loadDataset } from "./accuracy.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";

@@ -14,7 +14,7 @@
 import { parseArgs } from "node:util";
 import { demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";

@@ -15,9 +15,9 @@ import {
 } from "../../algorithms/prediction/next-step.ts";
 import type { ExecutionSequenceRow } from "../store/reads.ts";
 import { slicer } from "../view/background.ts";
-import type { ProjectView } from "../view/project-view.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { intentsOf, recentSequences } from "../view/history.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { executionGroups, memoryCandidate, weightsFor, withMemoryVote } from "./next.ts";
 import { searchCandidates } from "./search-scoring.ts";

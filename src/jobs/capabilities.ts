@@ -27,9 +27,9 @@ import { discoverCapabilitiesRequest, matchCapabilitiesRequest } from "../contra
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { gatedSummary } from "../gate/gatekeeper.ts";
 import { derivedKey } from "../view/derived.ts";
-import type { ProjectView } from "../view/project-view.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { scorePatterns } from "../view/patterns.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { resolveTools } from "../view/resolve.ts";
 import { rowDot } from "../view/search-index.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";

@@ -59,9 +59,9 @@ import {
   schemaProposals,
   searcherFor,
 } from "../view/dag-rates.ts";
-import type { ProjectView } from "../view/project-view.ts";
 import { safetyFilter } from "../view/filters.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { badRequest, resolveTools } from "../view/resolve.ts";
 import { dagConfidence, describeDag } from "./dag-explain.ts";
 import { defineJob } from "./job.ts";

@@ -25,9 +25,9 @@ import { mulberry32 } from "../../algorithms/random/rng.ts";
 import type { ExecutionSequenceRow } from "../store/reads.ts";
 import type { AnalyticsView } from "../view/analytics.ts";
 import { drainInSlices, yieldToEventLoop } from "../view/background.ts";
-import type { ProjectView } from "../view/project-view.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { intentsOf, recentSequences } from "../view/history.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { nextStepModel, type RawSuggestion } from "./next-scoring.ts";
 

@@ -33,8 +33,8 @@ import { fnv1a, groupFolds, type IntentGroups, intentGroups } from "../../algori
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { type FusionWeights, fitFusionWeights } from "../../algorithms/search/fit-fusion-weights.ts";
 import { slicer, yieldToEventLoop } from "../view/background.ts";
-import type { ProjectView } from "../view/project-view.ts";
 import { type MemoryIndex, memoryRow } from "../view/intent-memory.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { searchCandidates } from "./search-scoring.ts";
 import {

@@ -17,7 +17,6 @@ import { searchRequest } from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { type GatedItem, gatedSummary } from "../gate/gatekeeper.ts";
 import { derivedKey } from "../view/derived.ts";
-import type { ProjectView } from "../view/project-view.ts";
 import { filtersAnything, safetyFilter } from "../view/filters.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import {
@@ -30,6 +29,7 @@ import {
   routeQuery,
   routeTrialCount,
 } from "../view/namespace-index.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { resolveTools } from "../view/resolve.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { defineJob } from "./job.ts";

@@ -11,7 +11,7 @@ import * as gexf from "graphology-gexf";
 import * as graphml from "graphology-graphml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toGEXF, toGraphML } from "../../src/formats/graph-xml.ts";
-import { openToolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../../src/library/toolgraph.ts";
 import { type GraphView, graphView } from "../../src/view/graph-view.ts";
 import { type CliResult, cli, freshTarget, type Target, useEmbeddings } from "./harness.ts";
 

@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
-import { openToolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../../src/library/toolgraph.ts";
 
 const CLI = resolve(import.meta.dirname, "../../src/cli/toolgraph.mjs");
 const require = createRequire(import.meta.url);

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway, gatewayApi } from "../../src/gateway/gateway.ts";
 import { type GatewayHttpHandler, gatewayHealth, gatewayHttpHandler } from "../../src/gateway/transports.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createServer, type ToolgraphServer } from "../../src/server/http-server.ts";
 
 const require = createRequire(import.meta.url);

@@ -12,7 +12,7 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const fixture = fileURLToPath(new URL("./fixtures/changing-server.mjs", import.meta.url));
 let tg: Toolgraph;

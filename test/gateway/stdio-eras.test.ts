@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import { runGatewayStdio } from "../../src/gateway/transports.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const require = createRequire(import.meta.url);
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");

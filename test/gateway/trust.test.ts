@@ -13,7 +13,7 @@ import { main } from "../../src/cli/main.ts";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import { compilePolicy, PinStore } from "../../src/gateway/trust.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const fixture = join(process.cwd(), "test/gateway/fixtures/trust-server.mjs");
 const FORBIDDEN =

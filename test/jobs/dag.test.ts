@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edgeWeight } from "../../algorithms/graph/csr.ts";
 import { dagOver, pathCsrFor } from "../../src/jobs/dag.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const TOOLS = ["a", "b", "c", "d", "x", "y", "z"];

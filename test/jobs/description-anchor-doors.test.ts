@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storeFit } from "../../src/jobs/learning-log.ts";
 import { searchCandidates } from "../../src/jobs/search-scoring.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createMcpServer } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { REPEATED_INTENTS_NOW, repeatedIntentsCatalog, repeatedIntentsTraces } from "../fixtures/repeated-intents.ts";

@@ -1,7 +1,7 @@
 /** Refit records: stored per kind and in the log, announced, and two fits finishing together both kept. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FitRecord, LEARNING_LOG_DEFAULTS, storedFits, storeFit } from "../../src/jobs/learning-log.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { projectConfig } from "../../src/store/projects.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 

@@ -13,7 +13,7 @@ import {
   summarizeAnswer,
   summarizeRequest,
 } from "../../src/jobs/recommendation-log.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { countRecommendations, joinedRecommendations } from "../../src/store/recommendations.ts";
 import type { Database } from "../../src/store/schema.ts";
 

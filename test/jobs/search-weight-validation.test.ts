@@ -9,7 +9,7 @@ import { DEMO_NOW } from "../../src/cli/commands/demo.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import type { FitRecord } from "../../src/jobs/learning-log.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { projectConfig, setProjectConfig } from "../../src/store/projects.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 

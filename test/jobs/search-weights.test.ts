@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalSignal } from "../../algorithms/search/global-signal.ts";
 import { heldOutSignals } from "../../src/jobs/fit-search-weights.ts";
 import { searchCandidates } from "../../src/jobs/search-scoring.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { AdaptiveThresholdManager } from "../../src/gate/adaptive-threshold-manager.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 const INDEX_IN_REASON = /(runs after|required by|edges from) \d/;

@@ -9,7 +9,7 @@ import { emptyUserHistory } from "../../algorithms/thresholds/user-history.ts";
 import { ImportError } from "../../src/formats/parse.ts";
 import { validateExecution } from "../../src/jobs/import.ts";
 import { updatedUserHistories } from "../../src/jobs/user-history.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const tools = ["a", "b", "c"].map((id) => ({ id, description: `tool ${id}` }));

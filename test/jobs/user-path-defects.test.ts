@@ -4,7 +4,7 @@
  * whose expected numbers are computed by hand (one `describe` per defect found on the user path).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 // Each case opens an embedded database and embeds a catalog: slow on a loaded machine, never a timing test.
 vi.setConfig({ testTimeout: 300_000 });

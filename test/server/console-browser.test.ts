@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { liveMetrics } from "../../src/jobs/live-metrics.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { countRecommendations, joinedRecommendations } from "../../src/store/recommendations.ts";
 import { findTestBrowser } from "../helpers/browser.ts";

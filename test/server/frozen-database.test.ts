@@ -16,7 +16,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolgraphError } from "../../src/contract/errors.ts";
 import { importExecutions, validateExecution } from "../../src/jobs/import.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { faultCatalog, faultExecution, runFaultLoad, summarize } from "../helpers/fault-load.ts";

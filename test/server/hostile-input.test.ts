@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATION_LIST } from "../../src/contract/operations.ts";
 import { ImportError } from "../../src/formats/parse.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { ROUTES } from "../../src/server/routes.ts";

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
-import { openToolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../../src/library/toolgraph.ts";
 import { computeAnalytics } from "../../src/view/analytics.ts";
 import { backends } from "../helpers/backends.ts";
 

@@ -9,7 +9,7 @@ import { demoTraces } from "../../src/demo/traces.ts";
 import { toolIoOf } from "../../src/jobs/dag.ts";
 import { nextStepModel } from "../../src/jobs/next-scoring.ts";
 import { globalSignal } from "../../src/jobs/search-scoring.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { DerivedState, derivedKey } from "../../src/view/derived.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edgeWeight } from "../../algorithms/graph/csr.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { loadGraphSnapshot } from "../../src/view/load-snapshot.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { loadExecutionHistory, loadExecutionSequences } from "../../src/store/reads.ts";
 import { appendToHistory, executionHistory, intentsOf, memoryRowsOf, recentSequences } from "../../src/view/history.ts";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { groupByText, memoryIndex, recallMemory } from "../../src/view/intent-memory.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 

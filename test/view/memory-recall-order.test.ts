@@ -3,7 +3,7 @@ import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
 import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { dotInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { MEMORY_DEFAULTS, memoryIndex, recallMemory, semanticNeighbours } from "../../src/view/intent-memory.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");

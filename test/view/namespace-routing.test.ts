@@ -4,7 +4,7 @@
  * the context tools' graph neighbours joining the candidates.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import {
   chooseRouting,
   namespaceIndexFor,

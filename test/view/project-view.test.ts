@@ -3,7 +3,7 @@
  * same object while the version holds, a new one after a write, and one per project.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");

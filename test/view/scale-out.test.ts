@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../src/demo/catalog.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { SKIP_SERVER, serverBackend } from "../helpers/backends.ts";
 
 describe.skipIf(SKIP_SERVER)("two instances on one PostgreSQL server", () => {

@@ -7,7 +7,7 @@ import { DEFAULTS as NEXT_DEFAULTS } from "../../algorithms/prediction/next-step
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { MARKOV_WEIGHTS, weightsFor, weightsNow } from "../../src/jobs/next.ts";
-import { openToolgraph, type Toolgraph, engineOf } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { cachedProjectConfigNow, fallbacksOf, projectFallbacks } from "../../src/view/filters.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");

@@ -23,10 +23,7 @@ export const exportCommand: Command = {
       throw new UsageError(
         `--format must be graphml or gexf, got ${format === undefined ? "nothing" : JSON.stringify(format)}`,
       );
-    const [{ toGEXF, toGraphML }, { graphView }] = await Promise.all([
-      import("../../formats/graph-xml.ts"),
-      import("../../view/graph-view.ts"),
-    ]);
+    const { toGEXF, toGraphML } = await import("../../formats/graph-xml.ts");
     const tg = await ctx.open();
     try {
       const g = await tg.graph();
