@@ -2,7 +2,6 @@
  * The library API: `openToolgraph(options)` returns a Toolgraph bound to one project (overridable per
  * call). The CLI, the HTTP server and the MCP server all call these same methods.
  */
-import { readFile } from "node:fs/promises";
 import { sql } from "kysely";
 import type { RecommenderApi, Scoped } from "../contract/api.ts";
 import { OPERATION_LIST, type Operation, type OperationMethods } from "../contract/operations.ts";
@@ -10,40 +9,20 @@ import { parseInput } from "../formats/parse.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../jobs/fit-calibration.ts";
 import { fitSearchWeights, type SearchFitOptions } from "../jobs/fit-search-weights.ts";
-import {
-  type CatalogImportResult,
-  type EdgeImportResult,
-  importCatalog,
-  importDeclaredEdges,
-  importExecutions,
-  importTraces,
-  type TraceImportOptions,
-  type TraceImportResult,
-  validateExecution,
-} from "../jobs/import.ts";
+import type { CatalogImportResult, EdgeImportResult, TraceImportOptions, TraceImportResult } from "../jobs/import.ts";
 import type { JobContext } from "../jobs/job.ts";
 import type { FitRecord } from "../jobs/learning-log.ts";
 import { type LearningStatus, learningStatus } from "../jobs/learning-status.ts";
 import { fitNextStepWeights } from "../jobs/next.ts";
 import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../jobs/recommendation-log.ts";
-import {
-  forgetRetiredEmbeddings,
-  retireUnavailableTools,
-  type ServerSyncOptions,
-  type ServerToolsSyncResult,
-  syncServerTools,
-} from "../jobs/server-sync.ts";
-import { applyUserHistory, userHistoryUpdate } from "../jobs/user-history.ts";
+import type { ServerSyncOptions, ServerToolsSyncResult } from "../jobs/server-sync.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import { Engine, type EngineOptions } from "../view/engine.ts";
-import { forgetProjectConfig } from "../view/filters.ts";
 import { type GraphView, graphView } from "../view/graph-view.ts";
-import { appendToHistory } from "../view/history.ts";
-import { markMemoryDirty, settledMemory } from "../view/intent-memory.ts";
-import { chooseRouting, namespaceIndexFor } from "../view/namespace-index.ts";
-import { validatePattern } from "../view/patterns.ts";
+import { settledMemory } from "../view/intent-memory.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { ResultCache } from "./result-cache.ts";
+import { retireTools, writeCatalog, writeEdges, writeExecution, writeServerTools, writeTraces } from "./writes.ts";
 
 /**
  * Validates a request with its schema, once: the public methods below call it and the doors (CLI, HTTP,
@@ -192,8 +171,8 @@ export class Toolgraph implements RecommenderApi {
     return opts?.project ?? this.project;
   }
 
-  /** Imports a catalog given as JSON text, a parsed object, or `{ file }`. */
-  async importCatalog(
+  /** Imports a catalog given as JSON text, a parsed object, or `{ file }` (writes.ts). */
+  importCatalog(
     input: string | object | { file: string },
     opts: ProjectScoped & {
       /** Embed the new or changed tool texts now (default true); otherwise on the first search. */
@@ -201,26 +180,7 @@ export class Toolgraph implements RecommenderApi {
       onProgress?: (done: number, total: number) => void;
     } = {},
   ): Promise<CatalogImportResult & { embeddedNow: number }> {
-    // A parsed object is validated as it is (stringifying it again could overflow on a hostile nesting).
-    const { text, file } =
-      typeof input === "object" && !("file" in input && typeof input.file === "string")
-        ? { text: { json: input }, file: "catalog" }
-        : await textOf(input, "catalog");
-    const project = this.p(opts);
-    const r = await importCatalog(this.#engine.db, project, text, file, { validatePattern });
-    this.#engine.invalidate(project);
-    if (r.settings) forgetProjectConfig(this.#engine, project);
-    let embeddedNow = 0;
-    if (opts.embed ?? true) {
-      const previous = await this.#engine.cachedSearchIndex(project);
-      const idx = await this.#engine.searchIndex(project, opts.onProgress);
-      embeddedNow = idx === previous ? 0 : idx.embeddedNow;
-      // A catalog large enough for two-hop routing gets its namespace index now, not on the first search.
-      const s = await this.#engine.snapshot(project);
-      const auto = chooseRouting("auto", s, idx);
-      if (auto.mode === "two-hop" || auto.trial) namespaceIndexFor(s, idx);
-    }
-    return { ...r, embeddedNow };
+    return writeCatalog(this.#engine, this.p(opts), input, opts);
   }
 
   /**
@@ -229,79 +189,33 @@ export class Toolgraph implements RecommenderApi {
    * tools no longer listed unavailable, retires those unavailable for longer than `retireAfterMs` (they leave
    * search and the console; their history stays), and embeds new texts now unless `embed` is false.
    */
-  async syncServerTools(
+  syncServerTools(
     server: string,
     tools: readonly unknown[],
     opts: ProjectScoped & ServerSyncOptions & { embed?: boolean } = {},
   ): Promise<ServerToolsSyncResult> {
-    const project = this.p(opts);
-    const r = await syncServerTools(this.#engine.db, project, server, tools, { retireAfterMs: opts.retireAfterMs });
-    this.#engine.invalidate(project);
-    if (r.retired.length > 0)
-      await forgetRetiredEmbeddings(this.#engine.db, await this.#engine.snapshot(project), r.retired);
-    if (opts.embed ?? true) await this.#engine.searchIndex(project);
-    return r;
+    return writeServerTools(this.#engine, this.p(opts), server, tools, opts);
   }
 
   /** Retires every tool unavailable for longer than `graceMs` (the gateway's sweep); returns their ids. */
-  async retireUnavailableTools(graceMs: number, opts: ProjectScoped = {}): Promise<string[]> {
-    const project = this.p(opts);
-    const retired = await retireUnavailableTools(this.#engine.db, project, graceMs);
-    if (retired.length > 0) {
-      this.#engine.invalidate(project);
-      await forgetRetiredEmbeddings(this.#engine.db, await this.#engine.snapshot(project), retired);
-    }
-    return retired;
+  retireUnavailableTools(graceMs: number, opts: ProjectScoped = {}): Promise<string[]> {
+    return retireTools(this.#engine, this.p(opts), graceMs);
   }
 
   /** Imports traces given as JSONL text, an array of executions, or `{ file }`. */
-  async importTraces(
+  importTraces(
     input: string | object[] | { file: string },
     opts: ProjectScoped & TraceImportOptions = {},
   ): Promise<TraceImportResult> {
-    const project = this.p(opts);
-    let r: TraceImportResult & { executions?: ExecutionInput[] };
-    if (Array.isArray(input)) {
-      const records = input.map((v, i) => ({ line: i + 1, value: validateExecution(v, "executions", i + 1) }));
-      r = {
-        ...(await importExecutions(this.#engine.db, project, records, "executions", opts)),
-        executions: records.map((x) => x.value),
-      };
-    } else {
-      const { text, file } = await textOf(input, "traces");
-      r = await importTraces(this.#engine.db, project, text, file, opts);
-    }
-    const { executions, ...result } = r;
-    await this.afterExecutions(project, result, undefined, executions);
-    return result;
+    return writeTraces(this.#engine, this.p(opts), input, opts);
   }
 
   /** Records one execution (idempotent by id) and patches the read model in place. */
-  async recordExecution(
+  recordExecution(
     execution: ExecutionInput | object,
     opts: ProjectScoped & TraceImportOptions = {},
   ): Promise<TraceImportResult> {
-    const project = this.p(opts);
-    const value = validateExecution(execution);
-    const r = await importExecutions(this.#engine.db, project, [{ line: 1, value }], "execution", {
-      ...opts,
-      userHistory: userHistoryUpdate(this.#engine.gatekeeper),
-    });
-    await this.afterExecutions(project, r, [value], undefined, true);
-    if (r.inserted > 0) {
-      const v = value as ExecutionInput & { recommendationId?: string };
-      this.recommendations.outcome({
-        project,
-        recommendationId: v.recommendationId ?? null,
-        session: v.id,
-        kind: "execution",
-        success: v.success,
-        followed: null,
-        executionId: v.id,
-        tools: v.steps.map((st) => st.tool),
-      });
-    }
-    return r;
+    return writeExecution(this.#engine, this.recommendations, this.p(opts), execution, opts);
   }
 
   /** Fit the gate's calibration (score → P(success)) on the project's own traces and store it. */
@@ -326,36 +240,12 @@ export class Toolgraph implements RecommenderApi {
     return r;
   }
 
-  protected async afterExecutions(
-    project: string,
-    r: TraceImportResult,
-    executions?: ExecutionInput[],
-    all?: ExecutionInput[],
-    historyDone = false,
-  ): Promise<void> {
-    if (r.inserted > 0) {
-      markMemoryDirty(this.#engine, project);
-      appendToHistory(this.#engine, project, r.graphVersion, r.insertedIds);
-    }
-    const inserted = new Set(r.insertedIds);
-    const fresh = (executions ?? all ?? []).filter((e) => inserted.has(e.id));
-    if (historyDone) {
-      for (const e of fresh) if (e.user) this.#engine.gatekeeper.tracker.invalidate(project, e.user);
-    } else if (fresh.length > 0) await applyUserHistory(this.#engine.gatekeeper, project, fresh);
-    if (r.autoRegistered.length > 0 || !executions) this.#engine.invalidate(project);
-    else if (r.inserted > 0) this.#engine.afterRecord(project, executions, r.graphVersion);
-  }
-
   /** Imports declared edges given as JSONL text or `{ file }`. */
-  async importEdges(
+  importEdges(
     input: string | { file: string },
     opts: ProjectScoped & { skipInvalid?: boolean } = {},
   ): Promise<EdgeImportResult> {
-    const { text, file } = await textOf(input, "edges");
-    const project = this.p(opts);
-    const r = await importDeclaredEdges(this.#engine.db, project, text, file, opts);
-    this.#engine.invalidate(project);
-    return r;
+    return writeEdges(this.#engine, this.p(opts), input, opts);
   }
 
   /**
@@ -460,18 +350,6 @@ export class Toolgraph implements RecommenderApi {
     await this.recommendations.close();
     await this.#engine.close();
   }
-}
-
-async function textOf(
-  input: string | object | { file: string },
-  what: string,
-): Promise<{ text: string; file: string }> {
-  if (typeof input === "string") return { text: input, file: what };
-  if (input && typeof input === "object" && "file" in input && typeof (input as { file: unknown }).file === "string") {
-    const file = (input as { file: string }).file;
-    return { text: await readFile(file, "utf8"), file };
-  }
-  return { text: JSON.stringify(input), file: what };
 }
 
 for (const operation of OPERATION_LIST) {
