@@ -47,6 +47,8 @@ const UPSTREAM_STATUS: Record<string, number> = {
   "upstream-unavailable": 503,
   "upstream-timeout": 504,
   "catalog-loading": 503,
+  // Every gateway HTTP session is answering a request (gateway/transports.ts): retry shortly.
+  "gateway-busy": 503,
 };
 const RETRY = { "retry-after": "1" };
 /** The database named in the URL does not exist, or refused the credentials: no answer can come from it. */

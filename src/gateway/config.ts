@@ -64,6 +64,12 @@ const common = {
   autoApprove: z.boolean().optional(),
   /** Per-call timeout (ms). Default GATEWAY_CONFIG_DEFAULTS.callTimeoutMs. */
   timeoutMs: z.number().int().positive().max(3_600_000).optional(),
+  /**
+   * The MCP era to speak to it: "auto" (default) probes with server/discover and falls back to initialize;
+   * "2025" opens with initialize at once (no probe: no sibling spawn on stdio); "2026-07-28" requires that
+   * revision (docs/decisions/mcp-protocol-eras.md).
+   */
+  protocol: z.enum(["auto", "2025", "2026-07-28"]).optional(),
 };
 
 export const stdioServerSchema = z

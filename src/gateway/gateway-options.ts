@@ -3,6 +3,11 @@ import type { GatewayConfig } from "./config.ts";
 
 export const GATEWAY_INFO = { name: "toolgraph-gateway", version: "0.1.0" } as const;
 
+/** What a gateway session tells the client's model (both eras). */
+export const GATEWAY_INSTRUCTIONS =
+  "This gateway proxies MCP servers and learns from what you call. Use search_tools (or plan_workflow) with your intent to find a tool, " +
+  "then call_tool with its id and arguments; suggest_next_tool between steps. Answers marked abstained are not confident: say so.";
+
 export const GATEWAY_DEFAULTS = {
   /** Upstream tools listed directly besides call_tool (0: none). */
   expose: 0,

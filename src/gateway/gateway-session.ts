@@ -16,7 +16,7 @@ import { problemsMessage, zodProblems } from "../contract/error-mapping.ts";
 import { ToolgraphError } from "../contract/errors.ts";
 import type { Toolgraph } from "../library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, type McpToolSpec } from "../mcp/mcp-server.ts";
-import { GATEWAY_DEFAULTS, GATEWAY_INFO, type GatewayOptions } from "./gateway-options.ts";
+import { GATEWAY_DEFAULTS, GATEWAY_INFO, GATEWAY_INSTRUCTIONS, type GatewayOptions } from "./gateway-options.ts";
 import { callToolArgs, errorResult } from "./own-tools.ts";
 import { type RecordedExecution, SessionRecorder } from "./recorder.ts";
 import { policyApi, type SessionPolicy } from "./session-policy.ts";
@@ -57,6 +57,8 @@ export class GatewaySession {
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
   private ended = false;
+  /** A user was given at creation (a token's user, `--user`): the client's name does not replace it. */
+  private readonly userGiven: boolean;
 
   constructor(gateway: SessionHost, id: string, user: string | undefined, policy?: SessionPolicy | undefined) {
     this.gateway = gateway;
@@ -71,26 +73,36 @@ export class GatewaySession {
     if (user) this.recorder.setUser(user);
     this.server = new Server(GATEWAY_INFO, {
       capabilities: { tools: { listChanged: true } },
-      instructions:
-        "This gateway proxies MCP servers and learns from what you call. Use search_tools (or plan_workflow) with your intent to find a tool, " +
-        "then call_tool with its id and arguments; suggest_next_tool between steps. Answers marked abstained are not confident: say so.",
+      instructions: GATEWAY_INSTRUCTIONS,
     });
+    this.userGiven = user !== undefined && user !== "";
     this.server.oninitialized = () => {
-      if (!user) this.recorder.setUser(this.server.getClientVersion()?.name);
+      this.clientIdentified(this.server.getClientVersion()?.name);
       this.refreshExposed();
     };
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: gateway.toolList(this.exposed.filter((id) => this.policy?.denies(id) === undefined)),
     }));
-    this.server.setRequestHandler(CallToolRequestSchema, async (req) => {
-      this.inFlight++;
-      try {
-        return await this.call(req.params.name, (req.params.arguments ?? {}) as Args);
-      } finally {
-        this.inFlight--;
-        if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
-      }
-    });
+    this.server.setRequestHandler(CallToolRequestSchema, (req) =>
+      this.callTool(req.params.name, (req.params.arguments ?? {}) as Args),
+    );
+  }
+
+  /** The client's own name (2025: initialize's clientInfo; 2026-07-28: each request's envelope) is the
+   *  session's user unless one was given (a token's user, `--user`). */
+  clientIdentified(name: string | undefined): void {
+    if (!this.userGiven && name) this.recorder.setUser(name);
+  }
+
+  /** Answers one tools/call of this session (either era's server calls it); counted until answered. */
+  async callTool(name: string, args: Args): Promise<CallToolResult> {
+    this.inFlight++;
+    try {
+      return await this.call(name, args);
+    } finally {
+      this.inFlight--;
+      if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
   }
 
   private async call(name: string, args: Args): Promise<CallToolResult> {

@@ -6,47 +6,29 @@
  * project: an `x-toolgraph-project` (or `?project=`) naming another is refused with 400. A session opened with a
  * bearer token of the config's `tokens` gets that token's policy and user (session-policy.ts); with `tokens`
  * set, a session needs one of them or the server's own token (the gateway's policy alone), and every later
- * request of a session must present a token of the same policy (403 otherwise).
+ * request of a session must present a token of the same policy (403 otherwise). Over HTTP a 2026-07-28
+ * request (no session) is checked the same way on every request, and its calls join the gateway session of
+ * their execution group (modern-door.ts, docs/decisions/gateway-stateless-executions.md).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import {
-  type CallToolResult as V2CallToolResult,
-  Server as V2Server,
-  type Tool as V2Tool,
-} from "@modelcontextprotocol/server";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpHandler, isLegacyRequest, type Server as V2Server } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { ToolgraphError } from "../contract/errors.ts";
+import { webRequest, writeResponse } from "../mcp/http.ts";
 import { trackInFlight } from "../mcp/in-flight.ts";
 import { hangUp, StdioWire } from "../mcp/stdio-wire.ts";
 import { bearerMatches } from "../server/http-server.ts";
 import type { TokenIdentity } from "./config.ts";
-import { GATEWAY_INFO, type Gateway, type GatewaySession } from "./gateway.ts";
+import type { Gateway, GatewaySession } from "./gateway.ts";
+import { executionGroup, modernGatewayServer } from "./modern-door.ts";
 
 export interface GatewayStdioOptions {
   stdin?: NodeJS.ReadableStream | undefined;
   stdout?: NodeJS.WritableStream | undefined;
   /** Signals that end the session. Default SIGTERM, SIGINT. */
   signals?: NodeJS.Signals[] | undefined;
-}
-
-/**
- * The 2026-07-28 face of one stdio gateway session: a v2 server whose `tools/list` is the gateway's fixed
- * tools (the same for every connection; upstream tools are reached through call_tool) and whose calls go to
- * the session over an in-memory 2025 link, so recording and trust work as on the 2025 face.
- */
-async function modernGatewayServer(gateway: Gateway, session: GatewaySession): Promise<V2Server> {
-  const [inner, outer] = InMemoryTransport.createLinkedPair();
-  await session.server.connect(inner);
-  const link = new Client({ name: "toolgraph-gateway-2026", version: GATEWAY_INFO.version });
-  await link.connect(outer);
-  const server = new V2Server(GATEWAY_INFO, { capabilities: { tools: { listChanged: false } } });
-  server.setRequestHandler("tools/list", async () => ({ tools: gateway.toolList([]) as V2Tool[] }));
-  server.setRequestHandler("tools/call", async (request) => (await link.callTool(request.params)) as V2CallToolResult);
-  server.onclose = () => void link.close();
-  return server;
 }
 
 /**
@@ -57,7 +39,8 @@ export async function runGatewayStdio(gateway: Gateway, options: GatewayStdioOpt
   const wire = new StdioWire(options.stdin ?? process.stdin, options.stdout ?? process.stdout);
   const session = gateway.createSession();
   const handle = serveStdio(
-    ({ era }) => (era === "modern" ? modernGatewayServer(gateway, session) : (session.server as unknown as V2Server)),
+    ({ era }) =>
+      era === "modern" ? modernGatewayServer(gateway, async () => session) : (session.server as unknown as V2Server),
     { transport: wire },
   );
   // serveStdio installs its handlers synchronously; count the requests it receives from here on.
@@ -104,13 +87,6 @@ export function tokenIdentity(
   return tokens?.find((t) => bearerMatches(authorization, t.token));
 }
 
-/** The revision a 2026-07-28-style request claims in its `_meta` envelope, if it carries one. */
-function envelopeVersion(body: unknown): string | undefined {
-  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta;
-  const v = meta?.["io.modelcontextprotocol/protocolVersion"];
-  return typeof v === "string" ? v : undefined;
-}
-
 export interface GatewayHttpHandler {
   /** `project`: the project the request names (header or query), if any. */
   handle(req: IncomingMessage, res: ServerResponse, body: unknown, project?: string | undefined): Promise<void>;
@@ -123,7 +99,10 @@ export interface GatewayHttpHandler {
 }
 
 interface OpenSession {
-  transport: StreamableHTTPServerTransport;
+  /** The map key: the MCP session id (2025), or the execution group's key (2026-07-28: modern-door.ts). */
+  key: string;
+  /** The 2025 session's transport; none for a 2026-07-28 group, which has no connection of its own. */
+  transport: StreamableHTTPServerTransport | undefined;
   session: GatewaySession;
   lastSeen: number;
   /** Requests of this session being answered now (never idle, never evicted). */
@@ -132,7 +111,11 @@ interface OpenSession {
   streams: number;
 }
 
-/** The /mcp handler for `toolgraph gateway --http`: sessionful Streamable HTTP, one gateway session each. */
+/**
+ * The /mcp handler for `toolgraph gateway --http`: sessionful Streamable HTTP for 2025 clients, one gateway
+ * session each; stateless 2026-07-28 requests, whose calls are grouped into gateway sessions by
+ * modern-door.ts. Both kinds share the idle sweep and the `maxSessions` cap.
+ */
 export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions = {}): GatewayHttpHandler {
   const idleMs = options.sessionIdleMs ?? GATEWAY_HTTP_DEFAULTS.sessionIdleMs;
   const maxSessions = options.maxSessions ?? GATEWAY_HTTP_DEFAULTS.maxSessions;
@@ -141,9 +124,9 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
   const open = new Map<string, OpenSession>();
 
   const end = async (s: OpenSession): Promise<void> => {
-    open.delete(s.session.id);
+    open.delete(s.key);
     await s.session.close();
-    await s.transport.close().catch(() => undefined);
+    await s.transport?.close().catch(() => undefined);
   };
 
   const sweep = async (): Promise<number> => {
@@ -157,15 +140,31 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
   const timer = setInterval(() => void sweep(), Math.max(10, Math.min(idleMs / 2, 60_000)));
   timer.unref();
 
+  /** Makes room for one more session at the cap (ends the least recently used idle one); false when none can go. */
+  const makeRoom = async (): Promise<boolean> => {
+    if (open.size >= maxSessions) await sweep();
+    if (open.size < maxSessions) return true;
+    const lru = [...open.values()].find((s) => s.active === 0);
+    if (!lru) return false;
+    log(`toolgraph gateway: ${open.size} HTTP sessions open (the cap): ended the least recently used one`);
+    await end(lru);
+    return true;
+  };
+  const full = () => `the gateway has ${open.size} HTTP sessions, all answering a request: try again shortly`;
+
+  const touch = (s: OpenSession): void => {
+    s.lastSeen = Date.now();
+    open.delete(s.key);
+    open.set(s.key, s);
+  };
+
   const serve = async (s: OpenSession, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     const stream = req.method === "GET";
     if (stream) s.streams++;
     else s.active++;
-    s.lastSeen = Date.now();
-    open.delete(s.session.id);
-    open.set(s.session.id, s);
+    touch(s);
     try {
-      await s.transport.handleRequest(req, res, body);
+      await s.transport!.handleRequest(req, res, body);
     } finally {
       // The node transport resolves a GET when its stream closes; one that returns earlier is counted until then.
       const done = () => {
@@ -175,6 +174,73 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
       };
       if (stream && !res.writableEnded && !res.destroyed) res.once("close", done);
       else done();
+    }
+  };
+
+  /** What the 2026-07-28 server of one request needs to know of it: the caller, and the sessions it holds. */
+  interface Exchange {
+    identity: TokenIdentity | undefined;
+    caller: { identity: string; peer: string };
+    held: OpenSession[];
+  }
+  const exchanges = new WeakMap<Request, Exchange>();
+
+  /** The session of a 2026-07-28 call's group (created at need), held until its request is answered. */
+  const groupSession = async (
+    x: Exchange,
+    meta: Record<string, unknown> | undefined,
+    clientName: string | undefined,
+  ): Promise<GatewaySession> => {
+    const key = `2026:${executionGroup(meta, clientName, x.caller).key}`;
+    let s = open.get(key);
+    if (!s) {
+      if (!(await makeRoom())) throw new ToolgraphError("gateway-busy", full());
+      const session = gateway.createSession({
+        policy: x.identity?.policy,
+        user: x.identity?.user ?? gateway.options.user ?? clientName,
+      });
+      s = { key, transport: undefined, session, lastSeen: Date.now(), active: 0, streams: 0 };
+      open.set(key, s);
+    }
+    s.active++;
+    x.held.push(s);
+    touch(s);
+    return s.session;
+  };
+
+  // One handler for every 2026-07-28 request; it builds a server per request, which finds its exchange by the
+  // web Request it serves. A refused request (header mismatch, unsupported version) is answered in-band.
+  const modernHandler = createMcpHandler(
+    ({ requestInfo }) => {
+      const x = requestInfo && exchanges.get(requestInfo);
+      return modernGatewayServer(gateway, async ({ meta, clientName }) => {
+        if (!x) throw new Error("no exchange for this request");
+        return groupSession(x, meta, clientName);
+      });
+    },
+    { legacy: "reject", onerror: () => {} },
+  );
+
+  const serveModern = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    request: Request,
+    identity: TokenIdentity | undefined,
+  ): Promise<void> => {
+    const x: Exchange = {
+      identity,
+      caller: { identity: identity?.policy ?? "", peer: req.socket.remoteAddress ?? "" },
+      held: [],
+    };
+    exchanges.set(request, x);
+    try {
+      await writeResponse(await modernHandler.fetch(request, { parsedBody: body }), res);
+    } finally {
+      for (const s of x.held) {
+        s.active--;
+        s.lastSeen = Date.now();
+      }
     }
   };
 
@@ -195,7 +261,7 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
       const sid = req.headers["mcp-session-id"];
       if (typeof sid === "string") {
         const s = open.get(sid);
-        if (!s)
+        if (!s?.transport)
           return jsonRpcError(res, 404, `unknown or ended MCP session ${JSON.stringify(sid)}: initialize a new one`);
         if (identity?.policy !== s.session.policy?.name)
           return jsonRpcError(
@@ -205,27 +271,10 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
           );
         return serve(s, req, res, body);
       }
-      // The gateway's sessions speak the 2025 era (docs/decisions/mcp-protocol-eras.md): a 2026-07-28 request is
-      // told so with the spec's unsupported-version error, which lets a client that negotiates fall back to initialize.
-      const requested = req.method === "POST" ? envelopeVersion(body) : undefined;
-      if (requested !== undefined) {
-        const id = (body as { id?: unknown }).id ?? null;
-        const supported = [...SUPPORTED_PROTOCOL_VERSIONS];
-        res.writeHead(400, { "content-type": "application/json" });
-        res.end(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            id,
-            error: {
-              code: -32022,
-              message: `Unsupported protocol version: ${requested} (this gateway speaks ${supported.join(", ")}: send initialize)`,
-              data: { supported, requested },
-            },
-          }),
-        );
-        return;
-      }
-      if (req.method !== "POST" || !isInitializeRequest(body))
+      const opening = req.method === "POST" && isInitializeRequest(body);
+      const request = req.method === "POST" && !opening ? webRequest(req) : undefined;
+      const modern = request !== undefined && !(await isLegacyRequest(request, body));
+      if (!opening && !modern)
         return jsonRpcError(res, 400, "no mcp-session-id header: send an initialize request first");
       if (
         tokens &&
@@ -242,25 +291,14 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
           },
         );
       }
-      if (open.size >= maxSessions) await sweep();
-      if (open.size >= maxSessions) {
-        const lru = [...open.values()].find((s) => s.active === 0);
-        if (!lru)
-          return jsonRpcError(
-            res,
-            503,
-            `the gateway has ${open.size} HTTP sessions, all answering a request: try again shortly`,
-            { "retry-after": "1" },
-          );
-        log(`toolgraph gateway: ${open.size} HTTP sessions open (the cap): ended the least recently used one`);
-        await end(lru);
-      }
+      if (modern) return serveModern(req, res, body, request, identity);
+      if (!(await makeRoom())) return jsonRpcError(res, 503, full(), { "retry-after": "1" });
       const session = gateway.createSession({ policy: identity?.policy, user: identity?.user });
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => session.id,
         enableJsonResponse: true,
         onsessioninitialized: (id) => {
-          open.set(id, { transport, session, lastSeen: Date.now(), active: 0, streams: 0 });
+          open.set(id, { key: id, transport, session, lastSeen: Date.now(), active: 0, streams: 0 });
         },
       });
       transport.onclose = () => {
@@ -281,6 +319,7 @@ export function gatewayHttpHandler(gateway: Gateway, options: GatewayHttpOptions
     sweep,
     async close() {
       clearInterval(timer);
+      await modernHandler.close();
       for (const s of [...open.values()]) await end(s);
       open.clear();
     },

@@ -3,23 +3,27 @@
  * Streamable HTTP, its current tool list (every page), and its health. A server that fails to start,
  * crashes or drops the connection is marked down and reconnected with exponential backoff; calls to it
  * meanwhile fail at once with an error naming the server; each failed attempt counts once towards the
- * backoff. `notifications/tools/list_changed` re-lists the tools and reports them through `onTools`, coalesced:
+ * backoff. `notifications/tools/list_changed` (on a 2026-07-28 connection, from a `subscriptions/listen`
+ * stream) re-lists the tools and reports them through `onTools`, coalesced:
  * a burst of notifications waits `relistDebounceMs` and becomes one re-list, at most one re-list runs at a
  * time per server, and re-lists start at most once per `relistMinIntervalMs` (defaults and why:
  * docs/decisions/gateway-churn.md). Stderr lines and log lines are bounded (bounded-line.ts).
+ *
+ * The client is the SDK v2 one, by default in its `auto` negotiation: it probes with `server/discover` and
+ * speaks 2026-07-28 to a server that answers it, else opens with the 2025 `initialize` (on stdio the probe runs
+ * on a short-lived sibling process; a server that stays silent for `probeTimeoutMs` is taken for a 2025 one).
+ * A server's `protocol` setting skips the probe ("2025") or requires the revision ("2026-07-28").
+ * Results and tool lists are handed on as the server sent them (docs/decisions/mcp-protocol-eras.md).
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-  type CallToolResult,
-  CallToolResultSchema,
-  ErrorCode,
-  McpError,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+  Client,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolgraphError } from "../contract/errors.ts";
 import { boundLine } from "./bounded-line.ts";
 import { GATEWAY_CONFIG_DEFAULTS, type UpstreamConfig } from "./config.ts";
@@ -38,6 +42,8 @@ export const UPSTREAM_DEFAULTS = {
   relistDebounceMs: 250,
   /** Two re-lists of one server start at least this far apart (ms), however fast the notifications come. */
   relistMinIntervalMs: 2_000,
+  /** How long the 2026-07-28 probe (server/discover) waits on a stdio server before taking it for a 2025 one (ms). */
+  probeTimeoutMs: 10_000,
 } as const;
 
 export type UpstreamState = "connecting" | "up" | "down" | "closed";
@@ -62,6 +68,10 @@ export interface UpstreamStatus {
   listChanged: number;
   /** True while a re-list is pending or running. */
   relisting: boolean;
+  /** The protocol revision negotiated with the server (2026-07-28, or a 2025 one), while it is up. */
+  protocolVersion?: string | undefined;
+  /** 2026-07-28: true once a subscription delivers the server's tools/list_changed (a 2025 server sends them unasked). */
+  subscribed?: boolean | undefined;
 }
 
 export interface UpstreamOptions {
@@ -76,9 +86,18 @@ export interface UpstreamOptions {
   /** See UPSTREAM_DEFAULTS.relistDebounceMs / relistMinIntervalMs. */
   relistDebounceMs?: number | undefined;
   relistMinIntervalMs?: number | undefined;
+  /** See UPSTREAM_DEFAULTS.probeTimeoutMs. */
+  probeTimeoutMs?: number | undefined;
 }
 
 export const CLIENT_INFO = { name: "toolgraph-gateway", version: "0.1.0" } as const;
+
+/** The client's negotiation mode for a server's `protocol` setting (config.ts). */
+function negotiation(protocol: UpstreamConfig["protocol"]): "auto" | "legacy" | { pin: string } {
+  if (protocol === "2025") return "legacy";
+  if (protocol === "2026-07-28") return { pin: "2026-07-28" };
+  return "auto";
+}
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -108,6 +127,8 @@ export class Upstream {
   private lastRelistAt = Number.NEGATIVE_INFINITY;
   private relists = 0;
   private listChanged = 0;
+  /** A 2026-07-28 connection's subscriptions/listen stream for tools/list_changed is acknowledged. */
+  private subscribed = false;
 
   constructor(name: string, config: UpstreamConfig, options: UpstreamOptions = {}) {
     this.name = name;
@@ -143,6 +164,12 @@ export class Upstream {
       relists: this.relists,
       listChanged: this.listChanged,
       relisting: this.relistPending || this.relisting,
+      ...(this.state === "up" && this.client
+        ? {
+            protocolVersion: this.client.getNegotiatedProtocolVersion(),
+            ...(this.client.getProtocolEra() === "modern" ? { subscribed: this.subscribed } : {}),
+          }
+        : {}),
     };
   }
 
@@ -171,9 +198,17 @@ export class Upstream {
 
   private async connect(): Promise<void> {
     const gen = ++this.generation;
+    this.subscribed = false;
     this.state = "connecting";
     this.stderrTail = [];
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const timeout = this.options.connectTimeoutMs ?? GATEWAY_CONFIG_DEFAULTS.connectTimeoutMs;
+    const client = new Client(CLIENT_INFO, {
+      capabilities: {},
+      versionNegotiation: {
+        mode: negotiation(this.config.protocol),
+        probe: { timeoutMs: Math.min(timeout, this.options.probeTimeoutMs ?? UPSTREAM_DEFAULTS.probeTimeoutMs) },
+      },
+    });
     const transport = this.makeTransport();
     if (transport instanceof StdioClientTransport) {
       const keep = UPSTREAM_DEFAULTS.stderrLineChars;
@@ -205,13 +240,12 @@ export class Upstream {
         `connection closed${this.config.kind === "stdio" ? " (the server process exited)" : ""}${tail ? `; last stderr line: ${tail}` : ""}`,
       );
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
       if (gen !== this.generation) return;
       this.listChanged++;
       this.relistPending = true;
       this.scheduleRelist();
     });
-    const timeout = this.options.connectTimeoutMs ?? GATEWAY_CONFIG_DEFAULTS.connectTimeoutMs;
     try {
       await client.connect(transport, { timeout });
       if (gen !== this.generation || (this.state as UpstreamState) === "closed") {
@@ -221,6 +255,8 @@ export class Upstream {
       this.client = client;
       this.transport = transport;
       await this.refreshTools(client, timeout);
+      // Not awaited: the server is up once listed; a change before the subscription is acknowledged is missed.
+      void this.listenForChanges(client, timeout);
       this.state = "up";
       this.attempts = 0;
       this.lastError = undefined;
@@ -230,6 +266,22 @@ export class Upstream {
       if (gen !== this.generation || (this.state as UpstreamState) === "closed") return;
       const tail = this.stderrTail.slice(-3).join(" | ");
       this.down(`failed to start: ${message(err)}${tail ? ` (stderr: ${tail})` : ""}`);
+    }
+  }
+
+  /**
+   * A 2026-07-28 server sends tools/list_changed only on a `subscriptions/listen` stream: open one when it
+   * advertises the notification (the handler above receives them as on a 2025 connection). Best effort: a
+   * refused or failed listen is logged, and the tools are re-listed on the next connection.
+   */
+  private async listenForChanges(client: Client, timeout: number): Promise<void> {
+    if (client.getProtocolEra() !== "modern" || client.getServerCapabilities()?.tools?.listChanged !== true) return;
+    try {
+      await client.listen({ toolsListChanged: true }, { timeout });
+      if (client === this.client) this.subscribed = true;
+    } catch (err) {
+      if (client === this.client)
+        this.log(`toolgraph gateway: ${this.name}: cannot follow tool list changes: ${message(err)}`);
     }
   }
 
@@ -272,11 +324,12 @@ export class Upstream {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < UPSTREAM_DEFAULTS.maxPages; page++) {
-      const r = await client.listTools(
-        cursor === undefined ? {} : { cursor },
+      // One page at a time, past the client's response cache: the list as the server sends it now.
+      const r = await client.request(
+        { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
         timeout === undefined ? undefined : { timeout },
       );
-      tools.push(...r.tools);
+      tools.push(...(r.tools as Tool[]));
       cursor = r.nextCursor;
       if (!cursor) break;
     }
@@ -335,17 +388,16 @@ export class Upstream {
     try {
       return (await client.request(
         { method: "tools/call", params: { name: tool, ...(args === undefined ? {} : { arguments: args }) } },
-        CallToolResultSchema,
         { timeout },
       )) as CallToolResult;
     } catch (err) {
-      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+      if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) {
         throw new ToolgraphError("upstream-timeout", `server ${this.name}: ${tool} timed out after ${timeout} ms`, {
           server: this.name,
           tool,
         });
       }
-      if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+      if (err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed) {
         throw new ToolgraphError(
           "upstream-error",
           `server ${this.name}: the connection closed during ${tool} (${err.message})`,

@@ -59,7 +59,7 @@ export function createMcpHttpHandler(api: RecommenderApi, options: McpServerOpti
 }
 
 /** The node request as a web Request without its body (the caller has read and parsed it already). */
-function webRequest(req: IncomingMessage): Request {
+export function webRequest(req: IncomingMessage): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name === "content-length" || name === "transfer-encoding") continue;
@@ -69,7 +69,7 @@ function webRequest(req: IncomingMessage): Request {
 }
 
 /** Writes a web Response to the node response, streaming its body (an SSE answer of the 2025 leg). */
-async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;

@@ -288,7 +288,12 @@ describe("a search before any upstream has listed its tools", () => {
     const tg2 = await openToolgraph({ home: "memory://", database: "", project: "loading", embeddings: "hash:256" });
     const config = parseGatewayConfig({
       mcpServers: {
-        slowstart: { command: process.execPath, args: [fixture], env: { HOSTILE_FAIL_ONCE: join(dir, "failed-once") } },
+        // Its first connection attempt fails: two starts, as the client's 2026-07-28 probe runs on a sibling process.
+        slowstart: {
+          command: process.execPath,
+          args: [fixture],
+          env: { HOSTILE_FAIL_STARTS: `${join(dir, "failed-starts")}:2` },
+        },
       },
     });
     const g = new Gateway(tg2, { config, minBackoffMs: 3_000, log: () => {} });

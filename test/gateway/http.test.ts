@@ -2,11 +2,10 @@
  * `toolgraph gateway --http`: sessionful Streamable HTTP at /mcp on the HTTP server, driven by the SDK's
  * StreamableHTTPClientTransport, behind the same bearer token; Origin/Host validation (DNS-rebinding
  * protection) on /mcp for the gateway and the plain MCP endpoint; /health names the servers that are down
- * (with the token; without it, only whether all are up).
+ * (with the token; without it, only whether all are up). Both protocol eras: http-eras.test.ts.
  */
 import { request } from "node:http";
 import { createRequire } from "node:module";
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -89,38 +88,6 @@ const initialize = {
 };
 
 describe("gateway over Streamable HTTP", () => {
-  it("answers a 2026-07-28 request with the unsupported-version error naming its 2025 revisions", async () => {
-    const envelope = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
-      "io.modelcontextprotocol/clientCapabilities": {},
-    };
-    const r = await raw(
-      `${base}/mcp`,
-      { authorization: `Bearer ${TOKEN}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" },
-      { jsonrpc: "2.0", id: 5, method: "server/discover", params: { _meta: envelope } },
-    );
-    expect(r.status).toBe(400);
-    const body = JSON.parse(r.body);
-    expect(body.id).toBe(5);
-    expect(body.error.code).toBe(-32022);
-    expect(body.error.data.supported).toContain("2025-11-25");
-  });
-
-  it("a v2 client that negotiates (mode auto) falls back to the 2025 era and is served", async () => {
-    const client = new ModernClient({ name: "auto-agent", version: "1" }, { versionNegotiation: { mode: "auto" } });
-    await client.connect(
-      new ModernHttp(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
-    );
-    try {
-      expect(client.getProtocolEra()).toBe("legacy");
-      const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toContain("call_tool");
-    } finally {
-      await client.close();
-    }
-  });
-
   it("serves a session: list, call_tool, and records the session's calls when it ends", async () => {
     const client = new Client({ name: "http-agent", version: "1" });
     const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {

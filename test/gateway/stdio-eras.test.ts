@@ -103,7 +103,7 @@ describe("gateway over stdio, both eras", () => {
     expect(tools).toContain("call_tool");
     expect(tools).toContain("search_tools");
     expect(tools.some((n: string) => n.startsWith("everything."))).toBe(false);
-    expect(a.get(2)?.result).toHaveProperty("ttlMs");
+    expect(a.get(2)?.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" });
     expect(a.get(3)?.result?.isError).toBeFalsy();
     expect(JSON.stringify(a.get(3)?.result?.content)).toContain("7");
     // Both sessions (2025 above, 2026 here) recorded their call as an execution step.

@@ -5,6 +5,7 @@
  * (fixtures/trust-server.mjs) over stdio; the gateway behind the HTTP server, driven by the SDK client.
  */
 import { join } from "node:path";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -259,6 +260,51 @@ describe("per-token policy through the gateway", () => {
         )
       ).status,
     ).toBe(200);
+  });
+
+  it("a 2026-07-28 client gets its token's policy on each request, and 401 without a known token", async () => {
+    const modern = async (token: string) => {
+      const c = new ModernClient(
+        { name: "modern-token-test", version: "1" },
+        { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+      );
+      await c.connect(
+        new ModernHttp(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
+      return c;
+    };
+    const c = await modern(READONLY);
+    try {
+      expect(c.getProtocolEra()).toBe("modern");
+      const refused = await c.callTool({ name: "call_tool", arguments: { name: "trust.deploy", arguments: {} } });
+      expect(refused.isError).toBe(true);
+      expect((refused.content as { text: string }[])[0]?.text).toContain(
+        'denied by the policy "readonly" of this session\'s token',
+      );
+      const ok = await c.callTool({
+        name: "call_tool",
+        arguments: { name: "trust.status", arguments: { text: "ok" } },
+      });
+      expect(ok.isError ?? false).toBe(false);
+    } finally {
+      await c.close();
+    }
+    await expect(modern("not-a-known-token-at-all")).rejects.toThrow();
+    const discover = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "server/discover",
+      params: {
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    };
+    const headers = { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" };
+    expect((await post({ ...headers, authorization: "Bearer not-a-known-token-at-all" }, discover)).status).toBe(401);
+    expect((await post({ ...headers, authorization: `Bearer ${OPS}` }, discover)).status).toBe(200);
   });
 
   async function post(
