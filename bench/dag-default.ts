@@ -13,7 +13,7 @@
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { dagOver, type HistoryFallback } from "../src/jobs/dag.ts";
-import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
@@ -49,7 +49,7 @@ const viaJob =
 const viaFallback =
   (mode: HistoryFallback): Method =>
   async (tg, project, tools, intent) => {
-    const s = await tg.engine.snapshot(project);
+    const s = await engineOf(tg).snapshot(project);
     const dag = dagOver(
       s,
       tools.map((t) => s.index.get(t)!),
@@ -126,7 +126,7 @@ for (const name of values.dataset.split(",")) {
         ? train.map((x) => (dropRng() < SPARSE ? { ...x, steps: x.steps.map(({ dependsOn: _d, ...st }) => st) } : x))
         : train;
     await tg.importTraces(imported as never);
-    const s = await tg.engine.snapshot(project);
+    const s = await engineOf(tg).snapshot(project);
     const methodRng = mulberry32(11 + f);
     for (const t of held) {
       const tools = [...new Set(t.steps.map((x) => x.tool))].filter((x) => s.index.has(x));

@@ -12,9 +12,8 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { toolText } from "../algorithms/search/tokenize.ts";
-import { createEmbeddingProvider } from "../src/embeddings/create.ts";
-import type { EmbeddingProvider } from "../src/embeddings/provider.ts";
 import { EmbeddingWorkerPool } from "../src/embeddings/worker-pool.ts";
+import { createEmbeddingProvider, type EmbeddingProvider } from "../src/index.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 

@@ -25,6 +25,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { EmbeddingWorkerPool } from "../src/embeddings/worker-pool.ts";
 import { openToolgraph, startServer } from "../src/index.ts";
+import { engineOf } from "../src/library/toolgraph.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 
@@ -69,7 +70,7 @@ if (values.child !== undefined) {
     recommendationLog: { enabled: false },
   });
   const server = await startServer({ api: tg, port: 0, host: "127.0.0.1" });
-  await tg.engine.embedder.embed(["warm-up: load the model"]);
+  await engineOf(tg).embedder.embed(["warm-up: load the model"]);
   const h = monitorEventLoopDelay({ resolution: 10 });
   const delay = (): Delay => ({
     p50: h.percentile(50) / 1e6,
@@ -112,7 +113,7 @@ if (values.child !== undefined) {
       process.disconnect();
     }
   });
-  const embedder = tg.engine.embedder;
+  const embedder = engineOf(tg).embedder;
   send({
     ready: true,
     port: server.port,

@@ -15,8 +15,8 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { toolText } from "../algorithms/search/tokenize.ts";
-import { createEmbeddingProvider } from "../src/embeddings/create.ts";
-import { openToolgraph } from "../src/library/toolgraph.ts";
+import { createEmbeddingProvider, openToolgraph } from "../src/index.ts";
+import { engineOf } from "../src/library/toolgraph.ts";
 import { toolTextInput } from "../src/view/search-index.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
@@ -38,7 +38,7 @@ const catalog = { ...ds.catalog, tools: ds.catalog.tools.slice(0, nTools), capab
 // The exact texts the import embeds: import once without embedding and read them from the snapshot.
 const probe = await openToolgraph({ home: "memory://", database: "", project: "texts", embeddings: "hash:8" });
 await probe.importCatalog(catalog, { embed: false });
-const texts = (await probe.engine.snapshot("texts")).tools.map((t) => toolText(toolTextInput(t)));
+const texts = (await engineOf(probe).snapshot("texts")).tools.map((t) => toolText(toolTextInput(t)));
 await probe.close();
 
 const provider = createEmbeddingProvider({ kind: "use-lite", batchSize });

@@ -30,8 +30,8 @@
  */
 import { loadavg, uptime as osUptime } from "node:os";
 import { parseArgs } from "node:util";
-import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
-import { startServer } from "../src/server/http-server.ts";
+import { openToolgraph, startServer, type Toolgraph } from "../src/index.ts";
+import { engineOf } from "../src/library/toolgraph.ts";
 import { type Fault, faultCatalog, type LoadRecord, runFaultLoad, summarize } from "../test/helpers/fault-load.ts";
 import { startCluster } from "../test/helpers/pg-cluster.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
@@ -69,7 +69,7 @@ function latency(records: LoadRecord[], kind: LoadRecord["kind"]) {
 }
 
 async function storedIds(tg: Toolgraph, project: string): Promise<string[]> {
-  const rows = await tg.engine.db.selectFrom("executions").select("id").where("project", "=", project).execute();
+  const rows = await engineOf(tg).db.selectFrom("executions").select("id").where("project", "=", project).execute();
   return rows.map((r) => r.id);
 }
 

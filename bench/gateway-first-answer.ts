@@ -30,7 +30,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { parseGatewayConfig } from "../src/gateway/config.ts";
 import { Gateway } from "../src/gateway/gateway.ts";
-import { openToolgraph } from "../src/library/toolgraph.ts";
+import { openToolgraph } from "../src/index.ts";
 import { codeVersion, machine, markdownTable, percentiles, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({

@@ -24,7 +24,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { parseGatewayConfig } from "../src/gateway/config.ts";
 import { Gateway, type GatewaySession } from "../src/gateway/gateway.ts";
-import { openToolgraph } from "../src/library/toolgraph.ts";
+import { openToolgraph } from "../src/index.ts";
 import { fmt, machine, markdownTable, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({

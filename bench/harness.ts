@@ -21,13 +21,13 @@ import { learnWeights } from "../algorithms/prediction/learned-weights.ts";
 import { markovBaseline, type NextStepWeights } from "../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { calibrate, fitCalibration } from "../algorithms/thresholds/calibration.ts";
-import type { EvalCase } from "../src/formats/schemas.ts";
+import type { EvalCase } from "../src/index.ts";
 import { type DagOverOptions, dagOver } from "../src/jobs/dag.ts";
 import { calibrationPairs, topNextStep } from "../src/jobs/fit-calibration.ts";
 import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/jobs/next.ts";
 import { nextStepModel, rawSuggestions } from "../src/jobs/next-scoring.ts";
 import { type SearchAblation, type SearchOptions, searchCandidates } from "../src/jobs/search-scoring.ts";
-import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { loadExecutionSequences } from "../src/store/reads.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { progress } from "./lib/report.ts";
@@ -96,7 +96,7 @@ export async function evalRetrieval(
 ): Promise<Table | undefined> {
   const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   if (rc.length === 0) return undefined;
-  const engine = tg.engine;
+  const engine = engineOf(tg);
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const idx = await engine.searchIndex(project);
@@ -111,7 +111,7 @@ export async function evalRetrieval(
     .slice(0, 10)
     .map((i) => s.tools[i]!.id);
   const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
-  const w = await searchWeightsFor(engine, project);
+  const w = await searchWeightsFor(await engine.view(project));
   // The intent memory's answer for a query is the same for every method: compute it once.
   const memo = new Map<string, Awaited<ReturnType<typeof recallMemory>>>();
   const recalled = async (q: string, v: Float32Array) => {
@@ -210,7 +210,7 @@ export async function evalNextStep(
 ): Promise<{ table: Table; gating: GatingData } | undefined> {
   const nc = cases.filter((c): c is Extract<EvalCase, { kind: "next-step" }> => c.kind === "next-step");
   if (nc.length === 0) return undefined;
-  const engine = tg.engine;
+  const engine = engineOf(tg);
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   // Learned weights: fitted on the training traces only.
@@ -247,7 +247,7 @@ export async function evalNextStep(
     .map((i) => s.tools[i]!.id);
   const rows: Row[] = [];
   const gating: GatingData = { pairs: [], trainPairs: [] };
-  const libraryWeights = await weightsFor(engine, project, "auto", { awaitFit: true });
+  const libraryWeights = await weightsFor(await engine.view(project), "auto", { awaitFit: true });
   const qv = new Map<string, Float32Array>();
   const distinctQueries = [...new Set(nc.map((c) => c.query).filter((q): q is string => typeof q === "string"))];
   for (let i = 0; i < distinctQueries.length; i += 64) {
@@ -340,11 +340,11 @@ export async function nextStepGatedPairs(
   weights?: NextStepWeights,
   vectors?: Map<string, Float32Array>,
 ): Promise<GatedPair[]> {
-  const engine = tg.engine;
+  const engine = engineOf(tg);
   const nc = cases.filter((c): c is Extract<EvalCase, { kind: "next-step" }> => c.kind === "next-step");
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
-  const libraryWeights = weights ?? (await weightsFor(engine, project, "auto", { awaitFit: true }));
+  const libraryWeights = weights ?? (await weightsFor(await engine.view(project), "auto", { awaitFit: true }));
   const qv = vectors ?? new Map<string, Float32Array>();
   const missing = [...new Set(nc.map((c) => c.query).filter((q): q is string => typeof q === "string" && !qv.has(q)))];
   for (let i = 0; i < missing.length; i += 64) {
@@ -554,12 +554,12 @@ export async function evalSearchGating(
 ): Promise<GatingData | undefined> {
   const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   if (rc.length === 0) return undefined;
-  const engine = tg.engine;
+  const engine = engineOf(tg);
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const idx = await engine.searchIndex(project);
   const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
-  const w = await searchWeightsFor(engine, project);
+  const w = await searchWeightsFor(await engine.view(project));
   const out: GatingData = { pairs: [], trainPairs: (await trainPairs(tg, project)).search };
   for (let i = 0; i < rc.length; i += 64) {
     const batch = rc.slice(i, i + 64);
@@ -603,7 +603,7 @@ export async function evalDag(
 ): Promise<Table | undefined> {
   const dc = cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag");
   if (dc.length === 0) return undefined;
-  const s = await tg.engine.snapshot(project);
+  const s = await engineOf(tg).snapshot(project);
   type Predicted = { edges: [string, string][]; order: string[]; rank: Map<string, number> };
   const chain = (order: string[]): Predicted => ({
     edges: order.slice(1).map((t, i) => [order[i]!, t] as [string, string]),
@@ -825,9 +825,9 @@ export async function evalCapability(
   const nearest = [];
   for (let i = 0; i < cc.length; i += 64) {
     const batch = cc.slice(i, i + 64);
-    const vs = await tg.engine.queryEmbedder.embed(batch.map((c) => c.query));
+    const vs = await engineOf(tg).queryEmbedder.embed(batch.map((c) => c.query));
     for (let j = 0; j < batch.length; j++) {
-      const m = await recallMemory(tg.engine, project, batch[j]!.query, vs[j]!);
+      const m = await recallMemory(engineOf(tg), project, batch[j]!.query, vs[j]!);
       const ranked = [...m.capabilityVotes]
         .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
         .map(([cap]) => cap);
@@ -867,7 +867,7 @@ export async function evalDiscovery(
     (c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag" && caps.has(c.id) && c.tools.length >= 3,
   );
   if (wf.length === 0) return undefined;
-  const s = await tg.engine.snapshot(project);
+  const s = await engineOf(tg).snapshot(project);
   const rows: Row[] = [];
   for (const boost of [0.5, 0]) {
     const scores = [];
@@ -876,8 +876,7 @@ export async function evalDiscovery(
       if (context.length === 0) continue;
       const { runDiscoverCapabilities } = await import("../src/jobs/capabilities.ts");
       const r = await runDiscoverCapabilities(
-        tg.engine,
-        project,
+        await engineOf(tg).view(project),
         { context, limit: 10 },
         boost === 0 ? { clusterBoost: 0 } : {},
       );
@@ -929,7 +928,7 @@ export async function trainSearchPairs(tg: Toolgraph, project: string): Promise<
 }
 
 async function computeTrainPairs(tg: Toolgraph, project: string) {
-  const p = await calibrationPairs(tg.engine, project);
+  const p = await calibrationPairs(await engineOf(tg).view(project));
   const map = (xs: { score: number; ok: boolean }[]) => xs.map((x) => ({ score: x.score, correct: x.ok }));
   return { nextStep: map(p.nextStep), search: map(p.search) };
 }

@@ -19,6 +19,7 @@ import { pathToFileURL } from "node:url";
 import { sql } from "kysely";
 import pg from "pg";
 import type { Toolgraph } from "../src/library/toolgraph.ts";
+import { engineOf } from "../src/library/toolgraph.ts";
 import type { TraceRecord } from "./convert/common.ts";
 import { openBenchHome } from "./ingestion.ts";
 import { machine, markdownTable, percentiles, progress, writeResult } from "./lib/report.ts";
@@ -216,7 +217,7 @@ async function storedCounts(tg: Toolgraph): Promise<BackendResult["stored"]> {
   const st = await tg.stats();
   const r = await sql<{
     n: string | null;
-  }>`select sum(executions)::text as n from tool_stats where project = ${tg.project}`.execute(tg.engine.db);
+  }>`select sum(executions)::text as n from tool_stats where project = ${tg.project}`.execute(engineOf(tg).db);
   return {
     executions: st.executions,
     steps: st.steps,
@@ -285,7 +286,7 @@ async function runBackend(
       .sort((a, b) => b.totalMs - a.totalMs);
     const sent = { executions: data.traces.length, steps: data.steps };
     const seconds = wallMs / 1000;
-    const location = tg.engine.conn.location;
+    const location = engineOf(tg).conn.location;
     closed = true;
     await tg.close();
     const fp = percentiles(fileMs);

@@ -21,7 +21,7 @@
  *   a second row adds the intent-memory recall (`recallMemory`, a kNN scoring of its own) to the core.
  * - next step: `tg.suggestNext({context})` | `suggestNextSteps(model, {context, now}, {weights, limit 15})`.
  *   Two more rows split its overhead (the jobs whose core is under 0.5 ms, where the fixed cost weighs most):
- *   the job function alone (`runSuggest(engine, project, request)`: no validation, no log) and the facade
+ *   the job function alone (`runSuggest(await engine.view(project), request)`: no validation, no log) and the facade
  *   with the recommendation log off, each against the same core.
  * - capability match: `tg.matchCapabilities({intent})` | capability cosine + BM25 fusion, the tool search
  *   (`searchCandidates`), the pattern triggers and `rankCapabilityMatches`.
@@ -48,7 +48,7 @@ import { searchWeightsFor } from "../src/jobs/fit-search-weights.ts";
 import { runSuggest, weightsFor } from "../src/jobs/next.ts";
 import { nextStepModel } from "../src/jobs/next-scoring.ts";
 import { searchCandidates } from "../src/jobs/search-scoring.ts";
-import { openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { scorePatterns } from "../src/view/patterns.ts";
 import { rowDot } from "../src/view/search-index.ts";
@@ -178,7 +178,7 @@ async function measureSize(
   const rows: JobRow[] = [];
   try {
     await importProject(tg, project, true, {});
-    const engine = tg.engine;
+    const engine = engineOf(tg);
     // The same facade with the recommendation log off (the rows that split the fixed cost).
     const quiet = new Toolgraph(engine, PROJECT, 0, { enabled: false });
     await tg.fitSearchWeights();
@@ -186,6 +186,7 @@ async function measureSize(
     const s = await engine.snapshot(PROJECT);
     const a = await engine.analytics(PROJECT);
     const idx = await engine.searchIndex(PROJECT);
+    const jobView = await engine.view(PROJECT);
     o.log(`[${tools}] imported`);
     const n = o.warmup + o.reps;
     const intents = shuffled(
@@ -197,7 +198,7 @@ async function measureSize(
       rng,
     ).slice(0, n);
     const vectors = await engine.queryEmbedder.embed(intents);
-    const sw = await searchWeightsFor(engine, PROJECT);
+    const sw = await searchWeightsFor(await engine.view(PROJECT));
     // Per intent: what does not depend on the scoring (query vector, tokens, memory recall).
     const queries = await Promise.all(
       intents.map(async (intent, k) => {
@@ -270,7 +271,7 @@ async function measureSize(
 
     // --- next step ------------------------------------------------------------------------------------
     const ctxs = contexts(project.traces, n, rng);
-    const nw = await weightsFor(engine, PROJECT, undefined);
+    const nw = await weightsFor(await engine.view(PROJECT), undefined);
     const model = nextStepModel(s, a);
     const nextCore = (context: string[]) =>
       suggestNextSteps(
@@ -286,8 +287,8 @@ async function measureSize(
     );
     add(
       "next step (job function)",
-      { job: "await runSuggest(engine, project, {context}) (no validation, no log)", core: nextCoreWhat },
-      await alternate(ctxs, o.warmup, o.reps, (context) => runSuggest(engine, PROJECT, { context }), nextCore),
+      { job: "await runSuggest(await engine.view(project), {context}) (no validation, no log)", core: nextCoreWhat },
+      await alternate(ctxs, o.warmup, o.reps, (context) => runSuggest(jobView, { context }), nextCore),
     );
     add(
       "next step (facade, log off)",
@@ -389,8 +390,8 @@ async function measureSize(
     );
     add(
       "DAG of 20 tools (job function)",
-      { job: "await runBuildDag(engine, project, {tools}) (no validation, no log)", core: dagWhat },
-      await alternate(dagSets, o.warmup, o.reps, (set) => runBuildDag(engine, PROJECT, { tools: ids(set) }), dagCore),
+      { job: "await runBuildDag(await engine.view(project), {tools}) (no validation, no log)", core: dagWhat },
+      await alternate(dagSets, o.warmup, o.reps, (set) => runBuildDag(jobView, { tools: ids(set) }), dagCore),
     );
     add(
       "DAG of 20 tools (facade, log off)",

@@ -52,11 +52,10 @@ import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { DEFAULTS as NEXT_DEFAULTS } from "../algorithms/prediction/next-step.ts";
 import { mulberry32, shuffled } from "../algorithms/random/rng.ts";
-import type { EmbeddingCacheStats } from "../src/embeddings/cached.ts";
-import { createEmbeddingProvider } from "../src/embeddings/create.ts";
+import { type CacheStats, createEmbeddingProvider } from "../src/index.ts";
 import { dagOver } from "../src/jobs/dag.ts";
 import { rawSuggestions } from "../src/jobs/next-scoring.ts";
-import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { latencyCharts, writeCharts } from "./charts.ts";
 import type { TraceRecord } from "./convert/common.ts";
@@ -144,7 +143,7 @@ export interface SizeResult {
     spectralK: number;
     modularity: number;
   };
-  queryCache: EmbeddingCacheStats & { hitRate: number };
+  queryCache: CacheStats["queryEmbeddings"] & { hitRate: number };
   /** The result cache of repeated identical requests (src/library/result-cache.ts). */
   resultCache?: { hits: number; misses: number; hitRate: number };
   memory: { peakRssMiB: number; maxRssMiB: number };
@@ -427,7 +426,7 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
   try {
     await importProject(tg, project, true, setupMs);
     rss.sample();
-    const engine = tg.engine;
+    const engine = engineOf(tg);
     t0 = performance.now();
     const s = await engine.snapshot(PROJECT);
     setupMs.snapshot = performance.now() - t0;
@@ -691,7 +690,7 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
       try {
         handle = await serverToolgraph(o.serverUrl, o.embeddings);
         await importProject(handle.tg, project, false, setupMs, "server.");
-        await handle.tg.engine.snapshot(PROJECT);
+        await engineOf(handle.tg).snapshot(PROJECT);
         const srecs = freshExecutions(project.traces, o.warmup + o.reps, `server:${tools}`, rng);
         const times = await timeAsync(srecs, o.warmup, o.reps, o.capMs, async (e) => {
           await handle!.tg.recordExecution(e);

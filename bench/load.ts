@@ -22,8 +22,7 @@ import pg from "pg";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { DEMO_CAPABILITIES, demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
-import { openToolgraph } from "../src/library/toolgraph.ts";
-import { runServer } from "../src/server/http-server.ts";
+import { openToolgraph, runServer } from "../src/index.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 const PROJECT = "load";

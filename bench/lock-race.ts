@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../src/cli/main.ts";
-import { openToolgraph } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
 import { deadOwner, fire, startRacer } from "../test/store/racers/spawn.ts";
 
 export interface LockRaceResult {
@@ -110,7 +110,7 @@ export async function runLockRace(o: {
         if (res.code === 0 && /"inserted":1/.test(res.out ?? "")) acknowledged.add(`run-${round}-${i}`);
       });
       const tg = await openToolgraph({ home, database: "", embeddings: "hash" });
-      const stored = new Set((await tg.engine.db.selectFrom("executions").select("id").execute()).map((x) => x.id));
+      const stored = new Set((await engineOf(tg).db.selectFrom("executions").select("id").execute()).map((x) => x.id));
       await tg.close();
       const mine = (id: string) => id.startsWith(`run-${round}-`);
       record.push({

@@ -16,9 +16,9 @@ import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
+import { openToolgraph, startServer } from "../src/index.ts";
 import { RECOMMENDATION_LOG_DEFAULTS } from "../src/jobs/recommendation-log.ts";
-import { openToolgraph } from "../src/library/toolgraph.ts";
-import { startServer } from "../src/server/http-server.ts";
+import { engineOf } from "../src/library/toolgraph.ts";
 import { openConnection } from "../src/store/connection.ts";
 import {
   countRecommendations,
@@ -72,7 +72,7 @@ async function soak(iterations: number, bound: number, pruneEvery: number) {
     await post("/v1/search", { intent: INTENTS[k % INTENTS.length]!, session: ex.id });
     await post("/v1/executions", ex);
     if ((k + 1) % 250 === 0 || k === iterations - 1) {
-      const c = await countRecommendations(tg.engine.db, "demo");
+      const c = await countRecommendations(engineOf(tg).db, "demo");
       samples.push({ round: k + 1, answers: c.recommendations, outcomes: c.outcomes });
     }
   }

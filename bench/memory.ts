@@ -13,7 +13,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { simdScanBytes } from "../algorithms/search/vector-index.ts";
-import { openToolgraph } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
 import { memoryIndex, recallMemory, semanticNeighbours } from "../src/view/intent-memory.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject } from "./synthetic/generate.ts";
@@ -47,7 +47,7 @@ async function runOne(o: { executions: number; queries: number; embeddings: stri
     global.gc?.();
     const heapBefore = process.memoryUsage();
     const t0 = performance.now();
-    const mem = await memoryIndex(tg.engine, "mem");
+    const mem = await memoryIndex(engineOf(tg), "mem");
     const buildMs = performance.now() - t0;
     global.gc?.();
     const heapAfter = process.memoryUsage();
@@ -83,20 +83,20 @@ async function runOne(o: { executions: number; queries: number; embeddings: stri
       r.stepSuccess.byteLength;
     // Queries: held-out paraphrases of past intents ("… please").
     const queries = gen.traces.slice(0, o.queries).map((t) => `${(t as { intent?: string }).intent ?? ""} please`);
-    const vectors = await tg.engine.embedder.embed(queries);
-    for (let i = 0; i < 20; i++) await recallMemory(tg.engine, "mem", queries[i]!, vectors[i]!);
+    const vectors = await engineOf(tg).embedder.embed(queries);
+    for (let i = 0; i < 20; i++) await recallMemory(engineOf(tg), "mem", queries[i]!, vectors[i]!);
     // the SIMD code-scan kernel's WebAssembly memory (made by the first recall): its copies of the codes, blocked
     // prefixes and scales, and its buffers
     typed += mem.vindex ? simdScanBytes(mem.vindex) : 0;
     const times: number[] = [];
     for (let i = 0; i < queries.length; i++) {
       const t = performance.now();
-      await recallMemory(tg.engine, "mem", queries[i]!, vectors[i]!);
+      await recallMemory(engineOf(tg), "mem", queries[i]!, vectors[i]!);
       times.push(performance.now() - t);
     }
     // Neighbour recall of the semantic channel (sign-code stages + int8 re-ranking, top 20) against an exact
     // float32 cosine scan over every distinct intent.
-    const exactVecs = await tg.engine.embedder.embed(mem.texts);
+    const exactVecs = await engineOf(tg).embedder.embed(mem.texts);
     let agree = 0;
     let total = 0;
     const probes = Math.min(50, queries.length);

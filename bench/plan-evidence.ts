@@ -7,7 +7,7 @@
  * capability matched with high confidence (docs/decisions/plan-evidence.md).
  */
 import { parseArgs } from "node:util";
-import type { EvalCase } from "../src/formats/schemas.ts";
+import type { EvalCase } from "../src/index.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
 import { evalPlan, openHarnessProject } from "./harness.ts";
 import { markdownTable } from "./lib/report.ts";

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
-import { openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
 import { openConnection } from "../src/store/connection.ts";
 import {
   countRecommendations,
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   });
   await on.importCatalog(demoCatalog());
   await on.importTraces(demoTraces(600, 42, Date.parse("2026-11-01T12:00:00Z")));
-  const off = new Toolgraph(on.engine, "demo", 0, { enabled: false });
+  const off = new Toolgraph(engineOf(on), "demo", 0, { enabled: false });
   for (const tg of [on, off]) for (const intent of INTENTS) await tg.search({ intent }); // warm-up
   const t: Record<"on" | "off", number[]> = { on: [], off: [] };
   for (let k = 0; k < calls; k++) {
@@ -110,8 +110,8 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   await on.recommendations.flush();
   const flushMs = performance.now() - t0;
-  const stored = await countRecommendations(on.engine.db, "demo");
-  const sample = (await joinedRecommendations(on.engine.db, "demo")).map(({ outcome: _o, ...r }) => ({
+  const stored = await countRecommendations(engineOf(on).db, "demo");
+  const sample = (await joinedRecommendations(engineOf(on).db, "demo")).map(({ outcome: _o, ...r }) => ({
     ...r,
     project: "demo",
   }));

@@ -34,10 +34,10 @@ import { execSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
-import type { EvalCase } from "../src/formats/schemas.ts";
+import type { EvalCase } from "../src/index.ts";
 import { searchWeightsFor } from "../src/jobs/fit-search-weights.ts";
 import { searchCandidates } from "../src/jobs/search-scoring.ts";
-import { openToolgraph } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { namespaceIndexFor, ROUTING_DEFAULTS, routeDecision, routeQuery } from "../src/view/namespace-index.ts";
 import { convertNestful } from "./convert/nestful.ts";
@@ -112,7 +112,7 @@ async function latencyAt(
     for (let i = 0; i < train.length; i += ROUTING_BENCH_DEFAULTS.tracesFileSize)
       await tg.importTraces(train.slice(i, i + ROUTING_BENCH_DEFAULTS.tracesFileSize));
     await tg.importEdges(p.edges.map((e) => JSON.stringify(e)).join("\n"));
-    const engine = tg.engine;
+    const engine = engineOf(tg);
     const s = await engine.snapshot("routing");
     const idx = await engine.searchIndex("routing");
     // Off the timed path: analytics computed now, search weights fitted now (else both run in the
@@ -251,12 +251,12 @@ async function recallOn(name: string, o: { embeddings: string; home: string }): 
   );
   const rows: RecallRow[] = [];
   try {
-    const engine = tg.engine;
+    const engine = engineOf(tg);
     const s = await engine.snapshot(project);
     const a = await engine.analytics(project);
     const idx = await engine.searchIndex(project);
     const ns = namespaceIndexFor(s, idx);
-    const w = await searchWeightsFor(engine, project);
+    const w = await searchWeightsFor(await engine.view(project));
     for (const [split, cases] of Object.entries(data.evaluation)) {
       const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
       if (rc.length === 0) continue;

@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
 import { DEFAULT_SEARCH_WEIGHTS, type SearchWeights } from "../src/jobs/fit-search-weights.ts";
 import { searchCandidates } from "../src/jobs/search-scoring.ts";
-import { openToolgraph } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { loadDataset } from "./accuracy.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
@@ -47,7 +47,7 @@ const t0 = Date.now();
 try {
   await tg.importCatalog(data.catalog);
   await tg.importTraces(data.traces);
-  const engine = tg.engine;
+  const engine = engineOf(tg);
   const s = await engine.snapshot(project);
   const a = await engine.analytics(project);
   const idx = await engine.searchIndex(project);

@@ -14,7 +14,7 @@
 import { parseArgs } from "node:util";
 import { demoCatalog } from "../src/demo/catalog.ts";
 import { demoTraces } from "../src/demo/traces.ts";
-import { openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
@@ -63,7 +63,7 @@ async function observe(
   traces: readonly Trace[],
   unrelated: readonly string[],
 ): Promise<Observed> {
-  const engine = tg.engine;
+  const engine = engineOf(tg);
   const byText = new Map<string, { ids: Set<string>; first: Trace }>();
   for (const t of traces) {
     if (!t.intent) continue;

@@ -47,6 +47,9 @@ export { ImportError } from "./formats/parse.ts";
 export type { CatalogInput, DeclaredEdgeInput, EvalCase, ExecutionInput } from "./formats/schemas.ts";
 export { AdaptiveThresholdManager, type AdaptiveThresholdManagerOptions } from "./gate/adaptive-threshold-manager.ts";
 export {
+  type AnalyticsStatus,
+  type CacheStats,
+  type DatabaseInfo,
   openToolgraph,
   parseRequest,
   type StatsResult,
@@ -56,3 +59,4 @@ export {
 export { createMcpServer } from "./mcp/mcp-server.ts";
 export { runStdio } from "./mcp/stdio.ts";
 export { createServer, runServer, startServer } from "./server/http-server.ts";
+export type { GraphView } from "./view/graph-view.ts";

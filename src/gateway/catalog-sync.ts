@@ -79,8 +79,8 @@ export class CatalogSync {
       // The rows are in: a search from now on finds the tools (lexically until the index build below is done).
       this.synced.add(server);
       this.refused.set(server, new Set(r.rejected.map((x) => x.tool)));
-      this.indexing = this.o.api.engine
-        .searchIndex(this.o.project)
+      this.indexing = this.o.api
+        .prepareSearch({ project: this.o.project })
         .catch((err: unknown) =>
           this.o.log(`toolgraph gateway: building the search index failed: ${(err as Error)?.message ?? String(err)}`),
         );

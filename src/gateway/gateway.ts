@@ -60,7 +60,7 @@ export class Gateway implements SessionHost {
     this.api = api;
     this.options = options;
     // Answer at once: searches rank lexically while a new catalog's embeddings are computed (catalog-sync.ts).
-    api.engine.whileEmbedding = "lexical";
+    api.answerWhileEmbedding("lexical");
     this.served = gatewayApi(api, this);
     this.specs = new Map(MCP_TOOLS.map((s) => [s.name, s]));
     this.ownTools = ownTools();

@@ -11,8 +11,8 @@ import type { AlternativesRequest } from "../contract/requests.ts";
 import { alternativesRequest } from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { gatedSummary } from "../gate/gatekeeper.ts";
-import type { Engine } from "../view/engine.ts";
-import { projectFallbacks, safetyFilter } from "../view/filters.ts";
+import { safetyFilter } from "../view/filters.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { resolveTools } from "../view/resolve.ts";
 import { rowDot } from "../view/search-index.ts";
 import { defineJob } from "./job.ts";
@@ -22,11 +22,11 @@ function params(schema: Record<string, unknown> | null): Set<string> {
   return new Set(props && typeof props === "object" ? Object.keys(props) : []);
 }
 
-export async function runAlternatives(engine: Engine, project: string, req: AlternativesRequest) {
+export async function runAlternatives(view: ProjectView, req: AlternativesRequest) {
   const t0 = performance.now();
-  const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
-  const idx = await engine.searchIndex(project);
+  const s = view.snapshot;
+  const a = view.analytics();
+  const idx = await view.searchIndex();
   const [tool] = resolveTools(s, [req.tool], "tool") as [number];
   const context = new Set(resolveTools(s, req.context, "context"));
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
@@ -74,18 +74,18 @@ export async function runAlternatives(engine: Engine, project: string, req: Alte
     })
     .sort((x, y) => y.score - x.score || (x.tool < y.tool ? -1 : 1))
     .slice(0, req.maxTools ?? req.limit ?? 5);
-  const prepared = await engine.gatekeeper.prepare({
-    project,
+  const prepared = await view.gate.prepare({
+    project: view.project,
     user: req.user,
     text: "",
     environment: req.environment,
     urgency: req.urgency,
     requestWorkflow: req.workflow,
   });
-  const fallbacks = await projectFallbacks(engine, project);
-  const results = rows.map((r) => ({ ...r, gate: engine.gatekeeper.gateItem("alternatives", r.score, prepared) }));
+  const fallbacks = await view.fallbacks();
+  const results = rows.map((r) => ({ ...r, gate: view.gate.gateItem("alternatives", r.score, prepared) }));
   return {
-    project,
+    project: view.project,
     tool: req.tool,
     results,
     ...gatedSummary(results, (r) => r.tool, prepared, fallbacks, { empty: "no substitute found" }),
@@ -98,5 +98,5 @@ export const alternativesJob = defineJob({
   request: alternativesRequest,
   result: RESULT_SCHEMAS.alternatives,
   answerKey: "runAlternatives",
-  run: (ctx, req) => runAlternatives(ctx.engine, ctx.project, req),
+  run: (ctx, req) => runAlternatives(ctx.view, req),
 });

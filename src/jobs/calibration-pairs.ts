@@ -15,11 +15,9 @@ import {
 } from "../../algorithms/prediction/next-step.ts";
 import type { ExecutionSequenceRow } from "../store/reads.ts";
 import { slicer } from "../view/background.ts";
-import type { Engine } from "../view/engine.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import { executionHistory, intentsOf, recentSequences } from "../view/history.ts";
-import { recallMemory } from "../view/intent-memory.ts";
-import { ensureEmbeddings } from "../view/search-index.ts";
+import { intentsOf, recentSequences } from "../view/history.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { executionGroups, memoryCandidate, weightsFor, withMemoryVote } from "./next.ts";
 import { searchCandidates } from "./search-scoring.ts";
@@ -133,11 +131,7 @@ export function eligibleAt(
 }
 
 /** Out-of-sample calibration pairs (cross-fitted folds or the rolling-origin time split, see the header). */
-export async function calibrationPairs(
-  engine: Engine,
-  project: string,
-  opts: CalibrationOptions = {},
-): Promise<CalibrationPairs> {
+export async function calibrationPairs(view: ProjectView, opts: CalibrationOptions = {}): Promise<CalibrationPairs> {
   const maxExecutions = opts.maxExecutions ?? CALIBRATION_DEFAULTS.maxExecutions;
   const folds = opts.folds ?? CALIBRATION_DEFAULTS.folds;
   const split = opts.split ?? CALIBRATION_DEFAULTS.split;
@@ -147,9 +141,7 @@ export async function calibrationPairs(
     throw new RangeError(`calibrate: folds must be an integer ≥ 2, got ${folds}`);
   if (split !== "cross-fit" && split !== "time")
     throw new RangeError(`calibrate: split must be "cross-fit" or "time", got ${JSON.stringify(split)}`);
-  return split === "time"
-    ? timeSplitPairs(engine, project, maxExecutions, folds)
-    : crossFitPairs(engine, project, maxExecutions, folds);
+  return split === "time" ? timeSplitPairs(view, maxExecutions, folds) : crossFitPairs(view, maxExecutions, folds);
 }
 
 /** Transition counts (from·n + to → count) an execution adds, as the time split counts them (learnSuccessions). */
@@ -167,12 +159,11 @@ export function transitionsOf(s: GraphSnapshot, e: ExecutionSequenceRow): Map<nu
 
 /** The pairs of one execution answered by `model` (next step at each prefix; search when it has an intent). */
 export async function scoreExecution(
-  engine: Engine,
-  project: string,
+  view: ProjectView,
   ctxObj: {
     s: GraphSnapshot;
-    a: Awaited<ReturnType<Engine["analytics"]>>;
-    idx: Awaited<ReturnType<Engine["searchIndex"]>>;
+    a: ReturnType<ProjectView["analytics"]>;
+    idx: Awaited<ReturnType<ProjectView["searchIndex"]>>;
     sw: Awaited<ReturnType<typeof searchWeightsFor>>;
     weights: NextStepWeights;
   },
@@ -188,7 +179,7 @@ export async function scoreExecution(
   out.executionsScored++;
   let past: PastExecution<string, string>[] | undefined;
   if (intent !== undefined && qv) {
-    const m = await recallMemory(engine, project, intent, qv, { excludeIds: exclude });
+    const m = await view.recall(intent, qv, { excludeIds: exclude });
     past = m.past;
     const top = searchCandidates(s, a, idx, intent, qv, {
       memory: sw.memoryWeight > 0 ? m.toolVotes : undefined,
@@ -221,25 +212,20 @@ export async function scoreExecution(
  * `ensureEmbeddings`) are read back, only texts never embedded go to the model (and are stored). Before, every
  * scored intent was embedded again (≈ 1,000 model calls per calibration): docs/decisions/ingestion-first-answer.md.
  */
-export async function intentVectors(
-  engine: Engine,
-  project: string,
-  texts: readonly string[],
-): Promise<Float32Array[]> {
+export async function intentVectors(view: ProjectView, texts: readonly string[]): Promise<Float32Array[]> {
   if (texts.length === 0) return [];
-  return (await ensureEmbeddings(engine.db, project, engine.embedder, texts)).vectors;
+  return view.storedEmbeddings(texts);
 }
 
 /** Cross-fitted pairs: folds by id hash, each scored by a model of the other folds (header). */
 export async function crossFitPairs(
-  engine: Engine,
-  project: string,
+  view: ProjectView,
   maxExecutions: number,
   folds: number,
 ): Promise<CalibrationPairs> {
-  const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
-  const all = await executionHistory(engine, project);
+  const s = view.snapshot;
+  const a = view.analytics();
+  const all = await view.executionHistory();
   const history = recentSequences(all, CALIBRATION_DEFAULTS.historyLimit);
   const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0 };
   const H = history.length;
@@ -259,9 +245,9 @@ export async function crossFitPairs(
   order.forEach((o, r) => {
     if (r < maxExecutions) scored[o.i] = 1;
   });
-  const weights = await weightsFor(engine, project, "auto", { awaitFit: true });
-  const sw = await searchWeightsFor(engine, project);
-  const idx = await engine.searchIndex(project);
+  const weights = await weightsFor(view, "auto", { awaitFit: true });
+  const sw = await searchWeightsFor(view);
+  const idx = await view.searchIndex();
   const now = Math.max(...history.map((e) => e.startedAt.getTime())) + 3_600_000;
   const perExec = history.map((e) => transitionsOf(s, e));
   const total = new Map<number, number>();
@@ -298,16 +284,14 @@ export async function crossFitPairs(
     const exclude = new Set(members.map((i) => history[i]!.id));
     const withIntent = toScore.filter((i) => intents.has(history[i]!.id));
     const vs = await intentVectors(
-      engine,
-      project,
+      view,
       withIntent.map((i) => intents.get(history[i]!.id)!),
     );
     const vectors = new Map(withIntent.map((i, k) => [i, vs[k]!] as const));
     for (const i of toScore) {
       const e = history[i]!;
       await scoreExecution(
-        engine,
-        project,
+        view,
         { s, a, idx, sw, weights },
         model,
         e,
@@ -325,23 +309,22 @@ export async function crossFitPairs(
 
 /** Rolling-origin time split (the former default; see the header). */
 export async function timeSplitPairs(
-  engine: Engine,
-  project: string,
+  view: ProjectView,
   maxExecutions: number,
   folds: number,
 ): Promise<CalibrationPairs> {
-  const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
-  const all = await executionHistory(engine, project);
+  const s = view.snapshot;
+  const a = view.analytics();
+  const all = await view.executionHistory();
   const history = recentSequences(all, Math.max(CALIBRATION_DEFAULTS.historyLimit, maxExecutions));
   const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0 };
   const H = history.length;
   if (H === 0 || s.n === 0) return out;
   const start = Math.max(0, H - maxExecutions);
   const cuts = Array.from({ length: folds + 1 }, (_, b) => start + Math.floor((b * (H - start)) / folds));
-  const weights = await weightsFor(engine, project, "auto", { awaitFit: true });
-  const sw = await searchWeightsFor(engine, project);
-  const idx = await engine.searchIndex(project);
+  const weights = await weightsFor(view, "auto", { awaitFit: true });
+  const sw = await searchWeightsFor(view);
+  const idx = await view.searchIndex();
   const intents = intentsOf(all);
   // Running training state: transition counts and last use of the executions before the current cut.
   const counts = new Map<number, number>(); // from·n + to → count
@@ -383,15 +366,13 @@ export async function timeSplitPairs(
     const block = history.slice(lo, hi);
     const withIntent = block.filter((e) => intents.has(e.id));
     const vs = await intentVectors(
-      engine,
-      project,
+      view,
       withIntent.map((e) => intents.get(e.id)!),
     );
     const vectors = new Map(withIntent.map((e, j) => [e.id, vs[j]!] as const));
     for (const e of block) {
       await scoreExecution(
-        engine,
-        project,
+        view,
         sctx,
         model,
         e,

@@ -27,11 +27,9 @@ import { discoverCapabilitiesRequest, matchCapabilitiesRequest } from "../contra
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { gatedSummary } from "../gate/gatekeeper.ts";
 import { derivedKey } from "../view/derived.ts";
-import type { Engine } from "../view/engine.ts";
-import { projectFallbacks } from "../view/filters.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import { recallMemory } from "../view/intent-memory.ts";
 import { scorePatterns } from "../view/patterns.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { resolveTools } from "../view/resolve.ts";
 import { rowDot } from "../view/search-index.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
@@ -63,24 +61,24 @@ function distinctiveMembers(s: GraphSnapshot): Map<string, string> {
 /** Capability member lists and clusters per graph version and analytics (discovery reads them on every call). */
 const DISCOVERY_INPUTS = derivedKey<{ tools: number[]; cluster: number }[]>("discovery inputs");
 
-export async function runMatchCapabilities(engine: Engine, project: string, req: MatchCapabilitiesRequest) {
+export async function runMatchCapabilities(view: ProjectView, req: MatchCapabilitiesRequest) {
   const t0 = performance.now();
-  const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
+  const s = view.snapshot;
+  const a = view.analytics();
   // While a new catalog is embedded (engine.whileEmbedding "lexical") the lexical index answers: no query vector.
-  const idx = await engine.servingSearchIndex(project);
+  const idx = await view.servingSearchIndex();
   const limit = req.limit ?? 5;
-  const [qv] = idx.degraded ? [new Float32Array(0)] : await engine.queryEmbedder.embed([req.intent]);
+  const [qv] = idx.degraded ? [new Float32Array(0)] : await view.embedQueries([req.intent]);
   const tokens = tokenize(req.intent);
   const nc = s.capabilities.length;
   const cos = (c: number) => rowDot(idx.capVectors, idx.dims, c, qv!);
   const vecHits = Array.from({ length: nc }, (_, c) => ({ id: c, score: cos(c) }));
   const bm = searchBm25(idx.capBm25, tokens, Math.max(50, nc));
   const fused = fuseScores(vecHits, bm, { bm25Ideal: bm25IdealScore(idx.capBm25, tokens), cosineOf: cos });
-  const memory = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
+  const memory = await view.recall(req.intent, qv!, { user: req.user });
   // Tool evidence: the search score of each capability's most distinctive member (the member shared by the
   // fewest capabilities — for a bundle named after its main tool, that tool), from one tool search.
-  const weights = await searchWeightsFor(engine, project);
+  const weights = await searchWeightsFor(view);
   const toolHits = searchCandidates(s, a, idx, req.intent, qv!, {
     memory: weights.memoryWeight > 0 ? memory.toolVotes : undefined,
     beta: weights.beta,
@@ -159,8 +157,8 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
         `${ranking.trigger.winner === cap.id && ranking.trigger.contenders.length > 1 ? `; trigger winner by ${ranking.trigger.reason} among ${ranking.trigger.contenders.length} within 0.15` : ""}`,
     };
   });
-  const prepared = await engine.gatekeeper.prepare({
-    project,
+  const prepared = await view.gate.prepare({
+    project: view.project,
     user: req.user,
     text: req.intent,
     environment: req.environment,
@@ -168,14 +166,14 @@ export async function runMatchCapabilities(engine: Engine, project: string, req:
     requestWorkflow: req.workflow,
     similarPastSuccess: memory.similarSuccess,
   });
-  const fallbacks = await projectFallbacks(engine, project);
+  const fallbacks = await view.fallbacks();
   const live = { lexical: true, embedding: idx.degraded !== "embedding", graph: true };
   const results = top.map((r) => ({
     ...r,
-    gate: capForChannels(engine.gatekeeper.gateItem("capability", r.score, prepared), live),
+    gate: capForChannels(view.gate.gateItem("capability", r.score, prepared), live),
   }));
   return {
-    project,
+    project: view.project,
     intent: req.intent,
     results,
     ...(live.embedding ? {} : { degraded: "embedding" as const }),
@@ -197,14 +195,13 @@ export interface DiscoveryAblation {
 }
 
 export async function runDiscoverCapabilities(
-  engine: Engine,
-  project: string,
+  view: ProjectView,
   req: DiscoverCapabilitiesRequest,
   ablation: DiscoveryAblation = {},
 ) {
   const t0 = performance.now();
-  const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
+  const s = view.snapshot;
+  const a = view.analytics();
   const context = resolveTools(s, req.context, "context");
   const caps = s.derived(
     DISCOVERY_INPUTS,
@@ -222,8 +219,8 @@ export async function runDiscoverCapabilities(
     { capabilities: caps, toolCluster: a.analytics.toolCluster, context, tieBreaker: a.analytics.hyperCapabilities },
     { limit: req.limit ?? 5, ...(ablation.clusterBoost !== undefined ? { clusterBoost: ablation.clusterBoost } : {}) },
   );
-  const prepared = await engine.gatekeeper.prepare({
-    project,
+  const prepared = await view.gate.prepare({
+    project: view.project,
     user: req.user,
     text: "",
     workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
@@ -231,7 +228,7 @@ export async function runDiscoverCapabilities(
     urgency: req.urgency,
     requestWorkflow: req.workflow,
   });
-  const fallbacks = await projectFallbacks(engine, project);
+  const fallbacks = await view.fallbacks();
   const results = r.capabilities.map((d) => {
     const cap = s.capabilities[d.capability]!;
     const score = Math.min(1, d.score);
@@ -245,12 +242,12 @@ export async function runDiscoverCapabilities(
       boost: d.boost,
       inDominantCluster: d.inDominantCluster,
       hypergraphPagerank: d.tieBreaker,
-      gate: engine.gatekeeper.gateItem("discovery", score, prepared),
+      gate: view.gate.gateItem("discovery", score, prepared),
       explanation: `${cap.id}: ${d.score.toFixed(3)} = overlap ${d.overlap.toFixed(2)} (${d.matchedTools.length} of its tools in the context) × (1 + boost ${d.boost})${d.inDominantCluster ? `; in spectral cluster ${d.cluster}, which holds most context tools` : ""}`,
     };
   });
   return {
-    project,
+    project: view.project,
     context: req.context,
     results,
     ...gatedSummary(results, (x) => x.capability, prepared, fallbacks, {
@@ -268,7 +265,7 @@ export const matchCapabilitiesJob = defineJob({
   request: matchCapabilitiesRequest,
   result: RESULT_SCHEMAS.matchCapabilities,
   answerKey: "runMatchCapabilities",
-  run: (ctx, req) => runMatchCapabilities(ctx.engine, ctx.project, req),
+  run: (ctx, req) => runMatchCapabilities(ctx.view, req),
 });
 
 /** Capabilities that fit the tools in use. */
@@ -276,5 +273,5 @@ export const discoverCapabilitiesJob = defineJob({
   request: discoverCapabilitiesRequest,
   result: RESULT_SCHEMAS.discoverCapabilities,
   answerKey: "runDiscoverCapabilities",
-  run: (ctx, req) => runDiscoverCapabilities(ctx.engine, ctx.project, req),
+  run: (ctx, req) => runDiscoverCapabilities(ctx.view, req),
 });

@@ -59,9 +59,9 @@ import {
   schemaProposals,
   searcherFor,
 } from "../view/dag-rates.ts";
-import type { Engine } from "../view/engine.ts";
 import { safetyFilter } from "../view/filters.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { badRequest, resolveTools } from "../view/resolve.ts";
 import { dagConfidence, describeDag } from "./dag-explain.ts";
 import { defineJob } from "./job.ts";
@@ -279,9 +279,9 @@ export function applyCaps(
   return { kept, dropped };
 }
 
-export async function runBuildDag(engine: Engine, project: string, req: BuildDagRequest & { graph?: DagGraph }) {
+export async function runBuildDag(view: ProjectView, req: BuildDagRequest & { graph?: DagGraph }) {
   const t0 = performance.now();
-  const s = engine.cachedSnapshot(project) ?? (await engine.snapshot(project));
+  const s = view.snapshot;
   const selected = resolveTools(s, req.tools, "tools");
   if (new Set(selected).size !== selected.length) throw badRequest("tools", "each tool may appear once");
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
@@ -308,19 +308,19 @@ export async function runBuildDag(engine: Engine, project: string, req: BuildDag
   );
   const confidence = dagConfidence(dag);
   const gateRequest = {
-    project,
+    project: view.project,
     user: req.user,
     text: "",
     environment: req.environment,
     urgency: req.urgency,
     requestWorkflow: req.workflow,
   };
-  const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
-  const gate = engine.gatekeeper.gateItem("dag", confidence, prepared);
+  const prepared = view.gate.preparedNow(gateRequest) ?? (await view.gate.prepare(gateRequest));
+  const gate = view.gate.gateItem("dag", confidence, prepared);
   const described = describeDag(s, dag);
   // A literal (no spread of the description): answers keep one hidden class, and so do their copies.
   return {
-    project,
+    project: view.project,
     graph,
     nodes: described.nodes,
     edges: described.edges,
@@ -341,5 +341,5 @@ export const buildDagJob = defineJob({
   result: RESULT_SCHEMAS.buildDag,
   libraryOptions: dagOptions,
   answerKey: "runBuildDag",
-  run: (ctx, req) => runBuildDag(ctx.engine, ctx.project, req),
+  run: (ctx, req) => runBuildDag(ctx.view, req),
 });

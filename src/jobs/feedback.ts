@@ -12,8 +12,8 @@ export const feedbackJob = defineJob({
   request: feedbackRequest,
   result: RESULT_SCHEMAS.feedback,
   async run(ctx, r) {
-    const { engine, project } = ctx;
-    const detected = engine.gatekeeper.detectors.detect({ text: r.intent });
+    const { view, project } = ctx;
+    const detected = view.gate.detectors.detect({ text: r.intent });
     const outcome =
       r.decision === "abstained"
         ? r.followed
@@ -24,7 +24,7 @@ export const feedbackJob = defineJob({
         : r.success
           ? "accepted-succeeded"
           : "accepted-failed";
-    const state = await engine.gatekeeper.recordOutcome(project, detected.operationType, detected.domain, outcome);
+    const state = await view.gate.recordOutcome(project, detected.operationType, detected.domain, outcome);
     ctx.log.outcome({
       project,
       recommendationId: r.recommendationId ?? null,

@@ -40,8 +40,8 @@
  * execution with an intent, one CSR build per fold.
  */
 import { type Calibration, calibrate, fitCalibration } from "../../algorithms/thresholds/calibration.ts";
-import { projectConfig } from "../store/projects.ts";
-import type { Engine } from "../view/engine.ts";
+import type { ProjectConfig } from "../store/projects.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import {
   CALIBRATION_DEFAULTS,
   type CalibrationOptions,
@@ -67,12 +67,8 @@ export {
   transitionsOf,
 } from "./calibration-pairs.ts";
 
-export async function calibrateProject(
-  engine: Engine,
-  project: string,
-  opts: CalibrationOptions = {},
-): Promise<CalibrationReport[]> {
-  const pairs = await calibrationPairs(engine, project, opts);
+export async function calibrateProject(view: ProjectView, opts: CalibrationOptions = {}): Promise<CalibrationReport[]> {
+  const pairs = await calibrationPairs(view, opts);
   const folds = opts.folds ?? CALIBRATION_DEFAULTS.folds;
   const method =
     (opts.split ?? CALIBRATION_DEFAULTS.split) === "time"
@@ -109,17 +105,17 @@ export async function calibrateProject(
       blocks: cal.blocks.length,
     });
     if (cal.blocks.length > 0) stored[kind] = cal;
-    engine.gatekeeper.setCalibration(project, kind, cal.blocks.length > 0 ? cal : undefined);
+    view.gate.setCalibration(view.project, kind, cal.blocks.length > 0 ? cal : undefined);
   }
   // The refit record (learning-log.ts): a kind's map is used only with ≥ minPairs out-of-sample pairs.
-  const cfg = await projectConfig(engine.db, project);
+  const cfg = await view.storedConfig();
   const kinds = Object.keys(stored);
   await storeFit(
-    engine,
+    view,
     {
       kind: "calibration",
-      project,
-      fittedAt: new Date(engine.now()).toISOString(),
+      project: view.project,
+      fittedAt: new Date(view.now()).toISOString(),
       accepted: kinds.length > 0,
       reason:
         kinds.length > 0
@@ -145,19 +141,18 @@ export async function calibrateProject(
   return out;
 }
 
-/** Loads a project's stored calibrations into the gate (once per engine and project: Engine.calibrationsLoaded). */
-export async function ensureCalibrationLoaded(engine: Engine, project: string): Promise<void> {
-  const set = engine.calibrationsLoaded;
-  if (set.has(project)) return;
-  set.add(project);
-  let cfg: Awaited<ReturnType<typeof projectConfig>>;
+/** Loads a project's stored calibrations into the gate (once per engine and project: ProjectView.calibrationLoaded). */
+export async function ensureCalibrationLoaded(view: ProjectView): Promise<void> {
+  if (view.calibrationLoaded()) return;
+  view.calibrationLoaded(true);
+  let cfg: ProjectConfig;
   try {
-    cfg = await projectConfig(engine.db, project);
+    cfg = await view.storedConfig();
   } catch (err) {
     // Not loaded (the database did not answer): try again on the next request instead of never.
-    set.delete(project);
+    view.calibrationLoaded(false);
     throw err;
   }
   const cal = cfg.calibration as Record<string, Calibration> | undefined;
-  for (const [kind, c] of Object.entries(cal ?? {})) engine.gatekeeper.setCalibration(project, kind, c);
+  for (const [kind, c] of Object.entries(cal ?? {})) view.gate.setCalibration(view.project, kind, c);
 }

@@ -24,11 +24,10 @@ import {
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import type { ExecutionSequenceRow } from "../store/reads.ts";
 import type { AnalyticsView } from "../view/analytics.ts";
-import { drainInSlices, startOnce, yieldToEventLoop } from "../view/background.ts";
-import type { Engine } from "../view/engine.ts";
-import { cachedProjectConfig, cachedProjectConfigNow } from "../view/filters.ts";
+import { drainInSlices, yieldToEventLoop } from "../view/background.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import { executionHistory, intentsOf, recentSequences } from "../view/history.ts";
+import { intentsOf, recentSequences } from "../view/history.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { nextStepModel, type RawSuggestion } from "./next-scoring.ts";
 
@@ -63,41 +62,37 @@ export const AUTO_FIT_MIN_STEPS = 200;
  * such as calibration and the bench). "learned": the learned weights whether or not they were accepted.
  */
 export async function weightsFor(
-  engine: Engine,
-  project: string,
+  view: ProjectView,
   mode: "seed" | "learned" | "markov" | "auto" | undefined,
   opts: { awaitFit?: boolean } = {},
 ): Promise<NextStepWeights> {
-  const now = weightsNow(engine, project, mode);
+  const now = weightsNow(view, mode);
   if (now) return now;
-  const cfg = await cachedProjectConfig(engine, project);
+  const cfg = await view.config();
   const fit = storedFits(cfg)["next-step-weights"];
   if (mode === "learned")
-    return (
-      (fit?.evidence.candidate as NextStepWeights | undefined) ?? (await fitNextStepWeights(engine, project)).candidate
-    );
+    return (fit?.evidence.candidate as NextStepWeights | undefined) ?? (await fitNextStepWeights(view)).candidate;
   if (fit) return (cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights;
-  const s = await engine.snapshot(project);
+  const s = view.snapshot;
   let executions = 0;
   for (let i = 0; i < s.n; i++) executions += s.executions[i]!;
-  if (executions >= AUTO_FIT_MIN_STEPS && opts.awaitFit) return (await fitNextStepWeights(engine, project)).weights;
+  if (executions >= AUTO_FIT_MIN_STEPS && opts.awaitFit) return (await fitNextStepWeights(view)).weights;
   if (executions >= AUTO_FIT_MIN_STEPS) {
     // Fitted off the request path, once per engine and project: a request never waits seconds for it; the
     // fixed weights answer until a validated fit is stored.
-    startOnce(engine, "fit-next-step-weights", project, () => fitNextStepWeights(engine, project));
+    view.startOnce("fit-next-step-weights", async () => fitNextStepWeights(await view.latest()));
   }
   return NEXT_DEFAULTS.weights;
 }
 
 /** The weights `weightsFor` answers without I/O (a fixed mode, or stored weights in the cached configuration), else undefined. */
 export function weightsNow(
-  engine: Engine,
-  project: string,
+  view: ProjectView,
   mode: "seed" | "learned" | "markov" | "auto" | undefined,
 ): NextStepWeights | undefined {
   if (mode === "markov") return MARKOV_WEIGHTS;
   if (mode === "seed") return NEXT_DEFAULTS.weights;
-  const cfg = cachedProjectConfigNow(engine, project);
+  const cfg = view.configNow();
   const fit = cfg && storedFits(cfg)["next-step-weights"];
   if (!cfg || !fit) return undefined;
   if (mode === "learned") return fit.evidence.candidate as NextStepWeights | undefined;
@@ -233,13 +228,12 @@ function modelWithout(
  * is stored with its evidence either way (learning-log.ts) unless `dryRun`.
  */
 export async function fitNextStepWeights(
-  engine: Engine,
-  project: string,
+  view: ProjectView,
   opts: { maxExecutions?: number | undefined; seed?: number | undefined; dryRun?: boolean | undefined } = {},
 ) {
-  const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
-  const history = await executionHistory(engine, project);
+  const s = view.snapshot;
+  const a = view.analytics();
+  const history = await view.executionHistory();
   const seqs = recentSequences(history, opts.maxExecutions ?? NEXT_FIT_DEFAULTS.maxExecutions);
   const examples = trainingExamples(s, a, seqs);
   const r = await drainInSlices(learnWeightsSteps(examples, { rng: mulberry32(opts.seed ?? 1) }));
@@ -247,7 +241,7 @@ export async function fitNextStepWeights(
   const intents = intentsOf(history);
   const groups = executionGroups(seqs, intents);
   const seenGroups = new Set(groups.group).size;
-  const cfg = await cachedProjectConfig(engine, project);
+  const cfg = await view.config();
   const before = storedFits(cfg)["next-step-weights"]
     ? ((cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights)
     : NEXT_DEFAULTS.weights;
@@ -325,8 +319,8 @@ export async function fitNextStepWeights(
   const weights = accepted ? candidate : NEXT_DEFAULTS.weights;
   const record: FitRecord = {
     kind: "next-step-weights",
-    project,
-    fittedAt: new Date(engine.now()).toISOString(),
+    project: view.project,
+    fittedAt: new Date(view.now()).toISOString(),
     accepted,
     reason,
     before,
@@ -334,7 +328,7 @@ export async function fitNextStepWeights(
     evidence,
     data,
   };
-  if (!opts.dryRun) await storeFit(engine, record, { nextStepWeights: accepted ? candidate : undefined });
+  if (!opts.dryRun) await storeFit(view, record, { nextStepWeights: accepted ? candidate : undefined });
   return {
     weights,
     candidate,

@@ -32,11 +32,9 @@
 import { fnv1a, groupFolds, type IntentGroups, intentGroups } from "../../algorithms/evaluation/intent-groups.ts";
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { type FusionWeights, fitFusionWeights } from "../../algorithms/search/fit-fusion-weights.ts";
-import { slicer, startOnce, yieldToEventLoop } from "../view/background.ts";
-import type { Engine } from "../view/engine.ts";
-import { cachedProjectConfig } from "../view/filters.ts";
-import { type MemoryIndex, memoryIndex, memoryRow, recallMemory } from "../view/intent-memory.ts";
-import { ensureEmbeddings } from "../view/search-index.ts";
+import { slicer, yieldToEventLoop } from "../view/background.ts";
+import { type MemoryIndex, memoryRow } from "../view/intent-memory.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { searchCandidates } from "./search-scoring.ts";
 import {
@@ -107,20 +105,16 @@ function rowGroups(memory: MemoryIndex, rows: readonly number[]): { group: Int32
   return { group: Int32Array.from(itemOfRow, (it) => groups.group[it]!), groups };
 }
 
-export async function fitSearchWeights(
-  engine: Engine,
-  project: string,
-  opts: SearchFitOptions = {},
-): Promise<SearchWeightsFit> {
+export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions = {}): Promise<SearchWeightsFit> {
   const floor = opts.contentFloor ?? SEARCH_FIT_DEFAULTS.contentFloor;
   const dryRun = opts.dryRun ?? false;
   // The memory index already holds every execution with an intent: reuse its rows rather than reading them
   // again (on the embedded database a read of 100k steps runs on the event loop's thread).
-  const memory = await memoryIndex(engine, project);
+  const memory = await view.memory();
   const rows = successfulRows(memory);
-  const cfg = await cachedProjectConfig(engine, project);
+  const cfg = await view.config();
   const before = inForce(cfg);
-  const s = await engine.snapshot(project);
+  const s = view.snapshot;
   const data = {
     executions: rows.length,
     intents: new Set(rows.map((r) => memory.textOf[r]!)).size,
@@ -133,11 +127,11 @@ export async function fitSearchWeights(
     evidence: Record<string, unknown>,
     groups: number,
   ): Promise<SearchWeightsFit> => {
-    const record = fitRecord(engine, project, false, reason, before, DEFAULT_SEARCH_WEIGHTS, evidence, {
+    const record = fitRecord(view, false, reason, before, DEFAULT_SEARCH_WEIGHTS, evidence, {
       ...data,
       groups,
     });
-    if (!dryRun) await storeFit(engine, record, { searchWeights: undefined });
+    if (!dryRun) await storeFit(view, record, { searchWeights: undefined });
     return {
       ...DEFAULT_SEARCH_WEIGHTS,
       ...empty,
@@ -181,8 +175,8 @@ export async function fitSearchWeights(
     if (list) list.push(j);
     else membersOf.set(g, [j]);
   });
-  const a = await engine.analytics(project);
-  const idx = await engine.searchIndex(project);
+  const a = view.analytics();
+  const idx = await view.searchIndex();
   let maxSucc = 0;
   for (let i = 0; i < s.n; i++) maxSucc = Math.max(maxSucc, s.successes[i]!);
   const unseenOfGroup = new Map<number, HeldOutSignals>();
@@ -191,14 +185,7 @@ export async function fitSearchWeights(
   for (let i = 0; i < picked.length; i += 64) {
     const batch = picked.slice(i, i + 64).map((j) => ({ j, row: memoryRow(memory, rows[j]!) }));
     // The memory stored these intents' vectors (by text hash): read back, not embedded again.
-    const vs = (
-      await ensureEmbeddings(
-        engine.db,
-        project,
-        engine.embedder,
-        batch.map((b) => b.row.intent),
-      )
-    ).vectors;
+    const vs = await view.storedEmbeddings(batch.map((b) => b.row.intent));
     for (let b = 0; b < batch.length; b++) {
       const { j, row } = batch[b]!;
       const g = groupOfRow[j]!;
@@ -209,7 +196,7 @@ export async function fitSearchWeights(
         unseenHeld = heldOutSignals(s, a.analytics.pagerank, steps, maxSucc);
         unseenOfGroup.set(g, unseenHeld);
       }
-      const memUnseen = await recallMemory(engine, project, row.intent, vs[b]!, {
+      const memUnseen = await view.recall(row.intent, vs[b]!, {
         excludeIds: new Set(members.map((m) => memory.rows.ids[rows[m]!]!)),
       });
       const c: Case = {
@@ -220,7 +207,7 @@ export async function fitSearchWeights(
         unseen: { memory: memUnseen.toolVotes, similarity: memUnseen.similarity, held: unseenHeld },
       };
       if (members.length > 1) {
-        const memRepeat = await recallMemory(engine, project, row.intent, vs[b]!, { excludeIds: new Set([row.id]) });
+        const memRepeat = await view.recall(row.intent, vs[b]!, { excludeIds: new Set([row.id]) });
         c.repeat = {
           memory: memRepeat.toolVotes,
           similarity: memRepeat.similarity,
@@ -401,11 +388,11 @@ export async function fitSearchWeights(
     );
   }
   const reason = `out-of-sample gain ${gain.toFixed(3)} mAP@10 ≥ margin ${margin} on ${caseGroups} intent groups (defaults ${oosDefault.score.toFixed(3)}, fitted ${oosFitted.score.toFixed(3)})${guardNote}`;
-  const record = fitRecord(engine, project, true, reason, before, candidate, evidence, {
+  const record = fitRecord(view, true, reason, before, candidate, evidence, {
     ...data,
     groups: groups.count,
   });
-  if (!dryRun) await storeFit(engine, record, { searchWeights: candidate });
+  if (!dryRun) await storeFit(view, record, { searchWeights: candidate });
   return {
     ...candidate,
     intents: cases.length,
@@ -421,8 +408,7 @@ export async function fitSearchWeights(
 }
 
 function fitRecord(
-  engine: Engine,
-  project: string,
+  view: ProjectView,
   accepted: boolean,
   reason: string,
   before: SearchWeights,
@@ -432,8 +418,8 @@ function fitRecord(
 ): FitRecord {
   return {
     kind: "search-weights",
-    project,
-    fittedAt: new Date(engine.now()).toISOString(),
+    project: view.project,
+    fittedAt: new Date(view.now()).toISOString(),
     accepted,
     reason,
     before,
@@ -449,9 +435,9 @@ function fitRecord(
  * it needs ≥ 30 past intents). The first searches are never delayed by the fit (it takes seconds on a large
  * catalog).
  */
-export async function searchWeightsFor(engine: Engine, project: string): Promise<SearchWeights> {
-  const cfg = await cachedProjectConfig(engine, project);
+export async function searchWeightsFor(view: ProjectView): Promise<SearchWeights> {
+  const cfg = await view.config();
   if (!storedFits(cfg)["search-weights"])
-    startOnce(engine, "fit-search-weights", project, () => fitSearchWeights(engine, project));
+    view.startOnce("fit-search-weights", async () => fitSearchWeights(await view.latest()));
   return inForce(cfg);
 }

@@ -1,16 +1,16 @@
 /**
  * What a job is: a request schema, a result schema and `run(ctx, request) → answer`. The request arrives
  * validated (the facade parses it once with `request`); the context names the project and hands the job
- * the project's view (the engine's read models) and the recommendation log, so no job opens anything
- * itself. The operation table (src/contract/operations.ts) binds each job to its doors.
+ * the project's view at its current graph version (snapshot, analytics, search and memory indexes, the gate;
+ * src/view/project-view.ts) and the recommendation log, so no job loads or opens anything itself. The operation table (src/contract/operations.ts) binds each job to its doors.
  */
 import type { z } from "zod";
-import type { Engine } from "../view/engine.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import type { RecommendationLog } from "./recommendation-log.ts";
 
 export interface JobContext {
-  /** The read models of every project (snapshot, analytics, search and memory indexes) and the gate. */
-  readonly engine: Engine;
+  /** The project's read models at one graph version (snapshot, analytics, search and memory indexes) and the gate. */
+  readonly view: ProjectView;
   /** The project this request reads or writes. */
   readonly project: string;
   /** Every answer, feedback and execution outcome (written in the background). */

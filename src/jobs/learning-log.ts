@@ -6,9 +6,7 @@
  * engine's `learningLog` listener (the HTTP server logs it as one `refit` line).
  * Why: docs/decisions/search-weight-fitting.md.
  */
-import { projectConfig, setProjectConfig } from "../store/projects.ts";
-import type { Engine } from "../view/engine.ts";
-import { forgetProjectConfig } from "../view/filters.ts";
+import type { ProjectView } from "../view/project-view.ts";
 
 export const LEARNING_LOG_DEFAULTS = {
   /** Refit records kept in the project's `fitLog`. */
@@ -38,21 +36,14 @@ export interface FitRecord {
  * Writes of one engine and project are serialised, so a search fit and a next-step fit finishing together in
  * the background do not overwrite each other's fields.
  */
-export function storeFit(engine: Engine, record: FitRecord, extra: Record<string, unknown>): Promise<void> {
-  const perProject = engine.fitWrites;
-  const previous = perProject.get(record.project) ?? Promise.resolve();
-  const next = previous
-    .catch(() => {})
-    .then(async () => {
-      const cfg = await projectConfig(engine.db, record.project);
-      const fits = { ...((cfg.fits as Record<string, FitRecord> | undefined) ?? {}), [record.kind]: record };
-      const log = [...((cfg.fitLog as FitRecord[] | undefined) ?? []), record].slice(-LEARNING_LOG_DEFAULTS.keep);
-      await setProjectConfig(engine.db, record.project, { ...cfg, ...extra, fits, fitLog: log });
-      forgetProjectConfig(engine, record.project);
-      engine.learningLog?.(record);
-    });
-  perProject.set(record.project, next);
-  return next;
+export function storeFit(view: ProjectView, record: FitRecord, extra: Record<string, unknown>): Promise<void> {
+  return view.serialFitWrite(async () => {
+    const cfg = await view.storedConfig();
+    const fits = { ...((cfg.fits as Record<string, FitRecord> | undefined) ?? {}), [record.kind]: record };
+    const log = [...((cfg.fitLog as FitRecord[] | undefined) ?? []), record].slice(-LEARNING_LOG_DEFAULTS.keep);
+    await view.storeConfig({ ...cfg, ...extra, fits, fitLog: log });
+    view.reportFit(record);
+  });
 }
 
 /** The latest stored fit of each kind (absent: never fitted by this version). */

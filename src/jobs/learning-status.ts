@@ -3,8 +3,7 @@
  * fit (when, accepted or not and why, the evidence; learning-log.ts), and the gate's calibration.
  */
 import { DEFAULTS as NEXT_DEFAULTS, type NextStepWeights } from "../../algorithms/prediction/next-step.ts";
-import { projectConfig } from "../store/projects.ts";
-import type { Engine } from "../view/engine.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { inForce, type SearchWeights } from "./fit-search-weights.ts";
 import { type FitRecord, storedFits } from "./learning-log.ts";
 
@@ -14,8 +13,8 @@ export interface LearningStatus {
   calibration: { kinds: string[]; fit: FitRecord | null };
 }
 
-export async function learningStatus(engine: Engine, project: string): Promise<LearningStatus> {
-  const cfg = await projectConfig(engine.db, project);
+export async function learningStatus(view: ProjectView): Promise<LearningStatus> {
+  const cfg = await view.storedConfig();
   const fits = storedFits(cfg);
   const next = fits["next-step-weights"];
   return {

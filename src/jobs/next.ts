@@ -12,10 +12,9 @@ import { suggestNextRequest } from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { type GatedItem, gatedSummary } from "../gate/gatekeeper.ts";
 import { derivedKey } from "../view/derived.ts";
-import type { Engine } from "../view/engine.ts";
-import { projectFallbacks, projectFallbacksNow } from "../view/filters.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import { recallMemory, type SimilarPastSuccess } from "../view/intent-memory.ts";
+import type { SimilarPastSuccess } from "../view/intent-memory.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { resolveKnownTools, resolveTools } from "../view/resolve.ts";
 import { memoryCandidate, weightsFor, weightsNow, withMemoryVote } from "./fit-next-step-weights.ts";
 import { defineJob } from "./job.ts";
@@ -99,16 +98,16 @@ function inAnswerOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[]): Nex
   return out;
 }
 
-export async function runSuggest(engine: Engine, project: string, req: SuggestNextRequest) {
+export async function runSuggest(view: ProjectView, req: SuggestNextRequest) {
   const t0 = performance.now();
   // Synchronous fast paths (cached snapshot, weights, gate, configuration) before their awaited forms.
-  const s = engine.cachedSnapshot(project) ?? (await engine.snapshot(project));
+  const s = view.snapshot;
   // The analytics of this snapshot (engine.analytics would look the snapshot up again).
-  const a = engine.analyticsCache.get(s);
+  const a = view.analytics();
   const mode = req.mode;
-  const weights = weightsNow(engine, project, mode) ?? (await weightsFor(engine, project, mode));
+  const weights = weightsNow(view, mode) ?? (await weightsFor(view, mode));
   const limit = req.limit ?? 5;
-  const now = engine.now();
+  const now = view.now();
   const ctxIdx = resolveTools(s, req.context, "context");
   const excludedIdx = req.exclude === undefined ? [] : resolveKnownTools(s, req.exclude);
   const blocked = excludedIdx.length > 0 ? new Set(excludedIdx) : undefined;
@@ -123,8 +122,8 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   let memoryVotes: Map<string, { vote: number; executions: number; succeeded: number }> | undefined;
   let similarSuccess: SimilarPastSuccess | undefined;
   if (req.intent && req.intent.trim().length > 0) {
-    const [qv] = await engine.queryEmbedder.embed([req.intent]);
-    const mem = await recallMemory(engine, project, req.intent, qv!, { user: req.user });
+    const [qv] = await view.embedQueries([req.intent]);
+    const mem = await view.recall(req.intent, qv!, { user: req.user });
     similarSuccess = mem.similarSuccess;
     if (mem.past.length > 0) {
       const v = nextAfter(mem.past, req.context, now, { limit: 20 });
@@ -180,7 +179,7 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     ranked.sort((p, q) => answerOrder(rank, p, p.index, q, q.index));
   } else ordered = inAnswerOrder(s, raw.suggestions);
   const gateRequest = {
-    project,
+    project: view.project,
     user: req.user,
     text: req.intent ?? "",
     workflow: { steps: req.context.map((tool) => ({ tool, success: true })), replans: 0 },
@@ -189,8 +188,8 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     requestWorkflow: req.workflow,
     similarPastSuccess: similarSuccess,
   };
-  const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
-  const fallbacks = projectFallbacksNow(engine, project) ?? (await projectFallbacks(engine, project));
+  const prepared = view.gate.preparedNow(gateRequest) ?? (await view.gate.prepare(gateRequest));
+  const fallbacks = view.fallbacksNow() ?? (await view.fallbacks());
   // Each kept candidate in its final shape, explained and gated (fields in the answer's order).
   const kept = Math.min(limit, ranked ? ranked.length : ordered!.length);
   const suggestions: SuggestNextItem[] = new Array(kept);
@@ -205,7 +204,7 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
       ? `; memory ${m.vote.toFixed(2)}: followed in ${m.executions} similar past requests, ${m.succeeded} succeeded`
       : "";
     const safetyTags = s.tools[index]!.safetyTags;
-    const gate = capForSafety(engine.gatekeeper.gateItem("next-step", confidence, prepared), safetyTags);
+    const gate = capForSafety(view.gate.gateItem("next-step", confidence, prepared), safetyTags);
     if (x) {
       const coocFrom = x.coocFrom === null ? null : s.tools[x.coocFrom]!.id;
       const explanation = explainTerms(tool, x.score, x.confidence, x.terms, coocFrom, last) + note;
@@ -240,9 +239,9 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
   let report: unknown;
   const top = suggestions[0];
   if (req.explain && top) {
-    report = engine.gatekeeper.report(
+    report = view.gate.report(
       { id: top.tool, label: top.name },
-      engine.gatekeeper.gate("next-step", top.confidence, prepared, fallbacks),
+      view.gate.gate("next-step", top.confidence, prepared, fallbacks),
       prepared,
       {
         cooc: top.terms.cooc.contribution,
@@ -259,7 +258,7 @@ export async function runSuggest(engine: Engine, project: string, req: SuggestNe
     );
   }
   return {
-    project,
+    project: view.project,
     context: req.context,
     mode: req.mode ?? "auto",
     weights,
@@ -278,5 +277,5 @@ export const suggestNextJob = defineJob({
   request: suggestNextRequest,
   result: RESULT_SCHEMAS.suggestNext,
   answerKey: "runSuggest",
-  run: (ctx, req) => runSuggest(ctx.engine, ctx.project, req),
+  run: (ctx, req) => runSuggest(ctx.view, req),
 });

@@ -22,9 +22,9 @@ import type { PlanRequest } from "../contract/requests.ts";
 import { dagOptions, planRequest } from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { type DagGraph, isDefaultGraph, requiredPrerequisitesOf, resolveDagGraph } from "../view/dag-rates.ts";
-import type { Engine } from "../view/engine.ts";
 import { filtersAnything, safetyFilter } from "../view/filters.ts";
 import { MEMORY_DEFAULTS } from "../view/intent-memory.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { runMatchCapabilities } from "./capabilities.ts";
 import { applyCaps, dagOver } from "./dag.ts";
 import { describeDag } from "./dag-explain.ts";
@@ -34,17 +34,12 @@ import { rankedSearchItems, rankSearch } from "./search.ts";
 /** Fused similarity above which the best past execution supplies the plan's main tools. */
 export const PLAN_MEMORY_SIMILARITY = 0.6;
 
-export async function runPlan(
-  engine: Engine,
-  project: string,
-  req: PlanRequest & { graph?: DagGraph; closureDepth?: number },
-) {
+export async function runPlan(view: ProjectView, req: PlanRequest & { graph?: DagGraph; closureDepth?: number }) {
   const t0 = performance.now();
-  const s = engine.cachedSnapshot(project) ?? (await engine.snapshot(project));
+  const s = view.snapshot;
   const limit = req.limit ?? 5;
   const ranking = await rankSearch(
-    engine,
-    project,
+    view,
     {
       intent: req.intent,
       limit: Math.max(limit, 10),
@@ -57,7 +52,7 @@ export async function runPlan(
     { contentWeight: 1 },
   );
   // The search's items as its answer lists them (tool, score, gate decision): the plan needs no explanation.
-  const found = { results: rankedSearchItems(engine, ranking) };
+  const found = { results: rankedSearchItems(view, ranking) };
   const mem = ranking.memory;
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const excluded = new Set(req.exclude ?? []);
@@ -65,7 +60,7 @@ export async function runPlan(
   // The capabilities job's own answer for the intent: its top match when the gate did not abstain on it. The
   // workflow goes without its id: the plan's own gate records the request on the workflow's timeline, once.
   const workflow = req.workflow ? { steps: req.workflow.steps, replans: req.workflow.replans } : undefined;
-  const capabilities = await runMatchCapabilities(engine, project, {
+  const capabilities = await runMatchCapabilities(view, {
     intent: req.intent,
     user: req.user,
     limit: 1,
@@ -198,19 +193,19 @@ export async function runPlan(
   for (const r of found.results) if (!ranked.includes(r.tool)) ranked.push(r.tool);
   const confidence = planConfidence(main.map((r) => r.score));
   const gateRequest = {
-    project,
+    project: view.project,
     user: req.user,
     text: req.intent,
     environment: req.environment,
     urgency: req.urgency,
     requestWorkflow: req.workflow,
   };
-  const prepared = engine.gatekeeper.preparedNow(gateRequest) ?? (await engine.gatekeeper.prepare(gateRequest));
+  const prepared = view.gate.preparedNow(gateRequest) ?? (await view.gate.prepare(gateRequest));
   // Ranked without the embedding channel (a catalog still being embedded): said, and never accepted outright.
-  const gate = capForChannels(engine.gatekeeper.gateItem("plan", confidence, prepared), ranking.channels);
+  const gate = capForChannels(view.gate.gateItem("plan", confidence, prepared), ranking.channels);
   const described = describeDag(s, dag);
   return {
-    project,
+    project: view.project,
     intent: req.intent,
     ...(ranking.channels.embedding ? {} : { degraded: "embedding" as const }),
     tools: caps.kept.map((i) => ({
@@ -241,5 +236,5 @@ export const planJob = defineJob({
   result: RESULT_SCHEMAS.plan,
   libraryOptions: dagOptions,
   answerKey: "runPlan",
-  run: (ctx, req) => runPlan(ctx.engine, ctx.project, req),
+  run: (ctx, req) => runPlan(ctx.view, req),
 });

@@ -28,6 +28,8 @@ import { ToolgraphError } from "../contract/errors.ts";
 import {
   insertOutcomes,
   insertRecommendations,
+  type JoinedRecommendation,
+  joinedRecommendations,
   type OutcomeRow,
   pruneRecommendations,
   type RecommendationItem,
@@ -350,6 +352,11 @@ export class RecommendationLog {
       }, this.o.flushMs);
       this.timer.unref();
     }
+  }
+
+  /** The stored answers of a project joined with their outcomes, oldest first (the console's dashboard). */
+  joined(project: string, opts: { since?: Date; limit?: number; job?: string } = {}): Promise<JoinedRecommendation[]> {
+    return joinedRecommendations(this.db, project, opts);
   }
 
   /** Writes what waits (one flush at a time); resolves when the queue is empty. Never rejects. */

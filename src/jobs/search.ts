@@ -16,12 +16,9 @@ import type { SearchRequest } from "../contract/requests.ts";
 import { searchRequest } from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { type GatedItem, gatedSummary } from "../gate/gatekeeper.ts";
-import { emptyProjectError } from "../store/empty-project.ts";
 import { derivedKey } from "../view/derived.ts";
-import type { Engine } from "../view/engine.ts";
-import { filtersAnything, projectFallbacks, safetyFilter } from "../view/filters.ts";
+import { filtersAnything, safetyFilter } from "../view/filters.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import { recallMemory } from "../view/intent-memory.ts";
 import {
   chooseRouting,
   explainRoute,
@@ -32,6 +29,7 @@ import {
   routeQuery,
   routeTrialCount,
 } from "../view/namespace-index.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { resolveTools } from "../view/resolve.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { defineJob } from "./job.ts";
@@ -86,13 +84,8 @@ export interface SearchRouting {
   candidates?: number;
 }
 
-export async function runSearch(
-  engine: Engine,
-  project: string,
-  req: SearchRequest,
-  override: { contentWeight?: number } = {},
-) {
-  return (await searchWithRecall(engine, project, req, override)).answer;
+export async function runSearch(view: ProjectView, req: SearchRequest, override: { contentWeight?: number } = {}) {
+  return (await searchWithRecall(view, req, override)).answer;
 }
 
 /**
@@ -101,13 +94,12 @@ export async function runSearch(
  * the top score" cut assumes the plain memory lift).
  */
 export async function searchWithRecall(
-  engine: Engine,
-  project: string,
+  view: ProjectView,
   req: SearchRequest,
   override: { contentWeight?: number } = {},
 ) {
-  const ranking = await rankSearch(engine, project, req, override);
-  return { answer: presentSearch(engine, project, req, ranking), memory: ranking.memory };
+  const ranking = await rankSearch(view, req, override);
+  return { answer: presentSearch(view, req, ranking), memory: ranking.memory };
 }
 
 /**
@@ -115,27 +107,22 @@ export async function searchWithRecall(
  * to the limit, and the gate prepared for them. `searchWithRecall` explains every item; the plan job reads only
  * each item's tool, score and gate decision (rankedSearchItems), so it skips the explanations.
  */
-export async function rankSearch(
-  engine: Engine,
-  project: string,
-  req: SearchRequest,
-  override: { contentWeight?: number } = {},
-) {
+export async function rankSearch(view: ProjectView, req: SearchRequest, override: { contentWeight?: number } = {}) {
   const t0 = performance.now();
-  const s = await engine.snapshot(project);
-  if (s.n === 0) throw await emptyProjectError(engine.db, project);
-  const [a, idx] = [await engine.analytics(project), await engine.servingSearchIndex(project)];
+  const s = view.snapshot;
+  if (s.n === 0) throw await view.emptyProjectError();
+  const [a, idx] = [view.analytics(), await view.servingSearchIndex()];
   const channels: LiveChannels = { lexical: true, embedding: idx.degraded !== "embedding", graph: true };
   const context = resolveTools(s, req.context, "context");
   const only = resolveTools(s, req.only, "only");
   const tEmbed = performance.now();
   // Without the embedding channel the query is not embedded (the model may still be busy with the catalog).
-  const [qv] = channels.embedding ? await engine.queryEmbedder.embed([req.intent]) : [new Float32Array(0)];
+  const [qv] = channels.embedding ? await view.embedQueries([req.intent]) : [new Float32Array(0)];
   const embedMs = performance.now() - tEmbed;
   const excluded = new Set(req.exclude ?? []);
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const tokens = tokenize(req.intent);
-  const memory = await recallMemory(engine, project, req.intent, qv!, { user: req.user, tokens });
+  const memory = await view.recall(req.intent, qv!, { user: req.user, tokens });
   const limit = Math.min(req.limit ?? 10, req.maxTools ?? Number.POSITIVE_INFINITY);
   // Manual override (`only`) first, then tools the request names explicitly (id, code-like name or a close
   // spelling of one), then the ranking. Tools excluded by safety tag or by `exclude` never appear, even named.
@@ -147,7 +134,7 @@ export async function rankSearch(
   for (const m of mentions)
     if (!forcedReason.has(m.index)) forcedReason.set(m.index, `named in the request ("${m.word}", ${m.match})`);
   const tSearch = performance.now();
-  const fitted = await searchWeightsFor(engine, project);
+  const fitted = await searchWeightsFor(view);
   const withOverride =
     override.contentWeight === undefined ? fitted : { ...fitted, contentWeight: override.contentWeight };
   // The semantic side is BM25 alone while the cosine channel is not live (β = 0).
@@ -246,8 +233,8 @@ export async function rankSearch(
     if (ranked.length >= limit) break;
     if (!forcedReason.has(h.index)) ranked.push({ hit: h, index: h.index, forced: false });
   }
-  const prepared = await engine.gatekeeper.prepare({
-    project,
+  const prepared = await view.gate.prepare({
+    project: view.project,
     user: req.user,
     text: req.intent,
     workflow:
@@ -259,7 +246,7 @@ export async function rankSearch(
     requestWorkflow: req.workflow,
     similarPastSuccess: memory.similarSuccess,
   });
-  const fallbacks = await projectFallbacks(engine, project);
+  const fallbacks = await view.fallbacks();
   return {
     t0,
     s,
@@ -283,7 +270,7 @@ export type SearchRanking = Awaited<ReturnType<typeof rankSearch>>;
 
 /** Each ranked item's tool, score and gate decision, as searchWithRecall's answer lists them (same order, same values). */
 export function rankedSearchItems(
-  engine: Engine,
+  view: ProjectView,
   r: SearchRanking,
 ): { tool: string; score: number; decision: string }[] {
   return r.ranked.map(({ hit, index, forced }) => {
@@ -293,7 +280,7 @@ export function rankedSearchItems(
       tool: tool.id,
       score,
       decision: capForChannels(
-        capForSafety(engine.gatekeeper.gateItem("search", score, r.prepared), tool.safetyTags),
+        capForSafety(view.gate.gateItem("search", score, r.prepared), tool.safetyTags),
         r.channels,
       ).decision,
     };
@@ -301,7 +288,7 @@ export function rankedSearchItems(
 }
 
 /** The search answer of a ranking: every item explained and gated, the summary, the optional gate report. */
-function presentSearch(engine: Engine, project: string, req: SearchRequest, r: SearchRanking) {
+function presentSearch(view: ProjectView, req: SearchRequest, r: SearchRanking) {
   const {
     t0,
     s,
@@ -331,10 +318,7 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
       inputSchema: tool.inputSchema,
       safetyTags: tool.safetyTags,
       score,
-      gate: capForChannels(
-        capForSafety(engine.gatekeeper.gateItem("search", score, prepared), tool.safetyTags),
-        channels,
-      ),
+      gate: capForChannels(capForSafety(view.gate.gateItem("search", score, prepared), tool.safetyTags), channels),
       ...(forced ? { reason: forcedReason.get(index) } : {}),
       explanation: forced
         ? `${tool.id}: ranked first, ${forcedReason.get(index)}`
@@ -364,8 +348,8 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
   const top = items[0];
   let report: unknown;
   if (req.explain && top) {
-    const d = engine.gatekeeper.gate("search", top.score, prepared, fallbacks);
-    report = engine.gatekeeper.report(
+    const d = view.gate.gate("search", top.score, prepared, fallbacks);
+    report = view.gate.report(
       { id: top.tool, label: top.name },
       d,
       prepared,
@@ -378,7 +362,7 @@ function presentSearch(engine: Engine, project: string, req: SearchRequest, r: S
     );
   }
   const answer = {
-    project,
+    project: view.project,
     intent: req.intent,
     results: items,
     ...gatedSummary(items, (i) => i.tool, prepared, fallbacks, { empty: "no candidate matched the intent" }),
@@ -436,5 +420,5 @@ export const searchJob = defineJob({
   request: searchRequest,
   result: RESULT_SCHEMAS.search,
   answerKey: "runSearch",
-  run: (ctx, req) => runSearch(ctx.engine, ctx.project, req),
+  run: (ctx, req) => runSearch(ctx.view, req),
 });

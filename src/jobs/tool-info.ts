@@ -63,7 +63,7 @@ export const toolInfoJob = defineJob({
   request: toolInfoRequest,
   result: toolInfoResult,
   async run(ctx, req) {
-    const s = await ctx.engine.snapshot(ctx.project);
+    const s = ctx.view.snapshot;
     const i = s.index.get(req.tool);
     if (i === undefined) {
       throw new ToolgraphError(
@@ -72,7 +72,7 @@ export const toolInfoJob = defineJob({
         { field: "tool", tool: req.tool },
       );
     }
-    const { analytics: a } = await ctx.engine.analytics(ctx.project);
+    const { analytics: a } = ctx.view.analytics();
     const t = s.tools[i]!;
     const next: Neighbour[] = [];
     const previous: Neighbour[] = [];

@@ -7,7 +7,7 @@
 
 import { emptyUserHistory, type UserHistory, updateUserHistory } from "../../algorithms/thresholds/user-history.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
-import type { Engine } from "../view/engine.ts";
+import type { Gatekeeper } from "../gate/gatekeeper.ts";
 import type { UserHistoryUpdate } from "./import.ts";
 
 /**
@@ -15,7 +15,7 @@ import type { UserHistoryUpdate } from "./import.ts";
  * No I/O; context detection runs once per distinct intent.
  */
 export function updatedUserHistories(
-  engine: Engine,
+  gate: Gatekeeper,
   stored: ReadonlyMap<string, UserHistory>,
   executions: readonly ExecutionInput[],
 ): [string, UserHistory][] {
@@ -26,11 +26,11 @@ export function updatedUserHistories(
     list.push(e);
     byUser.set(e.user, list);
   }
-  const detectedByIntent = new Map<string, ReturnType<typeof engine.gatekeeper.detectors.detect>>();
+  const detectedByIntent = new Map<string, ReturnType<typeof gate.detectors.detect>>();
   const detect = (intent: string) => {
     let d = detectedByIntent.get(intent);
     if (!d) {
-      d = engine.gatekeeper.detectors.detect({ text: intent });
+      d = gate.detectors.detect({ text: intent });
       detectedByIntent.set(intent, d);
     }
     return d;
@@ -59,8 +59,8 @@ export function updatedUserHistories(
  * in its transaction (a recorded execution: with its validation query) and writes these updates with
  * its inserts, only for executions actually inserted. The caller drops the users' cached contexts after.
  */
-export function userHistoryUpdate(engine: Engine): UserHistoryUpdate {
-  return (stored, executions) => updatedUserHistories(engine, stored, executions);
+export function userHistoryUpdate(gate: Gatekeeper): UserHistoryUpdate {
+  return (stored, executions) => updatedUserHistories(gate, stored, executions);
 }
 
 /**
@@ -69,15 +69,15 @@ export function userHistoryUpdate(engine: Engine): UserHistoryUpdate {
  * execution instead passes `userHistoryUpdate` to the import, which writes in its own transaction.
  */
 export async function applyUserHistory(
-  engine: Engine,
+  gate: Gatekeeper,
   project: string,
   executions: readonly ExecutionInput[],
 ): Promise<number> {
   const users = [...new Set(executions.flatMap((e) => (e.user ? [e.user] : [])))];
   if (users.length === 0) return 0;
-  const store = engine.gatekeeper.userStore;
-  const updated = updatedUserHistories(engine, await store.loadMany(project, users), executions);
+  const store = gate.userStore;
+  const updated = updatedUserHistories(gate, await store.loadMany(project, users), executions);
   await store.saveMany(project, updated);
-  for (const [user] of updated) engine.gatekeeper.tracker.invalidate(project, user);
+  for (const [user] of updated) gate.tracker.invalidate(project, user);
   return updated.length;
 }

@@ -2,7 +2,6 @@
  * The library API: `openToolgraph(options)` returns a Toolgraph bound to one project (overridable per
  * call). The CLI, the HTTP server and the MCP server all call these same methods.
  */
-import { readFile } from "node:fs/promises";
 import { sql } from "kysely";
 import type { RecommenderApi, Scoped } from "../contract/api.ts";
 import { OPERATION_LIST, type Operation, type OperationMethods } from "../contract/operations.ts";
@@ -10,37 +9,20 @@ import { parseInput } from "../formats/parse.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../jobs/fit-calibration.ts";
 import { fitSearchWeights, type SearchFitOptions } from "../jobs/fit-search-weights.ts";
-import {
-  type CatalogImportResult,
-  type EdgeImportResult,
-  importCatalog,
-  importDeclaredEdges,
-  importExecutions,
-  importTraces,
-  type TraceImportOptions,
-  type TraceImportResult,
-  validateExecution,
-} from "../jobs/import.ts";
+import type { CatalogImportResult, EdgeImportResult, TraceImportOptions, TraceImportResult } from "../jobs/import.ts";
 import type { JobContext } from "../jobs/job.ts";
+import type { FitRecord } from "../jobs/learning-log.ts";
 import { type LearningStatus, learningStatus } from "../jobs/learning-status.ts";
 import { fitNextStepWeights } from "../jobs/next.ts";
 import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../jobs/recommendation-log.ts";
-import {
-  forgetRetiredEmbeddings,
-  retireUnavailableTools,
-  type ServerSyncOptions,
-  type ServerToolsSyncResult,
-  syncServerTools,
-} from "../jobs/server-sync.ts";
-import { applyUserHistory, userHistoryUpdate } from "../jobs/user-history.ts";
+import type { ServerSyncOptions, ServerToolsSyncResult } from "../jobs/server-sync.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import { Engine, type EngineOptions } from "../view/engine.ts";
-import { forgetProjectConfig } from "../view/filters.ts";
-import { appendToHistory } from "../view/history.ts";
-import { markMemoryDirty, settledMemory } from "../view/intent-memory.ts";
-import { chooseRouting, namespaceIndexFor } from "../view/namespace-index.ts";
-import { validatePattern } from "../view/patterns.ts";
+import { type GraphView, graphView } from "../view/graph-view.ts";
+import { settledMemory } from "../view/intent-memory.ts";
+import type { ProjectView } from "../view/project-view.ts";
 import { ResultCache } from "./result-cache.ts";
+import { retireTools, writeCatalog, writeEdges, writeExecution, writeServerTools, writeTraces } from "./writes.ts";
 
 /**
  * Validates a request with its schema, once: the public methods below call it and the doors (CLI, HTTP,
@@ -66,17 +48,53 @@ export interface StatsResult extends ProjectCounts {
   project: string;
   backend: "postgres" | "pglite";
   location: string;
-  caches: { results: ReturnType<ResultCache["stats"]>; queryEmbeddings: ReturnType<Engine["queryEmbedder"]["stats"]> };
+  caches: CacheStats;
   /** The weights in force and their latest fits (when, accepted or not and why). */
   learning: LearningStatus;
+}
+
+/** Hits and misses of the result cache (answers) and of the query-embedding cache. */
+export interface CacheStats {
+  results: ReturnType<ResultCache["stats"]>;
+  queryEmbeddings: ReturnType<Engine["queryEmbedder"]["stats"]>;
+}
+
+/** The graph analytics of a project as last completed (Toolgraph.analyticsStatus). */
+export interface AnalyticsStatus {
+  fresh: boolean;
+  timingsMs: Record<string, number>;
+  refreshes: { worker: number; inThread: number };
+}
+
+/** Where the data lives. */
+export interface DatabaseInfo {
+  backend: "postgres" | "pglite";
+  /** The server URL without password, or the embedded data directory. */
+  location: string;
+  /** Set when the server could not be reached at open (openWhenUnreachable): what failed. */
+  unreachableAtOpen: Error | undefined;
 }
 
 /** One method per operation of the table (contract/operations.ts): `tg.search(req)`, `tg.plan(req)`, … */
 export interface Toolgraph extends OperationMethods {}
 
+let engineOfToolgraph: (tg: Toolgraph) => Engine;
+
+/**
+ * The engine behind a Toolgraph, for this package's tests and benches only: it is not exported by the package
+ * (src/index.ts), and `engine` is not a property of the public object.
+ */
+export function engineOf(tg: Toolgraph): Engine {
+  return engineOfToolgraph(tg);
+}
+
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: see the interface above.
 export class Toolgraph implements RecommenderApi {
-  readonly engine: Engine;
+  /** Private: a door asks the methods below (database, cacheStats, graph, prepareSearch, …), never the engine. */
+  readonly #engine: Engine;
+  static {
+    engineOfToolgraph = (tg) => tg.#engine;
+  }
   readonly project: string;
   readonly results: ResultCache;
   /** Every answer of the jobs below, with the feedback and executions that follow it (written in the background). */
@@ -88,7 +106,7 @@ export class Toolgraph implements RecommenderApi {
     resultCacheSize = 1000,
     recommendationLog: RecommendationLogOptions = {},
   ) {
-    this.engine = engine;
+    this.#engine = engine;
     this.project = project;
     this.results = new ResultCache(resultCacheSize);
     this.recommendations = new RecommendationLog(engine.db, recommendationLog);
@@ -100,19 +118,20 @@ export class Toolgraph implements RecommenderApi {
    */
   protected async cached<T>(
     op: string,
-    project: string,
+    view: ProjectView,
     req: unknown,
     compute: () => Promise<T>,
   ): Promise<T & { recommendationId?: string }> {
     const started = performance.now();
-    if (!this.engine.calibrationsLoaded.has(project)) await ensureCalibrationLoaded(this.engine, project);
-    const s = this.engine.cachedSnapshot(project) ?? (await this.engine.snapshot(project));
+    const project = view.project;
+    if (!view.calibrationLoaded()) await ensureCalibrationLoaded(view);
+    const s = view.snapshot;
     // A request naming a workflow appends to its detection timeline: its answer depends on the calls before.
     const fresh = this.results.capacity === 0 || (req as { workflow?: { id?: string } }).workflow?.id !== undefined;
     let result: T;
     if (fresh) result = await compute();
     else {
-      const a = await this.engine.analytics(project);
+      const a = view.analytics();
       const { session: _session, ...keyed } = (req ?? {}) as { session?: unknown };
       const key = `${op}\u0000${project}\u0000${s.version}.${s.patchCount}\u0000${a.analytics.computedAt}.${a.analytics.version}.${a.analytics.patchCount}\u0000${JSON.stringify(keyed)}`;
       result = await this.results.get(key, compute);
@@ -140,19 +159,20 @@ export class Toolgraph implements RecommenderApi {
         ...(parseRequest(job.libraryOptions, options) as object),
       };
     } else r = parseRequest(job.request, rest) as Record<string, unknown>;
-    const ctx: JobContext = { engine: this.engine, project: p, log: this.recommendations };
+    const view = this.#engine.viewNow(p) ?? (await this.#engine.view(p));
+    const ctx: JobContext = { view, project: p, log: this.recommendations };
     const answerKey = job.answerKey;
     return answerKey === undefined
       ? (job.run(ctx, r) as Promise<object>)
-      : this.cached(answerKey, p, r, () => job.run(ctx, r) as Promise<object>);
+      : this.cached(answerKey, view, r, () => job.run(ctx, r) as Promise<object>);
   }
 
   protected p(opts?: ProjectScoped): string {
     return opts?.project ?? this.project;
   }
 
-  /** Imports a catalog given as JSON text, a parsed object, or `{ file }`. */
-  async importCatalog(
+  /** Imports a catalog given as JSON text, a parsed object, or `{ file }` (writes.ts). */
+  importCatalog(
     input: string | object | { file: string },
     opts: ProjectScoped & {
       /** Embed the new or changed tool texts now (default true); otherwise on the first search. */
@@ -160,26 +180,7 @@ export class Toolgraph implements RecommenderApi {
       onProgress?: (done: number, total: number) => void;
     } = {},
   ): Promise<CatalogImportResult & { embeddedNow: number }> {
-    // A parsed object is validated as it is (stringifying it again could overflow on a hostile nesting).
-    const { text, file } =
-      typeof input === "object" && !("file" in input && typeof input.file === "string")
-        ? { text: { json: input }, file: "catalog" }
-        : await textOf(input, "catalog");
-    const project = this.p(opts);
-    const r = await importCatalog(this.engine.db, project, text, file, { validatePattern });
-    this.engine.invalidate(project);
-    if (r.settings) forgetProjectConfig(this.engine, project);
-    let embeddedNow = 0;
-    if (opts.embed ?? true) {
-      const previous = await this.engine.cachedSearchIndex(project);
-      const idx = await this.engine.searchIndex(project, opts.onProgress);
-      embeddedNow = idx === previous ? 0 : idx.embeddedNow;
-      // A catalog large enough for two-hop routing gets its namespace index now, not on the first search.
-      const s = await this.engine.snapshot(project);
-      const auto = chooseRouting("auto", s, idx);
-      if (auto.mode === "two-hop" || auto.trial) namespaceIndexFor(s, idx);
-    }
-    return { ...r, embeddedNow };
+    return writeCatalog(this.#engine, this.p(opts), input, opts);
   }
 
   /**
@@ -188,89 +189,43 @@ export class Toolgraph implements RecommenderApi {
    * tools no longer listed unavailable, retires those unavailable for longer than `retireAfterMs` (they leave
    * search and the console; their history stays), and embeds new texts now unless `embed` is false.
    */
-  async syncServerTools(
+  syncServerTools(
     server: string,
     tools: readonly unknown[],
     opts: ProjectScoped & ServerSyncOptions & { embed?: boolean } = {},
   ): Promise<ServerToolsSyncResult> {
-    const project = this.p(opts);
-    const r = await syncServerTools(this.engine.db, project, server, tools, { retireAfterMs: opts.retireAfterMs });
-    this.engine.invalidate(project);
-    if (r.retired.length > 0)
-      await forgetRetiredEmbeddings(this.engine.db, await this.engine.snapshot(project), r.retired);
-    if (opts.embed ?? true) await this.engine.searchIndex(project);
-    return r;
+    return writeServerTools(this.#engine, this.p(opts), server, tools, opts);
   }
 
   /** Retires every tool unavailable for longer than `graceMs` (the gateway's sweep); returns their ids. */
-  async retireUnavailableTools(graceMs: number, opts: ProjectScoped = {}): Promise<string[]> {
-    const project = this.p(opts);
-    const retired = await retireUnavailableTools(this.engine.db, project, graceMs);
-    if (retired.length > 0) {
-      this.engine.invalidate(project);
-      await forgetRetiredEmbeddings(this.engine.db, await this.engine.snapshot(project), retired);
-    }
-    return retired;
+  retireUnavailableTools(graceMs: number, opts: ProjectScoped = {}): Promise<string[]> {
+    return retireTools(this.#engine, this.p(opts), graceMs);
   }
 
   /** Imports traces given as JSONL text, an array of executions, or `{ file }`. */
-  async importTraces(
+  importTraces(
     input: string | object[] | { file: string },
     opts: ProjectScoped & TraceImportOptions = {},
   ): Promise<TraceImportResult> {
-    const project = this.p(opts);
-    let r: TraceImportResult & { executions?: ExecutionInput[] };
-    if (Array.isArray(input)) {
-      const records = input.map((v, i) => ({ line: i + 1, value: validateExecution(v, "executions", i + 1) }));
-      r = {
-        ...(await importExecutions(this.engine.db, project, records, "executions", opts)),
-        executions: records.map((x) => x.value),
-      };
-    } else {
-      const { text, file } = await textOf(input, "traces");
-      r = await importTraces(this.engine.db, project, text, file, opts);
-    }
-    const { executions, ...result } = r;
-    await this.afterExecutions(project, result, undefined, executions);
-    return result;
+    return writeTraces(this.#engine, this.p(opts), input, opts);
   }
 
   /** Records one execution (idempotent by id) and patches the read model in place. */
-  async recordExecution(
+  recordExecution(
     execution: ExecutionInput | object,
     opts: ProjectScoped & TraceImportOptions = {},
   ): Promise<TraceImportResult> {
-    const project = this.p(opts);
-    const value = validateExecution(execution);
-    const r = await importExecutions(this.engine.db, project, [{ line: 1, value }], "execution", {
-      ...opts,
-      userHistory: userHistoryUpdate(this.engine),
-    });
-    await this.afterExecutions(project, r, [value], undefined, true);
-    if (r.inserted > 0) {
-      const v = value as ExecutionInput & { recommendationId?: string };
-      this.recommendations.outcome({
-        project,
-        recommendationId: v.recommendationId ?? null,
-        session: v.id,
-        kind: "execution",
-        success: v.success,
-        followed: null,
-        executionId: v.id,
-        tools: v.steps.map((st) => st.tool),
-      });
-    }
-    return r;
+    return writeExecution(this.#engine, this.recommendations, this.p(opts), execution, opts);
   }
 
   /** Fit the gate's calibration (score → P(success)) on the project's own traces and store it. */
   async calibrate(opts: Scoped & { maxExecutions?: number; split?: "cross-fit" | "time" } = {}) {
-    return calibrateProject(this.engine, this.p(opts), opts);
+    return calibrateProject(await this.#engine.view(this.p(opts)), opts);
   }
 
   /** Fit the next-step weights on the project's own traces (the `learned` mode) and store them. */
   async fitNextStepWeights(opts: Scoped & { maxExecutions?: number; seed?: number; dryRun?: boolean } = {}) {
-    const r = await fitNextStepWeights(this.engine, this.p(opts), opts);
+    const r = await fitNextStepWeights(await this.#engine.view(this.p(opts)), opts);
     if (!opts.dryRun) this.results.clear();
     return r;
   }
@@ -280,41 +235,17 @@ export class Toolgraph implements RecommenderApi {
    * the defaults only when they beat them on grouped held-out intents (search-weights.ts). `dryRun` stores nothing.
    */
   async fitSearchWeights(opts: Scoped & SearchFitOptions = {}) {
-    const r = await fitSearchWeights(this.engine, this.p(opts), opts);
+    const r = await fitSearchWeights(await this.#engine.view(this.p(opts)), opts);
     if (!opts.dryRun) this.results.clear();
     return r;
   }
 
-  protected async afterExecutions(
-    project: string,
-    r: TraceImportResult,
-    executions?: ExecutionInput[],
-    all?: ExecutionInput[],
-    historyDone = false,
-  ): Promise<void> {
-    if (r.inserted > 0) {
-      markMemoryDirty(this.engine, project);
-      appendToHistory(this.engine, project, r.graphVersion, r.insertedIds);
-    }
-    const inserted = new Set(r.insertedIds);
-    const fresh = (executions ?? all ?? []).filter((e) => inserted.has(e.id));
-    if (historyDone) {
-      for (const e of fresh) if (e.user) this.engine.gatekeeper.tracker.invalidate(project, e.user);
-    } else if (fresh.length > 0) await applyUserHistory(this.engine, project, fresh);
-    if (r.autoRegistered.length > 0 || !executions) this.engine.invalidate(project);
-    else if (r.inserted > 0) this.engine.afterRecord(project, executions, r.graphVersion);
-  }
-
   /** Imports declared edges given as JSONL text or `{ file }`. */
-  async importEdges(
+  importEdges(
     input: string | { file: string },
     opts: ProjectScoped & { skipInvalid?: boolean } = {},
   ): Promise<EdgeImportResult> {
-    const { text, file } = await textOf(input, "edges");
-    const project = this.p(opts);
-    const r = await importDeclaredEdges(this.engine.db, project, text, file, opts);
-    this.engine.invalidate(project);
-    return r;
+    return writeEdges(this.#engine, this.p(opts), input, opts);
   }
 
   /**
@@ -325,8 +256,8 @@ export class Toolgraph implements RecommenderApi {
    */
   async settle(opts: ProjectScoped = {}): Promise<void> {
     const project = this.p(opts);
-    await this.engine.analyticsCache.fresh(await this.engine.snapshot(project));
-    await settledMemory(this.engine, project);
+    await this.#engine.analyticsCache.fresh(await this.#engine.snapshot(project));
+    await settledMemory(this.#engine, project);
     // Answers cached at this graph version were computed from the previous memory: they go.
     this.results.clear();
   }
@@ -335,36 +266,90 @@ export class Toolgraph implements RecommenderApi {
     const project = this.p(opts);
     return {
       project,
-      backend: this.engine.conn.backend,
-      location: this.engine.conn.location,
-      ...(await countProject(this.engine.db, project)),
-      caches: { results: this.results.stats(), queryEmbeddings: this.engine.queryEmbedder.stats() },
-      learning: await learningStatus(this.engine, project),
+      backend: this.#engine.conn.backend,
+      location: this.#engine.conn.location,
+      ...(await countProject(this.#engine.db, project)),
+      caches: this.cacheStats(),
+      learning: await learningStatus(await this.#engine.view(project)),
     };
+  }
+
+  /** Where the data lives: backend, location, and what failed when the server was unreachable at open. */
+  database(): DatabaseInfo {
+    const c = this.#engine.conn;
+    return { backend: c.backend, location: c.location, unreachableAtOpen: c.unreachableAtOpen };
+  }
+
+  /** Hits and misses of the caches (the HTTP server's metrics). */
+  cacheStats(): CacheStats {
+    return { results: this.results.stats(), queryEmbeddings: this.#engine.queryEmbedder.stats() };
+  }
+
+  /**
+   * The project's graph analytics as last completed: whether they are fresh (false while a refresh of a moved
+   * graph runs in the background), how long that run took by phase (ms), and how many background refreshes
+   * this Toolgraph ran in the worker thread and on the event loop.
+   */
+  async analyticsStatus(opts: ProjectScoped = {}): Promise<AnalyticsStatus> {
+    const a = (await this.#engine.view(this.p(opts))).analytics();
+    return {
+      fresh: a.fresh,
+      timingsMs: { ...a.analytics.timingsMs },
+      refreshes: { ...this.#engine.analyticsCache.refreshes },
+    };
+  }
+
+  /** Told of every refit of a project's weights (learning-log.ts); a listener set before is kept. */
+  onRefit(listener: (record: FitRecord) => void): void {
+    this.#engine.learningLog ??= listener;
+  }
+
+  /** The project's tool graph for display and export: tools with community and position, edges, capabilities. */
+  async graph(opts: ProjectScoped = {}): Promise<GraphView> {
+    return graphView(this.#engine, this.p(opts));
+  }
+
+  /**
+   * Builds the project's search index now, embedding the tool texts not embedded yet (an interrupted import),
+   * with `onProgress(done, total)`; nothing on a project without tools.
+   */
+  async prepareSearch(
+    opts: ProjectScoped & { onProgress?: ((done: number, total: number) => void) | undefined } = {},
+  ): Promise<void> {
+    const view = await this.#engine.view(this.p(opts));
+    if (view.snapshot.n === 0) return;
+    await view.searchIndex(opts.onProgress);
+  }
+
+  /**
+   * One warm-up step of a server's readiness: "model" loads the embedding model (one embedding), "index"
+   * builds the project's search index, "analytics" runs the graph analytics.
+   */
+  async warmUp(step: "model" | "index" | "analytics", opts: ProjectScoped = {}): Promise<void> {
+    const project = this.p(opts);
+    if (step === "model") await this.#engine.embedder.embed(["warm-up"]);
+    else if (step === "index") await this.#engine.searchIndex(project);
+    else await this.#engine.analytics(project);
+  }
+
+  /**
+   * While a new catalog's embeddings are computed, searches answer from a lexical index ("lexical": the
+   * gateway) or wait for them ("wait", the default): docs/decisions/lexical-while-embedding.md.
+   */
+  answerWhileEmbedding(mode: "wait" | "lexical"): void {
+    this.#engine.whileEmbedding = mode;
   }
 
   /** One `SELECT 1` round trip: cheap liveness for `/health` (rejects with database-unreachable when down). */
   async ping(): Promise<{ backend: "postgres" | "pglite" }> {
-    await sql`SELECT 1`.execute(this.engine.db);
-    return { backend: this.engine.conn.backend };
+    await sql`SELECT 1`.execute(this.#engine.db);
+    return { backend: this.#engine.conn.backend };
   }
 
   async close(): Promise<void> {
     await this.recommendations.close();
-    await this.engine.close();
+    await this.#engine.close();
   }
-}
-
-async function textOf(
-  input: string | object | { file: string },
-  what: string,
-): Promise<{ text: string; file: string }> {
-  if (typeof input === "string") return { text: input, file: what };
-  if (input && typeof input === "object" && "file" in input && typeof (input as { file: unknown }).file === "string") {
-    const file = (input as { file: string }).file;
-    return { text: await readFile(file, "utf8"), file };
-  }
-  return { text: JSON.stringify(input), file: what };
 }
 
 for (const operation of OPERATION_LIST) {

@@ -80,9 +80,9 @@ export function createReadiness(api: RecommenderApi, opts: { project?: string | 
       const project = opts.project ?? api.project;
       // The model loads on the first embedding; the index embeds the tool texts; analytics run Louvain, PageRank ….
       const steps: [string, () => Promise<unknown>][] = [
-        ["model", () => api.engine.embedder.embed(["warm-up"])],
-        ["index", () => api.engine.searchIndex(project)],
-        ["analytics", () => api.engine.analytics(project)],
+        ["model", () => api.warmUp("model")],
+        ["index", () => api.warmUp("index", { project })],
+        ["analytics", () => api.warmUp("analytics", { project })],
       ];
       for (const [name, run] of steps) if (warm.get(name)?.state !== "ok") await step(name, run);
     })().finally(() => {

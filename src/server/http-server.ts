@@ -17,16 +17,22 @@ import type { AddressInfo } from "node:net";
 import type { RecommenderApi } from "../contract/api.ts";
 import { summarizeAnswer } from "../jobs/recommendation-log.ts";
 import { Toolgraph } from "../library/toolgraph.ts";
-import { handleMcpHttp } from "../mcp/http.ts";
 import type { OriginPolicy } from "../mcp/origin.ts";
 import { createLogger, type Logger } from "../ops/logger.ts";
-import { METRICS_CONTENT_TYPE, MetricsRegistry } from "../ops/metrics.ts";
-import { BODY_DEFAULTS, readBody } from "./body.ts";
+import { MetricsRegistry } from "../ops/metrics.ts";
+import { BODY_DEFAULTS } from "./body.ts";
+import {
+  mcpEndpoint,
+  methodNotAllowed,
+  metricsEndpoint,
+  observeRequest,
+  openApiEndpoint,
+  readyEndpoint,
+} from "./endpoints.ts";
 import { HttpError, toHttpError } from "./errors.ts";
 import { createReadiness, healthRoute, type Readiness } from "./health.ts";
 import { createLifecycle, LISTEN_DEFAULTS, type ListeningAddress } from "./lifecycle.ts";
-import { buildOpenApiDocument } from "./openapi.ts";
-import { bearerMatches, parseMcpMessage, requestIdOf, requestProject, sendJson, stderrLog } from "./request.ts";
+import { bearerMatches, requestIdOf, requestProject, sendJson, stderrLog } from "./request.ts";
 import { routeInput } from "./route-input.ts";
 import { ROUTES, type Route } from "./routes.ts";
 import { registerServerMetrics } from "./server-metrics.ts";
@@ -120,7 +126,6 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
   const mcpEnabled = options.mcp ?? true;
   const byPath = new Map<string, Route[]>();
   for (const r of ROUTES) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);
-  let openapi: unknown;
   const logger = options.logger ?? createLogger({ write: log });
   const readiness = createReadiness(api, { project: options.defaultProject });
   const metrics = new MetricsRegistry();
@@ -145,25 +150,9 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
 
   const server: Server = createHttpServer((req, res) => {
     life.enter();
-    const t0 = performance.now();
     const requestId = requestIdOf(req);
     res.setHeader("x-request-id", requestId);
-    res.once("close", () => {
-      const seconds = (performance.now() - t0) / 1000;
-      const job = jobOf.get(res) ?? "other";
-      latency.observe({ job, method: req.method ?? "GET", status: String(res.statusCode) }, seconds);
-      if (job !== "health" && job !== "ready") {
-        logger.info("request", {
-          requestId,
-          method: req.method,
-          path: (req.url ?? "/").split("?")[0],
-          job,
-          status: res.statusCode,
-          ms: Math.round(seconds * 1e4) / 10,
-        });
-      }
-      life.leave();
-    });
+    observeRequest(req, res, { jobOf, latency, logger, requestId, onClose: () => life.leave() });
     handle(req, res).catch((err) => fail(res, err));
   });
 
@@ -189,28 +178,12 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
 
     if (path === "/health") {
       jobOf.set(res, "health");
-      if (method !== "GET" && method !== "HEAD")
-        throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, {
-          headers: { allow: "GET, HEAD" },
-        });
+      if (method !== "GET" && method !== "HEAD") throw methodNotAllowed(method, path, ["GET", "HEAD"]);
       return healthRoute(req, res, url, { api, bearerOk, options, respond, log });
     }
     if (path === "/ready") {
       jobOf.set(res, "ready");
-      if (method !== "GET" && method !== "HEAD")
-        throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, {
-          headers: { allow: "GET, HEAD" },
-        });
-      const r = await readiness.report();
-      // Names and states only: error texts may name hosts; they go to the log.
-      for (const c of r.checks)
-        if (c.state === "failed") logger.warn("readiness check failed", { check: c.name, error: c.error });
-      return respond(
-        res,
-        r.ready ? 200 : 503,
-        { ready: r.ready, checks: r.checks.map(({ name, ok, state, ms }) => ({ name, ok, state, ms })) },
-        r.ready ? {} : { "retry-after": "1" },
-      );
+      return readyEndpoint(res, method, { readiness, logger, respond });
     }
     checkOrigin(req, path, (server.address() as AddressInfo | null)?.address, options.originPolicy);
     if (ui && path === "/ui" && url.searchParams.has("token")) return consoleLogin(req, res, url, { token, sessions });
@@ -219,45 +192,13 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     checkCredentials(req, method, path, (r) => mcpToken || bearerOk(r), sessions);
     if (path === "/metrics") {
       jobOf.set(res, "metrics");
-      if (method !== "GET")
-        throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET" } });
-      const body = await metrics.render();
-      res.writeHead(200, {
-        "content-type": METRICS_CONTENT_TYPE,
-        "content-length": Buffer.byteLength(body),
-        "cache-control": "no-store",
-      });
-      res.end(body);
-      return;
+      return metricsEndpoint(res, method, metrics);
     }
-    if (path === "/openapi.json") {
-      if (method !== "GET")
-        throw new HttpError(405, "method-not-allowed", `${method} ${path}: use GET`, { headers: { allow: "GET" } });
-      openapi ??= buildOpenApiDocument();
-      return respond(res, 200, openapi);
-    }
+    if (path === "/openapi.json") return openApiEndpoint(res, method, respond);
     if (path === "/mcp" && mcpEnabled) {
       jobOf.set(res, "mcp");
-      if (options.mcpHandler) {
-        const project = requestProject(req, url, undefined) ?? options.defaultProject;
-        let message: unknown;
-        if (method === "POST") {
-          const parsed = parseMcpMessage(await readBody(req, bodyLimit));
-          if (!parsed.ok)
-            return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: parsed.error }, id: null });
-          message = parsed.message;
-        }
-        return options.mcpHandler(req, res, message, project);
-      }
-      if (method !== "POST")
-        throw new HttpError(405, "method-not-allowed", `${method} ${path}: the MCP endpoint is stateless, use POST`, {
-          headers: { allow: "POST" },
-        });
-      const project = requestProject(req, url, undefined) ?? options.defaultProject;
-      const parsed = parseMcpMessage(await readBody(req, bodyLimit));
-      if (!parsed.ok)
-        return respond(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: parsed.error }, id: null });
-      return handleMcpHttp(api, req, res, parsed.message, { project });
+      const { defaultProject, mcpHandler: handler } = options;
+      return mcpEndpoint(req, res, url, method, { api, respond, bodyLimit, defaultProject, handler });
     }
 
     if (ui && (path === "/ui" || path.startsWith("/ui/") || path.startsWith("/v1/console/"))) jobOf.set(res, "console");
@@ -266,14 +207,8 @@ export function createServer(api: RecommenderApi, options: ServerOptions = {}): 
     if (!routes) throw new HttpError(404, "not-found", `no endpoint ${path} (see /openapi.json)`);
     const route = routes.find((r) => r.method === method);
     if (!route) {
-      throw new HttpError(
-        405,
-        "method-not-allowed",
-        `${method} ${path}: use ${routes.map((r) => r.method).join(" or ")}`,
-        {
-          headers: { allow: routes.map((r) => r.method).join(", ") },
-        },
-      );
+      const allowed = routes.map((r) => r.method);
+      throw methodNotAllowed(method, path, allowed, `use ${allowed.join(" or ")}`);
     }
     jobOf.set(res, route.operationId);
     const input = await routeInput(route, req, url, { bodyLimit, defaultProject: options.defaultProject });

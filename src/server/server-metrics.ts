@@ -32,7 +32,7 @@ export function registerServerMetrics(metrics: MetricsRegistry, api: Recommender
   if (api instanceof Toolgraph) {
     const tg = api;
     // Every refit of a project's weights is one log line: before → after, the evidence, the data (learning-log.ts).
-    tg.engine.learningLog ??= (r) =>
+    tg.onRefit((r) =>
       deps.logger.info("refit", {
         kind: r.kind,
         project: r.project,
@@ -41,14 +41,15 @@ export function registerServerMetrics(metrics: MetricsRegistry, api: Recommender
         after: r.after,
         reason: r.reason,
         data: r.data,
-      });
+      }),
+    );
     metrics.collect({
       name: "toolgraph_cache_hits_total",
       help: "Cache hits by cache (result cache of answers, query-embedding cache)",
       type: "counter",
       collect: () => [
         { labels: { cache: "results" }, value: tg.results.stats().hits },
-        { labels: { cache: "query_embeddings" }, value: tg.engine.queryEmbedder.stats().hits },
+        { labels: { cache: "query_embeddings" }, value: tg.cacheStats().queryEmbeddings.hits },
       ],
     });
     metrics.collect({
@@ -57,7 +58,7 @@ export function registerServerMetrics(metrics: MetricsRegistry, api: Recommender
       type: "counter",
       collect: () => [
         { labels: { cache: "results" }, value: tg.results.stats().misses },
-        { labels: { cache: "query_embeddings" }, value: tg.engine.queryEmbedder.stats().misses },
+        { labels: { cache: "query_embeddings" }, value: tg.cacheStats().queryEmbeddings.misses },
       ],
     });
     metrics.collect({
@@ -67,7 +68,7 @@ export function registerServerMetrics(metrics: MetricsRegistry, api: Recommender
       collect: async () => {
         const r = await deps.readiness.report();
         if (!r.checks.find((c) => c.name === "analytics")?.ok) return [];
-        const t = (await tg.engine.analytics(deps.defaultProject ?? tg.project)).analytics.timingsMs;
+        const t = (await tg.analyticsStatus({ project: deps.defaultProject ?? tg.project })).timingsMs;
         return Object.entries(t).map(([phase, ms]) => ({ labels: { phase }, value: ms / 1000 }));
       },
     });

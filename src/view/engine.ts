@@ -25,6 +25,7 @@ import type { GraphSnapshot } from "./graph-snapshot.ts";
 import type { HistorySlot } from "./history.ts";
 import type { MemorySlot } from "./intent-memory.ts";
 import { loadGraphSnapshot } from "./load-snapshot.ts";
+import { ProjectView } from "./project-view.ts";
 import { buildLexicalIndex, buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
 
 export interface EngineOptions extends ConnectionOptions {
@@ -134,6 +135,31 @@ export class Engine {
     this.queryEmbedder = new CachedEmbeddingProvider(this.embedder, { capacity: options.queryCacheSize ?? 1000 });
     this.analyticsCache = new AnalyticsCache(this.now, options.analytics);
     this.gatekeeper = new Gatekeeper(conn.db, { now: this.now, detection: options.detection ?? true });
+  }
+
+  /** Each project's view as last built (project-view.ts): reused while its snapshot and version are current. */
+  private readonly views = new Map<string, ProjectView>();
+
+  /**
+   * The view of a project at its current graph version: built once per version and handed to every job until
+   * the version changes (fresh to within `versionCheckMs` of other processes' writes, as `snapshot`).
+   */
+  async view(project: string): Promise<ProjectView> {
+    return this.viewNow(project) ?? this.viewOf(project, await this.snapshot(project));
+  }
+
+  /** The view while the snapshot needs no version check, else undefined (a synchronous fast path for `view`). */
+  viewNow(project: string): ProjectView | undefined {
+    const s = this.cachedSnapshot(project);
+    return s && this.viewOf(project, s);
+  }
+
+  private viewOf(project: string, s: GraphSnapshot): ProjectView {
+    const held = this.views.get(project);
+    if (held && held.snapshot === s && held.version === s.version) return held;
+    const v = new ProjectView(this, project, s);
+    this.views.set(project, v);
+    return v;
   }
 
   /** The project's analytics (last completed; refreshed off the request path when stale). */

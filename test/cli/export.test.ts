@@ -11,7 +11,7 @@ import * as gexf from "graphology-gexf";
 import * as graphml from "graphology-graphml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toGEXF, toGraphML } from "../../src/formats/graph-xml.ts";
-import { openToolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../../src/library/toolgraph.ts";
 import { type GraphView, graphView } from "../../src/view/graph-view.ts";
 import { type CliResult, cli, freshTarget, type Target, useEmbeddings } from "./harness.ts";
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
   expect(d.code, d.err).toBe(0);
   const tg = await openToolgraph({ ...target.options, project: "demo", embeddings: "hash:256" });
   try {
-    view = await graphView(tg.engine, "demo");
+    view = await graphView(engineOf(tg), "demo");
   } finally {
     await tg.close();
   }

@@ -7,6 +7,7 @@ import { OpenAiCompatibleProvider } from "../../src/embeddings/openai-compatible
 import { EmbeddingError } from "../../src/embeddings/provider.ts";
 import { UseLiteProvider } from "../../src/embeddings/use-lite.ts";
 import { EmbeddingWorkerPool, errorFromWorker } from "../../src/embeddings/worker-pool.ts";
+import { engineOf } from "../../src/library/toolgraph.ts";
 
 // Real worker threads running the real providers (USE-lite from its package files). Bit-identity is checked
 // on the float32 bytes; a worker's death is produced by terminating its thread while it holds a batch.
@@ -284,7 +285,7 @@ describe("the engine's embedder", () => {
         recommendationLog: { enabled: false },
       });
       try {
-        kinds.push(tg.engine.embedder.constructor.name);
+        kinds.push(engineOf(tg).embedder.constructor.name);
         const r = await tg.importCatalog(catalog);
         expect(r.embeddedNow).toBe(5);
         const s = await tg.search({ intent: "deliver a mail message", limit: 5 });

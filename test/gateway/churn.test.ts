@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway, type GatewaySession, gatewayApi } from "../../src/gateway/gateway.ts";
 import { type GatewayHttpHandler, gatewayHealth, gatewayHttpHandler } from "../../src/gateway/transports.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createServer, type ToolgraphServer } from "../../src/server/http-server.ts";
 import { graphView } from "../../src/view/graph-view.ts";
 
@@ -166,7 +166,7 @@ describe("upstream churn", () => {
 
   it("renamed tools leave search and the console after the grace period; stats count them; the read model stays bounded", async () => {
     const ids = async () =>
-      (await graphView(tg.engine, "churn")).nodes.map((n) => n.id).filter((id) => id.startsWith("hostile."));
+      (await graphView(engineOf(tg), "churn")).nodes.map((n) => n.id).filter((id) => id.startsWith("hostile."));
     expect((await ids()).filter((id) => id.startsWith("hostile.g0_"))).toHaveLength(30);
     for (const gen of [1, 2]) {
       await agent.client.callTool({ name: "call_tool", arguments: { name: "hostile.rename" } });

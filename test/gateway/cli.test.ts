@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
-import { openToolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../../src/library/toolgraph.ts";
 
 const CLI = resolve(import.meta.dirname, "../../src/cli/toolgraph.mjs");
 const require = createRequire(import.meta.url);
@@ -113,8 +113,8 @@ describe("toolgraph gateway (CLI, stdio)", () => {
     }
     const tg = await openToolgraph({ home, database: "", project: "cli", embeddings: "hash:256" });
     try {
-      const rows = await tg.engine.db
-        .selectFrom("executions")
+      const rows = await engineOf(tg)
+        .db.selectFrom("executions")
         .select(["intent", "user_id", "step_count", "success"])
         .where("project", "=", "cli")
         .execute();

@@ -14,7 +14,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway, type GatewaySession } from "../../src/gateway/gateway.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const require = createRequire(import.meta.url);
 const bin = (pkg: string) => require.resolve(`@modelcontextprotocol/${pkg}/dist/index.js`);
@@ -39,7 +39,7 @@ async function call(c: Client, name: string, args: Record<string, unknown>): Pro
 const text = (r: any): string => r.content.map((x: any) => x.text ?? "").join("\n");
 
 async function executions(project = tg.project) {
-  const db = tg.engine.db;
+  const db = engineOf(tg).db;
   const rows = await db
     .selectFrom("executions")
     .selectAll()
@@ -113,7 +113,7 @@ afterAll(async () => {
 
 describe("catalog from the upstream servers", () => {
   it("lists every upstream's tools into the catalog as <server>.<tool> with server, description and schemas", async () => {
-    const s = await tg.engine.snapshot("gw");
+    const s = await engineOf(tg).snapshot("gw");
     const ids = s.tools.map((t) => t.id);
     for (const id of [
       "everything.echo",
@@ -142,7 +142,7 @@ describe("catalog from the upstream servers", () => {
   });
 
   it("maps annotations to safety tags: destructiveHint → destructive, openWorldHint → network, readOnlyHint → none", async () => {
-    const s = await tg.engine.snapshot("gw");
+    const s = await engineOf(tg).snapshot("gw");
     const tags = (id: string) => s.tools[s.index.get(id)!]!.safetyTags;
     expect(tags("fs.write_file")).toEqual(["destructive"]);
     expect(tags("fs.read_text_file")).toEqual([]);
@@ -293,7 +293,8 @@ describe("learning from the calls", () => {
 
   it("suggest_next_tool reflects the recorded executions", async () => {
     const { client: probe } = await agent();
-    const edge = async () => (await tg.engine.snapshot("gw")).edge("everything.get-tiny-image", "everything.get-env");
+    const edge = async () =>
+      (await engineOf(tg).snapshot("gw")).edge("everything.get-tiny-image", "everything.get-env");
     expect(await edge()).toBeUndefined();
     for (let i = 0; i < 3; i++) {
       const { client, session } = await agent(gateway, "teacher");
@@ -379,6 +380,6 @@ describe("--no-learn", () => {
     await session.close();
     await g.close();
     expect(await executions(project)).toEqual([]);
-    expect((await tg.engine.snapshot(project)).index.has("everything.echo")).toBe(true);
+    expect((await engineOf(tg).snapshot(project)).index.has("everything.echo")).toBe(true);
   });
 });

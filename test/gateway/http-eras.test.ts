@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway, gatewayApi } from "../../src/gateway/gateway.ts";
 import { type GatewayHttpHandler, gatewayHttpHandler } from "../../src/gateway/transports.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createServer, type ToolgraphServer } from "../../src/server/http-server.ts";
 
 const require = createRequire(import.meta.url);
@@ -62,7 +62,7 @@ function text(r: unknown): string {
 
 /** Every recorded execution of the project: user, intent and step tools in order, sorted for comparison. */
 async function recorded(): Promise<{ user: string | null; intent: string | null; steps: string[] }[]> {
-  const rows = await tg.engine.db
+  const rows = await engineOf(tg).db
     .selectFrom("executions as e")
     .innerJoin("execution_steps as s", (j) =>
       j.onRef("s.project", "=", "e.project").onRef("s.execution_id", "=", "e.id"),
@@ -201,7 +201,7 @@ describe("gateway --http: 2026-07-28 groups share the session cap", () => {
     const capAgentExecutions = async () => {
       await gateway.flush();
       return (
-        await tg.engine.db
+        await engineOf(tg).db
           .selectFrom("executions")
           .select("id")
           .where("project", "=", "gwe2")

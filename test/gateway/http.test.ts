@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway, gatewayApi } from "../../src/gateway/gateway.ts";
 import { type GatewayHttpHandler, gatewayHealth, gatewayHttpHandler } from "../../src/gateway/transports.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createServer, type ToolgraphServer } from "../../src/server/http-server.ts";
 
 const require = createRequire(import.meta.url);
@@ -107,8 +107,8 @@ describe("gateway over Streamable HTTP", () => {
     await client.close();
     await new Promise((res) => setTimeout(res, 50));
     await gateway.flush();
-    const rows = await tg.engine.db
-      .selectFrom("executions")
+    const rows = await engineOf(tg)
+      .db.selectFrom("executions")
       .select(["intent", "user_id", "step_count"])
       .where("project", "=", "gwh")
       .execute();

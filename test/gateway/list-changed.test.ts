@@ -12,7 +12,7 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const fixture = fileURLToPath(new URL("./fixtures/changing-server.mjs", import.meta.url));
 let tg: Toolgraph;
@@ -27,7 +27,7 @@ async function waitFor(what: string, f: () => Promise<boolean> | boolean, ms = 1
 }
 
 async function tool(id: string) {
-  const s = await tg.engine.snapshot("lc");
+  const s = await engineOf(tg).snapshot("lc");
   const i = s.index.get(id);
   return i === undefined ? undefined : s.tools[i];
 }
@@ -89,8 +89,8 @@ describe("tools/list_changed from an upstream", () => {
     await client.close();
     await session.close();
     await gateway.flush();
-    const steps = await tg.engine.db
-      .selectFrom("execution_steps")
+    const steps = await engineOf(tg)
+      .db.selectFrom("execution_steps")
       .select(["tool_id", "success"])
       .where("project", "=", "lc")
       .where("tool_id", "=", "changing.extra")

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import { runGatewayStdio } from "../../src/gateway/transports.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const require = createRequire(import.meta.url);
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
@@ -61,8 +61,8 @@ afterAll(async () => {
 async function recordedSums(n: number): Promise<number> {
   const end = Date.now() + 20_000;
   for (;;) {
-    const rows = await tg.engine.db
-      .selectFrom("execution_steps")
+    const rows = await engineOf(tg)
+      .db.selectFrom("execution_steps")
       .select("tool_id")
       .where("project", "=", "gwe")
       .where("tool_id", "=", "everything.get-sum")

@@ -13,7 +13,7 @@ import { main } from "../../src/cli/main.ts";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import { compilePolicy, PinStore } from "../../src/gateway/trust.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const fixture = join(process.cwd(), "test/gateway/fixtures/trust-server.mjs");
 const FORBIDDEN =
@@ -55,7 +55,7 @@ async function until(what: string, f: () => boolean | Promise<boolean>, ms = 30_
   }
 }
 
-const catalog = async (project: string) => (await tg.engine.snapshot(project)).tools;
+const catalog = async (project: string) => (await engineOf(tg).snapshot(project)).tools;
 
 describe("the policy", () => {
   it("denies by tag, by glob and by the absence of an allow rule (worked by hand)", () => {

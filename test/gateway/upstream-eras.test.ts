@@ -6,17 +6,17 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { PassThrough } from "node:stream";
 import { createRequire } from "node:module";
+import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
-import { Upstream } from "../../src/gateway/upstream.ts";
 import { runGatewayStdio } from "../../src/gateway/transports.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { Upstream } from "../../src/gateway/upstream.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const require = createRequire(import.meta.url);
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
@@ -74,7 +74,7 @@ describe("gateway upstreams of either era", () => {
     await client.close();
     await session.close();
     await gateway.flush();
-    const rows = await tg.engine.db
+    const rows = await engineOf(tg).db
       .selectFrom("executions as e")
       .innerJoin("execution_steps as s", (j) =>
         j.onRef("s.project", "=", "e.project").onRef("s.execution_id", "=", "e.id"),
@@ -132,7 +132,7 @@ describe("gateway upstreams of either era", () => {
     const answer = JSON.parse(out.trim().split("\n").at(-1)!);
     expect(answer.result.content).toEqual([{ type: "text", text: "11" }]);
     await gateway.flush();
-    const rows = await tg.engine.db
+    const rows = await engineOf(tg).db
       .selectFrom("executions as e")
       .innerJoin("execution_steps as s", (j) =>
         j.onRef("s.project", "=", "e.project").onRef("s.execution_id", "=", "e.id"),

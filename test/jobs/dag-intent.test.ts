@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { dagOver } from "../../src/jobs/dag.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const TOOLS = [
@@ -78,7 +78,7 @@ for (const backend of backends()) {
     });
 
     it("takes the intent's tokens from the caller when given (the same DAG as tokenizing the intent)", async () => {
-      const s = await tg.engine.snapshot(unseen);
+      const s = await engineOf(tg).snapshot(unseen);
       const sel = ["weatherForecast", "lookupCity"].map((t) => s.index.get(t)!);
       const own = dagOver(s, sel, "auto", 3, false, { intent: INTENT });
       expect(dagOver(s, sel, "auto", 3, false, { intent: INTENT, intentTokens: tokenize(INTENT) })).toEqual(own);

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dagOver } from "../../src/jobs/dag.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 for (const backend of backends()) {
@@ -65,7 +65,7 @@ for (const backend of backends()) {
     }
 
     it("without precedence the saturated pair is a tie: neither direction is asserted (no index tie-break)", async () => {
-      const s = await tg.engine.snapshot(project);
+      const s = await engineOf(tg).snapshot(project);
       const ids = ["flight_search", "flight_ticket_changing"].map((t) => s.index.get(t)!);
       for (const sel of [ids, ids.slice().reverse()]) {
         const dag = dagOver(s, sel, "auto", 3, false, { precedence: false });

@@ -15,7 +15,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dagOver } from "../../src/jobs/dag.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const obj = (properties: Record<string, unknown>, required?: string[]) => ({
@@ -104,7 +104,7 @@ for (const backend of backends()) {
     });
 
     it("schema edges are off unless asked for (schemaEdges), and then the tools stay unrelated roots", async () => {
-      const s = await tg.engine.snapshot(plain);
+      const s = await engineOf(tg).snapshot(plain);
       const i = (t: string) => s.index.get(t)!;
       const dag = dagOver(s, ["route", "pace", "sms"].map(i), "auto", 3, false, { dataFlowPrior: false });
       expect(dag.edges).toEqual([]);
@@ -149,7 +149,7 @@ for (const backend of backends()) {
         expect(r.edges[0]!.explanation).toContain("data-flow prior");
         expect(r.layers).toEqual([["pace"], ["sms"]]);
       }
-      const s = await tg.engine.snapshot(plain);
+      const s = await engineOf(tg).snapshot(plain);
       const i = (t: string) => s.index.get(t)!;
       expect(dagOver(s, [i("pace"), i("sms")], "auto", 3, false, { dataFlowPrior: false }).edges).toEqual([]);
     });

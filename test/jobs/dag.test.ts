@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edgeWeight } from "../../algorithms/graph/csr.ts";
 import { dagOver, pathCsrFor } from "../../src/jobs/dag.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const TOOLS = ["a", "b", "c", "d", "x", "y", "z"];
@@ -54,7 +54,7 @@ for (const backend of backends()) {
     });
 
     it("a declared chain a→b→c: c does not depend on a through b", async () => {
-      const s = await tg.engine.snapshot(project);
+      const s = await engineOf(tg).snapshot(project);
       const i = (t: string) => s.index.get(t)!;
       const dag = dagOver(s, [i("a"), i("c")], "auto", 3, false, { dataFlowPrior: false });
       expect(dag.edges).toEqual([]);
@@ -91,7 +91,7 @@ for (const backend of backends()) {
     });
 
     it("a path whose last hop is declared only (y→z learned, z→d declared) relates no y→d", async () => {
-      const s = await tg.engine.snapshot(project);
+      const s = await engineOf(tg).snapshot(project);
       const i = (t: string) => s.index.get(t)!;
       expect(dagOver(s, [i("y"), i("d")], "auto", 3, false, { dataFlowPrior: false }).edges).toEqual([]);
       // With the data-flow prior (default) the unrelated pair gets one weak edge. Base 2/3, w 5:
@@ -105,7 +105,7 @@ for (const backend of backends()) {
     });
 
     it("the path CSR holds the learned edges only, and is the graph itself without declared edges", async () => {
-      const s = await tg.engine.snapshot(project);
+      const s = await engineOf(tg).snapshot(project);
       const i = (t: string) => s.index.get(t)!;
       const dep = s.dependencyCsr;
       const paths = pathCsrFor(s, "dependency", dep);
@@ -114,7 +114,7 @@ for (const backend of backends()) {
       expect(edgeWeight(paths, i("a"), i("b"))).toBe(0);
       expect(edgeWeight(paths, i("x"), i("y"))).toBe(1);
       expect(pathCsrFor(s, "dependency", dep)).toBe(paths); // cached per CSR
-      const q = await tg.engine.snapshot(plain);
+      const q = await engineOf(tg).snapshot(plain);
       expect(pathCsrFor(q, "dependency", q.dependencyCsr)).toBe(q.dependencyCsr);
       expect(pathCsrFor(q, "history", q.csr)).toBe(q.csr);
     });

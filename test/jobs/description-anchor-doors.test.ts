@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storeFit } from "../../src/jobs/learning-log.ts";
 import { searchCandidates } from "../../src/jobs/search-scoring.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createMcpServer } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { REPEATED_INTENTS_NOW, repeatedIntentsCatalog, repeatedIntentsTraces } from "../fixtures/repeated-intents.ts";
@@ -37,7 +37,7 @@ beforeAll(async () => {
   // Stored with a fit record, so no background refit replaces them while the doors are tested.
   const legacy = { beta: 0.7, memoryWeight: 1, contentWeight: 0, graphWeight: 1 };
   await storeFit(
-    tg.engine,
+    await engineOf(tg).view("anchor"),
     {
       kind: "search-weights",
       project: "anchor",
@@ -66,7 +66,7 @@ afterAll(async () => {
 
 /** The tool that is the strict best BM25 and the strict best cosine match of `intent`, if one is. */
 async function bestDescribed(intent: string): Promise<string | undefined> {
-  const e = tg.engine;
+  const e = engineOf(tg);
   const [s, a, idx] = [await e.snapshot("anchor"), await e.analytics("anchor"), await e.searchIndex("anchor")];
   const [v] = await e.queryEmbedder.embed([intent]);
   const hits = searchCandidates(s, a, idx, intent, v!, { memoryWeight: 0, channelTopN: 100 });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calibrationPairs, eligibleAt } from "../../src/jobs/fit-calibration.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
@@ -56,7 +56,11 @@ for (const backend of backends()) {
     });
 
     it("5 blocks of 2: the first is training only; each block is predicted from the earlier ones", async () => {
-      const p = await calibrationPairs(tg.engine, project, { maxExecutions: 10, folds: 5, split: "time" });
+      const p = await calibrationPairs(await engineOf(tg).view(project), {
+        maxExecutions: 10,
+        folds: 5,
+        split: "time",
+      });
       expect(p.foldsScored).toBe(4);
       expect(p.executionsScored).toBe(8);
       // Blocks 1–2 (a → b) trained on a → b: right. Blocks 3–4 (a → c) trained on 6 a → b vs ≤ 2 a → c: wrong
@@ -68,7 +72,7 @@ for (const backend of backends()) {
     });
 
     it("with older history than the window, every block is scored", async () => {
-      const p = await calibrationPairs(tg.engine, project, { maxExecutions: 4, folds: 2, split: "time" });
+      const p = await calibrationPairs(await engineOf(tg).view(project), { maxExecutions: 4, folds: 2, split: "time" });
       // Window = runs 6–9 (blocks 6–7 and 8–9), runs 0–5 train the first block.
       expect(p.foldsScored).toBe(2);
       expect(p.executionsScored).toBe(4);
@@ -77,7 +81,7 @@ for (const backend of backends()) {
     });
 
     it("cross-fit (default): 10 folds of one run, each answered from the other nine", async () => {
-      const p = await calibrationPairs(tg.engine, project);
+      const p = await calibrationPairs(await engineOf(tg).view(project));
       expect(p.foldsScored).toBe(10);
       expect(p.executionsScored).toBe(10);
       // Without its own run, a → b still has 5 or 6 observations against a → c's 3 or 4: the top-1 after a is
@@ -103,14 +107,14 @@ for (const backend of backends()) {
       );
       const key = (p: { nextStep: { score: number; ok: boolean }[] }) =>
         p.nextStep.map((x) => `${x.score.toFixed(12)}:${x.ok}`).sort();
-      const a = await calibrationPairs(tg.engine, grouped);
-      const b = await calibrationPairs(tg.engine, mixed);
+      const a = await calibrationPairs(await engineOf(tg).view(grouped));
+      const b = await calibrationPairs(await engineOf(tg).view(mixed));
       // Each run answered from the other nine: b after a (5–6 a → b against 3–4 a → c): 6 right, 4 wrong.
       expect(a.nextStep.filter((x) => x.ok)).toHaveLength(6);
       expect(key(b)).toEqual(key(a));
       // The time split does depend on it: grouped, the a → c blocks come last and are all wrong.
-      const ta = await calibrationPairs(tg.engine, grouped, { split: "time" });
-      const tb = await calibrationPairs(tg.engine, mixed, { split: "time" });
+      const ta = await calibrationPairs(await engineOf(tg).view(grouped), { split: "time" });
+      const tb = await calibrationPairs(await engineOf(tg).view(mixed), { split: "time" });
       expect(ta.nextStep.filter((x) => x.ok)).toHaveLength(5);
       expect(tb.nextStep.filter((x) => x.ok).length).not.toBe(5);
     });
@@ -124,7 +128,7 @@ for (const backend of backends()) {
       );
       expect(next.pairs).toBe(9);
       expect(next.blocks).toBe(0);
-      expect(tg.engine.gatekeeper.calibration(project, "next-step")).toBeUndefined();
+      expect(engineOf(tg).gatekeeper.calibration(project, "next-step")).toBeUndefined();
     });
 
     it("an execution that declares dependsOn is judged by its partial order", async () => {
@@ -145,7 +149,7 @@ for (const backend of backends()) {
         })),
         { project: deps },
       );
-      const p = await calibrationPairs(tg.engine, deps, { maxExecutions: 10, folds: 5, split: "time" });
+      const p = await calibrationPairs(await engineOf(tg).view(deps), { maxExecutions: 10, folds: 5, split: "time" });
       // After a, either b or c is right (an exact-next judge would fail every other run).
       const afterA = p.nextStep.filter((_, k) => k % 2 === 0);
       expect(afterA).toHaveLength(8);
@@ -153,9 +157,15 @@ for (const backend of backends()) {
     });
 
     it("misuse names the option", async () => {
-      await expect(calibrationPairs(tg.engine, project, { folds: 1 })).rejects.toThrow(/folds must be an integer ≥ 2/);
-      await expect(calibrationPairs(tg.engine, project, { maxExecutions: 0 })).rejects.toThrow(/maxExecutions/);
-      await expect(calibrationPairs(tg.engine, project, { split: "random" as never })).rejects.toThrow(/split must be/);
+      await expect(calibrationPairs(await engineOf(tg).view(project), { folds: 1 })).rejects.toThrow(
+        /folds must be an integer ≥ 2/,
+      );
+      await expect(calibrationPairs(await engineOf(tg).view(project), { maxExecutions: 0 })).rejects.toThrow(
+        /maxExecutions/,
+      );
+      await expect(calibrationPairs(await engineOf(tg).view(project), { split: "random" as never })).rejects.toThrow(
+        /split must be/,
+      );
     });
   });
 }

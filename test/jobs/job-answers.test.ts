@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { AdaptiveThresholdManager } from "../../src/gate/adaptive-threshold-manager.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 const FIXTURE = join(import.meta.dirname, "..", "fixtures", "job-answers.json");
@@ -90,9 +90,9 @@ describe("job answers are unchanged by the wrapper work", () => {
       recommendationLog: { enabled: false },
     });
     // The gate without the machine's CPU and memory signals, which move with the load of the test machine.
-    (tg.engine.gatekeeper as { manager: AdaptiveThresholdManager }).manager = new AdaptiveThresholdManager({
+    (engineOf(tg).gatekeeper as { manager: AdaptiveThresholdManager }).manager = new AdaptiveThresholdManager({
       now: () => NOW,
-      learner: tg.engine.gatekeeper.learner,
+      learner: engineOf(tg).gatekeeper.learner,
       resources: false,
     });
     await tg.importCatalog(demoCatalog());
@@ -110,7 +110,7 @@ describe("job answers are unchanged by the wrapper work", () => {
   });
 
   it("a memoised context detection equals a fresh one, per text and workflow", async () => {
-    const gk = tg.engine.gatekeeper;
+    const gk = engineOf(tg).gatekeeper;
     const inputs = [
       { text: "deploy the hotfix to production now", workflow: undefined },
       {

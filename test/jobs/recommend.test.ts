@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { searchCandidates } from "../../src/jobs/search-scoring.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
@@ -160,7 +160,7 @@ for (const backend of backends()) {
       const reports = await tg.calibrate();
       const next = reports.find((x) => x.kind === "next-step")!;
       expect(next.pairs).toBeGreaterThan(100);
-      const cal = tg.engine.gatekeeper.calibration(project, "next-step")!;
+      const cal = engineOf(tg).gatekeeper.calibration(project, "next-step")!;
       expect(cal.blocks.length).toBeGreaterThan(0);
       const r = await tg.suggestNext({ context: ["git.status", "git.diff"], limit: 5 });
       const { calibrate } = await import("../../algorithms/thresholds/calibration.ts");
@@ -268,7 +268,7 @@ for (const backend of backends()) {
 
     it("recorded executions update the user's persisted history", async () => {
       const user = "zoe";
-      const before = await tg.engine.gatekeeper.tracker.getUserContext(project, user);
+      const before = await engineOf(tg).gatekeeper.tracker.getUserContext(project, user);
       expect(before.taskCount).toBe(0);
       for (let i = 0; i < 3; i++) {
         await tg.recordExecution({
@@ -280,7 +280,7 @@ for (const backend of backends()) {
           steps: [{ tool: "ci.run_tests", success: i !== 1 }],
         });
       }
-      const after = await tg.engine.gatekeeper.tracker.getUserContext(project, user);
+      const after = await engineOf(tg).gatekeeper.tracker.getUserContext(project, user);
       expect(after.taskCount).toBe(3);
       // 2 of 3 succeeded: recent = overall = 2/3; reputation = 0.7·2/3 + 0.3·2/3
       expect(after.reputation).toBeCloseTo(2 / 3, 12);
@@ -356,10 +356,10 @@ for (const backend of backends()) {
       const r = await tg.search({ project: p, intent, limit: 8 });
       expect(r.memory.neighbours).toBe(0);
       expect(r.memory.reason).toBe("no similar past executions");
-      const s = await tg.engine.snapshot(p);
-      const a = await tg.engine.analytics(p);
-      const idx = await tg.engine.searchIndex(p);
-      const [qv] = await tg.engine.queryEmbedder.embed([intent]);
+      const s = await engineOf(tg).snapshot(p);
+      const a = await engineOf(tg).analytics(p);
+      const idx = await engineOf(tg).searchIndex(p);
+      const [qv] = await engineOf(tg).queryEmbedder.embed([intent]);
       const plain = searchCandidates(s, a, idx, intent, qv!, {}).slice(0, 8);
       expect(r.results.map((x) => [x.tool, x.score])).toEqual(plain.map((h) => [s.tools[h.index]!.id, h.final]));
       // `top: k` is the first k of the full ranking, in order (the search job asks for its limit only).

@@ -13,7 +13,7 @@ import {
   summarizeAnswer,
   summarizeRequest,
 } from "../../src/jobs/recommendation-log.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { countRecommendations, joinedRecommendations } from "../../src/store/recommendations.ts";
 import type { Database } from "../../src/store/schema.ts";
 
@@ -65,13 +65,13 @@ describe("recommendation log through the facade", () => {
     expect(tg.results.stats().hits).toBe(hits + 1);
     expect(again.results).toEqual(s.results);
     await tg.recommendations.flush();
-    const rows = await joinedRecommendations(tg.engine.db, "demo");
+    const rows = await joinedRecommendations(engineOf(tg).db, "demo");
     const byId = new Map(rows.map((r) => [r.id, r]));
     expect(rows.map((r) => r.job).sort()).toEqual(
       ["alternatives", "capabilities", "dag", "discover", "next", "plan", "search", "search"].sort(),
     );
     const logged = byId.get(s.recommendationId!)!;
-    const version = (await tg.engine.snapshot("demo")).version;
+    const version = (await engineOf(tg).snapshot("demo")).version;
     expect(logged).toMatchObject({
       job: "search",
       user: "ann",
@@ -102,7 +102,7 @@ describe("recommendation log through the facade", () => {
       recommendationId: n.recommendationId,
     });
     await tg.recommendations.flush();
-    const rows = await joinedRecommendations(tg.engine.db, "demo");
+    const rows = await joinedRecommendations(engineOf(tg).db, "demo");
     const rs = rows.find((r) => r.id === s.recommendationId)!;
     const rn = rows.find((r) => r.id === n.recommendationId)!;
     expect(rs.outcome).toMatchObject({ kind: "execution", success: true, tools: [top, "slack.post_message"] });
@@ -134,7 +134,7 @@ describe("recommendation log through the facade", () => {
 
   it("adds the id in place to an owned answer and to a copy of a shared one (a cached answer stays untouched)", async () => {
     const project = "owned-test";
-    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000 });
+    const log = new RecommendationLog(engineOf(tg).db, { flushMs: 60_000 });
     const mine = { results: [{ tool: "a", score: 0.5 }] };
     const shared = { results: [{ tool: "b", score: 0.4 }] };
     const a = log.answer("runSearch", project, { intent: "x" }, 1, mine, 1, true);
@@ -161,17 +161,17 @@ describe("recommendation log through the facade", () => {
 
   it("close() flushes what waits; later answers are not logged", async () => {
     const project = "close-test";
-    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000 });
+    const log = new RecommendationLog(engineOf(tg).db, { flushMs: 60_000 });
     log.answer("runSearch", project, { intent: "read a file" }, 1, { results: [] }, 1);
     log.answer("runSuggest", project, { context: ["a"] }, 1, { suggestions: [] }, 1);
-    expect(await countRecommendations(tg.engine.db, project)).toEqual({ recommendations: 0, outcomes: 0 });
+    expect(await countRecommendations(engineOf(tg).db, project)).toEqual({ recommendations: 0, outcomes: 0 });
     await log.close();
-    expect(await countRecommendations(tg.engine.db, project)).toEqual({ recommendations: 2, outcomes: 0 });
+    expect(await countRecommendations(engineOf(tg).db, project)).toEqual({ recommendations: 2, outcomes: 0 });
     expect(
       log.answer("runSearch", project, { intent: "late" }, 1, { results: [] }, 1).recommendationId,
     ).toBeUndefined();
     await log.flush();
-    expect((await countRecommendations(tg.engine.db, project)).recommendations).toBe(2);
+    expect((await countRecommendations(engineOf(tg).db, project)).recommendations).toBe(2);
   });
 
   it("a caller that never lets the event loop turn still gets its answers written in batches, none dropped", async () => {
@@ -179,11 +179,11 @@ describe("recommendation log through the facade", () => {
     // A full batch starts its flush at once: a flush left to a timer or setImmediate would never run in this
     // loop (each request's query on the embedded database resolves without a turn of the event loop), and the
     // queue would hit maxQueue and drop rows.
-    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000, batchSize: 10, maxQueue: 30 });
+    const log = new RecommendationLog(engineOf(tg).db, { flushMs: 60_000, batchSize: 10, maxQueue: 30 });
     let turns = 0;
     const tick = setImmediate(() => turns++);
     for (let k = 0; k < 100; k++) {
-      await sql`select 1`.execute(tg.engine.db); // the request's own read
+      await sql`select 1`.execute(engineOf(tg).db); // the request's own read
       log.answer("runSearch", project, { intent: `q${k}` }, 1, { results: [] }, 1);
     }
     clearImmediate(tick);
@@ -191,12 +191,12 @@ describe("recommendation log through the facade", () => {
     expect(log.dropped).toBe(0);
     await log.close();
     expect(log.written).toBe(100);
-    expect((await countRecommendations(tg.engine.db, project)).recommendations).toBe(100);
+    expect((await countRecommendations(engineOf(tg).db, project)).recommendations).toBe(100);
   });
 
   it("starts one flush for a full batch, not one per row queued while that flush is under way", async () => {
     const project = "one-flush";
-    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000, batchSize: 10 });
+    const log = new RecommendationLog(engineOf(tg).db, { flushMs: 60_000, batchSize: 10 });
     const flush = vi.spyOn(log, "flush");
     // No await between the answers: the first batch's write cannot end meanwhile, so rows 11..100 queue behind it.
     for (let k = 0; k < 100; k++) log.answer("runSuggest", project, { context: [`t${k}`] }, 1, { suggestions: [] }, 1);
@@ -204,13 +204,13 @@ describe("recommendation log through the facade", () => {
     await log.close();
     expect(log.dropped).toBe(0);
     expect(log.written).toBe(100);
-    expect((await countRecommendations(tg.engine.db, project)).recommendations).toBe(100);
+    expect((await countRecommendations(engineOf(tg).db, project)).recommendations).toBe(100);
   });
 
   it("outcomes alone are count-bounded: a project that only records executions is pruned to the newest N", async () => {
     const project = "outcomes-only";
     const bound = { maxOutcomesPerProject: 50, pruneEveryRows: 20 };
-    const log = new RecommendationLog(tg.engine.db, { flushMs: 60_000, batchSize: 10, ...bound });
+    const log = new RecommendationLog(engineOf(tg).db, { flushMs: 60_000, batchSize: 10, ...bound });
     let most = 0;
     for (let k = 0; k < 300; k++) {
       // One outcome per recorded execution (its id is the session), as recordExecution logs it.
@@ -226,7 +226,7 @@ describe("recommendation log through the facade", () => {
       });
       if (k % 10 === 9) {
         await log.idle();
-        most = Math.max(most, (await countRecommendations(tg.engine.db, project)).outcomes);
+        most = Math.max(most, (await countRecommendations(engineOf(tg).db, project)).outcomes);
       }
     }
     // Between prunings at most pruneEveryRows rows over the bound (each flush here writes 10).
@@ -234,8 +234,8 @@ describe("recommendation log through the facade", () => {
     expect(log.prunes).toBeGreaterThanOrEqual(300 / bound.pruneEveryRows - 1);
     await log.close();
     expect(log.written).toBe(300);
-    const left = await tg.engine.db
-      .selectFrom("recommendation_outcomes")
+    const left = await engineOf(tg)
+      .db.selectFrom("recommendation_outcomes")
       .select("execution_id")
       .where("project", "=", project)
       .orderBy("id")
@@ -246,7 +246,7 @@ describe("recommendation log through the facade", () => {
   it("a flush never waits for the pruning: a caller that never lets the event loop turn loses no row to it", async () => {
     const project = "prune-tight-loop";
     // Pruning due every 10 rows; its statements wait for a turn of the event loop that this loop never gives.
-    const log = new RecommendationLog(tg.engine.db, {
+    const log = new RecommendationLog(engineOf(tg).db, {
       flushMs: 60_000,
       batchSize: 10,
       maxQueue: 30,
@@ -256,7 +256,7 @@ describe("recommendation log through the facade", () => {
     let turns = 0;
     const tick = setImmediate(() => turns++);
     for (let k = 0; k < 200; k++) {
-      await sql`select 1`.execute(tg.engine.db);
+      await sql`select 1`.execute(engineOf(tg).db);
       log.outcome({
         project,
         recommendationId: null,
@@ -273,7 +273,7 @@ describe("recommendation log through the facade", () => {
     expect(log.dropped).toBe(0);
     await log.close();
     expect(log.written).toBe(200);
-    expect((await countRecommendations(tg.engine.db, project)).outcomes).toBe(5);
+    expect((await countRecommendations(engineOf(tg).db, project)).outcomes).toBe(5);
   });
 
   it("retention bounds come from the environment when not given in code; a bad value names the variable", () => {

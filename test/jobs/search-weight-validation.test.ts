@@ -9,7 +9,7 @@ import { DEMO_NOW } from "../../src/cli/commands/demo.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import type { FitRecord } from "../../src/jobs/learning-log.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { projectConfig, setProjectConfig } from "../../src/store/projects.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 
@@ -28,7 +28,7 @@ describe("search-weight fit on the demo project", () => {
       embeddings: "use-lite",
       now: () => DEMO_NOW,
     });
-    tg.engine.learningLog = (r) => refits.push(r);
+    engineOf(tg).learningLog = (r) => refits.push(r);
     await tg.importCatalog(demoCatalog());
     await tg.importTraces(demoTraces(600, 42, DEMO_NOW));
   }, 240_000);
@@ -68,12 +68,12 @@ describe("search-weight fit on the demo project", () => {
 
   it("weights stored by an earlier fit with content 0 are raised to the floor; the description is found again", async () => {
     // What the issue's background fit stored (and what survived restarts and a rerun of `demo`).
-    const cfg = await projectConfig(tg.engine.db, "demo");
-    await setProjectConfig(tg.engine.db, "demo", {
+    const cfg = await projectConfig(engineOf(tg).db, "demo");
+    await setProjectConfig(engineOf(tg).db, "demo", {
       ...cfg,
       searchWeights: { beta: 0.7, memoryWeight: 1, contentWeight: 0, graphWeight: 1 },
     });
-    tg.engine.projectConfigs.delete("demo");
+    engineOf(tg).projectConfigs.delete("demo");
     tg.results.clear();
     const del = await rankOf(tg, "delete an old file from the workspace", "fs.delete_file");
     expect(del.rank).toBeLessThanOrEqual(3);

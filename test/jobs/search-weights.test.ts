@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { globalSignal } from "../../algorithms/search/global-signal.ts";
 import { heldOutSignals } from "../../src/jobs/fit-search-weights.ts";
 import { searchCandidates } from "../../src/jobs/search-scoring.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
@@ -226,7 +226,7 @@ describe("heldOutSignals (the leave-one-out fit scores a past execution without 
     });
 
     it("a tool whose executions are held out gets the cold-start α of a tool never run (α = 1, final = semantic)", async () => {
-      const e = held.engine;
+      const e = engineOf(held);
       const [s, a, idx] = [await e.snapshot("held"), await e.analytics("held"), await e.searchIndex("held")];
       const [v] = await e.queryEmbedder.embed(["invoice please"]);
       const opts = { beta: 0.5, memoryWeight: 0, graphWeight: 1 };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { AdaptiveThresholdManager } from "../../src/gate/adaptive-threshold-manager.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 const INDEX_IN_REASON = /(runs after|required by|edges from) \d/;
@@ -50,9 +50,9 @@ beforeAll(async () => {
     recommendationLog: { enabled: false },
   });
   // The gate without the machine's CPU and memory signals (they move with the load of the test machine).
-  (tg.engine.gatekeeper as { manager: AdaptiveThresholdManager }).manager = new AdaptiveThresholdManager({
+  (engineOf(tg).gatekeeper as { manager: AdaptiveThresholdManager }).manager = new AdaptiveThresholdManager({
     now: () => NOW,
-    learner: tg.engine.gatekeeper.learner,
+    learner: engineOf(tg).gatekeeper.learner,
     resources: false,
   });
   await tg.importCatalog(demoCatalog());
@@ -135,7 +135,7 @@ describe("a plan's prerequisites come from evidence connected to the intent", ()
 
   it("the triage edge is learned and required: only the evidence keeps it out", async () => {
     const { requiredPrerequisitesOf } = await import("../../src/jobs/dag.ts");
-    const s = await tg.engine.snapshot("triage");
+    const s = await engineOf(tg).snapshot("triage");
     const required = requiredPrerequisitesOf(s, s.index.get("fs.search_files")!).map((p) => s.tools[p.node]!.id);
     expect(required).toContain("github.get_issue");
   });
@@ -167,7 +167,7 @@ describe("a plan's prerequisites come from evidence connected to the intent", ()
     );
     // git.create_branch → git.push is learned and required (ship-change traces), but nothing ties it to this intent.
     const { requiredPrerequisitesOf } = await import("../../src/jobs/dag.ts");
-    const s = await tg.engine.snapshot("triage");
+    const s = await engineOf(tg).snapshot("triage");
     expect(requiredPrerequisitesOf(s, s.index.get("git.push")!).map((p) => s.tools[p.node]!.id)).toContain(
       "git.create_branch",
     );

@@ -9,7 +9,7 @@ import { emptyUserHistory } from "../../algorithms/thresholds/user-history.ts";
 import { ImportError } from "../../src/formats/parse.ts";
 import { validateExecution } from "../../src/jobs/import.ts";
 import { updatedUserHistories } from "../../src/jobs/user-history.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const tools = ["a", "b", "c"].map((id) => ({ id, description: `tool ${id}` }));
@@ -60,7 +60,7 @@ for (const backend of backends()) {
           },
         ],
       ]);
-      const out = updatedUserHistories(tg.engine, stored, [late, anonymous, early]);
+      const out = updatedUserHistories(engineOf(tg).gatekeeper, stored, [late, anonymous, early]);
       expect(out.map(([u]) => u)).toEqual(["ana"]);
       const h = out[0]![1];
       expect([h.taskCount, h.successCount, h.errorCount]).toEqual([7, 6, 1]);
@@ -72,7 +72,7 @@ for (const backend of backends()) {
 
     it("recordExecution: history and graph version once per execution inserted, none on a re-record or a rejected one", async () => {
       const stats0 = await tg.stats();
-      const snapshot0 = await tg.engine.snapshot(project);
+      const snapshot0 = await engineOf(tg).snapshot(project);
       const e = {
         id: "r1",
         user: "bo",
@@ -89,10 +89,10 @@ for (const backend of backends()) {
         edgesTouched: 1,
         graphVersion: stats0.graphVersion + 1,
       });
-      const h1 = await tg.engine.gatekeeper.userStore.load(project, "bo");
+      const h1 = await engineOf(tg).gatekeeper.userStore.load(project, "bo");
       expect([h1?.taskCount, h1?.successCount, h1?.recent]).toEqual([1, 1, [true]]);
       // patched in place: the cached snapshot object moved to the new version
-      const snapshot1 = await tg.engine.snapshot(project);
+      const snapshot1 = await engineOf(tg).snapshot(project);
       expect(snapshot1).toBe(snapshot0);
       expect(snapshot1.version).toBe(stats0.graphVersion + 1);
 
@@ -106,11 +106,11 @@ for (const backend of backends()) {
         field: "steps[1].tool",
         message: expect.stringContaining('"ghost"'),
       });
-      expect(await tg.engine.gatekeeper.userStore.load(project, "bo")).toEqual(h1);
+      expect(await engineOf(tg).gatekeeper.userStore.load(project, "bo")).toEqual(h1);
       expect((await tg.stats()).graphVersion).toBe(stats0.graphVersion + 1);
 
       await tg.recordExecution({ ...e, id: "r3", success: false, steps: [{ tool: "c", success: false }] });
-      const h3 = await tg.engine.gatekeeper.userStore.load(project, "bo");
+      const h3 = await engineOf(tg).gatekeeper.userStore.load(project, "bo");
       expect([h3?.taskCount, h3?.errorCount, h3?.recent, h3?.lastError]).toEqual([
         2,
         1,

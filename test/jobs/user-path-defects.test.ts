@@ -4,7 +4,7 @@
  * whose expected numbers are computed by hand (one `describe` per defect found on the user path).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 // Each case opens an embedded database and embeds a catalog: slow on a loaded machine, never a timing test.
 vi.setConfig({ testTimeout: 300_000 });
@@ -198,7 +198,7 @@ describe("defect 6: co-occurrence counts each observed succession once", () => {
     await coocAfterA(tg); // the graph is loaded: the next executions are patched into it in place
     for (const e of [mixed[2]!, mixed[1]!, mixed[0]!]) await tg.recordExecution(e);
     expectMixed(await coocAfterA(tg));
-    tg.engine.invalidate(tg.project);
+    engineOf(tg).invalidate(tg.project);
     expectMixed(await coocAfterA(tg));
   });
 });

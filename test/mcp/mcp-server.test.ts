@@ -7,7 +7,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createMcpServer, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
@@ -264,7 +264,7 @@ describe("the tools as an agent meets them", () => {
       expect(r).toHaveProperty("server");
       expect(r).toHaveProperty("inputSchema");
     }
-    const snapshot = await tg.engine.snapshot("demo");
+    const snapshot = await engineOf(tg).snapshot("demo");
     const first = s.structuredContent.results[0];
     const row = snapshot.tools[snapshot.index.get(first.tool)!]!;
     expect(first.inputSchema).toEqual(row.inputSchema);

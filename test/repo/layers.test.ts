@@ -141,6 +141,35 @@ describe("layers", () => {
   });
 });
 
+/** Every import of a file (type-only ones too), relative ones only, as repo paths. */
+function allImports(file: string, text: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  const re = /\bfrom\s+["'](\.[^"']+)["']|\bimport\s*\(?\s*["'](\.[^"']+)["']/g;
+  const out: string[] = [];
+  for (let m = re.exec(code); m !== null; m = re.exec(code))
+    out.push(relative(ROOT, resolve(dirname(file), (m[1] ?? m[2])!.replace(/\.js$/, ".ts"))));
+  return out;
+}
+
+describe("jobs read a view", () => {
+  it("no file in src/jobs imports the engine, not even its type: a job gets the project's view", () => {
+    const jobs = files(join(ROOT, "src/jobs"));
+    expect(jobs.length).toBeGreaterThan(10);
+    const offending = jobs.flatMap((f) =>
+      allImports(f, readFileSync(f, "utf8"))
+        .filter((t) => t === "src/view/engine.ts")
+        .map((t) => `${relative(ROOT, f)} → ${t}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it("the import reader sees type-only imports too", () => {
+    const f = join(ROOT, "src/jobs/x.ts");
+    const text = 'import type { Engine } from "../view/engine.ts";\nconst m = await import("../view/engine.ts");';
+    expect(allImports(f, text)).toEqual(["src/view/engine.ts", "src/view/engine.ts"]);
+  });
+});
+
 describe("file size", () => {
   it("no src/ file over 500 lines", () => {
     const long = SRC.filter((f) => relative(ROOT, f).startsWith("src/"))

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { liveMetrics } from "../../src/jobs/live-metrics.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { countRecommendations, joinedRecommendations } from "../../src/store/recommendations.ts";
 import { findTestBrowser } from "../helpers/browser.ts";
@@ -53,9 +53,9 @@ beforeAll(async () => {
   // stores learned ones, so the page and a later call could disagree; fit them now (learn-weights).
   await tg.fitNextStepWeights();
   await server.server.readiness.start();
-  for (let i = 0; i < 600 && !(await tg.engine.analytics("demo")).fresh; i++)
+  for (let i = 0; i < 600 && !(await engineOf(tg).analytics("demo")).fresh; i++)
     await new Promise((r) => setTimeout(r, 100));
-  expect((await tg.engine.analytics("demo")).fresh).toBe(true);
+  expect((await engineOf(tg).analytics("demo")).fresh).toBe(true);
   browser = await chromium.launch({ executablePath: found.executablePath, args: found.args, headless: true });
   context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();
@@ -76,7 +76,7 @@ describe("console in a real browser", () => {
     await page.goto(`${server.url}/ui?token=${TOKEN}&project=demo`);
     expect(new URL(page.url()).search).toBe("?project=demo");
     await page.waitForSelector("body[data-graph-ready=true]", { timeout: 30_000 });
-    const s = await tg.engine.snapshot("demo");
+    const s = await engineOf(tg).snapshot("demo");
     const caps = s.capabilities.length;
     await expect.poll(() => page.textContent("#graph-summary")).toContain(`${s.tools.length} tools`);
     expect(await page.textContent("#graph-summary")).toContain(`${caps} capabilities`);
@@ -93,7 +93,7 @@ describe("console in a real browser", () => {
     const box = (await page.locator("#sigma").boundingBox())!;
     await page.mouse.click(box.x + pos.x, box.y + pos.y);
     await expect.poll(() => page.textContent("#tool-title"), { timeout: 15_000 }).toBe(tool);
-    const s = await tg.engine.snapshot("demo");
+    const s = await engineOf(tg).snapshot("demo");
     const i = s.index.get(tool)!;
     expect(await page.textContent('[data-field="success-rate"]')).toBe(pct(s.successes[i]! / s.executions[i]!));
     expect(await page.textContent('[data-field="executions"]')).toBe(String(s.executions[i]));
@@ -166,7 +166,7 @@ describe("console in a real browser", () => {
     });
     expect(b.recommendationId).toMatch(/^rec_/);
     await tg.recommendations.flush();
-    const expected = liveMetrics(await joinedRecommendations(tg.engine.db, "demo")).perJob.find(
+    const expected = liveMetrics(await joinedRecommendations(engineOf(tg).db, "demo")).perJob.find(
       (j) => j.job === "search",
     )!;
     // By hand: wf-ui-1 ran the top tool and succeeded (right), wf-ui-2 ran a tool the answer did not name
@@ -182,7 +182,7 @@ describe("console in a real browser", () => {
     );
     expect(await row.nth(2).textContent()).toBe(pct(expected.acceptance));
     await tg.recommendations.flush();
-    const n = await countRecommendations(tg.engine.db, "demo");
+    const n = await countRecommendations(engineOf(tg).db, "demo");
     // The page flushed the log before counting; the answers the test asked directly are in it too.
     expect(Number(await page.textContent("#dash-answers"))).toBe(n.recommendations);
     const jobs = await page

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.ts";
 import { ToolgraphError } from "../../src/contract/errors.ts";
 import { importExecutions, validateExecution } from "../../src/jobs/import.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { isConnectionError } from "../../src/store/connection.ts";
@@ -145,7 +145,7 @@ describe("fault injection on a throwaway PostgreSQL cluster", () => {
   it("a transaction cut mid-way is rolled back and reported as database-unreachable; the next one succeeds", async () => {
     const ex = faultExecution(99, 1, "2026-11-01T12:00:00Z");
     const cut = importExecutions(
-      tg.engine.db,
+      engineOf(tg).db,
       PROJECT,
       [
         { line: 1, value: validateExecution({ ...ex, id: "cut-1" }) },

@@ -16,7 +16,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolgraphError } from "../../src/contract/errors.ts";
 import { importExecutions, validateExecution } from "../../src/jobs/import.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { faultCatalog, faultExecution, runFaultLoad, summarize } from "../helpers/fault-load.ts";
@@ -186,7 +186,7 @@ describe("a frozen PostgreSQL server", () => {
   it("a write cut by a freeze inside its transaction is rolled back, and the project's writes go on after the thaw", async () => {
     const ex = faultExecution(96, 1, "2026-11-01T12:00:00Z");
     const cut = importExecutions(
-      tg.engine.db,
+      engineOf(tg).db,
       PROJECT,
       [
         { line: 1, value: validateExecution({ ...ex, id: "frozen-1" }) },
@@ -225,7 +225,7 @@ describe("a slow statement on a live server", () => {
   it("longer than the liveness check: not cut (the server answers the check); committed", async () => {
     const ex = faultExecution(95, 1, "2026-11-01T12:00:00Z");
     const r = await importExecutions(
-      tg.engine.db,
+      engineOf(tg).db,
       PROJECT,
       [
         { line: 1, value: validateExecution({ ...ex, id: "slow-ok-1" }) },
@@ -251,7 +251,7 @@ describe("a slow statement on a live server", () => {
   it("over statement_timeout: database-unreachable, the transaction rolled back, the pool still usable", async () => {
     const ex = faultExecution(94, 1, "2026-11-01T12:00:00Z");
     const err = await importExecutions(
-      tg.engine.db,
+      engineOf(tg).db,
       PROJECT,
       [
         { line: 1, value: validateExecution({ ...ex, id: "slow-cut-1" }) },

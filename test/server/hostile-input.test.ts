@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OPERATION_LIST } from "../../src/contract/operations.ts";
 import { ImportError } from "../../src/formats/parse.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { ROUTES } from "../../src/server/routes.ts";
@@ -170,13 +170,13 @@ for (const backend of backends()) {
       ["/v1/next", "context[0]", { context: ["fetch\u0000"] }],
     ])("%s refuses a hostile %s with 400 naming the field, and writes nothing", async (path, field, body) => {
       const before = await counts();
-      const v0 = await graphVersion(tg.engine.db, project);
+      const v0 = await graphVersion(engineOf(tg).db, project);
       const r = await post(path, body);
       expect(r.status).toBe(400);
       expect(r.json?.error?.code).toBe("invalid-input");
       expect(r.json?.error?.field?.startsWith(field)).toBe(true);
       expect(await counts()).toEqual(before);
-      expect(await graphVersion(tg.engine.db, project)).toBe(v0);
+      expect(await graphVersion(engineOf(tg).db, project)).toBe(v0);
     });
 
     it("MCP answers isError naming the field for the same input", async () => {
@@ -198,7 +198,7 @@ for (const backend of backends()) {
         .map((x) => JSON.stringify(x))
         .join("\n");
       await expect(tg.importTraces(lines)).rejects.toBeInstanceOf(ImportError);
-      const v0 = await graphVersion(tg.engine.db, project);
+      const v0 = await graphVersion(engineOf(tg).db, project);
       const r = await tg.importTraces(lines, { skipInvalid: true });
       expect(r.inserted).toBe(1);
       expect(r.invalid.map((e) => [e.line, e.field])).toEqual([
@@ -206,7 +206,7 @@ for (const backend of backends()) {
         [3, "startedAt"],
         [4, "id"],
       ]);
-      const v1 = await graphVersion(tg.engine.db, project);
+      const v1 = await graphVersion(engineOf(tg).db, project);
       expect(v1).toBe(v0 + 1);
       // Nothing to write: every line invalid (skipped), already stored, the same catalog again, no edges.
       await tg.importTraces([exec("skip-nul", { intent: "\u0000" })].map((x) => JSON.stringify(x)).join("\n"), {
@@ -215,12 +215,12 @@ for (const backend of backends()) {
       await tg.importTraces([exec("skip-ok")]);
       await tg.importCatalog({ tools: CATALOG.tools });
       await tg.importEdges(JSON.stringify({ from: "fetch", to: "nope", type: "sequence" }), { skipInvalid: true });
-      expect(await graphVersion(tg.engine.db, project)).toBe(v1);
+      expect(await graphVersion(engineOf(tg).db, project)).toBe(v1);
     });
 
     it("a capability closing a dependsOn cycle through stored capabilities is refused at its edge", async () => {
       await tg.importCatalog({ tools: [], capabilities: [{ id: "cyc-a" }, { id: "cyc-b", dependsOn: ["cyc-a"] }] });
-      const v0 = await graphVersion(tg.engine.db, project);
+      const v0 = await graphVersion(engineOf(tg).db, project);
       const err = await tg
         .importCatalog({ tools: [], capabilities: [{ id: "cyc-a", dependsOn: ["cyc-b"] }] })
         .catch((e: unknown) => e);
@@ -229,7 +229,7 @@ for (const backend of backends()) {
       expect((err as ImportError).errors[0]!.message).toMatch(
         /cycle: cyc-a → cyc-b → cyc-a|cycle: cyc-b → cyc-a → cyc-b/,
       );
-      expect(await graphVersion(tg.engine.db, project)).toBe(v0);
+      expect(await graphVersion(engineOf(tg).db, project)).toBe(v0);
     });
 
     it("fuzz: every HTTP route and MCP tool, no 5xx, every 4xx names a field, counts change only on 2xx", async () => {

@@ -7,7 +7,7 @@
  * One backend: both are PostgreSQL, and the embedded one shows the same jsonb and text behaviour.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { countRecommendations } from "../../src/store/recommendations.ts";
@@ -59,7 +59,7 @@ describe("lone surrogates are refused with the field, never stored or half-logge
     ],
     ["/v1/import/catalog", '{"tools": [{"id": "t3", "tags": ["ok", "\\ud800\\ud800"]}]}', "tools[0].tags[1]"],
   ])("%s %s → 400 at %s", async (path, body, field) => {
-    const before = await countRecommendations(tg.engine.db, "text");
+    const before = await countRecommendations(engineOf(tg).db, "text");
     const r = await post(path, body);
     expect(r.status).toBe(400);
     expect(r.json.error.field).toBe(field);
@@ -67,7 +67,7 @@ describe("lone surrogates are refused with the field, never stored or half-logge
       /must be well-formed Unicode \(found a lone surrogate U\+D[89A-F][0-9A-F]{2} at index \d+\)/,
     );
     await tg.recommendations.flush();
-    expect(await countRecommendations(tg.engine.db, "text")).toEqual(before);
+    expect(await countRecommendations(engineOf(tg).db, "text")).toEqual(before);
     expect(internal.filter((l) => l.includes("internal error"))).toEqual([]);
   });
 
@@ -95,15 +95,15 @@ describe("lone surrogates are refused with the field, never stored or half-logge
         )
       ).status,
     ).toBe(200);
-    const row = await tg.engine.db
-      .selectFrom("tools")
+    const row = await engineOf(tg)
+      .db.selectFrom("tools")
       .select(["description", "input_schema"])
       .where("project", "=", "text")
       .where("id", "=", "emoji")
       .executeTakeFirstOrThrow();
     expect(row.description).toBe(description);
     expect(row.input_schema).toEqual({ description });
-    const before = (await countRecommendations(tg.engine.db, "text")).recommendations;
+    const before = (await countRecommendations(engineOf(tg).db, "text")).recommendations;
     const ids: string[] = [];
     for (const intent of ["fetch 😀", "parse 検索", "fetch a page"])
       ids.push(
@@ -111,7 +111,7 @@ describe("lone surrogates are refused with the field, never stored or half-logge
       );
     await tg.recommendations.flush();
     expect(ids.every((id) => typeof id === "string")).toBe(true);
-    expect((await countRecommendations(tg.engine.db, "text")).recommendations).toBe(before + 3);
+    expect((await countRecommendations(engineOf(tg).db, "text")).recommendations).toBe(before + 3);
     expect(tg.recommendations.dropped).toBe(0);
     expect(logErrors).toEqual([]);
   });

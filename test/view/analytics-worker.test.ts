@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
-import { openToolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph } from "../../src/library/toolgraph.ts";
 import { computeAnalytics } from "../../src/view/analytics.ts";
 import { backends } from "../helpers/backends.ts";
 
@@ -36,17 +36,17 @@ for (const offThread of [true, false]) {
       try {
         await tg.importCatalog(demoCatalog(), { embed: false });
         await tg.importTraces(demoTraces(120, 3, NOW));
-        const first = await tg.engine.analytics(`aw-${offThread}`);
+        const first = await engineOf(tg).analytics(`aw-${offThread}`);
         expect(first.fresh).toBe(true);
         await tg.importTraces(demoTraces(60, 9, NOW).map((t) => ({ ...t, id: `more-${t.id}` })));
-        const stale = await tg.engine.analytics(`aw-${offThread}`);
+        const stale = await engineOf(tg).analytics(`aw-${offThread}`);
         expect(stale.fresh).toBe(false);
         expect(stale.analytics).toBe(first.analytics);
-        await waitFresh(async () => (await tg.engine.analytics(`aw-${offThread}`)).fresh);
-        const cache = tg.engine.analyticsCache;
+        await waitFresh(async () => (await engineOf(tg).analytics(`aw-${offThread}`)).fresh);
+        const cache = engineOf(tg).analyticsCache;
         expect(cache.refreshes).toEqual(offThread ? { worker: 1, inThread: 0 } : { worker: 0, inThread: 1 });
-        const got = (await tg.engine.analytics(`aw-${offThread}`)).analytics;
-        const s = await tg.engine.snapshot(`aw-${offThread}`);
+        const got = (await engineOf(tg).analytics(`aw-${offThread}`)).analytics;
+        const s = await engineOf(tg).snapshot(`aw-${offThread}`);
         const want = computeAnalytics(s, NOW);
         const strip = (a: typeof got) => ({ ...a, timingsMs: undefined, computedAt: undefined });
         expect(strip(got)).toEqual(strip(want));
@@ -71,7 +71,7 @@ describe("analytics whose shape no longer fits the graph", () => {
       const catalog = demoCatalog();
       await tg.importCatalog(catalog, { embed: false });
       await tg.importTraces(demoTraces(40, 3, NOW));
-      const before = (await tg.engine.analytics("shape")).analytics;
+      const before = (await engineOf(tg).analytics("shape")).analytics;
       const caps = (catalog as { capabilities?: { id: string }[] }).capabilities ?? [];
       expect(before.hyperCapabilities.length).toBe(caps.length);
       // Same tools, one more capability: the tool count is unchanged, the capability count is not.
@@ -80,8 +80,8 @@ describe("analytics whose shape no longer fits the graph", () => {
         { tools: [], capabilities: [{ id: "extra.cap", name: "extra", tools: [member] }] },
         { embed: false },
       );
-      const s = await tg.engine.snapshot("shape");
-      const view = await tg.engine.analytics("shape");
+      const s = await engineOf(tg).snapshot("shape");
+      const view = await engineOf(tg).analytics("shape");
       expect(s.capabilities.length).toBe(caps.length + 1);
       expect(view.analytics.hyperCapabilities.length).toBe(s.capabilities.length);
       expect(view.analytics.capabilityCluster.length).toBe(s.capabilities.length);

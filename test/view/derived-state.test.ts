@@ -9,7 +9,7 @@ import { demoTraces } from "../../src/demo/traces.ts";
 import { toolIoOf } from "../../src/jobs/dag.ts";
 import { nextStepModel } from "../../src/jobs/next-scoring.ts";
 import { globalSignal } from "../../src/jobs/search-scoring.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { DerivedState, derivedKey } from "../../src/view/derived.ts";
 import { pgliteBackend } from "../helpers/backends.ts";
 
@@ -63,14 +63,14 @@ describe("derived state of the graph snapshot", () => {
   });
 
   it("the same graph version reuses its derived state; a recorded execution (new version) gets fresh state", async () => {
-    const s = await tg.engine.snapshot(project);
-    const a = await tg.engine.analytics(project);
+    const s = await engineOf(tg).snapshot(project);
+    const a = await engineOf(tg).analytics(project);
     const model = nextStepModel(s, a);
     const global = globalSignal(s, a);
     const io = toolIoOf(s, 0);
     expect(nextStepModel(s, a)).toBe(model);
     expect(globalSignal(s, a)).toBe(global);
-    expect(await tg.engine.snapshot(project)).toBe(s);
+    expect(await engineOf(tg).snapshot(project)).toBe(s);
 
     const version = s.version;
     const [x, y] = [s.tools[0]!.id, s.tools[1]!.id];
@@ -80,10 +80,10 @@ describe("derived state of the graph snapshot", () => {
       success: true,
       steps: [{ tool: x }, { tool: y }],
     });
-    const patched = await tg.engine.snapshot(project);
+    const patched = await engineOf(tg).snapshot(project);
     expect(patched).toBe(s); // patched in place …
     expect(patched.version).toBe(version + 1); // … to a new graph version
-    const a2 = await tg.engine.analytics(project);
+    const a2 = await engineOf(tg).analytics(project);
     expect(a2.analytics).toBe(a.analytics); // stale analytics are still served (refreshed off the request path)
     const model2 = nextStepModel(patched, a2);
     expect(model2).not.toBe(model);
@@ -93,14 +93,14 @@ describe("derived state of the graph snapshot", () => {
   });
 
   it("a reload (another process's write) starts from empty derived state", async () => {
-    const s = await tg.engine.snapshot(project);
-    const a = await tg.engine.analytics(project);
+    const s = await engineOf(tg).snapshot(project);
+    const a = await engineOf(tg).analytics(project);
     const model = nextStepModel(s, a);
-    tg.engine.invalidate(project);
-    const fresh = await tg.engine.snapshot(project);
+    engineOf(tg).invalidate(project);
+    const fresh = await engineOf(tg).snapshot(project);
     expect(fresh).not.toBe(s);
     expect(fresh.version).toBe(s.version);
-    const a2 = await tg.engine.analytics(project);
+    const a2 = await engineOf(tg).analytics(project);
     expect(nextStepModel(fresh, a2)).not.toBe(model);
     expect(nextStepModel(s, a)).toBe(model); // the old view keeps its own until it is dropped
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { edgeWeight } from "../../algorithms/graph/csr.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { loadGraphSnapshot } from "../../src/view/load-snapshot.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
@@ -26,7 +26,7 @@ for (const backend of backends()) {
     });
 
     it("the CSR and the graphology graph agree edge for edge", async () => {
-      const s = await tg.engine.snapshot(project);
+      const s = await engineOf(tg).snapshot(project);
       // An independent implementation: a graphology graph built from the stored edges' CSR.
       const g = new Graph({ type: "directed", multi: false, allowSelfLoops: false });
       for (const t of s.tools) g.addNode(t.id);
@@ -45,7 +45,7 @@ for (const backend of backends()) {
     });
 
     it("patching a recorded execution in place equals a fresh load from the store", async () => {
-      const before = await tg.engine.snapshot(project);
+      const before = await engineOf(tg).snapshot(project);
       const patchesBefore = before.patchCount;
       await tg.recordExecution({
         id: "patch-1",
@@ -53,10 +53,10 @@ for (const backend of backends()) {
         success: true,
         steps: [{ tool: "git.status" }, { tool: "slack.post_message" }, { tool: "email.send", dependsOn: [1] }],
       });
-      const patched = await tg.engine.snapshot(project);
+      const patched = await engineOf(tg).snapshot(project);
       expect(patched).toBe(before); // same object, patched
       expect(patched.patchCount).toBe(patchesBefore + 1);
-      const fresh = await loadGraphSnapshot(tg.engine.db, project);
+      const fresh = await loadGraphSnapshot(engineOf(tg).db, project);
       expect(patched.version).toBe(fresh.version);
       const a = [...patched.edges()].map((e) => [e.from, e.to, e.weight, e.type, e.source, e.counts]).sort();
       const b = [...fresh.edges()].map((e) => [e.from, e.to, e.weight, e.type, e.source, e.counts]).sort();
@@ -67,7 +67,7 @@ for (const backend of backends()) {
     });
 
     it("edgeAt(u, v) is edge(id u, id v), and stays so across an in-place patch that adds an edge", async () => {
-      const s = await tg.engine.snapshot(project);
+      const s = await engineOf(tg).snapshot(project);
       const same = () => {
         for (const e of s.edges()) expect(s.edgeAt(s.index.get(e.from)!, s.index.get(e.to)!)).toBe(e);
       };
@@ -84,7 +84,7 @@ for (const backend of backends()) {
         success: true,
         steps: [{ tool: s.tools[u]!.id }, { tool: s.tools[v]!.id, dependsOn: [0] }],
       });
-      expect(await tg.engine.snapshot(project)).toBe(s); // patched in place
+      expect(await engineOf(tg).snapshot(project)).toBe(s); // patched in place
       expect(s.edgeAt(u, v)).toBeDefined();
       expect(s.edgeAt(u, v)).toBe(s.edge(s.tools[u]!.id, s.tools[v]!.id));
       same();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { loadExecutionHistory, loadExecutionSequences } from "../../src/store/reads.ts";
 import { appendToHistory, executionHistory, intentsOf, memoryRowsOf, recentSequences } from "../../src/view/history.ts";
 
@@ -37,10 +37,10 @@ describe("execution history, read once per version", () => {
   afterAll(() => tg.close());
 
   it("lists what the store's queries list: the memory's rows and the most recent sequences, ties included", async () => {
-    const rows = await executionHistory(tg.engine, "h");
-    expect(rows.map((r) => r.id)).toEqual((await loadExecutionHistory(tg.engine.db, "h")).map((r) => r.id));
+    const rows = await executionHistory(engineOf(tg), "h");
+    expect(rows.map((r) => r.id)).toEqual((await loadExecutionHistory(engineOf(tg).db, "h")).map((r) => r.id));
     for (const limit of [1, 2, 3, 7, 40, 100]) {
-      const want = await loadExecutionSequences(tg.engine.db, "h", limit);
+      const want = await loadExecutionSequences(engineOf(tg).db, "h", limit);
       expect(
         recentSequences(rows, limit).map((r) => ({
           id: r.id,
@@ -58,12 +58,12 @@ describe("execution history, read once per version", () => {
   });
 
   it("an import by this engine extends the history by the new executions only, equal to a full read", async () => {
-    const before = await executionHistory(tg.engine, "h");
+    const before = await executionHistory(engineOf(tg), "h");
     await tg.importTraces(Array.from({ length: 10 }, (_, k) => execution(40 + k)));
-    const after = await executionHistory(tg.engine, "h");
+    const after = await executionHistory(engineOf(tg), "h");
     expect(after).not.toBe(before);
     expect(before).toHaveLength(40);
-    expect(after).toEqual(await loadExecutionHistory(tg.engine.db, "h"));
+    expect(after).toEqual(await loadExecutionHistory(engineOf(tg).db, "h"));
     // The held rows are kept (the same objects): only the new executions were read.
     expect(after[0]).toBe(before[0]);
     expect(after.slice(0, 40)).toEqual(before);
@@ -75,16 +75,16 @@ describe("execution history, read once per version", () => {
       { ...execution(0, "a-early"), startedAt: new Date(T0 - 1000).toISOString() },
       execution(1, "a-early-2"),
     ]);
-    const rows = await executionHistory(tg.engine, "h");
-    expect(rows).toEqual(await loadExecutionHistory(tg.engine.db, "h"));
+    const rows = await executionHistory(engineOf(tg), "h");
+    expect(rows).toEqual(await loadExecutionHistory(engineOf(tg).db, "h"));
     expect(rows[0]!.id).toBe("a-early");
   });
 
   it("a version it did not see (or a gap) is read in full", async () => {
-    const v = (await tg.engine.snapshot("h")).version;
-    appendToHistory(tg.engine, "h", v + 5, ["nothing"]);
-    expect(tg.engine.histories.has("h")).toBe(false);
-    expect(await executionHistory(tg.engine, "h")).toEqual(await loadExecutionHistory(tg.engine.db, "h"));
+    const v = (await engineOf(tg).snapshot("h")).version;
+    appendToHistory(engineOf(tg), "h", v + 5, ["nothing"]);
+    expect(engineOf(tg).histories.has("h")).toBe(false);
+    expect(await executionHistory(engineOf(tg), "h")).toEqual(await loadExecutionHistory(engineOf(tg).db, "h"));
   });
 });
 
@@ -109,8 +109,8 @@ describe("a history larger than one read (10,000 step rows) and one insert (2,00
       const r = await tg.importTraces(many);
       expect(r.steps).toBe(10_505);
       expect((await tg.stats()).steps).toBe(10_505);
-      const rows = await executionHistory(tg.engine, "big");
-      const want = await loadExecutionSequences(tg.engine.db, "big", 5000);
+      const rows = await executionHistory(engineOf(tg), "big");
+      const want = await loadExecutionSequences(engineOf(tg).db, "big", 5000);
       expect(rows.reduce((n, e) => n + e.steps.length, 0)).toBe(10_505);
       expect(
         recentSequences(rows, 5000).map((e) => ({

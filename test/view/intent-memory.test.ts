@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { groupByText, memoryIndex, recallMemory } from "../../src/view/intent-memory.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
@@ -85,17 +85,17 @@ for (const backend of backends()) {
           steps: [{ tool: "mail.send", success: true }],
         },
       ]);
-      const mem = await memoryIndex(tg.engine, tg.project);
+      const mem = await memoryIndex(engineOf(tg), tg.project);
       expect(mem.rows.length).toBe(4);
       expect(mem.texts.length).toBe(2);
       expect(mem.bm25.n).toBe(2);
-      const [qv] = await tg.engine.queryEmbedder.embed(["ship my change"]);
-      const two = await recallMemory(tg.engine, tg.project, "ship my change", qv!, { k: 2 });
+      const [qv] = await engineOf(tg).queryEmbedder.embed(["ship my change"]);
+      const two = await recallMemory(engineOf(tg), tg.project, "ship my change", qv!, { k: 2 });
       expect(two.past.map((p) => p.executionId)).toEqual(["e3", "e2"]);
       expect(two.past[0]!.similarity).toBe(two.past[1]!.similarity);
-      const ana = await recallMemory(tg.engine, tg.project, "ship my change", qv!, { k: 2, user: "ana" });
+      const ana = await recallMemory(engineOf(tg), tg.project, "ship my change", qv!, { k: 2, user: "ana" });
       expect(ana.past.map((p) => p.executionId)).toEqual(["e3", "e1"]);
-      const excluded = await recallMemory(tg.engine, tg.project, "ship my change", qv!, {
+      const excluded = await recallMemory(engineOf(tg), tg.project, "ship my change", qv!, {
         k: 3,
         excludeIds: new Set(["e3"]),
       });

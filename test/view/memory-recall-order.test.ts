@@ -3,7 +3,7 @@ import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
 import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { dotInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { MEMORY_DEFAULTS, memoryIndex, recallMemory, semanticNeighbours } from "../../src/view/intent-memory.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
@@ -54,12 +54,12 @@ describe("recall neighbours = the full sort of the fused candidates", () => {
   });
 
   it("over 400 executions of 200 distinct intents, 60 queries, k ∈ {3, 20, 60}", async () => {
-    const mem = await memoryIndex(tg.engine, tg.project);
+    const mem = await memoryIndex(engineOf(tg), tg.project);
     const queries = Array.from(
       { length: 60 },
       (_, q) => `${WORDS[(q * 5) % WORDS.length]} ${WORDS[(q * 3 + 1) % WORDS.length]} item${q % 17}`,
     );
-    const vectors = await tg.engine.queryEmbedder.embed(queries);
+    const vectors = await engineOf(tg).queryEmbedder.embed(queries);
     let lazyCases = 0;
     for (let q = 0; q < queries.length; q++) {
       const qv = vectors[q]!;
@@ -85,7 +85,7 @@ describe("recall neighbours = the full sort of the fused candidates", () => {
             expected.push([mem.rows.ids[mem.members[m]!]!, sim]);
           if (expected.length >= k) break;
         }
-        const got = await recallMemory(tg.engine, tg.project, queries[q]!, qv, { k });
+        const got = await recallMemory(engineOf(tg), tg.project, queries[q]!, qv, { k });
         expect(got.past.map((p) => [p.executionId, p.similarity])).toStrictEqual(expected);
       }
     }

@@ -4,7 +4,7 @@
  * the context tools' graph neighbours joining the candidates.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import {
   chooseRouting,
   namespaceIndexFor,
@@ -66,8 +66,8 @@ for (const backend of backends()) {
     });
 
     it("namespaces come from the server field, else the id prefix", async () => {
-      const s = await tg.engine.snapshot(project);
-      const idx = await tg.engine.searchIndex(project);
+      const s = await engineOf(tg).snapshot(project);
+      const idx = await engineOf(tg).searchIndex(project);
       const index = namespaceIndexFor(s, idx);
       expect(index.groups.names.length).toBe(50);
       expect([...index.groups.names].sort()).toEqual(DOMAINS.map((_, i) => ns(i)).sort());
@@ -119,8 +119,8 @@ for (const backend of backends()) {
     });
 
     it("auto measures both routes from autoMinTools tools in enough namespaces, then keeps the measured one", async () => {
-      const s = await tg.engine.snapshot(project);
-      const idx = await tg.engine.searchIndex(project);
+      const s = await engineOf(tg).snapshot(project);
+      const idx = await engineOf(tg).searchIndex(project);
       const at = { autoMinTools: 1000, autoMinNamespaces: 50 };
       expect(chooseRouting("auto", s, idx, at)).toEqual({
         requested: "auto",
@@ -157,10 +157,10 @@ for (const backend of backends()) {
     });
 
     it("the context tools and their graph neighbours join the candidates", async () => {
-      const s = await tg.engine.snapshot(project);
-      const idx = await tg.engine.searchIndex(project);
+      const s = await engineOf(tg).snapshot(project);
+      const idx = await engineOf(tg).searchIndex(project);
       const index = namespaceIndexFor(s, idx);
-      const [qv] = await tg.engine.queryEmbedder.embed([`delete a folder in ${DOMAINS[30]}`]);
+      const [qv] = await engineOf(tg).queryEmbedder.embed([`delete a folder in ${DOMAINS[30]}`]);
       const neighbours = DOMAINS.slice(1).map((d) => s.index.get(`${d}.create_invoice`)!);
       const plain = routeQuery(s, index, `delete a folder in ${DOMAINS[30]}`, qv!, undefined);
       const inPlain = new Set(plain.restrictTo);

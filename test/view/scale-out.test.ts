@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../../src/demo/catalog.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { SKIP_SERVER, serverBackend } from "../helpers/backends.ts";
 
 describe.skipIf(SKIP_SERVER)("two instances on one PostgreSQL server", () => {
@@ -58,7 +58,7 @@ describe.skipIf(SKIP_SERVER)("two instances on one PostgreSQL server", () => {
       versionCheckMs: 250,
     });
     try {
-      const version = async () => (await frozen.engine.snapshot("shared")).version;
+      const version = async () => (await engineOf(frozen).snapshot("shared")).version;
       const before = await version();
       await a.recordExecution({
         id: "so-frozen",

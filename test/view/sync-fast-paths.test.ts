@@ -7,7 +7,7 @@ import { DEFAULTS as NEXT_DEFAULTS } from "../../algorithms/prediction/next-step
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { MARKOV_WEIGHTS, weightsFor, weightsNow } from "../../src/jobs/next.ts";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { cachedProjectConfigNow, fallbacksOf, projectFallbacks } from "../../src/view/filters.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
@@ -35,7 +35,7 @@ afterAll(async () => {
 
 describe("synchronous fast paths", () => {
   it("cachedSnapshot: the snapshot itself within versionCheckMs of its last check, undefined after", async () => {
-    const e = tg.engine;
+    const e = engineOf(tg);
     const s = await e.snapshot("demo");
     expect(e.cachedSnapshot("demo")).toBe(s);
     expect(e.cachedSnapshot("nobody")).toBeUndefined();
@@ -46,22 +46,22 @@ describe("synchronous fast paths", () => {
   });
 
   it("weightsNow and cachedProjectConfigNow: fixed modes at once, stored weights from a fresh configuration only", async () => {
-    const e = tg.engine;
-    expect(weightsNow(e, "demo", "markov")).toBe(MARKOV_WEIGHTS);
-    expect(weightsNow(e, "demo", "seed")).toBe(NEXT_DEFAULTS.weights);
+    const e = engineOf(tg);
+    expect(weightsNow(await e.view("demo"), "markov")).toBe(MARKOV_WEIGHTS);
+    expect(weightsNow(await e.view("demo"), "seed")).toBe(NEXT_DEFAULTS.weights);
     const fit = await tg.fitNextStepWeights();
-    const awaited = await weightsFor(e, "demo", "auto");
+    const awaited = await weightsFor(await e.view("demo"), "auto");
     expect(awaited).toEqual(fit.weights);
     expect(cachedProjectConfigNow(e, "demo")).toBeDefined();
-    expect(weightsNow(e, "demo", "auto")).toEqual(awaited);
-    expect(weightsNow(e, "demo", undefined)).toEqual(awaited);
+    expect(weightsNow(await e.view("demo"), "auto")).toEqual(awaited);
+    expect(weightsNow(await e.view("demo"), undefined)).toEqual(awaited);
     expect(fallbacksOf(cachedProjectConfigNow(e, "demo")!)).toEqual(await projectFallbacks(e, "demo"));
     expect(cachedProjectConfigNow(e, "elsewhere")).toBeUndefined();
-    expect(weightsNow(e, "elsewhere", "auto")).toBeUndefined();
+    expect(weightsNow(await e.view("elsewhere"), "auto")).toBeUndefined();
   });
 
   it("preparedNow: the memoised gate of an anonymous request after prepare, undefined for users, workflows and first requests", async () => {
-    const g = tg.engine.gatekeeper;
+    const g = engineOf(tg).gatekeeper;
     const req = { project: "demo", text: "", workflow: { steps: [{ tool: "git.status", success: true }], replans: 0 } };
     const fresh = { ...req, text: "a request never prepared before" };
     expect(g.preparedNow(fresh)).toBeUndefined();

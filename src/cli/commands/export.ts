@@ -23,13 +23,10 @@ export const exportCommand: Command = {
       throw new UsageError(
         `--format must be graphml or gexf, got ${format === undefined ? "nothing" : JSON.stringify(format)}`,
       );
-    const [{ toGEXF, toGraphML }, { graphView }] = await Promise.all([
-      import("../../formats/graph-xml.ts"),
-      import("../../view/graph-view.ts"),
-    ]);
+    const { toGEXF, toGraphML } = await import("../../formats/graph-xml.ts");
     const tg = await ctx.open();
     try {
-      const g = await graphView(tg.engine, tg.project);
+      const g = await tg.graph();
       const text = format === "gexf" ? toGEXF(g) : toGraphML(g);
       const out = ctx.values.out;
       if (typeof out === "string" && out !== "") {

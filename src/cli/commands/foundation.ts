@@ -70,8 +70,8 @@ export const migrateCommand: Command = {
   async run(ctx) {
     const tg = await ctx.open();
     try {
-      if (ctx.json) ctx.out(JSON.stringify({ ok: true, backend: tg.engine.conn.backend }));
-      else ctx.out(`migrations up to date (${tg.engine.conn.backend}: ${tg.engine.conn.location})`);
+      if (ctx.json) ctx.out(JSON.stringify({ ok: true, backend: tg.database().backend }));
+      else ctx.out(`migrations up to date (${tg.database().backend}: ${tg.database().location})`);
       return EXIT.ok;
     } finally {
       await tg.close();

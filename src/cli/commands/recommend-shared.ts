@@ -119,9 +119,8 @@ export async function withTg(
  * with a progress bar (rate, ETA) on a terminal instead of a silent wait; the stored batches make it resume.
  */
 export async function embedMissing(tg: Awaited<ReturnType<CommandContext["open"]>>): Promise<void> {
-  if ((await tg.engine.snapshot(tg.project)).n === 0) return;
   const progress = new Progress("embedding tool texts not embedded yet");
-  await tg.engine.searchIndex(tg.project, (d, t) => progress.update(d, t));
+  await tg.prepareSearch({ onProgress: (d, t) => progress.update(d, t) });
   progress.done();
 }
 

@@ -5,7 +5,7 @@ import { type Command, type CommandContext, EXIT, UsageError } from "../command.
 
 /** One stderr line when the server started without its database (its requests get 503 until it answers). */
 function reportUnreachableAtOpen(ctx: CommandContext, tg: Toolgraph, command: string): void {
-  const e = tg.engine.conn.unreachableAtOpen;
+  const e = tg.database().unreachableAtOpen;
   const meanwhile =
     command === "mcp"
       ? "tool calls get isError database-unreachable"
@@ -61,7 +61,7 @@ export const serveCommand: Command = {
     // On an embedded data directory, the CLI's commands come here instead of failing on its lock: the server
     // says where it listens, with a local token, in the directory (src/cli/server-file.ts).
     const serverFile =
-      tg.engine.conn.backend === "pglite" && tg.engine.conn.location !== "memory://"
+      tg.database().backend === "pglite" && tg.database().location !== "memory://"
         ? await import("../server-file.ts")
         : undefined;
     const localToken = serverFile?.newLocalToken();
@@ -77,9 +77,9 @@ export const serveCommand: Command = {
         defaultProject: tg.project,
         onListening: (a) => {
           if (serverFile && localToken)
-            removeServerFile = serverFile.writeServerFile(tg.engine.conn.location, a.url, localToken);
+            removeServerFile = serverFile.writeServerFile(tg.database().location, a.url, localToken);
           if (ctx.json) ctx.out(JSON.stringify({ listening: a.url, pid: process.pid }));
-          else ctx.err(`toolgraph: listening on ${a.url} (project ${tg.project}, ${tg.engine.conn.backend})`);
+          else ctx.err(`toolgraph: listening on ${a.url} (project ${tg.project}, ${tg.database().backend})`);
         },
       });
     } catch (err) {

@@ -5,16 +5,15 @@
 
 import { judgeAnswer, liveMetrics } from "../../jobs/live-metrics.ts";
 import type { Toolgraph } from "../../library/toolgraph.ts";
-import { joinedRecommendations } from "../../store/recommendations.ts";
-import { type GraphView, graphView } from "../../view/graph-view.ts";
+import type { GraphView } from "../../view/graph-view.ts";
 
 export function consoleGraph(tg: Toolgraph, project: string): Promise<GraphView> {
-  return graphView(tg.engine, project);
+  return tg.graph({ project });
 }
 
 /** A tool's neighbours (out and in, with edge type and quality), its use statistics and next-step suggestions. */
 export async function consoleTool(tg: Toolgraph, project: string, id: string) {
-  const g = await graphView(tg.engine, project);
+  const g = await tg.graph({ project });
   const node = g.nodes.find((n) => n.id === id);
   if (!node) return undefined;
   const out = g.edges.filter((e) => e.from === id).sort((a, b) => b.weight - a.weight);
@@ -51,11 +50,11 @@ export async function consoleTool(tg: Toolgraph, project: string, id: string) {
 /** Answers per job, acceptance and precision of accepted answers over time, live risk–coverage, per-tool use. */
 export async function consoleDashboard(tg: Toolgraph, project: string, opts: { days: number; now: number }) {
   await tg.recommendations.flush();
-  const rows = await joinedRecommendations(tg.engine.db, project, {
+  const rows = await tg.recommendations.joined(project, {
     since: new Date(opts.now - opts.days * 86_400_000),
   });
   const metrics = liveMetrics(rows, { bucketMs: opts.days > 2 ? 86_400_000 : 3_600_000 });
-  const g = await graphView(tg.engine, project);
+  const g = await tg.graph({ project });
   const tools = g.nodes
     .filter((n) => n.executions > 0)
     .sort((a, b) => b.executions - a.executions || a.id.localeCompare(b.id))

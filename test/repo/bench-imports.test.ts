@@ -1,0 +1,164 @@
+/**
+ * The bench measures the package as a user gets it: a bench file imports the package's public API
+ * (src/index.ts and the subpath exports declared in package.json), `algorithms/`, and other bench files —
+ * not the internals of src/ and not the tests' helpers. Imports that still reach further are listed below
+ * with the file that makes them; the list may only shrink (the test fails on a new one, and on an entry that
+ * no longer occurs). Type-only imports count too: they tie the bench to an internal shape.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((e) => {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) return e === "node_modules" || e === "data" ? [] : files(p);
+    return /\.(ts|mts|mjs|js)$/.test(e) && !e.endsWith(".d.ts") ? [p] : [];
+  });
+}
+
+/** Every relative import of a file (static, type-only, re-export, dynamic), as repo paths. */
+function importsOf(file: string, text: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  const re = /\bfrom\s+["'](\.[^"']+)["']|\bimport\s*\(?\s*["'](\.[^"']+)["']/g;
+  const out: string[] = [];
+  for (let m = re.exec(code); m !== null; m = re.exec(code))
+    out.push(relative(ROOT, resolve(dirname(file), (m[1] ?? m[2])!.replace(/\.js$/, ".ts"))));
+  return out;
+}
+
+/** src/index.ts and the source of every subpath export of package.json ("./dist/src/x.js" → "src/x.ts"). */
+function publicEntries(): Set<string> {
+  const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    exports: Record<string, string | { import?: string }>;
+  };
+  const out = new Set<string>(["src/index.ts"]);
+  for (const target of Object.values(pkg.exports)) {
+    const js = typeof target === "string" ? target : target.import;
+    if (js?.startsWith("./dist/src/")) out.add(js.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts"));
+  }
+  return out;
+}
+
+/** Imports of internals that remain, as "bench file → imported file"; may only shrink. */
+const KNOWN = new Set<string>([
+  "bench/accuracy.ts → src/formats/schemas.ts",
+  "bench/dag-default.ts → src/jobs/dag.ts",
+  "bench/dag-default.ts → src/library/toolgraph.ts",
+  "bench/data-flow-worst-case.ts → src/gateway/data-flow.ts",
+  "bench/embedding-pool-workers.ts → src/embeddings/worker-pool.ts",
+  "bench/embedding-pool.ts → src/embeddings/worker-pool.ts",
+  "bench/embedding-pool.ts → src/library/toolgraph.ts",
+  "bench/embedding-throughput.ts → src/library/toolgraph.ts",
+  "bench/embedding-throughput.ts → src/view/search-index.ts",
+  "bench/fault-injection.ts → src/library/toolgraph.ts",
+  "bench/fault-injection.ts → test/helpers/fault-load.ts",
+  "bench/fault-injection.ts → test/helpers/pg-cluster.ts",
+  "bench/gateway-first-answer.ts → src/gateway/config.ts",
+  "bench/gateway-first-answer.ts → src/gateway/gateway.ts",
+  "bench/gateway.ts → src/gateway/config.ts",
+  "bench/gateway.ts → src/gateway/gateway.ts",
+  "bench/harness.ts → src/jobs/capabilities.ts",
+  "bench/harness.ts → src/jobs/dag.ts",
+  "bench/harness.ts → src/jobs/fit-calibration.ts",
+  "bench/harness.ts → src/jobs/fit-search-weights.ts",
+  "bench/harness.ts → src/jobs/next-scoring.ts",
+  "bench/harness.ts → src/jobs/next.ts",
+  "bench/harness.ts → src/jobs/search-scoring.ts",
+  "bench/harness.ts → src/library/toolgraph.ts",
+  "bench/harness.ts → src/store/reads.ts",
+  "bench/harness.ts → src/view/intent-memory.ts",
+  "bench/ingest.ts → src/library/toolgraph.ts",
+  "bench/job-overhead.ts → src/jobs/dag.ts",
+  "bench/job-overhead.ts → src/jobs/fit-search-weights.ts",
+  "bench/job-overhead.ts → src/jobs/next-scoring.ts",
+  "bench/job-overhead.ts → src/jobs/next.ts",
+  "bench/job-overhead.ts → src/jobs/search-scoring.ts",
+  "bench/job-overhead.ts → src/library/toolgraph.ts",
+  "bench/job-overhead.ts → src/view/intent-memory.ts",
+  "bench/job-overhead.ts → src/view/patterns.ts",
+  "bench/job-overhead.ts → src/view/search-index.ts",
+  "bench/latency.ts → src/jobs/dag.ts",
+  "bench/latency.ts → src/jobs/next-scoring.ts",
+  "bench/latency.ts → src/library/toolgraph.ts",
+  "bench/latency.ts → src/view/intent-memory.ts",
+  "bench/load.ts → src/demo/catalog.ts",
+  "bench/load.ts → src/demo/traces.ts",
+  "bench/lock-race.ts → src/cli/main.ts",
+  "bench/lock-race.ts → src/library/toolgraph.ts",
+  "bench/lock-race.ts → test/store/racers/spawn.ts",
+  "bench/log-retention.ts → src/demo/catalog.ts",
+  "bench/log-retention.ts → src/demo/traces.ts",
+  "bench/log-retention.ts → src/jobs/recommendation-log.ts",
+  "bench/log-retention.ts → src/library/toolgraph.ts",
+  "bench/log-retention.ts → src/store/connection.ts",
+  "bench/log-retention.ts → src/store/recommendations.ts",
+  "bench/memory.ts → src/library/toolgraph.ts",
+  "bench/memory.ts → src/view/intent-memory.ts",
+  "bench/pattern-worst-case.ts → src/formats/schemas.ts",
+  "bench/pattern-worst-case.ts → src/store/reads.ts",
+  "bench/pattern-worst-case.ts → src/view/graph-snapshot.ts",
+  "bench/pattern-worst-case.ts → src/view/patterns.ts",
+  "bench/recommendation-log.ts → src/demo/catalog.ts",
+  "bench/recommendation-log.ts → src/demo/traces.ts",
+  "bench/recommendation-log.ts → src/library/toolgraph.ts",
+  "bench/recommendation-log.ts → src/store/connection.ts",
+  "bench/recommendation-log.ts → src/store/recommendations.ts",
+  "bench/resource-signals.ts → src/gate/resource-monitor.ts",
+  "bench/routing.ts → src/jobs/fit-search-weights.ts",
+  "bench/routing.ts → src/jobs/search-scoring.ts",
+  "bench/routing.ts → src/library/toolgraph.ts",
+  "bench/routing.ts → src/view/intent-memory.ts",
+  "bench/routing.ts → src/view/namespace-index.ts",
+  "bench/search-weight-fitting.ts → src/jobs/fit-search-weights.ts",
+  "bench/search-weight-fitting.ts → src/jobs/search-scoring.ts",
+  "bench/search-weight-fitting.ts → src/library/toolgraph.ts",
+  "bench/search-weight-fitting.ts → src/view/intent-memory.ts",
+  "bench/similar-task-floor.ts → src/demo/catalog.ts",
+  "bench/similar-task-floor.ts → src/demo/traces.ts",
+  "bench/similar-task-floor.ts → src/library/toolgraph.ts",
+  "bench/similar-task-floor.ts → src/view/intent-memory.ts",
+  "bench/token-savings.ts → src/demo/catalog.ts",
+  "bench/token-savings.ts → src/demo/traces.ts",
+]);
+
+const PUBLIC = publicEntries();
+const REACHING = files(join(ROOT, "bench")).flatMap((f) => {
+  const from = relative(ROOT, f);
+  return [
+    ...new Set(
+      importsOf(f, readFileSync(f, "utf8")).filter(
+        (t) => t.startsWith("test/") || (t.startsWith("src/") && !PUBLIC.has(t)),
+      ),
+    ),
+  ].map((t) => `${from} → ${t}`);
+});
+
+describe("bench imports", () => {
+  it("the public entries are the package's index and its declared subpath exports", () => {
+    expect(PUBLIC.has("src/index.ts")).toBe(true);
+    expect(PUBLIC.has("src/adapters/anthropic.ts")).toBe(true);
+  });
+
+  it("no bench file imports src/ internals or test/ helpers beyond the listed ones", () => {
+    expect(REACHING.filter((x) => !KNOWN.has(x)).sort()).toEqual([]);
+  });
+
+  it("every listed one still occurs (the list only shrinks)", () => {
+    expect([...KNOWN].filter((x) => !REACHING.includes(x))).toEqual([]);
+  });
+
+  it("the import reader sees every kind of import", () => {
+    const f = join(ROOT, "bench/x.ts");
+    const text = [
+      'import { a } from "../src/index.ts";',
+      'import type { B } from "../src/view/engine.ts";',
+      'export { c } from "./lib/c.ts";',
+      'const d = await import("../test/helpers/d.ts");',
+      '// import { e } from "../src/e.ts";',
+    ].join("\n");
+    expect(importsOf(f, text)).toEqual(["src/index.ts", "src/view/engine.ts", "bench/lib/c.ts", "test/helpers/d.ts"]);
+  });
+});
