@@ -5,7 +5,7 @@
  * and got the one a concurrent search had started loading before the retirement.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 let tg: Toolgraph;
 const tool = (id: string) => ({ id, name: id, description: `the ${id} tool`, inputSchema: { type: "object" } });
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 describe("snapshot loads and invalidation", () => {
   it("a load started before an invalidation neither answers nor is cached after it", async () => {
-    const e = tg.engine;
+    const e = engineOf(tg);
     e.invalidate("inv");
     const first = e.snapshot("inv"); // in flight
     e.invalidate("inv"); // a write happened meanwhile
@@ -32,14 +32,14 @@ describe("snapshot loads and invalidation", () => {
   });
 
   it("two reads within one generation share one load", async () => {
-    const e = tg.engine;
+    const e = engineOf(tg);
     e.invalidate("inv");
     const [s1, s2] = await Promise.all([e.snapshot("inv"), e.snapshot("inv")]);
     expect(s2).toBe(s1);
   });
 
   it("a catalog write during an in-flight load is seen by the next read", async () => {
-    const e = tg.engine;
+    const e = engineOf(tg);
     e.invalidate("inv");
     const stale = e.snapshot("inv");
     await tg.importCatalog({ tools: [tool("a.three")] }); // invalidates on its own
