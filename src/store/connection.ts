@@ -15,14 +15,13 @@
  * the message says (writes are idempotent by id, so retrying is safe). New clients are created on demand,
  * so the process recovers by itself once the server answers again.
  */
-import { createPgConfig } from "@electric-sql/pglite/node-postgres";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { ToolgraphError } from "../contract/errors.ts";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
 import { resolveDatabaseUrl, resolveHome } from "./locations.ts";
 import { migrateToLatest } from "./migrate.ts";
-import { openPGlite } from "./pglite-template.ts";
+import { openEmbedded } from "./pglite-worker.ts";
 import { preparingPool } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
@@ -292,11 +291,12 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
     let lock: DataDirLock | undefined;
     if (home !== "memory://") lock = await acquireDataDirLock(home);
     try {
-      // A new database starts from a cached template instead of initdb (src/store/pglite-template.ts).
-      const pglite = await openPGlite(home);
-      // One connection (the adapter's poolSize); a request waits for it at most connectTimeoutMs.
+      // A new database starts from a cached template instead of initdb (src/store/pglite-template.ts), on a
+      // worker thread unless TOOLGRAPH_PGLITE_THREAD=main (src/store/pglite-worker.ts).
+      const pglite = await openEmbedded(home);
+      // One connection (PGlite is one session); a request waits for it at most connectTimeoutMs.
       const pool = new pg.Pool({
-        ...(createPgConfig(pglite) as unknown as pg.PoolConfig),
+        ...pglite.poolConfig(),
         connectionTimeoutMillis: timeouts.connectTimeoutMs * CONNECT_BACKSTOP_FACTOR,
       });
       const onError = options.onConnectionError ?? defaultErrorLog();
