@@ -21,7 +21,7 @@ import { ToolgraphError } from "../contract/errors.ts";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
 import { resolveDatabaseUrl, resolveHome } from "./locations.ts";
 import { migrateToLatest } from "./migrate.ts";
-import { openEmbedded } from "./pglite-worker.ts";
+import { type EmbeddedDatabase, openEmbedded } from "./pglite-worker.ts";
 import { preparingPool } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
@@ -177,6 +177,8 @@ export interface Connection {
   readonly location: string;
   /** Set when the server could not be reached at open (openWhenUnreachable): what failed. */
   readonly unreachableAtOpen?: Error | undefined;
+  /** The embedded database's handle (its worker thread), for tests that stop it. */
+  readonly embedded?: EmbeddedDatabase | undefined;
   close(): Promise<void>;
 }
 
@@ -312,6 +314,7 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
         db,
         backend: "pglite",
         location: home,
+        embedded: pglite,
         close: async () => {
           if (closed) return;
           closed = true;

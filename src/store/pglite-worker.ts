@@ -170,7 +170,10 @@ class WorkerSocket extends Duplex {
   override _read(): void {}
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    if (this.life.dead) return cb(this.life.dead);
+    if (this.life.dead) {
+      cb(this.life.dead);
+      return;
+    }
     this.#pending.push(chunk);
     // The messages written in one tick (parse, bind, describe, execute, sync) go in one post.
     if (!this.#scheduled) {
