@@ -23,9 +23,12 @@ interface Conn {
   rest: Uint8Array | undefined;
 }
 
+/** This thread's database and the state of each connection's bytes (one thread, one database). */
+interface Serving {
+  pglite: PGlite | undefined;
+  conns: Map<number, Conn>;
+}
 const port = parentPort!;
-const conns = new Map<number, Conn>();
-let pglite: PGlite | undefined;
 
 /** The length of the whole messages at the start of `buf` (the first one a startup packet when `startup`). */
 function wholeLength(buf: Uint8Array, startup: boolean): number {
@@ -50,7 +53,7 @@ function own(bytes: Uint8Array): ArrayBuffer {
   return bytes.slice().buffer as ArrayBuffer;
 }
 
-async function data(id: number, buf: ArrayBuffer): Promise<void> {
+async function data({ pglite, conns }: Serving, id: number, buf: ArrayBuffer): Promise<void> {
   let conn = conns.get(id);
   if (!conn) {
     conn = { started: false, rest: undefined };
@@ -90,41 +93,46 @@ async function data(id: number, buf: ArrayBuffer): Promise<void> {
   port.postMessage({ type: "data", id, buf: reply }, [reply]);
 }
 
-async function end(id: number): Promise<void> {
+async function end({ pglite, conns }: Serving, id: number): Promise<void> {
   conns.delete(id);
   // A connection cut inside a transaction leaves the one session in it: the next connection starts clean.
   if (pglite?.isInTransaction()) await pglite.exec("ROLLBACK").catch(() => {});
 }
 
-const opened = openPGlite((workerData as { home: string }).home).then(
-  (p) => {
-    pglite = p;
-    port.postMessage({ type: "ready" });
-  },
-  (err: unknown) => {
-    port.postMessage({ type: "open-failed", message: err instanceof Error ? err.message : String(err) });
-  },
-);
-
-let chain: Promise<void> = opened;
-port.on("message", (m: In) => {
-  chain = chain.then(async () => {
-    if (m.type === "close") {
-      await pglite?.close().catch(() => {});
-      pglite = undefined;
-      port.postMessage({ type: "closed" });
-      return;
-    }
-    if (!pglite) {
-      if (m.type === "data") port.postMessage({ type: "error", id: m.id, message: "the embedded database is closed" });
-      return;
-    }
-    if (m.type === "end") return end(m.id);
-    try {
-      await data(m.id, m.buf);
-    } catch (err) {
-      conns.delete(m.id);
-      port.postMessage({ type: "error", id: m.id, message: err instanceof Error ? err.message : String(err) });
-    }
+function serve(home: string): void {
+  const st: Serving = { pglite: undefined, conns: new Map() };
+  const opened = openPGlite(home).then(
+    (p) => {
+      st.pglite = p;
+      port.postMessage({ type: "ready" });
+    },
+    (err: unknown) => {
+      port.postMessage({ type: "open-failed", message: err instanceof Error ? err.message : String(err) });
+    },
+  );
+  let chain: Promise<void> = opened;
+  port.on("message", (m: In) => {
+    chain = chain.then(async () => {
+      if (m.type === "close") {
+        await st.pglite?.close().catch(() => {});
+        st.pglite = undefined;
+        port.postMessage({ type: "closed" });
+        return;
+      }
+      if (!st.pglite) {
+        if (m.type === "data")
+          port.postMessage({ type: "error", id: m.id, message: "the embedded database is closed" });
+        return;
+      }
+      if (m.type === "end") return end(st, m.id);
+      try {
+        await data(st, m.id, m.buf);
+      } catch (err) {
+        st.conns.delete(m.id);
+        port.postMessage({ type: "error", id: m.id, message: err instanceof Error ? err.message : String(err) });
+      }
+    });
   });
-});
+}
+
+serve((workerData as { home: string }).home);
