@@ -30,6 +30,10 @@ import { applyCaps, dagOver } from "./dag.ts";
 import { describeDag } from "./dag-explain.ts";
 import { defineJob } from "./job.ts";
 import { rankedSearchItems, rankSearch } from "./search.ts";
+import { exclusionOf, maskOptions, type ToolMask } from "./tool-mask.ts";
+
+/** The plan's library-only options: the DAG's graph and a mask of denied tools. */
+const planOptions = dagOptions.extend(maskOptions.shape);
 
 /** Fused similarity above which the best past execution supplies the plan's main tools. */
 export const PLAN_MEMORY_SIMILARITY = 0.6;
@@ -37,7 +41,7 @@ export const PLAN_MEMORY_SIMILARITY = 0.6;
 export async function runPlan(
   engine: Engine,
   project: string,
-  req: PlanRequest & { graph?: DagGraph; closureDepth?: number },
+  req: PlanRequest & { graph?: DagGraph; closureDepth?: number; deny?: ToolMask | undefined },
 ) {
   const t0 = performance.now();
   const s = engine.cachedSnapshot(project) ?? (await engine.snapshot(project));
@@ -49,6 +53,7 @@ export async function runPlan(
       intent: req.intent,
       limit: Math.max(limit, 10),
       exclude: req.exclude,
+      deny: req.deny,
       excludeSafetyTags: req.excludeSafetyTags,
       user: req.user,
       environment: req.environment,
@@ -60,7 +65,7 @@ export async function runPlan(
   const found = { results: rankedSearchItems(engine, ranking) };
   const mem = ranking.memory;
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
-  const excluded = new Set(req.exclude ?? []);
+  const excluded = exclusionOf(req);
   const allowed = (tool: string) => s.index.has(tool) && !excluded.has(tool) && !unsafe(s.index.get(tool)!);
   // The capabilities job's own answer for the intent: its top match when the gate did not abstain on it. The
   // workflow goes without its id: the plan's own gate records the request on the workflow's timeline, once.
@@ -239,7 +244,7 @@ export async function runPlan(
 export const planJob = defineJob({
   request: planRequest,
   result: RESULT_SCHEMAS.plan,
-  libraryOptions: dagOptions,
+  libraryOptions: planOptions,
   answerKey: "runPlan",
   run: (ctx, req) => runPlan(ctx.engine, ctx.project, req),
 });
