@@ -70,8 +70,8 @@ export interface ConnectionOptions {
   connectTimeoutMs?: number | undefined;
   /**
    * PostgreSQL's `statement_timeout` on every pooled connection (ms; 0 = none); the client abandons a
-   * statement still unanswered `statementGraceMs` later. Not applied to the embedded database, whose
-   * statements run on this process's thread. Default TOOLGRAPH_DB_STATEMENT_TIMEOUT_MS, else 30 000.
+   * statement still unanswered `statementGraceMs` later. Not applied to the embedded database (its one
+   * session, on its own thread: src/store/pglite-worker.ts, has no server to enforce it). Default TOOLGRAPH_DB_STATEMENT_TIMEOUT_MS, else 30 000.
    */
   statementTimeoutMs?: number | undefined;
   /** PostgreSQL's `idle_in_transaction_session_timeout` on every pooled connection (ms; 0 = none). Default 60 000. */

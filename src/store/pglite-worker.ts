@@ -11,8 +11,8 @@
  * - The data directory's lock stays with this process (data-dir-lock.ts); the worker only opens it.
  * - Crash: a worker that dies (an abort in the WebAssembly, an uncaught error, terminate) ends every open
  *   connection with an ECONNRESET error, which the resilient pool reports as database-unreachable; the next
- *   connection starts a new worker on the same directory. An in-memory database died with its worker:
- *   every later connection fails the same way.
+ *   worker on the same directory starts at once (a connection meanwhile waits for it, within its connect
+ *   timeout). An in-memory database died with its worker: every later connection fails the same way.
  * - The worker keeps the process alive only while a reply is awaited (or it opens or closes).
  * - TOOLGRAPH_PGLITE_THREAD=main runs PGlite on this thread instead, through PGlite's own node-postgres
  *   adapter (the previous default, kept to measure against and as a way out).
@@ -56,11 +56,15 @@ class Life {
   #awaited = 0;
   #closed: (() => void) | undefined;
 
+  /** Called once when the worker dies after it had opened the database (not when it is closed). */
+  onCrash: (() => void) | undefined;
+
   constructor(home: string) {
     this.worker = spawn(home);
     this.worker.unref();
     this.hold();
     let settle!: (err?: Error) => void;
+    let opened = false;
     this.ready = new Promise<void>((resolve, reject) => {
       settle = (err) => (err ? reject(err) : resolve());
     });
@@ -68,11 +72,13 @@ class Life {
     this.worker.on("message", (m: Reply) => {
       if (m.type === "ready") {
         this.release();
+        opened = true;
         settle();
       } else if (m.type === "open-failed") {
         this.release();
-        this.die(new Error(m.message));
-        settle(this.dead);
+        // Connections waiting on a new worker fail as unreachable; the first open fails with PGlite's message.
+        this.die(lost(m.message));
+        settle(new Error(m.message));
       } else if (m.type === "data") {
         this.release();
         this.sockets.get(m.id)?.receive(Buffer.from(m.buf));
@@ -84,8 +90,10 @@ class Life {
       }
     });
     const crash = (err: Error) => {
+      const was = this.dead;
       this.die(lost(err.message));
       settle(this.dead);
+      if (!was && opened) this.onCrash?.();
     };
     this.worker.on("error", crash);
     this.worker.on("exit", (code) => crash(new Error(`exit code ${code}`)));
@@ -233,6 +241,19 @@ export class PGliteWorker {
     life: Life,
   ) {
     this.#life = life;
+    this.#watch(life);
+  }
+
+  #restart(): void {
+    this.#life = new Life(this.home);
+    this.#watch(this.#life);
+  }
+
+  /** After a crash a data directory starts opening again at once, so the next connection waits the least. */
+  #watch(life: Life): void {
+    life.onCrash = () => {
+      if (!this.#closed && this.home !== "memory://" && this.#life === life) this.#restart();
+    };
   }
 
   /** Opens the database for `home` (a data directory, or `memory://`) in a new worker. */
@@ -254,7 +275,7 @@ export class PGliteWorker {
 
   /** A new connection's stream; after a crash, a data directory is opened again by a new worker. */
   connect(): Duplex {
-    if (this.#life.dead && !this.#closed && this.home !== "memory://") this.#life = new Life(this.home);
+    if (this.#life.dead && !this.#closed && this.home !== "memory://") this.#restart();
     return new WorkerSocket(this.#life, this.#nextId++);
   }
 
