@@ -10,7 +10,7 @@
  *   transaction leaves no transaction open for the next.
  * - The data directory's lock stays with this process (data-dir-lock.ts); the worker only opens it.
  * - Crash: a worker that dies (an abort in the WebAssembly, an uncaught error, terminate) ends every open
- *   connection with an ECONNRESET error, which the resilient pool reports as database-unreachable; the next
+ *   connection with an ECONNRESET error, which the resilient pool reports as database-unreachable; a new
  *   worker on the same directory starts at once (a connection meanwhile waits for it, within its connect
  *   timeout). An in-memory database died with its worker: every later connection fails the same way.
  * - The worker keeps the process alive only while a reply is awaited (or it opens or closes).
