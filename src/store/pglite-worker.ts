@@ -19,10 +19,8 @@
  */
 import { Duplex } from "node:stream";
 import { Worker } from "node:worker_threads";
-import { createPgConfig } from "@electric-sql/pglite/node-postgres";
 import type pg from "pg";
 import { ToolgraphError } from "../contract/errors.ts";
-import { openPGlite } from "./pglite-template.ts";
 
 type Reply =
   | { type: "ready" }
@@ -318,6 +316,11 @@ export function embeddedThread(env: NodeJS.ProcessEnv = process.env): "worker" |
 /** Opens the embedded database for `home` on the thread TOOLGRAPH_PGLITE_THREAD names. */
 export async function openEmbedded(home: string, env: NodeJS.ProcessEnv = process.env): Promise<EmbeddedDatabase> {
   if (embeddedThread(env) === "worker") return PGliteWorker.open(home);
+  // Loaded only here: with the worker, PGlite's code is loaded by the worker alone.
+  const [{ openPGlite }, { createPgConfig }] = await Promise.all([
+    import("./pglite-template.ts"),
+    import("@electric-sql/pglite/node-postgres"),
+  ]);
   const pglite = await openPGlite(home, env);
   return {
     poolConfig: () => createPgConfig(pglite) as unknown as pg.PoolConfig,
