@@ -16,8 +16,9 @@
  * until the renamed tools are searchable and their index is built, with a search about every 500 ms (its latency
  * and whether it was degraded).
  *
- * The embedded database runs in the process (PGlite, WebAssembly on the event loop); with `--database URL` the
- * arms use a PostgreSQL server instead, each with a new project, which shows what is the embedded database's.
+ * The embedded database runs in the process (PGlite, on its own worker thread; TOOLGRAPH_PGLITE_THREAD=main puts it
+ * on the event loop's thread to compare); with `--database URL` the arms use a PostgreSQL server instead, each with
+ * a new project, which shows what is the embedded database's.
  *
  *   npx tsx bench/gateway-first-answer.ts [--tools 3000] [--embeddings use-lite] [--database postgres://…]
  */

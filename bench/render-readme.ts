@@ -48,6 +48,11 @@ const KNOWN: { match: RegExp; title: string; command?: string }[] = [
   { match: /^suite-under-load$/, title: "The test suite on a busy machine" },
   { match: /^gateway-first-answer$/, title: "Gateway: time to the first answer on a fresh home" },
   {
+    match: /^embedded-loop-delay-/,
+    title: "Event loop during HTTP catalog imports (embedded database on a worker or the main thread)",
+    command: "TOOLGRAPH_PGLITE_THREAD=worker|main npx tsx bench/embedded-loop-delay.ts",
+  },
+  {
     match: /^package$/,
     title: "Package size",
     command: "CONSUMER_REPORT=bench/results/package.json test/package/consumer-check.sh",
@@ -210,7 +215,8 @@ export const TOPICS: { id: string; question: string; match: RegExp }[] = [
   {
     id: "reliability",
     question: "What survives database faults, load and hostile input?",
-    match: /^(fault-injection|pattern-worst-case|data-flow|suite-under-load|load$|suspicious|log-retention)/,
+    match:
+      /^(fault-injection|pattern-worst-case|data-flow|suite-under-load|load$|suspicious|log-retention|embedded-loop)/,
   },
   {
     id: "gateway",

@@ -94,6 +94,30 @@ export {
 
 /** Builds the two-stage index over n × d row-major unit vectors. O(n · D log D). */
 export function buildVectorIndex(vectors: Float32Array, d: number, options: VectorIndexOptions = {}): VectorIndex {
+  const steps = buildVectorIndexSteps(vectors, d, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Rows of the coding pass between two pauses of buildVectorIndexSteps. */
+export const BUILD_ROWS_PER_STEP = 64;
+
+/**
+ * buildVectorIndex as a generator that pauses (yields the rows coded so far) after the mean and after every
+ * `rowsPerStep` rows of the coding pass, so a caller can return to its event loop between steps; the index
+ * is the generator's return value, identical to buildVectorIndex's (same work in the same order). The IVF
+ * stage (n ≥ ivfFrom) is one step.
+ */
+export function* buildVectorIndexSteps(
+  vectors: Float32Array,
+  d: number,
+  options: VectorIndexOptions = {},
+  rowsPerStep: number = BUILD_ROWS_PER_STEP,
+): Generator<number, VectorIndex, void> {
+  if (!(Number.isInteger(rowsPerStep) && rowsPerStep >= 1))
+    throw new SearchError(MODULE, "bad-rows-per-step", `rowsPerStep must be an integer ≥ 1, got ${rowsPerStep}`);
   const n = checkMatrix(vectors, d);
   const rounds = options.rounds ?? DEFAULTS.rounds;
   if (!Number.isInteger(rounds) || rounds < 1)
@@ -109,6 +133,7 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
     for (let j = 0; j < d; j++) mean[j]! += vectors[o + j]!;
   }
   if (n > 0) for (let j = 0; j < d; j++) mean[j]! /= n;
+  yield 0;
 
   const signs = new Float64Array(rounds * D);
   for (let i = 0; i < signs.length; i++) signs[i] = rng() < 0.5 ? -1 : 1;
@@ -145,7 +170,9 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
       codes[co + w] = word >>> 0;
     }
     scales[i] = l1 / D;
+    if ((i + 1) % rowsPerStep === 0 && i + 1 < n) yield i + 1;
   }
+  yield n;
   const prefixWords = Math.min(DEFAULTS.prefilterWords, words);
   const prefixCodes = new Uint32Array(n * prefixWords);
   for (let i = 0; i < n; i++) prefixCodes.set(codes.subarray(i * words, i * words + prefixWords), i * prefixWords);

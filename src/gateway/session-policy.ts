@@ -3,21 +3,20 @@
  * applied to one session on top of the gateway's `policy`. The gateway's policy keeps tools out of the shared
  * catalog; a session's policy cannot (other sessions share the catalog), so it applies to what the session
  * sees and calls:
- *   - search_tools, suggest_next_tool and plan_workflow get the denied tools in their `exclude` (so a plan is
- *     built without them, not cut afterwards), up to the request's bound of ids;
+ *   - search_tools, suggest_next_tool and plan_workflow get the denied tools as a mask (src/jobs/tool-mask.ts)
+ *     that the scorers skip, however many they are, so an answer still has its `limit` of allowed items and a
+ *     plan is built without them, not cut afterwards;
  *   - every answer of the gateway's own tools is then filtered: an array item naming a denied tool (a string
  *     id, or an object whose `tool`, `from` or `to` is one) is removed, so a denied tool never appears;
  *   - call_tool refuses a denied tool with the reason, and `expose` never lists one.
  * Reasons and the choice: docs/decisions/gateway-trust.md.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ToolMask } from "../jobs/tool-mask.ts";
 import { safetyTagsOf, splitToolId } from "./tool-map.ts";
 import { compilePolicy, type GatewayPolicy } from "./trust.ts";
 
-/** The request bound of `exclude` (api/requests.ts safeIdList max). */
-const EXCLUDE_MAX = 1000;
-
-/** The api methods whose requests take `exclude`. */
+/** The api methods whose requests take a mask of denied tools. */
 const EXCLUDING = new Set(["search", "suggestNext", "plan"]);
 
 export class SessionPolicy {
@@ -26,7 +25,12 @@ export class SessionPolicy {
   private readonly toolOf: (id: string) => Tool | undefined;
   private readonly allTools: () => Iterable<{ id: string; tool: Tool }>;
   private readonly generation: () => number;
-  private cache: { generation: number; denied: Map<string, string | undefined>; all?: string[] } = {
+  private cache: {
+    generation: number;
+    denied: Map<string, string | undefined>;
+    all?: string[];
+    mask?: ToolMask;
+  } = {
     generation: -1,
     denied: new Map(),
   };
@@ -83,18 +87,18 @@ export class SessionPolicy {
     return c.all;
   }
 
-  /** The request with the denied tools added to its `exclude` (as many as the bound allows). */
+  /** The denied tools as a mask, keyed by this policy and the lists' generation (the result cache's key). */
+  mask(): ToolMask {
+    const c = this.fresh();
+    c.mask ??= new ToolMask(`${JSON.stringify(this.name)}@${c.generation}`, this.deniedIds());
+    return c.mask;
+  }
+
+  /** The request with the denied tools as its mask (when any are denied). */
   request(method: string, req: unknown): unknown {
     if (!EXCLUDING.has(method) || req === null || typeof req !== "object") return req;
-    const given = (req as { exclude?: unknown }).exclude;
-    const mine = Array.isArray(given) ? (given as string[]) : [];
-    const room = EXCLUDE_MAX - mine.length;
-    if (room <= 0) return req;
-    const have = new Set(mine);
-    const more = this.deniedIds()
-      .filter((id) => !have.has(id))
-      .slice(0, room);
-    return more.length === 0 ? req : { ...req, exclude: [...mine, ...more] };
+    const mask = this.mask();
+    return mask.size === 0 ? req : { ...req, deny: mask };
   }
 
   /** The answer without any array item that names a denied tool (see the header). The input is not changed. */

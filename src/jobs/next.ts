@@ -19,6 +19,7 @@ import { resolveKnownTools, resolveTools } from "../view/resolve.ts";
 import { memoryCandidate, weightsFor, weightsNow, withMemoryVote } from "./fit-next-step-weights.ts";
 import { defineJob } from "./job.ts";
 import { explainTerms, nextStepModel } from "./next-scoring.ts";
+import { exclusionOf, maskOptions, type ToolMask } from "./tool-mask.ts";
 
 export {
   AUTO_FIT_MIN_STEPS,
@@ -98,7 +99,7 @@ function inAnswerOrder(s: GraphSnapshot, xs: readonly NextStepSuggestion[]): Nex
   return out;
 }
 
-export async function runSuggest(view: ProjectView, req: SuggestNextRequest) {
+export async function runSuggest(view: ProjectView, req: SuggestNextRequest & { deny?: ToolMask | undefined }) {
   const t0 = performance.now();
   // Synchronous fast paths (cached snapshot, weights, gate, configuration) before their awaited forms.
   const s = view.snapshot;
@@ -110,6 +111,8 @@ export async function runSuggest(view: ProjectView, req: SuggestNextRequest) {
   const now = view.now();
   const ctxIdx = resolveTools(s, req.context, "context");
   const excludedIdx = req.exclude === undefined ? [] : resolveKnownTools(s, req.exclude);
+  // The mask's tools are skipped by the scorer too (only those the catalog knows have an index).
+  if (req.deny) for (const id of req.deny.ids()) if (s.index.has(id)) excludedIdx.push(s.index.get(id)!);
   const blocked = excludedIdx.length > 0 ? new Set(excludedIdx) : undefined;
   const model = nextStepModel(s, a);
   // 3 × limit model candidates leave room for the intent memory's; only the kept ones get explained.
@@ -160,7 +163,7 @@ export async function runSuggest(view: ProjectView, req: SuggestNextRequest) {
       });
     }
     const inModel = new Set(ranked.map((c) => c.tool));
-    const excluded = new Set(req.exclude ?? []);
+    const excluded = exclusionOf(req);
     for (const [tool, m] of memoryVotes) {
       if (inModel.has(tool) || excluded.has(tool) || tool === last) continue;
       const i = s.index.get(tool);
@@ -276,6 +279,7 @@ export async function runSuggest(view: ProjectView, req: SuggestNextRequest) {
 export const suggestNextJob = defineJob({
   request: suggestNextRequest,
   result: RESULT_SCHEMAS.suggestNext,
+  libraryOptions: maskOptions,
   answerKey: "runSuggest",
   run: (ctx, req) => runSuggest(ctx.view, req),
 });

@@ -30,11 +30,18 @@ import { applyCaps, dagOver } from "./dag.ts";
 import { describeDag } from "./dag-explain.ts";
 import { defineJob } from "./job.ts";
 import { rankedSearchItems, rankSearch } from "./search.ts";
+import { exclusionOf, maskOptions, type ToolMask } from "./tool-mask.ts";
+
+/** The plan's library-only options: the DAG's graph and a mask of denied tools. */
+const planOptions = dagOptions.extend(maskOptions.shape);
 
 /** Fused similarity above which the best past execution supplies the plan's main tools. */
 export const PLAN_MEMORY_SIMILARITY = 0.6;
 
-export async function runPlan(view: ProjectView, req: PlanRequest & { graph?: DagGraph; closureDepth?: number }) {
+export async function runPlan(
+  view: ProjectView,
+  req: PlanRequest & { graph?: DagGraph; closureDepth?: number; deny?: ToolMask | undefined },
+) {
   const t0 = performance.now();
   const s = view.snapshot;
   const limit = req.limit ?? 5;
@@ -44,6 +51,7 @@ export async function runPlan(view: ProjectView, req: PlanRequest & { graph?: Da
       intent: req.intent,
       limit: Math.max(limit, 10),
       exclude: req.exclude,
+      deny: req.deny,
       excludeSafetyTags: req.excludeSafetyTags,
       user: req.user,
       environment: req.environment,
@@ -55,7 +63,7 @@ export async function runPlan(view: ProjectView, req: PlanRequest & { graph?: Da
   const found = { results: rankedSearchItems(view, ranking) };
   const mem = ranking.memory;
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
-  const excluded = new Set(req.exclude ?? []);
+  const excluded = exclusionOf(req);
   const allowed = (tool: string) => s.index.has(tool) && !excluded.has(tool) && !unsafe(s.index.get(tool)!);
   // The capabilities job's own answer for the intent: its top match when the gate did not abstain on it. The
   // workflow goes without its id: the plan's own gate records the request on the workflow's timeline, once.
@@ -234,7 +242,7 @@ export async function runPlan(view: ProjectView, req: PlanRequest & { graph?: Da
 export const planJob = defineJob({
   request: planRequest,
   result: RESULT_SCHEMAS.plan,
-  libraryOptions: dagOptions,
+  libraryOptions: planOptions,
   answerKey: "runPlan",
   run: (ctx, req) => runPlan(ctx.view, req),
 });

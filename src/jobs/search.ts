@@ -12,7 +12,7 @@ import { DEFAULTS as GUARD_DEFAULTS, historyTrust } from "../../algorithms/searc
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { capForChannels, type LiveChannels } from "../../algorithms/thresholds/channel-cap.ts";
 import { capForSafety } from "../../algorithms/thresholds/safety-cap.ts";
-import type { SearchRequest } from "../contract/requests.ts";
+import type { SearchRequest as SearchRequestFields } from "../contract/requests.ts";
 import { searchRequest } from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { type GatedItem, gatedSummary } from "../gate/gatekeeper.ts";
@@ -34,6 +34,10 @@ import { resolveTools } from "../view/resolve.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { defineJob } from "./job.ts";
 import { explainHit, type SearchHit, searchCandidates } from "./search-scoring.ts";
+import { exclusionOf, maskOptions, type ToolMask, unmaskedIndices } from "./tool-mask.ts";
+
+/** A search request and its library-only mask (tool-mask.ts). */
+type SearchRequest = SearchRequestFields & { deny?: ToolMask | undefined };
 
 const MENTION_INDEX = derivedKey<MentionIndex>("mention index", "catalog");
 function mentionIndex(s: GraphSnapshot): MentionIndex {
@@ -119,7 +123,7 @@ export async function rankSearch(view: ProjectView, req: SearchRequest, override
   // Without the embedding channel the query is not embedded (the model may still be busy with the catalog).
   const [qv] = channels.embedding ? await view.embedQueries([req.intent]) : [new Float32Array(0)];
   const embedMs = performance.now() - tEmbed;
-  const excluded = new Set(req.exclude ?? []);
+  const excluded = exclusionOf(req);
   const unsafe = safetyFilter(s, req.excludeSafetyTags);
   const tokens = tokenize(req.intent);
   const memory = await view.recall(req.intent, qv!, { user: req.user, tokens });
@@ -172,8 +176,11 @@ export async function rankSearch(view: ProjectView, req: SearchRequest, override
       ? `; found via namespace ${name} (two-hop routing)`
       : `; namespace ${name} not routed: candidate from the intent memory or the context's graph neighbours`;
   };
-  const candidates = (restrictTo: Int32Array | undefined) =>
-    searchCandidates(s, a, idx, req.intent, qv!, {
+  // A mask (a policy's denied tools, however many) restricts both channels to the tools it allows, so their
+  // top-N are drawn from what may be answered instead of being emptied by the exclusion afterwards.
+  const candidates = (route: Int32Array | undefined) => {
+    const restrictTo = unmaskedIndices(s.tools, req.deny, route);
+    return searchCandidates(s, a, idx, req.intent, qv!, {
       ...(restrictTo ? { restrictTo } : {}),
       context,
       // No predicate when nothing is excluded (it would run on every candidate).
@@ -192,6 +199,7 @@ export async function rankSearch(view: ProjectView, req: SearchRequest, override
       historyGuard: weights.historyGuard,
       alphaMode: req.mode,
     });
+  };
   let hits: SearchHit[];
   if (choice.trial) {
     // auto, still measuring (namespace-index.ts): both routes, alternating which runs first, flat's answer kept.
@@ -419,6 +427,7 @@ function guardNote(g: HistoryGuard, h: SearchHit): string {
 export const searchJob = defineJob({
   request: searchRequest,
   result: RESULT_SCHEMAS.search,
+  libraryOptions: maskOptions,
   answerKey: "runSearch",
   run: (ctx, req) => runSearch(ctx.view, req),
 });

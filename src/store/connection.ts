@@ -15,14 +15,13 @@
  * the message says (writes are idempotent by id, so retrying is safe). New clients are created on demand,
  * so the process recovers by itself once the server answers again.
  */
-import { createPgConfig } from "@electric-sql/pglite/node-postgres";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { ToolgraphError } from "../contract/errors.ts";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
 import { resolveDatabaseUrl, resolveHome } from "./locations.ts";
 import { migrateToLatest } from "./migrate.ts";
-import { openPGlite } from "./pglite-template.ts";
+import { type EmbeddedDatabase, openEmbedded } from "./pglite-worker.ts";
 import { preparingPool } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
@@ -71,8 +70,8 @@ export interface ConnectionOptions {
   connectTimeoutMs?: number | undefined;
   /**
    * PostgreSQL's `statement_timeout` on every pooled connection (ms; 0 = none); the client abandons a
-   * statement still unanswered `statementGraceMs` later. Not applied to the embedded database, whose
-   * statements run on this process's thread. Default TOOLGRAPH_DB_STATEMENT_TIMEOUT_MS, else 30 000.
+   * statement still unanswered `statementGraceMs` later. Not applied to the embedded database (its one
+   * session, on its own thread: src/store/pglite-worker.ts, has no server to enforce it). Default TOOLGRAPH_DB_STATEMENT_TIMEOUT_MS, else 30 000.
    */
   statementTimeoutMs?: number | undefined;
   /** PostgreSQL's `idle_in_transaction_session_timeout` on every pooled connection (ms; 0 = none). Default 60 000. */
@@ -178,6 +177,8 @@ export interface Connection {
   readonly location: string;
   /** Set when the server could not be reached at open (openWhenUnreachable): what failed. */
   readonly unreachableAtOpen?: Error | undefined;
+  /** The embedded database's handle (its worker thread), for tests that stop it. */
+  readonly embedded?: EmbeddedDatabase | undefined;
   close(): Promise<void>;
 }
 
@@ -292,11 +293,12 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
     let lock: DataDirLock | undefined;
     if (home !== "memory://") lock = await acquireDataDirLock(home);
     try {
-      // A new database starts from a cached template instead of initdb (src/store/pglite-template.ts).
-      const pglite = await openPGlite(home);
-      // One connection (the adapter's poolSize); a request waits for it at most connectTimeoutMs.
+      // A new database starts from a cached template instead of initdb (src/store/pglite-template.ts), on a
+      // worker thread unless TOOLGRAPH_PGLITE_THREAD=main (src/store/pglite-worker.ts).
+      const pglite = await openEmbedded(home);
+      // One connection (PGlite is one session); a request waits for it at most connectTimeoutMs.
       const pool = new pg.Pool({
-        ...(createPgConfig(pglite) as unknown as pg.PoolConfig),
+        ...pglite.poolConfig(),
         connectionTimeoutMillis: timeouts.connectTimeoutMs * CONNECT_BACKSTOP_FACTOR,
       });
       const onError = options.onConnectionError ?? defaultErrorLog();
@@ -312,6 +314,7 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
         db,
         backend: "pglite",
         location: home,
+        embedded: pglite,
         close: async () => {
           if (closed) return;
           closed = true;

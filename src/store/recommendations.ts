@@ -118,8 +118,9 @@ export interface RetentionOptions {
   /** Most rows one statement reads or deletes. Default RETENTION_STEP (2,000). */
   step?: number | undefined;
   /**
-   * Awaited after each statement. The writer passes a turn of the event loop: the embedded database works on the
-   * caller's thread, and a pruning at 100,000 rows is tens of statements. Default: none.
+   * Awaited after each statement. The writer passes a turn of the event loop: a pruning at 100,000 rows is tens of
+   * statements, and the embedded database works on the caller's thread when TOOLGRAPH_PGLITE_THREAD=main (on its
+   * own thread by default, where the pause lets other requests' statements in between). Default: none.
    */
   pause?: (() => Promise<void>) | undefined;
 }

@@ -12,7 +12,7 @@ import type { Kysely } from "kysely";
 import { dotAt } from "../../algorithms/linalg/dot.ts";
 import { type Bm25Index, buildBm25Index } from "../../algorithms/search/bm25.ts";
 import { type ToolTextInput, tokenize, toolText, toolTokens } from "../../algorithms/search/tokenize.ts";
-import { buildVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import { buildVectorIndex, buildVectorIndexSteps, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { EmbeddingProvider } from "../embeddings/provider.ts";
 import { textHash } from "../embeddings/text-hash.ts";
 import { loadEmbeddings, saveEmbeddings } from "../store/embeddings.ts";
@@ -128,6 +128,19 @@ async function mapInSlices<T, R>(items: readonly T[], fn: (item: T) => R): Promi
   return out;
 }
 
+/** Runs a generator of steps to its value, yielding to the event loop after every SLICE_MS of steps. */
+export async function runInSlices<R>(steps: Generator<unknown, R, void>): Promise<R> {
+  let t = performance.now();
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    if (performance.now() - t > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      t = performance.now();
+    }
+  }
+}
+
 function pack(vectors: Float32Array[], dims: number): Float32Array {
   const out = new Float32Array(vectors.length * dims);
   vectors.forEach((v, i) => {
@@ -166,7 +179,8 @@ export async function buildSearchIndex(
   const caps = await ensureEmbeddings(db, s.project, provider, capTexts);
   const dims = provider.dimensions || tools.vectors.find((v) => v.length > 0)?.length || 1;
   // The vector index keeps the vectors once (in its SIMD kernel's memory when available): read them through it.
-  const toolVectorIndex = buildVectorIndex(pack(tools.vectors, dims), dims);
+  // Built in steps between which the event loop runs (a 3,000-tool index is 100–300 ms of work).
+  const toolVectorIndex = await runInSlices(buildVectorIndexSteps(pack(tools.vectors, dims), dims));
   const lexical = await lexicalChannels(s, inputs, capTexts);
   return {
     key: catalogKey(s, provider.model),

@@ -12,7 +12,8 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway, gatewayApi } from "../../src/gateway/gateway.ts";
-import { SessionPolicy } from "../../src/gateway/session-policy.ts";
+import { policyApi, SessionPolicy } from "../../src/gateway/session-policy.ts";
+import { ToolMask } from "../../src/jobs/tool-mask.ts";
 import { type GatewayHttpHandler, gatewayHttpHandler, tokenIdentity } from "../../src/gateway/transports.ts";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { createServer, type ToolgraphServer } from "../../src/server/http-server.ts";
@@ -103,12 +104,15 @@ describe("SessionPolicy", () => {
     expect(policy.deniedIds()).toEqual(["fs.rm"]);
   });
 
-  it("adds the denied tools to exclude for search, next and plan only", () => {
-    expect(policy.request("search", { intent: "x", exclude: ["a.b"] })).toEqual({
-      intent: "x",
-      exclude: ["a.b", "fs.rm"],
-    });
-    expect(policy.request("plan", { intent: "x" })).toEqual({ intent: "x", exclude: ["fs.rm"] });
+  it("gives search, next and plan only the denied tools as a mask, leaving their exclude as it was", () => {
+    const searched = policy.request("search", { intent: "x", exclude: ["a.b"] }) as Record<string, unknown>;
+    expect(searched.exclude).toEqual(["a.b"]);
+    const mask = searched.deny as ToolMask;
+    expect([...mask.ids()]).toEqual(["fs.rm"]);
+    expect(mask.has("fs.read")).toBe(false);
+    // One mask per policy and lists' generation (its key is the result cache's).
+    expect((policy.request("plan", { intent: "x" }) as { deny: ToolMask }).deny).toBe(mask);
+    expect(JSON.stringify({ deny: mask })).toBe(JSON.stringify({ deny: 'tool mask "readonly"@0' }));
     expect(policy.request("stats", { project: "p" })).toEqual({ project: "p" });
   });
 
@@ -318,4 +322,63 @@ describe("per-token policy through the gateway", () => {
     });
     return { status: r.status, body: await r.text(), headers: r.headers };
   }
+});
+
+describe("a policy that denies more tools than a request may exclude", () => {
+  // 1,200 denied tools that match the intent word for word, and 5 allowed ones that match it less: an answer of
+  // 5 must be the 5 allowed tools (the only ones there are), whatever the 1,200 score.
+  const denied = Array.from({ length: 1200 }, (_, i) => ({
+    id: `loud.deploy_${i}`,
+    description: "deploy the application to production servers now",
+  }));
+  const allowed = ["ship", "release", "rollout", "promote", "publish"].map((w) => ({
+    id: `calm.${w}`,
+    description: `${w} a build of the application`,
+  }));
+  let tg: Toolgraph;
+  beforeAll(async () => {
+    tg = await openToolgraph({ home: "memory://", database: "", project: "mask", embeddings: "hash:256" });
+    await tg.importCatalog({ tools: [...denied, ...allowed] });
+  }, 180_000);
+  afterAll(async () => {
+    await tg?.close();
+  });
+
+  const allowedIds = allowed.map((t) => t.id).sort();
+  const intent = "deploy the application to production";
+
+  it("the scorers skip the mask: the answer still has `limit` items, all allowed", async () => {
+    const mask = new ToolMask(
+      "test",
+      denied.map((t) => t.id),
+    );
+    const r = await tg.search({ intent, limit: 5, deny: mask });
+    expect(r.results.map((x) => x.tool).sort()).toEqual(allowedIds);
+    // Without it the denied tools rank first (the case the mask is for).
+    const open = await tg.search({ intent, limit: 5 });
+    expect(open.results.every((x) => x.tool.startsWith("loud."))).toBe(true);
+  });
+
+  it("through a session's policy: search and plan answer from the allowed tools only", async () => {
+    const listed = new Map(
+      [...denied, ...allowed].map((t) => [t.id, { name: t.id, inputSchema: { type: "object" as const } }]),
+    );
+    const policy = new SessionPolicy(
+      "calm-only",
+      { deny: [{ tool: "loud.*" }] },
+      {
+        toolOf: (id) => listed.get(id),
+        allTools: () => [...listed].map(([id, tool]) => ({ id, tool })),
+        generation: () => 0,
+      },
+    );
+    expect(policy.deniedIds()).toHaveLength(1200);
+    const api = policyApi(tg, policy);
+    const r = await api.search({ intent, limit: 5 });
+    expect(r.results.map((x) => x.tool).sort()).toEqual(allowedIds);
+    const plan = await api.plan({ intent });
+    const planned = plan.tools.map((t) => t.tool);
+    expect(planned.length).toBeGreaterThan(0);
+    expect(planned.every((t) => t.startsWith("calm."))).toBe(true);
+  });
 });

@@ -19,8 +19,22 @@ import type { Database } from "../../src/store/schema.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 let tg: Toolgraph;
+/**
+ * The same database engine on the caller's own thread (TOOLGRAPH_PGLITE_THREAD=main): there a query resolves
+ * without a turn of the event loop, which is the premise of the tight-loop tests below. On the default worker
+ * thread (and on a server) every reply arrives as an event, so the loop turns anyway.
+ */
+let onMainThread: Toolgraph;
 
 beforeAll(async () => {
+  const saved = process.env.TOOLGRAPH_PGLITE_THREAD;
+  process.env.TOOLGRAPH_PGLITE_THREAD = "main";
+  try {
+    onMainThread = await openToolgraph({ home: "memory://", database: "", project: "demo", embeddings: "hash:64" });
+  } finally {
+    if (saved === undefined) delete process.env.TOOLGRAPH_PGLITE_THREAD;
+    else process.env.TOOLGRAPH_PGLITE_THREAD = saved;
+  }
   // flushMs large: the test decides when the log is written (flush), so nothing races.
   tg = await openToolgraph({
     home: "memory://",
@@ -34,6 +48,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await onMainThread?.close();
   await tg?.close();
 });
 
@@ -179,11 +194,11 @@ describe("recommendation log through the facade", () => {
     // A full batch starts its flush at once: a flush left to a timer or setImmediate would never run in this
     // loop (each request's query on the embedded database resolves without a turn of the event loop), and the
     // queue would hit maxQueue and drop rows.
-    const log = new RecommendationLog(engineOf(tg).db, { flushMs: 60_000, batchSize: 10, maxQueue: 30 });
+    const log = new RecommendationLog(engineOf(onMainThread).db, { flushMs: 60_000, batchSize: 10, maxQueue: 30 });
     let turns = 0;
     const tick = setImmediate(() => turns++);
     for (let k = 0; k < 100; k++) {
-      await sql`select 1`.execute(engineOf(tg).db); // the request's own read
+      await sql`select 1`.execute(engineOf(onMainThread).db); // the request's own read
       log.answer("runSearch", project, { intent: `q${k}` }, 1, { results: [] }, 1);
     }
     clearImmediate(tick);
@@ -191,7 +206,7 @@ describe("recommendation log through the facade", () => {
     expect(log.dropped).toBe(0);
     await log.close();
     expect(log.written).toBe(100);
-    expect((await countRecommendations(engineOf(tg).db, project)).recommendations).toBe(100);
+    expect((await countRecommendations(engineOf(onMainThread).db, project)).recommendations).toBe(100);
   });
 
   it("starts one flush for a full batch, not one per row queued while that flush is under way", async () => {
@@ -246,7 +261,7 @@ describe("recommendation log through the facade", () => {
   it("a flush never waits for the pruning: a caller that never lets the event loop turn loses no row to it", async () => {
     const project = "prune-tight-loop";
     // Pruning due every 10 rows; its statements wait for a turn of the event loop that this loop never gives.
-    const log = new RecommendationLog(engineOf(tg).db, {
+    const log = new RecommendationLog(engineOf(onMainThread).db, {
       flushMs: 60_000,
       batchSize: 10,
       maxQueue: 30,
@@ -256,7 +271,7 @@ describe("recommendation log through the facade", () => {
     let turns = 0;
     const tick = setImmediate(() => turns++);
     for (let k = 0; k < 200; k++) {
-      await sql`select 1`.execute(engineOf(tg).db);
+      await sql`select 1`.execute(engineOf(onMainThread).db);
       log.outcome({
         project,
         recommendationId: null,
@@ -273,7 +288,7 @@ describe("recommendation log through the facade", () => {
     expect(log.dropped).toBe(0);
     await log.close();
     expect(log.written).toBe(200);
-    expect((await countRecommendations(engineOf(tg).db, project)).outcomes).toBe(5);
+    expect((await countRecommendations(engineOf(onMainThread).db, project)).outcomes).toBe(5);
   });
 
   it("retention bounds come from the environment when not given in code; a bad value names the variable", () => {

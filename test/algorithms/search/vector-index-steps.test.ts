@@ -1,0 +1,61 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../../../algorithms/random/rng.ts";
+import { buildVectorIndex, buildVectorIndexSteps, searchVectorIndex } from "../../../algorithms/search/vector-index.ts";
+
+function unitMatrix(n: number, d: number, seed: number): Float32Array {
+  const rng = mulberry32(seed);
+  const out = new Float32Array(n * d);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = 0; j < d; j++) {
+      const v = rng() - 0.5;
+      out[i * d + j] = v;
+      s += v * v;
+    }
+    const norm = Math.sqrt(s) || 1;
+    for (let j = 0; j < d; j++) out[i * d + j]! /= norm;
+  }
+  return out;
+}
+
+describe("buildVectorIndexSteps", () => {
+  it("pauses after the mean and every rowsPerStep rows, and returns the index buildVectorIndex builds", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 1, max: 100 }),
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        (n, rowsPerStep, seed) => {
+          const d = 24;
+          const vectors = unitMatrix(n, d, seed);
+          const steps = buildVectorIndexSteps(vectors, d, { vectorStore: "reference" }, rowsPerStep);
+          const pauses: number[] = [];
+          let r = steps.next();
+          while (!r.done) {
+            pauses.push(r.value);
+            r = steps.next();
+          }
+          // Hand-computed: 0 after the mean, then each multiple of rowsPerStep below n, then n.
+          const expected = [0];
+          for (let k = rowsPerStep; k < n; k += rowsPerStep) expected.push(k);
+          expected.push(n);
+          expect(pauses).toEqual(expected);
+          const whole = buildVectorIndex(vectors, d, { vectorStore: "reference" });
+          expect(Array.from(r.value.codes)).toEqual(Array.from(whole.codes));
+          expect(Array.from(r.value.scales)).toEqual(Array.from(whole.scales));
+          expect(Array.from(r.value.mean)).toEqual(Array.from(whole.mean));
+          if (n > 0) {
+            const q = vectors.subarray(0, d);
+            expect(searchVectorIndex(r.value, q, 5)).toEqual(searchVectorIndex(whole, q, 5));
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("refuses a step size that is not a positive integer, naming it", () => {
+    expect(() => buildVectorIndexSteps(new Float32Array(4), 4, {}, 0).next()).toThrow(/rowsPerStep/);
+  });
+});
