@@ -292,8 +292,8 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
     let lock: DataDirLock | undefined;
     if (home !== "memory://") lock = await acquireDataDirLock(home);
     try {
-      // A new database starts from a cached template instead of initdb (src/store/pglite-template.ts).
-      const pglite = await openPGlite(home);
+      // A new database starts from a cached migrated template instead of initdb (src/store/pglite-template.ts).
+      const pglite = await openPGlite(home, process.env, { migrated: options.migrate ?? true });
       // One connection (the adapter's poolSize); a request waits for it at most connectTimeoutMs.
       const pool = new pg.Pool({
         ...(createPgConfig(pglite) as unknown as pg.PoolConfig),
