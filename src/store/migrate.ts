@@ -80,7 +80,27 @@ async function run(db: Kysely<any>, step: (m: Migrator) => Promise<MigrationResu
   }
 }
 
+/**
+ * True when the migration table lists exactly this code's migrations: the migrator would do nothing, and its
+ * own checks (schema and table introspection, the lock row, a locked transaction) cost an open more than the
+ * migrations of a database made from the migrated template (docs/decisions/everyday-budget.md).
+ */
+async function upToDate(db: Kysely<any>): Promise<boolean> {
+  try {
+    const r = await sql<{ name: string }>`select name from toolgraph_migrations`.execute(db);
+    const names = new Set(r.rows.map((row) => row.name));
+    return (
+      names.size === r.rows.length &&
+      names.size === MIGRATION_NAMES.length &&
+      MIGRATION_NAMES.every((n) => names.has(n))
+    );
+  } catch {
+    return false; // no table yet, or the server is away: the migrator decides and reports
+  }
+}
+
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
+  if (await upToDate(db)) return { results: [] };
   return run(db, (m) => m.migrateToLatest());
 }
 
