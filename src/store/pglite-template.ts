@@ -254,6 +254,7 @@ export async function openPGlite(
   options: OpenPGliteOptions = {},
 ): Promise<PGlite> {
   const dataDir = home === "memory://" ? undefined : home;
+  void pgliteWasm(); // compiled on V8's threads while the template is read and written out
   const plain = () => newPGlite(dataDir === undefined ? {} : { dataDir });
   if (dataDir && existsSync(join(dataDir, "PG_VERSION"))) return plain();
   const file = options.migrated === false ? undefined : templatePath(env);
