@@ -122,6 +122,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
         project,
         openWhenUnreachable: options.openWhenUnreachable,
         warmQueries: options.warmQueries,
+        pgliteTiered: options.longRunning,
       });
     },
   };

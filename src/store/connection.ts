@@ -60,6 +60,11 @@ export interface ConnectionOptions {
   home?: string | undefined;
   /** Run migrations on open. Default: true. */
   migrate?: boolean | undefined;
+  /**
+   * The embedded database's WebAssembly is tiered up by V8 (faster queries after a few thousand, slower start):
+   * for servers. Default false (src/store/pglite-template.ts).
+   */
+  pgliteTiered?: boolean | undefined;
   /** Pool size for a PostgreSQL server. Default: 10. */
   poolSize?: number | undefined;
   /**
@@ -293,7 +298,10 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
     if (home !== "memory://") lock = await acquireDataDirLock(home);
     try {
       // A new database starts from a cached migrated template instead of initdb (src/store/pglite-template.ts).
-      const pglite = await openPGlite(home, process.env, { migrated: options.migrate ?? true });
+      const pglite = await openPGlite(home, process.env, {
+        migrated: options.migrate ?? true,
+        tiered: options.pgliteTiered,
+      });
       // One connection (the adapter's poolSize); a request waits for it at most connectTimeoutMs.
       const pool = new pg.Pool({
         ...(createPgConfig(pglite) as unknown as pg.PoolConfig),
