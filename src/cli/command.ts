@@ -12,8 +12,14 @@ export interface CommandContext {
   /**
    * Opens the Toolgraph with the global options (database, home, project). `openWhenUnreachable`: a
    * PostgreSQL server that cannot be reached does not fail the open (servers start and report not ready).
+   * `warmQueries`: the request's query texts, embedded while the database opens (EngineOptions.warmQueries).
+   * `longRunning`: a server; the embedded database's code is tiered up (ConnectionOptions.pgliteTiered).
    */
-  open(options?: { openWhenUnreachable?: boolean }): Promise<Toolgraph>;
+  open(options?: {
+    openWhenUnreachable?: boolean;
+    warmQueries?: readonly string[];
+    longRunning?: boolean;
+  }): Promise<Toolgraph>;
   out(text: string): void;
   err(text: string): void;
   /** What `-` reads. */

@@ -121,6 +121,8 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
         home: values.home as string | undefined,
         project,
         openWhenUnreachable: options.openWhenUnreachable,
+        warmQueries: options.warmQueries,
+        pgliteTiered: options.longRunning,
       });
     },
   };

@@ -59,6 +59,11 @@ export interface ConnectionOptions {
   home?: string | undefined;
   /** Run migrations on open. Default: true. */
   migrate?: boolean | undefined;
+  /**
+   * The embedded database's WebAssembly is tiered up by V8 (faster queries after a few thousand, slower start):
+   * for servers. Default false (src/store/pglite-template.ts).
+   */
+  pgliteTiered?: boolean | undefined;
   /** Pool size for a PostgreSQL server. Default: 10. */
   poolSize?: number | undefined;
   /**
@@ -293,9 +298,12 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
     let lock: DataDirLock | undefined;
     if (home !== "memory://") lock = await acquireDataDirLock(home);
     try {
-      // A new database starts from a cached template instead of initdb (src/store/pglite-template.ts), on a
-      // worker thread unless TOOLGRAPH_PGLITE_THREAD=main (src/store/pglite-worker.ts).
-      const pglite = await openEmbedded(home);
+      // A new database starts from a cached migrated template instead of initdb (src/store/pglite-template.ts),
+      // on a worker thread unless TOOLGRAPH_PGLITE_THREAD=main (src/store/pglite-worker.ts).
+      const pglite = await openEmbedded(home, process.env, {
+        migrated: options.migrate ?? true,
+        tiered: options.pgliteTiered,
+      });
       // One connection (PGlite is one session); a request waits for it at most connectTimeoutMs.
       const pool = new pg.Pool({
         ...pglite.poolConfig(),

@@ -1,12 +1,20 @@
 /**
- * A new embedded database starts from a template instead of running initdb: a dump of a freshly initialised
- * PGlite data directory, made once per PGlite version and kept in a cache directory. initdb is most of the
- * library's open (measured in docs/decisions/everyday-budget.md: 5.15 s CPU and 714 MiB for a fresh
- * in-memory database, 1.81 s and 404 MiB from the template).
+ * Opening the embedded database (PGlite) cheaply. Measured in docs/decisions/everyday-budget.md.
  *
+ * A new database starts from a template instead of running initdb and the migrations: a dump of a data
+ * directory that was initialised and migrated once per PGlite version and migration set, kept in a cache
+ * directory.
  * - Where: TOOLGRAPH_CACHE_DIR, else $XDG_CACHE_HOME/toolgraph, else ~/.cache/toolgraph; the file name
- *   carries PGlite's version, so an upgrade makes a new template and never loads an old one.
- * - The template is the initdb output only (no migrations): the open migrates it as it migrates any database.
+ *   carries PGlite's version and a hash of the migration files (`migrationsKey`), so an upgrade or a new
+ *   migration makes a new template and never loads an old one. The open still checks the migrations (one
+ *   select when there is nothing to do), so a template that missed one is caught up, never wrong.
+ * - Slim: 1 MB WAL segments, at most a few kept (min_wal_size 2 MB, max_wal_size 64 MB), and only the
+ *   `postgres` database (template0 and template1 dropped: nothing here creates a database): 2.5 MB gzipped
+ *   and 15 MB written out, instead of 4.5 and 39.
+ * - Written out with Node's file calls (src/store/data-dir-tar.ts): into a new data directory, or, for
+ *   `memory://`, into a temporary directory that the database's close removes. PGlite then reads it through
+ *   the OS page cache; loading the archive into PGlite's own in-memory file system (still the fallback when
+ *   no temporary directory can be made) cost 0.35 s and 85 MB more.
  * - Written atomically (a temporary file of this process, then rename), so processes that create it at once
  *   each write a whole file and the last rename wins; readers never see a partial one.
  * - Checked before PGlite sees it: gzip's CRC and length, then every tar header's checksum and a PG_VERSION
@@ -14,18 +22,53 @@
  *   must never reach it). A bad or unreadable template is replaced by a new one; when none can be written
  *   or loaded the database is created by initdb as before. Nothing is printed.
  * - Only a data directory without PG_VERSION is new; an existing one opens as before.
+ *
+ * Every open (new or existing) runs with shared_buffers = 16 MB instead of initdb's 128 MB: PostgreSQL
+ * touches all of its buffer pool at start (about 120 MB of resident memory and 0.2 s), and under PGlite
+ * every page it would cache is already in this process (memory://) or the OS page cache (a directory).
+ * PGlite's WebAssembly is compiled by V8's baseline compiler only (Liftoff, `--liftoff-only` set while
+ * this one module compiles, then unset): tiering its 9 MB up to the optimising compiler cost more CPU and
+ * 50 MB than the faster code saved over the first few thousand queries, which is a CLI call's or a short
+ * script's whole life. A server asks for the tiered code (`tiered`). The compiled module is kept for the process.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { setFlagsFromString } from "node:v8";
 import { gunzip as gunzipCb } from "node:zlib";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
+import { createPgConfig } from "@electric-sql/pglite/node-postgres";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { extractDataDir, isDataDirTar, memoryDataDir } from "./data-dir-tar.ts";
+import { migrateToLatest, migrationsKey } from "./migrate.ts";
+
+export { isDataDirTar };
 
 const gunzip = promisify(gunzipCb);
+
+/** PostgreSQL's buffer pool under PGlite (see the header). */
+export const PGLITE_SHARED_BUFFERS = "16MB";
+/** The start parameters of every open: PGlite's own, with the smaller buffer pool. */
+const START_PARAMS = [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
+/** The WAL bounds of the template (kept in its postgresql.auto.conf too); they need its 1 MB segments. */
+const TEMPLATE_WAL = ["-c", "min_wal_size=2MB", "-c", "max_wal_size=64MB"];
+/** The template's initdb and settings (see the header); the WAL bounds need its 1 MB segments. */
+const TEMPLATE_INITDB = ["--wal-segsize=1"];
+const TEMPLATE_SETUP = [
+  "ALTER SYSTEM SET min_wal_size = '2MB'",
+  "ALTER SYSTEM SET max_wal_size = '64MB'",
+  "ALTER DATABASE template0 IS_TEMPLATE false ALLOW_CONNECTIONS false",
+  "DROP DATABASE template0",
+  "ALTER DATABASE template1 IS_TEMPLATE false",
+  "DROP DATABASE template1",
+];
+/** Changes with what the template holds beyond the migrations, so an old layout is never loaded. */
+const TEMPLATE_LAYOUT = "slim-1";
 
 /** The cache directory: TOOLGRAPH_CACHE_DIR, else $XDG_CACHE_HOME/toolgraph, else ~/.cache/toolgraph. */
 export function templateCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -34,12 +77,14 @@ export function templateCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(xdg && xdg.length > 0 ? xdg : join(homedir(), ".cache"), "toolgraph");
 }
 
+let pgliteDir: string | null | undefined;
 let pgliteVersion: string | null | undefined;
 /** PGlite's package version (its package.json is not exported: found beside its entry point), or null. */
 function installedPgliteVersion(): string | null {
   if (pgliteVersion !== undefined) return pgliteVersion;
   try {
     let dir = dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
+    pgliteDir = dir;
     for (let i = 0; i < 4 && pgliteVersion === undefined; i++, dir = dirname(dir)) {
       const file = join(dir, "package.json");
       if (!existsSync(file)) continue;
@@ -53,36 +98,57 @@ function installedPgliteVersion(): string | null {
   return pgliteVersion;
 }
 
-/** The template's path for the installed PGlite, or undefined when its version cannot be known. */
+/** The template's path for the installed PGlite and these migrations, or undefined when PGlite's version is unknown. */
 export function templatePath(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const version = installedPgliteVersion();
-  return version ? join(templateCacheDir(env), `pglite-${version}-initdb.tar.gz`) : undefined;
+  if (!version) return undefined;
+  const key = createHash("sha256").update(`${TEMPLATE_LAYOUT}\0${migrationsKey()}`).digest("hex").slice(0, 16);
+  return join(templateCacheDir(env), `pglite-${version}-${key}.tar.gz`);
 }
 
-/** True when `tar` is a whole tar archive (every header's checksum holds) that holds PG_VERSION. */
-export function isDataDirTar(tar: Uint8Array): boolean {
-  let hasVersion = false;
-  let at = 0;
-  while (at + 512 <= tar.length) {
-    const header = tar.subarray(at, at + 512);
-    if (header.every((b) => b === 0)) return hasVersion;
-    let sum = 0;
-    for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 32 : header[i]!;
-    const stored = Number.parseInt(Buffer.from(header.subarray(148, 156)).toString("latin1").trim(), 8);
-    if (stored !== sum) return false;
-    const name = Buffer.from(header.subarray(0, 100)).toString("utf8").replace(/\0.*$/s, "");
-    if (/(^|\/)PG_VERSION$/.test(name)) hasVersion = true;
-    const size = Number.parseInt(Buffer.from(header.subarray(124, 136)).toString("latin1").trim() || "0", 8);
-    if (!Number.isSafeInteger(size) || size < 0) return false;
-    at += 512 + Math.ceil(size / 512) * 512;
-  }
-  return false;
+let wasmModule: Promise<WebAssembly.Module | undefined> | undefined;
+/**
+ * PGlite's WebAssembly, compiled once per process by the baseline compiler only (see the header); undefined
+ * (PGlite then compiles it itself) when the file cannot be found or the flags cannot be set. Left alone when
+ * the process was started with its own WebAssembly tiering flags.
+ */
+function pgliteWasm(): Promise<WebAssembly.Module | undefined> {
+  wasmModule ??= (async () => {
+    installedPgliteVersion();
+    if (!pgliteDir) return undefined;
+    const bytes = await readFile(join(pgliteDir, "pglite.wasm"));
+    const given = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
+    const own = !/liftoff|wasm-tier|wasm-dynamic-tiering/.test(given);
+    if (own) setFlagsFromString("--liftoff-only");
+    try {
+      return await WebAssembly.compile(bytes);
+    } finally {
+      if (own) setFlagsFromString("--no-liftoff-only");
+    }
+  })().catch(() => undefined);
+  return wasmModule;
+}
+
+/** Which compiled module a PGlite runs: the baseline-only one of this process, or none (PGlite compiles, tiering up). */
+type Wasm = Promise<WebAssembly.Module | undefined>;
+const TIERED: Wasm = Promise.resolve(undefined);
+
+/** A PGlite with the start parameters of every open and the compiled module `wasm`. */
+async function newPGlite(options: PGliteOptions, wasm: Wasm, extraParams: string[] = []): Promise<PGlite> {
+  const pgliteWasmModule = await wasm;
+  const pglite = new PGlite({
+    ...options,
+    startParams: [...START_PARAMS, ...extraParams],
+    ...(pgliteWasmModule ? { pgliteWasmModule } : {}),
+  });
+  await pglite.waitReady;
+  return pglite;
 }
 
 /** The template's tar, checked; undefined when it is missing, unreadable or damaged. */
-async function readTemplate(file: string): Promise<Uint8Array<ArrayBuffer> | undefined> {
+async function readTemplate(file: string): Promise<Uint8Array | undefined> {
   try {
-    const tar = new Uint8Array(await gunzip(await readFile(file)));
+    const tar = await gunzip(await readFile(file));
     return isDataDirTar(tar) ? tar : undefined;
   } catch {
     return undefined;
@@ -101,58 +167,123 @@ async function writeTemplate(file: string, gz: Uint8Array): Promise<void> {
   }
 }
 
-/** PGlite started from `tar` (in memory, or in the directory `dataDir`); undefined when it does not start. */
-async function startFrom(dataDir: string | undefined, tar: Uint8Array<ArrayBuffer>): Promise<PGlite | undefined> {
-  const before = dataDir && existsSync(dataDir) ? new Set(readdirSync(dataDir)) : new Set<string>();
+/** PGlite started from `tar` in PGlite's in-memory file system (when no directory can hold it); undefined when it does not start. */
+async function startInMemory(tar: Uint8Array, wasm: Wasm): Promise<PGlite | undefined> {
   let pglite: PGlite | undefined;
   try {
-    const loadDataDir = new Blob([tar], { type: "application/x-tar" });
-    pglite = new PGlite(dataDir === undefined ? { loadDataDir } : { dataDir, loadDataDir });
-    await pglite.waitReady;
+    const loadDataDir = new Blob([tar as Uint8Array<ArrayBuffer>], { type: "application/x-tar" });
+    pglite = await newPGlite({ loadDataDir }, wasm);
+    await pglite.query("SELECT 1");
+    return pglite;
+  } catch {
+    await pglite?.close().catch(() => {});
+    return undefined;
+  }
+}
+
+/** PGlite started in `dir` after writing `tar` into it; undefined (and what it wrote removed) when it does not start. */
+async function startInDir(dir: string, tar: Uint8Array, wasm: Wasm): Promise<PGlite | undefined> {
+  const before = existsSync(dir) ? new Set(readdirSync(dir)) : new Set<string>();
+  let pglite: PGlite | undefined;
+  try {
+    await extractDataDir(tar, dir);
+    pglite = await newPGlite({ dataDir: dir }, wasm);
     await pglite.query("SELECT 1");
     return pglite;
   } catch {
     await pglite?.close().catch(() => {});
     // What the failed start wrote goes, so initdb finds the directory as it was (the lock file stays).
-    if (dataDir && existsSync(dataDir))
-      for (const entry of readdirSync(dataDir))
-        if (!before.has(entry)) rmSync(join(dataDir, entry), { recursive: true, force: true });
+    if (existsSync(dir))
+      for (const entry of readdirSync(dir))
+        if (!before.has(entry)) rmSync(join(dir, entry), { recursive: true, force: true });
     return undefined;
   }
 }
 
+/** A `memory://` database from `tar`: in a temporary directory removed on close, else in PGlite's own memory. */
+async function startMemory(tar: Uint8Array, wasm: Wasm): Promise<PGlite | undefined> {
+  const mem = await memoryDataDir().catch(() => undefined);
+  const pglite = mem === undefined ? undefined : await startInDir(mem.dir, tar, wasm);
+  if (!pglite) {
+    await mem?.remove().catch(() => {});
+    return startInMemory(tar, wasm);
+  }
+  const close = pglite.close.bind(pglite);
+  pglite.close = async () => {
+    try {
+      await close();
+    } finally {
+      await mem!.remove().catch(() => {});
+    }
+  };
+  return pglite;
+}
+
+/** Runs the migrations on a bare PGlite (the template's), through the same kysely migrator as every open. */
+async function migrateBare(pglite: PGlite): Promise<void> {
+  const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** A new template: initdb in memory, slimmed and migrated; its dump (gzip) and the running database. */
+async function makeTemplate(wasm: Wasm): Promise<{ pglite: PGlite; gz?: Uint8Array; tar?: Uint8Array }> {
+  const pglite = await newPGlite({ initDbStartParams: TEMPLATE_INITDB }, wasm, TEMPLATE_WAL);
+  try {
+    for (const statement of TEMPLATE_SETUP) await pglite.exec(statement);
+    await migrateBare(pglite);
+    await pglite.exec("CHECKPOINT");
+    const gz = new Uint8Array(await (await pglite.dumpDataDir("gzip")).arrayBuffer());
+    const tar = await gunzip(gz);
+    return isDataDirTar(tar) ? { pglite, gz, tar } : { pglite };
+  } catch {
+    return { pglite };
+  }
+}
+
+export interface OpenPGliteOptions {
+  /**
+   * A new database starts migrated, from the cached template (default true). False: an empty database by
+   * initdb, as the migrations' own tests need it.
+   */
+  migrated?: boolean | undefined;
+  /**
+   * Let V8 tier PGlite's WebAssembly up to its optimising compiler (default false: baseline only, see the
+   * header). Worth it in a long-running process: steady-state queries ran 1.6× faster tiered (a catalog join,
+   * the last 500 of 3000), and the tiered process overtook the baseline one after about 4000 such queries.
+   */
+  tiered?: boolean | undefined;
+}
+
 /**
  * The embedded database for `home` (`memory://` or a data directory): an existing directory opens as it is;
- * a new database starts from the cached template, which is made (by an in-memory initdb) when missing or bad.
+ * a new database starts from the cached migrated template, which is made when missing or bad.
  */
-export async function openPGlite(home: string, env: NodeJS.ProcessEnv = process.env): Promise<PGlite> {
+export async function openPGlite(
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: OpenPGliteOptions = {},
+): Promise<PGlite> {
   const dataDir = home === "memory://" ? undefined : home;
-  const plain = async () => {
-    const pglite = new PGlite(dataDir);
-    await pglite.waitReady;
-    return pglite;
-  };
+  // Compiled on V8's threads while the template is read and written out.
+  const wasm = options.tiered ? TIERED : pgliteWasm();
+  const plain = () => newPGlite(dataDir === undefined ? {} : { dataDir }, wasm);
   if (dataDir && existsSync(join(dataDir, "PG_VERSION"))) return plain();
-  const file = templatePath(env);
+  const file = options.migrated === false ? undefined : templatePath(env);
   if (!file) return plain();
-  const cached = await readTemplate(file);
-  if (cached) {
-    const pglite = await startFrom(dataDir, cached);
-    if (pglite) return pglite;
+  let tar = await readTemplate(file);
+  if (!tar) {
+    // No usable template: make one in memory and keep its dump; a memory:// database is that one.
+    const made = await makeTemplate(wasm);
+    if (made.gz) await writeTemplate(file, made.gz);
+    if (!dataDir) return made.pglite;
+    await made.pglite.close();
+    tar = made.tar;
   }
-  // No usable template: initdb in memory once, keep its dump, and use it (in memory) or load it (directory).
-  const fresh = new PGlite();
-  await fresh.waitReady;
-  let tar: Uint8Array<ArrayBuffer> | undefined;
-  try {
-    const gz = new Uint8Array(await (await fresh.dumpDataDir("gzip")).arrayBuffer());
-    tar = new Uint8Array(await gunzip(gz));
-    if (isDataDirTar(tar)) await writeTemplate(file, gz);
-    else tar = undefined;
-  } catch {
-    tar = undefined;
-  }
-  if (!dataDir) return fresh;
-  await fresh.close();
-  return (tar && (await startFrom(dataDir, tar))) ?? plain();
+  const started = tar && (dataDir ? await startInDir(dataDir, tar, wasm) : await startMemory(tar, wasm));
+  return started || plain();
 }

@@ -14,7 +14,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { PGlite } from "@electric-sql/pglite";
-import { openPGlite } from "./pglite-template.ts";
+import { type OpenPGliteOptions, openPGlite } from "./pglite-template.ts";
 
 type In = { type: "data"; id: number; buf: ArrayBuffer } | { type: "end"; id: number } | { type: "close" };
 
@@ -99,9 +99,9 @@ async function end({ pglite, conns }: Serving, id: number): Promise<void> {
   if (pglite?.isInTransaction()) await pglite.exec("ROLLBACK").catch(() => {});
 }
 
-function serve(home: string): void {
+function serve(home: string, open: OpenPGliteOptions): void {
   const st: Serving = { pglite: undefined, conns: new Map() };
-  const opened = openPGlite(home).then(
+  const opened = openPGlite(home, process.env, open).then(
     (p) => {
       st.pglite = p;
       port.postMessage({ type: "ready" });
@@ -135,4 +135,5 @@ function serve(home: string): void {
   });
 }
 
-serve((workerData as { home: string }).home);
+const { home, open } = workerData as { home: string; open: OpenPGliteOptions };
+serve(home, open);

@@ -17,6 +17,7 @@
  * - TOOLGRAPH_PGLITE_THREAD=main runs PGlite on this thread instead, through PGlite's own node-postgres
  *   adapter (the previous default, kept to measure against and as a way out).
  */
+import type { OpenPGliteOptions } from "./pglite-template.ts";
 import { Duplex } from "node:stream";
 import { Worker } from "node:worker_threads";
 import type pg from "pg";
@@ -30,8 +31,8 @@ type Reply =
   | { type: "closed" };
 
 /** Starts the worker thread, from the compiled package or from the TypeScript sources. */
-function spawn(home: string): Worker {
-  const options = { workerData: { home }, execArgv: [] as string[] };
+function spawn(home: string, open: OpenPGliteOptions): Worker {
+  const options = { workerData: { home, open }, execArgv: [] as string[] };
   if (import.meta.url.endsWith(".js")) return new Worker(new URL("./pglite-worker-entry.js", import.meta.url), options);
   // A worker's entry file is resolved before any loader hook, so from the sources the entry is a small
   // script that registers tsx's ESM hooks in the worker and then imports the TypeScript module.
@@ -57,8 +58,8 @@ class Life {
   /** Called once when the worker dies after it had opened the database (not when it is closed). */
   onCrash: (() => void) | undefined;
 
-  constructor(home: string) {
-    this.worker = spawn(home);
+  constructor(home: string, open: OpenPGliteOptions) {
+    this.worker = spawn(home, open);
     this.worker.unref();
     this.hold();
     let settle!: (err?: Error) => void;
@@ -236,6 +237,7 @@ export class PGliteWorker {
 
   private constructor(
     private readonly home: string,
+    private readonly openOptions: OpenPGliteOptions,
     life: Life,
   ) {
     this.#life = life;
@@ -243,7 +245,7 @@ export class PGliteWorker {
   }
 
   #restart(): void {
-    this.#life = new Life(this.home);
+    this.#life = new Life(this.home, this.openOptions);
     this.#watch(this.#life);
   }
 
@@ -255,15 +257,15 @@ export class PGliteWorker {
   }
 
   /** Opens the database for `home` (a data directory, or `memory://`) in a new worker. */
-  static async open(home: string): Promise<PGliteWorker> {
-    const life = new Life(home);
+  static async open(home: string, open: OpenPGliteOptions = {}): Promise<PGliteWorker> {
+    const life = new Life(home, open);
     try {
       await life.ready;
     } catch (err) {
       await life.worker.terminate().catch(() => {});
       throw err;
     }
-    return new PGliteWorker(home, life);
+    return new PGliteWorker(home, open, life);
   }
 
   /** The worker thread now serving (tests end it to see a crash handled). */
@@ -314,14 +316,18 @@ export function embeddedThread(env: NodeJS.ProcessEnv = process.env): "worker" |
 }
 
 /** Opens the embedded database for `home` on the thread TOOLGRAPH_PGLITE_THREAD names. */
-export async function openEmbedded(home: string, env: NodeJS.ProcessEnv = process.env): Promise<EmbeddedDatabase> {
-  if (embeddedThread(env) === "worker") return PGliteWorker.open(home);
+export async function openEmbedded(
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  open: OpenPGliteOptions = {},
+): Promise<EmbeddedDatabase> {
+  if (embeddedThread(env) === "worker") return PGliteWorker.open(home, open);
   // Loaded only here: with the worker, PGlite's code is loaded by the worker alone.
   const [{ openPGlite }, { createPgConfig }] = await Promise.all([
     import("./pglite-template.ts"),
     import("@electric-sql/pglite/node-postgres"),
   ]);
-  const pglite = await openPGlite(home, env);
+  const pglite = await openPGlite(home, env, open);
   return {
     poolConfig: () => createPgConfig(pglite) as unknown as pg.PoolConfig,
     close: () => pglite.close(),

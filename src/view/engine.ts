@@ -52,6 +52,12 @@ export interface EngineOptions extends ConnectionOptions {
   embeddingWorkers?: number | undefined;
   /** Capacity of the query-embedding LRU cache. Default 1000. */
   queryCacheSize?: number | undefined;
+  /**
+   * Query texts to embed while the database opens (a CLI call's one request): the model loads on its worker
+   * thread at the same time as the database on this one, and the request then finds its vector in the query
+   * cache. A failure here is not reported (the request embeds again and reports it). Default none.
+   */
+  warmQueries?: readonly string[] | undefined;
   /** Analytics options (seeds, hypergraph weights). */
   analytics?: AnalyticsOptions | undefined;
   /** Context detection for the gate. Default true. */
@@ -79,6 +85,8 @@ function embeddingProvider(spec: string | EmbeddingSpec, workers: number | undef
   if (parsed.kind !== "use-lite" || n === 0) return createEmbeddingProvider(parsed);
   return new EmbeddingWorkerPool(parsed, n === undefined ? {} : { workers: n });
 }
+
+const noop = () => {};
 
 interface CachedSnapshot {
   snapshot: GraphSnapshot;
@@ -126,13 +134,13 @@ export class Engine {
   /** Told of every refit of a project's weights (learning-log.ts); the HTTP server logs them. Default: none. */
   learningLog: ((record: FitRecord) => void) | undefined;
 
-  private constructor(conn: Connection, options: EngineOptions, embedder: EmbeddingProvider) {
+  private constructor(conn: Connection, options: EngineOptions, queryEmbedder: CachedEmbeddingProvider) {
     this.conn = conn;
     this.now = options.now ?? Date.now;
     this.clock = options.clock ?? (() => performance.now());
     this.versionCheckMs = options.versionCheckMs ?? ENGINE_DEFAULTS.versionCheckMs;
-    this.embedder = embedder;
-    this.queryEmbedder = new CachedEmbeddingProvider(this.embedder, { capacity: options.queryCacheSize ?? 1000 });
+    this.embedder = queryEmbedder.inner;
+    this.queryEmbedder = queryEmbedder;
     this.analyticsCache = new AnalyticsCache(this.now, options.analytics);
     this.gatekeeper = new Gatekeeper(conn.db, { now: this.now, detection: options.detection ?? true });
   }
@@ -219,8 +227,19 @@ export class Engine {
     const spec = options.embeddings ?? process.env.TOOLGRAPH_EMBEDDINGS ?? "use-lite";
     const embedder =
       typeof spec === "object" && "embed" in spec ? spec : embeddingProvider(spec, options.embeddingWorkers);
-    const conn = await openConnection(options);
-    return new Engine(conn, options, embedder);
+    const queryEmbedder = new CachedEmbeddingProvider(embedder, { capacity: options.queryCacheSize ?? 1000 });
+    const texts = (options.warmQueries ?? []).filter((t) => typeof t === "string" && t.trim() !== "");
+    const warming = texts.length > 0 ? queryEmbedder.embed(texts).then(noop, noop) : undefined;
+    let conn: Connection;
+    try {
+      conn = await openConnection(options);
+    } catch (err) {
+      await warming;
+      await embedder.close?.();
+      throw err;
+    }
+    await warming;
+    return new Engine(conn, options, queryEmbedder);
   }
 
   get db(): Kysely<Database> {

@@ -4,13 +4,14 @@
  * damaged template is replaced, and two processes that make the template at once both open.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "../../src/store/connection.ts";
+import { MIGRATION_NAMES } from "../../src/store/migrate.ts";
 import { isDataDirTar, templateCacheDir, templatePath } from "../../src/store/pglite-template.ts";
 import { fire, startRacer } from "./racers/spawn.ts";
 
@@ -52,7 +53,7 @@ describe("the PGlite template", () => {
   it("lives in TOOLGRAPH_CACHE_DIR, else $XDG_CACHE_HOME/toolgraph, and is named by PGlite's version", () => {
     expect(templateCacheDir({ TOOLGRAPH_CACHE_DIR: "/c" })).toBe("/c");
     expect(templateCacheDir({ XDG_CACHE_HOME: "/x" })).toBe(join("/x", "toolgraph"));
-    expect(templatePath()).toMatch(/pglite-\d+\.\d+\.\d+[^/]*-initdb\.tar\.gz$/);
+    expect(templatePath()).toMatch(/pglite-\d+\.\d+\.\d+[^/]*-[0-9a-f]{16}\.tar\.gz$/);
   });
 
   it("a new memory:// database makes the template, the next one starts from it; both migrate", {
@@ -65,6 +66,39 @@ describe("the PGlite template", () => {
     const made = readFileSync(templatePath()!);
     expect(await migrations("memory://")).toBe(first);
     expect(readFileSync(templatePath()!).equals(made)).toBe(true); // used, not rewritten
+    // The template holds the migrated schema: its archive has the migrations' table.
+    expect(await migrations("memory://")).toBe(MIGRATION_NAMES.length);
+  });
+
+  it("a memory:// database lives in a temporary directory that its close removes", { timeout: 120_000 }, async () => {
+    const mine = () => readdirSync(tmpdir()).filter((d) => d.startsWith(`toolgraph-memory-${process.pid}-`));
+    const before = mine();
+    const conn = await openConnection({ home: "memory://" });
+    const during = mine().filter((d) => !before.includes(d));
+    expect(during).toHaveLength(1);
+    expect(existsSync(join(tmpdir(), during[0]!, "PG_VERSION"))).toBe(true);
+    await sql`CREATE TABLE scratch (x int)`.execute(conn.db);
+    await conn.close();
+    expect(mine()).toEqual(before);
+    // A new memory:// database is empty of what the last one wrote.
+    const again = await openConnection({ home: "memory://" });
+    const r = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_tables WHERE tablename = 'scratch'`.execute(
+      again.db,
+    );
+    await again.close();
+    expect(Number(r.rows[0]!.n)).toBe(0);
+  });
+
+  it("a directory left by a process that is gone is removed by the next memory:// open", {
+    timeout: 120_000,
+  }, async () => {
+    // A pid above the kernel's limit (2^22) is never a live process.
+    const stale = join(tmpdir(), "toolgraph-memory-4194305-leftover");
+    mkdirSync(stale, { recursive: true });
+    writeFileSync(join(stale, "PG_VERSION"), "17\n");
+    const conn = await openConnection({ home: "memory://" });
+    await conn.close();
+    expect(existsSync(stale)).toBe(false);
   });
 
   it("a new data directory starts from the template, migrates, and keeps its data when reopened", {

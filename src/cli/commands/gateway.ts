@@ -110,7 +110,7 @@ export const gatewayCommand: Command = {
     const maxSessions = intOption(ctx.values["max-sessions"], "max-sessions", 1, 100_000);
     const retireAfterMs = intOption(ctx.values["retire-after-ms"], "retire-after-ms", 0, 31_536_000_000);
     // A database down at start does not stop the gateway: calls are relayed, executions spooled, syncs retried.
-    const tg = await ctx.open({ openWhenUnreachable: true });
+    const tg = await ctx.open({ openWhenUnreachable: true, longRunning: true });
     const home = homeDir(ctx.values.home as string | undefined);
     const gateway = new Gateway(tg, {
       config,

@@ -103,7 +103,9 @@ export function operationCommand(op: Operation): Command {
     async run(ctx) {
       const job = await op.load();
       const req = requestFromCommandLine(op, job.request, ctx);
-      const tg = await ctx.open();
+      // A query text is embedded while the database opens (the model loads on its own thread meanwhile).
+      const intent = (req as { intent?: unknown }).intent;
+      const tg = await ctx.open(typeof intent === "string" ? { warmQueries: [intent] } : {});
       try {
         const result = await tg.run(op, req);
         if (ctx.json) ctx.out(JSON.stringify(result, null, 2));

@@ -102,9 +102,10 @@ export function printGated(ctx: CommandContext, r: Result, rows: (string | numbe
 export async function withTg(
   ctx: CommandContext,
   fn: (tg: Awaited<ReturnType<CommandContext["open"]>>) => Promise<number>,
-  opts: { searchIndex?: boolean } = {},
+  opts: { searchIndex?: boolean; warmQueries?: readonly string[] } = {},
 ): Promise<number> {
-  const tg = await ctx.open();
+  // The request's query text is embedded while the database opens (the model loads on its thread meanwhile).
+  const tg = await ctx.open(opts.warmQueries ? { warmQueries: opts.warmQueries } : {});
   try {
     // Through a server, the server embeds what it lacks itself.
     if (opts.searchIndex && !("remote" in tg)) await embedMissing(tg);

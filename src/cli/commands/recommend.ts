@@ -84,7 +84,7 @@ export const searchCommand: Command = {
         }
         return EXIT.ok;
       },
-      { searchIndex: true },
+      { searchIndex: true, warmQueries: [intent] },
     );
   },
 };
@@ -118,36 +118,41 @@ export const nextCommand: Command = {
     const context = list(ctx.values.context);
     if (!context) throw new UsageError("next: --context is required (the tools run so far)");
     const mode = ctx.values.mode as string | undefined;
-    return withTg(ctx, async (tg) => {
-      const r = await tg.suggestNext(
-        strip({
-          context,
-          intent: ctx.values.intent as string | undefined,
-          exclude: list(ctx.values.exclude),
-          mode: mode as "seed" | undefined,
-          ...gateFields(ctx),
-        }),
-      );
-      if (ctx.json) ctx.out(JSON.stringify(r));
-      else
-        printGated(
-          ctx,
-          r,
-          r.suggestions.map((x, i) => [
-            i + 1,
-            decisionMark(x.gate.decision),
-            x.tool,
-            fmtNum(x.confidence),
-            fmtNum(x.terms.cooc.value),
-            x.terms.community.value,
-            fmtNum(x.terms.recency.value),
-            fmtNum(x.terms.pagerank.value),
-            fmtNum(x.memory),
-          ]),
-          ["#", "", "tool", "confidence", "cooc", "community", "recency", "pagerank", "memory"],
+    const nextIntent = ctx.values.intent as string | undefined;
+    return withTg(
+      ctx,
+      async (tg) => {
+        const r = await tg.suggestNext(
+          strip({
+            context,
+            intent: nextIntent,
+            exclude: list(ctx.values.exclude),
+            mode: mode as "seed" | undefined,
+            ...gateFields(ctx),
+          }),
         );
-      return EXIT.ok;
-    });
+        if (ctx.json) ctx.out(JSON.stringify(r));
+        else
+          printGated(
+            ctx,
+            r,
+            r.suggestions.map((x, i) => [
+              i + 1,
+              decisionMark(x.gate.decision),
+              x.tool,
+              fmtNum(x.confidence),
+              fmtNum(x.terms.cooc.value),
+              x.terms.community.value,
+              fmtNum(x.terms.recency.value),
+              fmtNum(x.terms.pagerank.value),
+              fmtNum(x.memory),
+            ]),
+            ["#", "", "tool", "confidence", "cooc", "community", "recency", "pagerank", "memory"],
+          );
+        return EXIT.ok;
+      },
+      nextIntent ? { warmQueries: [nextIntent] } : {},
+    );
   },
 };
 
@@ -186,7 +191,7 @@ export const capabilitiesCommand: Command = {
           );
         return EXIT.ok;
       },
-      { searchIndex: true },
+      { searchIndex: true, warmQueries: [intent] },
     );
   },
 };

@@ -55,7 +55,7 @@ export const serveCommand: Command = {
     }
     const { runServer } = await import("../../server/http-server.ts");
     // A database down at start does not stop the server: it answers 503 (not ready) until the database answers.
-    const tg = await ctx.open({ openWhenUnreachable: true });
+    const tg = await ctx.open({ openWhenUnreachable: true, longRunning: true });
     reportUnreachableAtOpen(ctx, tg, "serve");
     const host = ctx.values.host as string;
     // On an embedded data directory, the CLI's commands come here instead of failing on its lock: the server
@@ -104,7 +104,7 @@ export const mcpCommand: Command = {
   async run(ctx) {
     const { runStdio } = await import("../../mcp/stdio.ts");
     const { createReadiness } = await import("../../server/health.ts");
-    const tg = await ctx.open({ openWhenUnreachable: true });
+    const tg = await ctx.open({ openWhenUnreachable: true, longRunning: true });
     reportUnreachableAtOpen(ctx, tg, "mcp");
     // Warm the model, index and analytics in the background while the client connects (the first search
     // then waits for the same work instead of starting it); stderr says when it is warm.
