@@ -54,8 +54,6 @@ const KNOWN = new Set<string>([
   "bench/embedding-throughput.ts → src/library/toolgraph.ts",
   "bench/embedding-throughput.ts → src/view/search-index.ts",
   "bench/fault-injection.ts → src/library/toolgraph.ts",
-  "bench/fault-injection.ts → test/helpers/fault-load.ts",
-  "bench/fault-injection.ts → test/helpers/pg-cluster.ts",
   "bench/gateway-first-answer.ts → src/gateway/config.ts",
   "bench/gateway-first-answer.ts → src/gateway/gateway.ts",
   "bench/gateway.ts → src/gateway/config.ts",
