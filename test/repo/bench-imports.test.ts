@@ -47,7 +47,6 @@ const KNOWN = new Set<string>([
   "bench/accuracy.ts → src/formats/schemas.ts",
   "bench/dag-default.ts → src/jobs/dag.ts",
   "bench/dag-default.ts → src/library/toolgraph.ts",
-  "bench/data-flow-worst-case.ts → src/gateway/data-flow.ts",
   "bench/embedding-pool-workers.ts → src/embeddings/worker-pool.ts",
   "bench/embedding-pool.ts → src/embeddings/worker-pool.ts",
   "bench/embedding-pool.ts → src/library/toolgraph.ts",
