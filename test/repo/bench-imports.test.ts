@@ -93,7 +93,6 @@ const KNOWN = new Set<string>([
   "bench/recommendation-log.ts → src/library/toolgraph.ts",
   "bench/recommendation-log.ts → src/store/connection.ts",
   "bench/recommendation-log.ts → src/store/recommendations.ts",
-  "bench/resource-signals.ts → src/gate/resource-monitor.ts",
   "bench/routing.ts → src/jobs/fit-search-weights.ts",
   "bench/routing.ts → src/jobs/search-scoring.ts",
   "bench/routing.ts → src/library/toolgraph.ts",
