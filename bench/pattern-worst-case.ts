@@ -18,7 +18,7 @@ import { loadavg, uptime as osUptime } from "node:os";
 import { parseArgs } from "node:util";
 import { matchBudget, DEFAULTS as TRIGGER_DEFAULTS } from "../algorithms/search/pattern-triggers.ts";
 import { compileSafeRegex } from "../algorithms/search/safe-regex.ts";
-import { LIMITS } from "../src/formats/schemas.ts";
+import { LIMITS } from "../src/formats/index.ts";
 import { openToolgraph, startServer } from "../src/index.ts";
 import type { CapabilityRow } from "../src/store/reads.ts";
 import { GraphSnapshot } from "../src/view/graph-snapshot.ts";
