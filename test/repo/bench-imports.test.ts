@@ -46,8 +46,6 @@ function publicEntries(): Set<string> {
 const KNOWN = new Set<string>([
   "bench/dag-default.ts → src/jobs/dag.ts",
   "bench/dag-default.ts → src/library/toolgraph.ts",
-  "bench/embedding-pool-workers.ts → src/embeddings/worker-pool.ts",
-  "bench/embedding-pool.ts → src/embeddings/worker-pool.ts",
   "bench/embedding-pool.ts → src/library/toolgraph.ts",
   "bench/embedding-throughput.ts → src/library/toolgraph.ts",
   "bench/fault-injection.ts → src/library/toolgraph.ts",
