@@ -116,6 +116,8 @@ describe("bench imports", () => {
   it("the public entries are the package's index and its declared subpath exports", () => {
     expect(PUBLIC.has("src/index.ts")).toBe(true);
     expect(PUBLIC.has("src/adapters/anthropic.ts")).toBe(true);
+    for (const sub of ["demo", "embeddings", "formats", "gateway"])
+      expect(PUBLIC.has(`src/${sub}/index.ts`)).toBe(true);
   });
 
   it("no bench file imports src/ internals or test/ helpers beyond the listed ones", () => {
