@@ -53,6 +53,7 @@ export {
   type ResourceSnapshot,
   readResources,
 } from "./gate/resource-monitor.ts";
+export { RECOMMENDATION_LOG_DEFAULTS, type RecommendationLogOptions } from "./jobs/recommendation-log.ts";
 export {
   type AnalyticsStatus,
   type CacheStats,

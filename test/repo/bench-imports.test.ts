@@ -75,7 +75,6 @@ const KNOWN = new Set<string>([
   "bench/lock-race.ts → src/cli/main.ts",
   "bench/lock-race.ts → src/library/toolgraph.ts",
   "bench/lock-race.ts → test/store/racers/spawn.ts",
-  "bench/log-retention.ts → src/jobs/recommendation-log.ts",
   "bench/log-retention.ts → src/library/toolgraph.ts",
   "bench/log-retention.ts → src/store/connection.ts",
   "bench/log-retention.ts → src/store/recommendations.ts",
