@@ -80,7 +80,6 @@ const KNOWN = new Set<string>([
   "bench/log-retention.ts → src/store/recommendations.ts",
   "bench/memory.ts → src/library/toolgraph.ts",
   "bench/memory.ts → src/view/intent-memory.ts",
-  "bench/pattern-worst-case.ts → src/store/reads.ts",
   "bench/pattern-worst-case.ts → src/view/graph-snapshot.ts",
   "bench/pattern-worst-case.ts → src/view/patterns.ts",
   "bench/recommendation-log.ts → src/library/toolgraph.ts",
