@@ -30,7 +30,7 @@ import {
   type EvalCase,
   evalCaseSchema,
   executionSchema,
-} from "../src/formats/schemas.ts";
+} from "../src/formats/index.ts";
 import { gatingCharts, writeCharts } from "./charts.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";

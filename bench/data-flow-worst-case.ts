@@ -1,5 +1,5 @@
 /**
- * Data-flow matching at its worst (src/gateway/data-flow.ts; docs/decisions/data-flow-matching.md).
+ * Data-flow matching at its worst (algorithms/strings/data-flow.ts; docs/decisions/data-flow-matching.md).
  *
  *   npx tsx bench/data-flow-worst-case.ts [--reps 20] [--before-ref <git ref>] [--before-reps 1]
  *
@@ -27,7 +27,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import * as current from "../src/gateway/data-flow.ts";
+import * as current from "../algorithms/strings/data-flow.ts";
 import { codeVersion, machine, markdownTable, writeResult } from "./lib/report.ts";
 
 const { values: cli } = parseArgs({
@@ -179,7 +179,15 @@ if (cli["before-ref"]) {
   beforeRef = execFileSync("git", ["rev-parse", "--short", cli["before-ref"]], { encoding: "utf8" }).trim();
   const dir = mkdtempSync(join(tmpdir(), "data-flow-before-"));
   const file = join(dir, "data-flow.ts");
-  writeFileSync(file, execFileSync("git", ["show", `${beforeRef}:src/gateway/data-flow.ts`], { encoding: "utf8" }));
+  // The module moved from src/gateway/ to algorithms/strings/; an older ref has it at the old path.
+  const show = (path: string) => execFileSync("git", ["show", `${beforeRef}:${path}`], { encoding: "utf8" });
+  let text: string;
+  try {
+    text = show("algorithms/strings/data-flow.ts");
+  } catch {
+    text = show("src/gateway/data-flow.ts");
+  }
+  writeFileSync(file, text);
   before = (await import(file)) as Impl;
 }
 

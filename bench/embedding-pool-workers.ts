@@ -12,7 +12,7 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { toolText } from "../algorithms/search/tokenize.ts";
-import { EmbeddingWorkerPool } from "../src/embeddings/worker-pool.ts";
+import { EmbeddingWorkerPool } from "../src/embeddings/index.ts";
 import { createEmbeddingProvider, type EmbeddingProvider } from "../src/index.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";

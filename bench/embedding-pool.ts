@@ -23,7 +23,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { EmbeddingWorkerPool } from "../src/embeddings/worker-pool.ts";
+import { EmbeddingWorkerPool } from "../src/embeddings/index.ts";
 import { openToolgraph, startServer } from "../src/index.ts";
 import { engineOf } from "../src/library/toolgraph.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";

@@ -14,10 +14,9 @@
  */
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { toolText } from "../algorithms/search/tokenize.ts";
+import { toolText, toolTextInput } from "../algorithms/search/tokenize.ts";
 import { createEmbeddingProvider, openToolgraph } from "../src/index.ts";
 import { engineOf } from "../src/library/toolgraph.ts";
-import { toolTextInput } from "../src/view/search-index.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 

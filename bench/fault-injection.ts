@@ -7,7 +7,7 @@
  *                                    [--scenarios restart,frozen,pglite,race] [--race-processes 20]
  *                                    [--race-rounds 100] [--race-record-rounds 4]
  *
- * PostgreSQL (a throwaway cluster, test/helpers/pg-cluster.ts: initdb + pg_ctl on a free port, never the
+ * PostgreSQL (a throwaway cluster, bench/lib/pg-cluster.ts: initdb + pg_ctl on a free port, never the
  * shared server), two scenarios:
  * - restart: every client connection terminated (pg_terminate_backend) at 1.5 s, then the cluster stopped
  *   (fast), down 1 s, and started again at 3 s.
@@ -32,8 +32,8 @@ import { loadavg, uptime as osUptime } from "node:os";
 import { parseArgs } from "node:util";
 import { openToolgraph, startServer, type Toolgraph } from "../src/index.ts";
 import { engineOf } from "../src/library/toolgraph.ts";
-import { type Fault, faultCatalog, type LoadRecord, runFaultLoad, summarize } from "../test/helpers/fault-load.ts";
-import { startCluster } from "../test/helpers/pg-cluster.ts";
+import { type Fault, faultCatalog, type LoadRecord, runFaultLoad, summarize } from "./lib/fault-load.ts";
+import { startCluster } from "./lib/pg-cluster.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 import { runLockRace } from "./lock-race.ts";
 

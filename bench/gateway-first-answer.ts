@@ -29,8 +29,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { parseGatewayConfig } from "../src/gateway/config.ts";
-import { Gateway } from "../src/gateway/gateway.ts";
+import { Gateway, parseGatewayConfig } from "../src/gateway/index.ts";
 import { openToolgraph } from "../src/index.ts";
 import { codeVersion, machine, markdownTable, percentiles, RESULTS_DIR, writeResult } from "./lib/report.ts";
 

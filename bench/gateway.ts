@@ -22,8 +22,7 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { parseGatewayConfig } from "../src/gateway/config.ts";
-import { Gateway, type GatewaySession } from "../src/gateway/gateway.ts";
+import { Gateway, type GatewaySession, parseGatewayConfig } from "../src/gateway/index.ts";
 import { openToolgraph } from "../src/index.ts";
 import { fmt, machine, markdownTable, RESULTS_DIR, writeResult } from "./lib/report.ts";
 

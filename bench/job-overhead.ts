@@ -35,6 +35,7 @@
 import { execSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
+import { rowDot } from "../algorithms/linalg/dot.ts";
 import { noisyOr } from "../algorithms/memory/noisy-or.ts";
 import { discoverCapabilities } from "../algorithms/prediction/capability-discovery.ts";
 import { suggestNextSteps } from "../algorithms/prediction/next-step.ts";
@@ -51,7 +52,6 @@ import { searchCandidates } from "../src/jobs/search-scoring.ts";
 import { engineOf, openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { scorePatterns } from "../src/view/patterns.ts";
-import { rowDot } from "../src/view/search-index.ts";
 import { contexts, importProject, relatedToolSets } from "./latency.ts";
 import { codeVersion, machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject } from "./synthetic/generate.ts";

@@ -20,8 +20,7 @@ import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import pg from "pg";
 import { mulberry32 } from "../algorithms/random/rng.ts";
-import { DEMO_CAPABILITIES, demoCatalog } from "../src/demo/catalog.ts";
-import { demoTraces } from "../src/demo/traces.ts";
+import { DEMO_CAPABILITIES, demoCatalog, demoTraces } from "../src/demo/index.ts";
 import { openToolgraph, runServer } from "../src/index.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");

@@ -14,10 +14,8 @@
  */
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
-import { demoCatalog } from "../src/demo/catalog.ts";
-import { demoTraces } from "../src/demo/traces.ts";
-import { openToolgraph, startServer } from "../src/index.ts";
-import { RECOMMENDATION_LOG_DEFAULTS } from "../src/jobs/recommendation-log.ts";
+import { demoCatalog, demoTraces } from "../src/demo/index.ts";
+import { openToolgraph, RECOMMENDATION_LOG_DEFAULTS, startServer } from "../src/index.ts";
 import { engineOf } from "../src/library/toolgraph.ts";
 import { openConnection } from "../src/store/connection.ts";
 import {

@@ -18,9 +18,8 @@ import { loadavg, uptime as osUptime } from "node:os";
 import { parseArgs } from "node:util";
 import { matchBudget, DEFAULTS as TRIGGER_DEFAULTS } from "../algorithms/search/pattern-triggers.ts";
 import { compileSafeRegex } from "../algorithms/search/safe-regex.ts";
-import { LIMITS } from "../src/formats/schemas.ts";
+import { LIMITS } from "../src/formats/index.ts";
 import { openToolgraph, startServer } from "../src/index.ts";
-import type { CapabilityRow } from "../src/store/reads.ts";
 import { GraphSnapshot } from "../src/view/graph-snapshot.ts";
 import { scorePatterns } from "../src/view/patterns.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
@@ -52,7 +51,7 @@ const caps = Array.from({ length: CAPS }, (_, c) => ({
   patterns: patterns.slice(c * LIMITS.patternsPerCapability, (c + 1) * LIMITS.patternsPerCapability),
   keywords: [],
   priority: 0,
-})) as unknown as CapabilityRow[];
+})) as unknown as ConstructorParameters<typeof GraphSnapshot>[0]["capabilities"];
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -15,8 +15,7 @@ import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { demoCatalog } from "../src/demo/catalog.ts";
-import { demoTraces } from "../src/demo/traces.ts";
+import { demoCatalog, demoTraces } from "../src/demo/index.ts";
 import { engineOf, openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
 import { openConnection } from "../src/store/connection.ts";
 import {

@@ -1,7 +1,7 @@
 /**
  * How the gate's resource signals behave on the machine that answers (why they are not applied:
  * docs/decisions/gate-thresholds.md): samples the gate's
- * resource reading (src/gate/resource-monitor.ts readResources) once per second and tallies the signal and
+ * resource reading (readResources, from the package) once per second and tallies the signal and
  * the threshold that RESOURCE_RULES would set for a request no other rule touches.
  *
  *   npx tsx bench/resource-signals.ts [--seconds 60]
@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { adjustThreshold } from "../algorithms/thresholds/adjust-threshold.ts";
 import { RESOURCE_RULES, RULES } from "../algorithms/thresholds/adjustment-rules.ts";
 import { extractResourceSignals } from "../algorithms/thresholds/resource-signals.ts";
-import { readResources } from "../src/gate/resource-monitor.ts";
+import { readResources } from "../src/index.ts";
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "60" } } });
 const seconds = Number(values.seconds);

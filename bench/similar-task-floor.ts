@@ -12,8 +12,7 @@
  * "similar" past task.
  */
 import { parseArgs } from "node:util";
-import { demoCatalog } from "../src/demo/catalog.ts";
-import { demoTraces } from "../src/demo/traces.ts";
+import { demoCatalog, demoTraces } from "../src/demo/index.ts";
 import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";

@@ -2,7 +2,8 @@
  * toolgraph — the library API. `openToolgraph(options)` opens the embedded database (or a PostgreSQL
  * server with `database`) and returns a Toolgraph with one method per operation of the table (OPERATIONS:
  * search, suggestNext, matchCapabilities, discoverCapabilities, buildDag, plan, alternatives, toolInfo,
- * feedback), plus imports, recording and stats. The gate (AdaptiveThresholdManager) works on its own too.
+ * feedback), plus imports, recording and stats. The gate (AdaptiveThresholdManager) works on its own too, with
+ * its resource readings (ResourceMonitor, the `resources` option; readResources for one reading).
  */
 
 export type { ThresholdAdjustment } from "../algorithms/thresholds/adjust-threshold.ts";
@@ -46,6 +47,13 @@ export type { EmbeddingProvider } from "./embeddings/provider.ts";
 export { ImportError } from "./formats/parse.ts";
 export type { CatalogInput, DeclaredEdgeInput, EvalCase, ExecutionInput } from "./formats/schemas.ts";
 export { AdaptiveThresholdManager, type AdaptiveThresholdManagerOptions } from "./gate/adaptive-threshold-manager.ts";
+export {
+  ResourceMonitor,
+  type ResourceMonitorOptions,
+  type ResourceSnapshot,
+  readResources,
+} from "./gate/resource-monitor.ts";
+export { RECOMMENDATION_LOG_DEFAULTS, type RecommendationLogOptions } from "./jobs/recommendation-log.ts";
 export {
   type AnalyticsStatus,
   type CacheStats,

@@ -19,3 +19,11 @@ export function dotAt(a: ArrayLike<number>, offset: number, b: ArrayLike<number>
   for (; j < d; j++) s0 += a[offset + j]! * b[j]!;
   return s0 + s1 + (s2 + s3);
 }
+
+/**
+ * Dot product of row `i` of a row-major matrix of `dims` columns with `q` (the cosine for unit vectors):
+ * dotAt(matrix, i · dims, q, dims), and 0 when q's length is not `dims` (a query embedded by another model).
+ */
+export function rowDot(matrix: Float32Array, dims: number, i: number, q: ArrayLike<number>): number {
+  return q.length === dims ? dotAt(matrix, i * dims, q, dims) : 0;
+}

@@ -132,6 +132,35 @@ export interface ToolTextInput {
   readonly examples?: readonly string[];
 }
 
+/** A catalog tool as stored: its JSON Schema input carries the parameters' names and descriptions. */
+export interface CatalogToolText {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown> | null;
+  readonly tags: readonly string[];
+  readonly examples: readonly string[];
+}
+
+/**
+ * The text fields of a catalog tool: the parameters are the entries of `inputSchema.properties` in their
+ * order, each with its `description` when that is a string; the other fields are copied.
+ */
+export function toolTextInput(t: CatalogToolText): ToolTextInput {
+  const props = (t.inputSchema?.properties as Record<string, { description?: unknown }> | undefined) ?? {};
+  return {
+    id: t.id,
+    name: t.name,
+    description: t.description,
+    parameters: Object.entries(props).map(([name, v]) => ({
+      name,
+      description: typeof v?.description === "string" ? v.description : undefined,
+    })),
+    tags: t.tags,
+    examples: t.examples,
+  };
+}
+
 export interface ToolTokensOptions extends TokenizeOptions {
   /** Repetition weight per field (non-negative integers). Default FIELD_WEIGHTS. */
   readonly fieldWeights?: Partial<Record<keyof typeof FIELD_WEIGHTS, number>>;

@@ -1,7 +1,7 @@
 /**
  * Suffix arrays and their LCP arrays, in linear time: SA-IS by induced sorting (Nong, Zhang & Chan 2011) and
  * Kasai et al. (2001) for the longest common prefixes. Pure functions over Int32Array symbol strings; used by
- * the gateway's data-flow matching (src/gateway/data-flow.ts) to find a value of an earlier output inside a
+ * the gateway's data-flow matching (algorithms/strings/data-flow.ts) to find a value of an earlier output inside a
  * later call's arguments in time linear in the text.
  *
  * Invariants: `suffixArray(s)` is a permutation of 0..n−1 listing the suffixes of `s` in lexicographic order;

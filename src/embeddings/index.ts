@@ -1,4 +1,8 @@
-/** Public surface of src/embeddings: the provider seam, its implementations, the factory, the query cache and the worker pool. */
+/**
+ * `toolgraph/embeddings` — the embedding providers: the provider seam, its implementations (hashing, use-lite,
+ * OpenAI-compatible), the factory, the query cache and the worker pool that runs use-lite off the event loop; any
+ * of them can be passed to `openToolgraph({ embeddings })`.
+ */
 export { CachedEmbeddingProvider, type CachedEmbeddingProviderOptions, type EmbeddingCacheStats } from "./cached.ts";
 export {
   type CreateEmbeddingProviderOptions,

@@ -12,7 +12,12 @@
  *   everything here runs after the call has been answered, never on its latency path.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type DataFlowOptions, dataFlowDependencies, type StepOutput, stepOutput } from "./data-flow.ts";
+import {
+  type DataFlowOptions,
+  dataFlowDependencies,
+  type StepOutput,
+  stepOutput,
+} from "../../algorithms/strings/data-flow.ts";
 
 export const RECORDER_DEFAULTS = {
   /** An execution with no call for this long is closed (ms). */

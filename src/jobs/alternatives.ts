@@ -5,6 +5,8 @@
  *   + 0.1·schema compatibility (Jaccard of the two tools' input parameter names; 0 when both have none).
  * Candidates: the 50 nearest tools by embedding plus the tool's community and capability peers.
  */
+
+import { rowDot } from "../../algorithms/linalg/dot.ts";
 import { alternativeScore, schemaJaccard } from "../../algorithms/search/alternative-score.ts";
 import { searchVectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { AlternativesRequest } from "../contract/requests.ts";
@@ -14,7 +16,6 @@ import { gatedSummary } from "../gate/gatekeeper.ts";
 import { safetyFilter } from "../view/filters.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { resolveTools } from "../view/resolve.ts";
-import { rowDot } from "../view/search-index.ts";
 import { defineJob } from "./job.ts";
 
 function params(schema: Record<string, unknown> | null): Set<string> {

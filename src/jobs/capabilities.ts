@@ -15,6 +15,7 @@
  * one of the clusters holding the most context tools).
  */
 
+import { rowDot } from "../../algorithms/linalg/dot.ts";
 import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { discoverCapabilities } from "../../algorithms/prediction/capability-discovery.ts";
 import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
@@ -31,7 +32,6 @@ import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { scorePatterns } from "../view/patterns.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { resolveTools } from "../view/resolve.ts";
-import { rowDot } from "../view/search-index.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { defineJob } from "./job.ts";
 import { searchCandidates } from "./search-scoring.ts";

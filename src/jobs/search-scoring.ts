@@ -26,6 +26,7 @@
  *   namespace (namespace-index.ts); scoring inside the subset is unchanged.
  */
 
+import { rowDot } from "../../algorithms/linalg/dot.ts";
 import { prepareAdamicAdar } from "../../algorithms/search/adamic-adar.ts";
 import { heatField } from "../../algorithms/search/adaptive-alpha.ts";
 import { bm25IdealScore, bm25Scores, searchBm25 } from "../../algorithms/search/bm25.ts";
@@ -40,7 +41,7 @@ import { exactRowDots, searchVectorIndex } from "../../algorithms/search/vector-
 import type { AnalyticsView } from "../view/analytics.ts";
 import { derivedKey } from "../view/derived.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import { rowDot, type SearchIndex } from "../view/search-index.ts";
+import type { SearchIndex } from "../view/search-index.ts";
 
 export const SEARCH_DEFAULTS = {
   limit: 10,

@@ -8,7 +8,7 @@
  * embed and show, nothing more: no capability and no pattern is ever created from them.
  */
 import type { Kysely } from "kysely";
-import { toolText } from "../../algorithms/search/tokenize.ts";
+import { toolText, toolTextInput } from "../../algorithms/search/tokenize.ts";
 import { textHash } from "../embeddings/text-hash.ts";
 import { describeIssue, type ToolInput, toolSchema } from "../formats/schemas.ts";
 import { markUnlistedUnavailable, retireUnavailable, type UpsertCounts, upsertTools } from "../store/catalog.ts";
@@ -17,7 +17,7 @@ import { bumpGraphVersion, ensureProject } from "../store/projects.ts";
 import { loadRetiredTools } from "../store/reads.ts";
 import type { Database } from "../store/schema.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import { capabilityText, toolTextInput } from "../view/search-index.ts";
+import { capabilityText } from "../view/search-index.ts";
 
 export interface ServerToolsSyncResult {
   server: string;

@@ -9,14 +9,13 @@
 
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
-import { dotAt } from "../../algorithms/linalg/dot.ts";
 import { type Bm25Index, buildBm25Index } from "../../algorithms/search/bm25.ts";
-import { type ToolTextInput, tokenize, toolText, toolTokens } from "../../algorithms/search/tokenize.ts";
+import { type ToolTextInput, tokenize, toolText, toolTextInput, toolTokens } from "../../algorithms/search/tokenize.ts";
 import { buildVectorIndex, buildVectorIndexSteps, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { EmbeddingProvider } from "../embeddings/provider.ts";
 import { textHash } from "../embeddings/text-hash.ts";
 import { loadEmbeddings, saveEmbeddings } from "../store/embeddings.ts";
-import type { CapabilityRow, ToolRow } from "../store/reads.ts";
+import type { CapabilityRow } from "../store/reads.ts";
 import type { Database } from "../store/schema.ts";
 import { DerivedState, derivedKey } from "./derived.ts";
 import type { GraphSnapshot } from "./graph-snapshot.ts";
@@ -40,21 +39,6 @@ export interface SearchIndex {
   derived: DerivedState;
   /** Set on a lexical index (buildLexicalIndex): the embedding channel is not live, its vectors are empty. */
   degraded?: "embedding" | undefined;
-}
-
-export function toolTextInput(t: ToolRow): ToolTextInput {
-  const props = (t.inputSchema?.properties as Record<string, { description?: unknown }> | undefined) ?? {};
-  return {
-    id: t.id,
-    name: t.name,
-    description: t.description,
-    parameters: Object.entries(props).map(([name, v]) => ({
-      name,
-      description: typeof v?.description === "string" ? v.description : undefined,
-    })),
-    tags: t.tags,
-    examples: t.examples,
-  };
 }
 
 export function capabilityText(c: CapabilityRow): string {
@@ -104,11 +88,6 @@ export async function ensureEmbeddings(
     }
   }
   return { vectors: hashes.map((h) => stored.get(h)!), embeddedNow: missing.length };
-}
-
-/** Dot product of row `i` of a row-major matrix of `dims` columns with `q` (cosine for unit vectors); 0 on a dimension mismatch. */
-export function rowDot(matrix: Float32Array, dims: number, i: number, q: ArrayLike<number>): number {
-  return q.length === dims ? dotAt(matrix, i * dims, q, dims) : 0;
 }
 
 /** Work between two yields to the event loop while the index is built (ARCHITECTURE: ≤ 50 ms on the loop). */

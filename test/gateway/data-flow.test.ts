@@ -1,5 +1,5 @@
 /**
- * Data-flow evidence between calls (src/gateway/data-flow.ts): hand-checked cases, properties against a
+ * Data-flow evidence between calls (algorithms/strings/data-flow.ts): hand-checked cases, properties against a
  * straightforward reference (a scan of every occurrence), and the worst case's work.
  */
 import fc from "fast-check";
@@ -13,7 +13,7 @@ import {
   leafValues,
   occursAsWord,
   stepOutput,
-} from "../../src/gateway/data-flow.ts";
+} from "../../algorithms/strings/data-flow.ts";
 
 const textResult = (text: string) => ({ content: [{ type: "text", text }] });
 

@@ -12,12 +12,12 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type PgCluster, startCluster } from "../../bench/lib/pg-cluster.ts";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import { registerGatewayMetrics } from "../../src/gateway/gateway-metrics.ts";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { MetricsRegistry } from "../../src/ops/metrics.ts";
-import { type PgCluster, startCluster } from "../helpers/pg-cluster.ts";
 
 const fixture = join(process.cwd(), "test/gateway/fixtures/odd-server.mjs");
 const config = parseGatewayConfig({ mcpServers: { odd: { command: process.execPath, args: [fixture] } } });

@@ -3,9 +3,10 @@
  * stored with all its steps, no step without its execution, and edge counters equal to those of a clean
  * import of exactly the stored executions (no half-applied write). Shared by the fault tests.
  */
+
+import { faultCatalog, faultExecution, type LoadRecord } from "../../bench/lib/fault-load.ts";
+import type { PgCluster } from "../../bench/lib/pg-cluster.ts";
 import { openToolgraph } from "../../src/library/toolgraph.ts";
-import { faultCatalog, faultExecution, type LoadRecord } from "./fault-load.ts";
-import type { PgCluster } from "./pg-cluster.ts";
 
 export interface StoredAudit {
   stored: number;

@@ -37,11 +37,11 @@ DATABASE_URL= node consumer.mjs
 
 # (a2) the adapters' subpaths: all three import; the Anthropic example runs offline (no SDK installed: the
 # adapters are typed structurally and import no framework)
-node --input-type=module -e 'for (const p of ["toolgraph/ai-sdk", "toolgraph/openai", "toolgraph/anthropic"]) { const m = await import(p); if (Object.keys(m).length === 0) throw new Error(`${p}: no exports`); }'
+node --input-type=module -e 'for (const p of ["toolgraph/ai-sdk", "toolgraph/openai", "toolgraph/anthropic", "toolgraph/demo", "toolgraph/embeddings", "toolgraph/formats", "toolgraph/gateway"]) { const m = await import(p); if (Object.keys(m).length === 0) throw new Error(`${p}: no exports`); }'
 cp "$ROOT/examples/catalog.mjs" "$ROOT/examples/tools.json" "$ROOT/examples/anthropic-tool-search.mjs" .
 DATABASE_URL= ANTHROPIC_API_KEY= node anthropic-tool-search.mjs > example.txt
 grep -q '"type": "tool_reference"' example.txt || { cat example.txt; echo "FAIL: the Anthropic example sent no tool_reference" >&2; exit 1; }
-echo "adapters ok: toolgraph/ai-sdk, toolgraph/openai, toolgraph/anthropic import; examples/anthropic-tool-search.mjs runs"
+echo "subpaths ok: toolgraph/ai-sdk, toolgraph/openai, toolgraph/anthropic, toolgraph/demo, toolgraph/embeddings, toolgraph/formats, toolgraph/gateway import; examples/anthropic-tool-search.mjs runs"
 
 # (b) the shipped types, as a strict NodeNext TypeScript project sees them
 cp "$FIX/consumer.ts" .

@@ -11,6 +11,8 @@
 
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { faultCatalog, faultExecution, runFaultLoad, summarize } from "../../bench/lib/fault-load.ts";
+import { type PgCluster, startCluster } from "../../bench/lib/pg-cluster.ts";
 import { main } from "../../src/cli/main.ts";
 import { ToolgraphError } from "../../src/contract/errors.ts";
 import { importExecutions, validateExecution } from "../../src/jobs/import.ts";
@@ -18,8 +20,6 @@ import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolg
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
 import { isConnectionError } from "../../src/store/connection.ts";
-import { faultCatalog, faultExecution, runFaultLoad, summarize } from "../helpers/fault-load.ts";
-import { type PgCluster, startCluster } from "../helpers/pg-cluster.ts";
 
 const PROJECT = "faults";
 let cluster: PgCluster;

@@ -14,13 +14,13 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { faultCatalog, faultExecution, runFaultLoad, summarize } from "../../bench/lib/fault-load.ts";
+import { type PgCluster, startCluster } from "../../bench/lib/pg-cluster.ts";
 import { ToolgraphError } from "../../src/contract/errors.ts";
 import { importExecutions, validateExecution } from "../../src/jobs/import.ts";
 import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, MCP_TOOLS } from "../../src/mcp/mcp-server.ts";
 import { type ServerHandle, startServer } from "../../src/server/http-server.ts";
-import { faultCatalog, faultExecution, runFaultLoad, summarize } from "../helpers/fault-load.ts";
-import { type PgCluster, startCluster } from "../helpers/pg-cluster.ts";
 import { auditStored } from "../helpers/stored-executions.ts";
 
 const PROJECT = "frozen";

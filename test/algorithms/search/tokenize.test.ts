@@ -6,6 +6,7 @@ import {
   stem,
   tokenize,
   toolText,
+  toolTextInput,
   toolTokens,
 } from "../../../algorithms/search/tokenize.ts";
 
@@ -131,5 +132,32 @@ describe("toolText / toolTokens", () => {
 
   it("a field weight of 0 removes the field", () => {
     expect(toolTokens(tool, { fieldWeights: { tags: 0 } })).not.toContain("tracker");
+  });
+});
+
+describe("toolTextInput", () => {
+  it("takes the parameters from inputSchema.properties in order, a description only when it is a string", () => {
+    const input = toolTextInput({
+      id: "fs.read",
+      name: "read",
+      description: "Read a file",
+      inputSchema: { type: "object", properties: { path: { description: "file path" }, mode: { description: 3 } } },
+      tags: ["files"],
+      examples: ["read notes.txt"],
+    });
+    expect(input).toEqual({
+      id: "fs.read",
+      name: "read",
+      description: "Read a file",
+      parameters: [
+        { name: "path", description: "file path" },
+        { name: "mode", description: undefined },
+      ],
+      tags: ["files"],
+      examples: ["read notes.txt"],
+    });
+    expect(
+      toolTextInput({ id: "x", name: "x", description: "", inputSchema: null, tags: [], examples: [] }).parameters,
+    ).toEqual([]);
   });
 });

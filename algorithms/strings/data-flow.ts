@@ -37,7 +37,7 @@
  *   spent, the older steps not yet examined are not listed (the detailed variant says `truncated: true`).
  *   This is the one departure from the rules above, and it only happens past the cap.
  */
-import { lcpArray, suffixArray } from "../../algorithms/strings/suffix-array.ts";
+import { lcpArray, suffixArray } from "./suffix-array.ts";
 
 export const DATA_FLOW_DEFAULTS = {
   minStringLength: 4,
