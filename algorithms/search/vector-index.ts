@@ -35,8 +35,9 @@
  * algorithms/vector/: index-types.ts (the index shape, DEFAULTS and options), rotation.ts (the randomised Hadamard
  * transform), sign-codes.ts (stages 0 and 1: the 1-bit codes, their tables, prefix cascade and SIMD scans),
  * ivf.ts (the inverted lists and their probe calibration), fine-codes.ts (the 4-bit codes and the bounded re-rank),
- * exact-rerank.ts (stage 2: the exact re-rank and the float32 row kernel), scratch.ts (reusable buffers and the
- * per-index kernel caches). Measurements and the choice of defaults: docs/decisions/vector-index-anisotropic.md.
+ * exact-rerank.ts (stage 2: the exact re-rank and the float32 row kernel), graph.ts (the opt-in graph stage where the
+ * IVF calibration drops the IVF stage), scratch.ts (reusable buffers and the per-index kernel caches). Measurements
+ * and the choice of defaults: docs/decisions/vector-index-anisotropic.md, docs/decisions/vector-index-graph.md.
  */
 import { dotAt } from "../linalg/dot.ts";
 import { mulberry32 } from "../random/rng.ts";
