@@ -99,7 +99,7 @@ const extraEfs = values["hnsw-efs"] === "" ? [] : values["hnsw-efs"].split(",").
  * VectorSearchOptions numbers, e.g. "shortlist=64,shortlistFraction=0.002;ivfProbeFraction=0.02;ivfFine=0" (the boolean
  * options take 0/1 or false/true).
  */
-const BOOLEAN_OPTIONS = new Set(["ivf", "ivfFine", "simd", "scanSimd"]);
+const BOOLEAN_OPTIONS = new Set(["ivf", "ivfFine", "simd", "scanSimd", "graph"]);
 const tgVariants: Record<string, number | boolean>[] =
   values["tg-variants"] === ""
     ? []
@@ -111,14 +111,14 @@ const tgVariants: Record<string, number | boolean>[] =
           }),
         ),
       );
-/** Build options of toolgraph's index, "key=value,…" of VectorIndexOptions numbers, e.g. "ivfMaxProbeFraction=1". */
-const tgBuild: Record<string, number> =
+/** Build options of toolgraph's index, "key=value,…" of VectorIndexOptions numbers, e.g. "ivfMaxProbeFraction=1" (graph: 0/1). */
+const tgBuild: Record<string, number | boolean> =
   values["tg-build"] === ""
     ? {}
     : Object.fromEntries(
         values["tg-build"].split(",").map((kv) => {
           const [k, x] = kv.split("=");
-          return [k!, Number(x)];
+          return [k!, k === "graph" ? x === "1" || x === "true" : Number(x)];
         }),
       );
 const wantedContenders = values.contenders.split(",");
@@ -324,7 +324,7 @@ for (const ds of datasets) {
       const c0 = cpuMs();
       const index = buildVectorIndex(X, d, tgBuild);
       log(
-        `${ds.name} n=${n}: IVF ${index.ivf ? `${index.ivf.lists} lists, probe ${(100 * index.ivf.probeFraction).toFixed(2)} % of n` : "not kept"}`,
+        `${ds.name} n=${n}: IVF ${index.ivf ? `${index.ivf.lists} lists, probe ${(100 * index.ivf.probeFraction).toFixed(2)} % of n` : "not kept"}${index.graph ? `; graph degree ${index.graph.degree}, beam ${index.graph.beam}` : ""} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
       );
       // The first search creates the SIMD kernels (their copies are part of the build).
       searchVectorIndex(index, Q.subarray(0, d), K);
@@ -346,7 +346,10 @@ for (const ds of datasets) {
         );
       if (wantedContenders.includes("toolgraph-cascade"))
         contenders.push(
-          toolgraphContender("toolgraph (no IVF: full-code scan)", index, buildMs, buildCpuMs, { ivf: false }),
+          toolgraphContender("toolgraph (no IVF, no graph: full-code scan)", index, buildMs, buildCpuMs, {
+            ivf: false,
+            graph: false,
+          }),
         );
       if (values.stages) stageRows.push(...stages(ds.name, X, Q, n, index));
     }

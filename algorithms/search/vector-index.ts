@@ -35,8 +35,9 @@
  * algorithms/vector/: index-types.ts (the index shape, DEFAULTS and options), rotation.ts (the randomised Hadamard
  * transform), sign-codes.ts (stages 0 and 1: the 1-bit codes, their tables, prefix cascade and SIMD scans),
  * ivf.ts (the inverted lists and their probe calibration), fine-codes.ts (the 4-bit codes and the bounded re-rank),
- * exact-rerank.ts (stage 2: the exact re-rank and the float32 row kernel), scratch.ts (reusable buffers and the
- * per-index kernel caches). Measurements and the choice of defaults: docs/decisions/vector-index-anisotropic.md.
+ * exact-rerank.ts (stage 2: the exact re-rank and the float32 row kernel), graph.ts (the opt-in graph stage where the
+ * IVF calibration drops the IVF stage), scratch.ts (reusable buffers and the per-index kernel caches). Measurements
+ * and the choice of defaults: docs/decisions/vector-index-anisotropic.md, docs/decisions/vector-index-graph.md.
  */
 import { dotAt } from "../linalg/dot.ts";
 import { mulberry32 } from "../random/rng.ts";
@@ -56,6 +57,7 @@ import {
   checkQuery,
   checkTopN,
   DEFAULTS,
+  type GraphStage,
   MODULE,
   SIMD_MIN_VALUES,
   type VectorHit,
@@ -63,6 +65,7 @@ import {
   type VectorIndexOptions,
   type VectorSearchOptions,
 } from "../vector/index-types.ts";
+import { buildGraph, calibrateBeam, graphKernel, graphKernels, graphSearch } from "../vector/graph.ts";
 import { buildIvf, ivfShortlist, listKernel, listKernels } from "../vector/ivf.ts";
 import { rotate } from "../vector/rotation.ts";
 import { codeShortlist, simdScanBytes } from "../vector/sign-codes.ts";
@@ -176,7 +179,7 @@ export function* buildVectorIndexSteps(
   const prefixWords = Math.min(DEFAULTS.prefilterWords, words);
   const prefixCodes = new Uint32Array(n * prefixWords);
   for (let i = 0; i < n; i++) prefixCodes.set(codes.subarray(i * words, i * words + prefixWords), i * prefixWords);
-  const coarse =
+  const built =
     projected && kernel
       ? buildIvf(
           kernel.dots,
@@ -187,6 +190,7 @@ export function* buildVectorIndexSteps(
           options.ivfMaxProbeFraction,
         )
       : undefined;
+  const coarse = built?.lists;
   const fineScan = coarse && fine ? u4Scan(coarse.order.length, D) : undefined;
   const ivf =
     coarse && fine && fineScan ? { ...coarse, fine: fineByPosition(fine, coarse.order, D, fineScan) } : coarse;
@@ -205,9 +209,29 @@ export function* buildVectorIndexSteps(
     ...(ivf ? { ivf } : {}),
   };
   if (!kernel) return base;
+  // The graph stage where the IVF calibration dropped the IVF stage (neighbours spread over most lists).
+  const graphScan = built && !coarse && fine && options.graph === true ? u4Scan(n, D) : undefined;
+  let graph: GraphStage | undefined;
+  if (built && fine && graphScan) {
+    graphScan.codes.set(fine.codes);
+    const meanDots = new Float64Array(n);
+    for (let i = 0; i < n; i++) meanDots[i] = dotAt(kernel.dots.rows, i * d, mean, d);
+    const g = buildGraph({ n, D, scan: graphScan, scales: fine.scales, residuals: fine.residuals, meanDots, rng });
+    const beam = calibrateBeam(
+      { ...base, vectors: kernel.dots.rows },
+      { ...g, beam: 0 },
+      graphScan,
+      kernel,
+      built.calibration.queries,
+      built.calibration.truth,
+    );
+    // No ladder width found every calibration query's neighbours: the graph is not worth its searches.
+    if (beam !== undefined) graph = { ...g, beam };
+  }
   // One copy: the index reads the kernel's rows (the kernel is used while index.vectors is that copy).
-  const index = { ...base, vectors: kernel.dots.rows };
+  const index = { ...base, vectors: kernel.dots.rows, ...(graph ? { graph } : {}) };
   rowKernels.set(index, { ...kernel, source: kernel.dots.rows });
+  if (graph && graphScan) graphKernels.set(index, { scan: graphScan, source: graph.codes });
   if (ivf?.fine && fineScan) {
     const centroidDots = f32RowDots(ivf.centroids, d);
     fineKernels.set(
@@ -243,6 +267,16 @@ export function searchVectorIndex(
   const q = query instanceof Float64Array ? query : Float64Array.from(query as ArrayLike<number>);
   const kernel = wantSimd(index, options) ? rowKernel(index) : undefined;
   if (kernel) {
+    const graph = shortlist < index.n && index.graph && options.graph !== false ? graphKernel(index) : undefined;
+    if (graph && index.graph) {
+      const beam = options.graphBeam ?? index.graph.beam;
+      if (!(Number.isInteger(beam) && beam >= 1))
+        throw new SearchError(MODULE, "bad-graph-beam", `graphBeam must be an integer ≥ 1, got ${beam}`);
+      const eps = options.fineBound ?? DEFAULTS.fineBound;
+      if (!(eps >= 0 && Number.isFinite(eps)))
+        throw new SearchError(MODULE, "bad-fine-bound", `fineBound must be a finite number ≥ 0, got ${eps}`);
+      return graphSearch(index, index.graph, graph.scan, kernel, q, topN, beam, eps);
+    }
     const fine =
       shortlist < index.n && index.ivf?.fine && options.ivf !== false && options.ivfFine !== false
         ? fineKernel(index)
@@ -296,6 +330,14 @@ export function vectorIndexBytes(index: VectorIndex): number {
   const fine = fineKernels.get(index);
   if (index.ivf?.fine) bytes += index.ivf.fine.scales.byteLength + index.ivf.fine.residuals.byteLength;
   if (fine) bytes += fine.scan.bytes + fine.centroidDots.bytes;
+  if (index.graph)
+    bytes +=
+      index.graph.neighbors.byteLength +
+      index.graph.entries.byteLength +
+      index.graph.scales.byteLength +
+      index.graph.residuals.byteLength;
+  const graph = graphKernels.get(index);
+  if (graph) bytes += graph.scan.bytes;
   const row = rowKernels.get(index);
   if (row) bytes += row.dots.bytes - (index.vectors.buffer === row.dots.rows.buffer ? index.vectors.byteLength : 0);
   return bytes;

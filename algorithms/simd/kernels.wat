@@ -364,4 +364,49 @@
         (local.set $p (i32.add (local.get $p) (local.get $bytes)))
         (local.set $first (i32.add (local.get $first) (i32.const 1)))
         (br $pos))))
+
+  ;; out[k] (i32) = Σ_j c_j · q_j for the codes of ids[k], k < count (the code of id i at codes + i·bytes): scan_u4 over
+  ;; a list of ids instead of a range of positions (the graph stage's gathers), the same lanes, the same exact sums.
+  ;; The code of the id 4 ahead is touched first (a load feeding only $sink, stored at $sinkAt) to overlap its miss.
+  (func (export "scan_u4_ids")
+    (param $codes i32) (param $bytes i32) (param $ids i32) (param $count i32) (param $q i32) (param $out i32)
+    (param $sinkAt i32)
+    (local $k i32) (local $p i32) (local $j i32) (local $qj i32) (local $v v128) (local $lo v128) (local $hi v128)
+    (local $a0 v128) (local $a1 v128) (local $sink v128)
+    (block $done
+      (loop $pos
+        (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
+        (if (i32.lt_u (i32.add (local.get $k) (i32.const 4)) (local.get $count))
+          (then (local.set $sink (v128.xor (local.get $sink) (v128.load (i32.add (local.get $codes)
+            (i32.mul (i32.load offset=16 (i32.add (local.get $ids) (i32.shl (local.get $k) (i32.const 2)))) (local.get $bytes))))))))
+        (local.set $p (i32.add (local.get $codes)
+          (i32.mul (i32.load (i32.add (local.get $ids) (i32.shl (local.get $k) (i32.const 2)))) (local.get $bytes))))
+        (local.set $a0 (v128.const i32x4 0 0 0 0))
+        (local.set $a1 (v128.const i32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (local.set $qj (local.get $q))
+        (block $b16
+          (loop $l16
+            (br_if $b16 (i32.ge_u (local.get $j) (local.get $bytes)))
+            (local.set $v (v128.load (i32.add (local.get $p) (local.get $j))))
+            (local.set $lo (v128.and (local.get $v) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+            (local.set $hi (i8x16.shr_u (local.get $v) (i32.const 4)))
+            (local.set $a0 (i32x4.add (local.get $a0)
+              (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_u (local.get $lo)) (v128.load (local.get $qj)))))
+            (local.set $a1 (i32x4.add (local.get $a1)
+              (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_u (local.get $lo)) (v128.load offset=16 (local.get $qj)))))
+            (local.set $a0 (i32x4.add (local.get $a0)
+              (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_u (local.get $hi)) (v128.load offset=32 (local.get $qj)))))
+            (local.set $a1 (i32x4.add (local.get $a1)
+              (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_u (local.get $hi)) (v128.load offset=48 (local.get $qj)))))
+            (local.set $j (i32.add (local.get $j) (i32.const 16)))
+            (local.set $qj (i32.add (local.get $qj) (i32.const 64)))
+            (br $l16)))
+        (local.set $a0 (i32x4.add (local.get $a0) (local.get $a1)))
+        (i32.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 2))) (i32.add
+          (i32.add (i32x4.extract_lane 0 (local.get $a0)) (i32x4.extract_lane 1 (local.get $a0)))
+          (i32.add (i32x4.extract_lane 2 (local.get $a0)) (i32x4.extract_lane 3 (local.get $a0)))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $pos)))
+    (v128.store (local.get $sinkAt) (local.get $sink)))
 )

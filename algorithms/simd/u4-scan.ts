@@ -76,6 +76,15 @@ export interface U4Scan {
    * kernel's memory holding the first `count` values (valid until the next call).
    */
   scanRanges(q: U4Query, ranges: Int32Array, rangeCount: number): { sums: Int32Array; count: number };
+  /**
+   * The kernel's id list (positions int32, in its memory): write ids[0 .. count) there, set the query with setQuery,
+   * then scanIds(count) returns S for the codes at those positions, in that order (a view valid until the next call).
+   */
+  readonly ids: Int32Array;
+  /** Writes the query's lanes into the kernel's memory (for scanIds). */
+  setQuery(q: U4Query | Int16Array): void;
+  /** S for the positions ids[0 .. count) (see `ids`); the positions are not checked beyond count ≤ positions. */
+  scanIds(count: number): Int32Array;
 }
 
 /** A kernel with room for `positions` codes of D coordinates (zero-filled); undefined when unavailable. */
@@ -84,13 +93,29 @@ export function u4Scan(positions: number, D: number): U4Scan | undefined {
   const codeBytes = D >> 1;
   const queryAt = align(positions * codeBytes);
   const outAt = queryAt + align(2 * D);
-  const at = kernelInstance(outAt + align(4 * Math.max(1, positions)));
+  const idsAt = outAt + align(4 * Math.max(1, positions));
+  const sinkAt = idsAt + align(4 * Math.max(1, positions));
+  const at = kernelInstance(sinkAt + 16);
   if (!at) return undefined;
   const buffer = at.memory.buffer;
   const lanes = new Int16Array(buffer, queryAt, D);
   const out = new Int32Array(buffer, outAt, positions);
   const kernel = at.exports.scan_u4!;
+  const gather = at.exports.scan_u4_ids!;
+  const ids = new Int32Array(buffer, idsAt, Math.max(1, positions));
   return {
+    ids,
+    setQuery(q) {
+      const l = q instanceof Int16Array ? q : q.lanes;
+      if (l.length !== D) throw new RangeError(`u4-scan: the query has ${l.length} coordinates, the codes ${D}`);
+      lanes.set(l);
+    },
+    scanIds(count) {
+      if (!(Number.isInteger(count) && count >= 0 && count <= positions))
+        throw new RangeError(`u4-scan: ${count} ids, room for ${positions}`);
+      gather(0, codeBytes, idsAt, count, queryAt, outAt, sinkAt);
+      return out;
+    },
     positions,
     D,
     bytes: buffer.byteLength,

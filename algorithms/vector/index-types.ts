@@ -55,6 +55,22 @@ export const DEFAULTS = {
    * 0.9995); the margin is for other data.
    */
   fineBound: 2,
+  /** Graph stage (built when the IVF calibration drops the IVF stage): edges per vector. */
+  graphDegree: 32,
+  /** Candidate neighbours kept per vector while building the graph. */
+  graphCandidates: 64,
+  /** Random-projection trees whose leaves give the first candidates. */
+  graphTrees: 4,
+  /** Largest leaf of those trees (all its pairs are scored). */
+  graphLeaf: 128,
+  /** Rounds of local join (candidates' candidates) after the trees. */
+  graphJoinRounds: 2,
+  /** Candidates of each candidate scored by the local join (the first of each sorted list are not kept: unsorted). */
+  graphJoinFanout: 12,
+  /** Entry points of the beam search (spaced evenly over the ids). */
+  graphEntries: 64,
+  /** The calibrated beam width is the ladder's width times this margin. */
+  graphBeamMargin: 1.25,
 } as const;
 
 export interface VectorIndexOptions {
@@ -83,6 +99,11 @@ export interface VectorIndexOptions {
    * SIMD is on by default and n · d ≥ SIMD_MIN_VALUES, else "reference".
    */
   readonly vectorStore?: "kernel" | "reference";
+  /**
+   * Build the graph stage where the IVF calibration drops the IVF stage (algorithms/vector/graph.ts). Default false
+   * (its build does not yet fit the budget, docs/decisions/vector-index-graph.md): the full-code scan there.
+   */
+  readonly graph?: boolean;
 }
 
 export interface PrefilterOptions {
@@ -126,6 +147,10 @@ export interface VectorSearchOptions extends PrefilterOptions {
   readonly ivfFine?: boolean;
   /** The fine stage's bound multiplier ε (≥ 0; see the header). Default DEFAULTS.fineBound. */
   readonly fineBound?: number;
+  /** Search through the graph stage when the index has one. Default true; false runs the cascade. */
+  readonly graph?: boolean;
+  /** The graph stage's beam width (an integer ≥ 1). Default: the index's calibrated width. */
+  readonly graphBeam?: number;
 }
 
 /**
@@ -165,6 +190,25 @@ export interface VectorIndex {
   readonly prefixWords?: number;
   /** The IVF stage (n ≥ ivfFrom). */
   readonly ivf?: IvfLists;
+  /** The graph stage (n ≥ ivfFrom and the IVF stage dropped by its calibration). */
+  readonly graph?: GraphStage;
+}
+
+/** The graph stage (algorithms/vector/graph.ts): a proximity graph over the 4-bit codes. */
+export interface GraphStage {
+  /** Edges per vector (the width of `neighbors`). */
+  readonly degree: number;
+  /** n × degree neighbour ids, −1 padding at the end of a row. */
+  readonly neighbors: Int32Array;
+  /** Entry points of the beam search. */
+  readonly entries: Int32Array;
+  /** n × bits/2 bytes of 4-bit codes by id (a view into the kernel's memory: read it, do not write it). */
+  readonly codes: Uint8Array;
+  /** α_i and ‖e_i‖ by id (fine-codes.ts). */
+  readonly scales: Float32Array;
+  readonly residuals: Float32Array;
+  /** The beam width searches use by default, calibrated at build. */
+  readonly beam: number;
 }
 
 /** Inverted lists of the IVF stage: list l holds the vectors order[starts[l] .. starts[l] + sizes[l]). */

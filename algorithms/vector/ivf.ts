@@ -42,7 +42,7 @@ export function buildIvf(
   wantedLists: number,
   rng: Rng,
   maxProbeFraction: number = DEFAULTS.ivfMaxProbeFraction,
-): IvfLists | undefined {
+): { lists?: IvfLists; calibration: IvfCalibration } {
   const n = projected.length / P;
   const d = rows.d;
   const vectors = rows.rows;
@@ -139,16 +139,24 @@ export function buildIvf(
     }
     centroidNorms[l] = norm;
   }
-  const probeFraction = calibrateProbe(
+  const calibration = calibrateProbe(
     rows,
-    ids.subarray(0, Math.min(n, DEFAULTS.ivfCalibrationQueries)),
+    ids.slice(0, Math.min(n, DEFAULTS.ivfCalibrationQueries)),
     assign,
     centroids,
     centroidNorms,
     sizes,
   );
-  if (probeFraction > maxProbeFraction) return undefined;
-  return { lists, centroids, centroidNorms, starts, sizes, order, probeFraction };
+  const probeFraction = calibration.probeFraction;
+  if (probeFraction > maxProbeFraction) return { calibration };
+  return { lists: { lists, centroids, centroidNorms, starts, sizes, order, probeFraction }, calibration };
+}
+
+/** The IVF calibration's measurements: its queries (indexed ids), their exact top-K among the others, the fraction. */
+export interface IvfCalibration {
+  readonly queries: Int32Array;
+  readonly truth: Int32Array[];
+  readonly probeFraction: number;
 }
 
 /**
@@ -165,7 +173,7 @@ function calibrateProbe(
   centroids: Float32Array,
   norms: Float64Array,
   sizes: Int32Array,
-): number {
+): IvfCalibration {
   const { n, d } = rows;
   const L = sizes.length;
   const all = Int32Array.from({ length: n }, (_, i) => i);
@@ -173,11 +181,13 @@ function calibrateProbe(
   const dist = new Float64Array(L);
   const rank = new Int32Array(L);
   let worst = 0;
+  const truth: Int32Array[] = [];
   for (const s of queries) {
     const q = rows.rows.subarray(s * d, (s + 1) * d);
     rows.dots(all, q, scores);
     scores[s] = Number.NEGATIVE_INFINITY;
     const top = topKIds(Float64Array.from(scores), n, DEFAULTS.ivfCalibrationK, new Float64Array(n));
+    truth.push(top);
     for (let l = 0; l < L; l++) {
       let x = 0;
       for (let j = 0; j < d; j++) x += centroids[l * d + j]! * q[j]!;
@@ -193,7 +203,7 @@ function calibrateProbe(
     for (let r = 0; r <= last; r++) covered += sizes[byDistance[r]!]!;
     worst = Math.max(worst, covered / n);
   }
-  return Math.min(1, worst * DEFAULTS.ivfProbeMargin);
+  return { queries, truth, probeFraction: Math.min(1, worst * DEFAULTS.ivfProbeMargin) };
 }
 
 export interface ListKernel {

@@ -91,3 +91,39 @@ describe.runIf(simdAvailable())("u4Scan (WebAssembly SIMD)", () => {
     expect(() => scan.scanRanges(q, Int32Array.from([2, 5]), 1)).toThrow(RangeError);
   });
 });
+
+describe.skipIf(!simdAvailable())("u4Scan.scanIds (the gather kernel scan_u4_ids)", () => {
+  it("by hand: codes all 1 and all 2 nibbles, query lanes all 3 → S = 3·32 and 6·32, in the order of the ids", () => {
+    const k = u4Scan(3, 32)!;
+    k.codes.fill(0x11, 0, 16);
+    k.codes.fill(0x22, 16, 32);
+    k.setQuery(new Int16Array(32).fill(3));
+    k.ids[0] = 1;
+    k.ids[1] = 0;
+    k.ids[2] = 1;
+    expect(Array.from(k.scanIds(3).subarray(0, 3))).toEqual([192, 96, 192]);
+  });
+
+  it("property: S of any ids (repeats allowed) equals u4DotJs", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 40 * 64, maxLength: 40 * 64 }),
+        fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 128, maxLength: 128 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 40 }),
+        (n, bytes, r, picks) => {
+          const k = u4Scan(n, 128)!;
+          k.codes.set(bytes.slice(0, n * 64));
+          const q = quantizeU4Query(r, 128);
+          k.setQuery(q);
+          const ids = picks.map((p) => p % n);
+          k.ids.set(ids.slice(0, n));
+          const count = Math.min(ids.length, n);
+          const sums = k.scanIds(count);
+          for (let t = 0; t < count; t++) expect(sums[t]).toBe(u4DotJs(k.codes, ids[t]! * 64, 128, q));
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+});
