@@ -6,10 +6,13 @@ import { DEFAULTS as NEXT_DEFAULTS, type NextStepWeights } from "../../algorithm
 import { projectConfig } from "../store/projects.ts";
 import type { Engine } from "../view/engine.ts";
 import { inForce, type SearchWeights } from "./fit-search-weights.ts";
+import type { GuardPrior } from "../../algorithms/search/guard-prior.ts";
+import { guardPriorFor } from "./guard-prior.ts";
 import { type FitRecord, storedFits } from "./learning-log.ts";
 
 export interface LearningStatus {
-  searchWeights: { inForce: SearchWeights; fit: FitRecord | null };
+  /** `guardPrior`: the history guard's default strength measured on the history (guard-prior.ts) and its evidence. */
+  searchWeights: { inForce: SearchWeights; fit: FitRecord | null; guardPrior: GuardPrior };
   nextStepWeights: { inForce: NextStepWeights; fit: FitRecord | null };
   calibration: { kinds: string[]; fit: FitRecord | null };
 }
@@ -18,8 +21,9 @@ export async function learningStatus(engine: Engine, project: string): Promise<L
   const cfg = await projectConfig(engine.db, project);
   const fits = storedFits(cfg);
   const next = fits["next-step-weights"];
+  const prior = await guardPriorFor(engine, project);
   return {
-    searchWeights: { inForce: inForce(cfg), fit: fits["search-weights"] ?? null },
+    searchWeights: { inForce: inForce(cfg, prior.strength), fit: fits["search-weights"] ?? null, guardPrior: prior },
     // Weights stored without a validated fit (an earlier version) are not used: the fixed ones answer until one runs.
     nextStepWeights: {
       inForce: next
