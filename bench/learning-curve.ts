@@ -341,15 +341,19 @@ interface NewTools {
   lostToHistory: number;
   /** Queries missed by the descriptions alone but found after the history. */
   gainedByHistory: number;
+  /** Share with a held-out tool among the first max(3, |relevant|) answers (a query asking for 4 tools has 4 slots). */
+  topNeeded: number | null;
+  /** Queries asking for more than 3 tools. */
+  multi: number;
 }
 
-/** 1 when one of `wanted` is among the first 3 answers of a search for `query`. */
-async function top3(tg: Toolgraph, query: string, wanted: string[]): Promise<number> {
-  const r = (await tg.search({ intent: query, limit: 3 })) as { results: { tool: string }[] };
+/** 1 when one of `wanted` is among the first k (default 3) answers of a search for `query`. */
+async function top3(tg: Toolgraph, query: string, wanted: string[], k = 3): Promise<number> {
+  const r = (await tg.search({ intent: query, limit: k })) as { results: { tool: string }[] };
   return hitAtK(
     r.results.map((x) => x.tool),
     wanted,
-    3,
+    k,
   );
 }
 
@@ -389,14 +393,12 @@ async function newTools(d: Dataset, fit: boolean): Promise<NewTools> {
     await tg.settle();
     const asked = retrieval.filter((c) => c.relevant.some((t) => held.has(t)));
     const hits: number[] = [];
-    for (const c of asked)
-      hits.push(
-        await top3(
-          tg,
-          c.query,
-          c.relevant.filter((t) => held.has(t)),
-        ),
-      );
+    const hitsNeeded: number[] = [];
+    for (const c of asked) {
+      const want = c.relevant.filter((t) => held.has(t));
+      hits.push(await top3(tg, c.query, want));
+      hitsNeeded.push(await top3(tg, c.query, want, Math.max(3, c.relevant.length)));
+    }
     // The descriptions alone: the whole catalog, no history.
     const alone = await openToolgraph({
       home: "memory://",
@@ -427,6 +429,8 @@ async function newTools(d: Dataset, fit: boolean): Promise<NewTools> {
       top3Alone: mean(hitsAlone),
       lostToHistory: hits.filter((h, i) => h === 0 && hitsAlone[i] === 1).length,
       gainedByHistory: hits.filter((h, i) => h === 1 && hitsAlone[i] === 0).length,
+      topNeeded: mean(hitsNeeded),
+      multi: asked.filter((c) => c.relevant.length > 3).length,
     };
   } finally {
     await tg.close();
@@ -484,7 +488,7 @@ async function main(): Promise<void> {
     }
     const nt = await newTools(d, fit);
     console.log(
-      `\nnew tools (${name}): ${nt.tools} held-out tools, ${nt.queries} queries, found in the top 3 for ${f(nt.top3)} (descriptions alone, no history: ${f(nt.top3Alone)}; lost to the history ${nt.lostToHistory}, gained by it ${nt.gainedByHistory})`,
+      `\nnew tools (${name}): ${nt.tools} held-out tools, ${nt.queries} queries, found in the top 3 for ${f(nt.top3)} (descriptions alone, no history: ${f(nt.top3Alone)}; lost to the history ${nt.lostToHistory}, gained by it ${nt.gainedByHistory}); among the first max(3, tools the query needs) ${f(nt.topNeeded)} (${nt.multi} queries need more than 3 tools)`,
     );
     (results[name] as Record<string, unknown>).newTools = nt;
   }
