@@ -1,7 +1,7 @@
 /**
  * Learning curves: does what toolgraph learns from traffic ever make it worse?
  *
- *   npx tsx bench/learning-curve.ts [--dataset seal-tools|toollinkos|nestful|all] [--points 5]
+ *   npx tsx bench/learning-curve.ts [--dataset seal-tools|toollinkos|nestful|demo|all] [--points 5]
  *       [--embeddings hash:512|use-lite] [--cases 300] [--no-fit] [--out learning-curve]
  *
  * For each dataset (its own train / test split, bench/convert) and its "repeated" stress set (the first 30
@@ -17,7 +17,8 @@
  *     Markov baseline (transition counts of the history, ties by popularity);
  *   - DAG: edge F1 of `buildDag` on the DAG cases, beside the precedence chain of the history
  *     (algorithms/evaluation/precedence-chain.ts).
- * New-tools phase (per dataset): up to 40 tools that test queries ask for are held out of the catalog and of
+ * The demo (`toolgraph demo`'s catalog and traces, every 5th held out and asked) is a stress set of its own.
+ * New-tools phase (per dataset): up to 40 tools (at most half the catalog) that test queries ask for are held out of the catalog and of
  * the history; after the whole history is learned (and fitted) they are imported, and every retrieval case
  * whose relevant set holds one is asked: the share with a held-out tool in the top 3 is reported.
  *
@@ -34,6 +35,7 @@ import { nextStepPrefixes } from "../algorithms/evaluation/next-step.ts";
 import { precedenceChain, precedenceCounts } from "../algorithms/evaluation/precedence-chain.ts";
 import { averagePrecisionAtK, hitAtK } from "../algorithms/evaluation/retrieval-metrics.ts";
 import { mulberry32 } from "../algorithms/random/rng.ts";
+import { demoCatalog, demoTraces } from "../src/demo/index.ts";
 import { createEmbeddingProvider, type EvalCase, openToolgraph, type Toolgraph } from "../src/index.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
@@ -60,7 +62,7 @@ interface Trace {
   id: string;
   intent?: string;
   startedAt: string;
-  steps: { tool: string; dependsOn?: number[] }[];
+  steps: { tool: string; dependsOn?: number[]; success?: boolean }[];
   [k: string]: unknown;
 }
 interface Dataset {
@@ -80,7 +82,34 @@ function thin<T>(xs: T[], max: number): T[] {
   return Array.from({ length: max }, (_, i) => xs[Math.floor(i * step)]!);
 }
 
+/**
+ * The demo stress set: `toolgraph demo`'s catalog and 600 traces (seed 42), every 5th held out and its intent
+ * asked (relevant: the tools it called successfully), as bench/token-savings.ts does; 32 intents repeated, so
+ * every query's intent is also in the history. Retrieval cases only.
+ */
+function loadDemo(maxCases: number): Dataset {
+  const all = JSON.parse(JSON.stringify(demoTraces(600, 42, Date.parse("2026-11-01T12:00:00Z")))) as (Trace & {
+    steps: { tool: string; success?: boolean }[];
+  })[];
+  const held = all.filter((_, i) => i % 5 === 4);
+  const cases: EvalCase[] = held.map((t, i) => ({
+    kind: "retrieval",
+    id: `demo-${i}`,
+    query: t.intent ?? "",
+    relevant: [...new Set(t.steps.filter((st) => st.success !== false).map((st) => st.tool))],
+  }));
+  return {
+    name: "demo",
+    catalog: demoCatalog() as unknown as Dataset["catalog"],
+    traces: all
+      .filter((_, i) => i % 5 !== 4)
+      .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id)),
+    cases: thin(cases, maxCases),
+  };
+}
+
 function load(name: string, maxCases: number): Dataset {
+  if (name === "demo") return loadDemo(maxCases);
   const d =
     name === "seal-tools"
       ? convertSealTools()
@@ -89,7 +118,8 @@ function load(name: string, maxCases: number): Dataset {
         : name === "nestful"
           ? convertNestful()
           : undefined;
-  if (!d) throw new Error(`--dataset: unknown dataset ${JSON.stringify(name)} (seal-tools, toollinkos, nestful, all)`);
+  if (!d)
+    throw new Error(`--dataset: unknown dataset ${JSON.stringify(name)} (seal-tools, toollinkos, nestful, demo, all)`);
   const all = Object.values(d.evaluation as Record<string, EvalCase[]>).flat();
   const byKind = (k: EvalCase["kind"]) =>
     thin(
@@ -299,14 +329,43 @@ async function curve(d: Dataset, points: number, fit: boolean): Promise<Point[]>
 }
 
 /** Held-out tools: imported after the whole history; the share of their queries with one in the top 3. */
-async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; queries: number; top3: number | null }> {
+interface NewTools {
+  tools: number;
+  queries: number;
+  /** Share of the queries with a held-out tool in the top 3, after the history. */
+  top3: number | null;
+  /** The same on the whole catalog without any history (the descriptions alone). */
+  top3Alone: number | null;
+  /** Queries found by the descriptions alone but missed after the history (learning's fault). */
+  lostToHistory: number;
+  /** Queries missed by the descriptions alone but found after the history. */
+  gainedByHistory: number;
+  /** Share with a held-out tool among the first max(3, |relevant|) answers (a query asking for 4 tools has 4 slots). */
+  topNeeded: number | null;
+  /** Queries asking for more than 3 tools. */
+  multi: number;
+}
+
+/** 1 when one of `wanted` is among the first k (default 3) answers of a search for `query`. */
+async function top3(tg: Toolgraph, query: string, wanted: string[], k = 3): Promise<number> {
+  const r = (await tg.search({ intent: query, limit: k })) as { results: { tool: string }[] };
+  return hitAtK(
+    r.results.map((x) => x.tool),
+    wanted,
+    k,
+  );
+}
+
+async function newTools(d: Dataset, fit: boolean): Promise<NewTools> {
   const retrieval = d.cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   const wanted = [...new Set(retrieval.flatMap((c) => c.relevant))];
   // Prefer tools the history never used (their traces stay whole); then the least used ones.
   const count = new Map<string, number>();
   for (const t of d.traces) for (const s of t.steps) count.set(s.tool, (count.get(s.tool) ?? 0) + 1);
   const held = new Set(
-    wanted.sort((a, b) => (count.get(a) ?? 0) - (count.get(b) ?? 0) || (a < b ? -1 : 1)).slice(0, NEW_TOOLS),
+    wanted
+      .sort((a, b) => (count.get(a) ?? 0) - (count.get(b) ?? 0) || (a < b ? -1 : 1))
+      .slice(0, Math.min(NEW_TOOLS, Math.floor(d.catalog.tools.length / 2))),
   );
   const history = d.traces.filter((t) => t.steps.every((s) => !held.has(s.tool)));
   const tg = await openToolgraph({
@@ -333,17 +392,45 @@ async function newTools(d: Dataset, fit: boolean): Promise<{ tools: number; quer
     await tg.settle();
     const asked = retrieval.filter((c) => c.relevant.some((t) => held.has(t)));
     const hits: number[] = [];
+    const hitsNeeded: number[] = [];
     for (const c of asked) {
-      const r = (await tg.search({ intent: c.query, limit: 3 })) as { results: { tool: string }[] };
-      hits.push(
-        hitAtK(
-          r.results.map((x) => x.tool),
-          c.relevant.filter((t) => held.has(t)),
-          3,
-        ),
-      );
+      const want = c.relevant.filter((t) => held.has(t));
+      hits.push(await top3(tg, c.query, want));
+      hitsNeeded.push(await top3(tg, c.query, want, Math.max(3, c.relevant.length)));
     }
-    return { tools: held.size, queries: asked.length, top3: mean(hits) };
+    // The descriptions alone: the whole catalog, no history.
+    const alone = await openToolgraph({
+      home: "memory://",
+      project: "new-tools-alone",
+      embeddings: values.embeddings,
+      now: () => clockOf(d),
+      resultCacheSize: 0,
+    });
+    const hitsAlone: number[] = [];
+    try {
+      await alone.importCatalog(d.catalog);
+      await alone.settle();
+      for (const c of asked)
+        hitsAlone.push(
+          await top3(
+            alone,
+            c.query,
+            c.relevant.filter((t) => held.has(t)),
+          ),
+        );
+    } finally {
+      await alone.close();
+    }
+    return {
+      tools: held.size,
+      queries: asked.length,
+      top3: mean(hits),
+      top3Alone: mean(hitsAlone),
+      lostToHistory: hits.filter((h, i) => h === 0 && hitsAlone[i] === 1).length,
+      gainedByHistory: hits.filter((h, i) => h === 1 && hitsAlone[i] === 0).length,
+      topNeeded: mean(hitsNeeded),
+      multi: asked.filter((c) => c.relevant.length > 3).length,
+    };
   } finally {
     await tg.close();
   }
@@ -363,7 +450,7 @@ function clockOf(d: Dataset): number {
 const f = (x: number | null) => (x === null ? "–" : x.toFixed(3));
 
 async function main(): Promise<void> {
-  const names = values.dataset === "all" ? ["seal-tools", "toollinkos", "nestful"] : values.dataset.split(",");
+  const names = values.dataset === "all" ? ["seal-tools", "toollinkos", "nestful", "demo"] : values.dataset.split(",");
   const points = Math.max(2, Number(values.points));
   const fit = !values["no-fit"];
   const results: Record<string, unknown> = {};
@@ -374,7 +461,8 @@ async function main(): Promise<void> {
   );
   for (const name of names) {
     const d = load(name, Number(values.cases));
-    for (const set of [d, repeated(d)]) {
+    // The demo is itself few intents repeated: its own stress set.
+    for (const set of name === "demo" ? [d] : [d, repeated(d)]) {
       const pts = await curve(set, points, fit);
       const base = pts[0]!;
       const worst = Math.min(...pts.map((p) => (p.map10 ?? 0) - (base.map10 ?? 0)));
@@ -399,7 +487,7 @@ async function main(): Promise<void> {
     }
     const nt = await newTools(d, fit);
     console.log(
-      `\nnew tools (${name}): ${nt.tools} held-out tools, ${nt.queries} queries, found in the top 3 for ${f(nt.top3)}`,
+      `\nnew tools (${name}): ${nt.tools} held-out tools, ${nt.queries} queries, found in the top 3 for ${f(nt.top3)} (descriptions alone, no history: ${f(nt.top3Alone)}; lost to the history ${nt.lostToHistory}, gained by it ${nt.gainedByHistory}); among the first max(3, tools the query needs) ${f(nt.topNeeded)} (${nt.multi} queries need more than 3 tools)`,
     );
     (results[name] as Record<string, unknown>).newTools = nt;
   }

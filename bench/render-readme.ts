@@ -58,6 +58,11 @@ const KNOWN: { match: RegExp; title: string; command?: string }[] = [
     command: "CONSUMER_REPORT=bench/results/package.json test/package/consumer-check.sh",
   },
   {
+    match: /^guard-breadth$/,
+    title: "The history guard's strength against the breadth of the history (training data only)",
+    command: "npx tsx bench/guard-breadth.ts",
+  },
+  {
     match: /^token-savings$/,
     title: "Token savings of the adapters",
     command: "npx tsx bench/token-savings.ts --dataset all --embeddings hash:512 --cases 200",
@@ -199,7 +204,7 @@ export const TOPICS: { id: string; question: string; match: RegExp }[] = [
   {
     id: "learning",
     question: "Does learning from traffic ever make answers worse?",
-    match: /^(learning-curve|search-weight-fitting)/,
+    match: /^(learning-curve|search-weight-fitting|guard-breadth)/,
   },
   {
     id: "latency",

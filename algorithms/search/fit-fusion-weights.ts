@@ -11,7 +11,7 @@
  *      contentFloor dropped)   is the vote itself, which the gate's absolute thresholds expect)
  *   4. w_g on graphGrid         from the best point so far
  *   5. γ on guardGrid           from stage 4's best, when a guardGrid is given: the history guard's strength
- *                               (history-guard.ts; absent = 1, the full guard, in stages 1–4)
+ *                               (history-guard.ts; absent = baseGuard, default 1, in stages 1–4)
  *   anchors: each channel alone — content {β*, μ 0, w_c 1, w_g 0}, memory {β*, max(memoryGrid), w_c f, w_g 0}
  *   and graph {β*, μ 0, w_c f, w_g max(graphGrid)}, f = contentFloor (0 by default: the channel truly alone;
  *   with a floor the content channel never leaves, docs/decisions/search-weight-fitting.md). Evaluated once;
@@ -72,8 +72,10 @@ export interface FitFusionOptions {
   readonly graphGrid?: readonly number[];
   /** Lowest content weight evaluated, in [0, 1]: contentGrid values below it are dropped. Default 0. */
   readonly contentFloor?: number;
-  /** γ values (stage 5), preferred first on ties; absent: no stage 5 (γ stays 1). */
+  /** γ values (stage 5), preferred first on ties; absent: no stage 5 (γ stays baseGuard). */
   readonly guardGrid?: readonly number[];
+  /** The γ an absent historyGuard stands for (stages 1–4 and the anchors). Default 1. */
+  readonly baseGuard?: number;
   /** Objective differences ≤ tolerance are ties (≥ 0). Default 0.005. */
   readonly tolerance?: number;
   /** The setting preferred on ties (the caller's defaults). Default none: grid order, then evaluation order. */
@@ -137,7 +139,11 @@ export async function fitFusionWeights(
     if (!preferred) return near[0]!;
     return near.reduce((b, p) => (distance(p.weights) < distance(b.weights) - 1e-12 ? p : b));
   };
-  const coordinate = (w: FusionWeights, k: keyof FusionWeights): number => w[k] ?? 1;
+  const baseGuard = options.baseGuard ?? 1;
+  if (!(baseGuard >= 0 && baseGuard <= 1))
+    throw new SearchError(MODULE, "bad-grid", `baseGuard must be in [0, 1], got ${baseGuard}`);
+  const coordinate = (w: FusionWeights, k: keyof FusionWeights): number =>
+    w[k] ?? (k === "historyGuard" ? baseGuard : 1);
   const l1 = (w: FusionWeights) =>
     preferred
       ? (["beta", "memoryWeight", "contentWeight", "graphWeight", "historyGuard"] as const).reduce(
@@ -148,7 +154,7 @@ export async function fitFusionWeights(
   const seen = new Map<string, FusionPoint>();
   const order: FusionPoint[] = [];
   const evaluate = async (w: FusionWeights): Promise<FusionPoint> => {
-    const key = `${w.beta}|${w.memoryWeight}|${w.contentWeight}|${w.graphWeight}|${w.historyGuard ?? 1}`;
+    const key = `${w.beta}|${w.memoryWeight}|${w.contentWeight}|${w.graphWeight}|${w.historyGuard ?? baseGuard}`;
     const hit = seen.get(key);
     if (hit) return hit;
     const value = await objective(w);

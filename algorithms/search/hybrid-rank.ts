@@ -17,6 +17,10 @@
  * > 0 — is moved up to rank DEFAULTS.anchorRank (3) when history (memory, graph) ranked it lower; it keeps its
  * own scores and is marked `anchored` (so the list is ordered by final except at that one place). Descriptions
  * always count: a tool nobody has used yet can still be found (docs/decisions/search-weight-fitting.md).
+ * Without such a candidate, the one with the strictly highest content score (> 0) is the anchor when it has no
+ * executions at all: the descriptions' best answer, about which the history has no evidence for or against
+ * (memory votes and usage can only name tools that ran), so the history may not bury it below rank 3 — a tool
+ * imported after the traffic it would have served (docs/decisions/history-guard.md). `anchorKind` says which.
  * Channel ablations rank by one channel instead (semantic', BM25 normalised, or clamped cosine).
  *
  * Invariants: every score ∈ [0,1]; final ≥ semantic' in "hybrid"; excluded indices never appear; the
@@ -62,6 +66,8 @@ export interface HybridHit {
   historyTrust: number;
   /** True when the description anchor was moved up to DEFAULTS.anchorRank (see the header). */
   anchored?: boolean;
+  /** Why it is the anchor: the best lexical and semantic match, or the best content match that never ran. */
+  anchorKind?: "best-match" | "unused-best-content";
 }
 
 export interface HybridRankInput {
@@ -171,7 +177,7 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
     });
   }
   const top = input.top;
-  const anchor = channel === "hybrid" ? descriptionAnchor(hits) : undefined;
+  const anchor = channel === "hybrid" ? descriptionAnchor(hits, input.executions) : undefined;
   if (top !== undefined && top < hits.length) {
     const k = Math.max(0, top);
     if (anchor === undefined) return bestHits(hits, k);
@@ -181,8 +187,26 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
   return anchor === undefined ? hits : withAnchor(hits, anchor);
 }
 
-/** The hit with the strictly highest raw BM25 and the strictly highest cosine, both > 0, else undefined. */
-function descriptionAnchor(hits: readonly HybridHit[]): HybridHit | undefined {
+/**
+ * The hit with the strictly highest raw BM25 and the strictly highest cosine, both > 0; else the hit with the
+ * strictly highest content score (> 0) when it never ran; else undefined.
+ */
+function descriptionAnchor(hits: readonly HybridHit[], executions: ArrayLike<number>): HybridHit | undefined {
+  const both = bestOfBoth(hits);
+  if (both) return { ...both, anchorKind: "best-match" };
+  let best: HybridHit | undefined;
+  let tie = false;
+  for (const h of hits) {
+    if (!best || h.content > best.content) {
+      best = h;
+      tie = false;
+    } else if (h.content === best.content) tie = true;
+  }
+  if (!best || tie || !(best.content > 0) || executions[best.index]! > 0) return undefined;
+  return { ...best, anchorKind: "unused-best-content" };
+}
+
+function bestOfBoth(hits: readonly HybridHit[]): HybridHit | undefined {
   let bestBm: HybridHit | undefined;
   let bestCos: HybridHit | undefined;
   let bmTie = false;
@@ -203,7 +227,7 @@ function descriptionAnchor(hits: readonly HybridHit[]): HybridHit | undefined {
 
 /** `ranked` (a prefix of the ranking) with the anchor at rank anchorRank at the latest (it may be absent from the prefix). */
 function withAnchor(ranked: HybridHit[], anchor: HybridHit): HybridHit[] {
-  const at = ranked.indexOf(anchor);
+  const at = ranked.findIndex((h) => h.index === anchor.index);
   const slot = DEFAULTS.anchorRank - 1;
   if (at >= 0 && at <= slot) return ranked;
   if (at > 0) ranked.splice(at, 1);

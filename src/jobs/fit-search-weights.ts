@@ -29,12 +29,13 @@
  * Every fit is stored and announced as a refit record (learning-log.ts). Defaults: β = 0.5, μ = 0.8, w_c = 1,
  * graph 1. Stored weights below the content floor (fitted by an earlier version) are raised to it when read.
  */
-import { fnv1a, groupFolds, type IntentGroups, intentGroups } from "../../algorithms/evaluation/intent-groups.ts";
+import { fnv1a, groupFolds } from "../../algorithms/evaluation/intent-groups.ts";
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { type FusionWeights, fitFusionWeights } from "../../algorithms/search/fit-fusion-weights.ts";
 import { slicer, yieldToEventLoop } from "../view/background.ts";
-import { type MemoryIndex, memoryRow } from "../view/intent-memory.ts";
+import { memoryRow } from "../view/intent-memory.ts";
 import type { ProjectView } from "../view/project-view.ts";
+import { guardPriorFor, rowGroups, successfulRows } from "./guard-prior.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { searchCandidates } from "./search-scoring.ts";
 import {
@@ -66,44 +67,8 @@ export {
   type SearchWeightsFit,
 } from "./search-weights.ts";
 
-const weightKey = (w: FusionWeights) =>
-  `${w.beta}|${w.memoryWeight}|${w.contentWeight}|${w.graphWeight}|${w.historyGuard ?? 1}`;
-
-/** Rows of the memory index with at least one successful step. */
-function successfulRows(memory: MemoryIndex): number[] {
-  const { stepOffsets, stepSuccess } = memory.rows;
-  const rows: number[] = [];
-  for (let i = 0; i < memory.rows.length; i++) {
-    let anySuccess = false;
-    for (let k = stepOffsets[i]!; k < stepOffsets[i + 1]! && !anySuccess; k++) anySuccess = stepSuccess[k] === 1;
-    if (anySuccess) rows.push(i);
-  }
-  return rows;
-}
-
-/** Near-duplicate groups of the rows, computed on their distinct (intent text, successful tool set) pairs. */
-function rowGroups(memory: MemoryIndex, rows: readonly number[]): { group: Int32Array; groups: IntentGroups } {
-  const { stepOffsets, stepSuccess, stepTool } = memory.rows;
-  const itemOf = new Map<string, number>();
-  const items: { intent: string; tools: string[] }[] = [];
-  const itemOfRow = new Int32Array(rows.length);
-  rows.forEach((r, j) => {
-    const tools: string[] = [];
-    for (let k = stepOffsets[r]!; k < stepOffsets[r + 1]!; k++)
-      if (stepSuccess[k] === 1) tools.push(memory.rows.stepTools[stepTool[k]!]!);
-    const toolKey = [...new Set(tools)].sort().join("\u0000");
-    const key = `${memory.textOf[r]}\u0001${toolKey}`;
-    let item = itemOf.get(key);
-    if (item === undefined) {
-      item = items.length;
-      itemOf.set(key, item);
-      items.push({ intent: memory.texts[memory.textOf[r]!]!, tools });
-    }
-    itemOfRow[j] = item;
-  });
-  const groups = intentGroups(items);
-  return { group: Int32Array.from(itemOfRow, (it) => groups.group[it]!), groups };
-}
+const weightKey = (w: FusionWeights, guard: number) =>
+  `${w.beta}|${w.memoryWeight}|${w.contentWeight}|${w.graphWeight}|${w.historyGuard ?? guard}`;
 
 export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions = {}): Promise<SearchWeightsFit> {
   const floor = opts.contentFloor ?? SEARCH_FIT_DEFAULTS.contentFloor;
@@ -113,7 +78,10 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
   const memory = await view.memory();
   const rows = successfulRows(memory);
   const cfg = await view.config();
-  const before = inForce(cfg);
+  // The guard's default strength is the project's prior (guard-prior.ts), not a constant: the fit's defaults.
+  const prior = await guardPriorFor(view);
+  const defaults: SearchWeights = { ...DEFAULT_SEARCH_WEIGHTS, historyGuard: prior.strength };
+  const before = inForce(cfg, prior.strength);
   const s = view.snapshot;
   const data = {
     executions: rows.length,
@@ -127,13 +95,13 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
     evidence: Record<string, unknown>,
     groups: number,
   ): Promise<SearchWeightsFit> => {
-    const record = fitRecord(view, false, reason, before, DEFAULT_SEARCH_WEIGHTS, evidence, {
+    const record = fitRecord(view, false, reason, before, defaults, evidence, {
       ...data,
       groups,
     });
     if (!dryRun) await storeFit(view, record, { searchWeights: undefined });
     return {
-      ...DEFAULT_SEARCH_WEIGHTS,
+      ...defaults,
       ...empty,
       intents: 0,
       groups,
@@ -147,7 +115,7 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
   if (rows.length < SEARCH_FIT_DEFAULTS.minIntents) {
     // Not stored: a later engine fits again once the history has grown.
     const reason = `fewer than ${SEARCH_FIT_DEFAULTS.minIntents} past executions with an intent (${rows.length})`;
-    return { ...DEFAULT_SEARCH_WEIGHTS, ...empty, intents: rows.length, groups: 0, accepted: false, reason, dryRun };
+    return { ...defaults, ...empty, intents: rows.length, groups: 0, accepted: false, reason, dryRun };
   }
   const { group: groupOfRow, groups } = rowGroups(memory, rows);
   // Cases: one per group before a second of any, in the order of a seeded hash of the execution id (ties by
@@ -222,7 +190,7 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
   // The fit runs beside live requests: it yields to the event loop after every case's scoring.
   const memo = new Map<string, Float64Array>();
   const apOf = async (w: FusionWeights, k: number): Promise<Float64Array> => {
-    const key = weightKey(w);
+    const key = weightKey(w, defaults.historyGuard);
     let m = memo.get(key);
     if (!m) {
       m = new Float64Array(cases.length * 2).fill(Number.NaN);
@@ -235,7 +203,7 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
           ...w,
           memory: w.memoryWeight > 0 ? mode.memory : undefined,
           historySimilarity: mode.similarity,
-          historyGuard: w.historyGuard ?? 1,
+          historyGuard: w.historyGuard ?? defaults.historyGuard,
           global: mode.held.global,
           executions: mode.held.executions,
           top: 10,
@@ -275,7 +243,8 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
   const fitOn = (subset: readonly number[], guardGrid: readonly number[] | undefined) =>
     fitFusionWeights(async (w) => (await scoreOf(() => w, subset)).score, {
       contentFloor: floor,
-      preferred: DEFAULT_SEARCH_WEIGHTS,
+      preferred: defaults,
+      baseGuard: defaults.historyGuard,
       ...(guardGrid ? { guardGrid } : {}),
     });
   const caseGroups = new Set(cases.map((c) => c.group)).size;
@@ -287,13 +256,19 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
   // The fit on every case and its grouped k-fold validation (each fold's weights chosen on the other folds only).
   const validate = async (guardGrid: readonly number[] | undefined) => {
     const full = await fitOn(all, guardGrid);
-    const candidate: SearchWeights = { ...full.weights, historyGuard: full.weights.historyGuard ?? 1 };
+    const candidate: SearchWeights = {
+      ...full.weights,
+      historyGuard: full.weights.historyGuard ?? defaults.historyGuard,
+    };
     const curves = {
       betaCurve: full.curves.beta.map((p) => ({ beta: p.weights.beta, map: p.objective })),
       memoryCurve: full.curves.memory.map((p) => ({ memoryWeight: p.weights.memoryWeight, map: p.objective })),
       contentCurve: full.curves.content.map((p) => ({ contentWeight: p.weights.contentWeight, map: p.objective })),
       graphCurve: full.curves.graph.map((p) => ({ graphWeight: p.weights.graphWeight, map: p.objective })),
-      guardCurve: full.curves.guard.map((p) => ({ historyGuard: p.weights.historyGuard ?? 1, map: p.objective })),
+      guardCurve: full.curves.guard.map((p) => ({
+        historyGuard: p.weights.historyGuard ?? defaults.historyGuard,
+        map: p.objective,
+      })),
       map: full.objective,
       channels: {
         content: full.channels.content.objective,
@@ -312,7 +287,7 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
           )
         ).weights,
       );
-    const { groupScores: dG, ...oosDefault } = await scoreOf(() => DEFAULT_SEARCH_WEIGHTS, all);
+    const { groupScores: dG, ...oosDefault } = await scoreOf(() => defaults, all);
     const { groupScores: fG, ...oosFitted } = await scoreOf((k) => foldWeights[caseFold[k]!]!, all);
     // Standard error of the gain over groups (paired per group), reported beside the margin.
     const diffs = [...fG].map(([g, x]) => x - dG.get(g)!);
@@ -333,18 +308,23 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
     };
   };
   const margin = SEARCH_FIT_DEFAULTS.margin;
-  // The guard protects requests never seen before: it is tried lower only on a broad history (≥ guardMinGroups
-  // groups), and kept lower only when that helps the unseen intents by the margin.
+  // The guard protects requests never seen before: its strength is tried away from the project's prior γ₀ only on
+  // a broad history (≥ guardMinGroups groups), and kept there only when that helps the unseen intents by the margin.
+  const g0 = defaults.historyGuard;
   const broad = caseGroups >= SEARCH_FIT_DEFAULTS.guardMinGroups;
-  let v = await validate(broad ? SEARCH_FIT_DEFAULTS.guardGrid : undefined);
+  let v = await validate(broad ? [...new Set([g0, ...SEARCH_FIT_DEFAULTS.guardGrid])] : undefined);
+  const kept = `history guard left at its prior ${g0.toFixed(2)} (${prior.groups} groups sampled: memory ${prior.memory.toFixed(3)} vs content ${prior.content.toFixed(3)} mAP@10 on unseen intents)`;
   let guardNote = broad
     ? ""
-    : `; history guard kept at 1 (${caseGroups} intent groups, fewer than ${SEARCH_FIT_DEFAULTS.guardMinGroups} to judge requests unlike all of them)`;
-  if (v.candidate.historyGuard < 1 && v.unseenGain !== undefined && !(v.unseenGain >= margin)) {
-    guardNote = `; history guard kept at 1 (lowering it to ${v.candidate.historyGuard} gained ${v.unseenGain.toFixed(3)} mAP@10 on unseen intents, below the margin ${margin})`;
+    : `; ${kept}: ${caseGroups} intent groups, fewer than ${SEARCH_FIT_DEFAULTS.guardMinGroups} to fit it`;
+  if (v.candidate.historyGuard !== g0 && v.unseenGain !== undefined && !(v.unseenGain >= margin)) {
+    guardNote = `; ${kept}: moving it to ${v.candidate.historyGuard} gained ${v.unseenGain.toFixed(3)} mAP@10 on unseen intents, below the margin ${margin}`;
     v = await validate(undefined);
   }
   const { candidate, curves } = v;
+  // A guard left at the prior is not stored: the prior follows the history as it grows (guard-prior.ts).
+  const { historyGuard: fittedGuard, ...rest } = candidate;
+  const stored: Partial<SearchWeights> = fittedGuard === g0 ? rest : candidate;
   const evidenceBase = {
     metric: "mAP@10, ½ unseen + ½ repeat, mean over intent groups",
     cases: cases.length,
@@ -392,7 +372,7 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
     ...data,
     groups: groups.count,
   });
-  if (!dryRun) await storeFit(view, record, { searchWeights: candidate });
+  if (!dryRun) await storeFit(view, record, { searchWeights: stored });
   return {
     ...candidate,
     intents: cases.length,
@@ -439,5 +419,5 @@ export async function searchWeightsFor(view: ProjectView): Promise<SearchWeights
   const cfg = await view.config();
   if (!storedFits(cfg)["search-weights"])
     view.startOnce("fit-search-weights", async () => fitSearchWeights(await view.latest()));
-  return inForce(cfg);
+  return inForce(cfg, (await guardPriorFor(view)).strength);
 }

@@ -276,6 +276,11 @@ export function explainHit(s: GraphSnapshot, h: SearchHit): string {
     parts.push(`graph ${h.graph.toFixed(3)} (global: PageRank and successful use, no context given)`);
   }
   parts.push(`α ${h.alpha.toFixed(2)} (${h.alphaRegime}, ${s.executions[h.index]} executions)`);
-  if (h.anchored) parts.push("kept in the top 3: its description is the best lexical and semantic match");
+  if (h.anchored)
+    parts.push(
+      h.anchorKind === "unused-best-content"
+        ? "kept in the top 3: its description is the best match and it has never run (the history cannot judge it)"
+        : "kept in the top 3: its description is the best lexical and semantic match",
+    );
   return `${s.tools[h.index]!.id}: ${h.final.toFixed(3)} = ${parts.join("; ")}`;
 }

@@ -118,11 +118,15 @@ export interface CaseMode {
   held: HeldOutSignals;
 }
 
-/** The weights in force for a stored configuration: the stored ones with w_c raised to the floor, else the defaults. */
-export function inForce(cfg: Record<string, unknown>): SearchWeights {
-  const stored = cfg.searchWeights as SearchWeights | undefined;
-  if (!stored) return DEFAULT_SEARCH_WEIGHTS;
-  const w = { ...DEFAULT_SEARCH_WEIGHTS, ...stored };
+/**
+ * The weights in force for a stored configuration: the stored ones with w_c raised to the floor, else the
+ * defaults; the history guard's strength, unless a fit stored one, is the project's prior `guard` (guard-prior.ts).
+ */
+export function inForce(cfg: Record<string, unknown>, guard = DEFAULT_SEARCH_WEIGHTS.historyGuard): SearchWeights {
+  const stored = cfg.searchWeights as Partial<SearchWeights> | undefined;
+  const base = { ...DEFAULT_SEARCH_WEIGHTS, historyGuard: guard };
+  if (!stored) return base;
+  const w = { ...base, ...stored };
   return w.contentWeight >= SEARCH_FIT_DEFAULTS.contentFloor
     ? w
     : { ...w, contentWeight: SEARCH_FIT_DEFAULTS.contentFloor };

@@ -131,6 +131,8 @@ export class Engine {
   readonly fitWrites = new Map<string, Promise<void>>();
   /** Projects whose stored calibrations the gate has loaded (calibrate.ts). */
   readonly calibrationsLoaded = new Set<string>();
+  /** Per-project state that outlives graph versions (ProjectView.projectMemo), as "name\0project". */
+  readonly projectMemos = new Map<string, unknown>();
   /** Told of every refit of a project's weights (learning-log.ts); the HTTP server logs them. Default: none. */
   learningLog: ((record: FitRecord) => void) | undefined;
 

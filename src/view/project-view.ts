@@ -167,6 +167,22 @@ export class ProjectView {
     this.#engine.learningLog?.(record);
   }
 
+  /**
+   * A slot of per-project state kept across graph versions (for a measurement too costly to repeat at every
+   * version, renewed by its owner's own rule); `name` keeps owners apart.
+   */
+  projectMemo<T>(name: string): { get(): T | undefined; set(value: T | undefined): void } {
+    const memos = this.#engine.projectMemos;
+    const key = `${name}\u0000${this.project}`;
+    return {
+      get: () => memos.get(key) as T | undefined,
+      set: (value) => {
+        if (value === undefined) memos.delete(key);
+        else memos.set(key, value);
+      },
+    };
+  }
+
   /** Whether this engine loaded the project's stored calibrations into the gate; `mark` records it (or forgets). */
   calibrationLoaded(mark?: boolean): boolean {
     const set = this.#engine.calibrationsLoaded;

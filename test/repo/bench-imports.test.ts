@@ -46,6 +46,10 @@ function publicEntries(): Set<string> {
 const KNOWN = new Set<string>([
   "bench/dag-default.ts → src/jobs/dag.ts",
   "bench/dag-default.ts → src/library/toolgraph.ts",
+  "bench/guard-breadth.ts → src/jobs/guard-prior.ts",
+  "bench/guard-breadth.ts → src/jobs/learning-log.ts",
+  "bench/guard-breadth.ts → src/jobs/search-weights.ts",
+  "bench/guard-breadth.ts → src/library/toolgraph.ts",
   "bench/embedding-pool.ts → src/library/toolgraph.ts",
   "bench/embedding-throughput.ts → src/library/toolgraph.ts",
   "bench/fault-injection.ts → src/library/toolgraph.ts",

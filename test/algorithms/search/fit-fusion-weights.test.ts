@@ -156,6 +156,24 @@ describe("fitFusionWeights", () => {
     expect((await fitFusionWeights(by(0.01), { preferred })).curves.guard).toEqual([]);
   });
 
+  it("baseGuard: an absent strength stands for it, so γ 1 on the grid is scored, not taken for the absent one", async () => {
+    // The caller's objective reads an absent γ as its base 0.4; γ 1 scores best by 0.02.
+    const calls: (number | undefined)[] = [];
+    const objective = (w: FusionWeights) => {
+      calls.push(w.historyGuard);
+      return 0.7 + ((w.historyGuard ?? 0.4) === 1 ? 0.02 : 0);
+    };
+    const preferred = { beta: 0.5, memoryWeight: 0.8, contentWeight: 1, graphWeight: 1, historyGuard: 0.4 };
+    const r = await fitFusionWeights(objective, { preferred, baseGuard: 0.4, guardGrid: [0.4, 1, 0] });
+    expect(r.weights.historyGuard).toBe(1);
+    expect(r.objective).toBeCloseTo(0.72, 12);
+    expect(calls).toContain(1);
+    // Ties keep the base: with no gain the preferred 0.4 stays.
+    const flat = await fitFusionWeights(() => 0.7, { preferred, baseGuard: 0.4, guardGrid: [0.4, 1, 0] });
+    expect(flat.weights.historyGuard ?? 0.4).toBe(0.4);
+    await expect(fitFusionWeights(() => 0.7, { baseGuard: 2 })).rejects.toThrow(/baseGuard must be in \[0, 1\], got 2/);
+  });
+
   it("contentFloor: no evaluated point goes below it; the memory and graph anchors keep content at the floor", async () => {
     const seen: FusionWeights[] = [];
     // An objective that rewards turning content off: the lower w_c, the better.

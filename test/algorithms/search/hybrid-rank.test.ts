@@ -130,12 +130,22 @@ describe("rankHybridCandidates", () => {
     // top keeps the full ranking's prefix.
     expect(rankHybridCandidates({ ...input, top: 3 }).map((h) => h.index)).toEqual([0, 1, 4]);
     expect(rankHybridCandidates({ ...input, top: 2 }).map((h) => h.index)).toEqual([0, 1]);
-    // No anchor when the best BM25 and the best cosine are different tools, or on a tie, or in an ablation.
-    const split = { ...input, candidates: input.candidates.map((x) => (x.id === 0 ? { ...x, bm25: 6 } : x)) };
+    expect(hits[2]!.anchorKind).toBe("best-match");
+    // No anchor when the best BM25 and the best cosine are different tools, or on a tie, or in an ablation
+    // (tool 4 has run here, so the unused-tool rule below does not apply).
+    const ran = { ...input, executions: [9, 9, 9, 9, 1, 0] };
+    const split = { ...ran, candidates: input.candidates.map((x) => (x.id === 0 ? { ...x, bm25: 6 } : x)) };
     expect(rankHybridCandidates(split).map((h) => h.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    const tie = { ...input, candidates: input.candidates.map((x) => (x.id === 3 ? { ...x, cosine: 0.8 } : x)) };
+    const tie = { ...ran, candidates: input.candidates.map((x) => (x.id === 3 ? { ...x, cosine: 0.8 } : x)) };
     expect(rankHybridCandidates(tie).some((h) => h.anchored)).toBe(false);
     expect(rankHybridCandidates({ ...input, channel: "semantic" }).map((h) => h.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    // Not the best in both, but the best content score (0.8) and never run: the history cannot judge it.
+    const unused = { ...split, executions: input.executions };
+    const u = rankHybridCandidates(unused);
+    expect(u.map((h) => h.index)).toEqual([0, 1, 4, 2, 3, 5]);
+    expect(u[2]!.anchored).toBe(true);
+    expect(u[2]!.anchorKind).toBe("unused-best-content");
+    expect(rankHybridCandidates({ ...unused, top: 3 }).map((h) => h.index)).toEqual([0, 1, 4]);
   });
 
   it("property: the description anchor ranks in the top 3 whatever the memory, graph, α and weights", () => {
@@ -197,6 +207,12 @@ describe("rankHybridCandidates", () => {
           expect(new Set(full.map((h) => h.index)).size).toBe(candidates.length);
           if (anchors.length === 1 && unique && bestBm > 0 && bestCos > 0) {
             expect(full.findIndex((h) => h.index === anchors[0]!.id)).toBeLessThan(3);
+          } else {
+            // Otherwise the strictly best content score, when its tool never ran (executions i % 7 = 0).
+            const bestContent = Math.max(...candidates.map((x) => x.semantic));
+            const tops = candidates.filter((x) => x.semantic === bestContent);
+            if (tops.length === 1 && bestContent > 0 && tops[0]!.id % 7 === 0)
+              expect(full.findIndex((h) => h.index === tops[0]!.id)).toBeLessThan(3);
           }
         },
       ),
