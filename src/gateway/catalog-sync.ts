@@ -10,12 +10,13 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolgraphError } from "../contract/errors.ts";
+import { slicer } from "../view/background.ts";
 import type { Toolgraph } from "../library/toolgraph.ts";
 import { boundLine, boundList } from "./bounded-line.ts";
 import type { GatewayConfig } from "./config.ts";
 import { catalogCanHold } from "./refused-steps.ts";
 import { splitToolId, toCatalogTool } from "./tool-map.ts";
-import { compilePolicy, type PinStore } from "./trust.ts";
+import { compilePolicy, type PinStore, toolHash } from "./trust.ts";
 import type { Upstream } from "./upstream.ts";
 
 export interface CatalogSyncOptions {
@@ -64,7 +65,7 @@ export class CatalogSync {
       const latest = this.pendingSyncs.get(server) ?? tools;
       this.pendingSyncs.delete(server);
       let r: Awaited<ReturnType<Toolgraph["syncServerTools"]>>;
-      const admitted = this.admit(server, latest);
+      const admitted = await this.admit(server, latest);
       try {
         r = await this.o.api.syncServerTools(server, admitted, {
           project: this.o.project,
@@ -128,30 +129,39 @@ export class CatalogSync {
    * The catalog tools of a server's list that the policy allows and the pins do not quarantine; the others are
    * remembered in `blocked` with their reason (call_tool refuses them) and logged (bounded).
    */
-  private admit(server: string, tools: Tool[]): Record<string, unknown>[] {
-    for (const id of [...this.blocked.keys()]) if (id.startsWith(`${server}.`)) this.blocked.delete(id);
-    const candidates = tools.map((t) => ({ tool: t, catalog: toCatalogTool(server, t) }));
-    const allowed = candidates.filter(({ catalog }) => {
+  private async admit(server: string, tools: Tool[]): Promise<Record<string, unknown>[]> {
+    // The per-tool work (display-safe texts, safety tags, the pin hash) runs in slices between event-loop turns:
+    // thousands of tools are hundreds of milliseconds of it. What call_tool reads (`blocked`) changes at the end,
+    // at once.
+    const slice = slicer();
+    const blocked = new Map<string, string>();
+    const allowed: { tool: Tool; catalog: Record<string, unknown>; hash: string }[] = [];
+    for (const tool of tools) {
+      const catalog = toCatalogTool(server, tool);
       const why = this.policy.denies({ id: catalog.id as string, server, safetyTags: catalog.safetyTags as string[] });
-      if (why) this.blocked.set(catalog.id as string, why);
-      return why === undefined;
-    });
+      if (why) blocked.set(catalog.id as string, why);
+      else allowed.push({ tool, catalog, hash: toolHash(tool) });
+      await slice();
+    }
     const autoApprove = this.o.config.servers.get(server)?.autoApprove === true;
     const verdicts = this.o.pins.check(
-      allowed.map(({ tool, catalog }) => ({ id: catalog.id as string, tool })),
+      allowed.map(({ tool, catalog, hash }) => ({ id: catalog.id as string, tool, hash })),
       { autoApprove, now: new Date().toISOString() },
     );
     const out: Record<string, unknown>[] = [];
     const changed: string[] = [];
     for (const { catalog } of allowed) {
       const v = verdicts.get(catalog.id as string)!;
-      if (v.state === "quarantined") this.blocked.set(catalog.id as string, v.reason);
+      if (v.state === "quarantined") blocked.set(catalog.id as string, v.reason);
       else out.push(catalog);
       if (v.state === "approved-change") changed.push(catalog.id as string);
     }
-    const blocked = [...this.blocked.keys()].filter((id) => id.startsWith(`${server}.`));
-    if (blocked.length > 0)
-      this.o.log(`toolgraph gateway: ${server}: left out by the policy or quarantined: ${boundList(blocked)}`);
+    for (const id of [...this.blocked.keys()]) if (id.startsWith(`${server}.`)) this.blocked.delete(id);
+    for (const [id, why] of blocked) this.blocked.set(id, why);
+    if (blocked.size > 0)
+      this.o.log(
+        `toolgraph gateway: ${server}: left out by the policy or quarantined: ${boundList([...blocked.keys()])}`,
+      );
     if (changed.length > 0)
       this.o.log(
         `toolgraph gateway: ${server}: changed tools approved automatically (autoApprove): ${boundList(changed)}`,

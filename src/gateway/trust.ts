@@ -177,12 +177,15 @@ export class PinStore {
    * Checks the listed versions of tools against their pins (one write for the whole list): a new tool is
    * pinned, an unchanged one passes, a changed one is quarantined — or, with `autoApprove`, re-pinned.
    */
-  check(tools: { id: string; tool: Tool }[], options: { autoApprove: boolean; now: string }): Map<string, PinVerdict> {
+  check(
+    tools: { id: string; tool: Tool; hash?: string | undefined }[],
+    options: { autoApprove: boolean; now: string },
+  ): Map<string, PinVerdict> {
     this.reload();
     const out = new Map<string, PinVerdict>();
     let changed = false;
-    for (const { id, tool } of tools) {
-      const hash = toolHash(tool);
+    for (const { id, tool, hash: given } of tools) {
+      const hash = given ?? toolHash(tool);
       const description = tool.description ?? "";
       const pin = this.pins.get(id);
       if (!pin) {
