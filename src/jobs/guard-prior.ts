@@ -112,8 +112,9 @@ export async function measureGuardPrior(view: ProjectView): Promise<GuardPrior> 
   let maxSucc = 0;
   for (let i = 0; i < s.n; i++) maxSucc = Math.max(maxSucc, s.successes[i]!);
   const batch = picked.map((j) => ({ j, row: memoryRow(memory, rows[j]!) }));
-  // The memory stored these intents' vectors (by text hash): read back, not embedded again.
-  const vs = await view.storedEmbeddings(batch.map((b) => b.row.intent));
+  // The memory stored these intents' vectors (by text hash): read back; one never stored is embedded, not stored (a read
+  // such as search or stats triggers this measurement and must write nothing).
+  const vs = await view.embeddingsReadOnly(batch.map((b) => b.row.intent));
   const mem: number[] = [];
   const content: number[] = [];
   const slice = slicer();

@@ -95,6 +95,12 @@ export class ProjectView {
     return (await ensureEmbeddings(this.#engine.db, this.project, this.#engine.embedder, texts)).vectors;
   }
 
+  /** The same vectors, without storing those embedded now: for measurements a read (search, stats) triggers. */
+  async embeddingsReadOnly(texts: readonly string[]): Promise<Float32Array[]> {
+    return (await ensureEmbeddings(this.#engine.db, this.project, this.#engine.embedder, texts, undefined, false))
+      .vectors;
+  }
+
   /** The project's intent memory (built on first use, rebuilt after recorded executions). */
   memory(): Promise<MemoryIndex> {
     return memoryIndex(this.#engine, this.project);

@@ -65,6 +65,7 @@ export async function ensureEmbeddings(
   provider: EmbeddingProvider,
   texts: readonly string[],
   onProgress?: (done: number, total: number) => void,
+  save = true,
 ): Promise<{ vectors: Float32Array[]; embeddedNow: number }> {
   const hashes = texts.map(textHash);
   const stored = await loadEmbeddings(db, project, provider.model, hashes);
@@ -82,7 +83,7 @@ export async function ensureEmbeddings(
       const part = missing.slice(k, k + batch);
       const vecs = await provider.embed(part.map((i) => texts[i]!));
       const items = part.map((i, j) => ({ hash: hashes[i]!, vector: vecs[j]! }));
-      await saveEmbeddings(db, project, provider.model, items);
+      if (save) await saveEmbeddings(db, project, provider.model, items);
       for (const it of items) stored.set(it.hash, it.vector);
       onProgress?.(Math.min(k + batch, missing.length), missing.length);
     }
