@@ -20,9 +20,9 @@
  * Without such a candidate, the one with the strictly highest content score (> 0) is the anchor when it has no
  * executions at all: the descriptions' best answer, about which the history has no evidence for or against
  * (memory votes and usage can only name tools that ran), so the history may not bury it below rank 3 — a tool
- * imported after the traffic it would have served (docs/decisions/history-guard.md). Not for a repeat of a
- * past request (its best similarity to a past intent s ≥ the guard's `high`, 0.9): there the history's evidence
- * is about this very request. `anchorKind` says which.
+ * imported after the traffic it would have served (docs/decisions/history-guard.md). It must share a word with
+ * the query (raw BM25 > 0): a best content score from the embedding alone is too weak a claim to displace the
+ * history's answer. `anchorKind` says which.
  * Channel ablations rank by one channel instead (semantic', BM25 normalised, or clamped cosine).
  *
  * Invariants: every score ∈ [0,1]; final ≥ semantic' in "hybrid"; excluded indices never appear; the
@@ -36,7 +36,6 @@ import { DEFAULTS as ALPHA_DEFAULTS, coldStartAlpha, type HeatField, localAlpha 
 import { DEFAULTS as CHANNEL_DEFAULTS, fuseChannels } from "./channel-fusion.ts";
 import { coherenceAlpha } from "./coherence.ts";
 import type { FusedHit } from "./fusion.ts";
-import { DEFAULTS as GUARD_DEFAULTS } from "./history-guard.ts";
 import { hybridScore } from "./hybrid-score.ts";
 import { SearchError } from "./search-error.ts";
 
@@ -89,8 +88,6 @@ export interface HybridRankInput {
   graphWeight: number;
   /** Trust τ ∈ [0, 1] in the history channels (history-guard.ts): scales μ and the global graph term. Default 1. */
   historyTrust?: number;
-  /** The query's best similarity to a past intent (history-guard.ts `s`); a repeat (≥ high) anchors no unused tool. */
-  historySimilarity?: number | undefined;
   channel: SearchChannel;
   fixedAlpha?: number;
   /** Passive α: heat diffused from the context. */
@@ -182,8 +179,7 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
     });
   }
   const top = input.top;
-  const repeat = input.historySimilarity !== undefined && input.historySimilarity >= GUARD_DEFAULTS.high;
-  const anchor = channel === "hybrid" ? descriptionAnchor(hits, input.executions, repeat) : undefined;
+  const anchor = channel === "hybrid" ? descriptionAnchor(hits, input.executions) : undefined;
   if (top !== undefined && top < hits.length) {
     const k = Math.max(0, top);
     if (anchor === undefined) return bestHits(hits, k);
@@ -195,16 +191,11 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
 
 /**
  * The hit with the strictly highest raw BM25 and the strictly highest cosine, both > 0; else the hit with the
- * strictly highest content score (> 0) when it never ran and the query repeats no past request; else undefined.
+ * strictly highest content score (> 0) when it never ran and shares a word with the query; else undefined.
  */
-function descriptionAnchor(
-  hits: readonly HybridHit[],
-  executions: ArrayLike<number>,
-  repeat: boolean,
-): HybridHit | undefined {
+function descriptionAnchor(hits: readonly HybridHit[], executions: ArrayLike<number>): HybridHit | undefined {
   const both = bestOfBoth(hits);
   if (both) return { ...both, anchorKind: "best-match" };
-  if (repeat) return undefined;
   let best: HybridHit | undefined;
   let tie = false;
   for (const h of hits) {
@@ -213,7 +204,7 @@ function descriptionAnchor(
       tie = false;
     } else if (h.content === best.content) tie = true;
   }
-  if (!best || tie || !(best.content > 0) || executions[best.index]! > 0) return undefined;
+  if (!best || tie || !(best.content > 0) || !(best.bm25 > 0) || executions[best.index]! > 0) return undefined;
   return { ...best, anchorKind: "unused-best-content" };
 }
 

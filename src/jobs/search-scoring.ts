@@ -210,7 +210,6 @@ export function searchCandidates(
     global,
     graphWeight: gw,
     historyTrust: historyTrust(options.historySimilarity, { strength: options.historyGuard ?? 1 }),
-    historySimilarity: options.historySimilarity,
     channel,
     fixedAlpha: ablation.fixedAlpha,
     heat,

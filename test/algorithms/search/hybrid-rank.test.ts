@@ -146,14 +146,13 @@ describe("rankHybridCandidates", () => {
     expect(u[2]!.anchored).toBe(true);
     expect(u[2]!.anchorKind).toBe("unused-best-content");
     expect(rankHybridCandidates({ ...unused, top: 3 }).map((h) => h.index)).toEqual([0, 1, 4]);
-    // A repeat of a past request (best similarity ≥ the guard's high, 0.9): its history is about this very
-    // request, so the unused tool keeps its own place (5th); just below the repeat line it is anchored again.
-    expect(rankHybridCandidates({ ...unused, historySimilarity: 0.9 }).map((h) => h.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(rankHybridCandidates({ ...unused, historySimilarity: 0.89 }).map((h) => h.index)).toEqual([
-      0, 1, 4, 2, 3, 5,
-    ]);
-    // The best-match anchor holds on a repeat too.
-    expect(rankHybridCandidates({ ...input, historySimilarity: 1 })[2]!.anchorKind).toBe("best-match");
+    // It must share a word with the query (raw BM25 > 0): the same tool with its cosine alone is not anchored.
+    const noWord = {
+      ...unused,
+      candidates: unused.candidates.map((x) => (x.id === 4 ? { ...x, bm25: 0, bm25Norm: 0 } : x)),
+    };
+    expect(rankHybridCandidates(noWord).map((h) => h.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(rankHybridCandidates(noWord).some((h) => h.anchored)).toBe(false);
   });
 
   it("property: the description anchor ranks in the top 3 whatever the memory, graph, α and weights", () => {
