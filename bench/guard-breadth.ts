@@ -30,9 +30,7 @@ import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
 import { measureGuardPrior } from "../src/jobs/guard-prior.ts";
 import { storeFit } from "../src/jobs/learning-log.ts";
 import { DEFAULT_SEARCH_WEIGHTS } from "../src/jobs/search-weights.ts";
-import { convertNestful } from "./convert/nestful.ts";
-import { convertSealTools } from "./convert/seal-tools.ts";
-import { convertToolLinkOs } from "./convert/toollinkos.ts";
+import { convertSharedDataset } from "./convert/datasets.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({
@@ -69,7 +67,8 @@ function load(name: string): Train {
         .map((t) => ({ ...t, startedAt: new Date(t.startedAt as unknown as string | number).toISOString() })),
     };
   }
-  const d = name === "nestful" ? convertNestful() : name === "toollinkos" ? convertToolLinkOs() : convertSealTools();
+  const d = convertSharedDataset(name);
+  if (!d) throw new Error(`--dataset: unknown dataset ${JSON.stringify(name)}`);
   const traces = [...(d.traces as unknown as Trace[])].sort(
     (a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id),
   );

@@ -37,9 +37,7 @@ import { averagePrecisionAtK, hitAtK } from "../algorithms/evaluation/retrieval-
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { demoCatalog, demoTraces } from "../src/demo/index.ts";
 import { createEmbeddingProvider, type EvalCase, openToolgraph, type Toolgraph } from "../src/index.ts";
-import { convertNestful } from "./convert/nestful.ts";
-import { convertSealTools } from "./convert/seal-tools.ts";
-import { convertToolLinkOs } from "./convert/toollinkos.ts";
+import { convertSharedDataset } from "./convert/datasets.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({
@@ -110,14 +108,7 @@ function loadDemo(maxCases: number): Dataset {
 
 function load(name: string, maxCases: number): Dataset {
   if (name === "demo") return loadDemo(maxCases);
-  const d =
-    name === "seal-tools"
-      ? convertSealTools()
-      : name === "toollinkos"
-        ? convertToolLinkOs()
-        : name === "nestful"
-          ? convertNestful()
-          : undefined;
+  const d = convertSharedDataset(name);
   if (!d)
     throw new Error(`--dataset: unknown dataset ${JSON.stringify(name)} (seal-tools, toollinkos, nestful, demo, all)`);
   const all = Object.values(d.evaluation as Record<string, EvalCase[]>).flat();

@@ -37,9 +37,7 @@ import { estimateTokensInFunctions } from "gpt-tokenizer/functionCalling";
 import { anthropicToolSearch } from "../src/adapters/anthropic.ts";
 import { demoCatalog, demoTraces } from "../src/demo/index.ts";
 import { type EvalCase, openToolgraph } from "../src/index.ts";
-import { convertNestful } from "./convert/nestful.ts";
-import { convertSealTools } from "./convert/seal-tools.ts";
-import { convertToolLinkOs } from "./convert/toollinkos.ts";
+import { convertSharedDataset } from "./convert/datasets.ts";
 import { listMcpTools } from "./lib/mcp-servers.ts";
 import { machine, markdownTable, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
@@ -140,14 +138,7 @@ async function loadMcp(): Promise<Dataset> {
 async function load(name: string): Promise<Dataset> {
   if (name === "demo") return loadDemo();
   if (name === "mcp") return loadMcp();
-  const d =
-    name === "seal-tools"
-      ? convertSealTools()
-      : name === "toollinkos"
-        ? convertToolLinkOs()
-        : name === "nestful"
-          ? convertNestful()
-          : undefined;
+  const d = convertSharedDataset(name);
   if (!d)
     throw new Error(
       `--dataset: unknown dataset ${JSON.stringify(name)} (seal-tools, toollinkos, nestful, demo, mcp, all, gateway)`,
