@@ -17,12 +17,15 @@
  * > 0 — is moved up to rank DEFAULTS.anchorRank (3) when history (memory, graph) ranked it lower; it keeps its
  * own scores and is marked `anchored` (so the list is ordered by final except at that one place). Descriptions
  * always count: a tool nobody has used yet can still be found (docs/decisions/search-weight-fitting.md).
- * Without such a candidate, the one with the strictly highest content score (> 0) is the anchor when it has no
- * executions at all: the descriptions' best answer, about which the history has no evidence for or against
- * (memory votes and usage can only name tools that ran), so the history may not bury it below rank 3 — a tool
- * imported after the traffic it would have served (docs/decisions/history-guard.md). It must share a word with
- * the query (raw BM25 > 0): a best content score from the embedding alone is too weak a claim to displace the
- * history's answer. `anchorKind` says which.
+ * Without such a candidate, the never-run anchor: among the first 3 candidates by content score (content desc,
+ * index asc), the best that has no executions at all, content > 0 and raw BM25 > 0 — one of the descriptions'
+ * first answers, about which the history has no evidence for or against (memory votes and usage can only name
+ * tools that ran), so the history may not bury it below rank 3: a tool imported after the traffic it would have
+ * served (docs/decisions/history-guard.md). It must share a word with the query (raw BM25 > 0): a content score
+ * from the embedding alone is too weak a claim to displace the history's answer. On a repeat of a past request
+ * (`repeatRecordedAt` given: the latest recording of the past requests the query repeats) a tool that was in the
+ * catalog by then (`addedAt` ≤ it) is not anchored: those runs could have used it and did not, evidence about this
+ * very request. `anchorKind` says which.
  * Channel ablations rank by one channel instead (semantic', BM25 normalised, or clamped cosine).
  *
  * Invariants: every score ∈ [0,1]; final ≥ semantic' in "hybrid"; excluded indices never appear; the
@@ -68,7 +71,7 @@ export interface HybridHit {
   historyTrust: number;
   /** True when the description anchor was moved up to DEFAULTS.anchorRank (see the header). */
   anchored?: boolean;
-  /** Why it is the anchor: the best lexical and semantic match, or the best content match that never ran. */
+  /** Why it is the anchor: the best lexical and semantic match, or one of the first 3 content matches that never ran. */
   anchorKind?: "best-match" | "unused-best-content";
 }
 
@@ -88,6 +91,13 @@ export interface HybridRankInput {
   graphWeight: number;
   /** Trust τ ∈ [0, 1] in the history channels (history-guard.ts): scales μ and the global graph term. Default 1. */
   historyTrust?: number;
+  /**
+   * The latest recording time (epoch ms) of the past requests the query repeats (best similarity ≥ the history
+   * guard's high); absent when it repeats none. With `addedAt`, limits the never-run anchor (see the header).
+   */
+  repeatRecordedAt?: number | undefined;
+  /** When each tool index entered the catalog (epoch ms); absent: every tool counts as there from the start. */
+  addedAt?: ArrayLike<number> | undefined;
   channel: SearchChannel;
   fixedAlpha?: number;
   /** Passive α: heat diffused from the context. */
@@ -179,7 +189,7 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
     });
   }
   const top = input.top;
-  const anchor = channel === "hybrid" ? descriptionAnchor(hits, input.executions) : undefined;
+  const anchor = channel === "hybrid" ? descriptionAnchor(hits, input) : undefined;
   if (top !== undefined && top < hits.length) {
     const k = Math.max(0, top);
     if (anchor === undefined) return bestHits(hits, k);
@@ -190,22 +200,36 @@ export function rankHybridCandidates(input: HybridRankInput): HybridHit[] {
 }
 
 /**
- * The hit with the strictly highest raw BM25 and the strictly highest cosine, both > 0; else the hit with the
- * strictly highest content score (> 0) when it never ran and shares a word with the query; else undefined.
+ * The hit with the strictly highest raw BM25 and the strictly highest cosine, both > 0; else the best never-run
+ * hit among the first DEFAULTS.anchorRank by content (content > 0, raw BM25 > 0, and on a repeat added after
+ * it); else undefined.
  */
-function descriptionAnchor(hits: readonly HybridHit[], executions: ArrayLike<number>): HybridHit | undefined {
+function descriptionAnchor(hits: readonly HybridHit[], input: HybridRankInput): HybridHit | undefined {
   const both = bestOfBoth(hits);
   if (both) return { ...both, anchorKind: "best-match" };
-  let best: HybridHit | undefined;
-  let tie = false;
+  const { executions, repeatRecordedAt, addedAt } = input;
+  // The first anchorRank hits by content (content desc, index asc), kept sorted by insertion.
+  const top: HybridHit[] = [];
   for (const h of hits) {
-    if (!best || h.content > best.content) {
-      best = h;
-      tie = false;
-    } else if (h.content === best.content) tie = true;
+    let at = top.length;
+    while (at > 0 && byContent(h, top[at - 1]!) < 0) at--;
+    if (at < DEFAULTS.anchorRank) {
+      top.splice(at, 0, h);
+      if (top.length > DEFAULTS.anchorRank) top.pop();
+    }
   }
-  if (!best || tie || !(best.content > 0) || !(best.bm25 > 0) || executions[best.index]! > 0) return undefined;
-  return { ...best, anchorKind: "unused-best-content" };
+  for (const h of top) {
+    if (!(h.content > 0)) break;
+    if (executions[h.index]! > 0 || !(h.bm25 > 0)) continue;
+    if (repeatRecordedAt !== undefined && (addedAt?.[h.index] ?? Number.NEGATIVE_INFINITY) <= repeatRecordedAt)
+      continue;
+    return { ...h, anchorKind: "unused-best-content" };
+  }
+  return undefined;
+}
+
+function byContent(a: HybridHit, b: HybridHit): number {
+  return b.content - a.content || a.index - b.index;
 }
 
 function bestOfBoth(hits: readonly HybridHit[]): HybridHit | undefined {

@@ -189,6 +189,7 @@ export async function scoreExecution(
       graphWeight: sw.graphWeight,
       historySimilarity: m.similarity,
       historyGuard: sw.historyGuard,
+      repeatRecordedAt: m.repeatRecordedAt,
     })[0];
     if (top) out.search.push({ score: top.final, ok: e.steps.some((st) => st.tool === s.tools[top.index]!.id) });
   }

@@ -96,6 +96,8 @@ export interface SearchOptions {
   historySimilarity?: number | undefined;
   /** Strength γ of the history guard in [0, 1] (fitted per project, search-weights.ts). Default 1. */
   historyGuard?: number | undefined;
+  /** RecallResult.repeatRecordedAt: limits the never-run description anchor on a repeat (hybrid-rank.ts). */
+  repeatRecordedAt?: number | undefined;
   /** Replaces the no-context global signal (used by the leave-one-out fit). */
   global?: Float64Array;
   /**
@@ -210,6 +212,8 @@ export function searchCandidates(
     global,
     graphWeight: gw,
     historyTrust: historyTrust(options.historySimilarity, { strength: options.historyGuard ?? 1 }),
+    repeatRecordedAt: options.repeatRecordedAt,
+    addedAt: s.addedAt,
     channel,
     fixedAlpha: ablation.fixedAlpha,
     heat,
@@ -279,7 +283,7 @@ export function explainHit(s: GraphSnapshot, h: SearchHit): string {
   if (h.anchored)
     parts.push(
       h.anchorKind === "unused-best-content"
-        ? "kept in the top 3: its description is the best match and it has never run (the history cannot judge it)"
+        ? "kept in the top 3: its description is among the 3 best matches and it has never run (the history cannot judge it)"
         : "kept in the top 3: its description is the best lexical and semantic match",
     );
   return `${s.tools[h.index]!.id}: ${h.final.toFixed(3)} = ${parts.join("; ")}`;

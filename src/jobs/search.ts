@@ -197,6 +197,7 @@ export async function rankSearch(view: ProjectView, req: SearchRequest, override
       graphWeight: weights.graphWeight,
       historySimilarity: memory.similarity,
       historyGuard: weights.historyGuard,
+      repeatRecordedAt: memory.repeatRecordedAt,
       alphaMode: req.mode,
     });
   };

@@ -23,6 +23,8 @@ export interface ToolRow {
   /** False once the tool's upstream MCP server stopped listing it (the jobs skip it; its history stays). */
   available: boolean;
   textHash: string;
+  /** When the tool first entered the catalog (epoch ms, the database's clock): what history could know of it. */
+  addedAt: number;
 }
 
 /** The tools of the read model: every tool but the retired ones (unavailable past the gateway's grace period). */
@@ -68,6 +70,7 @@ function toolRow(r: Selectable<ToolsTable>): ToolRow {
     autoRegistered: r.auto_registered,
     available: r.available,
     textHash: r.text_hash,
+    addedAt: new Date(r.created_at).getTime(),
   };
 }
 
@@ -201,6 +204,8 @@ export interface ExecutionMemoryRow {
   intentHash: string;
   capability: string | null;
   startedAt: Date;
+  /** When it was recorded (epoch ms, the database's clock; a later import of old traces records them late). */
+  recordedAt: number;
   success: boolean;
   steps: { tool: string; success: boolean }[];
 }
@@ -313,6 +318,8 @@ export interface ExecutionHistoryRow {
   intentHash: string | null;
   capability: string | null;
   startedAt: Date;
+  /** When it was recorded (epoch ms, the database's clock). */
+  recordedAt: number;
   success: boolean;
   steps: { tool: string; success: boolean; dependsOn: number[] }[];
 }
@@ -332,7 +339,7 @@ export async function loadExecutionHistory(
   if (ids && ids.length === 0) return [];
   let q = db
     .selectFrom("executions")
-    .select(["id", "user_id", "intent", "intent_hash", "capability_id", "started_at", "success"])
+    .select(["id", "user_id", "intent", "intent_hash", "capability_id", "started_at", "recorded_at", "success"])
     .where("project", "=", project);
   if (ids) q = q.where("id", "=", sql<string>`ANY(${[...ids]})`);
   const execs = await q.orderBy("started_at").orderBy("id").execute();
@@ -361,6 +368,7 @@ export async function loadExecutionHistory(
     intentHash: e.intent_hash,
     capability: e.capability_id,
     startedAt: e.started_at,
+    recordedAt: new Date(e.recorded_at).getTime(),
     success: e.success,
     steps: by.get(e.id) ?? [],
   }));

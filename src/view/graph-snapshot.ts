@@ -54,6 +54,8 @@ export class GraphSnapshot {
   readonly totalDurationMs: Float64Array;
   /** Epoch ms of last use, NaN when never used. */
   readonly lastUsedAt: Float64Array;
+  /** Epoch ms when each tool entered the catalog (ToolRow.addedAt). */
+  readonly addedAt: Float64Array;
   private readonly edgeStates: Map<string, EdgeState>;
   private csrCache: Csr | undefined;
   private transitionsCache: Csr | undefined;
@@ -80,6 +82,7 @@ export class GraphSnapshot {
     this.successes = new Uint32Array(n);
     this.totalDurationMs = new Float64Array(n);
     this.lastUsedAt = new Float64Array(n).fill(Number.NaN);
+    this.addedAt = Float64Array.from(input.tools, (t) => t.addedAt);
     for (const s of input.stats) {
       const i = this.index.get(s.tool);
       if (i === undefined) continue;

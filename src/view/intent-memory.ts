@@ -16,6 +16,7 @@
  * previous index until the new one is ready (stale-while-revalidate): writes never block reads.
  */
 import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
+import { DEFAULTS as GUARD_DEFAULTS } from "../../algorithms/search/history-guard.ts";
 import {
   memoryScore,
   type PastExecution,
@@ -91,6 +92,11 @@ export interface RecallResult {
    * algorithms/search/history-guard.ts): 0 when none is similar, undefined when the memory holds no execution.
    */
   similarity: number | undefined;
+  /**
+   * The latest recording time (epoch ms) of the neighbours the query repeats (similarity ≥ the history guard's
+   * high): what their runs could have known of the catalog. Undefined when it repeats none.
+   */
+  repeatRecordedAt?: number | undefined;
   reason?: string | undefined;
 }
 
@@ -315,6 +321,9 @@ export async function recallMemory(
   const cv = voteCapabilities(past, now, { limit: 20 });
   // memory(t) = normalised vote(t) × max similarity (algorithms/memory/knn-vote.ts memoryScore).
   const strength = sims[0]!;
+  let repeatRecordedAt: number | undefined;
+  for (let r = 0; r < ranked.length && sims[r]! >= GUARD_DEFAULTS.high; r++)
+    repeatRecordedAt = Math.max(repeatRecordedAt ?? Number.NEGATIVE_INFINITY, rows.recordedAt[ranked[r]!]!);
   const toolVotes = new Map<number, number>();
   const explanations = new Map<number, string>();
   for (const v of tv.votes) {
@@ -334,6 +343,7 @@ export async function recallMemory(
     past,
     taskSimilarity: taskSims,
     similarity: Math.min(1, strength),
+    repeatRecordedAt,
   };
 }
 

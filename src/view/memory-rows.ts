@@ -14,6 +14,8 @@ export interface MemoryRows {
   length: number;
   ids: string[];
   startedAt: Float64Array;
+  /** When each was recorded (epoch ms). */
+  recordedAt: Float64Array;
   success: Uint8Array;
   userOf: Int32Array;
   users: string[];
@@ -80,6 +82,7 @@ export function toMemoryRows(rows: readonly ExecutionMemoryRow[]): MemoryRows {
     length: n,
     ids: new Array<string>(n),
     startedAt: new Float64Array(n),
+    recordedAt: new Float64Array(n),
     success: new Uint8Array(n),
     userOf: new Int32Array(n),
     users,
@@ -94,6 +97,7 @@ export function toMemoryRows(rows: readonly ExecutionMemoryRow[]): MemoryRows {
   rows.forEach((r, i) => {
     out.ids[i] = r.id;
     out.startedAt[i] = r.startedAt.getTime();
+    out.recordedAt[i] = r.recordedAt;
     out.success[i] = r.success ? 1 : 0;
     out.userOf[i] = intern(users, userIndex, r.user);
     out.capabilityOf[i] = intern(capabilities, capIndex, r.capability);

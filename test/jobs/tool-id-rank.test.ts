@@ -25,6 +25,7 @@ function tool(id: string): ToolRow {
     autoRegistered: false,
     available: true,
     textHash: "",
+    addedAt: 0,
   };
 }
 

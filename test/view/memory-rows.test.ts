@@ -17,6 +17,7 @@ const row = (
   intentHash: "h",
   capability,
   startedAt: new Date(at),
+  recordedAt: at + 1,
   success,
   steps: steps.map(([tool, ok]) => ({ tool, success: ok })),
 });
@@ -51,6 +52,7 @@ describe("memory rows in columns", () => {
     expect([...c.stepTool]).toEqual([0, 1, 1]);
     expect([...c.stepSuccess]).toEqual([1, 0, 1]);
     expect([...c.startedAt]).toEqual([1000, 2000, 3000]);
+    expect([...c.recordedAt]).toEqual([1001, 2001, 3001]);
     expect([...c.success]).toEqual([1, 0, 1]);
   });
 

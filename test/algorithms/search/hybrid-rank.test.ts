@@ -153,6 +153,83 @@ describe("rankHybridCandidates", () => {
     };
     expect(rankHybridCandidates(noWord).map((h) => h.index)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(rankHybridCandidates(noWord).some((h) => h.anchored)).toBe(false);
+    // Not the best content match but third by content (0.8 ran, 0.4 ran, 0.35 never ran), sharing a word:
+    // anchored at rank 3. Its final 0.5 × 0.35 = 0.175 puts it last without the anchor.
+    const third = {
+      ...split,
+      candidates: split.candidates.map((x) => (x.id === 5 ? { ...x, cosine: 0.35, semantic: 0.35, bm25: 1 } : x)),
+    };
+    const t = rankHybridCandidates(third);
+    expect(t.map((h) => h.index)).toEqual([0, 1, 5, 2, 3, 4]);
+    expect(t[2]!.anchorKind).toBe("unused-best-content");
+    // Fourth by content (0.25 < tool 0's 0.3): left where the scores put it.
+    const fourth = {
+      ...split,
+      candidates: split.candidates.map((x) => (x.id === 5 ? { ...x, cosine: 0.25, semantic: 0.25, bm25: 1 } : x)),
+    };
+    expect(rankHybridCandidates(fourth).map((h) => h.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    // A repeat of past requests recorded at 100: a tool in the catalog by then (added at 50) was there for those
+    // runs to use and is not anchored; one added after them (150) is; no repeat: anchored whatever its age.
+    const repeat = { ...third, repeatRecordedAt: 100 };
+    expect(rankHybridCandidates({ ...repeat, addedAt: [0, 0, 0, 0, 0, 50] }).map((h) => h.index)).toEqual([
+      0, 1, 2, 3, 4, 5,
+    ]);
+    expect(rankHybridCandidates({ ...repeat, addedAt: [0, 0, 0, 0, 0, 100] }).some((h) => h.anchored)).toBe(false);
+    expect(rankHybridCandidates({ ...repeat, addedAt: [0, 0, 0, 0, 0, 150] }).map((h) => h.index)).toEqual([
+      0, 1, 5, 2, 3, 4,
+    ]);
+    expect(rankHybridCandidates({ ...third, addedAt: [0, 0, 0, 0, 0, 50] }).map((h) => h.index)).toEqual([
+      0, 1, 5, 2, 3, 4,
+    ]);
+    // Without addedAt every tool counts as there from the start: a repeat anchors no never-run tool.
+    expect(rankHybridCandidates(repeat).some((h) => h.anchored)).toBe(false);
+  });
+
+  it("property: a never-run tool sharing a word, first of its kind in the content top 3, ranks in the top 3", () => {
+    const candidate = fc.record({
+      cosine: fc.double({ min: -1, max: 1, noNaN: true }),
+      bm25: fc.constantFrom(0, 0.5, 1, 2, 3),
+      ran: fc.boolean(),
+      vote: fc.double({ min: 0, max: 1, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(candidate, { minLength: 1, maxLength: 12 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0.05, max: 1, noNaN: true }),
+        (cs, mu, wc) => {
+          const candidates = cs.map((x, id) => ({
+            id,
+            semantic: Math.max(0, x.cosine),
+            cosine: x.cosine,
+            bm25: x.bm25,
+            bm25Norm: x.bm25 / 3,
+          }));
+          const input = {
+            candidates,
+            executions: cs.map((x) => (x.ran ? 3 : 0)),
+            memory: new Map(cs.map((x, i) => [i, x.ran ? x.vote : 0] as const)),
+            memoryWeight: mu,
+            contentWeight: wc,
+            graphWeight: 0,
+            channel: "hybrid" as const,
+            fixedAlpha: 1,
+          };
+          const full = rankHybridCandidates(input);
+          const anchored = full.filter((h) => h.anchored);
+          expect(anchored.length).toBeLessThanOrEqual(1);
+          if (full.some((h) => h.anchorKind === "best-match")) return;
+          const byContent = candidates
+            .map((c) => ({ id: c.id, content: c.semantic }))
+            .sort((a, b) => b.content - a.content || a.id - b.id)
+            .slice(0, 3);
+          const eligible = byContent.find((c) => c.content > 0 && !cs[c.id]!.ran && cs[c.id]!.bm25 > 0);
+          if (eligible) expect(full.findIndex((h) => h.index === eligible.id)).toBeLessThan(3);
+          else expect(anchored.length).toBe(0);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("property: the description anchor ranks in the top 3 whatever the memory, graph, α and weights", () => {
