@@ -18,9 +18,15 @@
  *   - DAG: edge F1 of `buildDag` on the DAG cases, beside the precedence chain of the history
  *     (algorithms/evaluation/precedence-chain.ts).
  * The demo (`toolgraph demo`'s catalog and traces, every 5th held out and asked) is a stress set of its own.
- * New-tools phase (per dataset): up to 40 tools (at most half the catalog) that test queries ask for are held out of the catalog and of
- * the history; after the whole history is learned (and fitted) they are imported, and every retrieval case
- * whose relevant set holds one is asked: the share with a held-out tool in the top 3 is reported.
+ * New-tools phase (per dataset): up to 40 tools (at most half the catalog) that test queries ask for are held out
+ * of the catalog and of the history; after the whole history is learned (and fitted) they are imported and asked
+ * for three ways, each beside the same question on the whole catalog without history (the descriptions alone):
+ *   - by their purpose: each tool's description without the words of its name and id
+ *     (algorithms/evaluation/purpose-query.ts) — found in the top 3? (the target, 95 %);
+ *   - single-tool requests: the test requests that need that one tool (Seal-Tools has them);
+ *   - task requests: every retrieval case whose relevant set holds a held-out tool (most need 3 – 6 tools, so a
+ *     held-out helper competes with the request's other tools for 3 places: reported, not a target).
+ * Why these three: docs/decisions/new-tools-queries.md.
  *
  * After every import the bench awaits `settle()` (the analytics recomputed, the intent memory rebuilt): requests
  * never wait for those background refreshes, so without it a checkpoint could be scored on the previous history.
@@ -33,6 +39,7 @@ import { parseArgs } from "node:util";
 import { edgeScores, goldToolEdges } from "../algorithms/evaluation/dag-metrics.ts";
 import { nextStepPrefixes } from "../algorithms/evaluation/next-step.ts";
 import { precedenceChain, precedenceCounts } from "../algorithms/evaluation/precedence-chain.ts";
+import { purposeQuery } from "../algorithms/evaluation/purpose-query.ts";
 import { averagePrecisionAtK, hitAtK } from "../algorithms/evaluation/retrieval-metrics.ts";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { demoCatalog, demoTraces } from "../src/demo/index.ts";
@@ -335,6 +342,13 @@ interface NewTools {
   topNeeded: number | null;
   /** Queries asking for more than 3 tools. */
   multi: number;
+  /**
+   * Each held-out tool asked for by its purpose statement (its description without the words of its name,
+   * algorithms/evaluation/purpose-query.ts): the share found in the top 3 after the history, and alone.
+   */
+  purpose: { queries: number; top3: number | null; top3Alone: number | null; lostToHistory: number };
+  /** The test requests that need one tool only, a held-out one (Seal-Tools has them): the same shares. */
+  single: { queries: number; top3: number | null; top3Alone: number | null };
 }
 
 /** 1 when one of `wanted` is among the first k (default 3) answers of a search for `query`. */
@@ -350,12 +364,19 @@ async function top3(tg: Toolgraph, query: string, wanted: string[], k = 3): Prom
 async function newTools(d: Dataset, fit: boolean): Promise<NewTools> {
   const retrieval = d.cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   const wanted = [...new Set(retrieval.flatMap((c) => c.relevant))];
-  // Prefer tools the history never used (their traces stay whole); then the least used ones.
+  // Prefer tools the history never used (their traces stay whole), then the least used ones; among equals, those
+  // a test request asks for alone (so the single-tool requests have cases where a set has them).
   const count = new Map<string, number>();
   for (const t of d.traces) for (const s of t.steps) count.set(s.tool, (count.get(s.tool) ?? 0) + 1);
+  const askedAlone = new Set(retrieval.flatMap((c) => (c.relevant.length === 1 ? c.relevant : [])));
   const held = new Set(
     wanted
-      .sort((a, b) => (count.get(a) ?? 0) - (count.get(b) ?? 0) || (a < b ? -1 : 1))
+      .sort(
+        (a, b) =>
+          (count.get(a) ?? 0) - (count.get(b) ?? 0) ||
+          Number(askedAlone.has(b)) - Number(askedAlone.has(a)) ||
+          (a < b ? -1 : 1),
+      )
       .slice(0, Math.min(NEW_TOOLS, Math.floor(d.catalog.tools.length / 2))),
   );
   const history = d.traces.filter((t) => t.steps.every((s) => !held.has(s.tool)));
@@ -389,6 +410,12 @@ async function newTools(d: Dataset, fit: boolean): Promise<NewTools> {
       hits.push(await top3(tg, c.query, want));
       hitsNeeded.push(await top3(tg, c.query, want, Math.max(3, c.relevant.length)));
     }
+    const purposeCases = d.catalog.tools
+      .filter((t) => held.has(t.id))
+      .map((t) => ({ tool: t.id, query: purposeQuery(t) }))
+      .filter((c) => c.query.length > 0);
+    const purposeHits: number[] = [];
+    for (const c of purposeCases) purposeHits.push(await top3(tg, c.query, [c.tool]));
     // The descriptions alone: the whole catalog, no history.
     const alone = await openToolgraph({
       home: "memory://",
@@ -398,9 +425,11 @@ async function newTools(d: Dataset, fit: boolean): Promise<NewTools> {
       resultCacheSize: 0,
     });
     const hitsAlone: number[] = [];
+    const purposeAlone: number[] = [];
     try {
       await alone.importCatalog(d.catalog);
       await alone.settle();
+      for (const c of purposeCases) purposeAlone.push(await top3(alone, c.query, [c.tool]));
       for (const c of asked)
         hitsAlone.push(
           await top3(
@@ -412,6 +441,7 @@ async function newTools(d: Dataset, fit: boolean): Promise<NewTools> {
     } finally {
       await alone.close();
     }
+    const singles = asked.flatMap((c, i) => (c.relevant.length === 1 ? [i] : []));
     return {
       tools: held.size,
       queries: asked.length,
@@ -421,6 +451,17 @@ async function newTools(d: Dataset, fit: boolean): Promise<NewTools> {
       gainedByHistory: hits.filter((h, i) => h === 1 && hitsAlone[i] === 0).length,
       topNeeded: mean(hitsNeeded),
       multi: asked.filter((c) => c.relevant.length > 3).length,
+      purpose: {
+        queries: purposeCases.length,
+        top3: mean(purposeHits),
+        top3Alone: mean(purposeAlone),
+        lostToHistory: purposeHits.filter((h, i) => h === 0 && purposeAlone[i] === 1).length,
+      },
+      single: {
+        queries: singles.length,
+        top3: mean(singles.map((i) => hits[i]!)),
+        top3Alone: mean(singles.map((i) => hitsAlone[i]!)),
+      },
     };
   } finally {
     await tg.close();
@@ -479,6 +520,9 @@ async function main(): Promise<void> {
     const nt = await newTools(d, fit);
     console.log(
       `\nnew tools (${name}): ${nt.tools} held-out tools, ${nt.queries} queries, found in the top 3 for ${f(nt.top3)} (descriptions alone, no history: ${f(nt.top3Alone)}; lost to the history ${nt.lostToHistory}, gained by it ${nt.gainedByHistory}); among the first max(3, tools the query needs) ${f(nt.topNeeded)} (${nt.multi} queries need more than 3 tools)`,
+    );
+    console.log(
+      `new tools (${name}) asked by their purpose (description without the name's words): ${nt.purpose.queries} queries, top 3 ${f(nt.purpose.top3)} (descriptions alone ${f(nt.purpose.top3Alone)}; lost to the history ${nt.purpose.lostToHistory}); single-tool requests: ${nt.single.queries}, top 3 ${f(nt.single.top3)} (alone ${f(nt.single.top3Alone)})`,
     );
     (results[name] as Record<string, unknown>).newTools = nt;
   }
