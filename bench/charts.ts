@@ -1,6 +1,6 @@
 /**
  * The benchmark charts, one question each, drawn from the results JSON (bench/results/latency.json,
- * accuracy-<dataset>.json) with bench/lib/charts.ts; also writes bench/results/charts.md, the list of
+ * accuracy-<dataset>.json, learning-curve.json) with bench/lib/charts.ts; also writes bench/results/charts.md, the list of
  * charts with the question each answers (linked from bench/README.md).
  *
  *   npx tsx bench/charts.ts          # regenerate every chart from the stored results (no bench is re-run)
@@ -96,6 +96,55 @@ export function gatingCharts(a: AccuracyLike): Chart[] {
   return out;
 }
 
+interface LearningCurveLike {
+  load?: number[];
+  embeddings?: string;
+  results: Record<
+    string,
+    {
+      points?: { executions: number; map10: number | null; map10Knn: number | null }[];
+      noLearningMap10?: number | null;
+    }
+  >;
+}
+
+/** One chart per learning-curve set: search mAP@10 against executions learned, beside kNN and no learning. */
+export function learningCurveCharts(r: LearningCurveLike): Chart[] {
+  const out: Chart[] = [];
+  for (const [set, v] of Object.entries(r.results)) {
+    const pts = (v.points ?? []).filter((p) => p.map10 !== null);
+    if (pts.length < 2) continue;
+    const base = v.noLearningMap10 ?? pts[0]!.map10!;
+    const question = `${set}: does search get better as toolgraph learns from executions, and never worse than the catalog alone?`;
+    out.push({
+      name: `learning-curve-${set}`,
+      question,
+      svg: lineChartSvg({
+        title: `Search mAP@10 on ${set} while the history is learned`,
+        subtitle: `test cases asked at each checkpoint; embeddings ${r.embeddings ?? "?"}; bench/results/learning-curve.json`,
+        xLabel: "training executions learned",
+        yLabel: "mAP@10 on the test cases",
+        yDomain: [0, 1],
+        series: [
+          { name: "toolgraph", colour: "#1f77b4", points: pts.map((p) => ({ x: p.executions, y: p.map10! })) },
+          {
+            name: "kNN over past intents",
+            colour: "#ff7f0e",
+            points: pts.filter((p) => p.map10Knn !== null).map((p) => ({ x: p.executions, y: p.map10Knn! })),
+          },
+          {
+            name: "no learning (catalog alone)",
+            colour: "#7f7f7f",
+            dashed: true,
+            points: pts.map((p) => ({ x: p.executions, y: base })),
+          },
+        ],
+      }),
+    });
+  }
+  return out;
+}
+
 /** Writes each chart to bench/results/<name>.svg; returns the paths. */
 export function writeCharts(charts: Chart[]): string[] {
   return charts.map((c) => writeSvg(c.name, c.svg));
@@ -120,6 +169,8 @@ function main(): void {
     if (/^accuracy-[a-z0-9-]+\.json$/.test(f))
       charts.push(...gatingCharts(JSON.parse(readFileSync(join(RESULTS_DIR, f), "utf8")) as AccuracyLike));
   }
+  const lc = join(RESULTS_DIR, "learning-curve.json");
+  if (existsSync(lc)) charts.push(...learningCurveCharts(JSON.parse(readFileSync(lc, "utf8")) as LearningCurveLike));
   // Superseded: 14 series on 2 x-values (latency.svg) and untitled-job gating charts with ticks 0.01/0.01/0.00.
   for (const f of readdirSync(RESULTS_DIR))
     if (f === "latency.svg" || /^accuracy-gating-.*\.svg$/.test(f)) rmSync(join(RESULTS_DIR, f));

@@ -522,7 +522,7 @@ async function main(): Promise<void> {
       `\nnew tools (${name}): ${nt.tools} held-out tools, ${nt.queries} queries, found in the top 3 for ${f(nt.top3)} (descriptions alone, no history: ${f(nt.top3Alone)}; lost to the history ${nt.lostToHistory}, gained by it ${nt.gainedByHistory}); among the first max(3, tools the query needs) ${f(nt.topNeeded)} (${nt.multi} queries need more than 3 tools)`,
     );
     console.log(
-      `new tools (${name}) asked by their purpose (description without the name's words): ${nt.purpose.queries} queries, top 3 ${f(nt.purpose.top3)} (descriptions alone ${f(nt.purpose.top3Alone)}; lost to the history ${nt.purpose.lostToHistory}); single-tool requests: ${nt.single.queries}, top 3 ${f(nt.single.top3)} (alone ${f(nt.single.top3Alone)})`,
+      `new tools (${name}) asked by their purpose (their description without mentions of their name): ${nt.purpose.queries} queries, top 3 ${f(nt.purpose.top3)} (descriptions alone ${f(nt.purpose.top3Alone)}; lost to the history ${nt.purpose.lostToHistory}); single-tool requests: ${nt.single.queries}, top 3 ${f(nt.single.top3)} (alone ${f(nt.single.top3Alone)})`,
     );
     (results[name] as Record<string, unknown>).newTools = nt;
   }
