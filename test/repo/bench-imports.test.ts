@@ -44,8 +44,6 @@ function publicEntries(): Set<string> {
 
 /** Imports of internals that remain, as "bench file → imported file"; may only shrink. */
 const KNOWN = new Set<string>([
-  "bench/dag-default.ts → src/jobs/dag.ts",
-  "bench/dag-default.ts → src/library/toolgraph.ts",
   "bench/guard-breadth.ts → src/jobs/guard-prior.ts",
   "bench/guard-breadth.ts → src/jobs/learning-log.ts",
   "bench/guard-breadth.ts → src/jobs/search-weights.ts",
@@ -53,8 +51,6 @@ const KNOWN = new Set<string>([
   "bench/embedding-pool.ts → src/library/toolgraph.ts",
   "bench/embedding-throughput.ts → src/library/toolgraph.ts",
   "bench/fault-injection.ts → src/library/toolgraph.ts",
-  "bench/harness.ts → src/jobs/capabilities.ts",
-  "bench/harness.ts → src/jobs/dag.ts",
   "bench/harness.ts → src/jobs/fit-calibration.ts",
   "bench/harness.ts → src/jobs/fit-search-weights.ts",
   "bench/harness.ts → src/jobs/next-scoring.ts",
