@@ -70,7 +70,6 @@ const KNOWN = new Set<string>([
   "bench/latency.ts → src/jobs/next-scoring.ts",
   "bench/latency.ts → src/library/toolgraph.ts",
   "bench/latency.ts → src/view/intent-memory.ts",
-  "bench/lock-race.ts → src/cli/main.ts",
   "bench/lock-race.ts → src/library/toolgraph.ts",
   "bench/lock-race.ts → test/store/racers/spawn.ts",
   "bench/log-retention.ts → src/store/connection.ts",
