@@ -12,11 +12,11 @@
  */
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
-import { dagOver, type HistoryFallback } from "../src/jobs/dag.ts";
-import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
+import { openToolgraph, type RequestOf, type Toolgraph } from "../src/index.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
+import { projectTools } from "./lib/project-tools.ts";
 import { markdownTable } from "./lib/report.ts";
 
 const { values } = parseArgs({
@@ -46,19 +46,19 @@ const viaJob =
     const dag = await tg.buildDag({ project, tools, graph, ...(intent ? { intent } : {}) });
     return dag.edges.map((e) => [e.from, e.to]);
   };
+type HistoryFallback = NonNullable<NonNullable<RequestOf<"buildDag">["ablation"]>["historyFallback"]>;
 const viaFallback =
   (mode: HistoryFallback): Method =>
   async (tg, project, tools, intent) => {
-    const s = await engineOf(tg).snapshot(project);
-    const dag = dagOver(
-      s,
-      tools.map((t) => s.index.get(t)!),
-      "auto",
-      3,
-      false,
-      { historyFallback: mode, ...(intent ? { intent } : {}) },
-    );
-    return dag.edges.map((e) => [s.tools[e.from]!.id, s.tools[e.to]!.id]);
+    // The default graph with the history fallback in one of its modes (buildDag's library-only `ablation`).
+    const dag = await tg.buildDag({
+      project,
+      tools,
+      graph: "auto",
+      ...(intent ? { intent } : {}),
+      ablation: { historyFallback: mode },
+    });
+    return dag.edges.map((e) => [e.from, e.to]);
   };
 const METHODS: Record<string, Method> = {
   "random-order chain": async (_tg, _p, tools, _i, rng) => {
@@ -126,13 +126,13 @@ for (const name of values.dataset.split(",")) {
         ? train.map((x) => (dropRng() < SPARSE ? { ...x, steps: x.steps.map(({ dependsOn: _d, ...st }) => st) } : x))
         : train;
     await tg.importTraces(imported as never);
-    const s = await engineOf(tg).snapshot(project);
+    const known = await projectTools(tg, project);
     const methodRng = mulberry32(11 + f);
     for (const t of held) {
-      const tools = [...new Set(t.steps.map((x) => x.tool))].filter((x) => s.index.has(x));
+      const tools = [...new Set(t.steps.map((x) => x.tool))].filter((x) => known.has(x));
       if (tools.length < 2) continue;
       cases++;
-      const covered = tools.every((x) => s.executions[s.index.get(x)!]! > 0);
+      const covered = tools.every((x) => known.get(x)! > 0);
       if (covered) coveredCases++;
       const gold = goldEdges(t);
       const shuffled = tools.slice();

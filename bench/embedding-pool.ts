@@ -23,9 +23,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { EmbeddingWorkerPool } from "../src/embeddings/index.ts";
 import { openToolgraph, startServer } from "../src/index.ts";
-import { engineOf } from "../src/library/toolgraph.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 
@@ -70,7 +68,7 @@ if (values.child !== undefined) {
     recommendationLog: { enabled: false },
   });
   const server = await startServer({ api: tg, port: 0, host: "127.0.0.1" });
-  await engineOf(tg).embedder.embed(["warm-up: load the model"]);
+  await tg.warmUp("model");
   const h = monitorEventLoopDelay({ resolution: 10 });
   const delay = (): Delay => ({
     p50: h.percentile(50) / 1e6,
@@ -113,13 +111,8 @@ if (values.child !== undefined) {
       process.disconnect();
     }
   });
-  const embedder = engineOf(tg).embedder;
-  send({
-    ready: true,
-    port: server.port,
-    embedder: embedder.constructor.name,
-    workers: embedder instanceof EmbeddingWorkerPool ? embedder.maxWorkers : 0,
-  });
+  const { provider, workers: poolSize } = tg.embedding();
+  send({ ready: true, port: server.port, embedder: provider, workers: poolSize });
 } else {
   await parent();
 }

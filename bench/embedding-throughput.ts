@@ -16,7 +16,6 @@ import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { toolText, toolTextInput } from "../algorithms/search/tokenize.ts";
 import { createEmbeddingProvider, openToolgraph } from "../src/index.ts";
-import { engineOf } from "../src/library/toolgraph.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
@@ -34,10 +33,17 @@ const batchSize = Number(values.batch);
 const ds = convertSealTools({ limit: 1 });
 const catalog = { ...ds.catalog, tools: ds.catalog.tools.slice(0, nTools), capabilities: [] };
 
-// The exact texts the import embeds: import once without embedding and read them from the snapshot.
+// The exact texts the import embeds: import once without embedding and read the tools back as stored (their
+// schemas' key order is the database's), in the project's order, through the public graph and toolInfo (which
+// leaves out the examples: those come from the catalog).
 const probe = await openToolgraph({ home: "memory://", database: "", project: "texts", embeddings: "hash:8" });
 await probe.importCatalog(catalog, { embed: false });
-const texts = (await engineOf(probe).snapshot("texts")).tools.map((t) => toolText(toolTextInput(t)));
+const examples = new Map(catalog.tools.map((t) => [t.id, (t as { examples?: string[] }).examples]));
+const texts: string[] = [];
+for (const { id } of (await probe.graph()).nodes) {
+  const { tool } = await probe.toolInfo({ tool: id });
+  texts.push(toolText(toolTextInput({ ...tool, examples: examples.get(id) ?? [] })));
+}
 await probe.close();
 
 const provider = createEmbeddingProvider({ kind: "use-lite", batchSize });

@@ -21,8 +21,7 @@ import { learnWeights } from "../algorithms/prediction/learned-weights.ts";
 import { markovBaseline, type NextStepWeights } from "../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { calibrate, fitCalibration } from "../algorithms/thresholds/calibration.ts";
-import type { EvalCase } from "../src/index.ts";
-import { type DagOverOptions, dagOver } from "../src/jobs/dag.ts";
+import type { EvalCase, RequestOf } from "../src/index.ts";
 import { calibrationPairs, topNextStep } from "../src/jobs/fit-calibration.ts";
 import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/jobs/next.ts";
 import { nextStepModel, rawSuggestions } from "../src/jobs/next-scoring.ts";
@@ -30,6 +29,7 @@ import { type SearchAblation, type SearchOptions, searchCandidates } from "../sr
 import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { loadExecutionSequences } from "../src/store/reads.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
+import { projectTools } from "./lib/project-tools.ts";
 import { progress } from "./lib/report.ts";
 
 export interface HarnessInput {
@@ -603,7 +603,7 @@ export async function evalDag(
 ): Promise<Table | undefined> {
   const dc = cases.filter((c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag");
   if (dc.length === 0) return undefined;
-  const s = await engineOf(tg).snapshot(project);
+  const known = await projectTools(tg, project);
   type Predicted = { edges: [string, string][]; order: string[]; rank: Map<string, number> };
   const chain = (order: string[]): Predicted => ({
     edges: order.slice(1).map((t, i) => [order[i]!, t] as [string, string]),
@@ -652,14 +652,14 @@ export async function evalDag(
   };
   // Default rows go through the library's buildDag job (the doors' path: data-flow prior, precedence and the
   // request's intent on); the ablation rows (no intent, no precedence, no data-flow prior, 1 hop, no direct-first,
-  // direct edges reduced, + role orientation) switch them off (or on) through dagOver's ablation seam.
+  // direct edges reduced, + role orientation) switch them off (or on) through buildDag's library-only `ablation`.
   async function viaJob(
     tools: string[],
     graph: "history" | "dependency" | "blended" | "auto",
     schemaEdges = false,
     intent?: string,
   ): Promise<Predicted> {
-    const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
+    const uniq = [...new Set(tools)].filter((t) => known.has(t));
     if (uniq.length === 0) return { edges: [], order: [], rank: new Map() };
     const dag = await tg.buildDag({ project, tools: uniq, graph, schemaEdges, ...(intent ? { intent } : {}) });
     const rank = new Map<string, number>();
@@ -668,38 +668,35 @@ export async function evalDag(
     });
     return { edges: dag.edges.map((e) => [e.from, e.to] as [string, string]), order: dag.layers.flat(), rank };
   }
-  function viaDag(
+  async function viaDag(
     tools: string[],
     graph: "history" | "dependency" | "blended",
     hops = 3,
     schemaEdges = false,
     dataFlowPrior = true,
     precedence = true,
-    more: DagOverOptions = {},
-  ): Predicted {
-    const uniq = [...new Set(tools)].filter((t) => s.index.has(t));
-    const dag = dagOver(
-      s,
-      uniq.map((t) => s.index.get(t)!),
+    more: NonNullable<RequestOf<"buildDag">["ablation"]> & { intent?: string | undefined } = {},
+  ): Promise<Predicted> {
+    const { intent, ...switches } = more;
+    const uniq = [...new Set(tools)].filter((t) => known.has(t));
+    if (uniq.length === 0) return { edges: [], order: [], rank: new Map() };
+    const dag = await tg.buildDag({
+      project,
+      tools: uniq,
       graph,
-      hops,
       schemaEdges,
-      { dataFlowPrior, precedence, ...more },
-    );
-    const id = (i: number) => s.tools[i]!.id;
+      ...(intent ? { intent } : {}),
+      ablation: { hops, dataFlowPrior, precedence, ...switches },
+    });
     const rank = new Map<string, number>();
     dag.layers.forEach((l, k) => {
-      for (const v of l) rank.set(id(v), k);
+      for (const t of l) rank.set(t, k);
     });
-    return {
-      edges: dag.edges.map((e) => [id(e.from), id(e.to)] as [string, string]),
-      order: dag.layers.flat().map(id),
-      rank,
-    };
+    return { edges: dag.edges.map((e) => [e.from, e.to] as [string, string]), order: dag.layers.flat(), rank };
   }
   const rows: Row[] = [];
   const withEdges = dc.filter((c) => goldToolEdges(c).length > 0);
-  const covered = dc.filter((c) => c.tools.every((t) => (s.index.has(t) ? s.executions[s.index.get(t)!]! > 0 : false)));
+  const covered = dc.filter((c) => c.tools.every((t) => (known.get(t) ?? 0) > 0));
   for (const [subset, list] of [
     ["all", dc],
     ["covered by training", covered],
@@ -867,19 +864,19 @@ export async function evalDiscovery(
     (c): c is Extract<EvalCase, { kind: "dag" }> => c.kind === "dag" && caps.has(c.id) && c.tools.length >= 3,
   );
   if (wf.length === 0) return undefined;
-  const s = await engineOf(tg).snapshot(project);
+  const known = await projectTools(tg, project);
   const rows: Row[] = [];
   for (const boost of [0.5, 0]) {
     const scores = [];
     for (const c of wf) {
-      const context = [...new Set(c.tools)].filter((t) => s.index.has(t)).slice(0, 2);
+      const context = [...new Set(c.tools)].filter((t) => known.has(t)).slice(0, 2);
       if (context.length === 0) continue;
-      const { runDiscoverCapabilities } = await import("../src/jobs/capabilities.ts");
-      const r = await runDiscoverCapabilities(
-        await engineOf(tg).view(project),
-        { context, limit: 10 },
-        boost === 0 ? { clusterBoost: 0 } : {},
-      );
+      const r = await tg.discoverCapabilities({
+        project,
+        context,
+        limit: 10,
+        ...(boost === 0 ? { ablation: { clusterBoost: 0 } } : {}),
+      });
       scores.push(
         scoreCapability(
           r.results.map((x) => x.capability),

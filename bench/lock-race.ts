@@ -8,12 +8,15 @@
  *   (must be equal, each once).
  * The racers are the suite's (test/store/racers/): each waits for a shared start instant after loading.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "../src/cli/main.ts";
 import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
 import { deadOwner, fire, startRacer } from "../test/store/racers/spawn.ts";
+
+/** The `toolgraph` command from the sources (src/cli/toolgraph.mjs runs it through tsx). */
+const CLI = join(import.meta.dirname, "..", "src", "cli", "toolgraph.mjs");
 
 export interface LockRaceResult {
   lock: {
@@ -85,10 +88,13 @@ export async function runLockRace(o: {
       steps: [{ tool: "git.commit" }, { tool: "git.push", dependsOn: [0] }],
     });
     writeFileSync(join(dir, "seed.json"), JSON.stringify(exec("seed")));
-    await main(["record", join(dir, "seed.json"), "--auto-register", "--home", home, "--database", ""], {
-      out: () => {},
-      err: () => {},
-    });
+    // The seed is recorded by the `toolgraph` command itself (the sources' entry, as development runs it).
+    const seed = spawnSync(
+      process.execPath,
+      [CLI, "record", join(dir, "seed.json"), "--auto-register", "--home", home, "--database", ""],
+      { stdio: "ignore" },
+    );
+    if (seed.status !== 0) throw new Error(`toolgraph record (seed) exited ${seed.status}`);
     const record: LockRaceResult["record"] = [];
     const acknowledged = new Set<string>(["seed"]);
     for (let round = 0; round < o.recordRounds; round++) {

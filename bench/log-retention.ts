@@ -16,7 +16,6 @@ import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { demoCatalog, demoTraces } from "../src/demo/index.ts";
 import { openToolgraph, RECOMMENDATION_LOG_DEFAULTS, startServer } from "../src/index.ts";
-import { engineOf } from "../src/library/toolgraph.ts";
 import { openConnection } from "../src/store/connection.ts";
 import {
   countRecommendations,
@@ -70,7 +69,7 @@ async function soak(iterations: number, bound: number, pruneEvery: number) {
     await post("/v1/search", { intent: INTENTS[k % INTENTS.length]!, session: ex.id });
     await post("/v1/executions", ex);
     if ((k + 1) % 250 === 0 || k === iterations - 1) {
-      const c = await countRecommendations(engineOf(tg).db, "demo");
+      const c = await tg.recommendations.counts("demo");
       samples.push({ round: k + 1, answers: c.recommendations, outcomes: c.outcomes });
     }
   }

@@ -18,12 +18,7 @@ import { pathToFileURL } from "node:url";
 import { demoCatalog, demoTraces } from "../src/demo/index.ts";
 import { engineOf, openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
 import { openConnection } from "../src/store/connection.ts";
-import {
-  countRecommendations,
-  insertRecommendations,
-  joinedRecommendations,
-  type RecommendationRow,
-} from "../src/store/recommendations.ts";
+import { insertRecommendations, type RecommendationRow } from "../src/store/recommendations.ts";
 import { machine, markdownTable, percentiles, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
 const INTENTS = [
@@ -109,8 +104,8 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   await on.recommendations.flush();
   const flushMs = performance.now() - t0;
-  const stored = await countRecommendations(engineOf(on).db, "demo");
-  const sample = (await joinedRecommendations(engineOf(on).db, "demo")).map(({ outcome: _o, ...r }) => ({
+  const stored = await on.recommendations.counts("demo");
+  const sample = (await on.recommendations.joined("demo")).map(({ outcome: _o, ...r }) => ({
     ...r,
     project: "demo",
   }));

@@ -58,6 +58,7 @@ export {
   type AnalyticsStatus,
   type CacheStats,
   type DatabaseInfo,
+  type EmbeddingInfo,
   openToolgraph,
   parseRequest,
   type StatsResult,

@@ -18,16 +18,26 @@
  */
 import { randomUUID } from "node:crypto";
 import type { TraceImportResult } from "../index.ts";
+import { type Call, callsOf, firstUserText } from "./ai-sdk-steps.ts";
+import type { PrepareStepInput, StepLike, ToolgraphSteps, ToolgraphStepsOptions } from "./ai-sdk-types.ts";
 import {
   type Fallback,
   invalid,
   NameMap,
-  type NameMapOptions,
   positiveInt,
   type Selection,
   selectFrom,
   type ToolgraphLike,
 } from "./select.ts";
+
+export { callsOf, firstUserText } from "./ai-sdk-steps.ts";
+export type {
+  ContentPartLike,
+  PrepareStepInput,
+  StepLike,
+  ToolgraphSteps,
+  ToolgraphStepsOptions,
+} from "./ai-sdk-types.ts";
 
 export const AI_SDK_DEFAULTS = {
   /** Tools offered per step. */
@@ -35,92 +45,6 @@ export const AI_SDK_DEFAULTS = {
   /** What the model gets when the gate abstains. */
   fallback: "all" as Fallback,
 } as const;
-
-/** The fields of an AI SDK content part this adapter reads (`StepResult.content`). */
-export interface ContentPartLike {
-  type: string;
-  toolCallId?: string;
-  toolName?: string;
-}
-
-/** The fields of an AI SDK `StepResult` this adapter reads. */
-export interface StepLike {
-  content: readonly ContentPartLike[];
-}
-
-/** The fields of `prepareStep`'s argument this adapter reads. */
-export interface PrepareStepInput {
-  stepNumber: number;
-  steps: readonly StepLike[];
-  messages: readonly { role: string; content: unknown }[];
-}
-
-export interface ToolgraphStepsOptions<TOOLS extends Record<string, unknown>> extends NameMapOptions {
-  /** The tools given to `generateText` / `streamText` (only their names are read). */
-  tools: TOOLS;
-  /** The run's intent. Default: the text of the first user message. */
-  intent?: string | undefined;
-  /** Tools offered per step (1–100). Default 5. */
-  k?: number | undefined;
-  /** When the gate abstains: "all" (default), "answer", or tool names (after the project's fallback tools). */
-  fallback?: Fallback | undefined;
-  /** Tools offered at every step besides the chosen ones (an answer tool, say). Default none. */
-  alwaysActive?: readonly (keyof TOOLS & string)[] | undefined;
-  /** The project to read and record in. Default: the Toolgraph's. */
-  project?: string | undefined;
-  /** Who the run is for (their history moves the gate, the execution is theirs). Default none. */
-  user?: string | undefined;
-  /** The recorded execution's id, also the answers' session. Default `ai-sdk-<random UUID>`. */
-  runId?: string | undefined;
-  /** The clock for the execution's start. Default `() => new Date()`. */
-  now?: (() => Date) | undefined;
-}
-
-export interface ToolgraphSteps<TOOLS extends Record<string, unknown>> {
-  /** Give as `prepareStep` to `generateText` / `streamText` / `ToolLoopAgent`. */
-  prepareStep: (input: PrepareStepInput) => Promise<{ activeTools: (keyof TOOLS & string)[] }>;
-  /** Give as `onFinish`: records the run (see `record`). */
-  onFinish: (event: { steps: readonly StepLike[] }) => Promise<void>;
-  /** Records the steps' tool calls as one execution; undefined when no tool was called. */
-  record(steps: readonly StepLike[], opts?: { success?: boolean }): Promise<TraceImportResult | undefined>;
-  /** Each step's selection, by step number. */
-  readonly selections: readonly Selection[];
-  readonly runId: string;
-}
-
-interface Call {
-  name: string;
-  success: boolean;
-}
-
-/** The tool calls of the steps, in order, each failed when a tool error answers it. */
-export function callsOf(steps: readonly StepLike[]): Call[] {
-  const calls: Call[] = [];
-  for (const step of steps) {
-    const failed = new Set(step.content.filter((p) => p.type === "tool-error").map((p) => p.toolCallId));
-    for (const p of step.content)
-      if (p.type === "tool-call" && p.toolName !== undefined)
-        calls.push({ name: p.toolName, success: !failed.has(p.toolCallId) });
-  }
-  return calls;
-}
-
-/** The text of the first user message (a string, or its text parts joined). */
-export function firstUserText(messages: PrepareStepInput["messages"]): string | undefined {
-  const m = messages.find((x) => x.role === "user");
-  if (!m) return undefined;
-  if (typeof m.content === "string") return m.content.trim() || undefined;
-  if (!Array.isArray(m.content)) return undefined;
-  const text = m.content
-    .filter(
-      (p): p is { type: "text"; text: string } =>
-        typeof p === "object" && p !== null && p.type === "text" && typeof p.text === "string",
-    )
-    .map((p) => p.text)
-    .join("\n")
-    .trim();
-  return text || undefined;
-}
 
 export function toolgraphSteps<TOOLS extends Record<string, unknown>>(
   tg: ToolgraphLike,

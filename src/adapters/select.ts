@@ -7,6 +7,9 @@
  * an in-process `Toolgraph` as over any object with these methods.
  */
 import { type RecommenderApi, type SearchResult, type SuggestNextResult, ToolgraphError } from "../index.ts";
+import type { NameMap } from "./names.ts";
+
+export { defaultToolId, NameMap, type NameMapOptions } from "./names.ts";
 
 /** The methods of `Toolgraph` (from `openToolgraph`) an adapter calls. */
 export type ToolgraphLike = Pick<RecommenderApi, "search" | "suggestNext" | "recordExecution">;
@@ -38,58 +41,6 @@ export interface Selection {
   abstained: boolean;
   /** The answer's id in the recommendation log, when it carried one (joins a later recorded execution). */
   recommendationId?: string | undefined;
-}
-
-export interface NameMapOptions {
-  /**
-   * The toolgraph id of a framework tool name. Default: the name itself, except that the first `__` stands for
-   * a `.` (`git__commit` ↔ `git.commit`: tool names cannot hold dots on these APIs).
-   */
-  toolId?: ((name: string) => string) | undefined;
-}
-
-/** The default name → id: the first `__` is the id's first dot. */
-export function defaultToolId(name: string): string {
-  const i = name.indexOf("__");
-  return i <= 0 ? name : `${name.slice(0, i)}.${name.slice(i + 2)}`;
-}
-
-/** Both directions between the framework's tool names and toolgraph's ids, over the tools the caller offers. */
-export class NameMap {
-  private readonly byId = new Map<string, string>();
-  private readonly byName = new Map<string, string>();
-
-  constructor(names: Iterable<string>, options: NameMapOptions = {}) {
-    const toolId = options.toolId ?? defaultToolId;
-    for (const name of names) {
-      const id = toolId(name);
-      const other = this.byId.get(id);
-      if (other !== undefined)
-        throw new ToolgraphError(
-          "invalid-input",
-          `tools: the tools ${JSON.stringify(other)} and ${JSON.stringify(name)} map to the same toolgraph id ${JSON.stringify(id)}`,
-        );
-      this.byId.set(id, name);
-      this.byName.set(name, id);
-    }
-  }
-
-  /** The framework name of a toolgraph id, or undefined when the caller does not offer that tool. */
-  nameOf(id: string): string | undefined {
-    return this.byId.get(id);
-  }
-
-  idOf(name: string): string | undefined {
-    return this.byName.get(name);
-  }
-
-  get names(): string[] {
-    return [...this.byName.keys()];
-  }
-
-  get ids(): string[] {
-    return [...this.byId.keys()];
-  }
 }
 
 type Answer =

@@ -159,6 +159,19 @@ export const discoverCapabilitiesRequest = z
   })
   .strict();
 
+/**
+ * discoverCapabilities' library-only option: the bench's ablation of the spectral cluster boost (default 0.5,
+ * algorithms/prediction/capability-discovery.ts). Neither HTTP nor MCP can reach it: their request schemas are strict.
+ */
+export const discoverCapabilitiesOptions = z
+  .object({
+    ablation: z
+      .object({ clusterBoost: z.number().min(0).max(10).optional().describe("Spectral cluster boost (default 0.5)") })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 /** Schema-matched dependencies (outputSchema → required inputs) for tools with no learned relation; off by default. */
 const schemaEdges = z
   .boolean()
@@ -214,6 +227,31 @@ export const dagOptions = z
       .describe("The graph the DAG is read from (default auto)"),
   })
   .strict();
+
+/**
+ * buildDag's library-only options: the graph, and the ablation switches of the DAG's evidence (src/jobs/dag.ts
+ * DagOverOptions, each default = the answer every door gives). Neither HTTP nor MCP can reach them: their request
+ * schemas are strict. The accuracy bench measures what each part of the DAG is worth with them.
+ */
+export const buildDagOptions = dagOptions.extend({
+  ablation: z
+    .object({
+      hops: z.number().int().min(1).max(10).optional().describe("Longest path that relates two tools (default 3)"),
+      dataFlowPrior: z.boolean().optional().describe("Propose one edge when nothing relates the tools (default true)"),
+      precedence: z.boolean().optional().describe("Break cycles by observed precedence (default true)"),
+      directFirst: z.boolean().optional().describe("Direct dependency evidence first (default true)"),
+      keepDirect: z.boolean().optional().describe("Transitive reduction keeps direct edges (default true)"),
+      roles: z.boolean().optional().describe("Orient unobserved path edges by learned roles (default false)"),
+      mentionChain: z.number().int().min(0).optional().describe("Edges of the mention chain (0 abstains)"),
+      historyFallback: z
+        .union([z.boolean(), z.enum(["pair", "tool", "set"])])
+        .optional()
+        .describe("History candidates where the dependency graph relates nothing (default: on for graph auto)"),
+    })
+    .strict()
+    .optional(),
+});
+export type DagAblation = NonNullable<z.output<typeof buildDagOptions>["ablation"]>;
 
 export type SearchRequest = z.input<typeof searchRequest>;
 export type SuggestNextRequest = z.input<typeof suggestNextRequest>;

@@ -24,7 +24,11 @@ import { fuseScores } from "../../algorithms/search/fusion.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { capForChannels } from "../../algorithms/thresholds/channel-cap.ts";
 import type { DiscoverCapabilitiesRequest, MatchCapabilitiesRequest } from "../contract/requests.ts";
-import { discoverCapabilitiesRequest, matchCapabilitiesRequest } from "../contract/requests.ts";
+import {
+  discoverCapabilitiesOptions,
+  discoverCapabilitiesRequest,
+  matchCapabilitiesRequest,
+} from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { gatedSummary } from "../gate/gatekeeper.ts";
 import { derivedKey } from "../view/derived.ts";
@@ -189,7 +193,7 @@ export async function runMatchCapabilities(view: ProjectView, req: MatchCapabili
   };
 }
 
-/** The bench's ablation of discovery (never passed by a job): a cluster boost other than the default 0.5. */
+/** The bench's ablation of discovery (a library-only option, see requests.ts): a cluster boost other than 0.5. */
 export interface DiscoveryAblation {
   clusterBoost?: number;
 }
@@ -272,6 +276,7 @@ export const matchCapabilitiesJob = defineJob({
 export const discoverCapabilitiesJob = defineJob({
   request: discoverCapabilitiesRequest,
   result: RESULT_SCHEMAS.discoverCapabilities,
+  libraryOptions: discoverCapabilitiesOptions,
   answerKey: "runDiscoverCapabilities",
-  run: (ctx, req) => runDiscoverCapabilities(ctx.view, req),
+  run: (ctx, req) => runDiscoverCapabilities(ctx.view, req, req.ablation ?? {}),
 });

@@ -40,7 +40,7 @@ import type { DependencyEdge } from "../../algorithms/dag/dependency-edge.ts";
 import { inferDependencies } from "../../algorithms/dag/infer-dependencies.ts";
 import { DEFAULTS as MENTION_DEFAULTS, mentionChain } from "../../algorithms/dag/mention-order.ts";
 import type { BuildDagRequest } from "../contract/requests.ts";
-import { buildDagRequest, dagOptions } from "../contract/requests.ts";
+import { buildDagOptions, buildDagRequest, type DagAblation } from "../contract/requests.ts";
 import { RESULT_SCHEMAS } from "../contract/results.ts";
 import {
   type DagGraph,
@@ -279,7 +279,10 @@ export function applyCaps(
   return { kept, dropped };
 }
 
-export async function runBuildDag(view: ProjectView, req: BuildDagRequest & { graph?: DagGraph }) {
+export async function runBuildDag(
+  view: ProjectView,
+  req: BuildDagRequest & { graph?: DagGraph; ablation?: DagAblation | undefined },
+) {
   const t0 = performance.now();
   const s = view.snapshot;
   const selected = resolveTools(s, req.tools, "tools");
@@ -298,13 +301,16 @@ export async function runBuildDag(view: ProjectView, req: BuildDagRequest & { gr
     graph,
   );
   // The request's intent (optional) orients pairs the history never saw in succession (mention-order.ts).
+  // The bench's ablation switches (library only); an absent or undefined switch keeps the default.
+  const { hops, ...switches } = req.ablation ?? {};
+  const ablation = Object.fromEntries(Object.entries(switches).filter(([, v]) => v !== undefined));
   const dag = dagOver(
     s,
     caps.kept,
     graph,
-    3,
+    hops ?? 3,
     req.schemaEdges ?? false,
-    req.intent ? { intent: req.intent, historyFallback } : { historyFallback },
+    req.intent ? { intent: req.intent, historyFallback, ...ablation } : { historyFallback, ...ablation },
   );
   const confidence = dagConfidence(dag);
   const gateRequest = {
@@ -335,11 +341,14 @@ export async function runBuildDag(view: ProjectView, req: BuildDagRequest & { gr
     timings: { totalMs: performance.now() - t0 },
   };
 }
-/** Selected tools → an execution DAG with parallel layers; `graph` (library only) picks the graph it reads. */
+/**
+ * Selected tools → an execution DAG with parallel layers; `graph` (library only) picks the graph it reads,
+ * `ablation` (library only) switches parts of the evidence off for the bench.
+ */
 export const buildDagJob = defineJob({
   request: buildDagRequest,
   result: RESULT_SCHEMAS.buildDag,
-  libraryOptions: dagOptions,
+  libraryOptions: buildDagOptions,
   answerKey: "runBuildDag",
   run: (ctx, req) => runBuildDag(ctx.view, req),
 });

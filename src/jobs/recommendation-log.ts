@@ -26,6 +26,7 @@ import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import { ToolgraphError } from "../contract/errors.ts";
 import {
+  countRecommendations,
   insertOutcomes,
   insertRecommendations,
   type JoinedRecommendation,
@@ -357,6 +358,11 @@ export class RecommendationLog {
   /** The stored answers of a project joined with their outcomes, oldest first (the console's dashboard). */
   joined(project: string, opts: { since?: Date; limit?: number; job?: string } = {}): Promise<JoinedRecommendation[]> {
     return joinedRecommendations(this.db, project, opts);
+  }
+
+  /** How many answers and outcomes of a project the log holds now (rows written; what waits is not counted). */
+  counts(project: string): Promise<{ recommendations: number; outcomes: number }> {
+    return countRecommendations(this.db, project);
   }
 
   /** Writes what waits (one flush at a time); resolves when the queue is empty. Never rejects. */

@@ -5,6 +5,7 @@
 import { sql } from "kysely";
 import type { RecommenderApi, Scoped } from "../contract/api.ts";
 import { OPERATION_LIST, type Operation, type OperationMethods } from "../contract/operations.ts";
+import { EmbeddingWorkerPool } from "../embeddings/worker-pool.ts";
 import { parseInput } from "../formats/parse.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import { calibrateProject, ensureCalibrationLoaded } from "../jobs/fit-calibration.ts";
@@ -64,6 +65,14 @@ export interface AnalyticsStatus {
   fresh: boolean;
   timingsMs: Record<string, number>;
   refreshes: { worker: number; inThread: number };
+}
+
+/** What embeds texts (tg.embedding()). */
+export interface EmbeddingInfo {
+  /** The embedding provider's class, e.g. EmbeddingWorkerPool (a local model in worker threads). */
+  provider: string;
+  /** Its worker threads; 0 when it embeds in this thread. */
+  workers: number;
 }
 
 /** Where the data lives. */
@@ -278,6 +287,12 @@ export class Toolgraph implements RecommenderApi {
   database(): DatabaseInfo {
     const c = this.#engine.conn;
     return { backend: c.backend, location: c.location, unreachableAtOpen: c.unreachableAtOpen };
+  }
+
+  /** What embeds texts: the provider (its class) and its worker threads (0: it embeds on the event loop). */
+  embedding(): EmbeddingInfo {
+    const e = this.#engine.embedder;
+    return { provider: e.constructor.name, workers: e instanceof EmbeddingWorkerPool ? e.maxWorkers : 0 };
   }
 
   /** Hits and misses of the caches (the HTTP server's metrics). */

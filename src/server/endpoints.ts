@@ -11,8 +11,8 @@ import type { Logger } from "../ops/logger.ts";
 import { METRICS_CONTENT_TYPE, type MetricsRegistry } from "../ops/metrics.ts";
 import { readBody } from "./body.ts";
 import { HttpError } from "./errors.ts";
-import type { Readiness } from "./health.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
+import type { Readiness } from "./readiness.ts";
 import { parseMcpMessage, requestProject } from "./request.ts";
 
 /** Answers a JSON value with a status and headers (the server's `respond`). */

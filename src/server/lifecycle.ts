@@ -4,7 +4,7 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Readiness } from "./health.ts";
+import type { Readiness } from "./readiness.ts";
 
 export interface ListeningAddress {
   port: number;

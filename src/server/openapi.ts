@@ -1,80 +1,21 @@
 /**
  * The OpenAPI 3.1 document of the HTTP server, generated from the route table and the shared zod schemas
- * with zod 4's `z.toJSONSchema` (draft 2020-12, which OpenAPI 3.1 uses): every path, its request body
+ * (openapi-schemas.ts) with zod 4's `z.toJSONSchema` (draft 2020-12, which OpenAPI 3.1 uses): every path, its request body
  * schema, query flags, the project header, the error responses and the bearer security scheme.
  */
 
-import { z } from "zod";
-import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { VERSION } from "../version.ts";
+import {
+  ERROR_SCHEMA,
+  errorResponse,
+  type Json,
+  requestJsonSchema,
+  resultJsonSchema,
+  serverPaths,
+} from "./openapi-schemas.ts";
 import { JSONL_TYPES, ROUTES, type Route } from "./routes.ts";
 
-type Json = { [key: string]: unknown };
-
-/** JSON Schema of a request schema as a client sends it (input side; dates as strings). */
-export function requestJsonSchema(schema: z.ZodType): Json {
-  const s = z.toJSONSchema(schema, {
-    io: "input",
-    unrepresentable: "any",
-    override: (ctx) => {
-      if ((ctx.zodSchema as { _zod: { def: { type: string } } })._zod.def.type === "date") {
-        ctx.jsonSchema.type = "string";
-        ctx.jsonSchema.format = "date-time";
-      }
-    },
-  }) as Json;
-  delete s.$schema;
-  return s;
-}
-
-/** The 200 body of each route, from the result schemas shared with the MCP tools' outputSchema. */
-const RESULT_BY_PATH: Record<string, z.ZodType> = {
-  "/v1/search": RESULT_SCHEMAS.search,
-  "/v1/next": RESULT_SCHEMAS.suggestNext,
-  "/v1/capabilities/match": RESULT_SCHEMAS.matchCapabilities,
-  "/v1/capabilities/discover": RESULT_SCHEMAS.discoverCapabilities,
-  "/v1/dag": RESULT_SCHEMAS.buildDag,
-  "/v1/plan": RESULT_SCHEMAS.plan,
-  "/v1/alternatives": RESULT_SCHEMAS.alternatives,
-  "/v1/feedback": RESULT_SCHEMAS.feedback,
-  "/v1/executions": RESULT_SCHEMAS.recordExecution,
-};
-
-/** JSON Schema of a result as the server sends it. */
-export function resultJsonSchema(schema: z.ZodType): Json {
-  const s = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Json;
-  delete s.$schema;
-  return s;
-}
-
-const errorResponse = (description: string) => ({
-  description,
-  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-});
-
-const ERROR_SCHEMA = {
-  type: "object",
-  required: ["error"],
-  properties: {
-    error: {
-      type: "object",
-      required: ["code", "message"],
-      properties: {
-        code: {
-          type: "string",
-          description:
-            "invalid-input, unknown-tool, unauthorized, not-found, method-not-allowed, payload-too-large, unsupported-media-type, database-locked, internal…",
-        },
-        message: { type: "string" },
-        field: {
-          type: "string",
-          description: "The offending field (e.g. intent, context[2], steps[0].tool); empty for the whole body.",
-        },
-        details: { description: "Every problem found, when there is more than one." },
-      },
-    },
-  },
-} as const;
+export { requestJsonSchema, resultJsonSchema } from "./openapi-schemas.ts";
 
 function requestBody(route: Route): Json | undefined {
   if (route.body === "none" || !route.schema) return undefined;
@@ -121,10 +62,7 @@ function operation(route: Route): Json {
       description: "The result (JSON object; recommendations carry explanation and gate fields)",
       content: {
         "application/json": {
-          schema:
-            RESULT_BY_PATH[route.path] && route.method === "POST"
-              ? resultJsonSchema(RESULT_BY_PATH[route.path]!)
-              : { type: "object" },
+          schema: route.result && route.method === "POST" ? resultJsonSchema(route.result) : { type: "object" },
         },
       },
     },
@@ -157,65 +95,7 @@ export function buildOpenApiDocument(version = VERSION): Json {
   for (const r of ROUTES) {
     paths[r.path] = { ...(paths[r.path] as Json | undefined), [r.method.toLowerCase()]: operation(r) };
   }
-  paths["/health"] = {
-    get: {
-      operationId: "health",
-      summary: "Liveness and database check (no auth; one SELECT 1, no counts)",
-      description: "`?details=1` adds the project's counts (the stats) and needs the bearer token when one is set.",
-      security: [],
-      responses: {
-        "200": {
-          description: "Up",
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                properties: { ok: { const: true }, backend: { type: "string" }, project: { type: "string" } },
-              },
-            },
-          },
-        },
-        "401": errorResponse("`details` asked without the bearer token"),
-        "503": {
-          description: "The database did not answer",
-          content: {
-            "application/json": { schema: { type: "object", properties: { ok: { const: false }, error: {} } } },
-          },
-        },
-      },
-    },
-  };
-  paths["/openapi.json"] = {
-    get: {
-      operationId: "openapi",
-      summary: "This document",
-      responses: {
-        "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } },
-        "401": errorResponse("Missing or wrong bearer token"),
-      },
-    },
-  };
-  paths["/mcp"] = {
-    post: {
-      operationId: "mcp",
-      summary: "MCP Streamable HTTP endpoint (stateless; JSON-RPC 2.0)",
-      description:
-        "Model Context Protocol over Streamable HTTP. Send Accept: application/json, text/event-stream. Tools: search_tools, suggest_next_tool, search_capabilities, discover_capabilities, build_dag, plan_workflow, find_alternatives, record_execution.",
-      parameters: [{ $ref: "#/components/parameters/Project" }],
-      requestBody: {
-        required: true,
-        content: { "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 message or batch" } } },
-      },
-      responses: {
-        "200": { description: "JSON-RPC response", content: { "application/json": { schema: { type: "object" } } } },
-        "202": { description: "Notification accepted" },
-        "400": { description: "Parse error or invalid JSON-RPC" },
-        "401": errorResponse("Missing or wrong bearer token"),
-        "405": errorResponse("Only POST (stateless)"),
-        "413": errorResponse("Body over the size limit"),
-      },
-    },
-  };
+  Object.assign(paths, serverPaths());
   return {
     openapi: "3.1.0",
     info: {

@@ -6,7 +6,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseJsonText } from "../formats/json-text.ts";
 import { fieldOf, HttpError, invalidInput, zodProblems } from "./errors.ts";
-import { JSON_TYPES, projectSchema } from "./routes.ts";
+import { JSON_TYPES, projectSchema } from "./route.ts";
 
 /** The header that names the project (the body's `project` and `?project=` are the others). */
 export const PROJECT_HEADER = "x-toolgraph-project";

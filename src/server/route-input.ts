@@ -7,7 +7,7 @@ import type { IncomingMessage } from "node:http";
 import { readBody } from "./body.ts";
 import { HttpError } from "./errors.ts";
 import { isJsonType, mediaType, parseJson, requestProject } from "./request.ts";
-import { JSONL_TYPES, parseFlags, type Route, type RouteInput } from "./routes.ts";
+import { JSONL_TYPES, parseFlags, type Route, type RouteInput } from "./route.ts";
 
 export async function routeInput(
   route: Route,

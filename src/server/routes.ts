@@ -7,57 +7,21 @@
 import type { z } from "zod";
 import type { JsonResult, RecommenderApi } from "../contract/api.ts";
 import { LOADED_OPERATIONS } from "../contract/loaded-operations.ts";
+import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { respellAll } from "../formats/advice.ts";
-import { catalogSchema, declaredEdgeSchema, executionSchema, safeId } from "../formats/schemas.ts";
-import { HttpError } from "./errors.ts";
+import { catalogSchema, declaredEdgeSchema, executionSchema } from "../formats/schemas.ts";
+import type { QueryFlag, Route, RouteInput } from "./route.ts";
 
-export type BodyKind =
-  /** application/json: one object validated by `schema`. */
-  | "json"
-  /** application/x-ndjson (JSONL text) or application/json (an array of records). */
-  | "jsonl"
-  | "none";
-
-export interface QueryFlag {
-  name: string;
-  description: string;
-}
-
-export interface RouteInput {
-  /** The JSON body (json routes; the api validates it), or the array body (jsonl routes sent as JSON). */
-  body: unknown;
-  /** The raw JSONL text (jsonl routes sent as NDJSON). */
-  text: string | undefined;
-  project: string | undefined;
-  flags: Record<string, boolean | undefined>;
-}
-
-export interface Route {
-  method: "GET" | "POST";
-  path: string;
-  operationId: string;
-  summary: string;
-  description: string;
-  tag: "recommend" | "write" | "import" | "meta";
-  body: BodyKind;
-  /** The schema the api validates a json body with (documented in OpenAPI); documents the records of a jsonl body. */
-  schema?: z.ZodType | undefined;
-  flags?: QueryFlag[] | undefined;
-  /** Needs the bearer token when one is configured. Default true. */
-  auth?: boolean | undefined;
-  handle(api: RecommenderApi, input: RouteInput): Promise<JsonResult>;
-}
-
-export const JSON_TYPES = ["application/json"];
-export const JSONL_TYPES = [
-  "application/x-ndjson",
-  "application/ndjson",
-  "application/jsonl",
-  "application/x-jsonlines",
-];
-
-/** A project key: what every read and write is scoped by. */
-export const projectSchema = safeId(256);
+export {
+  type BodyKind,
+  JSON_TYPES,
+  JSONL_TYPES,
+  parseFlags,
+  projectSchema,
+  type QueryFlag,
+  type Route,
+  type RouteInput,
+} from "./route.ts";
 
 const skipInvalid: QueryFlag = {
   name: "skipInvalid",
@@ -76,6 +40,7 @@ function recommend<S extends z.ZodType>(
   summary: string,
   description: string,
   schema: S,
+  result: z.ZodType,
   call: (api: RecommenderApi, req: z.output<S> & { project?: string }) => Promise<JsonResult>,
 ): Route {
   return {
@@ -87,6 +52,7 @@ function recommend<S extends z.ZodType>(
     tag: "recommend",
     body: "json",
     schema,
+    result,
     handle: (api, input) => call(api, { ...(input.body as object), ...p(input) } as z.output<S> & { project?: string }),
   };
 }
@@ -100,7 +66,7 @@ function jsonlText(input: RouteInput): string {
 /** One route per operation of the table (POST, JSON body = the job's request), then the writes that take files. */
 export const ROUTES: Route[] = [
   ...LOADED_OPERATIONS.map(({ op, job }) =>
-    recommend(op.http.path, op.http.operationId, op.summary, op.description, job.request, (api, req) =>
+    recommend(op.http.path, op.http.operationId, op.summary, op.description, job.request, job.result, (api, req) =>
       (api as unknown as Record<string, (r: object) => Promise<JsonResult>>)[op.name]!(req),
     ),
   ),
@@ -114,6 +80,7 @@ export const ROUTES: Route[] = [
     tag: "write",
     body: "json",
     schema: executionSchema,
+    result: RESULT_SCHEMAS.recordExecution,
     flags: [autoRegister],
     handle: (api, input) =>
       api.recordExecution(input.body as object, { ...p(input), autoRegister: input.flags.autoRegister ?? false }),
@@ -178,22 +145,3 @@ export const ROUTES: Route[] = [
     handle: (api, input) => api.stats(p(input)),
   },
 ];
-
-/** Parses `?flag=true|false|1|0` (absent = undefined). */
-export function parseFlags(route: Route, query: URLSearchParams): Record<string, boolean | undefined> {
-  const out: Record<string, boolean | undefined> = {};
-  for (const f of route.flags ?? []) {
-    const v = query.get(f.name);
-    if (v === null) continue;
-    if (v === "" || v === "true" || v === "1") out[f.name] = true;
-    else if (v === "false" || v === "0") out[f.name] = false;
-    else
-      throw new HttpError(
-        400,
-        "invalid-input",
-        `${f.name}: must be true or false, got ${JSON.stringify(v).slice(0, 40)}`,
-        { field: f.name },
-      );
-  }
-  return out;
-}

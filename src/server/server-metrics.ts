@@ -7,7 +7,7 @@ import type { RecommenderApi } from "../contract/api.ts";
 import { Toolgraph } from "../library/toolgraph.ts";
 import type { Logger } from "../ops/logger.ts";
 import type { MetricsRegistry } from "../ops/metrics.ts";
-import type { Readiness } from "./health.ts";
+import type { Readiness } from "./readiness.ts";
 
 export interface ServerMetricsDeps {
   readiness: Readiness;

@@ -5,6 +5,7 @@
  * `graph: "dependency"` keeps its own answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildDagRequest } from "../../src/contract/requests.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
@@ -60,5 +61,17 @@ describe("default DAG graph", () => {
     const auto = await tg.buildDag({ tools });
     const dep = await tg.buildDag({ tools, graph: "dependency" });
     expect(auto.edges).toEqual(dep.edges);
+  });
+
+  it("the library-only ablation switches the fallback off: the default then answers as the dependency graph", async () => {
+    const off = await tg.buildDag({ tools: RESEARCH, ablation: { historyFallback: false } });
+    const dep = await tg.buildDag({ tools: RESEARCH, graph: "dependency" });
+    expect(off.edges).toEqual(dep.edges);
+    expect(off.edges.some((e) => /in the history graph/.test(e.explanation))).toBe(false);
+  });
+
+  it("the ablation is not part of the request HTTP and MCP validate, and a misspelt switch names its field", async () => {
+    expect(buildDagRequest.safeParse({ tools: RESEARCH, ablation: { hops: 1 } }).success).toBe(false);
+    await expect(tg.buildDag({ tools: RESEARCH, ablation: { hop: 1 } as never })).rejects.toThrow(/ablation/);
   });
 });

@@ -180,8 +180,10 @@ describe("recommendation log through the facade", () => {
     log.answer("runSearch", project, { intent: "read a file" }, 1, { results: [] }, 1);
     log.answer("runSuggest", project, { context: ["a"] }, 1, { suggestions: [] }, 1);
     expect(await countRecommendations(engineOf(tg).db, project)).toEqual({ recommendations: 0, outcomes: 0 });
+    expect(await log.counts(project)).toEqual({ recommendations: 0, outcomes: 0 }); // what waits is not counted
     await log.close();
     expect(await countRecommendations(engineOf(tg).db, project)).toEqual({ recommendations: 2, outcomes: 0 });
+    expect(await log.counts(project)).toEqual({ recommendations: 2, outcomes: 0 });
     expect(
       log.answer("runSearch", project, { intent: "late" }, 1, { results: [] }, 1).recommendationId,
     ).toBeUndefined();

@@ -44,17 +44,11 @@ function publicEntries(): Set<string> {
 
 /** Imports of internals that remain, as "bench file → imported file"; may only shrink. */
 const KNOWN = new Set<string>([
-  "bench/dag-default.ts → src/jobs/dag.ts",
-  "bench/dag-default.ts → src/library/toolgraph.ts",
   "bench/guard-breadth.ts → src/jobs/guard-prior.ts",
   "bench/guard-breadth.ts → src/jobs/learning-log.ts",
   "bench/guard-breadth.ts → src/jobs/search-weights.ts",
   "bench/guard-breadth.ts → src/library/toolgraph.ts",
-  "bench/embedding-pool.ts → src/library/toolgraph.ts",
-  "bench/embedding-throughput.ts → src/library/toolgraph.ts",
   "bench/fault-injection.ts → src/library/toolgraph.ts",
-  "bench/harness.ts → src/jobs/capabilities.ts",
-  "bench/harness.ts → src/jobs/dag.ts",
   "bench/harness.ts → src/jobs/fit-calibration.ts",
   "bench/harness.ts → src/jobs/fit-search-weights.ts",
   "bench/harness.ts → src/jobs/next-scoring.ts",
@@ -76,10 +70,8 @@ const KNOWN = new Set<string>([
   "bench/latency.ts → src/jobs/next-scoring.ts",
   "bench/latency.ts → src/library/toolgraph.ts",
   "bench/latency.ts → src/view/intent-memory.ts",
-  "bench/lock-race.ts → src/cli/main.ts",
   "bench/lock-race.ts → src/library/toolgraph.ts",
   "bench/lock-race.ts → test/store/racers/spawn.ts",
-  "bench/log-retention.ts → src/library/toolgraph.ts",
   "bench/log-retention.ts → src/store/connection.ts",
   "bench/log-retention.ts → src/store/recommendations.ts",
   "bench/memory.ts → src/library/toolgraph.ts",

@@ -13,13 +13,13 @@
  * with an expiry) and redirects to `/ui`; the server accepts a live session like the header, for writes only
  * from its own origin.
  */
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fileURLToPath } from "node:url";
 import type { Toolgraph } from "../../library/toolgraph.ts";
 import { HttpError } from "../errors.ts";
 import { consoleDashboard, consoleGraph, consoleTool } from "./console-data.ts";
+import { consoleScript } from "./console-script.ts";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 
@@ -59,31 +59,6 @@ export function createConsole(tg: Toolgraph, options: ConsoleOptions): Console {
   const now = options.now ?? Date.now;
   let bundle: Promise<string> | undefined;
 
-  async function buildScript(): Promise<string> {
-    if (existsSync(`${HERE}app.bundle.js`)) return readFile(`${HERE}app.bundle.js`, "utf8");
-    let esbuild: typeof import("esbuild");
-    try {
-      esbuild = await import("esbuild");
-    } catch {
-      throw new Error(
-        "the console script is not built: run `npm run build` (or install the devDependencies to bundle it from sources)",
-      );
-    }
-    const r = await esbuild.build({
-      // From the built package (dist/, this module is .js) the entry is the compiled app.js.
-      entryPoints: [`${HERE}app.${import.meta.url.endsWith(".js") ? "js" : "ts"}`],
-      bundle: true,
-      write: false,
-      format: "esm",
-      platform: "browser",
-      target: "es2020",
-      minify: true,
-      legalComments: "none",
-      logLevel: "silent",
-    });
-    return r.outputFiles[0]!.text;
-  }
-
   return {
     async handle(req, res, url, requested) {
       const path = url.pathname;
@@ -104,7 +79,7 @@ export function createConsole(tg: Toolgraph, options: ConsoleOptions): Console {
           send(res, 200, "text/css; charset=utf-8", await readFile(`${HERE}app.css`, "utf8"));
           return true;
         case "/ui/app.js": {
-          bundle ??= buildScript();
+          bundle ??= consoleScript();
           let text: string;
           try {
             text = await bundle;
