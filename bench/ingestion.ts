@@ -97,6 +97,8 @@ class BlockWatch {
   longest = 0;
   phase = "";
   readonly blocks: { phase: string; ms: number; startUs: string; endUs: string }[] = [];
+  /** Each phase's bounds on the same clock (a profile's samples per phase). */
+  readonly phases: { phase: string; startUs: string; endUs?: string }[] = [];
   private readonly timer = setInterval(() => {
     const t = performance.now();
     const us = process.hrtime.bigint() / 1000n;
@@ -109,6 +111,9 @@ class BlockWatch {
   reset(phase = ""): void {
     this.last = performance.now();
     this.lastUs = process.hrtime.bigint() / 1000n;
+    const open = this.phases.at(-1);
+    if (open && open.endUs === undefined) open.endUs = String(this.lastUs);
+    if (phase) this.phases.push({ phase, startUs: String(this.lastUs) });
     this.longest = 0;
     this.phase = phase;
   }
@@ -129,13 +134,15 @@ async function phase<T>(phases: Phase[], name: string, fn: () => Promise<T>): Pr
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await fn();
+  const longestBlockMs = watch?.now() ?? 0;
+  watch?.reset();
   const c = process.cpuUsage(c0);
   phases.push({
     phase: name,
     wallMs: performance.now() - t0,
     cpuMs: (c.user + c.system) / 1000,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
-    longestBlockMs: watch?.now() ?? 0,
+    longestBlockMs,
   });
   return r;
 }
@@ -290,7 +297,11 @@ async function runBackend(
     };
   } finally {
     watch.stop();
-    if (o.blocksOut) writeFileSync(`${o.blocksOut}.${backend}.json`, JSON.stringify(watch.blocks, null, 1));
+    if (o.blocksOut)
+      writeFileSync(
+        `${o.blocksOut}.${backend}.json`,
+        JSON.stringify({ blocks: watch.blocks, phases: watch.phases }, null, 1),
+      );
     watch = undefined;
     h.disable();
     await tg.close().catch(() => undefined);
