@@ -26,8 +26,8 @@ import {
   syncServerTools,
 } from "../jobs/server-sync.ts";
 import { applyUserHistory, userHistoryUpdate } from "../jobs/user-history.ts";
-import type { Engine } from "../view/engine.ts";
 import { SLICE_MS, yieldToEventLoop } from "../view/background.ts";
+import type { Engine } from "../view/engine.ts";
 import { forgetProjectConfig } from "../view/filters.ts";
 import { appendToHistory } from "../view/history.ts";
 import { markMemoryDirty } from "../view/intent-memory.ts";
