@@ -13,7 +13,7 @@
  *
  *   npx tsx bench/ingestion.ts [--traces 17500] [--tools 2000] [--file-size 5000] [--increment 1000]
  *                              [--increments 3] [--embeddings use-lite] [--backends pglite,postgres]
- *                              [--seed 1] [--out ingestion]
+ *                              [--seed 1] [--out ingestion] [--blocks-out <file prefix>]
  *
  * Public API only: `openToolgraph` from the package entry and the library's methods.
  * PostgreSQL: TOOLGRAPH_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), a fresh schema
@@ -86,18 +86,36 @@ export interface BackendRun {
   error?: string;
 }
 
-/** The longest gap between two ticks of a 10-ms timer since `reset` (the longest event-loop block, ms). */
+/**
+ * The longest gap between two ticks of a 10-ms timer since `reset` (the longest event-loop block, ms). With
+ * `record`, every gap over 50 ms is kept with its phase and its bounds on the monotonic clock (µs, the clock of
+ * `node --cpu-prof` timestamps), so a profile's samples inside each block can be read (`--blocks-out`).
+ */
 class BlockWatch {
   private last = performance.now();
+  private lastUs = process.hrtime.bigint() / 1000n;
   longest = 0;
+  phase = "";
+  readonly blocks: { phase: string; ms: number; startUs: string; endUs: string }[] = [];
+  /** Each phase's bounds on the same clock (a profile's samples per phase). */
+  readonly phases: { phase: string; startUs: string; endUs?: string }[] = [];
   private readonly timer = setInterval(() => {
     const t = performance.now();
+    const us = process.hrtime.bigint() / 1000n;
+    if (t - this.last > 50)
+      this.blocks.push({ phase: this.phase, ms: t - this.last, startUs: String(this.lastUs), endUs: String(us) });
     this.longest = Math.max(this.longest, t - this.last);
     this.last = t;
+    this.lastUs = us;
   }, 10);
-  reset(): void {
+  reset(phase = ""): void {
     this.last = performance.now();
+    this.lastUs = process.hrtime.bigint() / 1000n;
+    const open = this.phases.at(-1);
+    if (open && open.endUs === undefined) open.endUs = String(this.lastUs);
+    if (phase) this.phases.push({ phase, startUs: String(this.lastUs) });
     this.longest = 0;
+    this.phase = phase;
   }
   /** The longest block so far, the one running since the last tick included. */
   now(): number {
@@ -112,17 +130,19 @@ let watch: BlockWatch | undefined;
 
 /** Runs `fn` as a phase: wall, process CPU (all threads), peak RSS, longest event-loop block. */
 async function phase<T>(phases: Phase[], name: string, fn: () => Promise<T>): Promise<T> {
-  watch?.reset();
+  watch?.reset(name);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const r = await fn();
+  const longestBlockMs = watch?.now() ?? 0;
+  watch?.reset();
   const c = process.cpuUsage(c0);
   phases.push({
     phase: name,
     wallMs: performance.now() - t0,
     cpuMs: (c.user + c.system) / 1000,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
-    longestBlockMs: watch?.now() ?? 0,
+    longestBlockMs,
   });
   return r;
 }
@@ -204,7 +224,10 @@ async function ingest(
 async function runBackend(
   backend: Backend,
   data: SyntheticProject,
-  o: Required<Omit<IngestionOptions, "backends" | "log">> & { log: (s: string) => void },
+  o: Required<Omit<IngestionOptions, "backends" | "log" | "blocksOut">> & {
+    log: (s: string) => void;
+    blocksOut?: string | undefined;
+  },
 ): Promise<BackendRun> {
   const base = data.traces.slice(0, o.traces);
   const probe = base[base.length - 1]!;
@@ -274,6 +297,11 @@ async function runBackend(
     };
   } finally {
     watch.stop();
+    if (o.blocksOut)
+      writeFileSync(
+        `${o.blocksOut}.${backend}.json`,
+        JSON.stringify({ blocks: watch.blocks, phases: watch.phases }, null, 1),
+      );
     watch = undefined;
     h.disable();
     await tg.close().catch(() => undefined);
@@ -299,6 +327,8 @@ export interface IngestionOptions {
   /** Backends. Default pglite and postgres. */
   backends?: Backend[];
   log?: (line: string) => void;
+  /** Writes the event-loop blocks over 50 ms (phase, ms, monotonic µs bounds) to `<blocksOut>.<backend>.json`. */
+  blocksOut?: string;
 }
 
 export interface IngestionResult {
@@ -308,7 +338,7 @@ export interface IngestionResult {
   machine: string;
   date: string;
   loadAverage: { start: number[]; end: number[] };
-  options: Required<Omit<IngestionOptions, "log">>;
+  options: Required<Omit<IngestionOptions, "log" | "blocksOut">>;
   data: { tools: number; capabilities: number; traces: number; steps: number; distinctIntents: number };
   runs: BackendRun[];
   targets: { cpuSeconds: number; delayMs: number };
@@ -325,6 +355,7 @@ export async function runIngestion(options: IngestionOptions = {}): Promise<Inge
     seed: options.seed ?? INGESTION_DEFAULTS.seed,
     backends: options.backends ?? (["pglite", "postgres"] as Backend[]),
     log: options.log ?? ((s: string) => process.stderr.write(`${s}\n`)),
+    blocksOut: options.blocksOut,
   };
   const start = loadavg();
   const code = codeVersion();
@@ -356,7 +387,7 @@ export async function runIngestion(options: IngestionOptions = {}): Promise<Inge
       });
     }
   }
-  const { log: _log, ...opts } = o;
+  const { log: _log, blocksOut: _blocks, ...opts } = o;
   return {
     bench: "ingestion",
     command: `npx tsx bench/ingestion.ts ${process.argv.slice(2).join(" ")}`.trim(),
@@ -468,6 +499,7 @@ async function main(): Promise<void> {
       seed: { type: "string" },
       backends: { type: "string" },
       out: { type: "string" },
+      "blocks-out": { type: "string" },
     },
   });
   const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
@@ -480,6 +512,7 @@ async function main(): Promise<void> {
     embeddings: values.embeddings,
     seed: num(values.seed),
     backends: values.backends?.split(",") as Backend[] | undefined,
+    blocksOut: values["blocks-out"],
   });
   const name = values.out ?? "ingestion";
   writeResult(name, r);

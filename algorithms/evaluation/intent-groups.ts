@@ -81,6 +81,24 @@ function find(parent: Int32Array, x: number): number {
 
 /** Near-duplicate intent groups (see the header). */
 export function intentGroups(items: readonly IntentItem[], options: IntentGroupOptions = {}): IntentGroups {
+  const steps = intentGroupsSteps(items, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Items (or nodes) between two yields of `intentGroupsSteps`. */
+const STEP_ITEMS = 500;
+
+/**
+ * `intentGroups` in steps: yields every STEP_ITEMS items or nodes and returns the same groups, so that a caller
+ * on an event loop can let other work in (17.5k items are ~100 ms).
+ */
+export function* intentGroupsSteps(
+  items: readonly IntentItem[],
+  options: IntentGroupOptions = {},
+): Generator<void, IntentGroups, void> {
   const dup = options.duplicateJaccard ?? DEFAULTS.duplicateJaccard;
   const low = options.sameToolsJaccard ?? DEFAULTS.sameToolsJaccard;
   if (!(dup > 0 && dup <= 1))
@@ -92,9 +110,18 @@ export function intentGroups(items: readonly IntentItem[], options: IntentGroupO
   const nodeTokens: string[][] = [];
   const nodeTools: Set<string>[] = [];
   const itemNode = new Int32Array(items.length);
-  items.forEach((it, i) => {
-    const tokens = [...new Set(tokenize(it.intent))].sort();
-    const key = tokens.length > 0 ? tokens.join(" ") : `\u0000${it.intent.trim().toLowerCase()}`;
+  // Agents repeat their requests: each distinct intent text is tokenized once (17.5k items, ~1.5k texts).
+  const keyOfText = new Map<string, { tokens: string[]; key: string }>();
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0 && i % STEP_ITEMS === 0) yield;
+    const it = items[i]!;
+    let known = keyOfText.get(it.intent);
+    if (known === undefined) {
+      const t = [...new Set(tokenize(it.intent))].sort();
+      known = { tokens: t, key: t.length > 0 ? t.join(" ") : `\u0000${it.intent.trim().toLowerCase()}` };
+      keyOfText.set(it.intent, known);
+    }
+    const { tokens, key } = known;
     let node = nodeOf.get(key);
     if (node === undefined) {
       node = nodeTokens.length;
@@ -105,7 +132,8 @@ export function intentGroups(items: readonly IntentItem[], options: IntentGroupO
     itemNode[i] = node;
     const tools = [...new Set(it.tools ?? [])].sort();
     if (tools.length > 0) nodeTools[node]!.add(tools.join("\u0000"));
-  });
+  }
+  yield;
   const keys = [...nodeOf.keys()];
   const n = nodeTokens.length;
   const parent = Int32Array.from({ length: n }, (_, i) => i);
@@ -115,6 +143,7 @@ export function intentGroups(items: readonly IntentItem[], options: IntentGroupO
   const rare = (a: string, b: string) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0);
   const postings = new Map<string, number[]>();
   for (let x = 0; x < n; x++) {
+    if (x > 0 && x % STEP_ITEMS === 0) yield;
     const t = nodeTokens[x]!;
     if (t.length === 0) continue;
     const ordered = [...t].sort(rare);
@@ -146,7 +175,9 @@ export function intentGroups(items: readonly IntentItem[], options: IntentGroupO
   const groupOfRoot = new Map<number, number>();
   const groupKeys: string[] = [];
   const group = new Int32Array(items.length);
+  yield;
   for (let i = 0; i < items.length; i++) {
+    if (i > 0 && i % STEP_ITEMS === 0) yield;
     const node = itemNode[i]!;
     const root = find(parent, node);
     let g = groupOfRoot.get(root);

@@ -4,8 +4,8 @@
  *
  * Same vectors as in process: a call's texts are cut into batches of `batchSize` non-blank texts (blank texts
  * ride along and embed to zero vectors in the worker), exactly the groups the in-process provider passes to
- * its model, and each batch is embedded by the same provider code (createEmbeddingProvider(spec)) in the
- * worker. USE-lite's output depends on the other texts of its batch (last-bit differences, ~2e-7), so batches
+ * its model — for USE-lite the length-sorted groups of `useLiteBatches`, otherwise runs in input order — and
+ * each batch is embedded by the same provider code (createEmbeddingProvider(spec)) in the worker. USE-lite's output depends on the other texts of its batch (last-bit differences, ~2e-7), so batches
  * of different calls are never merged: calls queue, batch by batch, first in first out, except that a call
  * of one batch (a query) goes ahead of the batches of bulk calls, so a search waits for at most the batches
  * already in workers, not for a whole import.
@@ -25,7 +25,7 @@ import { createEmbeddingProvider, type EmbeddingSpec, parseEmbeddingSpec } from 
 import type { WorkerError } from "./embedding-worker.ts";
 import { DEFAULTS as OPENAI_DEFAULTS } from "./openai-compatible.ts";
 import { EmbeddingError, type EmbeddingProvider, type EmbedOptions, isBlank, positiveInt } from "./provider.ts";
-import { DEFAULTS as USE_LITE_DEFAULTS } from "./use-lite.ts";
+import { DEFAULTS as USE_LITE_DEFAULTS, useLiteBatches } from "./use-lite.ts";
 
 export interface EmbeddingWorkerPoolOptions {
   /** Worker threads at most. Default: DEFAULTS.workers() (1 on a 2-core machine, cores − 1 up to 4). */
@@ -51,6 +51,39 @@ function batchSizeOf(spec: EmbeddingSpec): number {
   }
 }
 
+/**
+ * The batches of a call, as indices into its texts: the in-process provider's model calls, each blank text
+ * riding along with the last batch (the worker's provider embeds it to the zero vector without the model).
+ */
+export function batchPlan(spec: EmbeddingSpec, texts: readonly string[], batchSize: number): number[][] {
+  if (spec.kind === "use-lite") {
+    const plan = useLiteBatches(texts, batchSize);
+    const blanks: number[] = [];
+    texts.forEach((t, i) => {
+      if (isBlank(t)) blanks.push(i);
+    });
+    if (blanks.length === 0) return plan;
+    if (plan.length === 0) return [blanks];
+    plan[plan.length - 1]!.push(...blanks);
+    return plan;
+  }
+  // Runs in input order of `batchSize` non-blank texts each, the blank texts among them riding along.
+  const plan: number[][] = [];
+  let run: number[] = [];
+  let nonBlank = 0;
+  texts.forEach((t, i) => {
+    run.push(i);
+    if (!isBlank(t)) nonBlank++;
+    if (nonBlank === batchSize) {
+      plan.push(run);
+      run = [];
+      nonBlank = 0;
+    }
+  });
+  if (run.length > 0) plan.push(run);
+  return plan;
+}
+
 /** One call of `embed`: its output and how many of its batches are still out. */
 interface Call {
   readonly out: Float32Array[];
@@ -67,7 +100,8 @@ interface Call {
 
 interface Batch {
   readonly call: Call;
-  readonly offset: number;
+  /** Positions of the batch's texts in its call. */
+  readonly indices: number[];
   readonly texts: string[];
   attempts: number;
   /** The whole of its call: queued ahead of bulk calls' batches. */
@@ -161,18 +195,13 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
         settled: false,
         release: () => {},
       };
-      // Batches of `batchSize` non-blank texts each: the in-process provider's model calls.
-      const batches: Batch[] = [];
-      let start = 0;
-      let nonBlank = 0;
-      for (let i = 0; i < texts.length; i++) {
-        if (!isBlank(texts[i]!)) nonBlank++;
-        if (nonBlank === this.batchSize || i === texts.length - 1) {
-          batches.push({ call, offset: start, texts: texts.slice(start, i + 1), attempts: 0, single: false });
-          start = i + 1;
-          nonBlank = 0;
-        }
-      }
+      const batches: Batch[] = batchPlan(this.spec, texts, this.batchSize).map((indices) => ({
+        call,
+        indices,
+        texts: indices.map((i) => texts[i]!),
+        attempts: 0,
+        single: false,
+      }));
       call.left = batches.length;
       if (batches.length === 1) {
         // A one-batch call (a query) goes ahead of the batches of bulk calls (an import), after earlier ones.
@@ -253,8 +282,8 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
     else if (!call.settled) {
       const dims = m.dims ?? 0;
       if (this.#dimensions === 0) this.#dimensions = dims;
-      for (let k = 0; k < batch.texts.length; k++)
-        call.out[batch.offset + k] = m.vectors!.slice(k * dims, (k + 1) * dims);
+      for (let k = 0; k < batch.indices.length; k++)
+        call.out[batch.indices[k]!] = m.vectors!.slice(k * dims, (k + 1) * dims);
       call.done += batch.texts.length;
       call.left--;
       call.opts.onProgress?.(call.done, call.total);

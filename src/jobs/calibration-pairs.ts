@@ -14,12 +14,12 @@ import {
   suggestNextSteps,
 } from "../../algorithms/prediction/next-step.ts";
 import type { ExecutionSequenceRow } from "../store/reads.ts";
-import { slicer } from "../view/background.ts";
+import { drainInSlices, slicer } from "../view/background.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { intentsOf, recentSequences } from "../view/history.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
-import { executionGroups, memoryCandidate, weightsFor, withMemoryVote } from "./next.ts";
+import { executionGroupsSteps, memoryCandidate, weightsFor, withMemoryVote } from "./next.ts";
 import { searchCandidates } from "./search-scoring.ts";
 
 export const CALIBRATION_DEFAULTS = {
@@ -235,7 +235,7 @@ export async function crossFitPairs(
   // Folds by near-duplicate group (executionGroups: intent, else tool set), whole groups dealt to the
   // least-filled fold: a scored execution's twins are never in its model. Scored: the executions of lowest
   // id hash (ties by id), the same whatever order the history is in.
-  const groups = executionGroups(history, intents);
+  const groups = await drainInSlices(executionGroupsSteps(history, intents));
   const K = Math.min(folds, groups.count);
   if (K < 2) return out;
   const fold = groupFolds(groups, K);
@@ -250,11 +250,17 @@ export async function crossFitPairs(
   const sw = await searchWeightsFor(view);
   const idx = await view.searchIndex();
   const now = Math.max(...history.map((e) => e.startedAt.getTime())) + 3_600_000;
-  const perExec = history.map((e) => transitionsOf(s, e));
-  const total = new Map<number, number>();
-  for (const m of perExec) for (const [k, c] of m) total.set(k, (total.get(k) ?? 0) + c);
-  // Scoring a thousand executions takes seconds: the loop yields to the event loop between them.
+  // Every loop over the history (17k executions) and the scoring (seconds for a thousand executions) yields
+  // to the event loop every few milliseconds (the result does not depend on where it yields).
   const slice = slicer();
+  const perExec: Map<number, number>[] = [];
+  const total = new Map<number, number>();
+  for (const e of history) {
+    const m = transitionsOf(s, e);
+    perExec.push(m);
+    for (const [k, c] of m) total.set(k, (total.get(k) ?? 0) + c);
+    await slice();
+  }
   for (let f = 0; f < K; f++) {
     const members = history.map((_, i) => i).filter((i) => fold[i] === f);
     const toScore = members.filter((i) => scored[i] === 1);
@@ -263,14 +269,16 @@ export async function crossFitPairs(
     const counts = new Map(total);
     for (const i of members) for (const [k, c] of perExec[i]!) counts.set(k, counts.get(k)! - c);
     const lastUsedAt = new Float64Array(s.n).fill(Number.NaN);
-    history.forEach((e, i) => {
-      if (fold[i] === f) return;
+    for (let i = 0; i < H; i++) {
+      if (fold[i] === f) continue;
+      const e = history[i]!;
       const at = e.startedAt.getTime();
       for (const st of e.steps) {
         const v = s.index.get(st.tool);
         if (v !== undefined && !(lastUsedAt[v]! >= at)) lastUsedAt[v] = at;
       }
-    });
+      await slice();
+    }
     const transitions = buildCsr(
       s.n,
       [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),

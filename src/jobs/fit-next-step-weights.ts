@@ -3,7 +3,7 @@
  * (fitNextStepWeights: grouped held-out executions, kept only when better; docs/decisions/next-step-weights.md),
  * and the intent memory's vote that joins the next-step score. The next-step job (next.ts) reads them.
  */
-import { groupFolds, type IntentGroups, intentGroups } from "../../algorithms/evaluation/intent-groups.ts";
+import { groupFolds, type IntentGroups, intentGroupsSteps } from "../../algorithms/evaluation/intent-groups.ts";
 import { buildCsr } from "../../algorithms/graph/csr.ts";
 import { learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
 import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
@@ -24,7 +24,7 @@ import {
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import type { ExecutionSequenceRow } from "../store/reads.ts";
 import type { AnalyticsView } from "../view/analytics.ts";
-import { drainInSlices, yieldToEventLoop } from "../view/background.ts";
+import { drainInSlices, slicer, yieldToEventLoop } from "../view/background.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { intentsOf, recentSequences } from "../view/history.ts";
 import type { ProjectView } from "../view/project-view.ts";
@@ -107,6 +107,24 @@ export function trainingExamples(
   negatives = 10,
   model: NextStepModel = nextStepModel(s, a),
 ): TrainingExample[] {
+  const steps = trainingExamplesSteps(s, a, sequences, negatives, model);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * `trainingExamples` one execution at a time: yields after each, returns the same examples. A caller on the
+ * event loop drains it in slices (17k executions are seconds of next-step scoring).
+ */
+export function* trainingExamplesSteps(
+  s: GraphSnapshot,
+  a: AnalyticsView,
+  sequences: { steps: { tool: string; success: boolean }[]; startedAt: Date }[],
+  negatives = 10,
+  model: NextStepModel = nextStepModel(s, a),
+): Generator<void, TrainingExample[], void> {
   const out: TrainingExample[] = [];
   for (const seq of sequences) {
     const ctx: number[] = [];
@@ -124,6 +142,7 @@ export function trainingExamples(
       }
       if (st.success) ctx.push(i);
     }
+    yield;
   }
   return out;
 }
@@ -162,6 +181,18 @@ export function executionGroups(
   sequences: readonly { id: string; steps: readonly { tool: string }[] }[],
   intents: ReadonlyMap<string, string>,
 ): IntentGroups {
+  const steps = executionGroupsSteps(sequences, intents);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** `executionGroups` in steps (drained in slices by the fit and the calibration: 17k executions). */
+export function* executionGroupsSteps(
+  sequences: readonly { id: string; steps: readonly { tool: string }[] }[],
+  intents: ReadonlyMap<string, string>,
+): Generator<void, IntentGroups, void> {
   const withIntent: number[] = [];
   const items: { intent: string; tools: string[] }[] = [];
   sequences.forEach((e, i) => {
@@ -171,7 +202,8 @@ export function executionGroups(
       items.push({ intent, tools: e.steps.map((st) => st.tool) });
     }
   });
-  const g = intentGroups(items);
+  yield;
+  const g = yield* intentGroupsSteps(items);
   const group = new Int32Array(sequences.length);
   const keys = [...g.keys];
   withIntent.forEach((i, k) => {
@@ -186,19 +218,24 @@ export function executionGroups(
 }
 
 /** The next-step model without the transitions of `heldOut` executions (the validation folds' training model). */
-function modelWithout(
+async function modelWithout(
   s: GraphSnapshot,
   a: AnalyticsView,
   sequences: readonly ExecutionSequenceRow[],
   heldOut: (i: number) => boolean,
-): NextStepModel {
+): Promise<NextStepModel> {
+  const slice = slicer();
   const counts = new Map<number, number>();
   const tr = s.transitions;
-  for (let from = 0; from < tr.n; from++)
+  for (let from = 0; from < tr.n; from++) {
     for (let e = tr.offsets[from]!; e < tr.offsets[from + 1]!; e++)
       counts.set(from * s.n + tr.targets[e]!, tr.weights[e]!);
-  sequences.forEach((e, i) => {
-    if (!heldOut(i)) return;
+    await slice();
+  }
+  for (let i = 0; i < sequences.length; i++) {
+    const e = sequences[i]!;
+    await slice();
+    if (!heldOut(i)) continue;
     for (const ob of learnSuccessions(e.steps.map((st) => ({ tool: st.tool, dependsOn: st.dependsOn })))) {
       const f = s.index.get(ob.from);
       const t = s.index.get(ob.to);
@@ -206,7 +243,7 @@ function modelWithout(
       const k = f * s.n + t;
       counts.set(k, (counts.get(k) ?? 0) - 1);
     }
-  });
+  }
   const transitions = buildCsr(
     s.n,
     [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
@@ -235,11 +272,11 @@ export async function fitNextStepWeights(
   const a = view.analytics();
   const history = await view.executionHistory();
   const seqs = recentSequences(history, opts.maxExecutions ?? NEXT_FIT_DEFAULTS.maxExecutions);
-  const examples = trainingExamples(s, a, seqs);
+  const examples = await drainInSlices(trainingExamplesSteps(s, a, seqs));
   const r = await drainInSlices(learnWeightsSteps(examples, { rng: mulberry32(opts.seed ?? 1) }));
   const candidate = r.weights;
   const intents = intentsOf(history);
-  const groups = executionGroups(seqs, intents);
+  const groups = await drainInSlices(executionGroupsSteps(seqs, intents));
   const seenGroups = new Set(groups.group).size;
   const cfg = await view.config();
   const before = storedFits(cfg)["next-step-weights"]
@@ -263,22 +300,22 @@ export async function fitNextStepWeights(
     const fold = groupFolds(groups, K);
     const perGroup = new Map<number, { seed: number; learned: number; n: number }>();
     for (let f = 0; f < K; f++) {
-      const model = modelWithout(s, a, seqs, (i) => fold[i] === f);
+      const model = await modelWithout(s, a, seqs, (i) => fold[i] === f);
       const trainIdx = seqs.map((_, i) => i).filter((i) => fold[i] !== f);
-      const learned = await drainInSlices(
-        learnWeightsSteps(
-          trainingExamples(
-            s,
-            a,
-            trainIdx.map((i) => seqs[i]!),
-            10,
-            model,
-          ),
-          { rng: mulberry32(opts.seed ?? 1) },
+      const trainExamples = await drainInSlices(
+        trainingExamplesSteps(
+          s,
+          a,
+          trainIdx.map((i) => seqs[i]!),
+          10,
+          model,
         ),
       );
+      const learned = await drainInSlices(learnWeightsSteps(trainExamples, { rng: mulberry32(opts.seed ?? 1) }));
+      const slice = slicer();
       for (let i = 0; i < seqs.length; i++) {
         if (fold[i] !== f) continue;
+        await slice();
         const held = trainingExamples(s, a, [seqs[i]!], 10, model);
         if (held.length === 0) continue;
         const g = perGroup.get(groups.group[i]!) ?? { seed: 0, learned: 0, n: 0 };

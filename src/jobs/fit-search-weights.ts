@@ -32,10 +32,10 @@
 import { fnv1a, groupFolds } from "../../algorithms/evaluation/intent-groups.ts";
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { type FusionWeights, fitFusionWeights } from "../../algorithms/search/fit-fusion-weights.ts";
-import { slicer, yieldToEventLoop } from "../view/background.ts";
+import { drainInSlices, slicer, yieldToEventLoop } from "../view/background.ts";
 import { memoryRow } from "../view/intent-memory.ts";
 import type { ProjectView } from "../view/project-view.ts";
-import { guardPriorFor, rowGroups, successfulRows } from "./guard-prior.ts";
+import { guardPriorFor, rowGroupsSteps, successfulRows } from "./guard-prior.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { searchCandidates } from "./search-scoring.ts";
 import {
@@ -117,7 +117,7 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
     const reason = `fewer than ${SEARCH_FIT_DEFAULTS.minIntents} past executions with an intent (${rows.length})`;
     return { ...defaults, ...empty, intents: rows.length, groups: 0, accepted: false, reason, dryRun };
   }
-  const { group: groupOfRow, groups } = rowGroups(memory, rows);
+  const { group: groupOfRow, groups } = await drainInSlices(rowGroupsSteps(memory, rows));
   // Cases: one per group before a second of any, in the order of a seeded hash of the execution id (ties by
   // id), so the sample spans the groups and does not depend on the order in which the history was stored.
   const seedText = `${opts.seed ?? 1}\u0000`;

@@ -16,10 +16,10 @@
  * them), and kept per engine and project until the history grows by a quarter again. Why:
  * docs/decisions/history-guard.md.
  */
-import { fnv1a, type IntentGroups, intentGroups } from "../../algorithms/evaluation/intent-groups.ts";
+import { fnv1a, type IntentGroups, intentGroupsSteps } from "../../algorithms/evaluation/intent-groups.ts";
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { type GuardPrior, guardPrior } from "../../algorithms/search/guard-prior.ts";
-import { slicer } from "../view/background.ts";
+import { drainInSlices, slicer } from "../view/background.ts";
 import { type MemoryIndex, memoryRow } from "../view/intent-memory.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { searchCandidates } from "./search-scoring.ts";
@@ -46,11 +46,25 @@ export function successfulRows(memory: MemoryIndex): number[] {
 
 /** Near-duplicate groups of the rows, computed on their distinct (intent text, successful tool set) pairs. */
 export function rowGroups(memory: MemoryIndex, rows: readonly number[]): { group: Int32Array; groups: IntentGroups } {
+  const steps = rowGroupsSteps(memory, rows);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** `rowGroups` in steps: yields every 500 rows and inside the grouping (drained in slices by its callers). */
+export function* rowGroupsSteps(
+  memory: MemoryIndex,
+  rows: readonly number[],
+): Generator<void, { group: Int32Array; groups: IntentGroups }, void> {
   const { stepOffsets, stepSuccess, stepTool } = memory.rows;
   const itemOf = new Map<string, number>();
   const items: { intent: string; tools: string[] }[] = [];
   const itemOfRow = new Int32Array(rows.length);
-  rows.forEach((r, j) => {
+  for (let j = 0; j < rows.length; j++) {
+    if (j > 0 && j % 500 === 0) yield;
+    const r = rows[j]!;
     const tools: string[] = [];
     for (let k = stepOffsets[r]!; k < stepOffsets[r + 1]!; k++)
       if (stepSuccess[k] === 1) tools.push(memory.rows.stepTools[stepTool[k]!]!);
@@ -63,8 +77,8 @@ export function rowGroups(memory: MemoryIndex, rows: readonly number[]): { group
       items.push({ intent: memory.texts[memory.textOf[r]!]!, tools });
     }
     itemOfRow[j] = item;
-  });
-  const groups = intentGroups(items);
+  }
+  const groups = yield* intentGroupsSteps(items);
   return { group: Int32Array.from(itemOfRow, (it) => groups.group[it]!), groups };
 }
 
@@ -96,7 +110,7 @@ export async function measureGuardPrior(view: ProjectView): Promise<GuardPrior> 
   const memory = await view.memory();
   const rows = successfulRows(memory);
   if (rows.length === 0) return guardPrior([], []);
-  const { group: groupOfRow, groups } = rowGroups(memory, rows);
+  const { group: groupOfRow, groups } = await drainInSlices(rowGroupsSteps(memory, rows));
   if (groups.count < 2) return guardPrior([], []);
   const picked = sampleOnePerGroup(memory, rows, groupOfRow, GUARD_PRIOR_DEFAULTS.maxGroups);
   const membersOf = new Map<number, number[]>();

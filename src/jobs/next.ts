@@ -24,6 +24,7 @@ import { exclusionOf, maskOptions, type ToolMask } from "./tool-mask.ts";
 export {
   AUTO_FIT_MIN_STEPS,
   executionGroups,
+  executionGroupsSteps,
   fitNextStepWeights,
   MARKOV_WEIGHTS,
   memoryCandidate,

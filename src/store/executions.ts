@@ -104,18 +104,34 @@ const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The steps and aggregated increments of these executions (no I/O). */
 export function executionIncrements(fresh: readonly ExecutionInput[], edgesOf: EdgesOf): ExecutionIncrements {
-  const steps = fresh.flatMap((e) =>
-    e.steps.map((s, idx) => ({
-      execution: e.id,
-      idx,
-      tool: s.tool,
-      parent: s.parent ?? null,
-      dependsOn: JSON.stringify(s.dependsOn),
-      success: s.success,
-      durationMs: s.durationMs ?? null,
-      at: s.at ?? null,
-    })),
-  );
+  const steps = executionIncrementsSteps(fresh, edgesOf);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** `executionIncrements`, yielding after each execution's edges (a batch of 5,000 is ~100 ms of work). */
+function* executionIncrementsSteps(
+  fresh: readonly ExecutionInput[],
+  edgesOf: EdgesOf,
+): Generator<void, ExecutionIncrements, void> {
+  const steps: ExecutionIncrements["steps"] = [];
+  for (const e of fresh) {
+    e.steps.forEach((s, idx) => {
+      steps.push({
+        execution: e.id,
+        idx,
+        tool: s.tool,
+        parent: s.parent ?? null,
+        dependsOn: JSON.stringify(s.dependsOn),
+        success: s.success,
+        durationMs: s.durationMs ?? null,
+        at: s.at ?? null,
+      });
+    });
+    yield;
+  }
 
   const edges = new Map<string, EdgeIncrement>();
   for (const e of fresh) {
@@ -134,6 +150,7 @@ export function executionIncrements(fresh: readonly ExecutionInput[], edgesOf: E
     };
     for (const ob of learned.edges) at(ob.from, ob.to)[SHORT[ob.type]]++;
     for (const ob of learned.successions) at(ob.from, ob.to).succ++;
+    yield;
   }
 
   const tools = new Map<string, ToolIncrement>();
@@ -287,7 +304,18 @@ export async function insertExecutions(
   }
   const fresh = executions.filter((e) => insertedIds.has(e.id));
   const skipped = executions.filter((e) => !insertedIds.has(e.id)).map((e) => e.id);
-  const inc = executionIncrements(fresh, edgesOf);
+  // Computed in slices of ≤ 8 ms with a turn of the event loop between them.
+  const incSteps = executionIncrementsSteps(fresh, edgesOf);
+  let inc: ExecutionIncrements | undefined;
+  let t = performance.now();
+  while (inc === undefined) {
+    const r = incSteps.next();
+    if (r.done) inc = r.value;
+    else if (performance.now() - t > 8) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      t = performance.now();
+    }
+  }
   // The steps (new rows, no lock taken on others' rows) in statements of STEP_CHUNK rows, with a turn of the
   // event loop between them: on the embedded database a statement runs on the event loop, and 100k steps in
   // one took seconds. Then everything else the fresh executions add, in one statement (aggregated over the

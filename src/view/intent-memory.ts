@@ -35,7 +35,7 @@ import { dotInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { buildVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { SimilarPastSuccess as ThresholdSimilarPastSuccess } from "../../algorithms/thresholds/types.ts";
-import { yieldToEventLoop } from "./background.ts";
+import { slicer, yieldToEventLoop } from "./background.ts";
 import { DerivedState, derivedKey } from "./derived.ts";
 import type { Engine } from "./engine.ts";
 import { executionHistory, memoryRowsOf } from "./history.ts";
@@ -141,7 +141,13 @@ async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex
   for (let t = 0; t < texts.length; t++)
     for (let m = memberOffsets[t]!; m < memberOffsets[t + 1]!; m++) textOf[members[m]!] = t;
   await yieldToEventLoop();
-  const bm25 = buildBm25Index(texts.map((t) => tokenize(t)));
+  const slice = slicer();
+  const tokens: string[][] = [];
+  for (const t of texts) {
+    tokens.push(tokenize(t));
+    await slice();
+  }
+  const bm25 = buildBm25Index(tokens);
   await yieldToEventLoop();
   const { vectors } = await ensureEmbeddings(engine.db, project, engine.embedder, texts);
   const dims = vectors.find((v) => v.length > 0)?.length ?? 0;

@@ -6,6 +6,7 @@ import {
   loadUseLiteModel,
   USE_LITE_DIMENSIONS,
   UseLiteProvider,
+  useLiteBatches,
   withoutForeignProcessHandlers,
 } from "../../src/embeddings/use-lite.ts";
 import { dot, l2Norm } from "../../src/embeddings/vector.ts";
@@ -147,5 +148,38 @@ describe("UseLiteProvider (real USE-lite model)", () => {
     expect(() => new UseLiteProvider({ batchSize: 0 })).toThrow(
       /use-lite: batchSize must be a positive integer, got 0/,
     );
+  });
+});
+
+describe("useLiteBatches (the model calls of one embed call)", () => {
+  it("sorts non-blank texts by length, ties in input order, and cuts groups of batchSize", () => {
+    // lengths: 5, 0 (blank), 2, 5, 3 (blank: whitespace), 1
+    const texts = ["hello", "", "ab", "world", "   ", "z"];
+    expect(useLiteBatches(texts, 2)).toEqual([
+      [5, 2],
+      [0, 3],
+    ]);
+    expect(useLiteBatches(texts, 10)).toEqual([[5, 2, 0, 3]]);
+  });
+
+  it("gives one group in input order for texts already sorted (a group re-cut by the worker's provider)", () => {
+    const texts = ["a", "bb", "cc", "ddd"];
+    expect(useLiteBatches(texts, 4)).toEqual([[0, 1, 2, 3]]);
+  });
+
+  it("has no group for blank texts only, and none for no text", () => {
+    expect(useLiteBatches(["", " \t"], 3)).toEqual([]);
+    expect(useLiteBatches([], 3)).toEqual([]);
+  });
+
+  it("a text's vector does not depend on where it stands in the input (same sorted batches)", async () => {
+    const texts = ["query a database", "send an email", "list files in a directory", "resize an image"];
+    const p = new UseLiteProvider({ batchSize: 2 });
+    const a = await p.embed(texts);
+    const b = await p.embed([...texts].reverse());
+    const bytes = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+    a.forEach((v, i) => {
+      expect(bytes(v).equals(bytes(b[texts.length - 1 - i]!))).toBe(true);
+    });
   });
 });

@@ -6,7 +6,7 @@ import { HashingEmbedder } from "../../src/embeddings/hashing.ts";
 import { OpenAiCompatibleProvider } from "../../src/embeddings/openai-compatible.ts";
 import { EmbeddingError } from "../../src/embeddings/provider.ts";
 import { UseLiteProvider } from "../../src/embeddings/use-lite.ts";
-import { EmbeddingWorkerPool, errorFromWorker } from "../../src/embeddings/worker-pool.ts";
+import { batchPlan, EmbeddingWorkerPool, errorFromWorker } from "../../src/embeddings/worker-pool.ts";
 import { engineOf } from "../../src/library/toolgraph.ts";
 
 // Real worker threads running the real providers (USE-lite from its package files). Bit-identity is checked
@@ -95,6 +95,24 @@ describe("EmbeddingWorkerPool with USE-lite", () => {
       await single.close();
     }
     expect(pool.stats().crashes).toBe(before.crashes);
+  });
+});
+
+describe("batchPlan (the batches a call is cut into)", () => {
+  const texts = ["hello", "", "ab", "world", "   ", "z"];
+  it("USE-lite: length-sorted groups of non-blank texts, the blank ones riding with the last", () => {
+    expect(batchPlan({ kind: "use-lite" }, texts, 2)).toEqual([
+      [5, 2],
+      [0, 3, 1, 4],
+    ]);
+    expect(batchPlan({ kind: "use-lite" }, ["", " "], 2)).toEqual([[0, 1]]);
+  });
+  it("other providers: runs in input order of batchSize non-blank texts, blanks where they stand", () => {
+    expect(batchPlan({ kind: "hash" }, texts, 2)).toEqual([
+      [0, 1, 2],
+      [3, 4, 5],
+    ]);
+    expect(batchPlan({ kind: "hash" }, [...texts, ""], 2)).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
   });
 });
 

@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { groupFolds, type IntentItem, intentGroups } from "../../../algorithms/evaluation/intent-groups.ts";
+import {
+  groupFolds,
+  type IntentItem,
+  intentGroups,
+  intentGroupsSteps,
+} from "../../../algorithms/evaluation/intent-groups.ts";
 import { tokenize } from "../../../algorithms/search/tokenize.ts";
 
 const members = (g: ReturnType<typeof intentGroups>, i: number) => g.group[i];
@@ -131,6 +136,47 @@ describe("intentGroups", () => {
         for (let i = 0; i < items.length; i++) expect(fr[items.length - 1 - i]).toBe(f[i]);
       }),
       { numRuns: 150 },
+    );
+  });
+});
+
+describe("intentGroupsSteps", () => {
+  it("returns what intentGroups returns, yielding between steps (1,200 items of 40 repeated requests)", () => {
+    const verbs = ["delete", "merge", "describe", "open", "rename", "archive", "copy", "list"];
+    const things = ["file", "pull request", "table", "branch", "folder"];
+    const items: IntentItem[] = Array.from({ length: 1200 }, (_, i) => ({
+      intent: `${verbs[i % 8]} the ${things[(i >> 3) % 5]}${i % 3 === 0 ? " now" : ""}`,
+      tools: [`t${i % 7}`],
+    }));
+    const steps = intentGroupsSteps(items);
+    let yields = 0;
+    let r = steps.next();
+    while (!r.done) {
+      yields++;
+      r = steps.next();
+    }
+    expect(yields).toBeGreaterThan(2);
+    expect(r.value).toEqual(intentGroups(items));
+  });
+
+  it("property: stepping never changes the groups", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            intent: fc.constantFrom("open a file", "open the file now", "close a branch", "merge it", "", "list all"),
+            tools: fc.array(fc.constantFrom("a", "b", "c"), { maxLength: 2 }),
+          }),
+          { maxLength: 1200 },
+        ),
+        (items) => {
+          const steps = intentGroupsSteps(items);
+          let r = steps.next();
+          while (!r.done) r = steps.next();
+          expect(r.value).toEqual(intentGroups(items));
+        },
+      ),
+      { numRuns: 30 },
     );
   });
 });
