@@ -123,6 +123,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
         openWhenUnreachable: options.openWhenUnreachable,
         warmQueries: options.warmQueries,
         pgliteTiered: options.longRunning,
+        backgroundFits: options.longRunning ?? false,
       });
     },
   };
