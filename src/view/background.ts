@@ -7,7 +7,7 @@
 import type { Engine } from "./engine.ts";
 
 export function startOnce(engine: Engine, name: string, project: string, job: () => Promise<unknown>): void {
-  if (!engine.backgroundFits) return;
+  if (engine.backgroundFits === false) return;
   const set = engine.startedJobs;
   const key = `${name}\u0000${project}`;
   if (set.has(key)) return;
