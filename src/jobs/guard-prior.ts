@@ -17,16 +17,17 @@
  * docs/decisions/history-guard.md.
  *
  * Kept across processes too, in an embedded data directory's cache (view.shared), keyed by the project's graph
- * version, its executions, the embedding model and the package version: a later process (a CLI call) at the
- * same graph version reads it instead of measuring (docs/decisions/everyday-budget.md). Written only from a
- * measurement made on a snapshot loaded whole (no record patched in) with a clean memory and fresh analytics,
- * which is what a new process measures at that version.
+ * version, its executions, its catalog's texts and embedding model (catalogKey) and the package version: a
+ * later process (a CLI call) at the same graph version reads it instead of measuring
+ * (docs/decisions/everyday-budget.md). Written only from a measurement made on a snapshot loaded whole (no
+ * record patched in) with a clean memory and fresh analytics, which is what a new process measures there.
  */
 import { fnv1a, type IntentGroups, intentGroups } from "../../algorithms/evaluation/intent-groups.ts";
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { type GuardPrior, guardPrior } from "../../algorithms/search/guard-prior.ts";
 import { slicer } from "../view/background.ts";
 import { type MemoryIndex, memoryRow } from "../view/intent-memory.ts";
+import { catalogKey } from "../view/search-index.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { VERSION } from "../version.ts";
 import { searchCandidates } from "./search-scoring.ts";
@@ -192,7 +193,7 @@ async function storedOrMeasured(view: ProjectView, executions: number): Promise<
   const s = view.snapshot;
   const shared = view.shared(
     "guard-prior",
-    `1\u0000${VERSION}\u0000${s.version}\u0000${executions}\u0000${view.embedder.model}`,
+    `1\u0000${VERSION}\u0000${s.version}\u0000${executions}\u0000${catalogKey(s, view.embedder.model)}`,
   );
   const bytes = s.patchCount === 0 ? shared?.read() : undefined;
   if (bytes && bytes.length === STORED_FIELDS.length * 8) {

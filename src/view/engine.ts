@@ -175,7 +175,14 @@ export class Engine {
     this.versionCheckMs = options.versionCheckMs ?? ENGINE_DEFAULTS.versionCheckMs;
     this.embedder = queryEmbedder.inner;
     this.queryEmbedder = queryEmbedder;
-    this.analyticsCache = new AnalyticsCache(this.now, options.analytics);
+    this.analyticsCache = new AnalyticsCache(
+      this.now,
+      options.analytics,
+      dataDirCache && {
+        read: (key) => dataDirCache.read("analytics", key),
+        write: (key, bytes) => dataDirCache.write("analytics", key, bytes),
+      },
+    );
     this.gatekeeper = new Gatekeeper(conn.db, { now: this.now, detection: options.detection ?? true });
     this.dataDirCache = dataDirCache;
     this.backgroundFits = options.backgroundFits ?? true;
