@@ -13,7 +13,8 @@
  *   only a kind that is not a plain folder name (a caller's mistake) throws.
  *   Nothing here decides an answer: a key names everything its value depends on.
  * - Only an embedded data directory has one (`dataDirCacheFor`): not `memory://` (its directory lives as long
- *   as its process) nor a PostgreSQL server (no directory of its own; servers are long-lived anyway).
+ *   as its process) nor a PostgreSQL server (no directory of its own; servers are long-lived anyway). A write
+ *   never creates the data directory itself.
  */
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -44,12 +45,14 @@ export interface DataDirCacheOptions {
 const KIND = /^[a-z0-9-]{1,40}$/;
 
 export class DataDirCache {
+  readonly dataDir: string;
   readonly root: string;
   readonly maxEntries: number;
   /** Files per kind as last counted plus this instance's writes since (a directory is listed again past the bound). */
   readonly #counts = new Map<string, number>();
 
   constructor(dataDir: string, options: DataDirCacheOptions = {}) {
+    this.dataDir = dataDir;
     this.root = join(dataDir, DATA_DIR_CACHE_DEFAULTS.folder);
     this.maxEntries = options.maxEntries ?? DATA_DIR_CACHE_DEFAULTS.maxEntries;
   }
@@ -80,6 +83,7 @@ export class DataDirCache {
     const path = this.#path(kind, key);
     try {
       const dir = join(this.root, kind);
+      if (!existsSync(this.dataDir)) return; // never creates the data directory itself
       mkdirSync(dir, { recursive: true });
       const keyBytes = Buffer.from(key, "utf8");
       const head = Buffer.alloc(4);
@@ -121,12 +125,13 @@ export class DataDirCache {
 }
 
 /**
- * The cache of the embedded data directory these options open, when it already exists (`PG_VERSION`), else
- * undefined: PostgreSQL (`database` or DATABASE_URL), `memory://`, or a directory not created yet.
+ * The cache of the embedded data directory these options open, else undefined (PostgreSQL: `database` or
+ * DATABASE_URL; `memory://`). A directory the open is about to create has one too: it reads nothing yet, and
+ * its first writes (after the open made the directory) keep what this process computed (a new `demo`'s
+ * analytics and guard prior, for the first CLI call after it).
  */
 export function dataDirCacheFor(options: { database?: string | undefined; home?: string | undefined }) {
   if (resolveDatabaseUrl(options.database)) return undefined;
   const home = resolveHome(options.home);
-  if (home === "memory://" || !existsSync(join(home, "PG_VERSION"))) return undefined;
-  return new DataDirCache(home);
+  return home === "memory://" ? undefined : new DataDirCache(home);
 }

@@ -270,7 +270,7 @@ export class Engine {
     const spec = options.embeddings ?? process.env.TOOLGRAPH_EMBEDDINGS ?? "use-lite";
     const embedder =
       typeof spec === "object" && "embed" in spec ? spec : embeddingProvider(spec, options.embeddingWorkers);
-    // An existing embedded data directory keeps query vectors for later processes (a repeated CLI query
+    // An embedded data directory keeps query vectors for later processes (a repeated CLI query
     // then needs no model); its lock is not needed for that (whole files, renamed in place).
     const dataDirCache = dataDirCacheFor(options);
     const capacity = options.queryCacheSize ?? 1000;

@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -101,13 +102,19 @@ describe("DataDirCache", () => {
 });
 
 describe("dataDirCacheFor", () => {
-  it("exists only for an embedded data directory that has a database", () => {
+  it("exists for an embedded data directory only, and never creates the directory itself", () => {
     const d = dir();
     expect(dataDirCacheFor({ home: "memory://" })).toBeUndefined();
     expect(dataDirCacheFor({ home: d, database: "postgres://u@127.0.0.1:1/x" })).toBeUndefined();
-    expect(dataDirCacheFor({ home: d })).toBeUndefined();
-    writeFileSync(join(d, "PG_VERSION"), "17\n");
     expect(dataDirCacheFor({ home: d })?.root).toBe(join(d, "toolgraph-cache"));
+    const missing = join(d, "not-yet");
+    const c = dataDirCacheFor({ home: missing })!;
+    c.write("k", "key", Uint8Array.from([1]));
+    expect(existsSync(missing)).toBe(false);
+    expect(c.read("k", "key")).toBeUndefined();
+    mkdirSync(missing);
+    c.write("k", "key", Uint8Array.from([1]));
+    expect(c.read("k", "key")?.[0]).toBe(1);
   });
 });
 
