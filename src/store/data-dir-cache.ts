@@ -8,7 +8,9 @@
  *   the value, and a read whose stored key differs (a hash collision, another layout) is a miss.
  * - Written whole under a temporary name (pid and random bytes) then renamed: a reader sees the old entry, the
  *   new one, or none, never a part; two processes writing one key both write whole files.
- * - Bounded: past `maxEntries` files in a kind, the oldest written are removed (first in, first out).
+ * - Bounded: past `maxEntries` files in a kind, the oldest written are removed (first in, first out) down to
+ *   `keepAfterTrim` of them, so a long-running process lists and stats the folder once per hundred new
+ *   entries, not on every write.
  * - Best effort: a read that fails is a miss, a write that fails is dropped (a read-only directory), silently;
  *   only a kind that is not a plain folder name (a caller's mistake) throws.
  *   Nothing here decides an answer: a key names everything its value depends on.
@@ -35,6 +37,8 @@ export const DATA_DIR_CACHE_DEFAULTS = {
   folder: "toolgraph-cache",
   /** Entries kept per kind. */
   maxEntries: 1000,
+  /** Share of maxEntries left by a trim. */
+  keepAfterTrim: 0.9,
 } as const;
 
 export interface DataDirCacheOptions {
@@ -100,10 +104,11 @@ export class DataDirCache {
     }
   }
 
-  /** Removes the oldest entries of a kind beyond maxEntries, and temporary files left by a crashed writer. */
+  /** Removes the oldest entries of a kind down to keepAfterTrim × maxEntries (temporary files of a crashed writer too). */
   #trim(dir: string): number {
     const names = readdirSync(dir);
     if (names.length <= this.maxEntries) return names.length;
+    const keep = Math.floor(this.maxEntries * DATA_DIR_CACHE_DEFAULTS.keepAfterTrim);
     const entries: { name: string; at: number }[] = [];
     for (const name of names) {
       try {
@@ -113,14 +118,14 @@ export class DataDirCache {
       }
     }
     entries.sort((a, b) => a.at - b.at || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries.slice(0, entries.length - this.maxEntries)) {
+    for (const e of entries.slice(0, Math.max(0, entries.length - keep))) {
       try {
         unlinkSync(join(dir, e.name));
       } catch {
         // removed meanwhile by another process
       }
     }
-    return Math.min(names.length, this.maxEntries);
+    return Math.min(names.length, keep);
   }
 }
 
