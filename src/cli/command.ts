@@ -13,7 +13,9 @@ export interface CommandContext {
    * Opens the Toolgraph with the global options (database, home, project). `openWhenUnreachable`: a
    * PostgreSQL server that cannot be reached does not fail the open (servers start and report not ready).
    * `warmQueries`: the request's query texts, embedded while the database opens (EngineOptions.warmQueries).
-   * `longRunning`: a server; the embedded database's code is tiered up (ConnectionOptions.pgliteTiered).
+   * `longRunning`: a server; the embedded database's code is tiered up (ConnectionOptions.pgliteTiered) and
+   * requests may start background fits; any other command exits after its work, so it starts none
+   * (EngineOptions.backgroundFits).
    */
   open(options?: {
     openWhenUnreachable?: boolean;

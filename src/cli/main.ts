@@ -116,14 +116,27 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
         throw new UsageError(`--server: ${cmd.name} does not run through a server; it opens the database itself`);
       if (cmd.readOnly)
         await assertEmbeddedDatabaseExists(values.database as string | undefined, values.home as string | undefined);
-      return (await import("../library/toolgraph.ts")).openToolgraph({
-        database: values.database as string | undefined,
-        home: values.home as string | undefined,
-        project,
-        openWhenUnreachable: options.openWhenUnreachable,
-        warmQueries: options.warmQueries,
-        pgliteTiered: options.longRunning,
-      });
+      // A one-shot command starts the embedded database (its own thread) while the library's modules load.
+      const started = options.longRunning ? undefined : (await startEmbeddedEarly(values))?.started;
+      try {
+        return await (await import("../library/toolgraph.ts")).openToolgraph({
+          database: values.database as string | undefined,
+          home: values.home as string | undefined,
+          project,
+          openWhenUnreachable: options.openWhenUnreachable,
+          warmQueries: options.warmQueries,
+          pgliteTiered: options.longRunning,
+          backgroundFits: options.longRunning ?? false,
+          started,
+        });
+      } catch (err) {
+        // A start the open did not take (it failed before the database): stop it and release the lock.
+        await started?.then(
+          (s) => s.close(),
+          () => {},
+        );
+        throw err;
+      }
     },
   };
   try {
@@ -145,6 +158,21 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     err(`toolgraph ${cmd.name}: ${message}`);
     return code;
   }
+}
+
+/**
+ * The embedded data directory's database, started now (store/pglite-early.ts), when the options name one
+ * (not PostgreSQL, not memory://); undefined otherwise. Its failure is the open's: handled there.
+ */
+async function startEmbeddedEarly(values: CommandContext["values"]) {
+  const { resolveDatabaseUrl, resolveHome } = await import("../store/locations.ts");
+  if (resolveDatabaseUrl(values.database as string | undefined)) return undefined;
+  const home = resolveHome(values.home as string | undefined);
+  if (home === "memory://") return undefined;
+  const { startEmbedded } = await import("../store/pglite-early.ts");
+  const started = startEmbedded(home);
+  started.catch(() => {}); // awaited by the open, which reports it
+  return { started };
 }
 
 /** A read-only command on an embedded data directory that does not exist: refuse instead of creating one. */

@@ -8,6 +8,10 @@
  * Concurrent calls that miss on the same text both go to the inner provider (no in-flight sharing: one
  * caller's abort must not fail another's request).
  * Tool-text embeddings are not meant for this cache: they are persisted by (textHash(text), model).
+ *
+ * A `store` is a second level behind the LRU, shared by processes (the embedded data directory's cache): a
+ * miss of the LRU reads it before the inner provider, and what the provider computes is written to it, so a
+ * one-shot CLI call that repeats an earlier query needs no model (docs/decisions/everyday-budget.md).
  */
 import { EmbeddingError, type EmbeddingProvider, type EmbedOptions } from "./provider.ts";
 import { textHash } from "./text-hash.ts";
@@ -15,6 +19,14 @@ import { textHash } from "./text-hash.ts";
 export interface CachedEmbeddingProviderOptions {
   /** Maximum number of cached vectors; 0 disables caching. Default: DEFAULTS.capacity (1,000). */
   readonly capacity?: number;
+  /** Second level behind the LRU (keys as the LRU's, "model\0textHash"). Default none. */
+  readonly store?: QueryVectorStore | undefined;
+}
+
+/** Vectors kept beyond one process (get returns undefined on a miss; set never throws). */
+export interface QueryVectorStore {
+  get(key: string): Float32Array | undefined;
+  set(key: string, vector: Float32Array): void;
 }
 
 export const DEFAULTS = {
@@ -35,6 +47,7 @@ export class CachedEmbeddingProvider implements EmbeddingProvider {
   readonly inner: EmbeddingProvider;
   readonly capacity: number;
   readonly #entries = new Map<string, Float32Array>();
+  readonly #shared: QueryVectorStore | undefined;
   #hits = 0;
   #misses = 0;
 
@@ -45,6 +58,7 @@ export class CachedEmbeddingProvider implements EmbeddingProvider {
     }
     this.inner = inner;
     this.capacity = capacity;
+    this.#shared = options.store;
   }
 
   get model(): string {
@@ -81,6 +95,13 @@ export class CachedEmbeddingProvider implements EmbeddingProvider {
         this.#hits++;
         return;
       }
+      const stored = this.#shared?.get(key);
+      if (stored !== undefined && stored.length === this.inner.dimensions) {
+        this.#store(key, stored);
+        out[i] = stored.slice();
+        this.#hits++;
+        return;
+      }
       const positions = missing.get(text);
       if (positions) positions.push(i);
       else missing.set(text, [i]);
@@ -105,6 +126,7 @@ export class CachedEmbeddingProvider implements EmbeddingProvider {
         const positions = missing.get(text)!;
         for (const i of positions) out[i] = v.slice();
         this.#store(keys[positions[0]!]!, v);
+        this.#shared?.set(keys[positions[0]!]!, v);
       });
     } else if (texts.length > 0) {
       opts.onProgress?.(texts.length, texts.length);

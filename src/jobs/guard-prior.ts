@@ -15,13 +15,21 @@
  * search (about one recall and one content search per sampled group, yielding to the event loop between
  * them), and kept per engine and project until the history grows by a quarter again. Why:
  * docs/decisions/history-guard.md.
+ *
+ * Kept across processes too, in an embedded data directory's cache (view.shared), keyed by the project's graph
+ * version, its executions, its catalog's texts and embedding model (catalogKey) and the package version: a
+ * later process (a CLI call) at the same graph version reads it instead of measuring
+ * (docs/decisions/everyday-budget.md). Written only from a measurement made on a snapshot loaded whole (no
+ * record patched in) with a clean memory and fresh analytics, which is what a new process measures there.
  */
 import { fnv1a, type IntentGroups, intentGroupsSteps } from "../../algorithms/evaluation/intent-groups.ts";
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { type GuardPrior, guardPrior } from "../../algorithms/search/guard-prior.ts";
 import { drainInSlices, slicer } from "../view/background.ts";
 import { type MemoryIndex, memoryRow } from "../view/intent-memory.ts";
+import { catalogKey } from "../view/search-index.ts";
 import type { ProjectView } from "../view/project-view.ts";
+import { VERSION } from "../version.ts";
 import { searchCandidates } from "./search-scoring.ts";
 import { DEFAULT_SEARCH_WEIGHTS, heldOutSignals } from "./search-weights.ts";
 
@@ -182,11 +190,33 @@ export async function guardPriorFor(view: ProjectView): Promise<GuardPrior> {
     n < Math.max(cached.executions * GUARD_PRIOR_DEFAULTS.regrowth, cached.executions + 1)
   )
     return cached.prior;
-  const prior = measureGuardPrior(view);
+  const prior = storedOrMeasured(view, n);
   const entry = { executions: n, prior };
   slot.set(entry);
   prior.catch(() => {
     if (slot.get() === entry) slot.set(undefined);
   });
+  return prior;
+}
+
+/** The layout of a stored prior: its five numbers as float64 (NaN kept), in GuardPrior's field order. */
+const STORED_FIELDS = ["strength", "groups", "memory", "content", "lower"] as const;
+
+/** The prior stored by an earlier process at this graph version, else a new measurement (stored when it may be). */
+async function storedOrMeasured(view: ProjectView, executions: number): Promise<GuardPrior> {
+  const s = view.snapshot;
+  const shared = view.shared(
+    "guard-prior",
+    `1\u0000${VERSION}\u0000${s.version}\u0000${executions}\u0000${catalogKey(s, view.embedder.model)}`,
+  );
+  const bytes = s.patchCount === 0 ? shared?.read() : undefined;
+  if (bytes && bytes.length === STORED_FIELDS.length * 8) {
+    const f = new Float64Array(STORED_FIELDS.length);
+    new Uint8Array(f.buffer).set(bytes);
+    return Object.fromEntries(STORED_FIELDS.map((k, i) => [k, f[i]!])) as unknown as GuardPrior;
+  }
+  const prior = await measureGuardPrior(view);
+  if (shared && s.patchCount === 0 && view.analytics().fresh && view.memoryClean())
+    shared.write(new Uint8Array(Float64Array.from(STORED_FIELDS, (k) => prior[k]).buffer));
   return prior;
 }

@@ -108,6 +108,11 @@ export class Toolgraph implements RecommenderApi {
   readonly results: ResultCache;
   /** Every answer of the jobs below, with the feedback and executions that follow it (written in the background). */
   readonly recommendations: RecommendationLog;
+  /**
+   * Each operation's job once loaded: `operation.load()` is a dynamic `import()`, which costs ~3 µs per call
+   * from the build but 150–250 µs through a loader hook such as tsx's (docs/decisions/job-overhead-budget.md).
+   */
+  readonly #jobs = new Map<string, Awaited<ReturnType<Operation["load"]>>>();
 
   constructor(
     engine: Engine,
@@ -155,7 +160,11 @@ export class Toolgraph implements RecommenderApi {
    * through the result cache and the recommendation log when it answers (the method `tg.<name>(req)` calls this).
    */
   async run(operation: Operation, req: object & Scoped): Promise<object> {
-    const job = await operation.load();
+    let job = this.#jobs.get(operation.name);
+    if (job === undefined) {
+      job = await operation.load();
+      this.#jobs.set(operation.name, job);
+    }
     const { project, ...rest } = req as Scoped & Record<string, unknown>;
     const p = project ?? this.project;
     let r: Record<string, unknown>;

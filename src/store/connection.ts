@@ -21,6 +21,7 @@ import { ToolgraphError } from "../contract/errors.ts";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
 import { resolveDatabaseUrl, resolveHome } from "./locations.ts";
 import { migrateToLatest } from "./migrate.ts";
+import type { StartedEmbedded } from "./pglite-early.ts";
 import { type EmbeddedDatabase, openEmbedded } from "./pglite-worker.ts";
 import { preparingPool } from "./prepared.ts";
 import type { Database } from "./schema.ts";
@@ -64,6 +65,11 @@ export interface ConnectionOptions {
    * for servers. Default false (src/store/pglite-template.ts).
    */
   pgliteTiered?: boolean | undefined;
+  /**
+   * The embedded database of `home`, started before the library loaded (pglite-early.ts: a one-shot CLI call);
+   * the open takes it (its rejection is the open's), or closes it when it opens something else. Default none.
+   */
+  started?: Promise<StartedEmbedded> | undefined;
   /** Pool size for a PostgreSQL server. Default: 10. */
   poolSize?: number | undefined;
   /**
@@ -295,15 +301,23 @@ export async function openConnection(options: ConnectionOptions = {}): Promise<C
     conn = { db, backend: "postgres", location: redact(url), close: () => db.destroy() };
   } else {
     const home = resolveHome(options.home);
-    let lock: DataDirLock | undefined;
-    if (home !== "memory://") lock = await acquireDataDirLock(home);
+    let early: StartedEmbedded | undefined;
+    if (options.started) {
+      const s = await options.started;
+      if (s.home === home && !options.pgliteTiered && (options.migrate ?? true)) early = s;
+      else await s.close();
+    }
+    let lock: DataDirLock | undefined = early?.lock;
+    if (home !== "memory://" && !early) lock = await acquireDataDirLock(home);
     try {
       // A new database starts from a cached migrated template instead of initdb (src/store/pglite-template.ts),
       // on a worker thread unless TOOLGRAPH_PGLITE_THREAD=main (src/store/pglite-worker.ts).
-      const pglite = await openEmbedded(home, process.env, {
-        migrated: options.migrate ?? true,
-        tiered: options.pgliteTiered,
-      });
+      const pglite =
+        early?.embedded ??
+        (await openEmbedded(home, process.env, {
+          migrated: options.migrate ?? true,
+          tiered: options.pgliteTiered,
+        }));
       // One connection (PGlite is one session); a request waits for it at most connectTimeoutMs.
       const pool = new pg.Pool({
         ...pglite.poolConfig(),

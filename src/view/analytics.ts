@@ -21,6 +21,7 @@ import type { Csr } from "../../algorithms/graph/csr.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import { spectralClustering } from "../../algorithms/spectral/spectral-clustering.ts";
 import type { ToolCapabilityInput } from "../../algorithms/spectral/tool-capability-graph.ts";
+import { type AnalyticsStore, analyticsKey, readAnalytics, writeAnalytics } from "./analytics-store.ts";
 import { AnalyticsWorker } from "./analytics-worker-client.ts";
 import type { GraphSnapshot } from "./graph-snapshot.ts";
 
@@ -141,10 +142,29 @@ export class AnalyticsCache {
   private readonly slots = new Map<string, Slot>();
   private readonly options: AnalyticsOptions;
   private readonly now: () => number;
+  /** Analytics kept for later processes (analytics-store.ts): the first computation of a project reads them. */
+  private readonly store: AnalyticsStore | undefined;
 
-  constructor(now: () => number, options: AnalyticsOptions = {}) {
+  constructor(now: () => number, options: AnalyticsOptions = {}, store?: AnalyticsStore) {
     this.now = now;
     this.options = options;
+    this.store = store;
+  }
+
+  /** The first analytics of a snapshot: stored by an earlier process for the same graph, else computed (and stored). */
+  private first(s: GraphSnapshot, t: number): Analytics {
+    if (!this.store) return computeAnalytics(s, t, this.options);
+    const job = analyticsJob(s);
+    const key = analyticsKey(
+      job,
+      this.options.seed ?? ANALYTICS_DEFAULTS.seed,
+      this.options.toolEdgeFactor ?? ANALYTICS_DEFAULTS.toolEdgeFactor,
+    );
+    const stored = readAnalytics(this.store, key, job, t);
+    if (stored) return stored;
+    const analytics = computeAnalyticsFrom(job, t, this.options);
+    writeAnalytics(this.store, key, analytics);
+    return analytics;
   }
 
   get(s: GraphSnapshot): AnalyticsView {
@@ -156,7 +176,7 @@ export class AnalyticsCache {
       slot.analytics.pagerank.length !== s.n ||
       slot.analytics.hyperCapabilities.length !== s.capabilities.length
     ) {
-      const analytics = computeAnalytics(s, t, this.options);
+      const analytics = this.first(s, t);
       this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
       return { analytics, fresh: true, ageMs: 0 };
     }

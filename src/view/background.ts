@@ -2,10 +2,12 @@
  * One-off background jobs per engine: `startOnce(engine, "fit-search-weights", project, job)` runs `job` on
  * the next turn of the event loop, at most once per (engine, name, project) — a failed job may run again on
  * the next call. Requests that need its result answer with defaults meanwhile; the job stores what it found.
+ * An engine opened with `backgroundFits: false` (a one-shot CLI call) starts none.
  */
 import type { Engine } from "./engine.ts";
 
 export function startOnce(engine: Engine, name: string, project: string, job: () => Promise<unknown>): void {
+  if (engine.backgroundFits === false) return;
   const set = engine.startedJobs;
   const key = `${name}\u0000${project}`;
   if (set.has(key)) return;

@@ -10,7 +10,7 @@
 
 import type { Kysely } from "kysely";
 import { setSimdEnabled } from "../../algorithms/simd/row-dots.ts";
-import { CachedEmbeddingProvider } from "../embeddings/cached.ts";
+import { CachedEmbeddingProvider, type QueryVectorStore } from "../embeddings/cached.ts";
 import { createEmbeddingProvider, type EmbeddingSpec, parseEmbeddingSpec } from "../embeddings/create.ts";
 import { EmbeddingError, type EmbeddingProvider } from "../embeddings/provider.ts";
 import { EmbeddingWorkerPool } from "../embeddings/worker-pool.ts";
@@ -18,6 +18,7 @@ import type { ExecutionInput } from "../formats/schemas.ts";
 import { Gatekeeper } from "../gate/gatekeeper.ts";
 import type { FitRecord } from "../jobs/learning-log.ts";
 import { type Connection, type ConnectionOptions, openConnection } from "../store/connection.ts";
+import { type DataDirCache, dataDirCacheFor } from "../store/data-dir-cache.ts";
 import { graphVersion, type ProjectConfig } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 import { AnalyticsCache, type AnalyticsOptions, type AnalyticsView } from "./analytics.ts";
@@ -58,6 +59,12 @@ export interface EngineOptions extends ConnectionOptions {
    * cache. A failure here is not reported (the request embeds again and reports it). Default none.
    */
   warmQueries?: readonly string[] | undefined;
+  /**
+   * Background fits started by requests (search and next-step weights when a project has none). Default true;
+   * a one-shot process (a CLI command that answers one request and exits) sets false: it would close before
+   * a fit of seconds ends, having spent the CPU for nothing (docs/decisions/everyday-budget.md).
+   */
+  backgroundFits?: boolean | undefined;
   /** Analytics options (seeds, hypergraph weights). */
   analytics?: AnalyticsOptions | undefined;
   /** Context detection for the gate. Default true. */
@@ -87,6 +94,22 @@ function embeddingProvider(spec: string | EmbeddingSpec, workers: number | undef
 }
 
 const noop = () => {};
+
+/** Query vectors in the data directory's cache: the vector's float32 bytes under the query cache's key. */
+function queryVectorStore(cache: DataDirCache): QueryVectorStore {
+  return {
+    get(key) {
+      const b = cache.read("query-vectors", key);
+      if (!b || b.length === 0 || b.length % 4 !== 0) return undefined;
+      const v = new Float32Array(b.length / 4);
+      new Uint8Array(v.buffer).set(b);
+      return v;
+    },
+    set(key, v) {
+      cache.write("query-vectors", key, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+    },
+  };
+}
 
 interface CachedSnapshot {
   snapshot: GraphSnapshot;
@@ -135,16 +158,34 @@ export class Engine {
   readonly projectMemos = new Map<string, unknown>();
   /** Told of every refit of a project's weights (learning-log.ts); the HTTP server logs them. Default: none. */
   learningLog: ((record: FitRecord) => void) | undefined;
+  /** Results kept in the embedded data directory for later processes; undefined for memory:// and PostgreSQL. */
+  readonly dataDirCache: DataDirCache | undefined;
+  /** Whether requests may start background fits (EngineOptions.backgroundFits). */
+  readonly backgroundFits: boolean;
 
-  private constructor(conn: Connection, options: EngineOptions, queryEmbedder: CachedEmbeddingProvider) {
+  private constructor(
+    conn: Connection,
+    options: EngineOptions,
+    queryEmbedder: CachedEmbeddingProvider,
+    dataDirCache: DataDirCache | undefined,
+  ) {
     this.conn = conn;
     this.now = options.now ?? Date.now;
     this.clock = options.clock ?? (() => performance.now());
     this.versionCheckMs = options.versionCheckMs ?? ENGINE_DEFAULTS.versionCheckMs;
     this.embedder = queryEmbedder.inner;
     this.queryEmbedder = queryEmbedder;
-    this.analyticsCache = new AnalyticsCache(this.now, options.analytics);
+    this.analyticsCache = new AnalyticsCache(
+      this.now,
+      options.analytics,
+      dataDirCache && {
+        read: (key) => dataDirCache.read("analytics", key),
+        write: (key, bytes) => dataDirCache.write("analytics", key, bytes),
+      },
+    );
     this.gatekeeper = new Gatekeeper(conn.db, { now: this.now, detection: options.detection ?? true });
+    this.dataDirCache = dataDirCache;
+    this.backgroundFits = options.backgroundFits ?? true;
   }
 
   /** Each project's view as last built (project-view.ts): reused while its snapshot and version are current. */
@@ -229,7 +270,12 @@ export class Engine {
     const spec = options.embeddings ?? process.env.TOOLGRAPH_EMBEDDINGS ?? "use-lite";
     const embedder =
       typeof spec === "object" && "embed" in spec ? spec : embeddingProvider(spec, options.embeddingWorkers);
-    const queryEmbedder = new CachedEmbeddingProvider(embedder, { capacity: options.queryCacheSize ?? 1000 });
+    // An embedded data directory keeps query vectors for later processes (a repeated CLI query
+    // then needs no model); its lock is not needed for that (whole files, renamed in place).
+    const dataDirCache = dataDirCacheFor(options);
+    const capacity = options.queryCacheSize ?? 1000;
+    const store = dataDirCache && capacity > 0 ? queryVectorStore(dataDirCache) : undefined;
+    const queryEmbedder = new CachedEmbeddingProvider(embedder, { capacity, store });
     const texts = (options.warmQueries ?? []).filter((t) => typeof t === "string" && t.trim() !== "");
     const warming = texts.length > 0 ? queryEmbedder.embed(texts).then(noop, noop) : undefined;
     let conn: Connection;
@@ -241,7 +287,7 @@ export class Engine {
       throw err;
     }
     await warming;
-    return new Engine(conn, options, queryEmbedder);
+    return new Engine(conn, options, queryEmbedder, dataDirCache);
   }
 
   get db(): Kysely<Database> {

@@ -189,6 +189,24 @@ export class ProjectView {
     };
   }
 
+  /**
+   * Bytes kept in the embedded data directory for later processes (store/data-dir-cache.ts) under `kind` and
+   * this project and `key` (which must name everything the value depends on); undefined without a data
+   * directory (memory://, PostgreSQL).
+   */
+  shared(kind: string, key: string): { read(): Buffer | undefined; write(bytes: Uint8Array): void } | undefined {
+    const cache = this.#engine.dataDirCache;
+    if (!cache) return undefined;
+    const full = `${this.project}\u0000${key}`;
+    return { read: () => cache.read(kind, full), write: (bytes) => cache.write(kind, full, bytes) };
+  }
+
+  /** Whether the project's intent memory reflects every execution this engine recorded (none since its build). */
+  memoryClean(): boolean {
+    const slot = this.#engine.memorySlots.get(this.project);
+    return slot !== undefined && !slot.dirty && slot.rebuilding === undefined;
+  }
+
   /** Whether this engine loaded the project's stored calibrations into the gate; `mark` records it (or forgets). */
   calibrationLoaded(mark?: boolean): boolean {
     const set = this.#engine.calibrationsLoaded;

@@ -166,4 +166,32 @@ describe("CachedEmbeddingProvider", () => {
       ),
     );
   });
+
+  it("a shared store: read on a miss instead of the inner provider, written with what the provider computed", async () => {
+    const shared = new Map<string, Float32Array>();
+    const store = {
+      get: (k: string) => shared.get(k)?.slice(),
+      set: (k: string, v: Float32Array) => void shared.set(k, v.slice()),
+    };
+    const first = new Recording();
+    const a = new CachedEmbeddingProvider(first, { store });
+    const [va] = await a.embed(["roll back the last deploy"]);
+    expect(first.calls).toEqual([["roll back the last deploy"]]);
+    expect(shared.size).toBe(1);
+    // A later process: a new LRU, the same store; the inner provider is never asked, and the vector is the same.
+    const second = new Recording();
+    const b = new CachedEmbeddingProvider(second, { store });
+    const [vb, vc] = await b.embed(["roll back the last deploy", "something else"]);
+    expect(second.calls).toEqual([["something else"]]);
+    expect([...vb!]).toEqual([...va!]);
+    expect([...vc!]).toEqual([...(await new HashingEmbedder({ dimensions: 16 }).embed(["something else"]))[0]!]);
+    expect(b.stats()).toMatchObject({ hits: 1, misses: 1 });
+    // A stored vector of another length (another layout) is not used.
+    const [key] = [...shared.keys()];
+    shared.set(key!, new Float32Array(3));
+    const third = new Recording();
+    const [vd] = await new CachedEmbeddingProvider(third, { store }).embed(["roll back the last deploy"]);
+    expect(third.calls).toEqual([["roll back the last deploy"]]);
+    expect([...vd!]).toEqual([...va!]);
+  });
 });

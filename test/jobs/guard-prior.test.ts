@@ -5,6 +5,9 @@
  * evidence. Ten topics, four executions each, every execution its own intent group (one shared topic word and
  * three words of its own: Jaccard 1/7 < 0.25), 40 groups ≥ the 30 the prior needs.
  */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULTS } from "../../algorithms/search/guard-prior.ts";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
@@ -94,5 +97,65 @@ describe("the guard's prior (library)", () => {
     expect(prior.strength).toBe(1);
     const r = await tg.search({ intent: "parcel tracking", limit: 3 });
     expect(r.weights.historyGuard).toBe(1);
+  });
+});
+
+describe("the guard's prior kept in the data directory (a later process reads it)", () => {
+  const home = mkdtempSync(join(tmpdir(), "tg-prior-"));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  const openHome = () =>
+    openToolgraph({
+      home,
+      project: "kept",
+      embeddings: "hash:256",
+      now: () => NOW,
+      resultCacheSize: 0,
+      recommendationLog: { enabled: false },
+    });
+  const folder = join(home, "toolgraph-cache", "guard-prior");
+  const SENTINEL = [0.25, 40, 0.9, 0.1, 0.5];
+
+  it("is measured and stored once, read back by the next open at the same graph version, measured again after a write", async () => {
+    const writer = await openHome();
+    await writer.importCatalog(catalog(false));
+    await writer.importTraces(traces());
+    await writer.close();
+
+    const first = await openHome();
+    const measured = (await first.stats()).learning.searchWeights.guardPrior;
+    await first.close();
+    expect(measured.groups).toBe(40);
+    const files = readdirSync(folder);
+    expect(files).toHaveLength(1);
+    const file = join(folder, files[0]!);
+    const original = readFileSync(file);
+
+    // The same numbers from the file, bit for bit (a process that measured would find these).
+    const second = await openHome();
+    expect((await second.stats()).learning.searchWeights.guardPrior).toEqual(measured);
+    await second.close();
+
+    // Read, not measured: a stored value that no measurement gives is what the next open answers with.
+    const payload = Buffer.from(Float64Array.from(SENTINEL).buffer);
+    writeFileSync(file, Buffer.concat([original.subarray(0, original.length - payload.length), payload]));
+    const third = await openHome();
+    const read = (await third.stats()).learning.searchWeights.guardPrior;
+    expect([read.strength, read.groups, read.memory, read.content, read.lower]).toEqual(SENTINEL);
+    expect((await third.search({ intent: "parcel tracking", limit: 3 })).weights.historyGuard).toBe(0.25);
+    // A recorded execution moves the graph version: the next open measures again.
+    await third.recordExecution({
+      id: "e-new",
+      intent: "parcel where is it",
+      startedAt: new Date(NOW).toISOString(),
+      success: true,
+      steps: [{ tool: "svc.tool_6", success: true }],
+    });
+    await third.close();
+    const fourth = await openHome();
+    const again = (await fourth.stats()).learning.searchWeights.guardPrior;
+    await fourth.close();
+    expect(again.strength).not.toBe(0.25);
+    expect(again.groups).toBe(41);
+    expect(readdirSync(folder)).toHaveLength(2);
   });
 });

@@ -28,4 +28,14 @@ describe("startOnce", () => {
     await yieldToEventLoop();
     expect(runs.at(-1)).toBe("other engine");
   });
+
+  it("starts nothing on an engine opened with backgroundFits false (a one-shot CLI call)", async () => {
+    const engine = { startedJobs: new Set<string>(), backgroundFits: false } as unknown as Engine;
+    const runs: string[] = [];
+    startOnce(engine, "fit", "p", async () => runs.push("p1"));
+    await yieldToEventLoop();
+    await yieldToEventLoop();
+    expect(runs).toEqual([]);
+    expect(engine.startedJobs.size).toBe(0);
+  });
 });
