@@ -1,4 +1,7 @@
-/** The api the gateway serves: the library's, with the gateway's status in `stats` and its own empty-catalog error. */
+/**
+ * The api the gateway serves: the library's, with the gateway's status in `stats`, its own empty-catalog error,
+ * and a `ping` (/health) answered from memory.
+ */
 import type { GatewayStatus } from "./status-tool.ts";
 
 /** What the served api needs of its gateway (gateway.ts implements it). */
@@ -12,13 +15,22 @@ export interface ApiHost {
  * The api the gateway serves (its MCP sessions and its HTTP server): the library's, with `stats` also naming
  * the upstream servers and which are down (GET /v1/stats), like `gateway_status` and /health, and an empty
  * catalog explained by the upstreams still being listed (CatalogSync.explainEmpty) rather than by CLI advice.
+ * `ping` (the /health probe) never waits on the database: the gateway relays calls and keeps what it learns
+ * while the database is slow or down (an import's transaction holds PGlite's one connection for seconds), so
+ * its liveness is the process answering; the write backlog is in `gateway_status` and /metrics.
  */
-export function gatewayApi<T extends object & { stats(opts?: { project?: string | undefined }): Promise<object> }>(
-  api: T,
-  gateway: ApiHost,
-): T {
+export function gatewayApi<
+  T extends object & {
+    stats(opts?: { project?: string | undefined }): Promise<object>;
+    database?(): { backend: "postgres" | "pglite" };
+  },
+>(api: T, gateway: ApiHost): T {
   return new Proxy(api, {
     get(target, prop, receiver) {
+      if (prop === "ping" && typeof target.database === "function") {
+        const backend = target.database().backend;
+        return async () => ({ backend });
+      }
       if (prop === "stats") {
         return async (opts?: { project?: string | undefined }) => {
           const st = gateway.status();
