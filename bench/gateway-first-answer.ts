@@ -22,7 +22,7 @@
  *
  *   npx tsx bench/gateway-first-answer.ts [--tools 3000] [--embeddings use-lite] [--database postgres://…]
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -31,6 +31,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Gateway, parseGatewayConfig } from "../src/gateway/index.ts";
 import { openToolgraph } from "../src/index.ts";
+import { blockSampler, loopProfiler, Phases, type ProfiledBlock, profiledBlocks } from "./lib/loop-blocks.ts";
 import { codeVersion, machine, markdownTable, percentiles, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({
@@ -38,8 +39,15 @@ const { values } = parseArgs({
     tools: { type: "string", default: "3000" },
     embeddings: { type: "string", default: "use-lite" },
     database: { type: "string" },
+    /** Which arms to run: "now" (answer at once, then the churn storm), "wait", or both (default). */
+    arms: { type: "string", default: "now,wait" },
+    /** Profile the event loop's thread (node:inspector) and list what held it in each block over 50 ms. */
+    profile: { type: "boolean", default: false },
+    /** Print the gateway's log lines and the bench's phases on stderr, with the time since the start. */
+    verbose: { type: "boolean", default: false },
   },
 });
+const ARMS = new Set(values.arms!.split(","));
 /** A PostgreSQL server instead of the embedded database (each arm then uses a new project: a fresh catalog). */
 const DATABASE = values.database;
 const STEM = DATABASE ? "gateway-first-answer-postgres" : "gateway-first-answer";
@@ -79,6 +87,10 @@ async function search(client: Client) {
 }
 
 async function arm(wait: boolean, churn: boolean) {
+  const phases = new Phases();
+  const sampler = blockSampler(phases);
+  const profiler = values.profile ? await loopProfiler() : undefined;
+  phases.set("open home");
   const home = mkdtempSync(join(tmpdir(), "tg-first-answer-"));
   // Creating the embedded database (a fresh home) is the library's, not the gateway's: timed apart.
   const tOpen = performance.now();
@@ -89,20 +101,52 @@ async function arm(wait: boolean, churn: boolean) {
   );
   const openHome = { ms: performance.now() - tOpen, loopDelayMs: stopOpenLoop() };
   const t0 = performance.now();
+  phases.set("start (upstream listed, catalog synced)");
   const stopLoop = loopMonitor();
   const config = parseGatewayConfig({
     mcpServers: { hostile: { command: process.execPath, args: [fixture], env: { HOSTILE_TOOLS: String(TOOLS) } } },
   });
-  const gateway = new Gateway(tg, { config, log: () => {} });
+  const say = values.verbose
+    ? (l: string) => process.stderr.write(`${((performance.now() - t0) / 1000).toFixed(2)} s ${l.slice(0, 300)}\n`)
+    : () => {};
+  const mark = (name: string) => {
+    phases.set(name);
+    say(`— ${name}`);
+  };
+  const gateway = new Gateway(tg, { config, log: say });
+  /** The loop's blocks over 50 ms by phase (count, longest), and with --profile what held the loop in each. */
+  const blocks = async () => {
+    const sampled = sampler.stop();
+    const byPhase: Record<string, { count: number; maxMs: number; totalMs: number }> = {};
+    for (const b of sampled) {
+      const p = (byPhase[b.phase] ??= { count: 0, maxMs: 0, totalMs: 0 });
+      p.count++;
+      p.maxMs = Math.max(p.maxMs, Math.round(b.ms));
+      p.totalMs += Math.round(b.ms);
+    }
+    let profiled: ProfiledBlock[] | undefined;
+    if (profiler) profiled = profiledBlocks(await profiler.stop(), sampled);
+    // With a profile: how many late ticks had over 50 ms of JavaScript (or GC) on the loop's thread (ours to fix);
+    // the rest waited for a CPU (the machine's load).
+    const busyOver50 = profiled?.filter((b) => b.busyMs > 50).length;
+    return {
+      over50ms: byPhase,
+      busyOver50,
+      profiled: profiled?.sort((a, b) => b.busyMs - a.busyMs).slice(0, 40),
+    };
+  };
   try {
     await gateway.start({ waitForEmbeddings: wait });
+    mark("initialize");
     const session = gateway.createSession();
     const [a, b] = InMemoryTransport.createLinkedPair();
     await session.server.connect(a);
     const client = new Client({ name: "first-answer", version: "1" });
     await client.connect(b);
     const initializeMs = performance.now() - t0;
+    mark("first search");
     const first = await search(client);
+    mark("until the full answer (embedding)");
     const firstAnswerMs = performance.now() - t0;
     let full = first;
     while (full.degraded !== undefined || full.error !== undefined) {
@@ -123,8 +167,9 @@ async function arm(wait: boolean, churn: boolean) {
       fullAnswerMs,
       loopDelayMs: loop,
     };
-    if (!churn) return { ...out, churn: undefined };
+    if (!churn) return { ...out, blocks: await blocks(), churn: undefined };
     // The storm: 20 notifications 50 ms apart, then every tool renamed (a new catalog to sync and embed).
+    mark("churn storm");
     const stopChurnLoop = loopMonitor();
     const c0 = performance.now();
     await client.callTool({
@@ -146,6 +191,7 @@ async function arm(wait: boolean, churn: boolean) {
       synced = (found.structuredContent?.results ?? []).some((r: { tool: string }) => r.tool === renamed);
       if (!synced) await new Promise((r) => setTimeout(r, 500));
     }
+    mark("churn: until the renamed catalog is indexed");
     let settled = false;
     const settle = gateway.flush().then(() => {
       settled = true;
@@ -159,6 +205,7 @@ async function arm(wait: boolean, churn: boolean) {
     const churnLoop = stopChurnLoop();
     return {
       ...out,
+      blocks: await blocks(),
       churn: {
         settledMs: performance.now() - c0,
         loopDelayMs: churnLoop,
@@ -169,6 +216,8 @@ async function arm(wait: boolean, churn: boolean) {
       },
     };
   } finally {
+    if (profiler) await profiler.stop().catch(() => undefined);
+    sampler.stop();
     await gateway.close();
     await tg.close();
     rmSync(home, { recursive: true, force: true });
@@ -178,8 +227,8 @@ async function arm(wait: boolean, churn: boolean) {
 async function main(): Promise<void> {
   const loadBefore = loadavg();
   const startedAt = new Date().toISOString();
-  const atOnce = await arm(false, true);
-  const waited = await arm(true, false);
+  const atOnce = ARMS.has("now") ? await arm(false, true) : undefined;
+  const waited = ARMS.has("wait") ? await arm(true, false) : undefined;
   const loadAfter = loadavg();
   const result = {
     bench: STEM,
@@ -196,11 +245,15 @@ async function main(): Promise<void> {
       expected: EXPECTED,
       home: DATABASE ? "PostgreSQL server, a new project per arm" : "fresh embedded directory per arm",
     },
-    arms: [atOnce, waited].map(({ churn: _c, ...a }) => a),
-    churn: atOnce.churn,
+    arms: [atOnce, waited].filter((a) => a !== undefined).map(({ churn: _c, ...a }) => a),
+    churn: atOnce?.churn,
     targets: { initializeMs: 2000, lexicalSearchMs: 100, loopDelayP99Ms: 50 },
   };
-  writeResult(STEM, result);
+  // A partial or profiled run is a diagnosis, not the figures: it goes to the temporary directory.
+  const partial = values.profile || ARMS.size < 2;
+  const outDir = partial ? mkdtempSync(join(tmpdir(), "tg-first-answer-result-")) : RESULTS_DIR;
+  if (partial) writeFileSync(join(outDir, `${STEM}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  else writeResult(STEM, result);
   const s = (x: number) => (x / 1000).toFixed(1);
   const md = [
     `# Gateway: time to the first answer${DATABASE ? ", on PostgreSQL" : ""} (${startedAt.slice(0, 10)})`,
@@ -249,7 +302,7 @@ async function main(): Promise<void> {
         "search p50 ms",
         "search p99 ms",
       ],
-      atOnce.churn
+      atOnce?.churn
         ? [
             [
               s(atOnce.churn.settledMs),
@@ -265,10 +318,29 @@ async function main(): Promise<void> {
         : [],
     ),
     "",
+    "Event-loop blocks over 50 ms (a 10 ms timer arriving late), by phase: count, longest ms, total ms:",
+    "",
+    markdownTable(
+      ["arm", "phase", "blocks", "longest ms", "total ms"],
+      result.arms.flatMap((a) =>
+        Object.entries(a.blocks.over50ms).map(([phase, b]) => [a.arm, phase, b.count, b.maxMs, b.totalMs]),
+      ),
+    ),
+    "",
   ].join("\n");
-  const { writeFileSync } = await import("node:fs");
-  writeFileSync(join(RESULTS_DIR, `${STEM}.md`), md);
+  writeFileSync(join(outDir, `${STEM}.md`), md);
   process.stdout.write(`${md}\n`);
+  for (const a of result.arms)
+    for (const b of a.blocks.profiled ?? [])
+      process.stdout.write(
+        `${a.arm} | ${b.phase} | at ${(b.atMs / 1000).toFixed(1)} s | ${b.ms.toFixed(0)} ms late, ${b.busyMs} ms busy | ours: ${b.ours.map((o) => `${o.fn} ${o.ms}`).join("; ")} | self: ${b.self.map((o) => `${o.fn} ${o.ms}`).join("; ")}\n`,
+      );
+  for (const a of result.arms)
+    if (a.blocks.busyOver50 !== undefined)
+      process.stdout.write(
+        `${a.arm}: ${a.blocks.busyOver50} late ticks with over 50 ms of JavaScript or GC on the loop\n`,
+      );
+  if (partial) process.stdout.write(`results in ${outDir}\n`);
 }
 
 await main();
