@@ -9,7 +9,7 @@
 
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
-import { type Bm25Index, buildBm25Index } from "../../algorithms/search/bm25.ts";
+import { type Bm25Index, buildBm25IndexSteps } from "../../algorithms/search/bm25.ts";
 import { type ToolTextInput, tokenize, toolText, toolTextInput, toolTokens } from "../../algorithms/search/tokenize.ts";
 import { buildVectorIndex, buildVectorIndexSteps, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { EmbeddingProvider } from "../embeddings/provider.ts";
@@ -138,8 +138,8 @@ async function lexicalChannels(
   const toolTokenLists = await mapInSlices(inputs, (t) => toolTokens(t));
   const capTokenLists = await mapInSlices(capTexts, (t) => tokenize(t));
   return {
-    toolBm25: buildBm25Index(toolTokenLists),
-    capBm25: buildBm25Index(capTokenLists),
+    toolBm25: await runInSlices(buildBm25IndexSteps(toolTokenLists)),
+    capBm25: await runInSlices(buildBm25IndexSteps(capTokenLists)),
     toolIds: s.tools.map((t) => t.id),
     capIds: s.capabilities.map((c) => c.id),
   };
@@ -152,7 +152,7 @@ export async function buildSearchIndex(
   onProgress?: (done: number, total: number) => void,
 ): Promise<SearchIndex> {
   const t0 = performance.now();
-  const inputs = s.tools.map(toolTextInput);
+  const inputs = await mapInSlices(s.tools, toolTextInput);
   const toolTexts = await mapInSlices(inputs, toolText);
   const capTexts = s.capabilities.map(capabilityText);
   const tools = await ensureEmbeddings(db, s.project, provider, toolTexts, onProgress);
@@ -182,7 +182,7 @@ export async function buildSearchIndex(
  */
 export async function buildLexicalIndex(s: GraphSnapshot, model: string, dims: number): Promise<SearchIndex> {
   const t0 = performance.now();
-  const inputs = s.tools.map(toolTextInput);
+  const inputs = await mapInSlices(s.tools, toolTextInput);
   const lexical = await lexicalChannels(s, inputs, s.capabilities.map(capabilityText));
   const d = Math.max(1, dims);
   const toolVectorIndex = buildVectorIndex(new Float32Array(0), d);
