@@ -8,6 +8,7 @@
  * (self time, and the innermost frame of our own code: src/ or algorithms/). Profile timestamps and
  * `process.hrtime` share the monotonic clock, so blocks and phases line up.
  */
+import { readFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 
 export interface Block {
@@ -18,16 +19,33 @@ export interface Block {
   endUs: number;
   ms: number;
   phase: string;
+  /**
+   * CPU time the loop's thread used in the window (ms, 10 ms resolution; Linux). A late tick whose thread used
+   * much less than its lateness waited for a CPU (a crowded machine); one that used more than 50 ms is our code.
+   */
+  cpuMs?: number;
 }
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /** The phases a bench announces, by time (µs on the monotonic clock). */
 export class Phases {
-  private readonly marks: { us: number; name: string }[] = [];
+  private readonly marks: { us: number; name: string; cpuMs: number | undefined }[] = [];
   readonly t0 = nowUs();
   set(name: string): void {
-    this.marks.push({ us: nowUs(), name });
+    this.marks.push({ us: nowUs(), name, cpuMs: loopThreadCpuMs() });
+  }
+  /** Each phase's wall time and the CPU time of the loop's thread in it (ms), up to now. */
+  summary(): { phase: string; wallMs: number; loopCpuMs: number | undefined }[] {
+    const end = { us: nowUs(), cpuMs: loopThreadCpuMs() };
+    return this.marks.map((m, i) => {
+      const next = this.marks[i + 1] ?? end;
+      return {
+        phase: m.name,
+        wallMs: Math.round((next.us - m.us) / 1000),
+        loopCpuMs: m.cpuMs !== undefined && next.cpuMs !== undefined ? next.cpuMs - m.cpuMs : undefined,
+      };
+    });
   }
   at(us: number): string {
     let name = "start";
@@ -36,15 +54,40 @@ export class Phases {
   }
 }
 
+/**
+ * CPU time (ms) the event loop's thread has used, from /proc (Linux; 10 ms resolution), or undefined elsewhere.
+ * Unlike process.cpuUsage it leaves out the worker threads (the database, the embedding pool, the analytics).
+ */
+export function loopThreadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Fields 14 and 15 (utime, stime) in clock ticks; f[0] is field 3.
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 export function blockSampler(phases: Phases, thresholdMs = 50, everyMs = 10) {
   const blocks: Block[] = [];
   let last = nowUs();
+  let lastCpu = loopThreadCpuMs();
   const timer = setInterval(() => {
     const now = nowUs();
+    const cpu = loopThreadCpuMs();
     const late = (now - last) / 1000 - everyMs;
     if (late > thresholdMs)
-      blocks.push({ atMs: (last - phases.t0) / 1000, startUs: last, endUs: now, ms: late, phase: phases.at(last) });
+      blocks.push({
+        atMs: (last - phases.t0) / 1000,
+        startUs: last,
+        endUs: now,
+        ms: late,
+        phase: phases.at(last),
+        ...(cpu !== undefined && lastCpu !== undefined ? { cpuMs: cpu - lastCpu } : {}),
+      });
     last = now;
+    lastCpu = cpu;
   }, everyMs);
   return {
     stop(): Block[] {
