@@ -121,11 +121,18 @@ export async function runInSlices<R>(steps: Generator<unknown, R, void>): Promis
   }
 }
 
-function pack(vectors: Float32Array[], dims: number): Float32Array {
+/** The vectors in one row-major array (a wrong-sized vector stays zeros), copied in slices between event-loop turns. */
+async function pack(vectors: Float32Array[], dims: number): Promise<Float32Array> {
   const out = new Float32Array(vectors.length * dims);
-  vectors.forEach((v, i) => {
+  let t = performance.now();
+  for (let i = 0; i < vectors.length; i++) {
+    const v = vectors[i]!;
     if (v.length === dims) out.set(v, i * dims);
-  });
+    if (performance.now() - t > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      t = performance.now();
+    }
+  }
   return out;
 }
 
@@ -160,7 +167,7 @@ export async function buildSearchIndex(
   const dims = provider.dimensions || tools.vectors.find((v) => v.length > 0)?.length || 1;
   // The vector index keeps the vectors once (in its SIMD kernel's memory when available): read them through it.
   // Built in steps between which the event loop runs (a 3,000-tool index is 100–300 ms of work).
-  const toolVectorIndex = await runInSlices(buildVectorIndexSteps(pack(tools.vectors, dims), dims));
+  const toolVectorIndex = await runInSlices(buildVectorIndexSteps(await pack(tools.vectors, dims), dims));
   const lexical = await lexicalChannels(s, inputs, capTexts);
   return {
     key: catalogKey(s, provider.model),
@@ -169,7 +176,7 @@ export async function buildSearchIndex(
     ...lexical,
     toolVectors: toolVectorIndex.vectors,
     toolVectorIndex,
-    capVectors: pack(caps.vectors, dims),
+    capVectors: await pack(caps.vectors, dims),
     buildMs: performance.now() - t0,
     embeddedNow: tools.embeddedNow + caps.embeddedNow,
     derived: new DerivedState(),
