@@ -169,7 +169,7 @@ export class CatalogSync {
       await slice();
     }
     const autoApprove = this.o.config.servers.get(server)?.autoApprove === true;
-    const verdicts = this.o.pins.check(
+    const verdicts = await this.o.pins.checkInSlices(
       allowed.map(({ tool, catalog, hash }) => ({ id: catalog.id as string, tool, hash })),
       { autoApprove, now: new Date().toISOString() },
     );
