@@ -323,7 +323,7 @@ export class Toolgraph implements RecommenderApi {
 
   /**
    * One warm-up step of a server's readiness: "model" loads the embedding model (one embedding), "index"
-   * builds the project's search index, "analytics" runs the graph analytics. "search" readies what a search
+   * builds the project's search index, "analytics" runs the graph analytics (in their worker). "search" readies what a search
    * answers from now, so that the first one after a catalog change does not build it: the analytics of the new
    * graph (in their worker), the intent memory, the serving index (the lexical one while the embeddings are
    * computed) and the ranking's derived state — by ranking one fixed intent, logged nowhere.
@@ -332,7 +332,8 @@ export class Toolgraph implements RecommenderApi {
     const project = this.p(opts);
     if (step === "model") await this.#engine.embedder.embed(["warm-up"]);
     else if (step === "index") await this.#engine.searchIndex(project);
-    else if (step === "analytics") await this.#engine.analytics(project);
+    // In their worker: a graph of a new shape would otherwise be computed on the event loop (analytics.ts).
+    else if (step === "analytics") await this.#engine.analyticsCache.fresh(await this.#engine.snapshot(project));
     else {
       const view = await this.#engine.view(project);
       // Even on an empty catalog: this starts the analytics worker (a gateway readies it while its upstreams
