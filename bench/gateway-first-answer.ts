@@ -5,9 +5,10 @@
  * The upstream is test/gateway/fixtures/hostile-server.mjs over stdio listing `--tools` tools (default 3,000,
  * plus its 5 control tools). Each arm opens a fresh embedded home (a new temporary directory), a gateway, and
  * an SDK Client over an in-memory transport, as an agent connects:
- * - answer at once (the gateway CLI's way: start without waiting for the embeddings): time from the start to
- *   `initialize` answered, the first `search_tools` (ranked lexically: `degraded: "embedding"`) and whether it
- *   found the tool it was asked for, then time until a search answers with every channel;
+ * - answer at once (the gateway CLI's way: the session is served while the gateway starts, without waiting for
+ *   the embeddings): time from the start to `initialize` answered, the first `search_tools` (which waits for the
+ *   upstream's listing; ranked lexically: `degraded: "embedding"`) and whether it found the tool it was asked
+ *   for, the next search (the lexical latency), then time until a search answers with every channel;
  * - wait for the embeddings (how the gateway started before): the same, `start()` waiting for the index.
  * Times run from the gateway's start; opening the fresh home (creating the embedded database) is timed apart.
  * From the start until the full answer, perf_hooks.monitorEventLoopDelay (10 ms resolution) records the event
@@ -22,7 +23,7 @@
  *
  *   npx tsx bench/gateway-first-answer.ts [--tools 3000] [--embeddings use-lite] [--database postgres://…]
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -31,6 +32,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Gateway, parseGatewayConfig } from "../src/gateway/index.ts";
 import { openToolgraph } from "../src/index.ts";
+import { blockSampler, loopProfiler, Phases, type ProfiledBlock, profiledBlocks } from "./lib/loop-blocks.ts";
 import { codeVersion, machine, markdownTable, percentiles, RESULTS_DIR, writeResult } from "./lib/report.ts";
 
 const { values } = parseArgs({
@@ -38,8 +40,15 @@ const { values } = parseArgs({
     tools: { type: "string", default: "3000" },
     embeddings: { type: "string", default: "use-lite" },
     database: { type: "string" },
+    /** Which arms to run: "now" (answer at once, then the churn storm), "wait", or both (default). */
+    arms: { type: "string", default: "now,wait" },
+    /** Profile the event loop's thread (node:inspector) and list what held it in each block over 50 ms. */
+    profile: { type: "boolean", default: false },
+    /** Print the gateway's log lines and the bench's phases on stderr, with the time since the start. */
+    verbose: { type: "boolean", default: false },
   },
 });
+const ARMS = new Set(values.arms!.split(","));
 /** A PostgreSQL server instead of the embedded database (each arm then uses a new project: a fresh catalog). */
 const DATABASE = values.database;
 const STEM = DATABASE ? "gateway-first-answer-postgres" : "gateway-first-answer";
@@ -79,6 +88,10 @@ async function search(client: Client) {
 }
 
 async function arm(wait: boolean, churn: boolean) {
+  const phases = new Phases();
+  const sampler = blockSampler(phases);
+  const profiler = values.profile ? await loopProfiler() : undefined;
+  phases.set("open home");
   const home = mkdtempSync(join(tmpdir(), "tg-first-answer-"));
   // Creating the embedded database (a fresh home) is the library's, not the gateway's: timed apart.
   const tOpen = performance.now();
@@ -89,20 +102,64 @@ async function arm(wait: boolean, churn: boolean) {
   );
   const openHome = { ms: performance.now() - tOpen, loopDelayMs: stopOpenLoop() };
   const t0 = performance.now();
+  phases.set("start (upstream listed, catalog synced)");
   const stopLoop = loopMonitor();
   const config = parseGatewayConfig({
     mcpServers: { hostile: { command: process.execPath, args: [fixture], env: { HOSTILE_TOOLS: String(TOOLS) } } },
   });
-  const gateway = new Gateway(tg, { config, log: () => {} });
+  const say = values.verbose
+    ? (l: string) => process.stderr.write(`${((performance.now() - t0) / 1000).toFixed(2)} s ${l.slice(0, 300)}\n`)
+    : () => {};
+  const mark = (name: string) => {
+    phases.set(name);
+    say(`— ${name}`);
+  };
+  const gateway = new Gateway(tg, { config, log: say });
+  /** The loop's blocks over 50 ms by phase (count, longest), and with --profile what held the loop in each. */
+  const blocks = async () => {
+    const sampled = sampler.stop();
+    const byPhase: Record<
+      string,
+      { count: number; maxMs: number; totalMs: number; cpuOver50: number; maxCpuMs: number }
+    > = {};
+    for (const b of sampled) {
+      const p = (byPhase[b.phase] ??= { count: 0, maxMs: 0, totalMs: 0, cpuOver50: 0, maxCpuMs: 0 });
+      p.count++;
+      p.maxMs = Math.max(p.maxMs, Math.round(b.ms));
+      p.totalMs += Math.round(b.ms);
+      if ((b.cpuMs ?? 0) > 50) p.cpuOver50++;
+      p.maxCpuMs = Math.max(p.maxCpuMs, b.cpuMs ?? 0);
+    }
+    let profiled: ProfiledBlock[] | undefined;
+    if (profiler) profiled = profiledBlocks(await profiler.stop(), sampled);
+    // With a profile: how many late ticks had over 50 ms of JavaScript (or GC) on the loop's thread (ours to fix);
+    // the rest waited for a CPU (the machine's load).
+    const busyOver50 = profiled?.filter((b) => b.busyMs > 50).length;
+    return {
+      phases: phases.summary(),
+      over50ms: byPhase,
+      busyOver50,
+      profiled: profiled?.sort((a, b) => b.busyMs - a.busyMs).slice(0, 40),
+    };
+  };
   try {
-    await gateway.start({ waitForEmbeddings: wait });
+    // Answer at once (the gateway CLI's way): the session is served while the gateway starts; its first search
+    // waits for the upstream's listing. Waiting for the embeddings (the old way): served after start().
+    const started = gateway.start({ waitForEmbeddings: wait });
+    if (wait) await started;
+    mark("initialize");
     const session = gateway.createSession();
     const [a, b] = InMemoryTransport.createLinkedPair();
     await session.server.connect(a);
     const client = new Client({ name: "first-answer", version: "1" });
     await client.connect(b);
     const initializeMs = performance.now() - t0;
+    mark("first search");
     const first = await search(client);
+    await started;
+    // A search once the catalog is in (still lexical while the embeddings are computed): the lexical latency.
+    const second = await search(client);
+    mark("until the full answer (embedding)");
     const firstAnswerMs = performance.now() - t0;
     let full = first;
     while (full.degraded !== undefined || full.error !== undefined) {
@@ -117,14 +174,17 @@ async function arm(wait: boolean, churn: boolean) {
       initializeMs,
       firstAnswerMs,
       firstSearchMs: first.ms,
+      secondSearchMs: second.ms,
+      secondDegraded: second.degraded ?? null,
       firstDegraded: first.degraded ?? null,
       firstTop: first.top ?? first.error ?? null,
       firstFound: first.top === EXPECTED,
       fullAnswerMs,
       loopDelayMs: loop,
     };
-    if (!churn) return { ...out, churn: undefined };
+    if (!churn) return { ...out, blocks: await blocks(), churn: undefined };
     // The storm: 20 notifications 50 ms apart, then every tool renamed (a new catalog to sync and embed).
+    mark("churn storm");
     const stopChurnLoop = loopMonitor();
     const c0 = performance.now();
     await client.callTool({
@@ -146,6 +206,7 @@ async function arm(wait: boolean, churn: boolean) {
       synced = (found.structuredContent?.results ?? []).some((r: { tool: string }) => r.tool === renamed);
       if (!synced) await new Promise((r) => setTimeout(r, 500));
     }
+    mark("churn: until the renamed catalog is indexed");
     let settled = false;
     const settle = gateway.flush().then(() => {
       settled = true;
@@ -159,6 +220,7 @@ async function arm(wait: boolean, churn: boolean) {
     const churnLoop = stopChurnLoop();
     return {
       ...out,
+      blocks: await blocks(),
       churn: {
         settledMs: performance.now() - c0,
         loopDelayMs: churnLoop,
@@ -169,6 +231,8 @@ async function arm(wait: boolean, churn: boolean) {
       },
     };
   } finally {
+    if (profiler) await profiler.stop().catch(() => undefined);
+    sampler.stop();
     await gateway.close();
     await tg.close();
     rmSync(home, { recursive: true, force: true });
@@ -178,8 +242,8 @@ async function arm(wait: boolean, churn: boolean) {
 async function main(): Promise<void> {
   const loadBefore = loadavg();
   const startedAt = new Date().toISOString();
-  const atOnce = await arm(false, true);
-  const waited = await arm(true, false);
+  const atOnce = ARMS.has("now") ? await arm(false, true) : undefined;
+  const waited = ARMS.has("wait") ? await arm(true, false) : undefined;
   const loadAfter = loadavg();
   const result = {
     bench: STEM,
@@ -196,18 +260,24 @@ async function main(): Promise<void> {
       expected: EXPECTED,
       home: DATABASE ? "PostgreSQL server, a new project per arm" : "fresh embedded directory per arm",
     },
-    arms: [atOnce, waited].map(({ churn: _c, ...a }) => a),
-    churn: atOnce.churn,
+    arms: [atOnce, waited].filter((a) => a !== undefined).map(({ churn: _c, ...a }) => a),
+    churn: atOnce?.churn,
     targets: { initializeMs: 2000, lexicalSearchMs: 100, loopDelayP99Ms: 50 },
   };
-  writeResult(STEM, result);
+  // A partial or profiled run is a diagnosis, not the figures: it goes to the temporary directory.
+  const partial = values.profile || ARMS.size < 2;
+  const outDir = partial ? mkdtempSync(join(tmpdir(), "tg-first-answer-result-")) : RESULTS_DIR;
+  if (partial) writeFileSync(join(outDir, `${STEM}.json`), `${JSON.stringify(result, null, 2)}\n`);
+  else writeResult(STEM, result);
   const s = (x: number) => (x / 1000).toFixed(1);
   const md = [
     `# Gateway: time to the first answer${DATABASE ? ", on PostgreSQL" : ""} (${startedAt.slice(0, 10)})`,
     "",
     `${machine()}; load before ${loadBefore.map((x) => x.toFixed(2)).join(" ")}, after ${loadAfter.map((x) => x.toFixed(2)).join(" ")}; code ${result.code}.`,
     `${DATABASE ? "PostgreSQL (a new project per arm)" : "A fresh embedded home per arm"}, one upstream of ${TOOLS} tools (+5 control tools) over stdio, ${EMBEDDINGS} embeddings; the SDK client searches "${INTENT}".`,
-    "Times from the gateway's start (opening the fresh home apart); loop delay from the start to the full answer.",
+    "Times from the gateway's start (opening the fresh home apart); loop delay from the start to the full answer. Answer at",
+    "once: the session is served while the gateway starts, its first search waits for the upstream's listing; the next",
+    "search is the lexical latency once the catalog is in.",
     "",
     markdownTable(
       [
@@ -216,6 +286,7 @@ async function main(): Promise<void> {
         "initialize s",
         "first answer s",
         "first search ms",
+        "next search ms",
         "first answer ranked by",
         "found " + EXPECTED,
         "full answer s",
@@ -228,6 +299,7 @@ async function main(): Promise<void> {
         s(a.initializeMs),
         s(a.firstAnswerMs),
         a.firstSearchMs,
+        a.secondSearchMs,
         a.firstDegraded ? "lexical + graph" : "every channel",
         a.firstFound ? "yes" : "no",
         s(a.fullAnswerMs),
@@ -249,7 +321,7 @@ async function main(): Promise<void> {
         "search p50 ms",
         "search p99 ms",
       ],
-      atOnce.churn
+      atOnce?.churn
         ? [
             [
               s(atOnce.churn.settledMs),
@@ -265,10 +337,46 @@ async function main(): Promise<void> {
         : [],
     ),
     "",
+    "Each phase's wall time and the CPU time the event loop's thread used in it (/proc; the machine's load shows",
+    "as wall time far above CPU time):",
+    "",
+    markdownTable(
+      ["arm", "phase", "wall ms", "loop thread CPU ms"],
+      result.arms.flatMap((a) => a.blocks.phases.map((p) => [a.arm, p.phase, p.wallMs, p.loopCpuMs ?? "–"])),
+    ),
+    "",
+    "Event-loop blocks over 50 ms (a 10 ms timer arriving late), by phase: count, longest, total; then how many of",
+    "them had the loop's thread use over 50 ms of CPU (/proc, 10 ms resolution: the rest waited for a CPU) and the most:",
+    "",
+    markdownTable(
+      ["arm", "phase", "blocks", "longest ms", "total ms", "of them > 50 ms CPU", "most CPU ms"],
+      result.arms.flatMap((a) =>
+        Object.entries(a.blocks.over50ms).map(([phase, b]) => [
+          a.arm,
+          phase,
+          b.count,
+          b.maxMs,
+          b.totalMs,
+          b.cpuOver50,
+          b.maxCpuMs,
+        ]),
+      ),
+    ),
+    "",
   ].join("\n");
-  const { writeFileSync } = await import("node:fs");
-  writeFileSync(join(RESULTS_DIR, `${STEM}.md`), md);
+  writeFileSync(join(outDir, `${STEM}.md`), md);
   process.stdout.write(`${md}\n`);
+  for (const a of result.arms)
+    for (const b of a.blocks.profiled ?? [])
+      process.stdout.write(
+        `${a.arm} | ${b.phase} | at ${(b.atMs / 1000).toFixed(1)} s | ${b.ms.toFixed(0)} ms late, ${b.busyMs} ms busy, ${b.cpuMs ?? "?"} ms CPU | ours: ${b.ours.map((o) => `${o.fn} ${o.ms}`).join("; ")} | self: ${b.self.map((o) => `${o.fn} ${o.ms}`).join("; ")}\n`,
+      );
+  for (const a of result.arms)
+    if (a.blocks.busyOver50 !== undefined)
+      process.stdout.write(
+        `${a.arm}: ${a.blocks.busyOver50} late ticks with over 50 ms of JavaScript or GC on the loop\n`,
+      );
+  if (partial) process.stdout.write(`results in ${outDir}\n`);
 }
 
 await main();

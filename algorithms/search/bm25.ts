@@ -73,6 +73,24 @@ const MODULE = "bm25";
 
 /** Builds the inverted index. O(total tokens + V). */
 export function buildBm25Index(docs: readonly (readonly string[])[], options: Bm25Options = {}): Bm25Index {
+  const steps = buildBm25IndexSteps(docs, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Documents counted (or posted) between two pauses of buildBm25IndexSteps. */
+export const BM25_DOCS_PER_STEP = 256;
+
+/**
+ * buildBm25Index as a generator that pauses after every `BM25_DOCS_PER_STEP` documents of each pass (term
+ * counts, then postings), so a caller can return to its event loop between steps; the index is the same.
+ */
+export function* buildBm25IndexSteps(
+  docs: readonly (readonly string[])[],
+  options: Bm25Options = {},
+): Generator<number, Bm25Index, void> {
   const k1 = options.k1 ?? DEFAULTS.k1;
   const b = options.b ?? DEFAULTS.b;
   if (!Number.isFinite(k1) || k1 < 0)
@@ -103,6 +121,7 @@ export function buildBm25Index(docs: readonly (readonly string[])[], options: Bm
     docLength[d] = docs[d]!.length;
     total += docs[d]!.length;
     perDoc.push(counts);
+    if ((d + 1) % BM25_DOCS_PER_STEP === 0) yield d + 1;
   }
   const V = vocabulary.size;
   const avgdl = n > 0 ? total / n : 0;
@@ -129,6 +148,7 @@ export function buildBm25Index(docs: readonly (readonly string[])[], options: Bm
       postingImpact[p] = impact;
       if (impact > maxImpact[t]!) maxImpact[t] = impact;
     }
+    if ((d + 1) % BM25_DOCS_PER_STEP === 0) yield n + d + 1;
   }
   return {
     k1,

@@ -4,9 +4,9 @@
  * at a time, in order; the syncs of one server coalesce (a sync queued and not yet started takes the newest
  * list); a sync the database could not take is retried with backoff; tools unlisted past `retireAfterMs` are
  * retired (out of search and the console, history kept: docs/decisions/gateway-churn.md). A search while no
- * upstream has listed its tools says which are pending (explainEmpty). The search index of a synced catalog is
- * built in the background: until its embeddings are in, searches answer lexically
- * (docs/decisions/lexical-while-embedding.md).
+ * upstream has listed its tools says which are pending (explainEmpty). Each sync readies what the next search
+ * answers from (Toolgraph.warmUp "search"); the full search index of a synced catalog is built in the
+ * background: until its embeddings are in, searches answer lexically (docs/decisions/lexical-while-embedding.md).
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolgraphError } from "../contract/errors.ts";
@@ -80,6 +80,14 @@ export class CatalogSync {
       // The rows are in: a search from now on finds the tools (lexically until the index build below is done).
       this.synced.add(server);
       this.refused.set(server, new Set(r.rejected.map((x) => x.tool)));
+      // What the next search answers from is readied now, in the sync (start() waits for it): the new graph's
+      // analytics in their worker, the lexical index, the ranking's derived state. Else the first search after a
+      // sync builds them, partly synchronously (the analytics of a new graph shape, the mention index).
+      await this.o.api
+        .warmUp("search", { project: this.o.project })
+        .catch((err: unknown) =>
+          this.o.log(`toolgraph gateway: readying the search failed: ${(err as Error)?.message ?? String(err)}`),
+        );
       this.indexing = this.o.api
         .prepareSearch({ project: this.o.project })
         .catch((err: unknown) =>
@@ -100,12 +108,29 @@ export class CatalogSync {
   }
 
   private enqueue(job: () => Promise<unknown>, what: string): Promise<void> {
-    const next = this.queue.then(job).then(
-      () => undefined,
-      (err) => this.o.log(`toolgraph gateway: ${what} failed: ${(err as Error)?.stack ?? String(err)}`),
-    );
+    this.running++;
+    const next = this.queue
+      .then(job)
+      .then(
+        () => undefined,
+        (err) => this.o.log(`toolgraph gateway: ${what} failed: ${(err as Error)?.stack ?? String(err)}`),
+      )
+      .finally(() => {
+        this.running--;
+      });
     this.queue = next;
     return next;
+  }
+
+  /** Syncs (or sweeps) queued or running now. */
+  private running = 0;
+
+  /**
+   * While a sync is queued or running, a promise of its end (and of every sync queued behind it), else
+   * undefined: the gateway's searches wait for it (gateway-api.ts) rather than read a catalog half readied.
+   */
+  settling(): Promise<void> | undefined {
+    return this.running > 0 ? this.done() : undefined;
   }
 
   /** Resolves once every queued sync is done (the catalog holds each server's last list). */
@@ -144,7 +169,7 @@ export class CatalogSync {
       await slice();
     }
     const autoApprove = this.o.config.servers.get(server)?.autoApprove === true;
-    const verdicts = this.o.pins.check(
+    const verdicts = await this.o.pins.checkInSlices(
       allowed.map(({ tool, catalog, hash }) => ({ id: catalog.id as string, tool, hash })),
       { autoApprove, now: new Date().toISOString() },
     );

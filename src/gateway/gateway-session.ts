@@ -16,6 +16,7 @@ import { problemsMessage, zodProblems } from "../contract/error-mapping.ts";
 import { ToolgraphError } from "../contract/errors.ts";
 import type { Toolgraph } from "../library/toolgraph.ts";
 import { callTool, ERROR_META_KEY, type McpToolSpec } from "../mcp/mcp-server.ts";
+import { GATEWAY_API_DEFAULTS, untilOr } from "./gateway-api.ts";
 import { GATEWAY_DEFAULTS, GATEWAY_INFO, GATEWAY_INSTRUCTIONS, type GatewayOptions } from "./gateway-options.ts";
 import { callToolArgs, errorResult } from "./own-tools.ts";
 import { type RecordedExecution, SessionRecorder } from "./recorder.ts";
@@ -38,6 +39,8 @@ export interface SessionHost {
   status(): GatewayStatus;
   spec(name: string): McpToolSpec | undefined;
   refusal(id: string): string | undefined;
+  /** While the gateway starts (its upstreams' first attempt), a promise of its end (gateway.ts). */
+  inStart?(): Promise<void> | undefined;
   upstreamTool(id: string): { server: string; upstream: Upstream; tool: Tool } | undefined;
   sessionEnded(session: GatewaySession): void;
 }
@@ -161,6 +164,9 @@ export class GatewaySession {
         ),
       );
     }
+    // Served before the gateway's start is done: a call waits for the server's first attempt (bounded).
+    const starting = upstream.isUp ? undefined : this.gateway.inStart?.();
+    if (starting) await untilOr(starting, GATEWAY_API_DEFAULTS.syncWaitMs);
     const refused = this.gateway.refusal(id) ?? this.policy?.denies(id);
     if (refused) return errorResult(new ToolgraphError("tool-refused", `call_tool: ${id} is ${refused}`, { tool: id }));
     const known = upstream.tools.some((t) => t.name === parts.tool);
@@ -200,7 +206,8 @@ export class GatewaySession {
   }
 
   private async recommend(k: number): Promise<string[]> {
-    const api = this.gateway.api;
+    // The served api: it waits for a catalog sync in progress rather than ready its analytics on the loop.
+    const api = this.gateway.served;
     const project = this.gateway.project;
     const context = this.recorder.successfulTools().slice(-100);
     const intent = this.recorder.currentIntent;

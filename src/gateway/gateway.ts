@@ -135,6 +135,19 @@ export class Gateway implements SessionHost {
     return this.catalog.quarantined();
   }
 
+  /**
+   * While the gateway starts (its upstreams' first listing) or a catalog sync is queued or running, a promise
+   * of its end, else undefined: the served api's operations wait for it (gateway-api.ts). A session can be
+   * served before `start()` resolves (initialize needs no catalog); its first search then waits for the
+   * catalog, or, past `syncWaitMs`, says which servers are still pending.
+   */
+  settling(): Promise<void> | undefined {
+    const starting = this.starting;
+    const sync = this.catalog.settling();
+    if (!starting) return sync;
+    return sync ? Promise.all([starting, sync]).then(() => undefined) : starting;
+  }
+
   /** The error a search gets on an empty catalog while upstreams are still being listed (catalog-sync.ts). */
   explainEmpty(err: unknown): unknown {
     return this.catalog.explainEmpty(err);
@@ -146,6 +159,24 @@ export class Gateway implements SessionHost {
    * answer lexically until the embeddings are in (`degraded: "embedding"`): the CLI serves at once.
    */
   async start(options: { waitForEmbeddings?: boolean } = {}): Promise<void> {
+    const run = this.startNow(options);
+    this.starting = run;
+    try {
+      await run;
+    } finally {
+      if (this.starting === run) this.starting = undefined;
+    }
+  }
+
+  /** The start in progress (its upstreams' first attempt and catalog sync), if one is. */
+  private starting: Promise<void> | undefined;
+
+  /** While the gateway starts, a promise of its end (a call_tool served meanwhile waits for it). */
+  inStart(): Promise<void> | undefined {
+    return this.starting;
+  }
+
+  private async startNow(options: { waitForEmbeddings?: boolean }): Promise<void> {
     if (!this.sweepTimer && !this.closed) {
       this.sweepTimer = setInterval(
         () => this.catalog.sweepRetired(),
@@ -153,6 +184,8 @@ export class Gateway implements SessionHost {
       );
       this.sweepTimer.unref();
     }
+    // Readied while the upstreams connect: the analytics worker and, on a home that has a catalog, its search.
+    void this.api.warmUp("search", { project: this.project }).catch(() => undefined);
     await Promise.all([...this.upstreams.values()].map((u) => u.start()));
     await this.catalog.done();
     if (options.waitForEmbeddings ?? true) await this.catalog.indexed();

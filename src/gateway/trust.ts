@@ -16,8 +16,10 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { rename, writeFile } from "node:fs/promises";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { slicer } from "../view/background.ts";
 
 export const policyRuleSchema = z
   .object({
@@ -163,6 +165,33 @@ export class PinStore {
     this.version = fileVersion(this.file);
   }
 
+  /** Saves in turn (a save waits for the one before: the file ends with the last state). */
+  private saving: Promise<void> = Promise.resolve();
+
+  /**
+   * `save`, the text built a pin at a time in slices and written without blocking: the same bytes (each
+   * entry is JSON.stringify's indent-1 text moved two levels in, which is how the whole object prints).
+   */
+  private saveInSlices(): Promise<void> {
+    const run = this.saving.then(async () => {
+      if (!this.file) return;
+      const entries = [...this.pins].sort(([a], [b]) => (a < b ? -1 : 1));
+      const slice = slicer();
+      const parts: string[] = [];
+      for (const [id, pin] of entries) {
+        parts.push(`  ${JSON.stringify(id)}: ${JSON.stringify(pin, null, 1).replace(/\n/g, "\n  ")}`);
+        await slice();
+      }
+      const pins = parts.length === 0 ? "{}" : `{\n${parts.join(",\n")}\n }`;
+      const tmp = `${this.file}.${process.pid}.slices.tmp`;
+      await writeFile(tmp, `{\n "version": 1,\n "pins": ${pins}\n}\n`);
+      await rename(tmp, this.file);
+      this.version = fileVersion(this.file);
+    });
+    this.saving = run.catch(() => undefined);
+    return run;
+  }
+
   get(id: string): Pin | undefined {
     return this.pins.get(id);
   }
@@ -184,37 +213,66 @@ export class PinStore {
     this.reload();
     const out = new Map<string, PinVerdict>();
     let changed = false;
-    for (const { id, tool, hash: given } of tools) {
-      const hash = given ?? toolHash(tool);
-      const description = tool.description ?? "";
-      const pin = this.pins.get(id);
-      if (!pin) {
-        this.pins.set(id, { hash, firstSeen: options.now, description });
-        out.set(id, { state: "new" });
-        changed = true;
-      } else if (pin.hash === hash) {
-        if (pin.pending) {
-          pin.pending = undefined; // changed back to the approved version
-          changed = true;
-        }
-        out.set(id, { state: "pinned" });
-      } else if (options.autoApprove) {
-        this.pins.set(id, { hash, firstSeen: options.now, description });
-        out.set(id, { state: "approved-change" });
-        changed = true;
-      } else {
-        if (pin.pending?.hash !== hash) {
-          pin.pending = { hash, seen: options.now, description };
-          changed = true;
-        }
-        out.set(id, {
-          state: "quarantined",
-          reason: `quarantined: its description, schema or annotations changed since it was first seen (${pin.firstSeen}); approve the new version with \`toolgraph gateway approve ${id}\``,
-        });
-      }
-    }
+    for (const { id, tool, hash } of tools) changed = this.verdict(out, id, tool, hash, options) || changed;
     if (changed) this.save();
     return out;
+  }
+
+  /**
+   * `check` for a whole upstream list, in slices between event-loop turns, the file written asynchronously (its
+   * text built in slices too): thousands of tools are 35–65 ms of hashing and serialising, more as pins of
+   * renamed tools accumulate.
+   */
+  async checkInSlices(
+    tools: { id: string; tool: Tool; hash?: string | undefined }[],
+    options: { autoApprove: boolean; now: string },
+  ): Promise<Map<string, PinVerdict>> {
+    this.reload();
+    const out = new Map<string, PinVerdict>();
+    let changed = false;
+    const slice = slicer();
+    for (const { id, tool, hash } of tools) {
+      changed = this.verdict(out, id, tool, hash, options) || changed;
+      await slice();
+    }
+    if (changed) await this.saveInSlices();
+    return out;
+  }
+
+  /** One tool's verdict into `out`; true when its pin changed. */
+  private verdict(
+    out: Map<string, PinVerdict>,
+    id: string,
+    tool: Tool,
+    given: string | undefined,
+    options: { autoApprove: boolean; now: string },
+  ): boolean {
+    const hash = given ?? toolHash(tool);
+    const description = tool.description ?? "";
+    const pin = this.pins.get(id);
+    if (!pin) {
+      this.pins.set(id, { hash, firstSeen: options.now, description });
+      out.set(id, { state: "new" });
+      return true;
+    }
+    if (pin.hash === hash) {
+      out.set(id, { state: "pinned" });
+      if (!pin.pending) return false;
+      pin.pending = undefined; // changed back to the approved version
+      return true;
+    }
+    if (options.autoApprove) {
+      this.pins.set(id, { hash, firstSeen: options.now, description });
+      out.set(id, { state: "approved-change" });
+      return true;
+    }
+    out.set(id, {
+      state: "quarantined",
+      reason: `quarantined: its description, schema or annotations changed since it was first seen (${pin.firstSeen}); approve the new version with \`toolgraph gateway approve ${id}\``,
+    });
+    if (pin.pending?.hash === hash) return false;
+    pin.pending = { hash, seen: options.now, description };
+    return true;
   }
 
   /** Accepts the pending version of each tool (by id or glob); returns the ids approved. */

@@ -19,12 +19,14 @@ import {
   Client,
   SdkError,
   SdkErrorCode,
+  type StandardSchemaV1,
   StreamableHTTPClientTransport,
   type Transport,
 } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolgraphError } from "../contract/errors.ts";
+import { slicer } from "../view/background.ts";
 import { boundLine } from "./bounded-line.ts";
 import { GATEWAY_CONFIG_DEFAULTS, type UpstreamConfig } from "./config.ts";
 
@@ -91,6 +93,44 @@ export interface UpstreamOptions {
 }
 
 export const CLIENT_INFO = { name: "toolgraph-gateway", version: "0.1.0" } as const;
+
+/** A tools/list page as the gateway reads it: an object with a `tools` array; each tool is checked afterwards. */
+const TOOLS_PAGE: StandardSchemaV1<unknown, { tools: unknown[]; nextCursor?: unknown }> = {
+  "~standard": {
+    version: 1,
+    vendor: "toolgraph-gateway",
+    validate: (value: unknown) =>
+      typeof value === "object" && value !== null && Array.isArray((value as { tools?: unknown }).tools)
+        ? { value: value as { tools: unknown[]; nextCursor?: unknown } }
+        : { issues: [{ message: "tools/list: the result has no tools array" }] },
+  },
+};
+
+/**
+ * The tools of one tools/list page that have what the gateway needs (a string name, an object input schema),
+ * checked in slices between event-loop turns; the others are counted and left out, never the whole page.
+ */
+export async function listedTools(page: readonly unknown[]): Promise<{ tools: Tool[]; dropped: number }> {
+  const slice = slicer();
+  const tools: Tool[] = [];
+  let dropped = 0;
+  for (const t of page) {
+    const o = t as { name?: unknown; inputSchema?: unknown } | null;
+    if (
+      typeof o === "object" &&
+      o !== null &&
+      typeof o.name === "string" &&
+      o.name !== "" &&
+      typeof o.inputSchema === "object" &&
+      o.inputSchema !== null &&
+      !Array.isArray(o.inputSchema)
+    )
+      tools.push(o as Tool);
+    else dropped++;
+    await slice();
+  }
+  return { tools, dropped };
+}
 
 /** The client's negotiation mode for a server's `protocol` setting (config.ts). */
 function negotiation(protocol: UpstreamConfig["protocol"]): "auto" | "legacy" | { pin: string } {
@@ -319,20 +359,32 @@ export class Upstream {
     }
   }
 
-  /** Lists every page of tools and reports the list. */
+  /**
+   * Lists every page of tools and reports the list. Each page is checked here, a tool at a time in slices
+   * between event-loop turns (listedTools), not by the SDK's schema, which parses a whole page in one
+   * synchronous pass (100–300 ms for 3,000 tools) and refuses the page for one bad tool.
+   */
   private async refreshTools(client: Client, timeout?: number): Promise<void> {
     const tools: Tool[] = [];
+    let dropped = 0;
     let cursor: string | undefined;
     for (let page = 0; page < UPSTREAM_DEFAULTS.maxPages; page++) {
       // One page at a time, past the client's response cache: the list as the server sends it now.
       const r = await client.request(
         { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+        TOOLS_PAGE,
         timeout === undefined ? undefined : { timeout },
       );
-      tools.push(...(r.tools as Tool[]));
-      cursor = r.nextCursor;
+      const listed = await listedTools(r.tools);
+      tools.push(...listed.tools);
+      dropped += listed.dropped;
+      cursor = typeof r.nextCursor === "string" && r.nextCursor !== "" ? r.nextCursor : undefined;
       if (!cursor) break;
     }
+    if (dropped > 0)
+      this.log(
+        `toolgraph gateway: ${this.name}: ${dropped} listed tools left out (no name, or an input schema that is not an object)`,
+      );
     if (client !== this.client) return; // a re-list of a connection that has since closed
     this.toolList = tools;
     this.everListed = true;

@@ -16,6 +16,7 @@ import { deleteEmbeddings } from "../store/embeddings.ts";
 import { bumpGraphVersion, ensureProject } from "../store/projects.ts";
 import { loadRetiredTools } from "../store/reads.ts";
 import type { Database } from "../store/schema.ts";
+import { slicer } from "../view/background.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { capabilityText } from "../view/search-index.ts";
 
@@ -31,21 +32,27 @@ export interface ServerToolsSyncResult {
   graphVersion: number;
 }
 
-/** Validates each candidate tool on its own: one bad upstream tool never blocks the others. */
-export function validateServerTools(
+/**
+ * Validates each candidate tool on its own: one bad upstream tool never blocks the others. In slices between
+ * event-loop turns: a list of thousands of tools is a few hundred milliseconds of schema checks.
+ */
+export async function validateServerTools(
   server: string,
   candidates: readonly unknown[],
-): { tools: ToolInput[]; rejected: ServerToolsSyncResult["rejected"] } {
+): Promise<{ tools: ToolInput[]; rejected: ServerToolsSyncResult["rejected"] }> {
   const tools: ToolInput[] = [];
   const rejected: ServerToolsSyncResult["rejected"] = [];
-  candidates.forEach((c, i) => {
+  const slice = slicer();
+  for (let i = 0; i < candidates.length; i++) {
+    const c = candidates[i];
     const r = toolSchema.safeParse(c);
     const id = typeof (c as { id?: unknown })?.id === "string" ? (c as { id: string }).id : `${server}[${i}]`;
     if (!r.success) rejected.push({ tool: id, problem: describeIssue(r.error.issues[0]!) });
     else if (r.data.server !== server)
       rejected.push({ tool: id, problem: `server: must be ${JSON.stringify(server)}` });
     else tools.push(r.data);
-  });
+    await slice();
+  }
   return { tools, rejected };
 }
 
@@ -61,7 +68,7 @@ export async function syncServerTools(
   candidates: readonly unknown[],
   opts: ServerSyncOptions = {},
 ): Promise<ServerToolsSyncResult> {
-  const { tools, rejected } = validateServerTools(server, candidates);
+  const { tools, rejected } = await validateServerTools(server, candidates);
   return db.transaction().execute(async (trx) => {
     await ensureProject(trx, project);
     const counts =

@@ -347,13 +347,28 @@ export class Toolgraph implements RecommenderApi {
 
   /**
    * One warm-up step of a server's readiness: "model" loads the embedding model (one embedding), "index"
-   * builds the project's search index, "analytics" runs the graph analytics.
+   * builds the project's search index, "analytics" runs the graph analytics (in their worker). "search" readies what a search
+   * answers from now, so that the first one after a catalog change does not build it: the analytics of the new
+   * graph (in their worker), the intent memory, the serving index (the lexical one while the embeddings are
+   * computed) and the ranking's derived state — by ranking one fixed intent, logged nowhere.
    */
-  async warmUp(step: "model" | "index" | "analytics", opts: ProjectScoped = {}): Promise<void> {
+  async warmUp(step: "model" | "index" | "analytics" | "search", opts: ProjectScoped = {}): Promise<void> {
     const project = this.p(opts);
     if (step === "model") await this.#engine.embedder.embed(["warm-up"]);
     else if (step === "index") await this.#engine.searchIndex(project);
-    else await this.#engine.analytics(project);
+    // In their worker: a graph of a new shape would otherwise be computed on the event loop (analytics.ts).
+    else if (step === "analytics") await this.#engine.analyticsCache.fresh(await this.#engine.snapshot(project));
+    else {
+      const view = await this.#engine.view(project);
+      // Even on an empty catalog: this starts the analytics worker (a gateway readies it while its upstreams
+      // connect, so that the analytics of their first list do not wait for the worker to load).
+      await this.#engine.analyticsCache.fresh(view.snapshot);
+      if (view.snapshot.n === 0) return;
+      await settledMemory(this.#engine, project);
+      const { rankSearch } = await import("../jobs/search.ts");
+      const job = await OPERATION_LIST.find((o) => o.name === "search")!.load();
+      await rankSearch(view, parseRequest(job.request, { intent: "warm up the search", limit: 1 }) as never);
+    }
   }
 
   /**

@@ -29,7 +29,9 @@ export async function loadEmbeddings(
   hashes: readonly string[],
 ): Promise<Map<string, Float32Array>> {
   const out = new Map<string, Float32Array>();
-  for (const part of chunks([...new Set(hashes)], 5000)) {
+  // 500 rows a query: one result is parsed (rows, then the vectors' bytes) in one event-loop turn, and 3,000
+  // vectors of 512 dimensions in one query held it for 90-230 ms at a load of 17-20 on 2 cores.
+  for (const part of chunks([...new Set(hashes)], 500)) {
     const rows = await db
       .selectFrom("embeddings")
       .select(["text_hash", "vector"])

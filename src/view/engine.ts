@@ -254,13 +254,19 @@ export class Engine {
     const key = catalogKey(s, this.embedder.model);
     const built = this.builtIndexes.get(project);
     if (built?.key === key) return built;
-    this.searchIndex(project).catch(() => undefined);
+    const full = () => void this.searchIndex(project).catch(() => undefined);
     const lexical = this.lexicalIndexes.get(project);
     const idx = lexical && (await lexical.catch(() => undefined));
-    if (idx?.key === key) return idx;
+    if (idx?.key === key) {
+      full();
+      return idx;
+    }
     const p = buildLexicalIndex(s, this.embedder.model, this.embedder.dimensions);
     this.lexicalIndexes.set(project, p);
     p.catch(() => this.lexicalIndexes.delete(project));
+    // The full build (its texts, the embeddings' bookkeeping, the vector index) starts once the lexical index
+    // is in: both run slices on the event loop, and the lexical one is what the waiting search needs.
+    p.then(full, full);
     return p;
   }
 

@@ -9,7 +9,7 @@
 
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
-import { type Bm25Index, buildBm25Index } from "../../algorithms/search/bm25.ts";
+import { type Bm25Index, buildBm25IndexSteps } from "../../algorithms/search/bm25.ts";
 import { type ToolTextInput, tokenize, toolText, toolTextInput, toolTokens } from "../../algorithms/search/tokenize.ts";
 import { buildVectorIndex, buildVectorIndexSteps, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { EmbeddingProvider } from "../embeddings/provider.ts";
@@ -121,11 +121,18 @@ export async function runInSlices<R>(steps: Generator<unknown, R, void>): Promis
   }
 }
 
-function pack(vectors: Float32Array[], dims: number): Float32Array {
+/** The vectors in one row-major array (a wrong-sized vector stays zeros), copied in slices between event-loop turns. */
+async function pack(vectors: Float32Array[], dims: number): Promise<Float32Array> {
   const out = new Float32Array(vectors.length * dims);
-  vectors.forEach((v, i) => {
+  let t = performance.now();
+  for (let i = 0; i < vectors.length; i++) {
+    const v = vectors[i]!;
     if (v.length === dims) out.set(v, i * dims);
-  });
+    if (performance.now() - t > SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      t = performance.now();
+    }
+  }
   return out;
 }
 
@@ -138,8 +145,8 @@ async function lexicalChannels(
   const toolTokenLists = await mapInSlices(inputs, (t) => toolTokens(t));
   const capTokenLists = await mapInSlices(capTexts, (t) => tokenize(t));
   return {
-    toolBm25: buildBm25Index(toolTokenLists),
-    capBm25: buildBm25Index(capTokenLists),
+    toolBm25: await runInSlices(buildBm25IndexSteps(toolTokenLists)),
+    capBm25: await runInSlices(buildBm25IndexSteps(capTokenLists)),
     toolIds: s.tools.map((t) => t.id),
     capIds: s.capabilities.map((c) => c.id),
   };
@@ -152,7 +159,7 @@ export async function buildSearchIndex(
   onProgress?: (done: number, total: number) => void,
 ): Promise<SearchIndex> {
   const t0 = performance.now();
-  const inputs = s.tools.map(toolTextInput);
+  const inputs = await mapInSlices(s.tools, toolTextInput);
   const toolTexts = await mapInSlices(inputs, toolText);
   const capTexts = s.capabilities.map(capabilityText);
   const tools = await ensureEmbeddings(db, s.project, provider, toolTexts, onProgress);
@@ -160,7 +167,7 @@ export async function buildSearchIndex(
   const dims = provider.dimensions || tools.vectors.find((v) => v.length > 0)?.length || 1;
   // The vector index keeps the vectors once (in its SIMD kernel's memory when available): read them through it.
   // Built in steps between which the event loop runs (a 3,000-tool index is 100–300 ms of work).
-  const toolVectorIndex = await runInSlices(buildVectorIndexSteps(pack(tools.vectors, dims), dims));
+  const toolVectorIndex = await runInSlices(buildVectorIndexSteps(await pack(tools.vectors, dims), dims));
   const lexical = await lexicalChannels(s, inputs, capTexts);
   return {
     key: catalogKey(s, provider.model),
@@ -169,7 +176,7 @@ export async function buildSearchIndex(
     ...lexical,
     toolVectors: toolVectorIndex.vectors,
     toolVectorIndex,
-    capVectors: pack(caps.vectors, dims),
+    capVectors: await pack(caps.vectors, dims),
     buildMs: performance.now() - t0,
     embeddedNow: tools.embeddedNow + caps.embeddedNow,
     derived: new DerivedState(),
@@ -182,7 +189,7 @@ export async function buildSearchIndex(
  */
 export async function buildLexicalIndex(s: GraphSnapshot, model: string, dims: number): Promise<SearchIndex> {
   const t0 = performance.now();
-  const inputs = s.tools.map(toolTextInput);
+  const inputs = await mapInSlices(s.tools, toolTextInput);
   const lexical = await lexicalChannels(s, inputs, s.capabilities.map(capabilityText));
   const d = Math.max(1, dims);
   const toolVectorIndex = buildVectorIndex(new Float32Array(0), d);

@@ -3,7 +3,7 @@
  * the SDK client): display-safe texts, the `suspicious` tag, pinning with quarantine and approval, and the
  * policy. Embedded database in memory, hash embeddings.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -102,6 +102,38 @@ describe("pins", () => {
     expect(store.check([{ id: "s.t", tool: tool("three") }], { autoApprove: true, now: "T5" }).get("s.t")).toEqual({
       state: "approved-change",
     });
+  });
+});
+
+describe("pins checked in slices", () => {
+  it("give the verdicts of check and write the same file, byte for byte", async () => {
+    const tool = (d: string, extra: object = {}) => ({
+      name: "t",
+      description: d,
+      inputSchema: { type: "object" as const },
+      ...extra,
+    });
+    const list = (g: string) =>
+      Array.from({ length: 40 }, (_, i) => ({
+        id: `s.t${i}`,
+        tool: tool(i % 3 === 0 ? `${g} "quoted"\nline ${i}` : `tool ${i}`, i % 5 === 0 ? { title: "T ✓" } : {}),
+      }));
+    const a = new PinStore(join(dir, "pins-sync.json"));
+    const b = new PinStore(join(dir, "pins-slices.json"));
+    for (const [g, autoApprove] of [
+      ["one", false],
+      ["two", false],
+      ["three", true],
+    ] as const) {
+      const va = a.check(list(g), { autoApprove, now: `T-${g}` });
+      const vb = await b.checkInSlices(list(g), { autoApprove, now: `T-${g}` });
+      expect([...vb]).toEqual([...va]);
+      expect(readFileSync(join(dir, "pins-slices.json"), "utf8")).toBe(
+        readFileSync(join(dir, "pins-sync.json"), "utf8"),
+      );
+    }
+    // And a store reading the file written in slices sees the same pins.
+    expect(new PinStore(join(dir, "pins-slices.json")).quarantined()).toEqual(a.quarantined());
   });
 });
 

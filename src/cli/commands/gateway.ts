@@ -133,8 +133,11 @@ export const gatewayCommand: Command = {
     };
     for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, hold);
     try {
-      // Serve as soon as the upstreams are listed: searches rank lexically until the embeddings are in.
-      await gateway.start({ waitForEmbeddings: false });
+      // Serve at once: initialize and tools/list need no catalog. The served api's operations wait for the
+      // upstreams' first listing (or say which servers are pending), then rank lexically until the embeddings
+      // are in (docs/decisions/gateway-first-answer.md).
+      const started = gateway.start({ waitForEmbeddings: false });
+      started.catch((err: unknown) => ctx.err(`toolgraph gateway: start failed: ${(err as Error)?.message ?? err}`));
       if (ctx.values.http === true) {
         const mcp = gatewayHttpHandler(gateway, {
           sessionIdleMs,

@@ -4,8 +4,10 @@ import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import {
   bm25FullIdealScore,
   bm25IdealScore,
+  BM25_DOCS_PER_STEP,
   bm25Scores,
   buildBm25Index,
+  buildBm25IndexSteps,
   searchBm25,
 } from "../../../algorithms/search/bm25.ts";
 
@@ -253,5 +255,30 @@ describe("properties", () => {
         expect(searchBm25(index, q, topN)).toEqual(full);
       }
     }
+  });
+});
+
+describe("buildBm25IndexSteps", () => {
+  it("pauses every BM25_DOCS_PER_STEP documents of each pass and builds the same index", () => {
+    const rng = mulberry32(7);
+    const words = ["alpha", "beta", "gamma", "delta", "eps"];
+    const docs = Array.from({ length: 600 }, () =>
+      Array.from({ length: 1 + Math.floor(rng() * 6) }, () => words[Math.floor(rng() * words.length)]!),
+    );
+    const steps = buildBm25IndexSteps(docs);
+    const pauses: number[] = [];
+    let r = steps.next();
+    while (!r.done) {
+      pauses.push(r.value);
+      r = steps.next();
+    }
+    // 600 documents: pauses after 256 and 512 counted, then after 256 and 512 posted (offset by n).
+    expect(BM25_DOCS_PER_STEP).toBe(256);
+    expect(pauses).toEqual([256, 512, 600 + 256, 600 + 512]);
+    const whole = buildBm25Index(docs);
+    expect(r.value.postingDocs).toEqual(whole.postingDocs);
+    expect(r.value.postingImpact).toEqual(whole.postingImpact);
+    expect(r.value.idf).toEqual(whole.idf);
+    expect(searchBm25(r.value, ["beta", "eps"], 5)).toEqual(searchBm25(whole, ["beta", "eps"], 5));
   });
 });
