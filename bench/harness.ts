@@ -544,8 +544,9 @@ export function gateDecisionTable(title: string, g: GatingData): Table {
 }
 
 /**
- * Search gating on held-out retrieval cases: the library's top-1 hit (fitted weights, intent memory) and the
- * real gate's decision for that request (its adaptive threshold and the project's calibration).
+ * Search gating on held-out retrieval cases: each case asked through the library's search (`tg.search`, limit 1:
+ * the path every door takes, with the project's weights in force, the history guard and the intent memory) — its
+ * top-1 hit, and the real gate's decision for that score (the project's calibration, the adaptive threshold).
  */
 export async function evalSearchGating(
   tg: Toolgraph,
@@ -555,40 +556,29 @@ export async function evalSearchGating(
   const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   if (rc.length === 0) return undefined;
   const engine = engineOf(tg);
-  const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
-  const idx = await engine.searchIndex(project);
-  const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
-  const w = await searchWeightsFor(await engine.view(project));
   const out: GatingData = { pairs: [], trainPairs: (await trainPairs(tg, project)).search };
-  for (let i = 0; i < rc.length; i += 64) {
-    const batch = rc.slice(i, i + 64);
-    const vs = await engine.queryEmbedder.embed(batch.map((c) => c.query));
-    for (let j = 0; j < batch.length; j++) {
-      const c = batch[j]!;
-      const m = await recallMemory(engine, project, c.query, vs[j]!);
-      const top = searchCandidates(s, a, idx, c.query, vs[j]!, {
-        memory: w.memoryWeight > 0 ? m.toolVotes : undefined,
-        beta: w.beta,
-        memoryWeight: w.memoryWeight,
-        graphWeight: w.graphWeight,
-      })[0];
-      if (!top) continue;
-      const prepared = await engine.gatekeeper.prepare({
-        project,
-        text: c.query,
-        similarPastSuccess: m.similarSuccess,
-      });
-      const d = engine.gatekeeper.gate("search", top.final, prepared);
-      out.pairs.push({
-        score: top.final,
-        correct: c.relevant.includes(s.tools[top.index]!.id),
-        probability: d.score,
-        threshold: d.threshold,
-        rules: d.appliedRules,
-        decision: d.decision,
-      });
-    }
+  for (const c of rc) {
+    const r = (await tg.search({ project, intent: c.query, limit: 1 })) as {
+      results: { tool: string; score: number; gate: { decision: GatedPair["decision"]; threshold: number } }[];
+      threshold?: { appliedRules?: string[] };
+    };
+    const top = r.results[0];
+    if (!top) continue;
+    // The calibrated P(success) the gate compared is not part of the answer's item: the gate gives it for the
+    // score (it depends on the project's calibration only, not on the request's threshold adjustment).
+    const calibrated = engine.gatekeeper.gate(
+      "search",
+      top.score,
+      await engine.gatekeeper.prepare({ project, text: c.query }),
+    ).score;
+    out.pairs.push({
+      score: top.score,
+      correct: c.relevant.includes(top.tool),
+      probability: calibrated,
+      threshold: top.gate.threshold,
+      rules: r.threshold?.appliedRules ?? [],
+      decision: top.gate.decision,
+    });
   }
   return out;
 }
