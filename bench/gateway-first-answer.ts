@@ -123,7 +123,8 @@ async function arm(wait: boolean, churn: boolean) {
       { count: number; maxMs: number; totalMs: number; cpuOver50: number; maxCpuMs: number }
     > = {};
     for (const b of sampled) {
-      const p = (byPhase[b.phase] ??= { count: 0, maxMs: 0, totalMs: 0, cpuOver50: 0, maxCpuMs: 0 });
+      if (!byPhase[b.phase]) byPhase[b.phase] = { count: 0, maxMs: 0, totalMs: 0, cpuOver50: 0, maxCpuMs: 0 };
+      const p = byPhase[b.phase]!;
       p.count++;
       p.maxMs = Math.max(p.maxMs, Math.round(b.ms));
       p.totalMs += Math.round(b.ms);

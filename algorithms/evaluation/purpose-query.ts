@@ -16,7 +16,7 @@
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
@@ -24,6 +24,6 @@ export function purposeQuery(tool: { id: string; name?: string; description?: st
   let text = tool.description ?? "";
   const names = [tool.id, tool.name ?? ""].filter((n) => n.length >= 2).sort((a, b) => b.length - a.length);
   for (const n of names)
-    text = text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escape(n)}(?![\\p{L}\\p{N}])`, "giu"), " ");
+    text = text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(n)}(?![\\p{L}\\p{N}])`, "giu"), " ");
   return (text.match(WORD) ?? []).join(" ");
 }
