@@ -44,10 +44,6 @@ function publicEntries(): Set<string> {
 
 /** Imports of internals that remain, as "bench file → imported file"; may only shrink. */
 const KNOWN = new Set<string>([
-  "bench/guard-breadth.ts → src/jobs/guard-prior.ts",
-  "bench/guard-breadth.ts → src/jobs/learning-log.ts",
-  "bench/guard-breadth.ts → src/jobs/search-weights.ts",
-  "bench/guard-breadth.ts → src/library/toolgraph.ts",
   "bench/fault-injection.ts → src/library/toolgraph.ts",
   "bench/harness.ts → src/jobs/fit-calibration.ts",
   "bench/harness.ts → src/jobs/fit-search-weights.ts",
@@ -90,8 +86,6 @@ const KNOWN = new Set<string>([
   "bench/search-weight-fitting.ts → src/jobs/search-scoring.ts",
   "bench/search-weight-fitting.ts → src/library/toolgraph.ts",
   "bench/search-weight-fitting.ts → src/view/intent-memory.ts",
-  "bench/similar-task-floor.ts → src/library/toolgraph.ts",
-  "bench/similar-task-floor.ts → src/view/intent-memory.ts",
 ]);
 
 const PUBLIC = publicEntries();
