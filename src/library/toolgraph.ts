@@ -16,6 +16,7 @@ import type { FitRecord } from "../jobs/learning-log.ts";
 import { type LearningStatus, learningStatus } from "../jobs/learning-status.ts";
 import { fitNextStepWeights } from "../jobs/next.ts";
 import { type RecallAnswer, type RecallOptions, recallPast } from "../jobs/recall.ts";
+import { type SearchModel, searchModel } from "../jobs/search-model.ts";
 import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../jobs/recommendation-log.ts";
 import type { SearchWeights } from "../jobs/search-weights.ts";
 import type { ServerSyncOptions, ServerToolsSyncResult } from "../jobs/server-sync.ts";
@@ -262,6 +263,11 @@ export class Toolgraph implements RecommenderApi {
   /** What past requests similar to `intent` did: the intent memory on its own (jobs/recall.ts). Library-only. */
   async recall(intent: string, opts: ProjectScoped & RecallOptions = {}): Promise<RecallAnswer> {
     return recallPast(await this.#engine.view(this.p(opts)), intent, opts);
+  }
+
+  /** The search read model as the ranking core (algorithms/search/rank-candidates.ts) takes it. Library-only. */
+  async searchModel(opts: ProjectScoped = {}): Promise<SearchModel> {
+    return searchModel(await this.#engine.view(this.p(opts)));
   }
 
   /** Imports declared edges given as JSONL text or `{ file }`. */
