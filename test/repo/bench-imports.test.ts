@@ -82,10 +82,6 @@ const KNOWN = new Set<string>([
   "bench/routing.ts → src/library/toolgraph.ts",
   "bench/routing.ts → src/view/intent-memory.ts",
   "bench/routing.ts → src/view/namespace-index.ts",
-  "bench/search-weight-fitting.ts → src/jobs/fit-search-weights.ts",
-  "bench/search-weight-fitting.ts → src/jobs/search-scoring.ts",
-  "bench/search-weight-fitting.ts → src/library/toolgraph.ts",
-  "bench/search-weight-fitting.ts → src/view/intent-memory.ts",
 ]);
 
 const PUBLIC = publicEntries();
