@@ -16,6 +16,8 @@ export interface RecallOptions {
   k?: number | undefined;
   /** Executions that must not vote (a measurement's held-out ones). */
   excludeIds?: ReadonlySet<string> | undefined;
+  /** The intent's embedding when the caller has it (`searchModel().embed`): not embedded again. */
+  vector?: Float32Array | undefined;
 }
 
 export interface RecalledExecution {
@@ -39,6 +41,8 @@ export interface RecallAnswer {
   past: RecalledExecution[];
   /** The tools they vote for, best first: normalised vote × the best similarity, and why. */
   tools: { tool: string; vote: number; explanation: string }[];
+  /** The capabilities they vote for, best first (ties by name): normalised vote × the best similarity. */
+  capabilities: { capability: string; vote: number }[];
   /** The similar past tasks' success (the gate's similar_task_success); null when the memory is silent. */
   similarSuccess: SimilarPastSuccess | null;
 }
@@ -52,8 +56,17 @@ export async function recallPast(
     throw new ToolgraphError("invalid-input", "intent: a non-empty text is required", { field: "intent" });
   if (options.k !== undefined && !(Number.isInteger(options.k) && options.k >= 1))
     throw new ToolgraphError("invalid-input", `k: a positive integer is required, got ${options.k}`, { field: "k" });
-  const [qv] = await view.embedQueries([intent]);
-  const m = await view.recall(intent, qv!, {
+  if (
+    options.vector !== undefined &&
+    !(options.vector instanceof Float32Array && options.vector.length === view.embedder.dimensions)
+  )
+    throw new ToolgraphError(
+      "invalid-input",
+      `vector: a Float32Array of ${view.embedder.dimensions} dimensions (the project's embedder) is required`,
+      { field: "vector" },
+    );
+  const qv = options.vector ?? (await view.embedQueries([intent]))[0]!;
+  const m = await view.recall(intent, qv, {
     ...(options.user !== undefined && { user: options.user }),
     ...(options.k !== undefined && { k: options.k }),
     ...(options.excludeIds !== undefined && { excludeIds: options.excludeIds }),
@@ -75,6 +88,9 @@ export async function recallPast(
       ...(p.user !== undefined && { user: p.user }),
     })),
     tools,
+    capabilities: [...m.capabilityVotes]
+      .map(([capability, vote]) => ({ capability, vote }))
+      .sort((a, b) => b.vote - a.vote || (a.capability < b.capability ? -1 : a.capability > b.capability ? 1 : 0)),
     similarSuccess: m.similarSuccess ?? null,
   };
 }

@@ -17,6 +17,7 @@ async function project(tg: Toolgraph, project: string): Promise<void> {
         { id: "b.beta", description: "plays a song" },
         { id: "c.gamma", description: "sends an email" },
       ],
+      capabilities: [{ id: "reporting", description: "builds reports", tools: ["b.beta"] }],
     },
     { project },
   );
@@ -26,6 +27,7 @@ async function project(tg: Toolgraph, project: string): Promise<void> {
         id: `r${i}`,
         intent: REPORT,
         user: i === 0 ? "ann" : "bob",
+        capability: "reporting",
         startedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
         success: true,
         steps: [{ tool: "b.beta" }],
@@ -59,7 +61,13 @@ describe("recall", () => {
     const tg = await open();
     try {
       await tg.importCatalog({ tools: [{ id: "a.alpha", description: "reads the weather forecast" }] });
-      expect(await tg.recall(REPORT)).toEqual({ similarity: null, past: [], tools: [], similarSuccess: null });
+      expect(await tg.recall(REPORT)).toEqual({
+        similarity: null,
+        past: [],
+        tools: [],
+        capabilities: [],
+        similarSuccess: null,
+      });
     } finally {
       await tg.close();
     }
@@ -84,6 +92,8 @@ describe("recall", () => {
       expect(r.tools[0]!.tool).toBe("b.beta");
       expect(r.tools[0]!.vote).toBeCloseTo(r.similarity!, 12);
       expect(r.tools[0]!.explanation).toBe("memory: used in 3 similar past requests, 3 succeeded");
+      expect(r.capabilities[0]!.capability).toBe("reporting");
+      expect(r.capabilities[0]!.vote).toBeCloseTo(r.similarity!, 12);
       expect(r.similarSuccess!.rate).toBe(1);
       for (let i = 1; i < r.past.length; i++)
         expect(r.past[i]!.similarity).toBeLessThanOrEqual(r.past[i - 1]!.similarity);
@@ -102,6 +112,8 @@ describe("recall", () => {
       const ann = await tg.recall(REPORT, { user: "ann" });
       expect(ann.past.map((p) => p.executionId)).toEqual(["r0"]);
       expect(ann.past[0]!.user).toBe("ann");
+      const [v] = await (await tg.searchModel()).embed([REPORT]);
+      expect(await tg.recall(REPORT, { vector: v! })).toEqual(await tg.recall(REPORT));
       const one = await tg.recall(REPORT, { k: 1 });
       expect(one.past.map((p) => p.executionId)).toEqual(["r2"]);
     } finally {
@@ -114,6 +126,7 @@ describe("recall", () => {
     try {
       await expect(tg.recall("  ")).rejects.toThrow(/^intent: /);
       await expect(tg.recall(REPORT, { k: 0 })).rejects.toThrow(/^k: /);
+      await expect(tg.recall(REPORT, { vector: new Float32Array(3) })).rejects.toThrow(/^vector: /);
     } finally {
       await tg.close();
     }
