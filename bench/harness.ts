@@ -31,6 +31,14 @@ import { loadExecutionSequences } from "../src/store/reads.ts";
 import { projectTools } from "./lib/project-tools.ts";
 import { progress } from "./lib/report.ts";
 
+/**
+ * The project's search weights in force (`stats().learning`). The harness project always stores a fit first
+ * (openHarnessProject), so no background fit is pending: the weights the search job uses.
+ */
+async function weightsInForce(tg: Toolgraph, project: string) {
+  return (await tg.stats({ project })).learning.searchWeights.inForce;
+}
+
 /** The intent memory's tool votes keyed by the ranking core's tool index (undefined when the memory is silent). */
 function votesOf(model: SearchModel, r: RecallAnswer): Map<number, number> | undefined {
   if (r.similarity === null) return undefined;
@@ -102,7 +110,6 @@ export async function evalRetrieval(
 ): Promise<Table | undefined> {
   const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   if (rc.length === 0) return undefined;
-  const engine = engineOf(tg);
   const model = await tg.searchModel({ project });
   const queries = rc.map((c) => c.query);
   const vectors: Float32Array[] = [];
@@ -115,8 +122,7 @@ export async function evalRetrieval(
     .sort((x, y) => ex[y]! - ex[x]! || x - y)
     .slice(0, 10)
     .map((i) => model.tools[i]!);
-  const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
-  const w = await searchWeightsFor(await engine.view(project));
+  const w = await weightsInForce(tg, project);
   // The intent memory's answer for a query is the same for every method: compute it once.
   const memo = new Map<string, { toolVotes: Map<number, number> | undefined }>();
   const recalled = async (q: string, v: Float32Array) => {
@@ -561,8 +567,7 @@ export async function evalSearchGating(
   if (rc.length === 0) return undefined;
   const engine = engineOf(tg);
   const model = await tg.searchModel({ project });
-  const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
-  const w = await searchWeightsFor(await engine.view(project));
+  const w = await weightsInForce(tg, project);
   const out: GatingData = { pairs: [], trainPairs: (await trainPairs(tg, project)).search };
   for (let i = 0; i < rc.length; i += 64) {
     const batch = rc.slice(i, i + 64);

@@ -46,7 +46,6 @@ function publicEntries(): Set<string> {
 const KNOWN = new Set<string>([
   "bench/fault-injection.ts → src/library/toolgraph.ts",
   "bench/harness.ts → src/jobs/fit-calibration.ts",
-  "bench/harness.ts → src/jobs/fit-search-weights.ts",
   "bench/harness.ts → src/jobs/next-scoring.ts",
   "bench/harness.ts → src/jobs/next.ts",
   "bench/harness.ts → src/library/toolgraph.ts",
@@ -75,10 +74,7 @@ const KNOWN = new Set<string>([
   "bench/recommendation-log.ts → src/library/toolgraph.ts",
   "bench/recommendation-log.ts → src/store/connection.ts",
   "bench/recommendation-log.ts → src/store/recommendations.ts",
-  "bench/routing.ts → src/jobs/fit-search-weights.ts",
-  "bench/routing.ts → src/jobs/search-scoring.ts",
   "bench/routing.ts → src/library/toolgraph.ts",
-  "bench/routing.ts → src/view/intent-memory.ts",
   "bench/routing.ts → src/view/namespace-index.ts",
 ]);
 
