@@ -16,8 +16,8 @@
  * traffic is). The demo is `toolgraph demo`'s catalog and 600 traces (seed 42) with every 5th held out as in
  * bench/token-savings.ts: its 32 intents all repeat, so its unseen queries are few or none.
  *
- * Sets the weights through the library's `engine` and measures the prior γ₀ (src/jobs/guard-prior.ts) on the
- * same history: a measurement, not an API use.
+ * Pins the weights with `setSearchWeights` and reads the prior γ₀ (src/jobs/guard-prior.ts) measured on the
+ * same history from `stats().learning`.
  * Writes bench/results/<out>.json and prints a markdown table with the load.
  */
 import { loadavg } from "node:os";
@@ -25,11 +25,7 @@ import { parseArgs } from "node:util";
 import { intentGroups } from "../algorithms/evaluation/intent-groups.ts";
 import { averagePrecisionAtK } from "../algorithms/evaluation/retrieval-metrics.ts";
 import { demoCatalog, demoTraces } from "../src/demo/index.ts";
-import type { Toolgraph } from "../src/index.ts";
-import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
-import { measureGuardPrior } from "../src/jobs/guard-prior.ts";
-import { storeFit } from "../src/jobs/learning-log.ts";
-import { DEFAULT_SEARCH_WEIGHTS } from "../src/jobs/search-weights.ts";
+import { openToolgraph, type Toolgraph } from "../src/index.ts";
 import { convertSharedDataset } from "./convert/datasets.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
@@ -147,25 +143,11 @@ async function measure(d: Train, set: string, history: Trace[], pool: Trace[]): 
     await tg.importCatalog(d.catalog);
     for (let i = 0; i < history.length; i += 500) await tg.importTraces(history.slice(i, i + 500));
     await tg.settle();
-    const view = await engineOf(tg).view("guard");
-    prior = await measureGuardPrior(view);
+    // Before any fit: the defaults in force, the guard at its measured prior.
+    const learning = (await tg.stats()).learning.searchWeights;
+    prior = learning.guardPrior;
     for (const gamma of [...GAMMAS, prior.strength]) {
-      const w = { ...DEFAULT_SEARCH_WEIGHTS, historyGuard: gamma };
-      await storeFit(
-        view,
-        {
-          kind: "search-weights",
-          project: "guard",
-          fittedAt: new Date(last).toISOString(),
-          accepted: true,
-          reason: "measurement",
-          before: w,
-          after: w,
-          evidence: {},
-          data: {},
-        },
-        { searchWeights: w },
-      );
+      await tg.setSearchWeights({ ...learning.inForce, historyGuard: gamma });
       const m = await mapOf(tg, queries);
       if (GAMMAS.includes(gamma)) map[String(gamma)] = m;
       atPrior = m;

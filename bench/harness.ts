@@ -21,16 +21,30 @@ import { learnWeights } from "../algorithms/prediction/learned-weights.ts";
 import { markovBaseline, type NextStepWeights } from "../algorithms/prediction/next-step.ts";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { calibrate, fitCalibration } from "../algorithms/thresholds/calibration.ts";
-import type { EvalCase, RequestOf } from "../src/index.ts";
+import { rankCandidates, type SearchAblation, type SearchOptions } from "../algorithms/search/rank-candidates.ts";
+import type { EvalCase, RecallAnswer, RequestOf, SearchModel } from "../src/index.ts";
 import { calibrationPairs, topNextStep } from "../src/jobs/fit-calibration.ts";
 import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/jobs/next.ts";
 import { nextStepModel, rawSuggestions } from "../src/jobs/next-scoring.ts";
-import { type SearchAblation, type SearchOptions, searchCandidates } from "../src/jobs/search-scoring.ts";
 import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
 import { loadExecutionSequences } from "../src/store/reads.ts";
-import { recallMemory } from "../src/view/intent-memory.ts";
 import { projectTools } from "./lib/project-tools.ts";
 import { progress } from "./lib/report.ts";
+
+/**
+ * The project's search weights in force (`stats().learning`). The harness project always stores a fit first
+ * (openHarnessProject), so no background fit is pending: the weights the search job uses.
+ */
+async function weightsInForce(tg: Toolgraph, project: string) {
+  return (await tg.stats({ project })).learning.searchWeights.inForce;
+}
+
+/** The intent memory's tool votes keyed by the ranking core's tool index (undefined when the memory is silent). */
+function votesOf(model: SearchModel, r: RecallAnswer): Map<number, number> | undefined {
+  if (r.similarity === null) return undefined;
+  const index = new Map(model.tools.map((t, i) => [t, i]));
+  return new Map(r.tools.map((t) => [index.get(t.tool)!, t.vote]));
+}
 
 export interface HarnessInput {
   name: string;
@@ -96,28 +110,25 @@ export async function evalRetrieval(
 ): Promise<Table | undefined> {
   const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   if (rc.length === 0) return undefined;
-  const engine = engineOf(tg);
-  const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
-  const idx = await engine.searchIndex(project);
+  const model = await tg.searchModel({ project });
   const queries = rc.map((c) => c.query);
   const vectors: Float32Array[] = [];
   for (let i = 0; i < queries.length; i += 64) {
-    vectors.push(...(await engine.queryEmbedder.embed(queries.slice(i, i + 64))));
+    vectors.push(...(await model.embed(queries.slice(i, i + 64))));
     progress(`${project}/${split}: embedding queries`, Math.min(i + 64, queries.length), queries.length);
   }
-  const popular = Array.from({ length: s.n }, (_, i) => i)
-    .sort((x, y) => s.executions[y]! - s.executions[x]! || x - y)
+  const ex = model.data.executions;
+  const popular = Array.from({ length: model.data.n }, (_, i) => i)
+    .sort((x, y) => ex[y]! - ex[x]! || x - y)
     .slice(0, 10)
-    .map((i) => s.tools[i]!.id);
-  const { searchWeightsFor } = await import("../src/jobs/fit-search-weights.ts");
-  const w = await searchWeightsFor(await engine.view(project));
+    .map((i) => model.tools[i]!);
+  const w = await weightsInForce(tg, project);
   // The intent memory's answer for a query is the same for every method: compute it once.
-  const memo = new Map<string, Awaited<ReturnType<typeof recallMemory>>>();
+  const memo = new Map<string, { toolVotes: Map<number, number> | undefined }>();
   const recalled = async (q: string, v: Float32Array) => {
     let m = memo.get(q);
     if (!m) {
-      m = await recallMemory(engine, project, q, v);
+      m = { toolVotes: votesOf(model, await tg.recall(q, { project, vector: v })) };
       memo.set(q, m);
     }
     return m;
@@ -135,7 +146,7 @@ export async function evalRetrieval(
       return [...(m.toolVotes ?? new Map()).entries()]
         .sort((x, y) => y[1] - x[1] || x[0] - y[0])
         .slice(0, 10)
-        .map(([i]) => s.tools[i]!.id);
+        .map(([i]) => model.tools[i]!);
     },
     "toolgraph − graph (semantic + memory)": async (q, v) => {
       const m = await recalled(q, v);
@@ -165,9 +176,9 @@ export async function evalRetrieval(
       (await tg.plan({ project, intent: q, limit: 3 })).ranked.slice(0, 10);
   }
   function rank(q: string, v: Float32Array, o: SearchOptions, ablation: SearchAblation = {}): string[] {
-    return searchCandidates(s, a, idx, q, v, { ...o, channelTopN: 100 }, ablation)
+    return rankCandidates(model.data, q, v, { ...o, channelTopN: 100 }, ablation)
       .slice(0, 10)
-      .map((h) => s.tools[h.index]!.id);
+      .map((h) => model.tools[h.index]!);
   }
   let currentRelevant = new Set<string>();
   const rows: Row[] = [];
@@ -260,8 +271,8 @@ export async function evalNextStep(
     const scoresAt5: NextStepCaseScore[] = [];
     for (const c of nc) {
       const rankings: string[][] = [];
-      let mem: Awaited<ReturnType<typeof recallMemory>> | undefined;
-      if (w === "memory" && c.query) mem = await recallMemory(engine, project, c.query, qv.get(c.query)!);
+      let mem: RecallAnswer | undefined;
+      if (w === "memory" && c.query) mem = await tg.recall(c.query, { project, vector: qv.get(c.query)! });
       for (let t = 1; t < c.steps.length; t++) {
         const ctx = c.steps.slice(0, t).filter((x) => s.index.has(x));
         // Full rankings (every tool the method scores), so MRR is over the whole ranking; MRR@5 cuts them.
@@ -355,7 +366,7 @@ export async function nextStepGatedPairs(
   const model = nextStepModel(s, a);
   const out: GatedPair[] = [];
   for (const c of nc) {
-    const mem = c.query ? await recallMemory(engine, project, c.query, qv.get(c.query)!) : undefined;
+    const mem = c.query ? await tg.recall(c.query, { project, vector: qv.get(c.query)! }) : undefined;
     for (let t = 1; t < c.steps.length; t++) {
       const ctx = c.steps.slice(0, t).filter((x) => s.index.has(x));
       const top = topNextStep(s, model, ctx, now, libraryWeights, mem?.past);
@@ -364,7 +375,7 @@ export async function nextStepGatedPairs(
         project,
         text: c.query ?? "",
         workflow: { steps: ctx.map((tool) => ({ tool, success: true })), replans: 0 },
-        similarPastSuccess: mem?.similarSuccess,
+        similarPastSuccess: mem?.similarSuccess ?? undefined,
         workflowId: c.id,
       });
       const d = engine.gatekeeper.gate("next-step", top.confidence, prepared);
@@ -812,12 +823,11 @@ export async function evalCapability(
   const nearest = [];
   for (let i = 0; i < cc.length; i += 64) {
     const batch = cc.slice(i, i + 64);
-    const vs = await engineOf(tg).queryEmbedder.embed(batch.map((c) => c.query));
+    const vs = await (await tg.searchModel({ project })).embed(batch.map((c) => c.query));
     for (let j = 0; j < batch.length; j++) {
-      const m = await recallMemory(engineOf(tg), project, batch[j]!.query, vs[j]!);
-      const ranked = [...m.capabilityVotes]
-        .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
-        .map(([cap]) => cap);
+      const m = await tg.recall(batch[j]!.query, { project, vector: vs[j]! });
+      // Best vote first, ties by capability id (as the recall answers them).
+      const ranked = m.capabilities.map((x) => x.capability);
       nearest.push(scoreCapability(ranked.slice(0, 10), batch[j]!.capability, [1, 5, 10]));
     }
   }

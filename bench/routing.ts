@@ -22,7 +22,7 @@
  * service, src/view/namespace-index.ts) and the route it kept are reported beside the two measured ones.
  *
  * Recall (per dataset, bench/convert/*, its test splits): the harness project (bench/harness.ts, fitted
- * weights) and the toolgraph ranking of `searchCandidates` with the fitted β, μ and graph weight and the
+ * weights) and the ranking core (`rankCandidates` on `tg.searchModel()`) with the fitted β, μ and graph weight and the
  * intent memory — flat, then restricted to the tools of the routed namespaces (default B, and a tight B of
  * ≥ 1 namespace and ≥ 25 tools). "routed recall" is the share of the gold tools inside the candidates.
  *
@@ -34,11 +34,9 @@ import { execSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
+import { rankCandidates } from "../algorithms/search/rank-candidates.ts";
 import type { EvalCase } from "../src/index.ts";
-import { searchWeightsFor } from "../src/jobs/fit-search-weights.ts";
-import { searchCandidates } from "../src/jobs/search-scoring.ts";
 import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
-import { recallMemory } from "../src/view/intent-memory.ts";
 import { namespaceIndexFor, ROUTING_DEFAULTS, routeDecision, routeQuery } from "../src/view/namespace-index.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
@@ -253,16 +251,19 @@ async function recallOn(name: string, o: { embeddings: string; home: string }): 
   try {
     const engine = engineOf(tg);
     const s = await engine.snapshot(project);
-    const a = await engine.analytics(project);
     const idx = await engine.searchIndex(project);
     const ns = namespaceIndexFor(s, idx);
-    const w = await searchWeightsFor(await engine.view(project));
+    // The ranking core on the project's read model (the routing's namespace index is still the view's).
+    const model = await tg.searchModel({ project });
+    const indexOf = new Map(model.tools.map((t, i) => [t, i]));
+    // The weights in force: openHarnessProject stored a fit, so none runs in the background.
+    const w = (await tg.stats({ project })).learning.searchWeights.inForce;
     for (const [split, cases] of Object.entries(data.evaluation)) {
       const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
       if (rc.length === 0) continue;
       const vectors: Float32Array[] = [];
       for (let i = 0; i < rc.length; i += 64)
-        vectors.push(...(await engine.queryEmbedder.embed(rc.slice(i, i + 64).map((c) => c.query))));
+        vectors.push(...(await model.embed(rc.slice(i, i + 64).map((c) => c.query))));
       const variants: { method: string; route?: { minNamespaces: number; minTools: number } }[] = [
         { method: "flat (toolgraph, fitted weights)" },
         { method: "two-hop (B ≥ 3 namespaces, ≥ 200 tools)", route: { minNamespaces: 3, minTools: 200 } },
@@ -278,8 +279,10 @@ async function recallOn(name: string, o: { embeddings: string; home: string }): 
       for (let i = 0; i < rc.length; i++) {
         const c = rc[i]!;
         const v = vectors[i]!;
-        const m = await recallMemory(engine, project, c.query, v);
-        const votes = w.memoryWeight > 0 ? m.toolVotes : undefined;
+        const m = await tg.recall(c.query, { project, vector: v });
+        const toolVotes =
+          m.similarity === null ? undefined : new Map(m.tools.map((t) => [indexOf.get(t.tool)!, t.vote]));
+        const votes = w.memoryWeight > 0 ? toolVotes : undefined;
         variants.forEach((variant, k) => {
           let restrictTo: Int32Array | undefined;
           if (variant.route) {
@@ -292,7 +295,7 @@ async function recallOn(name: string, o: { embeddings: string; home: string }): 
             per[k]!.routed.push(c.relevant.filter((x) => inside.has(x)).length / c.relevant.length);
             per[k]!.cand.push(restrictTo.length);
           }
-          const hits = searchCandidates(s, a, idx, c.query, v, {
+          const hits = rankCandidates(model.data, c.query, v, {
             memory: votes,
             channelTopN: 100,
             beta: w.beta,
@@ -301,7 +304,7 @@ async function recallOn(name: string, o: { embeddings: string; home: string }): 
             ...(restrictTo ? { restrictTo } : {}),
           });
           const sc = retrievalScores(
-            hits.slice(0, 10).map((h) => s.tools[h.index]!.id),
+            hits.slice(0, 10).map((h) => model.tools[h.index]!),
             c.relevant,
             [1, 10],
           );

@@ -13,10 +13,8 @@
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
-import { DEFAULT_SEARCH_WEIGHTS, type SearchWeights } from "../src/jobs/fit-search-weights.ts";
-import { searchCandidates } from "../src/jobs/search-scoring.ts";
-import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
-import { recallMemory } from "../src/view/intent-memory.ts";
+import { rankCandidates } from "../algorithms/search/rank-candidates.ts";
+import { DEFAULT_SEARCH_WEIGHTS, openToolgraph, type SearchWeights } from "../src/index.ts";
 import { loadDataset } from "./accuracy.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
 
@@ -47,10 +45,10 @@ const t0 = Date.now();
 try {
   await tg.importCatalog(data.catalog);
   await tg.importTraces(data.traces);
-  const engine = engineOf(tg);
-  const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
-  const idx = await engine.searchIndex(project);
+  // The ranking core on the project's read model, with the intent memory's votes: the search-weight fit's
+  // scoring, without the search job's own steps (the history guard's inputs, the exclusions).
+  const model = await tg.searchModel();
+  const indexOf = new Map(model.tools.map((t, i) => [t, i]));
   const rows: (string | number)[][] = [];
   const evalSets = Object.entries(data.evaluation)
     .map(
@@ -63,26 +61,28 @@ try {
     { q: string; rel: string[]; v: Float32Array; votes: Map<number, number> | undefined }[]
   >();
   for (const [split, cases] of evalSets) {
-    const vs = await engine.queryEmbedder.embed(cases.map((c) => c.query));
+    const vs = await model.embed(cases.map((c) => c.query));
     const list = [];
-    for (let i = 0; i < cases.length; i++)
+    for (let i = 0; i < cases.length; i++) {
+      const r = await tg.recall(cases[i]!.query);
       list.push({
         q: cases[i]!.query,
         rel: cases[i]!.relevant,
         v: vs[i]!,
-        votes: (await recallMemory(engine, project, cases[i]!.query, vs[i]!)).toolVotes,
+        votes: r.similarity === null ? undefined : new Map(r.tools.map((t) => [indexOf.get(t.tool)!, t.vote])),
       });
+    }
     prepared.set(split, list);
   }
   const testMap = (w: SearchWeights, split: string) => {
     const list = prepared.get(split)!;
     let sum = 0;
     for (const c of list) {
-      const ranked = searchCandidates(s, a, idx, c.q, c.v, {
+      const ranked = rankCandidates(model.data, c.q, c.v, {
         ...w,
         memory: w.memoryWeight > 0 ? c.votes : undefined,
         top: 10,
-      }).map((h) => s.tools[h.index]!.id);
+      }).map((h) => model.tools[h.index]!);
       sum += retrievalScores(ranked, c.rel, [10]).ap[10]!;
     }
     return sum / list.length;

@@ -13,8 +13,7 @@
  */
 import { parseArgs } from "node:util";
 import { demoCatalog, demoTraces } from "../src/demo/index.ts";
-import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
-import { recallMemory } from "../src/view/intent-memory.ts";
+import { openToolgraph, type Toolgraph } from "../src/index.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
 import { markdownTable } from "./lib/report.ts";
@@ -27,8 +26,7 @@ const { values } = parseArgs({
   },
 });
 /** The similarity measured: the memory's task similarity (what the floor applies to), or with --fused its fused similarity. */
-const simOf = (m: { past: { similarity: number }[]; taskSimilarity: number[] }, r: number) =>
-  values.fused ? m.past[r]!.similarity : m.taskSimilarity[r]!;
+const simOf = (p: { similarity: number; taskSimilarity: number }) => (values.fused ? p.similarity : p.taskSimilarity);
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 const FLOORS = [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8];
 
@@ -62,7 +60,6 @@ async function observe(
   traces: readonly Trace[],
   unrelated: readonly string[],
 ): Promise<Observed> {
-  const engine = engineOf(tg);
   const byText = new Map<string, { ids: Set<string>; first: Trace }>();
   for (const t of traces) {
     if (!t.intent) continue;
@@ -73,19 +70,14 @@ async function observe(
   const byId = new Map(traces.map((t) => [t.id, t]));
   const texts = [...byText.keys()];
   const out: Observed = { related: [], unrelated: [] };
-  for (let i = 0; i < texts.length; i += 64) {
-    const batch = texts.slice(i, i + 64);
-    const vs = await engine.queryEmbedder.embed(batch);
-    for (let j = 0; j < batch.length; j++) {
-      const g = byText.get(batch[j]!)!;
-      const m = await recallMemory(engine, name, batch[j]!, vs[j]!, { excludeIds: g.ids });
-      out.related.push(m.past.map((p, r) => ({ sim: simOf(m, r), same: sameTask(g.first, byId.get(p.executionId)!) })));
-    }
+  for (const text of texts) {
+    const g = byText.get(text)!;
+    const m = await tg.recall(text, { project: name, excludeIds: g.ids });
+    out.related.push(m.past.map((p) => ({ sim: simOf(p), same: sameTask(g.first, byId.get(p.executionId)!) })));
   }
-  const vs = await engine.queryEmbedder.embed([...unrelated]);
   for (let j = 0; j < unrelated.length; j++) {
-    const m = await recallMemory(engine, name, unrelated[j]!, vs[j]!);
-    const sims = m.past.map((_, r) => simOf(m, r)).sort((a, b) => b - a);
+    const m = await tg.recall(unrelated[j]!, { project: name });
+    const sims = m.past.map(simOf).sort((a, b) => b - a);
     out.unrelated.push(sims);
     if (j === 0)
       console.log(

@@ -53,7 +53,10 @@ export {
   type ResourceSnapshot,
   readResources,
 } from "./gate/resource-monitor.ts";
+export type { RecallAnswer, RecalledExecution, RecallOptions } from "./jobs/recall.ts";
 export { RECOMMENDATION_LOG_DEFAULTS, type RecommendationLogOptions } from "./jobs/recommendation-log.ts";
+export type { SearchModel } from "./jobs/search-model.ts";
+export { DEFAULT_SEARCH_WEIGHTS, type SearchWeights } from "./jobs/search-weights.ts";
 export {
   type AnalyticsStatus,
   type CacheStats,

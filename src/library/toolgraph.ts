@@ -15,8 +15,12 @@ import type { JobContext } from "../jobs/job.ts";
 import type { FitRecord } from "../jobs/learning-log.ts";
 import { type LearningStatus, learningStatus } from "../jobs/learning-status.ts";
 import { fitNextStepWeights } from "../jobs/next.ts";
+import { type RecallAnswer, type RecallOptions, recallPast } from "../jobs/recall.ts";
+import { type SearchModel, searchModel } from "../jobs/search-model.ts";
 import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../jobs/recommendation-log.ts";
+import type { SearchWeights } from "../jobs/search-weights.ts";
 import type { ServerSyncOptions, ServerToolsSyncResult } from "../jobs/server-sync.ts";
+import { setSearchWeights } from "../jobs/set-search-weights.ts";
 import { countProject, type ProjectCounts } from "../store/reads.ts";
 import { Engine, type EngineOptions } from "../view/engine.ts";
 import { type GraphView, graphView } from "../view/graph-view.ts";
@@ -256,6 +260,23 @@ export class Toolgraph implements RecommenderApi {
     const r = await fitSearchWeights(await this.#engine.view(this.p(opts)), opts);
     if (!opts.dryRun) this.results.clear();
     return r;
+  }
+
+  /** Pins the project's search weights (those not given stay as in force) until a fit replaces them. Library-only. */
+  async setSearchWeights(weights: Partial<SearchWeights>, opts: ProjectScoped = {}): Promise<SearchWeights> {
+    const w = await setSearchWeights(await this.#engine.view(this.p(opts)), weights);
+    this.results.clear();
+    return w;
+  }
+
+  /** What past requests similar to `intent` did: the intent memory on its own (jobs/recall.ts). Library-only. */
+  async recall(intent: string, opts: ProjectScoped & RecallOptions = {}): Promise<RecallAnswer> {
+    return recallPast(await this.#engine.view(this.p(opts)), intent, opts);
+  }
+
+  /** The search read model as the ranking core (algorithms/search/rank-candidates.ts) takes it. Library-only. */
+  async searchModel(opts: ProjectScoped = {}): Promise<SearchModel> {
+    return searchModel(await this.#engine.view(this.p(opts)));
   }
 
   /** Imports declared edges given as JSONL text or `{ file }`. */

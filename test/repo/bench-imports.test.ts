@@ -44,19 +44,12 @@ function publicEntries(): Set<string> {
 
 /** Imports of internals that remain, as "bench file → imported file"; may only shrink. */
 const KNOWN = new Set<string>([
-  "bench/guard-breadth.ts → src/jobs/guard-prior.ts",
-  "bench/guard-breadth.ts → src/jobs/learning-log.ts",
-  "bench/guard-breadth.ts → src/jobs/search-weights.ts",
-  "bench/guard-breadth.ts → src/library/toolgraph.ts",
   "bench/fault-injection.ts → src/library/toolgraph.ts",
   "bench/harness.ts → src/jobs/fit-calibration.ts",
-  "bench/harness.ts → src/jobs/fit-search-weights.ts",
   "bench/harness.ts → src/jobs/next-scoring.ts",
   "bench/harness.ts → src/jobs/next.ts",
-  "bench/harness.ts → src/jobs/search-scoring.ts",
   "bench/harness.ts → src/library/toolgraph.ts",
   "bench/harness.ts → src/store/reads.ts",
-  "bench/harness.ts → src/view/intent-memory.ts",
   "bench/ingest.ts → src/library/toolgraph.ts",
   "bench/job-overhead.ts → src/jobs/dag.ts",
   "bench/job-overhead.ts → src/jobs/fit-search-weights.ts",
@@ -81,17 +74,8 @@ const KNOWN = new Set<string>([
   "bench/recommendation-log.ts → src/library/toolgraph.ts",
   "bench/recommendation-log.ts → src/store/connection.ts",
   "bench/recommendation-log.ts → src/store/recommendations.ts",
-  "bench/routing.ts → src/jobs/fit-search-weights.ts",
-  "bench/routing.ts → src/jobs/search-scoring.ts",
   "bench/routing.ts → src/library/toolgraph.ts",
-  "bench/routing.ts → src/view/intent-memory.ts",
   "bench/routing.ts → src/view/namespace-index.ts",
-  "bench/search-weight-fitting.ts → src/jobs/fit-search-weights.ts",
-  "bench/search-weight-fitting.ts → src/jobs/search-scoring.ts",
-  "bench/search-weight-fitting.ts → src/library/toolgraph.ts",
-  "bench/search-weight-fitting.ts → src/view/intent-memory.ts",
-  "bench/similar-task-floor.ts → src/library/toolgraph.ts",
-  "bench/similar-task-floor.ts → src/view/intent-memory.ts",
 ]);
 
 const PUBLIC = publicEntries();

@@ -23,7 +23,6 @@ const ALLOWED = new Set([
   "src/mcp/origin.ts: LOOPBACK_HOSTS",
   "src/jobs/live-metrics.ts: ACCEPTED_DECISIONS",
   "src/jobs/recommendation-log.ts: REQUEST_FIELDS",
-  "src/jobs/search-scoring.ts: NO_COSINES",
   "src/gateway/session-policy.ts: EXCLUDING",
 ]);
 
