@@ -331,7 +331,7 @@ function accuracySummary(stems: string[]): string[] {
     { table: /^Capability match — .*-traces-uselite \/ /, metric: "accuracy@1 (P@1)", ours: /^toolgraph match/ },
   ];
   const rows: string[] = [];
-  for (const stem of stems.filter((s) => /^accuracy-[a-z-]+$/.test(s) && !/stress/.test(s))) {
+  for (const stem of stems.filter((s) => /^accuracy-[a-z-]+$/.test(s) && !/stress|-gating$/.test(s))) {
     const j = readJson(`${stem}.json`);
     const tables = (isRecord(j) && Array.isArray(j.tables) ? j.tables : []) as unknown as Table[];
     for (const job of jobs) {
