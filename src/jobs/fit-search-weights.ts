@@ -172,13 +172,19 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
         v: vs[b]!,
         relevant: new Set(row.steps.filter((st) => st.success).map((st) => st.tool)),
         group: g,
-        unseen: { memory: memUnseen.toolVotes, similarity: memUnseen.similarity, held: unseenHeld },
+        unseen: {
+          memory: memUnseen.toolVotes,
+          similarity: memUnseen.similarity,
+          repeatRecordedAt: memUnseen.repeatRecordedAt,
+          held: unseenHeld,
+        },
       };
       if (members.length > 1) {
         const memRepeat = await view.recall(row.intent, vs[b]!, { excludeIds: new Set([row.id]) });
         c.repeat = {
           memory: memRepeat.toolVotes,
           similarity: memRepeat.similarity,
+          repeatRecordedAt: memRepeat.repeatRecordedAt,
           held: heldOutSignals(s, a.analytics.pagerank, row.steps, maxSucc),
         };
       }
@@ -203,6 +209,7 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
           ...w,
           memory: w.memoryWeight > 0 ? mode.memory : undefined,
           historySimilarity: mode.similarity,
+          repeatRecordedAt: mode.repeatRecordedAt,
           historyGuard: w.historyGuard ?? defaults.historyGuard,
           global: mode.held.global,
           executions: mode.held.executions,

@@ -115,6 +115,8 @@ export interface Case {
 export interface CaseMode {
   memory: Map<number, number> | undefined;
   similarity: number | undefined;
+  /** RecallResult.repeatRecordedAt without the held-out executions (the never-run anchor's repeat rule). */
+  repeatRecordedAt?: number | undefined;
   held: HeldOutSignals;
 }
 
