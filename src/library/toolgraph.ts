@@ -240,8 +240,11 @@ export class Toolgraph implements RecommenderApi {
     return writeExecution(this.#engine, this.recommendations, this.p(opts), execution, opts);
   }
 
-  /** Fit the gate's calibration (score → P(success)) on the project's own traces and store it. */
-  async calibrate(opts: Scoped & { maxExecutions?: number; split?: "cross-fit" | "time" } = {}) {
+  /**
+   * Fit the gate's calibration (score → P(success)) on the project's own traces and store it; `reuse: false`
+   * scores every sampled execution again instead of reusing this engine's fresh pairs (calibration-pairs.ts).
+   */
+  async calibrate(opts: Scoped & { maxExecutions?: number; split?: "cross-fit" | "time"; reuse?: boolean } = {}) {
     return calibrateProject(await this.#engine.view(this.p(opts)), opts);
   }
 
