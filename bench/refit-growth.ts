@@ -26,6 +26,8 @@ const { values } = parseArgs({
   },
 });
 
+const startedAt = new Date().toISOString();
+const loadAtStart = loadavg();
 const data = generateSyntheticProject({
   tools: Number(values.tools),
   traces: Number(values.traces),
@@ -84,4 +86,11 @@ const table = markdownTable(
   ]),
 );
 console.log(table);
-writeResult(values.out!, { machine: machine(), options: values, stages, table });
+writeResult(values.out!, {
+  command: `npx tsx bench/refit-growth.ts --tools ${values.tools} --traces ${values.traces} --seed ${values.seed} --embeddings ${values.embeddings}`,
+  machine: machine(),
+  date: startedAt,
+  loadAverage: loadAtStart,
+  options: values,
+  stages,
+});
