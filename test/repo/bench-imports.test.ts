@@ -60,9 +60,8 @@ const KNOWN = new Set<string>([
   // The stored execution sequences the learned weights are fitted on (loadExecutionSequences).
   "bench/harness.ts → src/store/reads.ts",
   // Each job against its scoring core on the same read model: the cores are its subject (search, next step,
-  // DAG, memory recall, pattern triggers, the fitted weights), the facade without the log its control.
+  // DAG, memory recall, pattern triggers, the job function alone), the facade without the log its control.
   "bench/job-overhead.ts → src/jobs/dag.ts",
-  "bench/job-overhead.ts → src/jobs/fit-search-weights.ts",
   "bench/job-overhead.ts → src/jobs/next-scoring.ts",
   "bench/job-overhead.ts → src/jobs/next.ts",
   "bench/job-overhead.ts → src/jobs/search-scoring.ts",
