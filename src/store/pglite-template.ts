@@ -35,7 +35,6 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { setFlagsFromString } from "node:v8";
@@ -46,6 +45,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { extractDataDir, isDataDirTar, memoryDataDir } from "./data-dir-tar.ts";
 import { migrateToLatest, migrationsKey } from "./migrate.ts";
+import { userCacheDir } from "./user-cache.ts";
 
 export { isDataDirTar };
 
@@ -70,12 +70,8 @@ const TEMPLATE_SETUP = [
 /** Changes with what the template holds beyond the migrations, so an old layout is never loaded. */
 const TEMPLATE_LAYOUT = "slim-1";
 
-/** The cache directory: TOOLGRAPH_CACHE_DIR, else $XDG_CACHE_HOME/toolgraph, else ~/.cache/toolgraph. */
-export function templateCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.TOOLGRAPH_CACHE_DIR) return env.TOOLGRAPH_CACHE_DIR;
-  const xdg = env.XDG_CACHE_HOME;
-  return join(xdg && xdg.length > 0 ? xdg : join(homedir(), ".cache"), "toolgraph");
-}
+/** The cache directory (user-cache.ts): TOOLGRAPH_CACHE_DIR, else $XDG_CACHE_HOME/toolgraph, else ~/.cache/toolgraph. */
+export const templateCacheDir = userCacheDir;
 
 let pgliteDir: string | null | undefined;
 let pgliteVersion: string | null | undefined;
