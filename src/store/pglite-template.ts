@@ -25,9 +25,11 @@
  *   or loaded the database is created by initdb as before. Nothing is printed.
  * - Only a data directory without PG_VERSION is new; an existing one opens as before.
  *
- * Every open (new or existing) runs with shared_buffers = 16 MB instead of initdb's 128 MB: PostgreSQL
+ * Every open (new or existing) runs with shared_buffers = 8 MB instead of initdb's 128 MB: PostgreSQL
  * touches all of its buffer pool at start (about 120 MB of resident memory and 0.2 s), and under PGlite
- * every page it would cache is already in this process (memory://) or the OS page cache (a directory).
+ * every page it would cache is already in the OS page cache (memory:// is a temporary directory too). 16 MB
+ * then 8 MB: each halving saved its share of peak memory (8 MB less for 16 → 8) at the same CPU, for the
+ * library's open, a CLI search and the 600-trace demo's import alike (docs/decisions/everyday-budget.md).
  * PGlite's WebAssembly is compiled by V8's baseline compiler only (Liftoff, `--liftoff-only` set while
  * this one module compiles, then unset): tiering its 9 MB up to the optimising compiler cost more CPU and
  * 50 MB than the faster code saved over the first few thousand queries, which is a CLI call's or a short
@@ -53,7 +55,7 @@ export { isDataDirTar };
 const gunzip = promisify(gunzipCb);
 
 /** PostgreSQL's buffer pool under PGlite (see the header). */
-export const PGLITE_SHARED_BUFFERS = "16MB";
+export const PGLITE_SHARED_BUFFERS = "8MB";
 /** The start parameters of every open: PGlite's own, with the smaller buffer pool. */
 const START_PARAMS = [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
 /** The WAL bounds of the template (kept in its postgresql.auto.conf too); they need its 1 MB segments. */

@@ -13,7 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "../../src/store/connection.ts";
 import { MIGRATION_NAMES } from "../../src/store/migrate.ts";
 import { migrationFileNames, migrationsKey } from "../../src/store/migration-key.ts";
-import { isDataDirTar, templateCacheDir, templatePath } from "../../src/store/pglite-template.ts";
+import {
+  isDataDirTar,
+  PGLITE_SHARED_BUFFERS,
+  templateCacheDir,
+  templatePath,
+} from "../../src/store/pglite-template.ts";
 import { templateDirOf } from "../../src/store/pglite-template-dir.ts";
 import { fire, startRacer } from "./racers/spawn.ts";
 
@@ -113,6 +118,19 @@ describe("the PGlite template", () => {
       expect(readdirSync(templateCacheDir()).filter((f) => /\.(tmp|bad)$/.test(f))).toEqual([]);
     });
   }
+
+  it("every embedded database runs with the small buffer pool", { timeout: 120_000 }, async () => {
+    for (const home of ["memory://", join(dir, "home-buffers")]) {
+      const conn = await openConnection({ home });
+      try {
+        const r = await sql<{ shared_buffers: string }>`SHOW shared_buffers`.execute(conn.db);
+        expect(r.rows[0]!.shared_buffers).toBe(PGLITE_SHARED_BUFFERS);
+      } finally {
+        await conn.close();
+      }
+    }
+    expect(PGLITE_SHARED_BUFFERS).toBe("8MB");
+  });
 
   it("a memory:// database lives in a temporary directory that its close removes", { timeout: 120_000 }, async () => {
     const mine = () => readdirSync(tmpdir()).filter((d) => d.startsWith(`toolgraph-memory-${process.pid}-`));
