@@ -1,7 +1,10 @@
 // The library's open budget, measured as a user meets it: a plain Node script (no tsx, no build step of its
 // own) that opens an in-memory project, imports 4 tools and answers one search. Run after `npm run build`:
 //   node bench/library-open.mjs            (prints one JSON line: phases in ms, peak RSS in MB)
-// Time the whole process from outside, 5 runs, and quote the median.
+// Time the whole process from outside, 5 runs, and quote the median. A run after the first finds the model's
+// answers for these tools and this query in the user's cache directory (TOOLGRAPH_CACHE_DIR, else
+// $XDG_CACHE_HOME/toolgraph: toolgraph-cache/embed-calls/) and loads no model; remove that folder before each
+// run to time a first open (docs/decisions/everyday-budget.md).
 import { openToolgraph } from "toolgraph";
 
 const t0 = performance.now();

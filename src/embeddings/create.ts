@@ -15,6 +15,7 @@
  * A spec that matches none of these throws EmbeddingError("bad-spec") naming it.
  */
 import { z } from "zod";
+import type { EmbeddingCallStore } from "./call-store.ts";
 import { HashingEmbedder } from "./hashing.ts";
 import { OpenAiCompatibleProvider } from "./openai-compatible.ts";
 import { EmbeddingError, type EmbeddingProvider } from "./provider.ts";
@@ -89,6 +90,8 @@ function validate(spec: unknown, shown: unknown): EmbeddingSpec {
 export interface CreateEmbeddingProviderOptions {
   /** API key for an "openai" spec given as a string. Default: none. */
   readonly apiKey?: string;
+  /** For a "use-lite" spec: earlier processes' answers, call by call (call-store.ts). Default none. */
+  readonly store?: EmbeddingCallStore | undefined;
 }
 
 /** A provider for a spec (string or object form; default "use-lite"). The USE-lite model loads on first use. */
@@ -99,7 +102,7 @@ export function createEmbeddingProvider(
   const s = typeof spec === "string" ? parseEmbeddingSpec(spec) : validate(spec, spec);
   switch (s.kind) {
     case "use-lite":
-      return new UseLiteProvider({ batchSize: s.batchSize });
+      return new UseLiteProvider({ batchSize: s.batchSize, store: options.store });
     case "hash":
       return new HashingEmbedder({
         dimensions: s.dimensions,

@@ -25,6 +25,7 @@
  * compared before and after, and only the handlers the library added are taken off.
  */
 import { createRequire } from "node:module";
+import { type EmbeddingCallStore, embedThroughStore } from "./call-store.ts";
 import {
   EmbeddingError,
   type EmbeddingProvider,
@@ -38,6 +39,8 @@ import { l2Normalised } from "./vector.ts";
 export interface UseLiteOptions {
   /** Texts per model call: trades throughput against event-loop blocking and progress granularity. Default: DEFAULTS.batchSize (32). */
   readonly batchSize?: number;
+  /** Answers of earlier processes, call by call (call-store.ts). Default none: every call runs the model. */
+  readonly store?: EmbeddingCallStore | undefined;
 }
 
 export const DEFAULTS = {
@@ -138,13 +141,21 @@ export class UseLiteProvider implements EmbeddingProvider {
   readonly model: string;
   readonly dimensions = USE_LITE_DIMENSIONS;
   readonly #batchSize: number;
+  readonly #store: EmbeddingCallStore | undefined;
 
   constructor(options: UseLiteOptions = {}) {
     this.#batchSize = positiveInt(options.batchSize ?? DEFAULTS.batchSize, "batchSize", "use-lite");
     this.model = modelName();
+    this.#store = options.store;
   }
 
-  async embed(texts: readonly string[], opts: EmbedOptions = {}): Promise<Float32Array[]> {
+  embed(texts: readonly string[], opts: EmbedOptions = {}): Promise<Float32Array[]> {
+    if (!this.#store) return this.#embed(texts, opts);
+    const call = { model: this.model, dimensions: this.dimensions, batchSize: this.#batchSize, where: "use-lite" };
+    return embedThroughStore(this.#store, call, texts, opts, () => this.#embed(texts, opts));
+  }
+
+  async #embed(texts: readonly string[], opts: EmbedOptions): Promise<Float32Array[]> {
     throwIfAborted(opts.signal, "use-lite");
     const out: Float32Array[] = texts.map(() => new Float32Array(USE_LITE_DIMENSIONS));
     // Blank texts stay zero vectors: the library drops the row of a trailing empty text.

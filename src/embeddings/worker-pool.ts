@@ -21,6 +21,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { type EmbeddingCallStore, embedThroughStore } from "./call-store.ts";
 import { createEmbeddingProvider, type EmbeddingSpec, parseEmbeddingSpec } from "./create.ts";
 import type { WorkerError } from "./embedding-worker.ts";
 import { DEFAULTS as OPENAI_DEFAULTS } from "./openai-compatible.ts";
@@ -30,6 +31,8 @@ import { DEFAULTS as USE_LITE_DEFAULTS, useLiteBatches } from "./use-lite.ts";
 export interface EmbeddingWorkerPoolOptions {
   /** Worker threads at most. Default: DEFAULTS.workers() (1 on a 2-core machine, cores − 1 up to 4). */
   readonly workers?: number;
+  /** Answers of earlier processes, call by call (call-store.ts). Default none: every call goes to the workers. */
+  readonly store?: EmbeddingCallStore | undefined;
 }
 
 export const DEFAULTS = {
@@ -146,6 +149,7 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
   #closed = false;
   #started = 0;
   #crashes = 0;
+  readonly #store: EmbeddingCallStore | undefined;
 
   constructor(spec: string | EmbeddingSpec, options: EmbeddingWorkerPoolOptions = {}) {
     // The in-process provider of the spec validates it and names the model; it never embeds here.
@@ -156,6 +160,7 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
     this.#where = `embedding pool (${this.spec.kind})`;
     this.maxWorkers = positiveInt(options.workers ?? DEFAULTS.workers(), "workers", this.#where);
     this.batchSize = batchSizeOf(this.spec);
+    this.#store = options.store;
   }
 
   get dimensions(): number {
@@ -179,6 +184,12 @@ export class EmbeddingWorkerPool implements EmbeddingProvider {
   }
 
   embed(texts: readonly string[], opts: EmbedOptions = {}): Promise<Float32Array[]> {
+    if (!this.#store || this.#closed) return this.#embed(texts, opts);
+    const call = { model: this.model, dimensions: this.#dimensions, batchSize: this.batchSize, where: this.#where };
+    return embedThroughStore(this.#store, call, texts, opts, () => this.#embed(texts, opts));
+  }
+
+  #embed(texts: readonly string[], opts: EmbedOptions): Promise<Float32Array[]> {
     if (this.#closed) return Promise.reject(new EmbeddingError("aborted", `${this.#where}: closed`));
     if (opts.signal?.aborted)
       return Promise.reject(new EmbeddingError("aborted", `${this.#where} aborted`, { cause: opts.signal.reason }));

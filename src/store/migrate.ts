@@ -1,8 +1,4 @@
 /** Runs the frozen migrations in migrations/ with kysely's Migrator. */
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { dirname, extname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from "kysely";
 import * as m001 from "../../migrations/2026-11-22-001-initial.ts";
 import * as m002 from "../../migrations/2026-11-22-002-tool-output-schema.ts";
@@ -110,26 +106,4 @@ export async function migrateDown(db: Kysely<any>): Promise<MigrationResultSet> 
 
 export const MIGRATION_NAMES = Object.keys(MIGRATIONS);
 
-let key: string | undefined;
-/**
- * A hash of the migrations' names and source files (beside this module: `.ts` sources or the built `.js`):
- * what a database migrated by them holds, the PGlite template's key. When a file cannot be read, its code as
- * the runtime prints it stands in.
- */
-export function migrationsKey(): string {
-  if (key) return key;
-  const h = createHash("sha256");
-  const ext = extname(fileURLToPath(import.meta.url));
-  const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "migrations");
-  for (const [name, m] of Object.entries(MIGRATIONS)) {
-    let source: string;
-    try {
-      source = readFileSync(join(dir, `${name}${ext}`), "utf8");
-    } catch {
-      source = `${m.up}\0${m.down ?? ""}`;
-    }
-    h.update(`${name}\0${source}\0`);
-  }
-  key = h.digest("hex");
-  return key;
-}
+export { migrationsKey } from "./migration-key.ts";

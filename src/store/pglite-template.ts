@@ -11,10 +11,12 @@
  * - Slim: 1 MB WAL segments, at most a few kept (min_wal_size 2 MB, max_wal_size 64 MB), and only the
  *   `postgres` database (template0 and template1 dropped: nothing here creates a database): 2.5 MB gzipped
  *   and 15 MB written out, instead of 4.5 and 39.
- * - Written out with Node's file calls (src/store/data-dir-tar.ts): into a new data directory, or, for
- *   `memory://`, into a temporary directory that the database's close removes. PGlite then reads it through
- *   the OS page cache; loading the archive into PGlite's own in-memory file system (still the fallback when
- *   no temporary directory can be made) cost 0.35 s and 85 MB more.
+ * - Kept unpacked too (`….d/` beside the archive, pglite-template-dir.ts): a new database is a copy of that
+ *   directory (copied by the kernel), the archive read only when it is missing or damaged, then unpacked with
+ *   Node's file calls (src/store/data-dir-tar.ts). Either goes into a new data directory, or, for `memory://`,
+ *   into a temporary directory that the database's close removes. PGlite then reads it through the OS page
+ *   cache; loading the archive into PGlite's own in-memory file system (still the fallback when no temporary
+ *   directory can be made) cost 0.35 s and 85 MB more, and unpacking it here 35 MB more than the copy.
  * - Written atomically (a temporary file of this process, then rename), so processes that create it at once
  *   each write a whole file and the last rename wins; readers never see a partial one.
  * - Checked before PGlite sees it: gzip's CRC and length, then every tar header's checksum and a PG_VERSION
@@ -23,9 +25,11 @@
  *   or loaded the database is created by initdb as before. Nothing is printed.
  * - Only a data directory without PG_VERSION is new; an existing one opens as before.
  *
- * Every open (new or existing) runs with shared_buffers = 16 MB instead of initdb's 128 MB: PostgreSQL
+ * Every open (new or existing) runs with shared_buffers = 8 MB instead of initdb's 128 MB: PostgreSQL
  * touches all of its buffer pool at start (about 120 MB of resident memory and 0.2 s), and under PGlite
- * every page it would cache is already in this process (memory://) or the OS page cache (a directory).
+ * every page it would cache is already in the OS page cache (memory:// is a temporary directory too). 16 MB
+ * then 8 MB: each halving saved its share of peak memory (8 MB less for 16 → 8) at the same CPU, for the
+ * library's open, a CLI search and the 600-trace demo's import alike (docs/decisions/everyday-budget.md).
  * PGlite's WebAssembly is compiled by V8's baseline compiler only (Liftoff, `--liftoff-only` set while
  * this one module compiles, then unset): tiering its 9 MB up to the optimising compiler cost more CPU and
  * 50 MB than the faster code saved over the first few thousand queries, which is a CLI call's or a short
@@ -35,24 +39,23 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { setFlagsFromString } from "node:v8";
 import { gunzip as gunzipCb } from "node:zlib";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
-import { createPgConfig } from "@electric-sql/pglite/node-postgres";
-import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
+import type { PoolConfig } from "pg";
 import { extractDataDir, isDataDirTar, memoryDataDir } from "./data-dir-tar.ts";
-import { migrateToLatest, migrationsKey } from "./migrate.ts";
+import { migrationsKey } from "./migration-key.ts";
+import { copyTemplateDir, removeTemplateDir, templateDirOf, writeTemplateDir } from "./pglite-template-dir.ts";
+import { userCacheDir } from "./user-cache.ts";
 
 export { isDataDirTar };
 
 const gunzip = promisify(gunzipCb);
 
 /** PostgreSQL's buffer pool under PGlite (see the header). */
-export const PGLITE_SHARED_BUFFERS = "16MB";
+export const PGLITE_SHARED_BUFFERS = "8MB";
 /** The start parameters of every open: PGlite's own, with the smaller buffer pool. */
 const START_PARAMS = [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
 /** The WAL bounds of the template (kept in its postgresql.auto.conf too); they need its 1 MB segments. */
@@ -70,12 +73,8 @@ const TEMPLATE_SETUP = [
 /** Changes with what the template holds beyond the migrations, so an old layout is never loaded. */
 const TEMPLATE_LAYOUT = "slim-1";
 
-/** The cache directory: TOOLGRAPH_CACHE_DIR, else $XDG_CACHE_HOME/toolgraph, else ~/.cache/toolgraph. */
-export function templateCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.TOOLGRAPH_CACHE_DIR) return env.TOOLGRAPH_CACHE_DIR;
-  const xdg = env.XDG_CACHE_HOME;
-  return join(xdg && xdg.length > 0 ? xdg : join(homedir(), ".cache"), "toolgraph");
-}
+/** The cache directory (user-cache.ts): TOOLGRAPH_CACHE_DIR, else $XDG_CACHE_HOME/toolgraph, else ~/.cache/toolgraph. */
+export const templateCacheDir = userCacheDir;
 
 let pgliteDir: string | null | undefined;
 let pgliteVersion: string | null | undefined;
@@ -98,11 +97,17 @@ function installedPgliteVersion(): string | null {
   return pgliteVersion;
 }
 
-/** The template's path for the installed PGlite and these migrations, or undefined when PGlite's version is unknown. */
-export function templatePath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+/**
+ * The template's path for the installed PGlite and a migration set (`migrations`: migrationsKey's hash, default
+ * this code's), or undefined when PGlite's version is unknown.
+ */
+export function templatePath(
+  env: NodeJS.ProcessEnv = process.env,
+  migrations: string = migrationsKey(),
+): string | undefined {
   const version = installedPgliteVersion();
   if (!version) return undefined;
-  const key = createHash("sha256").update(`${TEMPLATE_LAYOUT}\0${migrationsKey()}`).digest("hex").slice(0, 16);
+  const key = createHash("sha256").update(`${TEMPLATE_LAYOUT}\0${migrations}`).digest("hex").slice(0, 16);
   return join(templateCacheDir(env), `pglite-${version}-${key}.tar.gz`);
 }
 
@@ -181,12 +186,15 @@ async function startInMemory(tar: Uint8Array, wasm: Wasm): Promise<PGlite | unde
   }
 }
 
-/** PGlite started in `dir` after writing `tar` into it; undefined (and what it wrote removed) when it does not start. */
-async function startInDir(dir: string, tar: Uint8Array, wasm: Wasm): Promise<PGlite | undefined> {
+/** How a new directory gets its files: unpacked from the archive, or copied from the unpacked template. */
+type Fill = (dir: string) => Promise<boolean>;
+
+/** PGlite started in `dir` after `fill` wrote into it; undefined (and what it wrote removed) when it does not start. */
+async function startInDir(dir: string, fill: Fill, wasm: Wasm): Promise<PGlite | undefined> {
   const before = existsSync(dir) ? new Set(readdirSync(dir)) : new Set<string>();
   let pglite: PGlite | undefined;
   try {
-    await extractDataDir(tar, dir);
+    if (!(await fill(dir))) throw new Error("no template");
     pglite = await newPGlite({ dataDir: dir }, wasm);
     await pglite.query("SELECT 1");
     return pglite;
@@ -200,13 +208,16 @@ async function startInDir(dir: string, tar: Uint8Array, wasm: Wasm): Promise<PGl
   }
 }
 
-/** A `memory://` database from `tar`: in a temporary directory removed on close, else in PGlite's own memory. */
-async function startMemory(tar: Uint8Array, wasm: Wasm): Promise<PGlite | undefined> {
+/**
+ * A `memory://` database filled by `fill`: in a temporary directory removed on close, else (with `tar`) in
+ * PGlite's own memory.
+ */
+async function startMemory(fill: Fill, wasm: Wasm, tar?: Uint8Array): Promise<PGlite | undefined> {
   const mem = await memoryDataDir().catch(() => undefined);
-  const pglite = mem === undefined ? undefined : await startInDir(mem.dir, tar, wasm);
+  const pglite = mem === undefined ? undefined : await startInDir(mem.dir, fill, wasm);
   if (!pglite) {
     await mem?.remove().catch(() => {});
-    return startInMemory(tar, wasm);
+    return tar && startInMemory(tar, wasm);
   }
   const close = pglite.close.bind(pglite);
   pglite.close = async () => {
@@ -219,9 +230,31 @@ async function startMemory(tar: Uint8Array, wasm: Wasm): Promise<PGlite | undefi
   return pglite;
 }
 
-/** Runs the migrations on a bare PGlite (the template's), through the same kysely migrator as every open. */
+/** A new database (`dataDir`, or memory:// when undefined) from the unpacked template; undefined when it cannot. */
+async function startFromTemplateDir(
+  path: string,
+  dataDir: string | undefined,
+  wasm: Wasm,
+): Promise<PGlite | undefined> {
+  if (!existsSync(path)) return undefined;
+  const fill: Fill = async (dir) => (await copyTemplateDir(path, dir)) === "copied";
+  const pglite = dataDir ? await startInDir(dataDir, fill, wasm) : await startMemory(fill, wasm);
+  if (!pglite) await removeTemplateDir(path); // damaged, or copied but PostgreSQL refused it: made again below
+  return pglite;
+}
+
+/**
+ * Runs the migrations on a bare PGlite (the template's), through the same kysely migrator as every open. Its
+ * modules load only here: a database started from a template never needs them on this thread.
+ */
 async function migrateBare(pglite: PGlite): Promise<void> {
-  const pool = new pg.Pool(createPgConfig(pglite) as unknown as pg.PoolConfig);
+  const [{ createPgConfig }, { Kysely, PostgresDialect }, { default: pg }, { migrateToLatest }] = await Promise.all([
+    import("@electric-sql/pglite/node-postgres"),
+    import("kysely"),
+    import("pg"),
+    import("./migrate.ts"),
+  ]);
+  const pool = new pg.Pool(createPgConfig(pglite) as unknown as PoolConfig);
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   try {
     await migrateToLatest(db);
@@ -275,15 +308,27 @@ export async function openPGlite(
   if (dataDir && existsSync(join(dataDir, "PG_VERSION"))) return plain();
   const file = options.migrated === false ? undefined : templatePath(env);
   if (!file) return plain();
+  const unpacked = templateDirOf(file);
+  const copied = await startFromTemplateDir(unpacked, dataDir, wasm);
+  if (copied) return copied;
   let tar = await readTemplate(file);
   if (!tar) {
     // No usable template: make one in memory and keep its dump; a memory:// database is that one.
     const made = await makeTemplate(wasm);
     if (made.gz) await writeTemplate(file, made.gz);
+    if (made.tar) await writeTemplateDir(made.tar, unpacked);
     if (!dataDir) return made.pglite;
     await made.pglite.close();
     tar = made.tar;
   }
-  const started = tar && (dataDir ? await startInDir(dataDir, tar, wasm) : await startMemory(tar, wasm));
+  if (!tar) return plain();
+  const archive = tar;
+  const fill: Fill = async (dir) => {
+    await extractDataDir(archive, dir);
+    return true;
+  };
+  const started = dataDir ? await startInDir(dataDir, fill, wasm) : await startMemory(fill, wasm, archive);
+  // The archive started a database: it is whole, and the next open copies it unpacked.
+  if (started && !existsSync(unpacked)) await writeTemplateDir(archive, unpacked);
   return started || plain();
 }

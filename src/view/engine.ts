@@ -11,6 +11,7 @@
 import type { Kysely } from "kysely";
 import { setSimdEnabled } from "../../algorithms/simd/row-dots.ts";
 import { CachedEmbeddingProvider, type QueryVectorStore } from "../embeddings/cached.ts";
+import type { EmbeddingCallStore } from "../embeddings/call-store.ts";
 import { createEmbeddingProvider, type EmbeddingSpec, parseEmbeddingSpec } from "../embeddings/create.ts";
 import { EmbeddingError, type EmbeddingProvider } from "../embeddings/provider.ts";
 import { EmbeddingWorkerPool } from "../embeddings/worker-pool.ts";
@@ -19,8 +20,10 @@ import { Gatekeeper } from "../gate/gatekeeper.ts";
 import type { FitRecord } from "../jobs/learning-log.ts";
 import { type Connection, type ConnectionOptions, openConnection } from "../store/connection.ts";
 import { type DataDirCache, dataDirCacheFor } from "../store/data-dir-cache.ts";
+import { resolveDatabaseUrl, resolveHome } from "../store/locations.ts";
 import { graphVersion, type ProjectConfig } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
+import { userEmbeddingStore } from "../store/user-cache.ts";
 import { AnalyticsCache, type AnalyticsOptions, type AnalyticsView } from "./analytics.ts";
 import type { GraphSnapshot } from "./graph-snapshot.ts";
 import type { HistorySlot } from "./history.ts";
@@ -78,8 +81,15 @@ function applySimdEnvironment(): void {
   if (process.env.TOOLGRAPH_NO_SIMD === "1") setSimdEnabled(false);
 }
 
-/** The provider of a spec: a local model in a worker pool (unless workers is 0), anything else in process. */
-function embeddingProvider(spec: string | EmbeddingSpec, workers: number | undefined): EmbeddingProvider {
+/**
+ * The provider of a spec: a local model in a worker pool (unless workers is 0), anything else in process. A
+ * local model keeps its answers in `store` when given (a `memory://` project: the user's cache directory).
+ */
+function embeddingProvider(
+  spec: string | EmbeddingSpec,
+  workers: number | undefined,
+  store: EmbeddingCallStore | undefined,
+): EmbeddingProvider {
   const parsed = typeof spec === "string" ? parseEmbeddingSpec(spec) : spec;
   const env = process.env.TOOLGRAPH_EMBEDDING_WORKERS;
   const n = workers ?? (env !== undefined && env.trim() !== "" ? Number(env) : undefined);
@@ -89,8 +99,8 @@ function embeddingProvider(spec: string | EmbeddingSpec, workers: number | undef
       `TOOLGRAPH_EMBEDDING_WORKERS must be a non-negative integer, got ${JSON.stringify(env)}`,
     );
   }
-  if (parsed.kind !== "use-lite" || n === 0) return createEmbeddingProvider(parsed);
-  return new EmbeddingWorkerPool(parsed, n === undefined ? {} : { workers: n });
+  if (parsed.kind !== "use-lite" || n === 0) return createEmbeddingProvider(parsed, { store });
+  return new EmbeddingWorkerPool(parsed, n === undefined ? { store } : { workers: n, store });
 }
 
 const noop = () => {};
@@ -274,8 +284,12 @@ export class Engine {
     applySimdEnvironment();
     // The embedder first: a bad spec or worker count fails before the database is opened (and locked).
     const spec = options.embeddings ?? process.env.TOOLGRAPH_EMBEDDINGS ?? "use-lite";
+    // memory:// keeps nothing of its own: a local model's answers are kept in the user's cache directory.
+    const memory = !resolveDatabaseUrl(options.database) && resolveHome(options.home) === "memory://";
     const embedder =
-      typeof spec === "object" && "embed" in spec ? spec : embeddingProvider(spec, options.embeddingWorkers);
+      typeof spec === "object" && "embed" in spec
+        ? spec
+        : embeddingProvider(spec, options.embeddingWorkers, memory ? userEmbeddingStore() : undefined);
     // An embedded data directory keeps query vectors for later processes (a repeated CLI query
     // then needs no model); its lock is not needed for that (whole files, renamed in place).
     const dataDirCache = dataDirCacheFor(options);

@@ -12,7 +12,14 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "../../src/store/connection.ts";
 import { MIGRATION_NAMES } from "../../src/store/migrate.ts";
-import { isDataDirTar, templateCacheDir, templatePath } from "../../src/store/pglite-template.ts";
+import { migrationFileNames, migrationsKey } from "../../src/store/migration-key.ts";
+import {
+  isDataDirTar,
+  PGLITE_SHARED_BUFFERS,
+  templateCacheDir,
+  templatePath,
+} from "../../src/store/pglite-template.ts";
+import { templateDirOf } from "../../src/store/pglite-template-dir.ts";
 import { fire, startRacer } from "./racers/spawn.ts";
 
 let dir: string;
@@ -56,6 +63,19 @@ describe("the PGlite template", () => {
     expect(templatePath()).toMatch(/pglite-\d+\.\d+\.\d+[^/]*-[0-9a-f]{16}\.tar\.gz$/);
   });
 
+  it("is keyed by the migrations: a new migration, or a renamed one, names another template", () => {
+    // The files found are the migrations that migrate.ts runs.
+    expect(migrationFileNames()).toEqual([...MIGRATION_NAMES].sort());
+    expect(migrationsKey(MIGRATION_NAMES)).toBe(migrationsKey());
+    expect(templatePath(process.env, migrationsKey(MIGRATION_NAMES))).toBe(templatePath());
+    const last = MIGRATION_NAMES[MIGRATION_NAMES.length - 1]!;
+    const added = [...MIGRATION_NAMES, "2099-01-01-999-next"];
+    const renamed = [...MIGRATION_NAMES.filter((n) => n !== last), "2099-01-01-998-renamed"];
+    const paths = new Set([templatePath(), templatePath(process.env, migrationsKey(added))]);
+    paths.add(templatePath(process.env, migrationsKey(renamed)));
+    expect(paths.size).toBe(3);
+  });
+
   it("a new memory:// database makes the template, the next one starts from it; both migrate", {
     timeout: 120_000,
   }, async () => {
@@ -68,6 +88,48 @@ describe("the PGlite template", () => {
     expect(readFileSync(templatePath()!).equals(made)).toBe(true); // used, not rewritten
     // The template holds the migrated schema: its archive has the migrations' table.
     expect(await migrations("memory://")).toBe(MIGRATION_NAMES.length);
+    // Kept unpacked too, with its manifest: the next new databases are copies of that directory.
+    expect(existsSync(join(templateDirOf(templatePath()!), "PG_VERSION"))).toBe(true);
+    expect(existsSync(join(templateDirOf(templatePath()!), "toolgraph-template.json"))).toBe(true);
+  });
+
+  for (const [what, damage] of [
+    ["a file truncated", (d: string) => writeFileSync(join(d, "PG_VERSION"), "")],
+    ["a file missing", (d: string) => rmSync(join(d, "global", "pg_control"))],
+    ["its manifest garbled", (d: string) => writeFileSync(join(d, "toolgraph-template.json"), "{")],
+  ] as const) {
+    it(`the unpacked template with ${what}: new databases still open, and it is made again whole`, {
+      timeout: 120_000,
+    }, async () => {
+      const unpacked = templateDirOf(templatePath()!);
+      if (!existsSync(unpacked)) await migrations("memory://");
+      const listed = () => {
+        const m = JSON.parse(readFileSync(join(unpacked, "toolgraph-template.json"), "utf8"));
+        return (m.files as { name: string; size: number }[]).map((f) => `${f.name} ${f.size}`).sort();
+      };
+      const whole = listed();
+      damage(unpacked);
+      expect(await migrations("memory://")).toBe(MIGRATION_NAMES.length);
+      expect(listed()).toEqual(whole);
+      damage(unpacked);
+      const home = join(dir, `home-${randomBytes(3).toString("hex")}`);
+      expect(await migrations(home)).toBe(MIGRATION_NAMES.length);
+      expect(listed()).toEqual(whole);
+      expect(readdirSync(templateCacheDir()).filter((f) => /\.(tmp|bad)$/.test(f))).toEqual([]);
+    });
+  }
+
+  it("every embedded database runs with the small buffer pool", { timeout: 120_000 }, async () => {
+    for (const home of ["memory://", join(dir, "home-buffers")]) {
+      const conn = await openConnection({ home });
+      try {
+        const r = await sql<{ shared_buffers: string }>`SHOW shared_buffers`.execute(conn.db);
+        expect(r.rows[0]!.shared_buffers).toBe(PGLITE_SHARED_BUFFERS);
+      } finally {
+        await conn.close();
+      }
+    }
+    expect(PGLITE_SHARED_BUFFERS).toBe("8MB");
   });
 
   it("a memory:// database lives in a temporary directory that its close removes", { timeout: 120_000 }, async () => {
@@ -127,6 +189,7 @@ describe("the PGlite template", () => {
     it(`${what} in place of the template: the open falls back to initdb and replaces it`, {
       timeout: 120_000,
     }, async () => {
+      rmSync(templateDirOf(templatePath()!), { recursive: true, force: true }); // else it is copied, not the archive
       writeFileSync(templatePath()!, bytes());
       expect(templateIsWhole()).toBe(false);
       expect(await migrations("memory://")).toBeGreaterThan(0);
@@ -137,6 +200,7 @@ describe("the PGlite template", () => {
   it("a damaged template and a new data directory: the directory still opens and migrates", {
     timeout: 120_000,
   }, async () => {
+    rmSync(templateDirOf(templatePath()!), { recursive: true, force: true });
     writeFileSync(templatePath()!, gzipSync(randomBytes(4096)));
     expect(await migrations(join(dir, "home2"))).toBeGreaterThan(0);
     expect(templateIsWhole()).toBe(true);
