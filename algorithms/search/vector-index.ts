@@ -42,7 +42,7 @@
 import { dotAt } from "../linalg/dot.ts";
 import { mulberry32 } from "../random/rng.ts";
 import { f32RowDots, simdByDefault } from "../simd/row-dots.ts";
-import { u4Scan } from "../simd/u4-scan.ts";
+import { u4GraphScan, u4Scan } from "../simd/u4-scan.ts";
 import { makeRowKernel, rerank, rowKernel, rowKernels, simdRerank, wantSimd } from "../vector/exact-rerank.ts";
 import {
   boundedRerank,
@@ -210,7 +210,10 @@ export function* buildVectorIndexSteps(
   };
   if (!kernel) return base;
   // The graph stage where the IVF calibration dropped the IVF stage (neighbours spread over most lists).
-  const graphScan = built && !coarse && fine && options.graph === true ? u4Scan(n, D) : undefined;
+  const graphScan =
+    built && !coarse && fine && options.graph === true
+      ? u4GraphScan(n, D, Math.min(DEFAULTS.graphDegree, Math.max(1, n - 1)), Math.min(n, DEFAULTS.graphEntries))
+      : undefined;
   let graph: GraphStage | undefined;
   if (built && fine && graphScan) {
     graphScan.codes.set(fine.codes);
@@ -330,12 +333,8 @@ export function vectorIndexBytes(index: VectorIndex): number {
   const fine = fineKernels.get(index);
   if (index.ivf?.fine) bytes += index.ivf.fine.scales.byteLength + index.ivf.fine.residuals.byteLength;
   if (fine) bytes += fine.scan.bytes + fine.centroidDots.bytes;
-  if (index.graph)
-    bytes +=
-      index.graph.neighbors.byteLength +
-      index.graph.entries.byteLength +
-      index.graph.scales.byteLength +
-      index.graph.residuals.byteLength;
+  // The graph's codes, neighbour lists, scales and entry points live in its kernel's memory (counted with it).
+  if (index.graph) bytes += index.graph.residuals.byteLength;
   const graph = graphKernels.get(index);
   if (graph) bytes += graph.scan.bytes;
   const row = rowKernels.get(index);

@@ -8,8 +8,10 @@
  *
  *     query:   est_i = α_i · qs · (S_i − 7.5·K) ≈ q·x_i − q·μ,           S_i = Σ_j c_ij k_j  (scan_u4_ids)
  *     build:   sim(a, b) = α_a α_b (S_ab − 7.5·K_a) / 2 + μ·x_b ≈ x_a·x_b − μ·x_a + |μ|²,
- *              the query lanes of a being k_j = 2 c_aj − 15 (exact integers), so Σ_j (c_aj − 7.5)(c_bj − 7.5)
- *              = (S_ab − 7.5·K_a) / 2; for a fixed a, sim ranks b as x_a·x_b does.
+ *              with lanes k_j = 2 c_aj − 15 for a (exact integers), so Σ_j (c_aj − 7.5)(c_bj − 7.5)
+ *              = (S_ab − 7.5·K_a) / 2; for a fixed a, sim ranks b as x_a·x_b does. S_ab = 2 P_ab − 15 s_b and
+ *              K_a = 2 s_a − 15 D from the code-to-code products P_ab = Σ_j c_aj c_bj (kernels.wat dots_u4u4) and
+ *              the code sums s_i = Σ_j c_ij: the same integers, without building a's lanes in JS.
  *
  * Build (O(n · (T·leaf + R)) code dots, in the SIMD kernel): candidate neighbours from T random-projection trees
  * (Dasgupta & Freund, "Random projection trees and low dimensional manifolds", STOC 2008; the split of Annoy: the
@@ -21,7 +23,8 @@
  * b is dropped when a kept neighbour c is nearer to b than a is) up to degree/2, then the reverse edges, then the
  * remaining nearest candidates up to `degree` (−1 pads). Entry points: `entries` vectors spaced evenly over the ids.
  *
- * Search (a best-first beam, as HNSW's layer-0 search: Malkov & Yashunin, TPAMI 2020): the entry points are scored
+ * Search (a best-first beam, as HNSW's layer-0 search: Malkov & Yashunin, TPAMI 2020; run whole inside the kernel,
+ * kernels.wat beam_u4, the pool equal bit for bit to beamSearch here, its JS reference): the entry points are scored
  * and the best `beam` of them fill a pool sorted by est; repeatedly the best unexpanded pool member's unvisited
  * neighbours are scored (one kernel call) and the pool keeps the best `beam`; it stops when every pool member is
  * expanded. The pool's candidates then go to the bounded exact re-rank of the fine stage (bound_i = ε·‖q‖·‖e_i‖/√D
@@ -33,7 +36,7 @@
  */
 import { topKIds } from "../search/top-k.ts";
 import type { F32RowDots } from "../simd/row-dots.ts";
-import { laneOf, quantizeU4Query, type U4Scan } from "../simd/u4-scan.ts";
+import { quantizeU4Query, type U4Graph, type U4Scan } from "../simd/u4-scan.ts";
 import type { Rng } from "../random/rng.ts";
 import type { RowKernel } from "./exact-rerank.ts";
 import { boundedRerank } from "./fine-codes.ts";
@@ -44,29 +47,14 @@ export interface GraphBuildInput {
   readonly n: number;
   /** Code coordinates (a multiple of 32). */
   readonly D: number;
-  /** The kernel holding the 4-bit codes by id (n positions). */
-  readonly scan: U4Scan;
+  /** The kernel holding the 4-bit codes by id (n positions) and the graph's part (u4GraphScan: written here). */
+  readonly scan: U4Scan & { readonly graph: U4Graph };
   /** α_i and ‖e_i‖ by id. */
   readonly scales: Float32Array;
   readonly residuals: Float32Array;
   /** μ·x_i by id. */
   readonly meanDots: Float64Array;
   readonly rng: Rng;
-}
-
-/** Int16 query lanes k_j = 2·c_j − 15 of the code at id `id` (see the header), in the kernel's lane order. */
-function codeLanes(codes: Uint8Array, id: number, D: number, lanes: Int16Array, laneIndex: Int32Array): number {
-  const o = id * (D >> 1);
-  let sum = 0;
-  for (let b = 0; b < D >> 1; b++) {
-    const v = codes[o + b]!;
-    const lo = 2 * (v & 15) - 15;
-    const hi = 2 * (v >> 4) - 15;
-    lanes[laneIndex[2 * b]!] = lo;
-    lanes[laneIndex[2 * b + 1]!] = hi;
-    sum += lo + hi;
-  }
-  return sum;
 }
 
 /** Per-vector bounded candidate lists (best `k` by sim, unsorted, duplicates refused). */
@@ -121,12 +109,10 @@ class Candidates {
 /** Builds the graph stage (see the header). */
 export function buildGraph(input: GraphBuildInput): Omit<GraphStage, "beam"> {
   const { n, D, scan, scales, meanDots, rng } = input;
-  const degree = Math.min(DEFAULTS.graphDegree, Math.max(1, n - 1));
+  const degree = scan.graph.degree;
   const K = Math.min(DEFAULTS.graphCandidates, Math.max(1, n - 1));
   const leaf = DEFAULTS.graphLeaf;
   const cand = new Candidates(n, K);
-  const laneIndex = Int32Array.from({ length: D }, (_, j) => laneOf(j));
-  const lanes = new Int16Array(D);
   const codes = scan.codes;
   const ids = scan.ids;
   const dir = new Float64Array(D);
@@ -134,15 +120,17 @@ export function buildGraph(input: GraphBuildInput): Omit<GraphStage, "beam"> {
   const perm = Int32Array.from({ length: n }, (_, i) => i);
   const sel = new Float64Array(n);
 
+  // ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)² (consistent with the code estimates) and s_i = Σ_j c_ij
+  const { self: selfDots, sums: codeSums } = codeNorms(codes, scales, n, D);
   /** sim(a, b) for b = list[0 .. count) into the candidate lists of both (the kernel's ids hold the list). */
   const scoreAgainst = (a: number, count: number) => {
-    const K_a = codeLanes(codes, a, D, lanes, laneIndex);
-    scan.setQuery(lanes);
-    const sums = scan.scanIds(count);
+    const K_a = 2 * codeSums[a]! - 15 * D;
+    const pairs = scan.graph.pairDots(a, count);
     const alpha = scales[a]!;
     for (let t = 0; t < count; t++) {
       const b = ids[t]!;
-      const dot = (alpha * scales[b]! * (sums[t]! - 7.5 * K_a)) / 2;
+      // S_ab = Σ_j c_bj (2 c_aj − 15) = 2 Σ_j c_aj c_bj − 15 s_b: the same exact integer as the lanes' scan
+      const dot = (alpha * scales[b]! * (2 * pairs[t]! - 15 * codeSums[b]! - 7.5 * K_a)) / 2;
       cand.offer(a, b, dot + meanDots[b]!);
       cand.offer(b, a, dot + meanDots[a]!);
     }
@@ -236,43 +224,33 @@ export function buildGraph(input: GraphBuildInput): Omit<GraphStage, "beam"> {
     }
   }
   // Pruned nearest, reverse edges, then the remaining nearest (see the header).
-  const neighbors = new Int32Array(n * degree).fill(-1);
+  const neighbors = scan.graph.neighbors.fill(-1);
   const fill = new Int32Array(n);
   const sortedLists: number[][] = new Array(n);
-  const pairLanes = new Int16Array(D);
   for (let a = 0; a < n; a++) sortedLists[a] = cand.sorted(a);
   const keepFirst = Math.max(1, degree >> 1);
-  // ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)², consistent with the code estimates
-  const selfDots = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (let b = i * (D >> 1); b < (i + 1) * (D >> 1); b++)
-      s += ((codes[b]! & 15) - 7.5) ** 2 + ((codes[b]! >> 4) - 7.5) ** 2;
-    selfDots[i] = scales[i]! * scales[i]! * s;
-  }
   for (let a = 0; a < n; a++) {
     const list = sortedLists[a]!;
     if (list.length === 0) continue;
     // sim(a, b) for the list, then the pairwise sims of the list among itself (the pruning rule), in the kernel
-    const K_a = codeLanes(codes, a, D, pairLanes, laneIndex);
-    scan.setQuery(pairLanes);
+    const K_a = 2 * codeSums[a]! - 15 * D;
     for (let t = 0; t < list.length; t++) ids[t] = list[t]!;
-    const ownSums = scan.scanIds(list.length);
+    const ownPairs = scan.graph.pairDots(a, list.length);
     const own = new Float64Array(list.length);
-    for (let t = 0; t < list.length; t++) own[t] = scales[a]! * scales[list[t]!]! * (ownSums[t]! - 7.5 * K_a);
+    for (let t = 0; t < list.length; t++)
+      own[t] = scales[a]! * scales[list[t]!]! * (2 * ownPairs[t]! - 15 * codeSums[list[t]!]! - 7.5 * K_a);
     const kept: number[] = [];
     for (let t = 0; t < list.length && kept.length < keepFirst; t++) {
       const b = list[t]!;
       if (kept.length > 0) {
-        const K_b = codeLanes(codes, b, D, pairLanes, laneIndex);
-        scan.setQuery(pairLanes);
+        const K_b = 2 * codeSums[b]! - 15 * D;
         for (let u = 0; u < kept.length; u++) ids[u] = list[kept[u]!]!;
-        const sums = scan.scanIds(kept.length);
+        const pairs = scan.graph.pairDots(b, kept.length);
         let dominated = false;
         // ‖y_b − y_c‖² < ‖y_b − y_a‖²  ⇔  2 y_b·y_c − ‖y_c‖² > 2 y_b·y_a − ‖y_a‖²  (own and bc are 2 y·y: lanes 2c − 15)
         for (let u = 0; u < kept.length && !dominated; u++) {
           const c = list[kept[u]!]!;
-          const bc = scales[b]! * scales[c]! * (sums[u]! - 7.5 * K_b);
+          const bc = scales[b]! * scales[c]! * (2 * pairs[u]! - 15 * codeSums[c]! - 7.5 * K_b);
           if (bc - selfDots[c]! > own[t]! - selfDots[a]!) dominated = true;
         }
         if (dominated) continue;
@@ -300,9 +278,11 @@ export function buildGraph(input: GraphBuildInput): Omit<GraphStage, "beam"> {
       if (!present) neighbors[a * degree + fill[a]!++] = b;
     }
   }
-  const E = Math.min(n, DEFAULTS.graphEntries);
-  const entries = Int32Array.from({ length: E }, (_, e) => Math.floor((e * n) / E));
-  return { degree, neighbors, entries, codes, scales: input.scales, residuals: input.residuals };
+  const entries = scan.graph.entries;
+  const E = entries.length;
+  for (let e = 0; e < E; e++) entries[e] = Math.floor((e * n) / E);
+  scan.graph.scales.set(scales);
+  return { degree, neighbors, entries, codes, scales: scan.graph.scales, residuals: input.residuals };
 }
 
 let visited = new Uint32Array(0);
@@ -312,7 +292,7 @@ let poolEst = new Float64Array(0);
 let poolDone = new Uint8Array(0);
 
 /**
- * The beam search (see the header): the pool's ids and estimates (est, in q·x − q·μ units), best first, `size` of
+ * The beam search in JS (see the header; the reference of the kernel's beam_u4, which searches: tests): the pool's ids and estimates (est, in q·x − q·μ units), best first, `size` of
  * them; `barred` (an id, or −1) is never visited (the calibration's held-out vector).
  */
 export function beamSearch(
@@ -413,7 +393,7 @@ let lowerBuf = new Float64Array(0);
 export function graphSearch(
   index: VectorIndex,
   graph: GraphStage,
-  scan: U4Scan,
+  scan: U4Scan & { readonly graph: U4Graph },
   kernel: RowKernel,
   q: Float64Array,
   topN: number,
@@ -424,7 +404,7 @@ export function graphSearch(
   const uq = quantizeU4Query(rotatedQuery(index, q), index.bits);
   scan.setQuery(uq);
   const width = Math.max(beam, topN);
-  const pool = beamSearch(graph, scan, uq.step, 7.5 * uq.sum, width, barred);
+  const pool = scan.graph.beam(uq.step, 7.5 * uq.sum, width, barred);
   const m = pool.size;
   let qq = 0;
   for (let j = 0; j < index.d; j++) qq += q[j]! * q[j]!;
@@ -468,7 +448,7 @@ const BEAM_LADDER = [16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512];
 export function calibrateBeam(
   index: VectorIndex,
   graph: GraphStage,
-  scan: U4Scan,
+  scan: U4Scan & { readonly graph: U4Graph },
   kernel: RowKernel,
   queries: Int32Array,
   truth: Int32Array[],
@@ -494,7 +474,7 @@ export function calibrateBeam(
 }
 
 export interface GraphKernel {
-  readonly scan: U4Scan;
+  readonly scan: U4Scan & { readonly graph: U4Graph };
   /** The codes (used only while index.graph.codes is still this view). */
   readonly source: Uint8Array;
 }
@@ -505,4 +485,28 @@ export const graphKernels = new WeakMap<VectorIndex, GraphKernel | null>();
 export function graphKernel(index: VectorIndex): GraphKernel | undefined {
   const k = graphKernels.get(index);
   return k && k.source === index.graph?.codes ? k : undefined;
+}
+
+/** ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)² and s_i = Σ_j c_ij of every code (the build's pair estimates). */
+function codeNorms(
+  codes: Uint8Array,
+  scales: Float32Array,
+  n: number,
+  D: number,
+): { self: Float64Array; sums: Int32Array } {
+  const self = new Float64Array(n);
+  const sums = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    let c = 0;
+    for (let b = i * (D >> 1); b < (i + 1) * (D >> 1); b++) {
+      const lo = codes[b]! & 15;
+      const hi = codes[b]! >> 4;
+      s += (lo - 7.5) ** 2 + (hi - 7.5) ** 2;
+      c += lo + hi;
+    }
+    self[i] = scales[i]! * scales[i]! * s;
+    sums[i] = c;
+  }
+  return { self, sums };
 }
