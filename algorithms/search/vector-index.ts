@@ -66,7 +66,7 @@ import {
   type VectorSearchOptions,
 } from "../vector/index-types.ts";
 import { buildGraph, calibrateBeam, graphKernel, graphKernels, graphSearch } from "../vector/graph.ts";
-import { buildIvf, ivfShortlist, listKernel, listKernels } from "../vector/ivf.ts";
+import { buildIvfSteps, ivfShortlist, listKernel, listKernels } from "../vector/ivf.ts";
 import { rotate } from "../vector/rotation.ts";
 import { codeShortlist, simdScanBytes } from "../vector/sign-codes.ts";
 import { SearchError } from "./search-error.ts";
@@ -104,6 +104,15 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
   }
 }
 
+/** The steps of a sub-build (the IVF stage's), each a pause of buildVectorIndexSteps reporting `rows` coded. */
+function* pausing<T>(steps: Generator<void, T, void>, rows: number): Generator<number, T, void> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    yield rows;
+  }
+}
+
 /** Rows of the coding pass between two pauses of buildVectorIndexSteps. */
 export const BUILD_ROWS_PER_STEP = 64;
 
@@ -111,7 +120,8 @@ export const BUILD_ROWS_PER_STEP = 64;
  * buildVectorIndex as a generator that pauses (yields the rows coded so far) after the mean and after every
  * `rowsPerStep` rows of the coding pass, so a caller can return to its event loop between steps; the index
  * is the generator's return value, identical to buildVectorIndex's (same work in the same order). The IVF
- * stage (n ≥ ivfFrom) is one step.
+ * stage (n ≥ ivfFrom) pauses too (yielding n): after its k-means, through its assignment and list sums, after
+ * each calibration query (ivf.ts buildIvfSteps), and once more after the fine codes are laid out by list.
  */
 export function* buildVectorIndexSteps(
   vectors: Float32Array,
@@ -181,19 +191,23 @@ export function* buildVectorIndexSteps(
   for (let i = 0; i < n; i++) prefixCodes.set(codes.subarray(i * words, i * words + prefixWords), i * prefixWords);
   const built =
     projected && kernel
-      ? buildIvf(
-          kernel.dots,
-          projected,
-          P,
-          options.ivfLists ?? Math.ceil(DEFAULTS.ivfListsPerSqrtN * Math.sqrt(n)),
-          rng,
-          options.ivfMaxProbeFraction,
+      ? yield* pausing(
+          buildIvfSteps(
+            kernel.dots,
+            projected,
+            P,
+            options.ivfLists ?? Math.ceil(DEFAULTS.ivfListsPerSqrtN * Math.sqrt(n)),
+            rng,
+            options.ivfMaxProbeFraction,
+          ),
+          n,
         )
       : undefined;
   const coarse = built?.lists;
   const fineScan = coarse && fine ? u4Scan(coarse.order.length, D) : undefined;
   const ivf =
     coarse && fine && fineScan ? { ...coarse, fine: fineByPosition(fine, coarse.order, D, fineScan) } : coarse;
+  if (built) yield n;
   const base = {
     n,
     d,
