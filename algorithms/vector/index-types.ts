@@ -198,13 +198,13 @@ export interface VectorIndex {
 export interface GraphStage {
   /** Edges per vector (the width of `neighbors`). */
   readonly degree: number;
-  /** n × degree neighbour ids, −1 padding at the end of a row. */
+  /** n × degree neighbour ids, −1 padding at the end of a row (a view into the kernel's memory: read it only). */
   readonly neighbors: Int32Array;
-  /** Entry points of the beam search. */
+  /** Entry points of the beam search (a view into the kernel's memory: read it only). */
   readonly entries: Int32Array;
   /** n × bits/2 bytes of 4-bit codes by id (a view into the kernel's memory: read it, do not write it). */
   readonly codes: Uint8Array;
-  /** α_i and ‖e_i‖ by id (fine-codes.ts). */
+  /** α_i (a view into the kernel's memory) and ‖e_i‖ by id (fine-codes.ts). */
   readonly scales: Float32Array;
   readonly residuals: Float32Array;
   /** The beam width searches use by default, calibrated at build. */
