@@ -231,9 +231,10 @@ export function* buildVectorIndexSteps(
   let graph: GraphStage | undefined;
   if (built && fine && graphScan) {
     graphScan.codes.set(fine.codes);
-    const meanDots = new Float64Array(n);
-    for (let i = 0; i < n; i++) meanDots[i] = dotAt(kernel.dots.rows, i * d, mean, d);
-    const g = buildGraph({ n, D, scan: graphScan, scales: fine.scales, residuals: fine.residuals, meanDots, rng });
+    const rotatedMean = new Float64Array(D);
+    rotatedMean.set(mean);
+    rotate(rotatedMean, signs, rounds);
+    const g = buildGraph({ n, D, scan: graphScan, scales: fine.scales, residuals: fine.residuals, rotatedMean, rng });
     const beam = calibrateBeam(
       { ...base, vectors: kernel.dots.rows },
       { ...g, beam: 0 },
