@@ -60,7 +60,7 @@ export const DEFAULTS = {
   /** Edges a vector gets when it is inserted (its list may grow to graphDegree by later insertions). */
   graphInsertEdges: 16,
   /** Pool of the beam search that finds an inserting vector's candidates (hnswlib's efConstruction). */
-  graphBuildPool: 100,
+  graphBuildPool: 64,
   /** Entry points of the beam search (the first vectors inserted). */
   graphEntries: 1,
   /** The calibrated beam width is the ladder's width times this margin. */
