@@ -355,9 +355,23 @@ function accuracySummary(stems: string[]): string[] {
   return ["| dataset / split | job | metric | toolgraph | best baseline |", "| --- | --- | --- | --- | --- |", ...rows];
 }
 
-/** Any other topic at a glance: its results files, when and under what load they ran. */
+/**
+ * Any other topic at a glance: its results files, when and under what load they ran. A family of three or more
+ * files sharing their first three name parts (the runs of one development series, e.g. vector-index-real-*) is
+ * one row linking to its first file's section; every file keeps its section on the topic's page.
+ */
 function filesSummary(stems: string[], page: string): string[] {
-  const rows = stems.map((stem) => {
+  const family = (stem: string) => stem.split("-").slice(0, 3).join("-");
+  const sizes = new Map<string, number>();
+  for (const stem of stems) sizes.set(family(stem), (sizes.get(family(stem)) ?? 0) + 1);
+  const shown = new Set<string>();
+  const rows = stems.flatMap((stem) => {
+    const fam = family(stem);
+    const n = sizes.get(fam)!;
+    if (n >= 3) {
+      if (shown.has(fam)) return [];
+      shown.add(fam);
+    }
     const j = readJson(`${stem}.json`);
     const r = isRecord(j) ? j : {};
     const date = r.date ?? r.at ?? r.startedAt;
@@ -371,7 +385,10 @@ function filesSummary(stems: string[], page: string): string[] {
       .toLowerCase()
       .replace(/[^a-z0-9 -]/g, "")
       .replace(/ /g, "-");
-    return `| [${stem}](pages/${page}#${anchor}) | ${date ? fmt(date).slice(0, 10) : "–"} | ${typeof load1 === "number" ? fmt(load1) : "–"} |`;
+    const label = n >= 3 ? `${fam}-* (${n} results)` : stem;
+    return [
+      `| [${label}](pages/${page}#${anchor}) | ${date ? fmt(date).slice(0, 10) : "–"} | ${typeof load1 === "number" ? fmt(load1) : "–"} |`,
+    ];
   });
   return ["| result | date | 1-min load at start |", "| --- | --- | --- |", ...rows];
 }

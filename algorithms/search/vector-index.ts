@@ -42,7 +42,7 @@
 import { dotAt } from "../linalg/dot.ts";
 import { mulberry32 } from "../random/rng.ts";
 import { f32RowDots, simdByDefault } from "../simd/row-dots.ts";
-import { u4Scan } from "../simd/u4-scan.ts";
+import { u4GraphScan, u4Scan } from "../simd/u4-scan.ts";
 import { makeRowKernel, rerank, rowKernel, rowKernels, simdRerank, wantSimd } from "../vector/exact-rerank.ts";
 import {
   boundedRerank,
@@ -66,7 +66,7 @@ import {
   type VectorSearchOptions,
 } from "../vector/index-types.ts";
 import { buildGraph, calibrateBeam, graphKernel, graphKernels, graphSearch } from "../vector/graph.ts";
-import { buildIvf, ivfShortlist, listKernel, listKernels } from "../vector/ivf.ts";
+import { buildIvfSteps, ivfShortlist, listKernel, listKernels } from "../vector/ivf.ts";
 import { rotate } from "../vector/rotation.ts";
 import { codeShortlist, simdScanBytes } from "../vector/sign-codes.ts";
 import { SearchError } from "./search-error.ts";
@@ -104,6 +104,15 @@ export function buildVectorIndex(vectors: Float32Array, d: number, options: Vect
   }
 }
 
+/** The steps of a sub-build (the IVF stage's), each a pause of buildVectorIndexSteps reporting `rows` coded. */
+function* pausing<T>(steps: Generator<void, T, void>, rows: number): Generator<number, T, void> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    yield rows;
+  }
+}
+
 /** Rows of the coding pass between two pauses of buildVectorIndexSteps. */
 export const BUILD_ROWS_PER_STEP = 64;
 
@@ -111,7 +120,8 @@ export const BUILD_ROWS_PER_STEP = 64;
  * buildVectorIndex as a generator that pauses (yields the rows coded so far) after the mean and after every
  * `rowsPerStep` rows of the coding pass, so a caller can return to its event loop between steps; the index
  * is the generator's return value, identical to buildVectorIndex's (same work in the same order). The IVF
- * stage (n ≥ ivfFrom) is one step.
+ * stage (n ≥ ivfFrom) pauses too (yielding n): after its k-means, through its assignment and list sums, after
+ * each calibration query (ivf.ts buildIvfSteps), and once more after the fine codes are laid out by list.
  */
 export function* buildVectorIndexSteps(
   vectors: Float32Array,
@@ -181,19 +191,23 @@ export function* buildVectorIndexSteps(
   for (let i = 0; i < n; i++) prefixCodes.set(codes.subarray(i * words, i * words + prefixWords), i * prefixWords);
   const built =
     projected && kernel
-      ? buildIvf(
-          kernel.dots,
-          projected,
-          P,
-          options.ivfLists ?? Math.ceil(DEFAULTS.ivfListsPerSqrtN * Math.sqrt(n)),
-          rng,
-          options.ivfMaxProbeFraction,
+      ? yield* pausing(
+          buildIvfSteps(
+            kernel.dots,
+            projected,
+            P,
+            options.ivfLists ?? Math.ceil(DEFAULTS.ivfListsPerSqrtN * Math.sqrt(n)),
+            rng,
+            options.ivfMaxProbeFraction,
+          ),
+          n,
         )
       : undefined;
   const coarse = built?.lists;
   const fineScan = coarse && fine ? u4Scan(coarse.order.length, D) : undefined;
   const ivf =
     coarse && fine && fineScan ? { ...coarse, fine: fineByPosition(fine, coarse.order, D, fineScan) } : coarse;
+  if (built) yield n;
   const base = {
     n,
     d,
@@ -210,13 +224,17 @@ export function* buildVectorIndexSteps(
   };
   if (!kernel) return base;
   // The graph stage where the IVF calibration dropped the IVF stage (neighbours spread over most lists).
-  const graphScan = built && !coarse && fine && options.graph === true ? u4Scan(n, D) : undefined;
+  const graphScan =
+    built && !coarse && fine && options.graph === true
+      ? u4GraphScan(n, D, Math.min(DEFAULTS.graphDegree, Math.max(1, n - 1)), Math.min(n, DEFAULTS.graphEntries))
+      : undefined;
   let graph: GraphStage | undefined;
   if (built && fine && graphScan) {
     graphScan.codes.set(fine.codes);
-    const meanDots = new Float64Array(n);
-    for (let i = 0; i < n; i++) meanDots[i] = dotAt(kernel.dots.rows, i * d, mean, d);
-    const g = buildGraph({ n, D, scan: graphScan, scales: fine.scales, residuals: fine.residuals, meanDots, rng });
+    const rotatedMean = new Float64Array(D);
+    rotatedMean.set(mean);
+    rotate(rotatedMean, signs, rounds);
+    const g = buildGraph({ n, D, scan: graphScan, scales: fine.scales, residuals: fine.residuals, rotatedMean, rng });
     const beam = calibrateBeam(
       { ...base, vectors: kernel.dots.rows },
       { ...g, beam: 0 },
@@ -330,12 +348,8 @@ export function vectorIndexBytes(index: VectorIndex): number {
   const fine = fineKernels.get(index);
   if (index.ivf?.fine) bytes += index.ivf.fine.scales.byteLength + index.ivf.fine.residuals.byteLength;
   if (fine) bytes += fine.scan.bytes + fine.centroidDots.bytes;
-  if (index.graph)
-    bytes +=
-      index.graph.neighbors.byteLength +
-      index.graph.entries.byteLength +
-      index.graph.scales.byteLength +
-      index.graph.residuals.byteLength;
+  // The graph's codes, neighbour lists, scales and entry points live in its kernel's memory (counted with it).
+  if (index.graph) bytes += index.graph.residuals.byteLength;
   const graph = graphKernels.get(index);
   if (graph) bytes += graph.scan.bytes;
   const row = rowKernels.get(index);

@@ -368,7 +368,7 @@
   ;; out[k] (i32) = Σ_j c_j · q_j for the codes of ids[k], k < count (the code of id i at codes + i·bytes): scan_u4 over
   ;; a list of ids instead of a range of positions (the graph stage's gathers), the same lanes, the same exact sums.
   ;; The code of the id 4 ahead is touched first (a load feeding only $sink, stored at $sinkAt) to overlap its miss.
-  (func (export "scan_u4_ids")
+  (func $scan_u4_ids (export "scan_u4_ids")
     (param $codes i32) (param $bytes i32) (param $ids i32) (param $count i32) (param $q i32) (param $out i32)
     (param $sinkAt i32)
     (local $k i32) (local $p i32) (local $j i32) (local $qj i32) (local $v v128) (local $lo v128) (local $hi v128)
@@ -409,4 +409,184 @@
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $pos)))
     (v128.store (local.get $sinkAt) (local.get $sink)))
+
+  ;; Σ_j c_aj · c_bj (i32) of the 4-bit code at id $a against the codes of ids[k], k < count (both codes unsigned
+  ;; nibbles, the same layout; exact: ≤ 225·D). out[k] at $out. The graph build's code-to-code products.
+  (func (export "dots_u4u4")
+    (param $codes i32) (param $bytes i32) (param $a i32) (param $ids i32) (param $count i32) (param $out i32)
+    (local $k i32) (local $pa i32) (local $p i32) (local $j i32) (local $va v128) (local $vb v128) (local $acc v128)
+    (local.set $pa (i32.add (local.get $codes) (i32.mul (local.get $a) (local.get $bytes))))
+    (block $done
+      (loop $pos
+        (br_if $done (i32.ge_u (local.get $k) (local.get $count)))
+        (local.set $p (i32.add (local.get $codes)
+          (i32.mul (i32.load (i32.add (local.get $ids) (i32.shl (local.get $k) (i32.const 2)))) (local.get $bytes))))
+        (local.set $acc (v128.const i32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (block $b16
+          (loop $l16
+            (br_if $b16 (i32.ge_u (local.get $j) (local.get $bytes)))
+            ;; one operand as i8 nibbles (≤ 15) and the other as i16: i16x8 products ≤ 225, dot pairs them into i32
+            (local.set $va (v128.load (i32.add (local.get $pa) (local.get $j))))
+            (local.set $vb (v128.load (i32.add (local.get $p) (local.get $j))))
+            (local.set $acc (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s
+              (i16x8.extend_low_i8x16_u (v128.and (local.get $va) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+              (i16x8.extend_low_i8x16_u (v128.and (local.get $vb) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))))))
+            (local.set $acc (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s
+              (i16x8.extend_high_i8x16_u (v128.and (local.get $va) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+              (i16x8.extend_high_i8x16_u (v128.and (local.get $vb) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))))))
+            (local.set $acc (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s
+              (i16x8.extend_low_i8x16_u (i8x16.shr_u (local.get $va) (i32.const 4)))
+              (i16x8.extend_low_i8x16_u (i8x16.shr_u (local.get $vb) (i32.const 4))))))
+            (local.set $acc (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s
+              (i16x8.extend_high_i8x16_u (i8x16.shr_u (local.get $va) (i32.const 4)))
+              (i16x8.extend_high_i8x16_u (i8x16.shr_u (local.get $vb) (i32.const 4))))))
+            (local.set $j (i32.add (local.get $j) (i32.const 16)))
+            (br $l16)))
+        (i32.store (i32.add (local.get $out) (i32.shl (local.get $k) (i32.const 2))) (i32.add
+          (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
+          (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $pos))))
+
+  ;; The graph stage's beam search (algorithms/vector/graph.ts beamSearch, the same steps in the same order, so the
+  ;; same pool bit for bit). A pool of at most $beam members sorted by est descending (ids i32 at $pIds, est f64 at
+  ;; $pEst, expanded flags u8 at $pDone; $psize members); est_v = (f64(scale_v) · step) · (f64(S_v) − offset), S_v the
+  ;; scan_u4_ids sum of v's code against the query at $q. visited (u32 at $visited, by id) = $mark means seen.
+  ;; The entries (not yet seen) are scored and offered; then repeatedly the best unexpanded member's unseen
+  ;; neighbours (n × $deg i32 at $nbrs, −1 ends a row) are scored and offered, the scan resuming from the best
+  ;; position that changed, until every member is expanded. Returns the pool's size.
+  (global $psize (mut i32) (i32.const 0))
+
+  ;; Offers (id, est): refused ($beam returned) when the pool is full and est is not above its last member; else
+  ;; inserted after every member with est ≥ its own (the last one dropped when full); returns its position.
+  (func $pool_insert
+    (param $id i32) (param $est f64) (param $pIds i32) (param $pEst i32) (param $pDone i32) (param $beam i32)
+    (result i32)
+    (local $lo i32) (local $hi i32) (local $mid i32) (local $t i32)
+    (if (i32.eq (global.get $psize) (local.get $beam))
+      (then
+        (if (i32.eqz (f64.gt (local.get $est)
+              (f64.load (i32.add (local.get $pEst) (i32.shl (i32.sub (local.get $beam) (i32.const 1)) (i32.const 3))))))
+          (then (return (local.get $beam))))))
+    (local.set $hi (global.get $psize))
+    (block $b
+      (loop $l
+        (br_if $b (i32.ge_u (local.get $lo) (local.get $hi)))
+        (local.set $mid (i32.shr_u (i32.add (local.get $lo) (local.get $hi)) (i32.const 1)))
+        (if (f64.ge (f64.load (i32.add (local.get $pEst) (i32.shl (local.get $mid) (i32.const 3)))) (local.get $est))
+          (then (local.set $lo (i32.add (local.get $mid) (i32.const 1))))
+          (else (local.set $hi (local.get $mid))))
+        (br $l)))
+    (if (i32.eq (global.get $psize) (local.get $beam))
+      (then (local.set $t (i32.sub (local.get $beam) (i32.const 1))))
+      (else
+        (local.set $t (global.get $psize))
+        (global.set $psize (i32.add (global.get $psize) (i32.const 1)))))
+    (block $b2
+      (loop $l2
+        (br_if $b2 (i32.le_s (local.get $t) (local.get $lo)))
+        (i32.store (i32.add (local.get $pIds) (i32.shl (local.get $t) (i32.const 2)))
+          (i32.load (i32.add (local.get $pIds) (i32.shl (i32.sub (local.get $t) (i32.const 1)) (i32.const 2)))))
+        (f64.store (i32.add (local.get $pEst) (i32.shl (local.get $t) (i32.const 3)))
+          (f64.load (i32.add (local.get $pEst) (i32.shl (i32.sub (local.get $t) (i32.const 1)) (i32.const 3)))))
+        (i32.store8 (i32.add (local.get $pDone) (local.get $t))
+          (i32.load8_u (i32.add (local.get $pDone) (i32.sub (local.get $t) (i32.const 1)))))
+        (local.set $t (i32.sub (local.get $t) (i32.const 1)))
+        (br $l2)))
+    (i32.store (i32.add (local.get $pIds) (i32.shl (local.get $lo) (i32.const 2))) (local.get $id))
+    (f64.store (i32.add (local.get $pEst) (i32.shl (local.get $lo) (i32.const 3))) (local.get $est))
+    (i32.store8 (i32.add (local.get $pDone) (local.get $lo)) (i32.const 0))
+    (local.get $lo))
+
+  (func (export "beam_u4")
+    (param $codes i32) (param $bytes i32) (param $nbrs i32) (param $deg i32) (param $scales i32)
+    (param $visited i32) (param $mark i32) (param $entries i32) (param $entryCount i32)
+    (param $q i32) (param $ids i32) (param $out i32) (param $sinkAt i32)
+    (param $pIds i32) (param $pEst i32) (param $pDone i32) (param $beam i32)
+    (param $step f64) (param $offset f64)
+    (result i32)
+    (local $c i32) (local $t i32) (local $v i32) (local $va i32) (local $i i32) (local $p i32) (local $end i32)
+    (local $at i32) (local $lowest i32)
+    (global.set $psize (i32.const 0))
+    (block $b
+      (loop $l
+        (br_if $b (i32.ge_u (local.get $t) (local.get $entryCount)))
+        (local.set $v (i32.load (i32.add (local.get $entries) (i32.shl (local.get $t) (i32.const 2)))))
+        (local.set $va (i32.add (local.get $visited) (i32.shl (local.get $v) (i32.const 2))))
+        (if (i32.ne (i32.load (local.get $va)) (local.get $mark))
+          (then
+            (i32.store (local.get $va) (local.get $mark))
+            (i32.store (i32.add (local.get $ids) (i32.shl (local.get $c) (i32.const 2))) (local.get $v))
+            (local.set $c (i32.add (local.get $c) (i32.const 1)))))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $l)))
+    (call $scan_u4_ids (local.get $codes) (local.get $bytes) (local.get $ids) (local.get $c) (local.get $q)
+      (local.get $out) (local.get $sinkAt))
+    (local.set $t (i32.const 0))
+    (block $b
+      (loop $l
+        (br_if $b (i32.ge_u (local.get $t) (local.get $c)))
+        (local.set $v (i32.load (i32.add (local.get $ids) (i32.shl (local.get $t) (i32.const 2)))))
+        (drop (call $pool_insert (local.get $v)
+          (f64.mul
+            (f64.mul (f64.promote_f32 (f32.load (i32.add (local.get $scales) (i32.shl (local.get $v) (i32.const 2)))))
+              (local.get $step))
+            (f64.sub (f64.convert_i32_s (i32.load (i32.add (local.get $out) (i32.shl (local.get $t) (i32.const 2)))))
+              (local.get $offset)))
+          (local.get $pIds) (local.get $pEst) (local.get $pDone) (local.get $beam)))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $l)))
+    (block $stop
+      (loop $hop
+        (block $b
+          (loop $l
+            (br_if $b (i32.ge_u (local.get $i) (global.get $psize)))
+            (br_if $b (i32.eqz (i32.load8_u (i32.add (local.get $pDone) (local.get $i)))))
+            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+            (br $l)))
+        (br_if $stop (i32.ge_u (local.get $i) (global.get $psize)))
+        (i32.store8 (i32.add (local.get $pDone) (local.get $i)) (i32.const 1))
+        (local.set $v (i32.load (i32.add (local.get $pIds) (i32.shl (local.get $i) (i32.const 2)))))
+        (local.set $p (i32.add (local.get $nbrs) (i32.shl (i32.mul (local.get $v) (local.get $deg)) (i32.const 2))))
+        (local.set $end (i32.add (local.get $p) (i32.shl (local.get $deg) (i32.const 2))))
+        (local.set $c (i32.const 0))
+        (block $b
+          (loop $l
+            (br_if $b (i32.ge_u (local.get $p) (local.get $end)))
+            (local.set $v (i32.load (local.get $p)))
+            (br_if $b (i32.lt_s (local.get $v) (i32.const 0)))
+            (local.set $va (i32.add (local.get $visited) (i32.shl (local.get $v) (i32.const 2))))
+            (if (i32.ne (i32.load (local.get $va)) (local.get $mark))
+              (then
+                (i32.store (local.get $va) (local.get $mark))
+                (i32.store (i32.add (local.get $ids) (i32.shl (local.get $c) (i32.const 2))) (local.get $v))
+                (local.set $c (i32.add (local.get $c) (i32.const 1)))))
+            (local.set $p (i32.add (local.get $p) (i32.const 4)))
+            (br $l)))
+        (if (i32.gt_u (local.get $c) (i32.const 0))
+          (then
+            (call $scan_u4_ids (local.get $codes) (local.get $bytes) (local.get $ids) (local.get $c) (local.get $q)
+              (local.get $out) (local.get $sinkAt))
+            (local.set $lowest (local.get $beam))
+            (local.set $t (i32.const 0))
+            (block $b
+              (loop $l
+                (br_if $b (i32.ge_u (local.get $t) (local.get $c)))
+                (local.set $v (i32.load (i32.add (local.get $ids) (i32.shl (local.get $t) (i32.const 2)))))
+                (local.set $at (call $pool_insert (local.get $v)
+                  (f64.mul
+                    (f64.mul
+                      (f64.promote_f32 (f32.load (i32.add (local.get $scales) (i32.shl (local.get $v) (i32.const 2)))))
+                      (local.get $step))
+                    (f64.sub
+                      (f64.convert_i32_s (i32.load (i32.add (local.get $out) (i32.shl (local.get $t) (i32.const 2)))))
+                      (local.get $offset)))
+                  (local.get $pIds) (local.get $pEst) (local.get $pDone) (local.get $beam)))
+                (if (i32.lt_u (local.get $at) (local.get $lowest)) (then (local.set $lowest (local.get $at))))
+                (local.set $t (i32.add (local.get $t) (i32.const 1)))
+                (br $l)))
+            (if (i32.lt_u (local.get $lowest) (local.get $i)) (then (local.set $i (local.get $lowest))))))
+        (br $hop)))
+    (global.get $psize))
 )

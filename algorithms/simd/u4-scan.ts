@@ -87,15 +87,64 @@ export interface U4Scan {
   scanIds(count: number): Int32Array;
 }
 
+/** The graph stage's part of a u4 kernel (u4GraphScan): its neighbour lists, scales and beam search in the kernel. */
+export interface U4Graph {
+  readonly degree: number;
+  /** positions × degree neighbour ids (−1 ends a row), in the kernel's memory: written by the caller. */
+  readonly neighbors: Int32Array;
+  /** α_i by id (float32), in the kernel's memory: written by the caller. */
+  readonly scales: Float32Array;
+  /** The entry points (entryCount ids), in the kernel's memory: written by the caller. */
+  readonly entries: Int32Array;
+  /**
+   * The beam search of kernels.wat beam_u4 for the query set by setQuery: est_v = (α_v · step) · (S_v − offset); the
+   * pool (ids and est, best first; views valid until the next call) and its size. `barred` (an id or −1) is never
+   * visited. The beam is clamped to the positions (a pool never holds more).
+   */
+  beam(
+    step: number,
+    offset: number,
+    beam: number,
+    barred: number,
+  ): { ids: Int32Array; est: Float64Array; size: number };
+  /** Codes the last beam scored (its visited set; counted by a pass over the marks: tests and benches). */
+  visits(): number;
+  /** Σ_j c_aj · c_bj for b = ids[0 .. count) (kernels.wat dots_u4u4; a view valid until the next call). */
+  pairDots(a: number, count: number): Int32Array;
+}
+
 /** A kernel with room for `positions` codes of D coordinates (zero-filled); undefined when unavailable. */
 export function u4Scan(positions: number, D: number): U4Scan | undefined {
+  return makeU4Scan(positions, D, 0, 0);
+}
+
+/** u4Scan with the graph stage's part (neighbour lists of `degree`, `entryCount` entry points); see U4Graph. */
+export function u4GraphScan(
+  positions: number,
+  D: number,
+  degree: number,
+  entryCount: number,
+): (U4Scan & { readonly graph: U4Graph }) | undefined {
+  if (!(Number.isInteger(degree) && degree >= 1 && Number.isInteger(entryCount) && entryCount >= 1)) return undefined;
+  return makeU4Scan(positions, D, degree, entryCount) as (U4Scan & { readonly graph: U4Graph }) | undefined;
+}
+
+function makeU4Scan(positions: number, D: number, degree: number, entryCount: number): U4Scan | undefined {
   if (!(Number.isInteger(D) && D > 0 && D % 32 === 0 && D <= MAX_U4_DIMS)) return undefined;
   const codeBytes = D >> 1;
   const queryAt = align(positions * codeBytes);
   const outAt = queryAt + align(2 * D);
   const idsAt = outAt + align(4 * Math.max(1, positions));
   const sinkAt = idsAt + align(4 * Math.max(1, positions));
-  const at = kernelInstance(sinkAt + 16);
+  const nbrsAt = sinkAt + 16;
+  const scalesAt = nbrsAt + align(4 * positions * degree);
+  const visitedAt = scalesAt + (degree > 0 ? align(4 * positions) : 0);
+  const entriesAt = visitedAt + (degree > 0 ? align(4 * positions) : 0);
+  const pIdsAt = entriesAt + align(4 * entryCount);
+  const pool = degree > 0 ? positions + 1 : 0;
+  const pEstAt = pIdsAt + align(4 * pool);
+  const pDoneAt = pEstAt + align(8 * pool);
+  const at = kernelInstance(pDoneAt + align(pool) + 16);
   if (!at) return undefined;
   const buffer = at.memory.buffer;
   const lanes = new Int16Array(buffer, queryAt, D);
@@ -103,7 +152,66 @@ export function u4Scan(positions: number, D: number): U4Scan | undefined {
   const kernel = at.exports.scan_u4!;
   const gather = at.exports.scan_u4_ids!;
   const ids = new Int32Array(buffer, idsAt, Math.max(1, positions));
+  let graph: U4Graph | undefined;
+  if (degree > 0) {
+    const beamKernel = at.exports.beam_u4 as unknown as (...args: number[]) => number;
+    const pairKernel = at.exports.dots_u4u4!;
+    const visited = new Uint32Array(buffer, visitedAt, positions);
+    const pIds = new Int32Array(buffer, pIdsAt, pool);
+    const pEst = new Float64Array(buffer, pEstAt, pool);
+
+    let epoch = 0;
+    graph = {
+      degree,
+      neighbors: new Int32Array(buffer, nbrsAt, positions * degree),
+      scales: new Float32Array(buffer, scalesAt, positions),
+      entries: new Int32Array(buffer, entriesAt, entryCount),
+      beam(step, offset, beam, barred) {
+        if (!(Number.isInteger(beam) && beam >= 1))
+          throw new RangeError(`u4-scan: beam must be an integer ≥ 1, got ${beam}`);
+        if (++epoch >= 0xffffffff) {
+          visited.fill(0);
+          epoch = 1;
+        }
+        if (barred >= 0 && barred < positions) visited[barred] = epoch;
+        const size = beamKernel(
+          0,
+          codeBytes,
+          nbrsAt,
+          degree,
+          scalesAt,
+          visitedAt,
+          epoch | 0,
+          entriesAt,
+          entryCount,
+          queryAt,
+          idsAt,
+          outAt,
+          sinkAt,
+          pIdsAt,
+          pEstAt,
+          pDoneAt,
+          Math.min(beam, positions),
+          step,
+          offset,
+        );
+        return { ids: pIds, est: pEst, size };
+      },
+      visits() {
+        let c = 0;
+        for (let i = 0; i < positions; i++) if (visited[i] === epoch) c++;
+        return c;
+      },
+      pairDots(a, count) {
+        if (!(Number.isInteger(count) && count >= 0 && count <= positions))
+          throw new RangeError(`u4-scan: ${count} ids, room for ${positions}`);
+        pairKernel(0, codeBytes, a, idsAt, count, outAt);
+        return out;
+      },
+    };
+  }
   return {
+    ...(graph ? { graph } : {}),
     ids,
     setQuery(q) {
       const l = q instanceof Int16Array ? q : q.lanes;

@@ -7,21 +7,22 @@
  * by id, in the u4 kernel's memory. Estimates (u = Rq quantised to int16 with step qs, simd/u4-scan.ts):
  *
  *     query:   est_i = α_i · qs · (S_i − 7.5·K) ≈ q·x_i − q·μ,           S_i = Σ_j c_ij k_j  (scan_u4_ids)
- *     build:   sim(a, b) = α_a α_b (S_ab − 7.5·K_a) / 2 + μ·x_b ≈ x_a·x_b − μ·x_a + |μ|²,
- *              the query lanes of a being k_j = 2 c_aj − 15 (exact integers), so Σ_j (c_aj − 7.5)(c_bj − 7.5)
- *              = (S_ab − 7.5·K_a) / 2; for a fixed a, sim ranks b as x_a·x_b does.
+ *     build:   ‖y_a − y_b‖² ≈ ‖y_a‖² + ‖y_b‖² − 2 α_a α_b (P_ab − 7.5 (s_a + s_b) + 56.25·D),
+ *              P_ab = Σ_j c_aj c_bj (kernels.wat dots_u4u4, exact integers), s_i = Σ_j c_ij,
+ *              ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)² (so that the distances are those of the decoded codes).
  *
- * Build (O(n · (T·leaf + R)) code dots, in the SIMD kernel): candidate neighbours from T random-projection trees
- * (Dasgupta & Freund, "Random projection trees and low dimensional manifolds", STOC 2008; the split of Annoy: the
- * direction between two random members, here cut at the median projection so leaves hold ≤ `leaf` vectors): all
- * pairs inside each leaf are scored and each vector keeps its `candidates` best; then one round of local join
- * (Dong, Moses & Li, "Efficient k-nearest neighbor graph construction for generic similarity measures", WWW 2011:
- * NN-descent): every vector scores its candidates' candidates. The graph keeps, per vector, its nearest candidates
- * pruned by the relative-neighbourhood rule of Vamana (Subramanya et al., "DiskANN", NeurIPS 2019, α = 1: a candidate
- * b is dropped when a kept neighbour c is nearer to b than a is) up to degree/2, then the reverse edges, then the
- * remaining nearest candidates up to `degree` (−1 pads). Entry points: `entries` vectors spaced evenly over the ids.
+ * Build: HNSW's bottom layer (Malkov & Yashunin, "Efficient and robust approximate nearest neighbor search using
+ * Hierarchical Navigable Small World graphs", TPAMI 2020, algorithms 1 and 4), by insertion in a seeded order:
+ * each vector a is searched as a query (its code's reconstruction α_a(c_a − 7.5) + Rμ ≈ R x_a) by the kernel beam
+ * over the vectors inserted so far, with a pool of `graphBuildPool` (efConstruction); the pool, sorted by the code
+ * distance to a, is selected by HNSW's heuristic (a candidate c is kept unless a kept r has ‖y_c − y_r‖ <
+ * ‖y_c − y_a‖) up to `graphInsertEdges`, and a is appended to each kept neighbour's list, which, when full
+ * (`degree`), is selected again by the same heuristic. No list is filled back with pruned candidates (hnswlib's
+ * default). O(n · graphBuildPool · log n) code products, the searches in the kernel. Entry points: the first
+ * `graphEntries` vectors inserted (without upper layers; one entry measured as good as 64 spaced ones).
  *
- * Search (a best-first beam, as HNSW's layer-0 search: Malkov & Yashunin, TPAMI 2020): the entry points are scored
+ * Search (a best-first beam, as HNSW's layer-0 search: Malkov & Yashunin, TPAMI 2020; run whole inside the kernel,
+ * kernels.wat beam_u4, the pool equal bit for bit to beamSearch here, its JS reference): the entry points are scored
  * and the best `beam` of them fill a pool sorted by est; repeatedly the best unexpanded pool member's unvisited
  * neighbours are scored (one kernel call) and the pool keeps the best `beam`; it stops when every pool member is
  * expanded. The pool's candidates then go to the bounded exact re-rank of the fine stage (bound_i = ε·‖q‖·‖e_i‖/√D
@@ -31,9 +32,7 @@
  * that finds every one's exact top-10, times `beamMargin`; when no width of the ladder does, the index keeps no graph.
  * Measurements: docs/decisions/vector-index-graph.md.
  */
-import { topKIds } from "../search/top-k.ts";
-import type { F32RowDots } from "../simd/row-dots.ts";
-import { laneOf, quantizeU4Query, type U4Scan } from "../simd/u4-scan.ts";
+import { quantizeU4Query, type U4Graph, type U4Scan } from "../simd/u4-scan.ts";
 import type { Rng } from "../random/rng.ts";
 import type { RowKernel } from "./exact-rerank.ts";
 import { boundedRerank } from "./fine-codes.ts";
@@ -44,265 +43,121 @@ export interface GraphBuildInput {
   readonly n: number;
   /** Code coordinates (a multiple of 32). */
   readonly D: number;
-  /** The kernel holding the 4-bit codes by id (n positions). */
-  readonly scan: U4Scan;
+  /** The kernel holding the 4-bit codes by id (n positions) and the graph's part (u4GraphScan: written here). */
+  readonly scan: U4Scan & { readonly graph: U4Graph };
   /** α_i and ‖e_i‖ by id. */
   readonly scales: Float32Array;
   readonly residuals: Float32Array;
-  /** μ·x_i by id. */
-  readonly meanDots: Float64Array;
+  /** Rμ, the rotated corpus mean (D coordinates). */
+  readonly rotatedMean: Float64Array;
   readonly rng: Rng;
 }
 
-/** Int16 query lanes k_j = 2·c_j − 15 of the code at id `id` (see the header), in the kernel's lane order. */
-function codeLanes(codes: Uint8Array, id: number, D: number, lanes: Int16Array, laneIndex: Int32Array): number {
-  const o = id * (D >> 1);
-  let sum = 0;
-  for (let b = 0; b < D >> 1; b++) {
-    const v = codes[o + b]!;
-    const lo = 2 * (v & 15) - 15;
-    const hi = 2 * (v >> 4) - 15;
-    lanes[laneIndex[2 * b]!] = lo;
-    lanes[laneIndex[2 * b + 1]!] = hi;
-    sum += lo + hi;
-  }
-  return sum;
-}
-
-/** Per-vector bounded candidate lists (best `k` by sim, unsorted, duplicates refused). */
-class Candidates {
-  readonly ids: Int32Array;
-  readonly sims: Float32Array;
-  readonly count: Int32Array;
-  /** The smallest sim held once a list is full (−∞ before). */
-  readonly floor: Float32Array;
-  constructor(
-    readonly n: number,
-    readonly k: number,
-  ) {
-    this.ids = new Int32Array(n * k).fill(-1);
-    this.sims = new Float32Array(n * k);
-    this.count = new Int32Array(n);
-    this.floor = new Float32Array(n).fill(Number.NEGATIVE_INFINITY);
-  }
-  offer(a: number, b: number, sim: number): void {
-    if (!(sim > this.floor[a]!)) return;
-    const o = a * this.k;
-    const c = this.count[a]!;
-    for (let t = 0; t < c; t++) if (this.ids[o + t] === b) return;
-    if (c < this.k) {
-      this.ids[o + c] = b;
-      this.sims[o + c] = sim;
-      this.count[a] = c + 1;
-      if (c + 1 === this.k) this.floor[a] = this.minOf(o);
-      return;
-    }
-    let w = 0;
-    for (let t = 1; t < this.k; t++) if (this.sims[o + t]! < this.sims[o + w]!) w = t;
-    this.ids[o + w] = b;
-    this.sims[o + w] = sim;
-    this.floor[a] = this.minOf(o);
-  }
-  private minOf(o: number): number {
-    let m = Number.POSITIVE_INFINITY;
-    for (let t = 0; t < this.k; t++) if (this.sims[o + t]! < m) m = this.sims[o + t]!;
-    return m;
-  }
-  /** The ids of a's list, best first (ties: smaller id). */
-  sorted(a: number): number[] {
-    const o = a * this.k;
-    const c = this.count[a]!;
-    const order = Array.from({ length: c }, (_, t) => t);
-    order.sort((x, y) => this.sims[o + y]! - this.sims[o + x]! || this.ids[o + x]! - this.ids[o + y]!);
-    return order.map((t) => this.ids[o + t]!);
-  }
-}
-
-/** Builds the graph stage (see the header). */
+/** Builds the graph stage by insertion (see the header): the lists in the kernel's memory, the entry points. */
 export function buildGraph(input: GraphBuildInput): Omit<GraphStage, "beam"> {
-  const { n, D, scan, scales, meanDots, rng } = input;
-  const degree = Math.min(DEFAULTS.graphDegree, Math.max(1, n - 1));
-  const K = Math.min(DEFAULTS.graphCandidates, Math.max(1, n - 1));
-  const leaf = DEFAULTS.graphLeaf;
-  const cand = new Candidates(n, K);
-  const laneIndex = Int32Array.from({ length: D }, (_, j) => laneOf(j));
-  const lanes = new Int16Array(D);
+  const { n, D, scan, rng } = input;
+  const g = scan.graph;
+  const deg = g.degree;
+  const M = Math.min(deg, DEFAULTS.graphInsertEdges);
+  const pool = DEFAULTS.graphBuildPool;
   const codes = scan.codes;
+  const scales = g.scales;
+  scales.set(input.scales);
+  const nb = g.neighbors.fill(-1);
   const ids = scan.ids;
-  const dir = new Float64Array(D);
-  const proj = new Float64Array(n);
-  const perm = Int32Array.from({ length: n }, (_, i) => i);
-  const sel = new Float64Array(n);
-
-  /** sim(a, b) for b = list[0 .. count) into the candidate lists of both (the kernel's ids hold the list). */
-  const scoreAgainst = (a: number, count: number) => {
-    const K_a = codeLanes(codes, a, D, lanes, laneIndex);
-    scan.setQuery(lanes);
-    const sums = scan.scanIds(count);
-    const alpha = scales[a]!;
-    for (let t = 0; t < count; t++) {
-      const b = ids[t]!;
-      const dot = (alpha * scales[b]! * (sums[t]! - 7.5 * K_a)) / 2;
-      cand.offer(a, b, dot + meanDots[b]!);
-      cand.offer(b, a, dot + meanDots[a]!);
+  const mu = input.rotatedMean;
+  const { self, sums } = codeNorms(codes, scales, n, D);
+  const half = 56.25 * D;
+  /** ‖y_p − y_b‖² from P = Σ_j c_pj c_bj (see the header). */
+  const dist = (p: number, b: number, P: number) =>
+    self[p]! + self[b]! - 2 * scales[p]! * scales[b]! * (P - 7.5 * (sums[p]! + sums[b]!) + half);
+  const cap = Math.max(pool, deg) + 1;
+  const cand = new Int32Array(cap);
+  const candD = new Float64Array(cap);
+  const order = new Int32Array(cap);
+  const sortedIds = new Int32Array(cap);
+  const sortedD = new Float64Array(cap);
+  const kept = new Int32Array(deg);
+  /** cand[0 .. m) with their distances to p (one kernel call), sorted nearest first (ties: smaller id). */
+  const sortByDistance = (p: number, m: number) => {
+    for (let t = 0; t < m; t++) ids[t] = cand[t]!;
+    const P = g.pairDots(p, m);
+    for (let t = 0; t < m; t++) {
+      candD[t] = dist(p, cand[t]!, P[t]!);
+      order[t] = t;
     }
+    const o = order.subarray(0, m);
+    o.sort((x, y) => candD[x]! - candD[y]! || cand[x]! - cand[y]!);
+    for (let t = 0; t < m; t++) {
+      sortedIds[t] = cand[o[t]!]!;
+      sortedD[t] = candD[o[t]!]!;
+    }
+    cand.set(sortedIds.subarray(0, m));
+    candD.set(sortedD.subarray(0, m));
   };
-
-  for (let tree = 0; tree < DEFAULTS.graphTrees; tree++) {
-    const stack: number[] = [0, n];
-    while (stack.length > 0) {
-      const hi = stack.pop()!;
-      const lo = stack.pop()!;
-      const size = hi - lo;
-      if (size <= leaf) {
-        for (let s = lo; s < hi - 1; s++) {
-          const count = hi - s - 1;
-          for (let t = 0; t < count; t++) ids[t] = perm[s + 1 + t]!;
-          scoreAgainst(perm[s]!, count);
-        }
-        continue;
-      }
-      // Split direction y_a − y_b of two random members (their codes), cut at the median projection.
-      const a = perm[lo + Math.floor(rng() * size)]!;
-      let b = perm[lo + Math.floor(rng() * size)]!;
-      if (b === a) b = perm[lo + ((perm.indexOf(a, lo) - lo + 1) % size)]!;
-      const oa = a * (D >> 1);
-      const ob = b * (D >> 1);
-      for (let j = 0; j < D; j += 2) {
-        const va = codes[oa + (j >> 1)]!;
-        const vb = codes[ob + (j >> 1)]!;
-        dir[j] = scales[a]! * ((va & 15) - 7.5) - scales[b]! * ((vb & 15) - 7.5);
-        dir[j + 1] = scales[a]! * ((va >> 4) - 7.5) - scales[b]! * ((vb >> 4) - 7.5);
-      }
-      const uq = quantizeU4Query(dir, D);
-      scan.setQuery(uq);
-      for (let t = 0; t < size; t++) ids[t] = perm[lo + t]!;
-      const sums = scan.scanIds(size);
-      for (let t = 0; t < size; t++) {
-        const id = perm[lo + t]!;
-        proj[id] = scales[id]! * (sums[t]! - 7.5 * uq.sum) + 1e-12 * rng();
-        sel[t] = proj[id]!;
-      }
-      const half = size >> 1;
-      // the half-th largest projection: vectors above it go left (exactly `half` of them, ties broken by rng jitter)
-      const top = topKIds(sel, size, half, new Float64Array(size));
-      const left = new Uint8Array(size);
-      for (const t of top) left[t] = 1;
-      const buf = perm.slice(lo, hi);
-      let p = lo;
-      for (let t = 0; t < size; t++) if (left[t]) perm[p++] = buf[t]!;
-      for (let t = 0; t < size; t++) if (!left[t]) perm[p++] = buf[t]!;
-      stack.push(lo, lo + half, lo + half, hi);
-    }
-  }
-  // Rounds of local join: each vector against its candidates' candidates and its reverse candidates' candidates.
-  const rounds = DEFAULTS.graphJoinRounds;
-  const fanout = DEFAULTS.graphJoinFanout;
-  const seen = new Int32Array(n).fill(-1);
-  for (let round = 0; round < rounds; round++) {
-    const snapshot = cand.ids.slice();
-    const counts = cand.count.slice();
-    // the best `fanout` of each list, and reverse lists (up to `fanout` each)
-    const best = new Int32Array(n * fanout).fill(-1);
-    const rev = new Int32Array(n * fanout).fill(-1);
-    const revCount = new Int32Array(n);
-    for (let a = 0; a < n; a++) {
-      const sorted = cand.sorted(a);
-      for (let t = 0; t < Math.min(fanout, sorted.length); t++) {
-        const b = sorted[t]!;
-        best[a * fanout + t] = b;
-        if (revCount[b]! < fanout) rev[b * fanout + revCount[b]!++] = a;
-      }
-    }
-    for (let a = 0; a < n; a++) {
-      let count = 0;
-      seen[a] = a + round * n;
-      for (let t = 0; t < counts[a]!; t++) seen[snapshot[a * K + t]!] = a + round * n;
-      for (let side = 0; side < 2; side++) {
-        const src = side === 0 ? best : rev;
-        for (let t = 0; t < fanout; t++) {
-          const b = src[a * fanout + t]!;
-          if (b < 0) break;
-          for (let u = 0; u < fanout; u++) {
-            const c = best[b * fanout + u]!;
-            if (c < 0) break;
-            if (seen[c] === a + round * n) continue;
-            seen[c] = a + round * n;
-            ids[count++] = c;
-          }
-        }
-      }
-      if (count > 0) scoreAgainst(a, count);
-    }
-  }
-  // Pruned nearest, reverse edges, then the remaining nearest (see the header).
-  const neighbors = new Int32Array(n * degree).fill(-1);
-  const fill = new Int32Array(n);
-  const sortedLists: number[][] = new Array(n);
-  const pairLanes = new Int16Array(D);
-  for (let a = 0; a < n; a++) sortedLists[a] = cand.sorted(a);
-  const keepFirst = Math.max(1, degree >> 1);
-  // ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)², consistent with the code estimates
-  const selfDots = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (let b = i * (D >> 1); b < (i + 1) * (D >> 1); b++)
-      s += ((codes[b]! & 15) - 7.5) ** 2 + ((codes[b]! >> 4) - 7.5) ** 2;
-    selfDots[i] = scales[i]! * scales[i]! * s;
-  }
-  for (let a = 0; a < n; a++) {
-    const list = sortedLists[a]!;
-    if (list.length === 0) continue;
-    // sim(a, b) for the list, then the pairwise sims of the list among itself (the pruning rule), in the kernel
-    const K_a = codeLanes(codes, a, D, pairLanes, laneIndex);
-    scan.setQuery(pairLanes);
-    for (let t = 0; t < list.length; t++) ids[t] = list[t]!;
-    const ownSums = scan.scanIds(list.length);
-    const own = new Float64Array(list.length);
-    for (let t = 0; t < list.length; t++) own[t] = scales[a]! * scales[list[t]!]! * (ownSums[t]! - 7.5 * K_a);
-    const kept: number[] = [];
-    for (let t = 0; t < list.length && kept.length < keepFirst; t++) {
-      const b = list[t]!;
-      if (kept.length > 0) {
-        const K_b = codeLanes(codes, b, D, pairLanes, laneIndex);
-        scan.setQuery(pairLanes);
-        for (let u = 0; u < kept.length; u++) ids[u] = list[kept[u]!]!;
-        const sums = scan.scanIds(kept.length);
+  /** hnswlib's neighbour heuristic over the sorted cand[0 .. m): keeps c unless a kept r has ‖y_c − y_r‖ < ‖y_c − y_p‖. */
+  const select = (m: number, limit: number): number => {
+    let k = 0;
+    for (let t = 0; t < m && k < limit; t++) {
+      const c = cand[t]!;
+      if (k > 0) {
+        for (let u = 0; u < k; u++) ids[u] = kept[u]!;
+        const P = g.pairDots(c, k);
         let dominated = false;
-        // ‖y_b − y_c‖² < ‖y_b − y_a‖²  ⇔  2 y_b·y_c − ‖y_c‖² > 2 y_b·y_a − ‖y_a‖²  (own and bc are 2 y·y: lanes 2c − 15)
-        for (let u = 0; u < kept.length && !dominated; u++) {
-          const c = list[kept[u]!]!;
-          const bc = scales[b]! * scales[c]! * (sums[u]! - 7.5 * K_b);
-          if (bc - selfDots[c]! > own[t]! - selfDots[a]!) dominated = true;
-        }
+        for (let u = 0; u < k && !dominated; u++) if (dist(c, kept[u]!, P[u]!) < candD[t]!) dominated = true;
         if (dominated) continue;
       }
-      kept.push(t);
+      kept[k++] = c;
     }
-    for (const t of kept) neighbors[a * degree + fill[a]!++] = list[t]!;
+    return k;
+  };
+  // A seeded insertion order; the first vector inserted is the entry point while building.
+  const perm = Int32Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(rng() * (i + 1));
+    const t = perm[i]!;
+    perm[i] = perm[j]!;
+    perm[j] = t;
   }
-  // reverse edges
-  for (let a = 0; a < n; a++) {
-    const first = fill[a]!;
-    for (let t = 0; t < first; t++) {
-      const b = neighbors[a * degree + t]!;
-      if (fill[b]! >= degree) continue;
-      let present = false;
-      for (let u = 0; u < fill[b]!; u++) if (neighbors[b * degree + u] === a) present = true;
-      if (!present) neighbors[b * degree + fill[b]!++] = a;
+  const entries = g.entries;
+  entries.fill(perm[0]!);
+  const r = new Float64Array(D);
+  const bytes = D >> 1;
+  for (let s = 1; s < n; s++) {
+    const a = perm[s]!;
+    // a as a query: its code's reconstruction plus Rμ (≈ R x_a); vectors not yet inserted have no edges into them
+    for (let b = 0; b < bytes; b++) {
+      const v = codes[a * bytes + b]!;
+      r[2 * b] = scales[a]! * ((v & 15) - 7.5) + mu[2 * b]!;
+      r[2 * b + 1] = scales[a]! * ((v >> 4) - 7.5) + mu[2 * b + 1]!;
+    }
+    const uq = quantizeU4Query(r, D);
+    scan.setQuery(uq);
+    const found = g.beam(uq.step, 7.5 * uq.sum, pool, a);
+    const m = found.size;
+    for (let t = 0; t < m; t++) cand[t] = found.ids[t]!;
+    sortByDistance(a, m);
+    const k = select(m, M);
+    const mine = kept.slice(0, k);
+    for (let t = 0; t < deg; t++) nb[a * deg + t] = t < k ? mine[t]! : -1;
+    // a into each new neighbour's list: appended while there is room, else that list and a selected again
+    for (const b of mine) {
+      const row = b * deg;
+      let fill = 0;
+      while (fill < deg && nb[row + fill]! >= 0) fill++;
+      if (fill < deg) {
+        nb[row + fill] = a;
+        continue;
+      }
+      for (let t = 0; t < deg; t++) cand[t] = nb[row + t]!;
+      cand[deg] = a;
+      sortByDistance(b, deg + 1);
+      const kk = select(deg + 1, deg);
+      for (let t = 0; t < deg; t++) nb[row + t] = t < kk ? kept[t]! : -1;
     }
   }
-  for (let a = 0; a < n; a++) {
-    for (const b of sortedLists[a]!) {
-      if (fill[a]! >= degree) break;
-      let present = false;
-      for (let u = 0; u < fill[a]!; u++) if (neighbors[a * degree + u] === b) present = true;
-      if (!present) neighbors[a * degree + fill[a]!++] = b;
-    }
-  }
-  const E = Math.min(n, DEFAULTS.graphEntries);
-  const entries = Int32Array.from({ length: E }, (_, e) => Math.floor((e * n) / E));
-  return { degree, neighbors, entries, codes, scales: input.scales, residuals: input.residuals };
+  for (let e = 0; e < entries.length; e++) entries[e] = perm[Math.min(e, n - 1)]!;
+  return { degree: deg, neighbors: nb, entries, codes, scales, residuals: input.residuals };
 }
 
 let visited = new Uint32Array(0);
@@ -312,7 +167,7 @@ let poolEst = new Float64Array(0);
 let poolDone = new Uint8Array(0);
 
 /**
- * The beam search (see the header): the pool's ids and estimates (est, in q·x − q·μ units), best first, `size` of
+ * The beam search in JS (see the header; the reference of the kernel's beam_u4, which searches: tests): the pool's ids and estimates (est, in q·x − q·μ units), best first, `size` of
  * them; `barred` (an id, or −1) is never visited (the calibration's held-out vector).
  */
 export function beamSearch(
@@ -413,7 +268,7 @@ let lowerBuf = new Float64Array(0);
 export function graphSearch(
   index: VectorIndex,
   graph: GraphStage,
-  scan: U4Scan,
+  scan: U4Scan & { readonly graph: U4Graph },
   kernel: RowKernel,
   q: Float64Array,
   topN: number,
@@ -424,7 +279,7 @@ export function graphSearch(
   const uq = quantizeU4Query(rotatedQuery(index, q), index.bits);
   scan.setQuery(uq);
   const width = Math.max(beam, topN);
-  const pool = beamSearch(graph, scan, uq.step, 7.5 * uq.sum, width, barred);
+  const pool = scan.graph.beam(uq.step, 7.5 * uq.sum, width, barred);
   const m = pool.size;
   let qq = 0;
   for (let j = 0; j < index.d; j++) qq += q[j]! * q[j]!;
@@ -468,7 +323,7 @@ const BEAM_LADDER = [16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512];
 export function calibrateBeam(
   index: VectorIndex,
   graph: GraphStage,
-  scan: U4Scan,
+  scan: U4Scan & { readonly graph: U4Graph },
   kernel: RowKernel,
   queries: Int32Array,
   truth: Int32Array[],
@@ -494,7 +349,7 @@ export function calibrateBeam(
 }
 
 export interface GraphKernel {
-  readonly scan: U4Scan;
+  readonly scan: U4Scan & { readonly graph: U4Graph };
   /** The codes (used only while index.graph.codes is still this view). */
   readonly source: Uint8Array;
 }
@@ -505,4 +360,28 @@ export const graphKernels = new WeakMap<VectorIndex, GraphKernel | null>();
 export function graphKernel(index: VectorIndex): GraphKernel | undefined {
   const k = graphKernels.get(index);
   return k && k.source === index.graph?.codes ? k : undefined;
+}
+
+/** ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)² and s_i = Σ_j c_ij of every code (the build's pair estimates). */
+function codeNorms(
+  codes: Uint8Array,
+  scales: Float32Array,
+  n: number,
+  D: number,
+): { self: Float64Array; sums: Int32Array } {
+  const self = new Float64Array(n);
+  const sums = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    let c = 0;
+    for (let b = i * (D >> 1); b < (i + 1) * (D >> 1); b++) {
+      const lo = codes[b]! & 15;
+      const hi = codes[b]! >> 4;
+      s += (lo - 7.5) ** 2 + (hi - 7.5) ** 2;
+      c += lo + hi;
+    }
+    self[i] = scales[i]! * scales[i]! * s;
+    sums[i] = c;
+  }
+  return { self, sums };
 }

@@ -57,18 +57,12 @@ export const DEFAULTS = {
   fineBound: 2,
   /** Graph stage (built when the IVF calibration drops the IVF stage): edges per vector. */
   graphDegree: 32,
-  /** Candidate neighbours kept per vector while building the graph. */
-  graphCandidates: 64,
-  /** Random-projection trees whose leaves give the first candidates. */
-  graphTrees: 4,
-  /** Largest leaf of those trees (all its pairs are scored). */
-  graphLeaf: 128,
-  /** Rounds of local join (candidates' candidates) after the trees. */
-  graphJoinRounds: 2,
-  /** Candidates of each candidate scored by the local join (the first of each sorted list are not kept: unsorted). */
-  graphJoinFanout: 12,
-  /** Entry points of the beam search (spaced evenly over the ids). */
-  graphEntries: 64,
+  /** Edges a vector gets when it is inserted (its list may grow to graphDegree by later insertions). */
+  graphInsertEdges: 16,
+  /** Pool of the beam search that finds an inserting vector's candidates (hnswlib's efConstruction). */
+  graphBuildPool: 64,
+  /** Entry points of the beam search (the first vectors inserted). */
+  graphEntries: 1,
   /** The calibrated beam width is the ladder's width times this margin. */
   graphBeamMargin: 1.25,
 } as const;
@@ -198,13 +192,13 @@ export interface VectorIndex {
 export interface GraphStage {
   /** Edges per vector (the width of `neighbors`). */
   readonly degree: number;
-  /** n × degree neighbour ids, −1 padding at the end of a row. */
+  /** n × degree neighbour ids, −1 padding at the end of a row (a view into the kernel's memory: read it only). */
   readonly neighbors: Int32Array;
-  /** Entry points of the beam search. */
+  /** Entry points of the beam search (a view into the kernel's memory: read it only). */
   readonly entries: Int32Array;
   /** n × bits/2 bytes of 4-bit codes by id (a view into the kernel's memory: read it, do not write it). */
   readonly codes: Uint8Array;
-  /** α_i and ‖e_i‖ by id (fine-codes.ts). */
+  /** α_i (a view into the kernel's memory) and ‖e_i‖ by id (fine-codes.ts). */
   readonly scales: Float32Array;
   readonly residuals: Float32Array;
   /** The beam width searches use by default, calibrated at build. */

@@ -43,6 +43,29 @@ export function buildIvf(
   rng: Rng,
   maxProbeFraction: number = DEFAULTS.ivfMaxProbeFraction,
 ): { lists?: IvfLists; calibration: IvfCalibration } {
+  const steps = buildIvfSteps(rows, projected, P, wantedLists, rng, maxProbeFraction);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Rows of the IVF build's assignment pass between two pauses of buildIvfSteps (and 4× that of its list sums). */
+export const IVF_ROWS_PER_STEP = 1024;
+
+/**
+ * buildIvf as a generator (the same work in the same order, the same lists): it pauses after the k-means, every
+ * IVF_ROWS_PER_STEP rows of the assignment, every 4 · IVF_ROWS_PER_STEP rows of the list sums and after each
+ * calibration query (a scan of all n rows), so that a caller can return to its event loop between steps.
+ */
+export function* buildIvfSteps(
+  rows: F32RowDots,
+  projected: Float64Array,
+  P: number,
+  wantedLists: number,
+  rng: Rng,
+  maxProbeFraction: number = DEFAULTS.ivfMaxProbeFraction,
+): Generator<void, { lists?: IvfLists; calibration: IvfCalibration }, void> {
   const n = projected.length / P;
   const d = rows.d;
   const vectors = rows.rows;
@@ -68,6 +91,7 @@ export function buildIvf(
     maxIterations: DEFAULTS.ivfIterations,
     changeTolerance: 0.005,
   }).centroids;
+  yield;
   const half = new Float64Array(lists);
   for (let l = 0; l < lists; l++) {
     let s = 0;
@@ -94,6 +118,7 @@ export function buildIvf(
       }
       assign[i] = best;
       sizes[best]!++;
+      if ((i + 1) % IVF_ROWS_PER_STEP === 0) yield;
     }
   }
   for (let i = 0; i < n && !centreKernel; i++) {
@@ -116,6 +141,7 @@ export function buildIvf(
     }
     assign[i] = best;
     sizes[best]!++;
+    if ((i + 1) % IVF_ROWS_PER_STEP === 0) yield;
   }
   const starts = new Int32Array(lists + 1);
   for (let l = 0; l < lists; l++) starts[l + 1] = starts[l]! + Math.ceil(sizes[l]! / SCAN_BLOCK) * SCAN_BLOCK;
@@ -126,6 +152,7 @@ export function buildIvf(
     const l = assign[i]!;
     order[fill[l]!++] = i;
     for (let j = 0, o = i * d, c = l * d; j < d; j++) sums[c + j]! += vectors[o + j]!;
+    if ((i + 1) % (4 * IVF_ROWS_PER_STEP) === 0) yield;
   }
   const centroids = new Float32Array(lists * d);
   const centroidNorms = new Float64Array(lists);
@@ -139,7 +166,7 @@ export function buildIvf(
     }
     centroidNorms[l] = norm;
   }
-  const calibration = calibrateProbe(
+  const calibration = yield* calibrateProbe(
     rows,
     ids.slice(0, Math.min(n, DEFAULTS.ivfCalibrationQueries)),
     assign,
@@ -166,14 +193,14 @@ export interface IvfCalibration {
  * at most 1. Data with little locality (neighbours spread over many lists) needs a large share, and then the index
  * keeps no IVF stage (buildIvf).
  */
-function calibrateProbe(
+function* calibrateProbe(
   rows: F32RowDots,
   queries: Int32Array,
   assign: Int32Array,
   centroids: Float32Array,
   norms: Float64Array,
   sizes: Int32Array,
-): IvfCalibration {
+): Generator<void, IvfCalibration, void> {
   const { n, d } = rows;
   const L = sizes.length;
   const all = Int32Array.from({ length: n }, (_, i) => i);
@@ -202,6 +229,7 @@ function calibrateProbe(
     let covered = 0;
     for (let r = 0; r <= last; r++) covered += sizes[byDistance[r]!]!;
     worst = Math.max(worst, covered / n);
+    yield;
   }
   return { queries, truth, probeFraction: Math.min(1, worst * DEFAULTS.ivfProbeMargin) };
 }

@@ -1,7 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
+import { syntheticEmbeddings } from "../../../algorithms/search/synthetic-embeddings.ts";
 import { buildVectorIndex, buildVectorIndexSteps, searchVectorIndex } from "../../../algorithms/search/vector-index.ts";
+import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
+import { DEFAULTS } from "../../../algorithms/vector/index-types.ts";
 
 function unitMatrix(n: number, d: number, seed: number): Float32Array {
   const rng = mulberry32(seed);
@@ -53,6 +56,35 @@ describe("buildVectorIndexSteps", () => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  it.skipIf(!simdAvailable())("pauses inside the IVF stage too, and returns the same lists and answers", () => {
+    const d = 128;
+    const n = 2500;
+    const X = syntheticEmbeddings(d, mulberry32(11), { clusters: 20, noise: 0.5 }).sample(n);
+    const options = { ivfFrom: 1000 };
+    const steps = buildVectorIndexSteps(X, d, options, 500);
+    const pauses: number[] = [];
+    let r = steps.next();
+    while (!r.done) {
+      pauses.push(r.value);
+      r = steps.next();
+    }
+    const whole = buildVectorIndex(X, d, options);
+    expect(whole.ivf).toBeDefined(); // clustered data: the calibration keeps the IVF stage
+    // 0, 500 … 2000, then n for the coding pass; then n at least once per calibration query of the IVF stage
+    expect(pauses.slice(0, 6)).toEqual([0, 500, 1000, 1500, 2000, n]);
+    expect(pauses.slice(5).every((p) => p === n)).toBe(true);
+    expect(pauses.length - 5).toBeGreaterThan(DEFAULTS.ivfCalibrationQueries);
+    const ivf = r.value.ivf!;
+    expect(Array.from(ivf.order)).toEqual(Array.from(whole.ivf!.order));
+    expect(Array.from(ivf.centroids)).toEqual(Array.from(whole.ivf!.centroids));
+    expect(ivf.probeFraction).toBe(whole.ivf!.probeFraction);
+    expect(Array.from(ivf.fine!.codes)).toEqual(Array.from(whole.ivf!.fine!.codes));
+    for (let k = 0; k < 5; k++) {
+      const q = X.subarray(k * 97 * d, (k * 97 + 1) * d);
+      expect(searchVectorIndex(r.value, q, 10)).toEqual(searchVectorIndex(whole, q, 10));
+    }
   });
 
   it("refuses a step size that is not a positive integer, naming it", () => {

@@ -1,0 +1,118 @@
+/**
+ * The graph stage's kernels (kernels.wat beam_u4 and dots_u4u4, through u4GraphScan) against their JS references:
+ * the beam search of algorithms/vector/graph.ts (beamSearch) and Σ_j c_aj · c_bj written here.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
+import { u4GraphScan } from "../../../algorithms/simd/u4-scan.ts";
+import type { GraphStage } from "../../../algorithms/vector/index-types.ts";
+import { beamSearch } from "../../../algorithms/vector/graph.ts";
+
+function pairJs(codes: Uint8Array, a: number, b: number, bytes: number): number {
+  let s = 0;
+  for (let t = 0; t < bytes; t++) {
+    const x = codes[a * bytes + t]!;
+    const y = codes[b * bytes + t]!;
+    s += (x & 15) * (y & 15) + (x >> 4) * (y >> 4);
+  }
+  return s;
+}
+
+describe.skipIf(!simdAvailable())("graph stage kernels", () => {
+  it("dots_u4u4 by hand: all-15 against all-15 and all-1 codes, D = 32 → 225·32 and 15·32", () => {
+    const k = u4GraphScan(3, 32, 2, 1)!;
+    k.codes.fill(0xff, 0, 16);
+    k.codes.fill(0xff, 16, 32);
+    k.codes.fill(0x11, 32, 48);
+    k.ids.set([1, 2, 0]);
+    expect(Array.from(k.graph.pairDots(0, 3).subarray(0, 3))).toEqual([7200, 480, 7200]);
+  });
+
+  it("property: dots_u4u4 equals the JS sum for any codes and ids", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 2, max: 40 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        (blocks, n, seed) => {
+          const D = 32 * blocks;
+          const k = u4GraphScan(n, D, 4, 1)!;
+          let x = seed;
+          const next = () => {
+            x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+            return x >>> 8;
+          };
+          for (let t = 0; t < k.codes.length; t++) k.codes[t] = next() & 255;
+          const a = next() % n;
+          const count = 1 + (next() % n);
+          const ids = Array.from({ length: count }, () => next() % n);
+          k.ids.set(ids);
+          const got = Array.from(k.graph.pairDots(a, count).subarray(0, count));
+          expect(got).toEqual(ids.map((b) => pairJs(k.codes, a, b, D >> 1)));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("property: beam_u4 returns the JS beam search's pool bit for bit (ids, estimates, size)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 120 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 48 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.boolean(),
+        (n, degree, entryCount, beam, seed, bar) => {
+          const D = 64;
+          const k = u4GraphScan(n, D, degree, entryCount)!;
+          let x = seed;
+          const next = () => {
+            x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+            return x >>> 8;
+          };
+          for (let t = 0; t < k.codes.length; t++) k.codes[t] = next() & 255;
+          for (let i = 0; i < n; i++) {
+            // a random number of neighbours (possibly repeated, possibly none), −1 after them
+            const m = next() % (degree + 1);
+            for (let t = 0; t < degree; t++) k.graph.neighbors[i * degree + t] = t < m ? next() % n : -1;
+            k.graph.scales[i] = (next() % 1000) / 997 + 0.01;
+          }
+          for (let e = 0; e < entryCount; e++) k.graph.entries[e] = next() % n;
+          const lanes = new Int16Array(D);
+          for (let j = 0; j < D; j++) lanes[j] = (next() % 65535) - 32767;
+          k.setQuery(lanes);
+          const step = 1 / ((next() % 5000) + 1);
+          const offset = (next() % 100000) - 50000;
+          const barred = bar ? next() % n : -1;
+          const got = k.graph.beam(step, offset, beam, barred);
+          const size = got.size;
+          const ids = Array.from(got.ids.subarray(0, size));
+          const est = Array.from(got.est.subarray(0, size));
+          const stage = {
+            degree,
+            neighbors: k.graph.neighbors,
+            entries: k.graph.entries,
+            codes: k.codes,
+            scales: k.graph.scales,
+            residuals: new Float32Array(n),
+            beam,
+          } satisfies GraphStage;
+          const want = beamSearch(stage, k, step, offset, beam, barred);
+          expect(size).toBe(want.size);
+          expect(ids).toEqual(Array.from(want.ids.subarray(0, want.size)));
+          expect(est).toEqual(Array.from(want.est.subarray(0, want.size)));
+          if (barred >= 0) expect(ids).not.toContain(barred);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  it("rejects a beam that is not a positive integer", () => {
+    const k = u4GraphScan(4, 32, 2, 1)!;
+    expect(() => k.graph.beam(1, 0, 0, -1)).toThrow(/beam/);
+  });
+});
