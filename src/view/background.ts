@@ -56,14 +56,30 @@ export async function drainInSlices<R>(steps: Generator<unknown, R, void>): Prom
  * pauses; only when it finishes does.
  */
 export class SliceQueue {
-  private readonly jobs: Generator<unknown, void, void>[] = [];
+  private readonly jobs: (Generator<unknown, void, void> | (() => void))[] = [];
   private running = false;
 
   constructor(private readonly onError: (err: unknown) => void = () => {}) {}
 
-  push(job: Generator<unknown, void, void>): void {
+  /** Queues a job: a generator of steps, or a function run in one piece once the jobs before it are done. */
+  push(job: Generator<unknown, void, void> | (() => void)): void {
     this.jobs.push(job);
     if (!this.running) this.run();
+  }
+
+  /**
+   * Runs every queued job to its end now, on this turn (a session that ends must not leave a write for later).
+   * The turn a slice already scheduled then finds nothing to do.
+   */
+  flush(): void {
+    while (this.jobs.length > 0) {
+      try {
+        if (step(this.jobs[0]!)) this.jobs.shift();
+      } catch (err) {
+        this.jobs.shift();
+        this.onError(err);
+      }
+    }
   }
 
   /** True when no job is queued or under way. */
@@ -77,7 +93,7 @@ export class SliceQueue {
     while (this.jobs.length > 0) {
       let done: boolean;
       try {
-        done = this.jobs[0]!.next().done === true;
+        done = step(this.jobs[0]!);
       } catch (err) {
         done = true;
         this.onError(err);
@@ -90,4 +106,11 @@ export class SliceQueue {
     }
     this.running = false;
   }
+}
+
+/** Runs one step of a job; true when the job is done. */
+function step(job: Generator<unknown, void, void> | (() => void)): boolean {
+  if (typeof job !== "function") return job.next().done === true;
+  job();
+  return true;
 }
