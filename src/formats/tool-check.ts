@@ -18,20 +18,21 @@ export function toolInput(x: unknown): Check {
   return fast ? { success: true, data: fast } : toolSchema.safeParse(x);
 }
 
-const KEYS = new Set([
-  "id",
-  "name",
-  "description",
-  "inputSchema",
-  "outputSchema",
-  "tags",
-  "examples",
-  "antiPatterns",
-  "costEstimate",
-  "avgLatencyMs",
-  "safetyTags",
-  "server",
-]);
+/** The schema's keys (a plain object, not a module-level Set: test/view/no-module-caches.test.ts). */
+const KEYS: Readonly<Record<string, true>> = {
+  id: true,
+  name: true,
+  description: true,
+  inputSchema: true,
+  outputSchema: true,
+  tags: true,
+  examples: true,
+  antiPatterns: true,
+  costEstimate: true,
+  avgLatencyMs: true,
+  safetyTags: true,
+  server: true,
+};
 
 function plain(x: unknown): x is Record<string, unknown> {
   if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
@@ -68,7 +69,7 @@ function amount(x: unknown, max: number): x is number {
 /** The parsed tool when `x` is a usual valid one (see the header), else undefined. */
 export function usualTool(x: unknown): ToolInput | undefined {
   if (!plain(x)) return;
-  for (const k of Object.keys(x)) if (!KEYS.has(k) || x[k] === undefined) return;
+  for (const k of Object.keys(x)) if (!Object.hasOwn(KEYS, k) || x[k] === undefined) return;
   const id = x.id;
   if (typeof id !== "string" || id.length === 0 || id.length > LIMITS.idLength) return;
   if (idProblem(id) !== undefined || id.trim() !== id) return;
