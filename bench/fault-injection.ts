@@ -26,15 +26,17 @@
  * Reported per run: requests and answers by status, errors during the outage (non-2xx answers from the
  * first fault until the first 2xx after the last one), recovery time (end of the last fault → first 2xx
  * answer sent after it), acknowledged writes vs executions stored (and acknowledged ones missing: must be
- * 0), p50/p95/p99 latency of the 2xx answers. Raw results: bench/results/fault-injection.json (+ .md).
+ * 0), p50/p95/p99 latency of the 2xx answers. Raw results: bench/results/fault-injection.json (+ .md). The
+ * stored count is `stats()`'s; which of the sent ids are stored is asked through the public write path after the
+ * load (bench/lib/stored-ids.ts: recording is idempotent by id).
  */
 import { loadavg, uptime as osUptime } from "node:os";
 import { parseArgs } from "node:util";
-import { openToolgraph, startServer, type Toolgraph } from "../src/index.ts";
-import { engineOf } from "../src/library/toolgraph.ts";
-import { type Fault, faultCatalog, type LoadRecord, runFaultLoad, summarize } from "./lib/fault-load.ts";
+import { openToolgraph, startServer } from "../src/index.ts";
+import { FAULT_TOOLS, type Fault, faultCatalog, type LoadRecord, runFaultLoad, summarize } from "./lib/fault-load.ts";
 import { startCluster } from "./lib/pg-cluster.ts";
 import { machine, markdownTable, writeResult } from "./lib/report.ts";
+import { storedAmong } from "./lib/stored-ids.ts";
 import { runLockRace } from "./lock-race.ts";
 
 const { values } = parseArgs({
@@ -66,11 +68,6 @@ function pct(xs: number[], p: number): number | null {
 function latency(records: LoadRecord[], kind: LoadRecord["kind"]) {
   const d = records.filter((r) => r.kind === kind && r.status >= 200 && r.status < 300).map((r) => r.doneAt - r.sentAt);
   return { n: d.length, p50: pct(d, 50), p95: pct(d, 95), p99: pct(d, 99) };
-}
-
-async function storedIds(tg: Toolgraph, project: string): Promise<string[]> {
-  const rows = await engineOf(tg).db.selectFrom("executions").select("id").where("project", "=", project).execute();
-  return rows.map((r) => r.id);
 }
 
 async function runOne(scenario: Scenario) {
@@ -150,7 +147,8 @@ async function runOne(scenario: Scenario) {
             errorsDuringOutage: 0,
             recoveryMs: null,
           };
-    const stored = new Set(await storedIds(tg, project));
+    const storedExecutions = (await tg.stats({ project })).executions;
+    const stored = await storedAmong(tg, [...s.acknowledged, ...s.unacknowledged], { tool: FAULT_TOOLS[0], project });
     const missing = s.acknowledged.filter((id) => !stored.has(id));
     let frozen:
       | {
@@ -190,7 +188,7 @@ async function runOne(scenario: Scenario) {
       errorsDuringOutage: s.errorsDuringOutage,
       recoveryMs: s.recoveryMs,
       acknowledgedWrites: s.acknowledged.length,
-      storedExecutions: stored.size,
+      storedExecutions,
       acknowledgedMissing: missing.length,
       unacknowledgedButStored: s.unacknowledged.filter((id) => stored.has(id)).length,
       internalErrorsLogged: logged.filter((l) => l.includes("internal error")).length,

@@ -16,10 +16,8 @@
 import { Session } from "node:inspector/promises";
 import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
-import { sql } from "kysely";
 import pg from "pg";
-import type { Toolgraph } from "../src/library/toolgraph.ts";
-import { engineOf } from "../src/library/toolgraph.ts";
+import type { Toolgraph } from "../src/index.ts";
 import type { TraceRecord } from "./convert/common.ts";
 import { openBenchHome } from "./ingestion.ts";
 import { machine, markdownTable, percentiles, progress, writeResult } from "./lib/report.ts";
@@ -215,13 +213,12 @@ export function selfTimes(
 
 async function storedCounts(tg: Toolgraph): Promise<BackendResult["stored"]> {
   const st = await tg.stats();
-  const r = await sql<{
-    n: string | null;
-  }>`select sum(executions)::text as n from tool_stats where project = ${tg.project}`.execute(engineOf(tg).db);
+  // Each tool's stored execution count (tool_stats), summed: the public graph view reads them from the database.
+  const graph = await tg.graph();
   return {
     executions: st.executions,
     steps: st.steps,
-    toolStatExecutions: Number(r.rows[0]?.n ?? 0),
+    toolStatExecutions: graph.nodes.reduce((sum, n) => sum + n.executions, 0),
     edges: st.edges,
     graphVersion: st.graphVersion,
   };
@@ -286,7 +283,7 @@ async function runBackend(
       .sort((a, b) => b.totalMs - a.totalMs);
     const sent = { executions: data.traces.length, steps: data.steps };
     const seconds = wallMs / 1000;
-    const location = engineOf(tg).conn.location;
+    const location = tg.database().location;
     closed = true;
     await tg.close();
     const fp = percentiles(fileMs);

@@ -45,7 +45,6 @@ import { rankCapabilityMatches } from "../algorithms/search/capability-ranking.t
 import { fuseScores } from "../algorithms/search/fusion.ts";
 import { tokenize } from "../algorithms/search/tokenize.ts";
 import { dagOver, runBuildDag } from "../src/jobs/dag.ts";
-import { searchWeightsFor } from "../src/jobs/fit-search-weights.ts";
 import { runSuggest, weightsFor } from "../src/jobs/next.ts";
 import { nextStepModel } from "../src/jobs/next-scoring.ts";
 import { searchCandidates } from "../src/jobs/search-scoring.ts";
@@ -198,7 +197,8 @@ async function measureSize(
       rng,
     ).slice(0, n);
     const vectors = await engine.queryEmbedder.embed(intents);
-    const sw = await searchWeightsFor(await engine.view(PROJECT));
+    // The search job's weights: a fit is stored above, so no background fit is pending and these are in force.
+    const sw = (await tg.stats()).learning.searchWeights.inForce;
     // Per intent: what does not depend on the scoring (query vector, tokens, memory recall).
     const queries = await Promise.all(
       intents.map(async (intent, k) => {

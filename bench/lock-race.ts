@@ -6,17 +6,22 @@
  * - record: `processes` `toolgraph record FILE --home H` processes started at one instant, `recordRounds`
  *   times (over a stale lock file every other round); counted: exit codes, acknowledged executions, stored ones
  *   (must be equal, each once).
- * The racers are the suite's (test/store/racers/): each waits for a shared start instant after loading.
+ * The racers are the suite's (test/store/racers/, run as processes by bench/lib/racers.ts): each waits for a
+ * shared start instant after loading. The stored executions are read back through the public write path
+ * (bench/lib/stored-ids.ts: recording is idempotent by id).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
-import { deadOwner, fire, startRacer } from "../test/store/racers/spawn.ts";
+import { openToolgraph } from "../src/index.ts";
+import { deadOwner, fire, startRacer } from "./lib/racers.ts";
+import { storedAmong } from "./lib/stored-ids.ts";
 
 /** The `toolgraph` command from the sources (src/cli/toolgraph.mjs runs it through tsx). */
 const CLI = join(import.meta.dirname, "..", "src", "cli", "toolgraph.mjs");
+/** The suite's racer scripts. */
+const RACERS = join(import.meta.dirname, "..", "test", "store", "racers");
 
 export interface LockRaceResult {
   lock: {
@@ -62,7 +67,7 @@ export async function runLockRace(o: {
       log,
       stale: await deadOwner(),
     };
-    const racers = Array.from({ length: o.processes }, () => startRacer("lock-racer.ts", cfg));
+    const racers = Array.from({ length: o.processes }, () => startRacer(join(RACERS, "lock-racer.ts"), cfg));
     await fire(racers, cfg.go);
     await Promise.all(racers.map((r) => r.exit));
     const lines = readFileSync(log, "utf8").trim().split("\n");
@@ -97,6 +102,8 @@ export async function runLockRace(o: {
     if (seed.status !== 0) throw new Error(`toolgraph record (seed) exited ${seed.status}`);
     const record: LockRaceResult["record"] = [];
     const acknowledged = new Set<string>(["seed"]);
+    // Stored as the rounds found them (asking stores a missing id, so each id is asked once: by its round).
+    const stored = new Set<string>();
     for (let round = 0; round < o.recordRounds; round++) {
       if (round % 2 === 1) writeFileSync(join(home, "toolgraph.lock"), await deadOwner());
       const go = join(dir, `record-${round}.go`);
@@ -104,7 +111,7 @@ export async function runLockRace(o: {
       const rs = Array.from({ length: o.processes }, (_, i) => {
         const file = join(dir, `run-${round}-${i}.json`);
         writeFileSync(file, JSON.stringify(exec(`run-${round}-${i}`)));
-        return startRacer("record-racer.ts", {
+        return startRacer(join(RACERS, "record-racer.ts"), {
           go,
           argv: ["record", file, "--auto-register", "--json", "--home", home, "--database", ""],
         });
@@ -116,7 +123,8 @@ export async function runLockRace(o: {
         if (res.code === 0 && /"inserted":1/.test(res.out ?? "")) acknowledged.add(`run-${round}-${i}`);
       });
       const tg = await openToolgraph({ home, database: "", embeddings: "hash" });
-      const stored = new Set((await engineOf(tg).db.selectFrom("executions").select("id").execute()).map((x) => x.id));
+      const ids = [...(round === 0 ? ["seed"] : []), ...rs.map((_, i) => `run-${round}-${i}`)];
+      for (const id of await storedAmong(tg, ids, { tool: "git.commit" })) stored.add(id);
       await tg.close();
       const mine = (id: string) => id.startsWith(`run-${round}-`);
       record.push({

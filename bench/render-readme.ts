@@ -40,6 +40,7 @@ const KNOWN: { match: RegExp; title: string; command?: string }[] = [
     command: ".ci/conformance --record",
   },
   { match: /^ingest$/, title: "Ingestion", command: "npx tsx bench/ingest.ts" },
+  { match: /^refit-growth$/, title: "Fit verdicts as the history grows", command: "npx tsx bench/refit-growth.ts" },
   { match: /^ingestion$/, title: "Ingestion to the first answer", command: "npx tsx bench/ingestion.ts" },
   { match: /^load$/, title: "HTTP load", command: "npx tsx bench/load.ts" },
   { match: /^cli-startup$/, title: "CLI start-up" },
@@ -204,7 +205,7 @@ export const TOPICS: { id: string; question: string; match: RegExp }[] = [
   {
     id: "learning",
     question: "Does learning from traffic ever make answers worse?",
-    match: /^(learning-curve|search-weight-fitting|guard-breadth)/,
+    match: /^(learning-curve|search-weight-fitting|guard-breadth|refit-growth)/,
   },
   {
     id: "latency",

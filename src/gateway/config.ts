@@ -1,230 +1,22 @@
 /**
- * The gateway's configuration file: the `mcpServers` shape MCP clients already use.
- *
- *   { "mcpServers": {
- *       "fs":     { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/data"], "env": { "K": "v" } },
- *       "remote": { "url": "https://example.com/mcp", "headers": { "Authorization": "Bearer …" } } } }
- *
- * An entry with `command` is a stdio server (spawned by the gateway), one with `url` a Streamable HTTP
- * server. Server names become the prefix of their tools' ids (`fs.read_file`), so they may not contain a
- * dot. Errors name the file and the field (`mcpServers.fs.args[1]: expected string`). A top-level `policy`
- * ({ allow?, deny? }: rules of server, tool glob, safety tag) and a server's `autoApprove` are trust.ts's.
- *
- * Per downstream identity: `policies` names more policies, and `tokens` maps an HTTP bearer token (given as
- * `token`, or read from the environment variable `tokenEnv`) to one of them (and optionally to the user its
- * executions are recorded for). A session opened with that token gets that policy on top of `policy`;
- * stdio sessions get `policy` alone (session-policy.ts).
+ * The gateway's configuration file: read it and hand it to the contract's validation
+ * (src/contract/gateway-config.ts: the `mcpServers` shape, servers, policies, tokens). Errors name the file
+ * and the field.
  */
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
 import { ToolgraphError } from "../contract/errors.ts";
-import { describeIssue } from "../formats/schemas.ts";
-import { type GatewayPolicy, policySchema } from "./trust.ts";
+import { type GatewayConfig, parseGatewayConfig } from "../contract/gateway-config.ts";
+import { configProblem } from "../contract/gateway-policy.ts";
 
-const policyName = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1-64 letters, digits, '_' or '-'");
-
-export const tokenEntrySchema = z
-  .object({
-    token: z.string().min(16, "must be at least 16 characters").max(4096).optional(),
-    tokenEnv: z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name")
-      .optional(),
-    policy: policyName,
-    user: z.string().min(1).max(256).optional(),
-  })
-  .strict()
-  .refine((t) => (t.token === undefined) !== (t.tokenEnv === undefined), "give exactly one of token, tokenEnv");
-
-/** An HTTP bearer token and the named policy (and user) of the sessions that present it. */
-export interface TokenIdentity {
-  token: string;
-  policy: string;
-  user?: string | undefined;
-}
-
-export const GATEWAY_CONFIG_DEFAULTS = {
-  /** How long one upstream tools/call may take before it fails as a timeout (ms). */
-  callTimeoutMs: 60_000,
-  /** How long connecting and listing tools may take (ms). */
-  connectTimeoutMs: 30_000,
-} as const;
-
-const serverName = z
-  .string()
-  .regex(
-    /^[A-Za-z0-9_-]{1,64}$/,
-    "must be 1-64 letters, digits, '_' or '-' (no dots: the name prefixes tool ids as <server>.<tool>)",
-  );
-
-const common = {
-  /** Set true to leave the server out without deleting its entry. Default false. */
-  disabled: z.boolean().optional(),
-  /** Accept a changed tool (description, schema, annotations) without quarantine (trust.ts). Default false. */
-  autoApprove: z.boolean().optional(),
-  /** Per-call timeout (ms). Default GATEWAY_CONFIG_DEFAULTS.callTimeoutMs. */
-  timeoutMs: z.number().int().positive().max(3_600_000).optional(),
-  /**
-   * The MCP era to speak to it: "auto" (default) probes with server/discover and falls back to initialize;
-   * "2025" opens with initialize at once (no probe: no sibling spawn on stdio); "2026-07-28" requires that
-   * revision (docs/decisions/mcp-protocol-eras.md).
-   */
-  protocol: z.enum(["auto", "2025", "2026-07-28"]).optional(),
-};
-
-export const stdioServerSchema = z
-  .object({
-    type: z.literal("stdio").optional(),
-    command: z.string().min(1, "must not be empty"),
-    args: z.array(z.string()).max(1000).default([]),
-    env: z.record(z.string(), z.string()).default({}),
-    cwd: z.string().min(1).optional(),
-    ...common,
-  })
-  .strict();
-
-export const remoteServerSchema = z
-  .object({
-    type: z.enum(["http", "streamable-http", "streamableHttp"]).optional(),
-    url: z
-      .string()
-      .url("must be an absolute URL")
-      .refine((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), "must be an http or https URL"),
-    headers: z.record(z.string(), z.string()).default({}),
-    ...common,
-  })
-  .strict();
-
-export type StdioServerConfig = z.output<typeof stdioServerSchema>;
-export type RemoteServerConfig = z.output<typeof remoteServerSchema>;
-export type UpstreamConfig = ({ kind: "stdio" } & StdioServerConfig) | ({ kind: "remote" } & RemoteServerConfig);
-
-export interface GatewayConfig {
-  servers: Map<string, UpstreamConfig>;
-  /** Allow / deny rules by server, tool glob and safety tag (trust.ts). Default: everything allowed. */
-  policy?: GatewayPolicy | undefined;
-  /** Named policies a token can select (applied on top of `policy`). Default: none. */
-  policies?: Map<string, GatewayPolicy> | undefined;
-  /** HTTP bearer tokens → named policy (and user). Default: none (every session gets `policy`). */
-  tokens?: TokenIdentity[] | undefined;
-}
-
-function problem(field: string, message: string, file: string): ToolgraphError {
-  return new ToolgraphError("invalid-input", `${file}: ${field}: ${message}`, { field, file });
-}
-
-/** Validates a parsed configuration object; `file` only names the source in errors. */
-export function parseGatewayConfig(value: unknown, file = "gateway config"): GatewayConfig {
-  if (value === null || typeof value !== "object" || Array.isArray(value))
-    throw problem("(file)", "must be a JSON object with an mcpServers object", file);
-  const servers = (value as { mcpServers?: unknown }).mcpServers;
-  if (servers === undefined)
-    throw problem(
-      "mcpServers",
-      "is required (an object of server name → { command, args, env } or { url, headers })",
-      file,
-    );
-  if (servers === null || typeof servers !== "object" || Array.isArray(servers))
-    throw problem("mcpServers", "must be an object of server name → server", file);
-  const out = new Map<string, UpstreamConfig>();
-  for (const [name, entry] of Object.entries(servers)) {
-    const n = serverName.safeParse(name);
-    if (!n.success) throw problem(`mcpServers.${name}`, `server name ${n.error.issues[0]!.message}`, file);
-    if (entry === null || typeof entry !== "object" || Array.isArray(entry))
-      throw problem(`mcpServers.${name}`, "must be an object with command (stdio) or url (remote)", file);
-    const e = entry as Record<string, unknown>;
-    if ("command" in e && "url" in e)
-      throw problem(`mcpServers.${name}`, "has both command and url: give command (stdio) or url (remote)", file);
-    const isRemote = "url" in e;
-    if (!isRemote && !("command" in e))
-      throw problem(
-        `mcpServers.${name}`,
-        "needs command (a stdio server) or url (a remote Streamable HTTP server)",
-        file,
-      );
-    const r = (isRemote ? remoteServerSchema : stdioServerSchema).safeParse(e);
-    if (!r.success) {
-      const [field, ...rest] = describeIssue(r.error.issues[0]!).split(": ");
-      throw problem(
-        `mcpServers.${name}${field === "(record)" ? "" : field!.startsWith("[") ? field : `.${field}`}`,
-        rest.join(": "),
-        file,
-      );
-    }
-    if (r.data.disabled) continue;
-    out.set(
-      name,
-      isRemote
-        ? { kind: "remote", ...(r.data as RemoteServerConfig) }
-        : { kind: "stdio", ...(r.data as StdioServerConfig) },
-    );
-  }
-  if (out.size === 0) throw problem("mcpServers", "names no (enabled) server", file);
-  const parsePolicy = (raw: unknown, at: string): GatewayPolicy => {
-    const pr = policySchema.safeParse(raw);
-    if (!pr.success)
-      throw problem(
-        subField(at, describeIssue(pr.error.issues[0]!)),
-        describeIssue(pr.error.issues[0]!).split(": ").slice(1).join(": "),
-        file,
-      );
-    for (const r of [...(pr.data.allow ?? []), ...(pr.data.deny ?? [])]) {
-      if (r.server !== undefined && !out.has(r.server) && !Object.hasOwn(servers, r.server))
-        throw problem(at, `a rule names server ${JSON.stringify(r.server)}, which mcpServers does not have`, file);
-    }
-    return pr.data;
-  };
-  const v = value as { policy?: unknown; policies?: unknown; tokens?: unknown };
-  const config: GatewayConfig = { servers: out };
-  if (v.policy !== undefined) config.policy = parsePolicy(v.policy, "policy");
-  if (v.policies !== undefined) {
-    if (v.policies === null || typeof v.policies !== "object" || Array.isArray(v.policies))
-      throw problem("policies", "must be an object of policy name → { allow?, deny? }", file);
-    config.policies = new Map();
-    for (const [name, raw] of Object.entries(v.policies)) {
-      const n = policyName.safeParse(name);
-      if (!n.success) throw problem(`policies.${name}`, `policy name ${n.error.issues[0]!.message}`, file);
-      config.policies.set(name, parsePolicy(raw, `policies.${name}`));
-    }
-  }
-  if (v.tokens !== undefined) config.tokens = parseTokens(v.tokens, config.policies, file);
-  return config;
-}
-
-function subField(at: string, issue: string): string {
-  const field = issue.split(": ")[0]!;
-  return `${at}${field === "(record)" ? "" : field.startsWith("[") ? field : `.${field}`}`;
-}
-
-/** The `tokens` list: each token resolved (from the environment for tokenEnv), naming a known policy, unique. */
-function parseTokens(raw: unknown, policies: Map<string, GatewayPolicy> | undefined, file: string): TokenIdentity[] {
-  if (!Array.isArray(raw)) throw problem("tokens", "must be an array of { token | tokenEnv, policy, user? }", file);
-  const seen = new Set<string>();
-  return raw.map((entry, i) => {
-    const at = `tokens[${i}]`;
-    const r = tokenEntrySchema.safeParse(entry);
-    if (!r.success) {
-      const issue = describeIssue(r.error.issues[0]!);
-      throw problem(subField(at, issue), issue.split(": ").slice(1).join(": "), file);
-    }
-    const token = r.data.token ?? process.env[r.data.tokenEnv!];
-    if (token === undefined || token.length < 16)
-      throw problem(
-        `${at}.tokenEnv`,
-        `environment variable ${r.data.tokenEnv} is ${token === undefined ? "not set" : "shorter than 16 characters"}`,
-        file,
-      );
-    if (!policies?.has(r.data.policy))
-      throw problem(
-        `${at}.policy`,
-        `names policy ${JSON.stringify(r.data.policy)}, which policies does not have`,
-        file,
-      );
-    if (seen.has(token)) throw problem(at, "repeats a token of an earlier entry", file);
-    seen.add(token);
-    return { token, policy: r.data.policy, ...(r.data.user !== undefined ? { user: r.data.user } : {}) };
-  });
-}
+export {
+  GATEWAY_CONFIG_DEFAULTS,
+  type GatewayConfig,
+  parseGatewayConfig,
+  type RemoteServerConfig,
+  type StdioServerConfig,
+  type UpstreamConfig,
+} from "../contract/gateway-config.ts";
+export type { TokenIdentity } from "../contract/gateway-policy.ts";
 
 export async function loadGatewayConfig(file: string): Promise<GatewayConfig> {
   let text: string;
@@ -240,7 +32,7 @@ export async function loadGatewayConfig(file: string): Promise<GatewayConfig> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw problem("(file)", `malformed JSON (${(err as Error).message})`, file);
+    throw configProblem("(file)", `malformed JSON (${(err as Error).message})`, file);
   }
   return parseGatewayConfig(value, file);
 }

@@ -11,64 +11,15 @@
  * - Closing hands the execution to `write` (the gateway sends it through the library's recordExecution);
  *   everything here runs after the call has been answered, never on its latency path.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { dataFlowDependencies, type StepOutput, stepOutput } from "../../algorithms/strings/data-flow.ts";
+import { outputBytes } from "../../algorithms/strings/step-output-bytes.ts";
 import {
-  type DataFlowOptions,
-  dataFlowDependencies,
-  type StepOutput,
-  stepOutput,
-} from "../../algorithms/strings/data-flow.ts";
-
-export const RECORDER_DEFAULTS = {
-  /** An execution with no call for this long is closed (ms). */
-  idleMs: 300_000,
-  /** An execution is closed once it has this many steps (a new one starts). */
-  maxSteps: 1000,
-  /**
-   * Bytes of indexed step outputs (data-flow.ts) an open execution keeps; past it, later steps' outputs are not
-   * indexed (no later step can be found to depend on them) and `unindexedSteps` counts them. 64 MiB: a
-   * 65,000-character text indexes to at most ~1 MiB, so ~64 worst-case results, or thousands of usual ones.
-   */
-  maxIndexBytes: 64 * 1024 * 1024,
-} as const;
-
-export interface RecordedStep {
-  tool: string;
-  success: boolean;
-  durationMs: number;
-  at: string;
-  dependsOn: number[];
-}
-
-export interface RecordedExecution {
-  id: string;
-  user?: string;
-  intent?: string;
-  startedAt: string;
-  success: boolean;
-  steps: RecordedStep[];
-}
-
-export interface RecorderOptions {
-  /** Unique per session: execution ids are `<sessionId>-<n>`. */
-  sessionId: string;
-  write: (execution: RecordedExecution) => void;
-  idleMs?: number | undefined;
-  maxSteps?: number | undefined;
-  maxIndexBytes?: number | undefined;
-  dataFlow?: DataFlowOptions | undefined;
-}
-
-export interface CallRecord {
-  tool: string;
-  args: Record<string, unknown> | undefined;
-  /** The result returned to the caller (an error result for exceptions and timeouts). */
-  result: CallToolResult | undefined;
-  /** False for isError, exceptions and timeouts. */
-  success: boolean;
-  durationMs: number;
-  at: Date;
-}
+  type CallRecord,
+  RECORDER_DEFAULTS,
+  type RecordedExecution,
+  type RecordedStep,
+  type RecorderOptions,
+} from "./recorded-execution.ts";
 
 export class SessionRecorder {
   private readonly options: RecorderOptions;
@@ -176,13 +127,4 @@ export class SessionRecorder {
     this.close();
     this.ended = true;
   }
-}
-
-/** The bytes an indexed output holds (its typed arrays, and 2 bytes a code unit of its strings). */
-export function outputBytes(o: StepOutput): number {
-  const t = o.text;
-  let bytes = t.chars.byteLength + t.suffixes.byteLength + t.lcpLeft.byteLength + t.lcpRight.byteLength;
-  for (const x of o.strings) bytes += 2 * x.length;
-  for (const x of o.echoes) bytes += 2 * x.length;
-  return bytes + 8 * o.numbers.size;
 }

@@ -4,7 +4,7 @@
  * remaining indices are renumbered). An execution keeps its own success (its last call's outcome, dropped or not).
  */
 import { idProblem, LIMITS } from "../formats/schemas.ts";
-import type { RecordedExecution } from "./recorder.ts";
+import type { RecordedExecution } from "./recorded-execution.ts";
 
 /** True when the catalog can hold `tool` as an id: length, no surrounding white space, no forbidden characters. */
 export function catalogCanHold(tool: string): boolean {

@@ -12,9 +12,10 @@
  * Reasons and the choice: docs/decisions/gateway-trust.md.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { compilePolicy } from "../../algorithms/safety/tool-policy.ts";
+import type { GatewayPolicy } from "../contract/gateway-policy.ts";
 import { ToolMask } from "../jobs/tool-mask.ts";
 import { safetyTagsOf, splitToolId } from "./tool-map.ts";
-import { compilePolicy, type GatewayPolicy } from "./trust.ts";
 
 /** The api methods whose requests take a mask of denied tools. */
 const EXCLUDING = new Set(["search", "suggestNext", "plan"]);

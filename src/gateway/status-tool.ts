@@ -3,7 +3,7 @@
  * servers, sessions, what was learned and what still waits to be written, quarantined and denied tools.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { UpstreamStatus } from "./upstream.ts";
+import type { UpstreamStatus } from "./upstream-options.ts";
 
 /** What the gateway has learned so far and what it still has to write. */
 export interface RecordedCounts {

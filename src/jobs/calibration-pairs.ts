@@ -37,6 +37,11 @@ export const CALIBRATION_DEFAULTS = {
   minPairs: 30,
   /** Fewest pairs per isotonic block (algorithms/thresholds/calibration.ts minBlock). */
   minBlock: 10,
+  /**
+   * An execution's pairs from an earlier calibration are reused while the history they were scored against
+   * holds at least this share of today's (same weights and catalog): docs/decisions/ingestion-first-answer.md.
+   */
+  reuseWhileShare: 0.8,
 };
 
 export interface CalibrationOptions {
@@ -46,6 +51,11 @@ export interface CalibrationOptions {
   folds?: number | undefined;
   /** "cross-fit" (default: folds by id hash, order-independent) or "time" (rolling-origin time split). */
   split?: "cross-fit" | "time" | undefined;
+  /**
+   * Reuse the pairs an earlier cross-fit calibration of this engine computed for an execution, while they are
+   * fresh (`CALIBRATION_DEFAULTS.reuseWhileShare`). Default true; false scores every sampled execution again.
+   */
+  reuse?: boolean | undefined;
 }
 
 export interface CalibrationPair {
@@ -60,6 +70,11 @@ export interface CalibrationPairs {
   foldsScored: number;
   /** Executions scored out of sample. */
   executionsScored: number;
+  /**
+   * Of those, the executions whose pairs an earlier calibration of this engine computed and this one reused
+   * (cross-fit only; see `crossFitPairs`). 0 on a first calibration.
+   */
+  executionsReused?: number;
 }
 
 export interface CalibrationReport {
@@ -141,7 +156,9 @@ export async function calibrationPairs(view: ProjectView, opts: CalibrationOptio
     throw new RangeError(`calibrate: folds must be an integer ≥ 2, got ${folds}`);
   if (split !== "cross-fit" && split !== "time")
     throw new RangeError(`calibrate: split must be "cross-fit" or "time", got ${JSON.stringify(split)}`);
-  return split === "time" ? timeSplitPairs(view, maxExecutions, folds) : crossFitPairs(view, maxExecutions, folds);
+  return split === "time"
+    ? timeSplitPairs(view, maxExecutions, folds)
+    : crossFitPairs(view, maxExecutions, folds, opts.reuse ?? true);
 }
 
 /** Transition counts (from·n + to → count) an execution adds, as the time split counts them (learnSuccessions). */
@@ -218,17 +235,48 @@ export async function intentVectors(view: ProjectView, texts: readonly string[])
   return view.storedEmbeddings(texts);
 }
 
-/** Cross-fitted pairs: folds by id hash, each scored by a model of the other folds (header). */
+/** The pairs one execution gave, and the size of the history its model was built from. */
+interface ScoredPairs {
+  nextStep: CalibrationPair[];
+  search: CalibrationPair[];
+  historySize: number;
+}
+
+/** What a cross-fit calibration keeps for the next one (ProjectView.projectMemo): pairs by execution id. */
+interface PairMemo {
+  /** What every pair depends on besides the history: weights, catalog, folds, sample size. */
+  key: string;
+  byId: Map<string, ScoredPairs>;
+}
+
+/** The key of a PairMemo: the in-force weights, the catalog's tool ids, the folds and the sample size. */
+function pairMemoKey(s: GraphSnapshot, weights: unknown, sw: unknown, folds: number, maxExecutions: number): string {
+  let h = 0x811c9dc5;
+  for (const t of s.tools) h = Math.imul(h ^ fnv1a(t.id), 0x01000193) >>> 0;
+  return JSON.stringify([weights, sw, folds, maxExecutions, s.n, h]);
+}
+
+/**
+ * Cross-fitted pairs: folds by id hash, each scored by a model of the other folds (header).
+ *
+ * Reuse (`reuse`, default on): a sampled execution scored by an earlier calibration of this engine keeps its
+ * pairs while the history it was scored against holds ≥ `reuseWhileShare` (0.8) of today's, under the same
+ * weights, catalog, folds and sample size; only the others are scored. Each reused pair is still an answer to a
+ * request its model had never seen, from a model that knew at least 80 % of today's history; a batch of new
+ * traces then costs the scoring of its own sampled executions, and every execution is rescored at the latest
+ * when the history has grown by a quarter. The pairs come out in the order a full run gives them.
+ */
 export async function crossFitPairs(
   view: ProjectView,
   maxExecutions: number,
   folds: number,
+  reuse = true,
 ): Promise<CalibrationPairs> {
   const s = view.snapshot;
   const a = view.analytics();
   const all = await view.executionHistory();
   const history = recentSequences(all, CALIBRATION_DEFAULTS.historyLimit);
-  const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0 };
+  const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0, executionsReused: 0 };
   const H = history.length;
   if (H < 2 || s.n === 0) return out;
   const intents = intentsOf(all);
@@ -250,69 +298,103 @@ export async function crossFitPairs(
   const sw = await searchWeightsFor(view);
   const idx = await view.searchIndex();
   const now = Math.max(...history.map((e) => e.startedAt.getTime())) + 3_600_000;
+  const memo = view.projectMemo<PairMemo>("calibration pairs");
+  const key = pairMemoKey(s, weights, sw, folds, maxExecutions);
+  const kept = reuse ? memo.get() : undefined;
+  const previous = kept?.key === key ? kept.byId : new Map<string, ScoredPairs>();
+  const byId = new Map<string, ScoredPairs>();
+  const reusable = (i: number): ScoredPairs | undefined => {
+    const p = previous.get(history[i]!.id);
+    return p && p.historySize >= CALIBRATION_DEFAULTS.reuseWhileShare * H ? p : undefined;
+  };
+  const needsModel = new Uint8Array(K);
+  for (let i = 0; i < H; i++) if (scored[i] === 1 && !reusable(i)) needsModel[fold[i]!] = 1;
   // Every loop over the history (17k executions) and the scoring (seconds for a thousand executions) yields
   // to the event loop every few milliseconds (the result does not depend on where it yields).
   const slice = slicer();
   const perExec: Map<number, number>[] = [];
   const total = new Map<number, number>();
-  for (const e of history) {
-    const m = transitionsOf(s, e);
-    perExec.push(m);
-    for (const [k, c] of m) total.set(k, (total.get(k) ?? 0) + c);
-    await slice();
-  }
+  // Each fold's last use of each tool (fold·n + tool; NaN where the fold never used it): one pass, not one per fold.
+  const foldLastUse = new Float64Array(needsModel.includes(1) ? K * s.n : 0).fill(Number.NaN);
+  if (needsModel.includes(1))
+    for (let i = 0; i < H; i++) {
+      const e = history[i]!;
+      const m = transitionsOf(s, e);
+      perExec.push(m);
+      for (const [k, c] of m) total.set(k, (total.get(k) ?? 0) + c);
+      const at = e.startedAt.getTime();
+      const base = fold[i]! * s.n;
+      for (const st of e.steps) {
+        const v = s.index.get(st.tool);
+        if (v !== undefined && !(foldLastUse[base + v]! >= at)) foldLastUse[base + v] = at;
+      }
+      await slice();
+    }
   for (let f = 0; f < K; f++) {
     const members = history.map((_, i) => i).filter((i) => fold[i] === f);
     const toScore = members.filter((i) => scored[i] === 1);
     if (toScore.length === 0) continue;
     out.foldsScored++;
-    const counts = new Map(total);
-    for (const i of members) for (const [k, c] of perExec[i]!) counts.set(k, counts.get(k)! - c);
-    const lastUsedAt = new Float64Array(s.n).fill(Number.NaN);
-    for (let i = 0; i < H; i++) {
-      if (fold[i] === f) continue;
-      const e = history[i]!;
-      const at = e.startedAt.getTime();
-      for (const st of e.steps) {
-        const v = s.index.get(st.tool);
-        if (v !== undefined && !(lastUsedAt[v]! >= at)) lastUsedAt[v] = at;
+    let model: NextStepModel | undefined;
+    let vectors = new Map<number, Float32Array>();
+    if (needsModel[f] === 1) {
+      const counts = new Map(total);
+      for (const i of members) for (const [k, c] of perExec[i]!) counts.set(k, counts.get(k)! - c);
+      // The tools' last use in the other folds: the latest of their folds' (NaN where none used it).
+      const lastUsedAt = new Float64Array(s.n).fill(Number.NaN);
+      for (let g = 0; g < K; g++) {
+        if (g === f) continue;
+        for (let v = 0; v < s.n; v++) {
+          const at = foldLastUse[g * s.n + v]!;
+          if (!Number.isNaN(at) && !(lastUsedAt[v]! >= at)) lastUsedAt[v] = at;
+        }
       }
-      await slice();
+      const transitions = buildCsr(
+        s.n,
+        [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
+      );
+      model = buildNextStepModel({
+        graph: s.csr,
+        transitions,
+        community: a.analytics.community,
+        pagerank: a.analytics.pagerank,
+        lastUsedAt,
+      });
+      const withIntent = toScore.filter((i) => !reusable(i) && intents.has(history[i]!.id));
+      const vs = await intentVectors(
+        view,
+        withIntent.map((i) => intents.get(history[i]!.id)!),
+      );
+      vectors = new Map(withIntent.map((i, k) => [i, vs[k]!] as const));
     }
-    const transitions = buildCsr(
-      s.n,
-      [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
-    );
-    const model = buildNextStepModel({
-      graph: s.csr,
-      transitions,
-      community: a.analytics.community,
-      pagerank: a.analytics.pagerank,
-      lastUsedAt,
-    });
     const exclude = new Set(members.map((i) => history[i]!.id));
-    const withIntent = toScore.filter((i) => intents.has(history[i]!.id));
-    const vs = await intentVectors(
-      view,
-      withIntent.map((i) => intents.get(history[i]!.id)!),
-    );
-    const vectors = new Map(withIntent.map((i, k) => [i, vs[k]!] as const));
     for (const i of toScore) {
       const e = history[i]!;
-      await scoreExecution(
-        view,
-        { s, a, idx, sw, weights },
-        model,
-        e,
-        intents.get(e.id),
-        vectors.get(i),
-        exclude,
-        now,
-        out,
-      );
-      await slice();
+      let p = reusable(i);
+      if (p) out.executionsReused!++;
+      else {
+        const one: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0 };
+        await scoreExecution(
+          view,
+          { s, a, idx, sw, weights },
+          model!,
+          e,
+          intents.get(e.id),
+          vectors.get(i),
+          exclude,
+          now,
+          one,
+        );
+        p = { nextStep: one.nextStep, search: one.search, historySize: H };
+        await slice();
+      }
+      byId.set(e.id, p);
+      out.executionsScored++;
+      for (const x of p.nextStep) out.nextStep.push(x);
+      for (const x of p.search) out.search.push(x);
     }
   }
+  memo.set({ key, byId });
   return out;
 }
 

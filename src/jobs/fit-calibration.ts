@@ -73,7 +73,9 @@ export async function calibrateProject(view: ProjectView, opts: CalibrationOptio
   const method =
     (opts.split ?? CALIBRATION_DEFAULTS.split) === "time"
       ? `rolling time split: ${pairs.foldsScored} of ${folds} blocks scored, ${pairs.executionsScored} executions`
-      : `cross-fit: ${pairs.foldsScored} folds by near-duplicate request group, ${pairs.executionsScored} executions`;
+      : `cross-fit: ${pairs.foldsScored} folds by near-duplicate request group, ${pairs.executionsScored} executions${
+          pairs.executionsReused ? ` (${pairs.executionsReused} of them scored by an earlier calibration)` : ""
+        }`;
   const out: CalibrationReport[] = [];
   const stored: Record<string, Calibration> = {};
   for (const [kind, list] of [
@@ -134,7 +136,11 @@ export async function calibrateProject(view: ProjectView, opts: CalibrationOptio
           },
         ]),
       ),
-      data: { executionsScored: pairs.executionsScored, foldsScored: pairs.foldsScored },
+      data: {
+        executionsScored: pairs.executionsScored,
+        executionsReused: pairs.executionsReused ?? 0,
+        foldsScored: pairs.foldsScored,
+      },
     },
     { calibration: stored },
   );

@@ -29,6 +29,7 @@ import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { intentsOf, recentSequences } from "../view/history.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
+import { recordedSteps, refitWhenGrown } from "./refit.ts";
 import { nextStepModel, type RawSuggestion } from "./next-scoring.ts";
 
 export const MARKOV_WEIGHTS: NextStepWeights = { cooc: 1, community: 0, recency: 0, pagerank: 0 };
@@ -57,8 +58,8 @@ export const AUTO_FIT_MIN_STEPS = 200;
  * Weights per mode. "auto" (the default): the project's learned weights when a fit validated them — they
  * beat the fixed weights on grouped held-out executions by the margin (fitNextStepWeights) — else the fixed
  * weights 0.6 / 0.3 / 0.1 / 0.1. The
- * fit runs once, in the background, when the project has at least 200 recorded steps and no validated fit;
- * `learn-weights` refits. A request never waits for that fit (`awaitFit` waits instead, for batch callers
+ * fit runs in the background when the project has at least 200 recorded steps and no stored fit, and again
+ * each time its recorded steps have doubled since (refit.ts); `learn-weights` refits on request. A request never waits for that fit (`awaitFit` waits instead, for batch callers
  * such as calibration and the bench). "learned": the learned weights whether or not they were accepted.
  */
 export async function weightsFor(
@@ -70,6 +71,7 @@ export async function weightsFor(
   if (now) return now;
   const cfg = await view.config();
   const fit = storedFits(cfg)["next-step-weights"];
+  if (fit) refitWhenGrown(view, "next-step-weights", fit, () => refitNextStepWeights(view));
   if (mode === "learned")
     return (fit?.evidence.candidate as NextStepWeights | undefined) ?? (await fitNextStepWeights(view)).candidate;
   if (fit) return (cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights;
@@ -85,6 +87,11 @@ export async function weightsFor(
   return NEXT_DEFAULTS.weights;
 }
 
+/** A background refit on the project's latest view (refit.ts decides when). */
+async function refitNextStepWeights(view: ProjectView): Promise<unknown> {
+  return fitNextStepWeights(await view.latest());
+}
+
 /** The weights `weightsFor` answers without I/O (a fixed mode, or stored weights in the cached configuration), else undefined. */
 export function weightsNow(
   view: ProjectView,
@@ -95,6 +102,7 @@ export function weightsNow(
   const cfg = view.configNow();
   const fit = cfg && storedFits(cfg)["next-step-weights"];
   if (!cfg || !fit) return undefined;
+  refitWhenGrown(view, "next-step-weights", fit, () => refitNextStepWeights(view));
   if (mode === "learned") return fit.evidence.candidate as NextStepWeights | undefined;
   return (cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights;
 }
@@ -282,7 +290,13 @@ export async function fitNextStepWeights(
   const before = storedFits(cfg)["next-step-weights"]
     ? ((cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights)
     : NEXT_DEFAULTS.weights;
-  const data = { executions: seqs.length, examples: examples.length, groups: seenGroups, graphVersion: s.version };
+  const data = {
+    executions: seqs.length,
+    examples: examples.length,
+    groups: seenGroups,
+    graphVersion: s.version,
+    steps: recordedSteps(s),
+  };
   const evidenceBase = {
     metric: "Hit@1 among the model's top candidates, mean over execution groups",
     margin: NEXT_FIT_DEFAULTS.margin,

@@ -37,6 +37,7 @@ import { memoryRow } from "../view/intent-memory.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { guardPriorFor, rowGroupsSteps, successfulRows } from "./guard-prior.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
+import { recordedSteps, refitWhenGrown } from "./refit.ts";
 import { searchCandidates } from "./search-scoring.ts";
 import {
   type Case,
@@ -87,6 +88,7 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
     executions: rows.length,
     intents: new Set(rows.map((r) => memory.textOf[r]!)).size,
     graphVersion: s.version,
+    steps: recordedSteps(s),
   };
   const empty = { betaCurve: [], memoryCurve: [], contentCurve: [], graphCurve: [], guardCurve: [] };
   const keepDefaults = async (
@@ -424,7 +426,9 @@ function fitRecord(
  */
 export async function searchWeightsFor(view: ProjectView): Promise<SearchWeights> {
   const cfg = await view.config();
-  if (!storedFits(cfg)["search-weights"])
-    view.startOnce("fit-search-weights", async () => fitSearchWeights(await view.latest()));
+  // A project too young to fit (fewer intents than the fit needs: nothing stored) is tried again as it grows.
+  refitWhenGrown(view, "search-weights", storedFits(cfg)["search-weights"], async () =>
+    fitSearchWeights(await view.latest()),
+  );
   return inForce(cfg, (await guardPriorFor(view)).strength);
 }

@@ -1,8 +1,8 @@
 /**
  * Pins a project's search weights (fusion β, memory μ, content, graph, history guard γ): stored as the project's
  * search-weights fit, accepted, so the weights answer every search from now on and no background fit replaces
- * them (fit-search-weights.ts starts one only when the project has none; one already running when they are set
- * still stores its own when it ends). `fitSearchWeights` replaces them.
+ * them (refit.ts never refits pinned weights; a fit already running when they are set still stores its own when
+ * it ends). `fitSearchWeights` replaces them.
  * Library-only: docs/decisions/layout.md.
  */
 import { ToolgraphError } from "../contract/errors.ts";
@@ -45,7 +45,7 @@ export async function setSearchWeights(view: ProjectView, weights: Partial<Searc
       before,
       after,
       evidence: {},
-      data: {},
+      data: { pinned: true },
     },
     { searchWeights: after },
   );

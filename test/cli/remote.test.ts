@@ -8,7 +8,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REMOTE_OPERATIONS } from "../../src/cli/remote.ts";
+import { REMOTE_OPERATIONS } from "../../src/cli/remote-routes.ts";
 import { readServerFile, SERVER_FILE } from "../../src/cli/server-file.ts";
 import { demoCatalog } from "../../src/demo/catalog.ts";
 import { demoTraces } from "../../src/demo/traces.ts";

@@ -4,7 +4,7 @@
  * string name or with an input schema that is not an object is left out and counted, the others kept in order.
  */
 import { describe, expect, it } from "vitest";
-import { listedTools } from "../../src/gateway/upstream.ts";
+import { listedTools } from "../../src/gateway/upstream-tools.ts";
 
 const ok = (name: string) => ({ name, description: `tool ${name}`, inputSchema: { type: "object" } });
 

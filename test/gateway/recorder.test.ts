@@ -1,7 +1,9 @@
 /** The session recorder: executions from calls, and the bound on what it keeps indexed for data flow. */
 import { describe, expect, it } from "vitest";
 import { stepOutput } from "../../algorithms/strings/data-flow.ts";
-import { type CallRecord, outputBytes, type RecordedExecution, SessionRecorder } from "../../src/gateway/recorder.ts";
+import { outputBytes } from "../../algorithms/strings/step-output-bytes.ts";
+import type { CallRecord, RecordedExecution } from "../../src/gateway/recorded-execution.ts";
+import { SessionRecorder } from "../../src/gateway/recorder.ts";
 
 const call = (tool: string, args: Record<string, unknown>, text: string): CallRecord => ({
   tool,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RecordedExecution } from "../../src/gateway/recorder.ts";
+import type { RecordedExecution } from "../../src/gateway/recorded-execution.ts";
 import { catalogCanHold, withoutRefusedSteps } from "../../src/gateway/refused-steps.ts";
 
 const step = (tool: string, dependsOn: number[] = [], success = true) => ({

@@ -9,10 +9,11 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compilePolicy } from "../../algorithms/safety/tool-policy.ts";
 import { main } from "../../src/cli/main.ts";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
-import { compilePolicy, PinStore } from "../../src/gateway/trust.ts";
+import { PinStore } from "../../src/gateway/trust.ts";
 import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 const fixture = join(process.cwd(), "test/gateway/fixtures/trust-server.mjs");

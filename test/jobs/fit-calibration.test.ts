@@ -169,3 +169,64 @@ for (const backend of backends()) {
     });
   });
 }
+
+for (const backend of backends()) {
+  describe(`cross-fit pairs reused by the next calibration on ${backend.name}`, () => {
+    let tg: Toolgraph;
+    let project: string;
+    beforeAll(async () => {
+      project = freshProject("calib-reuse");
+      tg = await openToolgraph({ ...(await backend.options()), project, embeddings: "hash:64", now: () => NOW });
+      await tg.importCatalog({ tools });
+      await tg.importTraces(traces());
+    });
+    afterAll(async () => {
+      await tg?.close();
+      await backend.dispose();
+    });
+
+    it("a second calibration of the same history reuses every pair; a new trace is the only one scored", async () => {
+      const pairs = async (opts: { reuse?: boolean } = {}) => calibrationPairs(await engineOf(tg).view(project), opts);
+      const first = await pairs();
+      expect(first.executionsScored).toBe(10);
+      expect(first.executionsReused).toBe(0);
+      const again = await pairs();
+      expect(again.executionsReused).toBe(10);
+      expect(again.nextStep).toEqual(first.nextStep);
+      expect(again.search).toEqual(first.search);
+      // reuse: false scores every execution again, and gives the same pairs on the same history.
+      const fresh = await pairs({ reuse: false });
+      expect(fresh.executionsReused).toBe(0);
+      expect(fresh.nextStep).toEqual(first.nextStep);
+      // One more run (history 10 → 11: the ten were scored against 10 ≥ 0.8 × 11): only it is scored.
+      await tg.importTraces([
+        {
+          id: "run-10",
+          startedAt: new Date(T0 + 10 * 60_000).toISOString(),
+          success: true,
+          steps: [{ tool: "a.start" }, { tool: "b.left" }],
+        },
+      ]);
+      const grown = await pairs();
+      expect(grown.executionsScored).toBe(11);
+      expect(grown.executionsReused).toBe(10);
+      // The report says how many were reused.
+      const report = await tg.calibrate();
+      expect(report[0]!.method).toContain("11 executions (11 of them scored by an earlier calibration)");
+    });
+
+    it("past a quarter more history every execution is scored again", async () => {
+      const more = Array.from({ length: 4 }, (_, k) => ({
+        id: `run-${11 + k}`,
+        startedAt: new Date(T0 + (11 + k) * 60_000).toISOString(),
+        success: true,
+        steps: [{ tool: "a.start" }, { tool: "c.right" }],
+      }));
+      await tg.importTraces(more);
+      // 15 executions: the eleven were scored against 11 < 0.8 × 15 = 12.
+      const p = await calibrationPairs(await engineOf(tg).view(project));
+      expect(p.executionsScored).toBe(15);
+      expect(p.executionsReused).toBe(0);
+    });
+  });
+}

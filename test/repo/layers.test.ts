@@ -178,3 +178,29 @@ describe("file size", () => {
     expect(long).toEqual([]);
   });
 });
+
+/**
+ * Door files are thin: routing and transport only, at most 150 lines each (what is not routing belongs to a
+ * lower layer: contract, store, algorithms). The library facade is a door too.
+ */
+const THIN_DOORS = /^src\/(server|mcp|adapters|demo|gateway|cli|library)\//;
+const DOOR_MAX_LINES = 150;
+/** Lines as `wc -l` counts them (a final newline ends the last line, it does not start another). */
+const lineCount = (text: string) => (text === "" ? 0 : text.replace(/\n$/, "").split("\n").length);
+
+describe("thin doors", () => {
+  it(`no file of src/{server,mcp,adapters,demo,gateway,cli,library} over ${DOOR_MAX_LINES} lines`, () => {
+    const doors = SRC.map((f) => relative(ROOT, f)).filter((f) => THIN_DOORS.test(f));
+    expect(doors.length).toBeGreaterThan(50);
+    const long = doors
+      .map((f) => [f, lineCount(readFileSync(join(ROOT, f), "utf8"))] as const)
+      .filter(([, n]) => n > DOOR_MAX_LINES);
+    expect(long).toEqual([]);
+  });
+
+  it("the line counter counts as wc -l does", () => {
+    expect([lineCount(""), lineCount("a"), lineCount("a\n"), lineCount("a\nb"), lineCount("a\n\nb\n")]).toEqual([
+      0, 1, 1, 2, 3,
+    ]);
+  });
+});

@@ -2,46 +2,10 @@
 
 // The gateway, the servers and the library are imported when the command runs: `toolgraph --help` and
 // `--version` load none of them (docs/decisions/fresh-machine.md).
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { type Command, EXIT, UsageError } from "../command.ts";
-
-function intOption(v: unknown, name: string, min: number, max: number): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${String(v)}`);
-  return n;
-}
-
-/** The data directory's path (as the store resolves it: --home, TOOLGRAPH_HOME, ./.toolgraph), or undefined in memory. */
-function homeDir(home: string | undefined): string | undefined {
-  const h = home ?? process.env.TOOLGRAPH_HOME;
-  if (h === "memory://") return undefined;
-  return resolve(h && h.length > 0 ? h : ".toolgraph");
-}
-
-/** `toolgraph gateway approve TOOL…`: accepts the pending (changed) version of quarantined tools. */
-async function approve(ctx: Parameters<Command["run"]>[0]): Promise<number> {
-  const patterns = ctx.positionals.slice(1);
-  if (patterns.length === 0)
-    throw new UsageError(
-      "gateway approve TOOL…: name the quarantined tools to approve (<server>.<tool>, globs allowed)",
-    );
-  const home = homeDir(ctx.values.home as string | undefined);
-  if (!home)
-    throw new UsageError("gateway approve: pins are kept in the data directory; give --home DIR (not memory://)");
-  const { PinStore } = await import("../../gateway/trust.ts");
-  const store = new PinStore(join(home, "gateway-pins.json"));
-  const pending = store.quarantined().map((q) => q.tool);
-  const done = store.approve(patterns, new Date().toISOString());
-  if (ctx.json) ctx.out(JSON.stringify({ approved: done, stillQuarantined: pending.filter((t) => !done.includes(t)) }));
-  else if (done.length === 0)
-    ctx.err(
-      `toolgraph gateway approve: no quarantined tool matches ${patterns.join(", ")}${pending.length > 0 ? ` (quarantined: ${pending.join(", ")})` : " (none is quarantined)"}`,
-    );
-  else ctx.out(`approved: ${done.join(", ")} (a running gateway takes them at their next call or list)`);
-  return done.length > 0 ? EXIT.ok : EXIT.failure;
-}
+import { approve, homeDir } from "./gateway-approve.ts";
+import { gatewayNumbers } from "./gateway-flags.ts";
 
 export const gatewayCommand: Command = {
   name: "gateway",
@@ -103,12 +67,7 @@ export const gatewayCommand: Command = {
       import("../../server/http-server.ts"),
     ]);
     const config = await loadGatewayConfig(file);
-    const expose = intOption(ctx.values.expose, "expose", 0, 100);
-    const idleMs = intOption(ctx.values["idle-ms"], "idle-ms", 1, 86_400_000);
-    const port = intOption(ctx.values.port, "port", 0, 65535) ?? 8787;
-    const sessionIdleMs = intOption(ctx.values["session-idle-ms"], "session-idle-ms", 1000, 86_400_000);
-    const maxSessions = intOption(ctx.values["max-sessions"], "max-sessions", 1, 100_000);
-    const retireAfterMs = intOption(ctx.values["retire-after-ms"], "retire-after-ms", 0, 31_536_000_000);
+    const { expose, idleMs, port, sessionIdleMs, maxSessions, retireAfterMs } = gatewayNumbers(ctx.values);
     // A database down at start does not stop the gateway: calls are relayed, executions spooled, syncs retried.
     const tg = await ctx.open({ openWhenUnreachable: true, longRunning: true });
     const home = homeDir(ctx.values.home as string | undefined);

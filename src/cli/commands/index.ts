@@ -2,15 +2,20 @@
 import { OPERATION_LIST } from "../../contract/operations.ts";
 import type { Command } from "../command.ts";
 import { benchCommand } from "./bench.ts";
+import { capabilitiesCommand, discoverCommand } from "./capabilities.ts";
+import { dagCommand } from "./dag.ts";
 import { demoCommand } from "./demo.ts";
 import { exportCommand } from "./export.ts";
-import { importCommand, initCommand, migrateCommand, statsCommand } from "./foundation.ts";
 import { gatewayCommand } from "./gateway.ts";
+import { importCommand } from "./import.ts";
+import { initCommand, migrateCommand } from "./init.ts";
 import { calibrateCommand, learnWeightsCommand, recordCommand } from "./learning.ts";
+import { nextCommand } from "./next.ts";
 import { operationCommand } from "./operation.ts";
-import { capabilitiesCommand, discoverCommand, nextCommand, searchCommand } from "./recommend.ts";
+import { searchCommand } from "./search.ts";
 import { mcpCommand, serveCommand } from "./serve.ts";
-import { alternativesCommand, dagCommand, planCommand } from "./workflow.ts";
+import { statsCommand } from "./stats.ts";
+import { alternativesCommand, planCommand } from "./workflow.ts";
 
 /** The operations of the table whose commands are written by hand (their own flags and tables). */
 const WRITTEN = [

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ToolgraphError } from "../../src/contract/errors.ts";
-import { DurableWriter } from "../../src/gateway/durable-writer.ts";
+import { DurableWriter } from "../../src/store/durable-writer.ts";
 
 interface Item {
   id: string;

@@ -1,0 +1,123 @@
+/**
+ * The order of the gateway's catalog work and what it left: syncs and sweeps run one at a time, in order
+ * (execution writes wait for them: src/store/durable-writer.ts), and each sync records which tools it blocked
+ * (policy or quarantine), which the catalog refused, and which servers are in the catalog. The syncs themselves
+ * are catalog-sync.ts's.
+ */
+import type { Toolgraph } from "../library/toolgraph.ts";
+import { boundList } from "./bounded-line.ts";
+import { explainEmpty } from "./catalog-report.ts";
+import { catalogCanHold } from "./refused-steps.ts";
+import { splitToolId } from "./tool-map.ts";
+import type { PinStore } from "./trust.ts";
+import type { Upstream } from "./upstream.ts";
+
+export interface CatalogQueueOptions {
+  api: Toolgraph;
+  project: string;
+  upstreams: ReadonlyMap<string, Upstream>;
+  pins: PinStore;
+  retireAfterMs: number;
+  log: (line: string) => void;
+}
+
+export class CatalogQueue {
+  protected readonly o: CatalogQueueOptions;
+  /** Catalog syncs, in order. */
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Syncs (or sweeps) queued or running now. */
+  private running = 0;
+  /** Tools left out of the catalog by the policy or quarantined by their pins: id → the reason. */
+  protected readonly blocked = new Map<string, string>();
+  /** Per server, the catalog ids its last sync refused. */
+  protected readonly refused = new Map<string, Set<string>>();
+  /** Servers whose tools have been synced into the catalog at least once. */
+  protected readonly synced = new Set<string>();
+  /** The search index build of the last synced catalog (background; `indexed` waits for it). */
+  protected indexing: Promise<unknown> = Promise.resolve();
+  protected closed = false;
+
+  constructor(options: CatalogQueueOptions) {
+    this.o = options;
+  }
+
+  protected enqueue(job: () => Promise<unknown>, what: string): Promise<void> {
+    this.running++;
+    const next = this.queue
+      .then(job)
+      .then(
+        () => undefined,
+        (err) => this.o.log(`toolgraph gateway: ${what} failed: ${(err as Error)?.stack ?? String(err)}`),
+      )
+      .finally(() => {
+        this.running--;
+      });
+    this.queue = next;
+    return next;
+  }
+
+  /**
+   * While a sync is queued or running, a promise of its end (and of every sync queued behind it), else
+   * undefined: the gateway's searches wait for it (gateway-api.ts) rather than read a catalog half readied.
+   */
+  settling(): Promise<void> | undefined {
+    return this.running > 0 ? this.done() : undefined;
+  }
+
+  /** Resolves once every queued sync is done (the catalog holds each server's last list). */
+  async done(): Promise<void> {
+    for (let q = this.queue; ; q = this.queue) {
+      await q;
+      if (q === this.queue) return;
+    }
+  }
+
+  /** Resolves once the syncs are done and the search index of the catalog is built (its embeddings computed). */
+  async indexed(): Promise<void> {
+    for (let i = this.indexing; ; i = this.indexing) {
+      await this.done();
+      await i;
+      if (i === this.indexing) return;
+    }
+  }
+
+  /** True for a tool left out by the policy or quarantined at its server's last sync. */
+  isBlocked(id: string): boolean {
+    return this.blocked.has(id);
+  }
+
+  /** Tools quarantined now (changed since first seen, waiting for approval). */
+  quarantined(): { tool: string; since: string; firstSeen: string }[] {
+    return this.o.pins.quarantined().filter((q) => this.blocked.has(q.tool));
+  }
+
+  /** How many tools the policy denies now. */
+  get denied(): number {
+    return [...this.blocked.values()].filter((why) => why.startsWith("denied")).length;
+  }
+
+  /** False for a tool the catalog refused at its server's last sync, or whose id the catalog cannot hold. */
+  usableTool(tool: string): boolean {
+    const p = splitToolId(tool);
+    return !(p && this.refused.get(p.server)?.has(tool)) && catalogCanHold(tool);
+  }
+
+  /** Retires the tools unlisted past the grace period that no sync touched (a server that stopped changing). */
+  sweepRetired(): void {
+    void this.enqueue(async () => {
+      const retired = await this.o.api.retireUnavailableTools(this.o.retireAfterMs, { project: this.o.project });
+      if (retired.length > 0)
+        this.o.log(`toolgraph gateway: unlisted for over ${this.o.retireAfterMs} ms, retired: ${boundList(retired)}`);
+    }, "retiring unlisted tools");
+  }
+
+  /** The error a search gets on an empty catalog while upstreams are still being listed (catalog-report.ts). */
+  explainEmpty(err: unknown): unknown {
+    return explainEmpty(err, [...this.o.upstreams.values()], this.synced, this.o.project);
+  }
+
+  /** No retry is scheduled from now on. */
+  close(): void {
+    this.closed = true;
+  }
+}
