@@ -17,6 +17,9 @@
  * - long-values-10: 10 results of 13,000 words "aaaa aaaa …", then 256 values of 1,000 characters that
  *   share all but their last word with the text (multi-run patterns, long common prefixes);
  * - cap-200: 200 such results, then the same 256 values: the work cap (maxWork) ends the call.
+ * Each scenario runs twice on the current code: "after", each call's output indexed in one piece (as the recorder
+ * did), and "stepped", as the recorder does now (its SliceQueue): the dependencies and the indexing
+ * (stepOutputSteps) in slices of SLICE_MS with a turn of the event loop between, each slice's CPU time recorded.
  * `--before-ref` runs issue-3 and issue-10 again on data-flow.ts as of that git ref (`git show`), fewer
  * repetitions; the slow scenarios it would take minutes on are skipped.
  * Results: bench/results/data-flow-worst-case.json (+ .md).
@@ -38,6 +41,8 @@ const { values: cli } = parseArgs({
   },
 });
 const reps = Number(cli.reps);
+/** The recorder's slice (SLICE_MS of src/view/background.ts, which a bench may not import). */
+const SLICE_MS = 8;
 const beforeReps = Number(cli["before-reps"]);
 
 interface Impl {
@@ -65,9 +70,11 @@ const fourLetters: Call = {
 };
 const LETTERS = "abcd";
 let seed = 1;
+// 32-bit arithmetic: `(seed * 1_103_515_245 + 12_345) % 2 ** 31` in doubles lost the low bits and cycled
+// within a few hundred letters (before docs/decisions/data-flow-matching.md's stepped-indexing rerun).
 const PSEUDO = Array.from({ length: 65_000 }, () => {
-  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-  return LETTERS[seed >> 29];
+  seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+  return LETTERS[seed >>> 30];
 }).join("");
 const distinctFour: Call = {
   args: Object.fromEntries(
@@ -118,15 +125,23 @@ interface Run {
   loopDelay: { p50: number; p99: number; max: number };
   dependsOn: number[];
   work?: { work: number; truncated: boolean };
+  /**
+   * As the recorder runs it now (its SliceQueue): a call's dependencies, then its output indexed by
+   * stepOutputSteps in slices of SLICE_MS with a turn of the event loop between: each slice's CPU time.
+   */
+  slice?: Stats;
+  sliceCpu?: Stats;
 }
 
-async function run(impl: Impl, calls: Call[], times: number): Promise<Run> {
+async function run(impl: Impl, calls: Call[], times: number, stepped = false): Promise<Run> {
   const wall: number[] = [];
   const cpu: number[] = [];
   const matching: number[] = [];
   const matchingCpu: number[] = [];
   let dependsOn: number[] = [];
   let work: Run["work"];
+  const slices: number[] = [];
+  const slicesCpu: number[] = [];
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
   // The histogram measures from its timer's first turn: a block before that would go unseen.
@@ -140,9 +155,39 @@ async function run(impl: Impl, calls: Call[], times: number): Promise<Run> {
       const t0 = performance.now();
       // What SessionRecorder.step does with each call.
       const deps = impl.dataFlowDependencies(call.args, outputs);
-      outputs.push(impl.stepOutput(call.args, call.result));
-      const ms = performance.now() - t0;
-      const used = process.cpuUsage(c0);
+      let used: NodeJS.CpuUsage;
+      let ms: number;
+      if (!stepped) {
+        outputs.push(impl.stepOutput(call.args, call.result));
+        ms = performance.now() - t0;
+        used = process.cpuUsage(c0);
+      } else {
+        // The recorder's slices: the dependencies and the first SLICE_MS of indexing, then a turn, and so on.
+        const steps = current.stepOutputSteps(call.args, call.result);
+        let s0 = t0;
+        let sc = c0;
+        let busy = 0;
+        let cpuSum = 0;
+        for (;;) {
+          const r = steps.next();
+          const done = r.done === true;
+          if (done) outputs.push(r.value);
+          if (done || performance.now() - s0 >= SLICE_MS) {
+            const sliceMs = performance.now() - s0;
+            const u = process.cpuUsage(sc);
+            slices.push(sliceMs);
+            slicesCpu.push((u.user + u.system) / 1000);
+            busy += sliceMs;
+            cpuSum += (u.user + u.system) / 1000;
+            if (done) break;
+            await turn();
+            s0 = performance.now();
+            sc = process.cpuUsage();
+          }
+        }
+        ms = busy;
+        used = { user: cpuSum * 1000, system: 0 };
+      }
       wall.push(ms);
       cpu.push((used.user + used.system) / 1000);
       if (c === calls.length - 1) {
@@ -168,6 +213,7 @@ async function run(impl: Impl, calls: Call[], times: number): Promise<Run> {
     loopDelay: { p50: ns(h.percentile(50)), p99: ns(h.percentile(99)), max: ns(h.max) },
     dependsOn,
     ...(work ? { work } : {}),
+    ...(stepped ? { slice: stats(slices), sliceCpu: stats(slicesCpu) } : {}),
   };
 }
 
@@ -192,10 +238,11 @@ if (cli["before-ref"]) {
 }
 
 const loadBefore = loadavg();
-const results: Record<string, { after: Run; before?: Run }> = {};
+const results: Record<string, { after: Run; stepped: Run; before?: Run }> = {};
 for (const [name, s] of Object.entries(SCENARIOS)) {
   const after = await run(current, s.calls, reps);
-  results[name] = { after };
+  const stepped = await run(current, s.calls, reps, true);
+  results[name] = { after, stepped };
   if (before && s.before) results[name].before = await run(before, s.calls, beforeReps);
   process.stderr.write(`${name}: done\n`);
 }
@@ -226,6 +273,7 @@ for (const [name, r] of Object.entries(results)) {
   for (const [which, x] of [
     ["before", r.before],
     ["after", r.after],
+    ["stepped", r.stepped],
   ] as const) {
     if (!x) continue;
     rows.push([
@@ -264,6 +312,26 @@ for (const [name, r] of Object.entries(results)) {
       f(x.matchingCpu.p99),
       f(x.matchingCpu.max),
     ]);
+    if (x.slice && x.sliceCpu) {
+      rows.push([
+        `${name}, ${which}`,
+        "a slice on the loop",
+        String(x.slice.n),
+        f(x.slice.p50),
+        f(x.slice.p95),
+        f(x.slice.p99),
+        f(x.slice.max),
+      ]);
+      rows.push([
+        `${name}, ${which}`,
+        "a slice on the loop, CPU",
+        String(x.sliceCpu.n),
+        f(x.sliceCpu.p50),
+        f(x.sliceCpu.p95),
+        f(x.sliceCpu.p99),
+        f(x.sliceCpu.max),
+      ]);
+    }
     rows.push([
       `${name}, ${which}`,
       "event-loop delay",
@@ -281,6 +349,6 @@ const notes = Object.entries(results)
       `- ${name}: dependsOn ${JSON.stringify(r.after.dependsOn)}${r.after.work ? `, work ${r.after.work.work} units${r.after.work.truncated ? " (cap reached: older steps not examined)" : ""}` : ""}${r.before ? `; before: dependsOn ${JSON.stringify(r.before.dependsOn)}` : ""}`,
   )
   .join("\n");
-const md = `# Data-flow matching: worst case\n\n\`${result.command}\` on ${code}. ${result.machine}; load average ${loadBefore.map((x) => x.toFixed(2)).join(", ")} before, ${result.loadavg.after.map((x) => x.toFixed(2)).join(", ")} after. After: ${reps} repetitions of each sequence${before ? `; before (data-flow.ts at ${beforeRef}): ${beforeReps}` : ""}. Per call: dependencies, then the call's output extracted and indexed, as the recorder does. Times in ms.\n\n${markdownTable(["scenario", "measure (ms)", "n", "p50", "p95", "p99", "max"], rows)}\n\n${notes}\n`;
+const md = `# Data-flow matching: worst case\n\n\`${result.command}\` on ${code}. ${result.machine}; load average ${loadBefore.map((x) => x.toFixed(2)).join(", ")} before, ${result.loadavg.after.map((x) => x.toFixed(2)).join(", ")} after. After: ${reps} repetitions of each sequence${before ? `; before (data-flow.ts at ${beforeRef}): ${beforeReps}` : ""}. Per call: dependencies, then the call's output extracted and indexed, as the recorder did (after) and does now (stepped: the indexing in slices of ${SLICE_MS} ms with a turn of the event loop between; "every call" is then the sum of its slices). Times in ms.\n\n${markdownTable(["scenario", "measure (ms)", "n", "p50", "p95", "p99", "max"], rows)}\n\n${notes}\n`;
 writeFileSync(path.replace(/\.json$/, ".md"), md);
 process.stdout.write(md);

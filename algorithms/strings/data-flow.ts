@@ -37,7 +37,7 @@
  *   spent, the older steps not yet examined are not listed (the detailed variant says `truncated: true`).
  *   This is the one departure from the rules above, and it only happens past the cap.
  */
-import { lcpArray, suffixArray } from "./suffix-array.ts";
+import { drain, lcpArraySteps, STEP_SYMBOLS, suffixArraySteps } from "./suffix-array.ts";
 
 export const DATA_FLOW_DEFAULTS = {
   minStringLength: 4,
@@ -170,6 +170,15 @@ function searchTreeLcps(adj: Int32Array, left: Int32Array, right: Int32Array, lo
 
 /** Indexes a text for `occursInIndex` (see the header): once per step. */
 export function indexText(text: string): TextIndex {
+  return drain(indexTextSteps(text));
+}
+
+/**
+ * indexText as a generator that pauses after every pass over the text, and every `STEP_SYMBOLS` symbols of a
+ * pass (suffix-array.ts): the same index, built in steps of bounded work so that a caller on an event loop can
+ * yield between them (a 65,000-character result is 10–20 ms of CPU in one piece).
+ */
+export function* indexTextSteps(text: string): Generator<void, TextIndex, void> {
   const n = text.length;
   // The marker: the smallest code unit absent from the text (one of 0..n is, while n < 65 536).
   const present = new Uint8Array(Math.min(n, 65_535) + 1);
@@ -181,6 +190,7 @@ export function indexText(text: string): TextIndex {
     const w = isWordUnit(cu);
     if (i === 0 || w !== prevWord) runs++;
     prevWord = w;
+    if ((i + 1) % STEP_SYMBOLS === 0) yield;
   }
   // Symbols for sorting: the marker is 0 (below every character), a code unit c is c + 1.
   const sym = new Int32Array(n + runs + 1);
@@ -190,10 +200,11 @@ export function indexText(text: string): TextIndex {
     const cu = text.charCodeAt(i);
     if (i > 0 && isWordUnit(cu) !== isWordUnit(text.charCodeAt(i - 1))) sym[p++] = 0;
     sym[p++] = cu + 1;
+    if ((i + 1) % STEP_SYMBOLS === 0) yield;
   }
   if (n > 0) sym[p++] = 0;
-  const sa = suffixArray(sym);
-  const lcp = lcpArray(sym, sa);
+  const sa = yield* suffixArraySteps(sym);
+  const lcp = yield* lcpArraySteps(sym, sa);
   // A pattern starts with a marker followed by a word character, or with a non-word character.
   const canStart = (at: number) => {
     const c = sym[at]!;
@@ -202,6 +213,7 @@ export function indexText(text: string): TextIndex {
   };
   let kept = 0;
   for (let j = 0; j < sa.length; j++) if (canStart(sa[j]!)) kept++;
+  yield;
   // The kept suffixes in order, and adj[k] = lcp(kept k − 1, kept k): the least adjacent lcp between them.
   const suffixes = new Int32Array(kept);
   const adj = new Int32Array(kept + 1);
@@ -214,10 +226,12 @@ export function indexText(text: string): TextIndex {
       suffixes[kept++] = sa[j]!;
       least = Number.MAX_SAFE_INTEGER;
     }
+    if ((j + 1) % STEP_SYMBOLS === 0) yield;
   }
   const lcpLeft = new Int32Array(kept);
   const lcpRight = new Int32Array(kept);
   searchTreeLcps(adj, lcpLeft, lcpRight, 0, kept);
+  yield;
   let marker = present.indexOf(0);
   const chars = marker >= 0 ? new Uint16Array(sym.length) : new Int32Array(sym.length);
   if (marker < 0) marker = 65_536;
@@ -330,6 +344,15 @@ export function stepOutput(
   result: { content?: unknown; structuredContent?: unknown } | undefined,
   options?: DataFlowOptions,
 ): StepOutput {
+  return drain(stepOutputSteps(args, result, options));
+}
+
+/** stepOutput in steps of bounded work (indexTextSteps): the same output. */
+export function* stepOutputSteps(
+  args: unknown,
+  result: { content?: unknown; structuredContent?: unknown } | undefined,
+  options?: DataFlowOptions,
+): Generator<void, StepOutput, void> {
   const o = opts(options);
   const strings = new Set<string>();
   const numbers = new Set<number>();
@@ -347,7 +370,7 @@ export function stepOutput(
   return {
     strings,
     numbers,
-    text: indexText(text.slice(0, o.maxTextChars)),
+    text: yield* indexTextSteps(text.slice(0, o.maxTextChars)),
     echoes: new Set(leafValues(args, o).map(key)),
   };
 }

@@ -11,8 +11,9 @@
  * - Closing hands the execution to `write` (the gateway sends it through the library's recordExecution);
  *   everything here runs after the call has been answered, never on its latency path.
  */
-import { dataFlowDependencies, type StepOutput, stepOutput } from "../../algorithms/strings/data-flow.ts";
+import { dataFlowDependencies, type StepOutput, stepOutputSteps } from "../../algorithms/strings/data-flow.ts";
 import { outputBytes } from "../../algorithms/strings/step-output-bytes.ts";
+import { SliceQueue } from "../view/background.ts";
 import {
   type CallRecord,
   RECORDER_DEFAULTS,
@@ -32,7 +33,10 @@ export class SessionRecorder {
   private count = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private ended = false;
-  private indexBytes = 0;
+  /** Each step's dependencies and indexed output, then each close, in order (a slice per event-loop turn). */
+  private readonly indexing = new SliceQueue();
+  /** The open execution's indexed bytes (a new object per execution: its queued steps keep theirs). */
+  private budget = { bytes: 0 };
   /** Successful steps whose output was not indexed because the open execution's index budget was spent. */
   unindexedSteps = 0;
 
@@ -71,15 +75,18 @@ export class SessionRecorder {
       this.executionIntent = this.intent;
       this.executionUser = this.user;
     }
-    const dependsOn = dataFlowDependencies(call.args, this.outputs, this.options.dataFlow);
-    this.steps.push({
+    const step: RecordedStep = {
       tool: call.tool,
       success: call.success,
       durationMs: Math.max(0, call.durationMs),
       at: call.at.toISOString(),
-      dependsOn,
-    });
-    this.outputs.push(call.success ? this.indexedOutput(call) : undefined);
+      dependsOn: [],
+    };
+    this.steps.push(step);
+    this.outputs.push(undefined);
+    // Its dependencies, then its output indexed, in slices after the steps before it (a long result is 10–25 ms
+    // of CPU to index; docs/decisions/data-flow-matching.md): a short one is done before step() returns.
+    this.indexing.push(this.stepSteps(call, step, this.outputs, this.steps.length - 1, this.budget));
     if (this.steps.length >= (this.options.maxSteps ?? RECORDER_DEFAULTS.maxSteps)) {
       this.close();
       return;
@@ -89,16 +96,23 @@ export class SessionRecorder {
     this.idleTimer.unref();
   }
 
-  /** The step's output for later steps, or undefined once the open execution's index budget is spent. */
-  private indexedOutput(call: CallRecord): StepOutput | undefined {
-    const budget = this.options.maxIndexBytes ?? RECORDER_DEFAULTS.maxIndexBytes;
-    if (this.indexBytes >= budget) {
+  private *stepSteps(
+    call: CallRecord,
+    step: RecordedStep,
+    outputs: (StepOutput | undefined)[],
+    at: number,
+    budget: { bytes: number },
+  ): Generator<void, void, void> {
+    step.dependsOn = dataFlowDependencies(call.args, outputs.slice(0, at), this.options.dataFlow);
+    if (!call.success) return;
+    yield;
+    if (budget.bytes >= (this.options.maxIndexBytes ?? RECORDER_DEFAULTS.maxIndexBytes)) {
       this.unindexedSteps++;
-      return undefined;
+      return;
     }
-    const out = stepOutput(call.args, call.result, this.options.dataFlow);
-    this.indexBytes += outputBytes(out);
-    return out;
+    const out = yield* stepOutputSteps(call.args, call.result, this.options.dataFlow);
+    budget.bytes += outputBytes(out);
+    outputs[at] = out;
   }
 
   /** Closes the open execution (if it has steps) and hands it to `write`. */
@@ -109,7 +123,7 @@ export class SessionRecorder {
     const steps = this.steps;
     this.steps = [];
     this.outputs = [];
-    this.indexBytes = 0;
+    this.budget = { bytes: 0 };
     this.count++;
     const execution: RecordedExecution = {
       id: `${this.options.sessionId}-${this.count}`,
@@ -119,12 +133,14 @@ export class SessionRecorder {
       success: steps[steps.length - 1]!.success,
       steps,
     };
-    this.options.write(execution);
+    // After its steps' dependencies are in (at once when nothing is being indexed).
+    this.indexing.push(() => this.options.write(execution));
   }
 
-  /** Session end: closes the open execution; later steps are ignored. */
+  /** Session end: closes the open execution (what is still being indexed finishes now); later steps are ignored. */
   end(): void {
     this.close();
+    this.indexing.flush();
     this.ended = true;
   }
 }

@@ -10,7 +10,8 @@
 import type { Kysely } from "kysely";
 import { toolText, toolTextInput } from "../../algorithms/search/tokenize.ts";
 import { textHash } from "../embeddings/text-hash.ts";
-import { describeIssue, type ToolInput, toolSchema } from "../formats/schemas.ts";
+import { describeIssue, type ToolInput } from "../formats/schemas.ts";
+import { toolInput } from "../formats/tool-check.ts";
 import { markUnlistedUnavailable, retireUnavailable, type UpsertCounts, upsertTools } from "../store/catalog.ts";
 import { deleteEmbeddings } from "../store/embeddings.ts";
 import { bumpGraphVersion, ensureProject } from "../store/projects.ts";
@@ -45,7 +46,8 @@ export async function validateServerTools(
   const slice = slicer();
   for (let i = 0; i < candidates.length; i++) {
     const c = candidates[i];
-    const r = toolSchema.safeParse(c);
+    // toolSchema's verdict; a usual tool is checked by hand (tool-check.ts), never compiling the zod schema.
+    const r = toolInput(c);
     const id = typeof (c as { id?: unknown })?.id === "string" ? (c as { id: string }).id : `${server}[${i}]`;
     if (!r.success) rejected.push({ tool: id, problem: describeIssue(r.error.issues[0]!) });
     else if (r.data.server !== server)

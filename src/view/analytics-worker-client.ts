@@ -6,6 +6,7 @@
  */
 import { Worker } from "node:worker_threads";
 import type { Analytics, AnalyticsJob, AnalyticsOptions } from "./analytics.ts";
+import { packJob } from "./analytics-message.ts";
 
 interface Pending {
   resolve: (a: Analytics) => void;
@@ -54,7 +55,9 @@ export class AnalyticsWorker {
     const id = this.nextId++;
     return new Promise<Analytics>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, job, now, options });
+      // Typed arrays, not arrays of arrays: cloned or transferred without visiting every element.
+      const { packed, transfer } = packJob(job);
+      this.worker.postMessage({ id, job: packed, now, options }, transfer);
     });
   }
 

@@ -57,4 +57,32 @@ describe("SessionRecorder", () => {
     r.end();
     expect(written.map((e) => e.steps.map((s) => s.dependsOn))).toEqual([[[]], [[], [0]]]);
   });
+
+  it("indexes a long result after the call's turn, in order: the write waits for it, and finds the same edges", async () => {
+    const written: RecordedExecution[] = [];
+    const r = new SessionRecorder({ sessionId: "s", write: (e) => written.push(e) });
+    r.setIntent("echo and reuse");
+    // A 65,000-character result: indexed in slices, so the write may come turns later (when is not asserted,
+    // only the order and the answers).
+    const long = `Echo: ${"lorem ipsum ".repeat(5_400)}ticket-8812 end`;
+    r.step(call("e.echo", { message: "hello there" }, long));
+    r.step(call("t.get", { id: "ticket-8812" }, "found"));
+    r.step(call("t.other", { id: "ticket-9999" }, "nothing"));
+    r.setIntent("next task"); // closes the execution: written once its steps' dependencies are in
+    r.step(call("x.y", { id: "found" }, "ok"));
+    while (written.length < 1) await new Promise((done) => setImmediate(done));
+    expect(written[0]!.steps.map((s) => s.dependsOn)).toEqual([[], [0], []]);
+    r.end(); // the rest is finished now: the second execution is written before end() returns
+    expect(written.map((e) => e.steps.length)).toEqual([3, 1]);
+    expect(written[1]!.steps[0]!.dependsOn).toEqual([]);
+  });
+
+  it("ending a session writes its execution at once even while a long result is being indexed", () => {
+    const written: RecordedExecution[] = [];
+    const r = new SessionRecorder({ sessionId: "s", write: (e) => written.push(e) });
+    r.step(call("e.echo", {}, "word ".repeat(13_000)));
+    r.step(call("e.use", { w: "word" }, "ok"));
+    r.end();
+    expect(written.map((e) => e.steps.map((s) => s.dependsOn))).toEqual([[[], [0]]]);
+  });
 });

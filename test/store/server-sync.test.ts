@@ -53,6 +53,23 @@ for (const backend of backends()) {
       expect((await loadTools(conn.db, p)).every((x) => x.available)).toBe(true);
     });
 
+    it("marks a large server's unlisted tools unavailable in chunks, and counts upserts by their text", async () => {
+      const p = freshProject();
+      const all = Array.from({ length: 1_203 }, (_, i) => t("big", `t${String(i).padStart(4, "0")}`));
+      const r1 = await syncServerTools(conn.db, p, "big", all);
+      expect(r1.tools).toEqual({ inserted: 1_203, updated: 0, unchanged: 0 });
+      // Every third tool stays listed (401), one of them with a new description; 802 unlisted (two chunks and more).
+      const kept = all.filter((_, i) => i % 3 === 0);
+      kept[0] = { ...kept[0]!, description: "changed" };
+      const r2 = await syncServerTools(conn.db, p, "big", kept);
+      expect(r2.tools).toEqual({ inserted: 0, updated: 1, unchanged: 400 });
+      const gone = all.filter((_, i) => i % 3 !== 0).map((x) => x.id);
+      expect(r2.unavailable).toEqual(gone);
+      const rows = await loadTools(conn.db, p);
+      expect(rows.filter((x) => !x.available).map((x) => x.id)).toEqual(gone);
+      expect(rows.filter((x) => x.available)).toHaveLength(401);
+    });
+
     it("retires tools unavailable past the grace period: out of the read model, counted by stats, back when listed", async () => {
       const p = freshProject();
       await syncServerTools(conn.db, p, "fs", [t("fs", "read"), t("fs", "old_name")]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startOnce, yieldToEventLoop } from "../../src/view/background.ts";
+import { SLICE_MS, SliceQueue, startOnce, yieldToEventLoop } from "../../src/view/background.ts";
 import type { Engine } from "../../src/view/engine.ts";
 
 describe("startOnce", () => {
@@ -37,5 +37,46 @@ describe("startOnce", () => {
     await yieldToEventLoop();
     expect(runs).toEqual([]);
     expect(engine.startedJobs.size).toBe(0);
+  });
+});
+
+describe("SliceQueue", () => {
+  function* job(log: string[], name: string, steps: number, spinMs = 0): Generator<void, void, void> {
+    for (let i = 0; i < steps; i++) {
+      const until = performance.now() + spinMs;
+      while (performance.now() < until) {}
+      yield;
+    }
+    log.push(name);
+  }
+
+  it("runs a short job on the caller's turn, continues a long one in later turns, and keeps the order", async () => {
+    const log: string[] = [];
+    const q = new SliceQueue();
+    q.push(job(log, "short", 3));
+    expect(log).toEqual(["short"]);
+    expect(q.idle).toBe(true);
+    // 20 steps of 2 × SLICE_MS each: far more than one slice, so it continues after this turn.
+    q.push(job(log, "long", 20, 2 * SLICE_MS));
+    q.push(job(log, "after", 1));
+    expect(log).toEqual(["short"]);
+    expect(q.idle).toBe(false);
+    while (!q.idle) await yieldToEventLoop();
+    expect(log).toEqual(["short", "long", "after"]);
+  });
+
+  it("a job that throws ends there, its error reported; the next one runs", () => {
+    const errors: unknown[] = [];
+    const log: string[] = [];
+    const q = new SliceQueue((err) => errors.push(err));
+    q.push(
+      (function* () {
+        yield;
+        throw new Error("boom");
+      })(),
+    );
+    q.push(job(log, "next", 1));
+    expect((errors[0] as Error).message).toBe("boom");
+    expect(log).toEqual(["next"]);
   });
 });

@@ -1,7 +1,13 @@
 /** SA-IS and Kasai against the definitions: sorted suffixes by comparison, and prefixes compared symbol by symbol. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { lcpArray, suffixArray } from "../../../algorithms/strings/suffix-array.ts";
+import {
+  lcpArray,
+  lcpArraySteps,
+  STEP_SYMBOLS,
+  suffixArray,
+  suffixArraySteps,
+} from "../../../algorithms/strings/suffix-array.ts";
 
 function naiveSuffixArray(s: Int32Array): number[] {
   const idx = Array.from({ length: s.length }, (_, i) => i);
@@ -34,5 +40,45 @@ describe("suffixArray / lcpArray", () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it("in steps: pauses within each long pass, and sorts a 100,000-symbol string by the definition", () => {
+    let seed = 7;
+    const s = Int32Array.from({ length: 100_000 }, () => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return seed >>> 30; // 0..3
+    });
+    let pauses = 0;
+    const sa = (function drainCounting() {
+      const g = suffixArraySteps(s);
+      for (;;) {
+        const r = g.next();
+        if (r.done) return r.value;
+        pauses++;
+      }
+    })();
+    // At least one pause per STEP_SYMBOLS symbols of each of SA-IS's induced passes.
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor(s.length / STEP_SYMBOLS) * 2);
+    expect(new Set(sa).size).toBe(s.length);
+    const steps = lcpArraySteps(s, sa);
+    let r = steps.next();
+    let lcpPauses = 0;
+    while (!r.done) {
+      lcpPauses++;
+      r = steps.next();
+    }
+    expect(lcpPauses).toBeGreaterThanOrEqual(Math.floor(s.length / STEP_SYMBOLS));
+    const lcp = r.value;
+    expect([...lcp]).toEqual([...lcpArray(s, sa)]);
+    // Adjacent suffixes agree on lcp[j] symbols, then the earlier one is smaller (or ends there).
+    let wrong = 0;
+    for (let j = 1; j < s.length; j++) {
+      const a = sa[j - 1]!;
+      const b = sa[j]!;
+      const h = lcp[j]!;
+      for (let k = 0; k < h; k++) if (s[a + k] !== s[b + k]) wrong++;
+      if (b + h >= s.length || (a + h < s.length && s[a + h]! >= s[b + h]!)) wrong++;
+    }
+    expect(wrong).toBe(0);
   });
 });
