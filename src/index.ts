@@ -53,6 +53,9 @@ export {
   type ResourceSnapshot,
   readResources,
 } from "./gate/resource-monitor.ts";
+export type { CalibrationOptions, CalibrationPair, CalibrationPairs } from "./jobs/calibration-pairs.ts";
+export type { GateQuery } from "./jobs/gate-decision.ts";
+export type { ExecutionSequence, NextStepMode, NextStepReadModel } from "./jobs/next-step-model.ts";
 export type { RecallAnswer, RecalledExecution, RecallOptions } from "./jobs/recall.ts";
 export { RECOMMENDATION_LOG_DEFAULTS, type RecommendationLogOptions } from "./jobs/recommendation-log.ts";
 export type { SearchModel } from "./jobs/search-model.ts";

@@ -50,15 +50,6 @@ function publicEntries(): Set<string> {
  * those internals take.
  */
 const KNOWN = new Set<string>([
-  // Out-of-sample calibration pairs and the gate's decision per held-out answer: no public read yet.
-  "bench/harness.ts → src/jobs/fit-calibration.ts",
-  // Next-step ablations with fixed weights (rawSuggestions, nextStepModel, weightsFor, trainingExamples): they
-  // need a next-step read like tg.searchModel() (the core is algorithms/prediction/next-step.ts already).
-  "bench/harness.ts → src/jobs/next-scoring.ts",
-  "bench/harness.ts → src/jobs/next.ts",
-  "bench/harness.ts → src/library/toolgraph.ts",
-  // The stored execution sequences the learned weights are fitted on (loadExecutionSequences).
-  "bench/harness.ts → src/store/reads.ts",
   // Each job against its scoring core on the same read model: the cores are its subject (search, next step,
   // DAG, memory recall, pattern triggers, the job function alone), the facade without the log its control.
   "bench/job-overhead.ts → src/jobs/dag.ts",
