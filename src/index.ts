@@ -55,6 +55,7 @@ export {
 } from "./gate/resource-monitor.ts";
 export type { CalibrationOptions, CalibrationPair, CalibrationPairs } from "./jobs/calibration-pairs.ts";
 export type { GateQuery } from "./jobs/gate-decision.ts";
+export type { MemoryNeighbour, MemoryStats } from "./jobs/memory-stats.ts";
 export type { ExecutionSequence, NextStepMode, NextStepReadModel } from "./jobs/next-step-model.ts";
 export type { RecallAnswer, RecalledExecution, RecallOptions } from "./jobs/recall.ts";
 export { RECOMMENDATION_LOG_DEFAULTS, type RecommendationLogOptions } from "./jobs/recommendation-log.ts";

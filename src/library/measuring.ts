@@ -1,6 +1,6 @@
 /**
  * The facade's library-only reads for measurements (docs/decisions/layout.md): the intent memory on its own, the
- * search and next-step read models as their cores take them, the stored execution sequences, the gate's calibration
+ * search and next-step read models as their cores take them, the memory's size and neighbours, the stored execution sequences, the gate's calibration
  * pairs and its decision for one score. No operation of the table serves them, so no HTTP, MCP or CLI request
  * reaches them (test/library/recall.test.ts, test/library/next-step-model.test.ts).
  */
@@ -13,6 +13,7 @@ import {
   type NextStepReadModel,
   nextStepReadModel,
 } from "../jobs/next-step-model.ts";
+import { type MemoryNeighbour, type MemoryStats, memoryNeighbours, memoryStats } from "../jobs/memory-stats.ts";
 import { type RecallAnswer, type RecallOptions, recallPast } from "../jobs/recall.ts";
 import { type SearchModel, searchModel } from "../jobs/search-model.ts";
 import { type Facade, type ProjectScoped, projectOf } from "./facade.ts";
@@ -47,5 +48,19 @@ export const MEASURING = {
   async gateDecision(f: Facade, kind: string, score: number, req: ProjectScoped & GateQuery) {
     const { project, ...rest } = req;
     return gateDecision(await f.engine.view(projectOf(f, { project })), kind, score, rest);
+  },
+
+  /** The intent memory's size: executions, distinct intents, the bytes of its typed arrays. */
+  async memoryStats(f: Facade, opts: ProjectScoped = {}): Promise<MemoryStats> {
+    return memoryStats(await f.engine.view(projectOf(f, opts)));
+  },
+
+  /** The intent memory's nearest distinct intents per query vector: its semantic channel's, or an exact scan's. */
+  async memoryNeighbours(
+    f: Facade,
+    vectors: readonly Float32Array[],
+    opts: ProjectScoped & { k: number; exact?: boolean },
+  ): Promise<MemoryNeighbour[][]> {
+    return memoryNeighbours(await f.engine.view(projectOf(f, opts)), vectors, opts);
   },
 };

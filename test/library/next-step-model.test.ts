@@ -106,6 +106,27 @@ describe("nextStepModel", () => {
   });
 });
 
+describe("memoryStats and memoryNeighbours", () => {
+  it("counts the memory and finds the one intent by its own vector, exactly and by the semantic channel", async () => {
+    const tg = await open();
+    try {
+      const s = await tg.memoryStats();
+      expect([s.executions, s.distinctIntents, s.dims]).toEqual([4, 1, 256]);
+      expect(s.typedArrayBytes).toBeGreaterThan(0);
+      const [q] = await (await tg.searchModel()).embed(["fix the failing test"]);
+      for (const exact of [true, false]) {
+        const [hits] = await tg.memoryNeighbours([q!], { k: 5, exact });
+        expect(hits!.map((h) => h.text)).toEqual(["fix the failing test"]);
+        expect(hits![0]!.similarity).toBeCloseTo(1, 1);
+      }
+      await expect(tg.memoryNeighbours([q!], { k: 0 })).rejects.toThrow(/k must be a positive integer/);
+      await expect(tg.memoryNeighbours([new Float32Array(3)], { k: 1 })).rejects.toThrow(/vectors\[0\]/);
+    } finally {
+      await tg.close();
+    }
+  });
+});
+
 describe("gateDecision and calibrationPairs", () => {
   it("gates a raw score without a calibration as the score itself", async () => {
     const tg = await open();
@@ -139,7 +160,7 @@ describe("gateDecision and calibrationPairs", () => {
 
   it("none is an operation of the table (no door serves them)", () => {
     const names = Object.values(OPERATIONS).map((o) => o.name as string);
-    for (const n of ["nextStepModel", "executionSequences", "calibrationPairs", "gateDecision"])
-      expect(names).not.toContain(n);
+    const reads = ["nextStepModel", "executionSequences", "calibrationPairs", "gateDecision"];
+    for (const n of [...reads, "memoryStats", "memoryNeighbours"]) expect(names).not.toContain(n);
   });
 });

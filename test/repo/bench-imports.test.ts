@@ -67,9 +67,6 @@ const KNOWN = new Set<string>([
   // The store's pruning and insert costs on their own connection (store/recommendations.ts).
   "bench/log-retention.ts → src/store/connection.ts",
   "bench/log-retention.ts → src/store/recommendations.ts",
-  // The intent memory's index size (its typed arrays) and semantic-channel recall against an exact scan.
-  "bench/memory.ts → src/library/toolgraph.ts",
-  "bench/memory.ts → src/view/intent-memory.ts",
   // scorePatterns's event-loop gaps on a hand-built GraphSnapshot at the pattern limit (the slicing is its subject).
   "bench/pattern-worst-case.ts → src/view/graph-snapshot.ts",
   "bench/pattern-worst-case.ts → src/view/patterns.ts",
