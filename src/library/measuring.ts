@@ -15,6 +15,7 @@ import {
 } from "../jobs/next-step-model.ts";
 import { type MemoryNeighbour, type MemoryStats, memoryNeighbours, memoryStats } from "../jobs/memory-stats.ts";
 import { type RecallAnswer, type RecallOptions, recallPast } from "../jobs/recall.ts";
+import { type RoutingModel, routingModel } from "../jobs/routing-model.ts";
 import { type SearchModel, searchModel } from "../jobs/search-model.ts";
 import { type Facade, type ProjectScoped, projectOf } from "./facade.ts";
 
@@ -27,6 +28,11 @@ export const MEASURING = {
   /** The search read model as the ranking core (algorithms/search/rank-candidates.ts) takes it. */
   async searchModel(f: Facade, opts: ProjectScoped = {}): Promise<SearchModel> {
     return searchModel(await f.engine.view(projectOf(f, opts)));
+  },
+
+  /** The two-hop routing's read model as its core (algorithms/search/namespace-routing.ts) takes it. */
+  async routingModel(f: Facade, opts: ProjectScoped = {}): Promise<RoutingModel> {
+    return routingModel(await f.engine.view(projectOf(f, opts)));
   },
 
   /** The next-step read model as its core (algorithms/prediction/next-step.ts) takes it, with a mode's weights. */

@@ -7,6 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
 import { topNextStep } from "../../algorithms/prediction/next-step-memory.ts";
+import { scoreNamespaces, selectNamespaces } from "../../algorithms/search/namespace-routing.ts";
+import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { OPERATIONS } from "../../src/contract/operations.ts";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
@@ -127,6 +129,28 @@ describe("memoryStats and memoryNeighbours", () => {
   });
 });
 
+describe("routingModel", () => {
+  it("routes with the core as the search's first hop on the catalog's namespaces", async () => {
+    const tg = await open();
+    try {
+      const rm = await tg.routingModel();
+      const m = await tg.searchModel();
+      // No server fields: the id prefixes a, b, c, d are the namespaces, one tool each.
+      expect([...rm.namespaces.groups.names].sort()).toEqual(["a", "b", "c", "d"]);
+      expect(rm.successes[m.tools.indexOf("a.read")]).toBe(4);
+      expect(rm.decision).toBeUndefined();
+      expect(rm.defaults.trialQueries).toBeGreaterThan(0);
+      const [v] = await m.embed(["run the tests"]);
+      const input = { tokens: tokenize("run the tests"), vector: v!, toolVotes: undefined, successes: rm.successes };
+      const opts = { minNamespaces: 1, minTools: 1 };
+      const picked = selectNamespaces(rm.namespaces.groups, scoreNamespaces(rm.namespaces, input, {}).score, opts);
+      expect(Array.from(picked.tools, (t) => m.tools[t])).toContain("c.test");
+    } finally {
+      await tg.close();
+    }
+  });
+});
+
 describe("gateDecision and calibrationPairs", () => {
   it("gates a raw score without a calibration as the score itself", async () => {
     const tg = await open();
@@ -161,6 +185,6 @@ describe("gateDecision and calibrationPairs", () => {
   it("none is an operation of the table (no door serves them)", () => {
     const names = Object.values(OPERATIONS).map((o) => o.name as string);
     const reads = ["nextStepModel", "executionSequences", "calibrationPairs", "gateDecision"];
-    for (const n of [...reads, "memoryStats", "memoryNeighbours"]) expect(names).not.toContain(n);
+    for (const n of [...reads, "memoryStats", "memoryNeighbours", "routingModel"]) expect(names).not.toContain(n);
   });
 });

@@ -74,9 +74,6 @@ const KNOWN = new Set<string>([
   "bench/recommendation-log.ts → src/library/toolgraph.ts",
   "bench/recommendation-log.ts → src/store/connection.ts",
   "bench/recommendation-log.ts → src/store/recommendations.ts",
-  // The namespace index's own routing latency and decisions (routeQuery, routeDecision) on the engine's index.
-  "bench/routing.ts → src/library/toolgraph.ts",
-  "bench/routing.ts → src/view/namespace-index.ts",
 ]);
 
 const PUBLIC = publicEntries();
