@@ -42,12 +42,11 @@ import { suggestNextSteps } from "../algorithms/prediction/next-step.ts";
 import { mulberry32, shuffled } from "../algorithms/random/rng.ts";
 import { bm25IdealScore, searchBm25 } from "../algorithms/search/bm25.ts";
 import { rankCapabilityMatches } from "../algorithms/search/capability-ranking.ts";
+import { rankCandidates } from "../algorithms/search/rank-candidates.ts";
 import { fuseScores } from "../algorithms/search/fusion.ts";
 import { tokenize } from "../algorithms/search/tokenize.ts";
 import { dagOver, runBuildDag } from "../src/jobs/dag.ts";
-import { runSuggest, weightsFor } from "../src/jobs/next.ts";
-import { nextStepModel } from "../src/jobs/next-scoring.ts";
-import { searchCandidates } from "../src/jobs/search-scoring.ts";
+import { runSuggest } from "../src/jobs/next.ts";
 import { engineOf, openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
 import { recallMemory } from "../src/view/intent-memory.ts";
 import { scorePatterns } from "../src/view/patterns.ts";
@@ -224,8 +223,10 @@ async function measureSize(
         `[${tools}] ${job}: job p50 ${jm.p50.toFixed(3)} ms, core ${cm.p50.toFixed(3)} ms, ratio ${(jm.p50 / cm.p50).toFixed(2)}`,
       );
     };
+    // The ranking core on the search job's read model (the job's searchCandidates hands it the same data).
+    const ranking = (await tg.searchModel()).data;
     const searchCore = (q: (typeof queries)[number], top: number) =>
-      searchCandidates(s, a, idx, q.intent, q.qv, {
+      rankCandidates(ranking, q.intent, q.qv, {
         top,
         memory: sw.memoryWeight > 0 ? q.mem.toolVotes : undefined,
         beta: sw.beta,
@@ -271,8 +272,8 @@ async function measureSize(
 
     // --- next step ------------------------------------------------------------------------------------
     const ctxs = contexts(project.traces, n, rng);
-    const nw = await weightsFor(await engine.view(PROJECT), undefined);
-    const model = nextStepModel(s, a);
+    // The job's weights: a fit is stored above, so these are in force (no fit pending).
+    const { model, weights: nw } = await tg.nextStepModel();
     const nextCore = (context: string[]) =>
       suggestNextSteps(
         model,

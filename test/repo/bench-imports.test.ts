@@ -50,12 +50,11 @@ function publicEntries(): Set<string> {
  * those internals take.
  */
 const KNOWN = new Set<string>([
-  // Each job against its scoring core on the same read model: the cores are its subject (search, next step,
-  // DAG, memory recall, pattern triggers, the job function alone), the facade without the log its control.
+  // Each job against its scoring core on the same read model: the cores are its subject (the job function
+  // alone, the DAG over snapshot indices, memory recall, pattern triggers), the facade without the log its
+  // control. Search and next step rank on tg.searchModel() / tg.nextStepModel().
   "bench/job-overhead.ts → src/jobs/dag.ts",
-  "bench/job-overhead.ts → src/jobs/next-scoring.ts",
   "bench/job-overhead.ts → src/jobs/next.ts",
-  "bench/job-overhead.ts → src/jobs/search-scoring.ts",
   "bench/job-overhead.ts → src/library/toolgraph.ts",
   "bench/job-overhead.ts → src/view/intent-memory.ts",
   "bench/job-overhead.ts → src/view/patterns.ts",
