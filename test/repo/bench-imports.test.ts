@@ -58,7 +58,8 @@ const KNOWN = new Set<string>([
   "bench/job-overhead.ts → src/library/toolgraph.ts",
   "bench/job-overhead.ts → src/view/intent-memory.ts",
   "bench/job-overhead.ts → src/view/patterns.ts",
-  // The cores' latency beside the jobs' (dagOver, rawSuggestions, recallMemory) and analyticsCache.refresh.
+  // The cores' latency beside the jobs' (dagOver; rawSuggestions, the core with its answer items and their
+  // explanations; recallMemory without the answer's mapping) and analyticsCache.refresh in this thread.
   "bench/latency.ts → src/jobs/dag.ts",
   "bench/latency.ts → src/jobs/next-scoring.ts",
   "bench/latency.ts → src/library/toolgraph.ts",
