@@ -54,6 +54,7 @@ export {
   readResources,
 } from "./gate/resource-monitor.ts";
 export type { CalibrationOptions, CalibrationPair, CalibrationPairs } from "./jobs/calibration-pairs.ts";
+export type { DagModel } from "./jobs/dag-model.ts";
 export type { GateQuery } from "./jobs/gate-decision.ts";
 export type { MemoryNeighbour, MemoryStats } from "./jobs/memory-stats.ts";
 export type { ExecutionSequence, NextStepMode, NextStepReadModel } from "./jobs/next-step-model.ts";

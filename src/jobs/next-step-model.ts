@@ -12,7 +12,7 @@ import type { NextStepModel, NextStepWeights } from "../../algorithms/prediction
 import { recentSequences } from "../view/history.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { trainingExamples, weightsFor } from "./fit-next-step-weights.ts";
-import { nextStepModel as modelOf } from "./next-scoring.ts";
+import { nextStepModel as modelOf, rawSuggestions } from "./next-scoring.ts";
 
 /** A stored execution with its ordered steps. */
 export interface ExecutionSequence {
@@ -41,6 +41,15 @@ export interface NextStepReadModel {
   transitions: Csr;
   /** The weight fit's examples from `sequences`: each prefix's true next tool against `negatives` top candidates. */
   trainingExamples(sequences: readonly ExecutionSequence[], negatives?: number): TrainingExample[];
+  /**
+   * The core's suggestions as the job's items before the intent memory and the gate: tool ids, the four terms and
+   * the explanation of each (`weights`: default the mode's; `limit` default 5). An unknown context tool is refused.
+   */
+  suggest(
+    context: readonly string[],
+    now: number,
+    opts?: { limit?: number; weights?: NextStepWeights },
+  ): ReturnType<typeof rawSuggestions>;
   /** Embeds query texts as the search does. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
 }
@@ -60,6 +69,8 @@ export async function nextStepReadModel(view: ProjectView, mode: NextStepMode = 
     weights,
     executions: s.executions,
     transitions: s.transitions,
+    suggest: (context, now, opts = {}) =>
+      rawSuggestions(s, a, { context: [...context], limit: opts.limit }, now, opts.weights ?? weights),
     trainingExamples: (sequences, negatives = 10) => trainingExamples(s, a, [...sequences], negatives, model),
     embed: (texts) => view.embedQueries(texts),
   };

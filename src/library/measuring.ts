@@ -5,6 +5,7 @@
  * reaches them (test/library/recall.test.ts, test/library/next-step-model.test.ts).
  */
 import { type CalibrationOptions, type CalibrationPairs, calibrationPairs } from "../jobs/fit-calibration.ts";
+import { type DagModel, dagModel } from "../jobs/dag-model.ts";
 import { type GateQuery, gateDecision } from "../jobs/gate-decision.ts";
 import {
   type ExecutionSequence,
@@ -38,6 +39,11 @@ export const MEASURING = {
   /** The next-step read model as its core (algorithms/prediction/next-step.ts) takes it, with a mode's weights. */
   async nextStepModel(f: Facade, opts: ProjectScoped & { mode?: NextStepMode } = {}): Promise<NextStepReadModel> {
     return nextStepReadModel(await f.engine.view(projectOf(f, opts)), opts.mode);
+  },
+
+  /** The DAG core of the project's graph version (jobs/dag-model.ts). */
+  async dagModel(f: Facade, opts: ProjectScoped = {}): Promise<DagModel> {
+    return dagModel(await f.engine.view(projectOf(f, opts)));
   },
 
   /** The most recent `limit` stored executions with their steps, oldest first. */

@@ -73,6 +73,10 @@ describe("nextStepModel", () => {
       expect(core.suggestions.map((x) => m.tools[x.tool])).toEqual(job.suggestions.map((x) => x.tool));
       expect(core.suggestions.map((x) => x.confidence)).toEqual(job.suggestions.map((x) => x.confidence));
       // b.edit followed a.read 3 times out of 4: the top without the memory, as the gate's pairs take it.
+      // The core with its items: the job's tools and explanations (no intent, so no memory vote).
+      const items = m.suggest(["a.read"], now).suggestions;
+      expect(items.map((x) => [x.tool, x.explanation])).toEqual(job.suggestions.map((x) => [x.tool, x.explanation]));
+      expect(() => m.suggest(["x.unknown"], now)).toThrow(/unknown tool/);
       const top = topNextStep({ ids: m.tools, index: m.index }, m.model, ["a.read"], now, m.weights);
       expect(top).toEqual({ tool: "b.edit", confidence: core.suggestions[0]!.confidence });
       expect(topNextStep({ ids: m.tools, index: m.index }, m.model, ["x.unknown"], now, m.weights)).toBeUndefined();
@@ -123,6 +127,24 @@ describe("memoryStats and memoryNeighbours", () => {
       }
       await expect(tg.memoryNeighbours([q!], { k: 0 })).rejects.toThrow(/k must be a positive integer/);
       await expect(tg.memoryNeighbours([new Float32Array(3)], { k: 1 })).rejects.toThrow(/vectors\[0\]/);
+    } finally {
+      await tg.close();
+    }
+  });
+});
+
+describe("dagModel", () => {
+  it("builds the DAG as the buildDag job's core: a.read before b.edit before c.test", async () => {
+    const tg = await open();
+    try {
+      const d = await tg.dagModel();
+      const sel = ["c.test", "a.read", "b.edit"].map((t) => d.index.get(t)!);
+      const dag = d.dag(sel);
+      const edges = dag.edges.map((e) => `${d.tools[e.from]} → ${d.tools[e.to]}`).sort();
+      const job = await tg.buildDag({ tools: ["c.test", "a.read", "b.edit"] });
+      expect(edges).toEqual(job.edges.map((e) => `${e.from} → ${e.to}`).sort());
+      expect(edges).toEqual(["a.read → b.edit", "b.edit → c.test"]);
+      expect(() => d.dag([99])).toThrow(/selected\[0\] must be a tool index below 4/);
     } finally {
       await tg.close();
     }
@@ -185,6 +207,7 @@ describe("gateDecision and calibrationPairs", () => {
   it("none is an operation of the table (no door serves them)", () => {
     const names = Object.values(OPERATIONS).map((o) => o.name as string);
     const reads = ["nextStepModel", "executionSequences", "calibrationPairs", "gateDecision"];
-    for (const n of [...reads, "memoryStats", "memoryNeighbours", "routingModel"]) expect(names).not.toContain(n);
+    for (const n of [...reads, "memoryStats", "memoryNeighbours", "routingModel", "dagModel"])
+      expect(names).not.toContain(n);
   });
 });

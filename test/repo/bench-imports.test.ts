@@ -58,10 +58,9 @@ const KNOWN = new Set<string>([
   "bench/job-overhead.ts → src/library/toolgraph.ts",
   "bench/job-overhead.ts → src/view/intent-memory.ts",
   "bench/job-overhead.ts → src/view/patterns.ts",
-  // The cores' latency beside the jobs' (dagOver; rawSuggestions, the core with its answer items and their
-  // explanations; recallMemory without the answer's mapping) and analyticsCache.refresh in this thread.
-  "bench/latency.ts → src/jobs/dag.ts",
-  "bench/latency.ts → src/jobs/next-scoring.ts",
+  // The intent memory's recall beside the search's (recallMemory, without the answer's mapping), the gate alone
+  // (prepare, gate) and analyticsCache.refresh in this thread. The next-step and DAG cores: tg.nextStepModel(),
+  // tg.dagModel().
   "bench/latency.ts → src/library/toolgraph.ts",
   "bench/latency.ts → src/view/intent-memory.ts",
   // The store's pruning and insert costs on their own connection (store/recommendations.ts).
