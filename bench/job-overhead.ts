@@ -48,7 +48,6 @@ import { tokenize } from "../algorithms/search/tokenize.ts";
 import { dagOver, runBuildDag } from "../src/jobs/dag.ts";
 import { runSuggest } from "../src/jobs/next.ts";
 import { engineOf, openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
-import { recallMemory } from "../src/view/intent-memory.ts";
 import { scorePatterns } from "../src/view/patterns.ts";
 import { contexts, importProject, relatedToolSets } from "./latency.ts";
 import { codeVersion, machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
@@ -198,11 +197,13 @@ async function measureSize(
     const vectors = await engine.queryEmbedder.embed(intents);
     // The search job's weights: a fit is stored above, so no background fit is pending and these are in force.
     const sw = (await tg.stats()).learning.searchWeights.inForce;
+    // The search job's read model: the ranking core's data and the memory's recall step as the core takes it.
+    const sm = await tg.searchModel();
     // Per intent: what does not depend on the scoring (query vector, tokens, memory recall).
     const queries = await Promise.all(
       intents.map(async (intent, k) => {
         const qv = vectors[k]!;
-        const mem = await recallMemory(engine, PROJECT, intent, qv, { tokens: tokenize(intent) });
+        const mem = await sm.recall(intent, qv, { tokens: tokenize(intent) });
         return { intent, qv, mem };
       }),
     );
@@ -224,7 +225,7 @@ async function measureSize(
       );
     };
     // The ranking core on the search job's read model (the job's searchCandidates hands it the same data).
-    const ranking = (await tg.searchModel()).data;
+    const ranking = sm.data;
     const searchCore = (q: (typeof queries)[number], top: number) =>
       rankCandidates(ranking, q.intent, q.qv, {
         top,
@@ -264,7 +265,7 @@ async function measureSize(
         o.reps,
         (q) => tg.search({ intent: q.intent }),
         async (q) => {
-          const mem = await recallMemory(engine, PROJECT, q.intent, q.qv);
+          const mem = await sm.recall(q.intent, q.qv);
           return searchCore({ ...q, mem }, 10);
         },
       ),
@@ -436,7 +437,7 @@ async function measureSize(
         o.reps,
         (q) => tg.plan({ intent: q.intent }),
         async (q) => {
-          const mem = await recallMemory(engine, PROJECT, q.intent, q.qv);
+          const mem = await sm.recall(q.intent, q.qv);
           searchCore({ ...q, mem }, 10);
           return dagOver(s, q.kept);
         },

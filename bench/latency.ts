@@ -20,7 +20,7 @@
  * - search, repeated queries: the same queries a second time (answered by the result cache when the graph
  *   did not move; its hit rate is printed with the size's summary).
  * - search with context: as `search` with 2 context tools taken from a trace prefix.
- * - intent memory recall: `recallMemory` alone on a pre-embedded query (a part of `search`).
+ * - intent memory recall: `recallMemory` alone on a pre-embedded query (a part of `search`; `tg.searchModel().recall`).
  * - next step: `tg.suggestNext({context})` `timings.totalMs` (no intent, so no embedding); next-step scoring:
  *   `rawSuggestions` alone (`tg.nextStepModel().suggest`). Contexts are trace prefixes (1..len−1 steps).
  * - capability discovery: `tg.discoverCapabilities({context})` `timings.totalMs`.
@@ -54,7 +54,6 @@ import { DEFAULTS as NEXT_DEFAULTS } from "../algorithms/prediction/next-step.ts
 import { mulberry32, shuffled } from "../algorithms/random/rng.ts";
 import { type CacheStats, createEmbeddingProvider } from "../src/index.ts";
 import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
-import { recallMemory } from "../src/view/intent-memory.ts";
 import { latencyCharts, writeCharts } from "./charts.ts";
 import type { TraceRecord } from "./convert/common.ts";
 import { machine, markdownTable, percentiles, progress, writeResult } from "./lib/report.ts";
@@ -590,9 +589,11 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
     );
     const vectors = await engine.queryEmbedder.embed(intents);
     const recallInputs = intents.map((intent, k) => ({ intent, qv: vectors[k]! }));
+    // The search's similar-past-requests step on the project's intent memory (tg.searchModel().recall).
+    const sm = await tg.searchModel({ project: PROJECT });
     const recall = await timeAsync(recallInputs, o.warmup, o.reps, o.capMs, async (q) => {
       const t = performance.now();
-      await recallMemory(engine, PROJECT, q.intent, q.qv);
+      await sm.recall(q.intent, q.qv);
       return performance.now() - t;
     });
     operations.push(

@@ -125,6 +125,11 @@ describe("memoryStats and memoryNeighbours", () => {
         expect(hits!.map((h) => h.text)).toEqual(["fix the failing test"]);
         expect(hits![0]!.similarity).toBeCloseTo(1, 1);
       }
+      // The search's recall step as the core takes it: votes keyed by tool index, the used tools among them.
+      const m = await tg.searchModel();
+      const r = await m.recall("fix the failing test", q!);
+      expect(r.toolVotes?.get(m.tools.indexOf("a.read"))).toBeGreaterThan(0);
+      expect(r.toolVotes?.has(m.tools.indexOf("d.mail"))).toBe(true);
       await expect(tg.memoryNeighbours([q!], { k: 0 })).rejects.toThrow(/k must be a positive integer/);
       await expect(tg.memoryNeighbours([new Float32Array(3)], { k: 1 })).rejects.toThrow(/vectors\[0\]/);
     } finally {

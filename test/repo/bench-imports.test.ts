@@ -50,19 +50,16 @@ function publicEntries(): Set<string> {
  * those internals take.
  */
 const KNOWN = new Set<string>([
-  // Each job against its scoring core on the same read model: the cores are its subject (the job function
-  // alone, the DAG over snapshot indices, memory recall, pattern triggers), the facade without the log its
-  // control. Search and next step rank on tg.searchModel() / tg.nextStepModel().
+  // Each job against its scoring core on the same read model: the job function alone (runSuggest, runBuildDag),
+  // the pattern triggers, and the facade without the log its control. Search, memory recall and next step go
+  // through tg.searchModel() / tg.nextStepModel().
   "bench/job-overhead.ts → src/jobs/dag.ts",
   "bench/job-overhead.ts → src/jobs/next.ts",
   "bench/job-overhead.ts → src/library/toolgraph.ts",
-  "bench/job-overhead.ts → src/view/intent-memory.ts",
   "bench/job-overhead.ts → src/view/patterns.ts",
-  // The intent memory's recall beside the search's (recallMemory, without the answer's mapping), the gate alone
-  // (prepare, gate) and analyticsCache.refresh in this thread. The next-step and DAG cores: tg.nextStepModel(),
-  // tg.dagModel().
+  // The gate alone (prepare, gate), the query embedder's cache stats and analyticsCache.refresh in this thread.
+  // The next-step, DAG and memory-recall cores: tg.nextStepModel(), tg.dagModel(), tg.searchModel().recall.
   "bench/latency.ts → src/library/toolgraph.ts",
-  "bench/latency.ts → src/view/intent-memory.ts",
   // The store's pruning and insert costs on their own connection (store/recommendations.ts).
   "bench/log-retention.ts → src/store/connection.ts",
   "bench/log-retention.ts → src/store/recommendations.ts",
