@@ -18,16 +18,19 @@ import { precedenceChain, precedenceCounts } from "../algorithms/evaluation/prec
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
 import { nextAfter } from "../algorithms/memory/knn-vote.ts";
 import { learnWeights } from "../algorithms/prediction/learned-weights.ts";
-import { markovBaseline, type NextStepWeights } from "../algorithms/prediction/next-step.ts";
+import { markovBaseline, type NextStepWeights, suggestNextSteps } from "../algorithms/prediction/next-step.ts";
+import { topNextStep } from "../algorithms/prediction/next-step-memory.ts";
 import { mulberry32 } from "../algorithms/random/rng.ts";
 import { calibrate, fitCalibration } from "../algorithms/thresholds/calibration.ts";
 import { rankCandidates, type SearchAblation, type SearchOptions } from "../algorithms/search/rank-candidates.ts";
-import type { EvalCase, RecallAnswer, RequestOf, SearchModel } from "../src/index.ts";
-import { calibrationPairs, topNextStep } from "../src/jobs/fit-calibration.ts";
-import { MARKOV_WEIGHTS, trainingExamples, weightsFor } from "../src/jobs/next.ts";
-import { nextStepModel, rawSuggestions } from "../src/jobs/next-scoring.ts";
-import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
-import { loadExecutionSequences } from "../src/store/reads.ts";
+import {
+  type EvalCase,
+  openToolgraph,
+  type RecallAnswer,
+  type RequestOf,
+  type SearchModel,
+  type Toolgraph,
+} from "../src/index.ts";
 import { projectTools } from "./lib/project-tools.ts";
 import { progress } from "./lib/report.ts";
 
@@ -221,15 +224,14 @@ export async function evalNextStep(
 ): Promise<{ table: Table; gating: GatingData } | undefined> {
   const nc = cases.filter((c): c is Extract<EvalCase, { kind: "next-step" }> => c.kind === "next-step");
   if (nc.length === 0) return undefined;
-  const engine = engineOf(tg);
-  const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
+  // The next-step core's read model, with the weights the suggestNext job uses (auto, a pending fit awaited).
+  const m = await tg.nextStepModel({ project });
   // Learned weights: fitted on the training traces only.
-  const seqs = await loadExecutionSequences(engine.db, project, 5000);
+  const seqs = await tg.executionSequences({ project, limit: 5000 });
   // Fitted once per project (the training history is the same for every split).
   let learned = learnedCache.get(project);
   if (!learned) {
-    learned = learnWeights(trainingExamples(s, a, seqs), { rng: mulberry32(1) }).weights;
+    learned = learnWeights(m.trainingExamples(seqs), { rng: mulberry32(1) }).weights;
     learnedCache.set(project, learned);
   }
   const W = (w: Partial<NextStepWeights>): NextStepWeights => ({
@@ -246,24 +248,25 @@ export async function evalNextStep(
     "− Louvain": W({ community: 0 }),
     "− recency": W({ recency: 0 }),
     "− PageRank": W({ pagerank: 0 }),
-    "cooc only (context decay)": MARKOV_WEIGHTS,
+    "cooc only (context decay)": (await tg.nextStepModel({ project, mode: "markov" })).weights,
     "learned weights": learned,
     "learned + intent memory": "memory",
     // The default row: the library's suggestNext job (auto weights, intent memory, the doors' path), ranked
     // to its request limit (100).
     "toolgraph (suggestNext job)": "job",
   };
-  const popular = Array.from({ length: s.n }, (_, i) => i)
-    .sort((x, y) => s.executions[y]! - s.executions[x]! || x - y)
-    .map((i) => s.tools[i]!.id);
+  const n = m.tools.length;
+  const popular = Array.from({ length: n }, (_, i) => i)
+    .sort((x, y) => m.executions[y]! - m.executions[x]! || x - y)
+    .map((i) => m.tools[i]!);
   const rows: Row[] = [];
   const gating: GatingData = { pairs: [], trainPairs: [] };
-  const libraryWeights = await weightsFor(await engine.view(project), "auto", { awaitFit: true });
+  const libraryWeights = m.weights;
   const qv = new Map<string, Float32Array>();
   const distinctQueries = [...new Set(nc.map((c) => c.query).filter((q): q is string => typeof q === "string"))];
   for (let i = 0; i < distinctQueries.length; i += 64) {
     const batch = distinctQueries.slice(i, i + 64);
-    const vs = await engine.queryEmbedder.embed(batch);
+    const vs = await m.embed(batch);
     for (let j = 0; j < batch.length; j++) qv.set(batch[j]!, vs[j]!);
   }
   for (const [name, w] of Object.entries(variants)) {
@@ -274,7 +277,7 @@ export async function evalNextStep(
       let mem: RecallAnswer | undefined;
       if (w === "memory" && c.query) mem = await tg.recall(c.query, { project, vector: qv.get(c.query)! });
       for (let t = 1; t < c.steps.length; t++) {
-        const ctx = c.steps.slice(0, t).filter((x) => s.index.has(x));
+        const ctx = c.steps.slice(0, t).filter((x) => m.index.has(x));
         // Full rankings (every tool the method scores), so MRR is over the whole ranking; MRR@5 cuts them.
         if (ctx.length === 0) {
           rankings.push(popular);
@@ -288,12 +291,12 @@ export async function evalNextStep(
             ).suggestions.map((x) => x.tool),
           );
         else if (w === "markov") {
-          const r = markovBaseline(s.transitions, [s.index.get(ctx[ctx.length - 1]!)!], { limit: s.n });
-          rankings.push(r.suggestions.map((x) => s.tools[x.tool]!.id));
+          const r = markovBaseline(m.transitions, [m.index.get(ctx[ctx.length - 1]!)!], { limit: n });
+          rankings.push(r.suggestions.map((x) => m.tools[x.tool]!));
         } else {
           const weights = w === "memory" ? learned : w;
-          const r = rawSuggestions(s, a, { context: ctx, limit: s.n }, now, weights);
-          let list = r.suggestions.map((x) => ({ tool: x.tool, conf: x.confidence }));
+          const r = suggestNextSteps(m.model, { context: ctx.map((x) => m.index.get(x)!), now }, { weights, limit: n });
+          let list = r.suggestions.map((x) => ({ tool: m.tools[x.tool]!, conf: x.confidence }));
           if (mem && mem.past.length > 0) {
             const votes = new Map(nextAfter(mem.past, ctx, now, { limit: 20 }).votes.map((v) => [v.key, v.vote]));
             for (const tool of votes.keys())
@@ -351,34 +354,31 @@ export async function nextStepGatedPairs(
   weights?: NextStepWeights,
   vectors?: Map<string, Float32Array>,
 ): Promise<GatedPair[]> {
-  const engine = engineOf(tg);
   const nc = cases.filter((c): c is Extract<EvalCase, { kind: "next-step" }> => c.kind === "next-step");
-  const s = await engine.snapshot(project);
-  const a = await engine.analytics(project);
-  const libraryWeights = weights ?? (await weightsFor(await engine.view(project), "auto", { awaitFit: true }));
+  const m = await tg.nextStepModel({ project });
+  const libraryWeights = weights ?? m.weights;
   const qv = vectors ?? new Map<string, Float32Array>();
   const missing = [...new Set(nc.map((c) => c.query).filter((q): q is string => typeof q === "string" && !qv.has(q)))];
   for (let i = 0; i < missing.length; i += 64) {
     const batch = missing.slice(i, i + 64);
-    const vs = await engine.queryEmbedder.embed(batch);
+    const vs = await m.embed(batch);
     for (let j = 0; j < batch.length; j++) qv.set(batch[j]!, vs[j]!);
   }
-  const model = nextStepModel(s, a);
+  const tools = { ids: m.tools, index: m.index };
   const out: GatedPair[] = [];
   for (const c of nc) {
     const mem = c.query ? await tg.recall(c.query, { project, vector: qv.get(c.query)! }) : undefined;
     for (let t = 1; t < c.steps.length; t++) {
-      const ctx = c.steps.slice(0, t).filter((x) => s.index.has(x));
-      const top = topNextStep(s, model, ctx, now, libraryWeights, mem?.past);
+      const ctx = c.steps.slice(0, t).filter((x) => m.index.has(x));
+      const top = topNextStep(tools, m.model, ctx, now, libraryWeights, mem?.past);
       if (!top) continue;
-      const prepared = await engine.gatekeeper.prepare({
+      const d = await tg.gateDecision("next-step", top.confidence, {
         project,
         text: c.query ?? "",
         workflow: { steps: ctx.map((tool) => ({ tool, success: true })), replans: 0 },
         similarPastSuccess: mem?.similarSuccess ?? undefined,
         workflowId: c.id,
       });
-      const d = engine.gatekeeper.gate("next-step", top.confidence, prepared);
       out.push({
         score: top.confidence,
         correct: eligibleNext(c, t).has(top.tool),
@@ -566,7 +566,6 @@ export async function evalSearchGating(
 ): Promise<GatingData | undefined> {
   const rc = cases.filter((c): c is Extract<EvalCase, { kind: "retrieval" }> => c.kind === "retrieval");
   if (rc.length === 0) return undefined;
-  const engine = engineOf(tg);
   const out: GatingData = { pairs: [], trainPairs: (await trainPairs(tg, project)).search };
   for (const c of rc) {
     const r = (await tg.search({ project, intent: c.query, limit: 1 })) as {
@@ -577,11 +576,7 @@ export async function evalSearchGating(
     if (!top) continue;
     // The calibrated P(success) the gate compared is not part of the answer's item: the gate gives it for the
     // score (it depends on the project's calibration only, not on the request's threshold adjustment).
-    const calibrated = engine.gatekeeper.gate(
-      "search",
-      top.score,
-      await engine.gatekeeper.prepare({ project, text: c.query }),
-    ).score;
+    const calibrated = (await tg.gateDecision("search", top.score, { project, text: c.query })).score;
     out.pairs.push({
       score: top.score,
       correct: c.relevant.includes(top.tool),
@@ -925,7 +920,7 @@ export async function trainSearchPairs(tg: Toolgraph, project: string): Promise<
 }
 
 async function computeTrainPairs(tg: Toolgraph, project: string) {
-  const p = await calibrationPairs(await engineOf(tg).view(project));
+  const p = await tg.calibrationPairs({ project });
   const map = (xs: { score: number; ok: boolean }[]) => xs.map((x) => ({ score: x.score, correct: x.ok }));
   return { nextStep: map(p.nextStep), search: map(p.search) };
 }

@@ -42,14 +42,12 @@ import { suggestNextSteps } from "../algorithms/prediction/next-step.ts";
 import { mulberry32, shuffled } from "../algorithms/random/rng.ts";
 import { bm25IdealScore, searchBm25 } from "../algorithms/search/bm25.ts";
 import { rankCapabilityMatches } from "../algorithms/search/capability-ranking.ts";
+import { rankCandidates } from "../algorithms/search/rank-candidates.ts";
 import { fuseScores } from "../algorithms/search/fusion.ts";
 import { tokenize } from "../algorithms/search/tokenize.ts";
 import { dagOver, runBuildDag } from "../src/jobs/dag.ts";
-import { runSuggest, weightsFor } from "../src/jobs/next.ts";
-import { nextStepModel } from "../src/jobs/next-scoring.ts";
-import { searchCandidates } from "../src/jobs/search-scoring.ts";
+import { runSuggest } from "../src/jobs/next.ts";
 import { engineOf, openToolgraph, Toolgraph } from "../src/library/toolgraph.ts";
-import { recallMemory } from "../src/view/intent-memory.ts";
 import { scorePatterns } from "../src/view/patterns.ts";
 import { contexts, importProject, relatedToolSets } from "./latency.ts";
 import { codeVersion, machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
@@ -199,11 +197,13 @@ async function measureSize(
     const vectors = await engine.queryEmbedder.embed(intents);
     // The search job's weights: a fit is stored above, so no background fit is pending and these are in force.
     const sw = (await tg.stats()).learning.searchWeights.inForce;
+    // The search job's read model: the ranking core's data and the memory's recall step as the core takes it.
+    const sm = await tg.searchModel();
     // Per intent: what does not depend on the scoring (query vector, tokens, memory recall).
     const queries = await Promise.all(
       intents.map(async (intent, k) => {
         const qv = vectors[k]!;
-        const mem = await recallMemory(engine, PROJECT, intent, qv, { tokens: tokenize(intent) });
+        const mem = await sm.recall(intent, qv, { tokens: tokenize(intent) });
         return { intent, qv, mem };
       }),
     );
@@ -224,8 +224,10 @@ async function measureSize(
         `[${tools}] ${job}: job p50 ${jm.p50.toFixed(3)} ms, core ${cm.p50.toFixed(3)} ms, ratio ${(jm.p50 / cm.p50).toFixed(2)}`,
       );
     };
+    // The ranking core on the search job's read model (the job's searchCandidates hands it the same data).
+    const ranking = sm.data;
     const searchCore = (q: (typeof queries)[number], top: number) =>
-      searchCandidates(s, a, idx, q.intent, q.qv, {
+      rankCandidates(ranking, q.intent, q.qv, {
         top,
         memory: sw.memoryWeight > 0 ? q.mem.toolVotes : undefined,
         beta: sw.beta,
@@ -263,7 +265,7 @@ async function measureSize(
         o.reps,
         (q) => tg.search({ intent: q.intent }),
         async (q) => {
-          const mem = await recallMemory(engine, PROJECT, q.intent, q.qv);
+          const mem = await sm.recall(q.intent, q.qv);
           return searchCore({ ...q, mem }, 10);
         },
       ),
@@ -271,8 +273,8 @@ async function measureSize(
 
     // --- next step ------------------------------------------------------------------------------------
     const ctxs = contexts(project.traces, n, rng);
-    const nw = await weightsFor(await engine.view(PROJECT), undefined);
-    const model = nextStepModel(s, a);
+    // The job's weights: a fit is stored above, so these are in force (no fit pending).
+    const { model, weights: nw } = await tg.nextStepModel();
     const nextCore = (context: string[]) =>
       suggestNextSteps(
         model,
@@ -435,7 +437,7 @@ async function measureSize(
         o.reps,
         (q) => tg.plan({ intent: q.intent }),
         async (q) => {
-          const mem = await recallMemory(engine, PROJECT, q.intent, q.qv);
+          const mem = await sm.recall(q.intent, q.qv);
           searchCore({ ...q, mem }, 10);
           return dagOver(s, q.kept);
         },

@@ -20,11 +20,11 @@
  * - search, repeated queries: the same queries a second time (answered by the result cache when the graph
  *   did not move; its hit rate is printed with the size's summary).
  * - search with context: as `search` with 2 context tools taken from a trace prefix.
- * - intent memory recall: `recallMemory` alone on a pre-embedded query (a part of `search`).
+ * - intent memory recall: `recallMemory` alone on a pre-embedded query (a part of `search`; `tg.searchModel().recall`).
  * - next step: `tg.suggestNext({context})` `timings.totalMs` (no intent, so no embedding); next-step scoring:
- *   `rawSuggestions` alone. Contexts are trace prefixes (1..len−1 steps).
+ *   `rawSuggestions` alone (`tg.nextStepModel().suggest`). Contexts are trace prefixes (1..len−1 steps).
  * - capability discovery: `tg.discoverCapabilities({context})` `timings.totalMs`.
- * - DAG of 20 tools: `dagOver(snapshot, 20 indices)` (the pure DAG); DAG service: `tg.buildDag` totalMs. The 20
+ * - DAG of 20 tools: `dagOver(snapshot, 20 indices)` (the pure DAG, `tg.dagModel().dag`); DAG service: `tg.buildDag` totalMs. The 20
  *   tools are sampled from one Louvain community of ≥ 20 tools (so they are related).
  * - gating: `gatekeeper.prepare({text: intent})` + `gate("search", score)` for 10 scores.
  * - record one execution: wall time of `await tg.recordExecution(exec)` (fresh id; one transaction, graph
@@ -53,10 +53,7 @@ import pg from "pg";
 import { DEFAULTS as NEXT_DEFAULTS } from "../algorithms/prediction/next-step.ts";
 import { mulberry32, shuffled } from "../algorithms/random/rng.ts";
 import { type CacheStats, createEmbeddingProvider } from "../src/index.ts";
-import { dagOver } from "../src/jobs/dag.ts";
-import { rawSuggestions } from "../src/jobs/next-scoring.ts";
 import { engineOf, openToolgraph, type Toolgraph } from "../src/library/toolgraph.ts";
-import { recallMemory } from "../src/view/intent-memory.ts";
 import { latencyCharts, writeCharts } from "./charts.ts";
 import type { TraceRecord } from "./convert/common.ts";
 import { machine, markdownTable, percentiles, progress, writeResult } from "./lib/report.ts";
@@ -592,9 +589,11 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
     );
     const vectors = await engine.queryEmbedder.embed(intents);
     const recallInputs = intents.map((intent, k) => ({ intent, qv: vectors[k]! }));
+    // The search's similar-past-requests step on the project's intent memory (tg.searchModel().recall).
+    const sm = await tg.searchModel({ project: PROJECT });
     const recall = await timeAsync(recallInputs, o.warmup, o.reps, o.capMs, async (q) => {
       const t = performance.now();
-      await recallMemory(engine, PROJECT, q.intent, q.qv);
+      await sm.recall(q.intent, q.qv);
       return performance.now() - t;
     });
     operations.push(
@@ -618,9 +617,11 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
     operations.push(
       op("next step", "tg.suggestNext({context}) timings.totalMs (seed weights, gate included, no intent)", next),
     );
+    // The next-step core with its items (the mode's weights are not used: the seed weights are given).
+    const nm = await tg.nextStepModel({ project: PROJECT, mode: "seed" });
     const nextCore = await timeAsync(ctxs, o.warmup, o.reps, o.capMs, async (context) => {
       const t = performance.now();
-      rawSuggestions(s, a, { context, limit: 15 }, engine.now(), NEXT_DEFAULTS.weights);
+      nm.suggest(context, engine.now(), { limit: 15, weights: NEXT_DEFAULTS.weights });
       return performance.now() - t;
     });
     operations.push(
@@ -638,9 +639,10 @@ async function measureSize(tools: number, o: Resolved): Promise<SizeResult> {
     operations.push(op("capability discovery", "tg.discoverCapabilities({context}) timings.totalMs", disc));
 
     // --- DAG of 20 related tools ----------------------------------------------------------------------
+    const dm = await tg.dagModel({ project: PROJECT });
     const dag = await timeAsync(dagSets, o.warmup, o.reps, o.capMs, async (set) => {
       const t = performance.now();
-      dagOver(s, set);
+      dm.dag(set);
       return performance.now() - t;
     });
     operations.push(op("DAG of 20 tools", "dagOver(snapshot, 20 tool indices from one Louvain community)", dag));

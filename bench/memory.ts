@@ -12,9 +12,7 @@
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "../algorithms/random/rng.ts";
-import { simdScanBytes } from "../algorithms/search/vector-index.ts";
-import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
-import { memoryIndex, recallMemory, semanticNeighbours } from "../src/view/intent-memory.ts";
+import { openToolgraph } from "../src/index.ts";
 import { machine, markdownTable, percentiles, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject } from "./synthetic/generate.ts";
 
@@ -47,78 +45,41 @@ async function runOne(o: { executions: number; queries: number; embeddings: stri
     global.gc?.();
     const heapBefore = process.memoryUsage();
     const t0 = performance.now();
-    const mem = await memoryIndex(engineOf(tg), "mem");
+    const mem = await tg.memoryStats();
     const buildMs = performance.now() - t0;
     global.gc?.();
     const heapAfter = process.memoryUsage();
-    const b = mem.bm25;
-    const r = mem.rows;
-    let typed =
-      mem.vectors.data.byteLength +
-      mem.vectors.scales.byteLength +
-      (mem.vindex
-        ? mem.vindex.codes.byteLength +
-          (mem.vindex.prefixCodes?.byteLength ?? 0) +
-          mem.vindex.scales.byteLength +
-          mem.vindex.mean.byteLength +
-          mem.vindex.signs.byteLength
-        : 0) +
-      b.idf.byteLength +
-      b.postingOffsets.byteLength +
-      b.postingDocs.byteLength +
-      b.postingTf.byteLength +
-      b.postingImpact.byteLength +
-      b.maxImpact.byteLength +
-      b.docLength.byteLength +
-      mem.memberOffsets.byteLength +
-      mem.members.byteLength +
-      mem.textOf.byteLength +
-      // the executions' columns
-      r.startedAt.byteLength +
-      r.success.byteLength +
-      r.userOf.byteLength +
-      r.capabilityOf.byteLength +
-      r.stepOffsets.byteLength +
-      r.stepTool.byteLength +
-      r.stepSuccess.byteLength;
+    let typed = mem.typedArrayBytes;
     // Queries: held-out paraphrases of past intents ("… please").
     const queries = gen.traces.slice(0, o.queries).map((t) => `${(t as { intent?: string }).intent ?? ""} please`);
-    const vectors = await engineOf(tg).embedder.embed(queries);
-    for (let i = 0; i < 20; i++) await recallMemory(engineOf(tg), "mem", queries[i]!, vectors[i]!);
+    const vectors = await (await tg.searchModel()).embed(queries);
+    for (let i = 0; i < 20; i++) await tg.recall(queries[i]!, { vector: vectors[i]! });
     // the SIMD code-scan kernel's WebAssembly memory (made by the first recall): its copies of the codes, blocked
     // prefixes and scales, and its buffers
-    typed += mem.vindex ? simdScanBytes(mem.vindex) : 0;
+    typed += (await tg.memoryStats()).scanKernelBytes;
     const times: number[] = [];
     for (let i = 0; i < queries.length; i++) {
       const t = performance.now();
-      await recallMemory(engineOf(tg), "mem", queries[i]!, vectors[i]!);
+      await tg.recall(queries[i]!, { vector: vectors[i]! });
       times.push(performance.now() - t);
     }
     // Neighbour recall of the semantic channel (sign-code stages + int8 re-ranking, top 20) against an exact
     // float32 cosine scan over every distinct intent.
-    const exactVecs = await engineOf(tg).embedder.embed(mem.texts);
+    const probes = vectors.slice(0, Math.min(50, queries.length));
+    const exact = await tg.memoryNeighbours(probes, { k: 20, exact: true });
+    const semantic = await tg.memoryNeighbours(probes, { k: 20 });
     let agree = 0;
     let total = 0;
-    const probes = Math.min(50, queries.length);
-    for (let qi = 0; qi < probes; qi++) {
-      const q = vectors[qi]!;
-      const exact = exactVecs
-        .map((v, i) => {
-          let s = 0;
-          for (let j = 0; j < q.length; j++) s += v[j]! * q[j]!;
-          return { i, s };
-        })
-        .sort((a, b) => b.s - a.s || a.i - b.i)
-        .slice(0, 20);
-      const got = new Set(semanticNeighbours(mem, q, 20).map((h) => h.id));
-      agree += exact.filter((x) => got.has(x.i)).length;
-      total += exact.length;
+    for (let qi = 0; qi < probes.length; qi++) {
+      const got = new Set(semantic[qi]!.map((h) => h.text));
+      agree += exact[qi]!.filter((x) => got.has(x.text)).length;
+      total += exact[qi]!.length;
     }
     const p = percentiles(times);
     return {
       workload: w.name,
-      executions: mem.rows.length,
-      distinctIntents: mem.texts.length,
+      executions: mem.executions,
+      distinctIntents: mem.distinctIntents,
       dims: mem.dims,
       buildMs,
       recallMs: p,

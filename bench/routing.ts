@@ -34,10 +34,11 @@ import { execSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { retrievalScores } from "../algorithms/evaluation/retrieval-metrics.ts";
+import { scoreNamespaces, selectNamespaces } from "../algorithms/search/namespace-routing.ts";
 import { rankCandidates } from "../algorithms/search/rank-candidates.ts";
+import { tokenize } from "../algorithms/search/tokenize.ts";
 import type { EvalCase } from "../src/index.ts";
-import { engineOf, openToolgraph } from "../src/library/toolgraph.ts";
-import { namespaceIndexFor, ROUTING_DEFAULTS, routeDecision, routeQuery } from "../src/view/namespace-index.ts";
+import { openToolgraph, ROUTING_DEFAULTS } from "../src/index.ts";
 import { convertNestful } from "./convert/nestful.ts";
 import { convertSealTools } from "./convert/seal-tools.ts";
 import { convertToolLinkOs } from "./convert/toollinkos.ts";
@@ -110,15 +111,13 @@ async function latencyAt(
     for (let i = 0; i < train.length; i += ROUTING_BENCH_DEFAULTS.tracesFileSize)
       await tg.importTraces(train.slice(i, i + ROUTING_BENCH_DEFAULTS.tracesFileSize));
     await tg.importEdges(p.edges.map((e) => JSON.stringify(e)).join("\n"));
-    const engine = engineOf(tg);
-    const s = await engine.snapshot("routing");
-    const idx = await engine.searchIndex("routing");
+    await tg.warmUp("index");
     // Off the timed path: analytics computed now, search weights fitted now (else both run in the
     // background during the first timed searches).
-    engine.analyticsCache.refresh(s);
+    await tg.warmUp("analytics");
     await tg.fitSearchWeights();
     const t0 = performance.now();
-    const ns = namespaceIndexFor(s, idx);
+    const ns = (await tg.routingModel()).namespaces;
     const buildMs = performance.now() - t0;
     const cases = held.map((t) => ({ intent: t.intent as string, relevant: [...new Set(t.steps.map((x) => x.tool))] }));
     for (const c of cases.slice(0, o.warmup)) {
@@ -157,7 +156,7 @@ async function latencyAt(
     // auto: the trial runs on the catalog's first trialQueries auto searches (the timed ones above were explicit).
     for (const c of timed.slice(0, ROUTING_DEFAULTS.trialQueries))
       await tg.search({ intent: c.intent, routing: "auto", limit: 10 });
-    const decided = routeDecision(idx);
+    const decided = (await tg.routingModel()).decision;
     const mode = (m: Mode) => ({
       service: percentiles(acc[m].service),
       scoring: percentiles(acc[m].scoring),
@@ -249,12 +248,9 @@ async function recallOn(name: string, o: { embeddings: string; home: string }): 
   );
   const rows: RecallRow[] = [];
   try {
-    const engine = engineOf(tg);
-    const s = await engine.snapshot(project);
-    const idx = await engine.searchIndex(project);
-    const ns = namespaceIndexFor(s, idx);
-    // The ranking core on the project's read model (the routing's namespace index is still the view's).
+    // The ranking and routing cores on the project's read models.
     const model = await tg.searchModel({ project });
+    const rm = await tg.routingModel({ project });
     const indexOf = new Map(model.tools.map((t, i) => [t, i]));
     // The weights in force: openHarnessProject stored a fit, so none runs in the background.
     const w = (await tg.stats({ project })).learning.searchWeights.inForce;
@@ -286,12 +282,11 @@ async function recallOn(name: string, o: { embeddings: string; home: string }): 
         variants.forEach((variant, k) => {
           let restrictTo: Int32Array | undefined;
           if (variant.route) {
-            restrictTo = routeQuery(s, ns, c.query, v, votes, {
-              beta: w.beta,
-              memoryWeight: w.memoryWeight,
-              ...variant.route,
-            }).restrictTo;
-            const inside = new Set(Array.from(restrictTo, (t) => s.tools[t]!.id));
+            const opts = { beta: w.beta, memoryWeight: w.memoryWeight, ...variant.route };
+            const input = { tokens: tokenize(c.query), vector: v, toolVotes: votes, successes: rm.successes };
+            const scores = scoreNamespaces(rm.namespaces, input, opts);
+            restrictTo = selectNamespaces(rm.namespaces.groups, scores.score, opts).tools;
+            const inside = new Set(Array.from(restrictTo, (t) => model.tools[t]!));
             per[k]!.routed.push(c.relevant.filter((x) => inside.has(x)).length / c.relevant.length);
             per[k]!.cand.push(restrictTo.length);
           }
@@ -317,8 +312,8 @@ async function recallOn(name: string, o: { embeddings: string; home: string }): 
       rows.push({
         dataset: name,
         split,
-        tools: s.n,
-        namespaces: ns.groups.names.length,
+        tools: model.tools.length,
+        namespaces: rm.namespaces.groups.names.length,
         queries: rc.length,
         methods: variants.map((variant, k) => ({
           method: variant.method,

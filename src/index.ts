@@ -53,8 +53,14 @@ export {
   type ResourceSnapshot,
   readResources,
 } from "./gate/resource-monitor.ts";
+export type { CalibrationOptions, CalibrationPair, CalibrationPairs } from "./jobs/calibration-pairs.ts";
+export type { DagModel } from "./jobs/dag-model.ts";
+export type { GateQuery } from "./jobs/gate-decision.ts";
+export type { MemoryNeighbour, MemoryStats } from "./jobs/memory-stats.ts";
+export type { ExecutionSequence, NextStepMode, NextStepReadModel } from "./jobs/next-step-model.ts";
 export type { RecallAnswer, RecalledExecution, RecallOptions } from "./jobs/recall.ts";
 export { RECOMMENDATION_LOG_DEFAULTS, type RecommendationLogOptions } from "./jobs/recommendation-log.ts";
+export type { RoutingModel } from "./jobs/routing-model.ts";
 export type { SearchModel } from "./jobs/search-model.ts";
 export { DEFAULT_SEARCH_WEIGHTS, type SearchWeights } from "./jobs/search-weights.ts";
 export {
@@ -72,3 +78,4 @@ export { createMcpServer } from "./mcp/mcp-server.ts";
 export { runStdio } from "./mcp/stdio.ts";
 export { createServer, runServer, startServer } from "./server/http-server.ts";
 export type { GraphView } from "./view/graph-view.ts";
+export { ROUTING_DEFAULTS } from "./view/namespace-index.ts";

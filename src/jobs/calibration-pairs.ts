@@ -13,13 +13,15 @@ import {
   type NextStepWeights,
   suggestNextSteps,
 } from "../../algorithms/prediction/next-step.ts";
+import { topNextStep } from "../../algorithms/prediction/next-step-memory.ts";
 import type { ExecutionSequenceRow } from "../store/reads.ts";
 import { drainInSlices, slicer } from "../view/background.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import { intentsOf, recentSequences } from "../view/history.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
-import { executionGroupsSteps, memoryCandidate, weightsFor, withMemoryVote } from "./next.ts";
+import { executionGroupsSteps, weightsFor } from "./next.ts";
+import { toolIdsOf } from "./next-scoring.ts";
 import { searchCandidates } from "./search-scoring.ts";
 
 export const CALIBRATION_DEFAULTS = {
@@ -87,49 +89,6 @@ export interface CalibrationReport {
   /** Success rate of the pairs whose calibrated probability is ≥ 0.85 (on the fitting pairs). */
   calibratedHighPrecision: number | null;
   blocks: number;
-}
-
-/**
- * The top-1 next step as the next-step service ranks it: the model's candidates (limit 15), the intent
- * memory's "what followed" votes added (confidence' = 1 − (1 − confidence)(1 − 0.8·vote)), best first by
- * confidence, then score, then tool id.
- */
-export function topNextStep(
-  s: GraphSnapshot,
-  model: NextStepModel,
-  context: readonly string[],
-  now: number,
-  weights: NextStepWeights,
-  past?: readonly PastExecution<string, string>[],
-): { tool: string; confidence: number } | undefined {
-  const ctx = context.map((t) => s.index.get(t)).filter((i): i is number => i !== undefined);
-  if (ctx.length === 0) return undefined;
-  const r = suggestNextSteps(model, { context: ctx, now }, { weights, limit: 15 });
-  const list = new Map(r.suggestions.map((x) => [s.tools[x.tool]!.id, { score: x.score, confidence: x.confidence }]));
-  let votes = new Map<string, number>();
-  if (past && past.length > 0) {
-    votes = new Map(nextAfter(past, [...context], now, { limit: 20 }).votes.map((v) => [v.key, v.vote]));
-    const last = context[context.length - 1];
-    for (const tool of votes.keys()) {
-      const i = s.index.get(tool);
-      if (list.has(tool) || tool === last || i === undefined) continue;
-      const { score, confidence } = memoryCandidate(model, ctx, now, i, weights);
-      list.set(tool, { score, confidence });
-    }
-  }
-  let best: { tool: string; confidence: number; score: number } | undefined;
-  for (const [tool, x] of list) {
-    const v = votes.get(tool);
-    const confidence = withMemoryVote(x.confidence, v);
-    if (
-      !best ||
-      confidence > best.confidence ||
-      (confidence === best.confidence && (x.score > best.score || (x.score === best.score && tool < best.tool)))
-    ) {
-      best = { tool, confidence, score: x.score };
-    }
-  }
-  return best && { tool: best.tool, confidence: best.confidence };
 }
 
 /**
@@ -210,11 +169,12 @@ export async function scoreExecution(
     })[0];
     if (top) out.search.push({ score: top.final, ok: e.steps.some((st) => st.tool === s.tools[top.index]!.id) });
   }
+  const tools = toolIdsOf(s);
   const ctx: string[] = [];
   const partialOrder = e.steps.some((st) => (st.dependsOn ?? []).length > 0);
   e.steps.forEach((st, t) => {
     if (ctx.length > 0) {
-      const top = topNextStep(s, model, ctx, now, weights, past);
+      const top = topNextStep(tools, model, ctx, now, weights, past);
       if (top)
         out.nextStep.push({
           score: top.confidence,

@@ -63,7 +63,6 @@ export {
   intentVectors,
   scoreExecution,
   timeSplitPairs,
-  topNextStep,
   transitionsOf,
 } from "./calibration-pairs.ts";
 

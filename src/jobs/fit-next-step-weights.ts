@@ -6,7 +6,6 @@
 import { groupFolds, type IntentGroups, intentGroupsSteps } from "../../algorithms/evaluation/intent-groups.ts";
 import { buildCsr } from "../../algorithms/graph/csr.ts";
 import { learnSuccessions } from "../../algorithms/graph/edge-learning.ts";
-import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import {
   learnWeightsSteps,
   rankingMetrics,
@@ -33,24 +32,6 @@ import { recordedSteps, refitWhenGrown } from "./refit.ts";
 import { nextStepModel, type RawSuggestion } from "./next-scoring.ts";
 
 export const MARKOV_WEIGHTS: NextStepWeights = { cooc: 1, community: 0, recency: 0, pagerank: 0 };
-export const NEXT_MEMORY_WEIGHT = 0.8;
-
-/** Next-step confidence lifted by the intent memory's vote v ∈ [0,1]: 1 − (1 − c)·(1 − 0.8·v). */
-export function withMemoryVote(confidence: number, vote: number | undefined): number {
-  return noisyOr(confidence, NEXT_MEMORY_WEIGHT, vote);
-}
-
-/** A tool only the intent memory proposed (not among the model's candidates), scored by the same weighted terms. */
-export function memoryCandidate(
-  model: NextStepModel,
-  context: number[],
-  now: number,
-  tool: number,
-  weights: NextStepWeights,
-) {
-  return weighNextStepTerms(nextStepTerms(model, { context, now }, tool), weights);
-}
-
 /** Recorded steps a project needs before the default mode fits learned weights. */
 export const AUTO_FIT_MIN_STEPS = 200;
 

@@ -11,6 +11,7 @@ import {
   type NextStepWeights,
   suggestNextSteps,
 } from "../../algorithms/prediction/next-step.ts";
+import type { ToolIds } from "../../algorithms/prediction/next-step-memory.ts";
 import { formatFixed } from "../formats/fixed.ts";
 import type { AnalyticsView } from "../view/analytics.ts";
 import { derivedKey } from "../view/derived.ts";
@@ -44,6 +45,12 @@ export interface RawSuggestion {
 }
 
 const NEXT_STEP_MODEL = derivedKey<NextStepModel>("next-step model");
+const TOOL_IDS = derivedKey<ToolIds>("tool ids", "catalog");
+
+/** The snapshot's tool ids by index and their index by id, as the next-step cores take them (derived state of the catalog). */
+export function toolIdsOf(s: GraphSnapshot): ToolIds {
+  return s.derived(TOOL_IDS, () => ({ ids: s.tools.map((t) => t.id), index: s.index }));
+}
 
 /** The next-step model of the graph version and its analytics (derived state of the snapshot). */
 export function nextStepModel(s: GraphSnapshot, a: AnalyticsView): NextStepModel {

@@ -6,6 +6,7 @@
  */
 import { nextAfter } from "../../algorithms/memory/knn-vote.ts";
 import { type NextStepSuggestion, suggestNextSteps } from "../../algorithms/prediction/next-step.ts";
+import { memoryCandidate, withMemoryVote } from "../../algorithms/prediction/next-step-memory.ts";
 import { capForSafety } from "../../algorithms/thresholds/safety-cap.ts";
 import type { SuggestNextRequest } from "../contract/requests.ts";
 import { suggestNextRequest } from "../contract/requests.ts";
@@ -16,7 +17,7 @@ import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import type { SimilarPastSuccess } from "../view/intent-memory.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { resolveKnownTools, resolveTools } from "../view/resolve.ts";
-import { memoryCandidate, weightsFor, weightsNow, withMemoryVote } from "./fit-next-step-weights.ts";
+import { weightsFor, weightsNow } from "./fit-next-step-weights.ts";
 import { defineJob } from "./job.ts";
 import { explainTerms, nextStepModel } from "./next-scoring.ts";
 import { exclusionOf, maskOptions, type ToolMask } from "./tool-mask.ts";
@@ -27,13 +28,10 @@ export {
   executionGroupsSteps,
   fitNextStepWeights,
   MARKOV_WEIGHTS,
-  memoryCandidate,
   NEXT_FIT_DEFAULTS,
-  NEXT_MEMORY_WEIGHT,
   trainingExamples,
   weightsFor,
   weightsNow,
-  withMemoryVote,
 } from "./fit-next-step-weights.ts";
 /** One next-step suggestion of the answer. */
 export interface SuggestNextItem {

@@ -5,6 +5,7 @@
  * the job's own steps (recall, the history guard's inputs, exclusions, routing, limits); docs/decisions/layout.md.
  */
 import type { RankingData } from "../../algorithms/search/rank-candidates.ts";
+import type { RecallOptions, RecallResult } from "../view/intent-memory.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { rankingData } from "./search-scoring.ts";
 
@@ -16,6 +17,11 @@ export interface SearchModel {
   data: RankingData;
   /** Embeds query texts as the search does. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /**
+   * The search's similar-past-requests step as the core takes it (its `memory` option: `toolVotes`, keyed by tool
+   * index) on the project's intent memory now; `vector` is the intent's embedding (`embed`).
+   */
+  recall(intent: string, vector: Float32Array, options?: RecallOptions): Promise<RecallResult>;
 }
 
 export async function searchModel(view: ProjectView): Promise<SearchModel> {
@@ -26,5 +32,6 @@ export async function searchModel(view: ProjectView): Promise<SearchModel> {
     version: s.version,
     data: rankingData(s, view.analytics(), idx),
     embed: (texts) => view.embedQueries(texts),
+    recall: (intent, vector, options) => view.recall(intent, vector, options),
   };
 }

@@ -1,18 +1,17 @@
 /**
  * The facade's learning: the fits of the gate's calibration and of the next-step and search weights on the
- * project's own traces, pinning the search weights, and the library-only reads the benches measure with (the
- * intent memory on its own, the search read model): docs/decisions/layout.md. A fit that stores weights clears
+ * project's own traces, pinning the search weights, and the library-only reads the benches measure with (measuring.ts):
+ * docs/decisions/layout.md. A fit that stores weights clears
  * the result cache (answers cached before it ranked with the old ones).
  */
 import type { Scoped } from "../contract/api.ts";
 import { calibrateProject } from "../jobs/fit-calibration.ts";
 import { fitSearchWeights, type SearchFitOptions } from "../jobs/fit-search-weights.ts";
 import { fitNextStepWeights } from "../jobs/next.ts";
-import { type RecallAnswer, type RecallOptions, recallPast } from "../jobs/recall.ts";
-import { type SearchModel, searchModel } from "../jobs/search-model.ts";
 import type { SearchWeights } from "../jobs/search-weights.ts";
 import { setSearchWeights } from "../jobs/set-search-weights.ts";
 import { type Facade, type ProjectScoped, projectOf } from "./facade.ts";
+import { MEASURING } from "./measuring.ts";
 
 export const LEARNING = {
   /**
@@ -50,13 +49,5 @@ export const LEARNING = {
     return w;
   },
 
-  /** What past requests similar to `intent` did: the intent memory on its own (jobs/recall.ts). Library-only. */
-  async recall(f: Facade, intent: string, opts: ProjectScoped & RecallOptions = {}): Promise<RecallAnswer> {
-    return recallPast(await f.engine.view(projectOf(f, opts)), intent, opts);
-  },
-
-  /** The search read model as the ranking core (algorithms/search/rank-candidates.ts) takes it. Library-only. */
-  async searchModel(f: Facade, opts: ProjectScoped = {}): Promise<SearchModel> {
-    return searchModel(await f.engine.view(projectOf(f, opts)));
-  },
+  ...MEASURING,
 };

@@ -50,35 +50,19 @@ function publicEntries(): Set<string> {
  * those internals take.
  */
 const KNOWN = new Set<string>([
-  // Out-of-sample calibration pairs and the gate's decision per held-out answer: no public read yet.
-  "bench/harness.ts → src/jobs/fit-calibration.ts",
-  // Next-step ablations with fixed weights (rawSuggestions, nextStepModel, weightsFor, trainingExamples): they
-  // need a next-step read like tg.searchModel() (the core is algorithms/prediction/next-step.ts already).
-  "bench/harness.ts → src/jobs/next-scoring.ts",
-  "bench/harness.ts → src/jobs/next.ts",
-  "bench/harness.ts → src/library/toolgraph.ts",
-  // The stored execution sequences the learned weights are fitted on (loadExecutionSequences).
-  "bench/harness.ts → src/store/reads.ts",
-  // Each job against its scoring core on the same read model: the cores are its subject (search, next step,
-  // DAG, memory recall, pattern triggers, the job function alone), the facade without the log its control.
+  // Each job against its scoring core on the same read model: the job function alone (runSuggest, runBuildDag),
+  // the pattern triggers, and the facade without the log its control. Search, memory recall and next step go
+  // through tg.searchModel() / tg.nextStepModel().
   "bench/job-overhead.ts → src/jobs/dag.ts",
-  "bench/job-overhead.ts → src/jobs/next-scoring.ts",
   "bench/job-overhead.ts → src/jobs/next.ts",
-  "bench/job-overhead.ts → src/jobs/search-scoring.ts",
   "bench/job-overhead.ts → src/library/toolgraph.ts",
-  "bench/job-overhead.ts → src/view/intent-memory.ts",
   "bench/job-overhead.ts → src/view/patterns.ts",
-  // The cores' latency beside the jobs' (dagOver, rawSuggestions, recallMemory) and analyticsCache.refresh.
-  "bench/latency.ts → src/jobs/dag.ts",
-  "bench/latency.ts → src/jobs/next-scoring.ts",
+  // The gate alone (prepare, gate), the query embedder's cache stats and analyticsCache.refresh in this thread.
+  // The next-step, DAG and memory-recall cores: tg.nextStepModel(), tg.dagModel(), tg.searchModel().recall.
   "bench/latency.ts → src/library/toolgraph.ts",
-  "bench/latency.ts → src/view/intent-memory.ts",
   // The store's pruning and insert costs on their own connection (store/recommendations.ts).
   "bench/log-retention.ts → src/store/connection.ts",
   "bench/log-retention.ts → src/store/recommendations.ts",
-  // The intent memory's index size (its typed arrays) and semantic-channel recall against an exact scan.
-  "bench/memory.ts → src/library/toolgraph.ts",
-  "bench/memory.ts → src/view/intent-memory.ts",
   // scorePatterns's event-loop gaps on a hand-built GraphSnapshot at the pattern limit (the slicing is its subject).
   "bench/pattern-worst-case.ts → src/view/graph-snapshot.ts",
   "bench/pattern-worst-case.ts → src/view/patterns.ts",
@@ -86,9 +70,6 @@ const KNOWN = new Set<string>([
   "bench/recommendation-log.ts → src/library/toolgraph.ts",
   "bench/recommendation-log.ts → src/store/connection.ts",
   "bench/recommendation-log.ts → src/store/recommendations.ts",
-  // The namespace index's own routing latency and decisions (routeQuery, routeDecision) on the engine's index.
-  "bench/routing.ts → src/library/toolgraph.ts",
-  "bench/routing.ts → src/view/namespace-index.ts",
 ]);
 
 const PUBLIC = publicEntries();
