@@ -37,7 +37,7 @@ import { memoryRow } from "../view/intent-memory.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { guardPriorFor, rowGroupsSteps, successfulRows } from "./guard-prior.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
-import { recordedSteps, refitWhenGrown } from "./refit.ts";
+import { REFIT_DEFAULTS, recordedSteps, refitWhenGrown } from "./refit.ts";
 import { searchCandidates } from "./search-scoring.ts";
 import {
   type Case,
@@ -120,6 +120,15 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
     return { ...defaults, ...empty, intents: rows.length, groups: 0, accepted: false, reason, dryRun };
   }
   const { group: groupOfRow, groups } = await drainInSlices(rowGroupsSteps(memory, rows));
+  // One group of near-duplicate requests leaves nothing to validate on (the grouped folds need two): the
+  // defaults stay, with the reason, instead of the fit failing on every request that starts it.
+  if (groups.count < 2)
+    return keepDefaults(
+      `only ${groups.count} group of near-duplicate past requests: a fit needs two to validate on`,
+      {},
+      {},
+      groups.count,
+    );
   // Cases: one per group before a second of any, in the order of a seeded hash of the execution id (ties by
   // id), so the sample spans the groups and does not depend on the order in which the history was stored.
   const seedText = `${opts.seed ?? 1}\u0000`;
@@ -427,8 +436,9 @@ function fitRecord(
 export async function searchWeightsFor(view: ProjectView): Promise<SearchWeights> {
   const cfg = await view.config();
   // A project too young to fit (fewer intents than the fit needs: nothing stored) is tried again as it grows.
+  // A fit nobody asked for never turns the content channel down (REFIT_DEFAULTS.contentFloor, refit.ts).
   refitWhenGrown(view, "search-weights", storedFits(cfg)["search-weights"], async () =>
-    fitSearchWeights(await view.latest()),
+    fitSearchWeights(await view.latest(), { contentFloor: REFIT_DEFAULTS.contentFloor }),
   );
   return inForce(cfg, (await guardPriorFor(view)).strength);
 }

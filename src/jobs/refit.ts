@@ -16,6 +16,14 @@ export const REFIT_DEFAULTS = {
   growth: 2,
   /** What a stored record from before records carried `steps` counts as: the fewest steps a fit ran on. */
   legacySteps: 200,
+  /**
+   * The lowest content weight a background search-weight fit may choose: 1, so a fit nobody asked for never turns
+   * the description channel down. A content weight w_c < 1 scales every answer without a memory vote by w_c; the
+   * gate's thresholds are absolute, so an uncalibrated gate then abstains on requests the history never saw (the
+   * demo after 1,300 traces: "delete an old file from the workspace" 0.900 accepted → 0.460 abstained at
+   * w_c = 0.5). `learn-weights` (an explicit fit, shown before it is kept) still may, down to the service's floor.
+   */
+  contentFloor: 1,
 };
 
 /** Weights pinned by the caller (setSearchWeights): never replaced by a background fit. */

@@ -11,6 +11,17 @@ import { pgliteBackend } from "../helpers/backends.ts";
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 const tools = ["a.start", "b.left", "c.right"].map((id) => ({ id, description: `tool ${id}` }));
 
+/** Requests far enough apart to be groups of their own (the search-weight fit validates across groups). */
+const INTENTS = [
+  "start then go right",
+  "begin the left branch",
+  "open the widget",
+  "archive yesterday's invoices",
+  "translate the paragraph",
+  "measure disk usage",
+  "rotate the access keys",
+];
+
 /** `n` two-step runs from `from`: a → b, every third a → c; every fifth has an intent. */
 function runs(from: number, n: number) {
   return Array.from({ length: n }, (_, k) => {
@@ -19,7 +30,7 @@ function runs(from: number, n: number) {
       id: `run-${i}`,
       startedAt: new Date(T0 + i * 60_000).toISOString(),
       success: true,
-      ...(i % 5 === 0 ? { intent: i % 3 === 0 ? "start then go right" : "start then go left" } : {}),
+      ...(i % 5 === 0 ? { intent: INTENTS[i % INTENTS.length]! } : {}),
       steps: [{ tool: "a.start" }, { tool: i % 3 === 0 ? "c.right" : "b.left" }],
     };
   });
@@ -75,15 +86,43 @@ describe("refits as the history grows", () => {
     expect(heard.filter((r) => r.kind === "next-step-weights")).toHaveLength(2);
   });
 
+  it("a background search-weight fit never turns the content channel down", async () => {
+    const before = heard.length;
+    await tg.search({ intent: "start then go left" });
+    const fit = await nextRecord(heard, "search-weights", before);
+    expect(fit.evidence.contentFloor).toBe(1);
+    expect((fit.after as { contentWeight: number }).contentWeight).toBe(1);
+  });
+
   it("weights the caller pinned are never refitted", async () => {
     await tg.setSearchWeights({ beta: 0.3 });
     const pinnedAt = heard.length;
     await tg.importTraces(runs(240, 240)); // 960 steps: doubled since any fit
     await tg.search({ intent: "start then go left" });
     await tg.settle();
-    expect([...engineOf(tg).startedJobs].filter((k) => k.startsWith("fit-search-weights@"))).toEqual([]);
+    // 960 recorded steps: generation log₂ 960 → 9; no search fit of that generation is started.
+    expect([...engineOf(tg).startedJobs].filter((k) => k.startsWith("fit-search-weights@9"))).toEqual([]);
     expect(heard.slice(pinnedAt).filter((r) => r.kind === "search-weights")).toEqual([]);
     const cfg = await (await engineOf(tg).view("refit")).config();
     expect((cfg.searchWeights as { beta: number }).beta).toBe(0.3);
+  });
+});
+
+describe("a search-weight fit on one group of requests", () => {
+  it("keeps the defaults with the reason instead of failing (it would fail on every request that starts it)", async () => {
+    const tg = await openToolgraph({
+      ...(await pgliteBackend().options()),
+      project: "one-group",
+      embeddings: "hash:64",
+    });
+    try {
+      await tg.importCatalog({ tools });
+      await tg.importTraces(runs(0, 200).map((r) => ({ ...r, intent: "start then go right" })));
+      const fit = await tg.fitSearchWeights();
+      expect(fit.accepted).toBe(false);
+      expect(fit.reason).toBe("only 1 group of near-duplicate past requests: a fit needs two to validate on");
+    } finally {
+      await tg.close();
+    }
   });
 });
