@@ -56,9 +56,7 @@ export async function weightsFor(
   if (mode === "learned")
     return (fit?.evidence.candidate as NextStepWeights | undefined) ?? (await fitNextStepWeights(view)).candidate;
   if (fit) return (cfg.nextStepWeights as NextStepWeights | undefined) ?? NEXT_DEFAULTS.weights;
-  const s = view.snapshot;
-  let executions = 0;
-  for (let i = 0; i < s.n; i++) executions += s.executions[i]!;
+  const executions = recordedSteps(view.snapshot);
   if (executions >= AUTO_FIT_MIN_STEPS && opts.awaitFit) return (await fitNextStepWeights(view)).weights;
   if (executions >= AUTO_FIT_MIN_STEPS) {
     // Fitted off the request path, once per engine and project: a request never waits seconds for it; the

@@ -7,6 +7,7 @@
  * steps, and kept that verdict for its lifetime; refitting at every doubling costs at most twice a single fit
  * of the final history (a geometric series) and changes the weights at most log₂(steps / 200) times.
  */
+import { derivedKey } from "../view/derived.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import type { FitKind, FitRecord } from "./learning-log.ts";
@@ -31,11 +32,16 @@ export function pinnedFit(fit: FitRecord): boolean {
   return fit.data.pinned === true || fit.reason === "set by the caller";
 }
 
+/** The recorded steps of a graph version: derived once per snapshot (every request checks them). */
+const RECORDED_STEPS = derivedKey<number>("recorded steps");
+
 /** The project's recorded steps: each tool's recorded uses, summed (the snapshot's counts; no I/O). */
 export function recordedSteps(s: GraphSnapshot): number {
-  let n = 0;
-  for (let i = 0; i < s.n; i++) n += s.executions[i]!;
-  return n;
+  return s.derived(RECORDED_STEPS, () => {
+    let n = 0;
+    for (let i = 0; i < s.n; i++) n += s.executions[i]!;
+    return n;
+  });
 }
 
 /**
