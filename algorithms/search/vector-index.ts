@@ -240,8 +240,8 @@ export function* buildVectorIndexSteps(
       { ...g, beam: 0 },
       graphScan,
       kernel,
-      built.calibration.queries,
-      built.calibration.truth,
+      built.calibration.queries.subarray(0, DEFAULTS.graphCalibrationQueries),
+      built.calibration.truth.slice(0, DEFAULTS.graphCalibrationQueries),
     );
     // No ladder width found every calibration query's neighbours: the graph is not worth its searches.
     if (beam !== undefined) graph = { ...g, beam };

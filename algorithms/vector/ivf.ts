@@ -11,11 +11,13 @@
  * list l in the input space, i.e. by ‖q − c_l‖), scores every vector of the nearest lists on its full code (the
  * blocked SIMD kernel over a list-ordered copy of the codes, code-scan.ts `listScan`) until they hold
  * probeFraction · n vectors (at least 2 lists), and re-ranks the shortlist exactly as stage 2 does. probeFraction
- * is measured at build: for 32 sampled indexed vectors, the share of n in the nearest lists up to the farthest one
- * holding one of the vector's exact top-10 (float32 row kernel), the largest share × 1.25. When that exceeds 0.4
- * (`ivfMaxProbeFraction`; data whose neighbours spread over most lists) the index keeps no IVF stage. Measured with
- * bench/vector-index-bench.ts (bench/results/vector-index-*.json); on anisotropic data no probe width trades well
- * (probe 0.05 of n: recall@10 .66; 0.3: .95 at the cost of a full scan): docs/decisions/vector-index-anisotropic.md.
+ * is measured at build: for 128 sampled indexed vectors, the share of n in the nearest lists up to the farthest one
+ * holding one of the vector's exact top-10 (float32 row kernel), the largest share × 1.25 (the sample stops early
+ * once the stage is dropped). When that exceeds 0.25 (`ivfMaxProbeFraction`; data whose neighbours spread over many
+ * lists, where the full-code scan is faster) the index keeps no IVF stage: docs/decisions/ivf-calibration.md.
+ * Measured with bench/vector-index-bench.ts (bench/results/vector-index-*.json); on anisotropic data no probe width
+ * trades well (probe 0.05 of n: recall@10 .66; 0.3: .95 at the cost of a full scan):
+ * docs/decisions/vector-index-anisotropic.md.
  */
 import type { Rng } from "../random/rng.ts";
 import { SearchError } from "../search/search-error.ts";
@@ -173,6 +175,7 @@ export function* buildIvfSteps(
     centroids,
     centroidNorms,
     sizes,
+    maxProbeFraction,
   );
   const probeFraction = calibration.probeFraction;
   if (probeFraction > maxProbeFraction) return { calibration };
@@ -200,6 +203,7 @@ function* calibrateProbe(
   centroids: Float32Array,
   norms: Float64Array,
   sizes: Int32Array,
+  maxProbeFraction: number,
 ): Generator<void, IvfCalibration, void> {
   const { n, d } = rows;
   const L = sizes.length;
@@ -230,8 +234,14 @@ function* calibrateProbe(
     for (let r = 0; r <= last; r++) covered += sizes[byDistance[r]!]!;
     worst = Math.max(worst, covered / n);
     yield;
+    // The stage is dropped whatever the other queries need: stop once the graph's calibration queries are measured.
+    if (worst * DEFAULTS.ivfProbeMargin > maxProbeFraction && truth.length >= DEFAULTS.graphCalibrationQueries) break;
   }
-  return { queries, truth, probeFraction: Math.min(1, worst * DEFAULTS.ivfProbeMargin) };
+  return {
+    queries: queries.slice(0, truth.length),
+    truth,
+    probeFraction: Math.min(1, worst * DEFAULTS.ivfProbeMargin),
+  };
 }
 
 export interface ListKernel {

@@ -83,14 +83,40 @@ describe("vector index on anisotropic data", () => {
   );
 
   it.skipIf(!simdAvailable())(
+    "the counterexamples the property found against a 32-query calibration now reach recall@10 ≥ 0.99",
+    () => {
+      // [seed, n, clusters]: recall .9875, .984, .978 and .978 when the calibration sampled 32 indexed vectors, or kept
+      // the stage at probe fractions up to 0.4 (docs/decisions/ivf-calibration.md).
+      const cases = [
+        [915342989, 1004, 8],
+        [468522009, 3127, 11],
+        [331771481, 2467, 10],
+        [691566178, 3982, 22],
+      ] as const;
+      const d = 128;
+      for (const [seed, n, clusters] of cases) {
+        const { X, Q } = dataset(seed, n, d, clusters);
+        const index = buildVectorIndex(X, d, { ivfFrom: 1000, rng: mulberry32(seed ^ 0x5eed) });
+        let recall = 0;
+        for (let r = 0; r < QUERIES; r++) {
+          const q = Q.subarray(r * d, (r + 1) * d);
+          const truth = new Set(bruteForce(X, d, q, 10));
+          recall += searchVectorIndex(index, q, 10).filter((h) => truth.has(h.id)).length / 10;
+        }
+        expect(recall / QUERIES, `seed ${seed}`).toBeGreaterThanOrEqual(0.99);
+      }
+    },
+  );
+
+  it.skipIf(!simdAvailable())(
     "ivfMaxProbeFraction 1 keeps the IVF stage whatever its calibration; outside (0, 1] it is rejected",
     () => {
       const d = 128;
       const { X } = dataset(7, 1500, d, 40);
-      expect(buildVectorIndex(X, d, { ivfFrom: 1000 }).ivf).toBeUndefined(); // calibrated above the default 0.4
+      expect(buildVectorIndex(X, d, { ivfFrom: 1000 }).ivf).toBeUndefined(); // calibrated above the default 0.25
       const kept = buildVectorIndex(X, d, { ivfFrom: 1000, ivfMaxProbeFraction: 1 }).ivf;
       expect(kept).toBeDefined();
-      expect(kept!.probeFraction).toBeGreaterThan(0.4);
+      expect(kept!.probeFraction).toBeGreaterThan(0.25);
       for (const bad of [0, 1.5, Number.NaN])
         expect(() => buildVectorIndex(X, d, { ivfFrom: 1000, ivfMaxProbeFraction: bad })).toThrow(
           /ivfMaxProbeFraction/,
