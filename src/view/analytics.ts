@@ -13,8 +13,9 @@
  * computes synchronously.
  * The background refresh runs in a worker thread (analytics-worker.ts; ≈ 1 s of spectral clustering at 10k
  * tools would otherwise hold the event loop and every request behind it): the snapshot's CSR and the
- * tool–capability memberships are copied to the worker, which runs the same computeAnalyticsFrom. When a
- * worker cannot start (or `offThread: false`), the refresh runs on the event loop as before.
+ * tool–capability memberships are copied to the worker, which runs the same computeAnalyticsFrom. A worker that
+ * fails is replaced; when none can start (three failures in a row, or `offThread: false`), the refresh runs on
+ * the event loop as before.
  */
 import { hypergraphPagerank } from "../../algorithms/centrality/hypergraph-pagerank.ts";
 import { normalizeToUnit, pagerankDetailed } from "../../algorithms/centrality/pagerank.ts";
@@ -46,6 +47,9 @@ export interface AnalyticsJob {
   csr: Csr;
   input: ToolCapabilityInput;
 }
+
+/** Workers started in a row that failed before the refreshes fall back to the event loop for good. */
+const WORKER_ATTEMPTS = 3;
 
 export const ANALYTICS_DEFAULTS = { seed: 1, toolEdgeFactor: 0.5, minRefreshIntervalMs: 5000 } as const;
 
@@ -247,21 +251,25 @@ export class AnalyticsCache {
     return { analytics, fresh: true, ageMs: 0 };
   }
 
-  /** The refresh of a stale read: in the worker thread when one runs, else here. */
+  /**
+   * The refresh of a stale read: in the worker thread when one runs, else here. A worker that failed (could not
+   * load, crashed, exited) is replaced and the refresh tried again in the new one; only after
+   * `WORKER_ATTEMPTS` failures in a row do this and later refreshes run here, on the event loop.
+   */
   private async computeInBackground(s: GraphSnapshot): Promise<Analytics> {
     const job = analyticsJob(s);
-    const worker = this.offThread();
-    if (worker) {
+    for (let worker = this.offThread(); worker; worker = this.offThread()) {
       try {
         const analytics = await worker.compute(job, this.now(), {
           seed: this.options.seed,
           toolEdgeFactor: this.options.toolEdgeFactor,
         });
         this.refreshes.worker++;
+        this.workerFailures = 0;
         return analytics;
       } catch {
-        // A worker that failed (could not load, crashed) is dropped; this and later refreshes run here.
-        this.worker = null;
+        worker.stop().catch(() => {});
+        if (this.worker === worker) this.worker = ++this.workerFailures >= WORKER_ATTEMPTS ? null : undefined;
       }
     }
     const analytics = computeAnalyticsFrom(job, this.now(), this.options);
@@ -270,6 +278,8 @@ export class AnalyticsCache {
   }
 
   private worker: AnalyticsWorker | null | undefined;
+  /** Worker failures in a row (computeInBackground). */
+  private workerFailures = 0;
 
   /** Background refreshes completed in the worker thread and on the event loop. */
   readonly refreshes = { worker: 0, inThread: 0 };

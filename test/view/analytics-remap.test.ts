@@ -103,3 +103,37 @@ describe("a graph of another shape, with the analytics worker", () => {
     }
   });
 });
+
+describe("an analytics worker that exits", () => {
+  it("is replaced: the next refresh runs in a new worker, not on the event loop", async () => {
+    const project = "worker-exit";
+    const tg = await openToolgraph({
+      ...(await backend.options()),
+      project,
+      embeddings: "hash:64",
+      now: () => NOW,
+      analytics: { minRefreshIntervalMs: 60_000, offThread: true },
+    });
+    try {
+      await tg.importCatalog(demoCatalog(), { embed: false });
+      await tg.importTraces(demoTraces(40, 3, NOW));
+      const engine = engineOf(tg);
+      const cache = engine.analyticsCache;
+      cache.get(await engine.snapshot(project));
+      await tg.importTraces(demoTraces(20, 5, NOW).map((t) => ({ ...t, id: `b-${t.id}` })));
+      await cache.fresh(await engine.snapshot(project));
+      expect(cache.refreshes).toEqual({ worker: 1, inThread: 0 });
+      // The worker goes away (a crash, an out-of-memory exit): the next refresh finds it gone.
+      await (cache as unknown as { worker: { stop(): Promise<void> } }).worker.stop();
+      await new Promise((r) => setImmediate(r));
+      await tg.importTraces(demoTraces(20, 7, NOW).map((t) => ({ ...t, id: `c-${t.id}` })));
+      const s = await engine.snapshot(project);
+      const view = await cache.fresh(s);
+      expect(cache.refreshes).toEqual({ worker: 2, inThread: 0 });
+      const strip = (a: Analytics) => ({ ...a, timingsMs: undefined, computedAt: undefined });
+      expect(strip(view.analytics)).toEqual(strip(computeAnalytics(s, NOW)));
+    } finally {
+      await tg.close();
+    }
+  });
+});
