@@ -213,8 +213,16 @@ export function stem(token: string): string {
   return w;
 }
 
-/** Splits one alphanumeric chunk at case and letter/digit boundaries. */
+/** A chunk with nothing to split: lowercase ASCII letters only, or digits only (most words of prose). */
+const UNSPLIT = /^(?:[a-z]+|[0-9]+)$/;
+
+/**
+ * Splits one alphanumeric chunk at case and letter/digit boundaries. A chunk of lowercase ASCII letters or of
+ * digits only has no such boundary and is returned as it is, without the four Unicode replacements (which
+ * allocated most of a catalog sync's garbage on the event loop: docs/decisions/gateway-first-answer.md).
+ */
 function splitChunk(chunk: string): string[] {
+  if (UNSPLIT.test(chunk)) return [chunk];
   return chunk
     .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
     .replace(/(\p{Lu})(\p{Lu}\p{Ll}{2})/gu, "$1 $2")

@@ -16,6 +16,12 @@
  * l_i −= max_c δ_c); when u_i < l_i (with a rounding margin) the scan is skipped. The assignments, and so the
  * iterations and the result, are those of the plain scan.
  *
+ * kmeansPlusPlusSteps is the same computation as a generator: it pauses whenever about `workPerStep` (default
+ * KMEANS_WORK_PER_STEP) coordinate operations (points × centres × dim in a scan, points × dim in a pass) were done
+ * since the last pause, inside the seeding, each Lloyd iteration's assignment and update and the final inertia, so
+ * a caller can return to its event loop between steps. Pausing changes no operation and no order: the result is
+ * kmeansPlusPlus's, bit for bit.
+ *
  * Source: Arthur & Vassilvitskii, "k-means++: the advantages of careful seeding" (SODA 2007);
  * Lloyd, "Least squares quantization in PCM" (1982).
  */
@@ -36,6 +42,8 @@ export interface KmeansOptions {
   readonly maxIterations?: number;
   /** Independent seedings; the lowest-inertia run is kept. Default 1. */
   readonly restarts?: number;
+  /** kmeansPlusPlusSteps pauses about every this many coordinate operations. Default KMEANS_WORK_PER_STEP. */
+  readonly workPerStep?: number;
 }
 
 export interface KmeansResult {
@@ -49,6 +57,23 @@ export interface KmeansResult {
   readonly iterations: number;
   /** True when assignments stopped changing before maxIterations. */
   readonly converged: boolean;
+}
+
+/** Coordinate operations between two pauses of kmeansPlusPlusSteps (≈ 1–3 ms of one core). */
+export const KMEANS_WORK_PER_STEP = 1 << 21;
+
+/** The work done since the last pause, shared by the phases of one kmeansPlusPlusSteps run. */
+interface Pace {
+  work: number;
+  readonly limit: number;
+}
+
+/** Adds `cost` to the work since the last pause; true (and the count restarts) once it reaches the limit. */
+function due(pace: Pace, cost: number): boolean {
+  pace.work += cost;
+  if (pace.work < pace.limit) return false;
+  pace.work = 0;
+  return true;
 }
 
 export class KmeansError extends AlgorithmError {
@@ -69,12 +94,22 @@ function sqDist(data: Float64Array, i: number, cents: Float64Array, c: number, d
   return s;
 }
 
-function seedPlusPlus(data: Float64Array, n: number, dim: number, k: number, rng: Rng): Float64Array {
+function* seedPlusPlus(
+  data: Float64Array,
+  n: number,
+  dim: number,
+  k: number,
+  rng: Rng,
+  pace: Pace,
+): Generator<void, Float64Array, void> {
   const cents = new Float64Array(k * dim);
   const first = Math.min(n - 1, Math.floor(rng() * n));
   cents.set(data.subarray(first * dim, first * dim + dim), 0);
   const d2 = new Float64Array(n);
-  for (let i = 0; i < n; i++) d2[i] = sqDist(data, i, cents, 0, dim);
+  for (let i = 0; i < n; i++) {
+    d2[i] = sqDist(data, i, cents, 0, dim);
+    if (due(pace, dim)) yield;
+  }
   for (let c = 1; c < k; c++) {
     let total = 0;
     for (let i = 0; i < n; i++) total += d2[i]!;
@@ -97,13 +132,14 @@ function seedPlusPlus(data: Float64Array, n: number, dim: number, k: number, rng
     for (let i = 0; i < n; i++) {
       const d = sqDist(data, i, cents, c, dim);
       if (d < d2[i]!) d2[i] = d;
+      if (due(pace, dim)) yield;
     }
   }
   return cents;
 }
 
 /** Moves each empty cluster's centre onto the point farthest from its own centre (distinct points, lowest index on ties). */
-function reseedEmpty(
+function* reseedEmpty(
   data: Float64Array,
   n: number,
   dim: number,
@@ -111,11 +147,16 @@ function reseedEmpty(
   cents: Float64Array,
   counts: Float64Array,
   assign: Int32Array,
-): void {
+  pace: Pace,
+): Generator<void, void, void> {
   const dist = new Float64Array(n);
-  for (let i = 0; i < n; i++) dist[i] = sqDist(data, i, cents, assign[i]!, dim);
+  for (let i = 0; i < n; i++) {
+    dist[i] = sqDist(data, i, cents, assign[i]!, dim);
+    if (due(pace, dim)) yield;
+  }
   for (let c = 0; c < k; c++) {
     if (counts[c]! > 0) continue;
+    if (due(pace, n)) yield;
     let far = 0;
     let farD = -1;
     for (let i = 0; i < n; i++) {
@@ -129,15 +170,16 @@ function reseedEmpty(
   }
 }
 
-function lloyd(
+function* lloyd(
   data: Float64Array,
   n: number,
   dim: number,
   k: number,
   cents: Float64Array,
   maxIterations: number,
-  changeTolerance = 0,
-): KmeansResult {
+  changeTolerance: number,
+  pace: Pace,
+): Generator<void, KmeansResult, void> {
   const allowed = Math.floor(changeTolerance * n);
   const assign = new Int32Array(n).fill(-1);
   const counts = new Float64Array(k);
@@ -153,10 +195,13 @@ function lloyd(
     iterations++;
     let changed = 0;
     for (let i = 0; i < n; i++) {
+      if (due(pace, bounded ? 1 : k * dim)) yield;
       if (bounded) {
         if (upper[i]! * SLACK < lower[i]!) continue;
         upper[i] = Math.sqrt(sqDist(data, i, cents, assign[i]!, dim));
+        pace.work += dim;
         if (upper[i]! * SLACK < lower[i]!) continue;
+        pace.work += k * dim;
       }
       let best = 0;
       let bestD = Number.POSITIVE_INFINITY;
@@ -188,6 +233,7 @@ function lloyd(
       const c = assign[i]!;
       counts[c]!++;
       for (let d = 0; d < dim; d++) cents[c * dim + d]! += data[i * dim + d]!;
+      if (due(pace, dim)) yield;
     }
     let empty = false;
     for (let c = 0; c < k; c++) {
@@ -195,7 +241,7 @@ function lloyd(
       if (cnt > 0) for (let d = 0; d < dim; d++) cents[c * dim + d]! /= cnt;
       else empty = true;
     }
-    if (empty) reseedEmpty(data, n, dim, k, cents, counts, assign);
+    if (empty) yield* reseedEmpty(data, n, dim, k, cents, counts, assign, pace);
     // Move the bounds by how far the centres moved (triangle inequality).
     let maxMove = 0;
     for (let c = 0; c < k; c++) {
@@ -209,7 +255,10 @@ function lloyd(
     bounded = true;
   }
   let inertia = 0;
-  for (let i = 0; i < n; i++) inertia += sqDist(data, i, cents, assign[i]!, dim);
+  for (let i = 0; i < n; i++) {
+    inertia += sqDist(data, i, cents, assign[i]!, dim);
+    if (due(pace, dim)) yield;
+  }
   return { assignments: assign, centroids: cents, inertia, iterations, converged };
 }
 
@@ -225,6 +274,23 @@ const SLACK = 1 + 1e-9;
  * Throws on k outside 1..n, dim < 1, a length not divisible by dim, or non-finite coordinates.
  */
 export function kmeansPlusPlus(data: Float64Array, dim: number, k: number, options: KmeansOptions): KmeansResult {
+  const steps = kmeansPlusPlusSteps(data, dim, k, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * kmeansPlusPlus as a generator that pauses about every KMEANS_WORK_PER_STEP coordinate operations (see the
+ * header); its return value is kmeansPlusPlus's result. Invalid input throws at the first `next()`.
+ */
+export function* kmeansPlusPlusSteps(
+  data: Float64Array,
+  dim: number,
+  k: number,
+  options: KmeansOptions,
+): Generator<void, KmeansResult, void> {
   if (!Number.isInteger(dim) || dim < 1) throw new KmeansError("bad-dim", `dim must be a positive integer, got ${dim}`);
   if (data.length % dim !== 0)
     throw new KmeansError("bad-data", `data length ${data.length} is not a multiple of dim ${dim}`);
@@ -252,9 +318,12 @@ export function kmeansPlusPlus(data: Float64Array, dim: number, k: number, optio
   if (!Number.isInteger(restarts) || restarts < 1)
     throw new KmeansError("bad-restarts", `restarts must be a positive integer, got ${restarts}`);
   let best: KmeansResult | null = null;
+  const limit = options.workPerStep ?? KMEANS_WORK_PER_STEP;
+  if (!(limit >= 1)) throw new KmeansError("bad-work-per-step", `workPerStep must be ≥ 1, got ${limit}`);
+  const pace: Pace = { work: 0, limit };
   for (let r = 0; r < restarts; r++) {
-    const cents = seedPlusPlus(data, n, dim, k, options.rng);
-    const res = lloyd(data, n, dim, k, cents, maxIterations, options.changeTolerance ?? 0);
+    const cents = yield* seedPlusPlus(data, n, dim, k, options.rng, pace);
+    const res = yield* lloyd(data, n, dim, k, cents, maxIterations, options.changeTolerance ?? 0, pace);
     if (best === null || res.inertia < best.inertia) best = res;
   }
   return best!;

@@ -24,7 +24,7 @@ import { SearchError } from "../search/search-error.ts";
 import { topKIds } from "../search/top-k.ts";
 import { type ListScan, listScan, quantizeQuery, SCAN_BLOCK } from "../simd/code-scan.ts";
 import { type F32RowDots, f32RowDots } from "../simd/row-dots.ts";
-import { kmeansPlusPlus } from "../spectral/kmeans-pp.ts";
+import { kmeansPlusPlusSteps } from "../spectral/kmeans-pp.ts";
 import { DEFAULTS, type IvfLists, MODULE, type VectorIndex, type VectorSearchOptions } from "./index-types.ts";
 import { rotatedQuery } from "./rotation.ts";
 import { cachedKernel, scratchOf } from "./scratch.ts";
@@ -88,11 +88,11 @@ export function* buildIvfSteps(
   const sample = new Float64Array(train * P);
   for (let k = 0; k < train; k++) sample.set(projected.subarray(ids[k]! * P, (ids[k]! + 1) * P), k * P);
   // Stop when fewer than 0.5 % of the sample change list: the lists only bound the probe, exactness is the re-rank's.
-  const centres = kmeansPlusPlus(sample, P, lists, {
+  const centres = (yield* kmeansPlusPlusSteps(sample, P, lists, {
     rng,
     maxIterations: DEFAULTS.ivfIterations,
     changeTolerance: 0.005,
-  }).centroids;
+  })).centroids;
   yield;
   const half = new Float64Array(lists);
   for (let l = 0; l < lists; l++) {

@@ -1,11 +1,20 @@
 /**
  * The tools the gateway serves itself: toolgraph's own MCP tools (search_tools, plan_workflow, …), `call_tool`
  * (forwards to an upstream) and `gateway_status` (status-tool.ts), with the MCP error result every door shares.
+ *
+ * Their JSON Schemas are zod's `toJSONSchema` of the tools' schemas, read from a data file written ahead
+ * (own-tool-schemas.json; test/gateway/own-tool-schemas.test.ts checks it equals toJSONSchema's output and rewrites
+ * it with `-u`): computing them at start held the event loop 15–35 ms (docs/decisions/gateway-first-answer.md).
+ * A tool missing from the file is computed as before.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { errorOutcome } from "../contract/error-mapping.ts";
 import { ERROR_META_KEY, MCP_TOOLS } from "../mcp/mcp-server.ts";
+import WRITTEN from "./own-tool-schemas.json" with { type: "json" };
+
+/** A tool's input and output JSON Schemas, by tool name, as own-tool-schemas.json holds them. */
+export type OwnToolSchemas = Record<string, { input: Tool["inputSchema"]; output?: Tool["outputSchema"] }>;
 
 export const callToolArgs = z
   .object({
@@ -25,19 +34,32 @@ const CALL_TOOL_DESCRIPTION =
   "Call an upstream tool through the gateway: `name` is its id `<server>.<tool>` as search_tools / plan_workflow return it, `arguments` its input. " +
   "Returns the upstream server's result unchanged (content, structuredContent, isError). If the server is down or times out, the result is an error naming the server.";
 
-function jsonSchema(schema: z.ZodType): Tool["inputSchema"] {
-  return z.toJSONSchema(schema, { io: "input", target: "draft-7" }) as Tool["inputSchema"];
+/** The JSON Schemas of the tools with a zod schema (toolgraph's own and call_tool), as zod computes them. */
+export function computeOwnToolSchemas(): OwnToolSchemas {
+  const input = (schema: z.ZodType) =>
+    z.toJSONSchema(schema, { io: "input", target: "draft-7" }) as Tool["inputSchema"];
+  const out: OwnToolSchemas = {};
+  for (const s of MCP_TOOLS)
+    out[s.name] = {
+      input: input(s.inputSchema),
+      output: z.toJSONSchema(s.outputSchema, { io: "output", target: "draft-7" }) as Tool["outputSchema"],
+    };
+  out.call_tool = { input: input(callToolArgs) };
+  return out;
 }
 
-/** The gateway's own tools as tools/list shows them. */
-export function ownTools(): Tool[] {
+/** The gateway's own tools as tools/list shows them: the schemas from `schemas` (default: the written file). */
+export function ownTools(schemas: OwnToolSchemas = WRITTEN as OwnToolSchemas): Tool[] {
+  const missing = [...MCP_TOOLS.map((s) => s.name), "call_tool"].some((name) => schemas[name] === undefined);
+  const all = missing ? { ...computeOwnToolSchemas(), ...schemas } : schemas;
+  const of = (name: string) => all[name]!;
   return [
     ...MCP_TOOLS.map((s) => ({
       name: s.name,
       title: s.title,
       description: s.description,
-      inputSchema: jsonSchema(s.inputSchema),
-      outputSchema: z.toJSONSchema(s.outputSchema, { io: "output", target: "draft-7" }) as Tool["outputSchema"],
+      inputSchema: of(s.name).input,
+      outputSchema: of(s.name).output,
       annotations: {
         title: s.title,
         readOnlyHint: s.readOnly,
@@ -50,7 +72,7 @@ export function ownTools(): Tool[] {
       name: "call_tool",
       title: "Call an upstream tool",
       description: CALL_TOOL_DESCRIPTION,
-      inputSchema: jsonSchema(callToolArgs),
+      inputSchema: of("call_tool").input,
       annotations: { title: "Call an upstream tool", readOnlyHint: false, openWorldHint: true },
     },
     {

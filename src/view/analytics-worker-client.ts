@@ -16,6 +16,8 @@ interface Pending {
 export class AnalyticsWorker {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
+  /** Why the worker can take no more jobs (it failed or exited): a job then fails at once, never waits. */
+  private failed: Error | undefined;
 
   private constructor(private readonly worker: Worker) {
     worker.unref();
@@ -27,6 +29,7 @@ export class AnalyticsWorker {
       else p.reject(new Error(`analytics worker: ${m.error ?? "no result"}`));
     });
     const failAll = (err: Error) => {
+      this.failed ??= err;
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
     };
@@ -53,6 +56,7 @@ export class AnalyticsWorker {
 
   compute(job: AnalyticsJob, now: number, options: AnalyticsOptions): Promise<Analytics> {
     const id = this.nextId++;
+    if (this.failed) return Promise.reject(this.failed);
     return new Promise<Analytics>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       // Typed arrays, not arrays of arrays: cloned or transferred without visiting every element.

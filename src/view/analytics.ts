@@ -7,12 +7,15 @@
  * (version + in-place patch count) and cached. A read uses the last completed analytics; when the graph
  * has moved since, it returns them flagged stale and schedules one refresh off the request path
  * (setImmediate, one at a time, at most once per `minRefreshIntervalMs`, default 5 s: under a stream of
- * writes the analytics lag by at most that much instead of recomputing after every write). Only the very
- * first read of a project computes synchronously.
+ * writes the analytics lag by at most that much instead of recomputing after every write). A graph of another
+ * shape (tools or capabilities added or gone) gets the last analytics carried over by id (analytics-remap.ts),
+ * stale, and a refresh at once; only the very first read of a project (or any read without the worker)
+ * computes synchronously.
  * The background refresh runs in a worker thread (analytics-worker.ts; ≈ 1 s of spectral clustering at 10k
  * tools would otherwise hold the event loop and every request behind it): the snapshot's CSR and the
- * tool–capability memberships are copied to the worker, which runs the same computeAnalyticsFrom. When a
- * worker cannot start (or `offThread: false`), the refresh runs on the event loop as before.
+ * tool–capability memberships are copied to the worker, which runs the same computeAnalyticsFrom. A worker that
+ * fails is replaced; when none can start (three failures in a row, or `offThread: false`), the refresh runs on
+ * the event loop as before.
  */
 import { hypergraphPagerank } from "../../algorithms/centrality/hypergraph-pagerank.ts";
 import { normalizeToUnit, pagerankDetailed } from "../../algorithms/centrality/pagerank.ts";
@@ -21,6 +24,7 @@ import type { Csr } from "../../algorithms/graph/csr.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import { spectralClustering } from "../../algorithms/spectral/spectral-clustering.ts";
 import type { ToolCapabilityInput } from "../../algorithms/spectral/tool-capability-graph.ts";
+import { remapAnalytics } from "./analytics-remap.ts";
 import { type AnalyticsStore, analyticsKey, readAnalytics, writeAnalytics } from "./analytics-store.ts";
 import { AnalyticsWorker } from "./analytics-worker-client.ts";
 import type { GraphSnapshot } from "./graph-snapshot.ts";
@@ -43,6 +47,9 @@ export interface AnalyticsJob {
   csr: Csr;
   input: ToolCapabilityInput;
 }
+
+/** Workers started in a row that failed before the refreshes fall back to the event loop for good. */
+const WORKER_ATTEMPTS = 3;
 
 export const ANALYTICS_DEFAULTS = { seed: 1, toolEdgeFactor: 0.5, minRefreshIntervalMs: 5000 } as const;
 
@@ -135,6 +142,8 @@ interface Slot {
   refreshing: boolean;
   /** performance.now() when computed (monotonic; drives the debounce). */
   at: number;
+  /** The refresh of carried-over analytics (carriedOver), which `fresh` waits for rather than starting another. */
+  pending?: Promise<Analytics>;
 }
 
 /** Per-engine cache of analytics by project. */
@@ -176,6 +185,7 @@ export class AnalyticsCache {
       slot.analytics.pagerank.length !== s.n ||
       slot.analytics.hyperCapabilities.length !== s.capabilities.length
     ) {
+      if (slot && this.offThread()) return this.carriedOver(slot, s, t);
       const analytics = this.first(s, t);
       this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
       return { analytics, fresh: true, ageMs: 0 };
@@ -200,6 +210,22 @@ export class AnalyticsCache {
     return { analytics: slot.analytics, fresh, ageMs: t - slot.analytics.computedAt };
   }
 
+  /** The last analytics laid out on a graph of another shape, stale, with their refresh in the worker started. */
+  private carriedOver(slot: Slot, s: GraphSnapshot, t: number): AnalyticsView {
+    const analytics = remapAnalytics(slot.analytics, slot.snapshot, s);
+    const next: Slot = { snapshot: s, analytics, refreshing: true, at: slot.at };
+    next.pending = new Promise<void>((r) => setImmediate(r)).then(() => this.computeInBackground(s));
+    next.pending.then(
+      (a) => this.slots.set(s.project, { snapshot: s, analytics: a, refreshing: false, at: performance.now() }),
+      () => {
+        next.refreshing = false;
+        next.pending = undefined;
+      },
+    );
+    this.slots.set(s.project, next);
+    return { analytics, fresh: false, ageMs: t - analytics.computedAt };
+  }
+
   /**
    * Analytics of this very snapshot, computed now if the cached ones are of an older graph (off the event loop
    * when the worker runs): what `Toolgraph.settle` waits for. Requests meanwhile keep the stale-while-refresh path.
@@ -208,6 +234,10 @@ export class AnalyticsCache {
     // No analytics of this graph's shape yet: computed in the worker too, not by `get`'s synchronous first
     // computation (seconds at 2,000 tools, on the event loop, right after a first import).
     const slot = this.slots.get(s.project);
+    if (slot?.snapshot === s && slot.pending) {
+      const analytics = await slot.pending.catch(() => this.computeInBackground(s));
+      return { analytics, fresh: true, ageMs: 0 };
+    }
     if (
       slot &&
       slot.analytics.pagerank.length === s.n &&
@@ -221,21 +251,25 @@ export class AnalyticsCache {
     return { analytics, fresh: true, ageMs: 0 };
   }
 
-  /** The refresh of a stale read: in the worker thread when one runs, else here. */
+  /**
+   * The refresh of a stale read: in the worker thread when one runs, else here. A worker that failed (could not
+   * load, crashed, exited) is replaced and the refresh tried again in the new one; only after
+   * `WORKER_ATTEMPTS` failures in a row do this and later refreshes run here, on the event loop.
+   */
   private async computeInBackground(s: GraphSnapshot): Promise<Analytics> {
     const job = analyticsJob(s);
-    const worker = this.offThread();
-    if (worker) {
+    for (let worker = this.offThread(); worker; worker = this.offThread()) {
       try {
         const analytics = await worker.compute(job, this.now(), {
           seed: this.options.seed,
           toolEdgeFactor: this.options.toolEdgeFactor,
         });
         this.refreshes.worker++;
+        this.workerFailures = 0;
         return analytics;
       } catch {
-        // A worker that failed (could not load, crashed) is dropped; this and later refreshes run here.
-        this.worker = null;
+        worker.stop().catch(() => {});
+        if (this.worker === worker) this.worker = ++this.workerFailures >= WORKER_ATTEMPTS ? null : undefined;
       }
     }
     const analytics = computeAnalyticsFrom(job, this.now(), this.options);
@@ -244,6 +278,8 @@ export class AnalyticsCache {
   }
 
   private worker: AnalyticsWorker | null | undefined;
+  /** Worker failures in a row (computeInBackground). */
+  private workerFailures = 0;
 
   /** Background refreshes completed in the worker thread and on the event loop. */
   readonly refreshes = { worker: 0, inThread: 0 };

@@ -30,6 +30,37 @@ describe("splitWords", () => {
   });
 });
 
+describe("splitWords against the plain regex split (fast path for lowercase and digit chunks)", () => {
+  /** The header's rule written out: NFKD, marks dropped, split on non-alphanumerics, then at case and digit changes. */
+  function reference(text: string): string[] {
+    return text
+      .normalize("NFKD")
+      .replace(/\p{M}+/gu, "")
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((c) => c.length > 0)
+      .flatMap((c) =>
+        c
+          .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
+          .replace(/(\p{Lu})(\p{Lu}\p{Ll}{2})/gu, "$1 $2")
+          .replace(/(\p{L})(\p{N})/gu, "$1 $2")
+          .replace(/(\p{N})(\p{L})/gu, "$1 $2")
+          .split(" "),
+      )
+      .map((p) => p.toLowerCase());
+  }
+
+  it("property: the same words for text of lower and upper case, digits, accents, separators", () => {
+    const char = fc.constantFrom(..."abcxyzABCXYZ0189 _-./éÉßİı٣\u00a0".split(""));
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 40 }), (cs) => {
+        const text = cs.join("");
+        expect(splitWords(text)).toEqual(reference(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe("stem", () => {
   it.each([
     ["queries", "query"],

@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
-import { KmeansError, kmeansPlusPlus } from "../../../algorithms/spectral/kmeans-pp.ts";
+import type { Rng } from "../../../algorithms/random/rng.ts";
+import {
+  KMEANS_WORK_PER_STEP,
+  KmeansError,
+  type KmeansResult,
+  kmeansPlusPlus,
+  kmeansPlusPlusSteps,
+} from "../../../algorithms/spectral/kmeans-pp.ts";
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -175,6 +182,168 @@ describe("kmeansPlusPlus with Hamerly's bounds (skipped scans)", () => {
         },
       ),
       { numRuns: 60 },
+    );
+  });
+});
+
+/**
+ * An independent k-means++ / Lloyd as the header states it, written plainly: every point scanned every iteration
+ * (no bounds), no pauses. The same arithmetic in the same order, so its result must equal the module's bit for bit.
+ */
+function referenceKmeans(
+  data: Float64Array,
+  dim: number,
+  k: number,
+  o: { rng: Rng; maxIterations: number; restarts: number; changeTolerance: number },
+): KmeansResult {
+  const n = data.length / dim;
+  const dist = (a: Float64Array, i: number, b: Float64Array, c: number): number => {
+    let s = 0;
+    for (let j = 0; j < dim; j++) {
+      const t = a[i * dim + j]! - b[c * dim + j]!;
+      s += t * t;
+    }
+    return s;
+  };
+  let best: KmeansResult | undefined;
+  for (let r = 0; r < o.restarts; r++) {
+    const cents = new Float64Array(k * dim);
+    const first = Math.min(n - 1, Math.floor(o.rng() * n));
+    cents.set(data.subarray(first * dim, (first + 1) * dim), 0);
+    const d2 = Array.from({ length: n }, (_, i) => dist(data, i, cents, 0));
+    for (let c = 1; c < k; c++) {
+      const total = d2.reduce((a, b) => a + b, 0);
+      let pick = n - 1;
+      if (total > 0) {
+        let x = o.rng() * total;
+        for (let i = 0; i < n; i++) {
+          x -= d2[i]!;
+          if (x < 0) {
+            pick = i;
+            break;
+          }
+        }
+        while (d2[pick] === 0 && pick > 0) pick--;
+      } else pick = Math.min(n - 1, Math.floor(o.rng() * n));
+      cents.set(data.subarray(pick * dim, (pick + 1) * dim), c * dim);
+      for (let i = 0; i < n; i++) d2[i] = Math.min(d2[i]!, dist(data, i, cents, c));
+    }
+    const assign = new Int32Array(n).fill(-1);
+    let iterations = 0;
+    let converged = false;
+    while (iterations < o.maxIterations) {
+      iterations++;
+      let changed = 0;
+      for (let i = 0; i < n; i++) {
+        let bc = 0;
+        let bd = Number.POSITIVE_INFINITY;
+        for (let c = 0; c < k; c++) {
+          const d = dist(data, i, cents, c);
+          if (d < bd) {
+            bd = d;
+            bc = c;
+          }
+        }
+        if (assign[i] !== bc) changed++;
+        assign[i] = bc;
+      }
+      if (changed <= Math.floor(o.changeTolerance * n)) {
+        converged = true;
+        break;
+      }
+      const counts = new Float64Array(k);
+      cents.fill(0);
+      for (let i = 0; i < n; i++) {
+        counts[assign[i]!]!++;
+        for (let j = 0; j < dim; j++) cents[assign[i]! * dim + j]! += data[i * dim + j]!;
+      }
+      for (let c = 0; c < k; c++) if (counts[c]! > 0) for (let j = 0; j < dim; j++) cents[c * dim + j]! /= counts[c]!;
+      if (counts.some((x) => x === 0)) {
+        const far = Array.from({ length: n }, (_, i) => dist(data, i, cents, assign[i]!));
+        for (let c = 0; c < k; c++) {
+          if (counts[c]! > 0) continue;
+          let f = 0;
+          for (let i = 1; i < n; i++) if (far[i]! > far[f]!) f = i;
+          far[f] = -1;
+          cents.set(data.subarray(f * dim, (f + 1) * dim), c * dim);
+        }
+      }
+    }
+    let inertia = 0;
+    for (let i = 0; i < n; i++) inertia += dist(data, i, cents, assign[i]!);
+    const res = { assignments: assign, centroids: cents, inertia, iterations, converged };
+    if (best === undefined || res.inertia < best.inertia) best = res;
+  }
+  return best!;
+}
+
+/** Runs kmeansPlusPlusSteps to its end: the result and the number of pauses. */
+function drain(steps: Generator<void, KmeansResult, void>): { result: KmeansResult; pauses: number } {
+  let pauses = 0;
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return { result: r.value, pauses };
+    pauses++;
+  }
+}
+
+function plain(r: KmeansResult) {
+  return { ...r, assignments: Array.from(r.assignments), centroids: Array.from(r.centroids) };
+}
+
+describe("kmeansPlusPlusSteps (pauses between blocks of points)", () => {
+  it("property: the same result as an independent plain k-means bit for bit, whatever the pause size", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 1, max: 120 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.constantFrom(0, 0.005, 0.1),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 2_000 }),
+        (seed, n, dim, kWanted, restarts, changeTolerance, maxIterations, workPerStep) => {
+          const k = Math.min(kWanted, n);
+          const rng = mulberry32(seed);
+          const data = new Float64Array(n * dim);
+          for (let i = 0; i < n; i++) {
+            // a few clusters, every fifth point a duplicate of the one before (ties and emptied clusters)
+            if (i % 5 === 4) data.set(data.subarray((i - 1) * dim, i * dim), i * dim);
+            else for (let j = 0; j < dim; j++) data[i * dim + j] = (i % 3) * 2 + rng() - 0.5;
+          }
+          const o = { maxIterations, restarts, changeTolerance };
+          const expected = referenceKmeans(data, dim, k, { ...o, rng: mulberry32(seed ^ 7) });
+          const stepped = drain(kmeansPlusPlusSteps(data, dim, k, { ...o, rng: mulberry32(seed ^ 7), workPerStep }));
+          expect(plain(stepped.result)).toEqual(plain(expected));
+          expect(plain(kmeansPlusPlus(data, dim, k, { ...o, rng: mulberry32(seed ^ 7) }))).toEqual(plain(expected));
+          // The seeding alone does k passes over the n points, dim each: a pause every ⌈workPerStep / dim⌉ points.
+          expect(stepped.pauses).toBeGreaterThanOrEqual(Math.floor((k * n) / Math.ceil(workPerStep / dim)));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("pauses within one Lloyd iteration at the default pace: 2,272 points × 71 centres × 64 dims", () => {
+    // The IVF stage's k-means at 20k vectors: one full scan is 2,272 · 71 · 64 ≈ 10.3 M operations, ≈ 4.9 pauses.
+    const n = 2272;
+    const dim = 64;
+    const k = 71;
+    const rng = mulberry32(5);
+    const data = Float64Array.from({ length: n * dim }, () => rng());
+    const scan = n * k * dim;
+    const seeding = drain(kmeansPlusPlusSteps(data, dim, k, { rng: mulberry32(1), maxIterations: 1 }));
+    // maxIterations 1: seeding (k passes of n × dim) + one full scan, so ⌊2 · scan / KMEANS_WORK_PER_STEP⌋ pauses.
+    expect(seeding.pauses).toBe(Math.floor((2 * scan) / KMEANS_WORK_PER_STEP));
+    expect(plain(seeding.result)).toEqual(
+      plain(kmeansPlusPlus(data, dim, k, { rng: mulberry32(1), maxIterations: 1 })),
+    );
+  });
+
+  it("rejects a workPerStep below 1, naming it", () => {
+    expect(codeOf(() => kmeansPlusPlus(new Float64Array([1, 2]), 1, 1, { rng: mulberry32(1), workPerStep: 0 }))).toBe(
+      "bad-work-per-step",
     );
   });
 });
