@@ -32,6 +32,28 @@ import { rotate } from "./rotation.ts";
 
 /** The index over its rows followed by the m rows of `added` (m × d, row-major), ids n … n + m − 1. */
 export function appendVectorIndex(index: VectorIndex, added: Float32Array): VectorIndex {
+  const steps = appendVectorIndexSteps(index, added);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Rows coded between two pauses of appendVectorIndexSteps. */
+export const APPEND_ROWS_PER_STEP = 64;
+
+/**
+ * appendVectorIndex as a generator that pauses (yields the rows coded so far) after every `rowsPerStep` new rows, and
+ * once more before the prefix codes and the rows are laid out, so a caller can return to its event loop between
+ * steps; the index is its return value, identical to appendVectorIndex's.
+ */
+export function* appendVectorIndexSteps(
+  index: VectorIndex,
+  added: Float32Array,
+  rowsPerStep: number = APPEND_ROWS_PER_STEP,
+): Generator<number, VectorIndex, void> {
+  if (!(Number.isInteger(rowsPerStep) && rowsPerStep >= 1))
+    throw new SearchError(MODULE, "bad-rows-per-step", `rowsPerStep must be an integer ≥ 1, got ${rowsPerStep}`);
   const d = index.d;
   const m = checkMatrix(added, d);
   const n = index.n;
@@ -67,7 +89,9 @@ export function appendVectorIndex(index: VectorIndex, added: Float32Array): Vect
       codes[co + w] = word >>> 0;
     }
     scales[n + i] = l1 / D;
+    if ((i + 1) % rowsPerStep === 0 && i + 1 < m) yield i + 1;
   }
+  yield m;
   const prefixWords = index.prefixWords ?? Math.min(DEFAULTS.prefilterWords, words);
   const prefixCodes = new Uint32Array((n + m) * prefixWords);
   const held = index.prefixCodes && index.prefixWords === prefixWords ? n : 0;

@@ -35,9 +35,9 @@ import {
 } from "../../algorithms/search/bm25.ts";
 import { dotInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
-import { buildVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import { buildVectorIndexSteps, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { SimilarPastSuccess as ThresholdSimilarPastSuccess } from "../../algorithms/thresholds/types.ts";
-import { slicer, yieldToEventLoop } from "./background.ts";
+import { drainInSlices, slicer, yieldToEventLoop } from "./background.ts";
 import { DerivedState, derivedKey } from "./derived.ts";
 import type { Engine } from "./engine.ts";
 import { executionHistory, memoryRowsOf } from "./history.ts";
@@ -166,7 +166,10 @@ async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex
   // for re-ranking, not the float32 matrix (2 KiB per 512-d vector).
   const vindex =
     dims > 0 && texts.length > 0
-      ? { ...buildVectorIndex(packed, dims, { vectorStore: "reference", ivfFrom: 0 }), vectors: new Float32Array(0) }
+      ? {
+          ...(await drainInSlices(buildVectorIndexSteps(packed, dims, { vectorStore: "reference", ivfFrom: 0 }))),
+          vectors: new Float32Array(0),
+        }
       : undefined;
   return {
     rows,

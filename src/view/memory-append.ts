@@ -16,8 +16,8 @@
 import { appendBm25Index } from "../../algorithms/search/bm25-append.ts";
 import { appendInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
-import { appendVectorIndex } from "../../algorithms/search/vector-index.ts";
-import { slicer, yieldToEventLoop } from "./background.ts";
+import { appendVectorIndexSteps } from "../../algorithms/search/vector-index.ts";
+import { drainInSlices, slicer, yieldToEventLoop } from "./background.ts";
 import { DerivedState, derivedKey } from "./derived.ts";
 import type { Engine } from "./engine.ts";
 import { executionHistory, memoryRowsOf } from "./history.ts";
@@ -91,6 +91,8 @@ export async function appendMemory(
       if (v.length === dims) packed.set(v, i * dims);
     });
   }
+  // The coding pass in slices (a batch of thousands of new texts is ~100 ms of rotations).
+  const vindex = await drainInSlices(appendVectorIndexSteps(held.vindex, packed));
   const derived = new DerivedState();
   derived.get(TEXT_IDS, () => ids);
   return {
@@ -102,7 +104,7 @@ export async function appendMemory(
     bm25,
     vectors: appendInt8(held.vectors, packed),
     dims,
-    vindex: appendVectorIndex(held.vindex, packed),
+    vindex,
     builtAt: performance.now(),
     executions: n,
     fullBuildTexts: held.fullBuildTexts,

@@ -5,6 +5,7 @@ import { mulberry32 } from "../../../algorithms/random/rng.ts";
 import { syntheticEmbeddings } from "../../../algorithms/search/synthetic-embeddings.ts";
 import {
   appendVectorIndex,
+  appendVectorIndexSteps,
   buildVectorIndex,
   codeShortlist,
   DEFAULTS,
@@ -60,6 +61,24 @@ describe("appendVectorIndex", () => {
     expect(grown.n).toBe(12);
     expect(grown.vectors.length).toBe(0);
     expect(() => appendVectorIndex(index, new Float32Array(33))).toThrow(/bad-shape|multiple of d/);
+  });
+
+  it("the steps variant pauses after every rowsPerStep rows and returns the same index", () => {
+    const mix = syntheticEmbeddings(32, mulberry32(5), { clusters: 3 });
+    const base = buildVectorIndex(mix.sample(12), 32, { vectorStore: "reference" });
+    const added = mix.sample(10);
+    const steps = appendVectorIndexSteps(base, added, 4);
+    const paused: number[] = [];
+    let r = steps.next();
+    while (!r.done) {
+      paused.push(r.value);
+      r = steps.next();
+    }
+    expect(paused).toEqual([4, 8, 10]);
+    const whole = appendVectorIndex(base, added);
+    expect(Array.from(r.value.codes)).toEqual(Array.from(whole.codes));
+    expect(Array.from(r.value.scales)).toEqual(Array.from(whole.scales));
+    expect(() => appendVectorIndexSteps(base, added, 0).next()).toThrow(/rowsPerStep/);
   });
 
   it("property: appending in pieces equals appending at once; appending nothing keeps every code", () => {
