@@ -31,17 +31,30 @@ export interface QuantizeOptions {
 }
 
 export function quantizeInt8(vectors: Float32Array, d: number, options: QuantizeOptions = {}): Int8Vectors {
-  const n = d > 0 ? vectors.length / d : 0;
+  return appendInt8({ n: 0, d, data: new Int8Array(0), scales: new Float32Array(0) }, vectors, options);
+}
+
+/**
+ * The stored vectors followed by the rows of `added` (m × d), quantised: each row is quantised on its own, so the
+ * result equals quantizeInt8 over all rows (the stored rows are copied, not quantised again). v is not changed.
+ */
+export function appendInt8(v: Int8Vectors, added: Float32Array, options: QuantizeOptions = {}): Int8Vectors {
+  const d = v.d;
+  const n0 = v.n;
+  const n = n0 + (d > 0 ? added.length / d : 0);
   const simd = n > 0 && (options.simd ?? simdByDefault()) ? int8RowDots(n, d) : undefined;
   const data = simd ? simd.data : new Int8Array(n * d);
   const scales = simd ? simd.scales : new Float32Array(n);
-  for (let i = 0; i < n; i++) {
+  data.set(v.data.subarray(0, n0 * d));
+  scales.set(v.scales.subarray(0, n0));
+  for (let i = n0; i < n; i++) {
+    const o = (i - n0) * d;
     let max = 0;
-    for (let j = 0; j < d; j++) max = Math.max(max, Math.abs(vectors[i * d + j]!));
+    for (let j = 0; j < d; j++) max = Math.max(max, Math.abs(added[o + j]!));
     const scale = max / 127;
     scales[i] = scale;
     if (scale === 0) continue;
-    for (let j = 0; j < d; j++) data[i * d + j] = Math.round(vectors[i * d + j]! / scale);
+    for (let j = 0; j < d; j++) data[i * d + j] = Math.round(added[o + j]! / scale);
   }
   return simd ? { n, d, data, scales, simd } : { n, d, data, scales };
 }

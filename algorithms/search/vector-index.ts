@@ -72,6 +72,7 @@ import { codeShortlist, simdScanBytes } from "../vector/sign-codes.ts";
 import { SearchError } from "./search-error.ts";
 import { TopK } from "./top-k.ts";
 
+export { APPEND_ROWS_PER_STEP, appendVectorIndex, appendVectorIndexSteps } from "../vector/append.ts";
 export { exactRowDots, exactTopK, rerankIds } from "../vector/exact-rerank.ts";
 export {
   DEFAULTS,

@@ -11,9 +11,11 @@
  * With no past intents the memory is silent and every answer is exactly what it
  * would be without it.
  *
- * Freshness: when executions were recorded since the index was built, the next read triggers a rebuild
+ * Freshness: when executions were recorded since the index was built, the next read triggers a refresh
  * in the background (at most once per `rebuildAfterMs`, default 2 s) and keeps answering from the
- * previous index until the new one is ready (stale-while-revalidate): writes never block reads.
+ * previous index until the new one is ready (stale-while-revalidate): writes never block reads. A refresh
+ * appends the new executions to the held index (memory-append.ts: a batch costs in proportion to the batch) and
+ * builds in full, in the background, once the texts have grown by MEMORY_DEFAULTS.rebuildAfterGrowth.
  */
 import { fuseSimilarity } from "../../algorithms/memory/fuse-similarity.ts";
 import { DEFAULTS as GUARD_DEFAULTS } from "../../algorithms/search/history-guard.ts";
@@ -33,12 +35,13 @@ import {
 } from "../../algorithms/search/bm25.ts";
 import { dotInt8, type Int8Vectors, quantizeInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
-import { buildVectorIndex, type VectorIndex } from "../../algorithms/search/vector-index.ts";
+import { buildVectorIndexSteps, type VectorIndex } from "../../algorithms/search/vector-index.ts";
 import type { SimilarPastSuccess as ThresholdSimilarPastSuccess } from "../../algorithms/thresholds/types.ts";
-import { slicer, yieldToEventLoop } from "./background.ts";
+import { drainInSlices, slicer, yieldToEventLoop } from "./background.ts";
 import { DerivedState, derivedKey } from "./derived.ts";
 import type { Engine } from "./engine.ts";
 import { executionHistory, memoryRowsOf } from "./history.ts";
+import { appendMemory, dueForFullBuild } from "./memory-append.ts";
 import { MEMORY_DEFAULTS } from "./memory-defaults.ts";
 import { CandidateHeap, groupByText, semanticNeighbours } from "./memory-neighbours.ts";
 import { type MemoryRows, toMemoryRows } from "./memory-rows.ts";
@@ -66,6 +69,8 @@ export interface MemoryIndex {
   /** performance.now() at build (monotonic; throttles rebuilds). */
   builtAt: number;
   executions: number;
+  /** Texts at the last full build (an append keeps its centre; memory-append.ts dueForFullBuild). */
+  fullBuildTexts: number;
   /** Derived state of this build (recall scratch, explanation texts): see view/derived.ts. */
   derived: DerivedState;
 }
@@ -123,6 +128,8 @@ export interface MemorySlot {
   index: Promise<MemoryIndex>;
   dirty: boolean;
   rebuilding?: Promise<MemoryIndex> | undefined;
+  /** A full build after appends (re-centred codes), swapped in when done unless a newer index replaced it. */
+  recentring?: Promise<MemoryIndex> | undefined;
 }
 
 /** Marks a project's memory stale (after recorded executions). */
@@ -159,7 +166,10 @@ async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex
   // for re-ranking, not the float32 matrix (2 KiB per 512-d vector).
   const vindex =
     dims > 0 && texts.length > 0
-      ? { ...buildVectorIndex(packed, dims, { vectorStore: "reference", ivfFrom: 0 }), vectors: new Float32Array(0) }
+      ? {
+          ...(await drainInSlices(buildVectorIndexSteps(packed, dims, { vectorStore: "reference", ivfFrom: 0 }))),
+          vectors: new Float32Array(0),
+        }
       : undefined;
   return {
     rows,
@@ -173,6 +183,7 @@ async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex
     vindex,
     builtAt: performance.now(),
     executions: rows.length,
+    fullBuildTexts: texts.length,
     derived: new DerivedState(),
   };
 }
@@ -193,12 +204,13 @@ export async function memoryIndex(engine: Engine, project: string): Promise<Memo
   }
   if (slot.dirty && !slot.rebuilding && performance.now() - built.builtAt >= MEMORY_DEFAULTS.rebuildAfterMs) {
     slot.dirty = false;
-    const next = buildMemory(engine, project);
+    const next = refreshed(engine, project, built);
     slot.rebuilding = next;
     next.then(
-      () => {
+      (mem) => {
         slot.index = next;
         slot.rebuilding = undefined;
+        recentreLater(engine, project, slot, next, mem);
       },
       () => {
         slot.dirty = true;
@@ -218,11 +230,49 @@ export async function settledMemory(engine: Engine, project: string): Promise<Me
   const slot = engine.memorySlots.get(project);
   if (!slot) return memoryIndex(engine, project);
   if (slot.rebuilding) await slot.rebuilding.catch(() => undefined);
+  if (slot.recentring) await slot.recentring.catch(() => undefined);
   if (!slot.dirty) return slot.index;
   slot.dirty = false;
-  const next = buildMemory(engine, project);
+  const next = slot.index.catch(() => undefined).then((held) => refreshed(engine, project, held));
   slot.index = next;
+  next.then(
+    (mem) => recentreLater(engine, project, slot, next, mem),
+    () => undefined,
+  );
   return next;
+}
+
+/** The memory with the executions recorded since `held`: appended (memory-append.ts), else built in full. */
+async function refreshed(engine: Engine, project: string, held: MemoryIndex | undefined): Promise<MemoryIndex> {
+  const appended = held ? await appendMemory(engine, project, held) : undefined;
+  return appended ?? buildMemory(engine, project);
+}
+
+/**
+ * After an append that took the texts past MEMORY_DEFAULTS.rebuildAfterGrowth of the last full build: a full build
+ * in the background (the codes re-centred on today's mean), swapped in when done unless a newer index replaced
+ * `current` meanwhile (then the next append schedules it again).
+ */
+function recentreLater(
+  engine: Engine,
+  project: string,
+  slot: MemorySlot,
+  current: Promise<MemoryIndex>,
+  mem: MemoryIndex,
+): void {
+  if (slot.recentring || mem.fullBuildTexts === mem.texts.length || !dueForFullBuild(mem)) return;
+  const full = buildMemory(engine, project);
+  slot.recentring = full;
+  full
+    .then(
+      () => {
+        if (slot.index === current) slot.index = full;
+      },
+      () => undefined,
+    )
+    .finally(() => {
+      slot.recentring = undefined;
+    });
 }
 
 export interface RecallOptions {

@@ -4,6 +4,11 @@ export const MEMORY_DEFAULTS = {
   /** Candidates from each channel before fusion. */
   channelTopN: 60,
   rebuildAfterMs: 2000,
+  /**
+   * An appended memory codes new texts on the centre of its last full build; once the texts have grown by this share
+   * since, a full build runs in the background. Measured: docs/decisions/ingestion-first-answer.md ("Fourth pass").
+   */
+  rebuildAfterGrowth: 0.25,
   /** Minimum fused similarity for a past execution to vote. */
   minSimilarity: 0.05,
   /**

@@ -59,7 +59,16 @@ export function memoryRow(
 
 /** Columns of the loaded rows (interning users, capabilities and tool ids). */
 export function toMemoryRows(rows: readonly ExecutionMemoryRow[]): MemoryRows {
-  const n = rows.length;
+  return appendMemoryRows(undefined, rows);
+}
+
+/**
+ * The columns of `held` followed by `rows`: equal to toMemoryRows over all rows (the tables keep first-seen order),
+ * copying the held columns instead of reading their rows again. `held` is not changed.
+ */
+export function appendMemoryRows(held: MemoryRows | undefined, rows: readonly ExecutionMemoryRow[]): MemoryRows {
+  const n0 = held?.length ?? 0;
+  const n = n0 + rows.length;
   const intern = (table: string[], index: Map<string, number>, v: string | null): number => {
     if (v === null) return -1;
     let k = index.get(v);
@@ -70,17 +79,19 @@ export function toMemoryRows(rows: readonly ExecutionMemoryRow[]): MemoryRows {
     }
     return k;
   };
-  const users: string[] = [];
-  const userIndex = new Map<string, number>();
-  const capabilities: string[] = [];
-  const capIndex = new Map<string, number>();
-  const stepTools: string[] = [];
-  const toolIndex = new Map<string, number>();
-  let steps = 0;
+  const tableIndex = (table: readonly string[]) => new Map(table.map((v, k) => [v, k] as const));
+  const users: string[] = held ? [...held.users] : [];
+  const userIndex = tableIndex(users);
+  const capabilities: string[] = held ? [...held.capabilities] : [];
+  const capIndex = tableIndex(capabilities);
+  const stepTools: string[] = held ? [...held.stepTools] : [];
+  const toolIndex = tableIndex(stepTools);
+  const heldSteps = held ? held.stepOffsets[n0]! : 0;
+  let steps = heldSteps;
   for (const r of rows) steps += r.steps.length;
   const out: MemoryRows = {
     length: n,
-    ids: new Array<string>(n),
+    ids: held ? held.ids.concat(new Array<string>(rows.length)) : new Array<string>(n),
     startedAt: new Float64Array(n),
     recordedAt: new Float64Array(n),
     success: new Uint8Array(n),
@@ -93,8 +104,19 @@ export function toMemoryRows(rows: readonly ExecutionMemoryRow[]): MemoryRows {
     stepTools,
     stepSuccess: new Uint8Array(steps),
   };
-  let k = 0;
-  rows.forEach((r, i) => {
+  if (held) {
+    out.startedAt.set(held.startedAt.subarray(0, n0));
+    out.recordedAt.set(held.recordedAt.subarray(0, n0));
+    out.success.set(held.success.subarray(0, n0));
+    out.userOf.set(held.userOf.subarray(0, n0));
+    out.capabilityOf.set(held.capabilityOf.subarray(0, n0));
+    out.stepOffsets.set(held.stepOffsets.subarray(0, n0));
+    out.stepTool.set(held.stepTool.subarray(0, heldSteps));
+    out.stepSuccess.set(held.stepSuccess.subarray(0, heldSteps));
+  }
+  let k = heldSteps;
+  rows.forEach((r, j) => {
+    const i = n0 + j;
     out.ids[i] = r.id;
     out.startedAt[i] = r.startedAt.getTime();
     out.recordedAt[i] = r.recordedAt;

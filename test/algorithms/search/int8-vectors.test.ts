@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../../algorithms/random/rng.ts";
-import { dotInt8, dotsInt8, quantizeInt8 } from "../../../algorithms/search/int8-vectors.ts";
+import { appendInt8, dotInt8, dotsInt8, quantizeInt8 } from "../../../algorithms/search/int8-vectors.ts";
 import { dotErrorFactor, dotUnderflowBound, simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 
 describe("int8 vectors", () => {
@@ -93,6 +93,30 @@ describe("int8 vectors", () => {
     const ids = [1, 0];
     expect(Array.from(dotsInt8(quantizeInt8(x, 20, { simd: true }), ids, y))).toEqual(
       Array.from(dotsInt8(quantizeInt8(x, 20, { simd: false }), ids, y)),
+    );
+  });
+
+  it("property: appendInt8 equals quantizeInt8 over all rows (codes, scales), with or without SIMD", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.float({ min: -1, max: 1, noNaN: true }), { minLength: 0, maxLength: 30 }),
+        fc.array(fc.float({ min: -1, max: 1, noNaN: true }), { minLength: 0, maxLength: 30 }),
+        fc.boolean(),
+        (a, b, simd) => {
+          const d = 3;
+          const x = Float32Array.from(a.slice(0, a.length - (a.length % d)));
+          const y = Float32Array.from(b.slice(0, b.length - (b.length % d)));
+          const all = new Float32Array(x.length + y.length);
+          all.set(x);
+          all.set(y, x.length);
+          const whole = quantizeInt8(all, d, { simd });
+          const grown = appendInt8(quantizeInt8(x, d, { simd }), y, { simd });
+          expect(grown.n).toBe(whole.n);
+          expect(Array.from(grown.data)).toEqual(Array.from(whole.data));
+          expect(Array.from(grown.scales)).toEqual(Array.from(whole.scales));
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });
