@@ -224,27 +224,40 @@ export function* buildVectorIndexSteps(
   };
   if (!kernel) return base;
   // The graph stage where the IVF calibration dropped the IVF stage (neighbours spread over most lists).
-  const graphScan =
+  const buildScan =
     built && !coarse && fine && options.graph === true
       ? u4GraphScan(n, D, Math.min(DEFAULTS.graphDegree, Math.max(1, n - 1)), Math.min(n, DEFAULTS.graphEntries))
       : undefined;
   let graph: GraphStage | undefined;
-  if (built && fine && graphScan) {
-    graphScan.codes.set(fine.codes);
+  let graphScan: ReturnType<typeof buildGraph>["scan"] | undefined;
+  if (built && fine && buildScan) {
+    buildScan.codes.set(fine.codes);
     const rotatedMean = new Float64Array(D);
     rotatedMean.set(mean);
     rotate(rotatedMean, signs, rounds);
-    const g = buildGraph({ n, D, scan: graphScan, scales: fine.scales, residuals: fine.residuals, rotatedMean, rng });
+    // The build kernel is dropped here: the graph is served from the compact copy buildGraph returns.
+    const made = buildGraph({
+      n,
+      D,
+      scan: buildScan,
+      scales: fine.scales,
+      residuals: fine.residuals,
+      rotatedMean,
+      rng,
+    });
     const beam = calibrateBeam(
       { ...base, vectors: kernel.dots.rows },
-      { ...g, beam: 0 },
-      graphScan,
+      { ...made.stage, beam: 0 },
+      made.scan,
       kernel,
       built.calibration.queries,
       built.calibration.truth,
     );
     // No ladder width found every calibration query's neighbours: the graph is not worth its searches.
-    if (beam !== undefined) graph = { ...g, beam };
+    if (beam !== undefined) {
+      graph = { ...made.stage, beam };
+      graphScan = made.scan;
+    }
   }
   // One copy: the index reads the kernel's rows (the kernel is used while index.vectors is that copy).
   const index = { ...base, vectors: kernel.dots.rows, ...(graph ? { graph } : {}) };

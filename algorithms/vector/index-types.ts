@@ -190,10 +190,15 @@ export interface VectorIndex {
 
 /** The graph stage (algorithms/vector/graph.ts): a proximity graph over the 4-bit codes. */
 export interface GraphStage {
-  /** Edges per vector (the width of `neighbors`). */
+  /** Most edges a vector has. */
   readonly degree: number;
-  /** n × degree neighbour ids, −1 padding at the end of a row (a view into the kernel's memory: read it only). */
+  /**
+   * Neighbour ids (a view into the kernel's memory: read it only): n × degree, −1 padding at the end of a row, or,
+   * with `offsets`, compact rows (i's neighbours at neighbors[offsets[i] .. offsets[i + 1])).
+   */
   readonly neighbors: Int32Array;
+  /** Row starts of the compact rows (n + 1; a view into the kernel's memory), when the rows are compact. */
+  readonly offsets?: Int32Array;
   /** Entry points of the beam search (a view into the kernel's memory: read it only). */
   readonly entries: Int32Array;
   /** n × bits/2 bytes of 4-bit codes by id (a view into the kernel's memory: read it, do not write it). */

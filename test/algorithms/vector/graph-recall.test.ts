@@ -49,7 +49,17 @@ describe.skipIf(!simdAvailable())("vector index graph stage", () => {
           });
           expect(index.ivf).toBeUndefined();
           if (!index.graph) return; // no beam width of the ladder passed the calibration: the scan serves
-          expect(index.graph.neighbors.length).toBe(n * index.graph.degree);
+          // served from compact rows: row i is neighbors[offsets[i] .. offsets[i + 1]), at most degree ids, none itself
+          const { offsets, neighbors, degree } = index.graph;
+          expect(offsets?.length).toBe(n + 1);
+          expect(offsets![0]).toBe(0);
+          expect(offsets![n]).toBe(neighbors.length);
+          for (let i = 0; i < n; i++) {
+            const row = neighbors.subarray(offsets![i]!, offsets![i + 1]!);
+            expect(row.length).toBeGreaterThan(0);
+            expect(row.length).toBeLessThanOrEqual(degree);
+            for (const v of row) expect(v >= 0 && v < n && v !== i).toBe(true);
+          }
           let recall = 0;
           let recall32 = 0;
           for (let r = 0; r < QUERIES; r++) {
