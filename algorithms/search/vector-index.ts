@@ -259,8 +259,10 @@ export function* buildVectorIndexSteps(
       graphScan = made.scan;
     }
   }
-  // One copy: the index reads the kernel's rows (the kernel is used while index.vectors is that copy).
-  const index = { ...base, vectors: kernel.dots.rows, ...(graph ? { graph } : {}) };
+  // One copy: the index reads the kernel's rows (the kernel is used while index.vectors is that copy). Where the graph
+  // serves, the prefilter's contiguous prefix copy is dropped (the cascade, graph: false, reads the prefix strided).
+  const { prefixCodes: _, prefixWords: __, ...unprefixed } = base;
+  const index = graph ? { ...unprefixed, vectors: kernel.dots.rows, graph } : { ...base, vectors: kernel.dots.rows };
   rowKernels.set(index, { ...kernel, source: kernel.dots.rows });
   if (graph && graphScan) graphKernels.set(index, { scan: graphScan, source: graph.codes });
   if (ivf?.fine && fineScan) {

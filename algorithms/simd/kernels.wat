@@ -573,8 +573,8 @@
   ;; $pEst, expanded flags u8 at $pDone; $psize members); est_v = (f64(scale_v) · step) · (f64(S_v) − offset), S_v the
   ;; scan_u4_ids sum of v's code against the query at $q. visited (u32 at $visited, by id) = $mark means seen.
   ;; The entries (not yet seen) are scored and offered; then repeatedly the best unexpanded member's unseen
-  ;; neighbours (n × $deg i32 at $nbrs, −1 ends a row; or, when $offs ≥ 0, compact rows: v's at $nbrs[offs[v] ..
-  ;; offs[v + 1]), offs n + 1 i32 at $offs) are scored and offered, the scan resuming from the best
+  ;; neighbours (n × $deg i32 at $nbrs, −1 ends a row; or, when $offs ≥ 0, compact rows of 3-byte little-endian
+  ;; ids: v's at bytes 3·offs[v] .. 3·offs[v + 1] of $nbrs, offs n + 1 i32 at $offs) are scored and offered, the scan resuming from the best
   ;; position that changed, until every member is expanded. Returns the pool's size.
   (global $psize (mut i32) (i32.const 0))
 
@@ -627,7 +627,7 @@
     (param $step f64) (param $offset f64) (param $offs i32)
     (result i32)
     (local $c i32) (local $t i32) (local $v i32) (local $va i32) (local $i i32) (local $p i32) (local $end i32)
-    (local $at i32) (local $lowest i32)
+    (local $at i32) (local $lowest i32) (local $width i32) (local $mask i32)
     (global.set $psize (i32.const 0))
     (block $b
       (loop $l
@@ -670,18 +670,22 @@
         (local.set $v (i32.load (i32.add (local.get $pIds) (i32.shl (local.get $i) (i32.const 2)))))
         (if (i32.ge_s (local.get $offs) (i32.const 0))
           (then
-            ;; compact rows: v's neighbours at nbrs[offs[v] .. offs[v + 1])
+            ;; compact rows: v's neighbours are the 3-byte ids nbrs[offs[v] .. offs[v + 1])
             (local.set $va (i32.add (local.get $offs) (i32.shl (local.get $v) (i32.const 2))))
-            (local.set $p (i32.add (local.get $nbrs) (i32.shl (i32.load (local.get $va)) (i32.const 2))))
-            (local.set $end (i32.add (local.get $nbrs) (i32.shl (i32.load offset=4 (local.get $va)) (i32.const 2)))))
+            (local.set $p (i32.add (local.get $nbrs) (i32.mul (i32.load (local.get $va)) (i32.const 3))))
+            (local.set $end (i32.add (local.get $nbrs) (i32.mul (i32.load offset=4 (local.get $va)) (i32.const 3))))
+            (local.set $width (i32.const 3))
+            (local.set $mask (i32.const 0xffffff)))
           (else
             (local.set $p (i32.add (local.get $nbrs) (i32.shl (i32.mul (local.get $v) (local.get $deg)) (i32.const 2))))
-            (local.set $end (i32.add (local.get $p) (i32.shl (local.get $deg) (i32.const 2))))))
+            (local.set $end (i32.add (local.get $p) (i32.shl (local.get $deg) (i32.const 2))))
+            (local.set $width (i32.const 4))
+            (local.set $mask (i32.const -1))))
         (local.set $c (i32.const 0))
         (block $b
           (loop $l
             (br_if $b (i32.ge_u (local.get $p) (local.get $end)))
-            (local.set $v (i32.load (local.get $p)))
+            (local.set $v (i32.and (i32.load (local.get $p)) (local.get $mask)))
             (br_if $b (i32.lt_s (local.get $v) (i32.const 0)))
             (local.set $va (i32.add (local.get $visited) (i32.shl (local.get $v) (i32.const 2))))
             (if (i32.ne (i32.load (local.get $va)) (local.get $mark))
@@ -689,7 +693,7 @@
                 (i32.store (local.get $va) (local.get $mark))
                 (i32.store (i32.add (local.get $ids) (i32.shl (local.get $c) (i32.const 2))) (local.get $v))
                 (local.set $c (i32.add (local.get $c) (i32.const 1)))))
-            (local.set $p (i32.add (local.get $p) (i32.const 4)))
+            (local.set $p (i32.add (local.get $p) (local.get $width)))
             (br $l)))
         (if (i32.gt_u (local.get $c) (i32.const 0))
           (then

@@ -91,13 +91,13 @@ export interface U4Scan {
 export interface U4Graph {
   readonly degree: number;
   /**
-   * positions × degree neighbour ids (−1 ends a row), or in the serving layout the compact rows (see offsets), in the
-   * kernel's memory: written by the caller.
+   * positions × degree neighbour ids (−1 ends a row), or in the serving layout the compact rows of 3-byte
+   * little-endian ids (a Uint8Array, see offsets), in the kernel's memory: written by the caller.
    */
-  readonly neighbors: Int32Array;
+  readonly neighbors: Int32Array | Uint8Array;
   /**
-   * The serving layout's row starts (positions + 1; u4GraphScan with `edges`): i's neighbours are
-   * neighbors[offsets[i] .. offsets[i + 1]) (−1 still ends a row early). Written by the caller.
+   * The serving layout's row starts (positions + 1; u4GraphScan with `edges`): i's neighbours are the ids
+   * offsets[i] .. offsets[i + 1] − 1 of `neighbors` (3 bytes each). Written by the caller.
    */
   readonly offsets?: Int32Array;
   /** α_i by id (float32), in the kernel's memory: written by the caller. */
@@ -134,6 +134,9 @@ export interface U4Graph {
   readonly selectRoom: number;
 }
 
+/** Most positions of the serving layout (its ids are 3 bytes). */
+export const MAX_COMPACT_IDS = 2 ** 24;
+
 /** Largest beam width of a graph kernel (its pool's room; wider beams are clamped to it). */
 export const MAX_GRAPH_BEAM = 4096;
 
@@ -144,7 +147,7 @@ export function u4Scan(positions: number, D: number): U4Scan | undefined {
 
 /**
  * u4Scan with the graph stage's part (neighbour lists of `degree`, `entryCount` entry points); see U4Graph. With
- * `edges`, the serving layout: compact rows (`edges` neighbour ids in all, `offsets`), the id list and outputs only as
+ * `edges`, the serving layout: compact rows (`edges` neighbour ids of 3 bytes in all, `offsets`; positions ≤ 2^24), the id list and outputs only as
  * long as one row or the entry points (scanIds and scanRanges take at most that many), no build arrays (norms, sums,
  * select: selectRoom 0).
  */
@@ -156,7 +159,7 @@ export function u4GraphScan(
   edges?: number,
 ): (U4Scan & { readonly graph: U4Graph }) | undefined {
   if (!(Number.isInteger(degree) && degree >= 1 && Number.isInteger(entryCount) && entryCount >= 1)) return undefined;
-  if (edges !== undefined && !(Number.isInteger(edges) && edges >= 0)) return undefined;
+  if (edges !== undefined && !(Number.isInteger(edges) && edges >= 0 && positions <= MAX_COMPACT_IDS)) return undefined;
   return makeU4Scan(positions, D, degree, entryCount, edges) as (U4Scan & { readonly graph: U4Graph }) | undefined;
 }
 
@@ -177,7 +180,8 @@ function makeU4Scan(
   const idsAt = outAt + align(4 * slots);
   const sinkAt = idsAt + align(4 * slots);
   const nbrsAt = sinkAt + 16;
-  const offsetsAt = nbrsAt + align(4 * (compact ? edges : positions * degree));
+  // compact rows hold 3-byte ids (positions ≤ 2^24), one byte of room after them (the kernel loads 4 and masks)
+  const offsetsAt = nbrsAt + align(compact ? 3 * edges + 1 : 4 * positions * degree);
   const scalesAt = offsetsAt + (compact ? align(4 * (positions + 1)) : 0);
   const visitedAt = scalesAt + (degree > 0 ? align(4 * positions) : 0);
   const entriesAt = visitedAt + (degree > 0 ? align(4 * positions) : 0);
@@ -215,7 +219,9 @@ function makeU4Scan(
     let epoch = 0;
     graph = {
       degree,
-      neighbors: new Int32Array(buffer, nbrsAt, compact ? edges : positions * degree),
+      neighbors: compact
+        ? new Uint8Array(buffer, nbrsAt, 3 * edges)
+        : new Int32Array(buffer, nbrsAt, positions * degree),
       ...(compact ? { offsets: new Int32Array(buffer, offsetsAt, positions + 1) } : {}),
       scales: new Float32Array(buffer, scalesAt, positions),
       entries: new Int32Array(buffer, entriesAt, entryCount),

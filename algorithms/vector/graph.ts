@@ -22,7 +22,7 @@
  * beam_u4 and select_u4, one call each; selectNeighbours here is the selection's JS reference). Entry points: the
  * first `graphEntries` vectors inserted (without upper layers; one entry measured as good as 64 spaced ones). The
  * graph is built in lists of `degree` slots, then served from a copy with compact rows (each list at its length,
- * row starts in `offsets`; the build's arrays dropped).
+ * 3-byte ids, row starts in `offsets`; the build's arrays dropped).
  *
  * Search (a best-first beam, as HNSW's layer-0 search: Malkov & Yashunin, TPAMI 2020; run whole inside the kernel,
  * kernels.wat beam_u4, the pool equal bit for bit to beamSearch here, its JS reference): the entry points are scored
@@ -73,7 +73,8 @@ export function buildGraph(input: GraphBuildInput): {
   const codes = scan.codes;
   const scales = g.scales;
   scales.set(input.scales);
-  const nb = g.neighbors.fill(-1);
+  const nb = g.neighbors as Int32Array;
+  nb.fill(-1);
   const ids = scan.ids;
   const mu = input.rotatedMean;
   codeNorms(codes, scales, n, D, g.norms, g.sums);
@@ -133,10 +134,16 @@ export function buildGraph(input: GraphBuildInput): {
   o.scales.set(scales);
   o.entries.set(entries);
   const offsets = o.offsets!;
+  const packed = o.neighbors;
   let e = 0;
   for (let i = 0; i < n; i++) {
     offsets[i] = e;
-    for (let t = i * deg, end = t + deg; t < end && nb[t]! >= 0; t++) o.neighbors[e++] = nb[t]!;
+    for (let t = i * deg, end = t + deg; t < end && nb[t]! >= 0; t++, e++) {
+      const v = nb[t]!;
+      packed[3 * e] = v & 255;
+      packed[3 * e + 1] = (v >> 8) & 255;
+      packed[3 * e + 2] = v >> 16;
+    }
   }
   offsets[n] = e;
   const stage = {
@@ -232,7 +239,7 @@ export function beamSearch(
     c = 0;
     const from = offsets ? offsets[u]! : u * deg;
     for (let t = from, end = offsets ? offsets[u + 1]! : from + deg; t < end; t++) {
-      const v = nb[t]!;
+      const v = offsets ? nb[3 * t]! | (nb[3 * t + 1]! << 8) | (nb[3 * t + 2]! << 16) : nb[t]!;
       if (v < 0) break;
       if (visited[v] === mark) continue;
       visited[v] = mark;

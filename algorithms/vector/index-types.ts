@@ -193,11 +193,12 @@ export interface GraphStage {
   /** Most edges a vector has. */
   readonly degree: number;
   /**
-   * Neighbour ids (a view into the kernel's memory: read it only): n × degree, −1 padding at the end of a row, or,
-   * with `offsets`, compact rows (i's neighbours at neighbors[offsets[i] .. offsets[i + 1])).
+   * Neighbour ids (a view into the kernel's memory: read it only): n × degree int32, −1 padding at the end of a row,
+   * or, with `offsets`, compact rows of 3-byte little-endian ids (a Uint8Array; i's neighbours are the ids
+   * offsets[i] .. offsets[i + 1] − 1, i.e. bytes 3·offsets[i] .. 3·offsets[i + 1]).
    */
-  readonly neighbors: Int32Array;
-  /** Row starts of the compact rows (n + 1; a view into the kernel's memory), when the rows are compact. */
+  readonly neighbors: Int32Array | Uint8Array;
+  /** Row starts of the compact rows (n + 1, in ids; a view into the kernel's memory), when the rows are compact. */
   readonly offsets?: Int32Array;
   /** Entry points of the beam search (a view into the kernel's memory: read it only). */
   readonly entries: Int32Array;

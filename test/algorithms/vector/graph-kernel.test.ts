@@ -139,7 +139,12 @@ describe.skipIf(!simdAvailable())("graph stage kernels", () => {
           let e = 0;
           for (let i = 0; i < n; i++) {
             offsets[i] = e;
-            for (const v of rows[i]!) k.graph.neighbors[e++] = v;
+            for (const v of rows[i]!) {
+              // 3-byte little-endian ids
+              k.graph.neighbors[3 * e] = v & 255;
+              k.graph.neighbors[3 * e + 1] = (v >> 8) & 255;
+              k.graph.neighbors[3 * e++ + 2] = v >> 16;
+            }
             k.graph.scales[i] = (next() % 1000) / 997 + 0.01;
           }
           offsets[n] = e;
@@ -171,6 +176,24 @@ describe.skipIf(!simdAvailable())("graph stage kernels", () => {
       ),
       { numRuns: 80 },
     );
+  });
+
+  it("compact rows by hand: a 3-byte id above 2^16 is followed from the entry point", () => {
+    const n = 2 ** 16 + 10;
+    const far = 2 ** 16 + 4; // bytes 0x04 0x00 0x01
+    const k = u4GraphScan(n, 32, 2, 1, 2)!;
+    const o = k.graph.offsets!;
+    // row 0: far, 3; every other row empty
+    k.graph.neighbors.set([far & 255, (far >> 8) & 255, far >> 16, 3, 0, 0]);
+    o.fill(2);
+    o[0] = 0;
+    k.graph.entries[0] = 0;
+    k.graph.scales.fill(1);
+    k.codes.fill(0x11, far * 16, far * 16 + 16); // far's code is all 1, the others all 0
+    k.setQuery(new Int16Array(32).fill(1));
+    const got = k.graph.beam(1, 0, 4, -1);
+    expect(Array.from(got.ids.subarray(0, got.size))).toEqual([far, 0, 3]);
+    expect(Array.from(got.est.subarray(0, got.size))).toEqual([32, 0, 0]);
   });
 
   it("select_u4 by hand: the nearest candidate first, a candidate nearer to a kept one than to p dropped", () => {
