@@ -250,8 +250,8 @@ export function* buildVectorIndexSteps(
       { ...made.stage, beam: 0 },
       made.scan,
       kernel,
-      built.calibration.queries,
-      built.calibration.truth,
+      built.calibration.queries.subarray(0, DEFAULTS.graphCalibrationQueries),
+      built.calibration.truth.slice(0, DEFAULTS.graphCalibrationQueries),
     );
     // No ladder width found every calibration query's neighbours: the graph is not worth its searches.
     if (beam !== undefined) {

@@ -37,8 +37,8 @@ export const DEFAULTS = {
   ivfTrainPerList: 32,
   /** Lloyd iterations of the coarse k-means. */
   ivfIterations: 8,
-  /** Indexed vectors whose exact neighbours calibrate the probe fraction at build. */
-  ivfCalibrationQueries: 32,
+  /** Indexed vectors whose exact neighbours calibrate the probe fraction at build (and the graph's beam). */
+  ivfCalibrationQueries: 128,
   /** Their neighbours: the probe must reach each one's top ivfCalibrationK. */
   ivfCalibrationK: 10,
   /** The calibrated fraction is the largest one the calibration queries needed, times this margin. */
@@ -63,8 +63,15 @@ export const DEFAULTS = {
   graphBuildPool: 64,
   /** Entry points of the beam search (the first vectors inserted). */
   graphEntries: 1,
-  /** The calibrated beam width is the ladder's width times this margin. */
-  graphBeamMargin: 1.25,
+  /** The first this many IVF calibration queries (and their exact top-10) calibrate the graph's beam width. */
+  graphCalibrationQueries: 128,
+  /**
+   * The calibrated beam width is the smallest of the ladder whose recall@10 over the calibration queries reaches this
+   * (0.999 of 128 × 10 neighbours: at most one missed), times graphBeamMargin.
+   */
+  graphCalibrationRecall: 0.999,
+  /** See graphCalibrationRecall: 1 (measured: the fresh queries' recall at the width found was no lower). */
+  graphBeamMargin: 1,
 } as const;
 
 export interface VectorIndexOptions {
