@@ -253,7 +253,7 @@ export function* buildVectorIndexSteps(
       built.calibration.queries.subarray(0, DEFAULTS.graphCalibrationQueries),
       built.calibration.truth.slice(0, DEFAULTS.graphCalibrationQueries),
     );
-    // No ladder width found every calibration query's neighbours: the graph is not worth its searches.
+    // No ladder width reached the calibration recall: the graph is not worth its searches.
     if (beam !== undefined) {
       graph = { ...made.stage, beam };
       graphScan = made.scan;
