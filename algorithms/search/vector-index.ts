@@ -200,6 +200,7 @@ export function* buildVectorIndexSteps(
             options.ivfLists ?? Math.ceil(DEFAULTS.ivfListsPerSqrtN * Math.sqrt(n)),
             rng,
             options.ivfMaxProbeFraction,
+            options.graph === true ? DEFAULTS.graphCalibrationQueries : 0,
           ),
           n,
         )
@@ -225,30 +226,45 @@ export function* buildVectorIndexSteps(
   };
   if (!kernel) return base;
   // The graph stage where the IVF calibration dropped the IVF stage (neighbours spread over most lists).
-  const graphScan =
+  const buildScan =
     built && !coarse && fine && options.graph === true
       ? u4GraphScan(n, D, Math.min(DEFAULTS.graphDegree, Math.max(1, n - 1)), Math.min(n, DEFAULTS.graphEntries))
       : undefined;
   let graph: GraphStage | undefined;
-  if (built && fine && graphScan) {
-    graphScan.codes.set(fine.codes);
+  let graphScan: ReturnType<typeof buildGraph>["scan"] | undefined;
+  if (built && fine && buildScan) {
+    buildScan.codes.set(fine.codes);
     const rotatedMean = new Float64Array(D);
     rotatedMean.set(mean);
     rotate(rotatedMean, signs, rounds);
-    const g = buildGraph({ n, D, scan: graphScan, scales: fine.scales, residuals: fine.residuals, rotatedMean, rng });
+    // The build kernel is dropped here: the graph is served from the compact copy buildGraph returns.
+    const made = buildGraph({
+      n,
+      D,
+      scan: buildScan,
+      scales: fine.scales,
+      residuals: fine.residuals,
+      rotatedMean,
+      rng,
+    });
     const beam = calibrateBeam(
       { ...base, vectors: kernel.dots.rows },
-      { ...g, beam: 0 },
-      graphScan,
+      { ...made.stage, beam: 0 },
+      made.scan,
       kernel,
       built.calibration.queries.subarray(0, DEFAULTS.graphCalibrationQueries),
       built.calibration.truth.slice(0, DEFAULTS.graphCalibrationQueries),
     );
-    // No ladder width found every calibration query's neighbours: the graph is not worth its searches.
-    if (beam !== undefined) graph = { ...g, beam };
+    // No ladder width reached the calibration recall: the graph is not worth its searches.
+    if (beam !== undefined) {
+      graph = { ...made.stage, beam };
+      graphScan = made.scan;
+    }
   }
-  // One copy: the index reads the kernel's rows (the kernel is used while index.vectors is that copy).
-  const index = { ...base, vectors: kernel.dots.rows, ...(graph ? { graph } : {}) };
+  // One copy: the index reads the kernel's rows (the kernel is used while index.vectors is that copy). Where the graph
+  // serves, the prefilter's contiguous prefix copy is dropped (the cascade, graph: false, reads the prefix strided).
+  const { prefixCodes: _, prefixWords: __, ...unprefixed } = base;
+  const index = graph ? { ...unprefixed, vectors: kernel.dots.rows, graph } : { ...base, vectors: kernel.dots.rows };
   rowKernels.set(index, { ...kernel, source: kernel.dots.rows });
   if (graph && graphScan) graphKernels.set(index, { scan: graphScan, source: graph.codes });
   if (ivf?.fine && fineScan) {

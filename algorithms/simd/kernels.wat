@@ -449,12 +449,132 @@
         (local.set $k (i32.add (local.get $k) (i32.const 1)))
         (br $pos))))
 
-  ;; The graph stage's beam search (algorithms/vector/graph.ts beamSearch, the same steps in the same order, so the
+;; Σ_j c_aj · c_bj (i32) of the 4-bit codes at ids $a and $b (dots_u4u4 for one pair, the same exact integer).
+  (func $pair_u4 (param $codes i32) (param $bytes i32) (param $a i32) (param $b i32) (result i32)
+    (local $pa i32) (local $pb i32) (local $j i32) (local $va v128) (local $vb v128) (local $acc v128)
+    (local.set $pa (i32.add (local.get $codes) (i32.mul (local.get $a) (local.get $bytes))))
+    (local.set $pb (i32.add (local.get $codes) (i32.mul (local.get $b) (local.get $bytes))))
+    (block $b16
+      (loop $l16
+        (br_if $b16 (i32.ge_u (local.get $j) (local.get $bytes)))
+        (local.set $va (v128.load (i32.add (local.get $pa) (local.get $j))))
+        (local.set $vb (v128.load (i32.add (local.get $pb) (local.get $j))))
+        (local.set $acc (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s
+          (i16x8.extend_low_i8x16_u (v128.and (local.get $va) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+          (i16x8.extend_low_i8x16_u (v128.and (local.get $vb) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))))))
+        (local.set $acc (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s
+          (i16x8.extend_high_i8x16_u (v128.and (local.get $va) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15)))
+          (i16x8.extend_high_i8x16_u (v128.and (local.get $vb) (v128.const i8x16 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15 15))))))
+        (local.set $acc (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s
+          (i16x8.extend_low_i8x16_u (i8x16.shr_u (local.get $va) (i32.const 4)))
+          (i16x8.extend_low_i8x16_u (i8x16.shr_u (local.get $vb) (i32.const 4))))))
+        (local.set $acc (i32x4.add (local.get $acc) (i32x4.dot_i16x8_s
+          (i16x8.extend_high_i8x16_u (i8x16.shr_u (local.get $va) (i32.const 4)))
+          (i16x8.extend_high_i8x16_u (i8x16.shr_u (local.get $vb) (i32.const 4))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 16)))
+        (br $l16)))
+    (i32.add
+      (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
+      (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
+
+  ;; ‖y_a − y_b‖² as the graph build estimates it (algorithms/vector/graph.ts header and its `dist`, the same f64
+  ;; operations in the same order): self_a + self_b − ((2·α_a)·α_b)·((P_ab − 7.5·(s_a + s_b)) + half).
+  (func $dist_u4 (param $codes i32) (param $bytes i32) (param $scales i32) (param $self i32) (param $sums i32)
+    (param $half f64) (param $a i32) (param $b i32) (result f64)
+    (f64.sub
+      (f64.add (f64.load (i32.add (local.get $self) (i32.shl (local.get $a) (i32.const 3))))
+        (f64.load (i32.add (local.get $self) (i32.shl (local.get $b) (i32.const 3)))))
+      (f64.mul
+        (f64.mul
+          (f64.mul (f64.const 2) (f64.promote_f32 (f32.load (i32.add (local.get $scales) (i32.shl (local.get $a) (i32.const 2))))))
+          (f64.promote_f32 (f32.load (i32.add (local.get $scales) (i32.shl (local.get $b) (i32.const 2))))))
+        (f64.add
+          (f64.sub (f64.convert_i32_s (call $pair_u4 (local.get $codes) (local.get $bytes) (local.get $a) (local.get $b)))
+            (f64.mul (f64.const 7.5) (f64.convert_i32_s (i32.add
+              (i32.load (i32.add (local.get $sums) (i32.shl (local.get $a) (i32.const 2))))
+              (i32.load (i32.add (local.get $sums) (i32.shl (local.get $b) (i32.const 2))))))))
+          (local.get $half)))))
+
+  ;; The graph build's neighbour selection (algorithms/vector/graph.ts selectNeighbours, its JS reference, the same
+  ;; result bit for bit): the candidates cand[0 .. m) get their distance to $p (candD, f64), are sorted nearest first
+  ;; (ties: smaller id; cand and candD rewritten in that order), then HNSW's heuristic keeps c unless an already kept
+  ;; r has dist(c, r) < dist(c, p), up to $limit kept (written at $kept). Returns the number kept.
+  (func (export "select_u4")
+    (param $codes i32) (param $bytes i32) (param $scales i32) (param $self i32) (param $sums i32) (param $half f64)
+    (param $p i32) (param $cand i32) (param $candD i32) (param $m i32) (param $limit i32) (param $kept i32)
+    (result i32)
+    (local $t i32) (local $u i32) (local $c i32) (local $dc f64) (local $k i32) (local $dom i32)
+    (block $b
+      (loop $l
+        (br_if $b (i32.ge_u (local.get $t) (local.get $m)))
+        (f64.store (i32.add (local.get $candD) (i32.shl (local.get $t) (i32.const 3)))
+          (call $dist_u4 (local.get $codes) (local.get $bytes) (local.get $scales) (local.get $self) (local.get $sums)
+            (local.get $half) (local.get $p)
+            (i32.load (i32.add (local.get $cand) (i32.shl (local.get $t) (i32.const 2))))))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $l)))
+    ;; insertion sort by (distance, id)
+    (local.set $t (i32.const 1))
+    (block $b
+      (loop $l
+        (br_if $b (i32.ge_u (local.get $t) (local.get $m)))
+        (local.set $c (i32.load (i32.add (local.get $cand) (i32.shl (local.get $t) (i32.const 2)))))
+        (local.set $dc (f64.load (i32.add (local.get $candD) (i32.shl (local.get $t) (i32.const 3)))))
+        (local.set $u (local.get $t))
+        (block $b2
+          (loop $l2
+            (br_if $b2 (i32.eqz (local.get $u)))
+            ;; stop when the element before is not after (dc, c)
+            (br_if $b2 (i32.eqz (select
+              (f64.gt (f64.load (i32.add (local.get $candD) (i32.shl (i32.sub (local.get $u) (i32.const 1)) (i32.const 3)))) (local.get $dc))
+              (i32.gt_s (i32.load (i32.add (local.get $cand) (i32.shl (i32.sub (local.get $u) (i32.const 1)) (i32.const 2)))) (local.get $c))
+              (f64.ne (f64.load (i32.add (local.get $candD) (i32.shl (i32.sub (local.get $u) (i32.const 1)) (i32.const 3)))) (local.get $dc)))))
+            (i32.store (i32.add (local.get $cand) (i32.shl (local.get $u) (i32.const 2)))
+              (i32.load (i32.add (local.get $cand) (i32.shl (i32.sub (local.get $u) (i32.const 1)) (i32.const 2)))))
+            (f64.store (i32.add (local.get $candD) (i32.shl (local.get $u) (i32.const 3)))
+              (f64.load (i32.add (local.get $candD) (i32.shl (i32.sub (local.get $u) (i32.const 1)) (i32.const 3)))))
+            (local.set $u (i32.sub (local.get $u) (i32.const 1)))
+            (br $l2)))
+        (i32.store (i32.add (local.get $cand) (i32.shl (local.get $u) (i32.const 2))) (local.get $c))
+        (f64.store (i32.add (local.get $candD) (i32.shl (local.get $u) (i32.const 3))) (local.get $dc))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $l)))
+    ;; the heuristic
+    (local.set $t (i32.const 0))
+    (block $b
+      (loop $l
+        (br_if $b (i32.ge_u (local.get $t) (local.get $m)))
+        (br_if $b (i32.ge_u (local.get $k) (local.get $limit)))
+        (local.set $c (i32.load (i32.add (local.get $cand) (i32.shl (local.get $t) (i32.const 2)))))
+        (local.set $dc (f64.load (i32.add (local.get $candD) (i32.shl (local.get $t) (i32.const 3)))))
+        (local.set $dom (i32.const 0))
+        (local.set $u (i32.const 0))
+        (block $b2
+          (loop $l2
+            (br_if $b2 (i32.ge_u (local.get $u) (local.get $k)))
+            (if (f64.lt
+                  (call $dist_u4 (local.get $codes) (local.get $bytes) (local.get $scales) (local.get $self)
+                    (local.get $sums) (local.get $half) (local.get $c)
+                    (i32.load (i32.add (local.get $kept) (i32.shl (local.get $u) (i32.const 2)))))
+                  (local.get $dc))
+              (then (local.set $dom (i32.const 1)) (br $b2)))
+            (local.set $u (i32.add (local.get $u) (i32.const 1)))
+            (br $l2)))
+        (if (i32.eqz (local.get $dom))
+          (then
+            (i32.store (i32.add (local.get $kept) (i32.shl (local.get $k) (i32.const 2))) (local.get $c))
+            (local.set $k (i32.add (local.get $k) (i32.const 1)))))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $l)))
+    (local.get $k))
+
+    ;; The graph stage's beam search (algorithms/vector/graph.ts beamSearch, the same steps in the same order, so the
   ;; same pool bit for bit). A pool of at most $beam members sorted by est descending (ids i32 at $pIds, est f64 at
   ;; $pEst, expanded flags u8 at $pDone; $psize members); est_v = (f64(scale_v) · step) · (f64(S_v) − offset), S_v the
   ;; scan_u4_ids sum of v's code against the query at $q. visited (u32 at $visited, by id) = $mark means seen.
   ;; The entries (not yet seen) are scored and offered; then repeatedly the best unexpanded member's unseen
-  ;; neighbours (n × $deg i32 at $nbrs, −1 ends a row) are scored and offered, the scan resuming from the best
+  ;; neighbours (n × $deg i32 at $nbrs, −1 ends a row; or, when $offs ≥ 0, compact rows of 3-byte little-endian
+  ;; ids: v's at bytes 3·offs[v] .. 3·offs[v + 1] of $nbrs, offs n + 1 i32 at $offs) are scored and offered, the scan resuming from the best
   ;; position that changed, until every member is expanded. Returns the pool's size.
   (global $psize (mut i32) (i32.const 0))
 
@@ -504,10 +624,10 @@
     (param $visited i32) (param $mark i32) (param $entries i32) (param $entryCount i32)
     (param $q i32) (param $ids i32) (param $out i32) (param $sinkAt i32)
     (param $pIds i32) (param $pEst i32) (param $pDone i32) (param $beam i32)
-    (param $step f64) (param $offset f64)
+    (param $step f64) (param $offset f64) (param $offs i32)
     (result i32)
     (local $c i32) (local $t i32) (local $v i32) (local $va i32) (local $i i32) (local $p i32) (local $end i32)
-    (local $at i32) (local $lowest i32)
+    (local $at i32) (local $lowest i32) (local $width i32) (local $mask i32)
     (global.set $psize (i32.const 0))
     (block $b
       (loop $l
@@ -548,13 +668,24 @@
         (br_if $stop (i32.ge_u (local.get $i) (global.get $psize)))
         (i32.store8 (i32.add (local.get $pDone) (local.get $i)) (i32.const 1))
         (local.set $v (i32.load (i32.add (local.get $pIds) (i32.shl (local.get $i) (i32.const 2)))))
-        (local.set $p (i32.add (local.get $nbrs) (i32.shl (i32.mul (local.get $v) (local.get $deg)) (i32.const 2))))
-        (local.set $end (i32.add (local.get $p) (i32.shl (local.get $deg) (i32.const 2))))
+        (if (i32.ge_s (local.get $offs) (i32.const 0))
+          (then
+            ;; compact rows: v's neighbours are the 3-byte ids nbrs[offs[v] .. offs[v + 1])
+            (local.set $va (i32.add (local.get $offs) (i32.shl (local.get $v) (i32.const 2))))
+            (local.set $p (i32.add (local.get $nbrs) (i32.mul (i32.load (local.get $va)) (i32.const 3))))
+            (local.set $end (i32.add (local.get $nbrs) (i32.mul (i32.load offset=4 (local.get $va)) (i32.const 3))))
+            (local.set $width (i32.const 3))
+            (local.set $mask (i32.const 0xffffff)))
+          (else
+            (local.set $p (i32.add (local.get $nbrs) (i32.shl (i32.mul (local.get $v) (local.get $deg)) (i32.const 2))))
+            (local.set $end (i32.add (local.get $p) (i32.shl (local.get $deg) (i32.const 2))))
+            (local.set $width (i32.const 4))
+            (local.set $mask (i32.const -1))))
         (local.set $c (i32.const 0))
         (block $b
           (loop $l
             (br_if $b (i32.ge_u (local.get $p) (local.get $end)))
-            (local.set $v (i32.load (local.get $p)))
+            (local.set $v (i32.and (i32.load (local.get $p)) (local.get $mask)))
             (br_if $b (i32.lt_s (local.get $v) (i32.const 0)))
             (local.set $va (i32.add (local.get $visited) (i32.shl (local.get $v) (i32.const 2))))
             (if (i32.ne (i32.load (local.get $va)) (local.get $mark))
@@ -562,7 +693,7 @@
                 (i32.store (local.get $va) (local.get $mark))
                 (i32.store (i32.add (local.get $ids) (i32.shl (local.get $c) (i32.const 2))) (local.get $v))
                 (local.set $c (i32.add (local.get $c) (i32.const 1)))))
-            (local.set $p (i32.add (local.get $p) (i32.const 4)))
+            (local.set $p (i32.add (local.get $p) (local.get $width)))
             (br $l)))
         (if (i32.gt_u (local.get $c) (i32.const 0))
           (then

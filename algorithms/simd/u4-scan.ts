@@ -90,8 +90,16 @@ export interface U4Scan {
 /** The graph stage's part of a u4 kernel (u4GraphScan): its neighbour lists, scales and beam search in the kernel. */
 export interface U4Graph {
   readonly degree: number;
-  /** positions × degree neighbour ids (−1 ends a row), in the kernel's memory: written by the caller. */
-  readonly neighbors: Int32Array;
+  /**
+   * positions × degree neighbour ids (−1 ends a row), or in the serving layout the compact rows of 3-byte
+   * little-endian ids (a Uint8Array, see offsets), in the kernel's memory: written by the caller.
+   */
+  readonly neighbors: Int32Array | Uint8Array;
+  /**
+   * The serving layout's row starts (positions + 1; u4GraphScan with `edges`): i's neighbours are the ids
+   * offsets[i] .. offsets[i + 1] − 1 of `neighbors` (3 bytes each). Written by the caller.
+   */
+  readonly offsets?: Int32Array;
   /** α_i by id (float32), in the kernel's memory: written by the caller. */
   readonly scales: Float32Array;
   /** The entry points (entryCount ids), in the kernel's memory: written by the caller. */
@@ -99,7 +107,7 @@ export interface U4Graph {
   /**
    * The beam search of kernels.wat beam_u4 for the query set by setQuery: est_v = (α_v · step) · (S_v − offset); the
    * pool (ids and est, best first; views valid until the next call) and its size. `barred` (an id or −1) is never
-   * visited. The beam is clamped to the positions (a pool never holds more).
+   * visited. The beam is clamped to the positions and to MAX_GRAPH_BEAM (a pool never holds more).
    */
   beam(
     step: number,
@@ -111,51 +119,99 @@ export interface U4Graph {
   visits(): number;
   /** Σ_j c_aj · c_bj for b = ids[0 .. count) (kernels.wat dots_u4u4; a view valid until the next call). */
   pairDots(a: number, count: number): Int32Array;
+  /** ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)² by id (float64), in the kernel's memory: written by the caller (for select). */
+  readonly norms: Float64Array;
+  /** s_i = Σ_j c_ij by id, in the kernel's memory: written by the caller (for select). */
+  readonly sums: Int32Array;
+  /**
+   * The build's neighbour selection (kernels.wat select_u4; algorithms/vector/graph.ts selectNeighbours is its
+   * reference): the candidates ids[0 .. count) (count ≤ selectRoom) sorted by their estimated distance to a (ties:
+   * smaller id; ids rewritten in that order), then HNSW's heuristic up to `limit`; the kept ids (a view valid until
+   * the next call).
+   */
+  select(a: number, count: number, limit: number): Int32Array;
+  /** Largest candidate count of select. */
+  readonly selectRoom: number;
 }
+
+/** Most positions of the serving layout (its ids are 3 bytes). */
+export const MAX_COMPACT_IDS = 2 ** 24;
+
+/** Largest beam width of a graph kernel (its pool's room; wider beams are clamped to it). */
+export const MAX_GRAPH_BEAM = 4096;
 
 /** A kernel with room for `positions` codes of D coordinates (zero-filled); undefined when unavailable. */
 export function u4Scan(positions: number, D: number): U4Scan | undefined {
   return makeU4Scan(positions, D, 0, 0);
 }
 
-/** u4Scan with the graph stage's part (neighbour lists of `degree`, `entryCount` entry points); see U4Graph. */
+/**
+ * u4Scan with the graph stage's part (neighbour lists of `degree`, `entryCount` entry points); see U4Graph. With
+ * `edges`, the serving layout: compact rows (`edges` neighbour ids of 3 bytes in all, `offsets`; positions ≤ 2^24), the id list and outputs only as
+ * long as one row or the entry points (scanIds and scanRanges take at most that many), no build arrays (norms, sums,
+ * select: selectRoom 0).
+ */
 export function u4GraphScan(
   positions: number,
   D: number,
   degree: number,
   entryCount: number,
+  edges?: number,
 ): (U4Scan & { readonly graph: U4Graph }) | undefined {
   if (!(Number.isInteger(degree) && degree >= 1 && Number.isInteger(entryCount) && entryCount >= 1)) return undefined;
-  return makeU4Scan(positions, D, degree, entryCount) as (U4Scan & { readonly graph: U4Graph }) | undefined;
+  if (edges !== undefined && !(Number.isInteger(edges) && edges >= 0 && positions <= MAX_COMPACT_IDS)) return undefined;
+  return makeU4Scan(positions, D, degree, entryCount, edges) as (U4Scan & { readonly graph: U4Graph }) | undefined;
 }
 
-function makeU4Scan(positions: number, D: number, degree: number, entryCount: number): U4Scan | undefined {
+function makeU4Scan(
+  positions: number,
+  D: number,
+  degree: number,
+  entryCount: number,
+  edges?: number,
+): U4Scan | undefined {
   if (!(Number.isInteger(D) && D > 0 && D % 32 === 0 && D <= MAX_U4_DIMS)) return undefined;
+  const compact = edges !== undefined;
   const codeBytes = D >> 1;
+  /** Room of the id list and the outputs. */
+  const slots = compact ? Math.max(1, degree, entryCount) : Math.max(1, positions);
   const queryAt = align(positions * codeBytes);
   const outAt = queryAt + align(2 * D);
-  const idsAt = outAt + align(4 * Math.max(1, positions));
-  const sinkAt = idsAt + align(4 * Math.max(1, positions));
+  const idsAt = outAt + align(4 * slots);
+  const sinkAt = idsAt + align(4 * slots);
   const nbrsAt = sinkAt + 16;
-  const scalesAt = nbrsAt + align(4 * positions * degree);
+  // compact rows hold 3-byte ids (positions ≤ 2^24), one byte of room after them (the kernel loads 4 and masks)
+  const offsetsAt = nbrsAt + align(compact ? 3 * edges + 1 : 4 * positions * degree);
+  const scalesAt = offsetsAt + (compact ? align(4 * (positions + 1)) : 0);
   const visitedAt = scalesAt + (degree > 0 ? align(4 * positions) : 0);
   const entriesAt = visitedAt + (degree > 0 ? align(4 * positions) : 0);
   const pIdsAt = entriesAt + align(4 * entryCount);
-  const pool = degree > 0 ? positions + 1 : 0;
+  const pool = degree > 0 ? Math.min(positions, MAX_GRAPH_BEAM) + 1 : 0;
   const pEstAt = pIdsAt + align(4 * pool);
   const pDoneAt = pEstAt + align(8 * pool);
-  const at = kernelInstance(pDoneAt + align(pool) + 16);
+  const build = degree > 0 && !compact;
+  const room = build ? Math.min(positions, Math.max(pool, degree + 1)) : 0;
+  const normsAt = pDoneAt + align(pool);
+  const sumsAt = normsAt + (build ? align(8 * positions) : 0);
+  const candDAt = sumsAt + (build ? align(4 * positions) : 0);
+  const keptAt = candDAt + align(8 * room);
+  const at = kernelInstance(keptAt + align(4 * room) + 16);
   if (!at) return undefined;
   const buffer = at.memory.buffer;
   const lanes = new Int16Array(buffer, queryAt, D);
-  const out = new Int32Array(buffer, outAt, positions);
+  /** Largest count of scanIds, pairDots and scanRanges. */
+  const most = Math.min(positions, slots);
+  const out = new Int32Array(buffer, outAt, most);
   const kernel = at.exports.scan_u4!;
   const gather = at.exports.scan_u4_ids!;
-  const ids = new Int32Array(buffer, idsAt, Math.max(1, positions));
+  const ids = new Int32Array(buffer, idsAt, slots);
   let graph: U4Graph | undefined;
   if (degree > 0) {
     const beamKernel = at.exports.beam_u4 as unknown as (...args: number[]) => number;
     const pairKernel = at.exports.dots_u4u4!;
+    const selectKernel = at.exports.select_u4 as unknown as (...args: number[]) => number;
+    const kept = new Int32Array(buffer, keptAt, room);
+    const half = 56.25 * D;
     const visited = new Uint32Array(buffer, visitedAt, positions);
     const pIds = new Int32Array(buffer, pIdsAt, pool);
     const pEst = new Float64Array(buffer, pEstAt, pool);
@@ -163,7 +219,10 @@ function makeU4Scan(positions: number, D: number, degree: number, entryCount: nu
     let epoch = 0;
     graph = {
       degree,
-      neighbors: new Int32Array(buffer, nbrsAt, positions * degree),
+      neighbors: compact
+        ? new Uint8Array(buffer, nbrsAt, 3 * edges)
+        : new Int32Array(buffer, nbrsAt, positions * degree),
+      ...(compact ? { offsets: new Int32Array(buffer, offsetsAt, positions + 1) } : {}),
       scales: new Float32Array(buffer, scalesAt, positions),
       entries: new Int32Array(buffer, entriesAt, entryCount),
       beam(step, offset, beam, barred) {
@@ -191,9 +250,10 @@ function makeU4Scan(positions: number, D: number, degree: number, entryCount: nu
           pIdsAt,
           pEstAt,
           pDoneAt,
-          Math.min(beam, positions),
+          Math.min(beam, pool - 1),
           step,
           offset,
+          compact ? offsetsAt : -1,
         );
         return { ids: pIds, est: pEst, size };
       },
@@ -203,10 +263,19 @@ function makeU4Scan(positions: number, D: number, degree: number, entryCount: nu
         return c;
       },
       pairDots(a, count) {
-        if (!(Number.isInteger(count) && count >= 0 && count <= positions))
-          throw new RangeError(`u4-scan: ${count} ids, room for ${positions}`);
+        if (!(Number.isInteger(count) && count >= 0 && count <= most))
+          throw new RangeError(`u4-scan: ${count} ids, room for ${most}`);
         pairKernel(0, codeBytes, a, idsAt, count, outAt);
         return out;
+      },
+      norms: new Float64Array(buffer, normsAt, build ? positions : 0),
+      sums: new Int32Array(buffer, sumsAt, build ? positions : 0),
+      selectRoom: room,
+      select(a, count, limit) {
+        if (!(Number.isInteger(count) && count >= 0 && count <= room))
+          throw new RangeError(`u4-scan: ${count} candidates, room for ${room}`);
+        const k = selectKernel(0, codeBytes, scalesAt, normsAt, sumsAt, half, a, idsAt, candDAt, count, limit, keptAt);
+        return kept.subarray(0, k);
       },
     };
   }
@@ -219,8 +288,8 @@ function makeU4Scan(positions: number, D: number, degree: number, entryCount: nu
       lanes.set(l);
     },
     scanIds(count) {
-      if (!(Number.isInteger(count) && count >= 0 && count <= positions))
-        throw new RangeError(`u4-scan: ${count} ids, room for ${positions}`);
+      if (!(Number.isInteger(count) && count >= 0 && count <= most))
+        throw new RangeError(`u4-scan: ${count} ids, room for ${most}`);
       gather(0, codeBytes, idsAt, count, queryAt, outAt, sinkAt);
       return out;
     },
@@ -243,11 +312,11 @@ function makeU4Scan(positions: number, D: number, degree: number, entryCount: nu
             first >= 0 &&
             end <= positions &&
             first <= end &&
-            count + end - first <= positions
+            count + end - first <= most
           )
         ) {
           throw new RangeError(
-            `u4-scan: range [${first}, ${end}) outside [0, ${positions}) or more than ${positions} positions in all`,
+            `u4-scan: range [${first}, ${end}) outside [0, ${positions}) or more than ${most} positions in all`,
           );
         }
         kernel(0, codeBytes, first, end, queryAt, outAt + 4 * count);

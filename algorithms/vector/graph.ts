@@ -18,8 +18,11 @@
  * distance to a, is selected by HNSW's heuristic (a candidate c is kept unless a kept r has ‖y_c − y_r‖ <
  * ‖y_c − y_a‖) up to `graphInsertEdges`, and a is appended to each kept neighbour's list, which, when full
  * (`degree`), is selected again by the same heuristic. No list is filled back with pruned candidates (hnswlib's
- * default). O(n · graphBuildPool · log n) code products, the searches in the kernel. Entry points: the first
- * `graphEntries` vectors inserted (without upper layers; one entry measured as good as 64 spaced ones).
+ * default). O(n · graphBuildPool · log n) code products, the searches and the selections in the kernel (kernels.wat
+ * beam_u4 and select_u4, one call each; selectNeighbours here is the selection's JS reference). Entry points: the
+ * first `graphEntries` vectors inserted (without upper layers; one entry measured as good as 64 spaced ones). The
+ * graph is built in lists of `degree` slots, then served from a copy with compact rows (each list at its length,
+ * 3-byte ids, row starts in `offsets`; the build's arrays dropped).
  *
  * Search (a best-first beam, as HNSW's layer-0 search: Malkov & Yashunin, TPAMI 2020; run whole inside the kernel,
  * kernels.wat beam_u4, the pool equal bit for bit to beamSearch here, its JS reference): the entry points are scored
@@ -27,12 +30,13 @@
  * neighbours are scored (one kernel call) and the pool keeps the best `beam`; it stops when every pool member is
  * expanded. The pool's candidates then go to the bounded exact re-rank of the fine stage (bound_i = ε·‖q‖·‖e_i‖/√D
  * + α_i·3.75·D·qs, fine-codes.ts): the answer is exact over the candidates the beam reached; recall is the beam's.
- * The beam width is calibrated at build: for `calibrationQueries` indexed vectors, searched as queries with their
- * own vector barred (so the search must reach their neighbours through others), the smallest width of a ladder
- * that finds every one's exact top-10, times `beamMargin`; when no width of the ladder does, the index keeps no graph.
+ * The beam width is calibrated at build: for `graphCalibrationQueries` indexed vectors, searched as queries with
+ * their own vector barred (so the search must reach their neighbours through others), the smallest width of a ladder
+ * whose recall@10 over them reaches `graphCalibrationRecall`, times `graphBeamMargin`; when no width of the ladder
+ * does, the index keeps no graph.
  * Measurements: docs/decisions/vector-index-graph.md.
  */
-import { quantizeU4Query, type U4Graph, type U4Scan } from "../simd/u4-scan.ts";
+import { quantizeU4Query, type U4Graph, type U4Scan, u4GraphScan } from "../simd/u4-scan.ts";
 import type { Rng } from "../random/rng.ts";
 import type { RowKernel } from "./exact-rerank.ts";
 import { boundedRerank } from "./fine-codes.ts";
@@ -53,8 +57,15 @@ export interface GraphBuildInput {
   readonly rng: Rng;
 }
 
-/** Builds the graph stage by insertion (see the header): the lists in the kernel's memory, the entry points. */
-export function buildGraph(input: GraphBuildInput): Omit<GraphStage, "beam"> {
+/**
+ * Builds the graph stage by insertion (see the header) in the build kernel `input.scan`, then copies it into a serving
+ * kernel with compact rows (u4GraphScan with `edges`: the lists at their length, no build arrays); the stage and the
+ * kernel that serves it (the build kernel itself when the serving one cannot be allocated).
+ */
+export function buildGraph(input: GraphBuildInput): {
+  stage: Omit<GraphStage, "beam">;
+  scan: U4Scan & { readonly graph: U4Graph };
+} {
   const { n, D, scan, rng } = input;
   const g = scan.graph;
   const deg = g.degree;
@@ -63,54 +74,11 @@ export function buildGraph(input: GraphBuildInput): Omit<GraphStage, "beam"> {
   const codes = scan.codes;
   const scales = g.scales;
   scales.set(input.scales);
-  const nb = g.neighbors.fill(-1);
+  const nb = g.neighbors as Int32Array;
+  nb.fill(-1);
   const ids = scan.ids;
   const mu = input.rotatedMean;
-  const { self, sums } = codeNorms(codes, scales, n, D);
-  const half = 56.25 * D;
-  /** ‖y_p − y_b‖² from P = Σ_j c_pj c_bj (see the header). */
-  const dist = (p: number, b: number, P: number) =>
-    self[p]! + self[b]! - 2 * scales[p]! * scales[b]! * (P - 7.5 * (sums[p]! + sums[b]!) + half);
-  const cap = Math.max(pool, deg) + 1;
-  const cand = new Int32Array(cap);
-  const candD = new Float64Array(cap);
-  const order = new Int32Array(cap);
-  const sortedIds = new Int32Array(cap);
-  const sortedD = new Float64Array(cap);
-  const kept = new Int32Array(deg);
-  /** cand[0 .. m) with their distances to p (one kernel call), sorted nearest first (ties: smaller id). */
-  const sortByDistance = (p: number, m: number) => {
-    for (let t = 0; t < m; t++) ids[t] = cand[t]!;
-    const P = g.pairDots(p, m);
-    for (let t = 0; t < m; t++) {
-      candD[t] = dist(p, cand[t]!, P[t]!);
-      order[t] = t;
-    }
-    const o = order.subarray(0, m);
-    o.sort((x, y) => candD[x]! - candD[y]! || cand[x]! - cand[y]!);
-    for (let t = 0; t < m; t++) {
-      sortedIds[t] = cand[o[t]!]!;
-      sortedD[t] = candD[o[t]!]!;
-    }
-    cand.set(sortedIds.subarray(0, m));
-    candD.set(sortedD.subarray(0, m));
-  };
-  /** hnswlib's neighbour heuristic over the sorted cand[0 .. m): keeps c unless a kept r has ‖y_c − y_r‖ < ‖y_c − y_p‖. */
-  const select = (m: number, limit: number): number => {
-    let k = 0;
-    for (let t = 0; t < m && k < limit; t++) {
-      const c = cand[t]!;
-      if (k > 0) {
-        for (let u = 0; u < k; u++) ids[u] = kept[u]!;
-        const P = g.pairDots(c, k);
-        let dominated = false;
-        for (let u = 0; u < k && !dominated; u++) if (dist(c, kept[u]!, P[u]!) < candD[t]!) dominated = true;
-        if (dominated) continue;
-      }
-      kept[k++] = c;
-    }
-    return k;
-  };
+  codeNorms(codes, scales, n, D, g.norms, g.sums);
   // A seeded insertion order; the first vector inserted is the entry point while building.
   const perm = Int32Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i > 0; i--) {
@@ -135,10 +103,9 @@ export function buildGraph(input: GraphBuildInput): Omit<GraphStage, "beam"> {
     scan.setQuery(uq);
     const found = g.beam(uq.step, 7.5 * uq.sum, pool, a);
     const m = found.size;
-    for (let t = 0; t < m; t++) cand[t] = found.ids[t]!;
-    sortByDistance(a, m);
-    const k = select(m, M);
-    const mine = kept.slice(0, k);
+    ids.set(found.ids.subarray(0, m));
+    const mine = g.select(a, m, M).slice();
+    const k = mine.length;
     for (let t = 0; t < deg; t++) nb[a * deg + t] = t < k ? mine[t]! : -1;
     // a into each new neighbour's list: appended while there is room, else that list and a selected again
     for (const b of mine) {
@@ -149,15 +116,46 @@ export function buildGraph(input: GraphBuildInput): Omit<GraphStage, "beam"> {
         nb[row + fill] = a;
         continue;
       }
-      for (let t = 0; t < deg; t++) cand[t] = nb[row + t]!;
-      cand[deg] = a;
-      sortByDistance(b, deg + 1);
-      const kk = select(deg + 1, deg);
-      for (let t = 0; t < deg; t++) nb[row + t] = t < kk ? kept[t]! : -1;
+      ids.set(nb.subarray(row, row + deg));
+      ids[deg] = a;
+      const again = g.select(b, deg + 1, deg);
+      for (let t = 0; t < deg; t++) nb[row + t] = t < again.length ? again[t]! : -1;
     }
   }
   for (let e = 0; e < entries.length; e++) entries[e] = perm[Math.min(e, n - 1)]!;
-  return { degree: deg, neighbors: nb, entries, codes, scales, residuals: input.residuals };
+  // The serving kernel: the same codes, scales and entry points, the rows compact (a row ends at its first −1)
+  let edges = 0;
+  for (let i = 0; i < n * deg; i++) if (nb[i]! >= 0) edges++;
+  const out = u4GraphScan(n, D, deg, entries.length, edges);
+  if (!out) {
+    return { stage: { degree: deg, neighbors: nb, entries, codes, scales, residuals: input.residuals }, scan };
+  }
+  const o = out.graph;
+  out.codes.set(codes);
+  o.scales.set(scales);
+  o.entries.set(entries);
+  const offsets = o.offsets!;
+  const packed = o.neighbors;
+  let e = 0;
+  for (let i = 0; i < n; i++) {
+    offsets[i] = e;
+    for (let t = i * deg, end = t + deg; t < end && nb[t]! >= 0; t++, e++) {
+      const v = nb[t]!;
+      packed[3 * e] = v & 255;
+      packed[3 * e + 1] = (v >> 8) & 255;
+      packed[3 * e + 2] = v >> 16;
+    }
+  }
+  offsets[n] = e;
+  const stage = {
+    degree: deg,
+    neighbors: o.neighbors,
+    offsets,
+    entries: o.entries,
+    codes: out.codes,
+    scales: o.scales,
+  };
+  return { stage: { ...stage, residuals: input.residuals }, scan: out };
 }
 
 let visited = new Uint32Array(0);
@@ -199,6 +197,7 @@ export function beamSearch(
   const scales = graph.scales;
   const nb = graph.neighbors;
   const deg = graph.degree;
+  const offsets = graph.offsets;
   const ids = scan.ids;
   const mark = epoch;
   let size = 0;
@@ -239,8 +238,9 @@ export function beamSearch(
     pDone[i] = 1;
     const u = pIds[i]!;
     c = 0;
-    for (let t = u * deg, end = t + deg; t < end; t++) {
-      const v = nb[t]!;
+    const from = offsets ? offsets[u]! : u * deg;
+    for (let t = from, end = offsets ? offsets[u + 1]! : from + deg; t < end; t++) {
+      const v = offsets ? nb[3 * t]! | (nb[3 * t + 1]! << 8) | (nb[3 * t + 2]! << 16) : nb[t]!;
       if (v < 0) break;
       if (visited[v] === mark) continue;
       visited[v] = mark;
@@ -317,8 +317,8 @@ const BEAM_LADDER = [16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512];
 
 /**
  * The beam width of the graph stage, measured on the data (see the header): the smallest width of the ladder at which
- * every calibration query (an indexed vector, itself barred) finds all of its exact top-K (`truth`), times
- * `beamMargin`, rounded up; undefined when none does.
+ * the calibration queries (indexed vectors, each itself barred) find at least graphCalibrationRecall of their exact
+ * top-K (`truth`), times `graphBeamMargin`, rounded up; undefined when none does.
  */
 export function calibrateBeam(
   index: VectorIndex,
@@ -329,23 +329,23 @@ export function calibrateBeam(
   truth: Int32Array[],
 ): number | undefined {
   const d = index.d;
-  let found: number | undefined;
+  let total = 0;
+  for (let s = 0; s < queries.length; s++) total += truth[s]!.length;
+  // the misses a width may have (a small epsilon: 0.001 · 1280 is 1.28 in floating point, 1 miss allowed)
+  const allowed = Math.floor((1 - DEFAULTS.graphCalibrationRecall) * total + 1e-9);
   for (const beam of BEAM_LADDER) {
-    let all = true;
-    for (let s = 0; s < queries.length && all; s++) {
+    let missed = 0;
+    for (let s = 0; s < queries.length && missed <= allowed; s++) {
       const id = queries[s]!;
       const q = Float64Array.from(kernel.dots.rows.subarray(id * d, (id + 1) * d));
       const want = truth[s]!;
       const hits = graphSearch(index, graph, scan, kernel, q, want.length, beam, DEFAULTS.fineBound, id);
       const got = new Set(hits.map((h) => h.id));
-      for (const t of want) if (!got.has(t)) all = false;
+      for (const t of want) if (!got.has(t)) missed++;
     }
-    if (all) {
-      found = beam;
-      break;
-    }
+    if (missed <= allowed) return Math.ceil(beam * DEFAULTS.graphBeamMargin);
   }
-  return found === undefined ? undefined : Math.ceil(found * DEFAULTS.graphBeamMargin);
+  return undefined;
 }
 
 export interface GraphKernel {
@@ -362,15 +362,15 @@ export function graphKernel(index: VectorIndex): GraphKernel | undefined {
   return k && k.source === index.graph?.codes ? k : undefined;
 }
 
-/** ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)² and s_i = Σ_j c_ij of every code (the build's pair estimates). */
-function codeNorms(
+/** ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)² and s_i = Σ_j c_ij of every code (the build's pair estimates), into self and sums. */
+export function codeNorms(
   codes: Uint8Array,
   scales: Float32Array,
   n: number,
   D: number,
+  self: Float64Array = new Float64Array(n),
+  sums: Int32Array = new Int32Array(n),
 ): { self: Float64Array; sums: Int32Array } {
-  const self = new Float64Array(n);
-  const sums = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     let s = 0;
     let c = 0;
@@ -384,4 +384,46 @@ function codeNorms(
     sums[i] = c;
   }
   return { self, sums };
+}
+
+/**
+ * The build's neighbour selection in JS (the reference of the kernel's select_u4, which builds: tests): the
+ * candidates sorted by ‖y_p − y_c‖² (the header's code estimate; ties: smaller id), then HNSW's heuristic (c kept
+ * unless a kept r has ‖y_c − y_r‖² < ‖y_c − y_p‖²) up to `limit`. Returns the sorted candidates and the kept ids.
+ */
+export function selectNeighbours(
+  codes: Uint8Array,
+  scales: Float32Array,
+  self: Float64Array,
+  sums: Int32Array,
+  D: number,
+  p: number,
+  candidates: ArrayLike<number>,
+  limit: number,
+): { sorted: Int32Array; kept: Int32Array } {
+  const bytes = D >> 1;
+  const half = 56.25 * D;
+  const pair = (a: number, b: number) => {
+    let s = 0;
+    for (let t = 0; t < bytes; t++) {
+      const x = codes[a * bytes + t]!;
+      const y = codes[b * bytes + t]!;
+      s += (x & 15) * (y & 15) + (x >> 4) * (y >> 4);
+    }
+    return s;
+  };
+  const dist = (a: number, b: number) =>
+    self[a]! + self[b]! - 2 * scales[a]! * scales[b]! * (pair(a, b) - 7.5 * (sums[a]! + sums[b]!) + half);
+  const m = candidates.length;
+  const dd = Array.from({ length: m }, (_, t) => dist(p, candidates[t]!));
+  const order = Array.from({ length: m }, (_, t) => t);
+  order.sort((x, y) => dd[x]! - dd[y]! || candidates[x]! - candidates[y]!);
+  const sorted = Int32Array.from(order, (t) => candidates[t]!);
+  const kept: number[] = [];
+  for (let t = 0; t < m && kept.length < limit; t++) {
+    const c = sorted[t]!;
+    const dc = dd[order[t]!]!;
+    if (!kept.some((r) => dist(c, r) < dc)) kept.push(c);
+  }
+  return { sorted, kept: Int32Array.from(kept) };
 }

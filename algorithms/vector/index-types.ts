@@ -43,8 +43,6 @@ export const DEFAULTS = {
    * enough that held-out recall@10 fell to .978–.988 on small anisotropic sets (docs/decisions/ivf-calibration.md).
    */
   ivfCalibrationQueries: 128,
-  /** The first this many calibration queries (and their neighbours) also calibrate the graph stage's beam. */
-  graphCalibrationQueries: 32,
   /** Their neighbours: the probe must reach each one's top ivfCalibrationK. */
   ivfCalibrationK: 10,
   /** The calibrated fraction is the largest one the calibration queries needed, times this margin. */
@@ -72,8 +70,15 @@ export const DEFAULTS = {
   graphBuildPool: 64,
   /** Entry points of the beam search (the first vectors inserted). */
   graphEntries: 1,
-  /** The calibrated beam width is the ladder's width times this margin. */
-  graphBeamMargin: 1.25,
+  /** The first this many IVF calibration queries (and their exact top-10) calibrate the graph's beam width. */
+  graphCalibrationQueries: 128,
+  /**
+   * The calibrated beam width is the smallest of the ladder whose recall@10 over the calibration queries reaches this
+   * (0.999 of 128 × 10 neighbours: at most one missed), times graphBeamMargin.
+   */
+  graphCalibrationRecall: 0.999,
+  /** See graphCalibrationRecall: 1 (measured: the fresh queries' recall at the width found was no lower). */
+  graphBeamMargin: 1,
 } as const;
 
 export interface VectorIndexOptions {
@@ -199,10 +204,16 @@ export interface VectorIndex {
 
 /** The graph stage (algorithms/vector/graph.ts): a proximity graph over the 4-bit codes. */
 export interface GraphStage {
-  /** Edges per vector (the width of `neighbors`). */
+  /** Most edges a vector has. */
   readonly degree: number;
-  /** n × degree neighbour ids, −1 padding at the end of a row (a view into the kernel's memory: read it only). */
-  readonly neighbors: Int32Array;
+  /**
+   * Neighbour ids (a view into the kernel's memory: read it only): n × degree int32, −1 padding at the end of a row,
+   * or, with `offsets`, compact rows of 3-byte little-endian ids (a Uint8Array; i's neighbours are the ids
+   * offsets[i] .. offsets[i + 1] − 1, i.e. bytes 3·offsets[i] .. 3·offsets[i + 1]).
+   */
+  readonly neighbors: Int32Array | Uint8Array;
+  /** Row starts of the compact rows (n + 1, in ids; a view into the kernel's memory), when the rows are compact. */
+  readonly offsets?: Int32Array;
   /** Entry points of the beam search (a view into the kernel's memory: read it only). */
   readonly entries: Int32Array;
   /** n × bits/2 bytes of 4-bit codes by id (a view into the kernel's memory: read it, do not write it). */

@@ -44,8 +44,9 @@ export function buildIvf(
   wantedLists: number,
   rng: Rng,
   maxProbeFraction: number = DEFAULTS.ivfMaxProbeFraction,
+  measureWhenDropped = 0,
 ): { lists?: IvfLists; calibration: IvfCalibration } {
-  const steps = buildIvfSteps(rows, projected, P, wantedLists, rng, maxProbeFraction);
+  const steps = buildIvfSteps(rows, projected, P, wantedLists, rng, maxProbeFraction, measureWhenDropped);
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
@@ -59,6 +60,8 @@ export const IVF_ROWS_PER_STEP = 1024;
  * buildIvf as a generator (the same work in the same order, the same lists): it pauses after the k-means, every
  * IVF_ROWS_PER_STEP rows of the assignment, every 4 · IVF_ROWS_PER_STEP rows of the list sums and after each
  * calibration query (a scan of all n rows), so that a caller can return to its event loop between steps.
+ * `measureWhenDropped`: calibration queries measured even once the stage is known to be dropped (the graph stage
+ * calibrates its beam on them); the calibration stops there.
  */
 export function* buildIvfSteps(
   rows: F32RowDots,
@@ -67,6 +70,7 @@ export function* buildIvfSteps(
   wantedLists: number,
   rng: Rng,
   maxProbeFraction: number = DEFAULTS.ivfMaxProbeFraction,
+  measureWhenDropped = 0,
 ): Generator<void, { lists?: IvfLists; calibration: IvfCalibration }, void> {
   const n = projected.length / P;
   const d = rows.d;
@@ -176,6 +180,7 @@ export function* buildIvfSteps(
     centroidNorms,
     sizes,
     maxProbeFraction,
+    measureWhenDropped,
   );
   const probeFraction = calibration.probeFraction;
   if (probeFraction > maxProbeFraction) return { calibration };
@@ -204,6 +209,7 @@ function* calibrateProbe(
   norms: Float64Array,
   sizes: Int32Array,
   maxProbeFraction: number,
+  measureWhenDropped: number,
 ): Generator<void, IvfCalibration, void> {
   const { n, d } = rows;
   const L = sizes.length;
@@ -234,8 +240,8 @@ function* calibrateProbe(
     for (let r = 0; r <= last; r++) covered += sizes[byDistance[r]!]!;
     worst = Math.max(worst, covered / n);
     yield;
-    // The stage is dropped whatever the other queries need: stop once the graph's calibration queries are measured.
-    if (worst * DEFAULTS.ivfProbeMargin > maxProbeFraction && truth.length >= DEFAULTS.graphCalibrationQueries) break;
+    // The stage is dropped whatever the other queries need: stop once those the caller wants anyway are measured.
+    if (worst * DEFAULTS.ivfProbeMargin > maxProbeFraction && truth.length >= measureWhenDropped) break;
   }
   return {
     queries: queries.slice(0, truth.length),

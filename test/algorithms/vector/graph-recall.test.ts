@@ -49,7 +49,19 @@ describe.skipIf(!simdAvailable())("vector index graph stage", () => {
           });
           expect(index.ivf).toBeUndefined();
           if (!index.graph) return; // no beam width of the ladder passed the calibration: the scan serves
-          expect(index.graph.neighbors.length).toBe(n * index.graph.degree);
+          // served from compact rows of 3-byte ids: row i is ids offsets[i] .. offsets[i + 1] − 1, ≤ degree of them, not i
+          const { offsets, neighbors, degree } = index.graph;
+          expect(offsets?.length).toBe(n + 1);
+          expect(offsets![0]).toBe(0);
+          expect(neighbors.length).toBe(3 * offsets![n]!);
+          for (let i = 0; i < n; i++) {
+            const row: number[] = [];
+            for (let t = offsets![i]!; t < offsets![i + 1]!; t++)
+              row.push(neighbors[3 * t]! | (neighbors[3 * t + 1]! << 8) | (neighbors[3 * t + 2]! << 16));
+            expect(row.length).toBeGreaterThan(0);
+            expect(row.length).toBeLessThanOrEqual(degree);
+            for (const v of row) expect(v >= 0 && v < n && v !== i).toBe(true);
+          }
           let recall = 0;
           let recall32 = 0;
           for (let r = 0; r < QUERIES; r++) {
