@@ -180,6 +180,9 @@ export async function measureGuardPrior(view: ProjectView): Promise<GuardPrior> 
  * last measurement (concurrent callers share one measurement; kept on the engine across graph versions).
  */
 export async function guardPriorFor(view: ProjectView): Promise<GuardPrior> {
+  // While the catalog is embedded and answers come at once (whileEmbedding "lexical"), the measurement would wait
+  // for the model (the intents' vectors, the full index): the prior without evidence answers meanwhile.
+  if (!view.embeddingLive()) return guardPrior([], []);
   const memory = await view.memory();
   const slot = view.projectMemo<{ executions: number; prior: Promise<GuardPrior> }>("guard prior");
   const cached = slot.get();

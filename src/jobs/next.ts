@@ -124,7 +124,8 @@ export async function runSuggest(view: ProjectView, req: SuggestNextRequest & { 
   let memoryVotes: Map<string, { vote: number; executions: number; succeeded: number }> | undefined;
   let similarSuccess: SimilarPastSuccess | undefined;
   if (req.intent && req.intent.trim().length > 0) {
-    const [qv] = await view.embedQueries([req.intent]);
+    // While the catalog is embedded (whileEmbedding "lexical") the model is busy: recall without a query vector.
+    const [qv] = view.embeddingLive() ? await view.embedQueries([req.intent]) : [new Float32Array(0)];
     const mem = await view.recall(req.intent, qv!, { user: req.user });
     similarSuccess = mem.similarSuccess;
     if (mem.past.length > 0) {

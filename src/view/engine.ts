@@ -258,6 +258,15 @@ export class Engine {
    * "lexical", while that index is still being built (its embeddings computed) — the catalog's lexical index
    * (`degraded: "embedding"`), the build going on in the background.
    */
+  /**
+   * Whether answers on snapshot `s` rank with the embedding channel: always with whileEmbedding "wait" (they wait
+   * for it), else once the full index of that catalog is built. A job that would embed its query only for the
+   * embedding channel asks this first: while the catalog is embedded, the model is busy with it.
+   */
+  embeddingLive(project: string, s: GraphSnapshot): boolean {
+    return this.whileEmbedding === "wait" || this.builtIndexes.get(project)?.key === catalogKey(s, this.embedder.model);
+  }
+
   async servingSearchIndex(project: string): Promise<SearchIndex> {
     if (this.whileEmbedding === "wait") return this.searchIndex(project);
     const s = await this.snapshot(project);

@@ -120,6 +120,12 @@ const SILENT: RecallResult = {
   reason: "no similar past executions",
 };
 
+/** Silent recall while the memory's first build (its intents' embeddings) is still running. */
+const MEMORY_BEING_BUILT: RecallResult = {
+  ...SILENT,
+  reason: "the intent memory is still being built (its past intents wait for the embedding model)",
+};
+
 /** Silent recall over a memory that has executions, none similar enough to vote: the history guard's similarity 0. */
 const SILENT_WITH_HISTORY: RecallResult = { ...SILENT, similarity: 0 };
 
@@ -130,6 +136,8 @@ export interface MemorySlot {
   rebuilding?: Promise<MemoryIndex> | undefined;
   /** A full build after appends (re-centred codes), swapped in when done unless a newer index replaced it. */
   recentring?: Promise<MemoryIndex> | undefined;
+  /** Set once the first build is in (a recall without a query vector does not wait for that build). */
+  built?: boolean | undefined;
 }
 
 /** Marks a project's memory stale (after recorded executions). */
@@ -194,7 +202,12 @@ export async function memoryIndex(engine: Engine, project: string): Promise<Memo
   if (!slot) {
     const fresh: MemorySlot = { index: buildMemory(engine, project), dirty: false };
     m.set(project, fresh);
-    fresh.index.catch(() => m.delete(project));
+    fresh.index.then(
+      () => {
+        fresh.built = true;
+      },
+      () => m.delete(project),
+    );
     return fresh.index;
   }
   const built = await slot.index.catch(() => undefined);
@@ -291,6 +304,12 @@ export async function recallMemory(
   qv: Float32Array,
   options: RecallOptions = {},
 ): Promise<RecallResult> {
+  // Without a query vector (the catalog is being embedded and the model is busy with it), a first build, which
+  // embeds the past intents, is not waited for: it starts, and this answer has no memory vote.
+  if (qv.length === 0 && !engine.memorySlots.get(project)?.built) {
+    memoryIndex(engine, project).catch(() => undefined);
+    return MEMORY_BEING_BUILT;
+  }
   const mem = await memoryIndex(engine, project);
   if (mem.rows.length === 0) return SILENT;
   const s = await engine.snapshot(project);

@@ -80,6 +80,11 @@ export class ProjectView {
     return this.#engine.servingSearchIndex(this.project);
   }
 
+  /** Whether this version's answers rank with the embedding channel now (Engine.embeddingLive). */
+  embeddingLive(): boolean {
+    return this.#engine.embeddingLive(this.project, this.snapshot);
+  }
+
   /** Embeds query texts (an LRU cache in front of the embedding provider). */
   embedQueries(texts: readonly string[]): Promise<Float32Array[]> {
     return this.#engine.queryEmbedder.embed([...texts]);
