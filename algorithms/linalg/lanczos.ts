@@ -21,9 +21,14 @@
  * Problem" (1998), ch. 13 (full reorthogonalisation).
  */
 
-import { EigenvalueDecomposition, Matrix } from "ml-matrix";
+import { createRequire } from "node:module";
 import { AlgorithmError } from "../errors.ts";
 import { mulberry32, type Rng } from "../random/rng.ts";
+
+// ml-matrix required as CommonJS: its ES entry re-exports the 150 kB CommonJS build, which Node then scans for
+// export names (30–110 ms of one core on every process start); required, it is only compiled. The same code.
+const { EigenvalueDecomposition, Matrix } = createRequire(import.meta.url)("ml-matrix") as typeof import("ml-matrix");
+type Matrix = import("ml-matrix").Matrix;
 
 export const DEFAULTS = {
   /** Residual tolerance, relative to max(1, max |θ|). */

@@ -14,7 +14,7 @@ import { RESULT_SCHEMAS } from "../contract/results.ts";
 import { type GatedItem, gatedSummary } from "../gate/gatekeeper.ts";
 import { derivedKey } from "../view/derived.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import type { SimilarPastSuccess } from "../view/intent-memory.ts";
+import type { SimilarPastSuccess } from "../view/memory-recall.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { resolveKnownTools, resolveTools } from "../view/resolve.ts";
 import { weightsFor, weightsNow } from "./fit-next-step-weights.ts";

@@ -7,7 +7,7 @@
  */
 import { ToolgraphError } from "../contract/errors.ts";
 import type { ProjectView } from "../view/project-view.ts";
-import type { SimilarPastSuccess } from "../view/intent-memory.ts";
+import type { SimilarPastSuccess } from "../view/memory-recall.ts";
 
 export interface RecallOptions {
   /** Only this user's past executions vote. */

@@ -5,7 +5,7 @@
  * the job's own steps (recall, the history guard's inputs, exclusions, routing, limits); docs/decisions/layout.md.
  */
 import type { RankingData } from "../../algorithms/search/rank-candidates.ts";
-import type { RecallOptions, RecallResult } from "../view/intent-memory.ts";
+import type { RecallOptions, RecallResult } from "../view/memory-recall.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { rankingData } from "./search-scoring.ts";
 

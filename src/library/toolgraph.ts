@@ -2,22 +2,20 @@
  * The library API: `openToolgraph(options)` returns a Toolgraph bound to one project (overridable per
  * call). The CLI, the HTTP server and the MCP server all call these same methods: one per operation of the
  * table (contract/operations.ts, run by `run` below) and the library's own, each one line of a method table
- * (writes.ts, recording.ts, learning.ts, status.ts, readiness.ts) bound here to the private engine.
+ * (writes.ts, recording.ts, learning.ts, status.ts, readiness.ts) bound here to the private engine. The
+ * tables and the engine load with the open (runtime.ts), after it has started the embedded database
+ * (early-start.ts): importing this module loads no engine, driver or analytics (docs/decisions/everyday-budget.md).
  */
 import type { RecommenderApi, Scoped } from "../contract/api.ts";
 import { OPERATION_LIST, type Operation, type OperationMethods } from "../contract/operations.ts";
 import { parseInput } from "../formats/parse.ts";
 import type { JobContext } from "../jobs/job.ts";
 import { RecommendationLog, type RecommendationLogOptions, retentionFromEnv } from "../jobs/recommendation-log.ts";
-import { Engine } from "../view/engine.ts";
-import { cachedAnswer } from "./cached-answer.ts";
+import type { Engine } from "../view/engine.ts";
+import { startEarly } from "./early-start.ts";
 import type { Bound, Facade, ToolgraphOptions } from "./facade.ts";
-import { LEARNING } from "./learning.ts";
-import { READINESS } from "./readiness.ts";
-import { EXECUTION_WRITES } from "./recording.ts";
+import { LIBRARY_METHOD_NAMES } from "./method-names.ts";
 import { ResultCache } from "./result-cache.ts";
-import { STATUS } from "./status.ts";
-import { CATALOG_WRITES } from "./writes.ts";
 
 export type {
   AnalyticsStatus,
@@ -35,20 +33,14 @@ export type {
  */
 export const parseRequest = parseInput;
 
-/** The library's own methods (not operations of the table), each `(facade, …args)`: bound as `tg.name(…args)`. */
-const LIBRARY_METHODS = { ...CATALOG_WRITES, ...EXECUTION_WRITES, ...LEARNING, ...STATUS, ...READINESS };
+let runtime: typeof import("./runtime.ts") | undefined; // the engine and the method tables, loaded by an open
+type LibraryMethods = typeof import("./runtime.ts").LIBRARY_METHODS;
 
 /**
  * One method per operation of the table (contract/operations.ts): `tg.search(req)`, `tg.plan(req)`, …; and the
  * library's own: imports and recording, fits, stats and status, readiness (see the method tables above).
  */
-export interface Toolgraph
-  extends OperationMethods,
-    Bound<typeof CATALOG_WRITES>,
-    Bound<typeof EXECUTION_WRITES>,
-    Bound<typeof LEARNING>,
-    Bound<typeof STATUS>,
-    Bound<typeof READINESS> {}
+export interface Toolgraph extends OperationMethods, Bound<LibraryMethods> {}
 
 let facadeOf: (tg: Toolgraph) => Facade;
 
@@ -117,7 +109,7 @@ export class Toolgraph implements RecommenderApi {
     const answerKey = job.answerKey;
     return answerKey === undefined
       ? (job.run(ctx, r) as Promise<object>)
-      : cachedAnswer(this.#facade, answerKey, view, r, () => job.run(ctx, r) as Promise<object>);
+      : runtime!.cachedAnswer(this.#facade, answerKey, view, r, () => job.run(ctx, r) as Promise<object>);
   }
 
   async close(): Promise<void> {
@@ -132,18 +124,27 @@ for (const operation of OPERATION_LIST)
   define(operation.name, function (this: Toolgraph, req: object & Scoped) {
     return this.run(operation, req);
   });
-for (const [name, method] of Object.entries(LIBRARY_METHODS) as [string, (f: Facade, ...a: unknown[]) => unknown][])
+for (const name of LIBRARY_METHOD_NAMES)
   define(name, function (this: Toolgraph, ...args: unknown[]) {
-    return method(facadeOf(this), ...args);
+    return (runtime!.LIBRARY_METHODS[name] as (f: Facade, ...a: unknown[]) => unknown)(facadeOf(this), ...args);
   });
 
 export async function openToolgraph(options: ToolgraphOptions = {}): Promise<Toolgraph> {
   retentionFromEnv(); // a bad bound in the environment is refused before the database is opened
-  const engine = await Engine.open(options);
-  return new Toolgraph(
-    engine,
-    options.project ?? "default",
-    options.resultCacheSize ?? 1000,
-    options.recommendationLog,
-  );
+  // The embedded database starts on its thread while the engine's modules load (undefined: the open starts it).
+  const started = options.started ?? startEarly(options);
+  let engine: Engine;
+  try {
+    runtime ??= await import("./runtime.ts");
+    engine = await runtime.Engine.open({ ...options, started });
+  } catch (err) {
+    if (started !== options.started)
+      await started?.then(
+        (s) => s.close(),
+        () => {},
+      );
+    throw err;
+  }
+  const { project = "default", resultCacheSize = 1000, recommendationLog } = options;
+  return new Toolgraph(engine, project, resultCacheSize, recommendationLog);
 }

@@ -15,7 +15,8 @@ import { type EmbeddedDatabase, openEmbedded } from "./pglite-worker.ts";
 export interface StartedEmbedded {
   /** The data directory (absolute), as resolveHome gives it. */
   readonly home: string;
-  readonly lock: DataDirLock;
+  /** The data directory's lock (none for `memory://`, which is this process's own). */
+  readonly lock: DataDirLock | undefined;
   readonly embedded: EmbeddedDatabase;
   /** Stops the database and releases the lock (a start nobody took). */
   close(): Promise<void>;
@@ -26,12 +27,12 @@ export interface StartedEmbedded {
  * template for a new directory, baseline-compiled WebAssembly). Rejects as the open would (locked, unreadable).
  */
 export async function startEmbedded(home: string, env: NodeJS.ProcessEnv = process.env): Promise<StartedEmbedded> {
-  const lock = await acquireDataDirLock(home);
+  const lock = home === "memory://" ? undefined : await acquireDataDirLock(home);
   let embedded: EmbeddedDatabase;
   try {
     embedded = await openEmbedded(home, env, { migrated: true, tiered: false });
   } catch (err) {
-    lock.release();
+    lock?.release();
     throw err;
   }
   return {
@@ -40,7 +41,7 @@ export async function startEmbedded(home: string, env: NodeJS.ProcessEnv = proce
     embedded,
     close: async () => {
       await embedded.close().catch(() => {});
-      lock.release();
+      lock?.release();
     },
   };
 }

@@ -33,7 +33,8 @@ import {
 } from "./filters.ts";
 import type { GraphSnapshot } from "./graph-snapshot.ts";
 import { executionHistory } from "./history.ts";
-import { type MemoryIndex, memoryIndex, type RecallOptions, type RecallResult, recallMemory } from "./intent-memory.ts";
+import { type MemoryIndex, memoryIndex } from "./intent-memory.ts";
+import { type RecallOptions, type RecallResult, recallMemory } from "./memory-recall.ts";
 import { ensureEmbeddings, type SearchIndex } from "./search-index.ts";
 
 export class ProjectView {

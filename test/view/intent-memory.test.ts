@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
-import { groupByText, memoryIndex, recallMemory } from "../../src/view/intent-memory.ts";
+import { groupByText, memoryIndex } from "../../src/view/intent-memory.ts";
+import { recallMemory } from "../../src/view/memory-recall.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 describe("groupByText", () => {

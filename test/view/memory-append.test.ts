@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
-import { type MemoryIndex, memoryIndex, recallMemory, settledMemory } from "../../src/view/intent-memory.ts";
+import { type MemoryIndex, memoryIndex, settledMemory } from "../../src/view/intent-memory.ts";
 import { MEMORY_DEFAULTS } from "../../src/view/memory-defaults.ts";
+import { recallMemory } from "../../src/view/memory-recall.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");

@@ -4,7 +4,8 @@ import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
 import { dotInt8 } from "../../algorithms/search/int8-vectors.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
-import { MEMORY_DEFAULTS, memoryIndex, recallMemory, semanticNeighbours } from "../../src/view/intent-memory.ts";
+import { MEMORY_DEFAULTS, memoryIndex, semanticNeighbours } from "../../src/view/intent-memory.ts";
+import { recallMemory } from "../../src/view/memory-recall.ts";
 
 const NOW = Date.parse("2026-11-01T12:00:00Z");
 const WORDS =
