@@ -68,7 +68,7 @@ import {
 import { buildGraph, calibrateBeam, graphKernel, graphKernels, graphSearch } from "../vector/graph.ts";
 import { buildIvfSteps, ivfShortlist, listKernel, listKernels } from "../vector/ivf.ts";
 import { rotate } from "../vector/rotation.ts";
-import { codeShortlist, simdScanBytes } from "../vector/sign-codes.ts";
+import { codeShortlist, signCode, simdScanBytes } from "../vector/sign-codes.ts";
 import { SearchError } from "./search-error.ts";
 import { TopK } from "./top-k.ts";
 
@@ -172,18 +172,7 @@ export function* buildVectorIndexSteps(
     rotate(buf, signs, rounds);
     if (projected) projected.set(buf.subarray(0, P), i * P);
     if (fine) fineCode(buf, fine, i);
-    let l1 = 0;
-    const co = i * words;
-    for (let w = 0; w < words; w++) {
-      let word = 0;
-      for (let t = 0; t < 32; t++) {
-        const v = buf[32 * w + t]!;
-        if (v > 0) word |= 1 << t;
-        l1 += v < 0 ? -v : v;
-      }
-      codes[co + w] = word >>> 0;
-    }
-    scales[i] = l1 / D;
+    scales[i] = signCode(buf, codes, i * words, words);
     if ((i + 1) % rowsPerStep === 0 && i + 1 < n) yield i + 1;
   }
   yield n;

@@ -29,6 +29,7 @@
 import { SearchError } from "../search/search-error.ts";
 import { checkMatrix, DEFAULTS, MODULE, type VectorIndex } from "./index-types.ts";
 import { rotate } from "./rotation.ts";
+import { signCode } from "./sign-codes.ts";
 
 /** The index over its rows followed by the m rows of `added` (m × d, row-major), ids n … n + m − 1. */
 export function appendVectorIndex(index: VectorIndex, added: Float32Array): VectorIndex {
@@ -77,18 +78,7 @@ export function* appendVectorIndexSteps(
     buf.fill(0);
     for (let j = 0; j < d; j++) buf[j] = added[o + j]! - mean[j]!;
     rotate(buf, index.signs, index.rounds);
-    let l1 = 0;
-    const co = (n + i) * words;
-    for (let w = 0; w < words; w++) {
-      let word = 0;
-      for (let t = 0; t < 32; t++) {
-        const v = buf[32 * w + t]!;
-        if (v > 0) word |= 1 << t;
-        l1 += v < 0 ? -v : v;
-      }
-      codes[co + w] = word >>> 0;
-    }
-    scales[n + i] = l1 / D;
+    scales[n + i] = signCode(buf, codes, (n + i) * words, words);
     if ((i + 1) % rowsPerStep === 0 && i + 1 < m) yield i + 1;
   }
   yield m;

@@ -131,6 +131,25 @@ function approx128(T: Float64Array, codes: Uint32Array, o: number): number {
   return A + C + (B + E);
 }
 
+/**
+ * Stage 1's code of one rotated centred vector `buf` (D = 32 · words coordinates): bit t of word w is set when
+ * buf[32w + t] > 0, written at codes[at … at + words); returns the vector's scale ‖buf‖₁ / D (the 1-bit estimate's
+ * factor). One place for the build and for an append, so that appended codes are the build's own.
+ */
+export function signCode(buf: Float64Array, codes: Uint32Array, at: number, words: number): number {
+  let l1 = 0;
+  for (let w = 0; w < words; w++) {
+    let word = 0;
+    for (let t = 0; t < 32; t++) {
+      const v = buf[32 * w + t]!;
+      if (v > 0) word |= 1 << t;
+      l1 += v < 0 ? -v : v;
+    }
+    codes[at + w] = word >>> 0;
+  }
+  return l1 / (32 * words);
+}
+
 /** Stage 1 alone: approximate scores approx_i (rank-equivalent to q·x_i), for diagnostics and tests. */
 export function approximateScores(index: VectorIndex, query: ArrayLike<number>): Float64Array {
   checkQuery(query, index.d);

@@ -10,32 +10,12 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEmbeddingProvider, parseEmbeddingSpec } from "../../src/embeddings/create.ts";
-import type { EmbeddingProvider } from "../../src/embeddings/provider.ts";
 import { parseGatewayConfig } from "../../src/gateway/config.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
+import { heldProvider } from "../helpers/held-embeddings.ts";
 
 const fixture = fileURLToPath(new URL("./fixtures/hostile-server.mjs", import.meta.url));
-
-/** Hash embeddings that wait for `release()` (every call, bulk or query). */
-function heldProvider(): EmbeddingProvider & { release(): void; calls: number } {
-  const inner = createEmbeddingProvider(parseEmbeddingSpec("hash:256"));
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  const p = {
-    model: inner.model,
-    dimensions: inner.dimensions,
-    calls: 0,
-    release,
-    async embed(texts: readonly string[]) {
-      p.calls++;
-      await released;
-      return inner.embed(texts);
-    },
-  };
-  return p;
-}
 
 let tg: Toolgraph;
 let gateway: Gateway;

@@ -7,28 +7,8 @@
  * memory votes.
  */
 import { describe, expect, it } from "vitest";
-import { createEmbeddingProvider, parseEmbeddingSpec } from "../../src/embeddings/create.ts";
-import type { EmbeddingProvider } from "../../src/embeddings/provider.ts";
 import { openToolgraph } from "../../src/library/toolgraph.ts";
-
-/** Hash embeddings that wait for `release()` (every call, bulk or query). */
-function heldProvider(): EmbeddingProvider & { release(): void; calls: number } {
-  const inner = createEmbeddingProvider(parseEmbeddingSpec("hash:256"));
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  const p = {
-    model: inner.model,
-    dimensions: inner.dimensions,
-    calls: 0,
-    release,
-    async embed(texts: readonly string[]) {
-      p.calls++;
-      await released;
-      return inner.embed(texts);
-    },
-  };
-  return p;
-}
+import { heldProvider } from "../helpers/held-embeddings.ts";
 
 describe("answering at once while the catalog is embedded", () => {
   it("search and next answer with the model held; after settle, every channel and the memory", async () => {
