@@ -19,6 +19,7 @@ import type { CapabilityRow } from "../store/reads.ts";
 import type { Database } from "../store/schema.ts";
 import { DerivedState, derivedKey } from "./derived.ts";
 import type { GraphSnapshot } from "./graph-snapshot.ts";
+import type { TokenLists } from "./token-lists.ts";
 
 export interface SearchIndex {
   key: string;
@@ -136,14 +137,21 @@ async function pack(vectors: Float32Array[], dims: number): Promise<Float32Array
   return out;
 }
 
-/** The BM25 channels of the catalog (tool fields weighted by repetition, capability texts), built in slices. */
+/**
+ * The BM25 channels of the catalog (tool fields weighted by repetition, capability texts), built in slices.
+ * With `lists` (the project's token lists from earlier builds) only texts not seen before are tokenized.
+ */
 async function lexicalChannels(
   s: GraphSnapshot,
   inputs: readonly ToolTextInput[],
   capTexts: readonly string[],
+  lists?: TokenLists,
 ): Promise<Pick<SearchIndex, "toolBm25" | "capBm25" | "toolIds" | "capIds">> {
-  const toolTokenLists = await mapInSlices(inputs, (t) => toolTokens(t));
-  const capTokenLists = await mapInSlices(capTexts, (t) => tokenize(t));
+  const reader = lists?.reader();
+  const tokenizeField = reader?.tokens;
+  const toolTokenLists = await mapInSlices(inputs, (t) => toolTokens(t, tokenizeField ? { tokenizeField } : {}));
+  const capTokenLists = await mapInSlices(capTexts, (t) => (tokenizeField ? tokenizeField(t) : tokenize(t)));
+  if (reader) lists?.sweep(reader.build);
   return {
     toolBm25: await runInSlices(buildBm25IndexSteps(toolTokenLists)),
     capBm25: await runInSlices(buildBm25IndexSteps(capTokenLists)),
@@ -157,6 +165,7 @@ export async function buildSearchIndex(
   s: GraphSnapshot,
   provider: EmbeddingProvider,
   onProgress?: (done: number, total: number) => void,
+  lists?: TokenLists,
 ): Promise<SearchIndex> {
   const t0 = performance.now();
   const inputs = await mapInSlices(s.tools, toolTextInput);
@@ -168,7 +177,7 @@ export async function buildSearchIndex(
   // The vector index keeps the vectors once (in its SIMD kernel's memory when available): read them through it.
   // Built in steps between which the event loop runs (a 3,000-tool index is 100–300 ms of work).
   const toolVectorIndex = await runInSlices(buildVectorIndexSteps(await pack(tools.vectors, dims), dims));
-  const lexical = await lexicalChannels(s, inputs, capTexts);
+  const lexical = await lexicalChannels(s, inputs, capTexts, lists);
   return {
     key: catalogKey(s, provider.model),
     model: provider.model,
@@ -187,10 +196,15 @@ export async function buildSearchIndex(
  * The catalog's lexical index: the BM25 channels of buildSearchIndex and no vectors (every cosine reads 0, the
  * vector channel returns nothing). What search answers from while buildSearchIndex embeds a new catalog.
  */
-export async function buildLexicalIndex(s: GraphSnapshot, model: string, dims: number): Promise<SearchIndex> {
+export async function buildLexicalIndex(
+  s: GraphSnapshot,
+  model: string,
+  dims: number,
+  lists?: TokenLists,
+): Promise<SearchIndex> {
   const t0 = performance.now();
   const inputs = await mapInSlices(s.tools, toolTextInput);
-  const lexical = await lexicalChannels(s, inputs, s.capabilities.map(capabilityText));
+  const lexical = await lexicalChannels(s, inputs, s.capabilities.map(capabilityText), lists);
   const d = Math.max(1, dims);
   const toolVectorIndex = buildVectorIndex(new Float32Array(0), d);
   return {
