@@ -137,16 +137,29 @@ async function pack(vectors: Float32Array[], dims: number): Promise<Float32Array
   return out;
 }
 
+type LexicalChannels = Pick<SearchIndex, "toolBm25" | "capBm25" | "toolIds" | "capIds">;
+
+/** The catalog's lexical channels: built once per catalog, for its lexical index and its full index alike. */
+const LEXICAL_CHANNELS = derivedKey<Promise<LexicalChannels>>("lexical channels", "catalog");
+
 /**
- * The BM25 channels of the catalog (tool fields weighted by repetition, capability texts), built in slices.
- * With `lists` (the project's token lists from earlier builds) only texts not seen before are tokenized.
+ * The BM25 channels of the catalog (tool fields weighted by repetition, capability texts), built in slices
+ * once per snapshot's catalog (derived state). With `lists` (the project's token lists from earlier builds)
+ * only texts not seen before are tokenized.
  */
-async function lexicalChannels(
+function lexicalChannels(s: GraphSnapshot, lists?: TokenLists): Promise<LexicalChannels> {
+  return s.derived(LEXICAL_CHANNELS, async () => {
+    const inputs = await mapInSlices(s.tools, toolTextInput);
+    return buildLexicalChannels(s, inputs, s.capabilities.map(capabilityText), lists);
+  });
+}
+
+async function buildLexicalChannels(
   s: GraphSnapshot,
   inputs: readonly ToolTextInput[],
   capTexts: readonly string[],
   lists?: TokenLists,
-): Promise<Pick<SearchIndex, "toolBm25" | "capBm25" | "toolIds" | "capIds">> {
+): Promise<LexicalChannels> {
   const reader = lists?.reader();
   const tokenizeField = reader?.tokens;
   const toolTokenLists = await mapInSlices(inputs, (t) => toolTokens(t, tokenizeField ? { tokenizeField } : {}));
@@ -177,7 +190,7 @@ export async function buildSearchIndex(
   // The vector index keeps the vectors once (in its SIMD kernel's memory when available): read them through it.
   // Built in steps between which the event loop runs (a 3,000-tool index is 100–300 ms of work).
   const toolVectorIndex = await runInSlices(buildVectorIndexSteps(await pack(tools.vectors, dims), dims));
-  const lexical = await lexicalChannels(s, inputs, capTexts, lists);
+  const lexical = await lexicalChannels(s, lists);
   return {
     key: catalogKey(s, provider.model),
     model: provider.model,
@@ -203,8 +216,7 @@ export async function buildLexicalIndex(
   lists?: TokenLists,
 ): Promise<SearchIndex> {
   const t0 = performance.now();
-  const inputs = await mapInSlices(s.tools, toolTextInput);
-  const lexical = await lexicalChannels(s, inputs, s.capabilities.map(capabilityText), lists);
+  const lexical = await lexicalChannels(s, lists);
   const d = Math.max(1, dims);
   const toolVectorIndex = buildVectorIndex(new Float32Array(0), d);
   return {
