@@ -164,6 +164,12 @@ export function toolTextInput(t: CatalogToolText): ToolTextInput {
 export interface ToolTokensOptions extends TokenizeOptions {
   /** Repetition weight per field (non-negative integers). Default FIELD_WEIGHTS. */
   readonly fieldWeights?: Partial<Record<keyof typeof FIELD_WEIGHTS, number>>;
+  /**
+   * The tokens of one field's text. Default `tokenize(text, options)`; a caller that keeps token lists between
+   * builds passes a function returning the same list for the same text (it must equal tokenize's; the list is
+   * only read).
+   */
+  readonly tokenizeField?: (text: string) => readonly string[];
 }
 
 const VOWEL = /[aeiouy]/;
@@ -316,7 +322,7 @@ export function toolTokens(tool: ToolTextInput, options: ToolTokensOptions = {})
   const out: string[] = [];
   const add = (text: string, times: number) => {
     if (!text || times <= 0) return;
-    const toks = tokenize(text, options);
+    const toks = options.tokenizeField ? options.tokenizeField(text) : tokenize(text, options);
     for (let r = 0; r < times; r++) for (const t of toks) out.push(t);
   };
   add(f.id, weights.id);

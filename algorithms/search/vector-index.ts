@@ -43,7 +43,7 @@ import { dotAt } from "../linalg/dot.ts";
 import { mulberry32 } from "../random/rng.ts";
 import { f32RowDots, simdByDefault } from "../simd/row-dots.ts";
 import { u4GraphScan, u4Scan } from "../simd/u4-scan.ts";
-import { makeRowKernel, rerank, rowKernel, rowKernels, simdRerank, wantSimd } from "../vector/exact-rerank.ts";
+import { makeRowKernelSteps, rerank, rowKernel, rowKernels, simdRerank, wantSimd } from "../vector/exact-rerank.ts";
 import {
   boundedRerank,
   fineByPosition,
@@ -118,8 +118,11 @@ function* pausing<T>(steps: Generator<void, T, void>, rows: number): Generator<n
 export const BUILD_ROWS_PER_STEP = 64;
 
 /**
- * buildVectorIndex as a generator that pauses (yields the rows coded so far) after the mean and after every
- * `rowsPerStep` rows of the coding pass, so a caller can return to its event loop between steps; the index
+ * buildVectorIndex as a generator that pauses (yields the rows coded so far) after every `rowsPerStep` rows of
+ * the mean, after the mean, through the SIMD row kernel's set-up (yielding 0: after every `rowsPerStep` rows of
+ * its norm pass, its memory's allocation and every `rowsPerStep` rows copied into it, then after the coding
+ * pass's arrays are allocated) and after every `rowsPerStep` rows of the coding pass, so a caller can return to
+ * its event loop between steps (no step holds it for long: docs/decisions/gateway-first-answer.md); the index
  * is the generator's return value, identical to buildVectorIndex's (same work in the same order). The IVF
  * stage (n ≥ ivfFrom) pauses too (yielding n): after its k-means, through its assignment and list sums, after
  * each calibration query (ivf.ts buildIvfSteps), and once more after the fine codes are laid out by list.
@@ -145,6 +148,7 @@ export function* buildVectorIndexSteps(
   for (let i = 0; i < n; i++) {
     const o = i * d;
     for (let j = 0; j < d; j++) mean[j]! += vectors[o + j]!;
+    if ((i + 1) % rowsPerStep === 0 && i + 1 < n) yield 0;
   }
   if (n > 0) for (let j = 0; j < d; j++) mean[j]! /= n;
   yield 0;
@@ -156,7 +160,7 @@ export function* buildVectorIndexSteps(
   const scales = new Float32Array(n);
   const buf = new Float64Array(D);
   const store = options.vectorStore ?? (n * d >= SIMD_MIN_VALUES && simdByDefault() ? "kernel" : "reference");
-  const kernel = store === "kernel" ? makeRowKernel(vectors, n, d) : undefined;
+  const kernel = store === "kernel" ? yield* pausing(makeRowKernelSteps(vectors, n, d, rowsPerStep), 0) : undefined;
   const ivfFrom = options.ivfFrom ?? DEFAULTS.ivfFrom;
   // The IVF stage searches through the SIMD kernels only, and calibrates with the row kernel.
   const withIvf = kernel !== undefined && ivfFrom > 0 && n >= ivfFrom && D >= 128;
@@ -165,6 +169,7 @@ export function* buildVectorIndexSteps(
   const fine = withIvf
     ? { codes: new Uint8Array(n * (D >> 1)), scales: new Float32Array(n), residuals: new Float32Array(n) }
     : undefined;
+  if (kernel) yield 0;
   for (let i = 0; i < n; i++) {
     const o = i * d;
     buf.fill(0);

@@ -162,12 +162,38 @@ export interface F32RowDots {
 
 /** A kernel over a copy of the n × d row-major `rows`; undefined when SIMD or the memory is unavailable. */
 export function f32RowDots(rows: Float32Array, d: number): F32RowDots | undefined {
+  const steps = f32RowDotsSteps(rows, d, Number.MAX_SAFE_INTEGER);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * f32RowDots in steps: pauses after allocating the kernel's memory and after copying each `rowsPerStep` rows
+ * into it (a caller returns to its event loop between steps); the kernel it returns is f32RowDots's.
+ */
+export function* f32RowDotsSteps(
+  rows: Float32Array,
+  d: number,
+  rowsPerStep: number,
+): Generator<void, F32RowDots | undefined, void> {
   const n = d > 0 ? Math.floor(rows.length / d) : 0;
   const at = allocate(4 * n * d, d);
   if (!at) return undefined;
   const buffer = at.memory.buffer;
   const copy = new Float32Array(buffer, 0, n * d);
-  copy.set(rows.subarray(0, n * d));
+  for (let i = 0; i < n; i += rowsPerStep) {
+    if (rowsPerStep < n) yield;
+    const end = Math.min(n, i + rowsPerStep);
+    copy.set(rows.subarray(i * d, end * d), i * d);
+  }
+  return rowDotsOver(at, n, d, copy);
+}
+
+/** The kernel's methods over its memory `at`, whose first n × d float32 are `copy`. */
+function rowDotsOver(at: Layout, n: number, d: number, copy: Float32Array): F32RowDots {
+  const buffer = at.memory.buffer;
   const q = new Float32Array(buffer, at.query, d);
   const idView = new Int32Array(buffer, at.ids, CHUNK);
   const outView = new Float32Array(buffer, at.out, CHUNK);

@@ -21,7 +21,7 @@ import {
   dotErrorFactor,
   dotUnderflowBound,
   type F32RowDots,
-  f32RowDots,
+  f32RowDotsSteps,
   MAX_QUERY_ABS,
   simdByDefault,
 } from "../simd/row-dots.ts";
@@ -104,18 +104,34 @@ export function rowKernel(index: VectorIndex): RowKernel | undefined {
 
 /** A SIMD row kernel over a copy of the n × d vectors (its `source` is the copy); undefined when unavailable. */
 export function makeRowKernel(vectors: Float32Array, n: number, d: number): RowKernel | undefined {
-  {
-    if (!(vectors.length === n * d && n > 0)) return undefined;
-    let max = 0;
-    for (let i = 0; i < n; i++) {
-      let s = 0;
-      for (let j = i * d; j < (i + 1) * d; j++) s += vectors[j]! * vectors[j]!;
-      if (!(s <= max)) max = s; // NaN propagates
-    }
-    const maxNorm = Math.sqrt(max) * (1 + 1e-9);
-    const dots = Number.isFinite(maxNorm) && maxNorm < 1e18 ? f32RowDots(vectors, d) : undefined;
-    return dots ? { dots, source: vectors, maxNorm } : undefined;
+  const steps = makeRowKernelSteps(vectors, n, d, Number.MAX_SAFE_INTEGER);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
   }
+}
+
+/**
+ * makeRowKernel in steps: pauses after each `rowsPerStep` rows of the norm pass, then through the kernel's
+ * copy of the rows (row-dots.ts f32RowDotsSteps), so a caller can return to its event loop between steps.
+ */
+export function* makeRowKernelSteps(
+  vectors: Float32Array,
+  n: number,
+  d: number,
+  rowsPerStep: number,
+): Generator<void, RowKernel | undefined, void> {
+  if (!(vectors.length === n * d && n > 0)) return undefined;
+  let max = 0;
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = i * d; j < (i + 1) * d; j++) s += vectors[j]! * vectors[j]!;
+    if (!(s <= max)) max = s; // NaN propagates
+    if ((i + 1) % rowsPerStep === 0 && i + 1 < n) yield;
+  }
+  const maxNorm = Math.sqrt(max) * (1 + 1e-9);
+  const dots = Number.isFinite(maxNorm) && maxNorm < 1e18 ? yield* f32RowDotsSteps(vectors, d, rowsPerStep) : undefined;
+  return dots ? { dots, source: vectors, maxNorm } : undefined;
 }
 
 let simdScores = new Float32Array(0);

@@ -134,11 +134,22 @@ class Life {
   }
 }
 
+/**
+ * Bytes of a reply handed to node-postgres per event-loop turn. It parses every row of what it is given at
+ * once (parseRow, parseDate): the rows of a whole catalog read back after a sync, in one piece, held the loop
+ * over 100 ms (docs/decisions/gateway-first-answer.md).
+ */
+export const READ_SLICE_BYTES = 64 * 1024;
+
 /** A connection to the worker's database, as node-postgres's Connection uses a socket. */
 class WorkerSocket extends Duplex {
   #pending: Buffer[] = [];
   #scheduled = false;
   #ended = false;
+  /** Slices of replies not yet handed to node-postgres, in order (one per event-loop turn). */
+  #incoming: Buffer[] = [];
+  /** Ended on this side while slices were waiting: the stream's end follows the last of them. */
+  #endAfterIncoming = false;
 
   constructor(
     private readonly life: Life,
@@ -171,7 +182,27 @@ class WorkerSocket extends Duplex {
   }
 
   receive(buf: Buffer): void {
-    if (buf.length > 0) this.push(buf);
+    if (buf.length === 0) return;
+    const idle = this.#incoming.length === 0;
+    if (idle && buf.length <= READ_SLICE_BYTES) {
+      this.push(buf);
+      return;
+    }
+    for (let at = 0; at < buf.length; at += READ_SLICE_BYTES)
+      this.#incoming.push(buf.subarray(at, at + READ_SLICE_BYTES));
+    if (idle) this.#drain();
+  }
+
+  /** Hands the next slice to node-postgres, and the one after it at the next turn of the event loop. */
+  #drain(): void {
+    if (this.destroyed) {
+      this.#incoming = [];
+      return;
+    }
+    const next = this.#incoming.shift();
+    if (next) this.push(next);
+    if (this.#incoming.length > 0) setImmediate(() => this.#drain());
+    else if (this.#endAfterIncoming) this.push(null);
   }
 
   override _read(): void {}
@@ -210,7 +241,8 @@ class WorkerSocket extends Duplex {
   override _final(cb: (err?: Error | null) => void): void {
     this.#flush();
     this.#end();
-    this.push(null);
+    if (this.#incoming.length === 0) this.push(null);
+    else this.#endAfterIncoming = true;
     cb();
   }
 

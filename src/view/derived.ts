@@ -56,6 +56,11 @@ export class DerivedState {
     return value;
   }
 
+  /** Drops the value of `key` when it is still `value` (a promise that failed must not answer for good). */
+  forget<T>(key: DerivedKey<T>, value: T): void {
+    if (this.memo.get(key)?.value === value) this.memo.delete(key);
+  }
+
   /** True when `key` holds a value (tests, diagnostics). */
   has(key: DerivedKey<unknown>): boolean {
     return this.memo.has(key);

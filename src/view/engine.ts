@@ -31,6 +31,7 @@ import type { MemorySlot } from "./intent-memory.ts";
 import { loadGraphSnapshot } from "./load-snapshot.ts";
 import { ProjectView } from "./project-view.ts";
 import { buildLexicalIndex, buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
+import { TokenLists } from "./token-lists.ts";
 
 export interface EngineOptions extends ConnectionOptions {
   /** How often (ms) a read checks the stored graph version for writes by other processes. Default 250. */
@@ -147,6 +148,8 @@ export class Engine {
   private readonly builtIndexes = new Map<string, SearchIndex>();
   /** Per project, the lexical index of the catalog whose embeddings are being computed. */
   private readonly lexicalIndexes = new Map<string, Promise<SearchIndex>>();
+  /** Per project: token lists kept between index builds (only changed texts are tokenized: token-lists.ts). */
+  private readonly tokenLists = new Map<string, TokenLists>();
   /**
    * Search answers from a lexical index while a catalog's embeddings are computed ("lexical"), or waits for
    * them ("wait"). Default "wait"; the gateway answers at once (docs/decisions/lexical-while-embedding.md).
@@ -233,6 +236,12 @@ export class Engine {
     return this.searchIndexes.get(project)?.catch(() => undefined);
   }
 
+  private projectTokenLists(project: string): TokenLists {
+    const lists = this.tokenLists.get(project) ?? new TokenLists();
+    this.tokenLists.set(project, lists);
+    return lists;
+  }
+
   /** The search index of the project's catalog, rebuilt only when tool or capability texts change. */
   async searchIndex(project: string, onProgress?: (done: number, total: number) => void): Promise<SearchIndex> {
     const s = await this.snapshot(project);
@@ -242,7 +251,7 @@ export class Engine {
       const idx = await cached.catch(() => undefined);
       if (idx && idx.key === key) return idx;
     }
-    const p = buildSearchIndex(this.db, s, this.embedder, onProgress);
+    const p = buildSearchIndex(this.db, s, this.embedder, onProgress, this.projectTokenLists(project));
     this.searchIndexes.set(project, p);
     p.then(
       (idx) => {
@@ -280,7 +289,7 @@ export class Engine {
       full();
       return idx;
     }
-    const p = buildLexicalIndex(s, this.embedder.model, this.embedder.dimensions);
+    const p = buildLexicalIndex(s, this.embedder.model, this.embedder.dimensions, this.projectTokenLists(project));
     this.lexicalIndexes.set(project, p);
     p.catch(() => this.lexicalIndexes.delete(project));
     // The full build (its texts, the embeddings' bookkeeping, the vector index) starts once the lexical index

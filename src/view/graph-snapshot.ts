@@ -142,6 +142,11 @@ export class GraphSnapshot {
     return this.derivedState.get(key, build, inputs);
   }
 
+  /** Drops the value of `key` when it is still `value` (DerivedState.forget). */
+  forgetDerived<T>(key: DerivedKey<T>, value: T): void {
+    this.derivedState.forget(key, value);
+  }
+
   /** True when the snapshot holds a value for `key` (tests, diagnostics). */
   hasDerived(key: DerivedKey<unknown>): boolean {
     return this.derivedState.has(key);

@@ -19,6 +19,7 @@ import type { CapabilityRow } from "../store/reads.ts";
 import type { Database } from "../store/schema.ts";
 import { DerivedState, derivedKey } from "./derived.ts";
 import type { GraphSnapshot } from "./graph-snapshot.ts";
+import type { TokenLists } from "./token-lists.ts";
 
 export interface SearchIndex {
   key: string;
@@ -136,14 +137,37 @@ async function pack(vectors: Float32Array[], dims: number): Promise<Float32Array
   return out;
 }
 
-/** The BM25 channels of the catalog (tool fields weighted by repetition, capability texts), built in slices. */
-async function lexicalChannels(
+type LexicalChannels = Pick<SearchIndex, "toolBm25" | "capBm25" | "toolIds" | "capIds">;
+
+/** The catalog's lexical channels: built once per catalog, for its lexical index and its full index alike. */
+const LEXICAL_CHANNELS = derivedKey<Promise<LexicalChannels>>("lexical channels", "catalog");
+
+/**
+ * The BM25 channels of the catalog (tool fields weighted by repetition, capability texts), built in slices
+ * once per snapshot's catalog (derived state). With `lists` (the project's token lists from earlier builds)
+ * only texts not seen before are tokenized.
+ */
+function lexicalChannels(s: GraphSnapshot, lists?: TokenLists): Promise<LexicalChannels> {
+  const p = s.derived(LEXICAL_CHANNELS, async () => {
+    const inputs = await mapInSlices(s.tools, toolTextInput);
+    return buildLexicalChannels(s, inputs, s.capabilities.map(capabilityText), lists);
+  });
+  // A build that failed is not kept: the next index build of this catalog tries again.
+  p.catch(() => s.forgetDerived(LEXICAL_CHANNELS, p));
+  return p;
+}
+
+async function buildLexicalChannels(
   s: GraphSnapshot,
   inputs: readonly ToolTextInput[],
   capTexts: readonly string[],
-): Promise<Pick<SearchIndex, "toolBm25" | "capBm25" | "toolIds" | "capIds">> {
-  const toolTokenLists = await mapInSlices(inputs, (t) => toolTokens(t));
-  const capTokenLists = await mapInSlices(capTexts, (t) => tokenize(t));
+  lists?: TokenLists,
+): Promise<LexicalChannels> {
+  const reader = lists?.reader();
+  const tokenizeField = reader?.tokens;
+  const toolTokenLists = await mapInSlices(inputs, (t) => toolTokens(t, tokenizeField ? { tokenizeField } : {}));
+  const capTokenLists = await mapInSlices(capTexts, (t) => (tokenizeField ? tokenizeField(t) : tokenize(t)));
+  if (reader) lists?.sweep(reader.build);
   return {
     toolBm25: await runInSlices(buildBm25IndexSteps(toolTokenLists)),
     capBm25: await runInSlices(buildBm25IndexSteps(capTokenLists)),
@@ -157,6 +181,7 @@ export async function buildSearchIndex(
   s: GraphSnapshot,
   provider: EmbeddingProvider,
   onProgress?: (done: number, total: number) => void,
+  lists?: TokenLists,
 ): Promise<SearchIndex> {
   const t0 = performance.now();
   const inputs = await mapInSlices(s.tools, toolTextInput);
@@ -168,7 +193,7 @@ export async function buildSearchIndex(
   // The vector index keeps the vectors once (in its SIMD kernel's memory when available): read them through it.
   // Built in steps between which the event loop runs (a 3,000-tool index is 100–300 ms of work).
   const toolVectorIndex = await runInSlices(buildVectorIndexSteps(await pack(tools.vectors, dims), dims));
-  const lexical = await lexicalChannels(s, inputs, capTexts);
+  const lexical = await lexicalChannels(s, lists);
   return {
     key: catalogKey(s, provider.model),
     model: provider.model,
@@ -187,10 +212,14 @@ export async function buildSearchIndex(
  * The catalog's lexical index: the BM25 channels of buildSearchIndex and no vectors (every cosine reads 0, the
  * vector channel returns nothing). What search answers from while buildSearchIndex embeds a new catalog.
  */
-export async function buildLexicalIndex(s: GraphSnapshot, model: string, dims: number): Promise<SearchIndex> {
+export async function buildLexicalIndex(
+  s: GraphSnapshot,
+  model: string,
+  dims: number,
+  lists?: TokenLists,
+): Promise<SearchIndex> {
   const t0 = performance.now();
-  const inputs = await mapInSlices(s.tools, toolTextInput);
-  const lexical = await lexicalChannels(s, inputs, s.capabilities.map(capabilityText));
+  const lexical = await lexicalChannels(s, lists);
   const d = Math.max(1, dims);
   const toolVectorIndex = buildVectorIndex(new Float32Array(0), d);
   return {

@@ -7,7 +7,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { ToolgraphError } from "../../src/contract/errors.ts";
 import { openConnection } from "../../src/store/connection.ts";
-import { embeddedThread, PGliteWorker } from "../../src/store/pglite-worker.ts";
+import { embeddedThread, PGliteWorker, READ_SLICE_BYTES } from "../../src/store/pglite-worker.ts";
 
 const dirs: string[] = [];
 const freshDir = () => {
@@ -44,6 +44,50 @@ describe("the embedded database on a worker thread", () => {
       const err = await pool.query("SELECT * FROM no_such_table").catch((e: Error) => e);
       expect((err as Error).message).toMatch(/no_such_table/);
       expect((await pool.query<{ x: number }>("SELECT 1 AS x")).rows[0]!.x).toBe(1);
+    } finally {
+      await pool.end();
+      await db.close();
+    }
+  });
+
+  it("hands a reply larger than READ_SLICE_BYTES to node-postgres in slices over several turns, whole and in order", async () => {
+    const db = await PGliteWorker.open("memory://");
+    const pool = new pg.Pool(db.poolConfig());
+    pool.on("error", () => {});
+    try {
+      const client = await pool.connect();
+      try {
+        // 2,000 rows of 300 characters: about 10 slices. A counter ticks once per turn of the event loop.
+        let turns = 0;
+        let ticking = true;
+        const tick = () => {
+          turns++;
+          if (ticking) setImmediate(tick);
+        };
+        setImmediate(tick);
+        const rowTurns: number[] = [];
+        const rows: { i: number; s: string }[] = [];
+        const text = "SELECT i, repeat(chr(65 + i % 26), 300) AS s FROM generate_series(1, 2000) AS i ORDER BY i";
+        await new Promise<void>((resolve, reject) => {
+          const q = client.query(new pg.Query(text));
+          q.on("row", (row: { i: number; s: string }) => {
+            rows.push(row);
+            rowTurns.push(turns);
+          });
+          q.on("end", () => resolve());
+          q.on("error", reject);
+        });
+        ticking = false;
+        expect(2000 * 300).toBeGreaterThan(8 * READ_SLICE_BYTES);
+        expect(rows.map((r) => r.i)).toEqual(Array.from({ length: 2000 }, (_, k) => k + 1));
+        expect(rows.every((r) => r.s === String.fromCharCode(65 + (r.i % 26)).repeat(300))).toBe(true);
+        // Parsed over at least 8 turns (the rows of one slice in one turn).
+        expect(rowTurns.at(-1)! - rowTurns[0]!).toBeGreaterThanOrEqual(8);
+        // The next statement on the same connection still gets its own answer.
+        expect((await client.query<{ x: number }>("SELECT 7 AS x")).rows[0]!.x).toBe(7);
+      } finally {
+        client.release();
+      }
     } finally {
       await pool.end();
       await db.close();

@@ -38,6 +38,18 @@ describe("DerivedState", () => {
     expect(d.size).toBe(0);
   });
 
+  it("forgets a value only while it is still the one held (a failed promise is built again)", () => {
+    const d = new DerivedState();
+    const key = derivedKey<{ n: number }>("p");
+    let builds = 0;
+    const first = d.get(key, () => ({ n: ++builds }));
+    d.forget(key, { n: 1 }); // another object: kept
+    expect(d.get(key, () => ({ n: ++builds }))).toBe(first);
+    d.forget(key, first);
+    expect(d.has(key)).toBe(false);
+    expect(d.get(key, () => ({ n: ++builds })).n).toBe(2);
+  });
+
   it("keeps two keys of the same name apart (keys compare by identity)", () => {
     const d = new DerivedState();
     const k1 = derivedKey<number>("same");

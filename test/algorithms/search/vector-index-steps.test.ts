@@ -23,7 +23,7 @@ function unitMatrix(n: number, d: number, seed: number): Float32Array {
 }
 
 describe("buildVectorIndexSteps", () => {
-  it("pauses after the mean and every rowsPerStep rows, and returns the index buildVectorIndex builds", () => {
+  it("pauses through the mean and every rowsPerStep rows, and returns the index buildVectorIndex builds", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: 300 }),
@@ -39,8 +39,10 @@ describe("buildVectorIndexSteps", () => {
             pauses.push(r.value);
             r = steps.next();
           }
-          // Hand-computed: 0 after the mean, then each multiple of rowsPerStep below n, then n.
+          // Hand-computed: 0 at each multiple of rowsPerStep below n in the mean and 0 after it, then each
+          // multiple of rowsPerStep below n in the coding pass, then n.
           const expected = [0];
+          for (let k = rowsPerStep; k < n; k += rowsPerStep) expected.push(0);
           for (let k = rowsPerStep; k < n; k += rowsPerStep) expected.push(k);
           expected.push(n);
           expect(pauses).toEqual(expected);
@@ -72,10 +74,18 @@ describe("buildVectorIndexSteps", () => {
     }
     const whole = buildVectorIndex(X, d, options);
     expect(whole.ivf).toBeDefined(); // clustered data: the calibration keeps the IVF stage
-    // 0, 500 … 2000, then n for the coding pass; then n at least once per calibration query of the IVF stage
-    expect(pauses.slice(0, 6)).toEqual([0, 500, 1000, 1500, 2000, n]);
-    expect(pauses.slice(5).every((p) => p === n)).toBe(true);
-    expect(pauses.length - 5).toBeGreaterThan(DEFAULTS.ivfCalibrationQueries);
+    // 0 through the set-up: 4 + 1 in the mean (at 500 … 2000, after it), 4 in the row kernel's norm pass, 5 in
+    // its copy (after the allocation, then after each 500 rows but the last), 1 after the coding arrays;
+    // then 500 … 2000 and n for the coding pass; then n at least once per calibration query of the IVF stage
+    const setUp = 4 + 1 + 4 + 5 + 1;
+    expect(pauses.slice(0, setUp + 5)).toEqual([...new Array<number>(setUp).fill(0), 500, 1000, 1500, 2000, n]);
+    expect(pauses.slice(setUp + 4).every((p) => p === n)).toBe(true);
+    expect(pauses.length - setUp - 4).toBeGreaterThan(DEFAULTS.ivfCalibrationQueries);
+    // The same index bit for bit: codes, scales, mean and the kernel's copy of the vectors.
+    expect(Array.from(r.value.codes)).toEqual(Array.from(whole.codes));
+    expect(Array.from(r.value.scales)).toEqual(Array.from(whole.scales));
+    expect(Array.from(r.value.mean)).toEqual(Array.from(whole.mean));
+    expect(Array.from(r.value.vectors)).toEqual(Array.from(X));
     const ivf = r.value.ivf!;
     expect(Array.from(ivf.order)).toEqual(Array.from(whole.ivf!.order));
     expect(Array.from(ivf.centroids)).toEqual(Array.from(whole.ivf!.centroids));

@@ -9,6 +9,7 @@ import {
   dotErrorFactor,
   dotUnderflowBound,
   f32RowDots,
+  f32RowDotsSteps,
   int8RowDots,
   setSimdEnabled,
   simdAvailable,
@@ -117,6 +118,38 @@ describe.runIf(simdAvailable())("SIMD kernels: float32 rows", () => {
     const q = [0.1, 0.2, 0.3, 0.4, 0.5];
     expect(k.exactDots([0], 1, q)[0]).toBe(0.1 + 5 * 0.5 + 2 * 0.2 + (3 * 0.3 + 4 * 0.4));
     expect(() => k.exactDots([1], 1, q)).toThrow(/not a row index/);
+  });
+
+  it("f32RowDotsSteps pauses after the allocation and after each rowsPerStep rows copied but the last, and returns f32RowDots's kernel", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.integer({ min: 1, max: 12 }),
+        (seed, n, rowsPerStep) => {
+          const r = lcg(seed);
+          const d = 7;
+          const rows = Float32Array.from({ length: n * d }, () => r());
+          const steps = f32RowDotsSteps(rows, d, rowsPerStep);
+          let pauses = 0;
+          let it = steps.next();
+          while (!it.done) {
+            pauses++;
+            it = steps.next();
+          }
+          // Hand-computed: ⌈n / rowsPerStep⌉ chunks, a pause before each when there is more than one.
+          expect(pauses).toBe(rowsPerStep < n ? Math.ceil(n / rowsPerStep) : 0);
+          const whole = f32RowDots(rows, d)!;
+          const k = it.value!;
+          expect(Array.from(k.rows)).toEqual(Array.from(whole.rows));
+          expect(Array.from(k.rows)).toEqual(Array.from(rows));
+          const ids = Array.from({ length: n }, (_, t) => t);
+          const q = Array.from({ length: d }, () => r());
+          expect(Array.from(k.dots(ids, q))).toEqual(Array.from(whole.dots(ids, q)));
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   it("rejects an id outside [0, n)", () => {
