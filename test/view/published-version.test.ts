@@ -4,7 +4,8 @@
  * once after they are written and readied — answer from the version published before it, and before it is
  * published (the write waits for their answers: a read that waited for the write would never answer, and the
  * test would fail at its timeout); once it is published, reads see the new tools. Writes inside the scope see
- * their own version. Real embedded database, hash embeddings.
+ * their own version; an execution recorded meanwhile is seen once published. Real embedded database, hash
+ * embeddings.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
@@ -72,7 +73,15 @@ describe("reads while a staged catalog write is in progress", () => {
       return r;
     });
     const info = tg.toolInfo({ tool: "srv.alpha_tool_7" }) as Promise<{ tool: { id: string; available: boolean } }>;
-    const [e, l, i] = await Promise.all([early, late, info]);
+    // A record while the write is staged (writes are not held by it): acknowledged, so seen once published.
+    const recorded = tg.recordExecution({
+      id: "during-the-sync",
+      startedAt: "2026-11-27T12:00:00.000Z",
+      success: true,
+      steps: [{ tool: "srv.beta_tool_1" }, { tool: "srv.beta_tool_2" }],
+    });
+    const [e, l, i, rec] = await Promise.all([early, late, info, recorded]);
+    expect(rec.inserted).toBe(1);
     expect((await engine.snapshot("published")).version).toBe(before);
     answered.resolve();
     await write;
@@ -84,7 +93,9 @@ describe("reads while a staged catalog write is in progress", () => {
     expect(l.every((t) => t.startsWith("srv.alpha_"))).toBe(true);
     expect(i.tool).toMatchObject({ id: "srv.alpha_tool_7", available: true });
     // Published: the new tools are found, the unlisted ones are not offered.
-    expect((await engine.snapshot("published")).version).toBe(next);
+    expect((await engine.snapshot("published")).version).toBe(next + 1); // the sync, then the record
+    const used = (await tg.toolInfo({ tool: "srv.beta_tool_1" })) as { stats: { executions: number } };
+    expect(used.stats.executions).toBe(1);
     const after = await top("beta tool number 7");
     expect(after[0]).toBe("srv.beta_tool_7");
     expect(after.every((t) => t.startsWith("srv.beta_"))).toBe(true);
