@@ -43,10 +43,13 @@ export class PublishedVersions {
   async staged<T>(project: string, pin: () => Promise<Published>, write: () => Promise<T>): Promise<T> {
     const scope = this.#scope.getStore();
     if (scope?.has(project)) return write();
-    const made = this.#pins.has(project) ? undefined : await pin();
+    // Nothing to pin (the database unreachable, say): the write runs unstaged and reports its own failure (a
+    // caller's retry depends on it), reads meanwhile go as they would without it.
+    const made = this.#pins.has(project) ? undefined : await pin().catch(() => undefined);
     let held = this.#pins.get(project);
     if (!held) {
-      held = { ...made!, writes: 0 };
+      if (!made) return write();
+      held = { ...made, writes: 0 };
       this.#pins.set(project, held);
     }
     held.writes++;
