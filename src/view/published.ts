@@ -64,10 +64,11 @@ export class PublishedVersions {
 }
 
 /**
- * An index of a pinned snapshot (catalog key `key`): the full one when its build is in (`built`, the engine's
- * last, or the pin's), else the one the pin holds for `which` if it is of that catalog, else one built for the
- * pin alone (`build`: the lexical index for "serving", the full one for "full"), never in the engine's slots,
- * which hold the next version's.
+ * An index of a pinned snapshot (catalog key `key`): the full one when its build is done (`built`, the
+ * engine's last), else the one the pin holds for `which` if it is of that catalog (for "full", awaiting its
+ * build; for "serving", the lexical index, never awaiting a full build), else one built for the pin alone
+ * (`build`: the lexical index for "serving", the full one for "full"), never in the engine's slots, which hold
+ * the next version's.
  */
 export async function publishedIndex(
   pin: Published,
@@ -77,9 +78,8 @@ export async function publishedIndex(
   build: () => Promise<SearchIndex>,
 ): Promise<SearchIndex> {
   if (built?.key === key) return built;
-  const full = await pin.full?.catch(() => undefined);
-  if (full?.key === key) return full;
-  const held = which === "serving" ? await pin.serving?.catch(() => undefined) : undefined;
+  // "serving" never awaits a full build in flight (its embeddings may take minutes): the lexical index serves.
+  const held = await pin[which]?.catch(() => undefined);
   if (held?.key === key) return held;
   const p = build();
   pin[which] = p;

@@ -8,6 +8,7 @@
  * embeddings.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEmbeddingProvider, parseEmbeddingSpec } from "../../src/embeddings/create.ts";
 import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 
 let tg: Toolgraph;
@@ -111,5 +112,44 @@ describe("reads while a staged catalog write is in progress", () => {
     ).rejects.toThrow(/went away/);
     expect((await engine.snapshot("published")).version).toBe(version);
     expect((await top("beta tool number 9"))[0]).toBe("srv.beta_tool_9");
+  }, 60_000);
+});
+
+describe("a staged write while the catalog's embeddings are computed", () => {
+  it("a search answers lexically from the published version, not waiting for the embeddings", async () => {
+    // Hash embeddings held until the test releases them (the stand-in for a slow local model).
+    const inner = createEmbeddingProvider(parseEmbeddingSpec("hash:64"));
+    const release = signal();
+    const provider = {
+      model: inner.model,
+      dimensions: inner.dimensions,
+      async embed(texts: readonly string[]) {
+        await release.promise;
+        return inner.embed(texts);
+      },
+    };
+    const held = await openToolgraph({ home: "memory://", database: "", project: "held", embeddings: provider });
+    try {
+      held.answerWhileEmbedding("lexical");
+      await held.syncServerTools("srv", tools("gamma", 200), { embed: false });
+      await held.warmUp("search"); // the lexical index; the full build waits for the embeddings
+      const answered = signal();
+      const write = held.staged(async () => {
+        await held.syncServerTools("srv", tools("delta", 200), { embed: false });
+        await held.warmUp("search");
+        await answered.promise;
+      });
+      const r = (await held.search({ intent: "gamma tool number 7", limit: 3 })) as {
+        degraded?: string;
+        results: { tool: string }[];
+      };
+      answered.resolve();
+      await write;
+      expect(r.degraded).toBe("embedding");
+      expect(r.results[0]!.tool).toBe("srv.gamma_tool_7");
+    } finally {
+      release.resolve();
+      await held.close();
+    }
   }, 60_000);
 });
