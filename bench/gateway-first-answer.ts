@@ -22,6 +22,7 @@
  * a new project, which shows what is the embedded database's.
  *
  *   npx tsx bench/gateway-first-answer.ts [--tools 3000] [--embeddings use-lite] [--database postgres://…]
+ *     [--arms now,wait] [--churns 1] [--profile] [--verbose]
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -44,6 +45,8 @@ const { values } = parseArgs({
     arms: { type: "string", default: "now,wait" },
     /** Profile the event loop's thread (node:inspector) and list what held it in each block over 50 ms. */
     profile: { type: "boolean", default: false },
+    /** Churn storms in a row (each renames every tool again), for more searches during the churn. Default 1. */
+    churns: { type: "string", default: "1" },
     /** Print the gateway's log lines and the bench's phases on stderr, with the time since the start. */
     verbose: { type: "boolean", default: false },
   },
@@ -53,6 +56,7 @@ const ARMS = new Set(values.arms!.split(","));
 const DATABASE = values.database;
 const STEM = DATABASE ? "gateway-first-answer-postgres" : "gateway-first-answer";
 const TOOLS = Number(values.tools);
+const CHURNS = Number(values.churns);
 const EMBEDDINGS = values.embeddings!;
 const fixture = join(import.meta.dirname, "..", "test", "gateway", "fixtures", "hostile-server.mjs");
 const INTENT = "shout one stderr line of many characters";
@@ -184,38 +188,41 @@ async function arm(wait: boolean, churn: boolean) {
       loopDelayMs: loop,
     };
     if (!churn) return { ...out, blocks: await blocks(), churn: undefined };
-    // The storm: 20 notifications 50 ms apart, then every tool renamed (a new catalog to sync and embed).
-    mark("churn storm");
+    // The storm: 20 notifications 50 ms apart, then every tool renamed (a new catalog to sync and embed), `--churns`
+    // times.
     const stopChurnLoop = loopMonitor();
     const c0 = performance.now();
-    await client.callTool({
-      name: "call_tool",
-      arguments: { name: "hostile.storm", arguments: { count: 20, everyMs: 50 } },
-    });
-    await client.callTool({ name: "call_tool", arguments: { name: "hostile.rename", arguments: {} } });
     const searches: { ms: number; degraded: boolean }[] = [];
-    const renamed = `hostile.g1_tool_${Math.min(7, TOOLS - 1)}`;
-    // Until the renamed tools are in the catalog (the re-list is debounced), then until their index is built.
-    let synced = false;
-    while (!synced) {
-      const s = await search(client);
-      searches.push({ ms: s.ms, degraded: s.degraded !== undefined });
-      const found = (await client.callTool({
-        name: "search_tools",
-        arguments: { intent: `generation 1 tool number ${Math.min(7, TOOLS - 1)}`, limit: 10 },
-      })) as { structuredContent?: any };
-      synced = (found.structuredContent?.results ?? []).some((r: { tool: string }) => r.tool === renamed);
-      if (!synced) await new Promise((r) => setTimeout(r, 500));
-    }
-    mark("churn: until the renamed catalog is indexed");
-    let settled = false;
-    const settle = gateway.flush().then(() => {
-      settled = true;
-    });
-    while (!settled) {
-      const s = await search(client);
-      searches.push({ ms: s.ms, degraded: s.degraded !== undefined });
-      await Promise.race([settle, new Promise((r) => setTimeout(r, 500))]);
+    for (let generation = 1; generation <= CHURNS; generation++) {
+      mark("churn storm");
+      await client.callTool({
+        name: "call_tool",
+        arguments: { name: "hostile.storm", arguments: { count: 20, everyMs: 50 } },
+      });
+      await client.callTool({ name: "call_tool", arguments: { name: "hostile.rename", arguments: {} } });
+      const renamed = `hostile.g${generation}_tool_${Math.min(7, TOOLS - 1)}`;
+      // Until the renamed tools are in the catalog (the re-list is debounced), then until their index is built.
+      let synced = false;
+      while (!synced) {
+        const s = await search(client);
+        searches.push({ ms: s.ms, degraded: s.degraded !== undefined });
+        const found = (await client.callTool({
+          name: "search_tools",
+          arguments: { intent: `generation ${generation} tool number ${Math.min(7, TOOLS - 1)}`, limit: 10 },
+        })) as { structuredContent?: any };
+        synced = (found.structuredContent?.results ?? []).some((r: { tool: string }) => r.tool === renamed);
+        if (!synced) await new Promise((r) => setTimeout(r, 500));
+      }
+      mark("churn: until the renamed catalog is indexed");
+      let settled = false;
+      const settle = gateway.flush().then(() => {
+        settled = true;
+      });
+      while (!settled) {
+        const s = await search(client);
+        searches.push({ ms: s.ms, degraded: s.degraded !== undefined });
+        await Promise.race([settle, new Promise((r) => setTimeout(r, 500))]);
+      }
     }
     const after = await search(client);
     const churnLoop = stopChurnLoop();
@@ -249,7 +256,7 @@ async function main(): Promise<void> {
   const result = {
     bench: STEM,
     date: startedAt,
-    command: `npx tsx bench/gateway-first-answer.ts --tools ${TOOLS} --embeddings ${EMBEDDINGS}${DATABASE ? " --database postgres://…" : ""}`,
+    command: `npx tsx bench/gateway-first-answer.ts --tools ${TOOLS} --embeddings ${EMBEDDINGS} --churns ${CHURNS}${DATABASE ? " --database postgres://…" : ""}`,
     code: codeVersion(),
     machine: machine(),
     load: { before: loadBefore, after: loadAfter },
@@ -309,7 +316,7 @@ async function main(): Promise<void> {
       ]),
     ),
     "",
-    "Churn storm after the full answer (20 tools/list_changed 50 ms apart, then every tool renamed), until the new catalog's index is built:",
+    `Churn storm after the full answer (20 tools/list_changed 50 ms apart, then every tool renamed), until the new catalog's index is built${CHURNS > 1 ? `, ${CHURNS} times` : ""}:`,
     "",
     markdownTable(
       [

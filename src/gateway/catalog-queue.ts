@@ -25,8 +25,6 @@ export class CatalogQueue {
   protected readonly o: CatalogQueueOptions;
   /** Catalog syncs, in order. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** Syncs (or sweeps) queued or running now. */
-  private running = 0;
   /** Tools left out of the catalog by the policy or quarantined by their pins: id → the reason. */
   protected readonly blocked = new Map<string, string>();
   /** Per server, the catalog ids its last sync refused. */
@@ -42,26 +40,12 @@ export class CatalogQueue {
   }
 
   protected enqueue(job: () => Promise<unknown>, what: string): Promise<void> {
-    this.running++;
-    const next = this.queue
-      .then(job)
-      .then(
-        () => undefined,
-        (err) => this.o.log(`toolgraph gateway: ${what} failed: ${(err as Error)?.stack ?? String(err)}`),
-      )
-      .finally(() => {
-        this.running--;
-      });
+    const next = this.queue.then(job).then(
+      () => undefined,
+      (err) => this.o.log(`toolgraph gateway: ${what} failed: ${(err as Error)?.stack ?? String(err)}`),
+    );
     this.queue = next;
     return next;
-  }
-
-  /**
-   * While a sync is queued or running, a promise of its end (and of every sync queued behind it), else
-   * undefined: the gateway's searches wait for it (gateway-api.ts) rather than read a catalog half readied.
-   */
-  settling(): Promise<void> | undefined {
-    return this.running > 0 ? this.done() : undefined;
   }
 
   /** Resolves once every queued sync is done (the catalog holds each server's last list). */
@@ -104,11 +88,29 @@ export class CatalogQueue {
 
   /** Retires the tools unlisted past the grace period that no sync touched (a server that stopped changing). */
   sweepRetired(): void {
+    const { api, project, retireAfterMs, log } = this.o;
     void this.enqueue(async () => {
-      const retired = await this.o.api.retireUnavailableTools(this.o.retireAfterMs, { project: this.o.project });
+      let retired: string[] = [];
+      // Staged like a sync: searches meanwhile answer from the catalog as it was (catalog-sync.ts).
+      await api.staged(
+        async () => {
+          retired = await api.retireUnavailableTools(retireAfterMs, { project });
+          if (retired.length > 0) await this.readySearch();
+        },
+        { project },
+      );
       if (retired.length > 0)
-        this.o.log(`toolgraph gateway: unlisted for over ${this.o.retireAfterMs} ms, retired: ${boundList(retired)}`);
+        log(`toolgraph gateway: unlisted for over ${retireAfterMs} ms, retired: ${boundList(retired)}`);
     }, "retiring unlisted tools");
+  }
+
+  /** Readies what the next search answers from (Toolgraph.warmUp "search"); a failure is logged, not thrown. */
+  protected async readySearch(): Promise<void> {
+    await this.o.api
+      .warmUp("search", { project: this.o.project })
+      .catch((err: unknown) =>
+        this.o.log(`toolgraph gateway: readying the search failed: ${(err as Error)?.message ?? err}`),
+      );
   }
 
   /** The error a search gets on an empty catalog while upstreams are still being listed (catalog-report.ts). */

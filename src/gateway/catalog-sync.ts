@@ -62,7 +62,7 @@ export class CatalogSync extends CatalogQueue {
     const o = this.o;
     const latest = this.pendingSyncs.get(server) ?? tools;
     this.pendingSyncs.delete(server);
-    let r: Awaited<ReturnType<Toolgraph["syncServerTools"]>>;
+    let r!: Awaited<ReturnType<Toolgraph["syncServerTools"]>>;
     const autoApprove = o.config.servers.get(server)?.autoApprove === true;
     const admitted = await admitTools(server, latest, {
       ...o,
@@ -70,26 +70,31 @@ export class CatalogSync extends CatalogQueue {
       autoApprove,
       blocked: this.blocked,
     });
-    try {
-      r = await o.api.syncServerTools(server, admitted, {
-        project: o.project,
-        retireAfterMs: o.retireAfterMs,
-        embed: false,
-      });
-    } catch (err) {
-      this.retrySyncLater(server, latest, err);
-      throw err;
-    }
-    this.syncBackoffMs.delete(server);
-    // The rows are in: a search from now on finds the tools (lexically until the index build below is done).
+    // Staged: searches meanwhile answer at once from the catalog published before this sync; the new one is
+    // published once written and readied (Toolgraph.staged, docs/decisions/gateway-first-answer.md).
+    await o.api.staged(
+      async () => {
+        try {
+          r = await o.api.syncServerTools(server, admitted, {
+            project: o.project,
+            retireAfterMs: o.retireAfterMs,
+            embed: false,
+          });
+        } catch (err) {
+          this.retrySyncLater(server, latest, err);
+          throw err;
+        }
+        this.syncBackoffMs.delete(server);
+        this.refused.set(server, new Set(r.rejected.map((x) => x.tool)));
+        // What the next search answers from is readied now, in the sync: the new graph's analytics in their
+        // worker, the lexical index, the ranking's derived state. Else the first search after the sync builds
+        // them, partly synchronously (the analytics of a new graph shape, the mention index).
+        await this.readySearch();
+      },
+      { project: o.project },
+    );
+    // Published: a search from now on finds the tools (lexically until the index build below is done).
     this.synced.add(server);
-    this.refused.set(server, new Set(r.rejected.map((x) => x.tool)));
-    // What the next search answers from is readied now, in the sync (start() waits for it): the new graph's
-    // analytics in their worker, the lexical index, the ranking's derived state. Else the first search after a
-    // sync builds them, partly synchronously (the analytics of a new graph shape, the mention index).
-    await o.api
-      .warmUp("search", { project: o.project })
-      .catch((err: unknown) => o.log(`toolgraph gateway: readying the search failed: ${errorText(err)}`));
     this.indexing = o.api
       .prepareSearch({ project: o.project })
       .catch((err: unknown) => o.log(`toolgraph gateway: building the search index failed: ${errorText(err)}`));

@@ -25,16 +25,15 @@ export interface ApiHost {
   status(): GatewayStatus;
   /** The error to answer instead of `err` (an empty catalog explained by the upstreams still loading). */
   explainEmpty(err: unknown): unknown;
-  /** While a catalog sync is queued or running, a promise of its end (catalog-sync.ts), else undefined. */
+  /** While the gateway starts (its first catalog sync), a promise of its end (gateway-catalog.ts), else undefined. */
   settling?(): Promise<void> | undefined;
 }
 
 export const GATEWAY_API_DEFAULTS = {
   /**
-   * How long (ms) an operation waits at most for a catalog sync in progress before it runs anyway. A sync
-   * writes the upstream's list and readies the next search (the new graph's analytics in their worker, the
-   * lexical index): an operation that ran in between would compute them itself, on the event loop
-   * (docs/decisions/gateway-first-answer.md).
+   * How long (ms) an operation waits at most for the gateway's start (its upstreams' first listing and catalog
+   * sync) before it runs anyway, saying which servers are pending. Later syncs are never waited for: they are
+   * staged, and operations answer from the catalog published before them (docs/decisions/gateway-first-answer.md).
    */
   syncWaitMs: 10_000,
 } as const;
@@ -53,7 +52,7 @@ export function gatewayApi<
     database?(): { backend: "postgres" | "pglite" };
   },
 >(api: T, gateway: ApiHost): T {
-  /** The operations of the table (search, plan, next, …): what waits for a sync in progress. */
+  /** The operations of the table (search, plan, next, …): what waits for the gateway's start. */
   const operations: ReadonlySet<string | symbol> = new Set(OPERATION_LIST.map((o) => o.name));
   return new Proxy(api, {
     get(target, prop, receiver) {

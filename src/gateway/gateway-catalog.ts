@@ -82,16 +82,14 @@ export abstract class GatewayCatalog {
   }
 
   /**
-   * While the gateway starts (its upstreams' first listing) or a catalog sync is queued or running, a promise
-   * of its end, else undefined: the served api's operations wait for it (gateway-api.ts). A session can be
-   * served before `start()` resolves (initialize needs no catalog); its first search then waits for the
-   * catalog, or, past `syncWaitMs`, says which servers are still pending.
+   * While the gateway starts (its upstreams' first listing and catalog sync), a promise of its end, else
+   * undefined: the served api's operations wait for it (gateway-api.ts). A session can be served before
+   * `start()` resolves (initialize needs no catalog); its first search then waits for the catalog, or, past
+   * `syncWaitMs`, says which servers are still pending. Later syncs are not waited for: they are staged, and
+   * searches meanwhile answer from the catalog published before them (catalog-sync.ts).
    */
   settling(): Promise<void> | undefined {
-    const starting = this.starting;
-    const sync = this.catalog.settling();
-    if (!starting) return sync;
-    return sync ? Promise.all([starting, sync]).then(() => undefined) : starting;
+    return this.starting;
   }
 
   /** The error a search gets on an empty catalog while upstreams are still being listed (catalog-report.ts). */

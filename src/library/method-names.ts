@@ -45,6 +45,7 @@ export const LIBRARY_METHOD_NAMES = [
   "settle",
   "prepareSearch",
   "warmUp",
+  "staged",
   "answerWhileEmbedding",
 ] as const satisfies readonly Name[];
 

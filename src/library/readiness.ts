@@ -1,7 +1,8 @@
 /**
  * The facade's readiness: waiting for the read model to reflect the writes (`settle`), building the search
- * index now (`prepareSearch`), a server's warm-up steps (`warmUp`) and how searches answer while a new
- * catalog's embeddings are computed (`answerWhileEmbedding`). Requests never wait for these.
+ * index now (`prepareSearch`), a server's warm-up steps (`warmUp`), catalog writes readied before they are
+ * published (`staged`) and how searches answer while a new catalog's embeddings are computed
+ * (`answerWhileEmbedding`). Requests never wait for these.
  */
 import { OPERATION_LIST } from "../contract/operations.ts";
 import { parseInput } from "../formats/parse.ts";
@@ -61,6 +62,16 @@ export const READINESS = {
       const job = await OPERATION_LIST.find((o) => o.name === "search")!.load();
       await rankSearch(view, parseInput(job.request, { intent: "warm up the search", limit: 1 }) as never);
     }
+  },
+
+  /**
+   * Runs `write` — a catalog write (`syncServerTools`, …) and what readies the next answers (`warmUp("search")`)
+   * — so that answers never wait for it: reads issued meanwhile elsewhere are answered at once from the version
+   * published when it began, those of `write` see the new one, and the new one is published when `write` ends
+   * (Engine.staged). Writes are not queued here: the caller runs them one at a time (the gateway's sync queue).
+   */
+  staged(f: Facade, write: () => Promise<void>, opts: ProjectScoped = {}): Promise<void> {
+    return f.engine.staged(projectOf(f, opts), write);
   },
 
   /**

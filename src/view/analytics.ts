@@ -185,9 +185,19 @@ export class AnalyticsCache {
       slot.analytics.pagerank.length !== s.n ||
       slot.analytics.hyperCapabilities.length !== s.capabilities.length
     ) {
-      if (slot && this.offThread()) return this.carriedOver(slot, s, t);
+      if (slot && this.offThread()) {
+        // A snapshot older than the slot's (a view held across a catalog change) reads a carried-over copy and
+        // leaves the slot to the newer graph.
+        if (slot.snapshot.version > s.version) {
+          const analytics = remapAnalytics(slot.analytics, slot.snapshot, s);
+          return { analytics, fresh: false, ageMs: t - analytics.computedAt };
+        }
+        return this.carriedOver(slot, s, t);
+      }
       const analytics = this.first(s, t);
-      this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
+      // A snapshot older than the slot's (a view held across a catalog change) does not take the slot back.
+      if (!slot || slot.snapshot.version <= s.version)
+        this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
       return { analytics, fresh: true, ageMs: 0 };
     }
     const fresh =
@@ -199,8 +209,12 @@ export class AnalyticsCache {
       const schedule = wait > 0 ? (fn: () => void) => setTimeout(fn, wait).unref() : setImmediate;
       schedule(() => {
         this.computeInBackground(s).then(
-          (analytics) =>
-            this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() }),
+          (analytics) => {
+            // Unless the slot was replaced meanwhile (`fresh`: a newer graph's, maybe of another shape).
+            if (this.slots.get(s.project) === slot)
+              this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
+            else slot.refreshing = false;
+          },
           () => {
             slot.refreshing = false;
           },
@@ -216,7 +230,12 @@ export class AnalyticsCache {
     const next: Slot = { snapshot: s, analytics, refreshing: true, at: slot.at };
     next.pending = new Promise<void>((r) => setImmediate(r)).then(() => this.computeInBackground(s));
     next.pending.then(
-      (a) => this.slots.set(s.project, { snapshot: s, analytics: a, refreshing: false, at: performance.now() }),
+      (a) => {
+        // A newer graph's analytics that took the slot meanwhile stay.
+        const current = this.slots.get(s.project);
+        if (!current || current.snapshot.version <= s.version)
+          this.slots.set(s.project, { snapshot: s, analytics: a, refreshing: false, at: performance.now() });
+      },
       () => {
         next.refreshing = false;
         next.pending = undefined;
@@ -224,6 +243,28 @@ export class AnalyticsCache {
     );
     this.slots.set(s.project, next);
     return { analytics, fresh: false, ageMs: t - analytics.computedAt };
+  }
+
+  /** The cached analytics if they are of this snapshot's shape (fresh or stale), without scheduling a refresh. */
+  peek(s: GraphSnapshot): AnalyticsView | undefined {
+    const slot = this.slots.get(s.project);
+    if (
+      !slot ||
+      slot.analytics.pagerank.length !== s.n ||
+      slot.analytics.hyperCapabilities.length !== s.capabilities.length
+    )
+      return undefined;
+    const a = slot.analytics;
+    const fresh = slot.snapshot === s && a.version === s.version && a.patchCount === s.patchCount;
+    return { analytics: a, fresh, ageMs: this.now() - a.computedAt };
+  }
+
+  /**
+   * The analytics of `s` leaving the cache as it is (a snapshot published while the cache readies the next
+   * version's: Engine.staged): the cached ones when of its shape, else its first analytics computed now.
+   */
+  apart(s: GraphSnapshot): AnalyticsView {
+    return this.peek(s) ?? { analytics: this.first(s, this.now()), fresh: true, ageMs: 0 };
   }
 
   /**
@@ -247,7 +288,9 @@ export class AnalyticsCache {
       if (view.fresh) return view;
     }
     const analytics = await this.computeInBackground(s);
-    this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
+    const now = this.slots.get(s.project);
+    if (!now || now.snapshot.version <= s.version)
+      this.slots.set(s.project, { snapshot: s, analytics, refreshing: false, at: performance.now() });
     return { analytics, fresh: true, ageMs: 0 };
   }
 

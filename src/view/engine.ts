@@ -30,6 +30,7 @@ import type { HistorySlot } from "./history.ts";
 import type { MemorySlot } from "./intent-memory.ts";
 import { loadGraphSnapshot } from "./load-snapshot.ts";
 import { ProjectView } from "./project-view.ts";
+import { type Published, PublishedVersions, publishedIndex } from "./published.ts";
 import { buildLexicalIndex, buildSearchIndex, catalogKey, type SearchIndex } from "./search-index.ts";
 import { TokenLists } from "./token-lists.ts";
 
@@ -214,6 +215,12 @@ export class Engine {
 
   /** The view while the snapshot needs no version check, else undefined (a synchronous fast path for `view`). */
   viewNow(project: string): ProjectView | undefined {
+    const pin = this.pinned(project);
+    if (pin) {
+      // A record may have patched the published snapshot in place: a view of its new version.
+      if (pin.view.version !== pin.snapshot.version) pin.view = new ProjectView(this, project, pin.snapshot);
+      return pin.view;
+    }
     const s = this.cachedSnapshot(project);
     return s && this.viewOf(project, s);
   }
@@ -228,11 +235,25 @@ export class Engine {
 
   /** The project's analytics (last completed; refreshed off the request path when stale). */
   async analytics(project: string): Promise<AnalyticsView> {
-    return this.analyticsCache.get(await this.snapshot(project));
+    return this.analyticsOf(await this.snapshot(project));
+  }
+
+  /**
+   * The analytics of a snapshot (ProjectView.analytics): the cache's, or, for the snapshot published while a
+   * staged write readies the next version, those held when the write began (the cache's slot holds the next's).
+   */
+  analyticsOf(s: GraphSnapshot): AnalyticsView {
+    const pin = this.pinned(s.project);
+    if (!pin || pin.snapshot !== s) return this.analyticsCache.get(s);
+    // None of its shape held when the write began: computed now (as a first read would), kept in the pin only.
+    pin.analytics ??= this.analyticsCache.apart(s);
+    return pin.analytics;
   }
 
   /** The search index currently cached for a project, if one was built. */
   async cachedSearchIndex(project: string): Promise<SearchIndex | undefined> {
+    const pin = this.pinned(project);
+    if (pin) return pin.full?.catch(() => undefined);
     return this.searchIndexes.get(project)?.catch(() => undefined);
   }
 
@@ -244,6 +265,8 @@ export class Engine {
 
   /** The search index of the project's catalog, rebuilt only when tool or capability texts change. */
   async searchIndex(project: string, onProgress?: (done: number, total: number) => void): Promise<SearchIndex> {
+    const pin = this.pinned(project);
+    if (pin) return this.publishedIndex(pin, "full", onProgress);
     const s = await this.snapshot(project);
     const key = catalogKey(s, this.embedder.model);
     const cached = this.searchIndexes.get(project);
@@ -278,6 +301,8 @@ export class Engine {
 
   async servingSearchIndex(project: string): Promise<SearchIndex> {
     if (this.whileEmbedding === "wait") return this.searchIndex(project);
+    const pin = this.pinned(project);
+    if (pin) return this.publishedIndex(pin, "serving");
     const s = await this.snapshot(project);
     const key = catalogKey(s, this.embedder.model);
     const built = this.builtIndexes.get(project);
@@ -296,6 +321,44 @@ export class Engine {
     // is in: both run slices on the event loop, and the lexical one is what the waiting search needs.
     p.then(full, full);
     return p;
+  }
+
+  /** Per project, the version reads outside a staged write are served while it runs (published.ts). */
+  private readonly published = new PublishedVersions();
+
+  private pinned(project: string): Published | undefined {
+    return this.published.pinned(project);
+  }
+
+  /** An index of the published snapshot of a staged write's pin (published.ts). */
+  private publishedIndex(pin: Published, which: "serving" | "full", onProgress?: (d: number, t: number) => void) {
+    const s = pin.snapshot;
+    return publishedIndex(pin, which, catalogKey(s, this.embedder.model), this.builtIndexes.get(s.project), () =>
+      which === "full"
+        ? buildSearchIndex(this.db, s, this.embedder, onProgress)
+        : buildLexicalIndex(s, this.embedder.model, this.embedder.dimensions),
+    );
+  }
+
+  /**
+   * Runs `write` — a catalog write and what readies the answers of the version it makes (the analytics in their
+   * worker, the lexical index) — in a scope of its own: its reads see the new version and fill the engine's
+   * slots, while every other read is served at once from the version published when it began (its snapshot,
+   * view, analytics and indexes), never waiting for the write nor seeing it half readied; when it ends the new
+   * version is published (published.ts). Writes are not serialised here: their callers queue them.
+   */
+  staged<T>(project: string, write: () => Promise<T>): Promise<T> {
+    return this.published.staged(project, () => this.pinNow(project), write);
+  }
+
+  private async pinNow(project: string): Promise<Published> {
+    const s = await this.snapshot(project);
+    const key = catalogKey(s, this.embedder.model);
+    const built = this.builtIndexes.get(project);
+    const full = built?.key === key ? Promise.resolve(built) : this.searchIndexes.get(project);
+    const serving = built?.key === key ? full : this.lexicalIndexes.get(project);
+    const analytics = this.analyticsCache.peek(s);
+    return { snapshot: s, view: this.viewOf(project, s), analytics, serving, full };
   }
 
   static async open(options: EngineOptions = {}): Promise<Engine> {
@@ -337,12 +400,16 @@ export class Engine {
    * else undefined: a synchronous fast path for `snapshot`, which callers await only on undefined.
    */
   cachedSnapshot(project: string): GraphSnapshot | undefined {
+    const pin = this.pinned(project);
+    if (pin) return pin.snapshot;
     const cached = this.snapshots.get(project);
     return cached && this.clock() - cached.checkedAt < this.versionCheckMs ? cached.snapshot : undefined;
   }
 
   /** The read model of a project, fresh to within `versionCheckMs` of other processes' writes. */
   async snapshot(project: string): Promise<GraphSnapshot> {
+    const pin = this.pinned(project);
+    if (pin) return pin.snapshot;
     const cached = this.snapshots.get(project);
     const t = this.clock();
     if (cached && t - cached.checkedAt < this.versionCheckMs) return cached.snapshot;

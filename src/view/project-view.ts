@@ -68,7 +68,7 @@ export class ProjectView {
 
   /** The analytics of this snapshot (last completed; refreshed off the request path when stale). */
   analytics(): AnalyticsView {
-    return this.#engine.analyticsCache.get(this.snapshot);
+    return this.#engine.analyticsOf(this.snapshot);
   }
 
   /** The search index of the catalog (built on first use, rebuilt only when tool or capability texts change). */

@@ -1,7 +1,8 @@
 /**
- * The api the gateway serves (gateway-api.ts): an operation waits for a catalog sync in progress (it would
- * otherwise ready the new graph's analytics itself, on the event loop), `ping` and `stats` do not, and an
- * operation runs at once when no sync is in progress. A real embedded database with a small catalog.
+ * The api the gateway serves (gateway-api.ts): an operation waits while the gateway starts (its first catalog
+ * sync: the catalog has nothing to answer from yet), `ping` and `stats` do not, and an operation runs at once
+ * when the gateway is not starting (a later sync is staged: search-during-sync.test.ts). A real embedded
+ * database with a small catalog.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHost, gatewayApi } from "../../src/gateway/gateway-api.ts";
@@ -47,14 +48,14 @@ function host(settling: () => Promise<void> | undefined): ApiHost {
   return { status: () => status, explainEmpty: (err) => err, settling };
 }
 
-describe("gatewayApi while a catalog sync is in progress", () => {
-  it("an operation waits for the sync to end; ping and stats answer meanwhile", async () => {
+describe("gatewayApi while the gateway starts", () => {
+  it("an operation waits for the start to end; ping and stats answer meanwhile", async () => {
     let release!: () => void;
-    const sync = new Promise<void>((r) => (release = r));
+    const start = new Promise<void>((r) => (release = r));
     let inProgress = true;
     const served = gatewayApi(
       tg,
-      host(() => (inProgress ? sync : undefined)),
+      host(() => (inProgress ? start : undefined)),
     );
     const order: string[] = [];
     const search = served.search({ intent: "read a file", limit: 1 }).then((r) => {
@@ -67,15 +68,15 @@ describe("gatewayApi while a catalog sync is in progress", () => {
     order.push("stats");
     expect(stats.tools).toBe(2);
     expect(order).toEqual(["ping", "stats"]);
-    order.push("sync ends");
+    order.push("start ends");
     inProgress = false;
     release();
     const r = (await search) as { results: { tool: string }[] };
-    expect(order).toEqual(["ping", "stats", "sync ends", "search"]);
+    expect(order).toEqual(["ping", "stats", "start ends", "search"]);
     expect(r.results[0]!.tool).toBe("files.read");
   });
 
-  it("an operation runs at once when no sync is in progress", async () => {
+  it("an operation runs at once when the gateway is not starting", async () => {
     const served = gatewayApi(
       tg,
       host(() => undefined),
