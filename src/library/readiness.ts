@@ -80,5 +80,7 @@ export const READINESS = {
    */
   answerWhileEmbedding(f: Facade, mode: "wait" | "lexical"): void {
     f.engine.whileEmbedding = mode;
+    // Answering at once: a project's first read does not compute its analytics on the event loop either.
+    f.engine.analyticsCache.answerBeforeFirst = mode === "lexical";
   },
 };

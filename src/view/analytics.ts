@@ -24,7 +24,7 @@ import type { Csr } from "../../algorithms/graph/csr.ts";
 import { mulberry32 } from "../../algorithms/random/rng.ts";
 import { spectralClustering } from "../../algorithms/spectral/spectral-clustering.ts";
 import type { ToolCapabilityInput } from "../../algorithms/spectral/tool-capability-graph.ts";
-import { remapAnalytics } from "./analytics-remap.ts";
+import { type AnalyticsShape, remapAnalytics } from "./analytics-remap.ts";
 import { type AnalyticsStore, analyticsKey, readAnalytics, writeAnalytics } from "./analytics-store.ts";
 import { AnalyticsWorker } from "./analytics-worker-client.ts";
 import type { GraphSnapshot } from "./graph-snapshot.ts";
@@ -160,20 +160,60 @@ export class AnalyticsCache {
     this.store = store;
   }
 
+  /**
+   * With true (an engine that answers at once: whileEmbedding "lexical"), a project's first read does not compute
+   * its analytics on the event loop (seconds at 2,000 tools): it answers with none yet — PageRank 0, community and
+   * clusters -1, stale — while the worker computes them (beforeFirst). False: the first read computes them.
+   */
+  answerBeforeFirst = false;
+
   /** The first analytics of a snapshot: stored by an earlier process for the same graph, else computed (and stored). */
   private first(s: GraphSnapshot, t: number): Analytics {
     if (!this.store) return computeAnalytics(s, t, this.options);
     const job = analyticsJob(s);
-    const key = analyticsKey(
-      job,
-      this.options.seed ?? ANALYTICS_DEFAULTS.seed,
-      this.options.toolEdgeFactor ?? ANALYTICS_DEFAULTS.toolEdgeFactor,
-    );
+    const key = this.storeKey(job);
     const stored = readAnalytics(this.store, key, job, t);
     if (stored) return stored;
     const analytics = computeAnalyticsFrom(job, t, this.options);
     writeAnalytics(this.store, key, analytics);
     return analytics;
+  }
+
+  private storeKey(job: AnalyticsJob): string {
+    return analyticsKey(
+      job,
+      this.options.seed ?? ANALYTICS_DEFAULTS.seed,
+      this.options.toolEdgeFactor ?? ANALYTICS_DEFAULTS.toolEdgeFactor,
+    );
+  }
+
+  /** A first read answered before the first analytics (answerBeforeFirst): stored ones, else none carried over. */
+  private beforeFirst(s: GraphSnapshot, t: number): AnalyticsView {
+    const job = this.store ? analyticsJob(s) : undefined;
+    const stored = job && this.store ? readAnalytics(this.store, this.storeKey(job), job, t) : undefined;
+    if (stored) {
+      this.slots.set(s.project, { snapshot: s, analytics: stored, refreshing: false, at: performance.now() });
+      return { analytics: stored, fresh: true, ageMs: 0 };
+    }
+    const none: AnalyticsShape = { tools: [], index: new Map(), capabilities: [], capabilityIndex: new Map() };
+    const empty: Analytics = {
+      version: -1,
+      patchCount: 0,
+      computedAt: t,
+      pagerankRaw: new Float64Array(0),
+      pagerank: new Float64Array(0),
+      community: new Int32Array(0),
+      communityCount: 0,
+      modularity: 0,
+      toolCluster: new Int32Array(0),
+      capabilityCluster: new Int32Array(0),
+      spectralK: 0,
+      spectralKSource: "not computed yet",
+      hyperTools: new Float64Array(0),
+      hyperCapabilities: new Float64Array(0),
+      timingsMs: { pagerank: 0, louvain: 0, spectral: 0, hypergraphPagerank: 0, total: 0 },
+    };
+    return this.carriedOver({ snapshot: none, analytics: empty, at: performance.now() }, s, t);
   }
 
   get(s: GraphSnapshot): AnalyticsView {
@@ -185,6 +225,7 @@ export class AnalyticsCache {
       slot.analytics.pagerank.length !== s.n ||
       slot.analytics.hyperCapabilities.length !== s.capabilities.length
     ) {
+      if (!slot && this.answerBeforeFirst && this.offThread()) return this.beforeFirst(s, t);
       if (slot && this.offThread()) {
         // A snapshot older than the slot's (a view held across a catalog change) reads a carried-over copy and
         // leaves the slot to the newer graph.
@@ -225,7 +266,11 @@ export class AnalyticsCache {
   }
 
   /** The last analytics laid out on a graph of another shape, stale, with their refresh in the worker started. */
-  private carriedOver(slot: Slot, s: GraphSnapshot, t: number): AnalyticsView {
+  private carriedOver(
+    slot: { readonly snapshot: AnalyticsShape; readonly analytics: Analytics; readonly at: number },
+    s: GraphSnapshot,
+    t: number,
+  ): AnalyticsView {
     const analytics = remapAnalytics(slot.analytics, slot.snapshot, s);
     const next: Slot = { snapshot: s, analytics, refreshing: true, at: slot.at };
     next.pending = new Promise<void>((r) => setImmediate(r)).then(() => this.computeInBackground(s));

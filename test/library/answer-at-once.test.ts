@@ -3,7 +3,7 @@
  * back (a provider that waits until the test releases it: the stand-in for a local model busy with thousands of
  * tool texts), a search and a next step with an intent answer without waiting for the model — the search from the
  * lexical and graph channels, saying so, and both without the intent memory, whose first build embeds the past
- * intents. Once the model is released and the history settled, the same search ranks with every channel and the
+ * intents, and without graph analytics computed on the event loop (their worker computes them). Once the model is released and the history settled, the same search ranks with every channel and the
  * memory votes.
  */
 import { describe, expect, it } from "vitest";
@@ -43,6 +43,8 @@ describe("answering at once while the catalog is embedded", () => {
       expect(first.results[0]!.tool).toBe("report.render");
       expect(first.memory.neighbours).toBe(0);
       expect(first.memory.reason).toMatch(/intent memory is still being built/);
+      // Nor were the graph analytics computed on the event loop: none yet, computed in their worker.
+      expect(first.analytics.fresh).toBe(false);
       const next = await tg.suggestNext({ context: ["fs.read_file"], intent, limit: 2 });
       expect(next.suggestions[0]!.tool).toBe("report.render"); // the graph's transition, learned at import
 
@@ -51,6 +53,7 @@ describe("answering at once while the catalog is embedded", () => {
       await tg.settle();
       const full = await tg.search({ intent, limit: 3 });
       expect(full.degraded).toBeUndefined();
+      expect(full.analytics.fresh).toBe(true);
       expect(full.channels.embedding).toBe(true);
       expect(full.memory.neighbours).toBeGreaterThan(0);
       expect(full.results[0]!.tool).toBe("report.render");
