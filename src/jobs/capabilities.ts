@@ -3,9 +3,9 @@
  * discovery from the context.
  *
  * match(intent): semantic = fused cosine + BM25 over the capability texts (name, description, keywords),
- * lifted (noisy-OR, algorithms/memory/noisy-or.ts) by the tool evidence (the search score of the
+ * lifted (noisy-OR, algorithms/search/capability-evidence.ts) by the tool evidence (the search score of the
  * capability's most distinctive member tool, weight 0.8) and by the intent memory's capability votes
- * (weight 0.8). Neither the capability texts nor the tool evidence's search use the search's fitted content
+ * (weight 0.8, times the history guard's trust, as search weighs the memory's tool votes). Neither the capability texts nor the tool evidence's search use the search's fitted content
  * weight w_c (kept at 1): on ToolLinkOS with hash:512 embeddings (fitted w_c 0.5) weighting the texts cost
  * 0.16 accuracy@1 and weighting the tool search 0.065 (algorithms/README.md, "Content ⊕ memory"). The ranking with
  * reliability and the pattern triggers is algorithms/search/capability-ranking.ts (score = max(semantic,
@@ -16,10 +16,11 @@
  */
 
 import { rowDot } from "../../algorithms/linalg/dot.ts";
-import { noisyOr } from "../../algorithms/memory/noisy-or.ts";
 import { discoverCapabilities } from "../../algorithms/prediction/capability-discovery.ts";
 import { bm25IdealScore, searchBm25 } from "../../algorithms/search/bm25.ts";
+import { capabilitySemantic } from "../../algorithms/search/capability-evidence.ts";
 import { rankCapabilityMatches } from "../../algorithms/search/capability-ranking.ts";
+import { historyTrust } from "../../algorithms/search/history-guard.ts";
 import { fuseScores } from "../../algorithms/search/fusion.ts";
 import { tokenize } from "../../algorithms/search/tokenize.ts";
 import { capForChannels } from "../../algorithms/thresholds/channel-cap.ts";
@@ -39,10 +40,6 @@ import { resolveTools } from "../view/resolve.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { defineJob } from "./job.ts";
 import { searchCandidates } from "./search-scoring.ts";
-
-export const CAPABILITY_MEMORY_WEIGHT = 0.8;
-/** Weight of the tool evidence (search score of the capability's most distinctive member). */
-export const CAPABILITY_TOOL_WEIGHT = 0.8;
 
 const DISTINCTIVE_MEMBERS = derivedKey<Map<string, string>>("distinctive capability members", "catalog");
 
@@ -89,6 +86,8 @@ export async function runMatchCapabilities(view: ProjectView, req: MatchCapabili
     memoryWeight: weights.memoryWeight,
     graphWeight: weights.graphWeight,
   });
+  // The history guard weighs the memory's capability votes as it weighs its tool votes in search.
+  const trust = historyTrust(memory.similarity, { strength: weights.historyGuard });
   const toolScore = new Map(toolHits.map((h) => [s.tools[h.index]!.id, h.final]));
   const distinctive = distinctiveMembers(s);
   const { scores: patterns, work: patternWork } = await scorePatterns(s, req.intent);
@@ -96,7 +95,7 @@ export async function runMatchCapabilities(view: ProjectView, req: MatchCapabili
     const cap = s.capabilities[f.id]!;
     const vote = memory.capabilityVotes.get(cap.id) ?? 0;
     const toolEvidence = toolScore.get(distinctive.get(cap.id) ?? "") ?? 0;
-    const semantic = noisyOr(noisyOr(f.semantic, CAPABILITY_TOOL_WEIGHT, toolEvidence), CAPABILITY_MEMORY_WEIGHT, vote);
+    const semantic = capabilitySemantic({ content: f.semantic, toolEvidence, vote, trust });
     return {
       f,
       cap,
@@ -135,6 +134,7 @@ export async function runMatchCapabilities(view: ProjectView, req: MatchCapabili
         cosine: f.cosine,
         bm25Norm: f.bm25Norm,
         memory: vote,
+        historyTrust: trust,
         toolEvidence,
         distinctiveTool: distinctive.get(cap.id) ?? null,
         evidence: m.evidence,
@@ -156,7 +156,7 @@ export async function runMatchCapabilities(view: ProjectView, req: MatchCapabili
       explanation:
         `${cap.id}: ${m.score.toFixed(3)} = ${selectedBy} × reliability ${m.reliability}` +
         `${successRate !== undefined ? ` (success ${(successRate * 100).toFixed(0)}% of ${cap.executions})` : " (no history)"}; ` +
-        `semantic ${semantic.toFixed(3)} (cosine ${f.cosine.toFixed(3)}, bm25 ${f.bm25Norm.toFixed(3)}${vote > 0 ? `, memory ${vote.toFixed(2)}` : ""})` +
+        `semantic ${semantic.toFixed(3)} (cosine ${f.cosine.toFixed(3)}, bm25 ${f.bm25Norm.toFixed(3)}${vote > 0 ? `, memory ${vote.toFixed(2)}${trust < 1 ? ` × history guard ${trust.toFixed(2)}` : ""}` : ""})` +
         `${p?.activated ? `; pattern confidence ${p.confidence.toFixed(2)} (${p.matchedPatterns.length} patterns, ${p.matchedKeywords.length} keywords)` : ""}` +
         `${ranking.trigger.winner === cap.id && ranking.trigger.contenders.length > 1 ? `; trigger winner by ${ranking.trigger.reason} among ${ranking.trigger.contenders.length} within 0.15` : ""}`,
     };

@@ -35,7 +35,10 @@ import { exclusionOf, maskOptions, type ToolMask } from "./tool-mask.ts";
 /** The plan's library-only options: the DAG's graph and a mask of denied tools. */
 const planOptions = dagOptions.extend(maskOptions.shape);
 
-/** Fused similarity above which the best past execution supplies the plan's main tools. */
+/**
+ * Task similarity (BM25 over every query word, memory-recall.ts) from which the most similar successful past
+ * execution supplies the plan's main tools.
+ */
 export const PLAN_MEMORY_SIMILARITY = 0.6;
 
 export async function runPlan(
@@ -80,10 +83,12 @@ export async function runPlan(
   const matchedCapability = topCapability && topCapability.gate.decision !== "abstained" ? topCapability : undefined;
   // Main tools. From the matched capability when it matches strongly: its tools, so the plan and the
   // capability match agree. Else from the intent memory when a successful past execution
-  // matches the intent closely (fused similarity ≥ PLAN_MEMORY_SIMILARITY): its tools, in its order.
+  // matches the intent closely (task similarity ≥ PLAN_MEMORY_SIMILARITY): its tools, in its order.
   // Otherwise from search: the top hit, plus further hits scoring within 5 % of it (at most `limit`).
   // The search's own recall (same intent, user and tokens).
-  const best = mem.past.find((p) => p.success);
+  const bestAt = mem.past.findIndex((p) => p.success);
+  const best = bestAt >= 0 ? mem.past[bestAt] : undefined;
+  const bestTask = bestAt >= 0 ? mem.taskSimilarity[bestAt]! : 0;
   let main: { tool: string; score: number; why: string }[] = [];
   // Strong: accepted with high confidence, and holding the search's top tool (two channels agree; a match
   // carried by one channel alone, e.g. "back up …" voting for rollback through shared words, is not strong).
@@ -102,7 +107,7 @@ export async function runPlan(
       why: `in capability ${c.capability}, matched to the intent with high confidence (score ${c.score.toFixed(3)})`,
     }));
   }
-  if (main.length === 0 && best && best.similarity >= PLAN_MEMORY_SIMILARITY) {
+  if (main.length === 0 && best && bestTask >= PLAN_MEMORY_SIMILARITY) {
     const seen = new Set<string>();
     main = best.steps
       .filter(
@@ -116,8 +121,8 @@ export async function runPlan(
       )
       .map((st) => ({
         tool: st.tool,
-        score: best.similarity,
-        why: `used by the most similar past request ${best.executionId} (similarity ${best.similarity.toFixed(2)}, succeeded)`,
+        score: bestTask,
+        why: `used by the most similar past request ${best.executionId} (task similarity ${bestTask.toFixed(2)}, succeeded)`,
       }));
   }
   if (main.length === 0) {

@@ -2,7 +2,8 @@
  * The history guard through the library (algorithms/search/history-guard.ts): over a repetitive history (two
  * requests, 40 executions, all served by the billing tools), a request unlike any past one is answered by the
  * descriptions alone — every score is the content score β·cos⁺ + (1 − β)·BM25ⁿ, no memory or usage lift — and the
- * tool whose description it names ranks first; the repeated request still gets its history in full.
+ * tool whose description it names ranks first; the repeated request still gets its history in full. Capability
+ * match weighs the memory's capability votes by the same trust.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
@@ -14,6 +15,15 @@ const TOOLS = [
   { id: "text.translate", description: "Translate a paragraph of text into another language such as French or German" },
   { id: "weather.forecast", description: "Get the weather forecast for a city" },
   { id: "calendar.create_event", description: "Create a calendar event with attendees" },
+];
+const CAPABILITIES = [
+  {
+    id: "billing",
+    name: "Bill a customer",
+    description: "Create the invoice of an order and send it",
+    tools: ["billing.create_invoice", "billing.send_invoice"],
+  },
+  { id: "translation", name: "Translate", description: "Translate text", tools: ["text.translate"] },
 ];
 const PAST = ["bill the customer for the monthly order", "invoice the customer and email it"];
 
@@ -27,11 +37,12 @@ beforeAll(async () => {
     resultCacheSize: 0,
     recommendationLog: { enabled: false },
   });
-  await tg.importCatalog({ tools: TOOLS });
+  await tg.importCatalog({ tools: TOOLS, capabilities: CAPABILITIES });
   await tg.importTraces(
     Array.from({ length: 40 }, (_, i) => ({
       id: `bill-${i}`,
       intent: PAST[i % 2],
+      capability: "billing",
       startedAt: new Date(NOW - (40 - i) * 3_600_000).toISOString(),
       success: true,
       steps: [
@@ -84,5 +95,36 @@ describe("history guard (library)", () => {
     expect(r.results[0]!.score).toBeGreaterThan(
       0.5 * Math.max(0, r.results[0]!.breakdown.cosine) + 0.5 * r.results[0]!.breakdown.bm25Norm,
     );
+  });
+
+  // Capability match weighs the memory's capability votes by the same trust (algorithms/search/capability-evidence.ts):
+  // semantic = 1 − (1 − content)(1 − 0.8·toolEvidence)(1 − 0.8·τ·vote), content = 0.7·cos⁺ + 0.3·BM25ⁿ of its texts.
+  const semanticOf = (b: { cosine: number; bm25Norm: number; toolEvidence: number; memory: number }, trust: number) =>
+    1 -
+    (1 - (0.7 * Math.max(0, b.cosine) + 0.3 * b.bm25Norm)) * (1 - 0.8 * b.toolEvidence) * (1 - 0.8 * trust * b.memory);
+
+  it("capability match: the memory's votes weighed by the search's trust, from none to full", async () => {
+    // A novel request (no similar past request), one sharing a word with a past request ("email"), a repeat.
+    const intents = ["translate this paragraph into french", "email me the weather forecast for Paris", PAST[1]!];
+    const seen: { trust: number; vote: number; semantic: number; unguarded: number }[] = [];
+    for (const intent of intents) {
+      const search = await tg.search({ intent, limit: 1 });
+      const caps = await tg.matchCapabilities({ intent, limit: 2 });
+      const billing = caps.results.find((c) => c.capability === "billing")!;
+      const b = billing.breakdown as typeof billing.breakdown & { historyTrust: number; toolEvidence: number };
+      expect(b.historyTrust).toBe(search.memory.guard.trust);
+      expect(b.semantic).toBeCloseTo(semanticOf(b, b.historyTrust), 12);
+      seen.push({ trust: b.historyTrust, vote: b.memory, semantic: b.semantic, unguarded: semanticOf(b, 1) });
+    }
+    expect(seen[0]).toMatchObject({ trust: 0, vote: 0 });
+    // The related request: the billing traces vote, and the guard takes part of their weight away.
+    expect(seen[1]!.vote).toBeGreaterThan(0);
+    expect(seen[1]!.trust).toBeGreaterThan(0);
+    expect(seen[1]!.trust).toBeLessThan(1);
+    expect(seen[1]!.semantic).toBeLessThan(seen[1]!.unguarded);
+    // The repeat: full trust, the votes count in full.
+    expect(seen[2]!.trust).toBe(1);
+    expect(seen[2]!.vote).toBeGreaterThan(0);
+    expect(seen[2]!.semantic).toBeCloseTo(seen[2]!.unguarded, 12);
   });
 });

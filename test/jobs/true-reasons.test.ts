@@ -177,7 +177,8 @@ describe("a plan's prerequisites come from evidence connected to the intent", ()
   });
 
   it("a strong capability match and the plan agree on the tools", async () => {
-    const intent = "reply to the bug report on github after checking the code";
+    // A request the project has served before: the memory's votes count in full (the history guard's trust is 1).
+    const intent = "reply to the bug report about login";
     const caps = await tg.matchCapabilities({ intent, limit: 1 });
     const top = caps.results[0]!;
     expect(top.capability).toBe("answer-issue");
@@ -185,5 +186,17 @@ describe("a plan's prerequisites come from evidence connected to the intent", ()
     const plan = await tg.plan({ intent });
     expect(plan.tools.map((t) => t.tool).sort()).toEqual([...top.tools].sort());
     for (const t of plan.tools) expect(t.why).toContain("answer-issue");
+  });
+
+  it("a request that shares words with past ones, not their task, gets no strong capability and no borrowed plan", async () => {
+    const intent = "renew the credentials of the payment service and tell the team";
+    const caps = await tg.matchCapabilities({ intent, limit: 3 });
+    // Its past neighbours (incident triage: "the payment service …", "… tell the team") vote through shared words;
+    // the history guard weighs those votes by the similarity, so no capability is accepted on them.
+    expect(caps.results.map((c) => c.gate.decision)).toEqual(["abstained", "abstained", "abstained"]);
+    const triage = caps.results.find((c) => c.capability === "incident-triage");
+    if (triage) expect((triage.breakdown as { historyTrust: number }).historyTrust).toBeLessThan(1);
+    const plan = await tg.plan({ intent });
+    for (const t of plan.tools) expect(t.why).not.toMatch(/^in capability/);
   });
 });
