@@ -15,7 +15,10 @@
  *              bias_b = Σ_j (Rμ)_j (c_bj − 7.5), ŷ_i = α_i (c_i − 7.5) the decoded code.
  *
  * Build: HNSW's bottom layer (Malkov & Yashunin, "Efficient and robust approximate nearest neighbor search using
- * Hierarchical Navigable Small World graphs", TPAMI 2020, algorithms 1 and 4), by insertion in a seeded order:
+ * Hierarchical Navigable Small World graphs", TPAMI 2020, algorithms 1 and 4), by insertion in a seeded order
+ * (with the IVF build's k-means cells: a random head of `graphRandomHead` · n vectors, then the rest cell by cell,
+ * the cells in a random order, the build kernel holding the codes in cell order, so that successive searches
+ * visit codes still in the caches; the head gives the graph its long edges; without cells, all in a random order):
  * each vector a is searched as a query (its code's reconstruction ŷ_a + Rμ ≈ R x_a, scored from the code products
  * P_ab: the build search above, exact integers, no query built in JS) by the kernel beam over the vectors inserted
  * so far, with a pool of `graphBuildPool` (efConstruction); the pool, sorted by the code
@@ -59,6 +62,12 @@ export interface GraphBuildInput {
   /** Rμ, the rotated corpus mean (D coordinates). */
   readonly rotatedMean: Float64Array;
   readonly rng: Rng;
+  /**
+   * Each vector's k-means cell (the IVF build's assignment, ivf.ts), or absent: then every vector is inserted in a
+   * random order. With cells, after a random head (`graphRandomHead` of n) the rest is inserted cell by cell (see the
+   * header), and the build kernel holds the codes in cell order.
+   */
+  readonly cells?: Int32Array;
 }
 
 /**
@@ -77,7 +86,20 @@ export function buildGraph(input: GraphBuildInput): {
   const pool = DEFAULTS.graphBuildPool;
   const codes = scan.codes;
   const scales = g.scales;
-  scales.set(input.scales);
+  const bytes = D >> 1;
+  // The build works on positions: position p holds the vector order[p] (cell by cell with cells, else p itself).
+  const cells = input.cells;
+  const order = cells
+    ? Int32Array.from({ length: n }, (_, i) => i).sort((x, y) => cells[x]! - cells[y]! || x - y)
+    : undefined;
+  if (order) {
+    const byId = codes.slice(0, n * bytes);
+    for (let p = 0; p < n; p++) {
+      const i = order[p]!;
+      codes.set(byId.subarray(i * bytes, (i + 1) * bytes), p * bytes);
+      scales[p] = input.scales[i]!;
+    }
+  } else scales.set(input.scales);
   const nb = g.neighbors as Int32Array;
   nb.fill(-1);
   const ids = scan.ids;
@@ -90,6 +112,18 @@ export function buildGraph(input: GraphBuildInput): {
     const t = perm[i]!;
     perm[i] = perm[j]!;
     perm[j] = t;
+  }
+  if (order && cells) {
+    // after the random head, cell by cell (the cells in a seeded random order), each cell in the random order above
+    let most = 0;
+    for (let i = 0; i < n; i++) most = Math.max(most, cells[i]!);
+    const cellKey = Float64Array.from({ length: most + 1 }, () => rng());
+    const rank = new Int32Array(n);
+    for (let t = 0; t < n; t++) rank[perm[t]!] = t;
+    const head = Math.floor(n * DEFAULTS.graphRandomHead);
+    perm
+      .subarray(head)
+      .sort((x, y) => cellKey[cells[order[x]!]!]! - cellKey[cells[order[y]!]!]! || rank[x]! - rank[y]!);
   }
   const entries = g.entries;
   entries.fill(perm[0]!);
@@ -124,19 +158,23 @@ export function buildGraph(input: GraphBuildInput): {
   for (let i = 0; i < n * deg; i++) if (nb[i]! >= 0) edges++;
   const out = u4GraphScan(n, D, deg, entries.length, edges);
   if (!out) {
+    if (order) byIdLayout(order, n, deg, codes, bytes, nb, entries);
+    scales.set(input.scales);
     return { stage: { degree: deg, neighbors: nb, entries, codes, scales, residuals: input.residuals }, scan };
   }
   const o = out.graph;
-  out.codes.set(codes);
-  o.scales.set(scales);
-  o.entries.set(entries);
+  const at = positionsOf(order, n);
+  if (order) for (let p = 0; p < n; p++) out.codes.set(codes.subarray(p * bytes, (p + 1) * bytes), order[p]! * bytes);
+  else out.codes.set(codes);
+  o.scales.set(input.scales);
+  for (let t = 0; t < entries.length; t++) o.entries[t] = order ? order[entries[t]!]! : entries[t]!;
   const offsets = o.offsets!;
   const packed = o.neighbors;
   let e = 0;
   for (let i = 0; i < n; i++) {
     offsets[i] = e;
-    for (let t = i * deg, end = t + deg; t < end && nb[t]! >= 0; t++, e++) {
-      const v = nb[t]!;
+    for (let t = at[i]! * deg, end = t + deg; t < end && nb[t]! >= 0; t++, e++) {
+      const v = order ? order[nb[t]!]! : nb[t]!;
       packed[3 * e] = v & 255;
       packed[3 * e + 1] = (v >> 8) & 255;
       packed[3 * e + 2] = v >> 16;
@@ -152,6 +190,36 @@ export function buildGraph(input: GraphBuildInput): {
     scales: o.scales,
   };
   return { stage: { ...stage, residuals: input.residuals }, scan: out };
+}
+
+/** at[i] = the position of vector i (the inverse of order; the identity without it). */
+function positionsOf(order: Int32Array | undefined, n: number): Int32Array {
+  const at = new Int32Array(n);
+  for (let p = 0; p < n; p++) at[order ? order[p]! : p] = p;
+  return at;
+}
+
+/** The build kernel's codes, lists and entry points rewritten from positions to ids in place (see buildGraph). */
+function byIdLayout(
+  order: Int32Array,
+  n: number,
+  deg: number,
+  codes: Uint8Array,
+  bytes: number,
+  nb: Int32Array,
+  entries: Int32Array,
+): void {
+  const byPosition = codes.slice(0, n * bytes);
+  const lists = nb.slice(0, n * deg);
+  for (let p = 0; p < n; p++) {
+    const i = order[p]!;
+    codes.set(byPosition.subarray(p * bytes, (p + 1) * bytes), i * bytes);
+    for (let t = 0; t < deg; t++) {
+      const v = lists[p * deg + t]!;
+      nb[i * deg + t] = v < 0 ? -1 : order[v]!;
+    }
+  }
+  for (let t = 0; t < entries.length; t++) entries[t] = order[entries[t]!]!;
 }
 
 let visited = new Uint32Array(0);
