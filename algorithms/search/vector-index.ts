@@ -240,6 +240,7 @@ export function* buildVectorIndexSteps(
       residuals: fine.residuals,
       rotatedMean,
       rng,
+      ...(built.cells ? { cells: built.cells } : {}),
     });
     const beam = calibrateBeam(
       { ...base, vectors: kernel.dots.rows },

@@ -107,20 +107,27 @@ export interface U4Graph {
   /**
    * The beam search of kernels.wat beam_u4 for the query set by setQuery: est_v = (α_v · step) · (S_v − offset); the
    * pool (ids and est, best first; views valid until the next call) and its size. `barred` (an id or −1) is never
-   * visited. The beam is clamped to the positions and to MAX_GRAPH_BEAM (a pool never holds more).
+   * visited. The beam is clamped to the positions and to MAX_GRAPH_BEAM (a pool never holds more). With `anchor`
+   * (an id; the build layout only, after anchorQuery(anchor)): est_v = ⟨ŷ_anchor + Rμ, ŷ_v⟩ from S_v = P_anchor,v,
+   * the scales, `sums` and `bias` (step and offset unused; kernels.wat beam_est).
    */
   beam(
     step: number,
     offset: number,
     beam: number,
     barred: number,
+    anchor?: number,
   ): { ids: Int32Array; est: Float64Array; size: number };
+  /** The code of id a as the query (kernels.wat u4_lanes: k_j = c_aj, so that S_b = P_ab): the build's searches. */
+  anchorQuery(a: number): void;
   /** Codes the last beam scored (its visited set; counted by a pass over the marks: tests and benches). */
   visits(): number;
   /** Σ_j c_aj · c_bj for b = ids[0 .. count) (kernels.wat dots_u4u4; a view valid until the next call). */
   pairDots(a: number, count: number): Int32Array;
   /** ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)² by id (float64), in the kernel's memory: written by the caller (for select). */
   readonly norms: Float64Array;
+  /** bias_i = Σ_j (Rμ)_j (c_ij − 7.5) by id (float64) for the anchored beam, in the kernel's memory: written by the caller. */
+  readonly bias: Float64Array;
   /** s_i = Σ_j c_ij by id, in the kernel's memory: written by the caller (for select). */
   readonly sums: Int32Array;
   /**
@@ -193,7 +200,8 @@ function makeU4Scan(
   const room = build ? Math.min(positions, Math.max(pool, degree + 1)) : 0;
   const normsAt = pDoneAt + align(pool);
   const sumsAt = normsAt + (build ? align(8 * positions) : 0);
-  const candDAt = sumsAt + (build ? align(4 * positions) : 0);
+  const biasAt = sumsAt + (build ? align(4 * positions) : 0);
+  const candDAt = biasAt + (build ? align(8 * positions) : 0);
   const keptAt = candDAt + align(8 * room);
   const at = kernelInstance(keptAt + align(4 * room) + 16);
   if (!at) return undefined;
@@ -210,6 +218,7 @@ function makeU4Scan(
     const beamKernel = at.exports.beam_u4 as unknown as (...args: number[]) => number;
     const pairKernel = at.exports.dots_u4u4!;
     const selectKernel = at.exports.select_u4 as unknown as (...args: number[]) => number;
+    const lanesKernel = at.exports.u4_lanes!;
     const kept = new Int32Array(buffer, keptAt, room);
     const half = 56.25 * D;
     const visited = new Uint32Array(buffer, visitedAt, positions);
@@ -225,9 +234,11 @@ function makeU4Scan(
       ...(compact ? { offsets: new Int32Array(buffer, offsetsAt, positions + 1) } : {}),
       scales: new Float32Array(buffer, scalesAt, positions),
       entries: new Int32Array(buffer, entriesAt, entryCount),
-      beam(step, offset, beam, barred) {
+      beam(step, offset, beam, barred, anchor) {
         if (!(Number.isInteger(beam) && beam >= 1))
           throw new RangeError(`u4-scan: beam must be an integer ≥ 1, got ${beam}`);
+        if (anchor !== undefined && !(build && Number.isInteger(anchor) && anchor >= 0 && anchor < positions))
+          throw new RangeError(`u4-scan: anchor ${anchor} outside the build layout's [0, ${positions})`);
         if (++epoch >= 0xffffffff) {
           visited.fill(0);
           epoch = 1;
@@ -254,6 +265,10 @@ function makeU4Scan(
           step,
           offset,
           compact ? offsetsAt : -1,
+          anchor === undefined ? -1 : biasAt,
+          sumsAt,
+          half,
+          anchor ?? 0,
         );
         return { ids: pIds, est: pEst, size };
       },
@@ -269,12 +284,32 @@ function makeU4Scan(
         return out;
       },
       norms: new Float64Array(buffer, normsAt, build ? positions : 0),
+      bias: new Float64Array(buffer, biasAt, build ? positions : 0),
       sums: new Int32Array(buffer, sumsAt, build ? positions : 0),
       selectRoom: room,
+      anchorQuery(a) {
+        if (!(Number.isInteger(a) && a >= 0 && a < positions))
+          throw new RangeError(`u4-scan: id ${a} outside [0, ${positions})`);
+        lanesKernel(0, codeBytes, a, queryAt);
+      },
       select(a, count, limit) {
         if (!(Number.isInteger(count) && count >= 0 && count <= room))
           throw new RangeError(`u4-scan: ${count} candidates, room for ${room}`);
-        const k = selectKernel(0, codeBytes, scalesAt, normsAt, sumsAt, half, a, idsAt, candDAt, count, limit, keptAt);
+        const k = selectKernel(
+          0,
+          codeBytes,
+          scalesAt,
+          normsAt,
+          sumsAt,
+          half,
+          a,
+          idsAt,
+          candDAt,
+          count,
+          limit,
+          keptAt,
+          sinkAt,
+        );
         return kept.subarray(0, k);
       },
     };

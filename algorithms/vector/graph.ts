@@ -9,12 +9,19 @@
  *     query:   est_i = α_i · qs · (S_i − 7.5·K) ≈ q·x_i − q·μ,           S_i = Σ_j c_ij k_j  (scan_u4_ids)
  *     build:   ‖y_a − y_b‖² ≈ ‖y_a‖² + ‖y_b‖² − 2 α_a α_b (P_ab − 7.5 (s_a + s_b) + 56.25·D),
  *              P_ab = Σ_j c_aj c_bj (kernels.wat dots_u4u4, exact integers), s_i = Σ_j c_ij,
- *              ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)² (so that the distances are those of the decoded codes).
+ *              ‖y_i‖² ≈ α_i² Σ_j (c_ij − 7.5)² (so that the distances are those of the decoded codes);
+ *     build search (a's code as the query, kernels.wat u4_lanes: k_j = c_aj, so S_b = P_ab):
+ *              est_b = ⟨ŷ_a + Rμ, ŷ_b⟩ = α_b (α_a (P_ab − 7.5 (s_a + s_b) + 56.25·D) + bias_b),
+ *              bias_b = Σ_j (Rμ)_j (c_bj − 7.5), ŷ_i = α_i (c_i − 7.5) the decoded code.
  *
  * Build: HNSW's bottom layer (Malkov & Yashunin, "Efficient and robust approximate nearest neighbor search using
- * Hierarchical Navigable Small World graphs", TPAMI 2020, algorithms 1 and 4), by insertion in a seeded order:
- * each vector a is searched as a query (its code's reconstruction α_a(c_a − 7.5) + Rμ ≈ R x_a) by the kernel beam
- * over the vectors inserted so far, with a pool of `graphBuildPool` (efConstruction); the pool, sorted by the code
+ * Hierarchical Navigable Small World graphs", TPAMI 2020, algorithms 1 and 4), by insertion in a seeded order
+ * (with the IVF build's k-means cells: a random head of `graphRandomHead` · n vectors, then the rest cell by cell,
+ * the cells in a random order, the build kernel holding the codes in cell order, so that successive searches
+ * visit codes still in the caches; the head gives the graph its long edges; without cells, all in a random order):
+ * each vector a is searched as a query (its code's reconstruction ŷ_a + Rμ ≈ R x_a, scored from the code products
+ * P_ab: the build search above, exact integers, no query built in JS) by the kernel beam over the vectors inserted
+ * so far, with a pool of `graphBuildPool` (efConstruction); the pool, sorted by the code
  * distance to a, is selected by HNSW's heuristic (a candidate c is kept unless a kept r has ‖y_c − y_r‖ <
  * ‖y_c − y_a‖) up to `graphInsertEdges`, and a is appended to each kept neighbour's list, which, when full
  * (`degree`), is selected again by the same heuristic. No list is filled back with pruned candidates (hnswlib's
@@ -55,6 +62,12 @@ export interface GraphBuildInput {
   /** Rμ, the rotated corpus mean (D coordinates). */
   readonly rotatedMean: Float64Array;
   readonly rng: Rng;
+  /**
+   * Each vector's k-means cell (the IVF build's assignment, ivf.ts), or absent: then every vector is inserted in a
+   * random order. With cells, after a random head (`graphRandomHead` of n) the rest is inserted cell by cell (see the
+   * header), and the build kernel holds the codes in cell order.
+   */
+  readonly cells?: Int32Array;
 }
 
 /**
@@ -73,12 +86,25 @@ export function buildGraph(input: GraphBuildInput): {
   const pool = DEFAULTS.graphBuildPool;
   const codes = scan.codes;
   const scales = g.scales;
-  scales.set(input.scales);
+  const bytes = D >> 1;
+  // The build works on positions: position p holds the vector order[p] (cell by cell with cells, else p itself).
+  const cells = input.cells;
+  const order = cells
+    ? Int32Array.from({ length: n }, (_, i) => i).sort((x, y) => cells[x]! - cells[y]! || x - y)
+    : undefined;
+  if (order) {
+    const byId = codes.slice(0, n * bytes);
+    for (let p = 0; p < n; p++) {
+      const i = order[p]!;
+      codes.set(byId.subarray(i * bytes, (i + 1) * bytes), p * bytes);
+      scales[p] = input.scales[i]!;
+    }
+  } else scales.set(input.scales);
   const nb = g.neighbors as Int32Array;
   nb.fill(-1);
   const ids = scan.ids;
-  const mu = input.rotatedMean;
   codeNorms(codes, scales, n, D, g.norms, g.sums);
+  meanBias(codes, input.rotatedMean, n, D, g.bias);
   // A seeded insertion order; the first vector inserted is the entry point while building.
   const perm = Int32Array.from({ length: n }, (_, i) => i);
   for (let i = n - 1; i > 0; i--) {
@@ -87,21 +113,25 @@ export function buildGraph(input: GraphBuildInput): {
     perm[i] = perm[j]!;
     perm[j] = t;
   }
+  if (order && cells) {
+    // after the random head, cell by cell (the cells in a seeded random order), each cell in the random order above
+    let most = 0;
+    for (let i = 0; i < n; i++) most = Math.max(most, cells[i]!);
+    const cellKey = Float64Array.from({ length: most + 1 }, () => rng());
+    const rank = new Int32Array(n);
+    for (let t = 0; t < n; t++) rank[perm[t]!] = t;
+    const head = Math.floor(n * DEFAULTS.graphRandomHead);
+    perm
+      .subarray(head)
+      .sort((x, y) => cellKey[cells[order[x]!]!]! - cellKey[cells[order[y]!]!]! || rank[x]! - rank[y]!);
+  }
   const entries = g.entries;
   entries.fill(perm[0]!);
-  const r = new Float64Array(D);
-  const bytes = D >> 1;
   for (let s = 1; s < n; s++) {
     const a = perm[s]!;
-    // a as a query: its code's reconstruction plus Rμ (≈ R x_a); vectors not yet inserted have no edges into them
-    for (let b = 0; b < bytes; b++) {
-      const v = codes[a * bytes + b]!;
-      r[2 * b] = scales[a]! * ((v & 15) - 7.5) + mu[2 * b]!;
-      r[2 * b + 1] = scales[a]! * ((v >> 4) - 7.5) + mu[2 * b + 1]!;
-    }
-    const uq = quantizeU4Query(r, D);
-    scan.setQuery(uq);
-    const found = g.beam(uq.step, 7.5 * uq.sum, pool, a);
+    // a's own code as the query (est_v = ⟨ŷ_a + Rμ, ŷ_v⟩); vectors not yet inserted have no edges into them
+    g.anchorQuery(a);
+    const found = g.beam(1, 0, pool, a, a);
     const m = found.size;
     ids.set(found.ids.subarray(0, m));
     const mine = g.select(a, m, M).slice();
@@ -128,19 +158,23 @@ export function buildGraph(input: GraphBuildInput): {
   for (let i = 0; i < n * deg; i++) if (nb[i]! >= 0) edges++;
   const out = u4GraphScan(n, D, deg, entries.length, edges);
   if (!out) {
+    if (order) byIdLayout(order, n, deg, codes, bytes, nb, entries);
+    scales.set(input.scales);
     return { stage: { degree: deg, neighbors: nb, entries, codes, scales, residuals: input.residuals }, scan };
   }
   const o = out.graph;
-  out.codes.set(codes);
-  o.scales.set(scales);
-  o.entries.set(entries);
+  const at = positionsOf(order, n);
+  if (order) for (let p = 0; p < n; p++) out.codes.set(codes.subarray(p * bytes, (p + 1) * bytes), order[p]! * bytes);
+  else out.codes.set(codes);
+  o.scales.set(input.scales);
+  for (let t = 0; t < entries.length; t++) o.entries[t] = order ? order[entries[t]!]! : entries[t]!;
   const offsets = o.offsets!;
   const packed = o.neighbors;
   let e = 0;
   for (let i = 0; i < n; i++) {
     offsets[i] = e;
-    for (let t = i * deg, end = t + deg; t < end && nb[t]! >= 0; t++, e++) {
-      const v = nb[t]!;
+    for (let t = at[i]! * deg, end = t + deg; t < end && nb[t]! >= 0; t++, e++) {
+      const v = order ? order[nb[t]!]! : nb[t]!;
       packed[3 * e] = v & 255;
       packed[3 * e + 1] = (v >> 8) & 255;
       packed[3 * e + 2] = v >> 16;
@@ -158,6 +192,36 @@ export function buildGraph(input: GraphBuildInput): {
   return { stage: { ...stage, residuals: input.residuals }, scan: out };
 }
 
+/** at[i] = the position of vector i (the inverse of order; the identity without it). */
+function positionsOf(order: Int32Array | undefined, n: number): Int32Array {
+  const at = new Int32Array(n);
+  for (let p = 0; p < n; p++) at[order ? order[p]! : p] = p;
+  return at;
+}
+
+/** The build kernel's codes, lists and entry points rewritten from positions to ids in place (see buildGraph). */
+function byIdLayout(
+  order: Int32Array,
+  n: number,
+  deg: number,
+  codes: Uint8Array,
+  bytes: number,
+  nb: Int32Array,
+  entries: Int32Array,
+): void {
+  const byPosition = codes.slice(0, n * bytes);
+  const lists = nb.slice(0, n * deg);
+  for (let p = 0; p < n; p++) {
+    const i = order[p]!;
+    codes.set(byPosition.subarray(p * bytes, (p + 1) * bytes), i * bytes);
+    for (let t = 0; t < deg; t++) {
+      const v = lists[p * deg + t]!;
+      nb[i * deg + t] = v < 0 ? -1 : order[v]!;
+    }
+  }
+  for (let t = 0; t < entries.length; t++) entries[t] = order[entries[t]!]!;
+}
+
 let visited = new Uint32Array(0);
 let epoch = 0;
 let poolIds = new Int32Array(0);
@@ -166,7 +230,8 @@ let poolDone = new Uint8Array(0);
 
 /**
  * The beam search in JS (see the header; the reference of the kernel's beam_u4, which searches: tests): the pool's ids and estimates (est, in q·x − q·μ units), best first, `size` of
- * them; `barred` (an id, or −1) is never visited (the calibration's held-out vector).
+ * them; `barred` (an id, or −1) is never visited (the calibration's held-out vector). With `anchor`, the build search
+ * of the header (the query set to the anchor's code lanes): est_v = α_v (α_a ((S_v − 7.5 (s_a + s_v)) + half) + bias_v).
  */
 export function beamSearch(
   graph: GraphStage,
@@ -175,6 +240,7 @@ export function beamSearch(
   offset: number,
   beam: number,
   barred: number,
+  anchor?: { readonly a: number; readonly sums: Int32Array; readonly bias: Float64Array; readonly half: number },
 ): { ids: Int32Array; est: Float64Array; size: number } {
   const n = graph.scales.length;
   if (visited.length < n) {
@@ -200,6 +266,11 @@ export function beamSearch(
   const offsets = graph.offsets;
   const ids = scan.ids;
   const mark = epoch;
+  const estOf = anchor
+    ? (v: number, S: number) =>
+        scales[v]! *
+        (scales[anchor.a]! * (S - 7.5 * (anchor.sums[anchor.a]! + anchor.sums[v]!) + anchor.half) + anchor.bias[v]!)
+    : (v: number, S: number) => scales[v]! * step * (S - offset);
   let size = 0;
   /** Inserts (id, est) in the sorted pool (dropping the last when full); returns its position (beam when refused). */
   const insert = (id: number, est: number): number => {
@@ -230,7 +301,7 @@ export function beamSearch(
     ids[c++] = e;
   }
   let sums = scan.scanIds(c);
-  for (let t = 0; t < c; t++) insert(ids[t]!, scales[ids[t]!]! * step * (sums[t]! - offset));
+  for (let t = 0; t < c; t++) insert(ids[t]!, estOf(ids[t]!, sums[t]!));
   let i = 0;
   for (;;) {
     while (i < size && pDone[i]) i++;
@@ -251,7 +322,7 @@ export function beamSearch(
     let lowest = beam;
     for (let t = 0; t < c; t++) {
       const v = ids[t]!;
-      const at = insert(v, scales[v]! * step * (sums[t]! - offset));
+      const at = insert(v, estOf(v, sums[t]!));
       if (at < lowest) lowest = at;
     }
     if (lowest < i) i = lowest;
@@ -384,6 +455,26 @@ export function codeNorms(
     sums[i] = c;
   }
   return { self, sums };
+}
+
+/** bias_i = Σ_j (Rμ)_j (c_ij − 7.5) of every code (Rμ's part of the build beam's estimate, see the header), into out. */
+export function meanBias(
+  codes: Uint8Array,
+  rotatedMean: Float64Array,
+  n: number,
+  D: number,
+  out: Float64Array = new Float64Array(n),
+): Float64Array {
+  const bytes = D >> 1;
+  for (let i = 0; i < n; i++) {
+    let t = 0;
+    for (let b = 0, o = i * bytes; b < bytes; b++) {
+      const v = codes[o + b]!;
+      t += rotatedMean[2 * b]! * ((v & 15) - 7.5) + rotatedMean[2 * b + 1]! * ((v >> 4) - 7.5);
+    }
+    out[i] = t;
+  }
+  return out;
 }
 
 /**

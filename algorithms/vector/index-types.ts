@@ -70,6 +70,12 @@ export const DEFAULTS = {
   graphBuildPool: 64,
   /** Entry points of the beam search (the first vectors inserted). */
   graphEntries: 1,
+  /**
+   * With the IVF build's k-means cells (the graph is built where that stage is dropped): this share of the vectors
+   * is inserted first, in a random order (the long edges), then the rest cell by cell, so that successive insertions
+   * search the same region and find its codes in the caches (docs/decisions/vector-index-graph.md).
+   */
+  graphRandomHead: 0.1,
   /** The first this many IVF calibration queries (and their exact top-10) calibrate the graph's beam width. */
   graphCalibrationQueries: 128,
   /**

@@ -45,7 +45,7 @@ export function buildIvf(
   rng: Rng,
   maxProbeFraction: number = DEFAULTS.ivfMaxProbeFraction,
   measureWhenDropped = 0,
-): { lists?: IvfLists; calibration: IvfCalibration } {
+): { lists?: IvfLists; calibration: IvfCalibration; cells?: Int32Array } {
   const steps = buildIvfSteps(rows, projected, P, wantedLists, rng, maxProbeFraction, measureWhenDropped);
   for (;;) {
     const r = steps.next();
@@ -61,7 +61,8 @@ export const IVF_ROWS_PER_STEP = 1024;
  * IVF_ROWS_PER_STEP rows of the assignment, every 4 · IVF_ROWS_PER_STEP rows of the list sums and after each
  * calibration query (a scan of all n rows), so that a caller can return to its event loop between steps.
  * `measureWhenDropped`: calibration queries measured even once the stage is known to be dropped (the graph stage
- * calibrates its beam on them); the calibration stops there.
+ * calibrates its beam on them); the calibration stops there. When the stage is dropped, `cells` is each vector's
+ * k-means list (the graph stage inserts cell by cell: algorithms/vector/graph.ts).
  */
 export function* buildIvfSteps(
   rows: F32RowDots,
@@ -71,7 +72,7 @@ export function* buildIvfSteps(
   rng: Rng,
   maxProbeFraction: number = DEFAULTS.ivfMaxProbeFraction,
   measureWhenDropped = 0,
-): Generator<void, { lists?: IvfLists; calibration: IvfCalibration }, void> {
+): Generator<void, { lists?: IvfLists; calibration: IvfCalibration; cells?: Int32Array }, void> {
   const n = projected.length / P;
   const d = rows.d;
   const vectors = rows.rows;
@@ -183,7 +184,7 @@ export function* buildIvfSteps(
     measureWhenDropped,
   );
   const probeFraction = calibration.probeFraction;
-  if (probeFraction > maxProbeFraction) return { calibration };
+  if (probeFraction > maxProbeFraction) return { calibration, cells: assign };
   return { lists: { lists, centroids, centroidNorms, starts, sizes, order, probeFraction }, calibration };
 }
 

@@ -1,5 +1,6 @@
 /**
- * The graph stage's kernels (kernels.wat beam_u4, dots_u4u4 and select_u4, through u4GraphScan) against their JS
+ * The graph stage's kernels (kernels.wat beam_u4, its build search from u4_lanes, dots_u4u4 and select_u4, through
+ * u4GraphScan) against their JS
  * references: the beam search and the neighbour selection of algorithms/vector/graph.ts (beamSearch,
  * selectNeighbours) and Σ_j c_aj · c_bj written here.
  */
@@ -8,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { simdAvailable } from "../../../algorithms/simd/row-dots.ts";
 import { u4GraphScan } from "../../../algorithms/simd/u4-scan.ts";
 import type { GraphStage } from "../../../algorithms/vector/index-types.ts";
-import { beamSearch, codeNorms, selectNeighbours } from "../../../algorithms/vector/graph.ts";
+import { beamSearch, codeNorms, meanBias, selectNeighbours } from "../../../algorithms/vector/graph.ts";
 
 function pairJs(codes: Uint8Array, a: number, b: number, bytes: number): number {
   let s = 0;
@@ -259,6 +260,124 @@ describe.skipIf(!simdAvailable())("graph stage kernels", () => {
       ),
       { numRuns: 100 },
     );
+  });
+
+  it("u4_lanes by hand: a's code as the query gives P_ab (all-1 against all-1, all-2, all-15; D = 32)", () => {
+    const k = u4GraphScan(3, 32, 2, 1)!;
+    k.codes.fill(0x11, 0, 16);
+    k.codes.fill(0x22, 16, 32);
+    k.codes.fill(0xff, 32, 48);
+    k.graph.anchorQuery(0);
+    k.ids.set([0, 1, 2]);
+    expect(Array.from(k.scanIds(3).subarray(0, 3))).toEqual([32, 64, 480]);
+  });
+
+  it("property: after anchorQuery(a), scan_u4_ids returns P_ab = Σ_j c_aj · c_bj for any codes and ids", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 2, max: 50 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        (blocks, n, seed) => {
+          const D = 32 * blocks;
+          const k = u4GraphScan(n, D, 4, 1)!;
+          let x = seed;
+          const next = () => {
+            x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+            return x >>> 8;
+          };
+          for (let t = 0; t < k.codes.length; t++) k.codes[t] = next() & 255;
+          const a = next() % n;
+          const count = 1 + (next() % n);
+          const ids = Array.from({ length: count }, () => next() % n);
+          k.graph.anchorQuery(a);
+          k.ids.set(ids);
+          expect(Array.from(k.scanIds(count).subarray(0, count))).toEqual(
+            ids.map((b) => pairJs(k.codes, a, b, D >> 1)),
+          );
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("meanBias by hand: Rμ = 0.5 everywhere, codes all 8 and all 7 → ±0.5 · 0.5 · 32 = ±8", () => {
+    const codes = new Uint8Array(32);
+    codes.fill(0x88, 0, 16);
+    codes.fill(0x77, 16, 32);
+    expect(Array.from(meanBias(codes, new Float64Array(32).fill(0.5), 2, 32))).toEqual([8, -8]);
+  });
+
+  it("property: the build search (beam_u4 with an anchor) returns the JS beam search's pool bit for bit", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 120 }),
+        fc.integer({ min: 1, max: 24 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 1, max: 48 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        (n, degree, entryCount, beam, seed) => {
+          const D = 64;
+          const k = u4GraphScan(n, D, degree, entryCount)!;
+          let x = seed;
+          const next = () => {
+            x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+            return x >>> 8;
+          };
+          for (let t = 0; t < k.codes.length; t++) k.codes[t] = next() & 255;
+          for (let i = 0; i < n; i++) {
+            const m = next() % (degree + 1);
+            for (let t = 0; t < degree; t++) k.graph.neighbors[i * degree + t] = t < m ? next() % n : -1;
+            k.graph.scales[i] = (next() % 1000) / 997 + 0.01;
+          }
+          for (let e = 0; e < entryCount; e++) k.graph.entries[e] = next() % n;
+          const mean = Float64Array.from({ length: D }, () => ((next() % 2001) - 1000) / 1000);
+          codeNorms(k.codes, k.graph.scales, n, D, k.graph.norms, k.graph.sums);
+          meanBias(k.codes, mean, n, D, k.graph.bias);
+          const a = next() % n;
+          k.graph.anchorQuery(a);
+          const got = k.graph.beam(1, 0, beam, a, a);
+          const ids = Array.from(got.ids.subarray(0, got.size));
+          const est = Array.from(got.est.subarray(0, got.size));
+          const stage = {
+            degree,
+            neighbors: k.graph.neighbors,
+            entries: k.graph.entries,
+            codes: k.codes,
+            scales: k.graph.scales,
+            residuals: new Float32Array(n),
+            beam,
+          } satisfies GraphStage;
+          const want = beamSearch(stage, k, 1, 0, beam, a, {
+            a,
+            sums: k.graph.sums,
+            bias: k.graph.bias,
+            half: 56.25 * D,
+          });
+          expect(got.size).toBe(want.size);
+          expect(ids).toEqual(Array.from(want.ids.subarray(0, want.size)));
+          expect(est).toEqual(Array.from(want.est.subarray(0, want.size)));
+          expect(ids).not.toContain(a);
+          // the estimate is ⟨ŷ_a + Rμ, ŷ_v⟩ of the decoded codes (float64 sums, so up to rounding)
+          const bytes = D >> 1;
+          const dec = (i: number, j: number) => {
+            const v = k.codes[i * bytes + (j >> 1)]!;
+            return k.graph.scales[i]! * ((j & 1 ? v >> 4 : v & 15) - 7.5);
+          };
+          for (let t = 0; t < Math.min(3, got.size); t++) {
+            let ip = 0;
+            for (let j = 0; j < D; j++) ip += (dec(a, j) + mean[j]!) * dec(ids[t]!, j);
+            expect(est[t]!).toBeCloseTo(ip, 6);
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  it("rejects an anchor outside the build layout", () => {
+    const k = u4GraphScan(4, 32, 2, 1)!;
+    expect(() => k.graph.beam(1, 0, 2, -1, 4)).toThrow(/anchor/);
   });
 
   it("rejects a beam that is not a positive integer", () => {
