@@ -1,5 +1,5 @@
-// Part of `npm run build`, after tsc: bundles the package's entry points (the library and each subpath export)
-// into dist/bundle/ with esbuild, so importing `toolgraph` reads a few dozen files instead of ~600 (our
+// Part of `npm run build`, after tsc: bundles the package's entry points (the library, each subpath export and
+// the command's main) into dist/bundle/ with esbuild, so importing `toolgraph` reads a few dozen files instead of ~600 (our
 // modules, kysely's, zod's, the MCP SDKs'). Why and what it saves: docs/decisions/everyday-budget.md.
 //
 // - The entries are package.json's exports: "./x": { types: "./dist/src/…/y.d.ts", import: "./dist/bundle/x.js" }
@@ -44,8 +44,11 @@ function entries() {
     if (!types) throw new Error(`package.json exports ${target.import}: no ./dist/src/….d.ts types beside it`);
     out[m[1]] = `${types[1]}.ts`;
   }
-  return out;
+  return { ...out, ...CLI };
 }
+
+/** The command's main (not an export): dist/src/cli/bin.js imports it from the bundle when the bundle is there. */
+const CLI = { cli: "src/cli/main.ts" };
 
 const packageOf = (path) => (path.startsWith("@") ? path.split("/").slice(0, 2).join("/") : path.split("/")[0]);
 const ours = (path) => path.startsWith(root) && !path.includes(`${sep}node_modules${sep}`);
