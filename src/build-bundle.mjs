@@ -1,6 +1,6 @@
 // Part of `npm run build`, after tsc: bundles the package's entry points (the library, each subpath export and
-// the command's main) into dist/bundle/ with esbuild, so importing `toolgraph` reads a few dozen files instead of ~600 (our
-// modules, kysely's, zod's, the MCP SDKs'). Why and what it saves: docs/decisions/everyday-budget.md.
+// the command's main) into dist/bundle/ with esbuild, so importing `toolgraph` reads a few dozen files instead of
+// ~600 (our modules, kysely's, zod's, the MCP SDKs'). Why and what it saves: docs/decisions/everyday-budget.md.
 //
 // - The entries are package.json's exports: "./x": { types: "./dist/src/…/y.d.ts", import: "./dist/bundle/x.js" }
 //   bundles src/…/y.ts as x.js.
