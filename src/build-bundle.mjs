@@ -95,6 +95,9 @@ const result = await build({
   outdir,
   sourcemap: true,
   sourcesContent: false,
+  // Names as written: esbuild renames a class or function whose name two bundled modules share (`Protocol2`),
+  // and a name can be read (`constructor.name`, an error's name).
+  keepNames: true,
   legalComments: "eof",
   // The CommonJS packages inside (ajv, cross-spawn) require Node's modules, and esbuild's ESM output needs a
   // `require` for it: made on first use (a createRequire per chunk at import would cost each chunk's import).
