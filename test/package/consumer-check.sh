@@ -41,6 +41,9 @@ node --input-type=module -e 'for (const p of ["toolgraph/ai-sdk", "toolgraph/ope
 cp "$ROOT/examples/catalog.mjs" "$ROOT/examples/tools.json" "$ROOT/examples/anthropic-tool-search.mjs" .
 DATABASE_URL= ANTHROPIC_API_KEY= node anthropic-tool-search.mjs > example.txt
 grep -q '"type": "tool_reference"' example.txt || { cat example.txt; echo "FAIL: the Anthropic example sent no tool_reference" >&2; exit 1; }
+# One copy of what two entries share (the package's entries are one bundle with shared chunks): a class or
+# function of `toolgraph/embeddings` is the one `toolgraph` exports, so `instanceof` holds across them.
+node --input-type=module -e 'const a = await import("toolgraph"), e = await import("toolgraph/embeddings"); if (a.createEmbeddingProvider !== e.createEmbeddingProvider || !(a.createEmbeddingProvider("hash:64") instanceof e.HashingEmbedder)) throw new Error("toolgraph and toolgraph/embeddings hold two copies");'
 echo "subpaths ok: toolgraph/ai-sdk, toolgraph/openai, toolgraph/anthropic, toolgraph/demo, toolgraph/embeddings, toolgraph/formats, toolgraph/gateway import; examples/anthropic-tool-search.mjs runs"
 
 # (b) the shipped types, as a strict NodeNext TypeScript project sees them

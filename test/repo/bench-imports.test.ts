@@ -29,15 +29,15 @@ function importsOf(file: string, text: string): string[] {
   return out;
 }
 
-/** src/index.ts and the source of every subpath export of package.json ("./dist/src/x.js" → "src/x.ts"). */
+/** src/index.ts and the source of every subpath export of package.json (its types "./dist/src/x.d.ts" → "src/x.ts"). */
 function publicEntries(): Set<string> {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
-    exports: Record<string, string | { import?: string }>;
+    exports: Record<string, string | { types?: string }>;
   };
   const out = new Set<string>(["src/index.ts"]);
   for (const target of Object.values(pkg.exports)) {
-    const js = typeof target === "string" ? target : target.import;
-    if (js?.startsWith("./dist/src/")) out.add(js.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts"));
+    const types = typeof target === "string" ? undefined : target.types;
+    if (types?.startsWith("./dist/src/")) out.add(types.replace(/^\.\/dist\//, "").replace(/\.d\.ts$/, ".ts"));
   }
   return out;
 }

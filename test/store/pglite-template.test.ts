@@ -4,13 +4,23 @@
  * damaged template is replaced, and two processes that make the template at once both open.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnection } from "../../src/store/connection.ts";
+import { MEMORY_SHM, MEMORY_SHM_MIN_FREE, memoryDirRoot } from "../../src/store/data-dir-tar.ts";
 import { MIGRATION_NAMES } from "../../src/store/migrate.ts";
 import { migrationFileNames, migrationsKey } from "../../src/store/migration-key.ts";
 import {
@@ -133,12 +143,13 @@ describe("the PGlite template", () => {
   });
 
   it("a memory:// database lives in a temporary directory that its close removes", { timeout: 120_000 }, async () => {
-    const mine = () => readdirSync(tmpdir()).filter((d) => d.startsWith(`toolgraph-memory-${process.pid}-`));
+    const root = memoryDirRoot();
+    const mine = () => readdirSync(root).filter((d) => d.startsWith(`toolgraph-memory-${process.pid}-`));
     const before = mine();
     const conn = await openConnection({ home: "memory://" });
     const during = mine().filter((d) => !before.includes(d));
     expect(during).toHaveLength(1);
-    expect(existsSync(join(tmpdir(), during[0]!, "PG_VERSION"))).toBe(true);
+    expect(existsSync(join(root, during[0]!, "PG_VERSION"))).toBe(true);
     await sql`CREATE TABLE scratch (x int)`.execute(conn.db);
     await conn.close();
     expect(mine()).toEqual(before);
@@ -151,16 +162,31 @@ describe("the PGlite template", () => {
     expect(Number(r.rows[0]!.n)).toBe(0);
   });
 
+  it("a memory:// directory goes in the RAM file system when it has room, else in the temporary directory", () => {
+    let room = false;
+    try {
+      const fs = statfsSync(MEMORY_SHM);
+      room = fs.bavail * fs.bsize >= MEMORY_SHM_MIN_FREE;
+    } catch {
+      // none here
+    }
+    expect(memoryDirRoot()).toBe(room ? MEMORY_SHM : tmpdir());
+    expect(MEMORY_SHM_MIN_FREE).toBe(1024 ** 3);
+  });
+
   it("a directory left by a process that is gone is removed by the next memory:// open", {
     timeout: 120_000,
   }, async () => {
-    // A pid above the kernel's limit (2^22) is never a live process.
-    const stale = join(tmpdir(), "toolgraph-memory-4194305-leftover");
-    mkdirSync(stale, { recursive: true });
-    writeFileSync(join(stale, "PG_VERSION"), "17\n");
+    // A pid above the kernel's limit (2^22) is never a live process. Either place a memory:// directory can be in.
+    const roots = [...new Set([MEMORY_SHM, tmpdir()])].filter((r) => existsSync(r));
+    const stale = roots.map((r) => join(r, "toolgraph-memory-4194305-leftover"));
+    for (const s of stale) {
+      mkdirSync(s, { recursive: true });
+      writeFileSync(join(s, "PG_VERSION"), "17\n");
+    }
     const conn = await openConnection({ home: "memory://" });
     await conn.close();
-    expect(existsSync(stale)).toBe(false);
+    expect(stale.filter((s) => existsSync(s))).toEqual([]);
   });
 
   it("a new data directory starts from the template, migrates, and keeps its data when reopened", {

@@ -2,13 +2,15 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type Command, EXIT, UsageError } from "../command.ts";
 
 // bench/ of the repository: from src/cli/commands (sources) or dist/src/cli/commands (a build in a clone).
+const HERE = fileURLToPath(new URL(".", import.meta.url));
 const BENCH_DIR =
-  [resolve(import.meta.dirname, "../../../bench"), resolve(import.meta.dirname, "../../../../bench")].find((d) =>
+  [resolve(HERE, "../../../bench"), resolve(HERE, "../../../../bench")].find((d) =>
     existsSync(join(d, "accuracy.ts")),
-  ) ?? resolve(import.meta.dirname, "../../../bench");
+  ) ?? resolve(HERE, "../../../bench");
 const KINDS: Record<string, string> = {
   accuracy: "accuracy.ts",
   latency: "latency.ts",
