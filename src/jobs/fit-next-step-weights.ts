@@ -175,6 +175,9 @@ export function executionGroups(
   }
 }
 
+/** Executions between two yields of `executionGroupsSteps`. */
+const GROUP_STEP = 1000;
+
 /** `executionGroups` in steps (drained in slices by the fit and the calibration: 17k executions). */
 export function* executionGroupsSteps(
   sequences: readonly { id: string; steps: readonly { tool: string }[] }[],
@@ -182,13 +185,15 @@ export function* executionGroupsSteps(
 ): Generator<void, IntentGroups, void> {
   const withIntent: number[] = [];
   const items: { intent: string; tools: string[] }[] = [];
-  sequences.forEach((e, i) => {
+  for (let i = 0; i < sequences.length; i++) {
+    if (i > 0 && i % GROUP_STEP === 0) yield;
+    const e = sequences[i]!;
     const intent = intents.get(e.id);
     if (intent !== undefined) {
       withIntent.push(i);
       items.push({ intent, tools: e.steps.map((st) => st.tool) });
     }
-  });
+  }
   yield;
   const g = yield* intentGroupsSteps(items);
   const group = new Int32Array(sequences.length);
@@ -196,11 +201,13 @@ export function* executionGroupsSteps(
   withIntent.forEach((i, k) => {
     group[i] = g.group[k]!;
   });
-  sequences.forEach((e, i) => {
-    if (intents.has(e.id)) return;
+  for (let i = 0; i < sequences.length; i++) {
+    if (i > 0 && i % GROUP_STEP === 0) yield;
+    const e = sequences[i]!;
+    if (intents.has(e.id)) continue;
     group[i] = keys.length;
     keys.push(`\u0002${e.id}`);
-  });
+  }
   return { group, count: keys.length, keys };
 }
 

@@ -374,6 +374,32 @@ for (const backend of backends()) {
       expect(seen).toEqual(["h3"]);
     });
 
+    it("a batch whose edges span several statements stores what batches of a hundred store", async () => {
+      const wide = JSON.stringify({ tools: Array.from({ length: 120 }, (_, i) => ({ id: `w${i}` })) });
+      const [pa, pb] = [freshProject("wide"), freshProject("wide")];
+      for (const p of [pa, pb])
+        await importCatalog(conn.db, p, wide, "catalog.json", { validatePattern: () => undefined });
+      let seed = 7;
+      const next = () => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return (seed >>> 16) % 120;
+      };
+      const es = Array.from({ length: 1200 }, (_, k) =>
+        exec({
+          id: `x${k}`,
+          startedAt: new Date(Date.UTC(2026, 2, 1) + k * 1000).toISOString(),
+          success: true,
+          steps: [0, 1, 2, 3].map((i) => ({ tool: `w${next()}`, dependsOn: i > 0 ? [i - 1] : [] })),
+        }),
+      );
+      await importExecutions(conn.db, pa, many(es), "x", {});
+      for (let k = 0; k < es.length; k += 100) await importExecutions(conn.db, pb, many(es.slice(k, k + 100)), "x", {});
+      const [a, b] = [await tables(conn.db, pa), await tables(conn.db, pb)];
+      // More than 2,000 distinct edges: the one batch wrote them in two statements or more.
+      expect(a.edges.length).toBeGreaterThan(2000);
+      expect(a).toEqual(b);
+    });
+
     it("property: N executions recorded one by one store what one batch of them stores", async () => {
       const step = fc.record({
         tool: fc.constantFrom("a", "b", "c", "d"),
