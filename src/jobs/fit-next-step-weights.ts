@@ -238,10 +238,12 @@ async function modelWithout(
       counts.set(k, (counts.get(k) ?? 0) - 1);
     }
   }
+  await yieldToEventLoop();
   const transitions = buildCsr(
     s.n,
     [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
   );
+  await yieldToEventLoop();
   return buildNextStepModel({
     graph: s.csr,
     transitions,
