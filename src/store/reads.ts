@@ -88,16 +88,32 @@ export interface EdgeRow {
   lastSeen: Date | null;
 }
 
+/** Edge rows per read of `loadEdges`. */
+const EDGE_PAGE = 5000;
+
+/**
+ * The project's edges of positive weight, by (from, to). Read in pages of EDGE_PAGE rows (keyset on the pair),
+ * a turn of the event loop between pages: 50k edges in one result were parsed and mapped in one piece (tens
+ * of ms of the event loop). The snapshot reads them in one repeatable-read transaction, so the pages are of
+ * one state.
+ */
 export async function loadEdges(db: Db, project: string): Promise<EdgeRow[]> {
-  const rows = await db
-    .selectFrom("edges")
-    .selectAll()
-    .where("project", "=", project)
-    .where("weight", ">", 0)
-    .orderBy("from_tool")
-    .orderBy("to_tool")
-    .execute();
-  return rows.map((r) => ({
+  const out: EdgeRow[] = [];
+  let after: { from: string; to: string } | undefined;
+  for (;;) {
+    let q = db.selectFrom("edges").selectAll().where("project", "=", project).where("weight", ">", 0);
+    if (after) q = q.where(sql<boolean>`(from_tool, to_tool) > (${after.from}, ${after.to})`);
+    const rows = await q.orderBy("from_tool").orderBy("to_tool").limit(EDGE_PAGE).execute();
+    for (const r of rows) out.push(edgeRow(r));
+    if (rows.length < EDGE_PAGE) return out;
+    const last = rows[rows.length - 1]!;
+    after = { from: last.from_tool, to: last.to_tool };
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+function edgeRow(r: Selectable<Database["edges"]>): EdgeRow {
+  return {
     from: r.from_tool,
     to: r.to_tool,
     weight: r.weight,
@@ -113,7 +129,7 @@ export async function loadEdges(db: Db, project: string): Promise<EdgeRow[]> {
     successions: r.succ_count,
     firstSeen: r.first_seen,
     lastSeen: r.last_seen,
-  }));
+  };
 }
 
 export interface CapabilityRow {
