@@ -17,7 +17,7 @@ import { topNextStep } from "../../algorithms/prediction/next-step-memory.ts";
 import type { ExecutionSequenceRow } from "../store/reads.ts";
 import { drainInSlices, slicer, yieldToEventLoop } from "../view/background.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import { intentsOf, recentSequences } from "../view/history.ts";
+import { intentsOfSteps, recentSequences } from "../view/history.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { executionGroupsSteps, weightsFor } from "./next.ts";
@@ -239,7 +239,7 @@ export async function crossFitPairs(
   const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0, executionsReused: 0 };
   const H = history.length;
   if (H < 2 || s.n === 0) return out;
-  const intents = intentsOf(all);
+  const intents = await drainInSlices(intentsOfSteps(all));
   // Folds by near-duplicate group (executionGroups: intent, else tool set), whole groups dealt to the
   // least-filled fold: a scored execution's twins are never in its model. Scored: the executions of lowest
   // id hash (ties by id), the same whatever order the history is in.
@@ -385,7 +385,7 @@ export async function timeSplitPairs(
   const weights = await weightsFor(view, "auto", { awaitFit: true });
   const sw = await searchWeightsFor(view);
   const idx = await view.searchIndex();
-  const intents = intentsOf(all);
+  const intents = await drainInSlices(intentsOfSteps(all));
   // Running training state: transition counts and last use of the executions before the current cut.
   const counts = new Map<number, number>(); // from·n + to → count
   const lastUsedAt = new Float64Array(s.n).fill(Number.NaN);

@@ -25,7 +25,7 @@ import type { ExecutionSequenceRow } from "../store/reads.ts";
 import type { AnalyticsView } from "../view/analytics.ts";
 import { drainInSlices, slicer, yieldToEventLoop } from "../view/background.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import { intentsOf, recentSequences } from "../view/history.ts";
+import { intentsOfSteps, recentSequences } from "../view/history.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { recordedSteps, refitWhenGrown } from "./refit.ts";
@@ -271,7 +271,7 @@ export async function fitNextStepWeights(
   const examples = await drainInSlices(trainingExamplesSteps(s, a, seqs));
   const r = await drainInSlices(learnWeightsSteps(examples, { rng: mulberry32(opts.seed ?? 1) }));
   const candidate = r.weights;
-  const intents = intentsOf(history);
+  const intents = await drainInSlices(intentsOfSteps(history));
   const groups = await drainInSlices(executionGroupsSteps(seqs, intents));
   const seenGroups = new Set(groups.group).size;
   const cfg = await view.config();

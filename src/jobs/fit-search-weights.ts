@@ -134,9 +134,12 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
   const seedText = `${opts.seed ?? 1}\u0000`;
   const ids = rows.map((r) => memory.rows.ids[r]!);
   const hash = ids.map((id) => fnv1a(seedText + id));
+  await yieldToEventLoop();
   const order = rows
     .map((_, j) => j)
     .sort((x, y) => hash[x]! - hash[y]! || (ids[x]! < ids[y]! ? -1 : ids[x]! > ids[y]! ? 1 : 0));
+  // Each sort of the 17k rows is ~10 ms: a turn of the event loop between them.
+  await yieldToEventLoop();
   const seenInGroup = new Int32Array(groups.count);
   const rank = new Int32Array(rows.length);
   for (const j of order) rank[j] = seenInGroup[groupOfRow[j]!]!++;
@@ -147,6 +150,7 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
   const picked = [...order]
     .sort((x, y) => rank[x]! - rank[y]! || position[x]! - position[y]!)
     .slice(0, opts.maxIntents ?? SEARCH_FIT_DEFAULTS.maxIntents);
+  await yieldToEventLoop();
   const membersOf = new Map<number, number[]>();
   rows.forEach((_, j) => {
     const g = groupOfRow[j]!;

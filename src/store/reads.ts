@@ -377,15 +377,23 @@ export async function loadExecutionHistory(
     after = { id: last.execution_id, idx: last.idx };
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  return execs.map((e) => ({
-    id: e.id,
-    user: e.user_id,
-    intent: e.intent,
-    intentHash: e.intent_hash,
-    capability: e.capability_id,
-    startedAt: e.started_at,
-    recordedAt: new Date(e.recorded_at).getTime(),
-    success: e.success,
-    steps: by.get(e.id) ?? [],
-  }));
+  // The rows in slices of HISTORY_PAGE / 5 executions, a turn of the event loop between them (17k rows in one
+  // map were tens of ms).
+  const out: ExecutionHistoryRow[] = [];
+  for (let i = 0; i < execs.length; i++) {
+    if (i > 0 && i % (HISTORY_PAGE / 5) === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const e = execs[i]!;
+    out.push({
+      id: e.id,
+      user: e.user_id,
+      intent: e.intent,
+      intentHash: e.intent_hash,
+      capability: e.capability_id,
+      startedAt: e.started_at,
+      recordedAt: new Date(e.recorded_at).getTime(),
+      success: e.success,
+      steps: by.get(e.id) ?? [],
+    });
+  }
+  return out;
 }

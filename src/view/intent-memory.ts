@@ -60,6 +60,7 @@ export function markMemoryDirty(engine: Engine, project: string): void {
 async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex> {
   const loaded = memoryRowsOf(await executionHistory(engine, project));
   // Each stage is tens of ms at 17.5k executions: a turn of the event loop between them.
+  await yieldToEventLoop();
   const { texts, memberOffsets, members } = groupByText(loaded.map((r) => r.intent));
   await yieldToEventLoop();
   const rows = await drainInSlices(appendMemoryRowsSteps(undefined, loaded));
