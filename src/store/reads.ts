@@ -343,6 +343,18 @@ export interface ExecutionHistoryRow {
 /** Step rows per read of `loadExecutionHistory`. */
 const HISTORY_PAGE = 10_000;
 
+interface ExecutionPageRow {
+  id: string;
+  user_id: string | null;
+  intent: string | null;
+  intent_hash: string | null;
+  capability_id: string | null;
+  started_at: Date;
+  recorded_at: Date | string;
+  success: boolean;
+  at_key: string;
+}
+
 /**
  * Every execution of the project (or only those of `ids`) with its ordered steps, by start time then id:
  * one read of the history where the intent memory and the sequences each read their own.
@@ -353,12 +365,36 @@ export async function loadExecutionHistory(
   ids?: readonly string[],
 ): Promise<ExecutionHistoryRow[]> {
   if (ids && ids.length === 0) return [];
-  let q = db
-    .selectFrom("executions")
-    .select(["id", "user_id", "intent", "intent_hash", "capability_id", "started_at", "recorded_at", "success"])
-    .where("project", "=", project);
-  if (ids) q = q.where("id", "=", sql<string>`ANY(${[...ids]})`);
-  const execs = await q.orderBy("started_at").orderBy("id").execute();
+  // The whole history is read in pages (below): in one repeatable-read transaction, so they are of one state.
+  if (!ids && !db.isTransaction)
+    return db
+      .transaction()
+      .setIsolationLevel("repeatable read")
+      .execute((trx) => loadExecutionHistory(trx, project));
+  // Executions in pages of HISTORY_PAGE / 2 (keyset on start time and id; the start time's text is exact to the
+  // microsecond, where a Date is not), a turn of the event loop between pages: 17k rows in one result were
+  // parsed in a few socket reads, tens of ms of the event loop.
+  const execs: ExecutionPageRow[] = [];
+  let from: { at: string; id: string } | undefined;
+  for (;;) {
+    let q = db
+      .selectFrom("executions")
+      .select(["id", "user_id", "intent", "intent_hash", "capability_id", "started_at", "recorded_at", "success"])
+      .select(sql<string>`started_at::text`.as("at_key"))
+      .where("project", "=", project);
+    if (ids) q = q.where("id", "=", sql<string>`ANY(${[...ids]})`);
+    if (from) q = q.where(sql<boolean>`(started_at, id) > (${from.at}::timestamptz, ${from.id})`);
+    const page = await q
+      .orderBy("started_at")
+      .orderBy("id")
+      .limit(HISTORY_PAGE / 2)
+      .execute();
+    for (const r of page) execs.push(r);
+    if (page.length < HISTORY_PAGE / 2) break;
+    const last = page[page.length - 1]!;
+    from = { at: last.at_key, id: last.id };
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   // Steps in pages of HISTORY_PAGE rows (keyset on execution id, index), a turn of the event loop between
   // pages: on the embedded database a statement runs on the event loop (100k steps in one took seconds).
   const by = new Map<string, ExecutionHistoryRow["steps"]>();

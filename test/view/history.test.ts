@@ -133,7 +133,7 @@ describe("a history larger than one read (10,000 step rows) and one insert (2,00
   });
 });
 
-describe("a history of 4,500 executions, read and indexed in slices", () => {
+describe("a history of 5,200 executions, read and indexed in slices", () => {
   let tg: Toolgraph;
   beforeAll(async () => {
     tg = await openToolgraph({
@@ -143,15 +143,15 @@ describe("a history of 4,500 executions, read and indexed in slices", () => {
       recommendationLog: { enabled: false },
     });
     await tg.importCatalog(catalog);
-    await tg.importTraces(Array.from({ length: 4500 }, (_, i) => execution(i, `x${String(i).padStart(4, "0")}`)));
+    await tg.importTraces(Array.from({ length: 5200 }, (_, i) => execution(i, `x${String(i).padStart(4, "0")}`)));
   });
   afterAll(() => tg.close());
 
-  it("lists what the sequence query lists, and intentsOfSteps pauses twice for the id → intent map", async () => {
+  it("lists what the sequence query lists (executions in two pages), and intentsOfSteps pauses twice", async () => {
     const rows = await loadExecutionHistory(engineOf(tg).db, "big");
-    const want = await loadExecutionSequences(engineOf(tg).db, "big", 4500);
+    const want = await loadExecutionSequences(engineOf(tg).db, "big", 5200);
     expect(
-      recentSequences(rows, 4500).map((r) => ({
+      recentSequences(rows, 5200).map((r) => ({
         id: r.id,
         success: r.success,
         startedAt: r.startedAt,
@@ -168,7 +168,7 @@ describe("a history of 4,500 executions, read and indexed in slices", () => {
     expect(yields).toBe(2);
     // Hand-checked: execution i has intent `intent ${i % 5}` unless i ≡ 3 (mod 4).
     const byHand = new Map<string, string>();
-    for (let i = 0; i < 4500; i++) if (i % 4 !== 3) byHand.set(`x${String(i).padStart(4, "0")}`, `intent ${i % 5}`);
+    for (let i = 0; i < 5200; i++) if (i % 4 !== 3) byHand.set(`x${String(i).padStart(4, "0")}`, `intent ${i % 5}`);
     expect(new Map([...r.value].sort())).toEqual(new Map([...byHand].sort()));
     expect(r.value).toEqual(intentsOf(rows));
   });
