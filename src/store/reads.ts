@@ -340,8 +340,8 @@ export interface ExecutionHistoryRow {
   steps: { tool: string; success: boolean; dependsOn: number[] }[];
 }
 
-/** Step rows per read of `loadExecutionHistory`. */
-const HISTORY_PAGE = 10_000;
+/** Step rows per read of `loadExecutionHistory` (10,000 were still 40 ms of parsing and grouping on PostgreSQL). */
+const HISTORY_PAGE = 5000;
 
 interface ExecutionPageRow {
   id: string;

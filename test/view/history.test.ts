@@ -105,7 +105,7 @@ describe("a history larger than one read (10,000 step rows) and one insert (2,00
     });
     try {
       await tg.importCatalog(catalog);
-      // 2,101 executions × 5 steps = 10,505 step rows: six insert statements, two pages.
+      // 2,101 executions × 5 steps = 10,505 step rows: six insert statements, three pages of steps.
       const many = Array.from({ length: 2101 }, (_, i) => {
         const e = execution(i);
         return {
@@ -147,7 +147,7 @@ describe("a history of 5,200 executions, read and indexed in slices", () => {
   });
   afterAll(() => tg.close());
 
-  it("lists what the sequence query lists (executions in two pages), and intentsOfSteps pauses twice", async () => {
+  it("lists what the sequence query lists (executions in three pages), and intentsOfSteps pauses twice", async () => {
     const rows = await loadExecutionHistory(engineOf(tg).db, "big");
     const want = await loadExecutionSequences(engineOf(tg).db, "big", 5200);
     expect(
