@@ -399,7 +399,7 @@ for (const backend of backends()) {
       // Over 5,000 distinct edges: the one batch wrote them in three statements or more.
       expect(a.edges.length).toBeGreaterThan(5000);
       expect(a).toEqual(b);
-      // loadEdges reads them in pages, and lists what one query lists, in its order.
+      // loadEdges reads them in pages of 2,500, and lists what one query lists, in its order.
       const paged = await loadEdges(conn.db, pa);
       const once = (
         await sql<{ from_tool: string; to_tool: string; weight: number; seq_count: number }>`

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildCsr, type CsrEdge } from "../../../algorithms/graph/csr.ts";
+import { buildCsr, buildCsrSteps, type CsrEdge } from "../../../algorithms/graph/csr.ts";
 
 /** The CSR as sorted lists per node, computed the obvious way. */
 function reference(n: number, edges: readonly CsrEdge[]) {
@@ -77,5 +77,29 @@ describe("buildCsr", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("buildCsrSteps pauses in each pass over 20,000 edges and returns the same arrays", () => {
+    let seed = 3;
+    const next = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed >>> 8;
+    };
+    const edges = Array.from({ length: 20_000 }, () => ({
+      from: next() % 500,
+      to: next() % 500,
+      weight: next() / 2 ** 24,
+    }));
+    const steps = buildCsrSteps(500, edges);
+    let yields = 0;
+    let r = steps.next();
+    while (!r.done) {
+      yields++;
+      r = steps.next();
+    }
+    expect(yields).toBeGreaterThan(4);
+    expect(r.value).toEqual(buildCsr(500, edges));
+    const ref = reference(500, edges);
+    expect(lists(r.value.offsets, r.value.targets, r.value.weights, 500)).toEqual(ref.out);
   });
 });
