@@ -232,8 +232,13 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
         }).map((h) => s.tools[h.index]!.id);
         return averagePrecisionAtK(ranked, c.relevant, 10);
       };
-      m[2 * k] = score(c.unseen);
-      m[2 * k + 1] = c.repeat ? score(c.repeat) : m[2 * k]!;
+      // Each ranking is a search over the catalog (up to tens of ms): a turn of the event loop after each; both
+      // slots are written together, once both are known.
+      const unseen = score(c.unseen);
+      await yieldToEventLoop();
+      const repeat = c.repeat ? score(c.repeat) : unseen;
+      m[2 * k] = unseen;
+      m[2 * k + 1] = repeat;
       await yieldToEventLoop();
     }
     return m;
