@@ -22,7 +22,7 @@ import type { ProjectView } from "../view/project-view.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { executionGroupsSteps, weightsFor } from "./next.ts";
 import { toolIdsOf } from "./next-scoring.ts";
-import { searchCandidates } from "./search-scoring.ts";
+import { readyToolCoherence, searchCandidates } from "./search-scoring.ts";
 
 export const CALIBRATION_DEFAULTS = {
   /** Executions scored. */
@@ -259,6 +259,7 @@ export async function crossFitPairs(
   const weights = await weightsFor(view, "auto", { awaitFit: true });
   const sw = await searchWeightsFor(view);
   const idx = await view.searchIndex();
+  await readyToolCoherence(s, a, idx);
   const now = Math.max(...history.map((e) => e.startedAt.getTime())) + 3_600_000;
   const memo = view.projectMemo<PairMemo>("calibration pairs");
   const key = pairMemoKey(s, weights, sw, folds, maxExecutions);

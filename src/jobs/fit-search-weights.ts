@@ -38,7 +38,7 @@ import type { ProjectView } from "../view/project-view.ts";
 import { guardPriorFor, rowGroupsSteps, successfulRows } from "./guard-prior.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { REFIT_DEFAULTS, recordedSteps, refitWhenGrown } from "./refit.ts";
-import { searchCandidates } from "./search-scoring.ts";
+import { readyToolCoherence, searchCandidates } from "./search-scoring.ts";
 import {
   type Case,
   type CaseMode,
@@ -160,6 +160,8 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
   });
   const a = view.analytics();
   const idx = await view.searchIndex();
+  // The ranking's per-analytics state in slices, before the first search would compute it in one piece.
+  await readyToolCoherence(s, a, idx);
   let maxSucc = 0;
   for (let i = 0; i < s.n; i++) maxSucc = Math.max(maxSucc, s.successes[i]!);
   const unseenOfGroup = new Map<number, HeldOutSignals>();

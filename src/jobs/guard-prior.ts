@@ -30,7 +30,7 @@ import { type MemoryIndex, memoryRow } from "../view/intent-memory.ts";
 import { catalogKey } from "../view/search-index.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { VERSION } from "../version.ts";
-import { searchCandidates } from "./search-scoring.ts";
+import { readyToolCoherence, searchCandidates } from "./search-scoring.ts";
 import { DEFAULT_SEARCH_WEIGHTS, heldOutSignals } from "./search-weights.ts";
 
 export const GUARD_PRIOR_DEFAULTS = {
@@ -131,6 +131,8 @@ export async function measureGuardPrior(view: ProjectView): Promise<GuardPrior> 
   const s = view.snapshot;
   const a = view.analytics();
   const idx = await view.searchIndex();
+  // The ranking's per-analytics state in slices, before the first search would compute it in one piece.
+  await readyToolCoherence(s, a, idx);
   let maxSucc = 0;
   for (let i = 0; i < s.n; i++) maxSucc = Math.max(maxSucc, s.successes[i]!);
   const batch = picked.map((j) => ({ j, row: memoryRow(memory, rows[j]!) }));
