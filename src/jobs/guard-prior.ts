@@ -25,7 +25,7 @@
 import { fnv1a, type IntentGroups, intentGroupsSteps } from "../../algorithms/evaluation/intent-groups.ts";
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { type GuardPrior, guardPrior } from "../../algorithms/search/guard-prior.ts";
-import { drainInSlices, slicer } from "../view/background.ts";
+import { drainInSlices, slicer, yieldToEventLoop } from "../view/background.ts";
 import { type MemoryIndex, memoryRow } from "../view/intent-memory.ts";
 import { catalogKey } from "../view/search-index.ts";
 import type { ProjectView } from "../view/project-view.ts";
@@ -148,6 +148,8 @@ export async function measureGuardPrior(view: ProjectView): Promise<GuardPrior> 
     const unseen = await view.recall(row.intent, vs[b]!, {
       excludeIds: new Set(members.map((r) => memory.rows.ids[r]!)),
     });
+    // A recall and a search are each up to tens of ms: a turn of the event loop between them.
+    await yieldToEventLoop();
     // The group's own executions left out of the usage counts too: its tools answer as if never run (as the
     // search-weight fit's unseen mode does, search-weights.ts heldOutSignals).
     const held = heldOutSignals(
