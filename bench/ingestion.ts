@@ -35,6 +35,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { openToolgraph, type Toolgraph } from "../src/index.ts";
 import type { TraceRecord } from "./convert/common.ts";
+import { loopThreadCpuMs } from "./lib/loop-blocks.ts";
 import { codeVersion, machine, markdownTable, RESULTS_DIR, writeResult } from "./lib/report.ts";
 import { generateSyntheticProject, type SyntheticProject } from "./synthetic/generate.ts";
 
@@ -100,28 +101,40 @@ export interface BackendRun {
 /**
  * The longest gap between two ticks of a 10-ms timer since `reset` (the longest event-loop block, ms). With
  * `record`, every gap over 50 ms is kept with its phase and its bounds on the monotonic clock (µs, the clock of
- * `node --cpu-prof` timestamps), so a profile's samples inside each block can be read (`--blocks-out`).
+ * `node --cpu-prof` timestamps), so a profile's samples inside each block can be read (`--blocks-out`), and with
+ * the CPU time the loop's thread used in it (`loopCpuMs`, 10 ms resolution, Linux): a gap with much less of it
+ * than its length waited for a CPU (a crowded machine), one with over 50 ms of it is our code or the collector.
  */
 class BlockWatch {
   private last = performance.now();
   private lastUs = process.hrtime.bigint() / 1000n;
+  private lastCpu = loopThreadCpuMs();
   longest = 0;
   phase = "";
-  readonly blocks: { phase: string; ms: number; startUs: string; endUs: string }[] = [];
+  readonly blocks: { phase: string; ms: number; startUs: string; endUs: string; loopCpuMs?: number }[] = [];
   /** Each phase's bounds on the same clock (a profile's samples per phase). */
   readonly phases: { phase: string; startUs: string; endUs?: string }[] = [];
   private readonly timer = setInterval(() => {
     const t = performance.now();
     const us = process.hrtime.bigint() / 1000n;
+    const cpu = loopThreadCpuMs();
     if (t - this.last > 50)
-      this.blocks.push({ phase: this.phase, ms: t - this.last, startUs: String(this.lastUs), endUs: String(us) });
+      this.blocks.push({
+        phase: this.phase,
+        ms: t - this.last,
+        startUs: String(this.lastUs),
+        endUs: String(us),
+        ...(cpu !== undefined && this.lastCpu !== undefined ? { loopCpuMs: cpu - this.lastCpu } : {}),
+      });
     this.longest = Math.max(this.longest, t - this.last);
     this.last = t;
     this.lastUs = us;
+    this.lastCpu = cpu;
   }, 10);
   reset(phase = ""): void {
     this.last = performance.now();
     this.lastUs = process.hrtime.bigint() / 1000n;
+    this.lastCpu = loopThreadCpuMs();
     const open = this.phases.at(-1);
     if (open && open.endUs === undefined) open.endUs = String(this.lastUs);
     if (phase) this.phases.push({ phase, startUs: String(this.lastUs) });

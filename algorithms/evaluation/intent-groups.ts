@@ -90,10 +90,12 @@ export function intentGroups(items: readonly IntentItem[], options: IntentGroupO
 
 /** Items (or nodes) between two yields of `intentGroupsSteps`. */
 const STEP_ITEMS = 500;
+/** Candidate pairs compared between two yields (a node can meet thousands: common words, shared tool sets). */
+const STEP_PAIRS = 2000;
 
 /**
- * `intentGroups` in steps: yields every STEP_ITEMS items or nodes and returns the same groups, so that a caller
- * on an event loop can let other work in (17.5k items are ~100 ms).
+ * `intentGroups` in steps: yields every STEP_ITEMS items or nodes and every STEP_PAIRS pairs compared, and
+ * returns the same groups, so that a caller on an event loop can let other work in (17.5k items are ~100 ms).
  */
 export function* intentGroupsSteps(
   items: readonly IntentItem[],
@@ -142,6 +144,7 @@ export function* intentGroupsSteps(
   for (const t of nodeTokens) for (const w of t) df.set(w, (df.get(w) ?? 0) + 1);
   const rare = (a: string, b: string) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0);
   const postings = new Map<string, number[]>();
+  let pairs = 0;
   for (let x = 0; x < n; x++) {
     if (x > 0 && x % STEP_ITEMS === 0) yield;
     const t = nodeTokens[x]!;
@@ -157,6 +160,7 @@ export function* intentGroupsSteps(
         for (const y of list) {
           if (seen.has(y)) continue;
           seen.add(y);
+          if (++pairs % STEP_PAIRS === 0) yield;
           const other = nodeTokens[y]!;
           let inter = 0;
           for (const v of other) if (mine.has(v)) inter++;

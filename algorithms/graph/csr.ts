@@ -39,10 +39,27 @@ export class CsrError extends AlgorithmError {
 
 /** Builds a CSR from an edge list; merges parallel edges (max weight), drops self-loops. */
 export function buildCsr(n: number, edges: Iterable<CsrEdge>): Csr {
+  const steps = buildCsrSteps(n, edges);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Edges (or slots) between two yields of `buildCsrSteps`. */
+const CSR_STEP = 8192;
+
+/**
+ * `buildCsr` in steps, yielding every CSR_STEP edges of each pass (50k edges are tens of ms), for a caller on
+ * an event loop; returns the same CSR.
+ */
+export function* buildCsrSteps(n: number, edges: Iterable<CsrEdge>): Generator<void, Csr, void> {
   if (!Number.isInteger(n) || n < 0) throw new CsrError("bad-n", `n must be a non-negative integer, got ${n}`);
   const merged = new Map<number, number>();
   // key = from * n + to fits a double exactly for n < 2^26 (67M nodes).
+  let seen = 0;
   for (const e of edges) {
+    if (++seen % CSR_STEP === 0) yield;
     if (!Number.isInteger(e.from) || e.from < 0 || e.from >= n) {
       throw new CsrError("bad-edge", `edge.from ${e.from} outside 0..${n - 1}`);
     }
@@ -66,8 +83,10 @@ export function buildCsr(n: number, edges: Iterable<CsrEdge>): Csr {
   const froms = new Uint32Array(m);
   const tos = new Uint32Array(m);
   const ws = new Float64Array(m);
+  yield;
   let i = 0;
   for (const [key, w] of merged) {
+    if (i > 0 && i % CSR_STEP === 0) yield;
     const from = Math.floor(key / n);
     const to = key - from * n;
     froms[i] = from;
@@ -87,37 +106,32 @@ export function buildCsr(n: number, edges: Iterable<CsrEdge>): Csr {
   const weights = new Float64Array(m);
   const inSources = new Uint32Array(m);
   const inWeights = new Float64Array(m);
-  const outPos = offsets.slice(0, n);
+  // Each slice sorted by neighbour id so iteration order is deterministic, by two counting passes instead of a
+  // sort per slice (a pair (from, to) occurs once, so the sorted order of a slice is unique): the edges by
+  // target (in merged order within a target), then the out-slices filled by ascending target, then the
+  // in-slices by ascending source.
+  const byTarget = new Uint32Array(m);
   const inPos = inOffsets.slice(0, n);
-  for (let k = 0; k < m; k++) {
-    const f = froms[k]!;
-    const t = tos[k]!;
-    const o = outPos[f]!++;
-    targets[o] = t;
+  for (let k = 0; k < m; k++) byTarget[inPos[tos[k]!]!++] = k;
+  yield;
+  const outPos = offsets.slice(0, n);
+  for (let p = 0; p < m; p++) {
+    if (p > 0 && p % CSR_STEP === 0) yield;
+    const k = byTarget[p]!;
+    const o = outPos[froms[k]!]!++;
+    targets[o] = tos[k]!;
     weights[o] = ws[k]!;
-    const p = inPos[t]!++;
-    inSources[p] = f;
-    inWeights[p] = ws[k]!;
   }
-  // Sort each adjacency slice by neighbour id so iteration order is deterministic.
-  sortSlices(offsets, targets, weights, n);
-  sortSlices(inOffsets, inSources, inWeights, n);
-  return { n, m, offsets, targets, weights, inOffsets, inSources, inWeights };
-}
-
-function sortSlices(off: Uint32Array, ids: Uint32Array, ws: Float64Array, n: number): void {
+  inPos.set(inOffsets.subarray(0, n));
+  yield;
   for (let u = 0; u < n; u++) {
-    const a = off[u]!;
-    const b = off[u + 1]!;
-    if (b - a < 2) continue;
-    const idx = Array.from({ length: b - a }, (_, k) => a + k).sort((x, y) => ids[x]! - ids[y]!);
-    const sid = idx.map((k) => ids[k]!);
-    const sw = idx.map((k) => ws[k]!);
-    for (let k = 0; k < sid.length; k++) {
-      ids[a + k] = sid[k]!;
-      ws[a + k] = sw[k]!;
+    for (let o = offsets[u]!; o < offsets[u + 1]!; o++) {
+      const p = inPos[targets[o]!]!++;
+      inSources[p] = u;
+      inWeights[p] = weights[o]!;
     }
   }
+  return { n, m, offsets, targets, weights, inOffsets, inSources, inWeights };
 }
 
 /** Weight of edge u→v, or 0 when absent (binary search over the sorted slice). */

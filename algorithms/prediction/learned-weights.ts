@@ -115,8 +115,19 @@ interface Prepared {
   readonly negs: Vec[];
 }
 
+/** Examples visited between two yields of the steps below (a few ms of work on one core). */
+const STEP_EXAMPLES = 1000;
+
 function prepare(examples: readonly TrainingExample[]): Prepared[] {
-  return examples.map((ex, i) => {
+  return drain(prepareSteps(examples));
+}
+
+/** `prepare`, yielding every STEP_EXAMPLES examples. */
+function* prepareSteps(examples: readonly TrainingExample[]): Generator<void, Prepared[], void> {
+  const out: Prepared[] = [];
+  for (let i = 0; i < examples.length; i++) {
+    if (i > 0 && i % STEP_EXAMPLES === 0) yield;
+    const ex = examples[i]!;
     const pos = vec(ex.positive);
     const negs = ex.negatives.map(vec);
     for (const x of [pos, ...negs]) {
@@ -126,8 +137,16 @@ function prepare(examples: readonly TrainingExample[]): Prepared[] {
         }
       }
     }
-    return { pos, negs };
-  });
+    out.push({ pos, negs });
+  }
+  return out;
+}
+
+function drain<R>(steps: Generator<unknown, R, void>): R {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
 }
 
 function exampleLoss(w: Vec, ex: Prepared): number {
@@ -140,11 +159,18 @@ function exampleLoss(w: Vec, ex: Prepared): number {
 }
 
 function metricsOf(w: Vec, data: readonly Prepared[]): RankingMetrics {
+  return drain(metricsSteps(w, data));
+}
+
+/** `metricsOf`, yielding every STEP_EXAMPLES examples (the same sums in the same order). */
+function* metricsSteps(w: Vec, data: readonly Prepared[]): Generator<void, RankingMetrics, void> {
   if (data.length === 0) return { mrr: 0, hitAt1: 0, loss: 0 };
   let rr = 0;
   let hit = 0;
   let loss = 0;
-  for (const ex of data) {
+  for (let i = 0; i < data.length; i++) {
+    if (i > 0 && i % STEP_EXAMPLES === 0) yield;
+    const ex = data[i]!;
     const sp = dot(w, ex.pos);
     let higher = 0;
     let equal = 0;
@@ -167,17 +193,14 @@ export function rankingMetrics(examples: readonly TrainingExample[], weights: Ne
 
 /** Fits non-negative next-step weights by softmax logistic regression. Deterministic for a given rng. */
 export function learnWeights(examples: readonly TrainingExample[], options?: LearnWeightsOptions): LearnWeightsResult {
-  const steps = learnWeightsSteps(examples, options);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
+  return drain(learnWeightsSteps(examples, options));
 }
 
 /**
- * `learnWeights` one epoch at a time: yields the epoch just run, returns the same result. A caller on an
- * event loop resumes it between epochs (each is one pass over the training examples), so a fit of
- * thousands of examples never holds the loop for its whole length.
+ * `learnWeights` in steps: yields the epoch just run at the end of each, and within the preparation, the
+ * metrics and each epoch every STEP_EXAMPLES examples (the epoch under way; 0 before the first), and returns
+ * the same result. A caller on an event loop resumes it between steps, so a fit of thousands of examples never
+ * holds the loop for a whole pass over them (10k examples: a pass is tens of ms).
  */
 export function* learnWeightsSteps(
   examples: readonly TrainingExample[],
@@ -201,7 +224,7 @@ export function* learnWeightsSteps(
   if (!(l2 >= 0 && Number.isFinite(l2))) throw bad(`l2 = ${l2}`);
   if (!(valFrac >= 0 && valFrac < 1)) throw bad(`validationFraction = ${valFrac}`);
 
-  const all = prepare(examples);
+  const all = yield* withEpoch(prepareSteps(examples), 0);
   let w: Vec = [init.cooc, init.community, init.recency, init.pagerank];
   const order = shuffled(
     all.map((_, i) => i),
@@ -212,8 +235,8 @@ export function* learnWeightsSteps(
   const val = heldOut ? order.slice(0, nVal).map((i) => all[i]!) : all;
   const train = heldOut ? order.slice(nVal).map((i) => all[i]!) : all;
 
-  const trainBefore = metricsOf(w, train);
-  const validationBefore = metricsOf(w, val);
+  const trainBefore = yield* withEpoch(metricsSteps(w, train), 0);
+  const validationBefore = yield* withEpoch(metricsSteps(w, val), 0);
   if (all.length === 0) {
     return {
       weights: normalised(w),
@@ -242,7 +265,13 @@ export function* learnWeightsSteps(
   const scratch = new Float64Array(1 + train.reduce((m, ex) => Math.max(m, ex.negs.length), 0));
   for (let epoch = 1; epoch <= epochs; epoch++) {
     const perm = shuffled(idx, rng);
+    let visited = 0;
     for (let start = 0; start < perm.length; start += batchSize) {
+      if (visited >= STEP_EXAMPLES) {
+        visited = 0;
+        yield epoch - 1;
+      }
+      visited += batchSize;
       const end = Math.min(perm.length, start + batchSize);
       const grad: Vec = [0, 0, 0, 0];
       for (let b = start; b < end; b++) accumulateGradient(w, train[perm[b]!]!, grad, scratch);
@@ -250,7 +279,7 @@ export function* learnWeightsSteps(
       w = w.map((wk, k) => Math.max(0, wk - eta * (grad[k]! * inv + l2 * wk))) as Vec;
       iterations++;
     }
-    const m = metricsOf(w, val);
+    const m = yield* withEpoch(metricsSteps(w, val), epoch - 1);
     if (m.mrr > bestMetrics.mrr || (m.mrr === bestMetrics.mrr && m.loss < bestMetrics.loss)) {
       best = [...w];
       bestMetrics = m;
@@ -269,7 +298,7 @@ export function* learnWeightsSteps(
       iterations,
       bestEpoch,
       trainBefore,
-      trainAfter: metricsOf(best, train),
+      trainAfter: yield* withEpoch(metricsSteps(best, train), epochs),
       validationBefore,
       validationAfter: bestMetrics,
     },
@@ -308,6 +337,15 @@ function accumulateGradient(w: Vec, ex: Prepared, grad: Vec, scratch: Float64Arr
     grad[3] += p * x[3];
   }
   for (let k = 0; k < 4; k++) grad[k] = grad[k]! - ex.pos[k]!;
+}
+
+/** Runs `steps`, yielding `epoch` at each of their yields. */
+function* withEpoch<R>(steps: Generator<void, R, void>, epoch: number): Generator<number, R, void> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    yield epoch;
+  }
 }
 
 function normalised(v: Vec): NextStepWeights {

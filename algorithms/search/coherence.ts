@@ -16,9 +16,34 @@
 import { type Csr, undirectedNeighbors } from "../graph/csr.ts";
 
 export function toolCoherence(g: Csr, n: number, cosine: (u: number, v: number) => number): Float64Array {
+  const steps = toolCoherenceSteps(g, n, cosine);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Neighbours visited between two yields of `toolCoherenceSteps` (each a cosine of two vectors). */
+const STEP_NEIGHBOURS = 2048;
+
+/**
+ * `toolCoherence`, yielding every STEP_NEIGHBOURS neighbours (2,000 tools × 50k edges of 512-d vectors are tens
+ * of ms), for a caller on an event loop; the same values.
+ */
+export function* toolCoherenceSteps(
+  g: Csr,
+  n: number,
+  cosine: (u: number, v: number) => number,
+): Generator<void, Float64Array, void> {
   const values = new Float64Array(n);
+  let visited = 0;
   for (let u = 0; u < n; u++) {
+    if (visited >= STEP_NEIGHBOURS) {
+      visited = 0;
+      yield;
+    }
     const { ids, weights } = undirectedNeighbors(g, u);
+    visited += ids.length;
     let num = 0;
     let den = 0;
     for (let k = 0; k < ids.length; k++) {

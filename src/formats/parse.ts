@@ -9,7 +9,8 @@ import { ToolgraphError } from "../contract/errors.ts";
 import { type Advice, adviceText, type Door, respell } from "./advice.ts";
 import { fieldOf, problemsMessage, zodProblems } from "./issues.ts";
 import { parseJsonText } from "./json-text.ts";
-import { type CatalogInput, catalogSchema } from "./schemas.ts";
+import { type CatalogInput, catalogSchema, type ToolInput } from "./schemas.ts";
+import { toolInput } from "./tool-check.ts";
 
 export interface LineError {
   file: string;
@@ -137,11 +138,62 @@ export function parseCatalog(input: string | { json: unknown }, file: string): C
       }),
     );
   }
-  // Duplicate ids inside one file.
+  const errors = duplicateCatalogIds(r.data, text, file);
+  // Members and dependencies must name tools/capabilities of this file or already stored (checked by the service).
+  if (errors.length > 0) throw new ImportError(errors);
+  return r.data;
+}
+
+/** Tools checked between two yields of `parseCatalogSteps`. */
+const CATALOG_STEP_TOOLS = 100;
+
+/**
+ * `parseCatalog` in steps, for a caller on the event loop (2,000 tools are tens of ms of zod in one piece): each
+ * tool is checked on its own (tool-check.ts `toolInput`: exactly toolSchema's answer), with a yield every
+ * CATALOG_STEP_TOOLS tools, then the rest of the catalog (capabilities, settings, the catalog's own checks, none
+ * of which reads the tools) in one parse with an empty tool list. Returns what parseCatalog returns; when
+ * anything is refused, or the input is not a plain JSON object with a tool array, parseCatalog itself runs, so
+ * the errors are its own.
+ */
+export function* parseCatalogSteps(input: string | { json: unknown }, file: string): Generator<void, CatalogInput> {
+  let json: unknown;
+  if (typeof input !== "string") json = input.json;
+  else {
+    const parsed = parseJsonText(input);
+    if (!parsed.ok) return parseCatalog(input, file);
+    json = parsed.value;
+    yield;
+  }
+  if (!plainObject(json) || !Array.isArray(json.tools) || Object.getPrototypeOf(json.tools) !== Array.prototype)
+    return parseCatalog(input, file);
+  const listed: unknown[] = json.tools;
+  const tools: ToolInput[] = [];
+  for (let i = 0; i < listed.length; i++) {
+    if (i > 0 && i % CATALOG_STEP_TOOLS === 0) yield;
+    const r = toolInput(listed[i]);
+    if (!r.success) return parseCatalog(input, file);
+    tools.push(r.data);
+  }
+  const rest = catalogSchema.safeParse({ ...json, tools: [] });
+  if (!rest.success) return parseCatalog(input, file);
+  rest.data.tools = tools;
+  if (duplicateCatalogIds(rest.data, typeof input === "string" ? input : "", file).length > 0)
+    return parseCatalog(input, file);
+  return rest.data;
+}
+
+function plainObject(x: unknown): x is Record<string, unknown> {
+  if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
+  const proto = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Ids repeated inside one catalog file, each with the line of its second occurrence. */
+function duplicateCatalogIds(data: CatalogInput, text: string, file: string): LineError[] {
   const errors: LineError[] = [];
   for (const section of ["tools", "capabilities"] as const) {
     const seen = new Set<string>();
-    r.data[section].forEach((rec, i) => {
+    data[section].forEach((rec, i) => {
       if (seen.has(rec.id)) {
         const at = text.indexOf(JSON.stringify(rec.id), text.indexOf(JSON.stringify(rec.id)) + 1);
         errors.push({
@@ -154,9 +206,7 @@ export function parseCatalog(input: string | { json: unknown }, file: string): C
       seen.add(rec.id);
     });
   }
-  // Members and dependencies must name tools/capabilities of this file or already stored (checked by the service).
-  if (errors.length > 0) throw new ImportError(errors);
-  return r.data;
+  return errors;
 }
 
 /** Flags records whose `id` repeats within one JSONL file. */

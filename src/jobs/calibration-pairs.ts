@@ -15,14 +15,14 @@ import {
 } from "../../algorithms/prediction/next-step.ts";
 import { topNextStep } from "../../algorithms/prediction/next-step-memory.ts";
 import type { ExecutionSequenceRow } from "../store/reads.ts";
-import { drainInSlices, slicer } from "../view/background.ts";
+import { drainInSlices, slicer, yieldToEventLoop } from "../view/background.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import { intentsOf, recentSequences } from "../view/history.ts";
+import { intentsOfSteps, recentSequences } from "../view/history.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { searchWeightsFor } from "./fit-search-weights.ts";
 import { executionGroupsSteps, weightsFor } from "./next.ts";
 import { toolIdsOf } from "./next-scoring.ts";
-import { searchCandidates } from "./search-scoring.ts";
+import { readyToolCoherence, searchCandidates } from "./search-scoring.ts";
 
 export const CALIBRATION_DEFAULTS = {
   /** Executions scored. */
@@ -239,7 +239,7 @@ export async function crossFitPairs(
   const out: CalibrationPairs = { nextStep: [], search: [], foldsScored: 0, executionsScored: 0, executionsReused: 0 };
   const H = history.length;
   if (H < 2 || s.n === 0) return out;
-  const intents = intentsOf(all);
+  const intents = await drainInSlices(intentsOfSteps(all));
   // Folds by near-duplicate group (executionGroups: intent, else tool set), whole groups dealt to the
   // least-filled fold: a scored execution's twins are never in its model. Scored: the executions of lowest
   // id hash (ties by id), the same whatever order the history is in.
@@ -247,9 +247,11 @@ export async function crossFitPairs(
   const K = Math.min(folds, groups.count);
   if (K < 2) return out;
   const fold = groupFolds(groups, K);
+  await yieldToEventLoop();
   const order = history
     .map((e, i) => ({ i, h: fnv1a(e.id), id: e.id }))
     .sort((x, y) => x.h - y.h || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  await yieldToEventLoop();
   const scored = new Uint8Array(H);
   order.forEach((o, r) => {
     if (r < maxExecutions) scored[o.i] = 1;
@@ -257,6 +259,7 @@ export async function crossFitPairs(
   const weights = await weightsFor(view, "auto", { awaitFit: true });
   const sw = await searchWeightsFor(view);
   const idx = await view.searchIndex();
+  await readyToolCoherence(s, a, idx);
   const now = Math.max(...history.map((e) => e.startedAt.getTime())) + 3_600_000;
   const memo = view.projectMemo<PairMemo>("calibration pairs");
   const key = pairMemoKey(s, weights, sw, folds, maxExecutions);
@@ -298,8 +301,13 @@ export async function crossFitPairs(
     let model: NextStepModel | undefined;
     let vectors = new Map<number, Float32Array>();
     if (needsModel[f] === 1) {
+      // Each stage of the fold's model is ~10 ms at 17k executions: a turn of the event loop between them.
+      await yieldToEventLoop();
       const counts = new Map(total);
-      for (const i of members) for (const [k, c] of perExec[i]!) counts.set(k, counts.get(k)! - c);
+      for (const i of members) {
+        for (const [k, c] of perExec[i]!) counts.set(k, counts.get(k)! - c);
+        await slice();
+      }
       // The tools' last use in the other folds: the latest of their folds' (NaN where none used it).
       const lastUsedAt = new Float64Array(s.n).fill(Number.NaN);
       for (let g = 0; g < K; g++) {
@@ -309,10 +317,12 @@ export async function crossFitPairs(
           if (!Number.isNaN(at) && !(lastUsedAt[v]! >= at)) lastUsedAt[v] = at;
         }
       }
+      await yieldToEventLoop();
       const transitions = buildCsr(
         s.n,
         [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
       );
+      await yieldToEventLoop();
       model = buildNextStepModel({
         graph: s.csr,
         transitions,
@@ -376,7 +386,7 @@ export async function timeSplitPairs(
   const weights = await weightsFor(view, "auto", { awaitFit: true });
   const sw = await searchWeightsFor(view);
   const idx = await view.searchIndex();
-  const intents = intentsOf(all);
+  const intents = await drainInSlices(intentsOfSteps(all));
   // Running training state: transition counts and last use of the executions before the current cut.
   const counts = new Map<number, number>(); // from·n + to → count
   const lastUsedAt = new Float64Array(s.n).fill(Number.NaN);

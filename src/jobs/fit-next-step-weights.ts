@@ -25,7 +25,7 @@ import type { ExecutionSequenceRow } from "../store/reads.ts";
 import type { AnalyticsView } from "../view/analytics.ts";
 import { drainInSlices, slicer, yieldToEventLoop } from "../view/background.ts";
 import type { GraphSnapshot } from "../view/graph-snapshot.ts";
-import { intentsOf, recentSequences } from "../view/history.ts";
+import { intentsOfSteps, recentSequences } from "../view/history.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { recordedSteps, refitWhenGrown } from "./refit.ts";
@@ -175,6 +175,9 @@ export function executionGroups(
   }
 }
 
+/** Executions between two yields of `executionGroupsSteps`. */
+const GROUP_STEP = 1000;
+
 /** `executionGroups` in steps (drained in slices by the fit and the calibration: 17k executions). */
 export function* executionGroupsSteps(
   sequences: readonly { id: string; steps: readonly { tool: string }[] }[],
@@ -182,13 +185,15 @@ export function* executionGroupsSteps(
 ): Generator<void, IntentGroups, void> {
   const withIntent: number[] = [];
   const items: { intent: string; tools: string[] }[] = [];
-  sequences.forEach((e, i) => {
+  for (let i = 0; i < sequences.length; i++) {
+    if (i > 0 && i % GROUP_STEP === 0) yield;
+    const e = sequences[i]!;
     const intent = intents.get(e.id);
     if (intent !== undefined) {
       withIntent.push(i);
       items.push({ intent, tools: e.steps.map((st) => st.tool) });
     }
-  });
+  }
   yield;
   const g = yield* intentGroupsSteps(items);
   const group = new Int32Array(sequences.length);
@@ -196,11 +201,13 @@ export function* executionGroupsSteps(
   withIntent.forEach((i, k) => {
     group[i] = g.group[k]!;
   });
-  sequences.forEach((e, i) => {
-    if (intents.has(e.id)) return;
+  for (let i = 0; i < sequences.length; i++) {
+    if (i > 0 && i % GROUP_STEP === 0) yield;
+    const e = sequences[i]!;
+    if (intents.has(e.id)) continue;
     group[i] = keys.length;
     keys.push(`\u0002${e.id}`);
-  });
+  }
   return { group, count: keys.length, keys };
 }
 
@@ -231,10 +238,12 @@ async function modelWithout(
       counts.set(k, (counts.get(k) ?? 0) - 1);
     }
   }
+  await yieldToEventLoop();
   const transitions = buildCsr(
     s.n,
     [...counts].filter(([, w]) => w > 0).map(([k, w]) => ({ from: Math.floor(k / s.n), to: k % s.n, weight: w })),
   );
+  await yieldToEventLoop();
   return buildNextStepModel({
     graph: s.csr,
     transitions,
@@ -262,7 +271,7 @@ export async function fitNextStepWeights(
   const examples = await drainInSlices(trainingExamplesSteps(s, a, seqs));
   const r = await drainInSlices(learnWeightsSteps(examples, { rng: mulberry32(opts.seed ?? 1) }));
   const candidate = r.weights;
-  const intents = intentsOf(history);
+  const intents = await drainInSlices(intentsOfSteps(history));
   const groups = await drainInSlices(executionGroupsSteps(seqs, intents));
   const seenGroups = new Set(groups.group).size;
   const cfg = await view.config();

@@ -38,7 +38,7 @@ import type { ProjectView } from "../view/project-view.ts";
 import { guardPriorFor, rowGroupsSteps, successfulRows } from "./guard-prior.ts";
 import { type FitRecord, storedFits, storeFit } from "./learning-log.ts";
 import { REFIT_DEFAULTS, recordedSteps, refitWhenGrown } from "./refit.ts";
-import { searchCandidates } from "./search-scoring.ts";
+import { readyToolCoherence, searchCandidates } from "./search-scoring.ts";
 import {
   type Case,
   type CaseMode,
@@ -134,9 +134,12 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
   const seedText = `${opts.seed ?? 1}\u0000`;
   const ids = rows.map((r) => memory.rows.ids[r]!);
   const hash = ids.map((id) => fnv1a(seedText + id));
+  await yieldToEventLoop();
   const order = rows
     .map((_, j) => j)
     .sort((x, y) => hash[x]! - hash[y]! || (ids[x]! < ids[y]! ? -1 : ids[x]! > ids[y]! ? 1 : 0));
+  // Each sort of the 17k rows is ~10 ms: a turn of the event loop between them.
+  await yieldToEventLoop();
   const seenInGroup = new Int32Array(groups.count);
   const rank = new Int32Array(rows.length);
   for (const j of order) rank[j] = seenInGroup[groupOfRow[j]!]!++;
@@ -147,6 +150,7 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
   const picked = [...order]
     .sort((x, y) => rank[x]! - rank[y]! || position[x]! - position[y]!)
     .slice(0, opts.maxIntents ?? SEARCH_FIT_DEFAULTS.maxIntents);
+  await yieldToEventLoop();
   const membersOf = new Map<number, number[]>();
   rows.forEach((_, j) => {
     const g = groupOfRow[j]!;
@@ -156,6 +160,8 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
   });
   const a = view.analytics();
   const idx = await view.searchIndex();
+  // The ranking's per-analytics state in slices, before the first search would compute it in one piece.
+  await readyToolCoherence(s, a, idx);
   let maxSucc = 0;
   for (let i = 0; i < s.n; i++) maxSucc = Math.max(maxSucc, s.successes[i]!);
   const unseenOfGroup = new Map<number, HeldOutSignals>();
@@ -228,8 +234,13 @@ export async function fitSearchWeights(view: ProjectView, opts: SearchFitOptions
         }).map((h) => s.tools[h.index]!.id);
         return averagePrecisionAtK(ranked, c.relevant, 10);
       };
-      m[2 * k] = score(c.unseen);
-      m[2 * k + 1] = c.repeat ? score(c.repeat) : m[2 * k]!;
+      // Each ranking is a search over the catalog (up to tens of ms): a turn of the event loop after each; both
+      // slots are written together, once both are known.
+      const unseen = score(c.unseen);
+      await yieldToEventLoop();
+      const repeat = c.repeat ? score(c.repeat) : unseen;
+      m[2 * k] = unseen;
+      m[2 * k + 1] = repeat;
       await yieldToEventLoop();
     }
     return m;

@@ -25,12 +25,12 @@
 import { fnv1a, type IntentGroups, intentGroupsSteps } from "../../algorithms/evaluation/intent-groups.ts";
 import { averagePrecisionAtK } from "../../algorithms/evaluation/retrieval-metrics.ts";
 import { type GuardPrior, guardPrior } from "../../algorithms/search/guard-prior.ts";
-import { drainInSlices, slicer } from "../view/background.ts";
+import { drainInSlices, slicer, yieldToEventLoop } from "../view/background.ts";
 import { type MemoryIndex, memoryRow } from "../view/intent-memory.ts";
 import { catalogKey } from "../view/search-index.ts";
 import type { ProjectView } from "../view/project-view.ts";
 import { VERSION } from "../version.ts";
-import { searchCandidates } from "./search-scoring.ts";
+import { readyToolCoherence, searchCandidates } from "./search-scoring.ts";
 import { DEFAULT_SEARCH_WEIGHTS, heldOutSignals } from "./search-weights.ts";
 
 export const GUARD_PRIOR_DEFAULTS = {
@@ -131,6 +131,8 @@ export async function measureGuardPrior(view: ProjectView): Promise<GuardPrior> 
   const s = view.snapshot;
   const a = view.analytics();
   const idx = await view.searchIndex();
+  // The ranking's per-analytics state in slices, before the first search would compute it in one piece.
+  await readyToolCoherence(s, a, idx);
   let maxSucc = 0;
   for (let i = 0; i < s.n; i++) maxSucc = Math.max(maxSucc, s.successes[i]!);
   const batch = picked.map((j) => ({ j, row: memoryRow(memory, rows[j]!) }));
@@ -146,6 +148,8 @@ export async function measureGuardPrior(view: ProjectView): Promise<GuardPrior> 
     const unseen = await view.recall(row.intent, vs[b]!, {
       excludeIds: new Set(members.map((r) => memory.rows.ids[r]!)),
     });
+    // A recall and a search are each up to tens of ms: a turn of the event loop between them.
+    await yieldToEventLoop();
     // The group's own executions left out of the usage counts too: its tools answer as if never run (as the
     // search-weight fit's unseen mode does, search-weights.ts heldOutSignals).
     const held = heldOutSignals(

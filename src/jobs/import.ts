@@ -19,7 +19,7 @@ import {
   ImportError,
   type LineError,
   lineError,
-  parseCatalog,
+  parseCatalogSteps,
   parseJsonl,
 } from "../formats/parse.ts";
 import {
@@ -45,6 +45,7 @@ import { checkExecution, type EdgesOf, insertExecution, insertExecutions } from 
 import { bumpGraphVersion, ensureProject, projectConfig, setProjectConfig } from "../store/projects.ts";
 import type { Database } from "../store/schema.ts";
 import { DbUserHistoryStore } from "../store/user-state.ts";
+import { drainInSlices } from "../view/background.ts";
 
 /** The edge observations a stored execution adds (the store counts them; it knows no algorithm). */
 const edgesOf: EdgesOf = (e) => {
@@ -87,7 +88,8 @@ export async function importCatalog(
   file: string,
   options: { validatePattern: PatternValidator },
 ): Promise<CatalogImportResult> {
-  const catalog = parseCatalog(input, file);
+  // In steps: a catalog of thousands of tools is tens of ms of checking (the event loop stays free).
+  const catalog = await drainInSlices(parseCatalogSteps(input, file));
   const errors = await patternErrors(file, catalog, options.validatePattern);
   return db.transaction().execute(async (trx) => {
     await ensureProject(trx, project);

@@ -8,6 +8,7 @@
 import { emptyUserHistory, type UserHistory, updateUserHistory } from "../../algorithms/thresholds/user-history.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import type { Gatekeeper } from "../gate/gatekeeper.ts";
+import { drainInSlices } from "../view/background.ts";
 import type { UserHistoryUpdate } from "./import.ts";
 
 /**
@@ -19,6 +20,25 @@ export function updatedUserHistories(
   stored: ReadonlyMap<string, UserHistory>,
   executions: readonly ExecutionInput[],
 ): [string, UserHistory][] {
+  const steps = updatedUserHistoriesSteps(gate, stored, executions);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Executions applied between two yields of `updatedUserHistoriesSteps`. */
+const STEP_EXECUTIONS = 250;
+
+/**
+ * `updatedUserHistories` in steps, yielding every STEP_EXECUTIONS executions: a file of 5,000 traces is tens of
+ * ms of context detection and history updates, drained in slices by a trace import.
+ */
+export function* updatedUserHistoriesSteps(
+  gate: Gatekeeper,
+  stored: ReadonlyMap<string, UserHistory>,
+  executions: readonly ExecutionInput[],
+): Generator<void, [string, UserHistory][], void> {
   const byUser = new Map<string, ExecutionInput[]>();
   for (const e of executions) {
     if (!e.user) continue;
@@ -36,9 +56,11 @@ export function updatedUserHistories(
     return d;
   };
   const updated: [string, UserHistory][] = [];
+  let applied = 0;
   for (const [user, list] of byUser) {
     let h = stored.get(user) ?? emptyUserHistory();
     for (const e of list.slice().sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime())) {
+      if (++applied % STEP_EXECUTIONS === 0) yield;
       const detected = e.intent ? detect(e.intent) : undefined;
       const failed = e.steps.find((s) => !s.success);
       h = updateUserHistory(h, {
@@ -76,7 +98,9 @@ export async function applyUserHistory(
   const users = [...new Set(executions.flatMap((e) => (e.user ? [e.user] : [])))];
   if (users.length === 0) return 0;
   const store = gate.userStore;
-  const updated = updatedUserHistories(gate, await store.loadMany(project, users), executions);
+  const updated = await drainInSlices(
+    updatedUserHistoriesSteps(gate, await store.loadMany(project, users), executions),
+  );
   await store.saveMany(project, updated);
   for (const [user] of updated) gate.tracker.invalidate(project, user);
   return updated.length;

@@ -3,8 +3,9 @@
  * observations. Two entry points share one SQL generator, so they store exactly the same rows:
  *
  * - `insertExecutions` (a batch: an import file): the executions' rows first (INSERT … ON CONFLICT DO
- *   NOTHING RETURNING id, chunked), then one statement that writes what the fresh ones add. The caller
- *   wraps it in a transaction and bumps the graph version.
+ *   NOTHING RETURNING id, chunked), then what the fresh ones add: their steps and their edge increments in
+ *   statements of 2,000 rows, then the tool and capability counters in one. The caller wraps it in a
+ *   transaction and bumps the graph version.
  * - `insertExecution` (one recorded execution): ONE statement of data-modifying CTEs — the execution row
  *   (ON CONFLICT DO NOTHING), then, gated on that insert, its steps, edge / tool / capability increments,
  *   the user's new history, and the graph version bump, so the bump happens exactly once and only when
@@ -111,7 +112,10 @@ export function executionIncrements(fresh: readonly ExecutionInput[], edgesOf: E
   }
 }
 
-/** `executionIncrements`, yielding after each execution's edges (a batch of 5,000 is ~100 ms of work). */
+/**
+ * `executionIncrements`, yielding after each execution's steps and edges, every 500 executions' counters and
+ * around the sort of the edges (a batch of 5,000 is ~100 ms of work).
+ */
 function* executionIncrementsSteps(
   fresh: readonly ExecutionInput[],
   edgesOf: EdgesOf,
@@ -154,7 +158,9 @@ function* executionIncrementsSteps(
   }
 
   const tools = new Map<string, ToolIncrement>();
-  for (const e of fresh) {
+  for (let i = 0; i < fresh.length; i++) {
+    if (i > 0 && i % 500 === 0) yield;
+    const e = fresh[i]!;
     for (const s of e.steps) {
       const at = s.at ?? e.startedAt;
       let t = tools.get(s.tool);
@@ -169,8 +175,11 @@ function* executionIncrementsSteps(
     }
   }
 
+  yield;
   const caps = new Map<string, CapabilityIncrement>();
-  for (const e of fresh) {
+  for (let i = 0; i < fresh.length; i++) {
+    if (i > 0 && i % 500 === 0) yield;
+    const e = fresh[i]!;
     if (!e.capability) continue;
     for (const tool of new Set(e.steps.map((s) => s.tool))) {
       const key = `${e.capability}\u0000${tool}`;
@@ -180,9 +189,12 @@ function* executionIncrementsSteps(
     }
   }
 
+  yield;
+  const sortedEdges = [...edges.values()].sort((x, y) => byKey(x.from, y.from) || byKey(x.to, y.to));
+  yield;
   return {
     steps,
-    edges: [...edges.values()].sort((x, y) => byKey(x.from, y.from) || byKey(x.to, y.to)),
+    edges: sortedEdges,
     tools: [...tools.values()].sort((x, y) => byKey(x.tool, y.tool)),
     capabilities: [...caps.values()].sort((x, y) => byKey(x.cap, y.cap) || byKey(x.tool, y.tool)),
   };
@@ -328,7 +340,17 @@ export async function insertExecutions(
     )} SELECT 1`.execute(db);
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  const ctes = incrementCtes(project, { ...inc, steps: [] }, sql`true`);
+  // The edges likewise, STEP_CHUNK rows per statement in their sorted order (so the rows of the table are still
+  // locked in that one order), then the tool and capability counters.
+  for (const part of chunks(inc.edges, STEP_CHUNK)) {
+    const edgeCtes = incrementCtes(project, { steps: [], edges: part, tools: [], capabilities: [] }, sql`true`);
+    await sql`WITH ${sql.join(
+      edgeCtes.map((c) => c.cte),
+      sql`, `,
+    )} SELECT 1`.execute(db);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  const ctes = incrementCtes(project, { ...inc, steps: [], edges: [] }, sql`true`);
   if (ctes.length > 0) {
     await sql`WITH ${sql.join(
       ctes.map((c) => c.cte),

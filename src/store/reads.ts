@@ -88,16 +88,32 @@ export interface EdgeRow {
   lastSeen: Date | null;
 }
 
+/** Edge rows per read of `loadEdges` (5,000 were still 60 ms of parsing and mapping on PostgreSQL). */
+const EDGE_PAGE = 2500;
+
+/**
+ * The project's edges of positive weight, by (from, to). Read in pages of EDGE_PAGE rows (keyset on the pair),
+ * a turn of the event loop between pages: 50k edges in one result were parsed and mapped in one piece (tens
+ * of ms of the event loop). The snapshot reads them in one repeatable-read transaction, so the pages are of
+ * one state.
+ */
 export async function loadEdges(db: Db, project: string): Promise<EdgeRow[]> {
-  const rows = await db
-    .selectFrom("edges")
-    .selectAll()
-    .where("project", "=", project)
-    .where("weight", ">", 0)
-    .orderBy("from_tool")
-    .orderBy("to_tool")
-    .execute();
-  return rows.map((r) => ({
+  const out: EdgeRow[] = [];
+  let after: { from: string; to: string } | undefined;
+  for (;;) {
+    let q = db.selectFrom("edges").selectAll().where("project", "=", project).where("weight", ">", 0);
+    if (after) q = q.where(sql<boolean>`(from_tool, to_tool) > (${after.from}, ${after.to})`);
+    const rows = await q.orderBy("from_tool").orderBy("to_tool").limit(EDGE_PAGE).execute();
+    for (const r of rows) out.push(edgeRow(r));
+    if (rows.length < EDGE_PAGE) return out;
+    const last = rows[rows.length - 1]!;
+    after = { from: last.from_tool, to: last.to_tool };
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+function edgeRow(r: Selectable<Database["edges"]>): EdgeRow {
+  return {
     from: r.from_tool,
     to: r.to_tool,
     weight: r.weight,
@@ -113,7 +129,7 @@ export async function loadEdges(db: Db, project: string): Promise<EdgeRow[]> {
     successions: r.succ_count,
     firstSeen: r.first_seen,
     lastSeen: r.last_seen,
-  }));
+  };
 }
 
 export interface CapabilityRow {
@@ -324,8 +340,20 @@ export interface ExecutionHistoryRow {
   steps: { tool: string; success: boolean; dependsOn: number[] }[];
 }
 
-/** Step rows per read of `loadExecutionHistory`. */
-const HISTORY_PAGE = 10_000;
+/** Step rows per read of `loadExecutionHistory` (10,000 were still 40 ms of parsing and grouping on PostgreSQL). */
+const HISTORY_PAGE = 5000;
+
+interface ExecutionPageRow {
+  id: string;
+  user_id: string | null;
+  intent: string | null;
+  intent_hash: string | null;
+  capability_id: string | null;
+  started_at: Date;
+  recorded_at: Date | string;
+  success: boolean;
+  at_key: string;
+}
 
 /**
  * Every execution of the project (or only those of `ids`) with its ordered steps, by start time then id:
@@ -337,12 +365,36 @@ export async function loadExecutionHistory(
   ids?: readonly string[],
 ): Promise<ExecutionHistoryRow[]> {
   if (ids && ids.length === 0) return [];
-  let q = db
-    .selectFrom("executions")
-    .select(["id", "user_id", "intent", "intent_hash", "capability_id", "started_at", "recorded_at", "success"])
-    .where("project", "=", project);
-  if (ids) q = q.where("id", "=", sql<string>`ANY(${[...ids]})`);
-  const execs = await q.orderBy("started_at").orderBy("id").execute();
+  // The whole history is read in pages (below): in one repeatable-read transaction, so they are of one state.
+  if (!ids && !db.isTransaction)
+    return db
+      .transaction()
+      .setIsolationLevel("repeatable read")
+      .execute((trx) => loadExecutionHistory(trx, project));
+  // Executions in pages of HISTORY_PAGE / 2 (keyset on start time and id; the start time's text is exact to the
+  // microsecond, where a Date is not), a turn of the event loop between pages: 17k rows in one result were
+  // parsed in a few socket reads, tens of ms of the event loop.
+  const execs: ExecutionPageRow[] = [];
+  let from: { at: string; id: string } | undefined;
+  for (;;) {
+    let q = db
+      .selectFrom("executions")
+      .select(["id", "user_id", "intent", "intent_hash", "capability_id", "started_at", "recorded_at", "success"])
+      .select(sql<string>`started_at::text`.as("at_key"))
+      .where("project", "=", project);
+    if (ids) q = q.where("id", "=", sql<string>`ANY(${[...ids]})`);
+    if (from) q = q.where(sql<boolean>`(started_at, id) > (${from.at}::timestamptz, ${from.id})`);
+    const page = await q
+      .orderBy("started_at")
+      .orderBy("id")
+      .limit(HISTORY_PAGE / 2)
+      .execute();
+    for (const r of page) execs.push(r);
+    if (page.length < HISTORY_PAGE / 2) break;
+    const last = page[page.length - 1]!;
+    from = { at: last.at_key, id: last.id };
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   // Steps in pages of HISTORY_PAGE rows (keyset on execution id, index), a turn of the event loop between
   // pages: on the embedded database a statement runs on the event loop (100k steps in one took seconds).
   const by = new Map<string, ExecutionHistoryRow["steps"]>();
@@ -361,15 +413,23 @@ export async function loadExecutionHistory(
     after = { id: last.execution_id, idx: last.idx };
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  return execs.map((e) => ({
-    id: e.id,
-    user: e.user_id,
-    intent: e.intent,
-    intentHash: e.intent_hash,
-    capability: e.capability_id,
-    startedAt: e.started_at,
-    recordedAt: new Date(e.recorded_at).getTime(),
-    success: e.success,
-    steps: by.get(e.id) ?? [],
-  }));
+  // The rows in slices of HISTORY_PAGE / 5 executions, a turn of the event loop between them (17k rows in one
+  // map were tens of ms).
+  const out: ExecutionHistoryRow[] = [];
+  for (let i = 0; i < execs.length; i++) {
+    if (i > 0 && i % (HISTORY_PAGE / 5) === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const e = execs[i]!;
+    out.push({
+      id: e.id,
+      user: e.user_id,
+      intent: e.intent,
+      intentHash: e.intent_hash,
+      capability: e.capability_id,
+      startedAt: e.started_at,
+      recordedAt: new Date(e.recorded_at).getTime(),
+      success: e.success,
+      steps: by.get(e.id) ?? [],
+    });
+  }
+  return out;
 }

@@ -27,6 +27,7 @@ import type { ToolCapabilityInput } from "../../algorithms/spectral/tool-capabil
 import { type AnalyticsShape, remapAnalytics } from "./analytics-remap.ts";
 import { type AnalyticsStore, analyticsKey, readAnalytics, writeAnalytics } from "./analytics-store.ts";
 import { AnalyticsWorker } from "./analytics-worker-client.ts";
+import { drainInSlices, yieldToEventLoop } from "./background.ts";
 import type { GraphSnapshot } from "./graph-snapshot.ts";
 
 export interface AnalyticsOptions {
@@ -345,6 +346,9 @@ export class AnalyticsCache {
    * `WORKER_ATTEMPTS` failures in a row do this and later refreshes run here, on the event loop.
    */
   private async computeInBackground(s: GraphSnapshot): Promise<Analytics> {
+    // The graph's CSR in steps (tens of ms at 50k edges), then the job's other inputs in a turn of their own.
+    await drainInSlices(s.csrSteps());
+    await yieldToEventLoop();
     const job = analyticsJob(s);
     for (let worker = this.offThread(); worker; worker = this.offThread()) {
       try {

@@ -5,7 +5,7 @@
  * patched into the edge evidence and tool counters, and the CSR is rebuilt lazily from memory (no
  * database round trip). See ARCHITECTURE.md "Read model".
  */
-import { buildCsr, type Csr } from "../../algorithms/graph/csr.ts";
+import { buildCsr, buildCsrSteps, type Csr } from "../../algorithms/graph/csr.ts";
 import { learnEdges, successionsOf } from "../../algorithms/graph/edge-learning.ts";
 import { type EdgeEvidence, type EdgeSource, type EdgeType, edgeQuality } from "../../algorithms/graph/edge-quality.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
@@ -164,6 +164,28 @@ export class GraphSnapshot {
       }
       this.csrCache = buildCsr(this.n, list);
     }
+    return this.csrCache;
+  }
+
+  /**
+   * `csr` in steps (a yield every few thousand edges), for the analytics refresh on the event loop; the cached
+   * CSR is kept unless the snapshot was patched meanwhile (then the next read builds the patched one).
+   */
+  *csrSteps(): Generator<void, Csr, void> {
+    if (this.csrCache) return this.csrCache;
+    const patch = this.patchCount;
+    const list: { from: number; to: number; weight: number }[] = [];
+    let read = 0;
+    for (const e of this.edgeStates.values()) {
+      if (++read % 8192 === 0) yield;
+      const f = this.index.get(e.from);
+      const t = this.index.get(e.to);
+      if (f === undefined || t === undefined || e.weight <= 0) continue;
+      list.push({ from: f, to: t, weight: e.weight });
+    }
+    const built = yield* buildCsrSteps(this.n, list);
+    if (this.patchCount !== patch) return built;
+    this.csrCache ??= built;
     return this.csrCache;
   }
 

@@ -9,7 +9,7 @@ import { executionHistory, memoryRowsOf } from "./history.ts";
 import { appendMemory, dueForFullBuild } from "./memory-append.ts";
 import { MEMORY_DEFAULTS } from "./memory-defaults.ts";
 import { groupByText } from "./memory-neighbours.ts";
-import { type MemoryRows, toMemoryRows } from "./memory-rows.ts";
+import { appendMemoryRowsSteps, type MemoryRows } from "./memory-rows.ts";
 import { ensureEmbeddings } from "./search-index.ts";
 
 export { MEMORY_DEFAULTS } from "./memory-defaults.ts";
@@ -60,9 +60,10 @@ export function markMemoryDirty(engine: Engine, project: string): void {
 async function buildMemory(engine: Engine, project: string): Promise<MemoryIndex> {
   const loaded = memoryRowsOf(await executionHistory(engine, project));
   // Each stage is tens of ms at 17.5k executions: a turn of the event loop between them.
+  await yieldToEventLoop();
   const { texts, memberOffsets, members } = groupByText(loaded.map((r) => r.intent));
   await yieldToEventLoop();
-  const rows = toMemoryRows(loaded);
+  const rows = await drainInSlices(appendMemoryRowsSteps(undefined, loaded));
   const textOf = new Int32Array(rows.length);
   for (let t = 0; t < texts.length; t++)
     for (let m = memberOffsets[t]!; m < memberOffsets[t + 1]!; m++) textOf[members[m]!] = t;

@@ -23,7 +23,7 @@ import type { Engine } from "./engine.ts";
 import { executionHistory, memoryRowsOf } from "./history.ts";
 import type { MemoryIndex } from "./intent-memory.ts";
 import { MEMORY_DEFAULTS } from "./memory-defaults.ts";
-import { appendMemoryRows } from "./memory-rows.ts";
+import { appendMemoryRowsSteps } from "./memory-rows.ts";
 import { ensureEmbeddings } from "./search-index.ts";
 
 /** Text → text id of a memory index (derived state: built on the first append, handed on to the next). */
@@ -73,7 +73,7 @@ export async function appendMemory(
   for (let i = n - 1; i >= n0; i--) members[fill[textOf[i]!]!++] = i;
   for (let t = 0; t < T0; t++)
     members.set(held.members.subarray(held.memberOffsets[t]!, held.memberOffsets[t + 1]!), fill[t]!);
-  const rows = appendMemoryRows(held.rows, added);
+  const rows = await drainInSlices(appendMemoryRowsSteps(held.rows, added));
   await yieldToEventLoop();
   const fresh = texts.slice(T0);
   const slice = slicer();

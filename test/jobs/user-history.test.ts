@@ -5,10 +5,10 @@
  * and the in-memory snapshot is patched to the new version rather than rebuilt.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emptyUserHistory } from "../../algorithms/thresholds/user-history.ts";
+import { emptyUserHistory, updateUserHistory } from "../../algorithms/thresholds/user-history.ts";
 import { ImportError } from "../../src/formats/parse.ts";
 import { validateExecution } from "../../src/jobs/import.ts";
-import { updatedUserHistories } from "../../src/jobs/user-history.ts";
+import { updatedUserHistories, updatedUserHistoriesSteps } from "../../src/jobs/user-history.ts";
 import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { backends, freshProject } from "../helpers/backends.ts";
 
@@ -68,6 +68,47 @@ for (const backend of backends()) {
       expect(h.lastTaskAt).toBe(Date.parse("2026-01-01T11:00:00Z") + 30); // start + step durations
       expect(h.lastError).toBe("step b failed");
       expect(stored.get("ana")!.taskCount).toBe(5); // input untouched
+    });
+
+    it("updatedUserHistoriesSteps pauses every 250 executions and folds as a hand fold of updateUserHistory", () => {
+      const executions = Array.from({ length: 600 }, (_, i) =>
+        validateExecution({
+          id: `s${i}`,
+          user: `u${i % 3}`,
+          startedAt: new Date(Date.UTC(2026, 0, 1) + (599 - i) * 60_000).toISOString(),
+          success: i % 4 !== 0,
+          steps: [
+            { tool: "a", durationMs: i % 7 },
+            { tool: "b", success: i % 4 !== 0 },
+          ],
+        }),
+      );
+      const steps = updatedUserHistoriesSteps(engineOf(tg).gatekeeper, new Map(), executions);
+      let yields = 0;
+      let r = steps.next();
+      while (!r.done) {
+        yields++;
+        r = steps.next();
+      }
+      expect(yields).toBe(2);
+      expect(r.value).toEqual(updatedUserHistories(engineOf(tg).gatekeeper, new Map(), executions));
+      for (const [user, h] of r.value) {
+        const mine = executions
+          .filter((e) => e.user === user)
+          .sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime());
+        const byHand = mine.reduce(
+          (acc, e) =>
+            updateUserHistory(acc, {
+              success: e.success,
+              at: e.startedAt.getTime() + (e.steps[0]!.durationMs ?? 0),
+              domain: undefined,
+              operationType: undefined,
+              errorMessage: e.success ? undefined : "step b failed",
+            }),
+          emptyUserHistory(),
+        );
+        expect(h).toEqual(byHand);
+      }
     });
 
     it("recordExecution: history and graph version once per execution inserted, none on a re-record or a rejected one", async () => {

@@ -17,6 +17,7 @@ import { sha256 } from "../../src/store/catalog.ts";
 import type { Connection } from "../../src/store/connection.ts";
 import { type EdgesOf, insertExecution, insertExecutions } from "../../src/store/executions.ts";
 import { bumpGraphVersion, graphVersion } from "../../src/store/projects.ts";
+import { loadEdges } from "../../src/store/reads.ts";
 import type { Database } from "../../src/store/schema.ts";
 import { backends, connectionPerSuite, freshProject } from "../helpers/backends.ts";
 
@@ -372,6 +373,42 @@ for (const backend of backends()) {
       await importExecutions(conn.db, p, one(e2), "x", { withinTransaction: within });
       await importExecutions(conn.db, p, one({ ...e2, id: "h3" }), "x", { withinTransaction: within });
       expect(seen).toEqual(["h3"]);
+    });
+
+    it("a batch whose edges span several statements stores what batches of a hundred store", async () => {
+      const wide = JSON.stringify({ tools: Array.from({ length: 120 }, (_, i) => ({ id: `w${i}` })) });
+      const [pa, pb] = [freshProject("wide"), freshProject("wide")];
+      for (const p of [pa, pb])
+        await importCatalog(conn.db, p, wide, "catalog.json", { validatePattern: () => undefined });
+      let seed = 7;
+      const next = () => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return (seed >>> 16) % 120;
+      };
+      const es = Array.from({ length: 2000 }, (_, k) =>
+        exec({
+          id: `x${k}`,
+          startedAt: new Date(Date.UTC(2026, 2, 1) + k * 1000).toISOString(),
+          success: true,
+          steps: [0, 1, 2, 3, 4].map((i) => ({ tool: `w${next()}`, dependsOn: i > 0 ? [i - 1] : [] })),
+        }),
+      );
+      await importExecutions(conn.db, pa, many(es), "x", {});
+      for (let k = 0; k < es.length; k += 100) await importExecutions(conn.db, pb, many(es.slice(k, k + 100)), "x", {});
+      const [a, b] = [await tables(conn.db, pa), await tables(conn.db, pb)];
+      // Over 5,000 distinct edges: the one batch wrote them in three statements or more.
+      expect(a.edges.length).toBeGreaterThan(5000);
+      expect(a).toEqual(b);
+      // loadEdges reads them in pages of 2,500, and lists what one query lists, in its order.
+      const paged = await loadEdges(conn.db, pa);
+      const once = (
+        await sql<{ from_tool: string; to_tool: string; weight: number; seq_count: number }>`
+          SELECT from_tool, to_tool, weight, seq_count FROM edges WHERE project = ${pa} AND weight > 0
+          ORDER BY from_tool, to_tool`.execute(conn.db)
+      ).rows;
+      expect(paged.map((e) => [e.from, e.to, e.weight, e.counts.sequence])).toEqual(
+        once.map((r) => [r.from_tool, r.to_tool, r.weight, r.seq_count]),
+      );
     });
 
     it("property: N executions recorded one by one store what one batch of them stores", async () => {

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineOf, openToolgraph, type Toolgraph } from "../../src/library/toolgraph.ts";
 import { loadExecutionHistory, loadExecutionSequences } from "../../src/store/reads.ts";
-import { appendToHistory, executionHistory, intentsOf, memoryRowsOf, recentSequences } from "../../src/view/history.ts";
+import {
+  appendToHistory,
+  executionHistory,
+  intentsOf,
+  intentsOfSteps,
+  memoryRowsOf,
+  recentSequences,
+} from "../../src/view/history.ts";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 
@@ -98,7 +105,7 @@ describe("a history larger than one read (10,000 step rows) and one insert (2,00
     });
     try {
       await tg.importCatalog(catalog);
-      // 2,101 executions × 5 steps = 10,505 step rows: six insert statements, two pages.
+      // 2,101 executions × 5 steps = 10,505 step rows: six insert statements, three pages of steps.
       const many = Array.from({ length: 2101 }, (_, i) => {
         const e = execution(i);
         return {
@@ -123,5 +130,46 @@ describe("a history larger than one read (10,000 step rows) and one insert (2,00
     } finally {
       await tg.close();
     }
+  });
+});
+
+describe("a history of 5,200 executions, read and indexed in slices", () => {
+  let tg: Toolgraph;
+  beforeAll(async () => {
+    tg = await openToolgraph({
+      home: "memory://",
+      project: "big",
+      embeddings: "hash:32",
+      recommendationLog: { enabled: false },
+    });
+    await tg.importCatalog(catalog);
+    await tg.importTraces(Array.from({ length: 5200 }, (_, i) => execution(i, `x${String(i).padStart(4, "0")}`)));
+  });
+  afterAll(() => tg.close());
+
+  it("lists what the sequence query lists (executions in three pages), and intentsOfSteps pauses twice", async () => {
+    const rows = await loadExecutionHistory(engineOf(tg).db, "big");
+    const want = await loadExecutionSequences(engineOf(tg).db, "big", 5200);
+    expect(
+      recentSequences(rows, 5200).map((r) => ({
+        id: r.id,
+        success: r.success,
+        startedAt: r.startedAt,
+        steps: r.steps,
+      })),
+    ).toEqual(want);
+    const steps = intentsOfSteps(rows);
+    let yields = 0;
+    let r = steps.next();
+    while (!r.done) {
+      yields++;
+      r = steps.next();
+    }
+    expect(yields).toBe(2);
+    // Hand-checked: execution i has intent `intent ${i % 5}` unless i ≡ 3 (mod 4).
+    const byHand = new Map<string, string>();
+    for (let i = 0; i < 5200; i++) if (i % 4 !== 3) byHand.set(`x${String(i).padStart(4, "0")}`, `intent ${i % 5}`);
+    expect(new Map([...r.value].sort())).toEqual(new Map([...byHand].sort()));
+    expect(r.value).toEqual(intentsOf(rows));
   });
 });

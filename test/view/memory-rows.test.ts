@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ExecutionMemoryRow } from "../../src/store/reads.ts";
 import { type MemoryIndex, memoryRow, toMemoryRows } from "../../src/view/intent-memory.ts";
+import { appendMemoryRowsSteps } from "../../src/view/memory-rows.ts";
 
 const row = (
   id: string,
@@ -81,5 +82,35 @@ describe("memory rows in columns", () => {
         });
       }),
     );
+  });
+
+  it("in steps: 5,000 rows pause twice and give back every row, as toMemoryRows lays them out", () => {
+    const rows = Array.from({ length: 5000 }, (_, i) =>
+      row(`e${i}`, i % 3 === 0 ? null : `u${i % 7}`, i % 5 === 0 ? "cap" : null, 1000 * i, i % 2 === 0, [
+        [`t${i % 11}`, true],
+        [`t${(i * 7) % 13}`, i % 4 !== 0],
+      ]),
+    );
+    const steps = appendMemoryRowsSteps(undefined, rows);
+    let yields = 0;
+    let r = steps.next();
+    while (!r.done) {
+      yields++;
+      r = steps.next();
+    }
+    expect(yields).toBe(2);
+    expect(r.value).toEqual(toMemoryRows(rows));
+    const mem = { rows: r.value, texts: rows.map((x) => x.intent), textOf: Int32Array.from(rows.keys()) };
+    rows.forEach((x, i) => {
+      expect(memoryRow(mem as unknown as MemoryIndex, i)).toEqual({
+        id: x.id,
+        intent: x.intent,
+        user: x.user,
+        capability: x.capability,
+        startedAt: x.startedAt.getTime(),
+        success: x.success,
+        steps: x.steps,
+      });
+    });
   });
 });

@@ -179,4 +179,19 @@ describe("intentGroupsSteps", () => {
       { numRuns: 30 },
     );
   });
+
+  it("pauses inside a node's candidates: 1,000 distinct intents sharing a word meet ~500k pairs", () => {
+    const items: IntentItem[] = Array.from({ length: 1000 }, (_, i) => ({ intent: `w${i} shared`, tools: ["a"] }));
+    const steps = intentGroupsSteps(items);
+    let yields = 0;
+    let r = steps.next();
+    while (!r.done) {
+      yields++;
+      r = steps.next();
+    }
+    // One per 500 items in each of the two passes over the items, one per 500 nodes, one between each of the
+    // three passes, and one per 2,000 of the 499,500 pairs compared (249).
+    expect(yields).toBe(1 + 1 + 1 + 2 + Math.floor(499_500 / 2000));
+    expect(r.value).toEqual(intentGroups(items));
+  });
 });

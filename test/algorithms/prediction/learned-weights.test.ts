@@ -141,4 +141,24 @@ describe("learnWeightsSteps", () => {
     expect(epochs).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(r.value).toEqual(learnWeights(examples, { epochs: 12, rng: mulberry32(3) }));
   });
+
+  it("on 5,000 examples pauses within each epoch too, and returns bit for bit what learnWeights returns", () => {
+    const examples = coocOnlySet(5000, 11);
+    const steps = learnWeightsSteps(examples, { epochs: 4, rng: mulberry32(5) });
+    const yields: number[] = [];
+    let r = steps.next();
+    while (!r.done) {
+      yields.push(r.value);
+      r = steps.next();
+    }
+    // Preparing 5,000 examples (4 pauses) and measuring 4,000 training and 1,000 held-out ones (3) before epoch 1;
+    // each epoch's 4,000 examples in 32-example batches pause every 1,024 examples (3), then the epoch's end.
+    expect(yields.filter((e) => e === 0).length).toBe(4 + 3 + 3);
+    expect(yields.filter((e, i) => e !== yields[i + 1] && e > 0)).toEqual([1, 2, 3, 4]);
+    expect([...yields].sort((a, b) => a - b)).toEqual(yields);
+    const once = learnWeights(examples, { epochs: 4, rng: mulberry32(5) });
+    expect(r.value).toEqual(once);
+    expect(Object.is(r.value.rawWeights.cooc, once.rawWeights.cooc)).toBe(true);
+    expect(r.value.report.validationAfter.loss).toBe(once.report.validationAfter.loss);
+  });
 });
