@@ -10,6 +10,7 @@
  * Systems", §3.4); the "build once, query many" habit of graphology's neighborhood index.
  */
 import { AlgorithmError } from "../errors.ts";
+import { drain } from "../timing/drain.ts";
 
 export interface CsrEdge {
   readonly from: number;
@@ -39,11 +40,7 @@ export class CsrError extends AlgorithmError {
 
 /** Builds a CSR from an edge list; merges parallel edges (max weight), drops self-loops. */
 export function buildCsr(n: number, edges: Iterable<CsrEdge>): Csr {
-  const steps = buildCsrSteps(n, edges);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
+  return drain(buildCsrSteps(n, edges));
 }
 
 /** Edges (or slots) between two yields of `buildCsrSteps`. */

@@ -22,6 +22,7 @@
  * projected gradient for bound constraints (Bertsekas, "Nonlinear Programming", §2.3).
  */
 import { mulberry32, type Rng, shuffled } from "../random/rng.ts";
+import { drain } from "../timing/drain.ts";
 import { DEFAULTS as NEXT_STEP_DEFAULTS, type NextStepTerms, type NextStepWeights, TERM_NAMES } from "./next-step.ts";
 import { PredictionError } from "./prediction-error.ts";
 
@@ -140,13 +141,6 @@ function* prepareSteps(examples: readonly TrainingExample[]): Generator<void, Pr
     out.push({ pos, negs });
   }
   return out;
-}
-
-function drain<R>(steps: Generator<unknown, R, void>): R {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
 }
 
 function exampleLoss(w: Vec, ex: Prepared): number {

@@ -14,13 +14,10 @@
  * Pure: the cosine is the caller's function of two tool indices (no I/O, no clock).
  */
 import { type Csr, undirectedNeighbors } from "../graph/csr.ts";
+import { drain } from "../timing/drain.ts";
 
 export function toolCoherence(g: Csr, n: number, cosine: (u: number, v: number) => number): Float64Array {
-  const steps = toolCoherenceSteps(g, n, cosine);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
+  return drain(toolCoherenceSteps(g, n, cosine));
 }
 
 /** Neighbours visited between two yields of `toolCoherenceSteps` (each a cosine of two vectors). */

@@ -15,13 +15,9 @@
 /** Symbols handled by one pass between two pauses of the `…Steps` generators. */
 export const STEP_SYMBOLS = 32_768;
 
-/** Runs a generator of steps to its result at once. */
-export function drain<R>(steps: Generator<unknown, R, void>): R {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
-}
+import { drain } from "../timing/drain.ts";
+
+export { drain };
 
 /**
  * Suffix array of `s` (symbols in 0..upper) by induced sorting (SA-IS; Nong, Zhang & Chan, "Two Efficient

@@ -6,6 +6,7 @@
  */
 
 import { emptyUserHistory, type UserHistory, updateUserHistory } from "../../algorithms/thresholds/user-history.ts";
+import { drain } from "../../algorithms/timing/drain.ts";
 import type { ExecutionInput } from "../formats/schemas.ts";
 import type { Gatekeeper } from "../gate/gatekeeper.ts";
 import { drainInSlices } from "../view/background.ts";
@@ -20,11 +21,7 @@ export function updatedUserHistories(
   stored: ReadonlyMap<string, UserHistory>,
   executions: readonly ExecutionInput[],
 ): [string, UserHistory][] {
-  const steps = updatedUserHistoriesSteps(gate, stored, executions);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
+  return drain(updatedUserHistoriesSteps(gate, stored, executions));
 }
 
 /** Executions applied between two yields of `updatedUserHistoriesSteps`. */

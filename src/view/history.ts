@@ -10,6 +10,8 @@
  * exactly what its own query listed. A version this engine did not write (another process, a catalog import)
  * is read in full on the next use.
  */
+
+import { drain } from "../../algorithms/timing/drain.ts";
 import type { ExecutionHistoryRow, ExecutionMemoryRow, ExecutionSequenceRow } from "../store/reads.ts";
 import { loadExecutionHistory } from "../store/reads.ts";
 import type { Engine } from "./engine.ts";
@@ -75,11 +77,7 @@ export function memoryRowsOf(rows: readonly ExecutionHistoryRow[]): ExecutionMem
 
 /** Execution id → intent. */
 export function intentsOf(rows: readonly ExecutionHistoryRow[]): Map<string, string> {
-  const steps = intentsOfSteps(rows);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
+  return drain(intentsOfSteps(rows));
 }
 
 /** `intentsOf`, yielding every 2,000 rows (the fit and the calibration drain it in slices: 17k executions). */

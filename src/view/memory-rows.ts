@@ -1,4 +1,6 @@
 /** The intent memory's rows: the past executions in columns, packed for recall. */
+
+import { drain } from "../../algorithms/timing/drain.ts";
 import type { ExecutionMemoryRow } from "../store/reads.ts";
 import type { MemoryIndex } from "./intent-memory.ts";
 
@@ -67,11 +69,7 @@ export function toMemoryRows(rows: readonly ExecutionMemoryRow[]): MemoryRows {
  * copying the held columns instead of reading their rows again. `held` is not changed.
  */
 export function appendMemoryRows(held: MemoryRows | undefined, rows: readonly ExecutionMemoryRow[]): MemoryRows {
-  const steps = appendMemoryRowsSteps(held, rows);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
+  return drain(appendMemoryRowsSteps(held, rows));
 }
 
 /** Rows written between two yields of `appendMemoryRowsSteps`. */
